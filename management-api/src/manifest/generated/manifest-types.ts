@@ -1,0 +1,383 @@
+// generated from schema/agentbox.schema.json by `npm run generate` — do not edit
+// The normalized manifest: the schema with every default applied.
+
+/**
+ * The Agentbox manifest: one TOML file that describes a box. Every key has a default, so an empty manifest is valid and means the embedded default (standalone, all local adapters).
+ */
+export interface Manifest {
+  /**
+   * Identity of the box.
+   */
+  agentbox: {
+    /**
+     * Name of the box: a DNS label (lower-case letters, digits and '-', at most 63 characters). Used as the compose project, the container hostname and the mesh registration name.
+     */
+    name: string;
+  };
+  /**
+   * The management API (fastify) that answers probes, metadata and adapter routes.
+   */
+  api: {
+    /**
+     * TCP port of the management API.
+     */
+    port: number;
+    /**
+     * Host address the API is reachable on: the local embedded mode listens there and the generated compose file publishes the port there. Inside the container the API always listens on every interface of the box's private network namespace.
+     */
+    bind: string;
+  };
+  /**
+   * Metrics, traces and logs.
+   */
+  observability: {
+    /**
+     * TCP port of the Prometheus exposition endpoint (/metrics), served on its own listener.
+     */
+    metrics_port: number;
+    /**
+     * Host address the metrics endpoint is reachable on (same meaning as api.bind).
+     */
+    metrics_bind: string;
+    /**
+     * OTLP/HTTP traces endpoint (for example http://collector:4318/v1/traces). Empty disables trace export.
+     */
+    otlp_endpoint: string;
+    /**
+     * Minimum level of the JSON (pino) logs.
+     */
+    log_level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  };
+  /**
+   * Which implementation fills each of the five adapter slots: a local one (embedded state), an external one (a shared backend), or off.
+   */
+  adapters: {
+    /**
+     * Task receipts (epics, children, claims, outcomes).
+     */
+    beads: 'local-sqlite' | 'external-http' | 'off';
+    /**
+     * Solid-style pod storage (resources and containers).
+     */
+    pods: 'local-fs' | 'external-solid' | 'off';
+    /**
+     * Vector memory (store and nearest-neighbour search by namespace).
+     */
+    memory: 'local-ruvector' | 'external-pg' | 'off';
+    /**
+     * Event sink (append, subscribe, query).
+     */
+    events: 'local-jsonl' | 'external-http' | 'off';
+    /**
+     * Agent processes (spawn, list, stream output, terminate).
+     */
+    orchestrator: 'local-procmgr' | 'external-stdio' | 'off';
+    /**
+     * Slots whose failure makes /ready answer 503. The orchestrator is always critical; list others (for example events, for a box that must not act without an audit trail).
+     */
+    critical: ('beads' | 'pods' | 'memory' | 'events' | 'orchestrator')[];
+    /**
+     * How long each slot's connect() may take before the slot is degraded (or, for a critical slot, the API exits).
+     */
+    connect_timeout_sec: number;
+  };
+  /**
+   * Endpoints of the external adapters. Secrets are never written here: name an environment variable or a secret file that holds them.
+   */
+  integrations: {
+    beads: HttpIntegration;
+    pods: HttpIntegration;
+    events: HttpIntegration;
+    /**
+     * The external-pg memory store and the vector dimension used by every memory adapter.
+     */
+    memory: {
+      /**
+       * NAME of the environment variable holding the Postgres connection string (never the string itself).
+       */
+      connection_env: string;
+      /**
+       * Path of a 0600 secret file holding the Postgres connection string.
+       */
+      connection_file: string;
+      /**
+       * Table that holds the vectors (created if absent).
+       */
+      table: string;
+      /**
+       * Dimension of every stored vector; the built-in text embedder produces vectors of this size.
+       */
+      dimension: number;
+    };
+    /**
+     * The external-stdio orchestrator: a command spoken to with JSON-RPC 2.0 over its stdin/stdout.
+     */
+    orchestrator: {
+      /**
+       * Absolute path of the orchestrator command.
+       */
+      command: string;
+      /**
+       * Arguments passed to the orchestrator command.
+       */
+      args: string[];
+    };
+  };
+  /**
+   * Membership of a host mesh: register, heartbeat, eviction, deregister.
+   */
+  mesh: {
+    /**
+     * standalone: no mesh. client: register with the host at host_url. host: run the registry other boxes join.
+     */
+    mode: 'standalone' | 'client' | 'host';
+    /**
+     * URL of the mesh host's API (mode client).
+     */
+    host_url: string;
+    /**
+     * Seconds between heartbeats; a member missing three is evicted.
+     */
+    heartbeat_interval_sec: number;
+  };
+  /**
+   * Nostr: the box's own identity, publishing of agent events to relays, and an optional embedded relay.
+   */
+  sovereign_mesh: {
+    /**
+     * Turn the Nostr integration on.
+     */
+    enabled: boolean;
+    /**
+     * Publish agent events, signed by the box's identity, to the relays.
+     */
+    publish_agent_events: boolean;
+    /**
+     * Relay URLs (ws:// or wss://) to publish to.
+     */
+    relays: string[];
+    /**
+     * An embedded Nostr relay served by the box.
+     */
+    relay: {
+      /**
+       * Run the embedded relay.
+       */
+      enabled: boolean;
+      /**
+       * TCP port of the embedded relay.
+       */
+      port: number;
+      /**
+       * Address the relay listens on. A wildcard address (0.0.0.0 or ::) requires expose = true.
+       */
+      bind: string;
+      /**
+       * Publish the relay port beyond the host's loopback.
+       */
+      expose: boolean;
+      /**
+       * Which events the relay accepts: allowlist (only allowed_pubkeys), signed-only (any validly signed event), open (anything).
+       */
+      ingress_policy: 'allowlist' | 'signed-only' | 'open';
+      /**
+       * Hex public keys (64 characters) accepted by the allowlist policy.
+       */
+      allowed_pubkeys: string[];
+      /**
+       * Event kinds accepted; empty accepts every kind.
+       */
+      allowed_kinds: number[];
+    };
+  };
+  /**
+   * Optional capabilities baked into the image. Each enabled feature needs its matching [security.exceptions.<name>] with a reason.
+   */
+  features: {
+    /**
+     * A virtual desktop (X server and VNC) for agents that drive GUIs.
+     */
+    desktop: boolean;
+    /**
+     * code-server, a browser IDE on the workspace.
+     */
+    code_server: boolean;
+    /**
+     * Headless Chromium driven by Playwright.
+     */
+    playwright: boolean;
+    /**
+     * The Gaussian splatting toolchain (needs gpu = cuda).
+     */
+    gaussian_splatting: boolean;
+    /**
+     * Mirror agent events to a Telegram chat.
+     */
+    telegram_mirror: boolean;
+    /**
+     * GPU runtime: none, rocm (AMD) or cuda (NVIDIA).
+     */
+    gpu: 'none' | 'rocm' | 'cuda';
+  };
+  /**
+   * The hardened baseline (read-only root, uid 1000, no capabilities) and the audited exceptions that add to it.
+   */
+  security: {
+    /**
+     * Refuse to boot when the image root is writable.
+     */
+    strict_immutable: boolean;
+    /**
+     * The operator has reviewed exceptions that add capabilities or devices. Required when any exception sets cap_add or devices.
+     */
+    audit_acknowledged: boolean;
+    /**
+     * Additions to the baseline, one per feature that needs them. Exceptions only add privilege; they can never remove a baseline item.
+     */
+    exceptions: {
+      desktop?: Exception;
+      'gpu-rocm'?: Exception;
+      'gpu-cuda'?: Exception;
+      'gaussian-splatting'?: Exception;
+      playwright?: Exception;
+      'code-server'?: Exception;
+      'telegram-mirror'?: Exception;
+    };
+  };
+  /**
+   * Operator-defined programmes supervised by supervisord, keyed by name.
+   */
+  programs: {
+    [k: string]: Program | undefined;
+  };
+  /**
+   * Boot sequencing.
+   */
+  bootstrap: {
+    /**
+     * Seconds to wait for every readiness-required programme to be RUNNING before BootstrapSealTimeout.
+     */
+    seal_timeout_sec: number;
+  };
+  /**
+   * Container resource limits.
+   */
+  resources: {
+    /**
+     * Memory limit, a number with an optional unit k, m or g (for example 4g).
+     */
+    memory: string;
+    /**
+     * CPU limit (fractions allowed).
+     */
+    cpus: number;
+    /**
+     * Maximum number of processes in the container.
+     */
+    pids: number;
+  };
+  /**
+   * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest.
+   */
+  providers: {
+    [k: string]: Provider | undefined;
+  };
+}
+/**
+ * An HTTP endpoint and where its bearer token is kept.
+ */
+export interface HttpIntegration {
+  /**
+   * Base URL of the service.
+   */
+  url: string;
+  /**
+   * NAME of the environment variable holding the bearer token.
+   */
+  token_env: string;
+  /**
+   * Path of a 0600 secret file holding the bearer token.
+   */
+  token_file: string;
+}
+/**
+ * An audited addition to the security baseline.
+ */
+export interface Exception {
+  /**
+   * Why this addition is needed (kept in the audit trail).
+   */
+  reason: string;
+  /**
+   * Extra tmpfs mounts, as container paths (for example /dev/shm).
+   */
+  tmpfs: string[];
+  /**
+   * Host devices passed in (for example /dev/dri). Requires security.audit_acknowledged.
+   */
+  devices: string[];
+  /**
+   * Linux capabilities added (for example SYS_ADMIN). Requires security.audit_acknowledged.
+   */
+  cap_add: string[];
+  /**
+   * Container runtime to use (for example nvidia); empty keeps the default. Only one runtime may be named across all exceptions.
+   */
+  runtime: string;
+  /**
+   * Extra volumes, as host:container[:ro] strings.
+   */
+  volumes: string[];
+}
+/**
+ * A programme supervised by supervisord.
+ */
+export interface Program {
+  /**
+   * Absolute path of the executable.
+   */
+  command: string;
+  /**
+   * Arguments passed to the command.
+   */
+  args: string[];
+  /**
+   * Start order (lower starts first, stops last). 1-99 are reserved for the box's own programmes.
+   */
+  priority: number;
+  /**
+   * The bootstrap seal (and so /ready) waits for this programme to be RUNNING.
+   */
+  required_for_readiness: boolean;
+  /**
+   * Names of other [programs] entries that must start before this one.
+   */
+  depends_on: string[];
+  /**
+   * TCP port the programme listens on (0 = none); checked against the box's other ports.
+   */
+  port: number;
+  /**
+   * Environment variables for the programme. Values are plain configuration, never secrets.
+   */
+  environment: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * Restart policy: always, on-failure (an unexpected exit) or never.
+   */
+  autorestart: 'always' | 'on-failure' | 'never';
+}
+/**
+ * A model provider.
+ */
+export interface Provider {
+  /**
+   * NAME of the environment variable holding the provider's API key, in UPPER_SNAKE_CASE.
+   */
+  env_var: string;
+  /**
+   * Offer this provider to agents.
+   */
+  enabled: boolean;
+}

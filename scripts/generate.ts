@@ -1,0 +1,43 @@
+// Regenerates every file derived from the schema (TypeScript types, the precompiled validator,
+// the manifest reference) — or, with --check, fails when a checked-in copy is stale.
+import { readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { generateManifestTypes } from './generate/manifest-types.js';
+import { generateValidator } from './generate/validator.js';
+import { generateManifestReference } from './generate/manifest-reference.js';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const targets: Array<{ file: string; make: (schema: object) => Promise<string> | string }> = [
+  { file: 'management-api/src/manifest/generated/manifest-types.ts', make: generateManifestTypes },
+  { file: 'management-api/src/manifest/generated/manifest-validator.ts', make: generateValidator },
+  { file: 'docs/user/manifest.md', make: generateManifestReference },
+];
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    process.stdout.write('Usage: node dist/scripts/generate.js [--check]\n\nRegenerate the files derived from schema/agentbox.schema.json.\n  --check  write nothing; exit 1 if a checked-in file differs from what would be generated\n');
+    return;
+  }
+  const check = args.includes('--check');
+  const schema = JSON.parse(await readFile(path.join(repo, 'schema/agentbox.schema.json'), 'utf8')) as object;
+  let stale = 0;
+  for (const t of targets) {
+    const want = await t.make(structuredClone(schema));
+    const file = path.join(repo, t.file);
+    const have = await readFile(file, 'utf8').catch(() => '');
+    if (have === want) continue;
+    if (check) {
+      stale++;
+      process.stderr.write(`stale: ${t.file} differs from what the schema generates; run \`npm run generate\`\n`);
+    } else {
+      await writeFile(file, want);
+      process.stdout.write(`wrote ${t.file}\n`);
+    }
+  }
+  if (stale) process.exitCode = 1;
+}
+
+await main();
