@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { generateManifestTypes } from './generate/manifest-types.js';
 import { generateValidator } from './generate/validator.js';
 import { generateManifestReference } from './generate/manifest-reference.js';
+import { starterManifest } from './cli/starter-manifest.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -13,6 +14,8 @@ const targets: Array<{ file: string; make: (schema: object) => Promise<string> |
   { file: 'management-api/src/manifest/generated/manifest-types.ts', make: generateManifestTypes },
   { file: 'management-api/src/manifest/generated/manifest-validator.ts', make: generateValidator },
   { file: 'docs/user/manifest.md', make: generateManifestReference },
+  // The reference manifest is the standalone starter, so `init` and the reference never drift.
+  { file: 'agentbox.toml', make: () => starterManifest({ mode: 'standalone', schemaRef: './schema/agentbox.schema.json' }) },
 ];
 
 async function main(): Promise<void> {

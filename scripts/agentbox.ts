@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// The `agentbox` command: dispatches to one lazily loaded module per subcommand, so start-up
+// only pays for the command that runs.
+import { commands, findCommand } from './cli/commands.js';
+import { runCommand } from './cli/run-command.js';
+
+const argv = process.argv.slice(2);
+
+function topUsage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    'Usage: agentbox <command> [options]',
+    '',
+    'Describe a box in agentbox.toml, validate it, render its configs and run it.',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `agentbox <command> --help` for the options of a command.',
+  ].join('\n');
+}
+
+async function main(): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    process.stdout.write(topUsage() + '\n');
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    const { agentboxVersion } = await import('./cli/version.js');
+    process.stdout.write(agentboxVersion() + '\n');
+    return 0;
+  }
+  const match = findCommand(argv);
+  if (!match) {
+    process.stderr.write(`agentbox: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${topUsage()}\n`);
+    return 2;
+  }
+  return runCommand(match.command, argv.slice(match.words));
+}
+
+process.exitCode = await main();

@@ -1,0 +1,54 @@
+// The table of subcommands: name, one-line summary, and how to load the module that runs it.
+
+/** What every command module exports. */
+export interface CommandModule {
+  /** Full `--help` text. */
+  usage: string;
+  /** Run with the arguments after the command name; resolves to the exit code. */
+  run(args: string[]): Promise<number>;
+}
+
+/** A subcommand of `agentbox`. */
+export interface CommandEntry {
+  /** One or two words, e.g. `config validate`. */
+  name: string;
+  summary: string;
+  load: () => Promise<CommandModule>;
+}
+
+/** Every subcommand, in the order `agentbox --help` lists them. */
+export const commands: readonly CommandEntry[] = [
+  { name: 'config validate', summary: 'check a manifest (schema and rules); exit 0 valid, 1 errors, 2 unreadable', load: () => import('./config-validate.js') },
+  { name: 'config show', summary: 'print the normalized manifest (every default applied) as JSON', load: () => import('./config-show.js') },
+  { name: 'config explain', summary: 'explain a rule id (E001, W001, …) with a bad and a good example', load: () => import('./config-explain.js') },
+  { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
+];
+
+/** The command named by the first one or two words of argv, and how many words it used. */
+export function findCommand(argv: readonly string[]): { command: CommandEntry; words: number } | undefined {
+  const two = argv.slice(0, 2).join(' ');
+  const byTwo = commands.find((c) => c.name === two);
+  if (byTwo) return { command: byTwo, words: 2 };
+  const byOne = commands.find((c) => c.name === argv[0]);
+  if (byOne) return { command: byOne, words: 1 };
+  // `agentbox config` alone (or with --help): list its subcommands.
+  const group = commands.filter((c) => c.name.startsWith(`${argv[0]} `));
+  if (group.length) return { command: groupCommand(String(argv[0]), group), words: 1 };
+  return undefined;
+}
+
+function groupCommand(group: string, members: CommandEntry[]): CommandEntry {
+  const usage = [`Usage: agentbox ${group} <subcommand> [options]`, '', 'Subcommands:', ...members.map((m) => `  ${m.name.padEnd(18)}  ${m.summary}`)].join('\n');
+  return {
+    name: group,
+    summary: '',
+    load: async () => ({
+      usage,
+      run: async (args) => {
+        const wantsHelp = args.includes('--help') || args.includes('-h');
+        (wantsHelp ? process.stdout : process.stderr).write(usage + '\n');
+        return wantsHelp ? 0 : 2;
+      },
+    }),
+  };
+}

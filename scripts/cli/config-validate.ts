@@ -1,0 +1,54 @@
+// `agentbox config validate [FILE] [--json]`: check a manifest; exit 0 valid (warnings allowed),
+// 1 errors, 2 unreadable / not TOML / usage.
+import { parseArgs } from 'node:util';
+import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
+import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
+import { ruleContextFrom, targetArchHelp } from './rule-context.js';
+import { UsageError } from './run-command.js';
+
+export const usage = `Usage: agentbox config validate [FILE] [--json] [--target-arch ARCH]
+
+Check FILE (default ./agentbox.toml): TOML syntax, the JSON Schema, then the semantic rules.
+
+Options:
+  --json              print one JSON object (shape in docs/user/cli.md) instead of text
+${targetArchHelp}
+  -h, --help          show this help
+
+Exit codes: 0 valid (warnings allowed), 1 errors, 2 unreadable file / not TOML / bad usage.`;
+
+/** Run the command. */
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean' }, 'target-arch': { type: 'string' } },
+  });
+  if (positionals.length > 1) throw new UsageError('expected at most one FILE');
+  const file = positionals[0] ?? 'agentbox.toml';
+  const result = await loadManifestFile(file, ruleContextFrom(values['target-arch']));
+  if (values.json) {
+    const report = {
+      file,
+      valid: result.exitCode === 0,
+      exitCode: result.exitCode,
+      errors: result.errorCount,
+      warnings: result.warningCount,
+      sha256: result.sha256 ?? null,
+      diagnostics: result.diagnostics,
+    };
+    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    return result.exitCode;
+  }
+  for (const d of result.diagnostics) {
+    (d.severity === 'error' ? process.stderr : process.stdout).write(formatDiagnostic(file, d) + '\n');
+  }
+  const counts = `${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
+  const verdict = result.exitCode === 0 ? `${file}: valid (${counts})` : `${file}: invalid (${counts})`;
+  (result.exitCode === 0 ? process.stdout : process.stderr).write(verdict + '\n');
+  return result.exitCode;
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
