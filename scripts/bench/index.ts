@@ -1,0 +1,23 @@
+// `npm run bench`: runs every benchmark (or those named with --only) and prints their reports.
+import { parseArgs } from 'node:util';
+
+const suites: Record<string, () => Promise<string>> = {
+  manifest: async () => (await import('./manifest-bench.js')).runManifestBench(),
+};
+
+const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
+if (values.help) {
+  process.stdout.write(`Usage: npm run bench [-- --only NAME ...]\n\nSuites: ${Object.keys(suites).join(', ')}\n`);
+} else {
+  const names = values.only ?? Object.keys(suites);
+  for (const name of names) {
+    const suite = suites[name];
+    if (!suite) {
+      process.stderr.write(`unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}\n`);
+      process.exitCode = 2;
+      continue;
+    }
+    process.stderr.write(`running ${name} benchmark…\n`);
+    process.stdout.write((await suite()) + '\n\n');
+  }
+}

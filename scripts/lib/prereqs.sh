@@ -1,0 +1,46 @@
+# Host prerequisites shared by scripts/test.sh and scripts/start.sh: Node version, apt packages
+# (installed with sudo when not root, asking nothing), npm dependencies and the build.
+# Each step is idempotent and quick when already done. Source this file; it defines functions.
+
+abx_say() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+abx_die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Refuse a Node older than the engines field (fastify 5 needs >= 20.19).
+abx_require_node() {
+  command -v node >/dev/null 2>&1 || abx_die "Node.js >= 20.19 is required: install it (https://nodejs.org or your distribution) and re-run"
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' \
+    || abx_die "Node.js >= 20.19 is required, found $(node --version)"
+}
+
+# abx_require_apt PKG... : install the Debian packages that are missing.
+abx_require_apt() {
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  command -v apt-get >/dev/null 2>&1 || abx_die "missing packages ${missing[*]} and no apt-get: install them with your package manager"
+  local sudo=()
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+      sudo=(sudo -n)
+    else
+      abx_die "missing packages: ${missing[*]}. Run as root, or: sudo apt-get update && sudo apt-get install -y ${missing[*]}"
+    fi
+  fi
+  abx_say "installing ${missing[*]} (apt)"
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null \
+    || abx_die "apt-get install ${missing[*]} failed"
+}
+
+# Install npm dependencies when node_modules is absent or older than the lock file, then build.
+abx_require_npm_build() {
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    abx_say "installing npm dependencies (npm ci)"
+    npm ci --no-audit --no-fund --loglevel=error || abx_die "npm ci failed"
+  else
+    abx_say "building (tsc)"
+    npm run --silent build || abx_die "build failed"
+  fi
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `npm test`: sets up everything the tests need on a fresh Debian machine (apt packages, npm
+# dependencies, build, services), runs typecheck + generated-file checks + the tap suite, stops
+# what it started, and ends with the line "N passed, N failed".
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib/prereqs.sh
+
+abx_require_node
+# nix-bin: Nix lib evaluation; supervisor: real supervisord; docker-compose: `config -q` checks;
+# prometheus: promtool for the metrics exposition.
+abx_require_apt nix-bin supervisor docker-compose prometheus
+abx_require_npm_build
+
+abx_say "checking generated files are current"
+node dist/scripts/generate.js --check
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+abx_say "running tests (tap)"
+set +e
+npx tap "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# tap's summary line looks like "# { total: 12, pass: 11, fail: 1 }".
+summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1 || true)
+pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary"); pass=${pass:-0}
+fail=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary"); fail=${fail:-0}
+if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi  # e.g. coverage below threshold
+echo "${pass} passed, ${fail} failed"
+exit "$status"

@@ -1,0 +1,29 @@
+// Runs the compiled `agentbox` bin (as users run it) and captures its exit code and output.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Repository root. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** The compiled CLI entry point (built by `npm run build`). */
+export const agentboxBin = path.join(repoRoot, 'dist/scripts/agentbox.js');
+
+/** Result of one CLI run. */
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `agentbox ...args` in `cwd` (default: the repository root). */
+export function runAgentbox(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
+  const r = spawnSync(process.execPath, [agentboxBin, ...args], {
+    cwd: options.cwd ?? repoRoot,
+    env: options.env ?? process.env,
+    encoding: 'utf8',
+    input: options.input ?? '',
+    timeout: 60_000,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
