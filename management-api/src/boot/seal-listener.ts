@@ -1,0 +1,81 @@
+// The seal listener: a supervisord event listener (PROCESS_STATE events, no polling) that writes
+// the bootstrap seal atomically once every readiness-required programme is RUNNING.
+import { writeFileSync, renameSync, rmSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { runtimePaths } from '../runtime-paths.js';
+import { bootEvents } from './boot-events.js';
+import { listen } from './supervisor-protocol.js';
+import { SealState } from './seal-state.js';
+
+/** Options of one listener run. */
+export interface SealListenerOptions {
+  required: string[];
+  oneshot?: string;
+  sealFile: string;
+  /** Written (JSON `{reason}`) when stage B fails, so /ready can say why it is not ready. */
+  failedFile: string;
+  timeoutSec: number;
+}
+
+/** Write `content` to `file` atomically (tmp + rename in the same directory). */
+export function writeAtomic(file: string, content: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, content, { mode: 0o644 });
+  renameSync(tmp, file);
+}
+
+/** Run the listener on this process's stdin/stdout until supervisord closes stdin. */
+export async function runSealListener(options: SealListenerOptions): Promise<void> {
+  const events = bootEvents('seal');
+  const started = performance.now();
+  const state = new SealState({ required: options.required, ...(options.oneshot ? { oneshot: options.oneshot } : {}) });
+  // A seal from an earlier boot must never satisfy this one.
+  rmSync(options.sealFile, { force: true });
+  rmSync(options.failedFile, { force: true });
+  events.emit('BootstrapSealStarted', { required: options.required, oneshot: options.oneshot ?? null, timeout_sec: options.timeoutSec });
+  const timer = setTimeout(() => {
+    if (!state.sealed) events.fail('BootstrapSealTimeout', { waiting_for: state.pending(), timeout_sec: options.timeoutSec }, 'not every required programme is RUNNING yet; still listening');
+  }, options.timeoutSec * 1000);
+  timer.unref();
+  await listen(process.stdin, process.stdout, (event) => {
+    const action = state.apply(event.eventName, event.payload);
+    switch (action.kind) {
+      case 'seal': {
+        const elapsed = Math.round(performance.now() - started);
+        writeAtomic(options.sealFile, JSON.stringify({ sealed_at: new Date().toISOString(), elapsed_ms: elapsed, required: options.required }) + '\n');
+        events.emit('BootstrapCompleted', { elapsed_ms: elapsed });
+        break;
+      }
+      case 'unseal':
+        rmSync(options.sealFile, { force: true });
+        events.fail('RequiredProgramDown', { program: action.program, state: action.state }, 'readiness withdrawn until it is RUNNING again');
+        break;
+      case 'fail':
+        rmSync(options.sealFile, { force: true });
+        writeAtomic(options.failedFile, JSON.stringify({ reason: action.reason }) + '\n');
+        events.fail('BootstrapFailed', { reason: action.reason });
+        break;
+      case 'none':
+        break;
+    }
+  });
+  clearTimeout(timer);
+}
+
+/** Command-line entry: `seal-listener --required a,b [--oneshot bootstrap] [--timeout SEC]`. */
+export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { required: { type: 'string', default: '' }, oneshot: { type: 'string' }, timeout: { type: 'string', default: '120' } },
+  });
+  const paths = runtimePaths();
+  await runSealListener({
+    required: values.required.split(',').filter(Boolean),
+    ...(values.oneshot ? { oneshot: values.oneshot } : {}),
+    sealFile: paths.sealFile,
+    failedFile: path.join(paths.runDir, 'bootstrap.failed'),
+    timeoutSec: Number(values.timeout),
+  });
+}

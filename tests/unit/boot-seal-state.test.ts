@@ -1,0 +1,42 @@
+// The seal state machine: seal, unseal after a required programme dies, re-seal, stage-B failure.
+import t from 'tap';
+import { SealState } from '../../management-api/src/boot/seal-state.js';
+import { parseTokens } from '../../management-api/src/boot/supervisor-protocol.js';
+
+const ev = (s: SealState, state: string, name: string, extra: Record<string, string> = {}) => s.apply(`PROCESS_STATE_${state}`, { processname: name, ...extra });
+
+t.test('seals only when the one-shot exited cleanly and every required programme runs', async (t) => {
+  const s = new SealState({ required: ['management-api', 'worker'], oneshot: 'bootstrap' });
+  t.same(s.pending(), ['management-api', 'worker', 'bootstrap (one-shot)']);
+  t.same(ev(s, 'STARTING', 'management-api'), { kind: 'none' });
+  t.same(ev(s, 'RUNNING', 'management-api'), { kind: 'none' });
+  t.same(ev(s, 'RUNNING', 'worker'), { kind: 'none' }, 'bootstrap still running');
+  t.same(ev(s, 'EXITED', 'bootstrap', { expected: '1' }), { kind: 'seal' });
+  t.equal(s.sealed, true);
+  t.same(ev(s, 'RUNNING', 'other'), { kind: 'none' }, 'unrelated programmes do not matter');
+});
+
+t.test('a required programme leaving RUNNING withdraws the seal; its return restores it', async (t) => {
+  const s = new SealState({ required: ['api'] });
+  t.same(ev(s, 'RUNNING', 'api'), { kind: 'seal' });
+  t.same(ev(s, 'EXITED', 'api', { expected: '0' }), { kind: 'unseal', program: 'api', state: 'EXITED' });
+  t.equal(s.sealed, false);
+  t.same(ev(s, 'STARTING', 'api'), { kind: 'none' });
+  t.same(ev(s, 'RUNNING', 'api'), { kind: 'seal' });
+});
+
+t.test('stage B failing is final: never sealed afterwards', async (t) => {
+  const s = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  ev(s, 'RUNNING', 'api');
+  t.same(ev(s, 'EXITED', 'bootstrap', { expected: '0' }), { kind: 'fail', reason: 'bootstrap exited with an unexpected status' });
+  t.same(ev(s, 'RUNNING', 'api'), { kind: 'none' });
+  t.equal(s.sealed, false);
+  const fatal = new SealState({ required: [], oneshot: 'bootstrap' });
+  t.match(ev(fatal, 'FATAL', 'bootstrap'), { kind: 'fail', reason: /could not be started/ });
+});
+
+t.test('non-state events are ignored; tokens parse', async (t) => {
+  const s = new SealState({ required: ['api'] });
+  t.same(s.apply('TICK_5', { when: '1' }), { kind: 'none' });
+  t.same(parseTokens('ver:3.0 server:supervisor eventname:PROCESS_STATE_RUNNING len:54\n'), { ver: '3.0', server: 'supervisor', eventname: 'PROCESS_STATE_RUNNING', len: '54' });
+});
