@@ -22,6 +22,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'config show', summary: 'print the normalized manifest (every default applied) as JSON', load: () => import('./config-show.js') },
   { name: 'config explain', summary: 'explain a rule id (E001, W001, …) with a bad and a good example', load: () => import('./config-explain.js') },
   { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
+  { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf and image-config.json from a manifest (offline, via Nix)', load: () => import('./render.js') },
 ];
 
 /** The command named by the first one or two words of argv, and how many words it used. */

@@ -1,0 +1,41 @@
+# The Agentbox Nix library: pure functions (builtins only, so they evaluate offline) from an
+# agentbox.toml to its normalized manifest, supervisord.conf, docker-compose.yml and image
+# config. lib/image.nix (which needs nixpkgs) is separate and imported by flake.nix.
+let
+  manifest = import ./manifest.nix;
+  schemaDefaults = import ./schema-defaults.nix;
+  paths = import ./paths.nix;
+  features = import ./features.nix;
+  security = import ./security.nix;
+  programs = import ./programs.nix;
+  supervisord = import ./supervisord.nix;
+  compose = import ./compose.nix;
+  imageConfig = import ./image-config.nix;
+  ini = import ./ini.nix;
+  yaml = import ./yaml.nix;
+  strings = import ./strings.nix;
+  testing = import ./run-tests.nix;
+  box = import ./box.nix;
+in
+{
+  inherit
+    strings
+    ini
+    yaml
+    paths
+    features
+    security
+    programs
+    supervisord
+    compose
+    ;
+  inherit (manifest) schema loadManifest manifestSha256;
+  inherit (schemaDefaults) applyDefaults resolveRef;
+  inherit (security) baseline mergeExceptions securityFor coversBaseline;
+  inherit (programs) programsFor readinessFor;
+  inherit (supervisord) supervisordConfig renderSupervisord;
+  inherit (compose) composeConfig renderCompose;
+  inherit (imageConfig) imageIdentity imageConfig listeningPorts;
+  inherit (testing) runTests;
+  inherit (box) renderBox;
+}

@@ -1,0 +1,150 @@
+# The container image's identity and OCI config as data: what the image builders in
+# lib/image.nix receive and what `agentbox render` writes as image-config.json.
+let
+  inherit (builtins)
+    attrNames
+    concatStringsSep
+    filter
+    hashString
+    listToAttrs
+    replaceStrings
+    sort
+    substring
+    toJSON
+    ;
+  strings = import ./strings.nix;
+  pathsLib = import ./paths.nix;
+  manifestLib = import ./manifest.nix;
+  programsLib = import ./programs.nix;
+  featuresLib = import ./features.nix;
+
+  img = pathsLib.image;
+  runtime = pathsLib.runtimePaths { };
+
+  # A Docker tag allows [A-Za-z0-9_.-]; anything else becomes "-".
+  tagSafe =
+    s:
+    concatStringsSep "" (
+      builtins.genList (
+        i:
+        let
+          c = substring i 1 s;
+        in
+        if builtins.match "[A-Za-z0-9_.-]" c != null then c else "-"
+      ) (builtins.stringLength s)
+    );
+in
+rec {
+  /**
+    Name and tag of the image of a manifest: agentbox/<box name>:<version>-<manifest sha256, 12>.
+    The compose file refers to the image by this name, so both agree without a build.
+    - manifest: a normalized manifest
+    - version: the Agentbox version (package.json)
+  */
+  imageIdentity =
+    { manifest, version }:
+    let
+      sha = manifestLib.manifestSha256 { inherit manifest; };
+    in
+    {
+      name = "agentbox/${manifest.agentbox.name}";
+      tag = "${tagSafe version}-${substring 0 12 sha}";
+    };
+
+  /**
+    TCP ports the box listens on: the metrics port and every programme's port (the API, the
+    relay when enabled, feature and manifest programmes), ascending and without repeats.
+    - manifest: a normalized manifest
+  */
+  listeningPorts =
+    { manifest }:
+    sort (a: b: a < b) (
+      strings.unique (
+        [ manifest.observability.metrics_port ]
+        ++ filter (p: p > 0) (map (p: p.port) (programsLib.programsFor { inherit manifest; }))
+      )
+    );
+
+  /**
+    { name; tag; config; } — config is the OCI image config (User, Entrypoint, Cmd, Env,
+    ExposedPorts, Labels, WorkingDir, StopSignal).
+    AGENTBOX_IMAGE_HASH identifies the image's inputs: the sha256 of this config (without the
+    variable itself) together with `contentsId`, so identical inputs give the same value.
+    - manifest: a normalized manifest
+    - version: the Agentbox version (package.json), default "0.0.0"
+    - contentsId: a string naming the image contents (the flake passes their store paths;
+      `agentbox render` passes nothing), default ""
+    - revision: source revision for the OCI label, default null (label left out)
+  */
+  imageConfig =
+    {
+      manifest,
+      version ? "0.0.0",
+      contentsId ? "",
+      revision ? null,
+    }:
+    let
+      id = imageIdentity { inherit manifest version; };
+      sha = manifestLib.manifestSha256 { inherit manifest; };
+      features = map (f: f.name) (featuresLib.enabledFeatures { inherit manifest; });
+      env = {
+        PATH = "${img.bin}:/bin:/usr/bin";
+        LANG = "C.UTF-8";
+        HOME = img.homeDir;
+        SSL_CERT_FILE = "/etc/ssl/certs/ca-bundle.crt";
+        NODE_EXTRA_CA_CERTS = "/etc/ssl/certs/ca-bundle.crt";
+        NODE_ENV = "production";
+        AGENTBOX_ROOT = runtime.root;
+        AGENTBOX_APP_DIR = img.appDir;
+        AGENTBOX_MANIFEST = runtime.manifestFile;
+        AGENTBOX_MANIFEST_SHA256 = sha;
+        AGENTBOX_SUPERVISORD_CONF = runtime.supervisordConf;
+        AGENTBOX_IMAGE_NAME = id.name;
+        AGENTBOX_IMAGE_TAG = id.tag;
+        AGENTBOX_VERSION = version;
+      };
+      envList = e: map (k: "${k}=${e.${k}}") (attrNames e);
+      base = {
+        User = "${toString img.uid}:${toString img.gid}";
+        Entrypoint = [
+          "/bin/tini"
+          "-s"
+          "--"
+          "${img.bin}/agentbox-entrypoint"
+        ];
+        Cmd = [
+          "/bin/supervisord"
+          "-n"
+          "-c"
+          runtime.supervisordConf
+        ];
+        WorkingDir = runtime.workspaceDir;
+        StopSignal = "SIGTERM";
+        ExposedPorts = listToAttrs (
+          map (p: {
+            name = "${toString p}/tcp";
+            value = { };
+          }) (listeningPorts { inherit manifest; })
+        );
+        Labels = {
+          "org.opencontainers.image.title" = id.name;
+          "org.opencontainers.image.description" = "Agentbox: a hardened box for autonomous coding agents";
+          "org.opencontainers.image.version" = version;
+          "dev.agentbox.manifest.sha256" = sha;
+          "dev.agentbox.features" = concatStringsSep "," features;
+        }
+        // (if revision == null then { } else { "org.opencontainers.image.revision" = revision; });
+        Env = envList env;
+      };
+      hash = hashString "sha256" (toJSON {
+        config = base;
+        contents = contentsId;
+      });
+    in
+    {
+      inherit (id) name tag;
+      config = base // {
+        Env = envList (env // { AGENTBOX_IMAGE_HASH = hash; });
+      };
+    };
+}

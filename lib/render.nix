@@ -1,0 +1,42 @@
+# Entry point of `agentbox render`: nix-instantiate --eval --strict --json --argstr manifestText …
+# lib/render.nix. Returns the file texts plus what the caller cross-checks (the normalized
+# manifest and its sha256) and reports (readiness list, image name and tag).
+{
+  # The TOML source of the manifest (the exact bytes the TypeScript validator accepted).
+  manifestText,
+  # The manifest's file name, named in the "generated from" headers.
+  source ? "agentbox.toml",
+  # Runtime root prefix for supervisord.conf: "" for the image, a directory for the local mode.
+  root ? "",
+  # Directory of the box's own commands.
+  bin ? (import ./paths.nix).image.bin,
+  # The Agentbox version (package.json), for the image tag and labels.
+  version ? "0.0.0",
+  # Host paths in docker-compose.yml, relative to the compose file.
+  manifestHostPath ? "./agentbox.toml",
+  workspaceHostPath ? "./workspace",
+}:
+let
+  box = (import ./box.nix).renderBox {
+    inherit
+      manifestText
+      source
+      root
+      bin
+      version
+      manifestHostPath
+      workspaceHostPath
+      ;
+  };
+in
+{
+  inherit (box)
+    files
+    manifest
+    manifestSha256
+    readiness
+    ;
+  image = {
+    inherit (box.image) name tag;
+  };
+}

@@ -1,0 +1,127 @@
+// Renders a manifest into docker-compose.yml, supervisord.conf and image-config.json: the
+// TypeScript loader validates it, then the Nix library (lib/render.nix) generates the files.
+// Shared by `agentbox render`, the golden files and the local runtime mode.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadManifestSource, type LoadResult } from '../../management-api/src/manifest/load-manifest.js';
+import { canonicalJson } from '../../management-api/src/manifest/canonical-json.js';
+import type { RuleContext } from '../../management-api/src/manifest/rules/rule.js';
+import { nixEvalJson, type NixEvalOptions } from './nix-eval.js';
+import { repoPath } from './repo-path.js';
+
+/** The files `render` writes, in the order it lists them. */
+export const RENDERED_FILES = ['docker-compose.yml', 'supervisord.conf', 'image-config.json'] as const;
+export type RenderedFile = (typeof RENDERED_FILES)[number];
+
+/** What to render and where. */
+export interface RenderOptions {
+  /** The manifest file. */
+  manifestFile: string;
+  /** Directory the files go to (host paths in the compose file are made relative to it). */
+  outDir: string;
+  /** Runtime root for supervisord.conf: '' (the image layout) or an absolute directory. */
+  root?: string;
+  /** Directory of the box's own commands (default: the image's, /opt/agentbox/bin). */
+  bin?: string;
+  /** The workspace on the host (default: `workspace` next to the manifest). */
+  workspaceDir?: string;
+  /** Version for the image tag and labels (default: package.json's). */
+  version?: string;
+  /** Rule context for validation. */
+  context: RuleContext;
+  nix?: NixEvalOptions;
+}
+
+/** What lib/render.nix returns. */
+export interface NixRender {
+  files: Record<RenderedFile, string>;
+  manifest: unknown;
+  manifestSha256: string;
+  readiness: string[];
+  image: { name: string; tag: string };
+}
+
+/** The outcome: the validation result, and when valid, the rendered files. */
+export interface RenderResult {
+  validation: LoadResult;
+  rendered?: NixRender;
+}
+
+/** Raised when the two normalizations of one manifest disagree (a bug, or a value Nix cannot print). */
+export class NormalizationMismatchError extends Error {
+  override name = 'NormalizationMismatchError';
+}
+
+/** The package version from package.json. */
+export async function packageVersion(): Promise<string> {
+  const pkg = JSON.parse(await readFile(repoPath('package.json'), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** `target` relative to `fromDir`, written so compose reads it as a path (./x, ../x or /x). */
+export function composeRelative(fromDir: string, target: string): string {
+  const rel = path.relative(path.resolve(fromDir), path.resolve(target)).split(path.sep).join('/');
+  if (rel === '') return '.';
+  if (path.isAbsolute(rel) || rel.startsWith('../')) return rel;
+  return `./${rel}`;
+}
+
+/** JSON pointer of the first place where `a` and `b` differ, or undefined when equal. */
+export function firstDifference(a: unknown, b: unknown, pointer = ''): string | undefined {
+  if (a === b) return undefined;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return pointer || '/';
+  const keys = [...new Set([...Object.keys(a), ...Object.keys(b)])].sort();
+  for (const k of keys) {
+    const d = firstDifference((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], `${pointer}/${k}`);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
+/** Validate then render `options.manifestFile`; files are returned, not written. */
+export async function renderManifest(options: RenderOptions, source?: string): Promise<RenderResult> {
+  const text = source ?? (await readFile(options.manifestFile, 'utf8'));
+  const validation = await loadManifestSource(text, options.context);
+  if (validation.exitCode !== 0 || !validation.manifest) return { validation };
+  const root = options.root ?? '';
+  const manifestDir = path.dirname(path.resolve(options.manifestFile));
+  const argstr: Record<string, string> = {
+    manifestText: text,
+    source: path.basename(options.manifestFile),
+    root,
+    version: options.version ?? (await packageVersion()),
+    manifestHostPath: composeRelative(options.outDir, options.manifestFile),
+    workspaceHostPath: composeRelative(options.outDir, options.workspaceDir ?? path.join(manifestDir, 'workspace')),
+  };
+  if (options.bin !== undefined) argstr['bin'] = options.bin;
+  const rendered = await nixEvalJson<NixRender>({ file: repoPath('lib/render.nix'), argstr }, options.nix);
+  if (rendered.manifestSha256 !== validation.sha256) {
+    const at = firstDifference(JSON.parse(canonicalJson(validation.manifest)), rendered.manifest) ?? '(key order or number format)';
+    throw new NormalizationMismatchError(
+      `the Nix and TypeScript normalizations of ${options.manifestFile} differ at ${at} (sha256 ${rendered.manifestSha256} vs ${validation.sha256})`,
+    );
+  }
+  return { validation, rendered };
+}
+
+/** Names of the files in `dir` whose content differs from `files` (missing counts as different). */
+export async function changedFiles(dir: string, files: Record<RenderedFile, string>): Promise<RenderedFile[]> {
+  const changed: RenderedFile[] = [];
+  for (const name of RENDERED_FILES) {
+    const current = await readFile(path.join(dir, name), 'utf8').catch(() => undefined);
+    if (current !== files[name]) changed.push(name);
+  }
+  return changed;
+}
+
+/** Write the rendered files into `dir` (created if needed); returns their paths. */
+export async function writeRendered(dir: string, files: Record<RenderedFile, string>): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
+  const written: string[] = [];
+  for (const name of RENDERED_FILES) {
+    const file = path.join(dir, name);
+    await writeFile(file, files[name]);
+    written.push(file);
+  }
+  return written;
+}
