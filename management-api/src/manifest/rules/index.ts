@@ -1,8 +1,103 @@
 // The rule catalogue: every semantic rule, in id order, and the ids retired for good.
 import type { RetiredRule, Rule } from './rule.js';
+import { externalAdapterNeedsFederation } from './e001-external-adapter-needs-federation.js';
+import { externalAdapterNeedsEndpoint } from './e002-external-adapter-needs-endpoint.js';
+import { credentialsInUrl } from './e003-credentials-in-url.js';
+import { secretInEnvironment } from './e004-secret-in-environment.js';
+import { secretLookingValue } from './e005-secret-looking-value.js';
+import { portCollision } from './e006-port-collision.js';
+import { featureNeedsException } from './e007-feature-needs-exception.js';
+import { exceptionWithoutFeature } from './e008-exception-without-feature.js';
+import { privilegedExceptionNeedsAudit } from './e009-privileged-exception-needs-audit.js';
+import { relayNeedsSovereignMesh } from './e010-relay-needs-sovereign-mesh.js';
+import { wildcardRelayNeedsExpose } from './e011-wildcard-relay-needs-expose.js';
+import { openIngressWithPublishing } from './e012-open-ingress-with-publishing.js';
+import { gpuNeedsX8664Target } from './e013-gpu-needs-x86-64-target.js';
+import { gaussianSplattingNeedsCuda } from './e014-gaussian-splatting-needs-cuda.js';
+import { reservedProgramName } from './e015-reserved-program-name.js';
+import { reservedProgramPriority } from './e016-reserved-program-priority.js';
+import { unknownProgramDependency } from './e017-unknown-program-dependency.js';
+import { programDependencyCycle } from './e018-program-dependency-cycle.js';
+import { dependencyStartsLater } from './e019-dependency-starts-later.js';
+import { heartbeatIntervalBounds } from './e020-heartbeat-interval-bounds.js';
+import { sealTimeoutBounds } from './e021-seal-timeout-bounds.js';
+import { providerEnvVarPlaceholder } from './e022-provider-env-var-placeholder.js';
+import { meshClientNeedsHostUrl } from './e023-mesh-client-needs-host-url.js';
+import { criticalSlotOff } from './e024-critical-slot-off.js';
+import { publishingNeedsRelay } from './e025-publishing-needs-relay.js';
+import { privilegedPort } from './e026-privileged-port.js';
+import { pgvectorDimensionLimit } from './e027-pgvector-dimension-limit.js';
+import { conflictingExceptionRuntimes } from './e028-conflicting-exception-runtimes.js';
+import { exceptionShadowsBaselinePath } from './e029-exception-shadows-baseline-path.js';
+import { memoryLimitTooLow } from './e030-memory-limit-too-low.js';
+import { publishingNeedsSovereignMesh } from './e031-publishing-needs-sovereign-mesh.js';
+import { commandNotAbsolute } from './e032-command-not-absolute.js';
+import { ambiguousSecretSource } from './e033-ambiguous-secret-source.js';
+import { malformedExceptionVolume } from './e034-malformed-exception-volume.js';
+import { malformedUrl } from './e035-malformed-url.js';
+import { openRelayIngress } from './w001-open-relay-ingress.js';
+import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
+import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
+import { providerEnvVarUnset } from './w004-provider-env-var-unset.js';
+import { hostUrlIgnored } from './w005-host-url-ignored.js';
+import { plaintextRemoteEndpoint } from './w006-plaintext-remote-endpoint.js';
+import { unusedIntegration } from './w007-unused-integration.js';
+import { integrationEnvVarUnset } from './w008-integration-env-var-unset.js';
+import { allowedPubkeysIgnored } from './w009-allowed-pubkeys-ignored.js';
+import { exposedRelayOnLoopback } from './w010-exposed-relay-on-loopback.js';
+import { strictImmutableDisabled } from './w011-strict-immutable-disabled.js';
+import { auditAcknowledgedWithoutPrivilege } from './w012-audit-acknowledged-without-privilege.js';
 
-/** Every active rule. Add a rule here, with its doc page and fixtures (the drift test checks). */
-export const ruleCatalogue: readonly Rule[] = [];
+/** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
+export const ruleCatalogue: readonly Rule[] = [
+  externalAdapterNeedsFederation,
+  externalAdapterNeedsEndpoint,
+  credentialsInUrl,
+  secretInEnvironment,
+  secretLookingValue,
+  portCollision,
+  featureNeedsException,
+  exceptionWithoutFeature,
+  privilegedExceptionNeedsAudit,
+  relayNeedsSovereignMesh,
+  wildcardRelayNeedsExpose,
+  openIngressWithPublishing,
+  gpuNeedsX8664Target,
+  gaussianSplattingNeedsCuda,
+  reservedProgramName,
+  reservedProgramPriority,
+  unknownProgramDependency,
+  programDependencyCycle,
+  dependencyStartsLater,
+  heartbeatIntervalBounds,
+  sealTimeoutBounds,
+  providerEnvVarPlaceholder,
+  meshClientNeedsHostUrl,
+  criticalSlotOff,
+  publishingNeedsRelay,
+  privilegedPort,
+  pgvectorDimensionLimit,
+  conflictingExceptionRuntimes,
+  exceptionShadowsBaselinePath,
+  memoryLimitTooLow,
+  publishingNeedsSovereignMesh,
+  commandNotAbsolute,
+  ambiguousSecretSource,
+  malformedExceptionVolume,
+  malformedUrl,
+  openRelayIngress,
+  duplicateProgramPriority,
+  readinessProgramNeverRestarts,
+  providerEnvVarUnset,
+  hostUrlIgnored,
+  plaintextRemoteEndpoint,
+  unusedIntegration,
+  integrationEnvVarUnset,
+  allowedPubkeysIgnored,
+  exposedRelayOnLoopback,
+  strictImmutableDisabled,
+  auditAcknowledgedWithoutPrivilege,
+];
 
 /** Ids that once existed; they stay listed so they are never reused. */
 export const retiredRules: readonly RetiredRule[] = [];

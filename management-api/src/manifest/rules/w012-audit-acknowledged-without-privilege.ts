@@ -1,0 +1,22 @@
+// W012: an acknowledgement with nothing to acknowledge silently pre-approves capabilities or devices added later.
+import type { Rule } from './rule.js';
+import { exceptionEntries, finding } from './rule-helpers.js';
+
+/** `audit_acknowledged = true` only while some exception adds cap_add or devices. */
+export const auditAcknowledgedWithoutPrivilege: Rule = {
+  id: 'W012',
+  alias: 'audit-acknowledged-without-privilege',
+  severity: 'warning',
+  summary: 'security.audit_acknowledged = true with no cap_add or devices to acknowledge',
+  check(m) {
+    if (!m.security.audit_acknowledged) return [];
+    if (exceptionEntries(m).some(([, ex]) => ex.cap_add.length > 0 || ex.devices.length > 0)) return [];
+    return [
+      finding(
+        ['security', 'audit_acknowledged'],
+        'security.audit_acknowledged = true but no exception adds cap_add or devices',
+        'set audit_acknowledged = false, so that adding capabilities or devices later asks for a fresh review',
+      ),
+    ];
+  },
+};
