@@ -64,18 +64,24 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
   clearTimeout(timer);
 }
 
-/** Command-line entry: `seal-listener --required a,b [--oneshot bootstrap] [--timeout SEC]`. */
-export async function main(argv: string[] = process.argv.slice(2)): Promise<void> {
+/**
+ * Command-line entry. Settings come from flags or, as the generated supervisord.conf passes them,
+ * from the environment: AGENTBOX_SEAL_PROGRAMS (comma-separated), AGENTBOX_SEAL_ONESHOT,
+ * AGENTBOX_SEAL_FILE, AGENTBOX_SEAL_TIMEOUT_SEC.
+ */
+export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { required: { type: 'string', default: '' }, oneshot: { type: 'string' }, timeout: { type: 'string', default: '120' } },
+    options: { required: { type: 'string' }, oneshot: { type: 'string' }, timeout: { type: 'string' }, seal: { type: 'string' } },
   });
-  const paths = runtimePaths();
+  const paths = runtimePaths(env);
+  const sealFile = values.seal ?? env['AGENTBOX_SEAL_FILE'] ?? paths.sealFile;
+  const oneshot = values.oneshot ?? env['AGENTBOX_SEAL_ONESHOT'];
   await runSealListener({
-    required: values.required.split(',').filter(Boolean),
-    ...(values.oneshot ? { oneshot: values.oneshot } : {}),
-    sealFile: paths.sealFile,
-    failedFile: path.join(paths.runDir, 'bootstrap.failed'),
-    timeoutSec: Number(values.timeout),
+    required: (values.required ?? env['AGENTBOX_SEAL_PROGRAMS'] ?? '').split(',').filter(Boolean),
+    ...(oneshot ? { oneshot } : {}),
+    sealFile,
+    failedFile: path.join(path.dirname(sealFile), 'bootstrap.failed'),
+    timeoutSec: Number(values.timeout ?? env['AGENTBOX_SEAL_TIMEOUT_SEC'] ?? 120),
   });
 }

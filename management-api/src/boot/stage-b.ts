@@ -1,0 +1,67 @@
+// Stage B (supervisord programme `bootstrap`, one-shot): gathers runtime hints — the resources the
+// box really got and the devices its features need — writes them for the API, and fails when
+// the box cannot do what its manifest asks (so readiness is refused with that reason).
+import { readFile, stat, access, statfs } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { runtimePaths } from '../runtime-paths.js';
+import { requireManifest } from '../manifest/load-manifest.js';
+import { bootEvents, type BootEvents } from './boot-events.js';
+import { writeAtomic } from './seal-listener.js';
+
+/** What stage B found out about the box it runs in. */
+export interface RuntimeHints {
+  cpus: number;
+  /** cgroup memory limit in bytes, or null when unlimited / unknown. */
+  memoryLimitBytes: number | null;
+  workspaceFreeBytes: number;
+  gpu: { requested: string; devices: string[] };
+}
+
+const gpuDevices: Record<string, string[]> = { rocm: ['/dev/kfd', '/dev/dri'], cuda: ['/dev/nvidiactl', '/dev/nvidia0'] };
+
+/** Run stage B; resolves to the exit code (non-zero makes the seal listener record a failure). */
+export async function runStageB(env: Readonly<Record<string, string | undefined>>, events: BootEvents = bootEvents('B')): Promise<number> {
+  const paths = runtimePaths(env);
+  events.emit('StageBStarted');
+  try {
+    const manifestFile = env['AGENTBOX_MANIFEST'] ?? '/etc/agentbox/agentbox.toml';
+    const { manifest } = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+    await access(paths.workspaceDir, constants.W_OK).catch(() => {
+      throw new Error(`the workspace ${paths.workspaceDir} is not writable; mount a writable volume there`);
+    });
+    const requested = manifest.features.gpu;
+    const wanted = gpuDevices[requested] ?? [];
+    const present = (await Promise.all(wanted.map(async (d) => ((await stat(d).catch(() => undefined)) ? d : undefined)))).filter((d): d is string => d !== undefined);
+    if (wanted.length && present.length !== wanted.length) {
+      const missing = wanted.filter((d) => !present.includes(d));
+      throw new Error(`features.gpu = "${requested}" but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not present; pass the devices in (security.exceptions.gpu-${requested}.devices) or set gpu = "none"`);
+    }
+    const fs = await statfs(paths.workspaceDir);
+    const hints: RuntimeHints = {
+      cpus: os.availableParallelism(),
+      memoryLimitBytes: await cgroupMemoryLimit(),
+      workspaceFreeBytes: fs.bavail * fs.bsize,
+      gpu: { requested, devices: present },
+    };
+    writeAtomic(path.join(paths.runDir, 'runtime-hints.json'), JSON.stringify(hints, null, 2) + '\n');
+    events.emit('StageBCompleted', { hints });
+    return 0;
+  } catch (err) {
+    events.fail('StageBFailed', { reason: (err as Error).message }, (err as Error).message);
+    return 1;
+  }
+}
+
+/** The cgroup v2 (or v1) memory limit, or null when there is none. */
+async function cgroupMemoryLimit(): Promise<number | null> {
+  for (const file of ['/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes']) {
+    const text = (await readFile(file, 'utf8').catch(() => '')).trim();
+    if (!text || text === 'max') continue;
+    const n = Number(text);
+    // cgroup v1 reports "unlimited" as a huge page-aligned number.
+    if (Number.isFinite(n) && n < 2 ** 60) return n;
+  }
+  return null;
+}
