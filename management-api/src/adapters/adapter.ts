@@ -1,0 +1,77 @@
+// What every adapter implementation shares: slot names, lifecycle, health and the factory shape.
+import type { Logger } from 'pino';
+import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import type { RuntimePaths } from '../runtime-paths.js';
+
+/** The five adapter slots, in the order the manifest lists them. */
+export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;
+
+/** One adapter slot. */
+export type SlotName = (typeof SLOTS)[number];
+
+/** The three implementation classes every slot has. */
+export type ImplementationClass = 'local' | 'external' | 'off';
+
+/**
+ * What an adapter says about itself. `off` is the configured state of a disabled slot;
+ * `permanent` marks a degradation that reconnecting cannot fix (so the resolver stops trying).
+ */
+export interface SlotHealth {
+  state: 'healthy' | 'degraded' | 'off';
+  /** Short machine-readable reason when not healthy, e.g. `connection-lost`, `not-implemented`. */
+  reason?: string;
+  permanent?: boolean;
+}
+
+/**
+ * The lifecycle every adapter implements, whatever its slot.
+ *
+ * - `connect(signal)` does real I/O (open the database, reach the backend). The resolver may call
+ *   it again after a failure, so it must (re-)establish the connection and release a previous one.
+ *   It must give up promptly when `signal` aborts.
+ * - `health()` checks the backend again (cheaply) and never throws for a backend failure: it
+ *   answers `degraded` with a reason.
+ * - `close()` releases everything; the adapter is not used afterwards.
+ */
+export interface AdapterLifecycle {
+  connect(signal: AbortSignal): Promise<void>;
+  health(signal: AbortSignal): Promise<SlotHealth>;
+  close(): Promise<void>;
+}
+
+/** What a factory receives to build an adapter. Secrets are read by the adapter from the files or variables the manifest names. */
+export interface AdapterContext {
+  slot: SlotName;
+  manifest: NormalizedManifest;
+  paths: RuntimePaths;
+  /** Child logger bound to the slot. */
+  logger: Logger;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/**
+ * An implementation module: one file per implementation, `adapters/<slot>/<impl>.ts`, exporting
+ * `ADAPTER = '<slot>/<impl>'`, the `CONTRACT_VERSION` of the slot interface it implements, and
+ * `create`.
+ */
+export interface AdapterModule<A> {
+  ADAPTER: string;
+  CONTRACT_VERSION: string;
+  create(context: AdapterContext): A;
+}
+
+/** Keys of `T` whose values are functions, minus the lifecycle: the slot's operations. */
+export type OperationName<T> = Exclude<{ [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T], keyof AdapterLifecycle> & string;
+
+/** A page of results with an opaque cursor for the next page (absent on the last page). */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** Common paging parameters. */
+export interface PageRequest {
+  /** Maximum items to return (implementations cap it). */
+  limit?: number;
+  cursor?: string;
+}

@@ -1,0 +1,64 @@
+// The orchestrator slot: agent processes — spawn, list, status, output, terminate.
+import type { AdapterLifecycle } from '../adapter.js';
+
+/** Version of this interface; implementations report it and /v1/meta lists it. */
+export const CONTRACT_VERSION = '1.0.0';
+
+/** What a caller asks to run. Environment values are plain configuration; secrets are never passed through. */
+export interface SpawnRequest {
+  name: string;
+  command: string;
+  args: string[];
+  /** Extra variables, filtered through the orchestrator's allowlist. */
+  env?: Record<string, string>;
+  /** Working directory relative to the workspace. */
+  cwd?: string;
+}
+
+/** Where an agent process is in its life. */
+export type AgentState = 'starting' | 'running' | 'exited' | 'failed' | 'terminated' | 'crash-loop';
+
+/** An agent process as the orchestrator knows it. */
+export interface AgentProcess {
+  id: string;
+  name: string;
+  command: string;
+  args: string[];
+  state: AgentState;
+  pid?: number;
+  exitCode?: number;
+  startedAt: string;
+  endedAt?: string;
+}
+
+/** One chunk of captured output. */
+export interface OutputChunk {
+  /** Position in the agent's output, strictly increasing. */
+  seq: number;
+  stream: 'stdout' | 'stderr';
+  time: string;
+  text: string;
+}
+
+/** Options of {@link OrchestratorAdapter.output}. */
+export interface OutputRequest {
+  /** Only chunks with `seq` greater than this. */
+  after?: number;
+  /** Keep yielding new output until the agent ends or `signal` aborts. */
+  follow: boolean;
+  signal: AbortSignal;
+}
+
+/** Agent processes. Unknown ids reject with AdapterNotFoundError. */
+export interface OrchestratorAdapter extends AdapterLifecycle {
+  spawn(request: SpawnRequest): Promise<AgentProcess>;
+  list(): Promise<AgentProcess[]>;
+  status(id: string): Promise<AgentProcess>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with the final state. */
+  terminate(id: string, graceMs: number): Promise<AgentProcess>;
+  /** Resolves once the stream is open. */
+  output(id: string, request: OutputRequest): Promise<AsyncIterable<OutputChunk>>;
+}
+
+/** The operations the resolver dispatches (and measures) for this slot. */
+export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output'] as const satisfies ReadonlyArray<keyof OrchestratorAdapter>;

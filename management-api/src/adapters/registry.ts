@@ -1,0 +1,69 @@
+// The registry: for each slot, its local, external and off implementations, loaded on demand.
+import type { AdapterModule, ImplementationClass, SlotName } from './adapter.js';
+import { notImplemented } from './not-implemented.js';
+import type { SlotAdapters } from './slot-types.js';
+
+/** One implementation: the name the manifest uses and how to load its module. */
+export interface RegistryEntry<S extends SlotName> {
+  /** The value of `adapters.<slot>` that selects it (e.g. `local-sqlite`). */
+  impl: string;
+  /** Loaded lazily so native dependencies are only paid for by the slots that use them. */
+  load(): Promise<AdapterModule<SlotAdapters[S]>>;
+}
+
+/** slot → {local, external, off}. */
+export type AdapterRegistry = { readonly [S in SlotName]: { readonly [C in ImplementationClass]: RegistryEntry<S> } };
+
+/**
+ * Replacement modules by slot, used instead of whatever the manifest selects (tests inject
+ * adapters that talk to real test backends this way).
+ */
+export type RegistryOverrides = { readonly [S in SlotName]?: AdapterModule<SlotAdapters[S]> };
+
+// Local and external implementations arrive with the adapter work; until then each is a
+// stand-in that reports the slot degraded with reason `not-implemented`.
+/** The built-in implementations. */
+export const registry: AdapterRegistry = {
+  beads: {
+    local: { impl: 'local-sqlite', load: notImplemented('beads', 'local-sqlite') },
+    external: { impl: 'external-http', load: notImplemented('beads', 'external-http') },
+    off: { impl: 'off', load: () => import('./beads/off.js') },
+  },
+  pods: {
+    local: { impl: 'local-fs', load: notImplemented('pods', 'local-fs') },
+    external: { impl: 'external-solid', load: notImplemented('pods', 'external-solid') },
+    off: { impl: 'off', load: () => import('./pods/off.js') },
+  },
+  memory: {
+    local: { impl: 'local-ruvector', load: notImplemented('memory', 'local-ruvector') },
+    external: { impl: 'external-pg', load: notImplemented('memory', 'external-pg') },
+    off: { impl: 'off', load: () => import('./memory/off.js') },
+  },
+  events: {
+    local: { impl: 'local-jsonl', load: notImplemented('events', 'local-jsonl') },
+    external: { impl: 'external-http', load: notImplemented('events', 'external-http') },
+    off: { impl: 'off', load: () => import('./events/off.js') },
+  },
+  orchestrator: {
+    local: { impl: 'local-procmgr', load: notImplemented('orchestrator', 'local-procmgr') },
+    external: { impl: 'external-stdio', load: notImplemented('orchestrator', 'external-stdio') },
+    off: { impl: 'off', load: () => import('./orchestrator/off.js') },
+  },
+};
+
+/** The implementation names a slot accepts, local first (the schema enum must equal this). */
+export function implementationNames(slot: SlotName, from: AdapterRegistry = registry): string[] {
+  const entries = from[slot];
+  return [entries.local.impl, entries.external.impl, entries.off.impl];
+}
+
+/** Load the module for `impl` of `slot`, or the override for the slot when one is given. */
+export async function loadImplementation<S extends SlotName>(slot: S, impl: string, overrides: RegistryOverrides = {}, from: AdapterRegistry = registry): Promise<AdapterModule<SlotAdapters[S]>> {
+  const override = overrides[slot] as AdapterModule<SlotAdapters[S]> | undefined;
+  if (override) return override;
+  const entries = from[slot] as AdapterRegistry[S];
+  const entry = [entries.local, entries.external, entries.off].find((e) => e.impl === impl);
+  // The schema enum makes this unreachable for a validated manifest; a test ties the two.
+  if (!entry) throw new Error(`no implementation "${impl}" for adapter slot "${slot}"`);
+  return entry.load();
+}

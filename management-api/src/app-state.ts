@@ -1,0 +1,29 @@
+// What the app knows about its box, decorated on the fastify instance as `app.agentbox`.
+import type { AdapterResolver } from './adapters/resolver.js';
+import type { NormalizedManifest } from './manifest/load-manifest.js';
+import type { ProgramsReport } from './probes/supervisor-programs.js';
+import type { ReadinessSources } from './probes/readiness-sources.js';
+import type { RuntimePaths } from './runtime-paths.js';
+
+/** Shared state of one API instance. */
+export interface AgentboxState {
+  manifest: NormalizedManifest;
+  manifestSha256: string;
+  paths: RuntimePaths;
+  version: string;
+  imageHash: string;
+  /** Where Prometheus scrapes this box. */
+  metricsUrl: string;
+  resolver: AdapterResolver;
+  probes: ReadinessSources;
+  clock: () => Date;
+  startedAt: Date;
+  /** Supervised programmes for /health; undefined when no supervisord runs. */
+  programs: () => Promise<ProgramsReport | undefined>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    agentbox: AgentboxState;
+  }
+}

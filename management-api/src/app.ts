@@ -1,0 +1,157 @@
+// Builds the management API's fastify instance: hooks, plugins, adapters, readiness and routes.
+import Fastify, { type FastifyInstance } from 'fastify';
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import type { Logger } from 'pino';
+import './app-state.js';
+import { AdapterResolver, type ResolverOptions } from './adapters/resolver.js';
+import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
+import type { ResolverTiming } from './adapters/slot-supervisor.js';
+import { ensureApiKey } from './auth/api-key-file.js';
+import { registerBearerAuth } from './auth/bearer-auth.js';
+import { ApiError } from './errors.js';
+import { registerErrorHandling } from './http/error-handler.js';
+import { REQUEST_ID_HEADER, requestId } from './http/request-id.js';
+import { registerAjv2020 } from './http/validator.js';
+import type { NormalizedManifest } from './manifest/load-manifest.js';
+import { registerHttpMetrics } from './observability/http-metrics.js';
+import type { ApiMetrics } from './observability/metrics.js';
+import { adapterTracer, fastifyOtel } from './observability/tracing.js';
+import { registerProbeRoutes } from './probes/probe-routes.js';
+import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
+import { supervisedPrograms, type ProgramsReport } from './probes/supervisor-programs.js';
+import { registerDocsRoute } from './routes/docs-route.js';
+import { registerEventRoutes, type MutationLimits } from './routes/events-routes.js';
+import { registerMetaRoute } from './routes/meta-route.js';
+import type { RuntimePaths } from './runtime-paths.js';
+import { apiVersion, imageHash } from './version.js';
+
+/** Defaults of mutating routes: 60 requests a minute per client, 1 MiB bodies. */
+export const DEFAULT_LIMITS: MutationLimits = { max: 60, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
+
+/** Everything the app is built from; tests inject each of these. */
+export interface AppOptions {
+  manifest: NormalizedManifest;
+  manifestSha256: string;
+  paths: RuntimePaths;
+  logger: Logger;
+  /** The registry the separate metrics listener serves. */
+  metrics: ApiMetrics;
+  /** Public URL of that listener's /metrics, for /v1/meta. */
+  metricsUrl: string;
+  /** Environment (image hash, adapter secrets by name). Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  clock?: () => Date;
+  /** Adapter modules to use instead of the manifest's choice, by slot. */
+  overrides?: RegistryOverrides;
+  registry?: AdapterRegistry;
+  timing?: Partial<ResolverTiming & ReadinessTiming>;
+  limits?: Partial<MutationLimits>;
+  /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
+  programs?: () => Promise<ProgramsReport | undefined>;
+}
+
+/**
+ * Build the app: read (or create) the API key, connect the adapters (throws FatalAdapterError
+ * when a critical slot cannot connect), start readiness tracking, register routes. Closing the
+ * app closes adapters, watchers and timers.
+ */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? (() => new Date());
+  const limits = { ...DEFAULT_LIMITS, ...options.limits };
+  const version = apiVersion();
+  const { key } = await ensureApiKey(options.paths.apiKeyFile, options.logger);
+
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: requestId,
+    requestIdHeader: false,
+    bodyLimit: limits.bodyLimit,
+    // Requests arriving while closing get the uniform error shape (see the onRequest hook) instead of fastify's own 503 body.
+    return503OnClosing: false,
+  }) as unknown as FastifyInstance;
+  registerAjv2020(app);
+  registerErrorHandling(app);
+
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done(closing ? new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down') : undefined);
+  });
+
+  await app.register(fastifyOtel().plugin());
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Agentbox management API', version, description: 'Probes, metadata and adapter routes of one box. Errors are {error: ABX_ERR_*, message} (docs/errors.md).' },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The box API key (<state>/secrets/api-key)' } } },
+      security: [{ bearer: [] }],
+    },
+  });
+  await app.register(fastifyRateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
+  });
+  registerHttpMetrics(app, options.metrics);
+  registerBearerAuth(app, key);
+
+  const resolverOptions: ResolverOptions = {
+    manifest: options.manifest,
+    paths: options.paths,
+    logger: options.logger,
+    metrics: options.metrics,
+    tracer: adapterTracer(version),
+    env,
+    clock,
+    ...(options.timing ? { timing: options.timing } : {}),
+    ...(options.overrides ? { overrides: options.overrides } : {}),
+    ...(options.registry ? { registry: options.registry } : {}),
+  };
+  const startedAt = clock();
+  const resolver = await AdapterResolver.start(resolverOptions);
+  const probes = await startReadinessSources({
+    paths: options.paths,
+    resolver,
+    logger: options.logger,
+    metrics: options.metrics,
+    clock,
+    timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
+  }).catch(async (err: unknown) => {
+    await resolver.close();
+    throw err;
+  });
+  app.addHook('onClose', async () => {
+    probes.close();
+    await resolver.close();
+  });
+
+  app.decorate('agentbox', {
+    manifest: options.manifest,
+    manifestSha256: options.manifestSha256,
+    paths: options.paths,
+    version,
+    imageHash: imageHash(env),
+    metricsUrl: options.metricsUrl,
+    resolver,
+    probes,
+    clock,
+    startedAt,
+    programs: options.programs ?? (() => supervisedPrograms(options.paths.supervisorSocket)),
+  });
+
+  registerProbeRoutes(app);
+  registerMetaRoute(app);
+  registerEventRoutes(app, limits);
+  registerDocsRoute(app);
+  return app;
+}
+
+function pick<T extends object, K extends keyof T>(from: T | undefined, keys: K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const k of keys) if (from?.[k] !== undefined) out[k] = from[k];
+  return out;
+}

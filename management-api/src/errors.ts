@@ -1,0 +1,58 @@
+// The one table of API error codes: every error response is `{error: <code>, message}`.
+
+/** Each `ABX_ERR_*` code with its HTTP status and what it means (docs/errors.md lists the same). */
+export const errorCodes = {
+  ABX_ERR_AUTH_REQUIRED: { status: 401, description: 'The route needs the API key as `Authorization: Bearer <key>` and none was sent.' },
+  ABX_ERR_AUTH_INVALID: { status: 401, description: 'An Authorization header was sent but it is not the box API key.' },
+  ABX_ERR_VALIDATION: { status: 400, description: 'The request body, query or path parameters do not match the route schema.' },
+  ABX_ERR_MALFORMED_BODY: { status: 400, description: 'The request body is not valid JSON (or is empty where JSON is required).' },
+  ABX_ERR_BAD_REQUEST: { status: 400, description: 'The request is malformed in another way (for example a bad header).' },
+  ABX_ERR_BODY_TOO_LARGE: { status: 413, description: 'The request body exceeds the route body limit.' },
+  ABX_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request Content-Type is not accepted by the route (send application/json).' },
+  ABX_ERR_NOT_FOUND: { status: 404, description: 'No route or no resource with that name.' },
+  ABX_ERR_CONFLICT: { status: 409, description: 'The request conflicts with the current state (for example a bead already claimed by someone else).' },
+  ABX_ERR_PRECONDITION_FAILED: { status: 412, description: 'A conditional request (If-Match / If-None-Match) did not hold.' },
+  ABX_ERR_RATE_LIMITED: { status: 429, description: 'Too many mutating requests; retry after the number of seconds in the Retry-After header.' },
+  ABX_ERR_ADAPTER_OFF: { status: 503, description: 'The adapter slot behind this route is configured `off` in the manifest.' },
+  ABX_ERR_ADAPTER_DEGRADED: { status: 503, description: 'The adapter slot behind this route is degraded (its backend is unreachable); the API reconnects in the background.' },
+  ABX_ERR_ADAPTER_UNAVAILABLE: { status: 503, description: 'The adapter backend failed during this request; the slot is marked degraded.' },
+  ABX_ERR_ADAPTER_TIMEOUT: { status: 504, description: 'The adapter backend did not answer in time.' },
+  ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
+  ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },
+} as const satisfies Record<`ABX_ERR_${string}`, { status: number; description: string }>;
+
+/** One of the documented error codes. */
+export type ErrorCode = keyof typeof errorCodes;
+
+/** The body of every error response. */
+export interface ErrorBody {
+  error: ErrorCode;
+  message: string;
+}
+
+/** JSON schema of {@link ErrorBody}, for route response declarations. */
+export const errorBodySchema = {
+  type: 'object',
+  required: ['error', 'message'],
+  properties: { error: { type: 'string' }, message: { type: 'string' } },
+} as const;
+
+/** An error that maps to one table entry; the error handler answers with its status and code. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  readonly statusCode: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    /** Extra response headers (for example Retry-After). */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.statusCode = errorCodes[code].status;
+  }
+}
+
+/** HTTP status of `code`. */
+export function statusOf(code: ErrorCode): number {
+  return errorCodes[code].status;
+}

@@ -1,0 +1,14 @@
+// Request validation with JSON Schema 2020-12 (fastify's built-in compiler is draft-07).
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * Compile route schemas with Ajv 2020. Bodies are validated as sent (no type coercion, no
+ * stripping); querystrings, params and headers arrive as text, so those coerce to the schema type.
+ */
+export function registerAjv2020(app: FastifyInstance): void {
+  const common = { strict: true, allErrors: false, useDefaults: true } as const;
+  const body = new Ajv2020({ ...common, coerceTypes: false });
+  const text = new Ajv2020({ ...common, coerceTypes: 'array' });
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? body : text).compile(schema));
+}

@@ -1,0 +1,89 @@
+// The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Every metric the API exports. */
+export interface ApiMetrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route'>;
+  adapterDispatch: Counter<'slot' | 'impl' | 'method' | 'outcome'>;
+  adapterDuration: Histogram<'slot' | 'impl' | 'method'>;
+  adapterHealth: Gauge<'slot'>;
+  adapterInfo: Gauge<'slot' | 'impl' | 'adapter' | 'contract_version'>;
+  ready: Gauge;
+}
+
+/** Labels of `agentbox_build_info`. */
+export interface BuildInfo {
+  version: string;
+  imageHash: string;
+  manifestSha256: string;
+}
+
+// Request latencies of a local management API sit well under a millisecond for probes and in
+// the milliseconds for adapter calls; the buckets resolve both.
+const httpBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+const adapterBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Create the registry with default process metrics, build info and the API's own metrics. */
+export function createMetrics(build: BuildInfo): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  // These three are gauges named like counters, which promtool rejects; the per-type
+  // nodejs_active_{handles,requests,resources} series carry the same numbers.
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
+  const registers = [registry];
+  const buildInfo = new Gauge({
+    name: 'agentbox_build_info',
+    help: 'Constant 1, labelled with the API version, the image hash and the sha256 of the normalized manifest.',
+    labelNames: ['version', 'image_hash', 'manifest_sha256'] as const,
+    registers,
+  });
+  buildInfo.set({ version: build.version, image_hash: build.imageHash, manifest_sha256: build.manifestSha256 }, 1);
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'agentbox_http_requests_total',
+      help: 'HTTP requests answered by the management API, by method, route template and status code.',
+      labelNames: ['method', 'route', 'status'] as const,
+      registers,
+    }),
+    httpDuration: new Histogram({
+      name: 'agentbox_http_request_duration_seconds',
+      help: 'Time to answer an HTTP request, by method and route template.',
+      labelNames: ['method', 'route'] as const,
+      buckets: httpBuckets,
+      registers,
+    }),
+    adapterDispatch: new Counter({
+      name: 'agentbox_adapter_dispatch_total',
+      help: 'Adapter operations dispatched, by slot, implementation, method and outcome (ok, rejected, error, off, degraded, unavailable, timeout).',
+      labelNames: ['slot', 'impl', 'method', 'outcome'] as const,
+      registers,
+    }),
+    adapterDuration: new Histogram({
+      name: 'agentbox_adapter_duration_seconds',
+      help: 'Duration of adapter operations, by slot, implementation and method.',
+      labelNames: ['slot', 'impl', 'method'] as const,
+      buckets: adapterBuckets,
+      registers,
+    }),
+    adapterHealth: new Gauge({
+      name: 'agentbox_adapter_health',
+      help: 'Adapter slot health: 1 healthy or off (as configured), 0 degraded or still connecting.',
+      labelNames: ['slot'] as const,
+      registers,
+    }),
+    adapterInfo: new Gauge({
+      name: 'agentbox_adapter_info',
+      help: 'Constant 1 per slot, labelled with the implementation, adapter module and contract version.',
+      labelNames: ['slot', 'impl', 'adapter', 'contract_version'] as const,
+      registers,
+    }),
+    ready: new Gauge({
+      name: 'agentbox_ready',
+      help: 'Whether /ready answers 200 (1) or 503 (0).',
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,72 @@
+// The unauthenticated probes: /livez, /ready (from memory) and /health (for people).
+import type { FastifyInstance } from 'fastify';
+import type {} from '@fastify/swagger';
+import type {} from '@fastify/otel';
+import '../app-state.js';
+
+// Probes are polled every few seconds: keep them out of info logs and traces.
+const probeRoute = { logLevel: 'warn', config: { public: true, otel: false } } as const;
+
+const readySchema = {
+  summary: 'Readiness: 200 when the seal exists, the mounts are writable and every critical adapter slot is healthy',
+  tags: ['probes'],
+  security: [],
+  response: {
+    200: { type: 'object', properties: { ready: { const: true }, since: { type: 'string' }, requirements: { type: 'array', items: { type: 'string' } }, degraded: { type: 'array', items: { type: 'string' } } } },
+    503: { type: 'object', properties: { ready: { const: false }, since: { type: 'string' }, reason: { type: 'string' }, missing: { type: 'array', items: { type: 'string' } }, degraded: { type: 'array', items: { type: 'string' } } } },
+  },
+};
+
+const slotSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, critical: { type: 'boolean' }, state: { type: 'string' }, reason: { type: 'string' }, since: { type: 'string' } } };
+
+const healthSchema = {
+  summary: 'Aggregate health for people: slots, mounts, seal, supervised programmes, uptime',
+  tags: ['probes'],
+  security: [],
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['ok', 'degraded'] },
+        ready: { type: 'boolean' },
+        uptimeSec: { type: 'number' },
+        startedAt: { type: 'string' },
+        slots: { type: 'object', additionalProperties: slotSchema },
+        mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
+        seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' } } },
+        programs: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+};
+
+/** Register /livez, /ready and /health. */
+export function registerProbeRoutes(app: FastifyInstance): void {
+  app.get('/livez', { ...probeRoute, schema: { summary: 'Liveness: the process answers (no external checks)', tags: ['probes'], security: [], response: { 200: { type: 'object', properties: { live: { const: true } } } } } }, async (_request, reply) => {
+    void reply.header('cache-control', 'no-store');
+    return { live: true };
+  });
+
+  app.get('/ready', { ...probeRoute, schema: readySchema }, (_request, reply) => {
+    const { status, body } = app.agentbox.probes.readiness.response;
+    void reply.code(status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(body);
+  });
+
+  app.get('/health', { ...probeRoute, schema: healthSchema }, async (_request, reply) => {
+    const { resolver, probes, clock, startedAt, paths } = app.agentbox;
+    const statuses = resolver.statuses();
+    const degraded = statuses.some((s) => s.state === 'degraded' || s.state === 'connecting');
+    const programs = await app.agentbox.programs();
+    void reply.header('cache-control', 'no-store');
+    return {
+      status: probes.readiness.ready && !degraded ? 'ok' : 'degraded',
+      ready: probes.readiness.ready,
+      uptimeSec: Math.max(0, (clock().getTime() - startedAt.getTime()) / 1000),
+      startedAt: startedAt.toISOString(),
+      slots: Object.fromEntries(statuses.map(({ slot, ...rest }) => [slot, { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since }])),
+      mounts: probes.mounts.states,
+      seal: { path: paths.sealFile, present: probes.seal.present },
+      ...(programs ? { programs } : {}),
+    };
+  });
+}

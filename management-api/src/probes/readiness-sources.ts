@@ -1,0 +1,58 @@
+// Wires the readiness inputs (seal watcher, mount checker, adapter resolver) to the readiness model.
+import type { Logger } from 'pino';
+import type { AdapterResolver } from '../adapters/resolver.js';
+import type { ApiMetrics } from '../observability/metrics.js';
+import { requiredMounts, type RuntimePaths } from '../runtime-paths.js';
+import { MountChecker } from './mount-checker.js';
+import { Readiness } from './readiness.js';
+import { SealWatcher } from './seal-watcher.js';
+
+/** Intervals of the readiness inputs, in milliseconds. */
+export interface ReadinessTiming {
+  /** Safety-net re-check of the seal file. */
+  sealRecheckMs: number;
+  /** Write probe of the required mounts. */
+  mountCheckMs: number;
+}
+
+/** Defaults: the seal is also re-checked every 5 s, mounts every 30 s. */
+export const DEFAULT_READINESS_TIMING: ReadinessTiming = { sealRecheckMs: 5_000, mountCheckMs: 30_000 };
+
+/** The readiness model with its inputs running. */
+export interface ReadinessSources {
+  readiness: Readiness;
+  mounts: MountChecker;
+  seal: SealWatcher;
+  close(): void;
+}
+
+/** Start the seal watcher and mount checker, evaluate once, and re-evaluate on every change. */
+export async function startReadinessSources(options: { paths: RuntimePaths; resolver: AdapterResolver; logger: Logger; metrics: ApiMetrics; clock: () => Date; timing: ReadinessTiming }): Promise<ReadinessSources> {
+  const { paths, resolver } = options;
+  const readiness = new Readiness(options);
+  let started = false;
+  const evaluate = (): void => {
+    if (started) readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, mounts: mounts.states, slots: resolver.statuses() });
+  };
+  const seal = new SealWatcher({ file: paths.sealFile, recheckMs: options.timing.sealRecheckMs, onChange: evaluate });
+  const mounts = new MountChecker(requiredMounts(paths), { intervalMs: options.timing.mountCheckMs, onChange: evaluate });
+  resolver.onChange(evaluate);
+  try {
+    await Promise.all([seal.start(), mounts.start()]);
+  } catch (err) {
+    seal.close();
+    mounts.close();
+    throw err;
+  }
+  started = true;
+  evaluate();
+  return {
+    readiness,
+    mounts,
+    seal,
+    close: () => {
+      seal.close();
+      mounts.close();
+    },
+  };
+}

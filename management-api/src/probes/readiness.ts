@@ -1,0 +1,95 @@
+// The live readiness model: READY ⇄ UNREADY from seal, mounts and critical slots, answered from memory.
+import type { Logger } from 'pino';
+import type { SlotStatus } from '../adapters/slot-supervisor.js';
+import type { ApiMetrics } from '../observability/metrics.js';
+import type { MountState } from './mount-checker.js';
+
+/** Everything readiness depends on. */
+export interface ReadinessInputs {
+  sealFile: string;
+  sealPresent: boolean;
+  mounts: readonly MountState[];
+  slots: readonly SlotStatus[];
+}
+
+/** The /ready answer, serialised once per change so each request only sends bytes. */
+export interface ReadyResponse {
+  status: 200 | 503;
+  body: string;
+}
+
+/**
+ * Recomputed whenever an input changes (never per request). Each flip is logged as
+ * `ReadinessChanged` and mirrored in the `agentbox_ready` gauge.
+ */
+export class Readiness {
+  #ready: boolean | undefined;
+  #since: Date;
+  #response: ReadyResponse = { status: 503, body: '{"ready":false,"reason":"starting","missing":[]}' };
+
+  constructor(private readonly deps: { logger: Logger; metrics: ApiMetrics; clock: () => Date }) {
+    this.#since = deps.clock();
+    deps.metrics.ready.set(0);
+  }
+
+  /** Whether the box is ready now. */
+  get ready(): boolean {
+    return this.#ready === true;
+  }
+
+  /** When the current state began. */
+  get since(): Date {
+    return this.#since;
+  }
+
+  /** The precomputed /ready answer. */
+  get response(): ReadyResponse {
+    return this.#response;
+  }
+
+  /** Re-evaluate from fresh inputs. */
+  update(inputs: ReadinessInputs): void {
+    const requirements: string[] = ['seal'];
+    const missing: string[] = [];
+    const reasons: string[] = [];
+    if (!inputs.sealPresent) {
+      missing.push('seal');
+      reasons.push(`bootstrap seal ${inputs.sealFile} is absent`);
+    }
+    for (const m of inputs.mounts) {
+      const name = `mount:${m.name}`;
+      requirements.push(name);
+      if (!m.writable) {
+        missing.push(name);
+        reasons.push(`${m.path} is not writable (${m.error ?? 'unknown'})`);
+      }
+    }
+    const degraded: string[] = [];
+    for (const s of inputs.slots) {
+      const usable = s.state === 'healthy' || s.state === 'off';
+      if (!s.critical) {
+        if (!usable) degraded.push(s.slot);
+        continue;
+      }
+      const name = `adapter:${s.slot}`;
+      requirements.push(name);
+      if (!usable) {
+        missing.push(name);
+        reasons.push(`critical adapter ${s.slot} (${s.impl}) is ${s.state}${s.reason ? `: ${s.reason}` : ''}`);
+      }
+    }
+    const ready = missing.length === 0;
+    if (ready !== this.#ready) {
+      const previous = this.#ready;
+      this.#ready = ready;
+      this.#since = this.deps.clock();
+      this.deps.metrics.ready.set(ready ? 1 : 0);
+      const fields = { event: 'ReadinessChanged', ready, previous: previous ?? null, missing, degraded, reason: reasons.join('; ') || undefined };
+      this.deps.logger[ready ? 'info' : 'warn'](fields, ready ? 'the box is READY' : `the box is UNREADY: ${reasons.join('; ')}`);
+    }
+    const since = this.#since.toISOString();
+    this.#response = ready
+      ? { status: 200, body: JSON.stringify({ ready: true, since, requirements, degraded }) }
+      : { status: 503, body: JSON.stringify({ ready: false, since, reason: reasons.join('; '), missing, degraded }) };
+  }
+}

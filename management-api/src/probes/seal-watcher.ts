@@ -1,0 +1,105 @@
+// Knows whether the bootstrap seal file exists, without a stat per request: fs.watch plus a slow re-check.
+import { watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Options of {@link SealWatcher}. */
+export interface SealWatcherOptions {
+  /** The seal file, `<run>/bootstrap.done`. */
+  file: string;
+  /** Safety-net re-check interval (a missed inotify event, a replaced directory). */
+  recheckMs: number;
+  onChange: (present: boolean) => void;
+}
+
+/**
+ * Watches the seal file's directory. The directory may not exist yet (it is created by the
+ * entrypoint); then only the re-check runs, and each re-check tries to watch again. A watch is
+ * also re-established when the directory is replaced (its inode changes).
+ */
+export class SealWatcher {
+  #present = false;
+  #watcher: FSWatcher | undefined;
+  #watchedIno: number | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #checking = false;
+  #again = false;
+  #closed = false;
+  readonly #dir: string;
+  readonly #name: string;
+
+  constructor(private readonly options: SealWatcherOptions) {
+    this.#dir = path.dirname(options.file);
+    this.#name = path.basename(options.file);
+  }
+
+  /** Whether the seal file was present at the last check. */
+  get present(): boolean {
+    return this.#present;
+  }
+
+  /** Check once, start watching and start the re-check timer. */
+  async start(): Promise<void> {
+    await this.#recheck();
+    this.#timer = setInterval(() => void this.#recheck(), this.options.recheckMs);
+    this.#timer.unref();
+  }
+
+  /** Stop watching. */
+  close(): void {
+    this.#closed = true;
+    clearInterval(this.#timer);
+    this.#unwatch();
+  }
+
+  async #recheck(): Promise<void> {
+    await this.#ensureWatch();
+    await this.#check();
+  }
+
+  async #ensureWatch(): Promise<void> {
+    if (this.#closed) return;
+    const dirIno = await stat(this.#dir).then((s) => s.ino, () => undefined);
+    if (dirIno === undefined) return this.#unwatch();
+    if (this.#watcher && dirIno === this.#watchedIno) return;
+    this.#unwatch();
+    try {
+      const watcher = watch(this.#dir, { persistent: false }, (_event, filename) => {
+        // Linux names the file; some platforms do not, and then any event is worth a check.
+        if (!filename || filename === this.#name) void this.#check();
+      });
+      watcher.on('error', () => this.#unwatch());
+      this.#watcher = watcher;
+      this.#watchedIno = dirIno;
+    } catch {
+      // The directory vanished in between: the next re-check tries again.
+    }
+  }
+
+  #unwatch(): void {
+    this.#watcher?.close();
+    this.#watcher = undefined;
+    this.#watchedIno = undefined;
+  }
+
+  /** Stat the seal; coalesces bursts of events into at most one stat in flight plus one queued. */
+  async #check(): Promise<void> {
+    if (this.#checking) {
+      this.#again = true;
+      return;
+    }
+    this.#checking = true;
+    try {
+      do {
+        this.#again = false;
+        const present = await stat(this.options.file).then((s) => s.isFile(), () => false);
+        if (!this.#closed && present !== this.#present) {
+          this.#present = present;
+          this.options.onChange(present);
+        }
+      } while (this.#again && !this.#closed);
+    } finally {
+      this.#checking = false;
+    }
+  }
+}

@@ -1,0 +1,43 @@
+// GET /v1/meta: what this box is — version, image, manifest, federation, adapters, metrics endpoint.
+import type { FastifyInstance } from 'fastify';
+import type {} from '@fastify/swagger';
+import '../app-state.js';
+import { errorBodySchema } from '../errors.js';
+
+const adapterSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, contractVersion: { type: 'string' }, state: { type: 'string' } } };
+
+const metaSchema = {
+  summary: 'Identity of the box: API version, image hash, manifest sha256, federation mode, adapters and their contract versions, metrics endpoint',
+  tags: ['meta'],
+  response: {
+    200: {
+      type: 'object',
+      properties: {
+        name: { type: 'string' },
+        version: { type: 'string' },
+        imageHash: { type: 'string' },
+        manifestSha256: { type: 'string' },
+        federation: { type: 'object', properties: { mode: { type: 'string' } } },
+        adapters: { type: 'object', additionalProperties: adapterSchema },
+        metrics: { type: 'object', properties: { url: { type: 'string' } } },
+      },
+    },
+    401: errorBodySchema,
+  },
+};
+
+/** Register GET /v1/meta (authenticated). */
+export function registerMetaRoute(app: FastifyInstance): void {
+  app.get('/v1/meta', { schema: metaSchema }, async () => {
+    const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver } = app.agentbox;
+    return {
+      name: manifest.agentbox.name,
+      version,
+      imageHash,
+      manifestSha256,
+      federation: { mode: manifest.mesh.mode },
+      adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
+      metrics: { url: metricsUrl },
+    };
+  });
+}

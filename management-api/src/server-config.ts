@@ -1,0 +1,43 @@
+// Where the API and metrics listeners bind: the manifest, overridden by environment variables.
+import type { NormalizedManifest } from './manifest/load-manifest.js';
+
+/** A bad listener override in the environment. */
+export class ListenConfigError extends Error {
+  override name = 'ListenConfigError';
+}
+
+/** Hosts and ports of the two listeners. Port 0 asks for an ephemeral port. */
+export interface ListenConfig {
+  apiHost: string;
+  apiPort: number;
+  metricsHost: string;
+  metricsPort: number;
+}
+
+/**
+ * `api.bind`/`api.port` and `observability.metrics_bind`/`metrics_port`, overridden by
+ * AGENTBOX_API_BIND, AGENTBOX_API_PORT, AGENTBOX_METRICS_BIND, AGENTBOX_METRICS_PORT (the image
+ * binds every interface of its private network namespace; tests and parallel runs use port 0).
+ */
+export function listenConfig(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>): ListenConfig {
+  return {
+    apiHost: env['AGENTBOX_API_BIND'] || manifest.api.bind,
+    apiPort: port(env, 'AGENTBOX_API_PORT', manifest.api.port),
+    metricsHost: env['AGENTBOX_METRICS_BIND'] || manifest.observability.metrics_bind,
+    metricsPort: port(env, 'AGENTBOX_METRICS_PORT', manifest.observability.metrics_port),
+  };
+}
+
+function port(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n > 65535) throw new ListenConfigError(`${name} must be a port number 0-65535 (0 = any free port), not "${raw}"`);
+  return n;
+}
+
+/** An http:// URL for a bound listener; a wildcard bind is shown as loopback, which reaches it. */
+export function urlFor(host: string, port: number, path = ''): string {
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}${path}`;
+}

@@ -1,0 +1,105 @@
+// The management API process: manifest, telemetry first, then the app; SIGTERM/SIGINT close it within 10 s.
+import { realpathSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { startTelemetry, type Telemetry } from './observability/telemetry.js';
+import { requireManifest, ManifestInvalidError } from './manifest/load-manifest.js';
+import { createLogger } from './observability/logger.js';
+import { runtimePaths } from './runtime-paths.js';
+import { listenConfig, ListenConfigError } from './server-config.js';
+import { apiVersion, imageHash } from './version.js';
+import type { RunningServer } from './start-server.js';
+
+/** How long a graceful shutdown may take before the process exits 1 anyway. */
+export const SHUTDOWN_DEADLINE_MS = 10_000;
+
+/** Options of {@link runServer}. */
+export interface RunOptions {
+  /** The manifest; default AGENTBOX_MANIFEST, else ./agentbox.toml. */
+  manifestFile?: string;
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Told once both listeners are up (the CLI prints the URLs). */
+  onListening?: (server: RunningServer) => void;
+}
+
+/**
+ * Run the API until SIGTERM or SIGINT. Resolves to the exit code: 0 after a clean shutdown,
+ * 1 when the manifest is invalid, a critical adapter slot cannot connect or start-up fails,
+ * 2 for a bad listener override. If shutdown leaves anything open, the process exits 1 at the deadline.
+ */
+export async function runServer(options: RunOptions = {}): Promise<number> {
+  const env = options.env ?? process.env;
+  const manifestFile = options.manifestFile ?? (env['AGENTBOX_MANIFEST'] || 'agentbox.toml');
+  const paths = runtimePaths(env);
+  let loaded;
+  let listen;
+  try {
+    loaded = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+    listen = listenConfig(loaded.manifest, env);
+  } catch (err) {
+    if (!(err instanceof ManifestInvalidError || err instanceof ListenConfigError)) throw err;
+    process.stderr.write(`agentbox api: ${err.message}\n`);
+    return err instanceof ListenConfigError ? 2 : 1;
+  }
+  const { manifest, sha256 } = loaded;
+  // Before the app (and fastify) load, so every span from here on has a provider.
+  const telemetry = startTelemetry({ endpoint: manifest.observability.otlp_endpoint, serviceVersion: apiVersion(), imageHash: imageHash(env), boxName: manifest.agentbox.name });
+  const logger = createLogger({ level: manifest.observability.log_level });
+  for (const w of loaded.warnings) logger.warn({ event: 'ManifestWarning', id: w.id, pointer: w.pointer }, w.message);
+
+  let server: RunningServer;
+  try {
+    const { startServer } = await import('./start-server.js');
+    server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen });
+  } catch (err) {
+    const fatal = (err as Error).name === 'FatalAdapterError';
+    logger.fatal({ err, event: fatal ? 'AdapterFatal' : 'ApiStartFailed' }, (err as Error).message);
+    await telemetry.shutdown();
+    return 1;
+  }
+  options.onListening?.(server);
+  const signal = await nextSignal();
+  return shutdown(server, telemetry, logger, signal);
+}
+
+function nextSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const on = (sig: NodeJS.Signals): void => {
+      process.off('SIGTERM', on);
+      process.off('SIGINT', on);
+      resolve(sig);
+    };
+    process.on('SIGTERM', on);
+    process.on('SIGINT', on);
+  });
+}
+
+async function shutdown(server: RunningServer, telemetry: Telemetry, logger: ReturnType<typeof createLogger>, signal: NodeJS.Signals): Promise<number> {
+  logger.info({ event: 'ShutdownStarted', signal }, `received ${signal}; closing`);
+  // Unref'ed: a clean close lets the process end at once; if something stays open, this fires,
+  // names what is left and exits 1 (supervisord then restarts the API).
+  const deadline = setTimeout(() => {
+    logger.fatal({ event: 'ShutdownTimeout', open: process.getActiveResourcesInfo() }, `shutdown took longer than ${SHUTDOWN_DEADLINE_MS} ms`);
+    process.exit(1);
+  }, SHUTDOWN_DEADLINE_MS);
+  deadline.unref();
+  await server.close();
+  await telemetry.shutdown();
+  logger.info({ event: 'ApiStopped', signal }, 'closed');
+  return 0;
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (!entry) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) {
+  const i = process.argv.indexOf('--manifest');
+  const manifestFile = i > 0 ? process.argv[i + 1] : undefined;
+  process.exitCode = await runServer(manifestFile ? { manifestFile } : {});
+}
