@@ -7,7 +7,7 @@ export const portCollision: Rule = {
   id: 'E006',
   alias: 'port-collision',
   severity: 'error',
-  summary: 'api, metrics, relay and programme ports must all differ',
+  summary: 'the api, metrics, relay and programme ports must all differ',
   check(m) {
     const uses = portUses(m);
     const taken = new Set(uses.map((u) => u.port));

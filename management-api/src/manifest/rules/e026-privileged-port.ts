@@ -7,7 +7,7 @@ export const privilegedPort: Rule = {
   id: 'E026',
   alias: 'privileged-port',
   severity: 'error',
-  summary: 'api, metrics, relay and programme ports must be 1024 or more',
+  summary: 'the api, metrics, relay and programme ports must be 1024 or more',
   check(m) {
     return portUses(m)
       .filter((use) => use.port < 1024)

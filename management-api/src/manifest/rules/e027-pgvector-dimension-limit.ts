@@ -9,7 +9,7 @@ export const pgvectorDimensionLimit: Rule = {
   id: 'E027',
   alias: 'pgvector-dimension-limit',
   severity: 'error',
-  summary: `external-pg memory supports at most ${HNSW_MAX_DIMENSIONS} dimensions (pgvector HNSW)`,
+  summary: `the external-pg memory adapter supports at most ${HNSW_MAX_DIMENSIONS} vector dimensions (pgvector HNSW)`,
   check(m) {
     const dim = m.integrations.memory.dimension;
     if (m.adapters.memory !== 'external-pg' || dim <= HNSW_MAX_DIMENSIONS) return [];

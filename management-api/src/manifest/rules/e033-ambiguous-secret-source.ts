@@ -7,7 +7,7 @@ export const ambiguousSecretSource: Rule = {
   id: 'E033',
   alias: 'ambiguous-secret-source',
   severity: 'error',
-  summary: 'an integration sets either its *_env or its *_file secret, not both',
+  summary: 'an integration names its secret by token_env/connection_env or by token_file/connection_file, not both',
   check(m) {
     const pairs: Array<[string, string, string, string]> = [
       ...HTTP_SLOTS.map((slot): [string, string, string, string] => [slot, 'token', m.integrations[slot].token_env, m.integrations[slot].token_file]),
