@@ -7,12 +7,14 @@ let
   imageConfigLib = import ./image-config.nix;
   programsLib = import ./programs.nix;
   pathsLib = import ./paths.nix;
+  artifactsLib = import ./artifacts.nix;
 in
 {
   /**
     The generated files of a box.
-    Returns { manifest; manifestSha256; readiness; image; compose; supervisord; files; } where
-    `files` maps file names (docker-compose.yml, supervisord.conf, image-config.json) to text.
+    Returns { manifest; manifestSha256; readiness; artifacts; image; compose; supervisord; files; }
+    where `files` maps file names (docker-compose.yml, supervisord.conf, image-config.json,
+    artifacts.json) to text.
     - manifestText: the TOML source (give this or `manifest`)
     - manifest: an already normalized manifest
     - source: the manifest's name for the "generated from" headers (default "agentbox.toml")
@@ -50,9 +52,16 @@ in
         image = "${image.name}:${image.tag}";
       };
       supervisord = supervisordLib.supervisordConfig { inherit manifest root bin; };
+      artifacts = artifactsLib.artifactsFor { inherit manifest root bin; };
     in
     {
-      inherit manifest image compose supervisord;
+      inherit
+        manifest
+        image
+        compose
+        supervisord
+        artifacts
+        ;
       manifestSha256 = manifestLib.manifestSha256 { inherit manifest; };
       readiness = programsLib.readinessFor { inherit manifest bin; runtime = pathsLib.runtimePaths { inherit root; }; };
       files = {
@@ -65,6 +74,7 @@ in
           inherit source;
         };
         "image-config.json" = builtins.toJSON image + "\n";
+        "artifacts.json" = builtins.toJSON artifacts + "\n";
       };
     };
 }

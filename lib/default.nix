@@ -16,6 +16,7 @@ let
   strings = import ./strings.nix;
   testing = import ./run-tests.nix;
   box = import ./box.nix;
+  artifacts = import ./artifacts.nix;
 in
 {
   inherit
@@ -38,4 +39,5 @@ in
   inherit (imageConfig) imageIdentity imageConfig listeningPorts;
   inherit (testing) runTests;
   inherit (box) renderBox;
+  inherit (artifacts) artifactsFor;
 }

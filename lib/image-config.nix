@@ -66,7 +66,7 @@ rec {
     );
 
   /**
-    { name; tag; config; } — config is the OCI image config (User, Entrypoint, Cmd, Env,
+    { name; tag; config; } — config is the OCI image config (User, Entrypoint, Env,
     ExposedPorts, Labels, WorkingDir, StopSignal).
     AGENTBOX_IMAGE_HASH identifies the image's inputs: the sha256 of this config (without the
     variable itself) together with `contentsId`, so identical inputs give the same value.
@@ -99,6 +99,7 @@ rec {
         AGENTBOX_MANIFEST = runtime.manifestFile;
         AGENTBOX_MANIFEST_SHA256 = sha;
         AGENTBOX_SUPERVISORD_CONF = runtime.supervisordConf;
+        AGENTBOX_ARTIFACTS = runtime.artifactsFile;
         AGENTBOX_IMAGE_NAME = id.name;
         AGENTBOX_IMAGE_TAG = id.tag;
         AGENTBOX_VERSION = version;
@@ -106,17 +107,12 @@ rec {
       envList = e: map (k: "${k}=${e.${k}}") (attrNames e);
       base = {
         User = "${toString img.uid}:${toString img.gid}";
+        # tini (PID 1) runs the entrypoint: stage A, then exec supervisord with AGENTBOX_SUPERVISORD_CONF.
         Entrypoint = [
           "/bin/tini"
           "-s"
           "--"
           "${img.bin}/agentbox-entrypoint"
-        ];
-        Cmd = [
-          "/bin/supervisord"
-          "-n"
-          "-c"
-          runtime.supervisordConf
         ];
         WorkingDir = runtime.workspaceDir;
         StopSignal = "SIGTERM";

@@ -46,6 +46,7 @@ in
       configDir = "${r}/etc/agentbox";
       manifestFile = "${r}/etc/agentbox/agentbox.toml";
       supervisordConf = "${r}/etc/agentbox/supervisord.conf";
+      artifactsFile = "${r}/etc/agentbox/artifacts.json";
     };
 
   /**

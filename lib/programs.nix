@@ -142,6 +142,7 @@ rec {
         autorestart = "true";
         environment = {
           AGENTBOX_SEAL_PROGRAMS = concatStringsSep "," required;
+          AGENTBOX_SEAL_ONESHOT = "bootstrap";
           AGENTBOX_SEAL_FILE = runtime.sealFile;
           AGENTBOX_SEAL_TIMEOUT_SEC = toString m.bootstrap.seal_timeout_sec;
         };

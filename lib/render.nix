@@ -1,6 +1,6 @@
 # Entry point of `agentbox render`: nix-instantiate --eval --strict --json --argstr manifestText …
 # lib/render.nix. Returns the file texts plus what the caller cross-checks (the normalized
-# manifest and its sha256) and reports (readiness list, image name and tag).
+# manifest and its sha256) and uses (readiness list, artifact probes, image name and tag).
 {
   # The TOML source of the manifest (the exact bytes the TypeScript validator accepted).
   manifestText,
@@ -31,6 +31,7 @@ let
 in
 {
   inherit (box)
+    artifacts
     files
     manifest
     manifestSha256

@@ -489,7 +489,7 @@ in
       pid = "/home/me/box/run/agentbox/supervisord.pid";
       url = "unix:///home/me/box/run/agentbox/supervisord.sock";
       users = [ ];
-      seal = "AGENTBOX_SEAL_FILE=\"/home/me/box/run/agentbox/bootstrap.done\",AGENTBOX_SEAL_PROGRAMS=\"management-api\",AGENTBOX_SEAL_TIMEOUT_SEC=\"120\"";
+      seal = "AGENTBOX_SEAL_FILE=\"/home/me/box/run/agentbox/bootstrap.done\",AGENTBOX_SEAL_ONESHOT=\"bootstrap\",AGENTBOX_SEAL_PROGRAMS=\"management-api\",AGENTBOX_SEAL_TIMEOUT_SEC=\"120\"";
       apiLogs = {
         stdout_logfile = "/dev/stdout";
         stdout_logfile_maxbytes = 0;

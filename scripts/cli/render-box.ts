@@ -1,16 +1,18 @@
-// Renders a manifest into docker-compose.yml, supervisord.conf and image-config.json: the
-// TypeScript loader validates it, then the Nix library (lib/render.nix) generates the files.
-// Shared by `agentbox render`, the golden files and the local runtime mode.
+// Renders a manifest into docker-compose.yml, supervisord.conf, image-config.json and
+// artifacts.json (stage A's probe list): the TypeScript loader validates it, then the Nix
+// library (lib/render.nix) generates the files. Shared by `agentbox render`, the golden files
+// and the local runtime mode.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestSource, type LoadResult } from '../../management-api/src/manifest/load-manifest.js';
 import { canonicalJson } from '../../management-api/src/manifest/canonical-json.js';
 import type { RuleContext } from '../../management-api/src/manifest/rules/rule.js';
+import type { ArtifactProbe } from '../../management-api/src/boot/artifact-probes.js';
 import { nixEvalJson, type NixEvalOptions } from './nix-eval.js';
 import { repoPath } from './repo-path.js';
 
 /** The files `render` writes, in the order it lists them. */
-export const RENDERED_FILES = ['docker-compose.yml', 'supervisord.conf', 'image-config.json'] as const;
+export const RENDERED_FILES = ['docker-compose.yml', 'supervisord.conf', 'image-config.json', 'artifacts.json'] as const;
 export type RenderedFile = (typeof RENDERED_FILES)[number];
 
 /** What to render and where. */
@@ -38,6 +40,8 @@ export interface NixRender {
   manifest: unknown;
   manifestSha256: string;
   readiness: string[];
+  /** Stage A's artifact probes (the shape of management-api/src/boot/artifact-probes.ts). */
+  artifacts: ArtifactProbe[];
   image: { name: string; tag: string };
 }
 
@@ -58,12 +62,18 @@ export async function packageVersion(): Promise<string> {
   return pkg.version;
 }
 
-/** `target` relative to `fromDir`, written so compose reads it as a path (./x, ../x or /x). */
+/**
+ * `target` as the compose file in `fromDir` should name it: relative (./x or ../x) when the two
+ * share a directory below /, so a rendered directory can move with its manifest; else absolute.
+ */
 export function composeRelative(fromDir: string, target: string): string {
-  const rel = path.relative(path.resolve(fromDir), path.resolve(target)).split(path.sep).join('/');
+  const from = path.resolve(fromDir);
+  const to = path.resolve(target);
+  const rel = path.relative(from, to).split(path.sep).join('/');
+  const ups = rel.split('/').filter((s) => s === '..').length;
+  if (path.isAbsolute(rel) || ups >= from.split(path.sep).filter(Boolean).length) return to;
   if (rel === '') return '.';
-  if (path.isAbsolute(rel) || rel.startsWith('../')) return rel;
-  return `./${rel}`;
+  return rel.startsWith('../') ? rel : `./${rel}`;
 }
 
 /** JSON pointer of the first place where `a` and `b` differ, or undefined when equal. */
