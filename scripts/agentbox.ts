@@ -6,6 +6,14 @@ import { runCommand } from './cli/run-command.js';
 
 const argv = process.argv.slice(2);
 
+// A reader that goes away (`agentbox … | head`) is not an error of ours: stop quietly.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(0);
+    throw err;
+  });
+}
+
 function topUsage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));
   return [

@@ -1,0 +1,63 @@
+// Finds the box a command talks to: its API URL (from --url, or the manifest's api.bind/port and
+// AGENTBOX_API_PORT) and its API key file (under --root / AGENTBOX_ROOT / ./.agentbox).
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
+import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
+import { hostForUrl } from './local-box.js';
+import { UserError } from './run-command.js';
+
+/** Options shared by commands that talk to a running box. */
+export const targetOptions = {
+  url: { type: 'string' },
+  manifest: { type: 'string' },
+  root: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
+/** The option lines of their --help. */
+export const targetHelp = `  --url URL        the box's API (default: from the manifest, http://<api.bind>:<api.port>)
+  --manifest FILE  the manifest the box runs (default ./agentbox.toml)
+  --root DIR       the box's local root, for the API key and supervisord socket (default $AGENTBOX_ROOT or ./.agentbox)
+  --json           print one JSON object`;
+
+/** Where the box is and how to authenticate to it. */
+export interface BoxTarget {
+  url: string;
+  paths: RuntimePaths;
+  supervisordConf: string;
+  /** Bearer key, when the key file is readable. */
+  key?: string;
+}
+
+/** Resolve the target box from command-line values and the environment. */
+export async function resolveTarget(values: { url?: string; manifest?: string; root?: string }, env = process.env): Promise<BoxTarget> {
+  const root = path.resolve(values.root ?? env['AGENTBOX_ROOT'] ?? '.agentbox');
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  let url = values.url;
+  if (!url) {
+    const manifestFile = values.manifest ?? 'agentbox.toml';
+    const loaded = await loadManifestFile(manifestFile, { targetArch: 'x86_64', env: {} });
+    if (!loaded.manifest) throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
+    url = `http://${hostForUrl(loaded.manifest.api.bind)}:${env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port}`;
+  }
+  const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
+  return { url: url.replace(/\/+$/, ''), paths, supervisordConf: path.join(paths.root, 'etc/agentbox/supervisord.conf'), ...(key ? { key } : {}) };
+}
+
+/** GET `pathname` on the box; resolves to status and parsed JSON (or text). */
+export async function getFromBox(target: BoxTarget, pathname: string): Promise<{ status: number; body: unknown }> {
+  try {
+    const res = await fetch(target.url + pathname, { headers: target.key ? { authorization: `Bearer ${target.key}` } : {}, signal: AbortSignal.timeout(5000) });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      // Not JSON (e.g. the Prometheus exposition).
+    }
+    return { status: res.status, body };
+  } catch (err) {
+    throw new UserError(`cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)?`, 1);
+  }
+}

@@ -1,0 +1,88 @@
+// `agentbox doctor`: checks this host for running a box — prerequisites, ports, manifest, and the
+// state directory's permissions — and prints the fix for each failure.
+import { parseArgs } from 'node:util';
+import { createServer } from 'node:net';
+import { lstat } from 'node:fs/promises';
+import path from 'node:path';
+import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { localModePrereqs, type PrereqCheck } from './host-prereqs.js';
+import { ruleContextFrom } from './rule-context.js';
+
+export const usage = `Usage: agentbox doctor [--manifest FILE] [--root DIR] [--json]
+
+Check that this host can run the box: Node.js, nix-instantiate, supervisord; the manifest is valid;
+its API, metrics and relay ports are free; the state directory and secrets have safe permissions.
+Every failed check prints the command or step that fixes it.
+
+Options:
+  --manifest FILE  the manifest (default ./agentbox.toml)
+  --root DIR       the box's local root (default $AGENTBOX_ROOT or ./.agentbox)
+  --json           print {ok, checks: [{name, ok, detail, fix?}]}
+  -h, --help       show this help
+
+Exit codes: 0 every check passed, 1 a check failed.`;
+
+/** Whether `port` on `host` can be bound right now. */
+export function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** Run the command. */
+export async function run(args: string[]): Promise<number> {
+  const { values } = parseArgs({ args, options: { manifest: { type: 'string' }, root: { type: 'string' }, json: { type: 'boolean' } } });
+  const checks: PrereqCheck[] = [...localModePrereqs()];
+  const manifestFile = values.manifest ?? 'agentbox.toml';
+  const loaded = await loadManifestFile(manifestFile, ruleContextFrom(undefined));
+  const firstError = loaded.diagnostics.find((d) => d.severity === 'error');
+  checks.push(
+    loaded.exitCode === 0
+      ? { name: 'manifest', ok: true, detail: `${manifestFile} is valid (${loaded.warningCount} warnings)` }
+      : { name: 'manifest', ok: false, detail: `${manifestFile}: ${firstError?.message ?? 'invalid'}`, fix: `npx agentbox config validate ${manifestFile}${loaded.exitCode === 2 ? ' (or create one: npx agentbox init)' : ''}` },
+  );
+  const m = loaded.manifest;
+  if (m) {
+    const ports: Array<[string, string, number]> = [
+      ['api port', m.api.bind, Number(process.env['AGENTBOX_API_PORT'] ?? m.api.port)],
+      ['metrics port', m.observability.metrics_bind, Number(process.env['AGENTBOX_METRICS_PORT'] ?? m.observability.metrics_port)],
+    ];
+    if (m.sovereign_mesh.relay.enabled) ports.push(['relay port', m.sovereign_mesh.relay.bind, m.sovereign_mesh.relay.port]);
+    for (const [name, host, port] of ports) {
+      const free = await portFree(host, port);
+      checks.push(free ? { name, ok: true, detail: `${host}:${port} is free` } : { name, ok: false, detail: `${host}:${port} is in use`, fix: `stop what listens there (ss -ltnp 'sport = :${port}'), or change the port in ${manifestFile}` });
+    }
+  }
+  const paths = runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') });
+  checks.push(...(await permissionChecks(paths.secretsDir, [paths.apiKeyFile, path.join(paths.secretsDir, 'identity.key')])));
+  const ok = checks.every((c) => c.ok);
+  if (values.json) {
+    process.stdout.write(JSON.stringify({ ok, checks }, null, 2) + '\n');
+  } else {
+    for (const c of checks) {
+      process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}\n`);
+      if (!c.ok && c.fix) process.stdout.write(`      fix: ${c.fix}\n`);
+    }
+    process.stdout.write(ok ? 'everything needed is in place\n' : 'some checks failed; apply the fixes above\n');
+  }
+  return ok ? 0 : 1;
+}
+
+/** The secrets directory must be 0700 and each secret file 0600 (absent is fine: created at boot). */
+async function permissionChecks(dir: string, files: string[]): Promise<PrereqCheck[]> {
+  const out: PrereqCheck[] = [];
+  for (const [p, want] of [[dir, 0o700] as const, ...files.map((f) => [f, 0o600] as const)]) {
+    const st = await lstat(p).catch(() => undefined);
+    if (!st) {
+      out.push({ name: `permissions ${path.basename(p)}`, ok: true, detail: `${p} does not exist yet (created at first start)` });
+      continue;
+    }
+    const mode = st.mode & 0o777;
+    const ok = (mode & ~want) === 0 && !st.isSymbolicLink();
+    out.push(ok ? { name: `permissions ${path.basename(p)}`, ok: true, detail: `${p} is ${mode.toString(8)}` } : { name: `permissions ${path.basename(p)}`, ok: false, detail: `${p} is ${st.isSymbolicLink() ? 'a symlink' : mode.toString(8)}, readable by others`, fix: `chmod ${want.toString(8)} ${p}` });
+  }
+  return out;
+}
