@@ -12,6 +12,7 @@ import { localModePrereqs } from './host-prereqs.js';
 import { prepareLocalBox } from './local-box.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { waitUntilReady } from './wait-ready.js';
+import { wakeSupervisord } from './supervisor-wake.js';
 
 export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet]
 
@@ -81,6 +82,7 @@ export async function run(args: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  void wakeSupervisord(box.paths.supervisorSocket);
   const exited = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
 
   const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, () => stopping), exited.then(() => false)]);
