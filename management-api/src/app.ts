@@ -140,7 +140,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     probes,
     clock,
     startedAt,
-    programs: options.programs ?? (() => supervisedPrograms(options.paths.supervisorSocket)),
+    programs: options.programs ?? (() => supervisedPrograms(supervisorSocket(env, options.paths))),
   });
 
   registerProbeRoutes(app);
@@ -148,6 +148,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerEventRoutes(app, limits);
   registerDocsRoute(app);
   return app;
+}
+
+/** supervisord's socket: AGENTBOX_SUPERVISOR_URL (`unix://…`, set by the generated config) or the default under the run dir. */
+function supervisorSocket(env: Readonly<Record<string, string | undefined>>, paths: RuntimePaths): string {
+  const url = env['AGENTBOX_SUPERVISOR_URL'];
+  return url?.startsWith('unix://') ? url.slice('unix://'.length) : paths.supervisorSocket;
 }
 
 function pick<T extends object, K extends keyof T>(from: T | undefined, keys: K[]): Partial<Pick<T, K>> {

@@ -1,4 +1,5 @@
 // Every filesystem path the box uses at run time, in one place, re-rootable with AGENTBOX_ROOT.
+// lib/paths.nix describes the same layout for the generated configs.
 import path from 'node:path';
 
 /** The runtime directories and files of a box. All absolute. */
@@ -21,6 +22,10 @@ export interface RuntimePaths {
   apiKeyFile: string;
   /** supervisord's XML-RPC unix socket, when supervisord runs. */
   supervisorSocket: string;
+  /** Rendered configuration: `/etc/agentbox`. */
+  configDir: string;
+  /** The manifest the box runs with: `/etc/agentbox/agentbox.toml`. */
+  manifestFile: string;
 }
 
 /**
@@ -43,6 +48,8 @@ export function runtimePaths(env: Readonly<Record<string, string | undefined>> =
     secretsDir,
     apiKeyFile: path.join(secretsDir, 'api-key'),
     supervisorSocket: path.join(runDir, 'supervisord.sock'),
+    configDir: under('etc/agentbox'),
+    manifestFile: under('etc/agentbox/agentbox.toml'),
   };
 }
 

@@ -8,17 +8,20 @@ import { runtimePaths } from './runtime-paths.js';
 import { listenConfig, ListenConfigError } from './server-config.js';
 import { apiVersion, imageHash } from './version.js';
 import type { RunningServer } from './start-server.js';
+import type { RegistryOverrides } from './adapters/registry.js';
 
 /** How long a graceful shutdown may take before the process exits 1 anyway. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** Options of {@link runServer}. */
 export interface RunOptions {
-  /** The manifest; default AGENTBOX_MANIFEST, else ./agentbox.toml. */
+  /** The manifest; default AGENTBOX_MANIFEST, else `<root>/etc/agentbox/agentbox.toml`. */
   manifestFile?: string;
   env?: Readonly<Record<string, string | undefined>>;
   /** Told once both listeners are up (the CLI prints the URLs). */
   onListening?: (server: RunningServer) => void;
+  /** Adapter modules to use instead of the manifest's choice (for embedding and tests). */
+  overrides?: RegistryOverrides;
 }
 
 /**
@@ -28,8 +31,8 @@ export interface RunOptions {
  */
 export async function runServer(options: RunOptions = {}): Promise<number> {
   const env = options.env ?? process.env;
-  const manifestFile = options.manifestFile ?? (env['AGENTBOX_MANIFEST'] || 'agentbox.toml');
   const paths = runtimePaths(env);
+  const manifestFile = options.manifestFile ?? (env['AGENTBOX_MANIFEST'] || paths.manifestFile);
   let loaded;
   let listen;
   try {
@@ -49,7 +52,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   let server: RunningServer;
   try {
     const { startServer } = await import('./start-server.js');
-    server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen });
+    server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen, ...(options.overrides ? { overrides: options.overrides } : {}) });
   } catch (err) {
     const fatal = (err as Error).name === 'FatalAdapterError';
     logger.fatal({ err, event: fatal ? 'AdapterFatal' : 'ApiStartFailed' }, (err as Error).message);

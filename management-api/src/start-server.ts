@@ -45,7 +45,10 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   }
   const apiPort = (app.server.address() as AddressInfo).port;
   const apiUrl = urlFor(listen.apiHost, apiPort);
-  logger.info({ event: 'ApiListening', apiUrl, metricsUrl, apiPort, metricsPort: metricsServer.port, apiKeyFile: options.paths.apiKeyFile }, `management API on ${apiUrl}, metrics on ${metricsUrl}`);
+  // The bound ports are announced even when the manifest asks for warn or error only: with
+  // ephemeral ports there is no other way to find the API. `silent` is still respected.
+  const announce = logger.isLevelEnabled('info') || logger.level === 'silent' ? logger : logger.child({}, { level: 'info' });
+  announce.info({ event: 'ApiListening', apiUrl, metricsUrl, apiPort, metricsPort: metricsServer.port, apiKeyFile: options.paths.apiKeyFile }, `management API on ${apiUrl}, metrics on ${metricsUrl}`);
   return {
     app,
     apiUrl,

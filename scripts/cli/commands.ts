@@ -22,6 +22,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'config show', summary: 'print the normalized manifest (every default applied) as JSON', load: () => import('./config-show.js') },
   { name: 'config explain', summary: 'explain a rule id (E001, W001, …) with a bad and a good example', load: () => import('./config-explain.js') },
   { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
+  { name: 'api', summary: 'run the management API (probes, /v1/meta, adapter routes) and its metrics listener', load: () => import('./api.js') },
   { name: 'up', summary: 'run the box on this host (--local): the same entrypoint and supervisord config as the image', load: () => import('./up.js') },
   { name: 'status', summary: 'show readiness, adapter slots and supervised programmes of a running box', load: () => import('./status.js') },
   { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: () => import('./health.js') },

@@ -14,7 +14,9 @@ interface LoggedRequest {
 }
 
 function serializeError(err: unknown): unknown {
-  const out = stdSerializers.err(err as Error) as unknown as Record<string, unknown>;
+  // The standard serializer returns an object with its own prototype: copy it to plain data so
+  // the scrubber descends into it.
+  const out = { ...(stdSerializers.err(err as Error) as unknown as Record<string, unknown>) };
   return scrubValue(out, 2);
 }
 

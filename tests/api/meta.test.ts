@@ -1,0 +1,73 @@
+// /v1/meta reports every field truthfully; /health reports uptime from the injected clock; /docs/json describes the routes.
+import t from 'tap';
+import { readFile } from 'node:fs/promises';
+import { freePort, TcpBackend } from './support/tcp-backend.js';
+import { tcpAdapterModule } from './support/tcp-adapter.js';
+import { manifestFrom, startTestServer } from './support/harness.js';
+
+const toml = '[agentbox]\nname = "box-7"\n[mesh]\nmode = "host"\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n';
+
+t.test('every /v1/meta field', async (t) => {
+  const port = await freePort();
+  const backend = new TcpBackend(port);
+  await backend.start();
+  const box = await startTestServer({ toml, env: { AGENTBOX_IMAGE_HASH: 'sha256-0123abcd' }, overrides: { events: tcpAdapterModule('events', port) } });
+  t.teardown(async () => {
+    await box.close();
+    await backend.stop();
+  });
+  const meta = await box.api('/v1/meta');
+  t.equal(meta.status, 200);
+  const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  const { sha256 } = await manifestFrom(toml);
+  t.same(meta.json, {
+    name: 'box-7',
+    version: pkg.version,
+    imageHash: 'sha256-0123abcd',
+    manifestSha256: sha256,
+    federation: { mode: 'host' },
+    adapters: {
+      beads: { impl: 'off', adapter: 'beads/off', contractVersion: '1.0.0', state: 'off' },
+      pods: { impl: 'off', adapter: 'pods/off', contractVersion: '1.0.0', state: 'off' },
+      memory: { impl: 'off', adapter: 'memory/off', contractVersion: '1.0.0', state: 'off' },
+      events: { impl: 'local-jsonl', adapter: 'events/tcp-test', contractVersion: '1.0.0', state: 'healthy' },
+      orchestrator: { impl: 'off', adapter: 'orchestrator/off', contractVersion: '1.0.0', state: 'off' },
+    },
+    metrics: { url: box.server.metricsUrl },
+  });
+  t.match(box.server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+  t.equal((await fetch(box.server.metricsUrl)).status, 200, 'the advertised metrics endpoint answers');
+});
+
+t.test('without an image hash in the environment the image is "dev"', async (t) => {
+  const box = await startTestServer({ env: {} });
+  t.teardown(() => box.close());
+  t.equal((await box.api('/v1/meta')).json['imageHash'], 'dev');
+  t.same((await box.api('/v1/meta')).json['federation'], { mode: 'standalone' });
+});
+
+t.test('/health uptime and timestamps come from the injected clock', async (t) => {
+  let now = Date.parse('2030-01-01T00:00:00Z');
+  const box = await startTestServer({ clock: () => new Date(now) });
+  t.teardown(() => box.close());
+  now += 42_500;
+  const health = await box.api('/health', { auth: false });
+  t.equal(health.json['uptimeSec'], 42.5);
+  t.equal(health.json['startedAt'], '2030-01-01T00:00:00.000Z');
+  t.equal(health.json['ready'], false);
+  t.equal(health.json['status'], 'degraded', 'not ready is not ok');
+  t.equal((await box.api('/ready', { auth: false })).json['since'], '2030-01-01T00:00:00.000Z');
+  t.notOk('programs' in health.json, 'no supervisord socket, no programmes section');
+});
+
+t.test('/docs/json describes the probes and the API routes', async (t) => {
+  const box = await startTestServer();
+  t.teardown(() => box.close());
+  const doc = (await box.api('/docs/json')).json as { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
+  t.equal(doc.openapi, '3.1.0');
+  for (const p of ['/livez', '/ready', '/health']) t.same(doc.paths[p]?.['get']?.security, [], `${p} is documented as public`);
+  t.ok(doc.paths['/v1/meta']?.['get'], '/v1/meta');
+  t.ok(doc.paths['/v1/events']?.['post']?.requestBody, '/v1/events with its body schema');
+  t.notOk(doc.paths['/docs/json'], 'the document itself is hidden');
+  t.match(doc.components.securitySchemes, { bearer: { type: 'http', scheme: 'bearer' } });
+});

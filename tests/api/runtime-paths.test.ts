@@ -1,0 +1,41 @@
+// One place for runtime paths: the image layout by default, re-rooted by AGENTBOX_ROOT; listener overrides.
+import t from 'tap';
+import path from 'node:path';
+import { requiredMounts, runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { listenConfig, urlFor } from '../../management-api/src/server-config.js';
+import { manifestFrom } from './support/harness.js';
+
+t.test('the image layout, and the same layout under AGENTBOX_ROOT', async (t) => {
+  t.same(runtimePaths({}), {
+    root: '/',
+    runDir: '/run/agentbox',
+    stateDir: '/var/lib/agentbox',
+    workspaceDir: '/workspace',
+    logDir: '/var/log/agentbox',
+    sealFile: '/run/agentbox/bootstrap.done',
+    secretsDir: '/var/lib/agentbox/secrets',
+    apiKeyFile: '/var/lib/agentbox/secrets/api-key',
+    supervisorSocket: '/run/agentbox/supervisord.sock',
+    configDir: '/etc/agentbox',
+    manifestFile: '/etc/agentbox/agentbox.toml',
+  });
+  const under = runtimePaths({ AGENTBOX_ROOT: '/tmp/box' });
+  for (const [k, v] of Object.entries(under)) t.ok(v.startsWith('/tmp/box'), `${k} is re-rooted`);
+  t.equal(under.sealFile, '/tmp/box/run/agentbox/bootstrap.done');
+  t.equal(under.apiKeyFile, '/tmp/box/var/lib/agentbox/secrets/api-key');
+  t.equal(runtimePaths({ AGENTBOX_ROOT: 'rel/box' }).root, path.resolve('rel/box'), 'a relative root is resolved');
+  t.same(
+    requiredMounts(under).map((m) => m.name),
+    ['state', 'workspace', 'run'],
+  );
+});
+
+t.test('listeners: manifest values, environment overrides, validation, URLs', async (t) => {
+  const { manifest } = await manifestFrom('[api]\nport = 9000\nbind = "127.0.0.1"\n[observability]\nmetrics_port = 9001\n');
+  t.same(listenConfig(manifest, {}), { apiHost: '127.0.0.1', apiPort: 9000, metricsHost: '127.0.0.1', metricsPort: 9001 });
+  t.same(listenConfig(manifest, { AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_API_BIND: '0.0.0.0', AGENTBOX_METRICS_BIND: '::' }), { apiHost: '0.0.0.0', apiPort: 0, metricsHost: '::', metricsPort: 0 });
+  for (const bad of ['-1', '65536', '80a', ' 80']) t.throws(() => listenConfig(manifest, { AGENTBOX_API_PORT: bad }), { name: 'ListenConfigError' }, `"${bad}" refused`);
+  t.equal(urlFor('0.0.0.0', 80, '/metrics'), 'http://127.0.0.1:80/metrics', 'a wildcard bind is shown as loopback');
+  t.equal(urlFor('::', 80), 'http://[::1]:80');
+  t.equal(urlFor('fd00::5', 81), 'http://[fd00::5]:81');
+});

@@ -1,0 +1,86 @@
+// Traces: with an OTLP endpoint, request spans and adapter dispatch spans reach a real OTLP/HTTP receiver.
+import t from 'tap';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTelemetry } from '../../management-api/src/observability/telemetry.js';
+
+interface OtlpSpan {
+  name: string;
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  status?: { code?: number };
+  attributes: Array<{ key: string; value: { stringValue?: string; intValue?: number | string } }>;
+}
+interface OtlpExport {
+  resourceSpans: Array<{ resource: { attributes: OtlpSpan['attributes'] }; scopeSpans: Array<{ spans: OtlpSpan[] }> }>;
+}
+
+const attr = (s: { attributes: OtlpSpan['attributes'] }, key: string): string | undefined => {
+  const v = s.attributes.find((a) => a.key === key)?.value;
+  return v?.stringValue ?? (v?.intValue !== undefined ? String(v.intValue) : undefined);
+};
+
+t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', async (t) => {
+  const exports: OtlpExport[] = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      if (req.method === 'POST' && req.url === '/v1/traces') exports.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as OtlpExport);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => receiver.close(() => resolve())));
+  const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
+
+  // As the server does: telemetry first, then the app is loaded.
+  const telemetry = startTelemetry({ endpoint, serviceVersion: '0.0.0-test', imageHash: 'dev', boxName: 'traced-box' });
+  t.teardown(() => telemetry.shutdown());
+  t.ok(telemetry.exporting);
+  const { startTestServer } = await import('./support/harness.js');
+  const { freePort, TcpBackend } = await import('./support/tcp-backend.js');
+  const { tcpAdapterModule } = await import('./support/tcp-adapter.js');
+  const port = await freePort();
+  const backend = new TcpBackend(port);
+  await backend.start();
+  const box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n', overrides: { events: tcpAdapterModule('events', port) } });
+  t.teardown(async () => {
+    await box.close();
+    await backend.stop();
+  });
+
+  t.equal((await box.api('/v1/events', { body: { kind: 'agent.traced' } })).status, 201);
+  t.equal((await box.api('/ready', { auth: false })).status, 503);
+  await backend.stop();
+  await box.api('/v1/events', { body: { kind: 'agent.failed' } });
+  await telemetry.flush();
+
+  const spans = exports.flatMap((e) => e.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+  const resource = exports[0]?.resourceSpans[0]?.resource;
+  t.ok(resource, 'an export arrived');
+  t.equal(resource && attr(resource, 'service.name'), 'agentbox-api');
+  t.equal(resource && attr(resource, 'service.instance.id'), 'traced-box');
+
+  const dispatches = spans.filter((s) => s.name === 'adapter events.append');
+  t.equal(dispatches.length, 2, 'one span per dispatch');
+  const [ok, failed] = dispatches;
+  t.equal(ok && attr(ok, 'agentbox.adapter.outcome'), 'ok');
+  t.equal(ok && attr(ok, 'agentbox.adapter.impl'), 'local-jsonl');
+  t.equal(failed && attr(failed, 'agentbox.adapter.outcome') !== 'ok', true, 'the failed dispatch is marked');
+  t.equal(failed?.status?.code, 2, 'with an error status');
+
+  const sameTrace = spans.filter((s) => s.traceId === ok?.traceId && s !== ok);
+  t.ok(sameTrace.length >= 1, 'the dispatch span belongs to the request trace');
+  t.ok(sameTrace.some((s) => s.spanId === ok?.parentSpanId), 'and is a child of a request span');
+  t.ok(sameTrace.some((s) => Object.values(s.attributes).some((a) => a.value.stringValue === '/v1/events')), 'the request span names the route');
+  t.notOk(spans.some((s) => s.attributes.some((a) => a.value.stringValue === '/ready')), 'probes are not traced');
+});
+
+t.test('without an endpoint nothing is registered and calls are no-ops', async (t) => {
+  const telemetry = startTelemetry({ endpoint: '', serviceVersion: 'x', imageHash: 'dev', boxName: 'b' });
+  t.equal(telemetry.exporting, false);
+  await telemetry.flush();
+  await telemetry.shutdown();
+});
