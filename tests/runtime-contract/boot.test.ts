@@ -1,0 +1,88 @@
+// Runtime contract, boot: readiness follows the seal, missing artifacts and a writable root are
+// fatal, supervisord restarts a killed API, SIGTERM stops everything in reverse priority order.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { BOOT_ONLY_MANIFEST, startBox, statusOf, waitForStatus } from './support/box-runner.js';
+import { waitFor } from '../helpers/wait.js';
+
+const WORKER = `
+[programs.worker]
+command = "/bin/sleep"
+args = ["1000"]
+priority = 500
+required_for_readiness = true
+`;
+
+t.test('RC-02: /ready is 503 before the seal and 200 after it', async (t) => {
+  const box = await startBox({ manifest: BOOT_ONLY_MANIFEST + WORKER });
+  t.teardown(() => box.stop());
+  // The API answers before the seal exists: readiness must say so.
+  await waitFor('the API to listen', async () => (await statusOf(`${box.apiUrl}/livez`)) === 200);
+  const seal = path.join(box.hostRoot, 'run/agentbox/bootstrap.done');
+  const before = await fetch(`${box.apiUrl}/ready`);
+  const sealedAlready = existsSync(seal);
+  if (!sealedAlready) {
+    t.equal(before.status, 503, 'not ready while the seal is absent');
+    t.match(await before.json(), { ready: false, missing: ['seal'] });
+  } else {
+    // The seal can win the race with the first request; then the rule is checked by removal below.
+    await before.body?.cancel();
+  }
+  await waitForStatus(`${box.apiUrl}/ready`, 200);
+  t.ok(existsSync(seal), 'the seal file exists once ready');
+  const events = box.events().map((e) => e.event);
+  for (const e of ['StageAStarted', 'SecretsReady', 'ArtifactProbesPassed', 'StageACompleted', 'StageBCompleted', 'BootstrapSealStarted', 'BootstrapCompleted']) t.ok(events.includes(e), `event ${e}`);
+  t.ok(box.events().every((e) => typeof e['agentbox.stage'] === 'string'), 'every event names its stage');
+  // The seal is per boot and live: a required programme going down withdraws it.
+  execFileSync('supervisorctl', ['-c', path.join(path.dirname(String(box.events().find((e) => e.event === 'ManifestLoaded')?.['manifest'])), 'supervisord.conf'), 'stop', 'worker']);
+  await waitForStatus(`${box.apiUrl}/ready`, 503);
+  t.notOk(existsSync(seal), 'seal withdrawn when a required programme stops');
+});
+
+t.test('RC-03: a missing required artifact is fatal and /ready never turns 200', async (t) => {
+  const box = await startBox({ manifest: BOOT_ONLY_MANIFEST + WORKER.replace('/bin/sleep', '/opt/missing/worker') });
+  t.teardown(() => box.stop());
+  const { code } = await box.exit;
+  t.not(code, 0, 'the entrypoint exits non-zero');
+  const events = box.events();
+  t.match(events.find((e) => e.event === 'MissingArtifactDetected'), { capability: 'program:worker', path: '/opt/missing/worker', required: true });
+  t.match(events.find((e) => e.event === 'BootstrapFailed'), { 'agentbox.stage': 'A' });
+  t.equal(await statusOf(`${box.apiUrl}/ready`), 0, 'nothing ever listens');
+  t.notOk(box.lines.some((l) => /supervisord started/.test(l)), 'supervisord never starts');
+});
+
+t.test('RC-04: a writable image root in strict mode is refused', async (t) => {
+  const box = await startBox({ manifest: BOOT_ONLY_MANIFEST, imageMode: true, env: { AGENTBOX_IMAGE_ROOT: '/tmp' } });
+  t.teardown(() => box.stop());
+  const { code } = await box.exit;
+  t.equal(code, 1);
+  t.match(box.events().find((e) => e.event === 'ImmutableRootWritable'), { image_root: '/tmp' });
+  t.ok(box.events().some((e) => e.event === 'BootstrapFailed'));
+});
+
+t.test('RC-06: killing the API makes supervisord restart it and readiness recovers', async (t) => {
+  const box = await startBox({ manifest: BOOT_ONLY_MANIFEST });
+  t.teardown(() => box.stop());
+  await waitForStatus(`${box.apiUrl}/ready`, 200);
+  const conf = path.join(path.dirname(String(box.events().find((e) => e.event === 'ManifestLoaded')?.['manifest'])), 'supervisord.conf');
+  const pid = Number(execFileSync('supervisorctl', ['-c', conf, 'pid', 'management-api'], { encoding: 'utf8' }).trim());
+  t.ok(pid > 1, `API pid ${pid}`);
+  process.kill(pid, 'SIGKILL');
+  await waitFor('the API to go away', async () => (await statusOf(`${box.apiUrl}/livez`)) !== 200, 10_000);
+  await waitForStatus(`${box.apiUrl}/ready`, 200, 30_000);
+  const newPid = Number(execFileSync('supervisorctl', ['-c', conf, 'pid', 'management-api'], { encoding: 'utf8' }).trim());
+  t.not(newPid, pid, 'a new API process serves');
+});
+
+t.test('RC-07: SIGTERM stops every programme in reverse priority order within 10 s', async (t) => {
+  const box = await startBox({ manifest: BOOT_ONLY_MANIFEST + WORKER });
+  await waitForStatus(`${box.apiUrl}/ready`, 200);
+  const ms = await box.stop();
+  t.ok(ms < 10_000, `stopped in ${ms} ms`);
+  const { code } = await box.exit;
+  t.equal(code, 0, 'supervisord exits cleanly');
+  const stopped = box.lines.map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
+  t.same(stopped, ['worker', 'management-api', 'seal-listener'], 'highest priority number stops first');
+});

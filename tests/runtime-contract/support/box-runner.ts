@@ -1,0 +1,168 @@
+// Starts a real box for the runtime-contract suite: renders the manifest with the Nix library,
+// runs the very entrypoint the image uses (optionally inside bubblewrap: read-only root, tmpfs,
+// uid 1000, no capabilities, no network), captures its event lines, and stops it.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { renderManifest, writeRendered } from '../../../scripts/cli/render-box.js';
+import { repoRoot } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
+
+/** A manifest with every adapter off: boots fast and isolates boot behaviour from the adapters. */
+export const BOOT_ONLY_MANIFEST = `[adapters]
+beads = "off"
+pods = "off"
+memory = "off"
+events = "off"
+orchestrator = "off"
+critical = []
+`;
+
+/** A running (or finished) box. */
+export interface BoxRun {
+  /** The box's root as the box sees it. */
+  root: string;
+  /** The same root as the host sees it (differs under bubblewrap). */
+  hostRoot: string;
+  apiUrl: string;
+  proc: ChildProcess;
+  /** Everything the box printed so far (stdout and stderr interleaved), line by line. */
+  readonly lines: string[];
+  exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** The JSON event lines with an `event` field. */
+  events(): Array<Record<string, unknown> & { event: string }>;
+  /** SIGTERM the entrypoint (supervisord) and wait for it; resolves to the time it took. */
+  stop(): Promise<number>;
+}
+
+/** Options of a run. */
+export interface StartOptions {
+  manifest: string;
+  /** Run inside bubblewrap as uid 1000 with a read-only root (true) or as this user on the host. */
+  sandbox?: boolean;
+  /** Share the host network namespace with the sandbox (to probe the API from here). */
+  shareNet?: boolean;
+  /** Extra environment for the entrypoint. */
+  env?: Record<string, string>;
+  /** Leave AGENTBOX_LOCAL unset (the image behaviour: the root must be read-only). */
+  imageMode?: boolean;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Render and start a box; resolves once the entrypoint process is spawned. */
+export async function startBox(options: StartOptions): Promise<BoxRun> {
+  const work = mkdtempSync(path.join(tmpdir(), 'agentbox-rc-'));
+  chmodSync(work, 0o755);
+  const hostRoot = path.join(work, 'root');
+  mkdirSync(hostRoot, { recursive: true });
+  // Under bubblewrap the box's root is a path on the sandbox's own tmpfs.
+  const root = options.sandbox ? '/tmp/box' : hostRoot;
+  // The configs live where the box expects them, <root>/etc/agentbox (bound there under bubblewrap).
+  const configDir = options.sandbox ? path.join(work, 'config') : path.join(hostRoot, 'etc/agentbox');
+  const manifestFile = path.join(configDir, 'agentbox.toml');
+  mkdirSync(configDir, { recursive: true });
+  writeFileSync(manifestFile, options.manifest);
+  const { validation, rendered } = await renderManifest({ manifestFile, outDir: configDir, root, bin: path.join(repoRoot, 'config/bin'), workspaceDir: path.join(root, 'workspace'), context: { targetArch: 'x86_64', env: {} } });
+  if (!rendered) throw new Error(`test manifest invalid: ${JSON.stringify(validation.diagnostics)}`);
+  await writeRendered(configDir, rendered.files);
+  chmodSync(configDir, 0o755);
+
+  const [apiPort, metricsPort] = [await freePort(), await freePort()];
+  const boxConfig = options.sandbox ? path.join(root, 'etc/agentbox') : configDir;
+  const env: Record<string, string> = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: options.sandbox ? '/tmp' : (process.env['HOME'] ?? '/tmp'),
+    AGENTBOX_ROOT: root,
+    AGENTBOX_MANIFEST: path.join(boxConfig, 'agentbox.toml'),
+    AGENTBOX_ARTIFACTS: path.join(boxConfig, 'artifacts.json'),
+    AGENTBOX_SUPERVISORD_CONF: path.join(boxConfig, 'supervisord.conf'),
+    AGENTBOX_API_PORT: String(apiPort),
+    AGENTBOX_METRICS_PORT: String(metricsPort),
+    ...(options.imageMode ? {} : { AGENTBOX_LOCAL: '1' }),
+    ...options.env,
+  };
+  const entrypoint = path.join(repoRoot, 'config/bin/agentbox-entrypoint');
+  const argv = options.sandbox
+    ? [
+        'bwrap',
+        '--ro-bind', '/', '/',
+        '--dev', '/dev',
+        '--proc', '/proc',
+        '--tmpfs', '/tmp',
+        '--tmpfs', '/run',
+        '--tmpfs', '/var/log',
+        '--ro-bind', configDir, boxConfig,
+        '--unshare-all',
+        ...(options.shareNet ? ['--share-net'] : []),
+        '--uid', '1000', '--gid', '1000',
+        '--cap-drop', 'ALL',
+        '--die-with-parent',
+        '--clearenv',
+        ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+        entrypoint,
+      ]
+    : [entrypoint];
+  // A file, not a pipe from Node: Node's stdio pipes are sockets, and supervisord cannot reopen a
+  // socket through /dev/stdout (ENXIO) as it does to forward its programmes' output.
+  const logFile = path.join(work, 'box.log');
+  const logFd = openSync(logFile, 'a');
+  const proc = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', logFd, logFd] });
+  closeSync(logFd);
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    root,
+    hostRoot,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    proc,
+    get lines() {
+      return readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+    },
+    exit,
+    events() {
+      return this.lines.flatMap((l) => {
+        if (!l.startsWith('{')) return [];
+        try {
+          const o = JSON.parse(l) as Record<string, unknown>;
+          return typeof o['event'] === 'string' ? [o as Record<string, unknown> & { event: string }] : [];
+        } catch {
+          return [];
+        }
+      });
+    },
+    stop: async () => {
+      const t0 = Date.now();
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await exit;
+      return Date.now() - t0;
+    },
+  };
+}
+
+/** GET `url` and return the status, or 0 when nothing answers. */
+export async function statusOf(url: string): Promise<number> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(2000) });
+    await res.body?.cancel();
+    return res.status;
+  } catch {
+    return 0;
+  }
+}
+
+/** Wait until `url` answers `status`. */
+export function waitForStatus(url: string, status: number, timeoutMs = 30_000): Promise<boolean> {
+  return waitFor(`${url} to answer ${status}`, async () => (await statusOf(url)) === status, timeoutMs, 50);
+}
