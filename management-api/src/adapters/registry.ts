@@ -25,8 +25,8 @@ export type RegistryOverrides = { readonly [S in SlotName]?: AdapterModule<SlotA
 /** The built-in implementations. */
 export const registry: AdapterRegistry = {
   beads: {
-    local: { impl: 'local-sqlite', load: notImplemented('beads', 'local-sqlite') },
-    external: { impl: 'external-http', load: notImplemented('beads', 'external-http') },
+    local: { impl: 'local-sqlite', load: () => import('./beads/local-sqlite.js') },
+    external: { impl: 'external-http', load: () => import('./beads/external-http.js') },
     off: { impl: 'off', load: () => import('./beads/off.js') },
   },
   pods: {
@@ -40,8 +40,8 @@ export const registry: AdapterRegistry = {
     off: { impl: 'off', load: () => import('./memory/off.js') },
   },
   events: {
-    local: { impl: 'local-jsonl', load: notImplemented('events', 'local-jsonl') },
-    external: { impl: 'external-http', load: notImplemented('events', 'external-http') },
+    local: { impl: 'local-jsonl', load: () => import('./events/local-jsonl.js') },
+    external: { impl: 'external-http', load: () => import('./events/external-http.js') },
     off: { impl: 'off', load: () => import('./events/off.js') },
   },
   orchestrator: {

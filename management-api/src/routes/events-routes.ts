@@ -1,9 +1,10 @@
-// POST /v1/events: append one event to the events slot (authenticated, validated, rate limited).
+// /v1/events: append an event, query by time and kind, and stream live events (SSE).
 import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import { errorBodySchema } from '../errors.js';
+import { endStreamsOnClose, streamEvents, type StreamQuery } from './events-stream.js';
 
 /** Limits of mutating routes. */
 export interface MutationLimits {
@@ -14,12 +15,14 @@ export interface MutationLimits {
   bodyLimit: number;
 }
 
+const kindPattern = '^[a-z][a-z0-9_-]*(\\.[a-z0-9_-]+)*$';
+
 const newEventSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['kind'],
   properties: {
-    kind: { type: 'string', pattern: '^[a-z][a-z0-9_-]*(\\.[a-z0-9_-]+)*$', maxLength: 128, description: 'Dotted event kind, e.g. agent.note' },
+    kind: { type: 'string', pattern: kindPattern, maxLength: 128, description: 'Dotted event kind, e.g. agent.note' },
     source: { type: 'string', minLength: 1, maxLength: 128, description: 'Who emits the event (default api)' },
     data: { type: 'object', description: 'Free-form JSON payload' },
   },
@@ -30,25 +33,73 @@ const storedEventSchema = {
   properties: { id: { type: 'string' }, seq: { type: 'integer' }, time: { type: 'string' }, kind: { type: 'string' }, source: { type: 'string' }, data: { type: 'object', additionalProperties: true } },
 };
 
-/** Register the event routes. */
+const kindFilter = { type: 'array', maxItems: 32, items: { type: 'string', pattern: kindPattern, maxLength: 128 }, description: 'Only these kinds (repeat the parameter for several)' } as const;
+const timeBound = { type: 'string', minLength: 1, maxLength: 64, description: 'ISO-8601 time, inclusive' } as const;
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+
+interface QueryString {
+  kind?: string[];
+  since?: string;
+  until?: string;
+  limit?: number;
+  cursor?: string;
+}
+
+/** Register the event routes (authenticated by the app's bearer hook; the append is rate limited). */
 export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits): void {
+  const events = () => app.agentbox.resolver.slot('events');
+  endStreamsOnClose(app);
+
   app.post<{ Body: { kind: string; source?: string; data?: Record<string, unknown> } }>(
     '/v1/events',
     {
       bodyLimit: limits.bodyLimit,
       config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
       schema: {
-        summary: 'Append one event to the event sink',
+        summary: 'Append one event to the event sink; 201 once it is durable',
         tags: ['events'],
         body: newEventSchema,
-        response: { 201: { type: 'object', properties: { event: storedEventSchema } }, 400: errorBodySchema, 401: errorBodySchema, 413: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema },
+        response: { 201: { type: 'object', properties: { event: storedEventSchema } }, 413: errorBodySchema, ...errors },
       },
     },
     async (request, reply) => {
       const { kind, source, data } = request.body;
-      const [event] = await app.agentbox.resolver.slot('events').append([{ kind, source: source ?? 'api', data: data ?? {} }]);
+      const [event] = await events().append([{ kind, source: source ?? 'api', data: data ?? {} }]);
       void reply.code(201);
       return { event };
     },
+  );
+
+  app.get<{ Querystring: QueryString }>(
+    '/v1/events',
+    {
+      schema: {
+        summary: 'Query events, oldest first, by kind and inclusive time range; page with nextCursor',
+        tags: ['events'],
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { kind: kindFilter, since: timeBound, until: timeBound, limit: { type: 'integer', minimum: 1, maximum: 1000 }, cursor: { type: 'string', maxLength: 256 } },
+        },
+        response: { 200: { type: 'object', properties: { items: { type: 'array', items: storedEventSchema }, nextCursor: { type: 'string' } } }, ...errors },
+      },
+    },
+    async (request) => {
+      const { kind, ...rest } = request.query;
+      return events().query({ ...rest, ...(kind ? { kinds: kind } : {}) });
+    },
+  );
+
+  app.get<{ Querystring: StreamQuery }>(
+    '/v1/events/stream',
+    {
+      schema: {
+        summary: 'Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since',
+        tags: ['events'],
+        querystring: { type: 'object', additionalProperties: false, properties: { kind: kindFilter, since: timeBound } },
+        response: { 200: { description: 'text/event-stream: one `id:`/`data:` record per event', type: 'string' }, ...errors },
+      },
+    },
+    (request, reply) => streamEvents(app, request, reply),
   );
 }

@@ -1,0 +1,44 @@
+// Small durability helpers: full writes, directory fsync, atomic replace of a small file.
+import { open, rename, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Write all of `buf` at the handle's position (its end, for a file opened to append). */
+export async function writeAll(handle: FileHandle, buf: Buffer): Promise<void> {
+  let offset = 0;
+  while (offset < buf.length) {
+    const { bytesWritten } = await handle.write(buf, offset, buf.length - offset, null);
+    // A zero-byte write would loop forever; the kernel only does that when the device is full.
+    if (bytesWritten === 0) throw Object.assign(new Error('write made no progress'), { code: 'ENOSPC' });
+    offset += bytesWritten;
+  }
+}
+
+/** fsync a directory, so a file created or renamed in it survives a power loss. */
+export async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Replace `file` with `text` atomically and durably (temp file, fsync, rename, directory fsync). */
+export async function replaceFileDurably(file: string, text: string): Promise<void> {
+  const tmp = `${file}.${process.pid}.tmp`;
+  const handle = await open(tmp, 'w', 0o600);
+  try {
+    await writeAll(handle, Buffer.from(text, 'utf8'));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(tmp, file);
+  await syncDirectory(path.dirname(file));
+}
+
+/** The errno code of a filesystem error, or the message for anything else (never a path with secrets: paths only). */
+export function ioReason(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  return e.code ? `${e.code}${e.syscall ? ` (${e.syscall})` : ''}` : e.message;
+}
