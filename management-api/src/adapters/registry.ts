@@ -30,8 +30,8 @@ export const registry: AdapterRegistry = {
     off: { impl: 'off', load: () => import('./beads/off.js') },
   },
   pods: {
-    local: { impl: 'local-fs', load: notImplemented('pods', 'local-fs') },
-    external: { impl: 'external-solid', load: notImplemented('pods', 'external-solid') },
+    local: { impl: 'local-fs', load: () => import('./pods/local-fs.js') },
+    external: { impl: 'external-solid', load: () => import('./pods/external-solid.js') },
     off: { impl: 'off', load: () => import('./pods/off.js') },
   },
   memory: {
