@@ -8,8 +8,9 @@ cd "$(dirname "$0")/.."
 
 abx_require_node
 # nix-bin: Nix lib evaluation; supervisor: real supervisord; docker-compose: `config -q` checks;
-# prometheus: promtool for the metrics exposition.
-abx_require_apt nix-bin supervisor docker-compose prometheus
+# prometheus: promtool for the metrics exposition; bubblewrap, util-linux (setpriv, nsenter) and
+# iproute2: the sandboxed runtime-contract cases.
+abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2
 abx_require_npm_build
 
 abx_say "checking generated files are current"

@@ -2,7 +2,7 @@
 // runs the very entrypoint the image uses (optionally inside bubblewrap: read-only root, tmpfs,
 // uid 1000, no capabilities, no network), captures its event lines, and stops it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -95,8 +95,12 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     ...options.env,
   };
   const entrypoint = path.join(repoRoot, 'config/bin/agentbox-entrypoint');
+  // As root, drop to uid/gid 1000 before bubblewrap, so the box is uid 1000 on the host too
+  // (bubblewrap then builds an unprivileged user namespace).
+  const asUid1000 = process.getuid?.() === 0 ? ['setpriv', '--reuid', '1000', '--regid', '1000', '--clear-groups'] : [];
   const argv = options.sandbox
     ? [
+        ...asUid1000,
         'bwrap',
         '--ro-bind', '/', '/',
         '--dev', '/dev',
@@ -107,7 +111,6 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
         '--ro-bind', configDir, boxConfig,
         '--unshare-all',
         ...(options.shareNet ? ['--share-net'] : []),
-        '--uid', '1000', '--gid', '1000',
         '--cap-drop', 'ALL',
         '--die-with-parent',
         '--clearenv',
@@ -119,8 +122,11 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
   // socket through /dev/stdout (ENXIO) as it does to forward its programmes' output.
   const logFile = path.join(work, 'box.log');
   const logFd = openSync(logFile, 'a');
+  // supervisord reopens it through /dev/stdout, as the box's own user.
+  if (asUid1000.length) chownSync(logFile, 1000, 1000);
   const proc = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', logFd, logFd] });
   closeSync(logFd);
+  const readLines = (): string[] => readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
   const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
   return {
     root,
@@ -128,11 +134,11 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     apiUrl: `http://127.0.0.1:${apiPort}`,
     proc,
     get lines() {
-      return readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+      return readLines();
     },
     exit,
     events() {
-      return this.lines.flatMap((l) => {
+      return readLines().flatMap((l) => {
         if (!l.startsWith('{')) return [];
         try {
           const o = JSON.parse(l) as Record<string, unknown>;
