@@ -30,7 +30,12 @@ in
     supervisord
     compose
     ;
-  inherit (manifest) schema loadManifest manifestSha256;
+  inherit (manifest)
+    schema
+    loadManifest
+    manifestSha256
+    canonicalJson
+    ;
   inherit (schemaDefaults) applyDefaults resolveRef;
   inherit (security) baseline mergeExceptions securityFor coversBaseline;
   inherit (programs) programsFor readinessFor;

@@ -35,9 +35,24 @@ rec {
     };
 
   /**
-    Hex sha256 of the canonical JSON (sorted keys, no whitespace) of a normalized manifest; equal
-    to the TypeScript loader's `sha256` (builtins.toJSON sorts keys the same way).
+    Canonical JSON (sorted keys, no whitespace) of a value, byte-equal to JSON.stringify with
+    sorted keys (management-api/src/manifest/canonical-json.ts): builtins.toJSON sorts keys the
+    same way but writes backspace and form feed as \u0008 and \u000c where JavaScript writes
+    \b and \f. Matching "\\" first keeps an escaped backslash followed by "u0008" intact.
+    (Floats are printed by Nix with 6 significant digits; `agentbox render` refuses a manifest
+    whose two normalizations differ.)
+    - value: any JSON-representable value
+  */
+  canonicalJson =
+    { value }:
+    builtins.replaceStrings [ "\\\\" "\\u0008" "\\u000c" ] [ "\\\\" "\\b" "\\f" ] (
+      builtins.toJSON value
+    );
+
+  /**
+    Hex sha256 of the canonical JSON of a normalized manifest; equal to the TypeScript loader's
+    `sha256`.
     - manifest: a normalized manifest
   */
-  manifestSha256 = { manifest }: builtins.hashString "sha256" (builtins.toJSON manifest);
+  manifestSha256 = { manifest }: builtins.hashString "sha256" (canonicalJson { value = manifest; });
 }

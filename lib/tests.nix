@@ -229,6 +229,11 @@ in
     expr = lib.manifestSha256 { manifest = empty; };
     expected = builtins.hashString "sha256" (builtins.toJSON empty);
   };
+  canonicalJsonEscapesLikeJavaScript = {
+    # JSON.stringify writes \b and \f; an escaped backslash before "u0008" stays as it is.
+    expr = lib.canonicalJson { value = builtins.fromTOML "a = \"x\\by\\fz\\\\u0008\""; };
+    expected = "{\"a\":\"x\\by\\fz\\\\u0008\"}";
+  };
 
   # ── INI and YAML serializers ──────────────────────────────────────────────────────────────
   iniRendersSectionsInOrderWithSortedKeys = {

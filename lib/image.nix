@@ -1,0 +1,258 @@
+# The packages of a box, built with nixpkgs: the agentbox application (importNpmLock: no hash
+# computed online), the validated manifest, the generated configs, and the container image
+# (dockerTools.buildLayeredImage for `docker load`; nix2container when given). Everything the
+# image says about itself comes from the pure data in lib/ (image-config.nix, box.nix).
+{
+  # nixpkgs for the target system.
+  pkgs,
+  # nix2container's `nix2container` attribute (packages.<system>.nix2container), or null.
+  nix2container ? null,
+}:
+let
+  agentboxLib = import ./default.nix;
+  npmLock = import ./npm-lock.nix;
+  pathsLib = import ./paths.nix;
+  img = pathsLib.image;
+
+  # An attribute path (list of names) of pkgs, with an error naming it when absent.
+  pkgAt =
+    path:
+    builtins.foldl' (
+      acc: name:
+      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (needed by a feature in lib/features.nix)")
+    ) pkgs path;
+in
+rec {
+  /**
+    Node.js for the box: nodejs_20 when this nixpkgs still evaluates it (not removed or marked
+    insecure), else nodejs_22 (the project needs Node >= 20.19).
+  */
+  nodejs =
+    let
+      candidate = builtins.tryEval (
+        let
+          n = pkgs.nodejs_20 or null;
+        in
+        if n == null then null else builtins.seq n.drvPath n
+      );
+    in
+    if candidate.success && candidate.value != null then candidate.value else pkgs.nodejs_22;
+
+  /**
+    The agentbox application: compiled TypeScript, production node_modules, schema, lib and the
+    box's commands. Layout under $out/opt/agentbox (the image's /opt/agentbox): dist/,
+    node_modules/, package.json, schema/, lib/, config/, and bin -> config/bin (the commands the
+    generated supervisord.conf runs). $out/bin/agentbox is the CLI.
+    - src: the source tree (package.json, package-lock.json, tsconfig.json, sources)
+    - version: the package version
+  */
+  managementApi =
+    { src, version }:
+    let
+      lock = npmLock.withRegistryResolved {
+        packageLock = builtins.fromJSON (builtins.readFile (src + "/package-lock.json"));
+      };
+    in
+    (pkgs.buildNpmPackage.override { inherit nodejs; }) {
+      pname = "agentbox";
+      inherit version src;
+      npmDeps = pkgs.importNpmLock {
+        npmRoot = src;
+        packageLock = lock;
+      };
+      npmConfigHook = pkgs.importNpmLock.npmConfigHook;
+      # node-gyp compiles native modules (better-sqlite3) from source.
+      nativeBuildInputs = [ pkgs.python3 ];
+      buildPhase = ''
+        runHook preBuild
+        node_modules/.bin/tsc -p tsconfig.json
+        runHook postBuild
+      '';
+      installPhase = ''
+        runHook preInstall
+        npm prune --omit=dev --no-save --offline --no-audit --no-fund
+        app=$out/opt/agentbox
+        mkdir -p "$app" "$out/bin"
+        cp -r dist node_modules package.json schema lib "$app/"
+        if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
+        ln -s config/bin "$app/bin"
+        printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/dist/scripts/agentbox.js" > "$out/bin/agentbox"
+        chmod +x "$out/bin/agentbox"
+        runHook postInstall
+      '';
+      meta.mainProgram = "agentbox";
+    };
+
+  /**
+    Everything built from one manifest.
+    Returns { app; validatedManifest; configFiles; compose; supervisordConf; image; imageN2c;
+    imageConfig; contents; }.
+    - app: the managementApi package
+    - manifestFile: path of the agentbox.toml to build
+    - version: the Agentbox version
+    - revision: source revision for the OCI label (default null)
+  */
+  mkBox =
+    {
+      app,
+      manifestFile,
+      version,
+      revision ? null,
+    }:
+    let
+      manifestText = builtins.readFile manifestFile;
+      manifest = agentboxLib.loadManifest { text = manifestText; };
+      enabledFeatures = agentboxLib.features.enabledFeatures { inherit manifest; };
+      featurePackages = builtins.concatLists (map (f: map pkgAt f.packages) enabledFeatures);
+
+      # The TypeScript validator gates every output: an invalid manifest fails the build here.
+      validatedManifest = pkgs.runCommand "agentbox-manifest-validated" { } ''
+        ${app}/bin/agentbox config validate ${manifestFile}
+        mkdir -p $out
+        cp ${manifestFile} $out/agentbox.toml
+      '';
+
+      staticBox = agentboxLib.renderBox {
+        inherit manifest version revision;
+        source = "agentbox.toml";
+      };
+
+      # A generated file, copied only after validation passed.
+      validated =
+        name: text:
+        pkgs.runCommand name {
+          inherit text;
+          passAsFile = [ "text" ];
+        } ''
+          test -e ${validatedManifest}/agentbox.toml
+          cp "$textPath" $out
+        '';
+
+      configFiles = pkgs.runCommand "agentbox-etc" {
+        supervisord = staticBox.files."supervisord.conf";
+        artifacts = staticBox.files."artifacts.json";
+        passAsFile = [
+          "supervisord"
+          "artifacts"
+        ];
+      } ''
+        mkdir -p $out/etc/agentbox
+        cp ${validatedManifest}/agentbox.toml $out/etc/agentbox/agentbox.toml
+        cp "$supervisordPath" $out/etc/agentbox/supervisord.conf
+        cp "$artifactsPath" $out/etc/agentbox/artifacts.json
+      '';
+
+      etcFiles = [
+        (pkgs.writeTextDir "etc/passwd" ''
+          root:x:0:0:root:/root:/bin/false
+          agentbox:x:${toString img.uid}:${toString img.gid}:Agentbox:${img.homeDir}:/bin/bash
+          nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+        '')
+        (pkgs.writeTextDir "etc/group" ''
+          root:x:0:
+          agentbox:x:${toString img.gid}:
+          nogroup:x:65534:
+        '')
+        (pkgs.writeTextDir "etc/nsswitch.conf" ''
+          passwd: files
+          group: files
+          hosts: files dns
+        '')
+      ];
+
+      contents = [
+        nodejs
+        pkgs.python3Packages.supervisor
+        pkgs.tini
+        pkgs.bash
+        pkgs.coreutils
+        pkgs.cacert
+        app
+        configFiles
+      ]
+      ++ etcFiles
+      ++ featurePackages;
+
+      imageConfig = agentboxLib.imageConfig {
+        inherit manifest version revision;
+        contentsId = builtins.unsafeDiscardStringContext (
+          builtins.concatStringsSep "\n" (map (p: "${p}") contents)
+        );
+      };
+
+      # Mount points of a read-only root, owned by the box's user where it writes.
+      fakeRootCommands = ''
+        mkdir -p tmp run var/log var/lib/agentbox workspace usr/bin
+        chmod 1777 tmp
+        chown ${toString img.uid}:${toString img.gid} var/lib/agentbox workspace
+        ln -sf /bin/env usr/bin/env
+      '';
+    in
+    {
+      inherit
+        app
+        validatedManifest
+        configFiles
+        contents
+        imageConfig
+        ;
+      compose = validated "docker-compose.yml" staticBox.files."docker-compose.yml";
+      supervisordConf = validated "supervisord.conf" staticBox.files."supervisord.conf";
+
+      image = pkgs.dockerTools.buildLayeredImage {
+        inherit (imageConfig) name tag config;
+        inherit contents fakeRootCommands;
+        enableFakechroot = false;
+        maxLayers = 100;
+      };
+
+      imageN2c =
+        if nix2container == null then
+          null
+        else
+          let
+            mountPoints = pkgs.runCommand "agentbox-mount-points" { } ''
+              mkdir -p $out/tmp $out/run $out/var/log $out/var/lib/agentbox $out/workspace $out/usr/bin
+              ln -s /bin/env $out/usr/bin/env
+            '';
+          in
+          nix2container.buildImage {
+            inherit (imageConfig) name tag config;
+            copyToRoot = [
+              (pkgs.buildEnv {
+                name = "agentbox-root";
+                paths = contents;
+                pathsToLink = [
+                  "/bin"
+                  "/etc"
+                  "/opt"
+                  "/share"
+                ];
+              })
+              mountPoints
+            ];
+            perms = [
+              {
+                path = mountPoints;
+                regex = "/(var/lib/agentbox|workspace)$";
+                uid = img.uid;
+                gid = img.gid;
+                mode = "0755";
+              }
+              {
+                path = mountPoints;
+                regex = "/tmp$";
+                mode = "1777";
+              }
+            ];
+            layers = [
+              (nix2container.buildLayer {
+                deps = [
+                  nodejs
+                  pkgs.python3Packages.supervisor
+                ];
+              })
+            ];
+          };
+    };
+}

@@ -1,0 +1,46 @@
+// The building blocks of `agentbox render`, in process: paths in the compose file, the first
+// difference of two normalizations, and how nix-instantiate is called and its errors read.
+import t from 'tap';
+import { composeRelative, firstDifference, packageVersion } from '../../scripts/cli/render-box.js';
+import { NixEvalError, nixErrorMessage, nixEvalArgs, nixEvalJson, NixNotFoundError } from '../../scripts/cli/nix-eval.js';
+
+t.test('compose paths are relative when they share a directory below /, else absolute', async (t) => {
+  t.equal(composeRelative('/srv/box/out', '/srv/box/agentbox.toml'), '../agentbox.toml');
+  t.equal(composeRelative('/srv/box', '/srv/box/agentbox.toml'), './agentbox.toml');
+  t.equal(composeRelative('/srv/box', '/srv/box'), '.');
+  t.equal(composeRelative('/tmp/out', '/srv/box/agentbox.toml'), '/srv/box/agentbox.toml');
+});
+
+t.test('firstDifference names the first differing pointer', async (t) => {
+  t.equal(firstDifference({ a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [1, 2] } }), undefined);
+  t.equal(firstDifference({ a: 1, b: { c: [1, 2] } }, { a: 1, b: { c: [1, 3] } }), '/b/c/1');
+  t.equal(firstDifference({ a: 1 }, { a: 1, z: 2 }), '/z');
+  t.equal(firstDifference(1, '1'), '/');
+  t.equal(firstDifference([1], { 0: 1 }), '/');
+});
+
+t.test('nix-instantiate is called strict, as JSON, against the dummy store, without substituters', async (t) => {
+  t.same(nixEvalArgs({ file: '/x/render.nix', argstr: { a: '1' } }), ['--eval', '--strict', '--json', '--store', 'dummy://', '--option', 'substituters', '', '--argstr', 'a', '1', '/x/render.nix']);
+  t.same(nixEvalArgs({ expr: '1 + 1' }).slice(-2), ['--expr', '1 + 1']);
+});
+
+t.test('Nix errors are shown from the first error line, without the trace hint', async (t) => {
+  t.equal(nixErrorMessage('warning: x\nerror: boom\n       at «string»:1:1\n(use \'--show-trace\' to show detailed location information)\n'), 'error: boom\n       at «string»:1:1');
+  t.equal(nixErrorMessage('something odd'), 'something odd');
+  t.equal(nixErrorMessage(''), 'nix-instantiate failed without a message');
+});
+
+t.test('nixEvalJson evaluates, reports evaluation errors, timeouts and a missing binary', async (t) => {
+  t.same(await nixEvalJson({ expr: '{ a = [ 1 "x" ]; }' }), { a: [1, 'x'] });
+  t.same(await nixEvalJson({ expr: '{ who }: "hi ${who}"', argstr: { who: 'box' } }), 'hi box');
+  await t.rejects(nixEvalJson({ expr: 'throw "the reason"' }), { name: 'NixEvalError', message: /the reason/ });
+  await t.rejects(nixEvalJson({ expr: 'let f = x: f x; in f 1' }, { timeoutMs: 50 }), NixEvalError);
+  const path = process.env['PATH'];
+  process.env['PATH'] = '/nonexistent';
+  t.teardown(() => {
+    process.env['PATH'] = path;
+  });
+  await t.rejects(nixEvalJson({ expr: '1' }), NixNotFoundError);
+  t.match(new NixNotFoundError().message, /sudo apt-get install nix-bin/);
+  t.match(await packageVersion(), /^\d+\.\d+\.\d+/);
+});
