@@ -35,8 +35,8 @@ export const registry: AdapterRegistry = {
     off: { impl: 'off', load: () => import('./pods/off.js') },
   },
   memory: {
-    local: { impl: 'local-ruvector', load: notImplemented('memory', 'local-ruvector') },
-    external: { impl: 'external-pg', load: notImplemented('memory', 'external-pg') },
+    local: { impl: 'local-ruvector', load: () => import('./memory/local-ruvector.js') },
+    external: { impl: 'external-pg', load: () => import('./memory/external-pg.js') },
     off: { impl: 'off', load: () => import('./memory/off.js') },
   },
   events: {

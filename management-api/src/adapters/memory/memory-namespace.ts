@@ -1,0 +1,190 @@
+// One namespace of local memory: exact vectors in memory, the HNSW index on disk, and the recall guard between them.
+import { randomInt } from 'node:crypto';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { normalized } from './memory-input.js';
+import { RuvectorIndex } from './ruvector-index.js';
+import { VectorMatrix, type ScoredId } from './vector-matrix.js';
+
+/** Recall@10 the index must show on the namespace's own data before its answers are used. */
+export const TARGET_RECALL = 0.95;
+
+/** Below this many vectors a namespace is searched exactly (a scan is then as fast as the index). */
+export const DEFAULT_EXACT_BELOW = 5_000;
+
+/** Queries per calibration: enough to tell 0.90 from 0.95 reliably (320 neighbour checks). */
+export const CALIBRATION_QUERIES = 32;
+
+// Re-calibrate once the namespace has grown or shrunk by half since the last measurement.
+const RECALIBRATE_FACTOR = 1.5;
+
+/** How a namespace is answering, for logs, tests and the benchmark. */
+export interface NamespaceStats {
+  size: number;
+  mode: 'exact' | 'index';
+  /** Last measured recall@10 of the index, and at which size. */
+  recall?: number;
+  calibratedSize?: number;
+  indexBroken: boolean;
+}
+
+/** Options of a namespace. */
+export interface NamespaceOptions {
+  dimension: number;
+  exactBelow: number;
+  logger: Logger;
+}
+
+/**
+ * A namespace. Every search is either exact (a scan of the in-memory vectors: recall 1 by
+ * construction) or answered by the index after a calibration on this namespace's data showed
+ * recall@10 ≥ {@link TARGET_RECALL}; results are re-scored exactly and an index answer with fewer
+ * hits than asked falls back to the scan, so recall never drops silently.
+ */
+export class MemoryNamespace {
+  readonly matrix: VectorMatrix;
+  #index: RuvectorIndex | undefined;
+  #indexBroken = false;
+  #calibration: { size: number; recall: number } | undefined;
+  #calibrating: Promise<void> | undefined;
+  #writes: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly name: string, readonly indexFile: string, private readonly options: NamespaceOptions) {
+    this.matrix = new VectorMatrix(options.dimension);
+  }
+
+  /**
+   * Open the index file and insert whatever the catalogue has that the index lacks (a store
+   * interrupted between the catalogue and the index). Extra ids in the index are harmless: hits are
+   * checked against the catalogue's vectors.
+   */
+  async openIndex(): Promise<void> {
+    const index = new RuvectorIndex(this.indexFile, this.options.dimension);
+    if ((await index.len()) !== this.matrix.size) {
+      for (let row = 0; row < this.matrix.size; row++) {
+        const id = this.matrix.idAt(row)!;
+        if (!(await index.has(id))) await index.insert(id, this.matrix.get(id)!);
+      }
+    }
+    this.#index = index;
+  }
+
+  /** Run writes of this namespace one at a time, so the index sees them in catalogue order. */
+  serialize<T>(write: () => Promise<T>): Promise<T> {
+    const next = this.#writes.then(write, write);
+    this.#writes = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Add or replace a vector (already in the catalogue). */
+  async put(id: string, vector: Float32Array): Promise<void> {
+    const unit = normalized(vector);
+    const replacing = this.matrix.has(id);
+    this.matrix.set(id, unit);
+    if (!this.#index) return;
+    try {
+      if (replacing) await this.#index.delete(id);
+      await this.#index.insert(id, unit);
+    } catch (err) {
+      this.#breakIndex(err);
+    }
+  }
+
+  /** Remove a vector (already gone from the catalogue). */
+  async remove(id: string): Promise<void> {
+    this.matrix.delete(id);
+    if (!this.#index) return;
+    try {
+      await this.#index.delete(id);
+    } catch (err) {
+      this.#breakIndex(err);
+    }
+  }
+
+  /** Which path the next search takes. */
+  mode(): 'exact' | 'index' {
+    if (!this.#index || this.#indexBroken || this.matrix.size < this.options.exactBelow) return 'exact';
+    return this.#calibration && this.#calibration.recall >= TARGET_RECALL ? 'index' : 'exact';
+  }
+
+  /** The top-k of the unit query, best first, scores exact. */
+  async search(unitQuery: Float32Array, k: number): Promise<ScoredId[]> {
+    const want = Math.min(k, this.matrix.size);
+    if (want === 0) return [];
+    this.#calibrateIfStale();
+    if (this.mode() === 'exact') return this.matrix.topK(unitQuery, want);
+    const hits = await this.#fromIndex(unitQuery, want);
+    return hits.length < want ? this.matrix.topK(unitQuery, want) : hits;
+  }
+
+  // The index's answer, re-scored exactly. Over-fetched: deleted and replaced points still occupy
+  // places in the engine's answers, and an id can come back twice.
+  async #fromIndex(unitQuery: Float32Array, want: number): Promise<ScoredId[]> {
+    const candidates = await this.#index!.search(unitQuery, Math.min(this.matrix.size, want * 2 + 16));
+    const seen = new Set<string>();
+    const hits: ScoredId[] = [];
+    for (const id of candidates) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const score = this.matrix.score(unitQuery, id);
+      if (score !== undefined) hits.push({ id, score });
+    }
+    return hits.sort((a, b) => b.score - a.score).slice(0, want);
+  }
+
+  /** Resolves when no calibration is running (tests and the benchmark wait on it). */
+  async settled(): Promise<void> {
+    this.#calibrateIfStale();
+    while (this.#calibrating) await this.#calibrating;
+  }
+
+  stats(): NamespaceStats {
+    const stats: NamespaceStats = { size: this.matrix.size, mode: this.mode(), indexBroken: this.#indexBroken };
+    if (this.#calibration) Object.assign(stats, { recall: this.#calibration.recall, calibratedSize: this.#calibration.size });
+    return stats;
+  }
+
+  #calibrateIfStale(): void {
+    const n = this.matrix.size;
+    if (this.#calibrating || !this.#index || this.#indexBroken || n < this.options.exactBelow || n < 11) return;
+    const last = this.#calibration;
+    if (last && n < last.size * RECALIBRATE_FACTOR && n * RECALIBRATE_FACTOR > last.size) return;
+    this.#calibrating = this.#calibrate()
+      .catch((err: unknown) => this.#breakIndex(err))
+      .finally(() => (this.#calibrating = undefined));
+  }
+
+  /**
+   * Measure recall@10 of the index against the exact scan on queries drawn from this namespace's
+   * own vectors (each perturbed, so the query is near, not on, a stored point). Runs in the
+   * background, yielding between queries; the namespace stays exact until a calibration passes.
+   */
+  async #calibrate(): Promise<void> {
+    const size = this.matrix.size;
+    let found = 0;
+    for (let q = 0; q < CALIBRATION_QUERIES; q++) {
+      await yieldToEventLoop();
+      const base = this.matrix.get(this.matrix.idAt(randomInt(this.matrix.size))!)!;
+      const query = normalized(base.map((x) => x + gaussian() * (0.2 / Math.sqrt(base.length))));
+      const truth = new Set(this.matrix.topK(query, 10).map((h) => h.id));
+      const answer = await this.#fromIndex(query, 10);
+      found += answer.filter((h) => truth.has(h.id)).length / truth.size;
+    }
+    const recall = found / CALIBRATION_QUERIES;
+    this.#calibration = { size, recall };
+    const passed = recall >= TARGET_RECALL;
+    this.options.logger[passed ? 'info' : 'warn'](
+      { event: passed ? 'MemoryIndexCalibrated' : 'MemoryRecallBelowTarget', namespace: this.name, size, recall, target: TARGET_RECALL },
+      passed ? `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} at ${size} vectors` : `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} is below ${TARGET_RECALL}; searching exactly`,
+    );
+  }
+
+  #breakIndex(err: unknown): void {
+    this.#indexBroken = true;
+    this.options.logger.error({ event: 'MemoryIndexFailed', namespace: this.name, err }, `memory namespace ${this.name}: index failed; searching exactly until the next connect`);
+  }
+}
+
+function gaussian(): number {
+  return Math.sqrt(-2 * Math.log(1 - Math.random())) * Math.cos(2 * Math.PI * Math.random());
+}
