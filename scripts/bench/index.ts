@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 
 const suites: Record<string, () => Promise<string>> = {
   manifest: async () => (await import('./manifest-bench.js')).runManifestBench(),
+  boot: async () => (await import('./boot-bench.js')).runBootBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });

@@ -1,0 +1,210 @@
+// API benchmarks: /ready against a bare fastify route serving the same JSON (autocannon, 50
+// connections, side by side), one /metrics scrape, and the idle RSS of the API process.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { repoPath } from '../cli/repo-path.js';
+import { median, ms, quantile, table } from './stats.js';
+
+/** The part of autocannon's result this report uses (autocannon ships no types). */
+interface CannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+}
+type Autocannon = (options: { url: string; connections: number; duration: number }) => Promise<CannonResult>;
+
+const CONNECTIONS = 50;
+const DURATION_SEC = Number(process.env['AGENTBOX_BENCH_SECONDS'] || 5);
+const ROUNDS = 2;
+const ALL_OFF = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n';
+
+// The bare server: the same fastify, one route, no hooks, no logger.
+const BARE_SERVER = `
+import Fastify from 'fastify';
+const body = process.env.BENCH_BODY;
+const app = Fastify();
+app.get('/ready', (_req, reply) => { reply.type('application/json; charset=utf-8').send(body); });
+await app.listen({ host: '127.0.0.1', port: 0 });
+console.log(JSON.stringify({ event: 'BareListening', port: app.server.address().port }));
+process.on('SIGTERM', () => app.close());
+`;
+
+interface Spawned {
+  child: ChildProcess;
+  line: (event: string) => Promise<Record<string, unknown>>;
+  stop: () => Promise<void>;
+}
+
+function spawnNode(args: string[], env: Record<string, string>): Spawned {
+  const child = spawn(process.execPath, args, { cwd: repoPath('.'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  const waiters: Array<() => void> = [];
+  child.stdout?.on('data', (c: Buffer) => {
+    out += c.toString('utf8');
+    for (const w of waiters.splice(0)) w();
+  });
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  return {
+    child,
+    line: (event) =>
+      new Promise((resolve, reject) => {
+        const check = (): void => {
+          const found = out.split('\n').find((l) => l.includes(`"event":"${event}"`));
+          if (found) return resolve(JSON.parse(found) as Record<string, unknown>);
+          if (child.exitCode !== null) return reject(new Error(`process exited before ${event}:\n${out}`));
+          waiters.push(check);
+        };
+        check();
+        setTimeout(() => reject(new Error(`no ${event} within 20 s`)), 20_000).unref();
+      }),
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+const sleep = (msec: number) => new Promise((r) => setTimeout(r, msec));
+const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** Render the API's registry (default metrics, build info, HTTP and adapter series) 50 times. */
+async function renderTimes(): Promise<number[]> {
+  const { createMetrics } = await import('../../management-api/src/observability/metrics.js');
+  const m = createMetrics({ version: '0.0.0', imageHash: 'dev', manifestSha256: '0'.repeat(64) });
+  for (const route of ['/ready', '/livez', '/health', '/v1/meta', '/v1/events']) {
+    m.httpRequests.inc({ method: 'GET', route, status: '200' });
+    m.httpDuration.observe({ method: 'GET', route }, 0.001);
+  }
+  for (const slot of ['beads', 'pods', 'memory', 'events', 'orchestrator']) {
+    m.adapterDispatch.inc({ slot, impl: 'off', method: 'op', outcome: 'ok' });
+    m.adapterDuration.observe({ slot, impl: 'off', method: 'op' }, 0.002);
+    m.adapterHealth.set({ slot }, 1);
+  }
+  await m.registry.metrics();
+  const samples: number[] = [];
+  for (let i = 0; i < 50; i++) {
+    const t0 = performance.now();
+    await m.registry.metrics();
+    samples.push(performance.now() - t0);
+  }
+  return samples;
+}
+
+/** The two API configurations measured: Node defaults, and a small young generation (NODE_OPTIONS). */
+const API_VARIANTS = [
+  { name: 'API /ready', nodeOptions: '' },
+  { name: 'API /ready, --max-semi-space-size=2', nodeOptions: '--max-semi-space-size=2' },
+];
+
+async function startApi(root: string, nodeOptions: string): Promise<{ spawned: Spawned; apiUrl: string; metricsUrl: string; body: string; idleRss: number }> {
+  const spawned = spawnNode([repoPath('dist/management-api/src/server.js'), '--manifest', path.join(root, 'agentbox.toml')], {
+    AGENTBOX_ROOT: root,
+    AGENTBOX_API_PORT: '0',
+    AGENTBOX_METRICS_PORT: '0',
+    NODE_OPTIONS: nodeOptions,
+  });
+  const listening = await spawned.line('ApiListening');
+  const apiUrl = String(listening['apiUrl']);
+  let body = '';
+  for (let i = 0; i < 100; i++) {
+    const res = await fetch(`${apiUrl}/ready`);
+    body = await res.text();
+    if (res.status === 200) break;
+    await sleep(50);
+  }
+  if (!body.includes('"ready":true')) throw new Error(`the API did not become ready: ${body}`);
+  await sleep(2_000);
+  return { spawned, apiUrl, metricsUrl: String(listening['metricsUrl']), body, idleRss: rssMb(spawned.child.pid!) };
+}
+
+/** Run the API benchmarks against the compiled server (`npm run build` first) and return the report. */
+export async function runApiBench(): Promise<string> {
+  const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+  const loadBefore = loadAverage();
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-api-bench-'));
+  const servers: Spawned[] = [];
+  try {
+    for (const d of ['run/agentbox', 'var/lib/agentbox', 'workspace']) mkdirSync(path.join(root, d), { recursive: true });
+    writeFileSync(path.join(root, 'run/agentbox/bootstrap.done'), '');
+    writeFileSync(path.join(root, 'agentbox.toml'), ALL_OFF);
+    // Started one after the other, so each idle RSS is measured on a quiet machine.
+    const apis = [];
+    for (const v of API_VARIANTS) {
+      const api = await startApi(root, v.nodeOptions);
+      servers.push(api.spawned);
+      apis.push({ ...v, ...api });
+    }
+    const bare = spawnNode(['--input-type=module', '-e', BARE_SERVER], { BENCH_BODY: apis[0]!.body });
+    servers.push(bare);
+    const bareUrl = `http://127.0.0.1:${String((await bare.line('BareListening'))['port'])}`;
+
+    const targets = [{ name: 'bare fastify route, same JSON', url: `${bareUrl}/ready` }, ...apis.map((a) => ({ name: a.name, url: `${a.apiUrl}/ready` }))];
+    const results = new Map<string, CannonResult[]>(targets.map((t) => [t.name, []]));
+    for (const t of targets) await autocannon({ url: t.url, connections: CONNECTIONS, duration: 1 }); // warm-up (JIT)
+    // Interleaved rounds, so every target sees the same machine state.
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const t of targets) results.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: DURATION_SEC }));
+    }
+    const avg = (rs: CannonResult[], f: (r: CannonResult) => number) => rs.reduce((sum, r) => sum + f(r), 0) / rs.length;
+    const bareRps = avg(results.get(targets[0]!.name)!, (r) => r.requests.average);
+    const rows = targets.map((t) => {
+      const rs = results.get(t.name)!;
+      const rps = avg(rs, (r) => r.requests.average);
+      return [t.name, rps.toFixed(0), (rps / bareRps).toFixed(2), `${Math.max(...rs.map((r) => r.latency.p50))} ms`, `${Math.max(...rs.map((r) => r.latency.p99))} ms`, String(rs.reduce((sum, r) => sum + r.non2xx + r.errors, 0))];
+    });
+
+    // Scraped once the load is over, as Prometheus would between bursts; each scrape is paired
+    // with a /livez round trip, so HTTP and scheduling cost can be told apart from rendering.
+    await sleep(1_000);
+    const scrapes: number[] = [];
+    const livez: number[] = [];
+    const timed = async (url: string): Promise<number> => {
+      const t0 = performance.now();
+      await (await fetch(url)).text();
+      return performance.now() - t0;
+    };
+    await timed(apis[0]!.metricsUrl); // opens the connections
+    await timed(`${apis[0]!.apiUrl}/livez`);
+    for (let i = 0; i < 20; i++) {
+      scrapes.push(await timed(apis[0]!.metricsUrl));
+      livez.push(await timed(`${apis[0]!.apiUrl}/livez`));
+    }
+    const render = await renderTimes();
+
+    return [
+      `API benchmark — autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_SEC} s per target, 127.0.0.1, Node ${process.version}, load average before: ${loadBefore}, after: ${loadAverage()}`,
+      '',
+      table(['target', 'req/s', 'vs bare', 'p50 (worst round)', 'p99 (worst round)', 'non-2xx/errors'], rows),
+      '',
+      table(
+        ['measure', 'value', 'target'],
+        [
+          ['/metrics render in process (API registry), median of 50', ms(median(render)), '≤ 5 ms'],
+          ['/metrics render in process, p95 of 50', ms(quantile(render, 0.95)), ''],
+          ['/metrics scrape over HTTP, median of 20', ms(median(scrapes)), ''],
+          ['/livez over HTTP (same moments), median of 20', ms(median(livez)), ''],
+          ...apis.map((a) => [`idle RSS, ${a.nodeOptions || 'Node defaults'} (2 s after ready)`, `${a.idleRss.toFixed(1)} MB`, '≤ 80 MB']),
+          ...apis.map((a) => [`RSS after the load, ${a.nodeOptions || 'Node defaults'}`, `${rssMb(a.spawned.child.pid!).toFixed(1)} MB`, '']),
+        ],
+      ),
+    ].join('\n');
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+// Run directly: node dist/scripts/bench/api-bench.js
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/dist\//, '/dist/'))) {
+  process.stdout.write((await runApiBench()) + '\n');
+}

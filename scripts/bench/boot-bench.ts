@@ -1,0 +1,113 @@
+// Boot benchmarks: local-mode boot-to-ready (command start → first /ready 200), and seal latency
+// (last required programme RUNNING → seal file) of the event listener side by side with a
+// polling seal (`supervisorctl status` every 2 s) measured on the same boots.
+import { spawn, execFile } from 'node:child_process';
+import { mkdtempSync, statSync, existsSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { promisify } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createServer } from 'node:net';
+import { repoPath } from '../cli/repo-path.js';
+import { median, ms, quantile, table } from './stats.js';
+
+const run = promisify(execFile);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A polling seal as a baseline: `supervisorctl status` every `intervalMs` until every required programme runs. */
+async function pollingSeal(conf: string, required: string[], sealFile: string, intervalMs: number, stop: () => boolean): Promise<void> {
+  while (!stop()) {
+    const out = await run('supervisorctl', ['-c', conf, 'status']).then((r) => r.stdout, (e: { stdout?: string }) => e.stdout ?? '');
+    const running = new Set(out.split('\n').filter((l) => /\sRUNNING\s/.test(l)).map((l) => l.split(/\s+/)[0]));
+    if (required.every((p) => running.has(p))) {
+      writeFileSync(sealFile, 'sealed\n');
+      return;
+    }
+    await sleep(intervalMs);
+  }
+}
+
+/** Time of the last "entered RUNNING state" line for `programs` in supervisord's log, ms since epoch. */
+function lastRunningAt(log: string, programs: string[]): number | undefined {
+  let last: number | undefined;
+  for (const line of log.split('\n')) {
+    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) INFO success: (\S+) entered RUNNING state/.exec(line);
+    if (m && programs.includes(m[3]!)) last = new Date(`${m[1]!.replace(' ', 'T')}.${m[2]}`).getTime();
+  }
+  return last;
+}
+
+interface BootSample {
+  bootToReadyMs: number;
+  sealLatencyMs: number;
+  pollingSealLatencyMs: number;
+}
+
+async function bootOnce(manifest: string): Promise<BootSample> {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-bootbench-'));
+  const [apiPort, metricsPort] = [await freePort(), await freePort()];
+  const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), TZ: 'UTC' };
+  const logFile = path.join(root, 'up.log');
+  const { openSync } = await import('node:fs');
+  const out = openSync(logFile, 'a');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [repoPath('dist/scripts/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', out, out] });
+  const conf = path.join(root, 'box/etc/agentbox/supervisord.conf');
+  const seal = path.join(root, 'box/run/agentbox/bootstrap.done');
+  const pollSeal = path.join(root, 'polling-seal');
+  let done = false;
+  const poller = (async () => {
+    while (!existsSync(path.join(root, 'box/run/agentbox/supervisord.sock')) && !done) await sleep(5);
+    await pollingSeal(conf, ['management-api'], pollSeal, 2000, () => done);
+  })();
+  let bootToReadyMs = NaN;
+  for (;;) {
+    const status = await fetch(`http://127.0.0.1:${apiPort}/ready`).then((r) => (r.body?.cancel(), r.status), () => 0);
+    if (status === 200) {
+      bootToReadyMs = performance.now() - t0;
+      break;
+    }
+    if (child.exitCode !== null || performance.now() - t0 > 60_000) throw new Error(`the box did not become ready; see ${logFile}`);
+    await sleep(10);
+  }
+  // The seal is withdrawn when the box stops: read its time now.
+  const sealedAt = existsSync(seal) ? statSync(seal).mtimeMs : NaN;
+  await Promise.race([poller, sleep(5000)]);
+  done = true;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+  const running = lastRunningAt(readFileSync(logFile, 'utf8'), ['management-api']);
+  const polledAt = existsSync(pollSeal) ? statSync(pollSeal).mtimeMs : NaN;
+  return { bootToReadyMs, sealLatencyMs: running ? sealedAt - running : NaN, pollingSealLatencyMs: running ? polledAt - running : NaN };
+}
+
+/** Run the boot benchmarks on `manifest` (default: the reference agentbox.toml). */
+export async function runBootBench(manifest = repoPath('agentbox.toml'), runs = Number(process.env['AGENTBOX_BENCH_BOOT_RUNS'] ?? 10)): Promise<string> {
+  const samples: BootSample[] = [];
+  for (let i = 0; i < runs; i++) samples.push(await bootOnce(manifest));
+  const col = (k: keyof BootSample) => samples.map((s) => s[k]).filter((v) => Number.isFinite(v));
+  return [
+    '## Boot (local embedded mode)',
+    '',
+    table(
+      ['measurement', 'median', 'p90', 'runs', 'target'],
+      [
+        ['boot-to-ready: `agentbox up --local` start → first /ready 200', ms(median(col('bootToReadyMs'))), ms(quantile(col('bootToReadyMs'), 0.9)), String(col('bootToReadyMs').length), '≤ 2.0 s median'],
+        ['seal latency, event listener (RUNNING → seal file)', ms(median(col('sealLatencyMs'))), ms(quantile(col('sealLatencyMs'), 0.9)), String(col('sealLatencyMs').length), '≤ 100 ms'],
+        ['seal latency, polling baseline (supervisorctl status every 2 s)', ms(median(col('pollingSealLatencyMs'))), ms(quantile(col('pollingSealLatencyMs'), 0.9)), String(col('pollingSealLatencyMs').length), ''],
+      ],
+    ),
+    '',
+    'RUNNING times come from supervisord\'s log (millisecond timestamps); seal times are the files\' mtimes.',
+  ].join('\n');
+}
