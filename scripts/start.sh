@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# `npm start`: sets up what Agentbox needs on this machine and runs the box on the embedded local
-# default (or on the manifest FILE given as the first argument). Until the runtime lands this
-# validates the manifest and prints its normalized form.
+# `npm start`: sets up what Agentbox needs on this machine (Debian packages with sudo when not root,
+# npm dependencies, the build), then runs the box on the embedded local default in the foreground:
+# `agentbox up --local` (pass -- --manifest FILE for another manifest). Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib/prereqs.sh
 
 abx_require_node
+# nix-bin renders the configs (offline evaluation); supervisor runs the box's programmes.
+abx_require_apt nix-bin supervisor
 abx_require_npm_build
-manifest=${1:-agentbox.toml}
-node dist/scripts/agentbox.js config validate "$manifest"
-exec node dist/scripts/agentbox.js config show "$manifest"
+exec node dist/scripts/agentbox.js up --local "$@"
