@@ -13,6 +13,8 @@ import { prepareLocalBox } from './local-box.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { waitUntilReady } from './wait-ready.js';
 import { wakeSupervisord } from './supervisor-wake.js';
+import { boxConsole } from './console-relay.js';
+import { closeSync } from 'node:fs';
 
 export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet]
 
@@ -63,12 +65,14 @@ export async function run(args: string[]): Promise<number> {
 
   const say = (line: string) => process.stderr.write(`agentbox: ${line}\n`);
   say(`starting ${manifestFile} under ${box.paths.root}`);
+  const output = values.quiet ? { stdio: 'ignore' as const, close: () => {} } : boxConsole();
   const child = spawn(repoPath('config/bin/agentbox-entrypoint'), [], {
     env: box.env,
     // Its own process group: Ctrl-C reaches only this command, which stops supervisord in order.
     detached: true,
-    stdio: ['ignore', values.quiet ? 'ignore' : 'inherit', values.quiet ? 'ignore' : 'inherit'],
+    stdio: ["ignore", output.stdio, output.stdio],
   });
+  if (typeof output.stdio === "number") closeSync(output.stdio); // The child holds its own copy.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping || child.exitCode !== null) return;
@@ -94,6 +98,7 @@ export async function run(args: string[]): Promise<number> {
     say('press Ctrl-C to stop');
   }
   const code = await exited;
+  output.close();
   say(stopping ? 'stopped' : `the box exited with status ${code}`);
   return stopping && code === 0 ? 0 : code;
 }
