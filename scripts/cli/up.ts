@@ -70,9 +70,9 @@ export async function run(args: string[]): Promise<number> {
     env: box.env,
     // Its own process group: Ctrl-C reaches only this command, which stops supervisord in order.
     detached: true,
-    stdio: ["ignore", output.stdio, output.stdio],
+    stdio: ['ignore', output.stdio, output.stdio],
   });
-  if (typeof output.stdio === "number") closeSync(output.stdio); // The child holds its own copy.
+  if (typeof output.stdio === 'number') closeSync(output.stdio); // The child holds its own copy.
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping || child.exitCode !== null) return;
