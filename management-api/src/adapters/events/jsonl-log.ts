@@ -53,6 +53,7 @@ export class JsonlLog {
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #unusable: Error | undefined;
+  #flushes = 0;
   readonly #clock: () => Date;
 
   private constructor(
@@ -74,6 +75,11 @@ export class JsonlLog {
   /** The last durable event's position. */
   get head(): ChainHead {
     return { ...this.#durable };
+  }
+
+  /** Completed write+fsync rounds since opening: fewer than appends when group commit batches them. */
+  get flushes(): number {
+    return this.#flushes;
   }
 
   /** Why appends are refused, when they are. */
@@ -169,6 +175,7 @@ export class JsonlLog {
     const events = batch.flatMap((p) => p.events);
     if (active.firstSeq === undefined) Object.assign(active, { firstSeq: events[0]!.seq, firstTime: events[0]!.time });
     active.end += bytes;
+    this.#flushes += 1;
     this.#durable = batch[batch.length - 1]!.head;
     this.options.onDurable?.(events);
     for (const p of batch) p.resolve(p.events);

@@ -103,9 +103,9 @@ export class LocalJsonlEvents implements EventsAdapter {
     await log?.close();
   }
 
-  /** The chain head (last durable seq and hash): record it elsewhere to detect truncation later. */
-  head(): { seq: number; hash: string } | undefined {
-    return this.#log?.head;
+  /** The chain head (last durable seq and hash, record it elsewhere to detect truncation) and the fsync rounds so far. */
+  stats(): { seq: number; hash: string; flushes: number } | undefined {
+    return this.#log && { seq: this.#log.head.seq, hash: this.#log.head.hash, flushes: this.#log.flushes };
   }
 
   #open(): JsonlLog {

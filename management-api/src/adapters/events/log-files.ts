@@ -32,19 +32,24 @@ export async function listSegments(dir: string, prefix: string): Promise<LogFile
   return out.sort((a, b) => a.number - b.number);
 }
 
-/** The first line of a file (without its newline), or undefined when the file holds no complete line. */
+/**
+ * The first line of a file (without its newline), or undefined when its first `size` bytes hold
+ * no complete line. Bounded by the size so a device or a file still growing cannot keep it reading.
+ */
 export async function readFirstLine(file: string, chunk = 64 * 1024): Promise<string | undefined> {
   const handle = await open(file, 'r');
   try {
+    const size = (await handle.stat()).size;
     let text = '';
-    for (let position = 0; ; position += chunk) {
-      const buf = Buffer.alloc(chunk);
-      const { bytesRead } = await handle.read(buf, 0, chunk, position);
+    for (let position = 0; position < size; position += chunk) {
+      const buf = Buffer.alloc(Math.min(chunk, size - position));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, position);
       if (bytesRead === 0) return undefined;
       text += buf.toString('utf8', 0, bytesRead);
       const nl = text.indexOf('\n');
       if (nl >= 0) return text.slice(0, nl);
     }
+    return undefined;
   } finally {
     await handle.close();
   }
