@@ -1,4 +1,5 @@
-// A second, real Agentbox API serving /v1/beads from local-sqlite on 127.0.0.1: the backend of beads/external-http.
+// A real Agentbox API on 127.0.0.1 (the app with auth, schemas and the resolver): the backend of
+// beads/external-http, and the server the bead and event route tests talk to.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -25,19 +26,34 @@ export interface BeadsBox {
 }
 
 /** Mutations per minute allowed to one client: high, so contract runs are not rate limited. */
-const LIMITS = { max: 1_000_000, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
+export const LIMITS = { max: 1_000_000, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
+
+/** Options of {@link startBox}. */
+export interface BoxOptions {
+  /** Manifest text (default: beads = local-sqlite, every other slot off). */
+  toml?: string;
+  /** Runtime root to reuse (a restart on the same volume); a new temporary one otherwise. */
+  root?: string;
+  port?: number;
+  limits?: Partial<typeof LIMITS>;
+}
+
+/** A box serving /v1/beads from local-sqlite. */
+export function startBeadsBox(options: { root?: string; port?: number } = {}): Promise<BeadsBox> {
+  return startBox(options);
+}
 
 /**
- * Build the real app (auth, schemas, error handling, resolver) with beads = local-sqlite under
- * `root`, and listen on `port` (0: any). The bead routes are registered here only if the app does
- * not register them itself.
+ * Build the real app (auth, schemas, error handling, resolver) under `root` and listen on `port`
+ * (0: any). The bead routes are registered here only if the app does not register them itself.
  */
-export async function startBeadsBox(options: { root?: string; port?: number } = {}): Promise<BeadsBox> {
+export async function startBox(options: BoxOptions = {}): Promise<BeadsBox> {
   const root = options.root ?? mkdtempSync(path.join(tmpdir(), 'agentbox-beads-box-'));
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   for (const dir of [paths.runDir, paths.stateDir, paths.workspaceDir]) mkdirSync(dir, { recursive: true });
-  const loaded = await loadManifestSource(onlySlot('beads', 'local-sqlite'), { targetArch: 'x86_64', env: {} });
-  if (!loaded.manifest || !loaded.sha256) throw new Error('beads box manifest invalid');
+  const loaded = await loadManifestSource(options.toml ?? onlySlot('beads', 'local-sqlite'), { targetArch: 'x86_64', env: {} });
+  if (!loaded.manifest || !loaded.sha256 || loaded.exitCode !== 0) throw new Error(`box manifest invalid: ${JSON.stringify(loaded.diagnostics)}`);
+  const limits = { ...LIMITS, ...options.limits };
   const app = await buildApp({
     manifest: loaded.manifest,
     manifestSha256: loaded.sha256,
@@ -46,10 +62,10 @@ export async function startBeadsBox(options: { root?: string; port?: number } = 
     metrics: createMetrics({ version: 'test', imageHash: 'test', manifestSha256: loaded.sha256 }),
     metricsUrl: 'http://127.0.0.1:9/metrics',
     env: {},
-    limits: LIMITS,
+    limits,
     programs: async () => undefined,
   });
-  if (!app.hasRoute({ method: 'POST', url: '/v1/beads' })) registerBeadRoutes(app, LIMITS);
+  if (!app.hasRoute({ method: 'POST', url: '/v1/beads' })) registerBeadRoutes(app, limits);
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
   return {
