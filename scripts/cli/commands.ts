@@ -1,4 +1,6 @@
 // The table of subcommands: name, one-line summary, and how to load the module that runs it.
+import { pathToFileURL } from 'node:url';
+import { repoPath } from './repo-path.js';
 
 /** What every command module exports. */
 export interface CommandModule {
@@ -16,18 +18,27 @@ export interface CommandEntry {
   load: () => Promise<CommandModule>;
 }
 
+/**
+ * Loads a command from the compiled tree (dist/scripts/cli) rather than from the bundled bin:
+ * the commands that run services locate sibling files at run time, so they stay unbundled. The
+ * manifest commands are bundled into the bin, which keeps `config validate` start-up small.
+ */
+function compiled(name: string): () => Promise<CommandModule> {
+  return async () => (await import(pathToFileURL(repoPath(`dist/scripts/cli/${name}.js`)).href)) as CommandModule;
+}
+
 /** Every subcommand, in the order `agentbox --help` lists them. */
 export const commands: readonly CommandEntry[] = [
   { name: 'config validate', summary: 'check a manifest (schema and rules); exit 0 valid, 1 errors, 2 unreadable', load: () => import('./config-validate.js') },
   { name: 'config show', summary: 'print the normalized manifest (every default applied) as JSON', load: () => import('./config-show.js') },
   { name: 'config explain', summary: 'explain a rule id (E001, W001, …) with a bad and a good example', load: () => import('./config-explain.js') },
   { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
-  { name: 'api', summary: 'run the management API (probes, /v1/meta, adapter routes) and its metrics listener', load: () => import('./api.js') },
-  { name: 'up', summary: 'run the box on this host (--local): the same entrypoint and supervisord config as the image', load: () => import('./up.js') },
-  { name: 'status', summary: 'show readiness, adapter slots and supervised programmes of a running box', load: () => import('./status.js') },
-  { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: () => import('./health.js') },
-  { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: () => import('./doctor.js') },
-  { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf and image-config.json from a manifest (offline, via Nix)', load: () => import('./render.js') },
+  { name: 'api', summary: 'run the management API (probes, /v1/meta, adapter routes) and its metrics listener', load: compiled('api') },
+  { name: 'up', summary: 'run the box on this host (--local): the same entrypoint and supervisord config as the image', load: compiled('up') },
+  { name: 'status', summary: 'show readiness, adapter slots and supervised programmes of a running box', load: compiled('status') },
+  { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: compiled('health') },
+  { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: compiled('doctor') },
+  { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf and image-config.json from a manifest (offline, via Nix)', load: compiled('render') },
 ];
 
 /** The command named by the first one or two words of argv, and how many words it used. */

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 /** Repository root. */
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** The compiled CLI entry point (built by `npm run build`). */
-export const agentboxBin = path.join(repoRoot, 'dist/scripts/agentbox.js');
+/** The bundled CLI, as installed (built by `npm run build`). */
+export const agentboxBin = path.join(repoRoot, 'dist/bin/agentbox.js');
 
 /** Result of one CLI run. */
 export interface CliResult {
