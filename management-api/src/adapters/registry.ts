@@ -45,8 +45,8 @@ export const registry: AdapterRegistry = {
     off: { impl: 'off', load: () => import('./events/off.js') },
   },
   orchestrator: {
-    local: { impl: 'local-procmgr', load: notImplemented('orchestrator', 'local-procmgr') },
-    external: { impl: 'external-stdio', load: notImplemented('orchestrator', 'external-stdio') },
+    local: { impl: 'local-procmgr', load: () => import('./orchestrator/local-procmgr.js') },
+    external: { impl: 'external-stdio', load: () => import('./orchestrator/external-stdio.js') },
     off: { impl: 'off', load: () => import('./orchestrator/off.js') },
   },
 };

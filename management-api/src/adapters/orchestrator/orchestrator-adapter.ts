@@ -27,6 +27,8 @@ export interface AgentProcess {
   state: AgentState;
   pid?: number;
   exitCode?: number;
+  /** The signal that ended the process, when one did (`SIGTERM`, `SIGKILL`, …); then `exitCode` is absent. */
+  signal?: string;
   startedAt: string;
   endedAt?: string;
 }

@@ -1,0 +1,56 @@
+// orchestrator/local-procmgr: agents as child processes of the API, in the workspace, with an allowlisted environment.
+import { constants } from 'node:fs';
+import { access } from 'node:fs/promises';
+import path from 'node:path';
+import type { AdapterContext, SlotHealth } from '../adapter.js';
+import { AdapterUnavailableError } from '../adapter-errors.js';
+import type { OrchestratorAdapter } from './orchestrator-adapter.js';
+import { ProcessManager } from './process-manager.js';
+
+/** This implementation's registry name. */
+export const ADAPTER = 'orchestrator/local-procmgr';
+export { CONTRACT_VERSION } from './orchestrator-adapter.js';
+
+/** How long agents get to end after SIGTERM when the API closes. */
+export const CLOSE_GRACE_MS = 5_000;
+
+/** A local process orchestrator. Pid records go to `<run>/agents/`, so a restart after a crash ends orphaned agents. */
+export function create(context: AdapterContext): OrchestratorAdapter {
+  const manager = new ProcessManager({
+    workspaceDir: context.paths.workspaceDir,
+    parentEnv: context.env,
+    logger: context.logger,
+    recordDir: path.join(context.paths.runDir, 'agents'),
+  });
+  let started = false;
+
+  const ready = (): ProcessManager => {
+    if (!started) throw new AdapterUnavailableError('orchestrator', 'the process manager is not started');
+    return manager;
+  };
+
+  return {
+    async connect() {
+      if (started) return;
+      await manager.start();
+      started = true;
+    },
+    async health(): Promise<SlotHealth> {
+      if (!manager.workspace) return { state: 'degraded', reason: 'not-started' };
+      try {
+        await access(manager.workspace, constants.R_OK | constants.W_OK | constants.X_OK);
+        return { state: 'healthy' };
+      } catch (err) {
+        return { state: 'degraded', reason: `workspace-inaccessible: ${(err as NodeJS.ErrnoException).code ?? 'error'}` };
+      }
+    },
+    async close() {
+      await manager.closeAll(CLOSE_GRACE_MS);
+    },
+    spawn: async (request) => ready().spawn(request),
+    list: async () => ready().list(),
+    status: async (id) => ready().status(id),
+    terminate: async (id, graceMs) => ready().terminate(id, graceMs),
+    output: async (id, request) => ready().output(id, request),
+  };
+}

@@ -1,0 +1,29 @@
+// Checks of what callers ask the orchestrator: spawn requests and grace periods (the adapter may be called without a route in front).
+import { AdapterInputError } from '../adapter-errors.js';
+import type { SpawnRequest } from './orchestrator-adapter.js';
+
+/** Agent names: what crash loops are counted by and logs show. */
+export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The longest grace period terminate accepts. */
+export const MAX_GRACE_MS = 10 * 60_000;
+const MAX_ARGS = 256;
+const MAX_TEXT = 8192;
+
+/** Refuse a malformed spawn request with AdapterInputError. */
+export function checkSpawnRequest(request: SpawnRequest): void {
+  if (!request || typeof request !== 'object') throw new AdapterInputError('a spawn request is an object with name, command and args');
+  if (typeof request.name !== 'string' || !AGENT_NAME.test(request.name)) throw new AdapterInputError(`agent name ${JSON.stringify(request.name)} must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  if (!isText(request.command) || request.command === '') throw new AdapterInputError('command must be a non-empty string without NUL bytes');
+  if (!Array.isArray(request.args) || request.args.length > MAX_ARGS || !request.args.every(isText)) throw new AdapterInputError(`args must be an array of at most ${MAX_ARGS} strings without NUL bytes`);
+  if (request.env !== undefined && (typeof request.env !== 'object' || request.env === null || Array.isArray(request.env))) throw new AdapterInputError('env must be an object of strings');
+  if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new AdapterInputError('cwd must be a string');
+}
+
+/** Refuse a grace period that is not a whole number of milliseconds between 0 and {@link MAX_GRACE_MS}. */
+export function checkGraceMs(graceMs: number): void {
+  if (!Number.isInteger(graceMs) || graceMs < 0 || graceMs > MAX_GRACE_MS) throw new AdapterInputError(`graceMs must be an integer from 0 to ${MAX_GRACE_MS}`);
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value.length <= MAX_TEXT && !value.includes('\u0000');
+}

@@ -1,0 +1,31 @@
+// Resolves an agent's working directory inside the workspace, refusing `..`, absolute paths and link escapes.
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { AdapterInputError } from '../adapter-errors.js';
+
+/**
+ * The absolute working directory for `cwd` (relative to the workspace; absent means the workspace
+ * itself). `workspace` is the workspace's real path. The directory must exist; its real path
+ * must be the workspace or below it, so a link inside the workspace cannot send an agent elsewhere.
+ */
+export async function resolveCwd(workspace: string, cwd: string | undefined): Promise<string> {
+  if (cwd === undefined || cwd === '' || cwd === '.') return workspace;
+  if (typeof cwd !== 'string' || cwd.includes('\u0000')) throw refused(cwd, 'it is not a path');
+  if (path.isAbsolute(cwd)) throw refused(cwd, 'it must be relative to the workspace');
+  if (cwd.split(/[/\\]/).includes('..')) throw refused(cwd, 'it must not contain ".."');
+  const joined = path.join(workspace, cwd);
+  let real: string;
+  try {
+    real = await realpath(joined);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw refused(cwd, code === 'ENOENT' ? 'it does not exist in the workspace' : `it cannot be resolved (${code ?? 'error'})`);
+  }
+  if (real !== workspace && !real.startsWith(workspace + path.sep)) throw refused(cwd, 'it leads outside the workspace through a symbolic link');
+  if (!(await stat(real)).isDirectory()) throw refused(cwd, 'it is not a directory');
+  return real;
+}
+
+function refused(cwd: unknown, why: string): AdapterInputError {
+  return new AdapterInputError(`working directory ${JSON.stringify(cwd)} is not acceptable: ${why}`);
+}
