@@ -16,7 +16,7 @@ import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import { registerHttpMetrics } from './observability/http-metrics.js';
 import type { ApiMetrics } from './observability/metrics.js';
-import { adapterTracer, fastifyOtel } from './observability/tracing.js';
+import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { registerProbeRoutes } from './probes/probe-routes.js';
 import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
 import { supervisedPrograms, type ProgramsReport } from './probes/supervisor-programs.js';
@@ -67,6 +67,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     loggerInstance: options.logger,
     genReqId: requestId,
     requestIdHeader: false,
+    // pino's child() has a fast path when given no options; fastify always passes an object.
+    childLoggerFactory: (logger, bindings, opts) => (Object.keys(opts).length ? logger.child(bindings, opts) : logger.child(bindings)),
     bodyLimit: limits.bodyLimit,
     // Requests arriving while closing get the uniform error shape (see the onRequest hook) instead of fastify's own 503 body.
     return503OnClosing: false,
@@ -83,7 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(closing ? new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down') : undefined);
   });
 
-  await app.register(fastifyOtel().plugin());
+  await registerRequestTracing(app);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',

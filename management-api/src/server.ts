@@ -45,7 +45,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   }
   const { manifest, sha256 } = loaded;
   // Before the app (and fastify) load, so every span from here on has a provider.
-  const telemetry = startTelemetry({ endpoint: manifest.observability.otlp_endpoint, serviceVersion: apiVersion(), imageHash: imageHash(env), boxName: manifest.agentbox.name });
+  const telemetry = await startTelemetry({ endpoint: manifest.observability.otlp_endpoint, serviceVersion: apiVersion(), imageHash: imageHash(env), boxName: manifest.agentbox.name });
   const logger = createLogger({ level: manifest.observability.log_level });
   for (const w of loaded.warnings) logger.warn({ event: 'ManifestWarning', id: w.id, pointer: w.pointer }, w.message);
 

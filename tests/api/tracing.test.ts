@@ -36,7 +36,7 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   const endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/v1/traces`;
 
   // As the server does: telemetry first, then the app is loaded.
-  const telemetry = startTelemetry({ endpoint, serviceVersion: '0.0.0-test', imageHash: 'dev', boxName: 'traced-box' });
+  const telemetry = await startTelemetry({ endpoint, serviceVersion: '0.0.0-test', imageHash: 'dev', boxName: 'traced-box' });
   t.teardown(() => telemetry.shutdown());
   t.ok(telemetry.exporting);
   const { startTestServer } = await import('./support/harness.js');
@@ -79,7 +79,7 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
 });
 
 t.test('without an endpoint nothing is registered and calls are no-ops', async (t) => {
-  const telemetry = startTelemetry({ endpoint: '', serviceVersion: 'x', imageHash: 'dev', boxName: 'b' });
+  const telemetry = await startTelemetry({ endpoint: '', serviceVersion: 'x', imageHash: 'dev', boxName: 'b' });
   t.equal(telemetry.exporting, false);
   await telemetry.flush();
   await telemetry.shutdown();

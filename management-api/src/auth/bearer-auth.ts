@@ -34,13 +34,14 @@ export function bearerVerifier(key: string): (header: string | undefined) => Bea
 /** Require the API key on every route not marked `config.public` (unknown routes included). */
 export function registerBearerAuth(app: FastifyInstance, key: string): void {
   const verify = bearerVerifier(key);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.config.public) return;
+  // A callback hook, not an async one: it runs on every request, probes included.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.config.public) return done();
     const verdict = verify(request.headers.authorization);
-    if (verdict === 'ok') return;
-    reply.header('www-authenticate', 'Bearer realm="agentbox"');
-    if (verdict === 'missing') throw new ApiError('ABX_ERR_AUTH_REQUIRED', 'this route requires the API key: send "Authorization: Bearer <key>"');
+    if (verdict === 'ok') return done();
+    void reply.header('www-authenticate', 'Bearer realm="agentbox"');
+    if (verdict === 'missing') return done(new ApiError('ABX_ERR_AUTH_REQUIRED', 'this route requires the API key: send "Authorization: Bearer <key>"'));
     request.log.warn({ event: 'AuthRejected', route: request.routeOptions.url ?? request.url }, 'rejected a request with a wrong API key');
-    throw new ApiError('ABX_ERR_AUTH_INVALID', 'the Authorization header does not carry the box API key');
+    done(new ApiError('ABX_ERR_AUTH_INVALID', 'the Authorization header does not carry the box API key'));
   });
 }

@@ -1,8 +1,5 @@
 // Process-wide tracing setup. The server starts it before loading the app, so everything after is traced.
 import { trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 
 /** Handle on the tracing pipeline. */
 export interface Telemetry {
@@ -23,12 +20,25 @@ export interface TelemetryOptions {
   boxName: string;
 }
 
+let active = false;
+
+/** Whether a tracer provider is registered (the app instruments requests only then). */
+export function isTracing(): boolean {
+  return active;
+}
+
 /**
- * Register the global tracer provider. Without an endpoint nothing is registered: spans stay
- * non-recording no-ops, which costs next to nothing on the request path.
+ * Register the global tracer provider. Without an endpoint nothing is registered (or even
+ * loaded): spans stay non-recording no-ops, which costs next to nothing on the request path
+ * and keeps the SDK out of the API's memory.
  */
-export function startTelemetry(options: TelemetryOptions): Telemetry {
+export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   if (!options.endpoint) return { exporting: false, flush: async () => undefined, shutdown: async () => undefined };
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }] = await Promise.all([
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-node'),
+  ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
       'service.name': 'agentbox-api',
@@ -41,12 +51,14 @@ export function startTelemetry(options: TelemetryOptions): Telemetry {
   });
   // Also installs the AsyncLocalStorage context manager, so adapter spans nest under request spans.
   provider.register();
+  active = true;
   return {
     exporting: true,
     flush: () => provider.forceFlush(),
     shutdown: async () => {
       await provider.shutdown();
       trace.disable();
+      active = false;
     },
   };
 }

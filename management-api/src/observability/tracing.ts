@@ -1,6 +1,7 @@
 // Tracers used inside the app: request spans (via @fastify/otel) and adapter dispatch spans.
 import { trace, type Tracer } from '@opentelemetry/api';
-import { FastifyOtelInstrumentation } from '@fastify/otel';
+import type { FastifyInstance } from 'fastify';
+import { isTracing } from './telemetry.js';
 
 /** The tracer adapter dispatch spans are created with; a no-op until telemetry registers a provider. */
 export function adapterTracer(version: string): Tracer {
@@ -8,11 +9,14 @@ export function adapterTracer(version: string): Tracer {
 }
 
 /**
- * The fastify instrumentation. Probe routes opt out with `config: { otel: false }` — they are
- * hit every few seconds by orchestrators and would drown real traffic.
+ * Instrument requests when a tracer provider is registered (loaded only then: without export
+ * the spans would be no-ops anyway). Probe routes opt out with `config: { otel: false }` —
+ * they are hit every few seconds by orchestrators and would drown real traffic.
  */
-export function fastifyOtel(): FastifyOtelInstrumentation {
-  // Registered as a plugin on our instance only. One span per request (plus its handler) is
-  // enough; a span per lifecycle hook would triple the span count for no insight.
-  return new FastifyOtelInstrumentation({ instrumentHooks: false });
+export async function registerRequestTracing(app: FastifyInstance): Promise<void> {
+  if (!isTracing()) return;
+  const { FastifyOtelInstrumentation } = await import('@fastify/otel');
+  // One span per request (plus its handler) is enough; a span per lifecycle hook would triple
+  // the span count for no insight.
+  await app.register(new FastifyOtelInstrumentation({ instrumentHooks: false }).plugin());
 }

@@ -4,8 +4,14 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/otel';
 import '../app-state.js';
 
-// Probes are polled every few seconds: keep them out of info logs and traces.
-const probeRoute = { logLevel: 'warn', config: { public: true, otel: false } } as const;
+// Probes are polled every few seconds: keep them out of info logs and traces. They share one
+// warn-level child logger, made once: a per-request child with its own level costs more than
+// the probe itself.
+function probeRouteOptions(app: FastifyInstance) {
+  const quieter = ['trace', 'debug', 'info'].includes(app.log.level) ? 'warn' : app.log.level;
+  const probeLogger = app.log.child({ probe: true }, { level: quieter });
+  return { config: { public: true, otel: false }, childLoggerFactory: () => probeLogger } as const;
+}
 
 const readySchema = {
   summary: 'Readiness: 200 when the seal exists, the mounts are writable and every critical adapter slot is healthy',
@@ -42,6 +48,7 @@ const healthSchema = {
 
 /** Register /livez, /ready and /health. */
 export function registerProbeRoutes(app: FastifyInstance): void {
+  const probeRoute = probeRouteOptions(app);
   app.get('/livez', { ...probeRoute, schema: { summary: 'Liveness: the process answers (no external checks)', tags: ['probes'], security: [], response: { 200: { type: 'object', properties: { live: { const: true } } } } } }, async (_request, reply) => {
     void reply.header('cache-control', 'no-store');
     return { live: true };
