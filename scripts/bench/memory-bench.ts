@@ -80,13 +80,16 @@ async function context(env: Record<string, string>, root: string, adapter: strin
 }
 
 /** Store `data`, then time `QUERIES` searches and compare each answer with the exact top-10. */
-async function measure(store: string, dataName: string, adapter: MemoryAdapter, data: Float32Array[], queries: Float32Array[], truth: string[][], afterLoad?: () => Promise<string>): Promise<Row> {
+async function measure(store: string, dataName: string, adapter: MemoryAdapter, data: Float32Array[], queries: Float32Array[], truth: string[][], afterLoad: () => Promise<string>): Promise<Row> {
   const namespace = 'bench';
   const t0 = performance.now();
   for (let i = 0; i < data.length; i++) await adapter.store(namespace, { id: `v${i}`, text: '', vector: data[i]! });
-  const insertPerSec = data.length / ((performance.now() - t0) / 1000);
+  const acked = performance.now() - t0;
   await adapter.search(namespace, { vector: queries[0]!, k: K });
-  const note = afterLoad ? await afterLoad() : '';
+  // Stored means searchable at once; "indexed" waits until the index holds everything (and is calibrated).
+  const note = await afterLoad();
+  const insertPerSec = data.length / ((performance.now() - t0) / 1000);
+  const ackNote = `${(data.length / (acked / 1000)).toFixed(0)} stores/s acknowledged`;
   const times: number[] = [];
   let found = 0;
   for (let q = 0; q < queries.length; q++) {
@@ -96,7 +99,7 @@ async function measure(store: string, dataName: string, adapter: MemoryAdapter, 
     const expected = new Set(truth[q]);
     found += hits.filter((h) => expected.has(h.id)).length / K;
   }
-  return { store, data: dataName, n: data.length, insertPerSec, p50: median(times), p99: quantile(times, 0.99), recall: found / queries.length, note };
+  return { store, data: dataName, n: data.length, insertPerSec, p50: median(times), p99: quantile(times, 0.99), recall: found / queries.length, note: `${ackNote}; ${note}` };
 }
 
 function exactBaseline(dataName: string, data: Float32Array[], queries: Float32Array[]): { row: Row; truth: string[][] } {
@@ -127,7 +130,7 @@ async function startPglite(): Promise<{ url: string; stop: () => Promise<void> }
 export async function runMemoryBench(): Promise<string> {
   const n = Number(process.env['AGENTBOX_BENCH_MEMORY_N'] ?? 100_000);
   // PGlite is single-threaded WebAssembly: its HNSW inserts are far slower than a native server's.
-  const pgN = Math.min(n, Number(process.env['AGENTBOX_BENCH_MEMORY_PG_N'] ?? 20_000));
+  const pgN = Math.min(n, Number(process.env['AGENTBOX_BENCH_MEMORY_PG_N'] ?? 2_000));
   const rows: Row[] = [];
   const sets: Array<[string, Float32Array[]]> = [
     ['gaussian mixture', gaussianMixture(n + QUERIES, 7)],
@@ -170,7 +173,7 @@ export async function runMemoryBench(): Promise<string> {
     `${D}-dimensional unit vectors, ${QUERIES} queries from the same distribution, top-${K}; recall@10 against the exact scan of the same run. Target: p50 ≤ 5 ms with recall@10 ≥ 0.95 at 100k clustered.`,
     '',
     table(
-      ['store', 'data', 'n', 'inserts/s', 'search p50', 'search p99', 'recall@10', 'note'],
+      ['store', 'data', 'n', 'inserts/s (indexed)', 'search p50', 'search p99', 'recall@10', 'note'],
       rows.map((r) => [r.store, r.data, String(r.n), r.insertPerSec.toFixed(0), ms(r.p50), ms(r.p99), r.recall.toFixed(3), r.note]),
     ),
   ].join('\n');

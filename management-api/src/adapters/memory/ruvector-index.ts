@@ -49,6 +49,11 @@ export class RuvectorIndex {
     return this.#db.insert({ id, vector: unit });
   }
 
+  /** Insert many in one engine transaction (one disk sync instead of one per vector). */
+  insertBatch(entries: ReadonlyArray<{ id: string; vector: Float32Array }>): Promise<string[]> {
+    return this.#db.insertBatch(entries.map((e) => ({ id: e.id, vector: e.vector })));
+  }
+
   delete(id: string): Promise<boolean> {
     return this.#db.delete(id);
   }

@@ -1,0 +1,98 @@
+// memory/local-ruvector through the resolver: the memory contract, plus what only the local store has
+// (files under the state volume, restarts, the index path and its recall guard, a changed dimension).
+import t from 'tap';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { AdapterContext, AdapterModule } from '../../management-api/src/adapters/adapter.js';
+import type { MemoryAdapter } from '../../management-api/src/adapters/memory/memory-adapter.js';
+import * as localModule from '../../management-api/src/adapters/memory/local-ruvector.js';
+import { memoryContract, seededVector } from './memory.contract.js';
+import { onlySlot, startSlot } from './pods-harness.js';
+
+const DIM = 384;
+const manifest = onlySlot('memory', 'local-ruvector');
+
+/** The real module with a smaller exact-search threshold, so small tests reach the HNSW index. */
+function indexed(exactBelow: number, created: localModule.LocalRuvectorMemory[] = []): { memory: AdapterModule<MemoryAdapter> } {
+  return {
+    memory: {
+      ADAPTER: localModule.ADAPTER,
+      CONTRACT_VERSION: localModule.CONTRACT_VERSION,
+      create: (context: AdapterContext) => {
+        const adapter = new localModule.LocalRuvectorMemory(context, { exactBelow });
+        created.push(adapter);
+        return adapter;
+      },
+    },
+  };
+}
+
+t.test('contract (default: exact below 5,000 vectors)', async (t) => {
+  memoryContract(t, () => startSlot('memory', manifest), { dimension: DIM });
+});
+
+t.test('contract with every namespace on the HNSW index', async (t) => {
+  memoryContract(t, () => startSlot('memory', manifest, { overrides: indexed(0) }), { dimension: DIM });
+});
+
+t.test('data lives under <state>/memory and survives a restart on the same volume', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-memory-restart-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const first = await startSlot('memory', manifest, { root, overrides: indexed(0) });
+  for (let i = 0; i < 30; i++) await first.ops.store('kept', { id: `k${i}`, text: `kept ${i}`, vector: seededVector(i, DIM) });
+  await first.ops.store('other', { id: 'x', text: 'another namespace' });
+  await first.ops.delete('kept', 'k3');
+  const dir = path.join(first.paths.stateDir, 'memory');
+  await first.close();
+  t.ok(existsSync(path.join(dir, 'catalog.sqlite')), 'the catalogue file');
+  t.equal(readdirSync(path.join(dir, 'index')).filter((f) => f.endsWith('.rvdb')).length, 2, 'one index file per namespace');
+  t.notOk(existsSync(path.join(root, 'ruvector.db')) || existsSync('ruvector.db'), 'nothing written to the working directory');
+
+  const created: localModule.LocalRuvectorMemory[] = [];
+  const second = await startSlot('memory', manifest, { root, overrides: indexed(0, created) });
+  t.teardown(() => second.close());
+  t.equal(second.state(), 'healthy');
+  t.match(await second.ops.retrieve('kept', 'k7'), { text: 'kept 7' });
+  await t.rejects(second.ops.retrieve('kept', 'k3'), { code: 'ABX_ERR_NOT_FOUND' }, 'the delete survived too');
+  t.equal((await second.ops.list('kept', { limit: 100 })).items.length, 29);
+  await second.ops.search('kept', { vector: seededVector(12, DIM), k: 1 });
+  await created[0]!.settled('kept');
+  t.match(created[0]!.stats('kept'), { mode: 'index', size: 29 }, 'answered by the reopened index');
+  t.equal((await second.ops.search('kept', { vector: seededVector(12, DIM), k: 1 }))[0]?.id, 'k12');
+});
+
+t.test('a store interrupted between the catalogue and the index is repaired at the next connect', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-memory-repair-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const first = await startSlot('memory', manifest, { root, overrides: indexed(0) });
+  for (let i = 0; i < 20; i++) await first.ops.store('repair', { id: `r${i}`, text: `r ${i}`, vector: seededVector(200 + i, DIM) });
+  const file = path.join(first.paths.stateDir, 'memory', 'catalog.sqlite');
+  await first.close();
+  // What a crash after the catalogue commit leaves: a row the index never saw.
+  const db = new BetterSqlite3(file);
+  const vector = Float32Array.from(seededVector(999, DIM));
+  db.prepare('INSERT INTO memories (namespace, id, text, metadata, vector, created_at) VALUES (?, ?, ?, ?, ?, ?)').run('repair', 'orphan', 'only in the catalogue', '{}', Buffer.from(vector.buffer), new Date().toISOString());
+  db.close();
+  const created: localModule.LocalRuvectorMemory[] = [];
+  const second = await startSlot('memory', manifest, { root, overrides: indexed(0, created) });
+  t.teardown(() => second.close());
+  await second.ops.search('repair', { vector, k: 1 });
+  await created[0]!.settled('repair');
+  t.equal(created[0]!.stats('repair')?.mode, 'index');
+  t.equal((await second.ops.search('repair', { vector, k: 1 }))[0]?.id, 'orphan', 'found through the index');
+});
+
+t.test('a store of another dimension is refused permanently, naming the fix', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-memory-dim-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const first = await startSlot('memory', manifest, { root });
+  await first.ops.store('d', { text: 'written at 384' });
+  await first.close();
+  const second = await startSlot('memory', `${manifest}[integrations.memory]\ndimension = 768\n`, { root, timing: { reconnectInitialMs: 60_000 } });
+  t.teardown(() => second.close());
+  t.equal(second.state(), 'degraded');
+  t.match(second.reason(), /holds 384-dimensional vectors but integrations\.memory\.dimension is 768: set dimension = 384/);
+  await t.rejects(second.ops.search('d', { text: 'x', k: 1 }), { code: 'ABX_ERR_ADAPTER_DEGRADED' });
+});
