@@ -39,8 +39,8 @@ rec {
     if candidate.success && candidate.value != null then candidate.value else pkgs.nodejs_22;
 
   /**
-    The agentbox application: compiled TypeScript, production node_modules, schema, lib and the
-    box's commands. Layout under $out/opt/agentbox (the image's /opt/agentbox): dist/,
+    The agentbox application: compiled TypeScript (`npm run build`), production node_modules,
+    schema, lib and the box's commands. Layout under $out/opt/agentbox (the image's /opt/agentbox): dist/,
     node_modules/, package.json, schema/, lib/, config/, and bin -> config/bin (the commands the
     generated supervisord.conf runs). $out/bin/agentbox is the CLI.
     - src: the source tree (package.json, package-lock.json, tsconfig.json, sources)
@@ -52,6 +52,8 @@ rec {
       lock = npmLock.withRegistryResolved {
         packageLock = builtins.fromJSON (builtins.readFile (src + "/package-lock.json"));
       };
+      # The CLI entry point as package.json declares it.
+      cliEntry = (builtins.fromJSON (builtins.readFile (src + "/package.json"))).bin.agentbox;
     in
     (pkgs.buildNpmPackage.override { inherit nodejs; }) {
       pname = "agentbox";
@@ -63,9 +65,10 @@ rec {
       npmConfigHook = pkgs.importNpmLock.npmConfigHook;
       # node-gyp compiles native modules (better-sqlite3) from source.
       nativeBuildInputs = [ pkgs.python3 ];
+      # The project's own build (tsc, then the CLI bundle); `npm run build` is the one definition.
       buildPhase = ''
         runHook preBuild
-        node_modules/.bin/tsc -p tsconfig.json
+        npm run build
         runHook postBuild
       '';
       installPhase = ''
@@ -76,7 +79,7 @@ rec {
         cp -r dist node_modules package.json schema lib "$app/"
         if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
         ln -s config/bin "$app/bin"
-        printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/dist/scripts/agentbox.js" > "$out/bin/agentbox"
+        printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/${cliEntry}" > "$out/bin/agentbox"
         chmod +x "$out/bin/agentbox"
         runHook postInstall
       '';

@@ -55,28 +55,38 @@ export async function referenceIsCurrent(): Promise<boolean> {
   return a === b;
 }
 
-/** Copy agentbox.toml to the reference fixture, then rewrite every golden directory. */
-export async function updateGoldens(): Promise<string[]> {
-  await copyFile(repoPath('agentbox.toml'), path.join(fixturesDir(), 'reference.toml'));
+/**
+ * Rewrite every golden directory under `into` (default tests/golden); with `refreshReference`
+ * (the default), first copy agentbox.toml to the reference fixture.
+ */
+export async function updateGoldens(into = goldenDir(), refreshReference = true): Promise<string[]> {
+  if (refreshReference) await copyFile(repoPath('agentbox.toml'), path.join(fixturesDir(), 'reference.toml'));
   const written: string[] = [];
-  for (const name of await goldenFixtures()) written.push(...(await writeRendered(path.join(goldenDir(), name), (await renderGolden(name)).files)));
+  for (const name of await goldenFixtures()) written.push(...(await writeRendered(path.join(into, name), (await renderGolden(name)).files)));
   return written;
 }
 
-async function main(argv: string[]): Promise<number> {
+/** Where main() writes. */
+export interface Output {
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+}
+
+/** The script: check (exit 0 up to date, 1 stale) or `--update`. */
+export async function main(argv: string[], io: Output = { out: process.stdout, err: process.stderr }): Promise<number> {
   if (argv.includes('--update')) {
-    for (const f of await updateGoldens()) process.stdout.write(`wrote ${path.relative(process.cwd(), f)}\n`);
+    for (const f of await updateGoldens()) io.out.write(`wrote ${path.relative(process.cwd(), f)}\n`);
     return 0;
   }
   const stale = await staleGoldens();
   const reference = await referenceIsCurrent();
-  if (!reference) process.stderr.write('tests/fixtures/manifests/reference.toml differs from agentbox.toml\n');
-  for (const s of stale) process.stderr.write(`tests/golden/${s.name}: out of date: ${s.files.join(', ')}\n`);
+  if (!reference) io.err.write('tests/fixtures/manifests/reference.toml differs from agentbox.toml\n');
+  for (const s of stale) io.err.write(`tests/golden/${s.name}: out of date: ${s.files.join(', ')}\n`);
   if (stale.length || !reference) {
-    process.stderr.write('review the change, then run: node dist/scripts/cli/render-golden.js --update\n');
+    io.err.write('review the change, then run: node dist/scripts/cli/render-golden.js --update\n');
     return 1;
   }
-  process.stdout.write('golden files are up to date\n');
+  io.out.write('golden files are up to date\n');
   return 0;
 }
 

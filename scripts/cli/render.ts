@@ -34,8 +34,29 @@ Needs nix-instantiate (install: sudo apt-get install nix-bin).
 Exit codes: 0 written (or up to date), 1 invalid manifest / evaluation failed / --check found changes,
 2 unreadable file / bad usage / nix-instantiate missing.`;
 
-/** Run the command. */
+/**
+ * Run the command. Usage and user errors are reported here rather than left to run-command:
+ * this module is loaded from the compiled tree by a bundled CLI, which has its own copies of
+ * the error classes, so they are recognised by name.
+ */
 export async function run(args: string[]): Promise<number> {
+  try {
+    return await render(args);
+  } catch (err) {
+    const e = err as Error & { exitCode?: number; code?: string };
+    if (e.name === 'UsageError' || e.code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`agentbox render: ${e.message}\n\n${usage}\n`);
+      return 2;
+    }
+    if (e.name === 'UserError') {
+      process.stderr.write(`agentbox render: ${e.message}\n`);
+      return e.exitCode ?? 2;
+    }
+    throw err;
+  }
+}
+
+async function render(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,

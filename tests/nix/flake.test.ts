@@ -73,7 +73,7 @@ function stubApp(): string {
 
 t.test('flake.lock matches flake.nix (no update needed) and pins every input', async (t) => {
   const r = spawnSync('nix', ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', 'flake', 'metadata', '--json', '--no-update-lock-file', repoRoot], { encoding: 'utf8' });
-  t.equal(r.status, 0, r.stderr);
+  t.equal(r.status, 0, 'exit code 0', { stderr: r.stderr });
   const lock = JSON.parse(readFileSync(path.join(repoRoot, 'flake.lock'), 'utf8')) as { nodes: Record<string, { locked?: { narHash?: string; rev?: string }; inputs?: Record<string, unknown> }> };
   for (const input of ['nixpkgs', 'nix2container', 'flake-utils', 'systems']) {
     t.match(lock.nodes[input]?.locked?.narHash, /^sha256-/, `${input} has a narHash`);
@@ -85,9 +85,9 @@ t.test('flake.lock matches flake.nix (no update needed) and pins every input', a
 
 t.test('nix flake check evaluates every output for both systems', async (t) => {
   const r = nixFlake(['flake', 'check', '--no-build', '.#']);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   const show = nixFlake(['flake', 'show', '--json', '.#']);
-  t.equal(show.code, 0, show.stderr);
+  t.equal(show.code, 0, 'exit code 0', { stderr: show.stderr });
   const outputs = JSON.parse(show.stdout) as Record<string, Record<string, Record<string, unknown>>>;
   for (const system of systems) {
     t.same(Object.keys(outputs['packages']?.[system] ?? {}).sort(), ['compose', 'default', 'image', 'image-n2c', 'management-api', 'supervisord-conf'], `packages.${system}`);
@@ -147,7 +147,7 @@ t.test('the checks build: lib tests, golden files, docker-compose config, the Ty
   const env = { ...process.env, AGENTBOX_STUB_APP: stubApp() };
   const attrs = ['lib-tests', 'golden', 'compose', 'manifest'].map((c) => `.#checks.${currentSystem}.${c}`);
   const r = nixFlake(['build', '--impure', '--no-link', '--json', ...attrs], { env });
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   t.equal((JSON.parse(r.stdout) as unknown[]).length, 4);
 });
 

@@ -7,7 +7,7 @@ t.test('every pair in lib/tests.nix holds', async (t) => {
   const r = nixInstantiate(`
     let lib = import ./lib; tests = import ./lib/tests.nix { inherit lib; };
     in { count = builtins.length (builtins.attrNames tests); failures = lib.runTests { inherit tests; }; }`);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   const out = JSON.parse(r.stdout) as { count: number; failures: unknown[] };
   t.same(out.failures, [], 'no failing pair');
   t.ok(out.count >= 40, `${out.count} pairs`);
@@ -15,7 +15,7 @@ t.test('every pair in lib/tests.nix holds', async (t) => {
 
 t.test('the runner reports a pair whose expression differs', async (t) => {
   const r = nixInstantiate(`(import ./lib).runTests { tests = { wrong = { expr = 1 + 1; expected = 3; }; }; }`);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   t.same(JSON.parse(r.stdout), [{ name: 'wrong', expected: 3, result: 2 }]);
 });
 

@@ -54,7 +54,7 @@ t.test('TypeScript and Nix normalize every fixture and edge case identically', a
     `{ texts }: let lib = import ./lib; in map (text: let m = lib.loadManifest { inherit text; }; in { json = lib.canonicalJson { value = m; }; sha256 = lib.manifestSha256 { manifest = m; }; }) (builtins.fromJSON texts)`,
     { texts: JSON.stringify(valid.map((v) => v.text)) },
   );
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   const nix = JSON.parse(r.stdout) as Array<{ json: string; sha256: string }>;
   t.equal(nix.length, valid.length);
   valid.forEach((v, i) => {
@@ -67,7 +67,7 @@ t.test('a difference would be seen: a manifest that differs in one value differs
   const a = await loadManifestSource('[api]\nport = 9090\n', ctx);
   const b = await loadManifestSource('[api]\nport = 9091\n', ctx);
   const r = nixInstantiate(`let lib = import ./lib; in map (text: lib.manifestSha256 { manifest = lib.loadManifest { inherit text; }; }) [ "[api]\\nport = 9090\\n" "[api]\\nport = 9091\\n" ]`);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   t.same(JSON.parse(r.stdout), [a.sha256, b.sha256]);
   t.not(a.sha256, b.sha256);
 });

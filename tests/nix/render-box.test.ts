@@ -44,3 +44,16 @@ t.test('nixEvalJson evaluates, reports evaluation errors, timeouts and a missing
   t.match(new NixNotFoundError().message, /sudo apt-get install nix-bin/);
   t.match(await packageVersion(), /^\d+\.\d+\.\d+/);
 });
+
+t.test('renderManifest refuses a manifest whose two normalizations differ, naming where', async (t) => {
+  const { renderManifest, NormalizationMismatchError } = await import('../../scripts/cli/render-box.js');
+  const options = { manifestFile: '/nonexistent/agentbox.toml', outDir: '/nonexistent/out', context: { targetArch: 'x86_64' as const, env: {} } };
+  // Nix prints floats with 6 significant digits: 1.23456789 cannot round-trip.
+  await t.rejects(renderManifest(options, '[resources]\ncpus = 1.23456789\n'), NormalizationMismatchError);
+  await t.rejects(renderManifest(options, '[resources]\ncpus = 1.23456789\n'), { message: /differ at \/resources\/cpus/ });
+  const ok = await renderManifest(options, '[resources]\ncpus = 1.5\n');
+  t.equal(ok.rendered?.manifestSha256, ok.validation.sha256);
+  const invalid = await renderManifest(options, '[api]\nport = "x"\n');
+  t.equal(invalid.rendered, undefined, 'an invalid manifest is not rendered');
+  t.equal(invalid.validation.exitCode, 1);
+});

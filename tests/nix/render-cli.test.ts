@@ -31,13 +31,13 @@ const sections = (conf: string) => [...conf.matchAll(/^\[([^\]]+)\]$/gm)].map((m
 
 t.test('render --out DIR on the reference manifest writes the files', async (t) => {
   const { r, out } = render(reference);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   t.same(readdirSync(out).sort(), ['artifacts.json', 'docker-compose.yml', 'image-config.json', 'supervisord.conf']);
   t.match(r.stdout, /rendered .*agentbox\.toml \(sha256 [0-9a-f]{64}\)/);
   t.match(r.stdout, /image agentbox\/agentbox:\d+\.\d+\.\d+.*-[0-9a-f]{12}/);
   t.match(r.stdout, /required for readiness: management-api/);
   const dc = spawnSync('docker-compose', ['-f', path.join(out, 'docker-compose.yml'), 'config', '-q'], { encoding: 'utf8' });
-  t.equal(dc.status, 0, dc.stderr);
+  t.equal(dc.status, 0, 'exit code 0', { stderr: dc.stderr });
   const compose = readFileSync(path.join(out, 'docker-compose.yml'), 'utf8');
   t.match(compose, /- "\.\.\/agentbox\.toml:\/etc\/agentbox\/agentbox\.toml:ro"/, 'the manifest is mounted read-only, relative to the compose file');
   t.match(compose, /- "\.\.\/workspace:\/workspace"/, 'the workspace next to the manifest');
@@ -46,7 +46,7 @@ t.test('render --out DIR on the reference manifest writes the files', async (t) 
 t.test('changing observability.metrics_port changes the published port and ExposedPorts', async (t) => {
   const before = render(reference);
   const after = render(reference.replace('metrics_port = 9091', 'metrics_port = 9555'));
-  t.equal(after.r.code, 0, after.r.stderr);
+  t.equal(after.r.code, 0, 'exit code 0', { stderr: after.r.stderr });
   t.match(before.read('docker-compose.yml'), /"127\.0\.0\.1:9091:9091"/);
   t.notMatch(after.read('docker-compose.yml'), /9091/);
   t.match(after.read('docker-compose.yml'), /"127\.0\.0\.1:9555:9555"/);
@@ -60,7 +60,7 @@ t.test('enabling a feature adds exactly its exception and its programme', async 
     reference.replace('code_server = false', 'code_server = true') +
       '\n[security.exceptions.code-server]\nreason = "operators review the workspace in a browser IDE"\ntmpfs = ["/home/agentbox/.cache"]\n',
   );
-  t.equal(after.r.code, 0, after.r.stderr);
+  t.equal(after.r.code, 0, 'exit code 0', { stderr: after.r.stderr });
 
   // supervisord.conf: one new section, nothing removed.
   t.same(minus(sections(after.read('supervisord.conf')), sections(before.read('supervisord.conf'))), ['program:code-server']);
@@ -115,9 +115,9 @@ t.test('without nix-instantiate: exit 2 and the exact install command', async (t
 
 t.test('--check reports what differs and writes nothing; --json describes the result', async (t) => {
   const { manifest, out, r } = render(reference);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   const check = runAgentbox(['render', '--manifest', manifest, '--out', out, '--check']);
-  t.equal(check.code, 0, check.stderr);
+  t.equal(check.code, 0, 'exit code 0', { stderr: check.stderr });
   t.match(check.stdout, /up to date/);
   writeFileSync(path.join(out, 'supervisord.conf'), 'edited by hand\n');
   const stale = runAgentbox(['render', '--manifest', manifest, '--out', out, '--check']);
@@ -141,7 +141,7 @@ t.test('--root re-roots supervisord.conf and defaults --bin to this installation
   const b = box(reference);
   const root = path.join(path.dirname(b.manifest), 'root');
   const r = runAgentbox(['render', '--manifest', b.manifest, '--out', b.out, '--root', root]);
-  t.equal(r.code, 0, r.stderr);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   const conf = readFileSync(path.join(b.out, 'supervisord.conf'), 'utf8');
   t.match(conf, new RegExp(`^file=${root}/run/agentbox/supervisord\\.sock$`, 'm'));
   t.match(conf, new RegExp(`^command=${path.join(repoRoot, 'config/bin')}/agentbox-api$`, 'm'));
