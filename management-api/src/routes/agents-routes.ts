@@ -1,0 +1,164 @@
+// /v1/agents: spawn, list, inspect and terminate agent processes; their output as JSON or live Server-Sent Events.
+import { once } from 'node:events';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/swagger';
+import type {} from '@fastify/rate-limit';
+import '../app-state.js';
+import type { SpawnRequest } from '../adapters/orchestrator/orchestrator-adapter.js';
+import { ApiError, errorBodySchema } from '../errors.js';
+import type { MutationLimits } from './events-routes.js';
+
+/** Grace period of DELETE /v1/agents/:id when the caller names none. */
+export const DEFAULT_GRACE_MS = 5_000;
+/** A comment line this often keeps proxies from timing an output stream out. */
+const HEARTBEAT_MS = 15_000;
+
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const agentSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    command: { type: 'string' },
+    args: { type: 'array', items: { type: 'string' } },
+    state: { type: 'string', enum: ['starting', 'running', 'exited', 'failed', 'terminated', 'crash-loop'] },
+    pid: { type: 'integer' },
+    exitCode: { type: 'integer' },
+    signal: { type: 'string' },
+    startedAt: { type: 'string' },
+    endedAt: { type: 'string' },
+  },
+} as const;
+const chunkSchema = { type: 'object', properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } } } as const;
+const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } } } as const;
+const spawnBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['name', 'command'],
+  properties: {
+    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'What the agent is; crash loops are counted by name' },
+    command: { type: 'string', minLength: 1, maxLength: 4096, description: 'Executable, absolute or found on the agent PATH' },
+    args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
+    env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },
+    cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace' },
+  },
+} as const;
+
+interface OutputQuery {
+  after?: number;
+  follow?: boolean;
+}
+
+/** Register the agent routes (authenticated by the app's bearer hook; spawn and terminate rate limited). */
+export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits): void {
+  const agents = () => app.agentbox.resolver.slot('orchestrator');
+  const rateLimit = { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } };
+  const open = new Set<AbortController>();
+  // Before the server stops accepting: fastify's close would otherwise wait on streams that never end.
+  app.addHook('preClose', async () => {
+    for (const c of open) c.abort();
+  });
+
+  app.post<{ Body: SpawnRequest }>(
+    '/v1/agents',
+    { bodyLimit: limits.bodyLimit, config: rateLimit, schema: { summary: 'Start an agent process in the workspace', tags: ['agents'], body: spawnBody, response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors } } },
+    async (request, reply) => {
+      const agent = await agents().spawn(request.body);
+      void reply.code(201).header('location', `/v1/agents/${agent.id}`);
+      return { agent };
+    },
+  );
+
+  app.get('/v1/agents', { schema: { summary: 'Every agent the orchestrator knows, oldest first', tags: ['agents'], response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentSchema } } }, ...errors } } }, async () => ({
+    agents: await agents().list(),
+  }));
+
+  app.get<{ Params: { id: string } }>('/v1/agents/:id', { schema: { summary: 'One agent', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: agentSchema } }, ...errors } } }, async (request) => ({
+    agent: await agents().status(request.params.id),
+  }));
+
+  app.delete<{ Params: { id: string }; Querystring: { graceMs?: number } }>(
+    '/v1/agents/:id',
+    {
+      config: rateLimit,
+      schema: {
+        summary: 'Terminate an agent: SIGTERM to its process group, SIGKILL after graceMs; answers with the final record',
+        tags: ['agents'],
+        params: idParams,
+        querystring: { type: 'object', additionalProperties: false, properties: { graceMs: { type: 'integer', minimum: 0, maximum: 600_000 } } },
+        response: { 200: { type: 'object', properties: { agent: agentSchema } }, ...errors },
+      },
+    },
+    async (request) => ({ agent: await agents().terminate(request.params.id, request.query.graceMs ?? DEFAULT_GRACE_MS) }),
+  );
+
+  app.get<{ Params: { id: string }; Querystring: OutputQuery }>(
+    '/v1/agents/:id/output',
+    {
+      schema: {
+        summary: 'Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID',
+        tags: ['agents'],
+        params: idParams,
+        querystring: { type: 'object', additionalProperties: false, properties: { after: { type: 'integer', minimum: 0 }, follow: { type: 'boolean' } } },
+        response: { 200: { type: 'object', properties: { chunks: { type: 'array', items: chunkSchema } } }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const after = resumePoint(request);
+      const follow = request.query.follow ?? (request.headers.accept ?? '').includes('text/event-stream');
+      if (!follow) {
+        const chunks = [];
+        for await (const chunk of await agents().output(request.params.id, { after, follow: false, signal: AbortSignal.timeout(10_000) })) chunks.push(chunk);
+        return { chunks };
+      }
+      return streamOutput(app, request, reply, after, open);
+    },
+  );
+}
+
+/** `after` from Last-Event-ID (a resuming EventSource) or the query. */
+function resumePoint(request: FastifyRequest<{ Querystring: OutputQuery }>): number {
+  const header = request.headers['last-event-id'];
+  if (typeof header === 'string' && header !== '') {
+    if (!/^\d{1,15}$/.test(header)) throw new ApiError('ABX_ERR_VALIDATION', 'Last-Event-ID is not an id this stream sent (a chunk number)');
+    return Number(header);
+  }
+  return request.query.after ?? 0;
+}
+
+/**
+ * Open the output (errors before this answer as JSON), then send each chunk as an `output` event
+ * with its seq as id, and finally an `end` event carrying the agent's record. An error after the
+ * stream started is sent as an `error` event.
+ */
+async function streamOutput(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, after: number, open: Set<AbortController>): Promise<void> {
+  const orchestrator = app.agentbox.resolver.slot('orchestrator');
+  const controller = new AbortController();
+  const stream = await orchestrator.output(request.params.id, { after, follow: true, signal: controller.signal });
+  reply.hijack();
+  const res = reply.raw;
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', 'x-request-id': request.id });
+  res.write('retry: 2000\n\n');
+  open.add(controller);
+  res.on('close', () => controller.abort());
+  const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);
+  heartbeat.unref();
+  try {
+    for await (const chunk of stream) {
+      // Wait for the socket to take more, or for the client to go away (then 'drain' never comes).
+      if (!res.write(`id: ${chunk.seq}\nevent: output\ndata: ${JSON.stringify(chunk)}\n\n`)) await once(res, 'drain', { signal: controller.signal }).catch(() => undefined);
+    }
+    if (!controller.signal.aborted) res.write(`event: end\ndata: ${JSON.stringify({ agent: await orchestrator.status(request.params.id) })}\n\n`);
+  } catch (err) {
+    if (!controller.signal.aborted) {
+      request.log.warn({ err, event: 'AgentOutputStreamFailed' }, 'the agent output stream ended with an error');
+      const body = err instanceof ApiError ? { error: err.code, message: err.message } : { error: 'ABX_ERR_INTERNAL', message: 'the stream failed; see the API log' };
+      res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    }
+  } finally {
+    clearInterval(heartbeat);
+    controller.abort();
+    open.delete(controller);
+    res.end();
+  }
+}
