@@ -29,6 +29,9 @@ t.test('PUT, GET with validators, conditional requests, DELETE', async (t) => {
   t.equal(get.headers.get('etag'), etag);
   t.ok(get.headers.get('last-modified'));
   t.equal((await box.call('/v1/pods/notes/a.md', { headers: { 'if-none-match': etag } })).status, 304, 'If-None-Match on GET');
+  const head = await box.call('/v1/pods/notes/a.md', { method: 'HEAD' });
+  t.equal(head.status, 200);
+  t.equal(head.headers.get('etag'), etag, 'HEAD carries the ETag');
 
   const stale = await box.call('/v1/pods/notes/a.md', { method: 'PUT', body: 'x', headers: { 'content-type': 'text/plain', 'if-match': '"stale"' } });
   t.equal(stale.status, 412);
