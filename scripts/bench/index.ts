@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 const suites: Record<string, () => Promise<string>> = {
   manifest: async () => (await import('./manifest-bench.js')).runManifestBench(),
   boot: async () => (await import('./boot-bench.js')).runBootBench(),
+  beads: async () => (await import('./beads-bench.js')).runBeadsBench(),
+  events: async () => (await import('./events-bench.js')).runEventsBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
