@@ -26,6 +26,9 @@ import { registerMetaRoute } from './routes/meta-route.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
 
+/** How long in-flight requests may run on after SIGTERM before their adapters are closed. */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
+
 /** Defaults of mutating routes: 60 requests a minute per client, 1 MiB bodies. */
 export const DEFAULT_LIMITS: MutationLimits = { max: 60, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
 
@@ -45,7 +48,7 @@ export interface AppOptions {
   /** Adapter modules to use instead of the manifest's choice, by slot. */
   overrides?: RegistryOverrides;
   registry?: AdapterRegistry;
-  timing?: Partial<ResolverTiming & ReadinessTiming>;
+  timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number }>;
   limits?: Partial<MutationLimits>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
@@ -126,7 +129,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await resolver.close();
     throw err;
   });
+  // In-flight requests get the grace period to finish. After it, the adapters are closed, so an
+  // operation stuck on a hung backend fails (and answers) instead of holding the shutdown past
+  // the server's deadline; connections still open a moment later are cut.
+  const timers: NodeJS.Timeout[] = [];
+  app.addHook('preClose', async () => {
+    const graceMs = options.timing?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    const drain = setTimeout(() => {
+      app.log.warn({ event: 'ShutdownGraceExpired', graceMs }, `requests still running after ${graceMs} ms; closing the adapters`);
+      void resolver.close().finally(() => timers.push(setTimeout(() => app.server.closeAllConnections(), 100).unref()));
+    }, graceMs);
+    timers.push(drain.unref());
+  });
   app.addHook('onClose', async () => {
+    for (const t of timers) clearTimeout(t);
     probes.close();
     await resolver.close();
   });

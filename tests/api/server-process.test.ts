@@ -1,7 +1,7 @@
 // The compiled server as a process: ports from the environment, SIGTERM/SIGINT close within 10 s with exit 0, failures exit 1 or 2.
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +10,8 @@ import { freePort } from './support/tcp-backend.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const serverJs = `${repo}dist/management-api/src/server.js`;
-const cliJs = `${repo}dist/scripts/agentbox.js`;
+// The installed `agentbox` command (package.json bin), as users run it.
+const cliJs = `${repo}${(JSON.parse(readFileSync(`${repo}package.json`, 'utf8')) as { bin: { agentbox: string } }).bin.agentbox}`;
 
 /** A spawned process with its output collected, and a way to wait for a line or the exit. */
 function launch(args: string[], env: Record<string, string>): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<{ code: number | null; signal: string | null; at: number }> } {
@@ -39,7 +40,7 @@ const listening = (out: () => string) => () => {
 };
 
 t.before(() => {
-  if (!existsSync(serverJs)) throw new Error(`${serverJs} is missing: run \`npm run build\` before the tests`);
+  for (const f of [serverJs, cliJs]) if (!existsSync(f)) throw new Error(`${f} is missing: run \`npm run build\` before the tests`);
 });
 
 t.test('SIGTERM closes the server within 10 s, exit 0, even with open keep-alive connections', async (t) => {

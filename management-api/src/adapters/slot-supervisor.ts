@@ -51,6 +51,7 @@ export class SlotSupervisor {
   #permanent = false;
   #busy = false;
   #closed = false;
+  #closing: Promise<void> | undefined;
   #healthTimer: NodeJS.Timeout | undefined;
   #reconnectTimer: NodeJS.Timeout | undefined;
   readonly #abort = new AbortController();
@@ -114,9 +115,13 @@ export class SlotSupervisor {
     this.#scheduleReconnect();
   }
 
-  /** Stop timers, abort anything in flight and close the adapter. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
+  /** Stop timers, abort anything in flight and close the adapter. Every call gets the same promise. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     clearInterval(this.#healthTimer);
     clearTimeout(this.#reconnectTimer);

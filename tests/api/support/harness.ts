@@ -80,6 +80,7 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
     throw err;
   }
   const key = (await readFile(root.paths.apiKeyFile, 'utf8')).trim();
+  let closing: Promise<void> | undefined;
   return {
     server,
     paths: root.paths,
@@ -96,8 +97,8 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
       return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers };
     },
     async close() {
-      await server.close();
-      await root.cleanup();
+      closing ??= server.close().finally(() => root.cleanup());
+      await closing;
     },
   };
 }
