@@ -3,12 +3,19 @@
 // comments, and every generated compose file passes the real `docker-compose config -q`.
 import t from 'tap';
 import { execFile, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync as makeTemp, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { goldenDir, goldenFixtures, GOLDEN_CONTEXT, main, referenceIsCurrent, renderGolden, staleGoldens, updateGoldens } from '../../scripts/cli/render-golden.js';
 import { changedFiles, renderManifest, RENDERED_FILES } from '../../scripts/cli/render-box.js';
 import { repoRoot } from '../helpers/cli.js';
+
+/** A temp directory removed when the file's tests end. */
+function mkdtempSync(prefix: string): string {
+  const dir = makeTemp(prefix);
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
 
 /** Run a command; resolves to its exit code and output (never rejects). */
 function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {

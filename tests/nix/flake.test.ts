@@ -4,7 +4,7 @@
 // the build. The stub builders run with the host's /bin/sh; nothing is fetched.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
@@ -47,6 +47,7 @@ function recorded(flake?: string): Record<string, Recorded> {
 /** A copy of the flake's tracked files (as a plain directory flake), with `agentbox.toml` replaced. */
 function flakeCopy(manifest: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-flake-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const files = spawnSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
   for (const f of files) {
     const from = path.join(repoRoot, f);
@@ -64,6 +65,7 @@ function flakeCopy(manifest: string): string {
 /** A directory with bin/agentbox running this checkout's compiled CLI: the stub's application. */
 function stubApp(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-stub-app-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755); // builds run as a build user
   mkdirSync(path.join(dir, 'bin'), { mode: 0o755 });
   writeFileSync(path.join(dir, 'bin/agentbox'), `#!/bin/sh\nexec ${process.execPath} ${path.join(repoRoot, 'dist/scripts/agentbox.js')} "$@"\n`);

@@ -2,7 +2,7 @@
 // (metrics port → published port and ExposedPorts; a feature adds exactly its exception and
 // programme), refusal of invalid manifests, --check, --json, --root, and a missing nix-instantiate.
 import t from 'tap';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -13,6 +13,7 @@ const reference = readFileSync(path.join(repoRoot, 'agentbox.toml'), 'utf8');
 /** A temp dir holding `agentbox.toml` with `text`; returns the manifest path and an out dir. */
 function box(text: string): { manifest: string; out: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-render-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const manifest = path.join(dir, 'agentbox.toml');
   writeFileSync(manifest, text);
   return { manifest, out: path.join(dir, 'out') };

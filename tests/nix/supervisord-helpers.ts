@@ -2,7 +2,7 @@
 // as uid 1000 (via setpriv when the tests run as root), with test doubles for the box's commands
 // and the real seal listener; talks XML-RPC over its unix socket.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,15 +91,30 @@ export function processStates(xml: string): Record<string, string> {
   return states;
 }
 
-/** Stop supervisord through XML-RPC and wait for it to exit; kills it if it does not. */
+/**
+ * Stop supervisord through XML-RPC and wait for it (and the shell around it) to exit; signals
+ * supervisord itself (its pid file is next to the socket) when XML-RPC fails or it hangs.
+ */
 export async function shutdown(proc: ChildProcess, socketPath: string): Promise<number | null> {
-  if (proc.exitCode !== null) return proc.exitCode;
+  if (proc.exitCode !== null || proc.signalCode !== null) return proc.exitCode;
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  await xmlrpc(socketPath, 'supervisor.shutdown').catch(() => proc.kill('SIGTERM'));
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000);
+  const signal = (sig: NodeJS.Signals) => {
+    try {
+      process.kill(Number(readFileSync(path.join(path.dirname(socketPath), 'supervisord.pid'), 'utf8')), sig);
+    } catch {
+      proc.kill(sig);
+    }
+  };
+  await xmlrpc(socketPath, 'supervisor.shutdown').catch(() => signal('SIGTERM'));
+  const timer = setTimeout(() => signal('SIGKILL'), 20_000);
   const code = await exited;
   clearTimeout(timer);
   return code;
+}
+
+/** Remove a temp directory made by boxDirs (its parent). */
+export function removeBoxDirs(dirs: { root: string }): void {
+  rmSync(path.dirname(dirs.root), { recursive: true, force: true });
 }
 
 /** `supervisorctl -c conf status`: exit code and output. */

@@ -7,13 +7,14 @@ import path from 'node:path';
 import { renderManifest } from '../../scripts/cli/render-box.js';
 import { goldenFixtures, fixturesDir } from '../../scripts/cli/render-golden.js';
 import { waitFor } from '../helpers/wait.js';
-import { boxDirs, chownTree, processStates, shutdown, startSupervisord, supervisorctlStatus, xmlrpc } from './supervisord-helpers.js';
+import { boxDirs, chownTree, processStates, removeBoxDirs, shutdown, startSupervisord, supervisorctlStatus, xmlrpc } from './supervisord-helpers.js';
 
 const ctx = { targetArch: 'x86_64' as const, env: {} };
 
 /** Render `manifestFile` re-rooted under a fresh root, start supervisord, and return handles. */
 async function boot(manifestFile: string) {
   const { root, bin } = boxDirs();
+  t.teardown(() => removeBoxDirs({ root }));
   const { rendered, validation } = await renderManifest({ manifestFile, outDir: path.join(root, 'etc/agentbox'), root, bin, context: ctx });
   if (!rendered) throw new Error(`invalid manifest ${manifestFile}: ${JSON.stringify(validation.diagnostics)}`);
   const conf = path.join(root, 'etc/agentbox/supervisord.conf');
@@ -64,6 +65,7 @@ t.test('the reference box reaches the seal: bootstrap exits, management-api runs
 
 t.test('command lines, environments and the readiness tag arrive exactly as the manifest wrote them', async (t) => {
   const { root: scratch, bin } = boxDirs();
+  t.teardown(() => removeBoxDirs({ root: scratch }));
   const manifest = path.join(scratch, 'agentbox.toml');
   const args = ["it's 100% done", 'a b', 'x"y', '$HOME', 'semi;colon', '#hash', 'back\\slash', ''];
   const environment = { GREETING: 'hello, world', RATIO: '50%', EMPTY: '', APOSTROPHE: "it's", EQUALS: 'a=b' };
