@@ -11,6 +11,7 @@ import { ensureApiKey } from './auth/api-key-file.js';
 import { registerBearerAuth } from './auth/bearer-auth.js';
 import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS, registerGracefulClose } from './http/graceful-close.js';
 import { REQUEST_ID_HEADER, requestId } from './http/request-id.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
@@ -25,9 +26,6 @@ import { registerEventRoutes, type MutationLimits } from './routes/events-routes
 import { registerMetaRoute } from './routes/meta-route.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
-
-/** How long in-flight requests may run on after SIGTERM before their adapters are closed. */
-export const DEFAULT_SHUTDOWN_GRACE_MS = 5_000;
 
 /** Defaults of mutating routes: 60 requests a minute per client, 1 MiB bodies. */
 export const DEFAULT_LIMITS: MutationLimits = { max: 60, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
@@ -129,23 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await resolver.close();
     throw err;
   });
-  // In-flight requests get the grace period to finish. After it, the adapters are closed, so an
-  // operation stuck on a hung backend fails (and answers) instead of holding the shutdown past
-  // the server's deadline; connections still open a moment later are cut.
-  const timers: NodeJS.Timeout[] = [];
-  app.addHook('preClose', async () => {
-    const graceMs = options.timing?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
-    const drain = setTimeout(() => {
-      app.log.warn({ event: 'ShutdownGraceExpired', graceMs }, `requests still running after ${graceMs} ms; closing the adapters`);
-      void resolver.close().finally(() => timers.push(setTimeout(() => app.server.closeAllConnections(), 100).unref()));
-    }, graceMs);
-    timers.push(drain.unref());
-  });
-  app.addHook('onClose', async () => {
-    for (const t of timers) clearTimeout(t);
-    probes.close();
-    await resolver.close();
-  });
+  registerGracefulClose(app, { resolver, probes, graceMs: options.timing?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS });
 
   app.decorate('agentbox', {
     manifest: options.manifest,
