@@ -27,13 +27,16 @@ export async function runCommand(entry: CommandEntry, args: string[]): Promise<n
   try {
     return await mod.run(args);
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    // Matched by name, not instanceof: the bundled bin and the compiled service commands each
+    // carry their own copy of these classes.
+    const name = (err as Error).name;
+    if (name === 'UsageError' || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       process.stderr.write(`agentbox ${entry.name}: ${(err as Error).message}\n\n${mod.usage}\n`);
       return 2;
     }
-    if (err instanceof UserError) {
-      process.stderr.write(`agentbox ${entry.name}: ${err.message}\n`);
-      return err.exitCode;
+    if (name === 'UserError') {
+      process.stderr.write(`agentbox ${entry.name}: ${(err as Error).message}\n`);
+      return (err as UserError).exitCode;
     }
     throw err; // A bug: keep the stack trace.
   }
