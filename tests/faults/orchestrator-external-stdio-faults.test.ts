@@ -6,7 +6,8 @@ import { assertBuilt, stdioManifest } from '../contract/orchestrator-stdio-comma
 import { waitFor } from '../helpers/wait.js';
 
 assertBuilt();
-const timing = { reconnectInitialMs: 200, reconnectMaxMs: 1000, healthIntervalMs: 500 };
+// No periodic probe during the test: the failing call itself must be what degrades the slot.
+const timing = { reconnectInitialMs: 200, reconnectMaxMs: 1000, healthIntervalMs: 600_000 };
 
 t.test('orchestrator command killed → unavailable, degraded → respawned, healthy; its orphaned agents are ended', async (t) => {
   const h = await startSlot('orchestrator', stdioManifest(), { timing });

@@ -7,7 +7,8 @@ import { MESH_CLIENT, onlySlot, startSlot } from '../contract/pods-harness.js';
 import { freePort, startSolidServer, type SolidServer } from '../contract/pods-solid-server.js';
 import { waitFor } from '../helpers/wait.js';
 
-const timing = { reconnectInitialMs: 200, reconnectMaxMs: 1000, healthIntervalMs: 500 };
+// No periodic probe during the test: the failing call itself must be what degrades the slot.
+const timing = { reconnectInitialMs: 200, reconnectMaxMs: 1000, healthIntervalMs: 600_000 };
 const text = (s: string) => new Uint8Array(Buffer.from(s, 'utf8'));
 
 t.test('down at start → degraded; up → healthy; killed → unavailable, then degraded; back → healthy with the data', async (t) => {
