@@ -84,6 +84,10 @@ rec {
           argv = [ "${bin}/agentbox-api" ];
           priority = 20;
           autorestart = "true";
+          # RUNNING at spawn: the seal then waits for nothing but stage B. /ready is answered by
+          # this programme itself, so it can never be 200 before the API listens; a one-second
+          # startsecs would only add 1-2 s to every boot (supervisord checks it on its 1 s poll).
+          startsecs = 0;
           startretries = 5;
           required = true;
           port = m.api.port;
