@@ -185,3 +185,51 @@ t.test('a subscriber that stops reading is ended with an overflow error instead 
   const iterator = live[Symbol.asyncIterator]();
   await t.rejects(iterator.next(), { name: 'SubscriberOverflowError', message: /query from there and subscribe again/ });
 });
+
+t.test('recovery: an empty newest segment takes the head from the one before; a tampered last line refuses to open', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-events-recover-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const first = await start({ root });
+  const acked = await first.ops.append([{ kind: 'test.recover', source: 't' }, { kind: 'test.recover', source: 't' }]);
+  await first.close();
+  const dir = path.join(root, 'var/lib/agentbox/events');
+  // A rotation that crashed before its first write leaves an empty newest segment.
+  writeFileSync(path.join(dir, 'events-000002.jsonl'), '');
+  const second = await start({ root, timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  const [next] = await second.ops.append([{ kind: 'test.recover', source: 't' }]);
+  t.equal(next!.seq, acked[1]!.seq + 1, 'the chain continues from the older segment');
+  t.match(await verifyEventLog(dir), { ok: true, files: 2, events: 3 });
+  await second.close();
+
+  const file = path.join(dir, 'events-000002.jsonl');
+  writeFileSync(file, readFileSync(file, 'utf8').replace('"source":"t"', '"source":"forged"'));
+  const third = await start({ root, timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  t.teardown(() => third.close());
+  t.equal(third.state(), 'degraded', 'appending onto a tampered line is refused');
+  t.match(third.reason(), /events-000002\.jsonl: last line \(seq 3\): hash mismatch/);
+});
+
+t.test('verify names malformed lines of every kind', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-events-malformed-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const h = await start({ overrides: { events: { ADAPTER: 'events/local-jsonl', CONTRACT_VERSION: '1.0.0', create: () => new LocalJsonlEvents({ dir }) } } });
+  await h.ops.append([{ kind: 'test.malformed', source: 't', data: { a: 1 } }]);
+  await h.close();
+  const file = path.join(dir, 'events-000001.jsonl');
+  const good = JSON.parse(lines(file)[0]!) as Record<string, unknown>;
+  const variants: Array<[string, string, RegExp]> = [
+    ['not JSON', 'seq=1', /not valid JSON/],
+    ['an array', '[1,2]', /not a JSON object/],
+    ['seq zero', JSON.stringify({ ...good, seq: 0 }), /seq is not a positive integer/],
+    ['no kind', JSON.stringify({ ...good, kind: undefined }), /kind is not a string/],
+    ['data an array', JSON.stringify({ ...good, data: [] }), /data is not an object/],
+    ['short prev', JSON.stringify({ ...good, prev: 'abc' }), /prev is not a sha256/],
+    ['upper-case hash', JSON.stringify({ ...good, hash: String(good['hash']).toUpperCase() }), /hash is not a sha256/],
+  ];
+  for (const [name, line, reason] of variants) {
+    writeFileSync(file, line + '\n');
+    t.match(await verifyEventLog(dir), { ok: false, firstBad: { file: 'events-000001.jsonl', line: 1, reason } }, name);
+  }
+  writeFileSync(file, JSON.stringify(good) + '\n');
+  t.match(await verifyEventLog(dir), { ok: true, events: 1 }, 'the original line verifies');
+});
