@@ -36,6 +36,8 @@ export function create(context: AdapterContext): OrchestratorAdapter {
     const env = agentEnvironment(context.env, undefined, { AGENTBOX_ROOT: context.paths.root });
     const next = new StdioRpcClient({ command, args: [...args], env }, context.logger);
     const aborted = new Promise<never>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+    // An abort after the race settled must not surface as an unhandled rejection.
+    aborted.catch(() => undefined);
     try {
       const hello = await Promise.race([next.call<{ protocol?: string }>('initialize', { protocol: PROTOCOL }), aborted]);
       if (hello?.protocol !== PROTOCOL) throw new Error(`the orchestrator command speaks ${JSON.stringify(hello?.protocol)}, not ${PROTOCOL}`);
