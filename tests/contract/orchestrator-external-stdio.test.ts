@@ -7,18 +7,17 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { orchestratorContract, parentPid, PARENT_SECRETS } from './orchestrator.contract.js';
 import { startSlot } from './pods-harness.js';
-import { assertBuilt, STDIO_ORCHESTRATOR, stdioManifest } from './orchestrator-stdio-command.js';
+import { referenceManifest, stdioManifest, stdioOrchestrator } from './orchestrator-stdio-command.js';
 
-assertBuilt();
 Object.assign(process.env, PARENT_SECRETS);
 const env = { ...PARENT_SECRETS, PATH: process.env['PATH'], HOME: process.env['HOME'], LANG: 'C.UTF-8' };
 
 t.test('contract', async (t) => {
-  orchestratorContract(t, () => startSlot('orchestrator', stdioManifest(), { env }));
+  orchestratorContract(t, async () => startSlot('orchestrator', await referenceManifest(), { env }));
 });
 
 t.test('the orchestrator command itself gets the allowlisted environment, not the API secrets', async (t) => {
-  const h = await startSlot('orchestrator', stdioManifest(), { env });
+  const h = await startSlot('orchestrator', await referenceManifest(), { env });
   t.teardown(() => h.close());
   const agent = await h.ops.spawn({ name: 'probe', command: 'sleep', args: ['30'] });
   const orchestratorPid = parentPid(agent.pid!);
@@ -32,7 +31,7 @@ t.test('the orchestrator command itself gets the allowlisted environment, not th
 t.test('protocol: parse errors, bad requests, unknown methods, notifications, concurrent calls', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-stdio-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [STDIO_ORCHESTRATOR], { env: { PATH: process.env['PATH'], AGENTBOX_ROOT: root }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [await stdioOrchestrator()], { env: { PATH: process.env['PATH'], AGENTBOX_ROOT: root }, stdio: ['pipe', 'pipe', 'ignore'] });
   const answers: Array<Record<string, unknown>> = [];
   createInterface({ input: child.stdout }).on('line', (line) => answers.push(JSON.parse(line) as Record<string, unknown>));
   const exited = new Promise((resolve) => child.once('exit', resolve));

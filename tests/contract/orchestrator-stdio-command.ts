@@ -1,32 +1,44 @@
-// The compiled reference stdio orchestrator the external-stdio tests run, and a check that it is current.
-import { readdirSync, statSync } from 'node:fs';
+// The reference stdio orchestrator, bundled from its current source for the external-stdio tests.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { build } from 'esbuild';
 import { repoRoot } from '../helpers/cli.js';
 import { MESH_CLIENT, onlySlot } from './pods-harness.js';
 
-/** The entry point, as `npm run build` compiles it. */
-export const STDIO_ORCHESTRATOR = path.join(repoRoot, 'dist/management-api/src/adapters/orchestrator/stdio-orchestrator-main.js');
+const entry = path.join(repoRoot, 'management-api/src/adapters/orchestrator/stdio-orchestrator-main.ts');
+let bundled: Promise<string> | undefined;
 
 /**
- * Throw unless every orchestrator source has a compiled file at least as new: a child process runs
- * the compiled code, and testing a stale build would test something else.
+ * The path of a single-file bundle of the reference orchestrator, built once per test process
+ * (~0.1 s) from the source in this checkout: the child runs exactly the code under test, never
+ * a stale build. Dependencies are bundled in, so the file runs from a temporary directory.
  */
-export function assertBuilt(): void {
-  const src = path.join(repoRoot, 'management-api/src/adapters/orchestrator');
-  const out = path.dirname(STDIO_ORCHESTRATOR);
-  for (const name of readdirSync(src).filter((n) => n.endsWith('.ts'))) {
-    const compiled = path.join(out, name.replace(/\.ts$/, '.js'));
-    let stale: boolean;
-    try {
-      stale = statSync(compiled).mtimeMs < statSync(path.join(src, name)).mtimeMs;
-    } catch {
-      stale = true;
-    }
-    if (stale) throw new Error(`${path.relative(repoRoot, compiled)} is missing or older than its source: run \`npm run build\` first`);
-  }
+export function stdioOrchestrator(): Promise<string> {
+  bundled ??= (async () => {
+    const outfile = path.join(mkdtempSync(path.join(tmpdir(), 'agentbox-stdio-orchestrator-')), 'stdio-orchestrator.mjs');
+    await build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+      // Bundled CommonJS dependencies call require(); an ES module has none of its own.
+      banner: { js: "import { createRequire as abxCreateRequire } from 'node:module'; const require = abxCreateRequire(import.meta.url);" },
+    });
+    return outfile;
+  })();
+  return bundled;
 }
 
-/** Manifest text selecting external-stdio with the reference orchestrator (or another command). */
-export function stdioManifest(command = process.execPath, args: string[] = [STDIO_ORCHESTRATOR]): string {
+/** Manifest text selecting external-stdio with `command` and `args`. */
+export function stdioManifest(command: string, args: string[]): string {
   return onlySlot('orchestrator', 'external-stdio', `${MESH_CLIENT}[integrations.orchestrator]\ncommand = ${JSON.stringify(command)}\nargs = ${JSON.stringify(args)}\n`);
+}
+
+/** Manifest text selecting external-stdio with the reference orchestrator run by this Node.js. */
+export async function referenceManifest(): Promise<string> {
+  return stdioManifest(process.execPath, [await stdioOrchestrator()]);
 }

@@ -2,15 +2,14 @@
 import t from 'tap';
 import { ended, parentPid, processGone } from '../contract/orchestrator.contract.js';
 import { startSlot } from '../contract/pods-harness.js';
-import { assertBuilt, stdioManifest } from '../contract/orchestrator-stdio-command.js';
+import { referenceManifest } from '../contract/orchestrator-stdio-command.js';
 import { waitFor } from '../helpers/wait.js';
 
-assertBuilt();
 // No periodic probe during the test: the failing call itself must be what degrades the slot.
 const timing = { reconnectInitialMs: 200, reconnectMaxMs: 1000, healthIntervalMs: 600_000 };
 
 t.test('orchestrator command killed → unavailable, degraded → respawned, healthy; its orphaned agents are ended', async (t) => {
-  const h = await startSlot('orchestrator', stdioManifest(), { timing });
+  const h = await startSlot('orchestrator', await referenceManifest(), { timing });
   t.teardown(() => h.close());
   const before = await h.ops.spawn({ name: 'before', command: 'sleep', args: ['30'] });
   const orchestrator = parentPid(before.pid!);
@@ -29,7 +28,7 @@ t.test('orchestrator command killed → unavailable, degraded → respawned, hea
 });
 
 t.test('a call in flight when the command dies fails at once with the reason', async (t) => {
-  const h = await startSlot('orchestrator', stdioManifest(), { timing: { ...timing, reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  const h = await startSlot('orchestrator', await referenceManifest(), { timing: { ...timing, reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
   t.teardown(() => h.close());
   const agent = await h.ops.spawn({ name: 'quiet', command: 'sleep', args: ['30'] });
   const orchestrator = parentPid(agent.pid!);
