@@ -1,11 +1,12 @@
 // orchestrator/external-stdio through the resolver, speaking JSON-RPC to the real reference orchestrator in a child process.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { orchestratorContract, parentPid, PARENT_SECRETS } from './orchestrator.contract.js';
+import { repoRoot } from '../helpers/cli.js';
+import { collect, orchestratorContract, parentPid, PARENT_SECRETS } from './orchestrator.contract.js';
 import { startSlot } from './pods-harness.js';
 import { referenceManifest, stdioManifest, stdioOrchestrator } from './orchestrator-stdio-command.js';
 
@@ -71,4 +72,13 @@ t.test('a command speaking another protocol is fatal at start (the orchestrator 
 
 t.test('a command that cannot run is fatal at start, saying why', async (t) => {
   await t.rejects(startSlot('orchestrator', stdioManifest('/nonexistent/orchestrator', []), { env }), { name: 'FatalAdapterError', message: /could not run: ENOENT/ });
+});
+
+const shim = path.join(repoRoot, 'config/stdio-orchestrator');
+const compiled = path.join(repoRoot, 'dist/management-api/src/adapters/orchestrator/stdio-orchestrator-main.js');
+t.test('the shipped config/stdio-orchestrator runs the compiled orchestrator', existsSync(compiled) ? {} : { skip: 'dist/ is not built (npm run build; npm test builds it first)' }, async (t) => {
+  const h = await startSlot('orchestrator', stdioManifest(shim, []), { env });
+  t.teardown(() => h.close());
+  const agent = await h.ops.spawn({ name: 'shim', command: '/bin/echo', args: ['via the shim'] });
+  t.equal((await collect(h.ops, agent.id)).map((c) => c.text).join(''), 'via the shim\n');
 });

@@ -1,8 +1,7 @@
 // The reference stdio orchestrator: serves the local process manager over stdin/stdout for orchestrator/external-stdio.
 //
 //   [integrations.orchestrator]
-//   command = "/usr/bin/node"
-//   args = ["<install dir>/dist/management-api/src/adapters/orchestrator/stdio-orchestrator-main.js"]
+//   command = "/opt/agentbox/config/stdio-orchestrator"   (config/stdio-orchestrator runs this file)
 //
 // It runs agents in the workspace under AGENTBOX_ROOT with the same allowlisted environment as
 // orchestrator/local-procmgr, logs JSON lines to stderr (stdout carries the protocol), and ends
