@@ -1,5 +1,6 @@
 // /v1/events over HTTP on the real app: append, query, and the live SSE stream with resume.
 import t from 'tap';
+import { request, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { StoredEvent } from '../../management-api/src/adapters/events/events-adapter.js';
 import { removeBox, startBox, type BeadsBox } from './beads-remote-box.js';
 import { onlySlot } from './pods-harness.js';
@@ -15,37 +16,42 @@ async function call(box: BeadsBox, method: string, pathname: string, body?: unkn
 
 const post = async (box: BeadsBox, kind: string, data: Record<string, unknown> = {}) => (await call(box, 'POST', '/v1/events', { kind, source: 'route-test', data })).body['event'] as StoredEvent;
 
-/** An SSE client: the records it has read so far, and a way to wait for more. */
+/**
+ * An SSE client on node:http (one socket per stream, closed by `close()`): the records it has read
+ * so far, and a way to wait for more.
+ */
 async function openStream(box: BeadsBox, query: string, headers: Record<string, string> = {}) {
-  const controller = new AbortController();
-  const res = await fetch(`${box.url}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${box.key}`, ...headers }, signal: controller.signal });
   const records: Array<{ id?: string; event?: string; data: string }> = [];
   let ended = false;
-  const reading = (async () => {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let cut;
-        while ((cut = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':') && l.includes(': ')).map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]));
-          if (fields['data'] !== undefined) records.push(fields as { data: string });
-        }
-      }
-    } catch {
-      // Aborted by the test.
+  let finish: () => void = () => undefined;
+  const reading = new Promise<void>((resolve) => (finish = resolve));
+  const { req, res } = await new Promise<{ req: ClientRequest; res: IncomingMessage }>((resolve, reject) => {
+    const req = request(`${box.url}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${box.key}`, ...headers } }, (res) => resolve({ req, res }));
+    req.on('error', reject).end();
+  });
+  let buffer = '';
+  res.setEncoding('utf8');
+  res.on('data', (chunk: string) => {
+    buffer += chunk;
+    let cut;
+    while ((cut = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, cut);
+      buffer = buffer.slice(cut + 2);
+      const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':') && l.includes(': ')).map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]));
+      if (fields['data'] !== undefined) records.push(fields as { data: string });
     }
+  });
+  const done = () => {
     ended = true;
-  })();
+    finish();
+  };
+  res.on('end', done).on('close', done).on('error', done);
   const until = async (n: number) => {
     const deadline = Date.now() + 5_000;
     while (records.length < n && Date.now() < deadline && !ended) await new Promise((r) => setTimeout(r, 10));
     return records;
   };
-  return { res, records, until, ended: () => ended, reading, close: () => controller.abort() };
+  return { status: res.statusCode, contentType: res.headers['content-type'], records, until, ended: () => ended, reading, close: () => req.destroy() };
 }
 
 t.test('append and query over HTTP', async (t) => {
@@ -79,8 +85,8 @@ t.test('the SSE stream: live events by kind, resume with Last-Event-ID, replay w
   });
   const early = await post(box, 'build.started', { n: 0 });
   const live = await openStream(box, '?kind=build.done');
-  t.equal(live.res.status, 200);
-  t.match(live.res.headers.get('content-type'), /^text\/event-stream/);
+  t.equal(live.status, 200);
+  t.match(live.contentType, /^text\/event-stream/);
   await post(box, 'build.started', { n: 1 });
   const done1 = await post(box, 'build.done', { n: 1 });
   const done2 = await post(box, 'build.done', { n: 2 });
@@ -102,8 +108,10 @@ t.test('the SSE stream: live events by kind, resume with Last-Event-ID, replay w
   t.same(all.map((r) => (JSON.parse(r.data) as StoredEvent).seq), [1, 2, 3, 4, 5, 6], 'since replays every kind from that time');
   fromStart.close();
 
-  const bad = await fetch(`${box.url}/v1/events/stream`, { headers: { authorization: `Bearer ${box.key}`, 'last-event-id': 'garbage' } });
-  t.match({ status: bad.status, body: await bad.json() }, { status: 400, body: { error: 'ABX_ERR_VALIDATION' } });
+  for (const [query, headers] of [['', { 'last-event-id': 'garbage' }], ['?since=yesterday', {}]] as const) {
+    const bad = await fetch(`${box.url}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${box.key}`, ...headers } });
+    t.match({ status: bad.status, body: await bad.json() }, { status: 400, body: { error: 'ABX_ERR_VALIDATION' } }, `refused before streaming: ${query || JSON.stringify(headers)}`);
+  }
 });
 
 t.test('closing the API ends open streams instead of hanging on them', async (t) => {

@@ -53,11 +53,13 @@ export async function streamEvents(app: FastifyInstance, request: FastifyRequest
   const resume = parseLastEventId(request.headers['last-event-id']);
   const since = resume?.time ?? request.query.since;
   const controller = new AbortController();
-  const live = await slot.subscribe(kinds ? { kinds } : {}, controller.signal);
+  // `since` goes into the live filter too (harmless: live events are newer), so a bad time is a 400 before the stream starts.
+  const live = await slot.subscribe({ ...(kinds ? { kinds } : {}), ...(since !== undefined ? { since } : {}) }, controller.signal);
 
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', 'x-request-id': request.id });
+  // `Connection: close`: the socket ends with the stream rather than idling in keep-alive.
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'close', 'x-accel-buffering': 'no', 'x-request-id': request.id });
   res.write('retry: 2000\n\n');
   const open = streams.get(app);
   open?.add(controller);
