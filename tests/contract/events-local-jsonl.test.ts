@@ -233,3 +233,16 @@ t.test('verify names malformed lines of every kind', async (t) => {
   writeFileSync(file, JSON.stringify(good) + '\n');
   t.match(await verifyEventLog(dir), { ok: true, events: 1 }, 'the original line verifies');
 });
+
+t.test('closing the slot finishes appends already accepted; later ones are refused', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-events-close-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const h = await start({ root });
+  const adapter = h.resolver.supervisors.get('events')!.adapter as LocalJsonlEvents;
+  const pending = Array.from({ length: 300 }, (_, i) => adapter.append([{ kind: 'test.close', source: 't', data: { i } }]));
+  await h.close();
+  const settled = await Promise.allSettled(pending);
+  t.equal(settled.filter((r) => r.status === 'fulfilled').length, 300, 'every append accepted before the close was written');
+  await t.rejects(adapter.append([{ kind: 'test.close', source: 't' }]), { code: 'ABX_ERR_ADAPTER_UNAVAILABLE' });
+  t.match(await verifyEventLog(path.join(root, 'var/lib/agentbox/events')), { ok: true, events: 300 });
+});

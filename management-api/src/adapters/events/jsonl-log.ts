@@ -53,6 +53,7 @@ export class JsonlLog {
   #queue: Pending[] = [];
   #flushing: Promise<void> | undefined;
   #unusable: Error | undefined;
+  #closed: Error | undefined;
   #flushes = 0;
   readonly #clock: () => Date;
 
@@ -84,7 +85,7 @@ export class JsonlLog {
 
   /** Why appends are refused, when they are. */
   get unusable(): Error | undefined {
-    return this.#unusable;
+    return this.#unusable ?? this.#closed;
   }
 
   /** A snapshot of the segments with their durable extent, oldest first. */
@@ -94,7 +95,8 @@ export class JsonlLog {
 
   /** Append events; resolves with them (seq, id, time assigned) once they are fsynced. */
   append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
-    if (this.#unusable) return Promise.reject(this.#unusable);
+    const refused = this.#unusable ?? this.#closed;
+    if (refused) return Promise.reject(refused);
     if (!events.length) return Promise.resolve([]);
     const stored: StoredEvent[] = [];
     let text = '';
@@ -132,7 +134,7 @@ export class JsonlLog {
 
   /** Wait for queued appends, then release the file. Later appends reject. */
   async close(): Promise<void> {
-    this.#unusable ??= new LogUnusableError('the event log is closed');
+    this.#closed ??= new LogUnusableError('the event log is closed');
     while (this.#flushing) await this.#flushing;
     await this.#handle.close().catch(() => undefined);
   }
@@ -148,6 +150,11 @@ export class JsonlLog {
 
   async #flushLoop(): Promise<void> {
     while (this.#queue.length) {
+      // Appends queued while a failure was being handled must not be written after it.
+      if (this.#unusable) {
+        for (const p of this.#queue.splice(0)) p.reject(this.#unusable);
+        return;
+      }
       // Small segments get small batches, so rotation keeps files near their size limit.
       const cap = Math.min(MAX_BATCH_BYTES, this.options.maxFileBytes);
       let bytes = 0;
