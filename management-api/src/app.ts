@@ -23,6 +23,10 @@ import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming }
 import { supervisedPrograms, type ProgramsReport } from './probes/supervisor-programs.js';
 import { registerDocsRoute } from './routes/docs-route.js';
 import { registerEventRoutes, type MutationLimits } from './routes/events-routes.js';
+import { registerBeadRoutes } from './routes/beads-routes.js';
+import { registerPodRoutes } from './routes/pods-routes.js';
+import { registerMemoryRoutes } from './routes/memory-routes.js';
+import { registerAgentRoutes } from './routes/agents-routes.js';
 import { registerMetaRoute } from './routes/meta-route.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
@@ -145,7 +149,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerProbeRoutes(app);
   registerMetaRoute(app);
+  registerBeadRoutes(app, limits);
+  registerPodRoutes(app, limits);
+  registerMemoryRoutes(app, limits);
   registerEventRoutes(app, limits);
+  registerAgentRoutes(app, limits);
   registerDocsRoute(app);
   return app;
 }

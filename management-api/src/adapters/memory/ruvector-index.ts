@@ -7,8 +7,13 @@ import type { VectorDb as VectorDbClass } from '@ruvector/core';
  * `efSearch` 100 gives recall@10 0.92, 300 gives 0.99 at 1.5 ms per query. @ruvector/core 0.1.32
  * reads `efSearch` only here, at construction — the per-query `efSearch` of `search()` is ignored —
  * so the value is fixed for the life of the open database.
+ *
+ * `maxElements` is a sizing hint (inserts past it still succeed). Left unset, the engine reserves
+ * about 30 GB of address space per index; under the kernel's default overcommit heuristic that
+ * makes every later fork of the API fail with ENOMEM — agents could no longer be spawned. At
+ * 100,000 each open index reserves about 0.35 GB.
  */
-export const RUVECTOR_HNSW = Object.freeze({ m: 16, efConstruction: 200, efSearch: 300 });
+export const RUVECTOR_HNSW = Object.freeze({ m: 16, efConstruction: 200, efSearch: 300, maxElements: 100_000 });
 
 // Loaded on first use: the native module costs ~30 ms and only boxes using local memory pay it.
 const require = createRequire(import.meta.url);
