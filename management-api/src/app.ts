@@ -8,11 +8,11 @@ import { AdapterResolver, type ResolverOptions } from './adapters/resolver.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
 import { ensureApiKey } from './auth/api-key-file.js';
-import { registerBearerAuth } from './auth/bearer-auth.js';
 import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, registerGracefulClose } from './http/graceful-close.js';
-import { REQUEST_ID_HEADER, requestId } from './http/request-id.js';
+import { requestId } from './http/request-id.js';
+import { registerRequestGate } from './http/request-gate.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import { registerHttpMetrics } from './observability/http-metrics.js';
@@ -75,22 +75,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // pino's child() has a fast path when given no options; fastify always passes an object.
     childLoggerFactory: (logger, bindings, opts) => (Object.keys(opts).length ? logger.child(bindings, opts) : logger.child(bindings)),
     bodyLimit: limits.bodyLimit,
-    // Requests arriving while closing get the uniform error shape (see the onRequest hook) instead of fastify's own 503 body.
+    // Requests arriving while closing get the uniform error shape (http/request-gate.ts) instead of fastify's own 503 body.
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
   registerAjv2020(app);
   registerErrorHandling(app);
 
-  let closing = false;
-  app.addHook('preClose', async () => {
-    closing = true;
-  });
-  app.addHook('onRequest', (request, reply, done) => {
-    void reply.header(REQUEST_ID_HEADER, request.id);
-    done(closing ? new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down') : undefined);
-  });
-
+  // Tracing first, so requests the gate refuses still get their span.
   await registerRequestTracing(app);
+  registerRequestGate(app, key);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -104,7 +97,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
   registerHttpMetrics(app, options.metrics);
-  registerBearerAuth(app, key);
 
   const resolverOptions: ResolverOptions = {
     manifest: options.manifest,

@@ -1,6 +1,6 @@
 // Bearer authentication of API requests against the box API key, in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 
 declare module 'fastify' {
@@ -31,17 +31,20 @@ export function bearerVerifier(key: string): (header: string | undefined) => Bea
   };
 }
 
-/** Require the API key on every route not marked `config.public` (unknown routes included). */
-export function registerBearerAuth(app: FastifyInstance, key: string): void {
+/**
+ * The check the request gate runs on every request: undefined when the route is public
+ * (`config.public`) or the key is right, else the 401 error to answer with (and the
+ * WWW-Authenticate header set). Unknown routes are not public, so they need the key too.
+ */
+export function bearerAuthenticator(key: string): (request: FastifyRequest, reply: FastifyReply) => ApiError | undefined {
   const verify = bearerVerifier(key);
-  // A callback hook, not an async one: it runs on every request, probes included.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.config.public) return done();
+  return (request, reply) => {
+    if (request.routeOptions.config.public) return undefined;
     const verdict = verify(request.headers.authorization);
-    if (verdict === 'ok') return done();
+    if (verdict === 'ok') return undefined;
     void reply.header('www-authenticate', 'Bearer realm="agentbox"');
-    if (verdict === 'missing') return done(new ApiError('ABX_ERR_AUTH_REQUIRED', 'this route requires the API key: send "Authorization: Bearer <key>"'));
+    if (verdict === 'missing') return new ApiError('ABX_ERR_AUTH_REQUIRED', 'this route requires the API key: send "Authorization: Bearer <key>"');
     request.log.warn({ event: 'AuthRejected', route: request.routeOptions.url ?? request.url }, 'rejected a request with a wrong API key');
-    done(new ApiError('ABX_ERR_AUTH_INVALID', 'the Authorization header does not carry the box API key'));
-  });
+    return new ApiError('ABX_ERR_AUTH_INVALID', 'the Authorization header does not carry the box API key');
+  };
 }
