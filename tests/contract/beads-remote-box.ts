@@ -8,7 +8,6 @@ import { buildApp } from '../../management-api/src/app.js';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
 import { createLogger, type LogLevel } from '../../management-api/src/observability/logger.js';
 import { createMetrics } from '../../management-api/src/observability/metrics.js';
-import { registerBeadRoutes } from '../../management-api/src/routes/beads-routes.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 import { onlySlot } from './pods-harness.js';
 
@@ -43,10 +42,7 @@ export function startBeadsBox(options: { root?: string; port?: number } = {}): P
   return startBox(options);
 }
 
-/**
- * Build the real app (auth, schemas, error handling, resolver) under `root` and listen on `port`
- * (0: any). The bead routes are registered here only if the app does not register them itself.
- */
+/** Build the real app (auth, schemas, error handling, resolver, routes) under `root` and listen on `port` (0: any). */
 export async function startBox(options: BoxOptions = {}): Promise<BeadsBox> {
   const root = options.root ?? mkdtempSync(path.join(tmpdir(), 'agentbox-beads-box-'));
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
@@ -65,7 +61,6 @@ export async function startBox(options: BoxOptions = {}): Promise<BeadsBox> {
     limits,
     programs: async () => undefined,
   });
-  if (!app.hasRoute({ method: 'POST', url: '/v1/beads' })) registerBeadRoutes(app, limits);
   await app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const port = (app.server.address() as { port: number }).port;
   return {
