@@ -16,6 +16,8 @@ export interface RuntimePaths {
   logDir: string;
   /** Written atomically by the seal listener once every readiness-required programme runs. */
   sealFile: string;
+  /** Written by the seal listener (JSON `{reason}`) when stage B fails; the seal then never comes. */
+  bootstrapFailedFile: string;
   /** Secrets on the state volume (0700). */
   secretsDir: string;
   /** The management API bearer key (0600). */
@@ -45,6 +47,7 @@ export function runtimePaths(env: Readonly<Record<string, string | undefined>> =
     workspaceDir: under('workspace'),
     logDir: under('var/log/agentbox'),
     sealFile: path.join(runDir, 'bootstrap.done'),
+    bootstrapFailedFile: path.join(runDir, 'bootstrap.failed'),
     secretsDir,
     apiKeyFile: path.join(secretsDir, 'api-key'),
     supervisorSocket: path.join(runDir, 'supervisord.sock'),

@@ -86,3 +86,29 @@ t.test('RC-07: SIGTERM stops every programme in reverse priority order within 10
   const stopped = box.lines.map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
   t.same(stopped, ['worker', 'management-api', 'seal-listener'], 'highest priority number stops first');
 });
+
+t.test('RC-10: a failed stage B keeps /ready at 503 and says why', async (t) => {
+  // features.gpu = "rocm" on a host without /dev/kfd and /dev/dri: stage B cannot satisfy it.
+  const manifest = `${BOOT_ONLY_MANIFEST}
+[features]
+gpu = "rocm"
+
+[security.exceptions.gpu-rocm]
+reason = "runtime-contract case: the devices are absent on purpose"
+`;
+  const box = await startBox({ manifest });
+  t.teardown(() => box.stop());
+  await waitFor('the failure marker', () => existsSync(path.join(box.hostRoot, 'run/agentbox/bootstrap.failed')), 30_000);
+  await waitFor('the API to listen', async () => (await statusOf(`${box.apiUrl}/livez`)) === 200);
+  const ready = await waitFor('/ready to name the failure', async () => {
+    const res = await fetch(`${box.apiUrl}/ready`);
+    const body = (await res.json()) as { ready: boolean; reason?: string };
+    return res.status === 503 && /bootstrap failed/.test(body.reason ?? '') ? body : undefined;
+  });
+  t.match(ready.reason, /features\.gpu = "rocm"/, 'the reason names what stage B could not do');
+  t.ok(box.events().some((e) => e.event === 'StageBFailed'), 'StageBFailed emitted');
+  // supervisord reports the exit on its next poll, so the listener's event may come a little later.
+  const failed = await waitFor('BootstrapFailed from the seal listener', () => box.events().find((e) => e.event === 'BootstrapFailed' && e['agentbox.stage'] === 'seal'));
+  t.match(failed, { reason: /features\.gpu/ }, 'the seal listener reports stage B\'s reason');
+  t.notOk(existsSync(path.join(box.hostRoot, 'run/agentbox/bootstrap.done')), 'never sealed');
+});

@@ -1,6 +1,6 @@
 // The seal listener: a supervisord event listener (PROCESS_STATE events, no polling) that writes
 // the bootstrap seal atomically once every readiness-required programme is RUNNING.
-import { writeFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, renameSync, rmSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,6 +24,15 @@ export function writeAtomic(file: string, content: string): void {
   const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
   writeFileSync(tmp, content, { mode: 0o644 });
   renameSync(tmp, file);
+}
+
+/** The `reason` recorded in a failure file, if there is one. */
+function readReason(file: string): string | undefined {
+  try {
+    return (JSON.parse(readFileSync(file, 'utf8')) as { reason?: string }).reason;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Run the listener on this process's stdin/stdout until supervisord closes stdin. */
@@ -52,11 +61,14 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
         rmSync(options.sealFile, { force: true });
         events.fail('RequiredProgramDown', { program: action.program, state: action.state }, 'readiness withdrawn until it is RUNNING again');
         break;
-      case 'fail':
+      case 'fail': {
         rmSync(options.sealFile, { force: true });
-        writeAtomic(options.failedFile, JSON.stringify({ reason: action.reason }) + '\n');
-        events.fail('BootstrapFailed', { reason: action.reason });
+        // Stage B records its own, more specific reason before it exits; keep that one.
+        const reason = readReason(options.failedFile) ?? action.reason;
+        if (!existsSync(options.failedFile)) writeAtomic(options.failedFile, JSON.stringify({ reason }) + '\n');
+        events.fail('BootstrapFailed', { reason });
         break;
+      }
       case 'none':
         break;
     }
@@ -81,7 +93,8 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
     required: (values.required ?? env['AGENTBOX_SEAL_PROGRAMS'] ?? '').split(',').filter(Boolean),
     ...(oneshot ? { oneshot } : {}),
     sealFile,
-    failedFile: path.join(path.dirname(sealFile), 'bootstrap.failed'),
+    // Beside the seal, wherever AGENTBOX_SEAL_FILE puts it (by default, runtime-paths' file).
+    failedFile: path.join(path.dirname(sealFile), path.basename(paths.bootstrapFailedFile)),
     timeoutSec: Number(values.timeout ?? env['AGENTBOX_SEAL_TIMEOUT_SEC'] ?? 120),
   });
 }

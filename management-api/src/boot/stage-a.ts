@@ -47,7 +47,7 @@ export async function runStageA(options: StageAOptions): Promise<number> {
     events.emit('WritableRootsReady', { run: paths.runDir, state: paths.stateDir, workspace: paths.workspaceDir, log: paths.logDir });
     // The seal and its failure marker are per boot: a leftover must never make this boot look ready.
     await rm(paths.sealFile, { force: true });
-    await rm(path.join(paths.runDir, 'bootstrap.failed'), { force: true });
+    await rm(paths.bootstrapFailedFile, { force: true });
     const apiKey = await ensureApiKey(paths.apiKeyFile, events.logger).catch((err: Error) => {
       throw new StageAFailure('SecretUnusable', { file: paths.apiKeyFile }, err.message);
     });

@@ -49,7 +49,10 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
     events.emit('StageBCompleted', { hints });
     return 0;
   } catch (err) {
-    events.fail('StageBFailed', { reason: (err as Error).message }, (err as Error).message);
+    const reason = (err as Error).message;
+    events.fail('StageBFailed', { reason }, reason);
+    // The specific reason, for /ready; the seal listener keeps it when it records the exit.
+    writeAtomic(paths.bootstrapFailedFile, JSON.stringify({ reason }) + '\n');
     return 1;
   }
 }

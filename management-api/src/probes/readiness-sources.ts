@@ -32,9 +32,9 @@ export async function startReadinessSources(options: { paths: RuntimePaths; reso
   const readiness = new Readiness(options);
   let started = false;
   const evaluate = (): void => {
-    if (started) readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, mounts: mounts.states, slots: resolver.statuses() });
+    if (started) readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, ...(seal.failure ? { bootstrapFailure: seal.failure } : {}), mounts: mounts.states, slots: resolver.statuses() });
   };
-  const seal = new SealWatcher({ file: paths.sealFile, recheckMs: options.timing.sealRecheckMs, onChange: evaluate });
+  const seal = new SealWatcher({ file: paths.sealFile, failureFile: paths.bootstrapFailedFile, recheckMs: options.timing.sealRecheckMs, onChange: evaluate });
   const mounts = new MountChecker(requiredMounts(paths), { intervalMs: options.timing.mountCheckMs, onChange: evaluate });
   resolver.onChange(evaluate);
   try {

@@ -8,6 +8,8 @@ import type { MountState } from './mount-checker.js';
 export interface ReadinessInputs {
   sealFile: string;
   sealPresent: boolean;
+  /** Why boot failed (stage B), when it did: the seal will not come until the box restarts. */
+  bootstrapFailure?: string;
   mounts: readonly MountState[];
   slots: readonly SlotStatus[];
 }
@@ -54,7 +56,7 @@ export class Readiness {
     const reasons: string[] = [];
     if (!inputs.sealPresent) {
       missing.push('seal');
-      reasons.push(`bootstrap seal ${inputs.sealFile} is absent`);
+      reasons.push(inputs.bootstrapFailure ? `bootstrap failed: ${inputs.bootstrapFailure}` : `bootstrap seal ${inputs.sealFile} is absent`);
     }
     for (const m of inputs.mounts) {
       const name = `mount:${m.name}`;

@@ -1,12 +1,17 @@
 // Knows whether the bootstrap seal file exists, without a stat per request: fs.watch plus a slow re-check.
 import { watch, type FSWatcher } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** Options of {@link SealWatcher}. */
 export interface SealWatcherOptions {
   /** The seal file, `<run>/bootstrap.done`. */
   file: string;
+  /**
+   * Written by the seal listener (JSON `{reason}`) when stage B fails, in the same directory;
+   * its reason is kept so /ready can say why the seal will not come.
+   */
+  failureFile?: string;
   /** Safety-net re-check interval (a missed inotify event, a replaced directory). */
   recheckMs: number;
   onChange: (present: boolean) => void;
@@ -19,6 +24,7 @@ export interface SealWatcherOptions {
  */
 export class SealWatcher {
   #present = false;
+  #failure: string | undefined;
   #watcher: FSWatcher | undefined;
   #watchedIno: number | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -36,6 +42,11 @@ export class SealWatcher {
   /** Whether the seal file was present at the last check. */
   get present(): boolean {
     return this.#present;
+  }
+
+  /** Why boot failed, when the failure file was present at the last check. */
+  get failure(): string | undefined {
+    return this.#failure;
   }
 
   /** Check once, start watching and start the re-check timer. */
@@ -66,7 +77,7 @@ export class SealWatcher {
     try {
       const watcher = watch(this.#dir, { persistent: false }, (_event, filename) => {
         // Linux names the file; some platforms do not, and then any event is worth a check.
-        if (!filename || filename === this.#name) void this.#check();
+        if (!filename || filename === this.#name || (this.options.failureFile && filename === path.basename(this.options.failureFile))) void this.#check();
       });
       watcher.on('error', () => this.#unwatch());
       this.#watcher = watcher;
@@ -82,6 +93,17 @@ export class SealWatcher {
     this.#watchedIno = undefined;
   }
 
+  async #readFailure(): Promise<string | undefined> {
+    if (!this.options.failureFile) return undefined;
+    const text = await readFile(this.options.failureFile, 'utf8').catch(() => undefined);
+    if (text === undefined) return undefined;
+    try {
+      return String((JSON.parse(text) as { reason?: unknown }).reason ?? 'unknown');
+    } catch {
+      return text.trim() || 'unknown';
+    }
+  }
+
   /** Stat the seal; coalesces bursts of events into at most one stat in flight plus one queued. */
   async #check(): Promise<void> {
     if (this.#checking) {
@@ -93,8 +115,10 @@ export class SealWatcher {
       do {
         this.#again = false;
         const present = await stat(this.options.file).then((s) => s.isFile(), () => false);
-        if (!this.#closed && present !== this.#present) {
+        const failure = await this.#readFailure();
+        if (!this.#closed && (present !== this.#present || failure !== this.#failure)) {
           this.#present = present;
+          this.#failure = failure;
           this.options.onChange(present);
         }
       } while (this.#again && !this.#closed);
