@@ -6,6 +6,8 @@ const suites: Record<string, () => Promise<string>> = {
   boot: async () => (await import('./boot-bench.js')).runBootBench(),
   beads: async () => (await import('./beads-bench.js')).runBeadsBench(),
   events: async () => (await import('./events-bench.js')).runEventsBench(),
+  api: async () => (await import('./api-bench.js')).runApiBench(),
+  memory: async () => (await import('./memory-bench.js')).runMemoryBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
