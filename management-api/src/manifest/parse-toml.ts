@@ -12,35 +12,17 @@ export function parseToml(source: string): ParseResult {
   } catch (err) {
     if (err instanceof TomlError) {
       const headline = err.message.split('\n')[0]?.replace(/^Invalid TOML document:\s*/, '') ?? 'invalid TOML';
-      return {
-        ok: false,
-        diagnostic: {
-          id: 'TOML',
-          alias: 'toml-syntax',
-          severity: 'error',
-          source: 'toml',
-          message: `not valid TOML: ${headline}`,
-          pointer: '',
-          line: err.line,
-          column: err.column,
-          frame: err.codeblock.replace(/\n+$/, ''),
-          hint: 'fix the TOML syntax at the marked position (see https://toml.io/en/v1.0.0)',
-        },
-      };
+      return syntaxError(headline, 'fix the TOML syntax at the marked position (see https://toml.io/en/v1.0.0)', { line: err.line, column: err.column, frame: err.codeblock.replace(/\n+$/, '') });
     }
     // smol-toml signals every document problem with TomlError; anything else (e.g. stack
     // exhaustion on absurd nesting) is still a syntax problem of the input, not a crash.
-    return {
-      ok: false,
-      diagnostic: {
-        id: 'TOML',
-        alias: 'toml-syntax',
-        severity: 'error',
-        source: 'toml',
-        message: `not valid TOML: ${(err as Error).message}`,
-        pointer: '',
-        hint: 'simplify the document (for example, reduce nesting depth)',
-      },
-    };
+    return syntaxError((err as Error).message, 'simplify the document (for example, reduce nesting depth)', {});
   }
+}
+
+function syntaxError(detail: string, hint: string, where: Pick<Diagnostic, 'line' | 'column' | 'frame'>): ParseResult {
+  return {
+    ok: false,
+    diagnostic: { id: 'TOML', alias: 'toml-syntax', severity: 'error', source: 'toml', message: `not valid TOML: ${detail}`, pointer: '', hint, ...where },
+  };
 }
