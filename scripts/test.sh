@@ -27,6 +27,9 @@ set -e
 summary=$(grep -E '^# \{ total: [0-9]+' "$log" | tail -n 1 || true)
 pass=$(sed -nE 's/.*pass: ([0-9]+).*/\1/p' <<<"$summary"); pass=${pass:-0}
 fail=$(sed -nE 's/.*fail: ([0-9]+).*/\1/p' <<<"$summary"); fail=${fail:-0}
-if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ]; then fail=1; fi  # e.g. coverage below threshold
+if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ]; then
+  echo "tap exited $status with no failed assertion: coverage is below the thresholds in .taprc (see the table above)" >&2
+  fail=1
+fi
 echo "${pass} passed, ${fail} failed"
 exit "$status"
