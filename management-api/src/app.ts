@@ -1,5 +1,5 @@
 // Builds the management API's fastify instance: hooks, plugins, adapters, readiness and routes.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import type { Logger } from 'pino';
@@ -15,7 +15,7 @@ import { requestId } from './http/request-id.js';
 import { registerRequestGate } from './http/request-gate.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
-import { registerHttpMetrics } from './observability/http-metrics.js';
+import { registerRequestObserver } from './observability/request-observer.js';
 import type { ApiMetrics } from './observability/metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { registerProbeRoutes } from './probes/probe-routes.js';
@@ -75,6 +75,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // pino's child() has a fast path when given no options; fastify always passes an object.
     childLoggerFactory: (logger, bindings, opts) => (Object.keys(opts).length ? logger.child(bindings, opts) : logger.child(bindings)),
     bodyLimit: limits.bodyLimit,
+    // One line per request, written by the request observer.
+    logController: new LogController({ disableRequestLogging: true }),
     // Requests arriving while closing get the uniform error shape (http/request-gate.ts) instead of fastify's own 503 body.
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
@@ -96,7 +98,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     global: false,
     errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
-  registerHttpMetrics(app, options.metrics);
+  registerRequestObserver(app, options.metrics);
 
   const resolverOptions: ResolverOptions = {
     manifest: options.manifest,

@@ -11,7 +11,7 @@ import { median, ms, quantile, table } from './stats.js';
 
 /** The part of autocannon's result this report uses (autocannon ships no types). */
 interface CannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -70,6 +70,13 @@ function spawnNode(args: string[], env: Record<string, string>): Spawned {
   };
 }
 
+/** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  // After the command name: state is field 3, utime field 14, stime field 15 (1-based).
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
@@ -83,8 +90,7 @@ async function renderTimes(): Promise<number[]> {
   const { createMetrics } = await import('../../management-api/src/observability/metrics.js');
   const m = createMetrics({ version: '0.0.0', imageHash: 'dev', manifestSha256: '0'.repeat(64) });
   for (const route of ['/ready', '/livez', '/health', '/v1/meta', '/v1/events']) {
-    m.httpRequests.inc({ method: 'GET', route, status: '200' });
-    m.httpDuration.observe({ method: 'GET', route }, 0.001);
+    m.http.route('GET', route).record(200, 0.001);
   }
   for (const slot of ['beads', 'pods', 'memory', 'events', 'orchestrator']) {
     m.adapterDispatch.inc({ slot, impl: 'off', method: 'op', outcome: 'ok' });
@@ -142,14 +148,21 @@ export async function runApiBench(): Promise<string> {
     const bareUrl = `http://127.0.0.1:${String((await bare.line('BareListening'))['port'])}`;
 
     const targets = [
-      { name: 'bare fastify route, same JSON', url: `${bareUrl}/ready` },
-      { name: 'API /ready', url: `${api.apiUrl}/ready` },
+      { name: 'bare fastify route, same JSON', url: `${bareUrl}/ready`, pid: bare.child.pid! },
+      { name: 'API /ready', url: `${api.apiUrl}/ready`, pid: api.spawned.child.pid! },
     ];
     const results = new Map<string, CannonResult[]>(targets.map((t) => [t.name, []]));
+    // CPU time the server spent per request: far less sensitive than req/s to other load on the machine.
+    const cpuPerRequest = new Map<string, number[]>(targets.map((t) => [t.name, []]));
     for (const t of targets) await autocannon({ url: t.url, connections: CONNECTIONS, duration: 1 }); // warm-up (JIT)
     // Interleaved rounds, so every target sees the same machine state.
     for (let round = 0; round < ROUNDS; round++) {
-      for (const t of targets) results.get(t.name)!.push(await autocannon({ url: t.url, connections: CONNECTIONS, duration: DURATION_SEC }));
+      for (const t of targets) {
+        const before = cpuSeconds(t.pid);
+        const r = await autocannon({ url: t.url, connections: CONNECTIONS, duration: DURATION_SEC });
+        cpuPerRequest.get(t.name)!.push(((cpuSeconds(t.pid) - before) * 1e6) / r.requests.total);
+        results.get(t.name)!.push(r);
+      }
     }
     // Medians over rounds, and the ratio taken per round (bare and API ran back to back), so a
     // burst of load elsewhere on the machine skews one round, not the result.
@@ -157,7 +170,9 @@ export async function runApiBench(): Promise<string> {
     const rows = targets.map((t) => {
       const rs = results.get(t.name)!;
       const ratios = rs.map((r, i) => r.requests.average / bareRounds[i]!.requests.average);
-      return [t.name, median(rs.map((r) => r.requests.average)).toFixed(0), median(ratios).toFixed(2), `${median(rs.map((r) => r.latency.p50))} ms`, `${median(rs.map((r) => r.latency.p99))} ms`, `${Math.max(...rs.map((r) => r.latency.p99))} ms`, String(rs.reduce((sum, r) => sum + r.non2xx + r.errors, 0))];
+      const cpu = median(cpuPerRequest.get(t.name)!);
+      const bareCpu = median(cpuPerRequest.get(targets[0]!.name)!);
+      return [t.name, median(rs.map((r) => r.requests.average)).toFixed(0), median(ratios).toFixed(2), `${cpu.toFixed(1)} µs`, (bareCpu / cpu).toFixed(2), `${median(rs.map((r) => r.latency.p50))} ms`, `${median(rs.map((r) => r.latency.p99))} ms`, `${Math.max(...rs.map((r) => r.latency.p99))} ms`, String(rs.reduce((sum, r) => sum + r.non2xx + r.errors, 0))];
     });
 
     // Scraped once the load is over, as Prometheus would between bursts; each scrape is paired
@@ -181,7 +196,7 @@ export async function runApiBench(): Promise<string> {
     return [
       `API benchmark — autocannon, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${DURATION_SEC} s per target (medians), 127.0.0.1, Node ${process.version}, load average before: ${loadBefore}, after: ${loadAverage()}`,
       '',
-      table(['target', 'req/s (median)', 'vs bare (median of rounds)', 'p50', 'p99 (median)', 'p99 (worst round)', 'non-2xx/errors'], rows),
+      table(['target', 'req/s (median)', 'vs bare (median of rounds)', 'server CPU per request', 'vs bare by CPU', 'p50', 'p99 (median)', 'p99 (worst round)', 'non-2xx/errors'], rows),
       '',
       table(
         ['measure', 'value', 'target'],

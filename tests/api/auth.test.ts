@@ -123,7 +123,9 @@ t.test('requests carry an id: a sane incoming X-Request-Id is kept, anything els
   t.teardown(() => box.close());
   t.equal((await box.api('/livez', { auth: false, headers: { 'x-request-id': 'trace-abc.123' } })).headers.get('x-request-id'), 'trace-abc.123');
   const replaced = (await box.api('/livez', { auth: false, headers: { 'x-request-id': 'bad id with spaces' } })).headers.get('x-request-id');
-  t.match(replaced, /^[0-9a-f-]{36}$/);
+  t.match(replaced, /^[0-9a-f]{8}-[0-9a-z]+$/, 'a process prefix and a counter');
+  const next = (await box.api('/livez', { auth: false })).headers.get('x-request-id');
+  t.not(next, replaced, 'each request gets its own id');
 });
 
 t.test('schemas are compiled with JSON Schema 2020-12', async (t) => {

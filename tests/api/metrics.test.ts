@@ -82,3 +82,20 @@ t.test('the metrics listener serves /metrics only; the API does not serve metric
   t.equal((await box.api('/v1/events', { body: { kind: 'agent.note' } })).json['error'], 'ABX_ERR_ADAPTER_OFF');
   t.equal(sample(await (await fetch(box.server.metricsUrl)).text(), 'agentbox_adapter_dispatch_total\\{slot="events",impl="off",method="append",outcome="off"\\}'), 1, 'off dispatches are counted as off');
 });
+
+t.test('request stats: cumulative buckets with le semantics, sums and counts per status', async (t) => {
+  const { Registry } = await import('prom-client');
+  const { RequestStats } = await import('../../management-api/src/observability/request-stats.js');
+  const registry = new Registry();
+  const stats = new RequestStats(registry, { counter: 'x_requests_total', histogram: 'x_seconds' }, { counter: 'c', histogram: 'h' }, [0.1, 1]);
+  for (const [status, s] of [[200, 0.1], [200, 0.05], [500, 1], [200, 3]] as const) stats.route('GET', '/a').record(status, s);
+  const text = await registry.metrics();
+  t.equal(sample(text, 'x_seconds_bucket\\{method="GET",route="/a",le="0.1"\\}'), 2, 'a value equal to a bound counts in that bucket');
+  t.equal(sample(text, 'x_seconds_bucket\\{method="GET",route="/a",le="1"\\}'), 3);
+  t.equal(sample(text, 'x_seconds_bucket\\{method="GET",route="/a",le="\\+Inf"\\}'), 4);
+  t.equal(sample(text, 'x_seconds_sum\\{method="GET",route="/a"\\}'), 4.15);
+  t.equal(sample(text, 'x_seconds_count\\{method="GET",route="/a"\\}'), 4);
+  t.equal(sample(text, 'x_requests_total\\{method="GET",route="/a",status="200"\\}'), 3);
+  t.equal(sample(text, 'x_requests_total\\{method="GET",route="/a",status="500"\\}'), 1);
+  t.equal(spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' }).status, 0);
+});

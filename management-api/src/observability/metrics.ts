@@ -1,11 +1,12 @@
 // The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */
 export interface ApiMetrics {
   registry: Registry;
-  httpRequests: Counter<'method' | 'route' | 'status'>;
-  httpDuration: Histogram<'method' | 'route'>;
+  /** `agentbox_http_requests_total` and `agentbox_http_request_duration_seconds`. */
+  http: RequestStats;
   adapterDispatch: Counter<'slot' | 'impl' | 'method' | 'outcome'>;
   adapterDuration: Histogram<'slot' | 'impl' | 'method'>;
   adapterHealth: Gauge<'slot'>;
@@ -42,19 +43,12 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
   buildInfo.set({ version: build.version, image_hash: build.imageHash, manifest_sha256: build.manifestSha256 }, 1);
   return {
     registry,
-    httpRequests: new Counter({
-      name: 'agentbox_http_requests_total',
-      help: 'HTTP requests answered by the management API, by method, route template and status code.',
-      labelNames: ['method', 'route', 'status'] as const,
-      registers,
-    }),
-    httpDuration: new Histogram({
-      name: 'agentbox_http_request_duration_seconds',
-      help: 'Time to answer an HTTP request, by method and route template.',
-      labelNames: ['method', 'route'] as const,
-      buckets: httpBuckets,
-      registers,
-    }),
+    http: new RequestStats(
+      registry,
+      { counter: 'agentbox_http_requests_total', histogram: 'agentbox_http_request_duration_seconds' },
+      { counter: 'HTTP requests answered by the management API, by method, route template and status code.', histogram: 'Time to answer an HTTP request, by method and route template.' },
+      httpBuckets,
+    ),
     adapterDispatch: new Counter({
       name: 'agentbox_adapter_dispatch_total',
       help: 'Adapter operations dispatched, by slot, implementation, method and outcome (ok, rejected, error, off, degraded, unavailable, timeout).',
