@@ -154,7 +154,8 @@ export async function runApiBench(): Promise<string> {
     const results = new Map<string, CannonResult[]>(targets.map((t) => [t.name, []]));
     // CPU time the server spent per request: far less sensitive than req/s to other load on the machine.
     const cpuPerRequest = new Map<string, number[]>(targets.map((t) => [t.name, []]));
-    for (const t of targets) await autocannon({ url: t.url, connections: CONNECTIONS, duration: 1 }); // warm-up (JIT)
+    // Warm-up: JIT, and the young generation the idle API gave back grows again under load.
+    for (const t of targets) await autocannon({ url: t.url, connections: CONNECTIONS, duration: 3 });
     // Interleaved rounds, so every target sees the same machine state.
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of targets) {
