@@ -160,32 +160,3 @@ t.test('implementations that do not exist yet are reported degraded (not-impleme
   );
   t.match(err, { code: 'ABX_ERR_ADAPTER_DEGRADED' }, 'a stand-in refuses operations even if called directly');
 });
-
-t.test('a request stuck on a hung backend does not hold up shutdown: after the grace period its adapter is closed and it answers 503', async (t) => {
-  const [orchPort, eventsPort] = [await freePort(), await freePort()];
-  const orch = new TcpBackend(orchPort);
-  const events = new TcpBackend(eventsPort);
-  await orch.start();
-  await events.start();
-  const box = await startTestServer({
-    toml: eventsOnly,
-    timing: { shutdownGraceMs: 300, healthIntervalMs: 60_000 },
-    overrides: { orchestrator: tcpAdapterModule('orchestrator', orchPort), events: tcpAdapterModule('events', eventsPort) },
-  });
-  t.teardown(async () => {
-    await box.close();
-    await orch.stop();
-    await events.stop();
-  });
-  events.setSilent(true);
-  const pending = box.api('/v1/events', { body: { kind: 'agent.stuck' } });
-  await waitFor('the operation to reach the backend', () => events.received.some((l) => l.includes('agent.stuck')));
-  const started = Date.now();
-  await box.close();
-  const elapsed = Date.now() - started;
-  t.ok(elapsed >= 250 && elapsed < 3_000, `closed after the grace period (${elapsed} ms)`);
-  const answer = await pending;
-  t.equal(answer.status, 503, 'the stuck request got an answer');
-  t.equal(answer.json['error'], 'ABX_ERR_ADAPTER_UNAVAILABLE');
-  t.equal(box.logs.events('ShutdownGraceExpired').length, 1);
-});

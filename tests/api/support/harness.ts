@@ -104,13 +104,13 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
 }
 
 /** Poll `check` until it returns a truthy value or `ms` elapse. */
-export async function waitFor<T>(what: string, check: () => Promise<T> | T, ms = 5_000): Promise<T> {
+export async function waitFor<T>(what: string, check: () => Promise<T> | T, ms = 5_000): Promise<Exclude<T, undefined | null | false>> {
   const deadline = Date.now() + ms;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v) return v;
+      if (v) return v as Exclude<T, undefined | null | false>;
       last = v;
     } catch (err) {
       last = err;
