@@ -13,6 +13,20 @@ abx_require_node
 abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2
 abx_require_npm_build
 
+# Some tests run the box as uid 1000 (bubblewrap, supervisord) and Nix builds as its build users:
+# both must reach this checkout. A clone inside a private directory (mktemp -d is 0700) would hide
+# it, so as root grant traversal (o+x, never read) on the directories above it that lack it.
+if [ "$(id -u)" -eq 0 ]; then
+  dir=$(pwd -P)
+  while [ "$dir" != / ]; do
+    dir=$(dirname "$dir")
+    if [ -n "$(find "$dir" -maxdepth 0 ! -perm -o+x)" ]; then
+      abx_say "granting traversal (o+x) on $dir so uid 1000 and Nix build users can reach the checkout"
+      chmod o+x "$dir"
+    fi
+  done
+fi
+
 abx_say "checking generated files are current"
 node dist/scripts/generate.js --check
 

@@ -18,6 +18,11 @@ export const CALIBRATION_QUERIES = 32;
 // Re-calibrate once the namespace has grown or shrunk by half since the last measurement.
 const RECALIBRATE_FACTOR = 1.5;
 
+// A calibration that failed is tried again after a back-off (5 s, doubling up to 10 min): right
+// after a reopen the engine may still be rebuilding its graph and answer poorly for a while.
+const RETRY_FIRST_MS = 5_000;
+const RETRY_MAX_MS = 600_000;
+
 /** How a namespace is answering, for logs, tests and the benchmark. */
 export interface NamespaceStats {
   size: number;
@@ -45,7 +50,7 @@ export class MemoryNamespace {
   readonly matrix: VectorMatrix;
   #index: RuvectorIndex | undefined;
   #indexBroken = false;
-  #calibration: { size: number; recall: number } | undefined;
+  #calibration: { size: number; recall: number; at: number; retryMs: number } | undefined;
   #calibrating: Promise<void> | undefined;
   #writes: Promise<unknown> = Promise.resolve();
   /** Vectors stored but not yet in the index; searches scan them exactly alongside the index. */
@@ -181,7 +186,9 @@ export class MemoryNamespace {
     // Measured only on a fully indexed namespace: pending vectors are answered exactly and would flatter the figure.
     if (this.#calibrating || !this.#index || this.#indexBroken || this.#pending.size > 0 || n < this.options.exactBelow || n < 11) return;
     const last = this.#calibration;
-    if (last && n < last.size * RECALIBRATE_FACTOR && n * RECALIBRATE_FACTOR > last.size) return;
+    const sizeChanged = !last || n >= last.size * RECALIBRATE_FACTOR || n * RECALIBRATE_FACTOR <= last.size;
+    const retryDue = last !== undefined && last.recall < TARGET_RECALL && Date.now() - last.at >= last.retryMs;
+    if (!sizeChanged && !retryDue) return;
     this.#calibrating = this.#calibrate()
       .catch((err: unknown) => this.#breakIndex(err))
       .finally(() => (this.#calibrating = undefined));
@@ -204,8 +211,10 @@ export class MemoryNamespace {
       found += answer.filter((h) => truth.has(h.id)).length / truth.size;
     }
     const recall = found / CALIBRATION_QUERIES;
-    this.#calibration = { size, recall };
     const passed = recall >= TARGET_RECALL;
+    const previous = this.#calibration;
+    const retryMs = passed ? RETRY_FIRST_MS : previous && previous.recall < TARGET_RECALL ? Math.min(previous.retryMs * 2, RETRY_MAX_MS) : RETRY_FIRST_MS;
+    this.#calibration = { size, recall, at: Date.now(), retryMs };
     this.options.logger[passed ? 'info' : 'warn'](
       { event: passed ? 'MemoryIndexCalibrated' : 'MemoryRecallBelowTarget', namespace: this.name, size, recall, target: TARGET_RECALL },
       passed ? `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} at ${size} vectors` : `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} is below ${TARGET_RECALL}; searching exactly`,
