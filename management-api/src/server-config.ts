@@ -36,8 +36,15 @@ function port(env: Readonly<Record<string, string | undefined>>, name: string, f
   return n;
 }
 
-/** An http:// URL for a bound listener; a wildcard bind is shown as loopback, which reaches it. */
-export function urlFor(host: string, port: number, path = ''): string {
-  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
+
+/**
+ * An http:// URL for a bound listener. A wildcard bind (the image listens on every interface of
+ * its network namespace) is shown as `advertised` — the manifest's bind, the address the box is
+ * reached on — or as loopback when that is a wildcard too.
+ */
+export function urlFor(host: string, port: number, path = '', advertised = host): string {
+  const chosen = isWildcard(host) ? advertised : host;
+  const shown = chosen === '0.0.0.0' ? '127.0.0.1' : chosen === '::' ? '::1' : chosen;
   return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}${path}`;
 }

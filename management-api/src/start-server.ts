@@ -28,7 +28,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   const env = options.env ?? process.env;
   const metrics = createMetrics({ version: apiVersion(), imageHash: imageHash(env), manifestSha256: options.manifestSha256 });
   const metricsServer = await startMetricsServer({ registry: metrics.registry, host: listen.metricsHost, port: listen.metricsPort, logger });
-  const metricsUrl = urlFor(listen.metricsHost, metricsServer.port, '/metrics');
+  const metricsUrl = urlFor(listen.metricsHost, metricsServer.port, '/metrics', options.manifest.observability.metrics_bind);
   let app: FastifyInstance;
   try {
     app = await buildApp({ ...options, env, metrics, metricsUrl });
@@ -44,7 +44,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     throw err;
   }
   const apiPort = (app.server.address() as AddressInfo).port;
-  const apiUrl = urlFor(listen.apiHost, apiPort);
+  const apiUrl = urlFor(listen.apiHost, apiPort, '', options.manifest.api.bind);
   // The bound ports are announced even when the manifest asks for warn or error only: with
   // ephemeral ports there is no other way to find the API. `silent` is still respected.
   const announce = logger.isLevelEnabled('info') || logger.level === 'silent' ? logger : logger.child({}, { level: 'info' });

@@ -39,4 +39,6 @@ t.test('listeners: manifest values, environment overrides, validation, URLs', as
   t.equal(urlFor('0.0.0.0', 80, '/metrics'), 'http://127.0.0.1:80/metrics', 'a wildcard bind is shown as loopback');
   t.equal(urlFor('::', 80), 'http://[::1]:80');
   t.equal(urlFor('fd00::5', 81), 'http://[fd00::5]:81');
+  t.equal(urlFor('0.0.0.0', 9091, '/metrics', '192.168.1.20'), 'http://192.168.1.20:9091/metrics', 'a wildcard bind advertises the manifest address');
+  t.equal(urlFor('127.0.0.1', 9091, '', '192.168.1.20'), 'http://127.0.0.1:9091', 'a specific bind is shown as is');
 });
