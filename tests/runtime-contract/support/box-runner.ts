@@ -75,7 +75,10 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
   const manifestFile = path.join(configDir, 'agentbox.toml');
   mkdirSync(configDir, { recursive: true });
   writeFileSync(manifestFile, options.manifest);
-  const { validation, rendered } = await renderManifest({ manifestFile, outDir: configDir, root, bin: path.join(repoRoot, 'config/bin'), workspaceDir: path.join(root, 'workspace'), context: { targetArch: 'x86_64', env: {} } });
+  // Under bubblewrap the app is bound at the image's location, /opt/agentbox: the checkout itself
+  // may live under /tmp, which the sandbox replaces with its own tmpfs.
+  const appDir = options.sandbox ? '/opt/agentbox' : repoRoot;
+  const { validation, rendered } = await renderManifest({ manifestFile, outDir: configDir, root, bin: path.join(appDir, 'config/bin'), workspaceDir: path.join(root, 'workspace'), context: { targetArch: 'x86_64', env: {} } });
   if (!rendered) throw new Error(`test manifest invalid: ${JSON.stringify(validation.diagnostics)}`);
   await writeRendered(configDir, rendered.files);
   chmodSync(configDir, 0o755);
@@ -94,7 +97,7 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     ...(options.imageMode ? {} : { AGENTBOX_LOCAL: '1' }),
     ...options.env,
   };
-  const entrypoint = path.join(repoRoot, 'config/bin/agentbox-entrypoint');
+  const entrypoint = path.join(appDir, 'config/bin/agentbox-entrypoint');
   // As root, drop to uid/gid 1000 before bubblewrap, so the box is uid 1000 on the host too
   // (bubblewrap then builds an unprivileged user namespace).
   const asUid1000 = process.getuid?.() === 0 ? ['setpriv', '--reuid', '1000', '--regid', '1000', '--clear-groups'] : [];
@@ -109,6 +112,10 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
         '--tmpfs', '/run',
         '--tmpfs', '/var/log',
         '--ro-bind', configDir, boxConfig,
+        // /opt/agentbox does not exist on the host: mount it on an empty tmpfs, then make that read-only.
+        '--tmpfs', '/opt',
+        '--ro-bind', repoRoot, appDir,
+        '--remount-ro', '/opt',
         '--unshare-all',
         ...(options.shareNet ? ['--share-net'] : []),
         '--cap-drop', 'ALL',
