@@ -144,6 +144,9 @@ rec {
         argv = [ "${bin}/agentbox-seal-listener" ];
         priority = 1;
         autorestart = "true";
+        # supervisord dispatches events only to listeners in the RUNNING state: with the default
+        # one-second startsecs every event of the first second of boot would wait for it.
+        startsecs = 0;
         environment = {
           AGENTBOX_SEAL_PROGRAMS = concatStringsSep "," required;
           AGENTBOX_SEAL_ONESHOT = "bootstrap";

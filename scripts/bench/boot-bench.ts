@@ -27,8 +27,9 @@ async function freePort(): Promise<number> {
 async function pollingSeal(conf: string, required: string[], sealFile: string, intervalMs: number, stop: () => boolean): Promise<void> {
   while (!stop()) {
     const out = await run('supervisorctl', ['-c', conf, 'status']).then((r) => r.stdout, (e: { stdout?: string }) => e.stdout ?? '');
-    const running = new Set(out.split('\n').filter((l) => /\sRUNNING\s/.test(l)).map((l) => l.split(/\s+/)[0]));
-    if (required.every((p) => running.has(p))) {
+    const state = new Map(out.split('\n').map((l) => l.split(/\s+/)).map(([name, st]) => [name, st]));
+    // The same conditions as the listener: required programmes RUNNING, stage B exited.
+    if (required.every((p) => state.get(p) === 'RUNNING') && state.get('bootstrap') === 'EXITED') {
       writeFileSync(sealFile, 'sealed\n');
       return;
     }
@@ -36,12 +37,17 @@ async function pollingSeal(conf: string, required: string[], sealFile: string, i
   }
 }
 
-/** Time of the last "entered RUNNING state" line for `programs` in supervisord's log, ms since epoch. */
-function lastRunningAt(log: string, programs: string[]): number | undefined {
+/**
+ * When the last condition of the seal was met, from supervisord's log (ms since epoch): the last
+ * "entered RUNNING state" of a required programme, or the clean exit of the one-shot stage B.
+ */
+function sealConditionsMetAt(log: string, programs: string[], oneshot: string): number | undefined {
   let last: number | undefined;
   for (const line of log.split('\n')) {
-    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) INFO success: (\S+) entered RUNNING state/.exec(line);
-    if (m && programs.includes(m[3]!)) last = new Date(`${m[1]!.replace(' ', 'T')}.${m[2]}`).getTime();
+    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) INFO (?:success: (\S+) entered RUNNING state|exited: (\S+) \(exit status 0; expected\))/.exec(line);
+    if (!m || !(programs.includes(m[3] ?? '') || m[4] === oneshot)) continue;
+    const at = new Date(`${m[1]!.replace(' ', 'T')}.${m[2]}`).getTime();
+    last = Math.max(last ?? at, at);
   }
   return last;
 }
@@ -86,7 +92,7 @@ async function bootOnce(manifest: string): Promise<BootSample> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-  const running = lastRunningAt(readFileSync(logFile, 'utf8'), ['management-api']);
+  const running = sealConditionsMetAt(readFileSync(logFile, 'utf8'), ['management-api'], 'bootstrap');
   const polledAt = existsSync(pollSeal) ? statSync(pollSeal).mtimeMs : NaN;
   return { bootToReadyMs, sealLatencyMs: running ? sealedAt - running : NaN, pollingSealLatencyMs: running ? polledAt - running : NaN };
 }
@@ -103,11 +109,12 @@ export async function runBootBench(manifest = repoPath('agentbox.toml'), runs = 
       ['measurement', 'median', 'p90', 'runs', 'target'],
       [
         ['boot-to-ready: `agentbox up --local` start → first /ready 200', ms(median(col('bootToReadyMs'))), ms(quantile(col('bootToReadyMs'), 0.9)), String(col('bootToReadyMs').length), '≤ 2.0 s median'],
-        ['seal latency, event listener (RUNNING → seal file)', ms(median(col('sealLatencyMs'))), ms(quantile(col('sealLatencyMs'), 0.9)), String(col('sealLatencyMs').length), '≤ 100 ms'],
-        ['seal latency, polling baseline (supervisorctl status every 2 s)', ms(median(col('pollingSealLatencyMs'))), ms(quantile(col('pollingSealLatencyMs'), 0.9)), String(col('pollingSealLatencyMs').length), ''],
+        ['seal latency, event listener (last condition met → seal file)', ms(median(col('sealLatencyMs'))), ms(quantile(col('sealLatencyMs'), 0.9)), String(col('sealLatencyMs').length), '≤ 100 ms'],
+        ['seal latency, polling baseline (`supervisorctl status` every 2 s)', ms(median(col('pollingSealLatencyMs'))), ms(quantile(col('pollingSealLatencyMs'), 0.9)), String(col('pollingSealLatencyMs').length), ''],
       ],
     ),
     '',
-    'RUNNING times come from supervisord\'s log (millisecond timestamps); seal times are the files\' mtimes.',
+    'Conditions (required programmes RUNNING, stage B exited cleanly) are timed from supervisord\'s log (millisecond',
+    'timestamps); seal times are the files\' mtimes. The polling baseline checks the same conditions.',
   ].join('\n');
 }
