@@ -1,6 +1,5 @@
 // The registry: for each slot, its local, external and off implementations, loaded on demand.
 import type { AdapterModule, ImplementationClass, SlotName } from './adapter.js';
-import { notImplemented } from './not-implemented.js';
 import type { SlotAdapters } from './slot-types.js';
 
 /** One implementation: the name the manifest uses and how to load its module. */
@@ -20,8 +19,6 @@ export type AdapterRegistry = { readonly [S in SlotName]: { readonly [C in Imple
  */
 export type RegistryOverrides = { readonly [S in SlotName]?: AdapterModule<SlotAdapters[S]> };
 
-// Local and external implementations arrive with the adapter work; until then each is a
-// stand-in that reports the slot degraded with reason `not-implemented`.
 /** The built-in implementations. */
 export const registry: AdapterRegistry = {
   beads: {
