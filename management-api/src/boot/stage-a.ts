@@ -52,7 +52,7 @@ export async function runStageA(options: StageAOptions): Promise<number> {
       throw new StageAFailure('SecretUnusable', { file: paths.apiKeyFile }, err.message);
     });
     const identityFile = path.join(paths.secretsDir, 'identity.key');
-    const identity = await ensureIdentityKey(identityFile).catch((err: Error) => {
+    const identity = await ensureIdentityKey(identityFile, events.logger).catch((err: Error) => {
       throw new StageAFailure('SecretUnusable', { file: identityFile }, err.message);
     });
     events.emit('SecretsReady', { api_key_file: paths.apiKeyFile, api_key_created: apiKey.created, identity_pubkey: identity.pubkey, identity_created: identity.created });
