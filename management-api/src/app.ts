@@ -31,8 +31,12 @@ import { registerMetaRoute } from './routes/meta-route.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
 
-/** Defaults of mutating routes: 60 requests a minute per client, 1 MiB bodies. */
-export const DEFAULT_LIMITS: MutationLimits = { max: 60, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
+/**
+ * Defaults of mutating routes: 6,000 requests a minute per client address, 1 MiB bodies. Every
+ * agent of a box calls from 127.0.0.1 and shares one budget, and agents append events often; the
+ * limit is there to stop a runaway loop, not ordinary work.
+ */
+export const DEFAULT_LIMITS: MutationLimits = { max: 6_000, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
 
 /** Everything the app is built from; tests inject each of these. */
 export interface AppOptions {
