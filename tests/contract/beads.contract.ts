@@ -2,6 +2,7 @@
 import tap from 'tap';
 import type { Bead } from '../../management-api/src/adapters/beads/beads-adapter.js';
 import type { SlotHarness } from './pods-harness.js';
+import { expectRefusedAsOff } from './support/off-refusals.js';
 
 type Test = Parameters<Parameters<typeof tap.test>[0]>[0];
 type Ops = SlotHarness<'beads'>['ops'];
@@ -190,11 +191,7 @@ export function beadsOffContract(t: Test, setup: () => Promise<SlotHarness<'bead
       ['closeBead', () => h.ops.closeBead('bd-1', 'success')],
       ['readyQueue', () => h.ops.readyQueue({})],
     ];
-    for (const [name, call] of calls) {
-      let result: Promise<unknown> | undefined;
-      t.doesNotThrow(() => (result = call()), `${name} does not throw synchronously`);
-      await t.rejects(result!, { code: 'ABX_ERR_ADAPTER_OFF', message: /adapters\.beads/ }, `${name} is refused as off`);
-    }
+    await expectRefusedAsOff(t, calls, { message: /adapters\.beads/ });
     t.equal(h.state(), 'off', 'refusals do not change the state');
   });
 }

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventFilter, StoredEvent } from '../../management-api/src/adapters/events/events-adapter.js';
 import type { SlotHarness } from './pods-harness.js';
+import { expectRefusedAsOff } from './support/off-refusals.js';
 
 type Test = Parameters<Parameters<typeof tap.test>[0]>[0];
 type Ops = SlotHarness<'events'>['ops'];
@@ -152,11 +153,7 @@ export function eventsOffContract(t: Test, setup: () => Promise<SlotHarness<'eve
       ['query', () => h.ops.query({})],
       ['subscribe', () => h.ops.subscribe({}, new AbortController().signal)],
     ];
-    for (const [name, call] of calls) {
-      let result: Promise<unknown> | undefined;
-      t.doesNotThrow(() => (result = call()), `${name} does not throw synchronously`);
-      await t.rejects(result!, { code: 'ABX_ERR_ADAPTER_OFF', message: /adapters\.events/ }, `${name} is refused as off`);
-    }
+    await expectRefusedAsOff(t, calls, { message: /adapters\.events/ });
     t.equal(h.state(), 'off', 'refusals do not change the state');
   });
 }

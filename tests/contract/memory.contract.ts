@@ -2,6 +2,7 @@
 import tap from 'tap';
 import { embedText } from '../../management-api/src/adapters/memory/text-embedder.js';
 import type { SlotHarness } from './pods-harness.js';
+import { expectRefusedAsOff } from './support/off-refusals.js';
 
 type Test = Parameters<Parameters<typeof tap.test>[0]>[0];
 type Ops = SlotHarness<'memory'>['ops'];
@@ -200,13 +201,7 @@ export function memoryOffContract(t: Test, setup: () => Promise<SlotHarness<'mem
       ['list', () => h.ops.list('ns', { limit: 5 })],
       ['list nonsense', () => h.ops.list(42 as unknown as string, null as unknown as object)],
     ];
-    for (const [what, call] of calls) {
-      let result: Promise<unknown> | undefined;
-      t.doesNotThrow(() => {
-        result = call();
-      }, `${what} does not throw synchronously`);
-      await t.rejects(result!, { code: 'ABX_ERR_ADAPTER_OFF', statusCode: 503, message: /"memory" is off/ }, what);
-    }
+    await expectRefusedAsOff(t, calls, { statusCode: 503, message: /"memory" is off/ });
     t.equal(h.state(), 'off', 'still off: refusals do not degrade the slot');
   });
 }

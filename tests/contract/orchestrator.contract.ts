@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { AgentProcess, OutputChunk } from '../../management-api/src/adapters/orchestrator/orchestrator-adapter.js';
 import { waitFor } from '../helpers/wait.js';
 import type { SlotHarness } from './pods-harness.js';
+import { expectRefusedAsOff } from './support/off-refusals.js';
 
 type Test = Parameters<Parameters<typeof tap.test>[0]>[0];
 type Ops = SlotHarness<'orchestrator'>['ops'];
@@ -244,13 +245,7 @@ export function orchestratorOffContract(t: Test, setup: () => Promise<SlotHarnes
       ['terminate', () => h.ops.terminate('agt_x', -5)],
       ['output', () => h.ops.output('agt_x', { follow: true, signal: AbortSignal.timeout(100) })],
     ];
-    for (const [what, call] of calls) {
-      let result: Promise<unknown> | undefined;
-      t.doesNotThrow(() => {
-        result = call();
-      }, `${what} does not throw synchronously`);
-      await t.rejects(result!, { code: 'ABX_ERR_ADAPTER_OFF', statusCode: 503, message: /"orchestrator" is off/ }, what);
-    }
+    await expectRefusedAsOff(t, calls, { statusCode: 503, message: /"orchestrator" is off/ });
     t.equal(h.state(), 'off');
   });
 }

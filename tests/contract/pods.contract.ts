@@ -2,6 +2,7 @@
 import tap from 'tap';
 import { randomBytes } from 'node:crypto';
 import type { SlotHarness } from './pods-harness.js';
+import { expectRefusedAsOff } from './support/off-refusals.js';
 
 type Test = Parameters<Parameters<typeof tap.test>[0]>[0];
 type Ops = SlotHarness<'pods'>['ops'];
@@ -196,13 +197,7 @@ export function podsOffContract(t: Test, setup: () => Promise<SlotHarness<'pods'
       ['list', () => h.ops.list('/', { limit: 5 })],
       ['list nonsense', () => h.ops.list(42 as unknown as string, null as unknown as object)],
     ];
-    for (const [what, call] of calls) {
-      let result: Promise<unknown> | undefined;
-      t.doesNotThrow(() => {
-        result = call();
-      }, `${what} does not throw synchronously`);
-      await t.rejects(result!, { code: 'ABX_ERR_ADAPTER_OFF', statusCode: 503, message: /"pods" is off/ }, what);
-    }
+    await expectRefusedAsOff(t, calls, { statusCode: 503, message: /"pods" is off/ });
     t.equal(h.state(), 'off', 'still off: refusals do not degrade the slot');
   });
 }
