@@ -52,6 +52,10 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   });
 
   t.equal((await box.api('/v1/events', { body: { kind: 'agent.traced' } })).status, 201);
+  // A caller already inside a trace (W3C traceparent) gets its request span joined to that trace.
+  const callerTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const callerSpan = '00f067aa0ba902b7';
+  t.equal((await box.api('/v1/events', { body: { kind: 'agent.joined' }, headers: { traceparent: `00-${callerTrace}-${callerSpan}-01` } })).status, 201);
   t.equal((await box.api('/ready', { auth: false })).status, 503);
   await backend.stop();
   await box.api('/v1/events', { body: { kind: 'agent.failed' } });
@@ -64,8 +68,8 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   t.equal(resource && attr(resource, 'service.instance.id'), 'traced-box');
 
   const dispatches = spans.filter((s) => s.name === 'adapter events.append');
-  t.equal(dispatches.length, 2, 'one span per dispatch');
-  const [ok, failed] = dispatches;
+  t.equal(dispatches.length, 3, 'one span per dispatch');
+  const [ok, joined, failed] = dispatches;
   t.equal(ok && attr(ok, 'agentbox.adapter.outcome'), 'ok');
   t.equal(ok && attr(ok, 'agentbox.adapter.impl'), 'local-jsonl');
   t.equal(failed && attr(failed, 'agentbox.adapter.outcome') !== 'ok', true, 'the failed dispatch is marked');
@@ -76,6 +80,11 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   t.ok(sameTrace.some((s) => s.spanId === ok?.parentSpanId), 'and is a child of a request span');
   t.ok(sameTrace.some((s) => Object.values(s.attributes).some((a) => a.value.stringValue === '/v1/events')), 'the request span names the route');
   t.notOk(spans.some((s) => s.attributes.some((a) => a.value.stringValue === '/ready')), 'probes are not traced');
+
+  t.equal(joined?.traceId, callerTrace, "the dispatch continues the caller's trace");
+  const callerChildren = spans.filter((s) => s.traceId === callerTrace && s.parentSpanId === callerSpan);
+  t.equal(callerChildren.length, 1, "one request span is the caller's child");
+  t.not(ok?.traceId, callerTrace, 'requests without traceparent start their own trace');
 });
 
 t.test('without an endpoint nothing is registered and calls are no-ops', async (t) => {
