@@ -85,7 +85,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
   registerAjv2020(app);
-  registerErrorHandling(app);
+  // Before any route exists: the observer attaches itself to each route as it is declared.
+  registerErrorHandling(app, registerRequestObserver(app, options.metrics));
 
   // Tracing first, so requests the gate refuses still get their span.
   await registerRequestTracing(app);
@@ -102,7 +103,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     global: false,
     errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
-  registerRequestObserver(app, options.metrics);
 
   const resolverOptions: ResolverOptions = {
     manifest: options.manifest,

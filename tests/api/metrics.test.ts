@@ -36,6 +36,7 @@ t.test('the scrape passes promtool and carries build info, HTTP, adapter and rea
   await waitFor('READY', async () => (await box.api('/ready', { auth: false })).status === 200);
   t.equal((await box.api('/v1/events', { body: { kind: 'agent.note' } })).status, 201);
   t.equal((await box.api('/v1/nowhere')).status, 404);
+  t.equal((await box.api('/v1/elsewhere', { auth: false })).status, 401, 'refused before any route matched');
   t.equal((await box.api('/v1/events', { body: { kind: 'agent.note' }, auth: false })).status, 401);
 
   text = await scrape();
@@ -45,6 +46,8 @@ t.test('the scrape passes promtool and carries build info, HTTP, adapter and rea
   t.equal(sample(text, 'agentbox_http_requests_total\\{method="POST",route="/v1/events",status="201"\\}'), 1);
   t.equal(sample(text, 'agentbox_http_requests_total\\{method="POST",route="/v1/events",status="401"\\}'), 1);
   t.equal(sample(text, 'agentbox_http_requests_total\\{method="GET",route="unmatched",status="404"\\}'), 1, 'unknown URLs share one label value');
+  t.equal(sample(text, 'agentbox_http_requests_total\\{method="GET",route="unmatched",status="401"\\}'), 1, 'and are counted when refused too');
+  t.equal(sample(text, 'agentbox_http_request_duration_seconds_count\\{method="GET",route="unmatched"\\}'), 2);
   t.ok((sample(text, 'agentbox_http_requests_total\\{method="GET",route="/ready",status="200"\\}') ?? 0) >= 1);
   t.equal(sample(text, 'agentbox_http_request_duration_seconds_count\\{method="POST",route="/v1/events"\\}'), 2);
   t.equal(sample(text, 'agentbox_adapter_dispatch_total\\{slot="events",impl="local-jsonl",method="append",outcome="ok"\\}'), 1);

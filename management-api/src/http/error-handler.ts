@@ -1,5 +1,5 @@
 // One error shape for every response: `{error: ABX_ERR_*, message}`, with the table's HTTP status.
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, statusOf, type ErrorBody, type ErrorCode } from '../errors.js';
 
 /** Status, body and headers for any error thrown while handling a request. */
@@ -32,15 +32,18 @@ function codeFor(e: Partial<FastifyError> & Error): ErrorCode {
   return 'ABX_ERR_INTERNAL';
 }
 
-/** Install the error and not-found handlers. */
-export function registerErrorHandling(app: FastifyInstance): void {
+/** Install the error and not-found handlers; `onUnmatched` observes every answer given without a route. */
+export function registerErrorHandling(app: FastifyInstance, onUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void): void {
   app.setErrorHandler((err, request, reply) => {
+    // A refusal before any route matched (say, no API key for an unknown URL) is still a request.
+    if (request.is404) onUnmatched?.(request, reply);
     const { status, body, headers } = errorResponse(err);
     if (status >= 500 && body.error === 'ABX_ERR_INTERNAL') request.log.error({ err, event: 'RequestFailed' }, 'request failed');
     else request.log.info({ event: 'RequestRejected', error: body.error, status }, body.message);
     void reply.code(status).headers(headers).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
+    onUnmatched?.(request, reply);
     const body: ErrorBody = { error: 'ABX_ERR_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` };
     void reply.code(404).send(body);
   });
