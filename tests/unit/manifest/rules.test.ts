@@ -7,7 +7,7 @@ import { ruleCatalogue } from '../../../management-api/src/manifest/rules/index.
 import type { RuleContext } from '../../../management-api/src/manifest/rules/rule.js';
 import type { Diagnostic } from '../../../management-api/src/manifest/diagnostics.js';
 import type { Manifest } from '../../../management-api/src/manifest/generated/manifest-types.js';
-import { dependencyCycles, isSecretName, secretKind, shadowedBaselinePath } from '../../../management-api/src/manifest/rules/rule-helpers.js';
+import { FEATURE_PORTS, dependencyCycles, isSecretName, secretKind, shadowedBaselinePath } from '../../../management-api/src/manifest/rules/rule-helpers.js';
 
 const x86: RuleContext = { targetArch: 'x86_64', env: {} };
 const arm: RuleContext = { targetArch: 'aarch64', env: {} };
@@ -222,6 +222,30 @@ t.test('ports: relay only when enabled, programmes only when set', async (t) => 
   t.equal(d?.pointer, '/programs/b/port');
   t.match(d?.hint, /for example 8081/, 'the suggested port is free');
   t.same(await found('[observability]\nmetrics_port = 443\n'), ['E026@/observability/metrics_port'], 'metrics below 1024');
+});
+
+t.test('ports: an enabled feature holds its fixed port', async (t) => {
+  const codeServer = '[features]\ncode_server = true\n\n[security.exceptions.code-server]\nreason = "editor"\n';
+  t.same(await found(codeServer), [], 'on its own, no collision');
+  t.same(await found('[api]\nport = 8443\n'), [], 'a disabled feature holds nothing');
+  const [d, ...rest] = await diagnose(`[api]\nport = 8443\n\n${codeServer}`);
+  t.equal(rest.length, 0);
+  t.equal(d?.id, 'E006');
+  t.equal(d?.pointer, '/api/port', 'the movable key is blamed, not the feature');
+  t.match(d?.message, /already used by features\.code_server \(its programme listens on 8443\)/);
+  const desktop = '[features]\ndesktop = true\n\n[security.exceptions.desktop]\nreason = "gui"\n';
+  t.same(await found(program('vnc', 'priority = 200\nport = 5900') + desktop), ['E006@/programs/vnc/port']);
+  const playwright = '[features]\nplaywright = true\n\n[security.exceptions.playwright]\nreason = "browser"\n';
+  t.same(await found(`[observability]\nmetrics_port = 3100\n\n${playwright}`), ['E006@/observability/metrics_port']);
+});
+
+t.test('ports: the fixed feature ports are the ones lib/features.nix gives their programmes', async (t) => {
+  const { nixInstantiate } = await import('../../nix/helpers.js');
+  const r = nixInstantiate('let t = (import ./lib/features.nix).featureTable { }; in builtins.mapAttrs (_: f: map (p: p.port or 0) f.programs) t');
+  t.equal(r.code, 0, r.stderr);
+  const nixPorts = JSON.parse(r.stdout) as Record<string, number[]>;
+  const listening = Object.fromEntries(Object.entries(nixPorts).flatMap(([name, ports]) => ports.filter((p) => p !== 0).map((p) => [name.replace(/-/g, '_'), p])));
+  t.same(listening, { ...FEATURE_PORTS });
 });
 
 t.test('memory limit units', async (t) => {

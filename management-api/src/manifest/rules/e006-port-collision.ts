@@ -2,12 +2,12 @@
 import type { Rule, RuleFinding } from './rule.js';
 import { finding, keyPath, portUses, type PortUse } from './rule-helpers.js';
 
-/** api.port, observability.metrics_port, the relay port and programme ports must all differ. */
+/** api.port, observability.metrics_port, the relay port, programme ports and enabled features' fixed ports must all differ. */
 export const portCollision: Rule = {
   id: 'E006',
   alias: 'port-collision',
   severity: 'error',
-  summary: 'the api, metrics, relay and programme ports must all differ',
+  summary: 'the api, metrics, relay, programme and feature ports must all differ',
   check(m) {
     const uses = portUses(m);
     const taken = new Set(uses.map((u) => u.port));
@@ -27,8 +27,8 @@ export const portCollision: Rule = {
       out.push(
         finding(
           use.segments,
-          `${keyPath(use.segments)} = ${use.port} is already used by ${keyPath(earlier.segments)}`,
-          `give ${keyPath(use.segments)} a free port (for example ${free}), different from ${keyPath(earlier.segments)}`,
+          `${keyPath(use.segments)} = ${use.port} is already used by ${earlier.label ?? keyPath(earlier.segments)}`,
+          `give ${keyPath(use.segments)} a free port (for example ${free}), different from ${earlier.label ?? keyPath(earlier.segments)}`,
         ),
       );
     }

@@ -116,14 +116,26 @@ export const FIRST_OPERATOR_PRIORITY = 100;
 export interface PortUse {
   segments: Array<string | number>;
   port: number;
+  /** How to name this use in a message, when the key alone does not say it (a feature's fixed port). */
+  label?: string;
 }
 
-/** Every port the box will listen on: api, metrics, the relay when enabled, programme ports. */
+/**
+ * The fixed ports of the features that add a listening programme (lib/features.nix; a test keeps
+ * the two equal). They cannot be moved, so a key that collides with one is the one to change.
+ */
+export const FEATURE_PORTS = Object.freeze({ desktop: 5900, code_server: 8443, playwright: 3100 });
+
+/** Every port the box will listen on: enabled features' fixed ports first, then api, metrics, the relay when enabled, programme ports. */
 export function portUses(m: Manifest): PortUse[] {
-  const uses: PortUse[] = [
+  const uses: PortUse[] = [];
+  for (const [key, port] of Object.entries(FEATURE_PORTS) as Array<[keyof typeof FEATURE_PORTS, number]>) {
+    if (m.features[key]) uses.push({ segments: ['features', key], port, label: `features.${key} (its programme listens on ${port})` });
+  }
+  uses.push(
     { segments: ['api', 'port'], port: m.api.port },
     { segments: ['observability', 'metrics_port'], port: m.observability.metrics_port },
-  ];
+  );
   if (m.sovereign_mesh.relay.enabled) uses.push({ segments: ['sovereign_mesh', 'relay', 'port'], port: m.sovereign_mesh.relay.port });
   for (const [name, p] of programEntries(m)) {
     if (p.port !== 0) uses.push({ segments: ['programs', name, 'port'], port: p.port });
