@@ -7,6 +7,7 @@ import { createLogger } from './observability/logger.js';
 import { runtimePaths } from './runtime-paths.js';
 import { listenConfig, ListenConfigError } from './server-config.js';
 import { apiVersion, imageHash } from './version.js';
+import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
 import type { RunningServer } from './start-server.js';
 import type { RegistryOverrides } from './adapters/registry.js';
 
@@ -41,7 +42,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   } catch (err) {
     if (!(err instanceof ManifestInvalidError || err instanceof ListenConfigError)) throw err;
     process.stderr.write(`agentbox api: ${err.message}\n`);
-    return err instanceof ListenConfigError ? 2 : 1;
+    return failedStart(err instanceof ListenConfigError ? 2 : 1, env, paths.runDir, (line) => process.stderr.write(`agentbox api: ${line}\n`));
   }
   const { manifest, sha256 } = loaded;
   // Before the app (and fastify) load, so every span from here on has a provider.
@@ -57,11 +58,25 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
     const fatal = (err as Error).name === 'FatalAdapterError';
     logger.fatal({ err, event: fatal ? 'AdapterFatal' : 'ApiStartFailed' }, (err as Error).message);
     await telemetry.shutdown();
-    return 1;
+    return failedStart(1, env, paths.runDir, (line, fields) => logger.warn({ event: 'ApiRestartPaced', ...fields }, line));
   }
+  if (isSupervised(env)) await clearFailedStarts(startFailuresFile(paths.runDir)).catch(() => undefined);
   options.onListening?.(server);
   const signal = await nextSignal();
   return shutdown(server, telemetry, logger, signal);
+}
+
+/**
+ * The exit code of a start that failed. Under supervisord the process first pauses, longer after
+ * each failure in a row (boot/restart-pacing.ts), so a box whose backend is down does not restart
+ * its API in a tight loop; run by hand it exits at once.
+ */
+async function failedStart(code: number, env: Readonly<Record<string, string | undefined>>, runDir: string, log: (line: string, fields: { failures: number; pauseMs: number }) => void): Promise<number> {
+  if (!isSupervised(env)) return code;
+  const { failures, pauseMs } = await recordFailedStart(startFailuresFile(runDir));
+  log(`start failure ${failures} in a row; pausing ${pauseMs} ms before exiting so supervisord does not restart the API in a tight loop`, { failures, pauseMs });
+  await pauseUnlessStopped(pauseMs);
+  return code;
 }
 
 function nextSignal(): Promise<NodeJS.Signals> {

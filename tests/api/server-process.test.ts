@@ -100,6 +100,47 @@ t.test('an orchestrator that cannot connect: the process exits 1', async (t) => 
   t.ok(at > 0, 'and the process ended by itself (nothing left open)');
 });
 
+t.test('under supervisord a failed start pauses before exiting, longer each time in a row, and a start that listens resets it', async (t) => {
+  const root = await makeRoot();
+  t.teardown(root.cleanup);
+  await writeFile(`${root.dir}/m.toml`, ALL_OFF);
+  const failures = `${root.paths.runDir}/api-start-failures.json`;
+  const env = { AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', TEST_ORCHESTRATOR_PORT: String(await freePort()), SUPERVISOR_ENABLED: '1' };
+  const failOnce = async (): Promise<{ code: number | null; pausedMs: number; out: string }> => {
+    const p = launch([`${repo}tests/api/fixtures/fatal-orchestrator.mjs`, `${root.dir}/m.toml`], env);
+    t.teardown(() => p.child.kill('SIGKILL'));
+    const fatalAt = await until('AdapterFatal', () => (p.out().includes('"event":"AdapterFatal"') ? Date.now() : undefined));
+    const { code, at } = await p.exited;
+    return { code, pausedMs: at - fatalAt, out: p.out() };
+  };
+
+  const first = await failOnce();
+  t.equal(first.code, 1, 'still exit 1');
+  t.match(first.out, /"event":"ApiRestartPaced".*"failures":1,"pauseMs":1000/);
+  t.ok(first.pausedMs >= 900, `the first failure pauses about 1 s (${first.pausedMs} ms)`);
+  const second = await failOnce();
+  t.match(second.out, /"failures":2,"pauseMs":2000/);
+  t.ok(second.pausedMs >= 1900, `the second in a row about 2 s (${second.pausedMs} ms)`);
+  t.equal((JSON.parse(await readFile(failures, 'utf8')) as { failures: number }).failures, 2, 'the series is kept in the run directory');
+
+  // supervisord stopping the programme during the pause does not wait for it.
+  const p = launch([`${repo}tests/api/fixtures/fatal-orchestrator.mjs`, `${root.dir}/m.toml`], env);
+  t.teardown(() => p.child.kill('SIGKILL'));
+  await until('ApiRestartPaced', () => (p.out().includes('"pauseMs":4000') ? true : undefined));
+  const sent = Date.now();
+  p.child.kill('SIGTERM');
+  const stopped = await p.exited;
+  t.equal(stopped.code, 1);
+  t.ok(stopped.at - sent < 1_000, `SIGTERM ends the pause (${stopped.at - sent} ms)`);
+
+  const ok = launch([serverJs, '--manifest', `${root.dir}/m.toml`], env);
+  t.teardown(() => ok.child.kill('SIGKILL'));
+  await until('ApiListening', listening(ok.out));
+  t.notOk(existsSync(failures), 'a start that listens ends the series');
+  ok.child.kill('SIGTERM');
+  t.equal((await ok.exited).code, 0);
+});
+
 t.test('start-up failures: invalid manifest exit 1, bad port override exit 2, port in use exit 1', async (t) => {
   const root = await makeRoot();
   t.teardown(root.cleanup);
