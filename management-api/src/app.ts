@@ -85,12 +85,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return503OnClosing: false,
   }) as unknown as FastifyInstance;
   registerAjv2020(app);
-  // Before any route exists: the observer attaches itself to each route as it is declared.
-  registerErrorHandling(app, registerRequestObserver(app, options.metrics));
-
   // Tracing first, so requests the gate refuses still get their span.
   await registerRequestTracing(app);
-  registerRequestGate(app, key);
+  // Before any route exists: the gate and the observer attach themselves to each route as it is
+  // declared (the gate first, ahead of rate limiting).
+  const gate = registerRequestGate(app, key);
+  registerErrorHandling(app, { onUnmatched: registerRequestObserver(app, options.metrics), gate });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',

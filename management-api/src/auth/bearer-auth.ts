@@ -32,14 +32,13 @@ export function bearerVerifier(key: string): (header: string | undefined) => Bea
 }
 
 /**
- * The check the request gate runs on every request: undefined when the route is public
- * (`config.public`) or the key is right, else the 401 error to answer with (and the
- * WWW-Authenticate header set). Unknown routes are not public, so they need the key too.
+ * The check the request gate runs on every non-public request: undefined when the key is right,
+ * else the 401 error to answer with (and the WWW-Authenticate header set). Public routes
+ * (`config.public`, the probes) never reach it; unknown routes do, so they need the key too.
  */
 export function bearerAuthenticator(key: string): (request: FastifyRequest, reply: FastifyReply) => ApiError | undefined {
   const verify = bearerVerifier(key);
   return (request, reply) => {
-    if (request.routeOptions.config.public) return undefined;
     const verdict = verify(request.headers.authorization);
     if (verdict === 'ok') return undefined;
     void reply.header('www-authenticate', 'Bearer realm="agentbox"');

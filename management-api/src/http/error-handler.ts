@@ -1,5 +1,5 @@
 // One error shape for every response: `{error: ABX_ERR_*, message}`, with the table's HTTP status.
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest, preHandlerHookHandler } from 'fastify';
 import { ApiError, statusOf, type ErrorBody, type ErrorCode } from '../errors.js';
 
 /** Status, body and headers for any error thrown while handling a request. */
@@ -32,8 +32,12 @@ function codeFor(e: Partial<FastifyError> & Error): ErrorCode {
   return 'ABX_ERR_INTERNAL';
 }
 
-/** Install the error and not-found handlers; `onUnmatched` observes every answer given without a route. */
-export function registerErrorHandling(app: FastifyInstance, onUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void): void {
+/**
+ * Install the error and not-found handlers. `onUnmatched` observes every answer given without a
+ * route; `gate` runs before the not-found answer, so unknown URLs need the API key too.
+ */
+export function registerErrorHandling(app: FastifyInstance, options: { onUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void; gate?: preHandlerHookHandler } = {}): void {
+  const { onUnmatched, gate } = options;
   app.setErrorHandler((err, request, reply) => {
     // A refusal before any route matched (say, no API key for an unknown URL) is still a request.
     if (request.is404) onUnmatched?.(request, reply);
@@ -42,7 +46,7 @@ export function registerErrorHandling(app: FastifyInstance, onUnmatched?: (reque
     else request.log.info({ event: 'RequestRejected', error: body.error, status }, body.message);
     void reply.code(status).headers(headers).send(body);
   });
-  app.setNotFoundHandler((request, reply) => {
+  app.setNotFoundHandler(gate ? { preHandler: gate } : {}, (request, reply) => {
     onUnmatched?.(request, reply);
     const body: ErrorBody = { error: 'ABX_ERR_NOT_FOUND', message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}` };
     void reply.code(404).send(body);

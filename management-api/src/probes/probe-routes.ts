@@ -3,10 +3,12 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/otel';
 import '../app-state.js';
+import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 // Probes are polled every few seconds: keep them out of info logs and traces. They share one
 // warn-level child logger, made once: a per-request child with its own level costs more than
-// the probe itself.
+// the probe itself. They are public, so no request gate runs for them (http/request-gate.ts):
+// each handler echoes the request id itself, and shutdown shows in readiness.
 function probeRouteOptions(app: FastifyInstance) {
   const quieter = ['trace', 'debug', 'info'].includes(app.log.level) ? 'warn' : app.log.level;
   const probeLogger = app.log.child({ probe: true }, { level: quieter });
@@ -14,7 +16,7 @@ function probeRouteOptions(app: FastifyInstance) {
 }
 
 const readySchema = {
-  summary: 'Readiness: 200 when the seal exists, the mounts are writable and every critical adapter slot is healthy',
+  summary: 'Readiness: 200 when the seal exists, the mounts are writable and every critical adapter slot is healthy; 503 from the moment the API starts shutting down',
   tags: ['probes'],
   security: [],
   response: {
@@ -49,22 +51,22 @@ const healthSchema = {
 /** Register /livez, /ready and /health. */
 export function registerProbeRoutes(app: FastifyInstance): void {
   const probeRoute = probeRouteOptions(app);
-  app.get('/livez', { ...probeRoute, schema: { summary: 'Liveness: the process answers (no external checks)', tags: ['probes'], security: [], response: { 200: { type: 'object', properties: { live: { const: true } } } } } }, async (_request, reply) => {
-    void reply.header('cache-control', 'no-store');
+  app.get('/livez', { ...probeRoute, schema: { summary: 'Liveness: the process answers (no external checks), also while it shuts down', tags: ['probes'], security: [], response: { 200: { type: 'object', properties: { live: { const: true } } } } } }, async (request, reply) => {
+    void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
     return { live: true };
   });
 
-  app.get('/ready', { ...probeRoute, schema: readySchema }, (_request, reply) => {
+  app.get('/ready', { ...probeRoute, schema: readySchema }, (request, reply) => {
     const { status, body } = app.agentbox.probes.readiness.response;
-    void reply.code(status).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(body);
+    void reply.code(status).header(REQUEST_ID_HEADER, request.id).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(body);
   });
 
-  app.get('/health', { ...probeRoute, schema: healthSchema }, async (_request, reply) => {
+  app.get('/health', { ...probeRoute, schema: healthSchema }, async (request, reply) => {
     const { resolver, probes, clock, startedAt, paths } = app.agentbox;
     const statuses = resolver.statuses();
     const degraded = statuses.some((s) => s.state === 'degraded' || s.state === 'connecting');
     const programs = await app.agentbox.programs();
-    void reply.header('cache-control', 'no-store');
+    void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
     return {
       status: probes.readiness.ready && !degraded ? 'ok' : 'degraded',
       ready: probes.readiness.ready,

@@ -28,6 +28,8 @@ export class Readiness {
   #ready: boolean | undefined;
   #since: Date;
   #response: ReadyResponse = { status: 503, body: '{"ready":false,"reason":"starting","missing":[]}' };
+  #inputs: ReadinessInputs | undefined;
+  #shuttingDown = false;
 
   constructor(private readonly deps: { logger: Logger; metrics: ApiMetrics; clock: () => Date }) {
     this.#since = deps.clock();
@@ -49,11 +51,25 @@ export class Readiness {
     return this.#response;
   }
 
+  /**
+   * The API is closing: from now on the box is UNREADY (`missing: ["api"]`), so whatever routes
+   * work to it stops before the listener goes away, while requests in flight finish.
+   */
+  shutDown(): void {
+    this.#shuttingDown = true;
+    this.update(this.#inputs ?? { sealFile: '', sealPresent: true, mounts: [], slots: [] });
+  }
+
   /** Re-evaluate from fresh inputs. */
   update(inputs: ReadinessInputs): void {
+    this.#inputs = inputs;
     const requirements: string[] = ['seal'];
     const missing: string[] = [];
     const reasons: string[] = [];
+    if (this.#shuttingDown) {
+      missing.push('api');
+      reasons.push('the API is shutting down');
+    }
     if (!inputs.sealPresent) {
       missing.push('seal');
       reasons.push(inputs.bootstrapFailure ? `bootstrap failed: ${inputs.bootstrapFailure}` : `bootstrap seal ${inputs.sealFile} is absent`);
