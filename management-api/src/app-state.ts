@@ -1,6 +1,7 @@
 // What the app knows about its box, decorated on the fastify instance as `app.agentbox`.
 import type { AdapterResolver } from './adapters/resolver.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
+import type { IdleCompaction } from './observability/idle-compaction.js';
 import type { ProgramsReport } from './probes/supervisor-programs.js';
 import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
@@ -20,6 +21,8 @@ export interface AgentboxState {
   startedAt: Date;
   /** Supervised programmes for /health; undefined when no supervisord runs. */
   programs: () => Promise<ProgramsReport | undefined>;
+  /** Returns memory after bursts of requests (observability/idle-compaction.ts). */
+  idleCompaction: IdleCompaction;
 }
 
 declare module 'fastify' {

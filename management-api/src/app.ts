@@ -16,6 +16,7 @@ import { registerRequestGate } from './http/request-gate.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import { registerRequestObserver } from './observability/request-observer.js';
+import { startIdleCompaction } from './observability/idle-compaction.js';
 import type { ApiMetrics } from './observability/metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { registerProbeRoutes } from './probes/probe-routes.js';
@@ -54,7 +55,7 @@ export interface AppOptions {
   /** Adapter modules to use instead of the manifest's choice, by slot. */
   overrides?: RegistryOverrides;
   registry?: AdapterRegistry;
-  timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number }>;
+  timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number; idleCompactionMs: number }>;
   limits?: Partial<MutationLimits>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
@@ -90,7 +91,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Before any route exists: the gate and the observer attach themselves to each route as it is
   // declared (the gate first, ahead of rate limiting).
   const gate = registerRequestGate(app, key);
-  registerErrorHandling(app, { onUnmatched: registerRequestObserver(app, options.metrics), gate });
+  const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
+  app.addHook('onClose', async () => idleCompaction.stop());
+  registerErrorHandling(app, { onUnmatched: registerRequestObserver(app, options.metrics, idleCompaction), gate });
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -117,7 +120,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.registry ? { registry: options.registry } : {}),
   };
   const startedAt = clock();
-  const resolver = await AdapterResolver.start(resolverOptions);
+  const resolver = await AdapterResolver.start(resolverOptions).catch((err: unknown) => {
+    idleCompaction.stop();
+    throw err;
+  });
   const probes = await startReadinessSources({
     paths: options.paths,
     resolver,
@@ -126,6 +132,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
   }).catch(async (err: unknown) => {
+    idleCompaction.stop();
     await resolver.close();
     throw err;
   });
@@ -143,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     startedAt,
     programs: options.programs ?? (() => supervisedPrograms(supervisorSocket(env, options.paths))),
+    idleCompaction,
   });
 
   registerProbeRoutes(app);

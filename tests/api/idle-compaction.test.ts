@@ -1,0 +1,34 @@
+// Idle compaction: after a burst of requests and a quiet period the API makes one full collection, and none while idle.
+import t from 'tap';
+import { ALL_OFF, startTestServer, waitFor } from './support/harness.js';
+
+t.test('one full collection after each burst, none while idle', async (t) => {
+  // The engine reports every collection it makes; a full one is what gives the young generation back.
+  const { PerformanceObserver, constants } = await import('node:perf_hooks');
+  const majors: number[] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if ((e.detail as { kind?: number } | undefined)?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors.push(e.startTime);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  t.teardown(() => observer.disconnect());
+
+  const box = await startTestServer({ toml: ALL_OFF, timing: { idleCompactionMs: 150 } });
+  t.teardown(() => box.close());
+  const idle = box.server.app.agentbox.idleCompaction;
+  const settled = idle.compactions;
+  await new Promise((r) => setTimeout(r, 700));
+  t.equal(idle.compactions, settled, 'no requests, no collection');
+
+  // A burst that allocates: the young generation fills with garbage.
+  for (let i = 0; i < 200; i++) await box.api('/v1/meta');
+  const burstEnded = performance.now();
+  await waitFor('a collection after the burst', () => idle.compactions === settled + 1);
+  await new Promise((r) => setTimeout(r, 700));
+  t.equal(idle.compactions, settled + 1, 'exactly one per burst');
+  t.ok(majors.some((at) => at > burstEnded), 'and it was a full collection made by the engine');
+
+  await box.api('/livez', { auth: false });
+  await waitFor('a collection after the next burst', () => idle.compactions === settled + 2);
+  const lines = box.logs.events('IdleCompaction');
+  t.ok(lines.length === 0 || typeof lines[0]?.['ms'] === 'number', 'logged at debug with its duration when debug is on');
+});
