@@ -49,6 +49,7 @@ export function startIdleCompaction(options: { logger: Logger; idleMs?: number }
   const collect = fullCollector();
   let touched = 0;
   let seen = 0;
+  // Not after start-up: V8's own memory reducer shrinks the heap of a process that never served anything.
   let dirty = false;
   let compactions = 0;
   const timer = setInterval(() => {
