@@ -53,14 +53,15 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   let server: RunningServer;
   try {
     const { startServer } = await import('./start-server.js');
-    server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen, ...(options.overrides ? { overrides: options.overrides } : {}) });
+    // A start that listens ends the series of failed starts, before it is announced.
+    const onBound = isSupervised(env) ? () => clearFailedStarts(startFailuresFile(paths.runDir)) : undefined;
+    server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen, ...(onBound ? { onBound } : {}), ...(options.overrides ? { overrides: options.overrides } : {}) });
   } catch (err) {
     const fatal = (err as Error).name === 'FatalAdapterError';
     logger.fatal({ err, event: fatal ? 'AdapterFatal' : 'ApiStartFailed' }, (err as Error).message);
     await telemetry.shutdown();
     return failedStart(1, env, paths.runDir, (line, fields) => logger.warn({ event: 'ApiRestartPaced', ...fields }, line));
   }
-  if (isSupervised(env)) await clearFailedStarts(startFailuresFile(paths.runDir)).catch(() => undefined);
   options.onListening?.(server);
   const signal = await nextSignal();
   return shutdown(server, telemetry, logger, signal);

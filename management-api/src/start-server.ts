@@ -8,7 +8,11 @@ import { urlFor, type ListenConfig } from './server-config.js';
 import { apiVersion, imageHash } from './version.js';
 
 /** What startServer needs: the app's options minus what it creates itself, plus where to listen. */
-export type StartOptions = Omit<AppOptions, 'metrics' | 'metricsUrl'> & { listen: ListenConfig };
+export type StartOptions = Omit<AppOptions, 'metrics' | 'metricsUrl'> & {
+  listen: ListenConfig;
+  /** Runs once both listeners are bound, before the start is announced (so a watcher of the log sees its effect). */
+  onBound?: () => Promise<void>;
+};
 
 /** A running API. */
 export interface RunningServer {
@@ -43,6 +47,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await metricsServer.close();
     throw err;
   }
+  await options.onBound?.().catch((err: unknown) => logger.warn({ err, event: 'ApiOnBoundFailed' }, 'a step after the listeners were bound failed; the API runs on'));
   const apiPort = (app.server.address() as AddressInfo).port;
   const apiUrl = urlFor(listen.apiHost, apiPort, '', options.manifest.api.bind);
   // The bound ports are announced even when the manifest asks for warn or error only: with
