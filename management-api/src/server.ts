@@ -10,6 +10,7 @@ import { apiVersion, imageHash } from './version.js';
 import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
 import type { RunningServer } from './start-server.js';
 import type { RegistryOverrides } from './adapters/registry.js';
+import { pinTickObjectShape } from './boot/tick-shape-pin.js';
 
 /** How long a graceful shutdown may take before the process exits 1 anyway. */
 export const SHUTDOWN_DEADLINE_MS = 10_000;
@@ -31,6 +32,8 @@ export interface RunOptions {
  * 2 for a bad listener override. If shutdown leaves anything open, the process exits 1 at the deadline.
  */
 export async function runServer(options: RunOptions = {}): Promise<number> {
+  // Before anything runs long enough to see a full collection (boot/tick-shape-pin.ts).
+  pinTickObjectShape();
   const env = options.env ?? process.env;
   const paths = runtimePaths(env);
   const manifestFile = options.manifestFile ?? (env['AGENTBOX_MANIFEST'] || paths.manifestFile);
