@@ -7,6 +7,7 @@ const suites: Record<string, () => Promise<string>> = {
   beads: async () => (await import('./beads-bench.js')).runBeadsBench(),
   events: async () => (await import('./events-bench.js')).runEventsBench(),
   api: async () => (await import('./api-bench.js')).runApiBench(),
+  'next-tick': async () => (await import('./next-tick-bench.js')).runNextTickBench(),
   memory: async () => (await import('./memory-bench.js')).runMemoryBench(),
 };
 
