@@ -23,7 +23,7 @@ const CONNECTIONS = 50;
 // target's req/s swings by ±25 % from one 5-s window to the next, while the ratio of two
 // back-to-back 2-s windows is far steadier, and its median over 10 rounds steadier still.
 const DURATION_SEC = Number(process.env['AGENTBOX_BENCH_SECONDS'] || 2);
-const ROUNDS = Number(process.env['AGENTBOX_BENCH_ROUNDS'] || 10);
+const ROUNDS = Number(process.env['AGENTBOX_BENCH_ROUNDS'] || 16);
 const IDLE_SEC = Number(process.env['AGENTBOX_BENCH_IDLE_SECONDS'] || 60);
 const AFTER_LOAD_IDLE_SEC = Number(process.env['AGENTBOX_BENCH_AFTER_LOAD_IDLE_SECONDS'] || 30);
 const API_NODE_OPTIONS = process.env['AGENTBOX_BENCH_API_NODE_OPTIONS'] ?? '';
