@@ -74,7 +74,7 @@ function stubApp(): string {
 }
 
 t.test('flake.lock matches flake.nix (no update needed) and pins every input', async (t) => {
-  const r = spawnSync('nix', ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', 'flake', 'metadata', '--json', '--no-update-lock-file', repoRoot], { encoding: 'utf8' });
+  const r = spawnSync('nix', ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', '--option', 'build-users-group', '', 'flake', 'metadata', '--json', '--no-update-lock-file', repoRoot], { encoding: 'utf8' });
   t.equal(r.status, 0, 'exit code 0', { stderr: r.stderr });
   const lock = JSON.parse(readFileSync(path.join(repoRoot, 'flake.lock'), 'utf8')) as { nodes: Record<string, { locked?: { narHash?: string; rev?: string }; inputs?: Record<string, unknown> }> };
   for (const input of ['nixpkgs', 'nix2container', 'flake-utils', 'systems']) {

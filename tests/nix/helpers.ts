@@ -25,7 +25,10 @@ export interface NixRun {
 
 /**
  * `nix <args>` on `flake` (default: this repository) with every input replaced by its stub, no
- * substituters (nothing is fetched, nothing waits for a cache) and no lock file written.
+ * substituters (nothing is fetched, nothing waits for a cache) and no lock file written. Builds
+ * run as the calling user without a sandbox, whatever /etc/nix/nix.conf says: Debian's nix-bin
+ * alone creates no `nixbld` group (Nix as root then refuses to build), and the stub nixpkgs'
+ * builders are the host's /bin/sh, which a sandbox hides.
  */
 export function nixFlake(args: string[], options: { flake?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): NixRun {
   const overrides = Object.entries(stubInputs).flatMap(([name, dir]) => ['--override-input', name, `path:${dir}`]);
@@ -33,7 +36,7 @@ export function nixFlake(args: string[], options: { flake?: string; env?: NodeJS
   const expanded = args.map((a) => (a.startsWith('.#') ? `${flake}${a.slice(1)}` : a));
   const r: SpawnSyncReturns<string> = spawnSync(
     'nix',
-    ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', ...expanded, '--no-write-lock-file', ...overrides],
+    ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', '--option', 'build-users-group', '', '--option', 'sandbox', 'false', ...expanded, '--no-write-lock-file', ...overrides],
     { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, encoding: 'utf8', timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
   );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
