@@ -99,6 +99,53 @@ t.test('a store interrupted between the catalogue and the index is repaired at t
   t.equal((await second.ops.search('repair', { vector, k: 1 }))[0]?.id, 'orphan', reachedIndex ? 'found through the index' : 'found by the exact scan');
 });
 
+t.test('a large index reopens in its worker: the API thread runs on, answers are exact meanwhile, changes made during the open reach the index', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-memory-reopen-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const N = 3000;
+  const first = await startSlot('memory', manifest, { root, overrides: indexed(0) });
+  for (let i = 0; i < N; i++) await first.ops.store('big', { id: `b${i}`, text: `b ${i}`, vector: seededVector(5000 + i, DIM) });
+  await first.close();
+
+  // The engine rebuilds the graph of a reopened file (seconds per 10,000 vectors). Count how long
+  // the API thread goes without running a 5 ms timer while that happens.
+  let last = performance.now();
+  let longestStall = 0;
+  const ticker = setInterval(() => {
+    const now = performance.now();
+    longestStall = Math.max(longestStall, now - last);
+    last = now;
+  }, 5);
+  t.teardown(() => clearInterval(ticker));
+  const created: localModule.LocalRuvectorMemory[] = [];
+  const openedAt = performance.now();
+  const second = await startSlot('memory', manifest, { root, overrides: indexed(0, created) });
+  t.teardown(() => second.close());
+  t.equal(second.state(), 'healthy', 'the slot is healthy at once, before the index has opened');
+  // Changes while the index opens: one new memory, one replaced vector, one deleted.
+  const late = seededVector(90_001, DIM);
+  const replaced = seededVector(90_002, DIM);
+  await second.ops.store('big', { id: 'late', text: 'stored during the open', vector: late });
+  await second.ops.store('big', { id: 'b2', text: 'b 2, new vector', vector: replaced });
+  await second.ops.delete('big', 'b1');
+  t.equal((await second.ops.search('big', { vector: late, k: 1 }))[0]?.id, 'late', 'a memory stored during the open is found (exactly)');
+  await created[0]!.settled('big');
+  const openMs = performance.now() - openedAt;
+  clearInterval(ticker);
+  t.ok(longestStall < openMs / 4, `the API thread never stalled for long (longest ${longestStall.toFixed(0)} ms during an open of ${openMs.toFixed(0)} ms)`);
+
+  const reachedIndex = await waitFor('index mode after the reopen', async () => {
+    await created[0]!.settled('big');
+    return created[0]!.stats('big')?.mode === 'index';
+  }, 20_000, 1000).catch(() => false);
+  if (!reachedIndex) t.ok((created[0]!.stats('big')?.recall ?? 1) < 0.95, 'exact mode only because the measured recall was below target');
+  const how = reachedIndex ? 'through the index' : 'by the exact scan';
+  t.equal((await second.ops.search('big', { vector: late, k: 1 }))[0]?.id, 'late', `the memory stored during the open, ${how}`);
+  t.equal((await second.ops.search('big', { vector: replaced, k: 1 }))[0]?.id, 'b2', `the vector replaced during the open, ${how}`);
+  t.notOk((await second.ops.search('big', { vector: seededVector(5001, DIM), k: 5 })).some((h) => h.id === 'b1'), 'the memory deleted during the open stays gone');
+  t.equal(created[0]!.stats('big')?.size, N, 'N - 1 + 1 memories');
+});
+
 t.test('a store of another dimension is refused permanently, naming the fix', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-memory-dim-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));

@@ -34,7 +34,6 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   readonly dimension: number;
   #catalog: MemoryCatalog | undefined;
   #namespaces = new Map<string, MemoryNamespace>();
-  readonly #opening = new Map<string, Promise<MemoryNamespace>>();
   #permanent: string | undefined;
 
   constructor(private readonly context: AdapterContext, private readonly options: LocalRuvectorOptions = {}) {
@@ -58,10 +57,9 @@ export class LocalRuvectorMemory implements MemoryAdapter {
       if (!ns) namespaces.set(namespace, (ns = this.#newNamespace(namespace)));
       ns.matrix.set(id, normalized(vector));
     }
-    for (const ns of namespaces.values()) {
-      signal.throwIfAborted();
-      await ns.openIndex();
-    }
+    signal.throwIfAborted();
+    // Each index opens in its own worker; until one is ready its namespace answers exactly.
+    for (const ns of namespaces.values()) ns.openIndex();
     this.#catalog = catalog;
     this.#namespaces = namespaces;
   }
@@ -78,7 +76,9 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   }
 
   async close(): Promise<void> {
+    const namespaces = [...this.#namespaces.values()];
     this.#release();
+    await Promise.all(namespaces.map((ns) => ns.close()));
   }
 
   async store(namespace: string, memory: NewMemory): Promise<{ id: string }> {
@@ -157,26 +157,15 @@ export class LocalRuvectorMemory implements MemoryAdapter {
     throw new AdapterInputError('a search needs text or a vector');
   }
 
-  // Concurrent first stores to a namespace share one open of its index.
+  // The namespace's index opens in the background (memory-namespace.ts): a first store does not wait for it.
   #namespaceFor(name: string): Promise<MemoryNamespace> {
-    const existing = this.#namespaces.get(name);
-    if (existing) return Promise.resolve(existing);
-    let opening = this.#opening.get(name);
-    if (!opening) {
-      const ns = this.#newNamespace(name);
-      opening = ns
-        .openIndex()
-        .then(() => {
-          this.#namespaces.set(name, ns);
-          return ns;
-        })
-        .catch((err: unknown) => {
-          throw new AdapterUnavailableError('memory', `cannot open the index of namespace "${name}": ${(err as Error).message}`, { cause: err });
-        })
-        .finally(() => this.#opening.delete(name));
-      this.#opening.set(name, opening);
+    let ns = this.#namespaces.get(name);
+    if (!ns) {
+      ns = this.#newNamespace(name);
+      ns.openIndex();
+      this.#namespaces.set(name, ns);
     }
-    return opening;
+    return Promise.resolve(ns);
   }
 
   #newNamespace(name: string): MemoryNamespace {
@@ -202,6 +191,7 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   #release(): void {
     this.#catalog?.close();
     this.#catalog = undefined;
+    for (const ns of this.#namespaces.values()) void ns.close();
     this.#namespaces = new Map();
     this.#permanent = undefined;
   }

@@ -21,6 +21,9 @@ const RECALIBRATE_FACTOR = 1.5;
 // A calibration that failed is tried again after a back-off (5 s, doubling up to 10 min): right
 // after a reopen the engine may still be rebuilding its graph and answer poorly for a while.
 const RETRY_FIRST_MS = 5_000;
+
+/** How long closing waits for the index to finish opening and take in pending vectors. */
+export const CLOSE_GRACE_MS = 2_000;
 const RETRY_MAX_MS = 600_000;
 
 /** How a namespace is answering, for logs, tests and the benchmark. */
@@ -56,25 +59,81 @@ export class MemoryNamespace {
   /** Vectors stored but not yet in the index; searches scan them exactly alongside the index. */
   readonly #pending = new Map<string, Float32Array>();
   #flushing: Promise<void> | undefined;
+  /** The open in progress (openIndex), its index, and the ids stored or removed meanwhile. */
+  #opening: Promise<void> | undefined;
+  #openingIndex: RuvectorIndex | undefined;
+  readonly #touched = new Set<string>();
+  #closed = false;
 
   constructor(readonly name: string, readonly indexFile: string, private readonly options: NamespaceOptions) {
     this.matrix = new VectorMatrix(options.dimension);
   }
 
   /**
-   * Open the index file and insert whatever the catalogue has that the index lacks (a store
-   * interrupted between the catalogue and the index). Extra ids in the index are harmless: hits are
-   * checked against the catalogue's vectors.
+   * Start opening the index file in its worker and return at once: the engine rebuilds the graph
+   * of an existing file, which takes seconds per 10,000 vectors, and the namespace answers exactly
+   * from memory until the index is ready. Once open, whatever the catalogue has that the index
+   * lacks is inserted (a store interrupted between the two, or made while the index was opening),
+   * and ids replaced or removed meanwhile are dropped from it first. Extra ids in the index are
+   * harmless: hits are checked against the catalogue's vectors. A failure leaves the namespace
+   * exact (logged as MemoryIndexFailed).
    */
-  async openIndex(): Promise<void> {
+  openIndex(): void {
+    if (this.#index || this.#opening) return;
     const index = new RuvectorIndex(this.indexFile, this.options.dimension);
-    if ((await index.len()) !== this.matrix.size) {
-      for (let row = 0; row < this.matrix.size; row++) {
-        const id = this.matrix.idAt(row)!;
-        if (!(await index.has(id))) await index.insert(id, this.matrix.get(id)!);
+    this.#openingIndex = index;
+    this.#opening = this.#catchUp(index)
+      .then(() => {
+        if (!this.#closed) this.#index = index;
+      })
+      .catch((err: unknown) => {
+        if (!this.#closed) this.#breakIndex(err);
+      })
+      .finally(() => {
+        this.#opening = undefined;
+        this.#openingIndex = undefined;
+      });
+  }
+
+  async #catchUp(index: RuvectorIndex): Promise<void> {
+    await index.ready;
+    const lacking = new Set(await index.missing(this.matrix.ids()));
+    for (;;) {
+      // Ids stored or removed since the index started opening: the index may hold an older vector.
+      const touched = [...this.#touched];
+      this.#touched.clear();
+      for (const id of touched) {
+        if (!lacking.has(id)) await index.delete(id);
+        if (this.matrix.has(id)) lacking.add(id);
       }
+      const batch: Array<{ id: string; vector: Float32Array }> = [];
+      for (const id of lacking) {
+        const vector = this.matrix.get(id);
+        if (vector) batch.push({ id, vector });
+        if (batch.length === 1000) break;
+      }
+      if (batch.length === 0 && this.#touched.size === 0) return;
+      if (batch.length > 0) await index.insertBatch(batch);
+      for (const { id } of batch) lacking.delete(id);
+      // Ids removed from the catalogue before their turn need no insert.
+      for (const id of lacking) if (!this.matrix.has(id)) lacking.delete(id);
     }
-    this.#index = index;
+  }
+
+  /**
+   * End the index worker (the namespace is being dropped: the adapter closes or reconnects). The
+   * index gets up to {@link CLOSE_GRACE_MS} to finish opening and take in what was stored, so the
+   * next start has nothing to repair; what it misses then is repaired at the next open.
+   */
+  async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)));
+    await Promise.race([this.settledWrites(), grace]);
+    clearTimeout(timer);
+    this.#closed = true;
+    const index = this.#index ?? this.#openingIndex;
+    this.#index = undefined;
+    await index?.close();
   }
 
   /** Run writes of this namespace one at a time, so the index sees them in catalogue order. */
@@ -93,7 +152,10 @@ export class MemoryNamespace {
     const unit = normalized(vector);
     const replacing = this.matrix.has(id) && !this.#pending.has(id);
     this.matrix.set(id, unit);
-    if (!this.#index) return;
+    if (!this.#index) {
+      if (this.#opening) this.#touched.add(id);
+      return;
+    }
     if (replacing) await this.#indexCall(() => this.#index!.delete(id));
     this.#pending.set(id, unit);
     this.#flushing ??= this.#flush().finally(() => (this.#flushing = undefined));
@@ -102,7 +164,11 @@ export class MemoryNamespace {
   /** Remove a vector (already gone from the catalogue). */
   async remove(id: string): Promise<void> {
     this.matrix.delete(id);
-    if (this.#pending.delete(id) || !this.#index) return;
+    if (!this.#index) {
+      if (this.#opening) this.#touched.add(id);
+      return;
+    }
+    if (this.#pending.delete(id)) return;
     await this.#indexCall(() => this.#index!.delete(id));
   }
 
@@ -168,8 +234,15 @@ export class MemoryNamespace {
     return hits.sort((a, b) => b.score - a.score).slice(0, want);
   }
 
-  /** Resolves when no calibration is running (tests and the benchmark wait on it). */
+  /** Resolves once the index is open and holds every stored vector. */
+  async settledWrites(): Promise<void> {
+    while (this.#opening) await this.#opening;
+    await this.flushed();
+  }
+
+  /** Resolves once the index is open and no calibration is running (tests and the benchmark wait on it). */
   async settled(): Promise<void> {
+    while (this.#opening) await this.#opening;
     await this.flushed();
     this.#calibrateIfStale();
     while (this.#calibrating) await this.#calibrating;

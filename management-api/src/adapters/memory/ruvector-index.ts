@@ -1,6 +1,7 @@
 // One namespace's approximate index: an @ruvector/core HNSW database file, configured for measured recall.
-import { createRequire } from 'node:module';
-import type { VectorDb as VectorDbClass } from '@ruvector/core';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { IndexReply, IndexRequest, IndexWorkerData } from './ruvector-protocol.js';
 
 /**
  * The HNSW parameters. Measured at 100k × 384 on a Gaussian mixture (docs/developer/adapters.md):
@@ -15,57 +16,94 @@ import type { VectorDb as VectorDbClass } from '@ruvector/core';
  */
 export const RUVECTOR_HNSW = Object.freeze({ m: 16, efConstruction: 200, efSearch: 300, maxElements: 100_000 });
 
-// Loaded on first use: the native module costs ~30 ms and only boxes using local memory pay it.
-const require = createRequire(import.meta.url);
-let loaded: typeof import('@ruvector/core') | undefined;
-function ruvector(): typeof import('@ruvector/core') {
-  loaded ??= require('@ruvector/core') as typeof import('@ruvector/core');
-  return loaded;
-}
-
 /**
- * An HNSW index of unit vectors under one file. Searches return ids only; callers re-score the
- * candidates exactly, because the engine keeps deleted and replaced points in its graph (their ids
- * can come back twice or after deletion) and reports distances, not similarities.
+ * An HNSW index of unit vectors under one file, owned by a worker thread (ruvector-worker.ts) so
+ * that opening it — the engine rebuilds the graph from the stored vectors — never blocks the API.
+ * Searches return ids only; callers re-score the candidates exactly, because the engine keeps
+ * deleted and replaced points in its graph (their ids can come back twice or after deletion) and
+ * reports distances, not similarities.
+ *
+ * The worker holds the process open only while a call is outstanding, so an index nobody closed
+ * cannot keep the process alive; close() ends the worker.
  */
 export class RuvectorIndex {
-  readonly #db: VectorDbClass;
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+  #seq = 0;
+  #ended: Error | undefined;
+  /** Resolves once the database is open (its graph rebuilt); rejects when it cannot be. */
+  readonly ready: Promise<void>;
 
-  /**
-   * Open or create the database at `file`. Reopening rebuilds the graph from the stored vectors,
-   * synchronously, in this thread — the cost of a restart grows with the namespace (see the docs).
-   */
   constructor(readonly file: string, dimension: number) {
-    // storagePath is always given: without it the engine writes ./ruvector.db into the working directory.
-    this.#db = new (ruvector().VectorDb)({ dimensions: dimension, storagePath: file, distanceMetric: 'Cosine', hnswConfig: { ...RUVECTOR_HNSW } });
+    const workerData: IndexWorkerData = { file, dimension, hnsw: { ...RUVECTOR_HNSW } };
+    // Beside this module: .js when built, .ts when the tests run the sources (the worker inherits their loader).
+    this.#worker = new Worker(new URL(`./ruvector-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData });
+    this.ready = new Promise<void>((resolve, reject) => this.#waiting.set(0, { resolve: () => resolve(), reject }));
+    // A rejected open is reported by whoever awaits ready; this keeps it from counting as unhandled meanwhile.
+    this.ready.catch(() => undefined);
+    this.#worker.on('message', (reply: IndexReply) => this.#settle(reply));
+    this.#worker.on('error', (err) => this.#end(err));
+    this.#worker.on('exit', (code) => this.#end(new Error(`the index worker of ${file} exited (code ${code})`)));
   }
 
   /** Number of live ids the engine maps. */
   len(): Promise<number> {
-    return this.#db.len();
+    return this.#call({ op: 'len' }) as Promise<number>;
   }
 
-  /** Whether the engine holds `id`. */
-  async has(id: string): Promise<boolean> {
-    return (await this.#db.get(id)) !== null;
+  /** The ids of `ids` the engine does not hold. */
+  missing(ids: string[]): Promise<string[]> {
+    return this.#call({ op: 'missing', ids }) as Promise<string[]>;
   }
 
-  insert(id: string, unit: Float32Array): Promise<string> {
-    return this.#db.insert({ id, vector: unit });
-  }
-
-  /** Insert many in one engine transaction (one disk sync instead of one per vector). */
+  /**
+   * Insert many in one engine transaction (one disk sync instead of one per vector). Vectors are
+   * copied out first: a view into a larger buffer (VectorMatrix rows are) would otherwise carry the
+   * whole buffer to the worker.
+   */
   insertBatch(entries: ReadonlyArray<{ id: string; vector: Float32Array }>): Promise<string[]> {
-    return this.#db.insertBatch(entries.map((e) => ({ id: e.id, vector: e.vector })));
+    return this.#call({ op: 'insertBatch', entries: entries.map((e) => ({ id: e.id, vector: e.vector.slice() })) }) as Promise<string[]>;
   }
 
   delete(id: string): Promise<boolean> {
-    return this.#db.delete(id);
+    return this.#call({ op: 'delete', id }) as Promise<boolean>;
   }
 
   /** Candidate ids nearest to the unit query, best first, possibly with repeats. */
-  async search(unitQuery: Float32Array, k: number): Promise<string[]> {
-    const hits = await this.#db.search({ vector: unitQuery, k });
-    return hits.map((h) => h.id);
+  search(unitQuery: Float32Array, k: number): Promise<string[]> {
+    return this.#call({ op: 'search', vector: unitQuery.slice(), k }) as Promise<string[]>;
+  }
+
+  /** End the worker; calls still outstanding reject. */
+  async close(): Promise<void> {
+    this.#end(new Error(`the index ${this.file} is closed`));
+    await this.#worker.terminate();
+  }
+
+  #call(request: DistributiveOmit<IndexRequest, 'seq'>): Promise<unknown> {
+    if (this.#ended) return Promise.reject(this.#ended);
+    const seq = ++this.#seq;
+    this.#worker.ref();
+    return new Promise((resolve, reject) => {
+      this.#waiting.set(seq, { resolve, reject });
+      this.#worker.postMessage({ ...request, seq });
+    });
+  }
+
+  #settle(reply: IndexReply): void {
+    const waiter = this.#waiting.get(reply.seq);
+    if (!waiter) return;
+    this.#waiting.delete(reply.seq);
+    if (reply.ok) waiter.resolve(reply.value);
+    else waiter.reject(new Error(reply.error ?? 'the index call failed'));
+    if (this.#waiting.size === 0) this.#worker.unref();
+  }
+
+  #end(err: Error): void {
+    this.#ended ??= err;
+    for (const waiter of this.#waiting.values()) waiter.reject(this.#ended);
+    this.#waiting.clear();
   }
 }
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

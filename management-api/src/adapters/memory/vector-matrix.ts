@@ -34,6 +34,11 @@ export class VectorMatrix {
     return row === undefined ? undefined : this.#data.subarray(row * this.dimension, (row + 1) * this.dimension);
   }
 
+  /** Every id, in row order (a copy). */
+  ids(): string[] {
+    return [...this.#ids];
+  }
+
   /** The id of row `row` (for sampling). */
   idAt(row: number): string | undefined {
     return this.#ids[row];
