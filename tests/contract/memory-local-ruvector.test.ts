@@ -9,6 +9,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import type { AdapterContext, AdapterModule } from '../../management-api/src/adapters/adapter.js';
 import type { MemoryAdapter } from '../../management-api/src/adapters/memory/memory-adapter.js';
 import * as localModule from '../../management-api/src/adapters/memory/local-ruvector.js';
+import { RuvectorIndex } from '../../management-api/src/adapters/memory/ruvector-index.js';
 import { memoryContract, seededVector } from './memory.contract.js';
 import { onlySlot, startSlot } from './pods-harness.js';
 
@@ -139,11 +140,22 @@ t.test('a large index reopens in its worker: the API thread runs on, answers are
     return created[0]!.stats('big')?.mode === 'index';
   }, 20_000, 1000).catch(() => false);
   if (!reachedIndex) t.ok((created[0]!.stats('big')?.recall ?? 1) < 0.95, 'exact mode only because the measured recall was below target');
+  // The index is approximate: one exact-match query through it misses its own point now and then
+  // (measured here: 1 in 20 with 18 candidates), so search with room, and check the index file itself below.
   const how = reachedIndex ? 'through the index' : 'by the exact scan';
-  t.equal((await second.ops.search('big', { vector: late, k: 1 }))[0]?.id, 'late', `the memory stored during the open, ${how}`);
-  t.equal((await second.ops.search('big', { vector: replaced, k: 1 }))[0]?.id, 'b2', `the vector replaced during the open, ${how}`);
+  t.ok((await second.ops.search('big', { vector: late, k: 20 })).some((h) => h.id === 'late'), `the memory stored during the open, ${how}`);
+  t.ok((await second.ops.search('big', { vector: replaced, k: 20 })).some((h) => h.id === 'b2'), `the vector replaced during the open, ${how}`);
   t.notOk((await second.ops.search('big', { vector: seededVector(5001, DIM), k: 5 })).some((h) => h.id === 'b1'), 'the memory deleted during the open stays gone');
   t.equal(created[0]!.stats('big')?.size, N, 'N - 1 + 1 memories');
+  await second.close();
+
+  // Every stored memory reached the index file, the ones changed during the open included.
+  const file = readdirSync(path.join(second.paths.stateDir, 'memory', 'index')).find((f) => f.endsWith('.rvdb'))!;
+  const index = new RuvectorIndex(path.join(second.paths.stateDir, 'memory', 'index', file), DIM);
+  t.teardown(() => index.close());
+  await index.ready;
+  const ids = ['late', ...Array.from({ length: N }, (_, i) => `b${i}`).filter((id) => id !== 'b1')];
+  t.same(await index.missing(ids), [], 'the index holds every stored id');
 });
 
 t.test('a store of another dimension is refused permanently, naming the fix', async (t) => {
