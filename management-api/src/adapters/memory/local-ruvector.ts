@@ -42,7 +42,8 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   }
 
   async connect(signal: AbortSignal): Promise<void> {
-    this.#release();
+    // A reconnect lets the old index workers finish and let go of their files before reopening them.
+    await this.#release();
     mkdirSync(path.join(this.dir, 'index'), { recursive: true, mode: 0o700 });
     const catalog = new MemoryCatalog(path.join(this.dir, 'catalog.sqlite'));
     const stored = catalog.claimDimension(this.dimension);
@@ -76,9 +77,7 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   }
 
   async close(): Promise<void> {
-    const namespaces = [...this.#namespaces.values()];
-    this.#release();
-    await Promise.all(namespaces.map((ns) => ns.close()));
+    await this.#release();
   }
 
   async store(namespace: string, memory: NewMemory): Promise<{ id: string }> {
@@ -88,7 +87,7 @@ export class LocalRuvectorMemory implements MemoryAdapter {
     const metadataJson = checkMetadata(memory.metadata);
     const vector = memory.vector !== undefined ? checkVector(memory.vector, this.dimension) : embedText(text, this.dimension);
     const catalog = this.#connected();
-    const target = await this.#namespaceFor(namespace);
+    const target = this.#namespaceFor(namespace);
     return target.serialize(async () => {
       this.#backend(() => catalog.upsert({ namespace, id, text, metadataJson, vector, createdAt: new Date().toISOString() }));
       await target.put(id, vector);
@@ -158,14 +157,14 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   }
 
   // The namespace's index opens in the background (memory-namespace.ts): a first store does not wait for it.
-  #namespaceFor(name: string): Promise<MemoryNamespace> {
+  #namespaceFor(name: string): MemoryNamespace {
     let ns = this.#namespaces.get(name);
     if (!ns) {
       ns = this.#newNamespace(name);
       ns.openIndex();
       this.#namespaces.set(name, ns);
     }
-    return Promise.resolve(ns);
+    return ns;
   }
 
   #newNamespace(name: string): MemoryNamespace {
@@ -188,11 +187,12 @@ export class LocalRuvectorMemory implements MemoryAdapter {
     }
   }
 
-  #release(): void {
+  async #release(): Promise<void> {
     this.#catalog?.close();
     this.#catalog = undefined;
-    for (const ns of this.#namespaces.values()) void ns.close();
+    const namespaces = [...this.#namespaces.values()];
     this.#namespaces = new Map();
     this.#permanent = undefined;
+    await Promise.all(namespaces.map((ns) => ns.close()));
   }
 }

@@ -21,10 +21,10 @@ const RECALIBRATE_FACTOR = 1.5;
 // A calibration that failed is tried again after a back-off (5 s, doubling up to 10 min): right
 // after a reopen the engine may still be rebuilding its graph and answer poorly for a while.
 const RETRY_FIRST_MS = 5_000;
+const RETRY_MAX_MS = 600_000;
 
 /** How long closing waits for the index to finish opening and take in pending vectors. */
 export const CLOSE_GRACE_MS = 2_000;
-const RETRY_MAX_MS = 600_000;
 
 /** How a namespace is answering, for logs, tests and the benchmark. */
 export interface NamespaceStats {
@@ -242,8 +242,7 @@ export class MemoryNamespace {
 
   /** Resolves once the index is open and no calibration is running (tests and the benchmark wait on it). */
   async settled(): Promise<void> {
-    while (this.#opening) await this.#opening;
-    await this.flushed();
+    await this.settledWrites();
     this.#calibrateIfStale();
     while (this.#calibrating) await this.#calibrating;
   }

@@ -46,11 +46,6 @@ export class RuvectorIndex {
     this.#worker.on('exit', (code) => this.#end(new Error(`the index worker of ${file} exited (code ${code})`)));
   }
 
-  /** Number of live ids the engine maps. */
-  len(): Promise<number> {
-    return this.#call({ op: 'len' }) as Promise<number>;
-  }
-
   /** The ids of `ids` the engine does not hold. */
   missing(ids: string[]): Promise<string[]> {
     return this.#call({ op: 'missing', ids }) as Promise<string[]>;

@@ -9,7 +9,6 @@ export interface IndexWorkerData {
 
 /** One call; `seq` pairs it with its reply (0 is the worker's "opened" message). */
 export type IndexRequest = { seq: number } & (
-  | { op: 'len' }
   | { op: 'missing'; ids: string[] }
   | { op: 'insertBatch'; entries: Array<{ id: string; vector: Float32Array }> }
   | { op: 'delete'; id: string }

@@ -25,8 +25,6 @@ port.postMessage({ seq: 0, ok: openError === undefined, ...(openError ? { error:
 
 async function run(db: VectorDbClass, request: IndexRequest): Promise<unknown> {
   switch (request.op) {
-    case 'len':
-      return db.len();
     case 'missing': {
       const lacking: string[] = [];
       for (const id of request.ids) if ((await db.get(id)) === null) lacking.push(id);
