@@ -23,8 +23,8 @@ export interface BoxProgramFact extends Availability {
   /** Command and arguments; `@bin@` and the other placeholders are substituted by lib/programs.nix. */
   argv: readonly string[];
   priority: number;
-  /** The manifest key that sets its port, when it listens. */
-  portKey?: readonly string[];
+  /** The manifest keys that set the ports it listens on (its own first). */
+  portKeys?: ReadonlyArray<readonly string[]>;
   /** Only run when this setting has its value (otherwise always). */
   setting?: FactSetting;
   /** The seal waits for it to be RUNNING. */

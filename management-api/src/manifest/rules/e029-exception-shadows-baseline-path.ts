@@ -1,6 +1,7 @@
 // E029: exceptions only add to the hardened baseline; a mount over a baseline path would replace it.
 import type { Rule, RuleFinding } from './rule.js';
-import { exceptionEntries, finding, parseVolume, shadowedBaselinePath, tmpfsPath } from './rule-helpers.js';
+import { exceptionEntries, parseVolume, shadowedBaselinePath, tmpfsPath } from './helpers/exceptions.js';
+import { finding } from './helpers/findings.js';
 
 /** Exception tmpfs and volume container paths are neither a baseline path nor above one. */
 export const exceptionShadowsBaselinePath: Rule = {
