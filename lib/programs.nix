@@ -99,7 +99,9 @@ rec {
         name:
         let
           p = facts.programs.box.${name};
-          port = if p ? portKey then facts.at { path = p.portKey; attrs = m; } else 0;
+          # The first key is the programme's own port (the API's second, metrics, is published
+          # separately by lib/compose.nix and lib/image-config.nix).
+          port = if p ? portKeys then facts.at { path = builtins.head p.portKeys; attrs = m; } else 0;
         in
         defaults
         // boxSupervision.${name}
