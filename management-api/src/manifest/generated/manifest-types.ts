@@ -232,7 +232,7 @@ export interface Manifest {
      */
     audit_acknowledged: boolean;
     /**
-     * Additions to the baseline, one per feature that needs them. Exceptions only add privilege; they can never remove a baseline item.
+     * Additions to the baseline, one per feature that needs them: each enabled feature needs its own, with a reason. Exceptions only add privilege; they can never remove a baseline item. For example, for features.playwright = true:
      */
     exceptions: {
       desktop?: Exception;
@@ -245,7 +245,7 @@ export interface Manifest {
     };
   };
   /**
-   * Operator-defined programmes supervised by supervisord, keyed by name.
+   * Operator-defined programmes supervised by supervisord, keyed by name, next to the box's own. For example:
    */
   programs: {
     [k: string]: Program | undefined;
@@ -277,7 +277,7 @@ export interface Manifest {
     pids: number;
   };
   /**
-   * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest.
+   * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest. For example:
    */
   providers: {
     [k: string]: Provider | undefined;
