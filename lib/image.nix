@@ -30,7 +30,7 @@ let
     path:
     builtins.foldl' (
       acc: name:
-      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (needed by a feature in lib/features.nix)")
+      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (needed by a feature in schema/box-facts.json)")
     ) pkgs path;
 in
 rec {

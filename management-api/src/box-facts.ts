@@ -53,7 +53,8 @@ export interface FeatureFact extends Availability {
 
 /** The shape of schema/box-facts.json (checked at compile time against the file). */
 export interface BoxFactsShape {
-  image: { appDir: string; binDir: string; homeDir: string; uid: number; gid: number };
+  /** The image layout: where the app and the box's commands live, the entrypoint command, the box user. */
+  image: { appDir: string; binDir: string; entrypoint: string; homeDir: string; uid: number; gid: number };
   runtime: { dirs: Readonly<Record<string, string>>; files: Readonly<Record<string, string>> };
   baseline: { protectedPaths: readonly string[]; tmpfs: Readonly<Record<string, string>> };
   programs: { firstOperatorPriority: number; alsoReserved: readonly string[]; box: Readonly<Record<string, BoxProgramFact>> };
