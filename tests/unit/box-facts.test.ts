@@ -60,6 +60,17 @@ t.test('box programmes: ports and settings are schema keys; priorities are the b
   t.same([...reservedProgramNames].sort(), ['bootstrap', 'code-server', 'desktop', 'management-api', 'playwright', 'relay', 'seal-listener', 'supervisord', 'telegram-mirror']);
 });
 
+t.test('the schema says which settings ask for a part this build lacks, and that their other keys are read by nothing', async (t) => {
+  const lacking = [...Object.values(facts.programs.box), ...Object.values(facts.features)].filter((p) => !p.available && p.setting);
+  t.ok(lacking.length > 0, 'this build lacks some parts');
+  for (const p of lacking) t.match(schemaAt(pointer(p.setting!.key))?.description, /E036/, `${p.setting!.key.join('.')} names rule E036`);
+  // A refused box programme has a table of its own (the relay's): none of its keys configures anything yet.
+  for (const [name, p] of Object.entries(facts.programs.box).filter(([, p]) => !p.available && p.setting)) {
+    t.match(schemaAt(pointer(p.setting!.key.slice(0, -1)))?.description, /E036.*read by nothing/, `${name}: its table says its keys are read by nothing`);
+  }
+  t.match(schemaAt('/sovereign_mesh/relay/allowed_kinds')?.description, /Read only by the embedded relay, which this build does not ship \(rule E036\)/);
+});
+
 t.test('a part is available exactly when its command ships in config/bin', async (t) => {
   const parts = [...Object.entries(facts.programs.box).map(([n, p]) => [n, p.argv, p.available] as const), ...Object.entries(facts.features).flatMap(([n, f]) => f.programs.map((p) => [n, p.argv, f.available] as const))];
   for (const [name, argv, available] of parts) {
