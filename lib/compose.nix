@@ -22,6 +22,7 @@ let
   securityLib = import ./security.nix;
   programsLib = import ./programs.nix;
   pathsLib = import ./paths.nix;
+  facts = import ./facts.nix;
 
   runtime = pathsLib.runtimePaths { };
 
@@ -80,11 +81,9 @@ rec {
       passThrough = sort (a: b: a < b) (
         strings.unique (
           filter (n: n != "") (
-            map (s: m.integrations.${s}.token_env) [
-              "beads"
-              "pods"
-              "events"
-            ]
+            map (s: m.integrations.${s}.token_env) (
+              filter (s: facts.slots.${s}.integration == "http") (attrNames facts.slots)
+            )
             ++ [ m.integrations.memory.connection_env ]
             ++ map (p: m.providers.${p}.env_var) (filter (p: m.providers.${p}.enabled) (attrNames m.providers))
           )

@@ -4,7 +4,9 @@
 let
   manifest = import ./manifest.nix;
   schemaDefaults = import ./schema-defaults.nix;
+  facts = import ./facts.nix;
   paths = import ./paths.nix;
+  startOrder = import ./start-order.nix;
   features = import ./features.nix;
   security = import ./security.nix;
   programs = import ./programs.nix;
@@ -23,6 +25,7 @@ in
     strings
     ini
     yaml
+    facts
     paths
     features
     security
@@ -39,6 +42,7 @@ in
   inherit (schemaDefaults) applyDefaults resolveRef;
   inherit (security) baseline mergeExceptions securityFor coversBaseline;
   inherit (programs) programsFor readinessFor;
+  inherit (startOrder) startPriorities;
   inherit (supervisord) supervisordConfig renderSupervisord;
   inherit (compose) composeConfig renderCompose;
   inherit (imageConfig) imageIdentity imageConfig listeningPorts;

@@ -17,6 +17,7 @@ let
   manifestLib = import ./manifest.nix;
   programsLib = import ./programs.nix;
   featuresLib = import ./features.nix;
+  facts = import ./facts.nix;
 
   img = pathsLib.image;
   runtime = pathsLib.runtimePaths { };
@@ -112,7 +113,7 @@ rec {
           "/bin/tini"
           "-s"
           "--"
-          "${img.bin}/agentbox-entrypoint"
+          "${img.bin}/${facts.image.entrypoint}"
         ];
         WorkingDir = runtime.workspaceDir;
         StopSignal = "SIGTERM";

@@ -12,14 +12,25 @@ let
   agentboxLib = import ./default.nix;
   npmLock = import ./npm-lock.nix;
   pathsLib = import ./paths.nix;
+  facts = import ./facts.nix;
   img = pathsLib.image;
+  runtime = pathsLib.runtimePaths { };
+
+  # Mount points of the read-only root (relative to it): the baseline tmpfs paths, and the state
+  # volume and workspace, which the box's user owns because it writes there.
+  relative = p: builtins.substring 1 (builtins.stringLength p) p;
+  ownedDirs = map relative [
+    runtime.stateDir
+    runtime.workspaceDir
+  ];
+  mountDirs = map relative (builtins.attrNames facts.baseline.tmpfs) ++ ownedDirs ++ [ "usr/bin" ];
 
   # An attribute path (list of names) of pkgs, with an error naming it when absent.
   pkgAt =
     path:
     builtins.foldl' (
       acc: name:
-      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (needed by a feature in lib/features.nix)")
+      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (needed by a feature in schema/box-facts.json)")
     ) pkgs path;
 in
 rec {
@@ -74,11 +85,11 @@ rec {
       installPhase = ''
         runHook preInstall
         npm prune --omit=dev --no-save --offline --no-audit --no-fund
-        app=$out/opt/agentbox
+        app=$out${img.appDir}
         mkdir -p "$app" "$out/bin"
         cp -r dist node_modules package.json schema lib "$app/"
         if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
-        ln -s config/bin "$app/bin"
+        ln -s config/bin "$out${img.bin}"
         printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/${cliEntry}" > "$out/bin/agentbox"
         chmod +x "$out/bin/agentbox"
         runHook postInstall
@@ -139,10 +150,10 @@ rec {
           "artifacts"
         ];
       } ''
-        mkdir -p $out/etc/agentbox
-        cp ${validatedManifest}/agentbox.toml $out/etc/agentbox/agentbox.toml
-        cp "$supervisordPath" $out/etc/agentbox/supervisord.conf
-        cp "$artifactsPath" $out/etc/agentbox/artifacts.json
+        mkdir -p $out${runtime.configDir}
+        cp ${validatedManifest}/agentbox.toml $out${runtime.manifestFile}
+        cp "$supervisordPath" $out${runtime.supervisordConf}
+        cp "$artifactsPath" $out${runtime.artifactsFile}
       '';
 
       etcFiles = [
@@ -185,9 +196,9 @@ rec {
 
       # Mount points of a read-only root, owned by the box's user where it writes.
       fakeRootCommands = ''
-        mkdir -p tmp run var/log var/lib/agentbox workspace usr/bin
-        chmod 1777 tmp
-        chown ${toString img.uid}:${toString img.gid} var/lib/agentbox workspace
+        mkdir -p ${builtins.concatStringsSep " " mountDirs}
+        chmod 1777 ${relative runtime.tmpDir}
+        chown ${toString img.uid}:${toString img.gid} ${builtins.concatStringsSep " " ownedDirs}
         ln -sf /bin/env usr/bin/env
       '';
     in
@@ -215,7 +226,7 @@ rec {
         else
           let
             mountPoints = pkgs.runCommand "agentbox-mount-points" { } ''
-              mkdir -p $out/tmp $out/run $out/var/log $out/var/lib/agentbox $out/workspace $out/usr/bin
+              mkdir -p ${builtins.concatStringsSep " " (map (d: "$out/${d}") mountDirs)}
               ln -s /bin/env $out/usr/bin/env
             '';
           in
@@ -237,14 +248,14 @@ rec {
             perms = [
               {
                 path = mountPoints;
-                regex = "/(var/lib/agentbox|workspace)$";
+                regex = "/(${builtins.concatStringsSep "|" ownedDirs})$";
                 uid = img.uid;
                 gid = img.gid;
                 mode = "0755";
               }
               {
                 path = mountPoints;
-                regex = "/tmp$";
+                regex = "/${relative runtime.tmpDir}$";
                 mode = "1777";
               }
             ];

@@ -1,11 +1,12 @@
-# What runs in the box, as data: the box's own programmes, the enabled features' programmes and
-# every [programs.<name>] of the manifest, each a record that lib/supervisord.nix serializes.
+# What runs in the box, as data: the box's own programmes (names, commands and priorities from
+# schema/box-facts.json), the enabled features' programmes and every [programs.<name>] of the
+# manifest, each a record that lib/supervisord.nix serializes.
 #
 # A programme record:
 #   name         supervisord programme name
 #   kind         "program" or "eventlistener"
 #   argv         command and arguments (argv[0] absolute, or a name found on PATH)
-#   priority     start order (lower first; 1-99 belong to the box)
+#   priority     start order (lower first; below programs.firstOperatorPriority belong to the box)
 #   autorestart  "true", "false" or "unexpected" (supervisord's words)
 #   startsecs    seconds a process must stay up to count as RUNNING
 #   startretries attempts before FATAL
@@ -22,8 +23,10 @@ let
     filter
     sort
     ;
+  facts = import ./facts.nix;
   featuresLib = import ./features.nix;
   pathsLib = import ./paths.nix;
+  startOrder = import ./start-order.nix;
 
   autorestartWords = {
     always = "true";
@@ -40,18 +43,40 @@ let
     required = false;
     port = 0;
   };
+
+  # How supervisord treats each box programme (the facts file holds what TypeScript needs too).
+  boxSupervision = {
+    seal-listener = {
+      autorestart = "true";
+      # supervisord dispatches events only to listeners in the RUNNING state: with the default
+      # one-second startsecs every event of the first second of boot would wait for it.
+      startsecs = 0;
+    };
+    bootstrap = {
+      # Stage B: one-shot runtime hints; exits when done and is never restarted.
+      autorestart = "false";
+      startsecs = 0;
+      startretries = 0;
+    };
+    management-api = {
+      autorestart = "true";
+      # RUNNING at spawn: the seal then waits for nothing but stage B. /ready is answered by
+      # this programme itself, so it can never be 200 before the API listens; a one-second
+      # startsecs would only add 1-2 s to every boot (supervisord checks it on its 1 s poll).
+      startsecs = 0;
+      startretries = 5;
+    };
+    relay = {
+      autorestart = "true";
+    };
+  };
 in
 rec {
   /**
-    Names the box's own programmes use; a [programs.<name>] with one of them is refused.
+    Names the box's own and its features' programmes use, and `supervisord`; a
+    [programs.<name>] with one of them is refused (rule E015).
   */
-  boxProgramNames = [
-    "bootstrap"
-    "management-api"
-    "seal-listener"
-    "relay"
-    "supervisord"
-  ];
+  boxProgramNames = facts.reservedProgramNames;
 
   /**
     Every programme of a box, in priority order (then name).
@@ -67,47 +92,31 @@ rec {
     }:
     let
       m = manifest;
-      relay = m.sovereign_mesh.relay;
 
-      box = [
-        {
-          name = "bootstrap";
-          # Stage B: one-shot runtime hints; exits when done and is never restarted.
-          argv = [ "${bin}/agentbox-bootstrap" ];
-          priority = 10;
-          autorestart = "false";
-          startsecs = 0;
-          startretries = 0;
-        }
-        {
-          name = "management-api";
-          argv = [ "${bin}/agentbox-api" ];
-          priority = 20;
-          autorestart = "true";
-          # RUNNING at spawn: the seal then waits for nothing but stage B. /ready is answered by
-          # this programme itself, so it can never be 200 before the API listens; a one-second
-          # startsecs would only add 1-2 s to every boot (supervisord checks it on its 1 s poll).
-          startsecs = 0;
-          startretries = 5;
-          required = true;
-          port = m.api.port;
-        }
-      ]
-      ++ (
-        if relay.enabled then
-          [
-            {
-              name = "relay";
-              argv = [ "${bin}/agentbox-relay" ];
-              priority = 30;
-              autorestart = "true";
-              required = true;
-              port = relay.port;
-            }
-          ]
-        else
-          [ ]
-      );
+      # A box programme runs when it has no setting or its setting has its value.
+      wanted = p: !(p ? setting) || facts.at { path = p.setting.key; attrs = m; } == p.setting.value;
+      boxRecord =
+        name:
+        let
+          p = facts.programs.box.${name};
+          # The first key is the programme's own port (the API's second, metrics, is published
+          # separately by lib/compose.nix and lib/image-config.nix).
+          port = if p ? portKeys then facts.at { path = builtins.head p.portKeys; attrs = m; } else 0;
+        in
+        defaults
+        // boxSupervision.${name}
+        // {
+          inherit name port;
+          inherit (p) kind priority;
+          required = p.required or false;
+          oneshot = p.oneshot or false;
+          origin = "box";
+          argv = facts.substituteArgv {
+            inherit (p) argv;
+            inherit bin port runtime;
+          };
+        };
+      box = map boxRecord (filter (n: wanted facts.programs.box.${n}) (attrNames facts.programs.box));
 
       features = concatLists (
         map (f: map (p: p // { origin = "feature:${f.name}"; }) f.programs) (
@@ -115,49 +124,49 @@ rec {
         )
       );
 
+      # depends_on orders the start: a programme's priority is raised past its dependencies'.
+      starts = startOrder.startPriorities { programs = m.programs; };
       operator = map (
         name:
         let
           p = m.programs.${name};
         in
-        if elem name (boxProgramNames ++ map (f: f.name) features) then
+        if elem name boxProgramNames then
           throw "programs.programsFor: [programs.${name}] uses a name reserved for the box's own programmes (rule E015)"
         else
           {
             inherit name;
             argv = [ p.command ] ++ p.args;
-            inherit (p) priority environment port;
+            inherit (p) environment port;
+            priority = starts.${name};
             autorestart = autorestartWords.${p.autorestart};
             required = p.required_for_readiness;
             origin = "manifest";
           }
       ) (attrNames m.programs);
 
-      programmes = map (p: defaults // { origin = "box"; } // p) (box ++ features ++ operator);
-      required = map (p: p.name) (filter (p: p.required) programmes);
+      programmes = map (p: defaults // p) (features ++ operator);
+      required = map (p: p.name) (filter (p: p.required) (box ++ programmes));
 
       # The seal listener hears every PROCESS_STATE event and seals once all required run.
-      listener = defaults // {
-        name = "seal-listener";
-        kind = "eventlistener";
-        origin = "box";
-        argv = [ "${bin}/agentbox-seal-listener" ];
-        priority = 1;
-        autorestart = "true";
-        # supervisord dispatches events only to listeners in the RUNNING state: with the default
-        # one-second startsecs every event of the first second of boot would wait for it.
-        startsecs = 0;
-        environment = {
-          AGENTBOX_SEAL_PROGRAMS = concatStringsSep "," required;
-          AGENTBOX_SEAL_ONESHOT = "bootstrap";
-          AGENTBOX_SEAL_FILE = runtime.sealFile;
-          AGENTBOX_SEAL_TIMEOUT_SEC = toString m.bootstrap.seal_timeout_sec;
-        };
-      };
+      withSealSettings =
+        p:
+        if p.name != "seal-listener" then
+          p
+        else
+          p
+          // {
+            environment = {
+              AGENTBOX_SEAL_PROGRAMS = concatStringsSep "," required;
+              AGENTBOX_SEAL_ONESHOT = concatStringsSep "," (map (b: b.name) (filter (b: b.oneshot) box));
+              AGENTBOX_SEAL_FILE = runtime.sealFile;
+              AGENTBOX_SEAL_TIMEOUT_SEC = toString m.bootstrap.seal_timeout_sec;
+            };
+          };
 
       byPriority = a: b: if a.priority == b.priority then a.name < b.name else a.priority < b.priority;
     in
-    sort byPriority ([ listener ] ++ programmes);
+    sort byPriority (map (p: removeAttrs (withSealSettings p) [ "oneshot" ]) box ++ programmes);
 
   /**
     Names of the programmes tagged required-for-readiness, in start order.

@@ -18,7 +18,10 @@ let
     mapAttrs
     ;
   strings = import ./strings.nix;
+  facts = import ./facts.nix;
   featuresLib = import ./features.nix;
+  img = (import ./paths.nix).image;
+  owner = "uid=${toString img.uid},gid=${toString img.gid}";
 
   # What an exception may set (the schema's $defs/exception); anything else is refused.
   exceptionKeys = [
@@ -94,40 +97,26 @@ in
 rec {
   /**
     The baseline every box gets, whatever its manifest says. `protectedPaths` are the image root
-    and the box's own mounts: no exception may mount on or above them (same list as the
-    manifest rule E029).
+    and the box's own mounts: no exception may mount on or above them (the facts file's list,
+    which the manifest rule E029 reads too).
   */
   baseline = {
-    user = "1000:1000";
+    user = "${toString img.uid}:${toString img.gid}";
     read_only = true;
     cap_drop = [ "ALL" ];
     security_opt = [ "no-new-privileges:true" ];
     init = true;
-    tmpfs = {
-      "/tmp" = "uid=1000,gid=1000,mode=1777,size=512m";
-      "/run" = "uid=1000,gid=1000,mode=0755,size=64m";
-      "/var/log" = "uid=1000,gid=1000,mode=0755,size=64m";
-    };
+    # Owned by the box's user: supervisord and every programme run as it.
+    tmpfs = mapAttrs (_: options: "${owner},${options}") facts.baseline.tmpfs;
     cap_add = [ ];
     devices = [ ];
     runtime = null;
     volumes = [ ];
-    protectedPaths = [
-      "/"
-      "/run"
-      "/run/agentbox"
-      "/var/lib/agentbox"
-      "/tmp"
-      "/var/log"
-      "/workspace"
-      "/etc"
-      "/usr"
-      "/nix"
-    ];
+    inherit (facts.baseline) protectedPaths;
   };
 
   /** tmpfs options of an exception mount that names none. */
-  exceptionTmpfsOptions = "uid=1000,gid=1000,size=256m";
+  exceptionTmpfsOptions = "${owner},size=256m";
 
   /**
     True when `merged` still holds every baseline item: same user, read-only root, init and

@@ -461,6 +461,43 @@ in
       readiness = [ "management-api" "a" ];
     };
   };
+  dependsOnRaisesStartPriority = {
+    expr =
+      let
+        m = load ''
+          [programs.queue]
+          command = "/bin/queue"
+          priority = 600
+          [programs.worker]
+          command = "/bin/worker"
+          priority = 500
+          depends_on = ["queue"]
+          [programs.web]
+          command = "/bin/web"
+          priority = 550
+          depends_on = ["worker"]
+          [programs.lone]
+          command = "/bin/lone"
+          priority = 300
+        '';
+        byName = builtins.listToAttrs (map (p: { inherit (p) name; value = p.priority; }) (lib.programsFor { manifest = m; }));
+      in
+      {
+        inherit (byName) queue worker web lone;
+        order = programmeNames m;
+      };
+    expected = {
+      queue = 600;
+      worker = 601;
+      web = 602;
+      lone = 300;
+      order = [ "seal-listener" "bootstrap" "management-api" "lone" "queue" "worker" "web" ];
+    };
+  };
+  aDependencyCycleIsRefused = {
+    expr = throws (lib.programsFor { manifest = load "[programs.a]\ncommand = \"/a\"\ndepends_on = [\"b\"]\n[programs.b]\ncommand = \"/b\"\ndepends_on = [\"a\"]\n"; });
+    expected = true;
+  };
   reservedProgrammeNamesAreRefused = {
     expr = map (n: throws (lib.programsFor { manifest = load "[programs.${n}]\ncommand = \"/bin/x\"\n"; })) [
       "bootstrap"

@@ -1,33 +1,45 @@
-// Every filesystem path the box uses at run time, in one place, re-rootable with AGENTBOX_ROOT.
-// lib/paths.nix describes the same layout for the generated configs.
+// Every filesystem path the box uses at run time, from schema/box-facts.json (the layout
+// lib/paths.nix gives the generated configs), re-rootable with AGENTBOX_ROOT.
 import path from 'node:path';
+import { boxFacts, type RuntimeDirName, type RuntimeFileName } from './box-facts.js';
 
 /** The runtime directories and files of a box. All absolute. */
-export interface RuntimePaths {
+export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, string> {
   /** The directory every other path is under: `/` in the image, a local directory elsewhere. */
   root: string;
-  /** Volatile run state (tmpfs in the image): `/run/agentbox`. */
+  /** Volatile run state (tmpfs in the image). */
   runDir: string;
-  /** Durable state volume: `/var/lib/agentbox`. */
+  /** Durable state volume. */
   stateDir: string;
-  /** The agents' working tree: `/workspace`. */
+  /** Secrets on the state volume (0700). */
+  secretsDir: string;
+  /** The agents' working tree. */
   workspaceDir: string;
-  /** Log files: `/var/log/agentbox`. */
+  /** Log files. */
   logDir: string;
+  /** Scratch space (tmpfs in the image). */
+  tmpDir: string;
+  /** Rendered configuration and the manifest the box runs with. */
+  configDir: string;
   /** Written atomically by the seal listener once every readiness-required programme runs. */
   sealFile: string;
   /** Written by the seal listener (JSON `{reason}`) when stage B fails; the seal then never comes. */
   bootstrapFailedFile: string;
-  /** Secrets on the state volume (0700). */
-  secretsDir: string;
-  /** The management API bearer key (0600). */
-  apiKeyFile: string;
+  /** What stage B found out about the box (resources, devices), for the API. */
+  runtimeHintsFile: string;
   /** supervisord's XML-RPC unix socket, when supervisord runs. */
   supervisorSocket: string;
-  /** Rendered configuration: `/etc/agentbox`. */
-  configDir: string;
-  /** The manifest the box runs with: `/etc/agentbox/agentbox.toml`. */
+  supervisorPidfile: string;
+  /** The management API bearer key (0600). */
+  apiKeyFile: string;
+  /** The box's Nostr identity key (0600). */
+  identityKeyFile: string;
+  /** The manifest the box runs with. */
   manifestFile: string;
+  /** The generated supervisord configuration. */
+  supervisordConf: string;
+  /** The artifact probes stage A runs. */
+  artifactsFile: string;
 }
 
 /**
@@ -36,24 +48,9 @@ export interface RuntimePaths {
  */
 export function runtimePaths(env: Readonly<Record<string, string | undefined>> = process.env): RuntimePaths {
   const root = path.resolve(env['AGENTBOX_ROOT'] || '/');
-  const under = (p: string): string => path.join(root, p);
-  const runDir = under('run/agentbox');
-  const stateDir = under('var/lib/agentbox');
-  const secretsDir = path.join(stateDir, 'secrets');
-  return {
-    root,
-    runDir,
-    stateDir,
-    workspaceDir: under('workspace'),
-    logDir: under('var/log/agentbox'),
-    sealFile: path.join(runDir, 'bootstrap.done'),
-    bootstrapFailedFile: path.join(runDir, 'bootstrap.failed'),
-    secretsDir,
-    apiKeyFile: path.join(secretsDir, 'api-key'),
-    supervisorSocket: path.join(runDir, 'supervisord.sock'),
-    configDir: under('etc/agentbox'),
-    manifestFile: under('etc/agentbox/agentbox.toml'),
-  };
+  const layout = { ...boxFacts.runtime.dirs, ...boxFacts.runtime.files };
+  const under = Object.fromEntries(Object.entries(layout).map(([name, p]) => [name, path.join(root, p)])) as Record<RuntimeDirName | RuntimeFileName, string>;
+  return { root, ...under };
 }
 
 /** The directories /ready requires to be writable, by requirement name. */
@@ -63,4 +60,13 @@ export function requiredMounts(paths: RuntimePaths): ReadonlyArray<{ name: strin
     { name: 'workspace', path: paths.workspaceDir },
     { name: 'run', path: paths.runDir },
   ];
+}
+
+/**
+ * The manifest a box process runs with: AGENTBOX_MANIFEST when set (the image and the local mode
+ * set it), else the runtime layout's manifest file under AGENTBOX_ROOT. Stage A, stage B and the
+ * API all resolve it here, so they can never read different files.
+ */
+export function manifestFileFrom(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env['AGENTBOX_MANIFEST'] || runtimePaths(env).manifestFile;
 }

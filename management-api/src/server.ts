@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { startTelemetry, type Telemetry } from './observability/telemetry.js';
 import { requireManifest, ManifestInvalidError } from './manifest/load-manifest.js';
 import { createLogger } from './observability/logger.js';
-import { runtimePaths } from './runtime-paths.js';
+import { manifestFileFrom, runtimePaths } from './runtime-paths.js';
 import { listenConfig, ListenConfigError } from './server-config.js';
 import { apiVersion, imageHash } from './version.js';
 import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
@@ -17,7 +17,7 @@ export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** Options of {@link runServer}. */
 export interface RunOptions {
-  /** The manifest; default AGENTBOX_MANIFEST, else `<root>/etc/agentbox/agentbox.toml`. */
+  /** The manifest; default AGENTBOX_MANIFEST, else the runtime layout's manifest file (runtime-paths.ts manifestFileFrom). */
   manifestFile?: string;
   env?: Readonly<Record<string, string | undefined>>;
   /** Told once both listeners are up (the CLI prints the URLs). */
@@ -36,7 +36,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   pinTickObjectShape();
   const env = options.env ?? process.env;
   const paths = runtimePaths(env);
-  const manifestFile = options.manifestFile ?? (env['AGENTBOX_MANIFEST'] || paths.manifestFile);
+  const manifestFile = options.manifestFile ?? manifestFileFrom(env);
   let loaded;
   let listen;
   try {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { repoPath } from '../cli/repo-path.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { median, ms, quantile, table } from './stats.js';
 
 /** The part of autocannon's result this report uses (autocannon ships no types). */
@@ -142,8 +143,9 @@ export async function runApiBench(): Promise<string> {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-api-bench-'));
   const servers: Spawned[] = [];
   try {
-    for (const d of ['run/agentbox', 'var/lib/agentbox', 'workspace']) mkdirSync(path.join(root, d), { recursive: true });
-    writeFileSync(path.join(root, 'run/agentbox/bootstrap.done'), '');
+    const paths = runtimePaths({ AGENTBOX_ROOT: root });
+    for (const d of [paths.runDir, paths.stateDir, paths.workspaceDir]) mkdirSync(d, { recursive: true });
+    writeFileSync(paths.sealFile, '');
     writeFileSync(path.join(root, 'agentbox.toml'), ALL_OFF);
     const api = await startApi(root);
     servers.push(api.spawned);

@@ -10,9 +10,17 @@ import { promisify } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer } from 'node:net';
 import { repoPath } from '../cli/repo-path.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { boxFacts, type BoxFactsShape } from '../../management-api/src/box-facts.js';
 import { median, ms, quantile, table } from './stats.js';
 
 const run = promisify(execFile);
+
+/** What the seal waits for in a box with no operator programmes: the box's required programmes and its one-shot stage B. */
+const sealProgrammes = (() => {
+  const box = Object.entries(boxFacts.programs.box as BoxFactsShape['programs']['box']).filter(([, p]) => !p.setting);
+  return { required: box.filter(([, p]) => p.required).map(([n]) => n), oneshot: box.find(([, p]) => p.oneshot)?.[0] ?? '' };
+})();
 
 async function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -24,12 +32,12 @@ async function freePort(): Promise<number> {
 }
 
 /** A polling seal as a baseline: `supervisorctl status` every `intervalMs` until every required programme runs. */
-async function pollingSeal(conf: string, required: string[], sealFile: string, intervalMs: number, stop: () => boolean): Promise<void> {
+async function pollingSeal(conf: string, required: string[], oneshot: string, sealFile: string, intervalMs: number, stop: () => boolean): Promise<void> {
   while (!stop()) {
     const out = await run('supervisorctl', ['-c', conf, 'status']).then((r) => r.stdout, (e: { stdout?: string }) => e.stdout ?? '');
     const state = new Map(out.split('\n').map((l) => l.split(/\s+/)).map(([name, st]) => [name, st]));
     // The same conditions as the listener: required programmes RUNNING, stage B exited.
-    if (required.every((p) => state.get(p) === 'RUNNING') && state.get('bootstrap') === 'EXITED') {
+    if (required.every((p) => state.get(p) === 'RUNNING') && state.get(oneshot) === 'EXITED') {
       writeFileSync(sealFile, 'sealed\n');
       return;
     }
@@ -67,13 +75,14 @@ async function bootOnce(manifest: string): Promise<BootSample> {
   const out = openSync(logFile, 'a');
   const t0 = performance.now();
   const child = spawn(process.execPath, [repoPath('dist/scripts/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', out, out] });
-  const conf = path.join(root, 'box/etc/agentbox/supervisord.conf');
-  const seal = path.join(root, 'box/run/agentbox/bootstrap.done');
+  const paths = runtimePaths({ AGENTBOX_ROOT: path.join(root, 'box') });
+  const conf = paths.supervisordConf;
+  const seal = paths.sealFile;
   const pollSeal = path.join(root, 'polling-seal');
   let done = false;
   const poller = (async () => {
-    while (!existsSync(path.join(root, 'box/run/agentbox/supervisord.sock')) && !done) await sleep(5);
-    await pollingSeal(conf, ['management-api'], pollSeal, 2000, () => done);
+    while (!existsSync(paths.supervisorSocket) && !done) await sleep(5);
+    await pollingSeal(conf, sealProgrammes.required, sealProgrammes.oneshot, pollSeal, 2000, () => done);
   })();
   let bootToReadyMs = NaN;
   for (;;) {
@@ -92,7 +101,7 @@ async function bootOnce(manifest: string): Promise<BootSample> {
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-  const running = sealConditionsMetAt(readFileSync(logFile, 'utf8'), ['management-api'], 'bootstrap');
+  const running = sealConditionsMetAt(readFileSync(logFile, 'utf8'), sealProgrammes.required, sealProgrammes.oneshot);
   const polledAt = existsSync(pollSeal) ? statSync(pollSeal).mtimeMs : NaN;
   return { bootToReadyMs, sealLatencyMs: running ? sealedAt - running : NaN, pollingSealLatencyMs: running ? polledAt - running : NaN };
 }

@@ -42,7 +42,7 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
     url = `http://${hostForUrl(loaded.manifest.api.bind)}:${env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port}`;
   }
   const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
-  return { url: url.replace(/\/+$/, ''), paths, supervisordConf: path.join(paths.root, 'etc/agentbox/supervisord.conf'), ...(key ? { key } : {}) };
+  return { url: url.replace(/\/+$/, ''), paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
 }
 
 /** GET `pathname` on the box; resolves to status and parsed JSON (or text). */

@@ -57,7 +57,7 @@ export async function run(args: string[]): Promise<number> {
     }
   }
   const paths = runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') });
-  checks.push(...(await permissionChecks(paths.secretsDir, [paths.apiKeyFile, path.join(paths.secretsDir, 'identity.key')])));
+  checks.push(...(await permissionChecks(paths.secretsDir, [paths.apiKeyFile, paths.identityKeyFile])));
   const ok = checks.every((c) => c.ok);
   if (values.json) {
     process.stdout.write(JSON.stringify({ ok, checks }, null, 2) + '\n');

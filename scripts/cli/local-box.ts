@@ -28,16 +28,16 @@ const PASSED_THROUGH = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ
  */
 export async function prepareLocalBox(manifestFile: string, root: string, context: RuleContext, env: NodeJS.ProcessEnv): Promise<{ validation: LoadResult; box?: LocalBox }> {
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  const configDir = path.join(paths.root, 'etc/agentbox');
+  const configDir = paths.configDir;
   const { validation, rendered } = await renderManifest({ manifestFile, outDir: configDir, root: paths.root, bin: repoPath('config/bin'), workspaceDir: paths.workspaceDir, context });
   if (!rendered || !validation.manifest) return { validation };
   await mkdir(configDir, { recursive: true });
   await writeRendered(configDir, rendered.files);
   // The box boots from a snapshot of the manifest, as the image does: edits apply on the next start.
-  const manifestCopy = path.join(configDir, 'agentbox.toml');
+  const manifestCopy = paths.manifestFile;
   if (path.resolve(manifestFile) !== manifestCopy) await copyFile(manifestFile, manifestCopy);
   // writeRendered wrote artifacts.json, the probe list stage A runs.
-  const artifactsFile = path.join(configDir, 'artifacts.json');
+  const artifactsFile = paths.artifactsFile;
 
   const m = validation.manifest;
   const entryEnv: Record<string, string> = {};
@@ -49,7 +49,7 @@ export async function prepareLocalBox(manifestFile: string, root: string, contex
     AGENTBOX_ROOT: paths.root,
     AGENTBOX_MANIFEST: manifestCopy,
     AGENTBOX_ARTIFACTS: artifactsFile,
-    AGENTBOX_SUPERVISORD_CONF: path.join(configDir, 'supervisord.conf'),
+    AGENTBOX_SUPERVISORD_CONF: paths.supervisordConf,
     AGENTBOX_LOCAL: '1',
   });
   const apiPort = env['AGENTBOX_API_PORT'] ?? String(m.api.port);

@@ -9,6 +9,7 @@ import { UsageError, UserError } from './run-command.js';
 import { repoPath } from './repo-path.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { changedFiles, NormalizationMismatchError, RENDERED_FILES, renderManifest, writeRendered } from './render-box.js';
+import { boxFacts } from '../../management-api/src/box-facts.js';
 
 export const usage = `Usage: agentbox render [--manifest FILE] [--out DIR] [--root DIR] [--bin DIR] [--check] [--json]
 
@@ -22,9 +23,9 @@ Options:
   --manifest FILE     the manifest (default ./agentbox.toml)
   --out DIR           where to write the files (default .agentbox/render)
   --root DIR          re-root runtime paths in supervisord.conf under DIR (local mode; default: the image layout)
-  --bin DIR           directory of the box's own commands (default: /opt/agentbox/bin, the image's;
+  --bin DIR           directory of the box's own commands (default: ${boxFacts.image.binDir}, the image's;
                       with --root: this installation's config/bin)
-  --workspace DIR     host directory mounted as /workspace (default: workspace next to the manifest)
+  --workspace DIR     host directory mounted as ${boxFacts.runtime.dirs.workspaceDir} (default: workspace next to the manifest)
   --check             write nothing; exit 1 when a file in DIR differs from what would be written
   --json              print one JSON object instead of text
 ${targetArchHelp}

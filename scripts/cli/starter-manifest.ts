@@ -1,5 +1,7 @@
-// The commented starter manifest written by `agentbox init`; the reference agentbox.toml is
-// this text for standalone mode (kept identical by `npm run generate`).
+// The commented starter manifest written by `agentbox init`, generated from the schema: every key
+// with its description and its schema default, so no default is written twice. The reference
+// agentbox.toml is this text for standalone mode (kept identical by `npm run generate`).
+import { manifestSchema, resolveRef, type SchemaNode } from '../../management-api/src/manifest/schema-walk.js';
 
 /** Mesh modes a starter can be written for. */
 export type StarterMode = 'standalone' | 'client' | 'host';
@@ -9,104 +11,94 @@ export interface StarterOptions {
   mode: StarterMode;
   /** Value of `#:schema` (a path or URL to agentbox.schema.json) for TOML editors. */
   schemaRef: string;
-  /** mesh.host_url for client mode. */
+  /** mesh.host_url for client mode (default: the API on this host at its default port). */
   hostUrl?: string;
+  /** The manifest schema (default: schema/agentbox.schema.json). */
+  schema?: object;
 }
 
-/** The starter manifest text for `options`. It validates with no errors or warnings. */
+/** Comment lines are wrapped to this width. */
+const WIDTH = 100;
+
+/**
+ * The starter manifest text for `options`. Every key the schema gives a default is written with
+ * that default (the mode's mesh keys excepted), so the standalone starter means the same as an
+ * empty manifest; maps and optional tables are shown as commented schema examples. It validates
+ * with no errors or warnings.
+ */
 export function starterManifest(options: StarterOptions): string {
-  const mesh =
-    options.mode === 'client'
-      ? `mode = "client"\n# The mesh host's API; this box registers there and heartbeats every interval.\nhost_url = "${options.hostUrl ?? 'http://127.0.0.1:9090'}"\nheartbeat_interval_sec = 30`
-      : options.mode === 'host'
-        ? `mode = "host"\n# Members heartbeat at this interval; one that misses three is evicted.\nheartbeat_interval_sec = 30`
-        : `mode = "standalone"\n# host_url = "http://mesh-host:9090"   # for mode = "client"\n# heartbeat_interval_sec = 30`;
-  return `#:schema ${options.schemaRef}
-# agentbox.toml — describes one box. Every key is optional; an absent key takes the default
-# shown in docs/user/manifest.md. Check this file with \`npx agentbox config validate\` and
-# see every resolved value with \`npx agentbox config show\`.
+  const root = (options.schema ?? manifestSchema) as SchemaNode;
+  const apiPort = resolveRef(root.properties!['api']!, root).properties!['port']!.default;
+  const overrides = new Map<string, unknown>([['mesh.mode', options.mode]]);
+  if (options.mode === 'client') overrides.set('mesh.host_url', options.hostUrl ?? `http://127.0.0.1:${String(apiPort)}`);
+  const out = [
+    `#:schema ${options.schemaRef}`,
+    ...comment(`agentbox.toml — ${root.description ?? ''}`),
+    ...comment('Generated from schema/agentbox.schema.json: every key below shows its default, and deleting a key means the same. Check this file with `npx agentbox config validate`; see every resolved value with `npx agentbox config show`.'),
+  ];
+  for (const [name, node] of Object.entries(root.properties ?? {})) section(out, [name], resolveRef(node, root), root, overrides);
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
 
-[agentbox]
-# A DNS label: the compose project, the container hostname, the mesh name.
-name = "agentbox"
+/** Write the table at `path`: its description, header and keys, then its sub-tables and maps. */
+function table(out: string[], path: string[], node: SchemaNode, root: SchemaNode, overrides: Map<string, unknown>): void {
+  const name = path.join('.');
+  const children = Object.entries(node.properties ?? {}).map(([key, raw]): [string, SchemaNode] => [key, resolveRef(raw, root)]);
+  const keys = children.filter(([, n]) => n.type !== 'object');
+  // A table of sub-tables only ([integrations]) needs no header: its sub-tables' headers make it.
+  out.push('', ...comment(node.description ?? ''), ...(keys.length ? [`[${name}]`] : []));
+  for (const [key, child] of keys) {
+    const at = `${name}.${key}`;
+    const value = overrides.has(at) ? overrides.get(at) : child.default;
+    if (value !== undefined) out.push(...comment(child.description ?? ''), `${key} = ${tomlValue(value)}`);
+  }
+  for (const [key, child] of children.filter(([, n]) => n.type === 'object')) section(out, [...path, key], child, root, overrides);
+}
 
-[api]
-# The management API: probes (/livez, /ready, /health), /v1/meta and the adapter routes.
-port = 9090
-bind = "127.0.0.1"
+/**
+ * A table-valued key: a table of defaults is written out; a map (keyed by the operator's names)
+ * or a table whose entries have no defaults is shown as its commented examples; a table the
+ * schema gives no default (one feature's exception) is absent until declared, so left out.
+ */
+function section(out: string[], path: string[], node: SchemaNode, root: SchemaNode, overrides: Map<string, unknown>): void {
+  if (node.default === undefined) return;
+  const entries = Object.values(node.properties ?? {}).map((p) => resolveRef(p, root));
+  if (typeof node.additionalProperties === 'object' || entries.every((p) => p.default === undefined)) example(out, path.join('.'), node);
+  else table(out, path, node, root, overrides);
+}
 
-[observability]
-# Prometheus metrics are served on their own listener at :metrics_port/metrics.
-metrics_port = 9091
-log_level = "info"
-# otlp_endpoint = "http://127.0.0.1:4318/v1/traces"   # export traces over OTLP/HTTP
+/** A map or optional table: its description and its schema examples, commented out. */
+function example(out: string[], name: string, node: SchemaNode): void {
+  out.push('', ...comment(node.description ?? ''));
+  for (const sample of node.examples ?? []) {
+    for (const [entry, value] of Object.entries(sample as Record<string, Record<string, unknown>>)) {
+      out.push(`# [${name}.${entry}]`, ...Object.entries(value).map(([k, v]) => `# ${k} = ${tomlValue(v)}`));
+    }
+  }
+}
 
-[adapters]
-# Each slot is local (embedded state on the box's volume), external (shared backend, needs
-# mesh.mode client or host and an endpoint under [integrations.<slot>]) or off.
-beads = "local-sqlite"
-pods = "local-fs"
-memory = "local-ruvector"
-events = "local-jsonl"
-orchestrator = "local-procmgr"
-# Slots whose failure makes /ready fail; the orchestrator always counts.
-critical = ["orchestrator"]
+/** A JSON value (from the schema) as TOML. */
+export function tomlValue(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(tomlValue).join(', ')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value);
+    return entries.length ? `{ ${entries.map(([k, v]) => `${k} = ${tomlValue(v)}`).join(', ')} }` : '{}';
+  }
+  // JSON strings, numbers and booleans are TOML as written (both escape the same way).
+  return JSON.stringify(value);
+}
 
-[integrations.memory]
-# Vector size for every memory adapter (the built-in text embedder produces this size).
-dimension = 384
-# For memory = "external-pg": name the variable that holds the connection string —
-# never write the string itself here.
-# connection_env = "AGENTBOX_PG_URL"
-
-[mesh]
-${mesh}
-
-[sovereign_mesh]
-# Nostr: the box's own identity signs what it publishes.
-enabled = false
-publish_agent_events = false
-relays = []
-
-[features]
-# Each feature enabled needs [security.exceptions.<name>] with a reason, e.g.
-#   playwright = true
-#   [security.exceptions.playwright]
-#   reason = "agents run browser tests"
-#   tmpfs = ["/dev/shm"]
-desktop = false
-code_server = false
-playwright = false
-gaussian_splatting = false
-telegram_mirror = false
-gpu = "none"
-
-[security]
-# Refuse to boot when the image root is writable.
-strict_immutable = true
-# Set to true after reviewing exceptions that add capabilities or devices.
-audit_acknowledged = false
-
-[bootstrap]
-# /ready waits for every readiness-required programme; give up (BootstrapSealTimeout) after this.
-seal_timeout_sec = 120
-
-[resources]
-memory = "4g"
-cpus = 2
-pids = 512
-
-# Operator-defined programmes run by supervisord next to the box's own:
-# [programs.worker]
-# command = "/usr/bin/env"
-# args = ["node", "/workspace/worker.js"]
-# priority = 500
-# required_for_readiness = true
-# environment = { WORKER_MODE = "batch" }
-# autorestart = "on-failure"
-
-# Model providers: name the variable that holds each key, never the key itself.
-# [providers.anthropic]
-# env_var = "ANTHROPIC_API_KEY"
-`;
+/** `text` as `# ` comment lines of at most WIDTH columns. */
+function comment(text: string): string[] {
+  if (!text) return [];
+  const lines: string[] = [];
+  let line = '#';
+  for (const word of text.split(/\s+/)) {
+    if (line.length + 1 + word.length > WIDTH && line !== '#') {
+      lines.push(line);
+      line = '#';
+    }
+    line += ` ${word}`;
+  }
+  return [...lines, line];
 }

@@ -15,6 +15,7 @@ import { waitUntilReady } from './wait-ready.js';
 import { wakeSupervisord } from './supervisor-wake.js';
 import { boxConsole } from './console-relay.js';
 import { closeSync } from 'node:fs';
+import { boxFacts } from '../../management-api/src/box-facts.js';
 
 export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet]
 
@@ -66,7 +67,7 @@ export async function run(args: string[]): Promise<number> {
   const say = (line: string) => process.stderr.write(`agentbox: ${line}\n`);
   say(`starting ${manifestFile} under ${box.paths.root}`);
   const output = values.quiet ? { stdio: 'ignore' as const, close: () => {} } : boxConsole();
-  const child = spawn(repoPath('config/bin/agentbox-entrypoint'), [], {
+  const child = spawn(repoPath(`config/bin/${boxFacts.image.entrypoint}`), [], {
     env: box.env,
     // Its own process group: Ctrl-C reaches only this command, which stops supervisord in order.
     detached: true,

@@ -1,6 +1,7 @@
 // Generates docs/user/manifest.md, the key-by-key reference of agentbox.toml, from the schema.
 import { generatedHeader } from './header.js';
 import { resolveRef, type SchemaNode } from '../../management-api/src/manifest/schema-walk.js';
+import { tomlValue } from '../cli/starter-manifest.js';
 
 /** Markdown reference for every table and key of the manifest. */
 export function generateManifestReference(schema: object): string {
@@ -24,7 +25,7 @@ export function generateManifestReference(schema: object): string {
 function section(out: string[], path: string[], node: SchemaNode, root: SchemaNode): void {
   const mapValue = typeof node.additionalProperties === 'object' ? resolveRef(node.additionalProperties, root) : undefined;
   const header = mapValue ? `${path.join('.')}.<name>` : path.join('.');
-  out.push(`${'#'.repeat(Math.min(path.length + 1, 4))} \`[${header}]\``, '', node.description ?? '', '');
+  out.push(`${'#'.repeat(Math.min(path.length + 1, 4))} \`[${header}]\``, '', node.description ?? '', '', ...examples(path.join('.'), node));
   const table = mapValue ?? node;
   if (mapValue && node.propertyNames?.pattern) out.push(`Names match \`${node.propertyNames.pattern}\`.`, '');
   const rows: string[] = [];
@@ -41,6 +42,14 @@ function section(out: string[], path: string[], node: SchemaNode, root: SchemaNo
   if (rows.length) out.push('| key | type | default | description |', '|---|---|---|---|', ...rows, '');
   const base = mapValue ? [...path, '<name>'] : path;
   for (const [key, child] of nested) section(out, [...base, key], child, root);
+}
+
+/** The node's schema examples as a TOML block (entries of a map or optional table). */
+function examples(name: string, node: SchemaNode): string[] {
+  const samples = (node.examples ?? []) as Array<Record<string, Record<string, unknown>>>;
+  if (!samples.length) return [];
+  const lines = samples.flatMap((sample) => Object.entries(sample).flatMap(([entry, value]) => [`[${name}.${entry}]`, ...Object.entries(value).map(([k, v]) => `${k} = ${tomlValue(v)}`), '']));
+  return ['```toml', ...lines.slice(0, -1), '```', ''];
 }
 
 function typeText(n: SchemaNode): string {

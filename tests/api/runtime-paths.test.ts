@@ -1,7 +1,14 @@
 // One place for runtime paths: the image layout by default, re-rooted by AGENTBOX_ROOT; listener overrides.
 import t from 'tap';
 import path from 'node:path';
-import { requiredMounts, runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { pino } from 'pino';
+import { manifestFileFrom, requiredMounts, runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { runStageA } from '../../management-api/src/boot/stage-a.js';
+import { runStageB } from '../../management-api/src/boot/stage-b.js';
+import type { BootEvents } from '../../management-api/src/boot/boot-events.js';
 import { listenConfig, urlFor } from '../../management-api/src/server-config.js';
 import { manifestFrom } from './support/harness.js';
 
@@ -41,4 +48,32 @@ t.test('listeners: manifest values, environment overrides, validation, URLs', as
   t.equal(urlFor('fd00::5', 81), 'http://[fd00::5]:81');
   t.equal(urlFor('0.0.0.0', 9091, '/metrics', '192.168.1.20'), 'http://192.168.1.20:9091/metrics', 'a wildcard bind advertises the manifest address');
   t.equal(urlFor('127.0.0.1', 9091, '', '192.168.1.20'), 'http://127.0.0.1:9091', 'a specific bind is shown as is');
+});
+
+t.test('stage A, stage B and the API resolve the manifest file the same way', async (t) => {
+  const root = await mkdtemp(path.join(tmpdir(), 'agentbox-manifest-file-'));
+  t.teardown(() => rm(root, { recursive: true, force: true }));
+  t.equal(manifestFileFrom({}), '/etc/agentbox/agentbox.toml', 'the image layout');
+  t.equal(manifestFileFrom({ AGENTBOX_ROOT: root }), path.join(root, 'etc/agentbox/agentbox.toml'), 're-rooted with AGENTBOX_ROOT');
+  t.equal(manifestFileFrom({ AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: '/srv/box.toml' }), '/srv/box.toml', 'AGENTBOX_MANIFEST wins');
+  t.equal(manifestFileFrom({ AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: '' }), path.join(root, 'etc/agentbox/agentbox.toml'), 'an empty AGENTBOX_MANIFEST counts as unset');
+
+  // Only AGENTBOX_ROOT is set: each stage must find <root>/etc/agentbox/agentbox.toml.
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  await mkdir(path.dirname(paths.manifestFile), { recursive: true });
+  await mkdir(paths.workspaceDir, { recursive: true });
+  await mkdir(paths.runDir, { recursive: true });
+  await writeFile(paths.manifestFile, '[agentbox]\nname = "rerooted"\n');
+  const env = { AGENTBOX_ROOT: root, AGENTBOX_LOCAL: '1' };
+  const seen: Array<{ event: string; fields: Record<string, unknown> }> = [];
+  const events: BootEvents = {
+    logger: pino({ level: 'silent' }),
+    emit: (event, fields = {}) => seen.push({ event, fields }),
+    fail: (event, fields = {}) => seen.push({ event, fields }),
+  };
+  // Stage A stops later (no artifact list here); what matters is which manifest it loaded.
+  await runStageA({ env, events });
+  t.same(seen.find((e) => e.event === 'ManifestLoaded')?.fields['manifest'], paths.manifestFile, 'stage A loads the re-rooted manifest');
+  t.equal(await runStageB(env, events), 0, 'stage B loads the re-rooted manifest and completes');
+  t.ok(existsSync(paths.runtimeHintsFile), 'stage B wrote its hints to the runtime layout');
 });

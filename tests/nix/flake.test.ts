@@ -25,7 +25,7 @@ interface ImageConfig {
 interface Recorded {
   image: { name: string; tag: string; config: ImageConfig; contents: string[]; fakeRootCommands: string };
   n2c: { name: string; tag: string; config: ImageConfig; copyToRoot: unknown[] };
-  app: { pname: string; version: string; unresolved: number; packages: number };
+  app: { pname: string; version: string; unresolved: number; packages: number; installPhase: string; factsInSrc: boolean };
 }
 
 /** What the stub builders recorded, for every system, in one evaluation. */
@@ -36,7 +36,8 @@ function recorded(flake?: string): Record<string, Recorded> {
       image = { inherit (p.image.recorded) name tag config contents fakeRootCommands; };
       n2c = { inherit (p.image-n2c.recorded) name tag config copyToRoot; };
       app = let a = p.management-api.recorded; lock = a.npmDeps.recorded.packageLock.packages; in {
-        inherit (a) pname version;
+        inherit (a) pname version installPhase;
+        factsInSrc = builtins.pathExists (a.src + "/schema/box-facts.json");
         packages = builtins.length (builtins.attrNames lock);
         unresolved = builtins.length (builtins.filter (k: !(lock.\${k} ? resolved)) (builtins.attrNames lock));
       };
@@ -125,6 +126,8 @@ t.test('the image builders receive the config the manifest describes', async (t)
     t.equal(app.version, await packageVersion());
     t.equal(app.unresolved, 1, 'importNpmLock gets a resolved URL for every package (all but the root entry)');
     t.ok(app.packages > 100);
+    t.ok(app.factsInSrc, `${system}: the application's sources hold schema/box-facts.json`);
+    t.match(app.installPhase, /cp -r dist node_modules package\.json schema lib "\$app\/"/, `${system}: the application carries schema/ (the facts lib/ reads) beside lib/`);
   }
   t.not(rec['x86_64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')), rec['aarch64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')), 'the image hash depends on the (per-system) contents');
 });

@@ -74,3 +74,26 @@ t.test('a failed stage B is recorded and never sealed', async (t) => {
   t.ok(events(sv.log).some((e) => e.event === 'BootstrapFailed'));
   t.notOk(existsSync(path.join(sv.root, 'run/agentbox/bootstrap.done')));
 });
+
+t.test('the seal timeout comes from the generated environment: missing or malformed is a named error', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-seal-timeout-'));
+  const { AGENTBOX_SEAL_TIMEOUT_SEC: _inherited, ...base } = process.env;
+  const run = (env: Record<string, string>, flags: string[] = []) => {
+    // stdin closed at once: a listener that starts ends as soon as it would read an event.
+    const r = spawnSync(process.execPath, [listener, '--required', 'api', ...flags], { env: { ...base, AGENTBOX_ROOT: root, ...env }, input: '', encoding: 'utf8', timeout: 30_000 });
+    const lines = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event: string; msg: string; timeout_sec?: number });
+    return { code: r.status, lines };
+  };
+  const missing = run({});
+  t.equal(missing.code, 2, 'no AGENTBOX_SEAL_TIMEOUT_SEC: exit 2');
+  t.match(missing.lines.find((l) => l.event === 'BootstrapSealMisconfigured')?.msg, /AGENTBOX_SEAL_TIMEOUT_SEC is not set.*bootstrap\.seal_timeout_sec.*agentbox render/);
+  for (const bad of ['abc', '0', '-5', '1.5']) {
+    const r = run({ AGENTBOX_SEAL_TIMEOUT_SEC: bad });
+    t.equal(r.code, 2, `AGENTBOX_SEAL_TIMEOUT_SEC=${bad}: exit 2`);
+    t.match(r.lines.find((l) => l.event === 'BootstrapSealMisconfigured')?.msg, `AGENTBOX_SEAL_TIMEOUT_SEC = "${bad}" is not a positive whole number`);
+  }
+  t.equal(run({}, ['--timeout', 'soon']).code, 2, 'a malformed --timeout: exit 2');
+  const good = run({ AGENTBOX_SEAL_TIMEOUT_SEC: '45' });
+  t.equal(good.code, 0, 'a valid value: the listener runs until stdin closes');
+  t.equal(good.lines.find((l) => l.event === 'BootstrapSealStarted')?.timeout_sec, 45, 'and uses it');
+});

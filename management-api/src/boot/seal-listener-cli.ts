@@ -1,4 +1,4 @@
 // Process entry of the seal listener (run by supervisord as an [eventlistener]).
 import { main } from './seal-listener.js';
 
-await main();
+process.exitCode = await main();

@@ -76,12 +76,33 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
   clearTimeout(timer);
 }
 
+/** Raised when the listener's settings are missing or malformed (a stale or hand-written supervisord.conf). */
+export class SealSettingsError extends Error {}
+
+/**
+ * The seal timeout in seconds: `--timeout`, else AGENTBOX_SEAL_TIMEOUT_SEC, which the generated
+ * supervisord.conf sets from bootstrap.seal_timeout_sec (the schema holds its default). Missing or
+ * not a positive whole number is an error: a silent default here would disagree with the manifest.
+ */
+export function sealTimeoutSec(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): number {
+  const [source, text] = flag !== undefined ? ['--timeout', flag] : ['AGENTBOX_SEAL_TIMEOUT_SEC', env['AGENTBOX_SEAL_TIMEOUT_SEC']];
+  if (text === undefined || text === '') {
+    throw new SealSettingsError('AGENTBOX_SEAL_TIMEOUT_SEC is not set; the generated supervisord.conf sets it from bootstrap.seal_timeout_sec: regenerate it with `agentbox render` (or pass --timeout SECONDS)');
+  }
+  const value = Number(text);
+  if (!/^[0-9]+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) {
+    throw new SealSettingsError(`${source} = "${text}" is not a positive whole number of seconds; regenerate supervisord.conf with \`agentbox render\``);
+  }
+  return value;
+}
+
 /**
  * Command-line entry. Settings come from flags or, as the generated supervisord.conf passes them,
  * from the environment: AGENTBOX_SEAL_PROGRAMS (comma-separated), AGENTBOX_SEAL_ONESHOT,
- * AGENTBOX_SEAL_FILE, AGENTBOX_SEAL_TIMEOUT_SEC.
+ * AGENTBOX_SEAL_FILE, AGENTBOX_SEAL_TIMEOUT_SEC. Resolves to the exit code: 0 when supervisord
+ * closed stdin, 2 for missing or malformed settings (reported as BootstrapSealMisconfigured).
  */
-export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values } = parseArgs({
     args: argv,
     options: { required: { type: 'string' }, oneshot: { type: 'string' }, timeout: { type: 'string' }, seal: { type: 'string' } },
@@ -89,12 +110,21 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
   const paths = runtimePaths(env);
   const sealFile = values.seal ?? env['AGENTBOX_SEAL_FILE'] ?? paths.sealFile;
   const oneshot = values.oneshot ?? env['AGENTBOX_SEAL_ONESHOT'];
+  let timeoutSec: number;
+  try {
+    timeoutSec = sealTimeoutSec(values.timeout, env);
+  } catch (err) {
+    if (!(err instanceof SealSettingsError)) throw err;
+    bootEvents('seal').fail('BootstrapSealMisconfigured', {}, err.message);
+    return 2;
+  }
   await runSealListener({
     required: (values.required ?? env['AGENTBOX_SEAL_PROGRAMS'] ?? '').split(',').filter(Boolean),
     ...(oneshot ? { oneshot } : {}),
     sealFile,
     // Beside the seal, wherever AGENTBOX_SEAL_FILE puts it (by default, runtime-paths' file).
     failedFile: path.join(path.dirname(sealFile), path.basename(paths.bootstrapFailedFile)),
-    timeoutSec: Number(values.timeout ?? env['AGENTBOX_SEAL_TIMEOUT_SEC'] ?? 120),
+    timeoutSec,
   });
+  return 0;
 }

@@ -5,7 +5,7 @@ import { mkdir, mkdtemp, readFile, rm, access } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { runtimePaths, type RuntimePaths } from '../runtime-paths.js';
+import { manifestFileFrom, runtimePaths, type RuntimePaths } from '../runtime-paths.js';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { ensureApiKey } from '../auth/api-key-file.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
@@ -37,7 +37,7 @@ export async function runStageA(options: StageAOptions): Promise<number> {
   const paths = runtimePaths(env);
   events.emit('StageAStarted', { root: paths.root });
   try {
-    const manifestFile = env['AGENTBOX_MANIFEST'] ?? '/etc/agentbox/agentbox.toml';
+    const manifestFile = manifestFileFrom(env);
     const { manifest, sha256 } = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env }).catch((err: Error) => {
       throw new StageAFailure('ManifestInvalid', { manifest: manifestFile }, err.message);
     });
@@ -51,9 +51,8 @@ export async function runStageA(options: StageAOptions): Promise<number> {
     const apiKey = await ensureApiKey(paths.apiKeyFile, events.logger).catch((err: Error) => {
       throw new StageAFailure('SecretUnusable', { file: paths.apiKeyFile }, err.message);
     });
-    const identityFile = path.join(paths.secretsDir, 'identity.key');
-    const identity = await ensureIdentityKey(identityFile, events.logger).catch((err: Error) => {
-      throw new StageAFailure('SecretUnusable', { file: identityFile }, err.message);
+    const identity = await ensureIdentityKey(paths.identityKeyFile, events.logger).catch((err: Error) => {
+      throw new StageAFailure('SecretUnusable', { file: paths.identityKeyFile }, err.message);
     });
     events.emit('SecretsReady', { api_key_file: paths.apiKeyFile, api_key_created: apiKey.created, identity_pubkey: identity.pubkey, identity_created: identity.created });
     await probeArtifacts(env, events);

@@ -4,8 +4,7 @@
 import { readFile, stat, access, statfs } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
-import { runtimePaths } from '../runtime-paths.js';
+import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { writeAtomic } from './seal-listener.js';
@@ -26,8 +25,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
   const paths = runtimePaths(env);
   events.emit('StageBStarted');
   try {
-    const manifestFile = env['AGENTBOX_MANIFEST'] ?? '/etc/agentbox/agentbox.toml';
-    const { manifest } = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+    const { manifest } = await requireManifest(manifestFileFrom(env), { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
     await access(paths.workspaceDir, constants.W_OK).catch(() => {
       throw new Error(`the workspace ${paths.workspaceDir} is not writable; mount a writable volume there`);
     });
@@ -45,7 +43,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
       workspaceFreeBytes: fs.bavail * fs.bsize,
       gpu: { requested, devices: present },
     };
-    writeAtomic(path.join(paths.runDir, 'runtime-hints.json'), JSON.stringify(hints, null, 2) + '\n');
+    writeAtomic(paths.runtimeHintsFile, JSON.stringify(hints, null, 2) + '\n');
     events.emit('StageBCompleted', { hints });
     return 0;
   } catch (err) {

@@ -9,6 +9,8 @@ export interface SchemaNode {
   type?: string | string[];
   enum?: unknown[];
   default?: unknown;
+  /** Annotation only: sample values, shown commented out in the starter manifest. */
+  examples?: unknown[];
   pattern?: string;
   minimum?: number;
   maximum?: number;

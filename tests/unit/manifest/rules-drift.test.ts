@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ruleCatalogue, retiredRules } from '../../../management-api/src/manifest/rules/index.js';
 import type { Rule, RuleContext } from '../../../management-api/src/manifest/rules/rule.js';
 import { loadManifestSource } from '../../../management-api/src/manifest/load-manifest.js';
+import { boxFacts, type BoxFactsShape } from '../../../management-api/src/box-facts.js';
 
 const repo = (path: string) => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const rulesDir = repo('management-api/src/manifest/rules');
@@ -17,7 +18,15 @@ function contextFor(id: string): RuleContext {
   const file = `${fixturesDir}/${id}/context.json`;
   if (!existsSync(file)) return defaultContext;
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<RuleContext>;
-  return { targetArch: raw.targetArch ?? 'x86_64', env: raw.env ?? {} };
+  return { targetArch: raw.targetArch ?? 'x86_64', env: raw.env ?? {}, ...(raw.provides ? { provides: raw.provides } : {}) };
+}
+
+/** Every feature and box programme a setting can ask for, as `feature:<name>` / `program:<name>` with its availability. */
+function requestedPartsOfAll(): Array<{ part: string; available: boolean }> {
+  return [
+    ...Object.entries(boxFacts.features as BoxFactsShape['features']).map(([n, f]) => ({ part: `feature:${n}`, available: f.available })),
+    ...Object.entries(boxFacts.programs.box as BoxFactsShape['programs']['box']).map(([n, p]) => ({ part: `program:${n}`, available: p.available })),
+  ];
 }
 
 /** Every diagnostic id (rule, schema or TOML) the source produces. */
@@ -129,7 +138,13 @@ t.test('context.json files are well-formed', async (t) => {
     const file = `${fixturesDir}/${r.id}/context.json`;
     if (!existsSync(file)) continue;
     const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    t.same(Object.keys(raw).sort(), ['env', 'targetArch'], `${r.id}/context.json has targetArch and env`);
+    t.same(Object.keys(raw).filter((k) => k !== 'provides').sort(), ['env', 'targetArch'], `${r.id}/context.json has targetArch, env and at most provides`);
     t.ok(raw.targetArch === 'x86_64' || raw.targetArch === 'aarch64', `${r.id}/context.json targetArch is known`);
+    if ('provides' in raw) {
+      // Only the rules of a part this build lacks may pretend a build that has it (their examples
+      // would otherwise always trigger E036 too); each name must be such a part.
+      const lacking = requestedPartsOfAll().filter((p) => !p.available).map((p) => p.part);
+      t.ok(Array.isArray(raw.provides) && (raw.provides as unknown[]).every((p) => lacking.includes(p as string)), `${r.id}/context.json provides only parts this build lacks (${lacking.join(', ')})`);
+    }
   }
 });

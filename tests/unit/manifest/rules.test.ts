@@ -7,9 +7,13 @@ import { ruleCatalogue } from '../../../management-api/src/manifest/rules/index.
 import type { RuleContext } from '../../../management-api/src/manifest/rules/rule.js';
 import type { Diagnostic } from '../../../management-api/src/manifest/diagnostics.js';
 import type { Manifest } from '../../../management-api/src/manifest/generated/manifest-types.js';
-import { FEATURE_PORTS, dependencyCycles, isSecretName, secretKind, shadowedBaselinePath } from '../../../management-api/src/manifest/rules/rule-helpers.js';
+import { dependencyCycles, startPriorities } from '../../../management-api/src/manifest/rules/helpers/graph.js';
+import { shadowedBaselinePath } from '../../../management-api/src/manifest/rules/helpers/exceptions.js';
+import { isSecretName, secretKind } from '../../../management-api/src/secrets/secret-names.js';
 
 const x86: RuleContext = { targetArch: 'x86_64', env: {} };
+/** A build that ships the embedded relay (this one does not: E036). */
+const withRelay: RuleContext = { ...x86, provides: ['program:relay'] };
 const arm: RuleContext = { targetArch: 'aarch64', env: {} };
 const mesh = '[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\n';
 const rulesDir = fileURLToPath(new URL('../../../management-api/src/manifest/rules', import.meta.url));
@@ -73,9 +77,16 @@ t.test('dependency cycles', async (t) => {
   t.equal(cycles[0]?.length, n);
 });
 
-t.test('dependency order follows priority', async (t) => {
+t.test('depends_on orders the start; priorities order the rest', async (t) => {
   const equal = program('queue', 'priority = 500') + program('worker', 'priority = 500\ndepends_on = ["queue"]');
-  t.same(await found(equal), ['E019@/programs/worker/depends_on/0', 'W002@/programs/worker/priority'], 'equal priorities: the order is not guaranteed');
+  t.same(await found(equal), [], 'equal priorities: depends_on decides, so the order is defined');
+  const later = program('queue', 'priority = 600') + program('worker', 'priority = 500\ndepends_on = ["queue"]');
+  t.same(await found(later), [], 'a dependency with a larger priority is started first all the same');
+  const [m] = [(await loadManifestSource(later, x86)).manifest!];
+  t.same(Object.fromEntries(startPriorities(m)), { queue: 600, worker: 601 }, 'the dependant is moved past its dependency');
+  const raised = program('queue', 'priority = 600') + program('worker', 'priority = 500\ndepends_on = ["queue"]') + program('cache', 'priority = 601');
+  t.same(await found(raised), ['W002@/programs/cache/priority'], 'a raised start priority can meet another programme\'s');
+  t.match((await diagnose(raised))[0]?.message, /programs\.cache and programs\.worker both start at priority 601/);
   const typo = program('queue', 'priority = 400') + program('worker', 'depends_on = ["queu"]');
   const [d] = await diagnose(typo);
   t.equal(d?.id, 'E017');
@@ -168,10 +179,10 @@ t.test('plaintext endpoints: loopback is fine, other hosts warn', async (t) => {
 t.test('relay addresses: IPv4 and IPv6 wildcards and loopback', async (t) => {
   const relay = (lines: string) => `[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\n${lines}\n`;
   for (const bind of ['0.0.0.0', '::', '[::]']) {
-    t.same(await found(relay(`bind = "${bind}"`)), ['E011@/sovereign_mesh/relay/bind'], `${bind} is a wildcard`);
-    t.same(await found(relay(`bind = "${bind}"\nexpose = true`)), [], `${bind} with expose is fine`);
+    t.same(await found(relay(`bind = "${bind}"`), withRelay), ['E011@/sovereign_mesh/relay/bind'], `${bind} is a wildcard`);
+    t.same(await found(relay(`bind = "${bind}"\nexpose = true`), withRelay), [], `${bind} with expose is fine`);
   }
-  t.same(await found(relay('bind = "::1"\nexpose = true')), ['W010@/sovereign_mesh/relay/expose'], '::1 is loopback');
+  t.same(await found(relay('bind = "::1"\nexpose = true'), withRelay), ['W010@/sovereign_mesh/relay/expose'], '::1 is loopback');
   t.same(await found('[sovereign_mesh.relay]\nbind = "0.0.0.0"\n'), [], 'a disabled relay is not checked');
 });
 
@@ -204,18 +215,18 @@ t.test('baseline paths: exceptions only add', async (t) => {
   t.equal(shadowedBaselinePath('/run//agentbox/.'), '/run/agentbox', 'paths are normalised');
   t.equal(shadowedBaselinePath('/workspace/cache'), undefined, 'below a baseline path is an addition');
   t.equal(shadowedBaselinePath('/dev/shm'), undefined);
-  const ex = (line: string) => `[features]\ndesktop = true\n\n[security.exceptions.desktop]\nreason = "gui"\n${line}\n`;
-  t.same(await found(ex('volumes = ["/srv/conf:/etc:ro"]')), ['E029@/security/exceptions/desktop/volumes/0'], 'a volume over /etc');
-  t.same(await found(ex('tmpfs = ["/tmp:size=64m"]')), ['E029@/security/exceptions/desktop/tmpfs/0'], 'tmpfs options do not hide the path');
-  t.same(await found(ex('volumes = ["desktop-home:/home/agent"]')), [], 'a named volume on a path of its own is fine');
-  t.same(await found(ex('volumes = ["/a:/b:/c:ro"]')), ['E034@/security/exceptions/desktop/volumes/0'], 'too many parts is malformed');
-  t.same(await found(ex('volumes = ["/a:/b:rx"]')), ['E034@/security/exceptions/desktop/volumes/0'], 'an unknown mode is malformed');
+  const ex = (line: string) => `[features]\ncode_server = true\n\n[security.exceptions.code-server]\nreason = "editor"\n${line}\n`;
+  t.same(await found(ex('volumes = ["/srv/conf:/etc:ro"]')), ['E029@/security/exceptions/code-server/volumes/0'], 'a volume over /etc');
+  t.same(await found(ex('tmpfs = ["/tmp:size=64m"]')), ['E029@/security/exceptions/code-server/tmpfs/0'], 'tmpfs options do not hide the path');
+  t.same(await found(ex('volumes = ["editor-home:/home/agent"]')), [], 'a named volume on a path of its own is fine');
+  t.same(await found(ex('volumes = ["/a:/b:/c:ro"]')), ['E034@/security/exceptions/code-server/volumes/0'], 'too many parts is malformed');
+  t.same(await found(ex('volumes = ["/a:/b:rx"]')), ['E034@/security/exceptions/code-server/volumes/0'], 'an unknown mode is malformed');
 });
 
 t.test('ports: relay only when enabled, programmes only when set', async (t) => {
   t.same(await found('[sovereign_mesh.relay]\nport = 9090\n'), [], 'a disabled relay does not hold its port');
   const on = '[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = 9091\n';
-  t.same(await found(on), ['E006@/sovereign_mesh/relay/port'], 'an enabled relay does');
+  t.same(await found(on, withRelay), ['E006@/sovereign_mesh/relay/port'], 'an enabled relay does (in a build that has it)');
   t.same(await found(program('a', 'priority = 200') + program('b', 'priority = 300')), [], 'port 0 means none and never collides');
   const clash = program('a', 'priority = 200\nport = 8080') + program('b', 'priority = 300\nport = 8080');
   const [d] = await diagnose(clash);
@@ -234,18 +245,9 @@ t.test('ports: an enabled feature holds its fixed port', async (t) => {
   t.equal(d?.pointer, '/api/port', 'the movable key is blamed, not the feature');
   t.match(d?.message, /already used by features\.code_server \(its programme listens on 8443\)/);
   const desktop = '[features]\ndesktop = true\n\n[security.exceptions.desktop]\nreason = "gui"\n';
-  t.same(await found(program('vnc', 'priority = 200\nport = 5900') + desktop), ['E006@/programs/vnc/port']);
+  t.same(await found(program('vnc', 'priority = 200\nport = 5900') + desktop, { ...x86, provides: ['feature:desktop'] }), ['E006@/programs/vnc/port'], 'in a build that has the desktop');
   const playwright = '[features]\nplaywright = true\n\n[security.exceptions.playwright]\nreason = "browser"\n';
   t.same(await found(`[observability]\nmetrics_port = 3100\n\n${playwright}`), ['E006@/observability/metrics_port']);
-});
-
-t.test('ports: the fixed feature ports are the ones lib/features.nix gives their programmes', async (t) => {
-  const { nixInstantiate } = await import('../../nix/helpers.js');
-  const r = nixInstantiate('let t = (import ./lib/features.nix).featureTable { }; in builtins.mapAttrs (_: f: map (p: p.port or 0) f.programs) t');
-  t.equal(r.code, 0, r.stderr);
-  const nixPorts = JSON.parse(r.stdout) as Record<string, number[]>;
-  const listening = Object.fromEntries(Object.entries(nixPorts).flatMap(([name, ports]) => ports.filter((p) => p !== 0).map((p) => [name.replace(/-/g, '_'), p])));
-  t.same(listening, { ...FEATURE_PORTS });
 });
 
 t.test('memory limit units', async (t) => {
@@ -266,10 +268,10 @@ t.test('critical slots and exceptions', async (t) => {
     ['E007@/features/gpu', 'E008@/security/exceptions/gpu-rocm'],
     'the gpu value picks the exception',
   );
-  const caps = '[features]\ndesktop = true\n\n[security.exceptions.desktop]\nreason = "r"\ncap_add = ["SYS_ADMIN"]\ndevices = ["/dev/dri"]\n';
+  const caps = '[features]\nplaywright = true\n\n[security.exceptions.playwright]\nreason = "r"\ncap_add = ["SYS_ADMIN"]\ndevices = ["/dev/dri"]\n';
   t.same(
     await found(caps),
-    ['E009@/security/exceptions/desktop/cap_add', 'E009@/security/exceptions/desktop/devices'],
+    ['E009@/security/exceptions/playwright/cap_add', 'E009@/security/exceptions/playwright/devices'],
     'cap_add and devices are each reported',
   );
 });
@@ -371,4 +373,23 @@ t.test('no rule reads the host: no process.env or process.arch in rule sources',
     t.notMatch(source, /process\s*\.\s*(env|arch|platform)|process\s*\[|globalThis\.process/, `${f} does not read the host`);
     t.notMatch(source, /\bos\.(arch|platform)\b|from 'node:os'|from 'os'/, `${f} does not ask the OS`);
   }
+});
+
+t.test('parts this build does not provide are refused, with why and what instead (E036)', async (t) => {
+  const desktop = '[features]\ndesktop = true\n\n[security.exceptions.desktop]\nreason = "gui"\n';
+  const mirror = '[features]\ntelegram_mirror = true\n\n[security.exceptions.telegram-mirror]\nreason = "chat"\n';
+  const relay = '[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\n';
+  t.same(await found(desktop), ['E036@/features/desktop']);
+  t.same(await found(mirror), ['E036@/features/telegram_mirror']);
+  t.same(await found(relay), ['E036@/sovereign_mesh/relay/enabled']);
+  const [d] = await diagnose(relay);
+  t.match(d?.message, /^sovereign_mesh\.relay\.enabled = true asks for something this build does not provide: .*agentbox-relay/);
+  t.match(d?.hint, /^set sovereign_mesh\.relay\.enabled = false, and publish to external relays with \[sovereign_mesh\] relays = /);
+  const [f] = await diagnose(desktop);
+  t.match(f?.hint, /^set features\.desktop = false, and .*features\.playwright = true/);
+  t.same(await found(desktop, { ...x86, provides: ['feature:desktop'] }), [], 'a build that provides the part accepts it');
+  t.same(await found(relay, withRelay), [], 'likewise the relay');
+  const codeServer = '[features]\ncode_server = true\n\n[security.exceptions.code-server]\nreason = "editor"\n';
+  t.same(await found(codeServer), [], 'a part this build has is accepted');
+  t.same(await found('[sovereign_mesh.relay]\nport = 7000\nallowed_kinds = [1]\n'), [], 'relay keys without enabling the relay are not refused');
 });

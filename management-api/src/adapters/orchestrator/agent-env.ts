@@ -1,6 +1,6 @@
 // The environment of an agent process: an allowlist of the parent's variables plus checked, non-secret extras.
 import { AdapterInputError } from '../adapter-errors.js';
-import { isSecretName, secretKind } from '../../manifest/rules/rule-helpers.js';
+import { isSecretName, secretKind } from '../../secrets/secret-names.js';
 
 /**
  * The parent variables an agent inherits — locale, time zone, terminal, identity, search path —

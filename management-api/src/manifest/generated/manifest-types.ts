@@ -157,11 +157,11 @@ export interface Manifest {
      */
     relays: string[];
     /**
-     * An embedded Nostr relay served by the box.
+     * An embedded Nostr relay served by the box. This build does not ship it: enabled = true is refused (rule E036), and the other keys here are read by nothing until a build that provides the relay.
      */
     relay: {
       /**
-       * Run the embedded relay.
+       * Run the embedded relay (refused by rule E036 in this build: publish to sovereign_mesh.relays instead).
        */
       enabled: boolean;
       /**
@@ -185,7 +185,7 @@ export interface Manifest {
        */
       allowed_pubkeys: string[];
       /**
-       * Event kinds accepted; empty accepts every kind.
+       * Event kinds the embedded relay accepts; empty accepts every kind. Read only by the embedded relay, which this build does not ship (rule E036).
        */
       allowed_kinds: number[];
     };
@@ -195,7 +195,7 @@ export interface Manifest {
    */
   features: {
     /**
-     * A virtual desktop (X server and VNC) for agents that drive GUIs.
+     * A virtual desktop (X server and VNC) for agents that drive GUIs. Not in this build: refused by rule E036 (use playwright for headless browsers).
      */
     desktop: boolean;
     /**
@@ -211,7 +211,7 @@ export interface Manifest {
      */
     gaussian_splatting: boolean;
     /**
-     * Mirror agent events to a Telegram chat.
+     * Mirror agent events to a Telegram chat. Not in this build: refused by rule E036 (send events to such a service with adapters.events = external-http).
      */
     telegram_mirror: boolean;
     /**
@@ -232,7 +232,7 @@ export interface Manifest {
      */
     audit_acknowledged: boolean;
     /**
-     * Additions to the baseline, one per feature that needs them. Exceptions only add privilege; they can never remove a baseline item.
+     * Additions to the baseline, one per feature that needs them: each enabled feature needs its own, with a reason. Exceptions only add privilege; they can never remove a baseline item. For example, for features.playwright = true:
      */
     exceptions: {
       desktop?: Exception;
@@ -245,7 +245,7 @@ export interface Manifest {
     };
   };
   /**
-   * Operator-defined programmes supervised by supervisord, keyed by name.
+   * Operator-defined programmes supervised by supervisord, keyed by name, next to the box's own. For example:
    */
   programs: {
     [k: string]: Program | undefined;
@@ -277,7 +277,7 @@ export interface Manifest {
     pids: number;
   };
   /**
-   * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest.
+   * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest. For example:
    */
   providers: {
     [k: string]: Provider | undefined;
@@ -342,7 +342,7 @@ export interface Program {
    */
   args: string[];
   /**
-   * Start order (lower starts first, stops last). 1-99 are reserved for the box's own programmes.
+   * Start order (lower starts first, stops last) among programmes that depends_on does not order. 1-99 are reserved for the box's own programmes.
    */
   priority: number;
   /**
@@ -350,7 +350,7 @@ export interface Program {
    */
   required_for_readiness: boolean;
   /**
-   * Names of other [programs] entries that must start before this one.
+   * Names of other [programs] entries that must start before this one: the generated supervisord.conf raises this programme's priority past theirs when it is not already higher.
    */
   depends_on: string[];
   /**

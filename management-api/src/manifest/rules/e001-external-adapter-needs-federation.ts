@@ -1,6 +1,7 @@
 // E001: an external adapter reaches a shared backend, which only a federated box (mesh client or host) has.
 import type { Rule } from './rule.js';
-import { externalSlots, finding, SLOT_IMPLS } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { externalSlots, slotImpls } from './helpers/slots.js';
 
 /** External adapters need `mesh.mode` client or host. */
 export const externalAdapterNeedsFederation: Rule = {
@@ -14,7 +15,7 @@ export const externalAdapterNeedsFederation: Rule = {
       finding(
         ['adapters', slot],
         `adapters.${slot} = "${m.adapters[slot]}" uses a shared backend, but mesh.mode is "standalone"`,
-        `set [mesh] mode = "client" with host_url = "https://<mesh-host>" (or mode = "host"), or keep the box standalone with adapters.${slot} = "${SLOT_IMPLS[slot].local}"`,
+        `set [mesh] mode = "client" with host_url = "https://<mesh-host>" (or mode = "host"), or keep the box standalone with adapters.${slot} = "${slotImpls[slot].local}"`,
       ),
     );
   },

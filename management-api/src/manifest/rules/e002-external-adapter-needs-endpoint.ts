@@ -1,6 +1,7 @@
 // E002: an external adapter without an endpoint cannot connect; the box would start degraded (or not at all).
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, HTTP_SLOTS, SLOT_IMPLS } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { HTTP_SLOTS, slotImpls } from './helpers/slots.js';
 
 /** Every external adapter needs its endpoint under `[integrations.<slot>]`. */
 export const externalAdapterNeedsEndpoint: Rule = {
@@ -11,7 +12,7 @@ export const externalAdapterNeedsEndpoint: Rule = {
   check(m) {
     const out: RuleFinding[] = [];
     for (const slot of HTTP_SLOTS) {
-      if (m.adapters[slot] === SLOT_IMPLS[slot].external && m.integrations[slot].url === '') {
+      if (m.adapters[slot] === slotImpls[slot].external && m.integrations[slot].url === '') {
         out.push(
           finding(
             ['integrations', slot, 'url'],

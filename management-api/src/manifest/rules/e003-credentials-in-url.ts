@@ -1,6 +1,7 @@
 // E003: a user name or password inside a URL is a secret written into the manifest (and its hash, logs and /v1/meta).
 import type { Rule } from './rule.js';
-import { finding, keyPath, parseUrl, urlValues } from './rule-helpers.js';
+import { finding, keyPath } from './helpers/findings.js';
+import { parseUrl, urlValues } from './helpers/urls.js';
 
 /** No URL in the manifest may carry user information. */
 export const credentialsInUrl: Rule = {

@@ -1,6 +1,8 @@
 // E004: a programme variable named like a secret (…_TOKEN, …_PASSWORD, …_API_KEY) must not hold a literal value.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, isInlineSecretVariable, keyPath, programEntries } from './rule-helpers.js';
+import { isInlineSecretVariable } from '../../secrets/secret-names.js';
+import { finding, keyPath } from './helpers/findings.js';
+import { programEntries } from './helpers/programs.js';
 
 /** Secret-named programme variables may only refer to another variable. */
 export const secretInEnvironment: Rule = {

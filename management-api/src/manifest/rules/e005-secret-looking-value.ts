@@ -1,6 +1,10 @@
 // E005: values shaped like credentials (sk-…, ghp_…, long random strings) are secrets, wherever they are written.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, HTTP_SLOTS, isInlineSecretVariable, keyPath, programEntries, secretKind, urlValues } from './rule-helpers.js';
+import { isInlineSecretVariable, secretKind } from '../../secrets/secret-names.js';
+import { finding, keyPath } from './helpers/findings.js';
+import { programEntries } from './helpers/programs.js';
+import { HTTP_SLOTS } from './helpers/slots.js';
+import { urlValues } from './helpers/urls.js';
 
 type Segments = Array<string | number>;
 

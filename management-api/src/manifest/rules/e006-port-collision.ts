@@ -1,6 +1,7 @@
 // E006: two listeners on one port — the second fails to bind at boot, long after validation could have said so.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, keyPath, portUses, type PortUse } from './rule-helpers.js';
+import { finding, keyPath } from './helpers/findings.js';
+import { type PortUse, portUses } from './helpers/ports.js';
 
 /** api.port, observability.metrics_port, the relay port, programme ports and enabled features' fixed ports must all differ. */
 export const portCollision: Rule = {

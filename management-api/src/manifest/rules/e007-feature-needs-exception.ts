@@ -1,6 +1,7 @@
 // E007: a feature that needs more than the hardened baseline must say why, in its [security.exceptions.<name>].
 import type { Rule } from './rule.js';
-import { featureNeeds, finding } from './rule-helpers.js';
+import { featureNeeds } from './helpers/features.js';
+import { finding } from './helpers/findings.js';
 
 /** Every enabled feature needs its matching security exception. */
 export const featureNeedsException: Rule = {

@@ -1,6 +1,8 @@
 // E008: an exception for a feature that is off widens the baseline for nothing; exceptions exist only for features.
 import type { Rule } from './rule.js';
-import { exceptionEntries, featureNeeds, finding } from './rule-helpers.js';
+import { exceptionEntries } from './helpers/exceptions.js';
+import { featureNeeds } from './helpers/features.js';
+import { finding } from './helpers/findings.js';
 
 /** Every declared exception belongs to an enabled feature. */
 export const exceptionWithoutFeature: Rule = {

@@ -1,6 +1,7 @@
 // E009: capabilities and host devices break the "no capabilities" baseline, so they need an explicit review.
 import type { Rule, RuleFinding } from './rule.js';
-import { exceptionEntries, finding } from './rule-helpers.js';
+import { exceptionEntries } from './helpers/exceptions.js';
+import { finding } from './helpers/findings.js';
 
 /** `cap_add` or `devices` in any exception need `security.audit_acknowledged = true`. */
 export const privilegedExceptionNeedsAudit: Rule = {

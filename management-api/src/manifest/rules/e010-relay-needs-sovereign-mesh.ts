@@ -1,6 +1,6 @@
 // E010: the embedded relay is part of the Nostr integration; with it off there is no identity or policy to serve it.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `sovereign_mesh.relay.enabled` needs `sovereign_mesh.enabled`. */
 export const relayNeedsSovereignMesh: Rule = {

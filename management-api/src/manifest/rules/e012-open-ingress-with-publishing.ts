@@ -1,6 +1,6 @@
 // E012: with open ingress anyone can write to the relay the box publishes its signed agent events through.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** An enabled relay with `ingress_policy = "open"` must not be combined with `publish_agent_events`. */
 export const openIngressWithPublishing: Rule = {

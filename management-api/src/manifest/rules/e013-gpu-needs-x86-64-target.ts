@@ -1,6 +1,6 @@
 // E013: the image's GPU runtimes (CUDA, ROCm) are built for x86_64 only; on an aarch64 target the feature cannot exist.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `features.gpu` other than "none" needs an x86_64 target. */
 export const gpuNeedsX8664Target: Rule = {

@@ -1,6 +1,6 @@
 // E014: the Gaussian splatting toolchain runs on CUDA kernels; without an NVIDIA GPU it cannot run.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `features.gaussian_splatting` needs `features.gpu = "cuda"`. */
 export const gaussianSplattingNeedsCuda: Rule = {

@@ -1,6 +1,7 @@
 // E016: priorities below 100 order the box's own programmes (bootstrap, API, seal), which must start first.
 import type { Rule } from './rule.js';
-import { finding, FIRST_OPERATOR_PRIORITY, programEntries } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { FIRST_OPERATOR_PRIORITY, programEntries } from './helpers/programs.js';
 
 /** Operator programmes use priority 100 or more. */
 export const reservedProgramPriority: Rule = {

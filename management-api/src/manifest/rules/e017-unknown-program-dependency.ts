@@ -1,7 +1,8 @@
 // E017: a dependency on a programme that does not exist (or on itself) can never be satisfied.
 import type { Rule, RuleFinding } from './rule.js';
 import { suggest } from '../schema-errors.js';
-import { finding, programEntries } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { programEntries } from './helpers/programs.js';
 
 /** `depends_on` names other `[programs]` entries only. */
 export const unknownProgramDependency: Rule = {

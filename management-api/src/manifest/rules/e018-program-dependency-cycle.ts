@@ -1,6 +1,7 @@
 // E018: programmes that depend on each other in a circle have no start order at all.
 import type { Rule } from './rule.js';
-import { dependencyCycles, finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { dependencyCycles } from './helpers/graph.js';
 
 /** The `depends_on` graph of programmes has no cycles. */
 export const programDependencyCycle: Rule = {

@@ -1,6 +1,6 @@
 // E020: too frequent heartbeats load the mesh host; too rare ones make eviction (three missed) take too long.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 const MIN_SEC = 5;
 const MAX_SEC = 300;

@@ -1,6 +1,6 @@
 // E021: a seal timeout under 10 s fails healthy boots; over an hour, a broken boot goes unnoticed for too long.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 const MIN_SEC = 10;
 const MAX_SEC = 3600;

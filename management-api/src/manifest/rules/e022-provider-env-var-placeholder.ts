@@ -1,6 +1,7 @@
 // E022: a provider's key lives in an environment variable; the manifest holds only that variable's UPPER_SNAKE_CASE name.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, secretKind, UPPER_SNAKE } from './rule-helpers.js';
+import { secretKind, UPPER_SNAKE } from '../../secrets/secret-names.js';
+import { finding } from './helpers/findings.js';
 
 /** `providers.<n>.env_var` is a variable name: set (when enabled), UPPER_SNAKE_CASE, never the key. */
 export const providerEnvVarPlaceholder: Rule = {

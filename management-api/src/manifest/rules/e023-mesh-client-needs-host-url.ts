@@ -1,6 +1,6 @@
 // E023: a mesh client registers with its host; without the host's URL it has nowhere to register.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `mesh.mode = "client"` needs `mesh.host_url`. */
 export const meshClientNeedsHostUrl: Rule = {

@@ -1,6 +1,6 @@
 // E024: a critical slot gates /ready; a slot that is off can never become healthy, so the intent is contradictory.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `adapters.critical` names only slots that are not off. */
 export const criticalSlotOff: Rule = {

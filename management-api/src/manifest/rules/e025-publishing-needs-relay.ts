@@ -1,6 +1,6 @@
 // E025: publishing agent events needs somewhere to publish them: listed relays or the embedded one.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `publish_agent_events` needs `relays` or an enabled embedded relay. */
 export const publishingNeedsRelay: Rule = {

@@ -1,6 +1,7 @@
 // E026: the box runs as uid 1000 without capabilities, so it cannot bind ports below 1024.
 import type { Rule } from './rule.js';
-import { finding, keyPath, portUses } from './rule-helpers.js';
+import { finding, keyPath } from './helpers/findings.js';
+import { portUses } from './helpers/ports.js';
 
 /** Every port the box listens on is 1024 or more. */
 export const privilegedPort: Rule = {

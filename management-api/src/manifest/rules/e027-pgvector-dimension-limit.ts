@@ -1,6 +1,6 @@
 // E027: pgvector's HNSW index supports at most 2000 dimensions; a larger vector table cannot be indexed.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 const HNSW_MAX_DIMENSIONS = 2000;
 

@@ -1,6 +1,7 @@
 // E028: a container has exactly one runtime; two exceptions asking for different ones cannot both be honoured.
 import type { Rule } from './rule.js';
-import { exceptionEntries, finding } from './rule-helpers.js';
+import { exceptionEntries } from './helpers/exceptions.js';
+import { finding } from './helpers/findings.js';
 
 /** All non-empty `security.exceptions.<n>.runtime` values are equal. */
 export const conflictingExceptionRuntimes: Rule = {

@@ -1,13 +1,15 @@
 // E029: exceptions only add to the hardened baseline; a mount over a baseline path would replace it.
 import type { Rule, RuleFinding } from './rule.js';
-import { exceptionEntries, finding, parseVolume, shadowedBaselinePath, tmpfsPath } from './rule-helpers.js';
+import { exceptionEntries, parseVolume, shadowedBaselinePath, tmpfsPath } from './helpers/exceptions.js';
+import { finding } from './helpers/findings.js';
+import { boxFacts } from '../../box-facts.js';
 
 /** Exception tmpfs and volume container paths are neither a baseline path nor above one. */
 export const exceptionShadowsBaselinePath: Rule = {
   id: 'E029',
   alias: 'exception-shadows-baseline-path',
   severity: 'error',
-  summary: 'exception tmpfs and volumes must not mount over a baseline path (/, /run, /tmp, /workspace, …)',
+  summary: `exception tmpfs and volumes must not mount over a baseline path (${boxFacts.baseline.protectedPaths.join(', ')})`,
   check(m) {
     const out: RuleFinding[] = [];
     for (const [name, ex] of exceptionEntries(m)) {

@@ -1,6 +1,6 @@
 // E031: agent events are signed with the box's Nostr identity, which exists only when the sovereign mesh is on.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `publish_agent_events` needs `sovereign_mesh.enabled`. */
 export const publishingNeedsSovereignMesh: Rule = {

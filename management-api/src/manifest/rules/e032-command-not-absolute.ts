@@ -1,6 +1,7 @@
 // E032: commands are resolved in the immutable image; a relative name depends on PATH and working directory at run time.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, programEntries } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { programEntries } from './helpers/programs.js';
 
 /** Programme commands and the external orchestrator command are absolute paths. */
 export const commandNotAbsolute: Rule = {

@@ -1,6 +1,7 @@
 // E033: a secret named both by a variable and by a file leaves it unclear which one the adapter uses.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, HTTP_SLOTS } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { HTTP_SLOTS } from './helpers/slots.js';
 
 /** An integration names its secret by `*_env` or by `*_file`, not both. */
 export const ambiguousSecretSource: Rule = {

@@ -1,6 +1,7 @@
 // E034: exception volumes are passed to the container engine as host:container[:ro|rw]; anything else fails at start.
 import type { Rule, RuleFinding } from './rule.js';
-import { exceptionEntries, finding, parseVolume } from './rule-helpers.js';
+import { exceptionEntries, parseVolume } from './helpers/exceptions.js';
+import { finding } from './helpers/findings.js';
 
 /** Each exception volume is `host:container[:ro|rw]` with an absolute container path. */
 export const malformedExceptionVolume: Rule = {

@@ -1,6 +1,7 @@
 // E035: the schema only checks a URL's scheme; one that does not parse fails when the box first connects.
 import type { Rule } from './rule.js';
-import { finding, keyPath, parseUrl, urlValues } from './rule-helpers.js';
+import { finding, keyPath } from './helpers/findings.js';
+import { parseUrl, urlValues } from './helpers/urls.js';
 
 /** Every URL in the manifest parses and names a host. */
 export const malformedUrl: Rule = {

@@ -18,7 +18,6 @@ import { reservedProgramName } from './e015-reserved-program-name.js';
 import { reservedProgramPriority } from './e016-reserved-program-priority.js';
 import { unknownProgramDependency } from './e017-unknown-program-dependency.js';
 import { programDependencyCycle } from './e018-program-dependency-cycle.js';
-import { dependencyStartsLater } from './e019-dependency-starts-later.js';
 import { heartbeatIntervalBounds } from './e020-heartbeat-interval-bounds.js';
 import { sealTimeoutBounds } from './e021-seal-timeout-bounds.js';
 import { providerEnvVarPlaceholder } from './e022-provider-env-var-placeholder.js';
@@ -35,6 +34,7 @@ import { commandNotAbsolute } from './e032-command-not-absolute.js';
 import { ambiguousSecretSource } from './e033-ambiguous-secret-source.js';
 import { malformedExceptionVolume } from './e034-malformed-exception-volume.js';
 import { malformedUrl } from './e035-malformed-url.js';
+import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -68,7 +68,6 @@ export const ruleCatalogue: readonly Rule[] = [
   reservedProgramPriority,
   unknownProgramDependency,
   programDependencyCycle,
-  dependencyStartsLater,
   heartbeatIntervalBounds,
   sealTimeoutBounds,
   providerEnvVarPlaceholder,
@@ -85,6 +84,7 @@ export const ruleCatalogue: readonly Rule[] = [
   ambiguousSecretSource,
   malformedExceptionVolume,
   malformedUrl,
+  unavailableInThisBuild,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -100,4 +100,10 @@ export const ruleCatalogue: readonly Rule[] = [
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. */
-export const retiredRules: readonly RetiredRule[] = [];
+export const retiredRules: readonly RetiredRule[] = [
+  {
+    id: 'E019',
+    alias: 'dependency-starts-later',
+    retired: "depends_on orders the start itself: the generated supervisord.conf raises a programme's priority past its dependencies'",
+  },
+];

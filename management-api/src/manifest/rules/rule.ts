@@ -14,6 +14,11 @@ export interface RuleContext {
   targetArch: TargetArch;
   /** The environment the box will run with (used only to check that named variables exist). */
   env: Readonly<Record<string, string | undefined>>;
+  /**
+   * Parts this build provides beyond those schema/box-facts.json marks available, by name
+   * (`feature:<name>`, `program:<name>`): a build that ships one of them says so here. Default: none.
+   */
+  provides?: readonly string[];
 }
 
 /** One violation found by a rule. */

@@ -1,6 +1,6 @@
 // W001: an open relay stores anything anyone sends; legitimate for a public relay, but usually a mistake.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** An enabled relay with `ingress_policy = "open"` (without publishing, which E012 makes an error). */
 export const openRelayIngress: Rule = {

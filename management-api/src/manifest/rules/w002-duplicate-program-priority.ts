@@ -1,8 +1,13 @@
 // W002: supervisord does not define the start order of programmes with equal priority.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, programEntries } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { startPriorities } from './helpers/graph.js';
+import { programEntries } from './helpers/programs.js';
 
-/** Programme priorities are distinct, so the start order is explicit. */
+/**
+ * Programmes start at distinct priorities, so the start order is explicit. The start priority is
+ * the one supervisord gets: the declared priority, raised past the dependencies' by depends_on.
+ */
 export const duplicateProgramPriority: Rule = {
   id: 'W002',
   alias: 'duplicate-program-priority',
@@ -10,25 +15,27 @@ export const duplicateProgramPriority: Rule = {
   summary: 'two programmes with the same priority start in no defined order',
   check(m) {
     const programs = programEntries(m);
-    const taken = new Set(programs.map(([, p]) => p.priority));
+    const starts = startPriorities(m);
+    const taken = new Set(starts.values());
     const first = new Map<number, string>();
     const out: RuleFinding[] = [];
     // Suggestions only move forward, so a manifest with thousands of programmes stays linear.
     let cursor = 100;
-    for (const [name, p] of programs) {
-      const other = first.get(p.priority);
+    for (const [name] of programs) {
+      const start = starts.get(name)!;
+      const other = first.get(start);
       if (other === undefined) {
-        first.set(p.priority, name);
+        first.set(start, name);
         continue;
       }
-      let free = Math.max(cursor, p.priority + 10);
+      let free = Math.max(cursor, start + 10);
       while (taken.has(free) && free < 999) free++;
       cursor = free + 1;
       out.push(
         finding(
           ['programs', name, 'priority'],
-          `programs.${name} and programs.${other} both have priority ${p.priority}, so their start order is not defined`,
-          `give programs.${name} its own priority (lower starts first), for example priority = ${Math.min(999, free)}`,
+          `programs.${name} and programs.${other} both start at priority ${start}, so their start order is not defined`,
+          `give programs.${name} its own priority (lower starts first), for example priority = ${Math.min(999, free)}, or order the two with depends_on`,
         ),
       );
     }

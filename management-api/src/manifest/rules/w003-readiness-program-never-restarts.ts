@@ -1,6 +1,7 @@
 // W003: /ready waits for a readiness programme; if it exits once and is never restarted, the box stays unready.
 import type { Rule } from './rule.js';
-import { finding, programEntries } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { programEntries } from './helpers/programs.js';
 
 /** A `required_for_readiness` programme is restarted when it fails. */
 export const readinessProgramNeverRestarts: Rule = {

@@ -1,6 +1,7 @@
 // W004: an enabled provider whose key variable is missing fails only when an agent first calls it.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, secretKind, UPPER_SNAKE } from './rule-helpers.js';
+import { secretKind, UPPER_SNAKE } from '../../secrets/secret-names.js';
+import { finding } from './helpers/findings.js';
 
 /** The variable named by an enabled provider's `env_var` is set in the box's environment (context.env). */
 export const providerEnvVarUnset: Rule = {

@@ -1,6 +1,6 @@
 // W005: a standalone box never contacts a mesh host, so a host_url there suggests a forgotten mode.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `mesh.host_url` is only set when it is used. */
 export const hostUrlIgnored: Rule = {

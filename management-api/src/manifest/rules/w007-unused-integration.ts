@@ -1,6 +1,8 @@
 // W007: integration settings for a slot that is not external are never read; often the adapter switch was forgotten.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, HTTP_SLOTS, SLOT_IMPLS } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
+import { HTTP_SLOTS, slotImpls } from './helpers/slots.js';
+import type { Slot } from '../../box-facts.js';
 
 /** `[integrations.<slot>]` endpoint keys are set only for external adapters. */
 export const unusedIntegration: Rule = {
@@ -10,15 +12,15 @@ export const unusedIntegration: Rule = {
   summary: '[integrations.<slot>] endpoint settings are ignored unless the slot is external',
   check(m) {
     const out: RuleFinding[] = [];
-    const unused = (slot: keyof typeof SLOT_IMPLS, keys: Array<[string, boolean]>) => {
-      if (m.adapters[slot] === SLOT_IMPLS[slot].external) return;
+    const unused = (slot: Slot, keys: Array<[string, boolean]>) => {
+      if (m.adapters[slot] === slotImpls[slot].external) return;
       for (const [key, set] of keys) {
         if (!set) continue;
         out.push(
           finding(
             ['integrations', slot, key],
             `integrations.${slot}.${key} is set but adapters.${slot} = "${m.adapters[slot]}" does not use it`,
-            `set adapters.${slot} = "${SLOT_IMPLS[slot].external}" to use this endpoint, or delete integrations.${slot}.${key}`,
+            `set adapters.${slot} = "${slotImpls[slot].external}" to use this endpoint, or delete integrations.${slot}.${key}`,
           ),
         );
       }

@@ -1,6 +1,8 @@
 // W008: an external adapter whose secret variable is missing fails its first connect() at boot.
 import type { Rule, RuleFinding } from './rule.js';
-import { finding, HTTP_SLOTS, secretKind, SLOT_IMPLS } from './rule-helpers.js';
+import { secretKind } from '../../secrets/secret-names.js';
+import { finding } from './helpers/findings.js';
+import { HTTP_SLOTS, slotImpls } from './helpers/slots.js';
 
 /** Variables named by external adapters (`token_env`, `connection_env`) are set in context.env. */
 export const integrationEnvVarUnset: Rule = {
@@ -11,7 +13,7 @@ export const integrationEnvVarUnset: Rule = {
   check(m, ctx) {
     const named: Array<[string, string, string]> = [];
     for (const slot of HTTP_SLOTS) {
-      if (m.adapters[slot] === SLOT_IMPLS[slot].external) named.push([slot, 'token_env', m.integrations[slot].token_env]);
+      if (m.adapters[slot] === slotImpls[slot].external) named.push([slot, 'token_env', m.integrations[slot].token_env]);
     }
     if (m.adapters.memory === 'external-pg') named.push(['memory', 'connection_env', m.integrations.memory.connection_env]);
     const out: RuleFinding[] = [];

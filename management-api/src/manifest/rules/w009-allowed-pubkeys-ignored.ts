@@ -1,6 +1,6 @@
 // W009: allowed_pubkeys only restrict the "allowlist" policy; under another policy they give a false sense of control.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `allowed_pubkeys` is set only with `ingress_policy = "allowlist"`. */
 export const allowedPubkeysIgnored: Rule = {

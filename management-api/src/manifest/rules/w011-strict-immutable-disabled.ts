@@ -1,6 +1,6 @@
 // W011: without strict_immutable the box boots on a writable image root, losing the "boot is immutable" guarantee.
 import type { Rule } from './rule.js';
-import { finding } from './rule-helpers.js';
+import { finding } from './helpers/findings.js';
 
 /** `security.strict_immutable` stays true outside of debugging. */
 export const strictImmutableDisabled: Rule = {

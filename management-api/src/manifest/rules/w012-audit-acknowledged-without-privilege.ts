@@ -1,6 +1,7 @@
 // W012: an acknowledgement with nothing to acknowledge silently pre-approves capabilities or devices added later.
 import type { Rule } from './rule.js';
-import { exceptionEntries, finding } from './rule-helpers.js';
+import { exceptionEntries } from './helpers/exceptions.js';
+import { finding } from './helpers/findings.js';
 
 /** `audit_acknowledged = true` only while some exception adds cap_add or devices. */
 export const auditAcknowledgedWithoutPrivilege: Rule = {

@@ -1,0 +1,40 @@
+// URL-valued keys and the address checks several rules share (loopback, wildcard).
+import type { Manifest } from '../../generated/manifest-types.js';
+import { HTTP_SLOTS } from './slots.js';
+
+/** One URL-valued key that is set. */
+export interface UrlValue {
+  segments: Array<string | number>;
+  url: string;
+}
+
+/** Every non-empty URL in the manifest: integration urls, mesh.host_url, otlp_endpoint, relays. */
+export function urlValues(m: Manifest): UrlValue[] {
+  const out: UrlValue[] = [];
+  for (const slot of HTTP_SLOTS) out.push({ segments: ['integrations', slot, 'url'], url: m.integrations[slot].url });
+  out.push({ segments: ['mesh', 'host_url'], url: m.mesh.host_url });
+  out.push({ segments: ['observability', 'otlp_endpoint'], url: m.observability.otlp_endpoint });
+  m.sovereign_mesh.relays.forEach((url, i) => out.push({ segments: ['sovereign_mesh', 'relays', i], url }));
+  return out.filter((u) => u.url !== '');
+}
+
+/** The parsed URL, or undefined when it cannot be parsed. */
+export function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** True for names and addresses that stay on this machine (localhost, 127/8, ::1). */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1' || h === '::ffff:7f00:1';
+}
+
+/** True for addresses that listen on every interface. */
+export function isWildcardAddress(address: string): boolean {
+  const a = address.replace(/^\[(.*)\]$/, '$1');
+  return a === '0.0.0.0' || a === '::' || a === '0:0:0:0:0:0:0:0';
+}

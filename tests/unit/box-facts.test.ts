@@ -1,0 +1,91 @@
+// schema/box-facts.json agrees with what it describes: the schema (slots, features, exceptions,
+// keys), the adapter registry, the commands in config/bin, and itself (files under their dirs).
+import t from 'tap';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { boxFacts, reservedProgramNames, SLOTS, valueAt, type BoxFactsShape } from '../../management-api/src/box-facts.js';
+import { manifestSchema, resolveRef, schemaAt } from '../../management-api/src/manifest/schema-walk.js';
+import { implementationNames, registry } from '../../management-api/src/adapters/registry.js';
+import { SLOTS as ADAPTER_SLOTS } from '../../management-api/src/adapters/adapter.js';
+import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const facts = boxFacts as unknown as BoxFactsShape;
+const pointer = (key: readonly string[]) => `/${key.join('/')}`;
+
+t.test('slots: the schema enums, the registry and adapter.ts name the facts file\'s implementations', async (t) => {
+  const adapters = resolveRef(manifestSchema.properties!['adapters']!);
+  t.same(Object.keys(adapters.properties!).filter((k) => k !== 'critical' && k !== 'connect_timeout_sec'), SLOTS, 'the schema lists the slots in the facts order');
+  t.same(adapters.properties!['critical']!.items!.enum, SLOTS, 'adapters.critical names exactly the slots');
+  t.same([...ADAPTER_SLOTS], SLOTS, 'adapters/adapter.ts SLOTS');
+  t.same(Object.keys(registry), SLOTS, 'the registry has every slot');
+  for (const slot of SLOTS) {
+    const impls = facts.slots[slot]!;
+    t.same(adapters.properties![slot]!.enum, [impls.local, impls.external, impls.off], `adapters.${slot} enum`);
+    t.equal(adapters.properties![slot]!.default, impls.local, `adapters.${slot} defaults to the local implementation`);
+    t.same(implementationNames(slot), [impls.local, impls.external, impls.off], `the registry's ${slot} implementations`);
+  }
+});
+
+t.test('slots: the http integrations are the schema\'s httpIntegration entries', async (t) => {
+  const integrations = manifestSchema.properties!['integrations']!.properties!;
+  for (const slot of SLOTS) {
+    t.equal(facts.slots[slot]!.integration === 'http', integrations[slot]?.$ref === '#/$defs/httpIntegration', `integrations.${slot}`);
+  }
+});
+
+t.test('features: one per security exception, each setting a schema key of the right type', async (t) => {
+  const exceptions = manifestSchema.properties!['security']!.properties!['exceptions']!.properties!;
+  t.same(Object.keys(facts.features).sort(), Object.keys(exceptions).sort(), 'feature names = [security.exceptions] keys');
+  for (const [name, f] of Object.entries(facts.features)) {
+    const node = schemaAt(pointer(f.setting.key));
+    t.ok(node, `${name}: ${f.setting.key.join('.')} is a schema key`);
+    const values = node?.enum ?? (node?.type === 'boolean' ? [true, false] : []);
+    t.ok(values.includes(f.setting.value), `${name}: ${JSON.stringify(f.setting.value)} is a value of it`);
+    t.not(f.setting.value, node?.default, `${name}: the default leaves it off`);
+    if (!f.available) t.ok(f.reason && f.instead, `${name}: an unavailable feature says why and what instead`);
+  }
+});
+
+t.test('box programmes: ports and settings are schema keys; priorities are the box\'s', async (t) => {
+  for (const [name, p] of Object.entries(facts.programs.box)) {
+    for (const key of p.portKeys ?? []) t.equal(schemaAt(pointer(key))?.type, 'integer', `${name}: ${key.join('.')} is an integer key`);
+    if (p.setting) t.equal(schemaAt(pointer(p.setting.key))?.type, 'boolean', `${name}: ${p.setting.key.join('.')} is a flag`);
+    t.ok(p.priority >= 1 && p.priority < facts.programs.firstOperatorPriority, `${name}: priority ${p.priority} is below the operators'`);
+    if (!p.available) t.ok(p.reason && p.instead, `${name}: an unavailable programme says why and what instead`);
+  }
+  for (const f of Object.values(facts.features)) for (const p of f.programs) t.ok(p.priority < facts.programs.firstOperatorPriority, `${p.name}: a box priority`);
+  const program = resolveRef(manifestSchema.$defs!['program']!).properties!['priority']!;
+  t.equal(program.default! as number >= facts.programs.firstOperatorPriority, true, 'the default programme priority is an operator priority');
+  t.same([...reservedProgramNames].sort(), ['bootstrap', 'code-server', 'desktop', 'management-api', 'playwright', 'relay', 'seal-listener', 'supervisord', 'telegram-mirror']);
+});
+
+t.test('the schema says which settings ask for a part this build lacks, and that their other keys are read by nothing', async (t) => {
+  const lacking = [...Object.values(facts.programs.box), ...Object.values(facts.features)].filter((p) => !p.available && p.setting);
+  t.ok(lacking.length > 0, 'this build lacks some parts');
+  for (const p of lacking) t.match(schemaAt(pointer(p.setting!.key))?.description, /E036/, `${p.setting!.key.join('.')} names rule E036`);
+  // A refused box programme has a table of its own (the relay's): none of its keys configures anything yet.
+  for (const [name, p] of Object.entries(facts.programs.box).filter(([, p]) => !p.available && p.setting)) {
+    t.match(schemaAt(pointer(p.setting!.key.slice(0, -1)))?.description, /E036.*read by nothing/, `${name}: its table says its keys are read by nothing`);
+  }
+  t.match(schemaAt('/sovereign_mesh/relay/allowed_kinds')?.description, /Read only by the embedded relay, which this build does not ship \(rule E036\)/);
+});
+
+t.test('a part is available exactly when its command ships in config/bin', async (t) => {
+  const parts = [...Object.entries(facts.programs.box).map(([n, p]) => [n, p.argv, p.available] as const), ...Object.entries(facts.features).flatMap(([n, f]) => f.programs.map((p) => [n, p.argv, f.available] as const))];
+  for (const [name, argv, available] of parts) {
+    if (!argv[0]!.startsWith('@bin@/')) continue;
+    const command = argv[0]!.slice('@bin@/'.length);
+    t.equal(existsSync(path.join(repoRoot, 'config/bin', command)), available, `${name}: config/bin/${command} ${available ? 'exists' : 'is absent'}`);
+  }
+  t.ok(existsSync(path.join(repoRoot, 'config/bin', facts.image.entrypoint)), 'the entrypoint ships');
+});
+
+t.test('the runtime layout: files sit in its directories, and the defaults read their keys', async (t) => {
+  const dirs = Object.values(facts.runtime.dirs);
+  for (const [name, file] of Object.entries(facts.runtime.files)) t.ok(dirs.includes(path.dirname(file)), `${name} (${file}) is in a runtime directory`);
+  for (const p of facts.baseline.protectedPaths) t.ok(path.isAbsolute(p), `${p} is absolute`);
+  for (const dir of [facts.runtime.dirs['runDir']!, facts.runtime.dirs['stateDir']!, facts.runtime.dirs['workspaceDir']!]) t.ok(facts.baseline.protectedPaths.includes(dir), `${dir} is protected`);
+  const { manifest } = await loadManifestSource('', { targetArch: 'x86_64', env: {} });
+  t.equal(valueAt(manifest, ['api', 'port']), manifest?.api.port, 'valueAt reads a manifest key');
+});
