@@ -39,11 +39,3 @@ export async function readIntegrationToken(slot: string, source: TokenSource, en
   }
   return undefined;
 }
-
-/** Headers for a JSON request with the token, if any. */
-export function authHeaders(token: string | undefined, json: boolean): Record<string, string> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (json) headers['content-type'] = 'application/json';
-  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
-  return headers;
-}
