@@ -49,7 +49,7 @@ export class ExternalPgMemory implements MemoryAdapter {
 
   async connect(signal: AbortSignal): Promise<void> {
     await this.#release();
-    const connection = connectionString(this.context, this.context.logger);
+    const connection = await connectionString(this.context, this.context.logger);
     const target = describeTarget(connection);
     const pool = new pg.Pool({ connectionString: connection, max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, application_name: 'agentbox-memory' });
     // An idle client losing its server emits here; without a listener the process would crash.
