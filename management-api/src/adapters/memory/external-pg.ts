@@ -4,7 +4,8 @@ import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.j
 import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { scrubSecrets } from '../../observability/redact.js';
 import type { MemoryAdapter, MemoryHit, MemoryQuery, MemoryRecord, MemorySummary, NewMemory } from './memory-adapter.js';
-import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, encodeCursor, pageLimit } from './memory-input.js';
+import { mapPage } from '../cursor-pager.js';
+import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, MEMORY_PAGER, pageLimit } from './memory-input.js';
 import { connectionString, describeTarget, parseVector, pgFailure, vectorLiteral } from './pg-connection.js';
 import { ensureSchema, hasIterativeScan, quoteIdent } from './pg-schema.js';
 import { embedText } from './text-embedder.js';
@@ -150,10 +151,8 @@ export class ExternalPgMemory implements MemoryAdapter {
       `SELECT seq, namespace, id, text, metadata, created_at FROM ${this.#table} WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [namespace, after, limit + 1],
     );
-    const items = rows.slice(0, limit);
-    const page: Page<MemorySummary> = { items: items.map((r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: r.metadata, createdAt: r.created_at.toISOString() })) };
-    if (rows.length > limit) page.nextCursor = encodeCursor(Number(items[items.length - 1]!.seq));
-    return page;
+    // seq is a bigserial: pg hands it over as a string.
+    return mapPage(MEMORY_PAGER.page(rows, limit, (r) => Number(r.seq)), (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: r.metadata, createdAt: r.created_at.toISOString() }));
   }
 
   #queryVector(query: MemoryQuery): Float32Array {
