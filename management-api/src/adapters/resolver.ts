@@ -8,6 +8,7 @@ import { SLOTS, type AdapterLifecycle, type SlotName } from './adapter.js';
 import { FatalAdapterError } from './adapter-errors.js';
 import { dispatchingOperations } from './dispatch.js';
 import { loadImplementation, registry as builtInRegistry, type AdapterRegistry, type RegistryOverrides } from './registry.js';
+import { isSlotUsable } from './slot-state.js';
 import { SlotSupervisor, type ResolverTiming, type SlotStatus } from './slot-supervisor.js';
 import type { SlotOperations } from './slot-types.js';
 
@@ -102,7 +103,7 @@ export class AdapterResolver {
 
   #changed(status: SlotStatus): void {
     // Off is the configured state of a disabled slot: not a fault, so it reads as 1.
-    this.metrics.adapterHealth.set({ slot: status.slot }, status.state === 'healthy' || status.state === 'off' ? 1 : 0);
+    this.metrics.adapterHealth.set({ slot: status.slot }, isSlotUsable(status.state) ? 1 : 0);
     for (const listener of this.#listeners) listener(status);
   }
 }
