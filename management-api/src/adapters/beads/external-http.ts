@@ -100,7 +100,7 @@ function page(p: Page<Bead>): Page<Bead> {
 }
 
 /** Build the client from `[integrations.beads]`. */
-export function create(context: AdapterContext): BeadsAdapter {
-  const integration = context.manifest.integrations.beads;
+export function create(context: AdapterContext<'beads'>): BeadsAdapter {
+  const integration = context.settings;
   return new HttpBeads({ url: integration.url, token: integration, env: context.env, logger: context.logger });
 }

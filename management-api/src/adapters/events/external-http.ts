@@ -153,7 +153,7 @@ function pickTiming(o: typeof DEFAULTS): Pick<typeof DEFAULTS, 'timeoutMs' | 'ba
 }
 
 /** Build the client from `[integrations.events]`, spooling under `<state>/events-spool`. */
-export function create(context: AdapterContext): EventsAdapter {
-  const integration = context.manifest.integrations.events;
+export function create(context: AdapterContext<'events'>): EventsAdapter {
+  const integration = context.settings;
   return new HttpEvents({ url: integration.url, token: integration, env: context.env, spoolDir: path.join(context.paths.stateDir, 'events-spool'), logger: context.logger });
 }

@@ -115,6 +115,6 @@ export class LocalJsonlEvents implements EventsAdapter {
 }
 
 /** Build the adapter over `<state>/events`. */
-export function create(context: AdapterContext): EventsAdapter {
+export function create(context: AdapterContext<'events'>): EventsAdapter {
   return new LocalJsonlEvents({ dir: path.join(context.paths.stateDir, 'events'), logger: context.logger });
 }

@@ -21,7 +21,7 @@ export { CONTRACT_VERSION } from './memory-adapter.js';
 export const PG_EF_SEARCH = 200;
 
 /** A Postgres memory adapter. */
-export function create(context: AdapterContext): ExternalPgMemory {
+export function create(context: AdapterContext<'memory'>): ExternalPgMemory {
   return new ExternalPgMemory(context);
 }
 
@@ -43,9 +43,9 @@ export class ExternalPgMemory implements MemoryAdapter {
   #pool: pg.Pool | undefined;
   #permanent: string | undefined;
 
-  constructor(private readonly context: AdapterContext) {
-    this.dimension = context.manifest.integrations.memory.dimension;
-    this.#table = quoteIdent(context.manifest.integrations.memory.table);
+  constructor(private readonly context: AdapterContext<'memory'>) {
+    this.dimension = context.settings.dimension;
+    this.#table = quoteIdent(context.settings.table);
   }
 
   async connect(signal: AbortSignal): Promise<void> {
@@ -60,7 +60,7 @@ export class ExternalPgMemory implements MemoryAdapter {
     let client: pg.PoolClient | undefined;
     try {
       client = await pool.connect();
-      const schema = await ensureSchema(client, this.context.manifest.integrations.memory.table, this.dimension);
+      const schema = await ensureSchema(client, this.context.settings.table, this.dimension);
       if (!schema.ok) {
         this.#permanent = schema.permanent;
         client.release();

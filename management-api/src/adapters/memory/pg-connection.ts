@@ -10,8 +10,8 @@ import { readSecret } from '../../secrets/read-secret.js';
  * named by `connection_env` (readSecret's precedence: the file first). Errors name the variable or
  * file, never the value; a file readable by others is used but logged as `SecretFileTooOpen`.
  */
-export async function connectionString(context: Pick<AdapterContext, 'manifest' | 'env'>, logger?: Logger): Promise<string> {
-  const { connection_env: envName, connection_file: file } = context.manifest.integrations.memory;
+export async function connectionString(context: Pick<AdapterContext<'memory'>, 'settings' | 'env'>, logger?: Logger): Promise<string> {
+  const { connection_env: envName, connection_file: file } = context.settings;
   const value = await readSecret({
     env: { key: 'integrations.memory.connection_env', name: envName, values: context.env },
     file: { key: 'integrations.memory.connection_file', path: file },

@@ -16,8 +16,8 @@ export { CONTRACT_VERSION } from './pods-adapter.js';
  * needs one, comes from the file `token_file` or the variable `token_env` names (readSecret's
  * precedence); it is read at connect (so a rotated file is picked up on reconnect) and never logged.
  */
-export function create(context: AdapterContext): PodsAdapter {
-  const integration = context.manifest.integrations.pods;
+export function create(context: AdapterContext<'pods'>): PodsAdapter {
+  const integration = context.settings;
   if (!integration.url) throw new Error('adapters.pods = "external-solid" needs integrations.pods.url');
   let token: string | undefined;
   const http = new SolidHttp(integration.url, () => token);
