@@ -73,5 +73,15 @@ export interface AdapterModule<A, S extends SlotName = SlotName> {
 /** Keys of `T` whose values are functions, minus the lifecycle: the slot's operations. */
 export type OperationName<T> = Exclude<{ [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T], keyof AdapterLifecycle> & string;
 
-/** The page shape and paging parameters every slot shares (defined with the pager). */
-export type { Page, PageRequest } from './cursor-pager.js';
+/** A page of results (paged by adapters/cursor-pager.ts) with an opaque cursor for the next page (absent on the last page). */
+export interface Page<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** Common paging parameters. */
+export interface PageRequest {
+  /** Maximum items to return (implementations cap it). */
+  limit?: number;
+  cursor?: string;
+}

@@ -1,18 +1,6 @@
 // Paging shared by every slot: the page shape, page sizes, and opaque cursors (made, read back, foreign ones refused).
+import type { Page } from './adapter.js';
 import { AdapterInputError } from './adapter-errors.js';
-
-/** A page of results with an opaque cursor for the next page (absent on the last page). */
-export interface Page<T> {
-  items: T[];
-  nextCursor?: string;
-}
-
-/** Common paging parameters. */
-export interface PageRequest {
-  /** Maximum items to return (implementations cap it). */
-  limit?: number;
-  cursor?: string;
-}
 
 /** How a cursor carries the key of the last item returned, on the wire. */
 export interface CursorCodec<K> {
