@@ -19,7 +19,6 @@ import { registerRequestObserver } from './observability/request-observer.js';
 import { startIdleCompaction } from './observability/idle-compaction.js';
 import type { ApiMetrics } from './observability/metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
-import { registerProbeRoutes } from './probes/probe-routes.js';
 import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
 import { supervisedPrograms, type ProgramsReport } from './probes/supervisor-programs.js';
 import { registerDocsRoute } from './routes/docs-route.js';
@@ -29,6 +28,7 @@ import { registerPodRoutes } from './routes/pods-routes.js';
 import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { registerAgentRoutes } from './routes/agents-routes.js';
 import { registerMetaRoute } from './routes/meta-route.js';
+import { registerProbeRoutes } from './routes/probe-routes.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
 

@@ -70,13 +70,13 @@ interface Row {
   note: string;
 }
 
-async function context(env: Record<string, string>, root: string, adapter: string): Promise<AdapterContext> {
+async function context(env: Record<string, string>, root: string, adapter: string): Promise<AdapterContext<'memory'>> {
   const toml = adapter === 'external-pg'
     ? `[adapters]\nmemory = "external-pg"\n[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:9/"\n[integrations.memory]\nconnection_env = "PGURL"\ndimension = ${D}\n`
     : `[adapters]\nmemory = "local-ruvector"\n[integrations.memory]\ndimension = ${D}\n`;
   const loaded = await loadManifestSource(toml, { targetArch: 'x86_64', env: {} });
   if (!loaded.manifest) throw new Error(`bench manifest invalid: ${JSON.stringify(loaded.diagnostics)}`);
-  return { slot: 'memory', manifest: loaded.manifest, paths: runtimePaths({ AGENTBOX_ROOT: root }), logger: pino({ level: 'silent' }), env };
+  return { slot: 'memory', settings: loaded.manifest.integrations.memory, paths: runtimePaths({ AGENTBOX_ROOT: root }), logger: pino({ level: 'silent' }), env };
 }
 
 /** Store `data`, then time `QUERIES` searches and compare each answer with the exact top-10. */

@@ -1,6 +1,6 @@
 // `agentbox api [--manifest FILE]`: run the management API in the foreground until SIGTERM/SIGINT.
 import { parseArgs } from 'node:util';
-import { UsageError } from './run-command.js';
+import { UsageError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox api [--manifest FILE]
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 import { hostForUrl } from './local-box.js';
-import { UserError } from './run-command.js';
+import { UserError } from './cli-errors.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {

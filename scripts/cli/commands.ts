@@ -1,22 +1,9 @@
 // The table of subcommands: name, one-line summary, and how to load the module that runs it.
 import { pathToFileURL } from 'node:url';
+import type { CommandEntry, CommandModule } from './command-types.js';
 import { repoPath } from './repo-path.js';
 
-/** What every command module exports. */
-export interface CommandModule {
-  /** Full `--help` text. */
-  usage: string;
-  /** Run with the arguments after the command name; resolves to the exit code. */
-  run(args: string[]): Promise<number>;
-}
-
-/** A subcommand of `agentbox`. */
-export interface CommandEntry {
-  /** One or two words, e.g. `config validate`. */
-  name: string;
-  summary: string;
-  load: () => Promise<CommandModule>;
-}
+export type { CommandEntry, CommandModule } from './command-types.js';
 
 /**
  * Loads a command from the compiled tree (dist/scripts/cli) rather than from the bundled bin:

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { ruleCatalogue, retiredRules } from '../../management-api/src/manifest/rules/index.js';
 import { suggest } from '../../management-api/src/manifest/schema-errors.js';
 import { repoPath } from './repo-path.js';
-import { UsageError, UserError } from './run-command.js';
+import { UsageError, UserError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox config explain <ID|ALIAS> [--json]
 

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
-import { UsageError } from './run-command.js';
+import { UsageError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox config validate [FILE] [--json] [--target-arch ARCH]
 

@@ -2,7 +2,7 @@
 // summarise readiness, adapter health and build info.
 import { parseArgs } from 'node:util';
 import { getFromBox, resolveTarget, targetHelp, targetOptions } from './box-target.js';
-import { UserError } from './run-command.js';
+import { UserError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox health [--url URL] [--manifest FILE] [--root DIR] [--json]
 

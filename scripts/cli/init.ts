@@ -4,7 +4,7 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { starterManifest, type StarterMode } from './starter-manifest.js';
 import { repoPath } from './repo-path.js';
-import { UsageError, UserError } from './run-command.js';
+import { UsageError, UserError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox init [--mode standalone|client|host] [--file PATH] [--host-url URL] [--force]
 

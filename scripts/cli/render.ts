@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
-import { UsageError, UserError } from './run-command.js';
+import { UsageError, UserError } from './cli-errors.js';
 import { repoPath } from './repo-path.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { changedFiles, NormalizationMismatchError, RENDERED_FILES, renderManifest, writeRendered } from './render-box.js';

@@ -1,7 +1,7 @@
 // Builds the rule context from the command line: the target architecture and the environment
 // are read here, at the edge, and injected into the (pure) rules.
 import type { RuleContext, TargetArch } from '../../management-api/src/manifest/rules/rule.js';
-import { UsageError } from './run-command.js';
+import { UsageError } from './cli-errors.js';
 
 const archByNode: Record<string, TargetArch> = { x64: 'x86_64', arm64: 'aarch64' };
 

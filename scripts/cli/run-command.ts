@@ -1,21 +1,10 @@
 // Runs one command module: `--help`, usage errors (exit 2), and no stack traces for user errors.
-import type { CommandEntry } from './commands.js';
+import type { UserError } from './cli-errors.js';
+import type { CommandEntry } from './command-types.js';
 
-/** Raised for bad command-line usage; printed with the command's usage text, exit code 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
-
-/** Raised for a problem the user can fix (missing file, refused overwrite); printed plainly. */
-export class UserError extends Error {
-  override name = 'UserError';
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
-    super(message);
-  }
-}
+// The errors live in cli-errors.ts (so commands need not import the runner); still exported here
+// for commands written against this module.
+export { UsageError, UserError } from './cli-errors.js';
 
 /** Load and run `entry` with `args`, mapping errors to exit codes. */
 export async function runCommand(entry: CommandEntry, args: string[]): Promise<number> {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
 import { ruleContextFrom } from './rule-context.js';
-import { UsageError, UserError } from './run-command.js';
+import { UsageError, UserError } from './cli-errors.js';
 import { repoPath } from './repo-path.js';
 import { localModePrereqs } from './host-prereqs.js';
 import { prepareLocalBox } from './local-box.js';

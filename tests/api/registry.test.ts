@@ -37,7 +37,7 @@ t.test('off contract: lifecycle succeeds, health says off, every operation rejec
   const { manifest } = await manifestFrom('');
   for (const slot of SLOTS) {
     const module = await loadImplementation(slot, 'off');
-    const context: AdapterContext = { slot, manifest, paths: root.paths, logger: pino({ level: 'silent' }), env: {} };
+    const context: AdapterContext = { slot, settings: manifest.integrations[slot], paths: root.paths, logger: pino({ level: 'silent' }), env: {} };
     const adapter = module.create(context) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>> & { connect(s: AbortSignal): Promise<void>; health(s: AbortSignal): Promise<unknown>; close(): Promise<void> };
     await adapter.connect(AbortSignal.timeout(1_000));
     await adapter.connect(AbortSignal.timeout(1_000));

@@ -2,7 +2,7 @@
 // against a real server on 127.0.0.1 that answers with whatever status the test asks for.
 import t from 'tap';
 import { createServer } from 'node:http';
-import { callJson } from '../../management-api/src/adapters/beads/http-call.js';
+import { callJson } from '../../management-api/src/adapters/http-client/http-call.js';
 
 let answer: { status: number; body: string; headers?: Record<string, string> } = { status: 200, body: '{}' };
 let seen: { method?: string; url?: string; authorization?: string; body: string } = { body: '' };

@@ -12,12 +12,12 @@ export function sinkManifest(url: string): string {
 }
 
 /** The real implementation, built from the manifest, with quick retries and optionally small spool files or batches. */
-export function quickRetries(extra: { spoolFileBytes?: number; batchEvents?: number } = {}): AdapterModule<EventsAdapter> {
+export function quickRetries(extra: { spoolFileBytes?: number; batchEvents?: number } = {}): AdapterModule<EventsAdapter, 'events'> {
   return {
     ADAPTER: 'events/external-http',
     CONTRACT_VERSION: '1.0.0',
     create: (ctx) =>
-      new HttpEvents({ url: ctx.manifest.integrations.events.url, token: ctx.manifest.integrations.events, env: ctx.env, spoolDir: path.join(ctx.paths.stateDir, 'events-spool'), retryInitialMs: 20, retryMaxMs: 100, ...extra }),
+      new HttpEvents({ url: ctx.settings.url, token: ctx.settings, env: ctx.env, spoolDir: path.join(ctx.paths.stateDir, 'events-spool'), retryInitialMs: 20, retryMaxMs: 100, ...extra }),
   };
 }
 

@@ -17,12 +17,12 @@ const DIM = 384;
 const manifest = onlySlot('memory', 'local-ruvector');
 
 /** The real module with a smaller exact-search threshold, so small tests reach the HNSW index. */
-function indexed(exactBelow: number, created: localModule.LocalRuvectorMemory[] = []): { memory: AdapterModule<MemoryAdapter> } {
+function indexed(exactBelow: number, created: localModule.LocalRuvectorMemory[] = []): { memory: AdapterModule<MemoryAdapter, 'memory'> } {
   return {
     memory: {
       ADAPTER: localModule.ADAPTER,
       CONTRACT_VERSION: localModule.CONTRACT_VERSION,
-      create: (context: AdapterContext) => {
+      create: (context: AdapterContext<'memory'>) => {
         const adapter = new localModule.LocalRuvectorMemory(context, { exactBelow });
         created.push(adapter);
         return adapter;

@@ -39,10 +39,20 @@ export interface AdapterLifecycle {
   close(): Promise<void>;
 }
 
-/** What a factory receives to build an adapter. Secrets are read by the adapter from the files or variables the manifest names. */
-export interface AdapterContext {
-  slot: SlotName;
-  manifest: NormalizedManifest;
+/**
+ * What each slot's implementations are configured by: the slot's `[integrations.<slot>]` block
+ * (for memory this includes the vector `dimension` every memory implementation uses, for the
+ * orchestrator its `command` and `args`). Nothing else of the manifest reaches an adapter.
+ */
+export type SlotSettings = { readonly [S in SlotName]: Readonly<NormalizedManifest['integrations'][S]> };
+
+/**
+ * What a factory receives to build an adapter of slot `S`: its own slot's settings, not the
+ * manifest. Secrets are read by the adapter from the files or variables the settings name.
+ */
+export interface AdapterContext<S extends SlotName = SlotName> {
+  slot: S;
+  settings: SlotSettings[S];
   paths: RuntimePaths;
   /** Child logger bound to the slot. */
   logger: Logger;
@@ -52,18 +62,18 @@ export interface AdapterContext {
 /**
  * An implementation module: one file per implementation, `adapters/<slot>/<impl>.ts`, exporting
  * `ADAPTER = '<slot>/<impl>'`, the `CONTRACT_VERSION` of the slot interface it implements, and
- * `create`.
+ * `create`, which builds an adapter `A` of slot `S`.
  */
-export interface AdapterModule<A> {
+export interface AdapterModule<A, S extends SlotName = SlotName> {
   ADAPTER: string;
   CONTRACT_VERSION: string;
-  create(context: AdapterContext): A;
+  create(context: AdapterContext<S>): A;
 }
 
 /** Keys of `T` whose values are functions, minus the lifecycle: the slot's operations. */
 export type OperationName<T> = Exclude<{ [K in keyof T]: T[K] extends (...args: never[]) => unknown ? K : never }[keyof T], keyof AdapterLifecycle> & string;
 
-/** A page of results with an opaque cursor for the next page (absent on the last page). */
+/** A page of results (paged by adapters/cursor-pager.ts) with an opaque cursor for the next page (absent on the last page). */
 export interface Page<T> {
   items: T[];
   nextCursor?: string;

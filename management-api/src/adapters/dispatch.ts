@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { SlotName } from './adapter.js';
 import { AdapterDegradedError, AdapterOffError, AdapterTimeoutError, AdapterUnavailableError } from './adapter-errors.js';
+import { isSlotUsable } from './slot-state.js';
 import type { SlotSupervisor } from './slot-supervisor.js';
 import { OPERATIONS, type SlotOperations } from './slot-types.js';
 
@@ -40,7 +41,7 @@ async function dispatch(supervisor: SlotSupervisor, method: string, args: unknow
     try {
       // Read on every call: the state is in memory, and a degraded backend must not be hammered.
       const state = supervisor.state;
-      if (state === 'degraded' || state === 'connecting') throw new AdapterDegradedError(slot, supervisor.reason ?? state);
+      if (!isSlotUsable(state)) throw new AdapterDegradedError(slot, supervisor.reason ?? state);
       const operation = (supervisor.adapter as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[method];
       if (!operation) throw new Error(`adapter ${supervisor.identity.adapter} lacks the operation ${method}`);
       return await operation.apply(supervisor.adapter, args);

@@ -7,7 +7,7 @@ export interface RegistryEntry<S extends SlotName> {
   /** The value of `adapters.<slot>` that selects it (e.g. `local-sqlite`). */
   impl: string;
   /** Loaded lazily so native dependencies are only paid for by the slots that use them. */
-  load(): Promise<AdapterModule<SlotAdapters[S]>>;
+  load(): Promise<AdapterModule<SlotAdapters[S], S>>;
 }
 
 /** slot → {local, external, off}. */
@@ -17,7 +17,7 @@ export type AdapterRegistry = { readonly [S in SlotName]: { readonly [C in Imple
  * Replacement modules by slot, used instead of whatever the manifest selects (tests inject
  * adapters that talk to real test backends this way).
  */
-export type RegistryOverrides = { readonly [S in SlotName]?: AdapterModule<SlotAdapters[S]> };
+export type RegistryOverrides = { readonly [S in SlotName]?: AdapterModule<SlotAdapters[S], S> };
 
 /** The built-in implementations. */
 export const registry: AdapterRegistry = {
@@ -55,8 +55,8 @@ export function implementationNames(slot: SlotName, from: AdapterRegistry = regi
 }
 
 /** Load the module for `impl` of `slot`, or the override for the slot when one is given. */
-export async function loadImplementation<S extends SlotName>(slot: S, impl: string, overrides: RegistryOverrides = {}, from: AdapterRegistry = registry): Promise<AdapterModule<SlotAdapters[S]>> {
-  const override = overrides[slot] as AdapterModule<SlotAdapters[S]> | undefined;
+export async function loadImplementation<S extends SlotName>(slot: S, impl: string, overrides: RegistryOverrides = {}, from: AdapterRegistry = registry): Promise<AdapterModule<SlotAdapters[S], S>> {
+  const override = overrides[slot] as AdapterModule<SlotAdapters[S], S> | undefined;
   if (override) return override;
   const entries = from[slot] as AdapterRegistry[S];
   const entry = [entries.local, entries.external, entries.off].find((e) => e.impl === impl);

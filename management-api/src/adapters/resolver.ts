@@ -4,12 +4,13 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
-import { SLOTS, type AdapterLifecycle, type SlotName } from './adapter.js';
+import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
 import { FatalAdapterError } from './adapter-errors.js';
 import { dispatchingOperations } from './dispatch.js';
 import { loadImplementation, registry as builtInRegistry, type AdapterRegistry, type RegistryOverrides } from './registry.js';
+import { isSlotUsable } from './slot-state.js';
 import { SlotSupervisor, type ResolverTiming, type SlotStatus } from './slot-supervisor.js';
-import type { SlotOperations } from './slot-types.js';
+import type { SlotAdapters, SlotOperations } from './slot-types.js';
 
 /** Defaults: connect deadline from the manifest, health every 15 s, reconnect from 0.5 s to 30 s. */
 export const DEFAULT_TIMING: Omit<ResolverTiming, 'connectTimeoutMs'> = { healthIntervalMs: 15_000, healthTimeoutMs: 5_000, reconnectInitialMs: 500, reconnectMaxMs: 30_000 };
@@ -61,7 +62,7 @@ export class AdapterResolver {
       const impl = manifest.adapters[slot];
       const module = await loadImplementation(slot, impl, options.overrides, options.registry ?? builtInRegistry);
       const slotLogger = logger.child({ slot });
-      const adapter = createSafely(() => module.create({ slot, manifest, paths: options.paths, logger: slotLogger, env: options.env }));
+      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env }));
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));
       options.metrics.adapterInfo.set({ slot, impl, adapter: module.ADAPTER, contract_version: module.CONTRACT_VERSION }, 1);
@@ -102,9 +103,14 @@ export class AdapterResolver {
 
   #changed(status: SlotStatus): void {
     // Off is the configured state of a disabled slot: not a fault, so it reads as 1.
-    this.metrics.adapterHealth.set({ slot: status.slot }, status.state === 'healthy' || status.state === 'off' ? 1 : 0);
+    this.metrics.adapterHealth.set({ slot: status.slot }, isSlotUsable(status.state) ? 1 : 0);
     for (const listener of this.#listeners) listener(status);
   }
+}
+
+/** Build a slot's adapter from its own settings only (the context's type ties the settings to the slot). */
+function createAdapter<S extends SlotName>(module: AdapterModule<SlotAdapters[S], S>, context: AdapterContext<S>): AdapterLifecycle {
+  return module.create(context);
 }
 
 /** An adapter whose factory threw (a configuration problem) fails its connects with that error. */

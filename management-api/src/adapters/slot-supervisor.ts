@@ -3,9 +3,9 @@ import type { Logger } from 'pino';
 import type { AdapterLifecycle, SlotHealth, SlotName } from './adapter.js';
 import { Backoff, DeadlineError, withDeadline } from './backoff.js';
 import { scrubSecrets } from '../observability/redact.js';
+import type { SlotState } from './slot-state.js';
 
-/** Where a slot is. `off` is a slot configured off; `connecting` only before the first connect ends. */
-export type SlotState = 'connecting' | 'healthy' | 'degraded' | 'off';
+export type { SlotState } from './slot-state.js';
 
 /** A slot as /health, /ready and /v1/meta report it. */
 export interface SlotStatus {

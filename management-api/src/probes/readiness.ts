@@ -1,5 +1,6 @@
 // The live readiness model: READY ⇄ UNREADY from seal, mounts and critical slots, answered from memory.
 import type { Logger } from 'pino';
+import { isSlotUsable } from '../adapters/slot-state.js';
 import type { SlotStatus } from '../adapters/slot-supervisor.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { MountState } from './mount-checker.js';
@@ -84,7 +85,7 @@ export class Readiness {
     }
     const degraded: string[] = [];
     for (const s of inputs.slots) {
-      const usable = s.state === 'healthy' || s.state === 'off';
+      const usable = isSlotUsable(s.state);
       if (!s.critical) {
         if (!usable) degraded.push(s.slot);
         continue;

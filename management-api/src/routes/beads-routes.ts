@@ -4,6 +4,7 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import { BEAD_LIMITS, OUTCOMES } from '../adapters/beads/bead-input.js';
+import { BEADS_PAGER } from '../adapters/beads/bead-rows.js';
 import type { BeadOutcome, BeadQuery, BeadStatus, NewBead } from '../adapters/beads/beads-adapter.js';
 import type { PageRequest } from '../adapters/adapter.js';
 import { errorBodySchema } from '../errors.js';
@@ -35,7 +36,7 @@ const beadSchema = {
 const pageSchema = { type: 'object', properties: { items: { type: 'array', items: beadSchema }, nextCursor: { type: 'string' } } } as const;
 const beadReply = { type: 'object', properties: { bead: beadSchema } } as const;
 const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
-const paging = { limit: { type: 'integer', minimum: 1, maximum: 500 }, cursor: { type: 'string', maxLength: 256 } } as const;
+const paging = { limit: { type: 'integer', minimum: 1, maximum: BEADS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id } } as const;
 
 const newBeadBody = {

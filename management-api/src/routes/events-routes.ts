@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
+import { EVENTS_PAGER } from '../adapters/events/log-reader.js';
 import { errorBodySchema } from '../errors.js';
 import { endStreamsOnClose, streamEvents, type StreamQuery } from './events-stream.js';
 
@@ -79,7 +80,7 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { kind: kindFilter, since: timeBound, until: timeBound, limit: { type: 'integer', minimum: 1, maximum: 1000 }, cursor: { type: 'string', maxLength: 256 } },
+          properties: { kind: kindFilter, since: timeBound, until: timeBound, limit: { type: 'integer', minimum: 1, maximum: EVENTS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } },
         },
         response: { 200: { type: 'object', properties: { items: { type: 'array', items: storedEventSchema }, nextCursor: { type: 'string' } } }, ...errors },
       },

@@ -5,7 +5,7 @@ import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import type { PageRequest } from '../adapters/adapter.js';
 import type { MemoryQuery, MemoryRecord, NewMemory } from '../adapters/memory/memory-adapter.js';
-import { MAX_K, MAX_METADATA_BYTES, MAX_PAGE, MAX_TEXT_CHARS } from '../adapters/memory/memory-input.js';
+import { MAX_K, MAX_METADATA_BYTES, MAX_TEXT_CHARS, MEMORY_PAGER } from '../adapters/memory/memory-input.js';
 import { errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -88,7 +88,7 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
         summary: 'List memories of a namespace in insertion order (without vectors)',
         tags: ['memory'],
         params: nsParams,
-        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: MAX_PAGE }, cursor: { type: 'string', maxLength: 256 } } },
+        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: MEMORY_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } } },
         response: { 200: { type: 'object', properties: { items: { type: 'array', items: summarySchema }, nextCursor: { type: 'string' } } }, ...errors },
       },
     },

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
+import { PODS_PAGER } from '../adapters/pods/pod-page.js';
 import type { PodConditions } from '../adapters/pods/pods-adapter.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
@@ -48,7 +49,7 @@ export function registerPodRoutes(app: FastifyInstance, limits: MutationLimits):
           tags: ['pods'],
           params,
           headers: conditionHeaders,
-          querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 }, cursor: { type: 'string', maxLength: 2048 } } },
+          querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: PODS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 2048 } } },
           response: { 200: { description: 'The resource bytes, or a JSON listing {items, nextCursor} for a container' }, 304: { description: 'Not modified', type: 'null' }, ...errors },
         },
       },

@@ -1,5 +1,5 @@
-// Mapping between rows of the beads table and Bead objects; opaque paging cursors.
-import { AdapterInputError } from '../adapter-errors.js';
+// Mapping between rows of the beads table and Bead objects; the paging of bead listings.
+import { cursorPager, seqCursor } from '../cursor-pager.js';
 import type { Bead, BeadOutcome, BeadStatus } from './beads-adapter.js';
 
 /** A row as the store's SELECTs return it (dependencies folded in as a JSON array). */
@@ -49,26 +49,5 @@ export function toBead(row: BeadRow): Bead {
   return bead;
 }
 
-/** Default and largest page sizes. */
-export const DEFAULT_PAGE = 50;
-export const MAX_PAGE = 500;
-
-/** The cursor after the row with `seq`. */
-export function encodeCursor(seq: number): string {
-  return Buffer.from(`bead:${seq}`).toString('base64url');
-}
-
-/** The seq a cursor stands for (0 for none); a cursor not handed out here is an input error. */
-export function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === '') return 0;
-  const m = /^bead:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw new AdapterInputError('cursor is not one this beads store handed out');
-  return Number(m[1]);
-}
-
-/** The page size to use: the default when absent, clamped to 1…MAX_PAGE. */
-export function pageSize(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_PAGE;
-  if (!Number.isFinite(limit) || limit < 1) throw new AdapterInputError('limit must be a positive integer');
-  return Math.min(Math.trunc(limit), MAX_PAGE);
-}
+/** Paging of bead listings: `base64url("bead:<seq>")` cursors (seq is creation order), 50 per page, at most 500. */
+export const BEADS_PAGER = cursorPager({ codec: seqCursor('bead'), defaultLimit: 50, maxLimit: 500, issuer: 'beads store' });

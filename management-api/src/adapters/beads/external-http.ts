@@ -3,8 +3,8 @@ import type { Logger } from 'pino';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../adapter-errors.js';
 import type { Bead, BeadOutcome, BeadQuery, BeadsAdapter, ClaimResult, NewBead } from './beads-adapter.js';
-import { callJson, type HttpCall } from './http-call.js';
-import { readIntegrationToken, type TokenSource } from './integration-token.js';
+import { callJson, type HttpCall } from '../http-client/http-call.js';
+import { readIntegrationToken, type TokenSource } from '../http-client/integration-token.js';
 
 /** This implementation's registry name. */
 export const ADAPTER = 'beads/external-http';
@@ -100,7 +100,7 @@ function page(p: Page<Bead>): Page<Bead> {
 }
 
 /** Build the client from `[integrations.beads]`. */
-export function create(context: AdapterContext): BeadsAdapter {
-  const integration = context.manifest.integrations.beads;
+export function create(context: AdapterContext<'beads'>): BeadsAdapter {
+  const integration = context.settings;
   return new HttpBeads({ url: integration.url, token: integration, env: context.env, logger: context.logger });
 }

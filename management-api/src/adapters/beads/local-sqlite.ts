@@ -102,6 +102,6 @@ export class LocalSqliteBeads implements BeadsAdapter {
 }
 
 /** Build the adapter over `<state>/beads/beads.sqlite`. */
-export function create(context: AdapterContext): BeadsAdapter {
+export function create(context: AdapterContext<'beads'>): BeadsAdapter {
   return new LocalSqliteBeads({ file: path.join(context.paths.stateDir, 'beads', 'beads.sqlite') });
 }

@@ -8,6 +8,6 @@ export const ADAPTER = 'beads/off';
 export { CONTRACT_VERSION } from './beads-adapter.js';
 
 /** A beads adapter that is off. */
-export function create(_context: AdapterContext): BeadsAdapter {
+export function create(_context: AdapterContext<'beads'>): BeadsAdapter {
   return offAdapter<BeadsAdapter>('beads', BEADS_OPERATIONS);
 }

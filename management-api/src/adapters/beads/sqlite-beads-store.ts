@@ -2,9 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { Page, PageRequest } from '../adapter.js';
+import { mapPage } from '../cursor-pager.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError } from '../adapter-errors.js';
 import { checkClaimant, checkId, checkNewBead, checkOutcome } from './bead-input.js';
-import { beadColumns, decodeCursor, encodeCursor, pageSize, toBead, type BeadRow } from './bead-rows.js';
+import { BEADS_PAGER, beadColumns, toBead, type BeadRow } from './bead-rows.js';
 import type { Bead, BeadOutcome, BeadQuery, ClaimResult, NewBead } from './beads-adapter.js';
 import { migrate } from './sqlite-schema.js';
 
@@ -84,8 +85,8 @@ export class SqliteBeadsStore {
 
   /** Beads in creation order, optionally by status and parent. */
   list(query: BeadQuery): Page<Bead> {
-    const limit = pageSize(query.limit);
-    const rows = this.#s.list.all({ after: decodeCursor(query.cursor), status: query.status ?? null, parentId: query.parentId ?? null, limit: limit + 1 }) as BeadRow[];
+    const limit = BEADS_PAGER.pageLimit(query.limit);
+    const rows = this.#s.list.all({ after: BEADS_PAGER.decodeCursor(query.cursor), status: query.status ?? null, parentId: query.parentId ?? null, limit: limit + 1 }) as BeadRow[];
     return page(rows, limit);
   }
 
@@ -125,8 +126,8 @@ export class SqliteBeadsStore {
 
   /** Open beads whose dependencies all closed with success, oldest first. */
   ready(request: PageRequest): Page<Bead> {
-    const limit = pageSize(request.limit);
-    return page(this.#s.ready.all({ after: decodeCursor(request.cursor), limit: limit + 1 }) as BeadRow[], limit);
+    const limit = BEADS_PAGER.pageLimit(request.limit);
+    return page(this.#s.ready.all({ after: BEADS_PAGER.decodeCursor(request.cursor), limit: limit + 1 }) as BeadRow[], limit);
   }
 
   /** Release the connection. */
@@ -145,7 +146,5 @@ export class SqliteBeadsStore {
 
 // One row more than the page tells whether another page exists.
 function page(rows: BeadRow[], limit: number): Page<Bead> {
-  if (rows.length <= limit) return { items: rows.map(toBead) };
-  const items = rows.slice(0, limit);
-  return { items: items.map(toBead), nextCursor: encodeCursor(items[limit - 1]!.seq) };
+  return mapPage(BEADS_PAGER.page(rows, limit, (r) => r.seq), toBead);
 }

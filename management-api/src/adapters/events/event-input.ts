@@ -2,7 +2,7 @@
 import type { PageRequest } from '../adapter.js';
 import { AdapterInputError } from '../adapter-errors.js';
 import type { EventFilter, NewEvent } from './events-adapter.js';
-import { DEFAULT_PAGE, MAX_PAGE, normaliseFilter } from './log-reader.js';
+import { EVENTS_PAGER, normaliseFilter } from './log-reader.js';
 
 /** Longest kind and source accepted. */
 export const MAX_NAME_LENGTH = 128;
@@ -23,10 +23,8 @@ export function checkEvents(events: readonly NewEvent[]): void {
   });
 }
 
-/** The filter with times normalised, and the page size clamped to 1…MAX_PAGE. */
+/** The filter with times normalised, and the page size (EVENTS_PAGER's rules). */
 export function checkQuery(query: EventFilter & PageRequest): { filter: EventFilter; limit: number; cursor?: string } {
   const { limit, cursor, ...filter } = query;
-  const n = limit === undefined ? DEFAULT_PAGE : Math.trunc(limit);
-  if (!Number.isFinite(n) || n < 1) throw new AdapterInputError('limit must be a positive integer');
-  return { filter: normaliseFilter(filter), limit: Math.min(n, MAX_PAGE), ...(cursor !== undefined ? { cursor } : {}) };
+  return { filter: normaliseFilter(filter), limit: EVENTS_PAGER.pageLimit(limit), ...(cursor !== undefined ? { cursor } : {}) };
 }

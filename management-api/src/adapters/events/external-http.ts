@@ -3,8 +3,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
 import { AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
-import { callJson } from '../beads/http-call.js';
-import { authHeaders, readIntegrationToken, type TokenSource } from '../beads/integration-token.js';
+import { authHeaders, callJson } from '../http-client/http-call.js';
+import { readIntegrationToken, type TokenSource } from '../http-client/integration-token.js';
 import type { EventFilter, EventsAdapter, NewEvent, StoredEvent } from './events-adapter.js';
 import { EventHub } from './event-hub.js';
 import { checkEvents, checkQuery } from './event-input.js';
@@ -153,7 +153,7 @@ function pickTiming(o: typeof DEFAULTS): Pick<typeof DEFAULTS, 'timeoutMs' | 'ba
 }
 
 /** Build the client from `[integrations.events]`, spooling under `<state>/events-spool`. */
-export function create(context: AdapterContext): EventsAdapter {
-  const integration = context.manifest.integrations.events;
+export function create(context: AdapterContext<'events'>): EventsAdapter {
+  const integration = context.settings;
   return new HttpEvents({ url: integration.url, token: integration, env: context.env, spoolDir: path.join(context.paths.stateDir, 'events-spool'), logger: context.logger });
 }

@@ -10,7 +10,7 @@ import { EventHub } from './event-hub.js';
 import { checkEvents, checkQuery } from './event-input.js';
 import { ioReason } from './fs-durable.js';
 import { JsonlLog, LogUnusableError } from './jsonl-log.js';
-import { decodeCursor, readPage } from './log-reader.js';
+import { EVENTS_PAGER, readPage } from './log-reader.js';
 
 /** This implementation's registry name. */
 export const ADAPTER = 'events/local-jsonl';
@@ -79,7 +79,7 @@ export class LocalJsonlEvents implements EventsAdapter {
   /** Events after the cursor matching the filter, oldest first. */
   async query(request: EventFilter & PageRequest): Promise<Page<StoredEvent>> {
     const { filter, limit, cursor } = checkQuery(request);
-    const after = decodeCursor(cursor);
+    const after = EVENTS_PAGER.decodeCursor(cursor);
     const log = this.#open();
     try {
       return await readPage(log.segments(), filter, after, limit);
@@ -115,6 +115,6 @@ export class LocalJsonlEvents implements EventsAdapter {
 }
 
 /** Build the adapter over `<state>/events`. */
-export function create(context: AdapterContext): EventsAdapter {
+export function create(context: AdapterContext<'events'>): EventsAdapter {
   return new LocalJsonlEvents({ dir: path.join(context.paths.stateDir, 'events'), logger: context.logger });
 }

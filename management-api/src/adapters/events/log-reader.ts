@@ -3,26 +3,13 @@ import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Page } from '../adapter.js';
 import { AdapterInputError } from '../adapter-errors.js';
+import { cursorPager, seqCursor } from '../cursor-pager.js';
 import type { EventFilter, StoredEvent } from './events-adapter.js';
 import { decodeLine, toStored } from './hash-chain.js';
 import type { Segment } from './log-recovery.js';
 
-/** Default and largest page sizes of a query. */
-export const DEFAULT_PAGE = 100;
-export const MAX_PAGE = 1000;
-
-/** The opaque cursor after `seq`. */
-export function encodeCursor(seq: number): string {
-  return Buffer.from(`seq:${seq}`).toString('base64url');
-}
-
-/** The seq a cursor stands for; a cursor this sink did not hand out is an input error. */
-export function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === '') return 0;
-  const m = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw new AdapterInputError('cursor is not one this event sink handed out');
-  return Number(m[1]);
-}
+/** Paging of event queries: `base64url("seq:<n>")` cursors, 100 per page, at most 1,000. */
+export const EVENTS_PAGER = cursorPager({ codec: seqCursor('seq'), defaultLimit: 100, maxLimit: 1000, issuer: 'event sink' });
 
 /** Does `e` pass the kind and time filter? */
 export function matches(e: StoredEvent, filter: EventFilter): boolean {
@@ -68,9 +55,7 @@ export async function readPage(segments: readonly Segment[], filter: EventFilter
     });
     if (done) break;
   }
-  if (items.length <= limit) return { items };
-  items.length = limit;
-  return { items, nextCursor: encodeCursor(items[limit - 1]!.seq) };
+  return EVENTS_PAGER.page(items, limit, (e) => e.seq);
 }
 
 /** Stream a segment's durable lines to `visit`; resolves true when `visit` stopped the scan. */

@@ -8,6 +8,6 @@ export const ADAPTER = 'events/off';
 export { CONTRACT_VERSION } from './events-adapter.js';
 
 /** An events adapter that is off. */
-export function create(_context: AdapterContext): EventsAdapter {
+export function create(_context: AdapterContext<'events'>): EventsAdapter {
   return offAdapter<EventsAdapter>('events', EVENTS_OPERATIONS);
 }

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { Backoff } from '../backoff.js';
-import { authHeaders } from '../beads/integration-token.js';
+import { authHeaders } from '../http-client/http-call.js';
 import type { StoredEvent } from './events-adapter.js';
 import { replaceFileDurably } from './fs-durable.js';
 import type { JsonlLog } from './jsonl-log.js';

@@ -4,7 +4,8 @@ import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.j
 import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { scrubSecrets } from '../../observability/redact.js';
 import type { MemoryAdapter, MemoryHit, MemoryQuery, MemoryRecord, MemorySummary, NewMemory } from './memory-adapter.js';
-import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, encodeCursor, pageLimit } from './memory-input.js';
+import { mapPage } from '../cursor-pager.js';
+import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, MEMORY_PAGER, pageLimit } from './memory-input.js';
 import { connectionString, describeTarget, parseVector, pgFailure, vectorLiteral } from './pg-connection.js';
 import { ensureSchema, hasIterativeScan, quoteIdent } from './pg-schema.js';
 import { embedText } from './text-embedder.js';
@@ -20,7 +21,7 @@ export { CONTRACT_VERSION } from './memory-adapter.js';
 export const PG_EF_SEARCH = 200;
 
 /** A Postgres memory adapter. */
-export function create(context: AdapterContext): ExternalPgMemory {
+export function create(context: AdapterContext<'memory'>): ExternalPgMemory {
   return new ExternalPgMemory(context);
 }
 
@@ -42,14 +43,14 @@ export class ExternalPgMemory implements MemoryAdapter {
   #pool: pg.Pool | undefined;
   #permanent: string | undefined;
 
-  constructor(private readonly context: AdapterContext) {
-    this.dimension = context.manifest.integrations.memory.dimension;
-    this.#table = quoteIdent(context.manifest.integrations.memory.table);
+  constructor(private readonly context: AdapterContext<'memory'>) {
+    this.dimension = context.settings.dimension;
+    this.#table = quoteIdent(context.settings.table);
   }
 
   async connect(signal: AbortSignal): Promise<void> {
     await this.#release();
-    const connection = connectionString(this.context, this.context.logger);
+    const connection = await connectionString(this.context, this.context.logger);
     const target = describeTarget(connection);
     const pool = new pg.Pool({ connectionString: connection, max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, application_name: 'agentbox-memory' });
     // An idle client losing its server emits here; without a listener the process would crash.
@@ -59,7 +60,7 @@ export class ExternalPgMemory implements MemoryAdapter {
     let client: pg.PoolClient | undefined;
     try {
       client = await pool.connect();
-      const schema = await ensureSchema(client, this.context.manifest.integrations.memory.table, this.dimension);
+      const schema = await ensureSchema(client, this.context.settings.table, this.dimension);
       if (!schema.ok) {
         this.#permanent = schema.permanent;
         client.release();
@@ -150,10 +151,8 @@ export class ExternalPgMemory implements MemoryAdapter {
       `SELECT seq, namespace, id, text, metadata, created_at FROM ${this.#table} WHERE namespace = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
       [namespace, after, limit + 1],
     );
-    const items = rows.slice(0, limit);
-    const page: Page<MemorySummary> = { items: items.map((r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: r.metadata, createdAt: r.created_at.toISOString() })) };
-    if (rows.length > limit) page.nextCursor = encodeCursor(Number(items[items.length - 1]!.seq));
-    return page;
+    // seq is a bigserial: pg hands it over as a string.
+    return mapPage(MEMORY_PAGER.page(rows, limit, (r) => Number(r.seq)), (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: r.metadata, createdAt: r.created_at.toISOString() }));
   }
 
   #queryVector(query: MemoryQuery): Float32Array {

@@ -20,7 +20,7 @@ export interface LocalRuvectorOptions {
 }
 
 /** A local memory adapter. */
-export function create(context: AdapterContext): LocalRuvectorMemory {
+export function create(context: AdapterContext<'memory'>): LocalRuvectorMemory {
   return new LocalRuvectorMemory(context);
 }
 
@@ -36,9 +36,9 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   #namespaces = new Map<string, MemoryNamespace>();
   #permanent: string | undefined;
 
-  constructor(private readonly context: AdapterContext, private readonly options: LocalRuvectorOptions = {}) {
+  constructor(private readonly context: AdapterContext<'memory'>, private readonly options: LocalRuvectorOptions = {}) {
     this.dir = path.join(context.paths.stateDir, 'memory');
-    this.dimension = context.manifest.integrations.memory.dimension;
+    this.dimension = context.settings.dimension;
   }
 
   async connect(signal: AbortSignal): Promise<void> {

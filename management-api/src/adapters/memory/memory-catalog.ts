@@ -2,7 +2,8 @@
 import Database from 'better-sqlite3';
 import type { Page } from '../adapter.js';
 import type { MemoryRecord, MemorySummary } from './memory-adapter.js';
-import { encodeCursor } from './memory-input.js';
+import { mapPage } from '../cursor-pager.js';
+import { MEMORY_PAGER } from './memory-input.js';
 
 /** One row as stored. */
 export interface CatalogRow {
@@ -96,11 +97,7 @@ export class MemoryCatalog {
     const rows = this.#db
       .prepare('SELECT seq, namespace, id, text, metadata, created_at FROM memories WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(namespace, after, limit + 1) as Array<Omit<CatalogRow, 'vector'>>;
-    const more = rows.length > limit;
-    const items = rows.slice(0, limit);
-    const page: Page<MemorySummary> = { items: items.map((r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: JSON.parse(r.metadata) as Record<string, unknown>, createdAt: r.created_at })) };
-    if (more) page.nextCursor = encodeCursor(items[items.length - 1]!.seq);
-    return page;
+    return mapPage(MEMORY_PAGER.page(rows, limit, (r) => r.seq), (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: JSON.parse(r.metadata) as Record<string, unknown>, createdAt: r.created_at }));
   }
 
   /** Every (namespace, id, vector), in insertion order, for rebuilding in-memory state at start. */

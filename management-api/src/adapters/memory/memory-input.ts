@@ -1,6 +1,7 @@
-// Validation shared by every memory implementation: names, vectors, k, metadata and list cursors.
+// Validation shared by every memory implementation: names, vectors, k, metadata, and the paging of listings.
 import { randomUUID } from 'node:crypto';
 import { AdapterInputError } from '../adapter-errors.js';
+import { cursorPager, seqCursor } from '../cursor-pager.js';
 
 /** Namespaces are path segments of the API and names of files: letters, digits, `.`, `_`, `-`. */
 export const NAMESPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -10,10 +11,6 @@ export const ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /** The largest top-k a search answers; larger requests are refused rather than silently cut. */
 export const MAX_K = 100;
-
-/** Default and largest page of a listing. */
-export const DEFAULT_PAGE = 50;
-export const MAX_PAGE = 500;
 
 /** Metadata is stored as JSON; this bound keeps one record from bloating the store. */
 export const MAX_METADATA_BYTES = 16_384;
@@ -80,27 +77,14 @@ export function checkK(k: unknown): number {
   return k;
 }
 
-/** The page size a listing uses. */
-export function pageLimit(limit: number | undefined): number {
-  if (limit === undefined) return DEFAULT_PAGE;
-  if (!Number.isInteger(limit) || limit < 1) throw new AdapterInputError(`limit must be a positive integer (at most ${MAX_PAGE} are returned)`);
-  return Math.min(limit, MAX_PAGE);
-}
+/**
+ * Paging of memory listings: `base64url("m1:<seq>")` cursors (the insertion sequence of the last
+ * item, stable under concurrent inserts and deletes), 50 per page, at most 500.
+ */
+export const MEMORY_PAGER = cursorPager({ codec: seqCursor('m1'), defaultLimit: 50, maxLimit: 500, issuer: 'memory store' });
 
-// Cursors are opaque to callers; inside they are the insertion sequence of the last item seen,
-// which is stable under concurrent inserts and deletes (unlike an offset).
-/** Encode the sequence number after which the next page starts. */
-export function encodeCursor(seq: number): string {
-  return Buffer.from(`m1:${seq}`).toString('base64url');
-}
-
-/** Decode a cursor from {@link encodeCursor}; 0 for the first page. */
-export function decodeCursor(cursor: string | undefined): number {
-  if (cursor === undefined || cursor === '') return 0;
-  const match = /^m1:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString());
-  if (!match) throw new AdapterInputError('cursor is not one this API returned');
-  return Number(match[1]);
-}
+/** The page size of a listing, its cursors: {@link MEMORY_PAGER}'s, by the names both implementations use. */
+export const { pageLimit, encodeCursor, decodeCursor } = MEMORY_PAGER;
 
 /** A copy of `v` scaled to unit length (callers have refused zero vectors). */
 export function normalized(v: Float32Array): Float32Array {

@@ -8,6 +8,6 @@ export const ADAPTER = 'memory/off';
 export { CONTRACT_VERSION } from './memory-adapter.js';
 
 /** A memory adapter that is off. */
-export function create(_context: AdapterContext): MemoryAdapter {
+export function create(_context: AdapterContext<'memory'>): MemoryAdapter {
   return offAdapter<MemoryAdapter>('memory', MEMORY_OPERATIONS);
 }

@@ -1,34 +1,26 @@
 // Where external-pg finds its connection string (a named variable or a 0600 file), and how pg errors are classified.
-import { readFileSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AdapterInputError, AdapterUnavailableError } from '../adapter-errors.js';
 import type { AdapterContext } from '../adapter.js';
 import { scrubSecrets } from '../../observability/redact.js';
+import { readSecret } from '../../secrets/read-secret.js';
 
 /**
- * The connection string, read from the variable named by `integrations.memory.connection_env` or
- * from the file `connection_file`. Errors name the variable or file, never the value.
+ * The connection string, read from the file `integrations.memory.connection_file` or the variable
+ * named by `connection_env` (readSecret's precedence: the file first). Errors name the variable or
+ * file, never the value; a file readable by others is used but logged as `SecretFileTooOpen`.
  */
-export function connectionString(context: Pick<AdapterContext, 'manifest' | 'env'>, logger?: Logger): string {
-  const { connection_env: envName, connection_file: file } = context.manifest.integrations.memory;
-  if (envName) {
-    const value = context.env[envName]?.trim();
-    if (!value) throw new Error(`integrations.memory.connection_env names ${envName}, but that variable is empty or not set in the API's environment`);
-    return value;
-  }
-  if (file) {
-    let value: string;
-    try {
-      value = readFileSync(file, 'utf8').trim();
-    } catch (err) {
-      throw new Error(`cannot read integrations.memory.connection_file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-    // A world- or group-readable secret still works (mounted secrets often are 0644), but is worth a warning.
-    if ((statSync(file).mode & 0o077) !== 0) logger?.warn({ event: 'SecretFileTooOpen', file }, `${file} is readable by other users; make it mode 0600`);
-    if (!value) throw new Error(`integrations.memory.connection_file ${file} is empty`);
-    return value;
-  }
-  throw new Error('adapters.memory = "external-pg" needs integrations.memory.connection_env or connection_file');
+export async function connectionString(context: Pick<AdapterContext<'memory'>, 'settings' | 'env'>, logger?: Logger): Promise<string> {
+  const { connection_env: envName, connection_file: file } = context.settings;
+  const value = await readSecret({
+    env: { key: 'integrations.memory.connection_env', name: envName, values: context.env },
+    file: { key: 'integrations.memory.connection_file', path: file },
+    shape: 'line',
+    openEvent: 'SecretFileTooOpen',
+    ...(logger ? { logger } : {}),
+  });
+  if (value === undefined) throw new Error('adapters.memory = "external-pg" needs integrations.memory.connection_env or connection_file');
+  return value;
 }
 
 /** `host:port/database` of a connection string, for messages: no user, no password. */

@@ -21,8 +21,8 @@ const TERMINATE_SLACK_MS = 10_000;
  * API's secrets. When it dies, calls fail with AdapterUnavailableError; the resolver's reconnect
  * starts a new one.
  */
-export function create(context: AdapterContext): OrchestratorAdapter {
-  const { command, args } = context.manifest.integrations.orchestrator;
+export function create(context: AdapterContext<'orchestrator'>): OrchestratorAdapter {
+  const { command, args } = context.settings;
   if (!command) throw new Error('adapters.orchestrator = "external-stdio" needs integrations.orchestrator.command');
   let client: StdioRpcClient | undefined;
 

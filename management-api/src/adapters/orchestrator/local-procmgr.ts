@@ -15,7 +15,7 @@ export { CONTRACT_VERSION } from './orchestrator-adapter.js';
 export const CLOSE_GRACE_MS = 5_000;
 
 /** A local process orchestrator. Pid records go to `<run>/agents/`, so a restart after a crash ends orphaned agents. */
-export function create(context: AdapterContext): OrchestratorAdapter {
+export function create(context: AdapterContext<'orchestrator'>): OrchestratorAdapter {
   const manager = new ProcessManager({
     workspaceDir: context.paths.workspaceDir,
     parentEnv: context.env,

@@ -8,6 +8,6 @@ export const ADAPTER = 'orchestrator/off';
 export { CONTRACT_VERSION } from './orchestrator-adapter.js';
 
 /** An orchestrator adapter that is off. */
-export function create(_context: AdapterContext): OrchestratorAdapter {
+export function create(_context: AdapterContext<'orchestrator'>): OrchestratorAdapter {
   return offAdapter<OrchestratorAdapter>('orchestrator', ORCHESTRATOR_OPERATIONS);
 }

@@ -1,7 +1,7 @@
 // pods/external-solid: a pod on a Solid server (LDP over HTTP) named by `integrations.pods.url`.
-import { readFile } from 'node:fs/promises';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
 import { AdapterDegradedError } from '../adapter-errors.js';
+import { readIntegrationToken } from '../http-client/integration-token.js';
 import type { PodsAdapter } from './pods-adapter.js';
 import { parsePodPath } from './pod-path.js';
 import { drain, SolidHttp } from './solid-http.js';
@@ -13,11 +13,11 @@ export { CONTRACT_VERSION } from './pods-adapter.js';
 
 /**
  * A pods adapter for the Solid server at `integrations.pods.url`. A bearer token, when the server
- * needs one, comes from the file `token_file` or the variable `token_env` names; it is read at
- * connect (so a rotated file is picked up on reconnect) and never logged.
+ * needs one, comes from the file `token_file` or the variable `token_env` names (readSecret's
+ * precedence); it is read at connect (so a rotated file is picked up on reconnect) and never logged.
  */
-export function create(context: AdapterContext): PodsAdapter {
-  const integration = context.manifest.integrations.pods;
+export function create(context: AdapterContext<'pods'>): PodsAdapter {
+  const integration = context.settings;
   if (!integration.url) throw new Error('adapters.pods = "external-solid" needs integrations.pods.url');
   let token: string | undefined;
   const http = new SolidHttp(integration.url, () => token);
@@ -32,7 +32,7 @@ export function create(context: AdapterContext): PodsAdapter {
 
   return {
     async connect(signal) {
-      token = await readToken(integration, context.env);
+      token = await readIntegrationToken('pods', integration, context.env, context.logger);
       const response = await http.send(root, { method: 'HEAD', signal });
       await drain(response);
       if (!response.ok) throw new Error(`the Solid server at ${http.base.origin} answered HEAD ${root.pathname} with ${response.status}`);
@@ -61,19 +61,4 @@ export function create(context: AdapterContext): PodsAdapter {
     delete: async (p, conditions) => ready().delete(p, conditions),
     list: async (p, request) => ready().list(p, request),
   };
-}
-
-/** The bearer token from `token_file` (preferred) or `token_env`; undefined when neither is set. */
-async function readToken(integration: { token_env: string; token_file: string }, env: AdapterContext['env']): Promise<string | undefined> {
-  if (integration.token_file) {
-    const text = (await readFile(integration.token_file, 'utf8')).trim();
-    if (!text) throw new Error(`integrations.pods.token_file ${integration.token_file} is empty`);
-    return text;
-  }
-  if (integration.token_env) {
-    const value = env[integration.token_env];
-    if (!value) throw new Error(`integrations.pods.token_env names ${integration.token_env}, which is not set`);
-    return value;
-  }
-  return undefined;
 }

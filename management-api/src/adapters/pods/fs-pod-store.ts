@@ -10,7 +10,7 @@ import { metaJson, sidecarOf, strongEtag } from './fs-metadata.js';
 import { FsPodReader, notFound } from './fs-pod-reader.js';
 import { checkConditions, checkContentType } from './pod-conditions.js';
 import { memberPath, parentOf, parseContainerPath, parsePodPath, type PodPath } from './pod-path.js';
-import { pageLimit, pageOfNames } from './pod-page.js';
+import { pageOfNames, PODS_PAGER } from './pod-page.js';
 import { SerialLock } from './serial-lock.js';
 
 /**
@@ -63,7 +63,7 @@ export class FsPodStore {
   /** See PodsAdapter.list. Member names that are not valid pod names (made outside the API) are left out. */
   async list(rawPath: string, request: PageRequest): Promise<Page<PodEntry>> {
     const p = parseContainerPath(rawPath);
-    pageLimit(request);
+    PODS_PAGER.pageLimit(request.limit);
     const found = await walk(this.root, p.segments);
     if (!found.stat || found.blockedAt || !found.stat.isDirectory()) throw notFound(p);
     const valid = (await this.#reader.memberNames(found.fsPath)).filter((name) => isAddressable(memberPath(p, name)));

@@ -18,7 +18,7 @@ export function podRoot(context: Pick<AdapterContext, 'paths'>): string {
 }
 
 /** A pods adapter on the local file system. */
-export function create(context: AdapterContext): PodsAdapter {
+export function create(context: AdapterContext<'pods'>): PodsAdapter {
   const configured = podRoot(context);
   let store: FsPodStore | undefined;
 

@@ -8,6 +8,6 @@ export const ADAPTER = 'pods/off';
 export { CONTRACT_VERSION } from './pods-adapter.js';
 
 /** A pods adapter that is off. */
-export function create(_context: AdapterContext): PodsAdapter {
+export function create(_context: AdapterContext<'pods'>): PodsAdapter {
   return offAdapter<PodsAdapter>('pods', PODS_OPERATIONS);
 }

@@ -4,7 +4,7 @@ import { AdapterConflictError, AdapterInputError, AdapterPreconditionError } fro
 import type { PodConditions, PodEntry, PodPutOptions, PodResource } from './pods-adapter.js';
 import { checkContentType } from './pod-conditions.js';
 import { memberPath, parseContainerPath, parsePodPath, type PodPath } from './pod-path.js';
-import { pageLimit, pageOfNames } from './pod-page.js';
+import { pageOfNames, PODS_PAGER } from './pod-page.js';
 import { containedNames } from './solid-listing.js';
 import { drain, expectOk, type SolidHttp } from './solid-http.js';
 
@@ -67,7 +67,7 @@ export class SolidPodClient {
   /** See PodsAdapter.list: members from the container's `ldp:contains`, then a HEAD of each member of the page. */
   async list(rawPath: string, request: PageRequest): Promise<Page<PodEntry>> {
     const p = solidPath(rawPath, true);
-    pageLimit(request);
+    PODS_PAGER.pageLimit(request.limit);
     const url = this.http.urlOf(p);
     const response = await expectOk(await this.http.send(url, { method: 'GET', headers: { accept: 'text/turtle' } }), 'GET', p);
     const names = containedNames(new URL(response.url || url.href), await response.text()).filter((n) => addressable(memberPath(p, n)));

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/otel';
 import '../app-state.js';
+import { isSlotUsable } from '../adapters/slot-state.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 // Probes are polled every few seconds: keep them out of info logs and traces. They share one
@@ -64,7 +65,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
   app.get('/health', { ...probeRoute, schema: healthSchema }, async (request, reply) => {
     const { resolver, probes, clock, startedAt, paths } = app.agentbox;
     const statuses = resolver.statuses();
-    const degraded = statuses.some((s) => s.state === 'degraded' || s.state === 'connecting');
+    const degraded = statuses.some((s) => !isSlotUsable(s.state));
     const programs = await app.agentbox.programs();
     void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
     return {

@@ -2,7 +2,6 @@
 import type { SlotName } from '../adapter.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterPreconditionError, AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
 import { ApiError } from '../../errors.js';
-import { authHeaders } from './integration-token.js';
 
 /** What a request needs. */
 export interface HttpCall {
@@ -20,6 +19,14 @@ export interface HttpCall {
   /** What a 404 for a missing item names, e.g. `bead bd-1`. */
   subject?: string;
   signal?: AbortSignal;
+}
+
+/** Headers for a JSON request with the bearer token, if any. */
+export function authHeaders(token: string | undefined, json: boolean): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (json) headers['content-type'] = 'application/json';
+  if (token !== undefined) headers['authorization'] = `Bearer ${token}`;
+  return headers;
 }
 
 /** Join a base URL and a path without doubling or dropping the slash. */
