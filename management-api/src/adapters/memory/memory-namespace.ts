@@ -23,9 +23,6 @@ const RECALIBRATE_FACTOR = 1.5;
 const RETRY_FIRST_MS = 5_000;
 const RETRY_MAX_MS = 600_000;
 
-/** How long closing waits for the index to finish opening and take in pending vectors. */
-export const CLOSE_GRACE_MS = 2_000;
-
 /** How a namespace is answering, for logs, tests and the benchmark. */
 export interface NamespaceStats {
   size: number;
@@ -59,11 +56,12 @@ export class MemoryNamespace {
   /** Vectors stored but not yet in the index; searches scan them exactly alongside the index. */
   readonly #pending = new Map<string, Float32Array>();
   #flushing: Promise<void> | undefined;
-  /** The open in progress (openIndex), its index, and the ids stored or removed meanwhile. */
+  /** The open in progress (openIndex) and the ids stored or removed meanwhile. */
   #opening: Promise<void> | undefined;
-  #openingIndex: RuvectorIndex | undefined;
   readonly #touched = new Set<string>();
-  #closed = false;
+  /** The worker from openIndex on, usable or not (a failed open still holds a thread): close ends it. */
+  #worker: RuvectorIndex | undefined;
+  #closing = false;
 
   constructor(readonly name: string, readonly indexFile: string, private readonly options: NamespaceOptions) {
     this.matrix = new VectorMatrix(options.dimension);
@@ -79,25 +77,21 @@ export class MemoryNamespace {
    * exact (logged as MemoryIndexFailed).
    */
   openIndex(): void {
-    if (this.#index || this.#opening) return;
+    if (this.#worker || this.#closing) return;
     const index = new RuvectorIndex(this.indexFile, this.options.dimension);
-    this.#openingIndex = index;
+    this.#worker = index;
     this.#opening = this.#catchUp(index)
       .then(() => {
-        if (!this.#closed) this.#index = index;
+        if (!this.#closing) this.#index = index;
       })
-      .catch((err: unknown) => {
-        if (!this.#closed) this.#breakIndex(err);
-      })
-      .finally(() => {
-        this.#opening = undefined;
-        this.#openingIndex = undefined;
-      });
+      .catch((err: unknown) => this.#breakIndex(err))
+      .finally(() => (this.#opening = undefined));
   }
 
   async #catchUp(index: RuvectorIndex): Promise<void> {
     await index.ready;
-    const lacking = new Set(await index.missing(this.matrix.ids()));
+    // A close during the open only needs the deletes below (deleting an absent id is harmless).
+    const lacking = new Set(this.#closing ? [] : await index.missing(this.matrix.ids()));
     for (;;) {
       // Ids stored or removed since the index started opening: the index may hold an older vector.
       const touched = [...this.#touched];
@@ -106,14 +100,17 @@ export class MemoryNamespace {
         if (!lacking.has(id)) await index.delete(id);
         if (this.matrix.has(id)) lacking.add(id);
       }
+      if (this.#touched.size > 0) continue;
+      // Closing: the index now holds no stale vector, so the next open's missing() finds the rest.
+      if (this.#closing) return;
       const batch: Array<{ id: string; vector: Float32Array }> = [];
       for (const id of lacking) {
         const vector = this.matrix.get(id);
         if (vector) batch.push({ id, vector });
         if (batch.length === 1000) break;
       }
-      if (batch.length === 0 && this.#touched.size === 0) return;
-      if (batch.length > 0) await index.insertBatch(batch);
+      if (batch.length === 0) return;
+      await index.insertBatch(batch);
       for (const { id } of batch) lacking.delete(id);
       // Ids removed from the catalogue before their turn need no insert.
       for (const id of lacking) if (!this.matrix.has(id)) lacking.delete(id);
@@ -121,19 +118,23 @@ export class MemoryNamespace {
   }
 
   /**
-   * End the index worker (the namespace is being dropped: the adapter closes or reconnects). The
-   * index gets up to {@link CLOSE_GRACE_MS} to finish opening and take in what was stored, so the
-   * next start has nothing to repair; what it misses then is repaired at the next open.
+   * End the index worker (the namespace is being dropped: the adapter closes or reconnects, and
+   * has closed the catalogue, so no new write starts). No insert is started any more; the writes
+   * under way, the open and the engine call in flight finish — terminating a worker waits for a
+   * call inside the engine anyway — and ids stored or removed during the open are deleted from the
+   * index. So the index file always exists and holds no stale vector, and the next open inserts
+   * whatever it lacks. No deadline: one cut the open short on a loaded machine, leaving no file,
+   * or ids replaced during the open with their old vectors, which no later open repairs.
    */
   async close(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const grace = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_GRACE_MS)));
-    await Promise.race([this.settledWrites(), grace]);
-    clearTimeout(timer);
-    this.#closed = true;
-    const index = this.#index ?? this.#openingIndex;
+    this.#closing = true;
+    await this.#writes;
+    await this.settledWrites();
+    while (this.#calibrating) await this.#calibrating;
+    const worker = this.#worker;
     this.#index = undefined;
-    await index?.close();
+    this.#worker = undefined;
+    await worker?.close();
   }
 
   /** Run writes of this namespace one at a time, so the index sees them in catalogue order. */
@@ -178,7 +179,7 @@ export class MemoryNamespace {
   }
 
   async #flush(): Promise<void> {
-    while (this.#pending.size > 0 && !this.#indexBroken) {
+    while (this.#pending.size > 0 && !this.#indexBroken && !this.#closing) {
       const batch: Array<{ id: string; vector: Float32Array }> = [];
       for (const [id, vector] of this.#pending) {
         batch.push({ id, vector });
@@ -256,7 +257,7 @@ export class MemoryNamespace {
   #calibrateIfStale(): void {
     const n = this.matrix.size;
     // Measured only on a fully indexed namespace: pending vectors are answered exactly and would flatter the figure.
-    if (this.#calibrating || !this.#index || this.#indexBroken || this.#pending.size > 0 || n < this.options.exactBelow || n < 11) return;
+    if (this.#calibrating || this.#closing || !this.#index || this.#indexBroken || this.#pending.size > 0 || n < this.options.exactBelow || n < 11) return;
     const last = this.#calibration;
     const sizeChanged = !last || n >= last.size * RECALIBRATE_FACTOR || n * RECALIBRATE_FACTOR <= last.size;
     const retryDue = last !== undefined && last.recall < TARGET_RECALL && Date.now() - last.at >= last.retryMs;
@@ -276,6 +277,7 @@ export class MemoryNamespace {
     let found = 0;
     for (let q = 0; q < CALIBRATION_QUERIES; q++) {
       await yieldToEventLoop();
+      if (this.#closing) return;
       const base = this.matrix.get(this.matrix.idAt(randomInt(this.matrix.size))!)!;
       const query = normalized(base.map((x) => x + gaussian() * (0.2 / Math.sqrt(base.length))));
       const truth = new Set(this.matrix.topK(query, 10).map((h) => h.id));
