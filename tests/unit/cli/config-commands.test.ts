@@ -101,6 +101,11 @@ t.test('explain: unknown ids exit 2 with a suggestion', async (t) => {
   const r = runAgentbox(['config', 'explain', 'E99999']);
   t.equal(r.code, 2);
   t.match(r.stderr, /no rule "E99999"/);
+  for (const retired of ['E021', 'seal-timeout-bounds']) {
+    const gone = runAgentbox(['config', 'explain', retired]);
+    t.equal(gone.code, 2, `${retired} is retired`);
+    t.match(gone.stderr, /E021 \(seal-timeout-bounds\) is retired: the schema itself bounds bootstrap\.seal_timeout_sec/);
+  }
   const list = runAgentbox(['config', 'explain', '--list', '--json']);
   t.equal(list.code, 0);
   t.ok(Array.isArray(JSON.parse(list.stdout)));
