@@ -40,3 +40,26 @@ t.test('non-state events are ignored; tokens parse', async (t) => {
   t.same(s.apply('TICK_5', { when: '1' }), { kind: 'none' });
   t.same(parseTokens('ver:3.0 server:supervisor eventname:PROCESS_STATE_RUNNING len:54\n'), { ver: '3.0', server: 'supervisor', eventname: 'PROCESS_STATE_RUNNING', len: '54' });
 });
+
+t.test('seeding from supervisord: a restarted listener knows what no event will tell it again', async (t) => {
+  const p = (name: string, state: string, exitStatus = 0) => ({ name, state, exitStatus });
+  const done = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  t.same(done.seed([p('bootstrap', 'EXITED'), p('api', 'RUNNING'), p('seal-listener', 'STARTING')]), { kind: 'seal' }, 'one-shot exited 0 and api runs: sealed at once');
+  t.equal(done.sealed, true);
+  t.same(ev(done, 'STOPPED', 'api'), { kind: 'unseal', program: 'api', state: 'STOPPED' }, 'events continue from the seeded state');
+
+  const waiting = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  t.same(waiting.seed([p('bootstrap', 'EXITED'), p('api', 'BACKOFF')]), { kind: 'none' });
+  t.same(waiting.pending(), ['api']);
+  t.same(ev(waiting, 'RUNNING', 'api'), { kind: 'seal' });
+
+  const fresh = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  t.same(fresh.seed([p('bootstrap', 'STOPPED'), p('api', 'STOPPED')]), { kind: 'none' }, 'at first boot nothing has run yet');
+  t.same(fresh.pending(), ['api', 'bootstrap (one-shot)']);
+
+  const failed = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  t.same(failed.seed([p('bootstrap', 'EXITED', 1), p('api', 'RUNNING')]), { kind: 'fail', reason: 'bootstrap exited with status 1' });
+  t.equal(failed.failed, true);
+  t.same(ev(failed, 'RUNNING', 'api'), { kind: 'none' }, 'and stays failed');
+  t.match(new SealState({ required: [], oneshot: 'bootstrap' }).seed([p('bootstrap', 'FATAL')]), { kind: 'fail', reason: /could not be started/ });
+});
