@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { AdapterLifecycle, SlotHealth, SlotName } from './adapter.js';
 import { Backoff, DeadlineError, withDeadline } from './backoff.js';
-import { scrubSecrets } from '../observability/redact.js';
+import { scrubSecrets } from '../secrets/redact.js';
 
 /** Where a slot is. `off` is a slot configured off; `connecting` only before the first connect ends. */
 export type SlotState = 'connecting' | 'healthy' | 'degraded' | 'off';

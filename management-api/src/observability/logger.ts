@@ -1,6 +1,6 @@
 // The API's pino logger: JSON lines, level from the manifest, secrets redacted.
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
-import { CENSOR, REDACT_PATHS, scrubSecrets, scrubValue } from './redact.js';
+import { CENSOR, REDACT_PATHS, scrubSecrets, scrubValue } from '../secrets/redact.js';
 
 /** Log levels the manifest allows. */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';

@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
 import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
-import { scrubSecrets } from '../../observability/redact.js';
+import { scrubSecrets } from '../../secrets/redact.js';
 import type { MemoryAdapter, MemoryHit, MemoryQuery, MemoryRecord, MemorySummary, NewMemory } from './memory-adapter.js';
 import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, encodeCursor, pageLimit } from './memory-input.js';
 import { connectionString, describeTarget, parseVector, pgFailure, vectorLiteral } from './pg-connection.js';

@@ -3,7 +3,7 @@ import { readFileSync, statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { AdapterInputError, AdapterUnavailableError } from '../adapter-errors.js';
 import type { AdapterContext } from '../adapter.js';
-import { scrubSecrets } from '../../observability/redact.js';
+import { scrubSecrets } from '../../secrets/redact.js';
 
 /**
  * The connection string, read from the variable named by `integrations.memory.connection_env` or
