@@ -44,7 +44,7 @@ t.test('credentials in a URL never reach the logs: query parameters named like c
   const box = await startTestServer({ logLevel: 'trace' });
   t.teardown(() => box.close());
   // The key in a query string is refused (only the Authorization header counts) …
-  const refused = await box.api(`/v1/beads?api_key=${box.key}&limit=5`, { auth: false, headers: { 'x-request-id': 'req-query-key' } });
+  const refused = await box.api(`/v1/beads?api_key=${box.key}&limit=5`, { auth: false, headers: { 'x-request-id': 'req-query-key', referer: 'https://ui.example/page?token=ref-query-9999' } });
   t.equal(refused.status, 401);
   // … also with a wrong bearer key (AuthRejected names the route), on an unknown route, and in a fragment-like or encoded name.
   t.equal((await box.api('/v1/beads?access_token=tok-query-1111&kind=epic', { auth: 'wrong-key' })).status, 401);
@@ -53,10 +53,10 @@ t.test('credentials in a URL never reach the logs: query parameters named like c
   box.server.app.log.error({ err: new Error('GET https://sink.example/v1/events?apikey=err-query-5555 failed'), target: 'https://bob:url-pass-6666@sink.example/x?sig=sig-query-7777' }, 'calling https://sink.example/hook?secret=msg-query-8888&page=2');
 
   const text = box.logs.text();
-  for (const secret of [box.key, 'tok-query-1111', 'sig-query-2222', 'tok-query-3333', 'enc-query-4444', 'err-query-5555', 'url-pass-6666', 'sig-query-7777', 'msg-query-8888']) t.notOk(text.includes(secret), `"${secret.slice(0, 9)}…" is not in the logs`);
+  for (const secret of [box.key, 'tok-query-1111', 'sig-query-2222', 'tok-query-3333', 'enc-query-4444', 'err-query-5555', 'url-pass-6666', 'sig-query-7777', 'msg-query-8888', 'ref-query-9999']) t.notOk(text.includes(secret), `"${secret.slice(0, 9)}…" is not in the logs`);
   const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
   const completed = lines.find((l) => l['reqId'] === 'req-query-key' && l['msg'] === 'request completed');
-  t.match(completed, { req: { url: '/v1/beads?api_key=[Redacted]&limit=5' }, res: { statusCode: 401 } }, 'the request line keeps the path and harmless parameters');
+  t.match(completed, { req: { url: '/v1/beads?api_key=[Redacted]&limit=5', headers: { referer: 'https://ui.example/page?token=[Redacted]' } }, res: { statusCode: 401 } }, 'the request line keeps the path and harmless parameters; headers holding URLs are scrubbed too');
   t.match(box.logs.events('AuthRejected')[0], { route: '/v1/beads' });
   const manual = lines.find((l) => String(l['msg']).startsWith('calling'));
   t.equal(manual?.['msg'], 'calling https://sink.example/hook?secret=[Redacted]&page=2');
