@@ -21,7 +21,7 @@ interface Box {
 }
 
 /** supervisord with a one-shot `bootstrap`, a required `api` and the seal listener. */
-function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: number; apiAutostart?: boolean } = {}): Box {
+function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: number; apiAutostart?: boolean; supervisorUrl?: string } = {}): Box {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-seal-'));
   mkdirSync(path.join(root, 'run/agentbox'), { recursive: true });
   const sock = path.join(root, 'run/agentbox/supervisord.sock');
@@ -38,7 +38,7 @@ function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: numb
       '[program:api]', 'command=/bin/sleep 1000', 'startsecs=0', 'priority=20', `autostart=${options.apiAutostart === false ? 'false' : 'true'}`, '',
       '[eventlistener:seal-listener]', `command=${process.execPath} ${listener} --required api --oneshot bootstrap --timeout ${options.timeoutSec ?? 30}`,
       // stderr appended, so the lines of every listener instance stay in one file.
-      'events=PROCESS_STATE', `environment=AGENTBOX_ROOT="${root}"`, `stderr_logfile=${log}`, 'stderr_logfile_maxbytes=0', 'priority=1', '',
+      'events=PROCESS_STATE', `environment=AGENTBOX_ROOT="${root}"${options.supervisorUrl ? `,AGENTBOX_SUPERVISOR_URL="${options.supervisorUrl}"` : ''}`, `stderr_logfile=${log}`, 'stderr_logfile_maxbytes=0', 'priority=1', '',
     ].join('\n'),
   );
   const proc = spawn('supervisord', ['-n', '-c', conf], { stdio: 'ignore' });
@@ -176,4 +176,12 @@ t.test('a seal timeout is recorded with the programmes still pending, and cleare
   const pid = await killListener(sv);
   await eventOf(sv, 'BootstrapCompleted', pid);
   t.notOk(existsSync(sv.failed), 'no failure marker after the restart');
+});
+
+t.test('without an answer from supervisord the listener says so and works from events alone', async (t) => {
+  const sv = startSupervisord('/bin/true', { supervisorUrl: 'unix:///nonexistent/supervisord.sock' });
+  t.teardown(() => stop(sv.proc));
+  await waitFor('the seal file', () => existsSync(sv.seal));
+  const started = events(sv.log).find((e) => e.event === 'BootstrapSealStarted') as (SealEvent & { snapshot_error?: string }) | undefined;
+  t.match(started?.snapshot_error, /no supervisord socket at \/nonexistent\/supervisord\.sock/);
 });
