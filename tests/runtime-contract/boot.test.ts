@@ -129,7 +129,7 @@ t.test('RC-11: killing the seal listener makes supervisord restart it, and the n
   });
   // bootstrap EXITED long ago and supervisord replays no events: the seal comes from its snapshot.
   const recovered = await waitFor('the new listener to seal', () => box.events().find((e) => e.event === 'BootstrapCompleted' && e['pid'] === newPid));
-  t.equal(recovered['recovered'], true);
+  t.equal(recovered['from_snapshot'], true);
   await waitForStatus(`${box.apiUrl}/ready`, 200);
   t.ok(existsSync(path.join(box.hostRoot, 'run/agentbox/bootstrap.done')), 'the seal is in place');
   // And the new listener follows events from there.

@@ -46,7 +46,7 @@ t.test('seeding from supervisord: a restarted listener knows what no event will 
   const done = new SealState({ required: ['api'], oneshot: 'bootstrap' });
   t.same(done.seed([p('bootstrap', 'EXITED'), p('api', 'RUNNING'), p('seal-listener', 'STARTING')]), { kind: 'seal' }, 'one-shot exited 0 and api runs: sealed at once');
   t.equal(done.sealed, true);
-  t.same(ev(done, 'STOPPED', 'api'), { kind: 'unseal', program: 'api', state: 'STOPPED' }, 'events continue from the seeded state');
+  t.same(ev(done, 'STOPPING', 'api', { from_state: 'RUNNING' }), { kind: 'unseal', program: 'api', state: 'STOPPING' }, 'events continue from the seeded state');
 
   const waiting = new SealState({ required: ['api'], oneshot: 'bootstrap' });
   t.same(waiting.seed([p('bootstrap', 'EXITED'), p('api', 'BACKOFF')]), { kind: 'none' });
@@ -62,4 +62,19 @@ t.test('seeding from supervisord: a restarted listener knows what no event will 
   t.equal(failed.failed, true);
   t.same(ev(failed, 'RUNNING', 'api'), { kind: 'none' }, 'and stays failed');
   t.match(new SealState({ required: [], oneshot: 'bootstrap' }).seed([p('bootstrap', 'FATAL')]), { kind: 'fail', reason: /could not be started/ });
+});
+
+t.test('events queued before the snapshot are history: skipped until one continues from the seeded state', async (t) => {
+  const s = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  t.same(s.seed([{ name: 'bootstrap', state: 'EXITED', exitStatus: 0 }, { name: 'api', state: 'RUNNING', exitStatus: 0 }]), { kind: 'seal' });
+  // supervisord delivers what it queued while the listener started: the way to the snapshot.
+  t.same(ev(s, 'STARTING', 'bootstrap', { from_state: 'STOPPED' }), { kind: 'none' });
+  t.same(ev(s, 'STARTING', 'api', { from_state: 'STOPPED' }), { kind: 'none' }, 'no false withdrawal');
+  t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'none' });
+  t.same(ev(s, 'EXITED', 'bootstrap', { from_state: 'RUNNING', expected: '1' }), { kind: 'none' });
+  t.equal(s.sealed, true);
+  t.same(ev(s, 'STOPPING', 'api', { from_state: 'RUNNING' }), { kind: 'unseal', program: 'api', state: 'STOPPING' }, 'the first event from the seeded state is live');
+  t.same(ev(s, 'STOPPED', 'api', { from_state: 'STOPPING' }), { kind: 'none' });
+  t.same(ev(s, 'STARTING', 'api', { from_state: 'STOPPED' }), { kind: 'none' }, 'live from then on');
+  t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'seal' });
 });

@@ -46,12 +46,12 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
     ...(snapshot && !snapshot.ok ? { snapshot_error: snapshot.error } : {}),
   });
 
-  const act = (action: SealAction, recovered: boolean): void => {
+  const act = (action: SealAction, fromSnapshot: boolean): void => {
     switch (action.kind) {
       case 'seal': {
         const elapsed = Math.round(performance.now() - started);
         files.seal({ sealed_at: new Date().toISOString(), elapsed_ms: elapsed, required: options.required });
-        events.emit('BootstrapCompleted', { elapsed_ms: elapsed, ...(recovered ? { recovered: true } : {}) });
+        events.emit('BootstrapCompleted', { elapsed_ms: elapsed, ...(fromSnapshot ? { from_snapshot: true } : {}) });
         break;
       }
       case 'unseal':

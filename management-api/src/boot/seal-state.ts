@@ -32,6 +32,12 @@ export class SealState {
   private readonly states = new Map<string, string>();
   private oneshotDone: boolean;
   #failed = false;
+  /**
+   * Seeded programmes whose events are still history: supervisord also delivers the events it
+   * queued while the listener started, which lead up to the snapshot. A programme's events count
+   * again from the first one that leaves its seeded state (`from_state`).
+   */
+  readonly #catchingUp = new Map<string, string>();
   sealed = false;
 
   constructor(private readonly config: SealConfig) {
@@ -57,6 +63,7 @@ export class SealState {
   seed(programs: readonly ProgramSnapshot[]): SealAction {
     for (const p of programs) {
       this.states.set(p.name, p.state);
+      this.#catchingUp.set(p.name, p.state);
       if (p.name !== this.config.oneshot) continue;
       if (p.state === 'EXITED' && p.exitStatus === 0) this.oneshotDone = true;
       else if (p.state === 'EXITED' || p.state === 'FATAL') {
@@ -74,6 +81,11 @@ export class SealState {
     if (!eventName.startsWith('PROCESS_STATE_') || this.#failed) return { kind: 'none' };
     const state = eventName.slice('PROCESS_STATE_'.length);
     const name = payload['processname'] ?? '';
+    const seeded = this.#catchingUp.get(name);
+    if (seeded !== undefined && payload['from_state'] !== undefined) {
+      if (payload['from_state'] !== seeded) return { kind: 'none' };
+      this.#catchingUp.delete(name);
+    }
     this.states.set(name, state);
     if (name === this.config.oneshot) {
       if (state === 'EXITED' && payload['expected'] === '1') this.oneshotDone = true;
