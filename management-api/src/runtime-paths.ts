@@ -16,7 +16,7 @@ export interface RuntimePaths {
   logDir: string;
   /** Written atomically by the seal listener once every readiness-required programme runs. */
   sealFile: string;
-  /** Written by the seal listener (JSON `{reason}`) when stage B fails; the seal then never comes. */
+  /** JSON `{reason}`: stage B failed (the seal never comes), or the seal timed out (cleared if it comes later). */
   bootstrapFailedFile: string;
   /** Secrets on the state volume (0700). */
   secretsDir: string;
