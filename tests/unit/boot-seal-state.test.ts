@@ -78,3 +78,18 @@ t.test('events queued before the snapshot are history: skipped until one continu
   t.same(ev(s, 'STARTING', 'api', { from_state: 'STOPPED' }), { kind: 'none' }, 'live from then on');
   t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'seal' });
 });
+
+t.test('the seal timeout is about the first seal of a boot only', async (t) => {
+  const s = new SealState({ required: ['api', 'worker'], oneshot: 'bootstrap' });
+  t.same(s.timeoutPending(), ['api', 'worker', 'bootstrap (one-shot)'], 'at start everything is awaited');
+  ev(s, 'RUNNING', 'api');
+  ev(s, 'EXITED', 'bootstrap', { expected: '1' });
+  t.same(s.timeoutPending(), ['worker']);
+  ev(s, 'RUNNING', 'worker');
+  t.equal(s.timeoutPending(), undefined, 'sealed: nothing to time out');
+  t.same(ev(s, 'EXITED', 'worker', { expected: '0' }), { kind: 'unseal', program: 'worker', state: 'EXITED' });
+  t.equal(s.timeoutPending(), undefined, 'a programme down after the seal is not a slow boot');
+  const failed = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  ev(failed, 'FATAL', 'bootstrap');
+  t.equal(failed.timeoutPending(), undefined, 'a failed boot has its own reason');
+});

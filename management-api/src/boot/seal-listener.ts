@@ -73,8 +73,8 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
   const bootStartedMs = snapshot?.ok ? snapshot.bootStartedMs : undefined;
   const spentMs = bootStartedMs === undefined ? 0 : Math.max(0, Date.now() - bootStartedMs);
   const timer = setTimeout(() => {
-    if (state.sealed || state.failed) return;
-    const waitingFor = state.pending();
+    const waitingFor = state.timeoutPending();
+    if (!waitingFor) return;
     const reason = `the seal timed out after ${options.timeoutSec} s; still waiting for: ${waitingFor.join(', ')}`;
     files.recordTimeout(reason, waitingFor);
     events.fail('BootstrapSealTimeout', { waiting_for: waitingFor, timeout_sec: options.timeoutSec }, `${reason}; still listening: the box seals if they come up`);

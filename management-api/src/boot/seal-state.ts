@@ -38,7 +38,18 @@ export class SealState {
    * again from the first one that leaves its seeded state (`from_state`).
    */
   readonly #catchingUp = new Map<string, string>();
-  sealed = false;
+  #everSealed = false;
+  #sealed = false;
+
+  /** Whether the seal holds now. */
+  get sealed(): boolean {
+    return this.#sealed;
+  }
+
+  #setSealed(value: boolean): void {
+    this.#sealed = value;
+    if (value) this.#everSealed = true;
+  }
 
   constructor(private readonly config: SealConfig) {
     this.oneshotDone = config.oneshot === undefined;
@@ -48,6 +59,14 @@ export class SealState {
   pending(): string[] {
     const waiting = this.config.required.filter((p) => this.states.get(p) !== 'RUNNING');
     return this.oneshotDone ? waiting : [...waiting, `${this.config.oneshot} (one-shot)`];
+  }
+
+  /**
+   * What a seal timeout waits for: the pending programmes while this boot has never been sealed
+   * (or failed), else undefined. A seal withdrawn later is a programme down, not a slow boot.
+   */
+  timeoutPending(): string[] | undefined {
+    return this.#everSealed || this.#failed ? undefined : this.pending();
   }
 
   /** Whether bootstrap failed (final: the seal never comes in this boot). */
@@ -72,7 +91,7 @@ export class SealState {
       }
     }
     if (this.pending().length > 0) return { kind: 'none' };
-    this.sealed = true;
+    this.#setSealed(true);
     return { kind: 'seal' };
   }
 
@@ -91,16 +110,16 @@ export class SealState {
       if (state === 'EXITED' && payload['expected'] === '1') this.oneshotDone = true;
       else if ((state === 'EXITED' && payload['expected'] === '0') || state === 'FATAL') {
         this.#failed = true;
-        this.sealed = false;
+        this.#setSealed(false);
         return { kind: 'fail', reason: `${name} ${state === 'FATAL' ? 'could not be started' : 'exited with an unexpected status'}` };
       }
     }
-    if (this.sealed && this.config.required.includes(name) && state !== 'RUNNING') {
-      this.sealed = false;
+    if (this.#sealed && this.config.required.includes(name) && state !== 'RUNNING') {
+      this.#setSealed(false);
       return { kind: 'unseal', program: name, state };
     }
-    if (!this.sealed && this.pending().length === 0) {
-      this.sealed = true;
+    if (!this.#sealed && this.pending().length === 0) {
+      this.#setSealed(true);
       return { kind: 'seal' };
     }
     return { kind: 'none' };
