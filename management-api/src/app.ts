@@ -20,7 +20,7 @@ import { startIdleCompaction } from './observability/idle-compaction.js';
 import type { ApiMetrics } from './observability/metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
-import { supervisedPrograms, type ProgramsReport } from './probes/supervisor-programs.js';
+import { supervisedPrograms, supervisorSocket, type ProgramsReport } from './probes/supervisor-programs.js';
 import { registerDocsRoute } from './routes/docs-route.js';
 import { registerEventRoutes, type MutationLimits } from './routes/events-routes.js';
 import { registerBeadRoutes } from './routes/beads-routes.js';
@@ -162,12 +162,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAgentRoutes(app, limits);
   registerDocsRoute(app);
   return app;
-}
-
-/** supervisord's socket: AGENTBOX_SUPERVISOR_URL (`unix://…`, set by the generated config) or the default under the run dir. */
-function supervisorSocket(env: Readonly<Record<string, string | undefined>>, paths: RuntimePaths): string {
-  const url = env['AGENTBOX_SUPERVISOR_URL'];
-  return url?.startsWith('unix://') ? url.slice('unix://'.length) : paths.supervisorSocket;
 }
 
 function pick<T extends object, K extends keyof T>(from: T | undefined, keys: K[]): Partial<Pick<T, K>> {

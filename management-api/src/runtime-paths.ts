@@ -23,7 +23,7 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   configDir: string;
   /** Written atomically by the seal listener once every readiness-required programme runs. */
   sealFile: string;
-  /** Written by the seal listener (JSON `{reason}`) when stage B fails; the seal then never comes. */
+  /** JSON `{reason}`: stage B failed (the seal never comes), or the seal timed out (cleared if it comes later). */
   bootstrapFailedFile: string;
   /** What stage B found out about the box (resources, devices), for the API. */
   runtimeHintsFile: string;

@@ -78,6 +78,29 @@ t.test('the seal is noticed by the safety-net re-check when its directory appear
   t.equal(health.json['status'], 'ok');
 });
 
+t.test('a seal timeout recorded by the seal listener is the /ready reason and shows in /health until the seal comes', async (t) => {
+  const box = await startTestServer();
+  t.teardown(() => box.close());
+  const reason = 'the seal timed out after 120 s; still waiting for: worker';
+  // Written the way the seal listener records a timeout.
+  await writeFile(box.paths.bootstrapFailedFile + '.tmp', JSON.stringify({ reason, timeout: true, waiting_for: ['worker'] }) + '\n');
+  await rename(box.paths.bootstrapFailedFile + '.tmp', box.paths.bootstrapFailedFile);
+  const ready = await waitFor('/ready to give the timeout', async () => {
+    const r = await box.api('/ready', { auth: false });
+    return r.status === 503 && String(r.json['reason']).includes('timed out') ? r : undefined;
+  });
+  t.match(ready.json, { ready: false, missing: ['seal'], reason: `bootstrap failed: ${reason}` });
+  const health = await box.api('/health', { auth: false });
+  t.same(health.json['seal'], { path: box.paths.sealFile, present: false, failure: reason }, '/health says why');
+  t.equal(health.json['status'], 'degraded');
+
+  // The programmes came up late: the listener seals and clears the timeout marker.
+  await writeFile(box.paths.sealFile, '{}\n');
+  await rm(box.paths.bootstrapFailedFile);
+  await waitFor('READY once sealed', async () => (await box.api('/ready', { auth: false })).status === 200);
+  t.same((await box.api('/health', { auth: false })).json['seal'], { path: box.paths.sealFile, present: true });
+});
+
 t.test('/livez answers without any external check', async (t) => {
   const box = await startTestServer();
   t.teardown(() => box.close());

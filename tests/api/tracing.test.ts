@@ -57,6 +57,9 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   const callerSpan = '00f067aa0ba902b7';
   t.equal((await box.api('/v1/events', { body: { kind: 'agent.joined' }, headers: { traceparent: `00-${callerTrace}-${callerSpan}-01` } })).status, 201);
   t.equal((await box.api('/ready', { auth: false })).status, 503);
+  // Credentials in the URL: a key refused in the query string, a token on an accepted request.
+  t.equal((await box.api(`/v1/events?api_key=${box.key}`, { auth: false })).status, 401);
+  t.equal((await box.api('/v1/events?access_token=trace-token-1234&x=1', { body: { kind: 'agent.query' } })).status, 201);
   await backend.stop();
   await box.api('/v1/events', { body: { kind: 'agent.failed' } });
   await telemetry.flush();
@@ -67,9 +70,16 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   t.equal(resource && attr(resource, 'service.name'), 'agentbox-api');
   t.equal(resource && attr(resource, 'service.instance.id'), 'traced-box');
 
+  const exported = JSON.stringify(exports);
+  t.notOk(exported.includes(box.key), 'the API key sent in a query string is in no span');
+  t.notOk(exported.includes('trace-token-1234'), 'nor is a token sent in a query string');
+  const paths = spans.flatMap((s) => s.attributes.filter((a) => a.key === 'url.path').map((a) => a.value.stringValue));
+  t.ok(paths.includes('/v1/events?api_key=[Redacted]'), 'the refused request keeps its span, with the key redacted');
+  t.ok(paths.includes('/v1/events?access_token=[Redacted]&x=1'), 'harmless parameters stay');
+
   const dispatches = spans.filter((s) => s.name === 'adapter events.append');
-  t.equal(dispatches.length, 3, 'one span per dispatch');
-  const [ok, joined, failed] = dispatches;
+  t.equal(dispatches.length, 4, 'one span per dispatch');
+  const [ok, joined, , failed] = dispatches;
   t.equal(ok && attr(ok, 'agentbox.adapter.outcome'), 'ok');
   t.equal(ok && attr(ok, 'agentbox.adapter.impl'), 'local-jsonl');
   t.equal(failed && attr(failed, 'agentbox.adapter.outcome') !== 'ok', true, 'the failed dispatch is marked');
@@ -92,4 +102,31 @@ t.test('without an endpoint nothing is registered and calls are no-ops', async (
   t.equal(telemetry.exporting, false);
   await telemetry.flush();
   await telemetry.shutdown();
+});
+
+t.test('exception events, status messages and names are scrubbed on export too', async (t) => {
+  const { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } = await import('@opentelemetry/sdk-trace-node');
+  const { scrubbingExporter } = await import('../../management-api/src/observability/scrubbing-exporter.js');
+  const memory = new InMemorySpanExporter();
+  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(scrubbingExporter(memory))] });
+  t.teardown(() => provider.shutdown());
+  const tracer = provider.getTracer('scrub-test');
+  const span = tracer.startSpan('GET /hook?token=name-secret-1', { attributes: { 'url.full': 'https://u:attr-pass-2@h/p?sig=attr-sig-3&q=1', 'list': ['a', '/x?key=list-key-4'], 'count': 3 } });
+  span.recordException(new Error('POST https://h/p?apikey=exc-key-5 refused'));
+  span.setStatus({ code: 2, message: 'failed calling https://h/p?password=status-pw-6' });
+  span.end();
+  const clean = tracer.startSpan('plain', { attributes: { 'url.path': '/v1/meta' } });
+  clean.end();
+  await provider.forceFlush();
+  const [scrubbed, plain] = memory.getFinishedSpans();
+  const text = JSON.stringify(scrubbed, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  for (const secret of ['name-secret-1', 'attr-pass-2', 'attr-sig-3', 'list-key-4', 'exc-key-5', 'status-pw-6']) t.notOk(text.includes(secret), `${secret} is scrubbed`);
+  t.equal(scrubbed?.name, 'GET /hook?token=[Redacted]');
+  t.equal(scrubbed?.attributes['url.full'], 'https://u:[Redacted]@h/p?sig=[Redacted]&q=1');
+  t.same(scrubbed?.attributes['list'], ['a', '/x?key=[Redacted]']);
+  t.equal(scrubbed?.attributes['count'], 3);
+  t.equal(scrubbed?.events[0]?.attributes?.['exception.message'], 'POST https://h/p?apikey=[Redacted] refused');
+  t.equal(scrubbed?.status.message, 'failed calling https://h/p?password=[Redacted]');
+  t.equal(scrubbed?.spanContext().spanId, span.spanContext().spanId, 'the copy keeps its identity');
+  t.equal(plain?.attributes['url.path'], '/v1/meta', 'a span with nothing to scrub is passed on as it is');
 });

@@ -1,5 +1,6 @@
 // Runtime contract, boot: readiness follows the seal, missing artifacts and a writable root are
-// fatal, supervisord restarts a killed API, SIGTERM stops everything in reverse priority order.
+// fatal, supervisord restarts a killed API or seal listener and readiness recovers, SIGTERM stops
+// everything in reverse priority order.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -111,4 +112,29 @@ reason = "runtime-contract case: the devices are absent on purpose"
   const failed = await waitFor('BootstrapFailed from the seal listener', () => box.events().find((e) => e.event === 'BootstrapFailed' && e['agentbox.stage'] === 'seal'));
   t.match(failed, { reason: /features\.gpu/ }, 'the seal listener reports stage B\'s reason');
   t.notOk(existsSync(path.join(box.hostRoot, 'run/agentbox/bootstrap.done')), 'never sealed');
+});
+
+t.test('RC-11: killing the seal listener makes supervisord restart it, and the new one recovers the seal', async (t) => {
+  const box = await startBox({ manifest: BOOT_ONLY_MANIFEST + WORKER });
+  t.teardown(() => box.stop());
+  await waitForStatus(`${box.apiUrl}/ready`, 200);
+  const conf = path.join(path.dirname(String(box.events().find((e) => e.event === 'ManifestLoaded')?.['manifest'])), 'supervisord.conf');
+  const listenerPid = (): number => Number(execFileSync('supervisorctl', ['-c', conf, 'pid', 'seal-listener'], { encoding: 'utf8' }).trim()) || 0;
+  const pid = listenerPid();
+  t.ok(pid > 1, `seal listener pid ${pid}`);
+  process.kill(pid, 'SIGKILL');
+  const newPid = await waitFor('a new seal listener', () => {
+    const next = listenerPid();
+    return next > 0 && next !== pid ? next : undefined;
+  });
+  // bootstrap EXITED long ago and supervisord replays no events: the seal comes from its snapshot.
+  const recovered = await waitFor('the new listener to seal', () => box.events().find((e) => e.event === 'BootstrapCompleted' && e['pid'] === newPid));
+  t.equal(recovered['from_snapshot'], true);
+  await waitForStatus(`${box.apiUrl}/ready`, 200);
+  t.ok(existsSync(path.join(box.hostRoot, 'run/agentbox/bootstrap.done')), 'the seal is in place');
+  // And the new listener follows events from there.
+  execFileSync('supervisorctl', ['-c', conf, 'stop', 'worker']);
+  await waitForStatus(`${box.apiUrl}/ready`, 503);
+  execFileSync('supervisorctl', ['-c', conf, 'start', 'worker']);
+  await waitForStatus(`${box.apiUrl}/ready`, 200);
 });

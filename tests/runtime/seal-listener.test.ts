@@ -1,5 +1,6 @@
 // The seal listener under a real supervisord: seals when required programmes run, withdraws the
-// seal when one stops, re-seals when it returns, and records a failed stage B.
+// seal when one stops, re-seals when it returns, records a failed stage B, records a seal timeout
+// (and clears it when the programmes come up), and recovers the true state after a kill -9.
 import t from 'tap';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,17 @@ import { waitFor } from '../helpers/wait.js';
 
 const listener = path.join(repoRoot, 'dist/management-api/src/boot/seal-listener-cli.js');
 
-function startSupervisord(bootstrapCommand: string): { root: string; conf: string; proc: ChildProcess; log: string } {
+interface Box {
+  root: string;
+  conf: string;
+  proc: ChildProcess;
+  log: string;
+  seal: string;
+  failed: string;
+}
+
+/** supervisord with a one-shot `bootstrap`, a required `api` and the seal listener. */
+function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: number; apiAutostart?: boolean; supervisorUrl?: string } = {}): Box {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-seal-'));
   mkdirSync(path.join(root, 'run/agentbox'), { recursive: true });
   const sock = path.join(root, 'run/agentbox/supervisord.sock');
@@ -23,14 +34,33 @@ function startSupervisord(bootstrapCommand: string): { root: string; conf: strin
       '[supervisord]', 'nodaemon=true', `pidfile=${root}/run/agentbox/supervisord.pid`, 'logfile=/dev/null', 'logfile_maxbytes=0', '',
       '[rpcinterface:supervisor]', 'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface', '',
       '[supervisorctl]', `serverurl=unix://${sock}`, '',
-      '[program:bootstrap]', `command=${bootstrapCommand}`, 'autorestart=false', 'startsecs=0', 'priority=10', '',
-      '[program:api]', 'command=/bin/sleep 1000', 'startsecs=0', 'priority=20', '',
-      '[eventlistener:seal-listener]', `command=${process.execPath} ${listener} --required api --oneshot bootstrap --timeout 30`,
-      'events=PROCESS_STATE', `environment=AGENTBOX_ROOT="${root}"`, `stderr_logfile=${log}`, 'priority=1', '',
+      '[program:bootstrap]', `command=${bootstrapCommand}`, 'autorestart=false', 'startsecs=0', 'startretries=0', 'priority=10', '',
+      '[program:api]', 'command=/bin/sleep 1000', 'startsecs=0', 'priority=20', `autostart=${options.apiAutostart === false ? 'false' : 'true'}`, '',
+      '[eventlistener:seal-listener]', `command=${process.execPath} ${listener} --required api --oneshot bootstrap --timeout ${options.timeoutSec ?? 30}`,
+      // stderr appended, so the lines of every listener instance stay in one file.
+      'events=PROCESS_STATE', `environment=AGENTBOX_ROOT="${root}"${options.supervisorUrl ? `,AGENTBOX_SUPERVISOR_URL="${options.supervisorUrl}"` : ''}`, `stderr_logfile=${log}`, 'stderr_logfile_maxbytes=0', 'priority=1', '',
     ].join('\n'),
   );
   const proc = spawn('supervisord', ['-n', '-c', conf], { stdio: 'ignore' });
-  return { root, conf, proc, log };
+  return { root, conf, proc, log, seal: path.join(root, 'run/agentbox/bootstrap.done'), failed: path.join(root, 'run/agentbox/bootstrap.failed') };
+}
+
+/** `supervisorctl … <args>`; returns stdout. */
+function ctl(box: Box, ...args: string[]): string {
+  return spawnSync('supervisorctl', ['-c', box.conf, ...args], { encoding: 'utf8' }).stdout;
+}
+
+/** The seal listener's pid, once supervisord reports one. */
+const listenerPid = (box: Box): Promise<number> => waitFor('a seal listener pid', () => Number(ctl(box, 'pid', 'seal-listener').trim()) || undefined);
+
+/** kill -9 the running listener and wait until supervisord has started another one. */
+async function killListener(box: Box): Promise<number> {
+  const pid = await listenerPid(box);
+  process.kill(pid, 'SIGKILL');
+  return waitFor('a new seal listener', async () => {
+    const next = await listenerPid(box);
+    return next !== pid ? next : undefined;
+  });
 }
 
 async function stop(proc: ChildProcess): Promise<void> {
@@ -40,10 +70,20 @@ async function stop(proc: ChildProcess): Promise<void> {
   await exited;
 }
 
-const events = (log: string) =>
-  existsSync(log)
-    ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: string; 'agentbox.stage': string; elapsed_ms?: number; reason?: string })
-    : [];
+interface SealEvent {
+  event: string;
+  pid: number;
+  'agentbox.stage': string;
+  elapsed_ms?: number;
+  reason?: string;
+  waiting_for?: string[];
+  from_snapshot?: boolean;
+}
+
+const events = (log: string): SealEvent[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SealEvent) : []);
+
+/** The first `name` event written by the listener process `pid`. */
+const eventOf = (box: Box, name: string, pid: number) => waitFor(`${name} from listener ${pid}`, () => events(box.log).find((e) => e.event === name && e.pid === pid));
 
 t.test('seal, withdraw on stop, re-seal on start', async (t) => {
   const sv = startSupervisord('/bin/true');
@@ -52,17 +92,20 @@ t.test('seal, withdraw on stop, re-seal on start', async (t) => {
   await waitFor('the seal file', () => existsSync(seal));
   const body = JSON.parse(readFileSync(seal, 'utf8')) as { required: string[]; elapsed_ms: number };
   t.same(body.required, ['api']);
-  const completed = events(sv.log).find((e) => e.event === 'BootstrapCompleted');
-  t.ok(completed, 'BootstrapCompleted emitted');
+  // The event line follows the file: wait for it rather than race it.
+  const completed = await waitFor('BootstrapCompleted', () => events(sv.log).find((e) => e.event === 'BootstrapCompleted'));
   t.equal(completed?.['agentbox.stage'], 'seal');
   t.type(completed?.elapsed_ms, 'number');
   t.ok(events(sv.log).some((e) => e.event === 'BootstrapSealStarted'));
 
   t.equal(spawnSync('supervisorctl', ['-c', sv.conf, 'stop', 'api']).status, 0);
   await waitFor('the seal to be withdrawn', () => !existsSync(seal));
-  t.ok(events(sv.log).some((e) => e.event === 'RequiredProgramDown'));
+  await waitFor('RequiredProgramDown', () => events(sv.log).some((e) => e.event === 'RequiredProgramDown'));
   t.equal(spawnSync('supervisorctl', ['-c', sv.conf, 'start', 'api']).status, 0);
   await waitFor('the seal to return', () => existsSync(seal));
+  // Events queued before the listener's snapshot are history it already knows: only the stop
+  // above withdrew the seal (events are delivered in order, so an earlier one would be logged by now).
+  t.same(events(sv.log).filter((e) => e.event === 'RequiredProgramDown').map((e) => (e as SealEvent & { state?: string }).state), ['STOPPING'], 'one withdrawal, for the stop');
 });
 
 t.test('a failed stage B is recorded and never sealed', async (t) => {
@@ -71,7 +114,7 @@ t.test('a failed stage B is recorded and never sealed', async (t) => {
   const failed = path.join(sv.root, 'run/agentbox/bootstrap.failed');
   await waitFor('the failure marker', () => existsSync(failed));
   t.match(JSON.parse(readFileSync(failed, 'utf8')), { reason: /bootstrap/ });
-  t.ok(events(sv.log).some((e) => e.event === 'BootstrapFailed'));
+  await waitFor('BootstrapFailed', () => events(sv.log).some((e) => e.event === 'BootstrapFailed'));
   t.notOk(existsSync(path.join(sv.root, 'run/agentbox/bootstrap.done')));
 });
 
@@ -96,4 +139,75 @@ t.test('the seal timeout comes from the generated environment: missing or malfor
   const good = run({ AGENTBOX_SEAL_TIMEOUT_SEC: '45' });
   t.equal(good.code, 0, 'a valid value: the listener runs until stdin closes');
   t.equal(good.lines.find((l) => l.event === 'BootstrapSealStarted')?.timeout_sec, 45, 'and uses it');
+});
+
+t.test('a listener killed with SIGKILL is restarted and recovers the seal from supervisord', async (t) => {
+  const sv = startSupervisord('/bin/true');
+  t.teardown(() => stop(sv.proc));
+  await waitFor('the seal file', () => existsSync(sv.seal));
+  const first = JSON.parse(readFileSync(sv.seal, 'utf8')) as { sealed_at: string };
+
+  // bootstrap has EXITED and supervisord replays no states: only its own snapshot can tell.
+  const pid = await killListener(sv);
+  const recovered = await eventOf(sv, 'BootstrapCompleted', pid);
+  t.equal(recovered.from_snapshot, true, 'the new listener sealed from the snapshot');
+  t.ok(existsSync(sv.seal), 'the seal is back');
+  const second = JSON.parse(readFileSync(sv.seal, 'utf8')) as { sealed_at: string };
+  t.ok(second.sealed_at >= first.sealed_at, 'written by the new listener');
+
+  // A state change while no listener runs: the next one must not trust the seal file it finds.
+  ctl(sv, 'stop', 'seal-listener');
+  ctl(sv, 'stop', 'api');
+  t.ok(existsSync(sv.seal), 'nobody withdrew the seal while the listener was stopped');
+  ctl(sv, 'start', 'seal-listener');
+  const third = await listenerPid(sv);
+  await eventOf(sv, 'BootstrapSealStarted', third);
+  await waitFor('the stale seal to be withdrawn', () => !existsSync(sv.seal));
+  t.match(events(sv.log).find((e) => e.event === 'BootstrapSealStarted' && e.pid === third), { waiting_for: ['api'] });
+  ctl(sv, 'start', 'api');
+  await waitFor('the seal to return with the programme', () => existsSync(sv.seal));
+});
+
+t.test('a failed stage B stays recorded when the listener is killed and restarted', async (t) => {
+  const sv = startSupervisord('/bin/false');
+  t.teardown(() => stop(sv.proc));
+  await waitFor('the failure marker', () => existsSync(sv.failed));
+  const pid = await killListener(sv);
+  const failed = await eventOf(sv, 'BootstrapFailed', pid);
+  t.match(failed.reason, /bootstrap exited with status 1/);
+  t.ok(existsSync(sv.failed), 'the failure marker is still there');
+  t.match(JSON.parse(readFileSync(sv.failed, 'utf8')), { reason: /bootstrap/ });
+  t.notOk(existsSync(sv.seal), 'never sealed');
+});
+
+t.test('a seal timeout is recorded with the programmes still pending, and cleared when they come up', async (t) => {
+  // `api` is never started by supervisord: it cannot become RUNNING until someone starts it.
+  const sv = startSupervisord('/bin/true', { timeoutSec: 1, apiAutostart: false });
+  t.teardown(() => stop(sv.proc));
+  await waitFor('the failure marker', () => existsSync(sv.failed));
+  const marker = JSON.parse(readFileSync(sv.failed, 'utf8')) as { reason: string; timeout: boolean; waiting_for: string[] };
+  t.match(marker, { timeout: true, waiting_for: ['api'] });
+  t.match(marker.reason, /seal timed out after 1 s; still waiting for: api/);
+  const timeout = await waitFor('BootstrapSealTimeout', () => events(sv.log).find((e) => e.event === 'BootstrapSealTimeout'));
+  t.match(timeout, { waiting_for: ['api'] }, 'BootstrapSealTimeout names what is pending');
+  t.notOk(existsSync(sv.seal));
+
+  // Still listening: once the programme runs, the box seals and the timeout marker goes.
+  ctl(sv, 'start', 'api');
+  await waitFor('the seal', () => existsSync(sv.seal));
+  await waitFor('the timeout marker to be cleared', () => !existsSync(sv.failed));
+  await waitFor('BootstrapCompleted', () => events(sv.log).some((e) => e.event === 'BootstrapCompleted'));
+
+  // A restarted listener keeps the seal and does not time out again.
+  const pid = await killListener(sv);
+  await eventOf(sv, 'BootstrapCompleted', pid);
+  t.notOk(existsSync(sv.failed), 'no failure marker after the restart');
+});
+
+t.test('without an answer from supervisord the listener says so and works from events alone', async (t) => {
+  const sv = startSupervisord('/bin/true', { supervisorUrl: 'unix:///nonexistent/supervisord.sock' });
+  t.teardown(() => stop(sv.proc));
+  await waitFor('the seal file', () => existsSync(sv.seal));
+  const started = events(sv.log).find((e) => e.event === 'BootstrapSealStarted') as (SealEvent & { snapshot_error?: string }) | undefined;
+  t.match(started?.snapshot_error, /no supervisord socket at \/nonexistent\/supervisord\.sock/);
 });

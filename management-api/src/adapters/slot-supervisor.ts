@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { AdapterLifecycle, SlotHealth, SlotName } from './adapter.js';
 import { Backoff, DeadlineError, withDeadline } from './backoff.js';
-import { scrubSecrets } from '../observability/redact.js';
+import { scrubSecrets } from '../secrets/redact.js';
 import type { SlotState } from './slot-state.js';
 
 export type { SlotState } from './slot-state.js';

@@ -1,78 +1,86 @@
 // The seal listener: a supervisord event listener (PROCESS_STATE events, no polling) that writes
-// the bootstrap seal atomically once every readiness-required programme is RUNNING.
-import { existsSync, readFileSync, writeFileSync, renameSync, rmSync } from 'node:fs';
+// the bootstrap seal atomically once every readiness-required programme is RUNNING. It starts from
+// supervisord's snapshot, so a listener restarted mid-boot (or after the seal) recovers the truth.
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runtimePaths } from '../runtime-paths.js';
+import { supervisorSocket } from '../probes/supervisor-programs.js';
 import { bootEvents } from './boot-events.js';
 import { listen } from './supervisor-protocol.js';
-import { SealState } from './seal-state.js';
+import { SealState, type SealAction } from './seal-state.js';
+import { SealFiles } from './seal-files.js';
+import { supervisorSnapshot } from './seal-snapshot.js';
+
+export { writeAtomic } from './seal-files.js';
 
 /** Options of one listener run. */
 export interface SealListenerOptions {
   required: string[];
   oneshot?: string;
   sealFile: string;
-  /** Written (JSON `{reason}`) when stage B fails, so /ready can say why it is not ready. */
+  /** Written (JSON `{reason}`) when stage B fails or the seal times out, so /ready can say why it is not ready. */
   failedFile: string;
   timeoutSec: number;
+  /** supervisord's XML-RPC socket, asked for the programmes' states before the first event. */
+  supervisorSocket?: string;
 }
 
-/** Write `content` to `file` atomically (tmp + rename in the same directory). */
-export function writeAtomic(file: string, content: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  writeFileSync(tmp, content, { mode: 0o644 });
-  renameSync(tmp, file);
-}
-
-/** The `reason` recorded in a failure file, if there is one. */
-function readReason(file: string): string | undefined {
-  try {
-    return (JSON.parse(readFileSync(file, 'utf8')) as { reason?: string }).reason;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Run the listener on this process's stdin/stdout until supervisord closes stdin. */
+/**
+ * Run the listener on this process's stdin/stdout until supervisord closes stdin. The seal and
+ * failure marker found at start are this boot's (stage A removes both at every boot): they are
+ * reconciled with supervisord's snapshot rather than deleted.
+ */
 export async function runSealListener(options: SealListenerOptions): Promise<void> {
   const events = bootEvents('seal');
   const started = performance.now();
+  const files = new SealFiles(options.sealFile, options.failedFile);
   const state = new SealState({ required: options.required, ...(options.oneshot ? { oneshot: options.oneshot } : {}) });
-  // A seal from an earlier boot must never satisfy this one.
-  rmSync(options.sealFile, { force: true });
-  rmSync(options.failedFile, { force: true });
-  events.emit('BootstrapSealStarted', { required: options.required, oneshot: options.oneshot ?? null, timeout_sec: options.timeoutSec });
-  const timer = setTimeout(() => {
-    if (!state.sealed) events.fail('BootstrapSealTimeout', { waiting_for: state.pending(), timeout_sec: options.timeoutSec }, 'not every required programme is RUNNING yet; still listening');
-  }, options.timeoutSec * 1000);
-  timer.unref();
-  await listen(process.stdin, process.stdout, (event) => {
-    const action = state.apply(event.eventName, event.payload);
+  const snapshot = options.supervisorSocket ? await supervisorSnapshot(options.supervisorSocket) : undefined;
+  const initial: SealAction = snapshot?.ok ? state.seed(snapshot.programs) : { kind: 'none' };
+  events.emit('BootstrapSealStarted', {
+    required: options.required,
+    oneshot: options.oneshot ?? null,
+    timeout_sec: options.timeoutSec,
+    waiting_for: state.pending(),
+    ...(snapshot && !snapshot.ok ? { snapshot_error: snapshot.error } : {}),
+  });
+
+  const act = (action: SealAction, fromSnapshot: boolean): void => {
     switch (action.kind) {
       case 'seal': {
         const elapsed = Math.round(performance.now() - started);
-        writeAtomic(options.sealFile, JSON.stringify({ sealed_at: new Date().toISOString(), elapsed_ms: elapsed, required: options.required }) + '\n');
-        events.emit('BootstrapCompleted', { elapsed_ms: elapsed });
+        files.seal({ sealed_at: new Date().toISOString(), elapsed_ms: elapsed, required: options.required });
+        events.emit('BootstrapCompleted', { elapsed_ms: elapsed, ...(fromSnapshot ? { from_snapshot: true } : {}) });
         break;
       }
       case 'unseal':
-        rmSync(options.sealFile, { force: true });
+        files.unseal();
         events.fail('RequiredProgramDown', { program: action.program, state: action.state }, 'readiness withdrawn until it is RUNNING again');
         break;
-      case 'fail': {
-        rmSync(options.sealFile, { force: true });
-        // Stage B records its own, more specific reason before it exits; keep that one.
-        const reason = readReason(options.failedFile) ?? action.reason;
-        if (!existsSync(options.failedFile)) writeAtomic(options.failedFile, JSON.stringify({ reason }) + '\n');
-        events.fail('BootstrapFailed', { reason });
+      case 'fail':
+        events.fail('BootstrapFailed', { reason: files.recordFailure(action.reason) });
         break;
-      }
       case 'none':
         break;
     }
-  });
+  };
+  act(initial, true);
+  // A seal left by an earlier listener of this boot no longer holds when the snapshot says otherwise.
+  if (initial.kind === 'none' && files.unseal()) events.fail('RequiredProgramDown', { waiting_for: state.pending() }, 'the seal found at start no longer holds; withdrawn');
+
+  // The timeout counts from the boot, not from this listener's start, when supervisord says when that was.
+  const bootStartedMs = snapshot?.ok ? snapshot.bootStartedMs : undefined;
+  const spentMs = bootStartedMs === undefined ? 0 : Math.max(0, Date.now() - bootStartedMs);
+  const timer = setTimeout(() => {
+    const waitingFor = state.timeoutPending();
+    if (!waitingFor) return;
+    const reason = `the seal timed out after ${options.timeoutSec} s; still waiting for: ${waitingFor.join(', ')}`;
+    files.recordTimeout(reason, waitingFor);
+    events.fail('BootstrapSealTimeout', { waiting_for: waitingFor, timeout_sec: options.timeoutSec }, `${reason}; still listening: the box seals if they come up`);
+  }, Math.max(0, options.timeoutSec * 1000 - spentMs));
+  timer.unref();
+  await listen(process.stdin, process.stdout, (event) => act(state.apply(event.eventName, event.payload), false));
   clearTimeout(timer);
 }
 
@@ -99,8 +107,9 @@ export function sealTimeoutSec(flag: string | undefined, env: Readonly<Record<st
 /**
  * Command-line entry. Settings come from flags or, as the generated supervisord.conf passes them,
  * from the environment: AGENTBOX_SEAL_PROGRAMS (comma-separated), AGENTBOX_SEAL_ONESHOT,
- * AGENTBOX_SEAL_FILE, AGENTBOX_SEAL_TIMEOUT_SEC. Resolves to the exit code: 0 when supervisord
- * closed stdin, 2 for missing or malformed settings (reported as BootstrapSealMisconfigured).
+ * AGENTBOX_SEAL_FILE, AGENTBOX_SEAL_TIMEOUT_SEC; supervisord's socket from AGENTBOX_SUPERVISOR_URL
+ * (or the runtime paths' default). Resolves to the exit code: 0 when supervisord closed stdin, 2
+ * for missing or malformed settings (reported as BootstrapSealMisconfigured).
  */
 export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.ProcessEnv = process.env): Promise<number> {
   const { values } = parseArgs({
@@ -125,6 +134,7 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
     // Beside the seal, wherever AGENTBOX_SEAL_FILE puts it (by default, runtime-paths' file).
     failedFile: path.join(path.dirname(sealFile), path.basename(paths.bootstrapFailedFile)),
     timeoutSec,
+    supervisorSocket: supervisorSocket(env, paths),
   });
   return 0;
 }

@@ -1,6 +1,7 @@
 // The seal decision as a pure state machine over supervisord process-state events: sealed when
 // the one-shot bootstrap exited cleanly and every readiness-required programme is RUNNING;
-// unsealed again when a required programme leaves RUNNING; failed when bootstrap fails.
+// unsealed again when a required programme leaves RUNNING; failed when bootstrap fails. A
+// restarted listener seeds it from supervisord's snapshot, since past events are never replayed.
 
 /** What the listener must do after an event. */
 export type SealAction =
@@ -17,12 +18,38 @@ export interface SealConfig {
   oneshot?: string;
 }
 
+/** One programme as supervisord's snapshot (getAllProcessInfo) reports it. */
+export interface ProgramSnapshot {
+  name: string;
+  /** supervisord state name: RUNNING, STARTING, EXITED, FATAL, STOPPED, … */
+  state: string;
+  /** Exit status of its last run (meaningful when EXITED). */
+  exitStatus: number;
+}
+
 /** Mutable seal state; feed it `PROCESS_STATE_*` events with `apply`. */
 export class SealState {
   private readonly states = new Map<string, string>();
   private oneshotDone: boolean;
-  private failed = false;
-  sealed = false;
+  #failed = false;
+  /**
+   * Seeded programmes whose events are still history: supervisord also delivers the events it
+   * queued while the listener started, which lead up to the snapshot. A programme's events count
+   * again from the first one that leaves its seeded state (`from_state`).
+   */
+  readonly #catchingUp = new Map<string, string>();
+  #everSealed = false;
+  #sealed = false;
+
+  /** Whether the seal holds now. */
+  get sealed(): boolean {
+    return this.#sealed;
+  }
+
+  #setSealed(value: boolean): void {
+    this.#sealed = value;
+    if (value) this.#everSealed = true;
+  }
 
   constructor(private readonly config: SealConfig) {
     this.oneshotDone = config.oneshot === undefined;
@@ -34,26 +61,65 @@ export class SealState {
     return this.oneshotDone ? waiting : [...waiting, `${this.config.oneshot} (one-shot)`];
   }
 
+  /**
+   * What a seal timeout waits for: the pending programmes while this boot has never been sealed
+   * (or failed), else undefined. A seal withdrawn later is a programme down, not a slow boot.
+   */
+  timeoutPending(): string[] | undefined {
+    return this.#everSealed || this.#failed ? undefined : this.pending();
+  }
+
+  /** Whether bootstrap failed (final: the seal never comes in this boot). */
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  /**
+   * Start from supervisord's current states (before any event): the one-shot counts as done when
+   * it EXITED with status 0 and as failed when it EXITED otherwise or is FATAL; programmes in any
+   * other state are simply not there yet. Returns `seal` when that is already enough.
+   */
+  seed(programs: readonly ProgramSnapshot[]): SealAction {
+    for (const p of programs) {
+      this.states.set(p.name, p.state);
+      this.#catchingUp.set(p.name, p.state);
+      if (p.name !== this.config.oneshot) continue;
+      if (p.state === 'EXITED' && p.exitStatus === 0) this.oneshotDone = true;
+      else if (p.state === 'EXITED' || p.state === 'FATAL') {
+        this.#failed = true;
+        return { kind: 'fail', reason: p.state === 'FATAL' ? `${p.name} could not be started` : `${p.name} exited with status ${p.exitStatus}` };
+      }
+    }
+    if (this.pending().length > 0) return { kind: 'none' };
+    this.#setSealed(true);
+    return { kind: 'seal' };
+  }
+
   /** Apply one event (`eventName` like PROCESS_STATE_RUNNING, payload tokens) and decide. */
   apply(eventName: string, payload: Readonly<Record<string, string>>): SealAction {
-    if (!eventName.startsWith('PROCESS_STATE_') || this.failed) return { kind: 'none' };
+    if (!eventName.startsWith('PROCESS_STATE_') || this.#failed) return { kind: 'none' };
     const state = eventName.slice('PROCESS_STATE_'.length);
     const name = payload['processname'] ?? '';
+    const seeded = this.#catchingUp.get(name);
+    if (seeded !== undefined && payload['from_state'] !== undefined) {
+      if (payload['from_state'] !== seeded) return { kind: 'none' };
+      this.#catchingUp.delete(name);
+    }
     this.states.set(name, state);
     if (name === this.config.oneshot) {
       if (state === 'EXITED' && payload['expected'] === '1') this.oneshotDone = true;
       else if ((state === 'EXITED' && payload['expected'] === '0') || state === 'FATAL') {
-        this.failed = true;
-        this.sealed = false;
+        this.#failed = true;
+        this.#setSealed(false);
         return { kind: 'fail', reason: `${name} ${state === 'FATAL' ? 'could not be started' : 'exited with an unexpected status'}` };
       }
     }
-    if (this.sealed && this.config.required.includes(name) && state !== 'RUNNING') {
-      this.sealed = false;
+    if (this.#sealed && this.config.required.includes(name) && state !== 'RUNNING') {
+      this.#setSealed(false);
       return { kind: 'unseal', program: name, state };
     }
-    if (!this.sealed && this.pending().length === 0) {
-      this.sealed = true;
+    if (!this.#sealed && this.pending().length === 0) {
+      this.#setSealed(true);
       return { kind: 'seal' };
     }
     return { kind: 'none' };

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
-import { writeAtomic } from './seal-listener.js';
+import { writeAtomic } from './seal-files.js';
 
 /** What stage B found out about the box it runs in. */
 export interface RuntimeHints {

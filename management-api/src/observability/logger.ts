@@ -1,6 +1,6 @@
 // The API's pino logger: JSON lines, level from the manifest, secrets redacted.
 import { pino, stdSerializers, type DestinationStream, type Logger } from 'pino';
-import { CENSOR, REDACT_PATHS, scrubSecrets, scrubValue } from './redact.js';
+import { CENSOR, REDACT_PATHS, scrubSecrets, scrubValue } from '../secrets/redact.js';
 
 /** Log levels the manifest allows. */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
@@ -21,7 +21,8 @@ function serializeError(err: unknown): unknown {
 }
 
 function serializeRequest(req: { method: string; url: string; headers?: Record<string, unknown>; ip?: string; socket?: { remoteAddress?: string } }): LoggedRequest {
-  return { method: req.method, url: scrubSecrets(req.url), headers: { ...(req.headers ?? {}) }, remoteAddress: req.ip ?? req.socket?.remoteAddress };
+  // Header values can quote URLs too (referer, origin, forwarded): scrubbed like the request's own.
+  return { method: req.method, url: scrubSecrets(req.url), headers: scrubValue({ ...(req.headers ?? {}) }, 1) as Record<string, unknown>, remoteAddress: req.ip ?? req.socket?.remoteAddress };
 }
 
 /**

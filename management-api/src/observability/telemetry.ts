@@ -34,10 +34,11 @@ export function isTracing(): boolean {
  */
 export async function startTelemetry(options: TelemetryOptions): Promise<Telemetry> {
   if (!options.endpoint) return { exporting: false, flush: async () => undefined, shutdown: async () => undefined };
-  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }] = await Promise.all([
+  const [{ OTLPTraceExporter }, { resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }, { scrubbingExporter }] = await Promise.all([
     import('@opentelemetry/exporter-trace-otlp-http'),
     import('@opentelemetry/resources'),
     import('@opentelemetry/sdk-trace-node'),
+    import('./scrubbing-exporter.js'),
   ]);
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({
@@ -46,8 +47,9 @@ export async function startTelemetry(options: TelemetryOptions): Promise<Telemet
       'service.instance.id': options.boxName,
       'agentbox.image_hash': options.imageHash,
     }),
-    // A short export delay keeps traces timely for a low-traffic service.
-    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: options.endpoint }), { scheduledDelayMillis: 1_000 })],
+    // A short export delay keeps traces timely for a low-traffic service. Spans are scrubbed on
+    // their way out: a request's url.path carries its query string, credentials included.
+    spanProcessors: [new BatchSpanProcessor(scrubbingExporter(new OTLPTraceExporter({ url: options.endpoint })), { scheduledDelayMillis: 1_000 })],
   });
   // Also installs the AsyncLocalStorage context manager, so adapter spans nest under request spans.
   provider.register();

@@ -9,7 +9,7 @@ import type { MountState } from './mount-checker.js';
 export interface ReadinessInputs {
   sealFile: string;
   sealPresent: boolean;
-  /** Why boot failed (stage B), when it did: the seal will not come until the box restarts. */
+  /** Why the seal is not coming: stage B failed (until the box restarts) or the seal timed out (until it comes). */
   bootstrapFailure?: string;
   mounts: readonly MountState[];
   slots: readonly SlotStatus[];

@@ -8,8 +8,8 @@ export interface SealWatcherOptions {
   /** The seal file, `<run>/bootstrap.done`. */
   file: string;
   /**
-   * Written by the seal listener (JSON `{reason}`) when stage B fails, in the same directory;
-   * its reason is kept so /ready can say why the seal will not come.
+   * Written (JSON `{reason}`) when stage B fails or the seal times out, in the same directory;
+   * its reason is kept so /ready can say why the seal is not there.
    */
   failureFile?: string;
   /** Safety-net re-check interval (a missed inotify event, a replaced directory). */

@@ -1,6 +1,8 @@
-// Reads supervisord's programme states over its XML-RPC unix socket, for /health.
+// Reads supervisord's programme states over its XML-RPC unix socket, for /health and for a
+// restarted seal listener (which must learn the states supervisord will not replay).
 import http from 'node:http';
 import { stat } from 'node:fs/promises';
+import type { RuntimePaths } from '../runtime-paths.js';
 
 /** One supervised programme. */
 export interface ProgramState {
@@ -10,10 +12,20 @@ export interface ProgramState {
   state: string;
   description: string;
   pid: number;
+  /** Exit status of the last run (meaningful once EXITED). */
+  exitStatus: number;
+  /** When supervisord last started it, in epoch seconds (0: never started). */
+  startedAt: number;
 }
 
 /** What /health reports about supervised programmes. */
 export type ProgramsReport = { available: true; programs: ProgramState[] } | { available: false; error: string };
+
+/** supervisord's socket: AGENTBOX_SUPERVISOR_URL (`unix://…`, set by the generated config) or the default under the run dir. */
+export function supervisorSocket(env: Readonly<Record<string, string | undefined>>, paths: RuntimePaths): string {
+  const url = env['AGENTBOX_SUPERVISOR_URL'];
+  return url?.startsWith('unix://') ? url.slice('unix://'.length) : paths.supervisorSocket;
+}
 
 const request = '<?xml version="1.0"?><methodCall><methodName>supervisor.getAllProcessInfo</methodName><params></params></methodCall>';
 
@@ -56,6 +68,8 @@ export function parseProcessInfo(xml: string): ProgramState[] {
     state: memberValue(s, 'statename') ?? 'UNKNOWN',
     description: memberValue(s, 'description') ?? '',
     pid: Number(memberValue(s, 'pid') ?? 0),
+    exitStatus: Number(memberValue(s, 'exitstatus') ?? 0),
+    startedAt: Number(memberValue(s, 'start') ?? 0),
   }));
 }
 

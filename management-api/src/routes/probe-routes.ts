@@ -42,7 +42,7 @@ const healthSchema = {
         startedAt: { type: 'string' },
         slots: { type: 'object', additionalProperties: slotSchema },
         mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
-        seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' } } },
+        seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (run/agentbox/bootstrap.failed)' } } },
         programs: { type: 'object', additionalProperties: true },
       },
     },
@@ -75,7 +75,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
       startedAt: startedAt.toISOString(),
       slots: Object.fromEntries(statuses.map(({ slot, ...rest }) => [slot, { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since }])),
       mounts: probes.mounts.states,
-      seal: { path: paths.sealFile, present: probes.seal.present },
+      seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
       ...(programs ? { programs } : {}),
     };
   });

@@ -84,7 +84,7 @@ t.test('show prints the normalized manifest and its hash', async (t) => {
 });
 
 t.test('every command answers --help with exit 0', async (t) => {
-  for (const args of [['--help'], ['config', '--help'], ['config', 'validate', '--help'], ['config', 'show', '--help'], ['config', 'explain', '--help'], ['init', '--help']]) {
+  for (const args of [['--help'], ['config', '--help'], ['config', 'validate', '--help'], ['config', 'show', '--help'], ['config', 'explain', '--help'], ['init', '--help'], ['status', '--help'], ['health', '--help'], ['doctor', '--help'], ['events', 'verify', '--help']]) {
     const r = runAgentbox(args);
     t.equal(r.code, 0, args.join(' '));
     t.match(r.stdout, /Usage: agentbox/, args.join(' '));
@@ -101,6 +101,11 @@ t.test('explain: unknown ids exit 2 with a suggestion', async (t) => {
   const r = runAgentbox(['config', 'explain', 'E99999']);
   t.equal(r.code, 2);
   t.match(r.stderr, /no rule "E99999"/);
+  for (const retired of ['E021', 'seal-timeout-bounds']) {
+    const gone = runAgentbox(['config', 'explain', retired]);
+    t.equal(gone.code, 2, `${retired} is retired`);
+    t.match(gone.stderr, /E021 \(seal-timeout-bounds\) is retired: the schema itself bounds bootstrap\.seal_timeout_sec/);
+  }
   const list = runAgentbox(['config', 'explain', '--list', '--json']);
   t.equal(list.code, 0);
   t.ok(Array.isArray(JSON.parse(list.stdout)));

@@ -37,33 +37,60 @@ export interface VerifyReport {
  */
 export async function verifyEventLog(dir: string, prefix = 'events'): Promise<VerifyReport> {
   const files = await listSegments(dir, prefix);
-  let head: ChainHead = { ...EMPTY_HEAD };
+  return verifyFiles(
+    files.map((f) => f.path),
+    { ...EMPTY_HEAD },
+  );
+}
+
+/**
+ * Verify one segment file on its own (a copy, a backup): its chain is checked from its first
+ * line, whose own hash is checked but whose link to the segment before cannot be. A torn tail
+ * (no final newline) is reported as for the last segment of a log.
+ */
+export async function verifyEventLogFile(file: string): Promise<VerifyReport> {
+  return verifyFiles([file], undefined);
+}
+
+/** Verify `paths` in order as one chain, starting after `start` (undefined: after the first line's own prev and seq). */
+async function verifyFiles(paths: readonly string[], start: ChainHead | undefined): Promise<VerifyReport> {
+  let head = start;
   let events = 0;
-  for (let i = 0; i < files.length; i++) {
-    const file = files[i]!;
-    const name = path.basename(file.path);
-    const isLast = i === files.length - 1;
-    const size = (await stat(file.path)).size;
+  const report = (firstBad?: BadLine, incompleteTailBytes?: number): VerifyReport => ({
+    ok: firstBad === undefined,
+    files: paths.length,
+    events,
+    head: head ?? { ...EMPTY_HEAD },
+    ...(firstBad ? { firstBad } : {}),
+    ...(incompleteTailBytes !== undefined ? { incompleteTailBytes } : {}),
+  });
+  for (let i = 0; i < paths.length; i++) {
+    const file = paths[i]!;
+    const name = path.basename(file);
+    const isLast = i === paths.length - 1;
+    const size = (await stat(file)).size;
     let lineNo = 0;
     let consumed = 0;
-    const lines = createInterface({ input: createReadStream(file.path, { encoding: 'utf8' }), crlfDelay: Infinity });
+    const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
     try {
       for await (const text of lines) {
         lineNo += 1;
         consumed += Buffer.byteLength(text) + 1;
         // readline also yields a final line that has no newline: a torn tail, allowed only at the very end.
         if (consumed > size) {
-          if (isLast) return { ok: true, files: files.length, events, head, incompleteTailBytes: Buffer.byteLength(text) };
-          return bad(files.length, events, head, { file: name, line: lineNo, reason: 'incomplete line (no newline) inside the log' });
+          if (isLast) return report(undefined, Buffer.byteLength(text));
+          return report({ file: name, line: lineNo, reason: 'incomplete line (no newline) inside the log' });
         }
         let e;
         try {
           e = decodeLine(text);
         } catch (err) {
-          return bad(files.length, events, head, { file: name, line: lineNo, reason: `malformed line: ${(err as Error).message}` });
+          return report({ file: name, line: lineNo, reason: `malformed line: ${(err as Error).message}` });
         }
+        // A file checked alone starts where its first line says it does.
+        head ??= { seq: e.seq - 1, hash: e.prev, time: '' };
         const reason = chainBreak(head, e);
-        if (reason) return bad(files.length, events, head, { file: name, line: lineNo, seq: e.seq, reason });
+        if (reason) return report({ file: name, line: lineNo, seq: e.seq, reason });
         head = { seq: e.seq, hash: e.hash, time: e.time };
         events += 1;
       }
@@ -71,9 +98,5 @@ export async function verifyEventLog(dir: string, prefix = 'events'): Promise<Ve
       lines.close();
     }
   }
-  return { ok: true, files: files.length, events, head };
-}
-
-function bad(files: number, events: number, head: ChainHead, firstBad: BadLine): VerifyReport {
-  return { ok: false, files, events, head, firstBad };
+  return report();
 }

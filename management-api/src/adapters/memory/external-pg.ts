@@ -2,7 +2,7 @@
 import pg from 'pg';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
 import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
-import { scrubSecrets } from '../../observability/redact.js';
+import { scrubSecrets } from '../../secrets/redact.js';
 import type { MemoryAdapter, MemoryHit, MemoryQuery, MemoryRecord, MemorySummary, NewMemory } from './memory-adapter.js';
 import { mapPage } from '../cursor-pager.js';
 import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, MEMORY_PAGER, pageLimit } from './memory-input.js';

@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { AdapterInputError, AdapterUnavailableError } from '../adapter-errors.js';
 import type { AdapterContext } from '../adapter.js';
-import { scrubSecrets } from '../../observability/redact.js';
+import { scrubSecrets } from '../../secrets/redact.js';
 import { readSecret } from '../../secrets/read-secret.js';
 
 /**

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
 import { AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
-import { scrubSecrets } from '../../observability/redact.js';
+import { scrubSecrets } from '../../secrets/redact.js';
 import { fromRpcError, type RpcResponse } from './json-rpc.js';
 
 /** How the child is started. */

@@ -255,7 +255,7 @@ export interface Manifest {
    */
   bootstrap: {
     /**
-     * Seconds to wait for every readiness-required programme to be RUNNING before BootstrapSealTimeout.
+     * Seconds to wait for every readiness-required programme to be RUNNING. Past it the seal listener logs BootstrapSealTimeout and records the programmes still pending in bootstrap.failed (so /ready and /health say why), and keeps waiting: the box seals if they come up later. Under 10 s a healthy but slow boot times out; over an hour a broken boot goes unnoticed for too long.
      */
     seal_timeout_sec: number;
   };

@@ -47,5 +47,6 @@ export interface Rule {
 export interface RetiredRule {
   id: string;
   alias: string;
+  /** Why it was retired and what covers its check now (printed by `agentbox config explain`). */
   retired: string;
 }

@@ -1,0 +1,68 @@
+// The two files the seal listener keeps for the API: the seal (`bootstrap.done`) and the failure
+// marker (`bootstrap.failed`, JSON `{reason}`), both written atomically.
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Write `content` to `file` atomically (tmp + rename in the same directory). */
+export function writeAtomic(file: string, content: string): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, content, { mode: 0o644 });
+  renameSync(tmp, file);
+}
+
+/** What a failure marker holds. A seal timeout is marked `timeout: true`: it is cleared by a later seal. */
+export interface FailureMarker {
+  reason: string;
+  timeout?: boolean;
+  waiting_for?: string[];
+}
+
+/** The seal and failure marker of one box. Stage A removes both at every boot, so whatever is found belongs to this boot. */
+export class SealFiles {
+  constructor(
+    readonly sealFile: string,
+    readonly failedFile: string,
+  ) {}
+
+  /** The failure marker, when there is a readable one. */
+  marker(): FailureMarker | undefined {
+    try {
+      const parsed = JSON.parse(readFileSync(this.failedFile, 'utf8')) as Partial<FailureMarker>;
+      return typeof parsed.reason === 'string' ? (parsed as FailureMarker) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Write the seal, and drop a seal-timeout marker: the programmes it waited for are up now. */
+  seal(body: Record<string, unknown>): void {
+    writeAtomic(this.sealFile, JSON.stringify(body) + '\n');
+    if (this.marker()?.timeout) rmSync(this.failedFile, { force: true });
+  }
+
+  /** Remove the seal; true when there was one. */
+  unseal(): boolean {
+    const had = existsSync(this.sealFile);
+    rmSync(this.sealFile, { force: true });
+    return had;
+  }
+
+  /**
+   * Record that bootstrap failed and return the reason /ready will give. Stage B writes its own,
+   * more specific reason before it exits: that one is kept. A seal-timeout marker is replaced.
+   */
+  recordFailure(reason: string): string {
+    this.unseal();
+    const existing = this.marker();
+    if (existing && !existing.timeout) return existing.reason;
+    writeAtomic(this.failedFile, JSON.stringify({ reason }) + '\n');
+    return reason;
+  }
+
+  /** Record a seal timeout, unless a bootstrap failure is already recorded (it says more). */
+  recordTimeout(reason: string, waitingFor: string[]): void {
+    const existing = this.marker();
+    if (existing && !existing.timeout) return;
+    writeAtomic(this.failedFile, JSON.stringify({ reason, timeout: true, waiting_for: waitingFor }) + '\n');
+  }
+}
