@@ -6,7 +6,10 @@ import { parseArgs } from 'node:util';
 import { verifyEventLog, verifyEventLogFile, type VerifyReport } from '../../management-api/src/adapters/events/log-verify.js';
 import { listSegments } from '../../management-api/src/adapters/events/log-files.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-import { UsageError, UserError } from './run-command.js';
+import { UsageError, UserError } from './cli-errors.js';
+
+/** The state volume's place under a box root (`/var/lib/agentbox` in the image). */
+const stateDirUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).stateDir;
 
 export const usage = `Usage: agentbox events verify [--root DIR | PATH] [--json]
 
@@ -19,7 +22,7 @@ Arguments:
                on its own from its first line (its link to the segment before is not checked)
 
 Options:
-  --root DIR   the box's root: verify DIR/var/lib/agentbox/events
+  --root DIR   the box's root: verify DIR${stateDirUnderRoot}/events
                (default: $AGENTBOX_ROOT, else ./.agentbox)
   --json       print {ok, path, files, events, head, firstBad?, incompleteTailBytes?}
   -h, --help   show this help

@@ -42,7 +42,7 @@ const healthSchema = {
         startedAt: { type: 'string' },
         slots: { type: 'object', additionalProperties: slotSchema },
         mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
-        seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (run/agentbox/bootstrap.failed)' } } },
+        seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
         programs: { type: 'object', additionalProperties: true },
       },
     },
