@@ -13,6 +13,8 @@
 #   environment  extra variables (plain configuration, never secrets)
 #   required     tagged required-for-readiness: the bootstrap seal waits for it to be RUNNING
 #   port         TCP port it listens on (0: none)
+#   reports      announces its completion to the seal listener through supervisord's process
+#                communication channel (the one-shot stage B; see boot/stage-b-report.ts)
 #   origin       "box", "feature:<name>" or "manifest"
 let
   inherit (builtins)
@@ -42,6 +44,7 @@ let
     environment = { };
     required = false;
     port = 0;
+    reports = false;
   };
 
   # How supervisord treats each box programme (the facts file holds what TypeScript needs too).
@@ -110,6 +113,7 @@ rec {
           inherit (p) kind priority;
           required = p.required or false;
           oneshot = p.oneshot or false;
+          reports = p.oneshot or false;
           origin = "box";
           argv = facts.substituteArgv {
             inherit (p) argv;

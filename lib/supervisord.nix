@@ -74,8 +74,9 @@ let
       // (
         if listener then
           {
-            # stdout carries the event listener protocol; the listener logs on stderr.
-            events = "PROCESS_STATE";
+            # stdout carries the event listener protocol; the listener logs on stderr. Process
+            # communication carries stage B's report that it completed (boot/stage-b-report.ts).
+            events = "PROCESS_STATE,PROCESS_COMMUNICATION";
             buffer_size = 100;
             stdout_logfile = "NONE";
           }
@@ -85,6 +86,9 @@ let
             stdout_logfile_maxbytes = 0;
           }
       )
+      # Capture mode: what the programme writes between supervisord's BEGIN/END markers on its
+      # stdout becomes a PROCESS_COMMUNICATION_STDOUT event instead of log output.
+      // (if p.reports then { stdout_capture_maxbytes = "1KB"; } else { })
       // (if env == { } then { } else { environment = environmentValue "[${p.kind}:${p.name}]" env; });
     };
 in

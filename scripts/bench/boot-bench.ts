@@ -2,7 +2,7 @@
 // (last required programme RUNNING → seal file) of the event listener side by side with a
 // polling seal (`supervisorctl status` every 2 s) measured on the same boots.
 import { spawn, execFile } from 'node:child_process';
-import { mkdtempSync, statSync, existsSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,7 +38,7 @@ async function pollingSeal(conf: string, required: string[], oneshot: string, se
     const state = new Map(out.split('\n').map((l) => l.split(/\s+/)).map(([name, st]) => [name, st]));
     // The same conditions as the listener: required programmes RUNNING, stage B exited.
     if (required.every((p) => state.get(p) === 'RUNNING') && state.get(oneshot) === 'EXITED') {
-      writeFileSync(sealFile, 'sealed\n');
+      writeFileSync(sealFile, JSON.stringify({ sealed_at: new Date().toISOString() }) + '\n');
       return;
     }
     await sleep(intervalMs);
@@ -46,18 +46,34 @@ async function pollingSeal(conf: string, required: string[], oneshot: string, se
 }
 
 /**
- * When the last condition of the seal was met, from supervisord's log (ms since epoch): the last
- * "entered RUNNING state" of a required programme, or the clean exit of the one-shot stage B.
+ * When the last condition of the seal was met (ms since epoch): the last "entered RUNNING state"
+ * of a required programme in supervisord's log, or the moment stage B finished its work (the time
+ * of its StageBCompleted event line). Stage B's exit is not the condition: the box is ready once
+ * its work is done, and supervisord may take a loop turn to notice the exit.
  */
-function sealConditionsMetAt(log: string, programs: string[], oneshot: string): number | undefined {
+function sealConditionsMetAt(log: string, programs: string[]): number | undefined {
   let last: number | undefined;
   for (const line of log.split('\n')) {
-    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) INFO (?:success: (\S+) entered RUNNING state|exited: (\S+) \(exit status 0; expected\))/.exec(line);
-    if (!m || !(programs.includes(m[3] ?? '') || m[4] === oneshot)) continue;
+    if (line.includes('"event":"StageBCompleted"')) {
+      const at = (JSON.parse(line.slice(line.indexOf('{'))) as { time: number }).time;
+      last = Math.max(last ?? at, at);
+      continue;
+    }
+    const m = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3}) INFO success: (\S+) entered RUNNING state/.exec(line);
+    if (!m || !programs.includes(m[3] ?? '')) continue;
     const at = new Date(`${m[1]!.replace(' ', 'T')}.${m[2]}`).getTime();
     last = Math.max(last ?? at, at);
   }
   return last;
+}
+
+/**
+ * When a seal file was written (ms since epoch), from its `sealed_at`: the same clock, to the
+ * millisecond, as the event times it is compared with (a file's mtime lags by up to a kernel tick).
+ */
+function sealTime(file: string): number {
+  if (!existsSync(file)) return NaN;
+  return Date.parse((JSON.parse(readFileSync(file, 'utf8')) as { sealed_at: string }).sealed_at);
 }
 
 interface BootSample {
@@ -95,14 +111,14 @@ async function bootOnce(manifest: string): Promise<BootSample> {
     await sleep(10);
   }
   // The seal is withdrawn when the box stops: read its time now.
-  const sealedAt = existsSync(seal) ? statSync(seal).mtimeMs : NaN;
+  const sealedAt = sealTime(seal);
   await Promise.race([poller, sleep(5000)]);
   done = true;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.kill('SIGTERM');
   await exited;
-  const running = sealConditionsMetAt(readFileSync(logFile, 'utf8'), sealProgrammes.required, sealProgrammes.oneshot);
-  const polledAt = existsSync(pollSeal) ? statSync(pollSeal).mtimeMs : NaN;
+  const running = sealConditionsMetAt(readFileSync(logFile, 'utf8'), sealProgrammes.required);
+  const polledAt = sealTime(pollSeal);
   return { bootToReadyMs, sealLatencyMs: running ? sealedAt - running : NaN, pollingSealLatencyMs: running ? polledAt - running : NaN };
 }
 
@@ -123,7 +139,7 @@ export async function runBootBench(manifest = repoPath('agentbox.toml'), runs = 
       ],
     ),
     '',
-    'Conditions (required programmes RUNNING, stage B exited cleanly) are timed from supervisord\'s log (millisecond',
-    'timestamps); seal times are the files\' mtimes. The polling baseline checks the same conditions.',
+    'Conditions (required programmes RUNNING, from supervisord\'s log; stage B done, from its StageBCompleted event) are',
+    'timed in milliseconds, seal times from the seal files\' sealed_at. The polling baseline checks supervisorctl status.',
   ].join('\n');
 }

@@ -7,13 +7,18 @@ import path from 'node:path';
 import { renderManifest } from '../../scripts/cli/render-box.js';
 import { goldenFixtures, fixturesDir } from '../../scripts/cli/render-golden.js';
 import { waitFor } from '../helpers/wait.js';
+import { repoRoot } from './helpers.js';
 import { boxDirs, chownTree, processStates, removeBoxDirs, shutdown, startSupervisord, supervisorctlStatus, xmlrpc } from './supervisord-helpers.js';
 
 const ctx = { targetArch: 'x86_64' as const, env: {} };
 
-/** Render `manifestFile` re-rooted under a fresh root, start supervisord, and return handles. */
-async function boot(manifestFile: string) {
+/**
+ * Render `manifestFile` re-rooted under a fresh root, start supervisord, and return handles.
+ * `bootstrap` replaces the body of the stage B double (a shell script).
+ */
+async function boot(manifestFile: string, options: { bootstrap?: string } = {}) {
   const { root, bin } = boxDirs();
+  if (options.bootstrap !== undefined) writeFileSync(path.join(bin, 'agentbox-bootstrap'), `#!/bin/sh\n${options.bootstrap}\n`);
   t.teardown(() => removeBoxDirs({ root }));
   const { rendered, validation } = await renderManifest({ manifestFile, outDir: path.join(root, 'etc/agentbox'), root, bin, context: ctx });
   if (!rendered) throw new Error(`invalid manifest ${manifestFile}: ${JSON.stringify(validation.diagnostics)}`);
@@ -61,6 +66,20 @@ t.test('the reference box reaches the seal: bootstrap exits, management-api runs
   const states = processStates(await xmlrpc(box.socket, 'supervisor.getAllProcessInfo'));
   t.same(states, { bootstrap: 'EXITED', 'management-api': 'RUNNING', 'seal-listener': 'RUNNING' });
   t.match(box.output(), /"event":"BootstrapCompleted"/, 'the listener logged BootstrapCompleted on stderr, which reaches the container log');
+});
+
+t.test("stage B's completion report reaches the seal listener through the generated config: sealed while stage B still runs", async (t) => {
+  // The real report (boot/stage-b-report.ts), then a stage B that lingers: only the report can seal.
+  const report = path.join(repoRoot, 'dist/management-api/src/boot/stage-b-report.js');
+  const box = await boot(path.join(fixturesDir(), 'reference.toml'), {
+    bootstrap: `${process.execPath} --input-type=module -e "(await import('${report}')).reportStageBCompleted(process.env)"\nexec sleep 1000`,
+  });
+  t.teardown(() => shutdown(box.proc, box.socket));
+  const seal = path.join(box.root, 'run/agentbox/bootstrap.done');
+  await waitFor('the bootstrap seal', () => existsSync(seal), 20_000);
+  const states = processStates(await xmlrpc(box.socket, 'supervisor.getAllProcessInfo'));
+  t.equal(states['bootstrap'], 'RUNNING', 'stage B has not exited: the seal came from its report');
+  t.notMatch(box.output(), /XSUPERVISOR/, 'the report is an event, not log output');
 });
 
 t.test('command lines, environments and the readiness tag arrive exactly as the manifest wrote them', async (t) => {

@@ -1,7 +1,8 @@
 // The seal state machine: seal, unseal after a required programme dies, re-seal, stage-B failure.
 import t from 'tap';
 import { SealState } from '../../management-api/src/boot/seal-state.js';
-import { parseTokens } from '../../management-api/src/boot/supervisor-protocol.js';
+import { listen, parseTokens } from '../../management-api/src/boot/supervisor-protocol.js';
+import { reportStageBCompleted, STAGE_B_COMPLETED } from '../../management-api/src/boot/stage-b-report.js';
 
 const ev = (s: SealState, state: string, name: string, extra: Record<string, string> = {}) => s.apply(`PROCESS_STATE_${state}`, { processname: name, ...extra });
 
@@ -92,4 +93,51 @@ t.test('the seal timeout is about the first seal of a boot only', async (t) => {
   const failed = new SealState({ required: ['api'], oneshot: 'bootstrap' });
   ev(failed, 'FATAL', 'bootstrap');
   t.equal(failed.timeoutPending(), undefined, 'a failed boot has its own reason');
+});
+
+t.test("stage B's completion report counts as its clean exit; a later bad exit still fails the boot", async (t) => {
+  const s = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  ev(s, 'RUNNING', 'api');
+  ev(s, 'RUNNING', 'bootstrap');
+  const comm = (name: string, data: string) => s.apply('PROCESS_COMMUNICATION_STDOUT', { processname: name, groupname: name, pid: '7' }, data);
+  t.same(comm('api', STAGE_B_COMPLETED), { kind: 'none' }, "another programme's report is not stage B's");
+  t.same(comm('bootstrap', 'something else'), { kind: 'none' }, 'another message is not the completion');
+  t.same(comm('bootstrap', STAGE_B_COMPLETED), { kind: 'seal' }, 'sealed before the exit');
+  t.same(ev(s, 'EXITED', 'bootstrap', { expected: '1' }), { kind: 'none' }, 'the clean exit that follows changes nothing');
+
+  const late = new SealState({ required: ['api'], oneshot: 'bootstrap' });
+  ev(late, 'RUNNING', 'api');
+  late.apply('PROCESS_COMMUNICATION_STDOUT', { processname: 'bootstrap' }, STAGE_B_COMPLETED);
+  t.equal(late.sealed, true);
+  t.match(ev(late, 'EXITED', 'bootstrap', { expected: '0' }), { kind: 'fail' }, 'an unexpected exit after the report fails the boot');
+  t.equal(late.sealed, false);
+});
+
+t.test('the listener protocol hands over the message of a communication event', async (t) => {
+  const { PassThrough } = await import('node:stream');
+  const input = new PassThrough();
+  const output = new PassThrough();
+  const seen: Array<{ eventName: string; processname?: string; data: string }> = [];
+  const done = listen(input, output, (e) => void seen.push({ eventName: e.eventName, processname: e.payload['processname'], data: e.data }));
+  const payload = `processname:bootstrap groupname:bootstrap pid:42\n${STAGE_B_COMPLETED}`;
+  const state = 'processname:api groupname:api from_state:STARTING pid:43';
+  input.write(`ver:3.0 server:supervisor serial:1 pool:seal-listener poolserial:1 eventname:PROCESS_COMMUNICATION_STDOUT len:${Buffer.byteLength(payload)}\n${payload}`);
+  input.end(`ver:3.0 server:supervisor serial:2 pool:seal-listener poolserial:2 eventname:PROCESS_STATE_RUNNING len:${state.length}\n${state}`);
+  await done;
+  t.same(seen, [
+    { eventName: 'PROCESS_COMMUNICATION_STDOUT', processname: 'bootstrap', data: STAGE_B_COMPLETED },
+    { eventName: 'PROCESS_STATE_RUNNING', processname: 'api', data: '' },
+  ]);
+});
+
+t.test('stage B reports only under supervisord', async (t) => {
+  const { mkdtempSync, openSync, readFileSync, closeSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const path = await import('node:path');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'abx-report-')), 'stdout');
+  const fd = openSync(file, 'w');
+  t.equal(reportStageBCompleted({}, fd), false, 'not under supervisord: nothing on a terminal');
+  t.equal(reportStageBCompleted({ SUPERVISOR_ENABLED: '1' }, fd), true);
+  closeSync(fd);
+  t.equal(readFileSync(file, 'utf8'), `<!--XSUPERVISOR:BEGIN-->${STAGE_B_COMPLETED}<!--XSUPERVISOR:END-->`, "supervisord's capture markers around the message");
 });

@@ -1,4 +1,4 @@
-// The seal listener: a supervisord event listener (PROCESS_STATE events, no polling) that writes
+// The seal listener: a supervisord event listener (PROCESS_STATE and PROCESS_COMMUNICATION events, no polling) that writes
 // the bootstrap seal atomically once every readiness-required programme is RUNNING. It starts from
 // supervisord's snapshot, so a listener restarted mid-boot (or after the seal) recovers the truth.
 import { parseArgs } from 'node:util';
@@ -80,7 +80,7 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
     events.fail('BootstrapSealTimeout', { waiting_for: waitingFor, timeout_sec: options.timeoutSec }, `${reason}; still listening: the box seals if they come up`);
   }, Math.max(0, options.timeoutSec * 1000 - spentMs));
   timer.unref();
-  await listen(process.stdin, process.stdout, (event) => act(state.apply(event.eventName, event.payload), false));
+  await listen(process.stdin, process.stdout, (event) => act(state.apply(event.eventName, event.payload, event.data), false));
   clearTimeout(timer);
 }
 

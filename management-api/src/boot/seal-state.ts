@@ -1,7 +1,9 @@
 // The seal decision as a pure state machine over supervisord process-state events: sealed when
-// the one-shot bootstrap exited cleanly and every readiness-required programme is RUNNING;
+// the one-shot bootstrap completed (it says so through a process communication event, or exited
+// cleanly) and every readiness-required programme is RUNNING;
 // unsealed again when a required programme leaves RUNNING; failed when bootstrap fails. A
 // restarted listener seeds it from supervisord's snapshot, since past events are never replayed.
+import { STAGE_B_COMPLETED } from './stage-b-report.js';
 
 /** What the listener must do after an event. */
 export type SealAction =
@@ -95,9 +97,14 @@ export class SealState {
     return { kind: 'seal' };
   }
 
-  /** Apply one event (`eventName` like PROCESS_STATE_RUNNING, payload tokens) and decide. */
-  apply(eventName: string, payload: Readonly<Record<string, string>>): SealAction {
-    if (!eventName.startsWith('PROCESS_STATE_') || this.#failed) return { kind: 'none' };
+  /**
+   * Apply one event (`eventName` like PROCESS_STATE_RUNNING, payload tokens, and for a
+   * PROCESS_COMMUNICATION event its message) and decide.
+   */
+  apply(eventName: string, payload: Readonly<Record<string, string>>, data = ''): SealAction {
+    if (this.#failed) return { kind: 'none' };
+    if (eventName === 'PROCESS_COMMUNICATION_STDOUT') return this.#communication(payload['processname'] ?? '', data);
+    if (!eventName.startsWith('PROCESS_STATE_')) return { kind: 'none' };
     const state = eventName.slice('PROCESS_STATE_'.length);
     const name = payload['processname'] ?? '';
     const seeded = this.#catchingUp.get(name);
@@ -118,6 +125,17 @@ export class SealState {
       this.#setSealed(false);
       return { kind: 'unseal', program: name, state };
     }
+    return this.#sealIfComplete();
+  }
+
+  /** The one-shot's report that it completed counts as its clean exit (its exit still follows). */
+  #communication(name: string, data: string): SealAction {
+    if (name !== this.config.oneshot || data !== STAGE_B_COMPLETED) return { kind: 'none' };
+    this.oneshotDone = true;
+    return this.#sealIfComplete();
+  }
+
+  #sealIfComplete(): SealAction {
     if (!this.#sealed && this.pending().length === 0) {
       this.#setSealed(true);
       return { kind: 'seal' };

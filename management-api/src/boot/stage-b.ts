@@ -8,6 +8,7 @@ import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { writeAtomic } from './seal-files.js';
+import { reportStageBCompleted } from './stage-b-report.js';
 
 /** What stage B found out about the box it runs in. */
 export interface RuntimeHints {
@@ -45,6 +46,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
     };
     writeAtomic(paths.runtimeHintsFile, JSON.stringify(hints, null, 2) + '\n');
     events.emit('StageBCompleted', { hints });
+    reportStageBCompleted(env);
     return 0;
   } catch (err) {
     const reason = (err as Error).message;

@@ -10,6 +10,8 @@ export interface SupervisorEvent {
   headers: Record<string, string>;
   /** Payload tokens (processname, groupname, from_state, pid, expected, …). */
   payload: Record<string, string>;
+  /** The payload after its first line: the message of a PROCESS_COMMUNICATION event, else empty. */
+  data: string;
 }
 
 /** Parse `key:value key:value` tokens (the format of both the header line and the payload's first line). */
@@ -43,7 +45,13 @@ export async function listen(input: Readable, output: Writable, handle: (event: 
       if (buffer.length < len) break;
       const body = buffer.subarray(0, len).toString('utf8');
       buffer = buffer.subarray(len);
-      const event: SupervisorEvent = { eventName: header['eventname'] ?? '', headers: header, payload: parseTokens(body.split('\n')[0] ?? '') };
+      const nl = body.indexOf('\n');
+      const event: SupervisorEvent = {
+        eventName: header['eventname'] ?? '',
+        headers: header,
+        payload: parseTokens(nl < 0 ? body : body.slice(0, nl)),
+        data: nl < 0 ? '' : body.slice(nl + 1),
+      };
       header = undefined;
       await handle(event);
       output.write('RESULT 2\nOKREADY\n');
