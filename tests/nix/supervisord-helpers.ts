@@ -32,7 +32,8 @@ export function boxDirs(): { root: string; bin: string } {
   // Records its argv and environment, then stays up.
   writeFileSync(
     path.join(bin, 'record.mjs'),
-    `import { writeFileSync } from 'node:fs';\nwriteFileSync(process.env.AGENTBOX_ROOT + '/record.json', JSON.stringify({ argv: process.argv.slice(2), env: process.env }));\nsetInterval(() => {}, 1 << 30);\n`,
+    // Written to a temp file and renamed: a reader that sees record.json sees all of it.
+    `import { renameSync, writeFileSync } from 'node:fs';\nconst file = process.env.AGENTBOX_ROOT + '/record.json';\nwriteFileSync(file + '.tmp', JSON.stringify({ argv: process.argv.slice(2), env: process.env }));\nrenameSync(file + '.tmp', file);\nsetInterval(() => {}, 1 << 30);\n`,
   );
   script('record', `exec ${process.execPath} ${path.join(bin, 'record.mjs')} "$@"`);
   return { root, bin };
