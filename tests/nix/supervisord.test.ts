@@ -65,6 +65,8 @@ t.test('the reference box reaches the seal: bootstrap exits, management-api runs
   t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['management-api']);
   const states = processStates(await xmlrpc(box.socket, 'supervisor.getAllProcessInfo'));
   t.same(states, { bootstrap: 'EXITED', 'management-api': 'RUNNING', 'seal-listener': 'RUNNING' });
+  // The event line follows the seal file and reaches supervisord's output through a pipe: wait for it rather than race it.
+  await waitFor('BootstrapCompleted in supervisord\'s output', () => /"event":"BootstrapCompleted"/.test(box.output()), 20_000);
   t.match(box.output(), /"event":"BootstrapCompleted"/, 'the listener logged BootstrapCompleted on stderr, which reaches the container log');
 });
 
