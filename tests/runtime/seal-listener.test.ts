@@ -208,6 +208,7 @@ t.test('without an answer from supervisord the listener says so and works from e
   const sv = startSupervisord('/bin/true', { supervisorUrl: 'unix:///nonexistent/supervisord.sock' });
   t.teardown(() => stop(sv.proc));
   await waitFor('the seal file', () => existsSync(sv.seal));
-  const started = events(sv.log).find((e) => e.event === 'BootstrapSealStarted') as (SealEvent & { snapshot_error?: string }) | undefined;
+  // supervisord copies the listener's stderr into the log: the line may trail the seal file.
+  const started = (await waitFor('BootstrapSealStarted in the log', () => events(sv.log).find((e) => e.event === 'BootstrapSealStarted'))) as SealEvent & { snapshot_error?: string };
   t.match(started?.snapshot_error, /no supervisord socket at \/nonexistent\/supervisord\.sock/);
 });
