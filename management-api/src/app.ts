@@ -8,6 +8,9 @@ import { AdapterResolver, type ResolverOptions } from './adapters/resolver.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
 import { ensureApiKey } from './auth/api-key-file.js';
+import { loadIdentityKey } from './boot/identity-key.js';
+import { BoxIdentity } from './mesh/identity.js';
+import { Nip98Verifier, nip98Allowlist } from './mesh/nip98.js';
 import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, registerGracefulClose } from './http/graceful-close.js';
@@ -72,6 +75,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const version = apiVersion();
   const { key } = await ensureApiKey(options.paths.apiKeyFile, options.logger);
+  const identity = new BoxIdentity((await loadIdentityKey(options.paths.identityKeyFile, options.logger)).secret);
+  const allowed = nip98Allowlist(options.manifest.mesh);
+  // Without listed keys NIP-98 is off: a `Nostr` header is then just a wrong API key.
+  const nip98 = allowed.size > 0 ? new Nip98Verifier({ allowed, now: () => Math.floor(clock().getTime() / 1000) }) : undefined;
 
   const app = Fastify({
     loggerInstance: options.logger,
@@ -90,7 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerRequestTracing(app);
   // Before any route exists: the gate and the observer attach themselves to each route as it is
   // declared (the gate first, ahead of rate limiting).
-  const gate = registerRequestGate(app, key);
+  const gate = registerRequestGate(app, { key, ...(nip98 ? { nip98 } : {}) });
   const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
   app.addHook('onClose', async () => idleCompaction.stop());
   registerErrorHandling(app, { onUnmatched: registerRequestObserver(app, options.metrics, idleCompaction), gate });
@@ -145,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     version,
     imageHash: imageHash(env),
     metricsUrl: options.metricsUrl,
+    identity,
     resolver,
     probes,
     clock,
