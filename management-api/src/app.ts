@@ -9,6 +9,7 @@ import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js'
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
 import { ensureApiKey } from './auth/api-key-file.js';
 import { loadIdentityKey } from './boot/identity-key.js';
+import { startAgentEvents, type AgentEventTiming } from './mesh/agent-events.js';
 import { BoxIdentity } from './mesh/identity.js';
 import { Nip98Verifier, nip98Allowlist } from './mesh/nip98.js';
 import { ApiError } from './errors.js';
@@ -60,6 +61,8 @@ export interface AppOptions {
   registry?: AdapterRegistry;
   timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number; idleCompactionMs: number }>;
   limits?: Partial<MutationLimits>;
+  /** Timings of agent event publishing (relay connections, retries, queue bound, agent polling). */
+  agentEventTiming?: Partial<AgentEventTiming>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
 }
@@ -131,6 +134,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     idleCompaction.stop();
     throw err;
   });
+  // Opens no connection unless sovereign_mesh.publish_agent_events is on.
+  const agentEvents = startAgentEvents({
+    manifest: options.manifest,
+    manifestSha256: options.manifestSha256,
+    identity,
+    listAgents: () => resolver.slot('orchestrator').list(),
+    logger: options.logger,
+    metrics: options.metrics,
+    clock,
+    ...(options.agentEventTiming ? { timing: options.agentEventTiming } : {}),
+  });
+  app.addHook('onClose', async () => agentEvents.close());
   const probes = await startReadinessSources({
     paths: options.paths,
     resolver,
@@ -138,8 +153,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics: options.metrics,
     clock,
     timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
+    relays: agentEvents,
   }).catch(async (err: unknown) => {
     idleCompaction.stop();
+    agentEvents.close();
     await resolver.close();
     throw err;
   });
@@ -153,6 +170,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     imageHash: imageHash(env),
     metricsUrl: options.metricsUrl,
     identity,
+    agentEvents,
     resolver,
     probes,
     clock,

@@ -157,11 +157,11 @@ export interface Manifest {
      */
     enabled: boolean;
     /**
-     * Publish agent events, signed by the box's identity, to the relays.
+     * Publish agent events (spawn, exit, crash loop, bead transitions), signed by the box's identity, to the relays (kind 4750, see docs/user/mesh.md). /ready then requires at least one reachable relay.
      */
     publish_agent_events: boolean;
     /**
-     * Relay URLs (ws:// or wss://) to publish to.
+     * Relay URLs (ws:// or wss://) to publish agent events to; each gets its own connection and a bounded queue.
      */
     relays: string[];
     /**
