@@ -94,8 +94,10 @@ t.test('/ready is 503 while no relay is reachable and 200 once one is', async (t
     return r.status === 503 && (r.json['missing'] as string[]).join() === 'relay' ? r : undefined;
   });
   t.match(unready.json['reason'], `agent events are published but no relay is reachable (${url})`);
+  t.same((await box.api('/health', { auth: false })).json['relays'], { configured: [url], reachable: [] });
   relay = await startTestRelay(port);
   await waitFor('200 once the relay listens', async () => (await box.api('/ready', { auth: false })).status === 200);
+  t.same((await box.api('/health', { auth: false })).json['relays'], { configured: [url], reachable: [url] });
   await relay.stop();
   await waitFor('503 again when it goes away', async () => (await box.api('/ready', { auth: false })).status === 503);
   await relay.start();
@@ -153,6 +155,7 @@ t.test('with publishing off no relay is contacted and /ready does not ask for on
   await seal(box);
   await waitFor('ready', async () => (await box.api('/ready', { auth: false })).status === 200);
   t.notOk(((await box.api('/ready', { auth: false })).json['requirements'] as string[]).includes('relay'));
+  t.notOk('relays' in (await box.api('/health', { auth: false })).json);
   await box.api('/v1/beads', { body: { title: 'quiet' } });
   await new Promise((r) => setTimeout(r, 200));
   t.equal(relay.connectionsEver(), 0, 'the relay never saw a connection');
