@@ -59,6 +59,9 @@ export class Nip98Verifier {
     } catch {
       return refuse('malformed', 'the Nostr token is not base64 of a JSON event');
     }
+    // The replay cache keys on the signature's text: one signature must have one spelling (hex
+    // decoding also accepts upper case, which would otherwise replay the same token unnoticed).
+    if (typeof event.sig !== 'string' || !/^[0-9a-f]{128}$/.test(event.sig)) return refuse('malformed', 'the Nostr token event has no signature of 128 lower-case hex characters');
     // A freshly parsed object: verifyEvent's cached verdict cannot come from elsewhere.
     if (!verifyEvent(event)) return refuse('signature', 'the Nostr token event has a wrong id or signature');
     if (!validateEventKind(event)) return refuse('kind', `the Nostr token event has kind ${String(event.kind)}, not 27235 (NIP-98)`);

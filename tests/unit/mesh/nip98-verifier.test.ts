@@ -34,6 +34,9 @@ t.test('a replay is refused while its token could pass, a refused token is not s
   t.match(await v.check(tok, url, 'POST'), { ok: false, reason: 'replayed' });
   now = T0 + 59;
   t.match(await v.check(tok, url, 'POST'), { ok: false, reason: 'replayed' });
+  const event = JSON.parse(Buffer.from(tok, 'base64').toString()) as { sig: string };
+  const upper = Buffer.from(JSON.stringify({ ...event, sig: event.sig.toUpperCase() })).toString('base64');
+  t.match(await v.check(upper, url, 'POST'), { ok: false, reason: 'malformed' }, 'the same signature spelled in upper case is no new token');
   now = T0 + 61;
   t.match(await v.check(tok, url, 'POST'), { ok: false, reason: 'expired' }, 'then the window closes it');
 });
