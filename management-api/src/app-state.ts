@@ -1,5 +1,7 @@
 // What the app knows about its box, decorated on the fastify instance as `app.agentbox`.
 import type { AdapterResolver } from './adapters/resolver.js';
+import type { AgentEvents } from './mesh/agent-events.js';
+import type { BoxIdentity } from './mesh/identity.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import type { IdleCompaction } from './observability/idle-compaction.js';
 import type { ProgramsReport } from './probes/supervisor-programs.js';
@@ -15,6 +17,10 @@ export interface AgentboxState {
   imageHash: string;
   /** Where Prometheus scrapes this box. */
   metricsUrl: string;
+  /** The box's Nostr identity (public forms and a signer; the secret is not reachable from here). */
+  identity: BoxIdentity;
+  /** Signed agent events (a no-op unless sovereign_mesh.publish_agent_events). */
+  agentEvents: AgentEvents;
   resolver: AdapterResolver;
   probes: ReadinessSources;
   clock: () => Date;

@@ -8,6 +8,10 @@ import { AdapterResolver, type ResolverOptions } from './adapters/resolver.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
 import { ensureApiKey } from './auth/api-key-file.js';
+import { loadIdentityKey } from './boot/identity-key.js';
+import { startAgentEvents, type AgentEventTiming } from './mesh/agent-events.js';
+import { BoxIdentity } from './mesh/identity.js';
+import { Nip98Verifier, nip98Allowlist } from './mesh/nip98.js';
 import { ApiError } from './errors.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, registerGracefulClose } from './http/graceful-close.js';
@@ -57,6 +61,8 @@ export interface AppOptions {
   registry?: AdapterRegistry;
   timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number; idleCompactionMs: number }>;
   limits?: Partial<MutationLimits>;
+  /** Timings of agent event publishing (relay connections, retries, queue bound, agent polling). */
+  agentEventTiming?: Partial<AgentEventTiming>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
 }
@@ -72,6 +78,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
   const version = apiVersion();
   const { key } = await ensureApiKey(options.paths.apiKeyFile, options.logger);
+  const identity = new BoxIdentity((await loadIdentityKey(options.paths.identityKeyFile, options.logger)).secret);
+  const allowed = nip98Allowlist(options.manifest.mesh);
+  // Without listed keys NIP-98 is off: a `Nostr` header is then just a wrong API key.
+  const nip98 = allowed.size > 0 ? new Nip98Verifier({ allowed, now: () => Math.floor(clock().getTime() / 1000) }) : undefined;
 
   const app = Fastify({
     loggerInstance: options.logger,
@@ -90,7 +100,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerRequestTracing(app);
   // Before any route exists: the gate and the observer attach themselves to each route as it is
   // declared (the gate first, ahead of rate limiting).
-  const gate = registerRequestGate(app, key);
+  const gate = registerRequestGate(app, { key, ...(nip98 ? { nip98 } : {}) });
   const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
   app.addHook('onClose', async () => idleCompaction.stop());
   registerErrorHandling(app, { onUnmatched: registerRequestObserver(app, options.metrics, idleCompaction), gate });
@@ -124,6 +134,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     idleCompaction.stop();
     throw err;
   });
+  // Opens no connection unless sovereign_mesh.publish_agent_events is on.
+  const agentEvents = startAgentEvents({
+    manifest: options.manifest,
+    manifestSha256: options.manifestSha256,
+    identity,
+    listAgents: () => resolver.slot('orchestrator').list(),
+    logger: options.logger,
+    metrics: options.metrics,
+    clock,
+    ...(options.agentEventTiming ? { timing: options.agentEventTiming } : {}),
+  });
+  app.addHook('onClose', async () => agentEvents.close());
   const probes = await startReadinessSources({
     paths: options.paths,
     resolver,
@@ -131,8 +153,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metrics: options.metrics,
     clock,
     timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
+    relays: agentEvents,
   }).catch(async (err: unknown) => {
     idleCompaction.stop();
+    agentEvents.close();
     await resolver.close();
     throw err;
   });
@@ -145,6 +169,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     version,
     imageHash: imageHash(env),
     metricsUrl: options.metricsUrl,
+    identity,
+    agentEvents,
     resolver,
     probes,
     clock,

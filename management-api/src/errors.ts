@@ -3,7 +3,7 @@
 /** Each `ABX_ERR_*` code with its HTTP status and what it means (docs/errors.md lists the same). */
 export const errorCodes = {
   ABX_ERR_AUTH_REQUIRED: { status: 401, description: 'The route needs the API key as `Authorization: Bearer <key>` and none was sent.' },
-  ABX_ERR_AUTH_INVALID: { status: 401, description: 'An Authorization header was sent but it is not the box API key.' },
+  ABX_ERR_AUTH_INVALID: { status: 401, description: 'An Authorization header was sent but it is not the box API key, or its NIP-98 signed event was refused.' },
   ABX_ERR_VALIDATION: { status: 400, description: 'The request body, query or path parameters do not match the route schema.' },
   ABX_ERR_MALFORMED_BODY: { status: 400, description: 'The request body is not valid JSON (or is empty where JSON is required).' },
   ABX_ERR_BAD_REQUEST: { status: 400, description: 'The request is malformed in another way (for example a bad header).' },

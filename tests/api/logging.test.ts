@@ -98,6 +98,9 @@ t.test('errors are serialised and scrubbed; probes stay out of info logs', async
   t.notMatch(line.err.stack, 's3cr3t');
   t.equal(scrubSecrets('plain text'), 'plain text');
   t.equal(scrubSecrets('Authorization: Bearer abcdefghijklmnop'), 'Authorization: Bearer [Redacted]');
+  t.equal(scrubSecrets('key nsec180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6w6 leaked'), 'key [Redacted] leaked', 'an nsec');
+  t.equal(scrubSecrets('Authorization: Nostr eyJpZCI6ImFiYyIsInB1YmtleSI6ImRlZiJ9'), 'Authorization: Nostr [Redacted]', 'a NIP-98 token');
+  t.equal(scrubSecrets('the nostr relay is up'), 'the nostr relay is up');
   t.equal(scrubSecrets("host=db password='x y z' user=a"), 'host=db password=[Redacted] user=a');
 
   const box = await startTestServer({ logLevel: 'info' });

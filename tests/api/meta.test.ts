@@ -1,6 +1,9 @@
 // /v1/meta reports every field truthfully; /health reports uptime from the injected clock; /docs/json describes the routes.
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
+import { getPublicKey } from 'nostr-tools/pure';
+import { npubEncode } from 'nostr-tools/nip19';
+import { hexToBytes } from 'nostr-tools/utils';
 import { freePort, TcpBackend } from './support/tcp-backend.js';
 import { tcpAdapterModule } from './support/tcp-adapter.js';
 import { manifestFrom, startTestServer } from './support/harness.js';
@@ -20,11 +23,13 @@ t.test('every /v1/meta field', async (t) => {
   t.equal(meta.status, 200);
   const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const { sha256 } = await manifestFrom(toml);
+  const pubkey = getPublicKey(hexToBytes((await readFile(box.paths.identityKeyFile, 'utf8')).trim()));
   t.same(meta.json, {
     name: 'box-7',
     version: pkg.version,
     imageHash: 'sha256-0123abcd',
     manifestSha256: sha256,
+    identity: { pubkey, npub: npubEncode(pubkey), did: `did:nostr:${pubkey}` },
     federation: { mode: 'host' },
     adapters: {
       beads: { impl: 'off', adapter: 'beads/off', contractVersion: '1.0.0', state: 'off' },

@@ -1,7 +1,7 @@
 // Secrets on the state volume: one 0600 file each in a 0700 directory, created once with crypto
 // randomness and reused; symlinks, foreign owners and unusable contents are refused; looser
 // permissions are repaired and logged. The secret itself is never logged.
-import { chmod, link, lstat, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { chmod, link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -54,6 +54,24 @@ export async function ensureSecretFile(file: string, kind: SecretKind, logger: L
   const problem = kind.invalid(value);
   if (problem) throw new SecretFileError(`${file} ${problem}`);
   return { value, created: false };
+}
+
+/**
+ * Write `value` as the secret at `file`, replacing any existing one atomically (a private temp file
+ * renamed into place), in a 0700 directory. For imports an operator asked for explicitly.
+ */
+export async function replaceSecretFile(file: string, value: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const existing = await lstat(file).catch(() => undefined);
+  if (existing && !existing.isFile()) throw new SecretFileError(`${file} is not a regular file (a symlink or directory is refused); remove it first`);
+  const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  await writeFile(tmp, value + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
 }
 
 /** Write a fresh secret atomically: a private temp file hard-linked into place (fails if the name exists). */

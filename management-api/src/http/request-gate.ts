@@ -1,11 +1,22 @@
-// The gate of every authenticated route: echo the request id, refuse new work while closing, require the API key.
+// The gate of every authenticated route: echo the request id, refuse new work while closing,
+// require the API key (bearer) or, where operators are listed, a NIP-98 signed request.
 import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { bearerAuthenticator } from '../auth/bearer-auth.js';
+import { nip98Authenticate, nip98CheckBody, nip98HashBody, NOSTR_SCHEME } from '../auth/nip98-auth.js';
 import { ApiError } from '../errors.js';
+import type { Nip98Verifier } from '../mesh/nip98.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** The gate, for the not-found handler (unknown URLs need the key like any non-probe route). */
 export type Gate = onRequestHookHandler & preHandlerHookHandler;
+
+/** How requests authenticate. */
+export interface GateAuth {
+  /** The box API key (bearer). */
+  key: string;
+  /** NIP-98 checks; absent, `Authorization: Nostr …` is treated like any wrong key. */
+  nip98?: Nip98Verifier;
+}
 
 /**
  * Attach the gate to every route as it is declared, except public ones (`config.public`: the
@@ -13,23 +24,39 @@ export type Gate = onRequestHookHandler & preHandlerHookHandler;
  * `request.routeOptions` lookup to learn that it is public; probes echo the request id
  * themselves and report shutdown through readiness. Requests that arrive while the app closes
  * get the uniform error body (ABX_ERR_SHUTTING_DOWN). Call this before any route is registered.
+ * A NIP-98 request is checked in two steps: the token on arrival, the body hash after parsing.
  */
-export function registerRequestGate(app: FastifyInstance, key: string): Gate {
-  const authenticate = bearerAuthenticator(key);
+export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate {
+  const authenticate = bearerAuthenticator(auth.key);
+  const nip98 = auth.nip98;
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
+  app.decorateRequest('nip98', null);
   const gate: Gate = function (this: unknown, request, reply, done) {
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
+    const header = request.headers.authorization;
+    if (nip98 && header !== undefined && NOSTR_SCHEME.test(header)) {
+      nip98Authenticate(nip98, header, request, reply).then(done, done);
+      return;
+    }
     done(authenticate(request, reply));
   } as Gate;
+  const checkBody = nip98 ? nip98CheckBody(nip98) : undefined;
   app.addHook('onRoute', (route) => {
     if (route.config?.public === true) return;
     // First, so nothing else (rate limiting, body parsing) runs for a request without the key.
-    const existing = route.onRequest;
-    route.onRequest = existing === undefined ? [gate] : [gate, ...(Array.isArray(existing) ? existing : [existing])];
+    route.onRequest = prepend(gate, route.onRequest);
+    if (checkBody) {
+      route.preParsing = prepend(nip98HashBody, route.preParsing);
+      route.preValidation = prepend(checkBody, route.preValidation);
+    }
   });
   return gate;
+}
+
+function prepend<T>(hook: T, existing: T | T[] | undefined): T[] {
+  return existing === undefined ? [hook] : [hook, ...(Array.isArray(existing) ? existing : [existing])];
 }

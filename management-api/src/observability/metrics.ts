@@ -1,5 +1,6 @@
 // The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
 import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */
@@ -12,6 +13,8 @@ export interface ApiMetrics {
   adapterHealth: Gauge<'slot'>;
   adapterInfo: Gauge<'slot' | 'impl' | 'adapter' | 'contract_version'>;
   ready: Gauge;
+  /** Publishing of signed agent events to relays. */
+  mesh: MeshMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -79,5 +82,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
       help: 'Whether /ready answers 200 (1) or 503 (0).',
       registers,
     }),
+    mesh: createMeshMetrics(registry),
   };
 }

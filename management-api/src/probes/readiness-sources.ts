@@ -1,6 +1,7 @@
-// Wires the readiness inputs (seal watcher, mount checker, adapter resolver) to the readiness model.
+// Wires the readiness inputs (seal watcher, mount checker, adapter resolver, relays) to the readiness model.
 import type { Logger } from 'pino';
 import type { AdapterResolver } from '../adapters/resolver.js';
+import type { AgentEvents } from '../mesh/agent-events.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import { requiredMounts, type RuntimePaths } from '../runtime-paths.js';
 import { MountChecker } from './mount-checker.js';
@@ -27,16 +28,19 @@ export interface ReadinessSources {
 }
 
 /** Start the seal watcher and mount checker, evaluate once, and re-evaluate on every change. */
-export async function startReadinessSources(options: { paths: RuntimePaths; resolver: AdapterResolver; logger: Logger; metrics: ApiMetrics; clock: () => Date; timing: ReadinessTiming }): Promise<ReadinessSources> {
-  const { paths, resolver } = options;
+export async function startReadinessSources(options: { paths: RuntimePaths; resolver: AdapterResolver; logger: Logger; metrics: ApiMetrics; clock: () => Date; timing: ReadinessTiming; relays?: Pick<AgentEvents, 'relayStatus' | 'onRelayChange'> }): Promise<ReadinessSources> {
+  const { paths, resolver, relays } = options;
   const readiness = new Readiness(options);
   let started = false;
   const evaluate = (): void => {
-    if (started) readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, ...(seal.failure ? { bootstrapFailure: seal.failure } : {}), mounts: mounts.states, slots: resolver.statuses() });
+    if (!started) return;
+    const relayStatus = relays?.relayStatus();
+    readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, ...(seal.failure ? { bootstrapFailure: seal.failure } : {}), mounts: mounts.states, slots: resolver.statuses(), ...(relayStatus ? { relays: relayStatus } : {}) });
   };
   const seal = new SealWatcher({ file: paths.sealFile, failureFile: paths.bootstrapFailedFile, recheckMs: options.timing.sealRecheckMs, onChange: evaluate });
   const mounts = new MountChecker(requiredMounts(paths), { intervalMs: options.timing.mountCheckMs, onChange: evaluate });
   resolver.onChange(evaluate);
+  relays?.onRelayChange(evaluate);
   try {
     await Promise.all([seal.start(), mounts.start()]);
   } catch (err) {

@@ -1,7 +1,9 @@
-// The live readiness model: READY ⇄ UNREADY from seal, mounts and critical slots, answered from memory.
+// The live readiness model: READY ⇄ UNREADY from seal, mounts, critical slots and (while agent events
+// are published) a reachable relay, answered from memory.
 import type { Logger } from 'pino';
 import { isSlotUsable } from '../adapters/slot-state.js';
 import type { SlotStatus } from '../adapters/slot-supervisor.js';
+import type { RelayStatus } from '../mesh/relay-publisher.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { MountState } from './mount-checker.js';
 
@@ -13,6 +15,8 @@ export interface ReadinessInputs {
   bootstrapFailure?: string;
   mounts: readonly MountState[];
   slots: readonly SlotStatus[];
+  /** Relays agent events are published to; present only while publishing is on (then one must be reachable). */
+  relays?: RelayStatus;
 }
 
 /** The /ready answer, serialised once per change so each request only sends bytes. */
@@ -95,6 +99,13 @@ export class Readiness {
       if (!usable) {
         missing.push(name);
         reasons.push(`critical adapter ${s.slot} (${s.impl}) is ${s.state}${s.reason ? `: ${s.reason}` : ''}`);
+      }
+    }
+    if (inputs.relays) {
+      requirements.push('relay');
+      if (inputs.relays.reachable.length === 0) {
+        missing.push('relay');
+        reasons.push(`agent events are published but no relay is reachable (${inputs.relays.configured.join(', ')})`);
       }
     }
     const ready = missing.length === 0;

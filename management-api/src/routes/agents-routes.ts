@@ -64,6 +64,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     { bodyLimit: limits.bodyLimit, config: rateLimit, schema: { summary: 'Start an agent process in the workspace', tags: ['agents'], body: spawnBody, response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors } } },
     async (request, reply) => {
       const agent = await agents().spawn(request.body);
+      app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);
       return { agent };
     },
@@ -89,7 +90,11 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
         response: { 200: { type: 'object', properties: { agent: agentSchema } }, ...errors },
       },
     },
-    async (request) => ({ agent: await agents().terminate(request.params.id, request.query.graceMs ?? DEFAULT_GRACE_MS) }),
+    async (request) => {
+      const agent = await agents().terminate(request.params.id, request.query.graceMs ?? DEFAULT_GRACE_MS);
+      app.agentbox.agentEvents.agentsChanged();
+      return { agent };
+    },
   );
 
   app.get<{ Params: { id: string }; Querystring: OutputQuery }>(

@@ -66,6 +66,7 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
     { ...mutation, schema: { summary: 'Create a bead (an epic or a task)', tags: ['beads'], body: newBeadBody, response: { 201: beadReply, ...errors } } },
     async (request, reply) => {
       const bead = await beads().create(request.body);
+      app.agentbox.agentEvents.beadChanged(bead);
       void reply.code(201);
       return { bead };
     },
@@ -115,7 +116,11 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
         response: { 200: { type: 'object', properties: { bead: beadSchema, claimed: { type: 'boolean' } } }, ...errors },
       },
     },
-    async (request) => beads().claim(request.params.id, request.body.claimant),
+    async (request) => {
+      const result = await beads().claim(request.params.id, request.body.claimant);
+      app.agentbox.agentEvents.beadChanged(result.bead);
+      return result;
+    },
   );
 
   app.post<{ Params: { id: string }; Body: { outcome: BeadOutcome; note?: string } }>(
@@ -130,6 +135,10 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
         response: { 200: beadReply, ...errors },
       },
     },
-    async (request) => ({ bead: await beads().closeBead(request.params.id, request.body.outcome, request.body.note) }),
+    async (request) => {
+      const bead = await beads().closeBead(request.params.id, request.body.outcome, request.body.note);
+      app.agentbox.agentEvents.beadChanged(bead);
+      return { bead };
+    },
   );
 }

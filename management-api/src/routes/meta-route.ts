@@ -7,7 +7,7 @@ import { errorBodySchema } from '../errors.js';
 const adapterSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, contractVersion: { type: 'string' }, state: { type: 'string' } } };
 
 const metaSchema = {
-  summary: 'Identity of the box: API version, image hash, manifest sha256, federation mode, adapters and their contract versions, metrics endpoint',
+  summary: 'Identity of the box: API version, Nostr identity (npub, hex public key, did:nostr), image hash, manifest sha256, federation mode, adapters and their contract versions, metrics endpoint',
   tags: ['meta'],
   response: {
     200: {
@@ -17,6 +17,7 @@ const metaSchema = {
         version: { type: 'string' },
         imageHash: { type: 'string' },
         manifestSha256: { type: 'string' },
+        identity: { type: 'object', properties: { npub: { type: 'string' }, pubkey: { type: 'string' }, did: { type: 'string' } } },
         federation: { type: 'object', properties: { mode: { type: 'string' } } },
         adapters: { type: 'object', additionalProperties: adapterSchema },
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
@@ -29,12 +30,13 @@ const metaSchema = {
 /** Register GET /v1/meta (authenticated). */
 export function registerMetaRoute(app: FastifyInstance): void {
   app.get('/v1/meta', { schema: metaSchema }, async () => {
-    const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver } = app.agentbox;
+    const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver, identity } = app.agentbox;
     return {
       name: manifest.agentbox.name,
       version,
       imageHash,
       manifestSha256,
+      identity: identity.toJSON(),
       federation: { mode: manifest.mesh.mode },
       adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
       metrics: { url: metricsUrl },

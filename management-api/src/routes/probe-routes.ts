@@ -17,7 +17,7 @@ function probeRouteOptions(app: FastifyInstance) {
 }
 
 const readySchema = {
-  summary: 'Readiness: 200 when the seal exists, the mounts are writable and every critical adapter slot is healthy; 503 from the moment the API starts shutting down',
+  summary: 'Readiness: 200 when the seal exists, the mounts are writable, every critical adapter slot is healthy and (while agent events are published) a relay is reachable; 503 from the moment the API starts shutting down',
   tags: ['probes'],
   security: [],
   response: {
@@ -29,7 +29,7 @@ const readySchema = {
 const slotSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, critical: { type: 'boolean' }, state: { type: 'string' }, reason: { type: 'string' }, since: { type: 'string' } } };
 
 const healthSchema = {
-  summary: 'Aggregate health for people: slots, mounts, seal, supervised programmes, uptime',
+  summary: 'Aggregate health for people: slots, mounts, seal, supervised programmes, relays, uptime',
   tags: ['probes'],
   security: [],
   response: {
@@ -44,6 +44,7 @@ const healthSchema = {
         mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
         seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
         programs: { type: 'object', additionalProperties: true },
+        relays: { type: 'object', description: 'present while agent events are published: the relays and which are connected', properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } } },
       },
     },
   },
@@ -67,6 +68,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
     const statuses = resolver.statuses();
     const degraded = statuses.some((s) => !isSlotUsable(s.state));
     const programs = await app.agentbox.programs();
+    const relays = app.agentbox.agentEvents.relayStatus();
     void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
     return {
       status: probes.readiness.ready && !degraded ? 'ok' : 'degraded',
@@ -77,6 +79,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
       mounts: probes.mounts.states,
       seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
       ...(programs ? { programs } : {}),
+      ...(relays ? { relays } : {}),
     };
   });
 }

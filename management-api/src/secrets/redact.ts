@@ -16,7 +16,7 @@ export const REDACT_PATHS: string[] = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
-  ...['apiKey', 'api_key', 'key', 'token', 'password', 'secret', 'connectionString', 'connection_string', 'dsn', 'authorization'].flatMap((k) => [k, `*.${k}`]),
+  ...['apiKey', 'api_key', 'key', 'token', 'password', 'secret', 'nsec', 'secretKey', 'connectionString', 'connection_string', 'dsn', 'authorization'].flatMap((k) => [k, `*.${k}`]),
 ];
 
 // scheme://user:password@host → the password is replaced, the rest is kept for debugging.
@@ -25,6 +25,9 @@ const urlCredentials = /([a-z][a-z0-9+.-]*:\/\/[^\s:@/]*):([^\s@/]+)@/gi;
 const keyValuePassword = /\b(password|passwd|pwd)(\s*=\s*)('[^']*'|"[^"]*"|[^\s;]+)/gi;
 // Bearer tokens quoted in messages.
 const bearer = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g;
+// NIP-19 secret keys (nsec1…) and NIP-98 tokens (a signed event, valid for a minute) quoted anywhere.
+const nsec = /\bnsec1[02-9ac-hj-np-z]{8,}/g;
+const nostrToken = /\b(Nostr\s+)[A-Za-z0-9+/=]{16,}/g;
 
 // A query or fragment parameter, in a full URL or a bare path (`/v1/beads?api_key=…`): the name
 // and value stop where the URL's syntax or the surrounding text (quotes, brackets, blanks) does.
@@ -58,11 +61,11 @@ export function scrubUrl(url: string): string {
   return out;
 }
 
-/** `text` with embedded credentials replaced by {@link CENSOR}: URL credentials ({@link scrubUrl}), `password=` pairs, bearer tokens. */
+/** `text` with embedded credentials replaced by {@link CENSOR}: URL credentials ({@link scrubUrl}), `password=` pairs, bearer and NIP-98 tokens, nsec keys. */
 export function scrubSecrets(text: string): string {
   // Most log strings hold none of these: skip the regular expressions for them.
-  if (!text.includes('://') && !text.includes('=') && !/pass|pwd|bearer/i.test(text)) return text;
-  return scrubUrl(text).replace(keyValuePassword, `$1$2${CENSOR}`).replace(bearer, `$1${CENSOR}`);
+  if (!text.includes('://') && !text.includes('=') && !/pass|pwd|bearer|nsec1|nostr/i.test(text)) return text;
+  return scrubUrl(text).replace(keyValuePassword, `$1$2${CENSOR}`).replace(bearer, `$1${CENSOR}`).replace(nsec, CENSOR).replace(nostrToken, `$1${CENSOR}`);
 }
 
 /**

@@ -139,6 +139,14 @@ export interface Manifest {
      * Seconds between heartbeats; a member missing three is evicted.
      */
     heartbeat_interval_sec: number;
+    /**
+     * Public keys (64 hex characters or npub) of operators who may call the management API with a NIP-98 signed request instead of the bearer API key. A valid signature from any other key is refused (401).
+     */
+    operator_pubkeys: string[];
+    /**
+     * Public key (64 hex characters or npub) of the mesh host: it may call the management API with NIP-98 signed requests, like an operator key. Empty: none.
+     */
+    host_pubkey: string;
   };
   /**
    * Nostr: the box's own identity, publishing of agent events to relays, and an optional embedded relay.
@@ -149,11 +157,11 @@ export interface Manifest {
      */
     enabled: boolean;
     /**
-     * Publish agent events, signed by the box's identity, to the relays.
+     * Publish agent events (spawn, exit, crash loop, bead transitions), signed by the box's identity, to the relays (kind 4750, see docs/user/mesh.md). /ready then requires at least one reachable relay.
      */
     publish_agent_events: boolean;
     /**
-     * Relay URLs (ws:// or wss://) to publish to.
+     * Relay URLs (ws:// or wss://) to publish agent events to; each gets its own connection and a bounded queue.
      */
     relays: string[];
     /**

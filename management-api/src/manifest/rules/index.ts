@@ -34,6 +34,7 @@ import { ambiguousSecretSource } from './e033-ambiguous-secret-source.js';
 import { malformedExceptionVolume } from './e034-malformed-exception-volume.js';
 import { malformedUrl } from './e035-malformed-url.js';
 import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
+import { malformedPubkey } from './e037-malformed-pubkey.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -83,6 +84,7 @@ export const ruleCatalogue: readonly Rule[] = [
   malformedExceptionVolume,
   malformedUrl,
   unavailableInThisBuild,
+  malformedPubkey,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,

@@ -1,0 +1,83 @@
+// Agent events as signed Nostr events: turned on by sovereign_mesh.publish_agent_events, fed by
+// the agent watcher and the bead routes, published to sovereign_mesh.relays.
+import type { Logger } from 'pino';
+import type { Bead } from '../adapters/beads/beads-adapter.js';
+import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import type { ApiMetrics } from '../observability/metrics.js';
+import { agentEvent, beadEvent, type EventOrigin } from './agent-event.js';
+import { AgentWatcher, type ListAgents } from './agent-watcher.js';
+import type { BoxIdentity } from './identity.js';
+import { DEFAULT_LINK_TIMING, type RelayLinkTiming } from './relay-link.js';
+import { RelayPublisher, type RelayStatus } from './relay-publisher.js';
+
+/** Timings of publishing; tests shorten them. */
+export interface AgentEventTiming extends RelayLinkTiming {
+  /** How often the orchestrator's agents are listed. */
+  agentPollMs: number;
+}
+
+/** Defaults: the link defaults, agents listed every second. */
+export const DEFAULT_AGENT_EVENT_TIMING: AgentEventTiming = { ...DEFAULT_LINK_TIMING, agentPollMs: 1_000 };
+
+/** What the rest of the API sees; every method is a no-op while publishing is off. */
+export interface AgentEvents {
+  /** A bead was created, claimed or closed through the API. */
+  beadChanged(bead: Bead): void;
+  /** An agent was just spawned or terminated: look now rather than at the next poll. */
+  agentsChanged(): void;
+  /** Relays and which are reachable; undefined while publishing is off (no relay is required). */
+  relayStatus(): RelayStatus | undefined;
+  /** Call `listener` when relay reachability changes. */
+  onRelayChange(listener: () => void): void;
+  close(): void;
+}
+
+const OFF: AgentEvents = { beadChanged: () => undefined, agentsChanged: () => undefined, relayStatus: () => undefined, onRelayChange: () => undefined, close: () => undefined };
+
+/** Options of {@link startAgentEvents}. */
+export interface AgentEventOptions {
+  manifest: NormalizedManifest;
+  manifestSha256: string;
+  identity: BoxIdentity;
+  listAgents: ListAgents;
+  logger: Logger;
+  metrics: ApiMetrics;
+  clock: () => Date;
+  timing?: Partial<AgentEventTiming>;
+}
+
+/**
+ * Start publishing when the manifest asks for it (`sovereign_mesh.enabled` and
+ * `publish_agent_events`); otherwise return the no-op and open no connection at all.
+ */
+export function startAgentEvents(options: AgentEventOptions): AgentEvents {
+  const sm = options.manifest.sovereign_mesh;
+  if (!sm.enabled || !sm.publish_agent_events) return OFF;
+  const timing = { ...DEFAULT_AGENT_EVENT_TIMING, ...options.timing };
+  const logger = options.logger.child({ component: 'agent-events' });
+  const origin: EventOrigin = { box: options.manifest.agentbox.name, manifestSha256: options.manifestSha256 };
+  const publisher = new RelayPublisher(sm.relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
+  const watcher = new AgentWatcher({ list: options.listAgents, logger, intervalMs: timing.agentPollMs, onChange: (agent) => publisher.publish(agentEvent(agent, origin, options.clock())) });
+  // A bead repeated by an idempotent call (the same claim or close again) is announced once.
+  const announced = new Map<string, string>();
+  publisher.start();
+  watcher.start();
+  logger.info({ event: 'AgentEventsPublishing', relays: sm.relays, pubkey: options.identity.pubkey }, `publishing agent events to ${sm.relays.length} relay(s)`);
+  return {
+    beadChanged(bead) {
+      const key = `${bead.status}:${bead.claimedBy ?? ''}:${bead.outcome ?? ''}`;
+      if (announced.get(bead.id) === key) return;
+      announced.delete(bead.id);
+      announced.set(bead.id, key);
+      if (announced.size > 10_000) announced.delete(announced.keys().next().value as string);
+      publisher.publish(beadEvent(bead, origin, options.clock()));
+    },
+    agentsChanged: () => void watcher.poll(),
+    relayStatus: () => publisher.status(),
+    onRelayChange: (listener) => publisher.onChange(listener),
+    close() {
+      watcher.close();
+      publisher.close();
+    },
+  };
+}
