@@ -26,6 +26,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: compiled('health') },
   { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: compiled('doctor') },
   { name: 'events verify', summary: "check the event log's hash chain; exit 0 intact, 1 naming the first bad line, 2 unreadable", load: () => import('./events-verify.js') },
+  { name: 'image build', summary: 'build the test image of a manifest offline from this machine (the production image: nix build .#image); --load into DOCKER_HOST', load: compiled('image-build') },
   { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf, image-config.json and artifacts.json from a manifest (offline, via Nix)', load: compiled('render') },
 ];
 
