@@ -37,7 +37,7 @@ export interface PrivateEngine {
   stop(): Promise<void>;
 }
 
-/** The engine could not start; the message says why (and what was tried). */
+/** The engine could not start; the message says why, in dockerd's own words. */
 export class EngineStartError extends Error {
   override name = 'EngineStartError';
 }
@@ -47,7 +47,8 @@ export class EngineStartError extends Error {
  * through docker-proxy on the host addresses the compose file names; dockerd writes no iptables
  * rules and creates no default bridge, so nothing of the host's firewall changes.
  */
-export async function startPrivateEngine(timeoutMs = 30_000): Promise<PrivateEngine> {
+export async function startPrivateEngine(options: { timeoutMs?: number; extraArgs?: readonly string[] } = {}): Promise<PrivateEngine> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
   const DOCKERD = DOCKERD_PATHS.find((p) => existsSync(p));
   if (!DOCKERD) throw new EngineStartError(`no dockerd in ${DOCKERD_PATHS.join(' or ')}: install docker.io (apt-get install docker.io), or set AGENTBOX_E2E=skip to skip the container cases`);
   if (process.getuid?.() !== 0) throw new EngineStartError('dockerd needs root: run the suite as root (CI does)');
@@ -56,7 +57,7 @@ export async function startPrivateEngine(timeoutMs = 30_000): Promise<PrivateEng
   const forwardBefore = readFileSync(IP_FORWARD, 'utf8').trim();
   const logFile = path.join(dir, 'dockerd.log');
   const fd = openSync(logFile, 'a');
-  const args = ['--data-root', path.join(dir, 'data'), '--exec-root', path.join(dir, 'exec'), '--pidfile', path.join(dir, 'docker.pid'), '-H', `unix://${sock}`, '--iptables=false', '--ip6tables=false', '--bridge=none'];
+  const args = ['--data-root', path.join(dir, 'data'), '--exec-root', path.join(dir, 'exec'), '--pidfile', path.join(dir, 'docker.pid'), '-H', `unix://${sock}`, '--iptables=false', '--ip6tables=false', '--bridge=none', ...(options.extraArgs ?? [])];
   // --pdeathsig: should this process die without stopping it, dockerd still gets SIGTERM and
   // shuts its containers down rather than running on unowned.
   const proc: ChildProcess = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', DOCKERD, ...args], { stdio: ['ignore', fd, fd] });
