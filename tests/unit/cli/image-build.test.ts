@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentbox } from '../../helpers/cli.js';
+import { buildImage, InvalidManifestError } from '../../../scripts/image/build-image.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-imagebuild-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -53,4 +54,17 @@ t.test('exit codes: 1 for an invalid manifest, 2 for a missing one or bad usage'
   const help = runAgentbox(['image', 'build', '--help'], { cwd: dir, env });
   t.equal(help.code, 0);
   t.match(help.stdout, /nix build \.#image/, 'the help says where the production image comes from');
+});
+
+t.test('buildImage in process: the archive and its progress; an invalid manifest is an InvalidManifestError', async (t) => {
+  const heard: string[] = [];
+  const archive = path.join(dir, 'inproc.tar');
+  const built = await buildImage({ manifestFile: path.join(dir, 'agentbox.toml'), context: { targetArch: 'x86_64', env: {} }, load: false, archive, progress: (m) => heard.push(m) });
+  t.equal(built.archive, archive);
+  t.match(built.reference, /^agentbox\/cli-image:/);
+  t.match(heard.join('\n'), /rendering[\s\S]*layer system[\s\S]*writing/, 'progress on every step');
+  rmSync(archive);
+  writeFileSync(path.join(dir, 'bad2.toml'), '[agentbox]\nnmae = "x"\n');
+  const err = await buildImage({ manifestFile: path.join(dir, 'bad2.toml'), context: { targetArch: 'x86_64', env: {} }, load: false }).then(() => undefined, (e: unknown) => e);
+  t.ok(err instanceof InvalidManifestError && err.validation.exitCode === 1, 'the validation result comes with it');
 });

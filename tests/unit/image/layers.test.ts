@@ -8,7 +8,8 @@ import path from 'node:path';
 import { boxFacts } from '../../../management-api/src/box-facts.js';
 import { hostContents } from '../../../scripts/image/host-contents.js';
 import { appLayer, configLayer, systemLayer } from '../../../scripts/image/layers.js';
-import { layerKey } from '../../../scripts/image/layer-cache.js';
+import { cachedLayer, layerKey } from '../../../scripts/image/layer-cache.js';
+import { execFileSync } from 'node:child_process';
 import type { TarEntry } from '../../../scripts/image/tar-writer.js';
 import { repoRoot } from '../../helpers/cli.js';
 
@@ -62,4 +63,21 @@ t.test('config layer and the cache key: content counts, modification times do no
   t.equal(layerKey(entry()), before, 'a touched file keeps the key');
   writeFileSync(f, 'two');
   t.not(layerKey(entry()), before, 'changed bytes change it');
+});
+
+t.test('the layer cache writes a layer once, then hands back the same file and diff id', async (t) => {
+  const cache = mkdtempSync(path.join(tmpdir(), 'agentbox-layer-cache-'));
+  t.teardown(() => execFileSync('rm', ['-rf', cache]));
+  const entries: TarEntry[] = [
+    { type: 'dir', path: 'etc', mode: 0o755, uid: 0, gid: 0 },
+    { type: 'file', path: 'etc/motd', mode: 0o644, uid: 0, gid: 0, size: 3, content: Buffer.from('hi\n') },
+  ];
+  const heard: string[] = [];
+  const first = cachedLayer(cache, 'small', entries, (m) => heard.push(m));
+  t.equal(first.cached, false);
+  t.match(heard.join('\n'), /writing layer small: 2 entries/, 'progress names the layer');
+  t.match(execFileSync('tar', ['-tf', first.file], { encoding: 'utf8' }), /etc\/motd/);
+  const second = cachedLayer(cache, 'small', entries);
+  t.same({ ...second, cached: false }, first, 'the same file, diff id and size');
+  t.equal(second.cached, true);
 });
