@@ -6,8 +6,9 @@
 import t from 'tap';
 import { boxFacts } from '../../management-api/src/box-facts.js';
 import { startPrivateEngine, type PrivateEngine } from '../../scripts/image/private-engine.js';
-import { containerProcesses, e2eSkipped, prepareBox, removeBox, statusOf, supervisorctl, waitReady, type ComposeBox } from './support/compose-box.js';
+import { containerProcesses, e2eSkipped, prepareBox, removeBox, supervisorctl, waitReady, type ComposeBox } from './support/compose-box.js';
 import { waitFor } from '../helpers/wait.js';
+import { rc06KilledApiRestarts, rc08NoSecretInEnvironmentOrLogs, type RunningBox } from '../runtime-contract/support/shared-cases.js';
 
 const dirs = boxFacts.runtime.dirs;
 const manifest = (p: { api: number; metrics: number }) => `[agentbox]\nname = "e2e-box"\n\n[api]\nport = ${p.api}\n\n[observability]\nmetrics_port = ${p.metrics}\n`;
@@ -97,24 +98,22 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     t.equal(box.exec('cat', `${dirs.workspaceDir}/repo/done.txt`).trim(), 'done', 'the workspace');
   });
 
-  t.test('RC-06 in the container: kill -9 of the API, supervisord restarts it, readiness recovers', async (t) => {
-    const pid = Number(supervisorctl(box, 'pid', 'management-api').trim());
-    t.ok(pid > 1, `API pid ${pid}`);
-    box.exec('node', '-e', 'process.kill(Number(process.argv[1]), "SIGKILL")', String(pid));
-    await waitFor('the API to go away', async () => (await statusOf(`${box.apiUrl}/livez`)) !== 200, 10_000, 50);
-    await waitReady(box, 200, 30_000);
-    t.not(Number(supervisorctl(box, 'pid', 'management-api').trim()), pid, 'a new API process serves');
-  });
+  // RC-06 and RC-08 are the runtime-contract cases themselves (tests/runtime-contract/support/shared-cases.ts).
+  const running: RunningBox = {
+    apiUrl: box.apiUrl,
+    supervisorctl: (...args) => supervisorctl(box, ...args),
+    kill: (pid) => void box.exec('node', '-e', 'process.kill(Number(process.argv[1]), "SIGKILL")', String(pid)),
+    processes: () => containerProcesses(box),
+    secrets: () => ({ apiKey: box.apiKey(), identity: box.exec('cat', boxFacts.runtime.files.identityKeyFile).trim() }),
+    logs: () => box.logs(),
+  };
+
+  t.test('RC-06 in the container: kill -9 of the API, supervisord restarts it, readiness recovers', (t) => rc06KilledApiRestarts(t, running));
 
   t.test('RC-08 in the container: no secret in any environment or in the logs', async (t) => {
-    const key = box.apiKey();
-    const identity = box.exec('cat', boxFacts.runtime.files.identityKeyFile).trim();
-    t.ok(key.length >= 32 && identity.length === 64, 'both secrets exist on the state volume');
     const st = box.exec('node', '-e', `const s=require('fs').statSync(process.argv[1]);process.stdout.write((s.mode&0o777).toString(8)+' '+s.uid)`, boxFacts.runtime.files.apiKeyFile);
     t.equal(st, '600 1000', 'the API key file is 0600, the box user\'s');
-    for (const p of containerProcesses(box)) t.ok(!p.env.includes(key) && !p.env.includes(identity), `no secret in the environment of ${p.cmd.slice(0, 50)}`);
-    const logs = box.logs();
-    t.ok(!logs.includes(key) && !logs.includes(identity), 'no secret in the container logs');
+    await rc08NoSecretInEnvironmentOrLogs(t, running);
   });
 
   t.test('RC-07 in the container: docker-compose stop ends within 10 s, programmes stopped in reverse order', async (t) => {
