@@ -11,7 +11,22 @@ import { waitFor } from '../helpers/wait.js';
 import { rc06KilledApiRestarts, rc08NoSecretInEnvironmentOrLogs, type RunningBox } from '../runtime-contract/support/shared-cases.js';
 
 const dirs = boxFacts.runtime.dirs;
-const manifest = (p: { api: number; metrics: number }) => `[agentbox]\nname = "e2e-box"\n\n[api]\nport = ${p.api}\n\n[observability]\nmetrics_port = ${p.metrics}\n`;
+// An operator programme required for readiness, as in the host RC cases (coreutils' sleep is in the image).
+const manifest = (p: { api: number; metrics: number }) => `[agentbox]
+name = "e2e-box"
+
+[api]
+port = ${p.api}
+
+[observability]
+metrics_port = ${p.metrics}
+
+[programs.worker]
+command = "/bin/sleep"
+args = ["1000"]
+priority = 500
+required_for_readiness = true
+`;
 
 t.test('the generated compose file runs the hardened box', { skip: e2eSkipped && 'AGENTBOX_E2E=skip', timeout: 600_000 }, async (t) => {
   // No engine is a failure with dockerd's own words, never a silent pass.
@@ -34,6 +49,20 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
   t.equal((await fetch(`${box.apiUrl}/v1/meta`)).status, 401, '/v1/meta needs the key');
   const meta = await box.call('GET', '/v1/meta');
   t.equal(meta.status, 200, '/v1/meta with the key from the state volume');
+
+  t.test('RC-02 in the container: the boot events, and the seal follows the required programmes', async (t) => {
+    const events = box.events().map((e) => e.event);
+    for (const e of ['StageAStarted', 'SecretsReady', 'ArtifactProbesPassed', 'StageACompleted', 'StageBCompleted', 'BootstrapSealStarted', 'BootstrapCompleted']) t.ok(events.includes(e), `event ${e}`);
+    t.ok(box.events().every((e) => typeof e['agentbox.stage'] === 'string'), 'every event names its stage');
+    const sealed = () => box.exec('node', '-e', 'process.stdout.write(String(require("fs").existsSync(process.argv[1])))', boxFacts.runtime.files.sealFile);
+    t.equal(sealed(), 'true', 'the seal exists');
+    supervisorctl(box, 'stop', 'worker');
+    await waitReady(box, 503);
+    t.equal(sealed(), 'false', 'a required programme stopped: the seal is withdrawn, /ready 503 from the host');
+    supervisorctl(box, 'start', 'worker');
+    await waitReady(box, 200);
+    t.equal(sealed(), 'true', 'and back once it runs again');
+  });
 
   t.test('hardening: uid 1000, no capabilities, no-new-privileges, read-only root', async (t) => {
     const procs = containerProcesses(box);
@@ -124,9 +153,11 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     t.ok(ms < 10_000, `stopped in ${ms} ms`);
     const state = box.inspect()['State'];
     t.equal(state['ExitCode'], 0, 'the container exited 0 (supervisord shut down cleanly)');
-    const since = box.logs().lastIndexOf('received SIGTERM');
+    const logs = box.logs();
+    // supervisord's own line (the API logs a "received SIGTERM" of its own a moment later).
+    const since = logs.lastIndexOf('received SIGTERM indicating exit request');
     t.ok(since > 0, 'supervisord received SIGTERM');
-    const stopped = box.logs().slice(since).split('\n').map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
-    t.same(stopped, ['management-api', 'seal-listener'], 'the API first, the seal listener last');
+    const stopped = logs.slice(since).split('\n').map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
+    t.same(stopped, ['worker', 'management-api', 'seal-listener'], 'highest priority number first, the seal listener last');
   });
 });

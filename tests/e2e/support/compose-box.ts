@@ -70,9 +70,16 @@ export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api:
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const container = (): string => compose('ps', '-q', 'agentbox').stdout.trim();
+  // Both streams, in the order the lines were written: docker keeps stdout and stderr apart, so
+  // they are merged by the timestamps it records (RFC 3339, nanoseconds: they sort as text).
   const logs = (): string => {
-    const r = spawnSync(dockerBinary(env), ['logs', container()], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-    return r.stdout + r.stderr;
+    const r = spawnSync(dockerBinary(env), ['logs', '--timestamps', container()], { env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const lines = `${r.stdout}\n${r.stderr}`.split('\n').filter(Boolean);
+    return lines
+      .map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const)
+      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .map(([, text]) => text)
+      .join('\n');
   };
   const apiUrl = `http://127.0.0.1:${ports.api}`;
   const box: ComposeBox = {
