@@ -2,7 +2,7 @@
 // the bytes of every file), so a re-run with unchanged inputs reuses the tar and its diff id
 // (a rebuild that only touches modification times, like tsc's, changes nothing).
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { TarWriter, type TarEntry } from './tar-writer.js';
 
@@ -41,6 +41,9 @@ export function cachedLayer(cacheDir: string, name: string, entries: readonly Ta
   const meta = `${file}.json`;
   if (existsSync(file) && existsSync(meta)) {
     const { diffId, size } = JSON.parse(readFileSync(meta, 'utf8')) as { diffId: string; size: number };
+    // Marks it recently used, for pruning.
+    const now = new Date();
+    utimesSync(meta, now, now);
     return { name, file, diffId, size, cached: true };
   }
   mkdirSync(dir, { recursive: true });
@@ -63,5 +66,21 @@ export function cachedLayer(cacheDir: string, name: string, entries: readonly Ta
   writeFileSync(`${meta}.${process.pid}.tmp`, JSON.stringify({ diffId: `sha256:${result.sha256}`, size: result.size }));
   renameSync(tmp, file);
   renameSync(`${meta}.${process.pid}.tmp`, meta);
+  prune(dir, name);
   return { name, file, diffId: `sha256:${result.sha256}`, size: result.size, cached: false };
+}
+
+/** How many layers of one name the cache keeps (the most recently used): each rebuild of dist/ makes a new app layer. */
+export const KEEP_PER_NAME = 3;
+
+/** Remove the layers of `name` beyond the KEEP_PER_NAME most recently used. */
+function prune(dir: string, name: string): void {
+  const metas = readdirSync(dir)
+    .filter((f) => f.startsWith(`${name}-`) && f.endsWith('.tar.json'))
+    .map((f) => ({ f, used: statSync(path.join(dir, f)).mtimeMs }))
+    .sort((a, b) => b.used - a.used);
+  for (const { f } of metas.slice(KEEP_PER_NAME)) {
+    rmSync(path.join(dir, f), { force: true });
+    rmSync(path.join(dir, f.slice(0, -'.json'.length)), { force: true });
+  }
 }

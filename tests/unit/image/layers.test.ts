@@ -2,13 +2,13 @@
 // /bin, the box user, the mount points and their owners, the application with production
 // modules only, the configs; and the layer cache keys on content, not on modification times.
 import t from 'tap';
-import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { boxFacts } from '../../../management-api/src/box-facts.js';
 import { hostContents } from '../../../scripts/image/host-contents.js';
 import { appLayer, configLayer, systemLayer } from '../../../scripts/image/layers.js';
-import { cachedLayer, layerKey } from '../../../scripts/image/layer-cache.js';
+import { cachedLayer, KEEP_PER_NAME, layerKey } from '../../../scripts/image/layer-cache.js';
 import { execFileSync } from 'node:child_process';
 import type { TarEntry } from '../../../scripts/image/tar-writer.js';
 import { repoRoot } from '../../helpers/cli.js';
@@ -80,4 +80,21 @@ t.test('the layer cache writes a layer once, then hands back the same file and d
   const second = cachedLayer(cache, 'small', entries);
   t.same({ ...second, cached: false }, first, 'the same file, diff id and size');
   t.equal(second.cached, true);
+});
+
+t.test('the cache keeps the most recently used layers of each name', async (t) => {
+  const cache = mkdtempSync(path.join(tmpdir(), 'agentbox-layer-prune-'));
+  t.teardown(() => execFileSync('rm', ['-rf', cache]));
+  const layer = (n: number): TarEntry[] => [{ type: 'file', path: 'n', mode: 0o644, uid: 0, gid: 0, size: String(n).length, content: Buffer.from(String(n)) }];
+  const first = cachedLayer(cache, 'app', layer(0));
+  // Used long ago: the first to go.
+  const old = new Date(Date.now() - 86_400_000);
+  utimesSync(`${first.file}.json`, old, old);
+  for (let n = 1; n <= KEEP_PER_NAME; n++) cachedLayer(cache, 'app', layer(n));
+  cachedLayer(cache, 'other', layer(0));
+  const files = readdirSync(path.join(cache, 'layers'));
+  t.equal(files.filter((f) => f.startsWith('app-') && f.endsWith('.tar')).length, KEEP_PER_NAME, `${KEEP_PER_NAME} app layers kept`);
+  t.notOk(files.includes(path.basename(first.file)), 'the least recently used one is gone, with its metadata');
+  t.notOk(files.includes(`${path.basename(first.file)}.json`));
+  t.ok(files.some((f) => f.startsWith('other-')), 'another name is left alone');
 });
