@@ -88,13 +88,13 @@ rec {
       id = imageIdentity { inherit manifest version; };
       sha = manifestLib.manifestSha256 { inherit manifest; };
       features = map (f: f.name) (featuresLib.enabledFeatures { inherit manifest; });
-      env = {
-        PATH = "${img.bin}:/bin:/usr/bin";
-        LANG = "C.UTF-8";
+      # The fixed part comes from the facts file (the test image builder reads the same); it binds
+      # the listeners on every interface of the container's own network namespace, where the
+      # published ports reach them (api.bind / metrics_bind are host addresses).
+      env = builtins.mapAttrs (_: replaceStrings [ "@binDir@" ] [ img.bin ]) facts.image.env // {
         HOME = img.homeDir;
-        SSL_CERT_FILE = "/etc/ssl/certs/ca-bundle.crt";
-        NODE_EXTRA_CA_CERTS = "/etc/ssl/certs/ca-bundle.crt";
-        NODE_ENV = "production";
+        SSL_CERT_FILE = facts.image.caBundle;
+        NODE_EXTRA_CA_CERTS = facts.image.caBundle;
         AGENTBOX_ROOT = runtime.root;
         AGENTBOX_APP_DIR = img.appDir;
         AGENTBOX_MANIFEST = runtime.manifestFile;
@@ -109,12 +109,7 @@ rec {
       base = {
         User = "${toString img.uid}:${toString img.gid}";
         # tini (PID 1) runs the entrypoint: stage A, then exec supervisord with AGENTBOX_SUPERVISORD_CONF.
-        Entrypoint = [
-          "/bin/tini"
-          "-s"
-          "--"
-          "${img.bin}/${facts.image.entrypoint}"
-        ];
+        Entrypoint = facts.image.init ++ [ "${img.bin}/${facts.image.entrypoint}" ];
         WorkingDir = runtime.workspaceDir;
         StopSignal = "SIGTERM";
         ExposedPorts = listToAttrs (

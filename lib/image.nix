@@ -30,7 +30,7 @@ let
     path:
     builtins.foldl' (
       acc: name:
-      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (needed by a feature in schema/box-facts.json)")
+      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (named in schema/box-facts.json)")
     ) pkgs path;
 in
 rec {
@@ -87,7 +87,7 @@ rec {
         npm prune --omit=dev --no-save --offline --no-audit --no-fund
         app=$out${img.appDir}
         mkdir -p "$app" "$out/bin"
-        cp -r dist node_modules package.json schema lib "$app/"
+        cp -r ${builtins.concatStringsSep " " facts.image.app} "$app/"
         if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
         ln -s config/bin "$out${img.bin}"
         printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/${cliEntry}" > "$out/bin/agentbox"
@@ -159,12 +159,12 @@ rec {
       etcFiles = [
         (pkgs.writeTextDir "etc/passwd" ''
           root:x:0:0:root:/root:/bin/false
-          agentbox:x:${toString img.uid}:${toString img.gid}:Agentbox:${img.homeDir}:/bin/bash
+          ${facts.image.user}:x:${toString img.uid}:${toString img.gid}:Agentbox:${img.homeDir}:${facts.image.shell}
           nobody:x:65534:65534:nobody:/nonexistent:/bin/false
         '')
         (pkgs.writeTextDir "etc/group" ''
           root:x:0:
-          agentbox:x:${toString img.gid}:
+          ${facts.image.group}:x:${toString img.gid}:
           nogroup:x:65534:
         '')
         (pkgs.writeTextDir "etc/nsswitch.conf" ''
@@ -174,16 +174,13 @@ rec {
         '')
       ];
 
-      contents = [
-        nodejs
-        pkgs.python3Packages.supervisor
-        pkgs.tini
-        pkgs.bash
-        pkgs.coreutils
-        pkgs.cacert
-        app
-        configFiles
-      ]
+      # What the facts file says the image carries (nodejs is chosen above), then the app and configs.
+      contents =
+        map (c: if c ? nixpkgs then pkgAt c.nixpkgs else nodejs) facts.image.contents
+        ++ [
+          app
+          configFiles
+        ]
       ++ etcFiles
       ++ featurePackages;
 

@@ -669,6 +669,9 @@ in
         name = env.AGENTBOX_IMAGE_NAME;
         hasHash = builtins.match "[0-9a-f]{64}" env.AGENTBOX_IMAGE_HASH != null;
         manifestSha = env.AGENTBOX_MANIFEST_SHA256 == lib.manifestSha256 { manifest = load "[agentbox]\nname = \"box-x\"\n[api]\nport = 9300\n"; };
+        # Inside its own network namespace the box listens where the published ports reach it.
+        binds = [ env.AGENTBOX_API_BIND env.AGENTBOX_METRICS_BIND ];
+        path = env.PATH;
       };
     expected = {
       User = "1000:1000";
@@ -677,6 +680,8 @@ in
       name = "agentbox/box-x";
       hasHash = true;
       manifestSha = true;
+      binds = [ "0.0.0.0" "0.0.0.0" ];
+      path = "/opt/agentbox/bin:/bin:/usr/bin";
     };
   };
   imageHashDependsOnContents = {

@@ -11,6 +11,8 @@ abx_require_node
 # prometheus: promtool for the metrics exposition; bubblewrap, util-linux (setpriv, nsenter) and
 # iproute2: the sandboxed runtime-contract cases.
 abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2
+# docker.io (dockerd), tini, ca-certificates: the container end-to-end cases (tests/e2e).
+abx_require_container_engine
 abx_require_npm_build
 
 # Some tests run the box as uid 1000 (bubblewrap, supervisord) and Nix builds as its build users:

@@ -51,10 +51,43 @@ export interface FeatureFact extends Availability {
   packages: ReadonlyArray<readonly string[]>;
 }
 
+/** One thing the image carries: a package (nixpkgs attribute path) and the commands it puts in /bin. */
+export interface ImageContentFact {
+  name: string;
+  /** nixpkgs attribute path; absent for `nodejs`, which lib/image.nix chooses by version. */
+  nixpkgs?: readonly string[];
+  /** Commands the image has in /bin from it (the test image builder checks each one). */
+  commands: readonly string[];
+}
+
+/** The image layout: where things live, who runs them, the environment, what goes in. */
+export interface ImageFact {
+  /** Where the application lives (dist/, node_modules/, …) and the box's commands (its bin). */
+  appDir: string;
+  binDir: string;
+  /** The entrypoint command in binDir; `init` runs it as PID 1's child. */
+  entrypoint: string;
+  init: readonly string[];
+  /** The box user: name, group, ids, home and login shell (/etc/passwd, the compose `user`). */
+  homeDir: string;
+  uid: number;
+  gid: number;
+  user: string;
+  group: string;
+  shell: string;
+  /** The application's top-level entries copied into appDir (config/ is added, with bin -> config/bin). */
+  app: readonly string[];
+  /** The CA bundle's path (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS). */
+  caBundle: string;
+  /** Fixed environment of the image; `@binDir@` is replaced. The manifest-derived variables come from lib/image-config.nix. */
+  env: Readonly<Record<string, string>>;
+  contents: readonly ImageContentFact[];
+}
+
 /** The shape of schema/box-facts.json (checked at compile time against the file). */
 export interface BoxFactsShape {
-  /** The image layout: where the app and the box's commands live, the entrypoint command, the box user. */
-  image: { appDir: string; binDir: string; entrypoint: string; homeDir: string; uid: number; gid: number };
+  /** The image layout, shared by lib/image.nix and the test image builder (scripts/image/). */
+  image: ImageFact;
   runtime: { dirs: Readonly<Record<string, string>>; files: Readonly<Record<string, string>> };
   baseline: { protectedPaths: readonly string[]; tmpfs: Readonly<Record<string, string>> };
   programs: { firstOperatorPriority: number; alsoReserved: readonly string[]; box: Readonly<Record<string, BoxProgramFact>> };

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 const suites: Record<string, () => Promise<string>> = {
   manifest: async () => (await import('./manifest-bench.js')).runManifestBench(),
   boot: async () => (await import('./boot-bench.js')).runBootBench(),
+  container: async () => (await import('./container-bench.js')).runContainerBench(),
   beads: async () => (await import('./beads-bench.js')).runBeadsBench(),
   events: async () => (await import('./events-bench.js')).runEventsBench(),
   api: async () => (await import('./api-bench.js')).runApiBench(),

@@ -12,7 +12,6 @@ import { localModePrereqs } from './host-prereqs.js';
 import { prepareLocalBox } from './local-box.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { waitUntilReady } from './wait-ready.js';
-import { wakeSupervisord } from './supervisor-wake.js';
 import { boxConsole } from './console-relay.js';
 import { closeSync } from 'node:fs';
 import { boxFacts } from '../../management-api/src/box-facts.js';
@@ -87,7 +86,6 @@ export async function run(args: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  void wakeSupervisord(box.paths.supervisorSocket);
   const exited = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
 
   const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, () => stopping), exited.then(() => false)]);

@@ -34,6 +34,16 @@ abx_require_apt() {
     || abx_die "apt-get install ${missing[*]} failed"
 }
 
+# What the container end-to-end cases need: a Docker engine the suite starts itself (dockerd,
+# from docker.io unless one is installed already, e.g. docker-ce), docker-compose v1, tini for
+# the image's init, and the CA bundle the image carries.
+abx_require_container_engine() {
+  abx_require_apt docker-compose tini ca-certificates
+  if ! command -v dockerd >/dev/null 2>&1 && [ ! -x /usr/sbin/dockerd ] && [ ! -x /usr/bin/dockerd ]; then
+    abx_require_apt docker.io
+  fi
+}
+
 # Install npm dependencies when node_modules is absent or older than the lock file, then build.
 abx_require_npm_build() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

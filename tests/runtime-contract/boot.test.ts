@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { BOOT_ONLY_MANIFEST, startBox, statusOf, waitForStatus } from './support/box-runner.js';
 import { waitFor } from '../helpers/wait.js';
+import { rc06KilledApiRestarts } from './support/shared-cases.js';
 
 const WORKER = `
 [programs.worker]
@@ -71,13 +72,12 @@ t.test('RC-06: killing the API makes supervisord restart it and readiness recove
   t.teardown(() => box.stop());
   await waitForStatus(`${box.apiUrl}/ready`, 200);
   const conf = path.join(path.dirname(String(box.events().find((e) => e.event === 'ManifestLoaded')?.['manifest'])), 'supervisord.conf');
-  const pid = Number(execFileSync('supervisorctl', ['-c', conf, 'pid', 'management-api'], { encoding: 'utf8' }).trim());
-  t.ok(pid > 1, `API pid ${pid}`);
-  process.kill(pid, 'SIGKILL');
-  await waitFor('the API to go away', async () => (await statusOf(`${box.apiUrl}/livez`)) !== 200, 10_000);
-  await waitForStatus(`${box.apiUrl}/ready`, 200, 30_000);
-  const newPid = Number(execFileSync('supervisorctl', ['-c', conf, 'pid', 'management-api'], { encoding: 'utf8' }).trim());
-  t.not(newPid, pid, 'a new API process serves');
+  // The case itself is shared with the container suite (tests/e2e/container.test.ts).
+  await rc06KilledApiRestarts(t, {
+    apiUrl: box.apiUrl,
+    supervisorctl: (...args) => execFileSync('supervisorctl', ['-c', conf, ...args], { encoding: 'utf8' }),
+    kill: (pid) => process.kill(pid, 'SIGKILL'),
+  });
 });
 
 t.test('RC-07: SIGTERM stops every programme in reverse priority order within 10 s', async (t) => {

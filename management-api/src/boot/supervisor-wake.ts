@@ -1,6 +1,7 @@
 // Wakes a freshly started supervisord so it spawns its programmes at once. supervisord 4.2's main
 // loop polls its sockets for up to one second before the first state transition; any request on
-// its control socket ends that wait early. Used by the local mode to cut a second off boot.
+// its control socket ends that wait early. The entrypoint starts it beside supervisord (in the
+// image and in the local mode alike): a second off every boot.
 import { request } from 'node:http';
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
