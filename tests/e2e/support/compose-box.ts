@@ -10,6 +10,7 @@ import type { PrivateEngine } from '../../../scripts/image/private-engine.js';
 import { freePort, statusOf } from '../../runtime-contract/support/box-runner.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
+import { eventLines } from '../../helpers/boot-event-lines.js';
 
 /** The result of a command. */
 export interface Run {
@@ -92,18 +93,7 @@ export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api:
     exec: (...argv) => docker(['exec', container(), ...argv], env),
     inspect: () => (JSON.parse(docker(['inspect', container()], env)) as Array<Record<string, any>>)[0]!,
     logs,
-    events: () =>
-      logs()
-        .split('\n')
-        .flatMap((l) => {
-          if (!l.startsWith('{')) return [];
-          try {
-            const o = JSON.parse(l) as Record<string, unknown>;
-            return typeof o['event'] === 'string' ? [o as Record<string, unknown> & { event: string }] : [];
-          } catch {
-            return [];
-          }
-        }),
+    events: () => eventLines(logs().split('\n')),
     apiKey: () => docker(['exec', container(), 'cat', boxFacts.runtime.files.apiKeyFile], env).trim(),
     call: async (method, url, body) => {
       const res = await fetch(apiUrl + url, {

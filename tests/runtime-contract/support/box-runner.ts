@@ -9,6 +9,7 @@ import path from 'node:path';
 import { renderManifest, writeRendered } from '../../../scripts/cli/render-box.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
+import { eventLines } from '../../helpers/boot-event-lines.js';
 
 /** A manifest with every adapter off: boots fast and isolates boot behaviour from the adapters. */
 export const BOOT_ONLY_MANIFEST = `[adapters]
@@ -145,15 +146,7 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     },
     exit,
     events() {
-      return readLines().flatMap((l) => {
-        if (!l.startsWith('{')) return [];
-        try {
-          const o = JSON.parse(l) as Record<string, unknown>;
-          return typeof o['event'] === 'string' ? [o as Record<string, unknown> & { event: string }] : [];
-        } catch {
-          return [];
-        }
-      });
+      return eventLines(readLines());
     },
     stop: async () => {
       const t0 = Date.now();
