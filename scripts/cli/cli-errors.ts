@@ -15,3 +15,22 @@ export class UserError extends Error {
     super(message);
   }
 }
+
+/**
+ * Report a usage or user error of `command` on stderr and return its exit code; undefined for any
+ * other error (a bug: the caller rethrows it and keeps the stack trace). Matched by name, not
+ * instanceof: the bundled bin and the compiled service commands each carry their own copy of
+ * these classes.
+ */
+export function reportCommandError(command: string, usage: string, err: unknown): number | undefined {
+  const e = err as Error & { exitCode?: number; code?: string };
+  if (e.name === 'UsageError' || e.code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`agentbox ${command}: ${e.message}\n\n${usage}\n`);
+    return 2;
+  }
+  if (e.name === 'UserError') {
+    process.stderr.write(`agentbox ${command}: ${e.message}\n`);
+    return e.exitCode ?? 2;
+  }
+  return undefined;
+}

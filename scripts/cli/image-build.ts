@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
-import { UsageError, UserError } from './cli-errors.js';
+import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
 import { buildImage, defaultCacheDir, InvalidManifestError } from '../image/build-image.js';
@@ -37,16 +37,9 @@ export async function run(args: string[]): Promise<number> {
   try {
     return await build(args);
   } catch (err) {
-    const e = err as Error & { exitCode?: number; code?: string };
-    if (e.name === 'UsageError' || e.code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`agentbox image build: ${e.message}\n\n${usage}\n`);
-      return 2;
-    }
-    if (e.name === 'UserError') {
-      process.stderr.write(`agentbox image build: ${e.message}\n`);
-      return e.exitCode ?? 2;
-    }
-    throw err;
+    const code = reportCommandError('image build', usage, err);
+    if (code === undefined) throw err;
+    return code;
   }
 }
 

@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
-import { UsageError, UserError } from './cli-errors.js';
+import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { repoPath } from './repo-path.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { changedFiles, NormalizationMismatchError, RENDERED_FILES, renderManifest, writeRendered } from './render-box.js';
@@ -44,16 +44,9 @@ export async function run(args: string[]): Promise<number> {
   try {
     return await render(args);
   } catch (err) {
-    const e = err as Error & { exitCode?: number; code?: string };
-    if (e.name === 'UsageError' || e.code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`agentbox render: ${e.message}\n\n${usage}\n`);
-      return 2;
-    }
-    if (e.name === 'UserError') {
-      process.stderr.write(`agentbox render: ${e.message}\n`);
-      return e.exitCode ?? 2;
-    }
-    throw err;
+    const code = reportCommandError('render', usage, err);
+    if (code === undefined) throw err;
+    return code;
   }
 }
 
