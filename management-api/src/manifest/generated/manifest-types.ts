@@ -285,6 +285,61 @@ export interface Manifest {
     pids: number;
   };
   /**
+   * Confinement of every agent the local orchestrator starts: a launcher applies Landlock, a seccomp filter and rlimits before exec; the network is reached only through the box's allowlisting egress proxy. See docs/user/sandbox.md.
+   */
+  sandbox: {
+    /**
+     * Confine agents. false runs them unconfined with the API's own uid (warning rule; needs security.audit_acknowledged = true).
+     */
+    enabled: boolean;
+    /**
+     * bubblewrap per agent (own network, PID and user namespaces) on top of Landlock: auto uses it where user namespaces are allowed (local mode on a host), required refuses to spawn without it, off never uses it. In the container it needs the audit-acknowledged exception security.exceptions.sandbox-namespaces.
+     */
+    namespaces: 'auto' | 'required' | 'off';
+    /**
+     * Per-agent limits: rlimits set by the launcher and budgets sampled from /proc; an agent over a budget is terminated with the reason limit:<name>. A spawn request may lower them, never raise them.
+     */
+    limits: {
+      /**
+       * Memory per agent, a number with an optional unit k, m or g: RLIMIT_DATA and the resident (RSS) budget of the agent's process tree.
+       */
+      memory: string;
+      /**
+       * CPU seconds per agent: RLIMIT_CPU per process and the budget of the whole process tree.
+       */
+      cpu_seconds: number;
+      /**
+       * Processes per agent (its whole tree), sampled from /proc; also RLIMIT_NPROC inside a bubblewrap user namespace.
+       */
+      processes: number;
+      /**
+       * Open files per process (RLIMIT_NOFILE).
+       */
+      open_files: number;
+      /**
+       * Largest file an agent may write, a number with an optional unit k, m or g (RLIMIT_FSIZE).
+       */
+      file_size: string;
+    };
+    /**
+     * The egress proxy agents reach the network through (HTTP CONNECT and plain HTTP, default deny). Agents find it through HTTP_PROXY / HTTPS_PROXY / NO_PROXY.
+     */
+    egress: {
+      /**
+       * TCP port of the egress proxy on 127.0.0.1.
+       */
+      port: number;
+      /**
+       * Domains agents may reach: exact names (example.com) or *.suffix (*.example.com matches any subdomain, not example.com itself). Changeable at run time through the API. Loopback, link-local, private and metadata addresses are refused unless listed here.
+       */
+      allow_domains: string[];
+      /**
+       * Destination ports agents may reach on allowed domains.
+       */
+      allow_ports: number[];
+    };
+  };
+  /**
    * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest. For example:
    */
   providers: {
@@ -388,4 +443,8 @@ export interface Provider {
    * Offer this provider to agents.
    */
   enabled: boolean;
+  /**
+   * Base URL of the provider's API. Agents then call it through the box's credential broker at <NAME>_BASE_URL with their own token; the broker adds the real key, which never enters an agent.
+   */
+  base_url: string;
 }
