@@ -42,13 +42,15 @@ console.log(JSON.stringify({ event: 'BareListening', port: app.server.address().
 process.on('SIGTERM', () => app.close());
 `;
 
-interface Spawned {
+/** A spawned Node process of a benchmark. */
+export interface Spawned {
   child: ChildProcess;
   line: (event: string) => Promise<Record<string, unknown>>;
   stop: () => Promise<void>;
 }
 
-function spawnNode(args: string[], env: Record<string, string>): Spawned {
+/** Start a Node process whose stdout carries JSON event lines; `line` waits for one. */
+export function spawnNode(args: string[], env: Record<string, string>): Spawned {
   const child = spawn(process.execPath, args, { cwd: repoPath('.'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const waiters: Array<() => void> = [];
@@ -78,7 +80,7 @@ function spawnNode(args: string[], env: Record<string, string>): Spawned {
 }
 
 /** User + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
+export function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   // After the command name: state is field 3, utime field 14, stime field 15 (1-based).
   return (Number(fields[11]) + Number(fields[12])) / 100;
@@ -114,7 +116,8 @@ async function renderTimes(): Promise<number[]> {
   return samples;
 }
 
-async function startApi(root: string): Promise<{ spawned: Spawned; apiUrl: string; metricsUrl: string; body: string }> {
+/** Start the compiled API on the manifest in `root` and wait until /ready answers 200. */
+export async function startApi(root: string): Promise<{ spawned: Spawned; apiUrl: string; metricsUrl: string; body: string }> {
   const spawned = spawnNode([repoPath('dist/management-api/src/server.js'), '--manifest', path.join(root, 'agentbox.toml')], {
     AGENTBOX_ROOT: root,
     AGENTBOX_API_PORT: '0',
