@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 abx_require_node
 # nix-bin: Nix lib evaluation; supervisor: real supervisord; docker-compose: `config -q` checks;
 # prometheus: promtool for the metrics exposition; bubblewrap, util-linux (setpriv, nsenter) and
-# iproute2: the sandboxed runtime-contract cases.
-abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2
+# iproute2: the sandboxed runtime-contract cases; strace: the standalone box is shown to make no network call.
+abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace
 # docker.io (dockerd), tini, ca-certificates: the container end-to-end cases (tests/e2e).
 abx_require_container_engine
 abx_require_npm_build

@@ -49,6 +49,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Leave AGENTBOX_LOCAL unset (the image behaviour: the root must be read-only). */
   imageMode?: boolean;
+  /** A command the entrypoint runs under (for example a tracer), host mode only. */
+  wrapWith?: string[];
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
@@ -125,7 +127,7 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
         ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
         entrypoint,
       ]
-    : [entrypoint];
+    : [...(options.wrapWith ?? []), entrypoint];
   // A file, not a pipe from Node: Node's stdio pipes are sockets, and supervisord cannot reopen a
   // socket through /dev/stdout (ENXIO) as it does to forward its programmes' output.
   const logFile = path.join(work, 'box.log');
