@@ -156,6 +156,7 @@ in
       x = {
         env_var = "X_KEY";
         enabled = true;
+        base_url = "";
       };
     };
   };
