@@ -25,7 +25,7 @@ export interface RelayServerOptions {
   config: RelayConfig;
   /** The box's identity (hex), accepted under `allowlist`. */
   boxPubkey: string;
-  /** The SQLite file of stored events (its directory is created). */
+  /** The SQLite file of stored events (its directory is created when missing). */
   databaseFile: string;
   logger: Logger;
 }
