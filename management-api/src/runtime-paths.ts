@@ -40,6 +40,8 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   supervisordConf: string;
   /** The artifact probes stage A runs. */
   artifactsFile: string;
+  /** The embedded Nostr relay's events (SQLite, on the state volume, so they survive a restart). */
+  relayDatabase: string;
 }
 
 /**

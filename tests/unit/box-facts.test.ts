@@ -68,7 +68,11 @@ t.test('the schema says which settings ask for a part this build lacks, and that
   for (const [name, p] of Object.entries(facts.programs.box).filter(([, p]) => !p.available && p.setting)) {
     t.match(schemaAt(pointer(p.setting!.key.slice(0, -1)))?.description, /E036.*read by nothing/, `${name}: its table says its keys are read by nothing`);
   }
-  t.match(schemaAt('/sovereign_mesh/relay/allowed_kinds')?.description, /Read only by the embedded relay, which this build does not ship \(rule E036\)/);
+  // A part that ships is not described as refused, nor its table's keys as read by nothing.
+  for (const p of [...Object.values(facts.programs.box), ...Object.values(facts.features)].filter((p) => p.available && p.setting)) {
+    t.notMatch(schemaAt(pointer(p.setting!.key))?.description, /E036|read by nothing/, `${p.setting!.key.join('.')} is not described as refused`);
+  }
+  t.notMatch(JSON.stringify(schemaAt('/sovereign_mesh/relay')), /E036|does not ship|read by nothing/, 'the embedded relay ships: no key of its table says otherwise');
 });
 
 t.test('a part is available exactly when its command ships in config/bin', async (t) => {

@@ -1,5 +1,5 @@
 // Agent events as signed Nostr events: turned on by sovereign_mesh.publish_agent_events, fed by
-// the agent watcher and the bead routes, published to sovereign_mesh.relays.
+// the agent watcher and the bead routes, published to sovereign_mesh.relays and the embedded relay.
 import type { Logger } from 'pino';
 import type { Bead } from '../adapters/beads/beads-adapter.js';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
@@ -9,6 +9,7 @@ import { AgentWatcher, type ListAgents } from './agent-watcher.js';
 import type { BoxIdentity } from './identity.js';
 import { DEFAULT_LINK_TIMING, type RelayLinkTiming } from './relay-link.js';
 import { RelayPublisher, type RelayStatus } from './relay-publisher.js';
+import { embeddedRelayUrl } from './relay-config.js';
 
 /** Timings of publishing; tests shorten them. */
 export interface AgentEventTiming extends RelayLinkTiming {
@@ -47,6 +48,16 @@ export interface AgentEventOptions {
 }
 
 /**
+ * The relays agent events go to: `sovereign_mesh.relays`, then the embedded relay when it is on
+ * (rule E025 lets it be the only one), each once.
+ */
+export function publishTargets(manifest: NormalizedManifest): string[] {
+  const embedded = embeddedRelayUrl(manifest);
+  const listed = [...manifest.sovereign_mesh.relays];
+  return embedded === undefined || listed.includes(embedded) ? listed : [...listed, embedded];
+}
+
+/**
  * Start publishing when the manifest asks for it (`sovereign_mesh.enabled` and
  * `publish_agent_events`); otherwise return the no-op and open no connection at all.
  */
@@ -56,13 +67,14 @@ export function startAgentEvents(options: AgentEventOptions): AgentEvents {
   const timing = { ...DEFAULT_AGENT_EVENT_TIMING, ...options.timing };
   const logger = options.logger.child({ component: 'agent-events' });
   const origin: EventOrigin = { box: options.manifest.agentbox.name, manifestSha256: options.manifestSha256 };
-  const publisher = new RelayPublisher(sm.relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
+  const relays = publishTargets(options.manifest);
+  const publisher = new RelayPublisher(relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
   const watcher = new AgentWatcher({ list: options.listAgents, logger, intervalMs: timing.agentPollMs, onChange: (agent) => publisher.publish(agentEvent(agent, origin, options.clock())) });
   // A bead repeated by an idempotent call (the same claim or close again) is announced once.
   const announced = new Map<string, string>();
   publisher.start();
   watcher.start();
-  logger.info({ event: 'AgentEventsPublishing', relays: sm.relays, pubkey: options.identity.pubkey }, `publishing agent events to ${sm.relays.length} relay(s)`);
+  logger.info({ event: 'AgentEventsPublishing', relays, pubkey: options.identity.pubkey }, `publishing agent events to ${relays.length} relay(s)`);
   return {
     beadChanged(bead) {
       const key = `${bead.status}:${bead.claimedBy ?? ''}:${bead.outcome ?? ''}`;

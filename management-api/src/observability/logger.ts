@@ -30,11 +30,11 @@ function serializeRequest(req: { method: string; url: string; headers?: Record<s
  * Known secret keys are removed by path; credentials inside strings (URLs with passwords,
  * `password=` pairs, bearer tokens) are scrubbed from messages, fields and errors.
  */
-export function createLogger(options: { level: LogLevel; destination?: DestinationStream }): Logger {
+export function createLogger(options: { level: LogLevel; destination?: DestinationStream; /** `agentbox.stage` of every line (default `api`). */ stage?: string }): Logger {
   return pino(
     {
       level: options.level,
-      base: { pid: process.pid, 'agentbox.stage': 'api' },
+      base: { pid: process.pid, 'agentbox.stage': options.stage ?? 'api' },
       redact: { paths: REDACT_PATHS, censor: CENSOR },
       serializers: { err: serializeError, error: serializeError, req: serializeRequest },
       formatters: { log: (object) => scrubValue(object, 3) as Record<string, unknown> },

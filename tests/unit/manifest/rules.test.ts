@@ -12,8 +12,6 @@ import { shadowedBaselinePath } from '../../../management-api/src/manifest/rules
 import { isSecretName, secretKind } from '../../../management-api/src/secrets/secret-names.js';
 
 const x86: RuleContext = { targetArch: 'x86_64', env: {} };
-/** A build that ships the embedded relay (this one does not: E036). */
-const withRelay: RuleContext = { ...x86, provides: ['program:relay'] };
 const arm: RuleContext = { targetArch: 'aarch64', env: {} };
 const mesh = '[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\n';
 const rulesDir = fileURLToPath(new URL('../../../management-api/src/manifest/rules', import.meta.url));
@@ -179,10 +177,10 @@ t.test('plaintext endpoints: loopback is fine, other hosts warn', async (t) => {
 t.test('relay addresses: IPv4 and IPv6 wildcards and loopback', async (t) => {
   const relay = (lines: string) => `[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\n${lines}\n`;
   for (const bind of ['0.0.0.0', '::', '[::]']) {
-    t.same(await found(relay(`bind = "${bind}"`), withRelay), ['E011@/sovereign_mesh/relay/bind'], `${bind} is a wildcard`);
-    t.same(await found(relay(`bind = "${bind}"\nexpose = true`), withRelay), [], `${bind} with expose is fine`);
+    t.same(await found(relay(`bind = "${bind}"`)), ['E011@/sovereign_mesh/relay/bind'], `${bind} is a wildcard`);
+    t.same(await found(relay(`bind = "${bind}"\nexpose = true`)), [], `${bind} with expose is fine`);
   }
-  t.same(await found(relay('bind = "::1"\nexpose = true'), withRelay), ['W010@/sovereign_mesh/relay/expose'], '::1 is loopback');
+  t.same(await found(relay('bind = "::1"\nexpose = true')), ['W010@/sovereign_mesh/relay/expose'], '::1 is loopback');
   t.same(await found('[sovereign_mesh.relay]\nbind = "0.0.0.0"\n'), [], 'a disabled relay is not checked');
 });
 
@@ -226,7 +224,7 @@ t.test('baseline paths: exceptions only add', async (t) => {
 t.test('ports: relay only when enabled, programmes only when set', async (t) => {
   t.same(await found('[sovereign_mesh.relay]\nport = 9090\n'), [], 'a disabled relay does not hold its port');
   const on = '[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = 9091\n';
-  t.same(await found(on, withRelay), ['E006@/sovereign_mesh/relay/port'], 'an enabled relay does (in a build that has it)');
+  t.same(await found(on), ['E006@/sovereign_mesh/relay/port'], 'an enabled relay does');
   t.same(await found(program('a', 'priority = 200') + program('b', 'priority = 300')), [], 'port 0 means none and never collides');
   const clash = program('a', 'priority = 200\nport = 8080') + program('b', 'priority = 300\nport = 8080');
   const [d] = await diagnose(clash);
@@ -381,14 +379,12 @@ t.test('parts this build does not provide are refused, with why and what instead
   const relay = '[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\n';
   t.same(await found(desktop), ['E036@/features/desktop']);
   t.same(await found(mirror), ['E036@/features/telegram_mirror']);
-  t.same(await found(relay), ['E036@/sovereign_mesh/relay/enabled']);
-  const [d] = await diagnose(relay);
-  t.match(d?.message, /^sovereign_mesh\.relay\.enabled = true asks for something this build does not provide: .*agentbox-relay/);
-  t.match(d?.hint, /^set sovereign_mesh\.relay\.enabled = false, and publish to external relays with \[sovereign_mesh\] relays = /);
+  const [m] = await diagnose(mirror);
+  t.match(m?.message, /^features\.telegram_mirror = true asks for something this build does not provide: .*agentbox-telegram-mirror/);
   const [f] = await diagnose(desktop);
   t.match(f?.hint, /^set features\.desktop = false, and .*features\.playwright = true/);
   t.same(await found(desktop, { ...x86, provides: ['feature:desktop'] }), [], 'a build that provides the part accepts it');
-  t.same(await found(relay, withRelay), [], 'likewise the relay');
+  t.same(await found(relay), [], 'likewise the relay');
   const codeServer = '[features]\ncode_server = true\n\n[security.exceptions.code-server]\nreason = "editor"\n';
   t.same(await found(codeServer), [], 'a part this build has is accepted');
   t.same(await found('[sovereign_mesh.relay]\nport = 7000\nallowed_kinds = [1]\n'), [], 'relay keys without enabling the relay are not refused');

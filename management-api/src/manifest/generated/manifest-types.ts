@@ -165,11 +165,11 @@ export interface Manifest {
      */
     relays: string[];
     /**
-     * An embedded Nostr relay served by the box. This build does not ship it: enabled = true is refused (rule E036), and the other keys here are read by nothing until a build that provides the relay.
+     * An embedded Nostr relay served by the box (supervisord programme relay, command agentbox-relay), its events stored in SQLite on the state volume. Agent events are also published to it when publish_agent_events is on. See docs/user/mesh.md.
      */
     relay: {
       /**
-       * Run the embedded relay (refused by rule E036 in this build: publish to sovereign_mesh.relays instead).
+       * Run the embedded relay. It is required for readiness: the bootstrap seal, and so /ready, waits for it to run.
        */
       enabled: boolean;
       /**
@@ -181,19 +181,19 @@ export interface Manifest {
        */
       bind: string;
       /**
-       * Publish the relay port beyond the host's loopback.
+       * Publish the relay port beyond the host's loopback: the generated compose file maps the port (on bind, so bind a wildcard) only when this is true. Otherwise only the box's own processes reach the relay.
        */
       expose: boolean;
       /**
-       * Which events the relay accepts: allowlist (only allowed_pubkeys), signed-only (any validly signed event), open (anything).
+       * Which events the relay stores: allowlist (only allowed_pubkeys and the box's own key), signed-only (any author, checked for a valid id and signature before anything else), open (any author; the relay engine still refuses an event whose id or signature is wrong). A refused event gets OK false "blocked: …" naming the policy. Reading is open to every client.
        */
       ingress_policy: 'allowlist' | 'signed-only' | 'open';
       /**
-       * Hex public keys (64 characters) accepted by the allowlist policy.
+       * Hex public keys (64 characters) accepted by the allowlist policy, besides the box's own identity, which is always accepted.
        */
       allowed_pubkeys: string[];
       /**
-       * Event kinds the embedded relay accepts; empty accepts every kind. Read only by the embedded relay, which this build does not ship (rule E036).
+       * Event kinds the embedded relay accepts under every policy; an event of another kind is refused (OK false "blocked: …"). Empty accepts every kind.
        */
       allowed_kinds: number[];
     };
