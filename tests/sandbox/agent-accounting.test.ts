@@ -37,10 +37,13 @@ async function managerWith(t: Test, options: { ceiling?: LimitSettings; interval
 /** Read an agent's output until `done` says so, or until it ends (the exit and every pipe holder gone). */
 async function readUntil(manager: ProcessManager, id: string, done: (text: string) => boolean = () => false): Promise<string> {
   let text = '';
-  for await (const chunk of manager.output(id, { follow: true, signal: AbortSignal.timeout(120_000) })) {
+  // A guard against a hang, not a wait: the output ends when the agent's processes do.
+  const signal = AbortSignal.timeout(120_000);
+  for await (const chunk of manager.output(id, { follow: true, signal })) {
     text += chunk.text;
     if (done(text)) break;
   }
+  if (signal.aborted) throw new Error(`agent ${id}: neither ended nor printed what was awaited within 120 s (output: ${JSON.stringify(text.slice(-200))})`);
   return text;
 }
 
