@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<string>> = {
   api: async () => (await import('./api-bench.js')).runApiBench(),
   'next-tick': async () => (await import('./next-tick-bench.js')).runNextTickBench(),
   memory: async () => (await import('./memory-bench.js')).runMemoryBench(),
+  limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
