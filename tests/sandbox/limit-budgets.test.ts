@@ -1,9 +1,13 @@
 // Budgets of a spawn request against the manifest, the over-budget check, /proc parsing and the limit reason in agent events.
 import t from 'tap';
 import { agentEvent } from '../../management-api/src/mesh/agent-event.js';
+import { createLogger } from '../../management-api/src/observability/logger.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
 import { overBudget, type AgentUsage } from '../../management-api/src/sandbox/agent-limits.js';
 import { resolveLimits } from '../../management-api/src/sandbox/limit-request.js';
 import { parseStat, readMemory, readProcFile, readStat } from '../../management-api/src/sandbox/proc-stat.js';
+import { captureLogs } from '../api/support/harness.js';
+import { waitFor } from '../helpers/wait.js';
 
 const MIB = 1024 ** 2;
 const ceiling = { memory: '1g', cpu_seconds: 600, processes: 32 };
@@ -72,4 +76,15 @@ t.test('the limit reason is part of the agent exit event', async (t) => {
   t.equal(content.type, 'agent.exit');
   t.equal(content.agent['reason'], 'limit:cpu');
   t.notOk('usage' in content.agent, 'figures stay out of the published event (states and ids only)');
+});
+
+t.test('an unreadable /proc costs a sample, not the API', async (t) => {
+  const logs = captureLogs();
+  const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), procRoot: '/nonexistent-proc', intervalMs: 5 });
+  t.teardown(() => accounting.close());
+  accounting.follow('agt_x', process.pid, {}, async () => undefined);
+  await waitFor('the failure to be logged', () => logs.events('AgentSamplingFailed').length > 0);
+  t.same(accounting.account('agt_x')?.usage, { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 }, 'figures stay as they were');
+  accounting.forget('agt_x');
+  t.equal(accounting.account('agt_x'), undefined, 'a forgotten agent has no record');
 });

@@ -58,7 +58,7 @@ export class AgentAccounting {
   /** Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a budget. */
   follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate): void {
     this.#entries.set(id, { sampled: this.#sampler.follow(id, pid), limits, terminate, live: true });
-    this.#timer ??= setInterval(() => this.sample(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
+    this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
   }
 
   /** The agent has exited: its figures stay as last sampled. */
@@ -111,6 +111,15 @@ export class AgentAccounting {
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+  }
+
+  #tick(): void {
+    try {
+      this.sample();
+    } catch (err) {
+      // A timer callback that throws would end the API: an unreadable /proc costs one sample only.
+      this.options.logger.error({ event: 'AgentSamplingFailed', err }, 'could not sample the agents from /proc');
+    }
   }
 
   #enforce(id: string, entry: Entry, reason: LimitReason): void {
