@@ -86,7 +86,8 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-function rssMb(pid: number): number {
+/** Resident set size of a process in MB (/proc/<pid>/status VmRSS). */
+export function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
 }

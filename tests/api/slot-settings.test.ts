@@ -1,4 +1,4 @@
-// Each adapter factory receives its own slot's settings (`[integrations.<slot>]`), never the whole manifest.
+// Each adapter factory receives its own slot's settings (`[integrations.<slot>]`), never the whole manifest; the orchestrator also `[sandbox]`.
 import t from 'tap';
 import { SLOTS, type AdapterContext, type SlotName } from '../../management-api/src/adapters/adapter.js';
 import { loadImplementation, type RegistryOverrides } from '../../management-api/src/adapters/registry.js';
@@ -37,11 +37,15 @@ t.test('the resolver hands each factory its slot, its settings and nothing of th
   const { manifest } = await manifestFrom(toml);
   for (const slot of SLOTS) {
     const context = seen.get(slot);
-    t.same(Object.keys(context ?? {}).sort(), ['env', 'logger', 'paths', 'settings', 'slot'], `${slot}: the context's keys`);
+    // The orchestrator alone starts agents: it alone is told how they are confined and accounted.
+    const keys = ['env', 'logger', 'paths', 'settings', 'slot', ...(slot === 'orchestrator' ? ['sandbox'] : [])].sort();
+    t.same(Object.keys(context ?? {}).sort(), keys, `${slot}: the context's keys`);
     t.equal(context?.slot, slot);
     t.same(context?.settings, manifest.integrations[slot], `${slot}: its own [integrations.${slot}]`);
   }
   t.match(seen.get('memory')?.settings, { dimension: 64, table: 'slot_settings' });
   t.match(seen.get('orchestrator')?.settings, { command: '/opt/orchestrator', args: ['--stdio'] });
   t.ok(Object.isFrozen(seen.get('events')?.settings), 'settings are the frozen manifest values');
+  t.same(seen.get('orchestrator')?.sandbox?.settings, manifest.sandbox, "the orchestrator's sandbox: the manifest's [sandbox]");
+  t.ok(seen.get('orchestrator')?.sandbox?.limitMetrics.terminations, 'and the accounting metrics');
 });

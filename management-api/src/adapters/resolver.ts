@@ -62,7 +62,9 @@ export class AdapterResolver {
       const impl = manifest.adapters[slot];
       const module = await loadImplementation(slot, impl, options.overrides, options.registry ?? builtInRegistry);
       const slotLogger = logger.child({ slot });
-      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env }));
+      // Only the orchestrator starts agents, so only it is told how they are confined and accounted.
+      const sandbox = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits } } : {};
+      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...sandbox }));
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));
       options.metrics.adapterInfo.set({ slot, impl, adapter: module.ADAPTER, contract_version: module.CONTRACT_VERSION }, 1);

@@ -49,6 +49,8 @@ export function agentEvent(agent: AgentProcess, origin: EventOrigin, at: Date): 
   if (agent.endedAt !== undefined) state['endedAt'] = agent.endedAt;
   if (agent.exitCode !== undefined) state['exitCode'] = agent.exitCode;
   if (agent.signal !== undefined) state['signal'] = agent.signal;
+  // A state, not a figure: why the orchestrator ended it (limit:memory, …).
+  if (agent.reason !== undefined) state['reason'] = agent.reason;
   return template(type, origin, ['agent', agent.id, agent.name], { agent: state }, at);
 }
 

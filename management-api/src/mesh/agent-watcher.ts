@@ -72,7 +72,7 @@ export class AgentWatcher {
       if (baseline) continue;
       // Ended before we saw it start: announce the start first.
       if (before === undefined && type !== 'agent.spawn') {
-        const { endedAt: _endedAt, exitCode: _exitCode, signal: _signal, ...started } = agent;
+        const { endedAt: _endedAt, exitCode: _exitCode, signal: _signal, reason: _reason, ...started } = agent;
         this.deps.onChange({ ...started, state: 'running' });
       }
       this.deps.onChange(agent);

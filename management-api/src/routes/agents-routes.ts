@@ -27,6 +27,13 @@ const agentSchema = {
     signal: { type: 'string' },
     startedAt: { type: 'string' },
     endedAt: { type: 'string' },
+    usage: {
+      type: 'object',
+      description: "Resource use of the agent's process tree as last sampled (about once a second), kept after the exit",
+      properties: { rss_bytes: { type: 'integer' }, pss_bytes: { type: 'integer' }, cpu_seconds: { type: 'number' }, processes: { type: 'integer' } },
+    },
+    limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' } } },
+    reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu or limit:processes' },
   },
 } as const;
 const chunkSchema = { type: 'object', properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } } } as const;
@@ -41,6 +48,16 @@ const spawnBody = {
     args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
     env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },
     cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace' },
+    limits: {
+      type: 'object',
+      additionalProperties: false,
+      description: "Budgets below the manifest's sandbox.limits: a request may lower them, never raise them",
+      properties: {
+        memory: { type: 'string', pattern: '^[0-9]{1,15}[kmg]?$', description: 'Memory (PSS of the process tree), a number with an optional unit k, m or g' },
+        cpu_seconds: { type: 'integer', minimum: 1, description: 'CPU seconds of the process tree' },
+        processes: { type: 'integer', minimum: 1, description: 'Processes in the tree at once' },
+      },
+    },
   },
 } as const;
 

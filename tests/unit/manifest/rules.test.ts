@@ -249,11 +249,23 @@ t.test('ports: an enabled feature holds its fixed port', async (t) => {
 });
 
 t.test('memory limit units', async (t) => {
-  t.same(await found('[resources]\nmemory = "268435456"\n'), [], '256 MiB in bytes is enough');
-  t.same(await found('[resources]\nmemory = "262144k"\n'), [], '256 MiB in k is enough');
-  t.same(await found('[resources]\nmemory = "1g"\n'), []);
-  t.same(await found('[resources]\nmemory = "255m"\n'), ['E030@/resources/memory']);
-  t.same(await found('[resources]\nmemory = "512"\n'), ['E030@/resources/memory'], 'a bare number is bytes');
+  // Each with an agent budget that fits the box (E046).
+  const agents = '[sandbox.limits]\nmemory = "128m"\n';
+  t.same(await found(`[resources]\nmemory = "268435456"\n${agents}`), [], '256 MiB in bytes is enough');
+  t.same(await found(`[resources]\nmemory = "262144k"\n${agents}`), [], '256 MiB in k is enough');
+  t.same(await found(`[resources]\nmemory = "1g"\n${agents}`), []);
+  t.same(await found(`[resources]\nmemory = "255m"\n${agents}`), ['E030@/resources/memory']);
+  t.same(await found('[resources]\nmemory = "512"\n[sandbox.limits]\nmemory = "512"\n'), ['E030@/resources/memory'], 'a bare number is bytes');
+});
+
+t.test('agent memory budget within the box (E046)', async (t) => {
+  t.same(await found(''), [], 'the defaults fit: 2g per agent in a 4g box');
+  t.same(await found('[resources]\nmemory = "2g"\n'), [], 'equal to the box is allowed');
+  t.same(await found('[resources]\nmemory = "2047m"\n'), ['E046@/sandbox/limits/memory'], 'the default agent budget in a smaller box');
+  t.same(await found('[sandbox.limits]\nmemory = "4194305k"\n'), ['E046@/sandbox/limits/memory'], 'one KiB over, across units');
+  const [d] = await diagnose('[resources]\nmemory = "1g"\n');
+  t.match(d?.message, /sandbox\.limits\.memory = "2g" is more than the whole box has \(resources\.memory = "1g"\)/);
+  t.match(d?.hint, /at most "1g"/);
 });
 
 t.test('critical slots and exceptions', async (t) => {

@@ -4,6 +4,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../adapter-errors.js';
+import { AgentAccounting } from '../../sandbox/agent-accounting.js';
 import type { OrchestratorAdapter } from './orchestrator-adapter.js';
 import { ProcessManager } from './process-manager.js';
 
@@ -21,6 +22,8 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     parentEnv: context.env,
     logger: context.logger,
     recordDir: path.join(context.paths.runDir, 'agents'),
+    // Budgets from sandbox.limits; the figures go to the API's metrics.
+    accounting: new AgentAccounting({ logger: context.logger, ...(context.sandbox ? { ceiling: context.sandbox.settings.limits, metrics: context.sandbox.limitMetrics } : {}) }),
   });
   let started = false;
 

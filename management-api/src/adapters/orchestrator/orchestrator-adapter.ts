@@ -1,5 +1,6 @@
 // The orchestrator slot: agent processes — spawn, list, status, output, terminate.
 import type { AdapterLifecycle } from '../adapter.js';
+import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/agent-limits.js';
 
 /** Version of this interface; implementations report it and /v1/meta lists it. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -13,6 +14,8 @@ export interface SpawnRequest {
   env?: Record<string, string>;
   /** Working directory relative to the workspace. */
   cwd?: string;
+  /** Budgets below the manifest's `sandbox.limits` (a request may lower them, never raise them). */
+  limits?: RequestedLimits;
 }
 
 /** Where an agent process is in its life. */
@@ -31,6 +34,12 @@ export interface AgentProcess {
   signal?: string;
   startedAt: string;
   endedAt?: string;
+  /** Resource use of the agent's process tree as last sampled (about once a second); kept after the exit. */
+  usage?: AgentUsage;
+  /** The budgets the agent runs under. */
+  limits?: AgentLimits;
+  /** Why the orchestrator ended the agent on its own: `limit:memory`, `limit:cpu` or `limit:processes`. */
+  reason?: LimitReason;
 }
 
 /** One chunk of captured output. */

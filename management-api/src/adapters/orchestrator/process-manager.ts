@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { AgentAccounting, LIMIT_GRACE_MS } from '../../sandbox/agent-accounting.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
@@ -24,6 +25,8 @@ export interface ProcessManagerOptions {
   maxOutputBytes?: number;
   /** Ended agents kept for status and output, oldest dropped first. */
   retainEnded?: number;
+  /** Budgets and sampling of agents' resource use; without it, figures only (no ceiling but a request's). */
+  accounting?: AgentAccounting;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -36,11 +39,13 @@ export class ProcessManager {
   readonly #runs = new Map<string, AgentRun>();
   readonly #crashLoop: CrashLoopDetector;
   readonly #records: PidRecords | undefined;
+  readonly #accounting: AgentAccounting;
   #workspace: string | undefined;
 
   constructor(private readonly options: ProcessManagerOptions) {
     this.#crashLoop = options.crashLoop ?? new CrashLoopDetector();
     this.#records = options.recordDir ? new PidRecords(options.recordDir, options.logger) : undefined;
+    this.#accounting = options.accounting ?? new AgentAccounting({ logger: options.logger });
   }
 
   /** Create the workspace if needed and end agents a previous run left behind. */
@@ -59,6 +64,7 @@ export class ProcessManager {
   async spawn(request: SpawnRequest): Promise<AgentProcess> {
     if (!this.#workspace) throw new AdapterUnavailableError('orchestrator', 'the process manager is not started');
     checkSpawnRequest(request);
+    const limits = this.#accounting.limitsFor(request.limits);
     const until = this.#crashLoop.refusedUntil(request.name);
     if (until) throw new AdapterConflictError(`agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`);
     const cwd = await resolveCwd(this.#workspace, request.cwd);
@@ -76,8 +82,9 @@ export class ProcessManager {
       onEnd: (r) => this.#ended(r),
     });
     this.#runs.set(id, run);
+    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS));
     // The record as of the start: a short-lived agent may end while the pid record is written.
-    const started = run.snapshot();
+    const started = this.#record(run);
     this.options.logger.info({ event: 'AgentSpawned', agent: id, name: request.name, pid: run.pid }, `agent ${request.name} started`);
     await this.#records?.add(id, run.pid);
     // A process that already ended had its record removed before it was written.
@@ -88,26 +95,26 @@ export class ProcessManager {
 
   /** Every known agent, oldest first. */
   list(): AgentProcess[] {
-    return [...this.#runs.values()].map((r) => r.snapshot());
+    return [...this.#runs.values()].map((r) => this.#record(r));
   }
 
   /** One agent. */
   status(id: string): AgentProcess {
-    return this.#run(id).snapshot();
+    return this.#record(this.#run(id));
   }
 
   /** SIGTERM to the agent's group, SIGKILL after `graceMs`; resolves with the final record. */
   async terminate(id: string, graceMs: number): Promise<AgentProcess> {
     checkGraceMs(graceMs);
     const run = this.#run(id);
-    if (!run.live) return run.snapshot();
+    if (!run.live) return this.#record(run);
     run.requestTermination();
     signalGroup(run.pid, 'SIGTERM');
     if (!(await run.waitExit(graceMs))) {
       signalGroup(run.pid, 'SIGKILL');
       if (!(await run.waitExit(KILL_WAIT_MS))) throw new AdapterUnavailableError('orchestrator', `agent ${id} (pid ${run.pid}) did not exit after SIGKILL`);
     }
-    return run.snapshot();
+    return this.#record(run);
   }
 
   /** The agent's output after `request.after`, following it live when asked. */
@@ -123,6 +130,12 @@ export class ProcessManager {
   /** Terminate every live agent (in parallel), each with `graceMs`. */
   async closeAll(graceMs: number): Promise<void> {
     await Promise.allSettled([...this.#runs.values()].filter((r) => r.live).map((r) => this.terminate(r.id, graceMs)));
+    this.#accounting.close();
+  }
+
+  /** The run's record with its accounting (budgets, figures, limit reason). */
+  #record(run: AgentRun): AgentProcess {
+    return { ...run.snapshot(), ...this.#accounting.account(run.id) };
   }
 
   #run(id: string): AgentRun {
@@ -141,8 +154,9 @@ export class ProcessManager {
   }
 
   #ended(run: AgentRun): void {
-    const info = run.snapshot();
-    this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal }, `agent ${info.name} ${info.state}`);
+    this.#accounting.ended(run.id);
+    const info = this.#record(run);
+    this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal, reason: info.reason, usage: info.usage }, `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`);
     void this.#records?.remove(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
     try {
@@ -155,7 +169,10 @@ export class ProcessManager {
   #evictEnded(): void {
     const ended = [...this.#runs.values()].filter((r) => !r.live);
     const excess = ended.length - (this.options.retainEnded ?? 200);
-    for (const run of ended.slice(0, Math.max(0, excess))) this.#runs.delete(run.id);
+    for (const run of ended.slice(0, Math.max(0, excess))) {
+      this.#runs.delete(run.id);
+      this.#accounting.forget(run.id);
+    }
   }
 }
 

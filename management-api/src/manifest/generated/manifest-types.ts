@@ -301,15 +301,15 @@ export interface Manifest {
      */
     limits: {
       /**
-       * Memory per agent, a number with an optional unit k, m or g: RLIMIT_DATA and the resident (RSS) budget of the agent's process tree.
+       * Memory per agent, a number with an optional unit k, m or g: RLIMIT_DATA and the budget of the agent's process tree (its PSS, sampled from /proc; over it the agent is terminated with limit:memory). At most resources.memory.
        */
       memory: string;
       /**
-       * CPU seconds per agent: RLIMIT_CPU per process and the budget of the whole process tree.
+       * CPU seconds per agent: RLIMIT_CPU per process and the budget of the whole process tree, exited children included (over it: limit:cpu).
        */
       cpu_seconds: number;
       /**
-       * Processes per agent (its whole tree), sampled from /proc; also RLIMIT_NPROC inside a bubblewrap user namespace.
+       * Processes per agent (its whole tree at once), sampled from /proc (over it: limit:processes); also RLIMIT_NPROC inside a bubblewrap user namespace.
        */
       processes: number;
       /**

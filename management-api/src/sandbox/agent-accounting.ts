@@ -1,0 +1,169 @@
+// Limits and accounting of the local orchestrator's agents: one sampler for all of them, budgets enforced with a reason.
+import type { Logger } from 'pino';
+import { overBudget, type AgentLimits, type AgentUsage, type LimitReason, type LimitSettings, type RequestedLimits } from './agent-limits.js';
+import type { LimitMetrics } from './limit-metrics.js';
+import { resolveLimits } from './limit-request.js';
+import { readStat, type ProcStat } from './proc-stat.js';
+import { UsageSampler, type SampledAgent } from './usage-sampler.js';
+
+/** How often every agent is sampled. */
+export const SAMPLE_INTERVAL_MS = 1_000;
+/** An agent over a budget gets this long after SIGTERM before SIGKILL. */
+export const LIMIT_GRACE_MS = 2_000;
+
+/** How accounting is set up. */
+export interface AccountingOptions {
+  /** `sandbox.limits`: every agent's budgets and the most a spawn request may ask. None: only what a request asks. */
+  ceiling?: LimitSettings;
+  metrics?: LimitMetrics;
+  logger: Logger;
+  intervalMs?: number;
+  procRoot?: string;
+}
+
+/** What an agent's record gains: its budgets, its last figures and, when it was ended over a budget, why. */
+export interface AgentAccount {
+  limits: AgentLimits;
+  usage: AgentUsage;
+  reason?: LimitReason;
+}
+
+/** Ends the agent (SIGTERM to its group, SIGKILL after a grace): the process manager's terminate. */
+export type Terminate = () => Promise<unknown>;
+
+interface Entry {
+  sampled: SampledAgent;
+  limits: AgentLimits;
+  terminate: Terminate;
+  live: boolean;
+  reason?: LimitReason;
+}
+
+/** The accounting of one orchestrator's agents. The sampler runs only while some agent lives. */
+export class AgentAccounting {
+  readonly #sampler: UsageSampler;
+  readonly #entries = new Map<string, Entry>();
+  #timer: NodeJS.Timeout | undefined;
+  #waiters: Array<() => void> = [];
+
+  constructor(private readonly options: AccountingOptions) {
+    this.#sampler = new UsageSampler(options.procRoot);
+  }
+
+  /** The budgets of an agent a spawn request asks for; AdapterInputError (400) when it asks more than the manifest allows. */
+  limitsFor(requested: RequestedLimits | undefined): AgentLimits {
+    return resolveLimits(this.options.ceiling, requested);
+  }
+
+  /** Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a budget. */
+  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate): void {
+    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid), limits, terminate, live: true });
+    this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
+  }
+
+  /** The agent has exited: its figures stay as last sampled. */
+  ended(id: string): void {
+    const entry = this.#entries.get(id);
+    if (!entry?.live) return;
+    entry.live = false;
+    this.#sampler.unfollow(id);
+    this.options.metrics?.peakMemory.observe(entry.sampled.peakPss);
+    if (this.#sampler.size === 0) this.close();
+    this.#publish();
+  }
+
+  /** What to add to the agent's record; undefined for an agent not accounted here. */
+  account(id: string): AgentAccount | undefined {
+    const entry = this.#entries.get(id);
+    if (!entry) return undefined;
+    return { limits: { ...entry.limits }, usage: { ...entry.sampled.usage }, ...(entry.reason ? { reason: entry.reason } : {}) };
+  }
+
+  /** Drop the record of an agent the orchestrator no longer keeps. */
+  forget(id: string): void {
+    this.ended(id);
+    this.#entries.delete(id);
+  }
+
+  /** Sample every live agent now and enforce the budgets (the timer calls this each interval). */
+  sample(): void {
+    const report = this.#sampler.sample();
+    const metrics = this.options.metrics;
+    metrics?.sampleDuration.observe(report.seconds);
+    if (report.cpuGrowth > 0) metrics?.cpu.inc(report.cpuGrowth);
+    this.#publish();
+    for (const [id, entry] of this.#entries) {
+      if (!entry.live || entry.reason) continue;
+      const reason = overBudget(entry.sampled.usage, entry.limits);
+      if (reason) this.#enforce(id, entry, reason);
+    }
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Resolves after the next sample has completed. */
+  nextSample(): Promise<void> {
+    return new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Stop sampling (figures stay readable). */
+  close(): void {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+
+  #tick(): void {
+    try {
+      this.sample();
+    } catch (err) {
+      // A timer callback that throws would end the API: an unreadable /proc costs one sample only.
+      this.options.logger.error({ event: 'AgentSamplingFailed', err }, 'could not sample the agents from /proc');
+    }
+  }
+
+  #enforce(id: string, entry: Entry, reason: LimitReason): void {
+    entry.reason = reason;
+    this.options.metrics?.terminations.inc({ reason });
+    const { usage, leader, members } = entry.sampled;
+    this.options.logger.warn({ event: 'AgentLimitExceeded', agent: id, reason, usage, limits: entry.limits }, `agent ${id} went over its budget (${reason}): terminating it`);
+    // The process group reaches most of the tree; processes that left it (setpgid, setsid) are
+    // signalled one by one, SIGTERM with the group and SIGKILL once the group is gone.
+    const strays = members.filter((s) => s.pgrp !== leader);
+    signalEach(strays, 'SIGTERM', this.options.procRoot);
+    entry.terminate().then(
+      () => signalEach(strays, 'SIGKILL', this.options.procRoot),
+      (err: unknown) => this.options.logger.error({ event: 'AgentLimitTerminateFailed', agent: id, reason, err }, `could not terminate agent ${id} over its budget`),
+    );
+  }
+
+  #publish(): void {
+    const metrics = this.options.metrics;
+    if (!metrics) return;
+    let rss = 0;
+    let pss = 0;
+    let processes = 0;
+    for (const entry of this.#entries.values()) {
+      if (!entry.live) continue;
+      rss += entry.sampled.usage.rss_bytes;
+      pss += entry.sampled.usage.pss_bytes;
+      processes += entry.sampled.usage.processes;
+    }
+    metrics.agents.set(this.#sampler.size);
+    metrics.memory.set({ kind: 'rss' }, rss);
+    metrics.memory.set({ kind: 'pss' }, pss);
+    metrics.processes.set(processes);
+  }
+}
+
+function signalEach(processes: readonly ProcStat[], signal: NodeJS.Signals, procRoot?: string): void {
+  for (const s of processes) {
+    // Only the very process seen at the sample: its pid may have been reused since.
+    if (readStat(s.pid, procRoot)?.startTime !== s.startTime) continue;
+    try {
+      process.kill(s.pid, signal);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}

@@ -1,0 +1,14 @@
+// What the local orchestrator's sandbox is configured by: the manifest's [sandbox] block and the sandbox metrics.
+import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import type { LimitMetrics } from './limit-metrics.js';
+
+/**
+ * Handed to the orchestrator slot's factory beside its own settings: the orchestrator is the one
+ * adapter that starts agents, so it alone sees how they are confined and accounted.
+ */
+export interface SandboxContext {
+  /** `[sandbox]` of the normalized manifest. */
+  settings: NormalizedManifest['sandbox'];
+  /** Where agent accounting reports (registered in the API's metrics registry). */
+  limitMetrics: LimitMetrics;
+}

@@ -1,0 +1,110 @@
+// One sampler for every agent: each tick scans /proc once, attributes processes to agents and sums their use.
+import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
+import type { AgentUsage } from './agent-limits.js';
+import { CLOCK_TICKS, listPids, readMemory, readStat, type ProcStat } from './proc-stat.js';
+
+/** An agent the sampler follows. */
+export interface SampledAgent {
+  readonly id: string;
+  /** The agent's pid: its process group and session id. */
+  readonly leader: number;
+  /** Figures as of the last sample; kept when the agent is no longer followed. */
+  usage: AgentUsage;
+  /** Highest PSS seen. */
+  peakPss: number;
+  /** The processes attributed at the last sample (pid and stat), e.g. to signal those outside the group. */
+  members: ProcStat[];
+  /** @internal attribution and CPU bookkeeping across samples. */
+  readonly state: { leaderStart: number; known: Set<ProcKey>; last: Map<ProcKey, { ticks: number; ppid: number }>; carriedTicks: number };
+}
+
+/** What one tick reports, for metrics and tests. */
+export interface SampleReport {
+  /** Wall time of the tick in seconds. */
+  seconds: number;
+  /** CPU seconds agents used since the previous tick (growth only). */
+  cpuGrowth: number;
+}
+
+/** Follows agents' process trees; `sample()` is one synchronous pass over /proc. */
+export class UsageSampler {
+  readonly #agents = new Map<string, SampledAgent>();
+
+  constructor(private readonly procRoot = '/proc') {}
+
+  /** Agents followed now. */
+  get size(): number {
+    return this.#agents.size;
+  }
+
+  /** Start following the agent led by `leader` (its figures start at zero). */
+  follow(id: string, leader: number): SampledAgent {
+    const agent: SampledAgent = {
+      id,
+      leader,
+      usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
+      peakPss: 0,
+      members: [],
+      // -1 when the leader is already gone: its group and session still find what it left.
+      state: { leaderStart: readStat(leader, this.procRoot)?.startTime ?? -1, known: new Set(), last: new Map(), carriedTicks: 0 },
+    };
+    this.#agents.set(id, agent);
+    return agent;
+  }
+
+  /** Stop following `id`; its record keeps the last figures. */
+  unfollow(id: string): SampledAgent | undefined {
+    const agent = this.#agents.get(id);
+    this.#agents.delete(id);
+    return agent;
+  }
+
+  /**
+   * Sample every followed agent. Processes may end at any point of the pass: a stat or memory
+   * file that is gone (ENOENT) or refuses the read (ESRCH) drops that process from this sample.
+   */
+  sample(pids: readonly number[] = listPids(this.procRoot)): SampleReport {
+    const started = process.hrtime.bigint();
+    const stats: ProcStat[] = [];
+    for (const pid of pids) {
+      const s = readStat(pid, this.procRoot);
+      if (s) stats.push(s);
+    }
+    const table = new ProcessTable(stats);
+    let cpuGrowth = 0;
+    for (const agent of this.#agents.values()) cpuGrowth += this.#measure(agent, table);
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth };
+  }
+
+  #measure(agent: SampledAgent, table: ProcessTable): number {
+    const { state } = agent;
+    const members = table.members(agent.leader, state.leaderStart, state.known);
+    const now = new Map<ProcKey, { ticks: number; ppid: number }>();
+    let rss = 0;
+    let pss = 0;
+    let ticks = 0;
+    for (const s of members) {
+      const memory = readMemory(s, this.procRoot);
+      rss += memory.rss;
+      pss += memory.pss;
+      // Own time plus that of children it has reaped: a reaped child's time moves into its
+      // parent's, so every process is counted once, alive or gone.
+      ticks += s.ownTicks + s.reapedTicks;
+      now.set(procKey(s), { ticks: s.ownTicks + s.reapedTicks, ppid: s.ppid });
+    }
+    const memberPids = new Set(members.map((s) => s.pid));
+    for (const [key, before] of state.last) {
+      // A process that ended under a parent outside the agent (init, after a setsid) took its
+      // time with it: keep what it had used.
+      if (!now.has(key) && !memberPids.has(before.ppid)) state.carriedTicks += before.ticks;
+    }
+    state.last = now;
+    state.known = new Set(now.keys());
+    const cpu = Math.max(agent.usage.cpu_seconds, (ticks + state.carriedTicks) / CLOCK_TICKS);
+    const growth = cpu - agent.usage.cpu_seconds;
+    agent.usage = { rss_bytes: rss, pss_bytes: pss, cpu_seconds: cpu, processes: members.length };
+    agent.peakPss = Math.max(agent.peakPss, pss);
+    agent.members = members;
+    return growth;
+  }
+}
