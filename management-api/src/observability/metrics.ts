@@ -1,5 +1,6 @@
 // The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createFederationMetrics, type FederationMetrics } from '../mesh/federation-metrics.js';
 import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
 import { RequestStats } from './request-stats.js';
 
@@ -15,6 +16,8 @@ export interface ApiMetrics {
   ready: Gauge;
   /** Publishing of signed agent events to relays. */
   mesh: MeshMetrics;
+  /** Registration with a mesh host (client) and its members (host). */
+  federation: FederationMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -83,5 +86,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
       registers,
     }),
     mesh: createMeshMetrics(registry),
+    federation: createFederationMetrics(registry),
   };
 }
