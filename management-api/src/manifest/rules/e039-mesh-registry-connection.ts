@@ -16,7 +16,7 @@ export const meshRegistryConnection: Rule = {
         finding(
           ['mesh', 'registry_connection_env'],
           'mesh.registry = "postgres" but neither mesh.registry_connection_env nor mesh.registry_connection_file is set',
-          'add registry_connection_env = "AGENTBOX_MESH_PG_URL" (the variable holding the connection string) or registry_connection_file = "/run/secrets/mesh-pg-url" (a 0600 file)',
+          'add registry_connection_env = "AGENTBOX_MESH_PG_URL" (the variable holding the connection string) or registry_connection_file = "/run/secrets/mesh-pg-url"',
         ),
       ];
     }
