@@ -1,6 +1,7 @@
 // What the app knows about its box, decorated on the fastify instance as `app.agentbox`.
 import type { AdapterResolver } from './adapters/resolver.js';
 import type { AgentEvents } from './mesh/agent-events.js';
+import type { Federation } from './mesh/federation.js';
 import type { BoxIdentity } from './mesh/identity.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import type { IdleCompaction } from './observability/idle-compaction.js';
@@ -21,6 +22,8 @@ export interface AgentboxState {
   identity: BoxIdentity;
   /** Signed agent events (a no-op unless sovereign_mesh.publish_agent_events). */
   agentEvents: AgentEvents;
+  /** The box's part in a mesh (mesh.mode): nothing, a client registered with a host, or a host. */
+  federation: Federation;
   resolver: AdapterResolver;
   probes: ReadinessSources;
   clock: () => Date;

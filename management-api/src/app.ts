@@ -10,6 +10,8 @@ import type { ResolverTiming } from './adapters/slot-supervisor.js';
 import { ensureApiKey } from './auth/api-key-file.js';
 import { loadIdentityKey } from './boot/identity-key.js';
 import { startAgentEvents, type AgentEventTiming } from './mesh/agent-events.js';
+import type { ClientTiming } from './mesh/client/federation-client.js';
+import { startFederation } from './mesh/federation.js';
 import { BoxIdentity } from './mesh/identity.js';
 import { Nip98Verifier, nip98Allowlist } from './mesh/nip98.js';
 import { ApiError } from './errors.js';
@@ -32,6 +34,7 @@ import { registerPodRoutes } from './routes/pods-routes.js';
 import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { registerAgentRoutes } from './routes/agents-routes.js';
 import { registerMetaRoute } from './routes/meta-route.js';
+import { registerMeshHostRoutes } from './routes/mesh-host-routes.js';
 import { registerProbeRoutes } from './routes/probe-routes.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
@@ -63,6 +66,8 @@ export interface AppOptions {
   limits?: Partial<MutationLimits>;
   /** Timings of agent event publishing (relay connections, retries, queue bound, agent polling). */
   agentEventTiming?: Partial<AgentEventTiming>;
+  /** Timings of the mesh client (mode client): heartbeat time scale, backoff, call deadlines. */
+  meshClientTiming?: Partial<ClientTiming>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
 }
@@ -82,6 +87,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const allowed = nip98Allowlist(options.manifest.mesh);
   // Without listed keys NIP-98 is off: a `Nostr` header is then just a wrong API key.
   const nip98 = allowed.size > 0 ? new Nip98Verifier({ allowed, now: () => Math.floor(clock().getTime() / 1000) }) : undefined;
+  // Standalone: nothing is started and no connection is ever opened. A host opens its registry here.
+  const federation = await startFederation({
+    manifest: options.manifest,
+    manifestSha256: options.manifestSha256,
+    imageHash: imageHash(env),
+    paths: options.paths,
+    env,
+    identity,
+    logger: options.logger,
+    metrics: options.metrics.federation,
+    clock,
+    ...(options.meshClientTiming ? { clientTiming: options.meshClientTiming } : {}),
+  });
 
   const app = Fastify({
     loggerInstance: options.logger,
@@ -100,7 +118,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerRequestTracing(app);
   // Before any route exists: the gate and the observer attach themselves to each route as it is
   // declared (the gate first, ahead of rate limiting).
-  const gate = registerRequestGate(app, { key, ...(nip98 ? { nip98 } : {}) });
+  const gate = registerRequestGate(app, { key, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
+  app.addHook('onClose', async () => federation.close());
   const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
   app.addHook('onClose', async () => idleCompaction.stop());
   registerErrorHandling(app, { onUnmatched: registerRequestObserver(app, options.metrics, idleCompaction), gate });
@@ -130,8 +149,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.registry ? { registry: options.registry } : {}),
   };
   const startedAt = clock();
-  const resolver = await AdapterResolver.start(resolverOptions).catch((err: unknown) => {
+  const resolver = await AdapterResolver.start(resolverOptions).catch(async (err: unknown) => {
     idleCompaction.stop();
+    await federation.close();
     throw err;
   });
   // Opens no connection unless sovereign_mesh.publish_agent_events is on.
@@ -158,8 +178,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     idleCompaction.stop();
     agentEvents.close();
     await resolver.close();
+    await federation.close();
     throw err;
   });
+  federation.bind({ resolver, probes });
   registerGracefulClose(app, { resolver, probes, graceMs: options.timing?.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS });
 
   app.decorate('agentbox', {
@@ -171,6 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     metricsUrl: options.metricsUrl,
     identity,
     agentEvents,
+    federation,
     resolver,
     probes,
     clock,
@@ -181,6 +204,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerProbeRoutes(app);
   registerMetaRoute(app);
+  if (federation.host) registerMeshHostRoutes(app, federation.host);
   registerBeadRoutes(app, limits);
   registerPodRoutes(app, limits);
   registerMemoryRoutes(app, limits);

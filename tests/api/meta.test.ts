@@ -30,7 +30,7 @@ t.test('every /v1/meta field', async (t) => {
     imageHash: 'sha256-0123abcd',
     manifestSha256: sha256,
     identity: { pubkey, npub: npubEncode(pubkey), did: `did:nostr:${pubkey}` },
-    federation: { mode: 'host' },
+    federation: { mode: 'host', registry: 'sqlite', heartbeatIntervalSec: 30, members: { registered: 0, evicted: 0 }, lastError: null },
     adapters: {
       beads: { impl: 'off', adapter: 'beads/off', contractVersion: '1.0.0', state: 'off' },
       pods: { impl: 'off', adapter: 'pods/off', contractVersion: '1.0.0', state: 'off' },
@@ -48,7 +48,7 @@ t.test('without an image hash in the environment the image is "dev"', async (t) 
   const box = await startTestServer({ env: {} });
   t.teardown(() => box.close());
   t.equal((await box.api('/v1/meta')).json['imageHash'], 'dev');
-  t.same((await box.api('/v1/meta')).json['federation'], { mode: 'standalone' });
+  t.same((await box.api('/v1/meta')).json['federation'], { mode: 'standalone', state: 'disabled' });
 });
 
 t.test('/health uptime and timestamps come from the injected clock', async (t) => {

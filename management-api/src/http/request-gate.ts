@@ -16,6 +16,15 @@ export interface GateAuth {
   key: string;
   /** NIP-98 checks; absent, `Authorization: Nostr …` is treated like any wrong key. */
   nip98?: Nip98Verifier;
+  /** Mesh host: NIP-98 checks of member boxes, the only way into routes marked `config.meshMember`. */
+  members?: Nip98Verifier;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Mesh member routes (register, heartbeat, deregister): NIP-98 signed by a key of mesh.allowed_pubkeys, never the bearer key. */
+    meshMember?: boolean;
+  }
 }
 
 /**
@@ -44,9 +53,29 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
     }
     done(authenticate(request, reply));
   } as Gate;
+  const members = auth.members;
+  const memberGate: Gate = function (this: unknown, request, reply, done) {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
+    const header = request.headers.authorization;
+    if (!members || header === undefined || !NOSTR_SCHEME.test(header)) {
+      void reply.header('www-authenticate', 'Nostr realm="agentbox"');
+      return done(new ApiError('ABX_ERR_AUTH_REQUIRED', 'mesh member routes require a NIP-98 signed request ("Authorization: Nostr <token>") by a key of the host\'s mesh.allowed_pubkeys'));
+    }
+    nip98Authenticate(members, header, request, reply).then(done, done);
+  } as Gate;
   const checkBody = nip98 ? nip98CheckBody(nip98) : undefined;
+  const checkMemberBody = members ? nip98CheckBody(members) : undefined;
   app.addHook('onRoute', (route) => {
     if (route.config?.public === true) return;
+    if (route.config?.meshMember === true) {
+      route.onRequest = prepend(memberGate, route.onRequest);
+      if (checkMemberBody) {
+        route.preParsing = prepend(nip98HashBody, route.preParsing);
+        route.preValidation = prepend(checkMemberBody, route.preValidation);
+      }
+      return;
+    }
     // First, so nothing else (rate limiting, body parsing) runs for a request without the key.
     route.onRequest = prepend(gate, route.onRequest);
     if (checkBody) {

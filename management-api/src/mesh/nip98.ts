@@ -28,6 +28,18 @@ export interface Nip98Options {
   now?: () => number;
   /** Most fresh tokens remembered at once (default 100,000): about 1,600 signed requests a second. */
   replayCapacity?: number;
+  /**
+   * Where used tokens are recorded instead of this process's memory: a mesh host's registry, so
+   * that replicas sharing it refuse a token another replica already accepted.
+   */
+  replays?: TokenLedger;
+  /** How the refusal of an unlisted key names the list to add it to (default mesh.operator_pubkeys). */
+  allowlistKey?: string;
+}
+
+/** Records each token's signature once while it is fresh; see {@link ReplayCache.admit}. */
+export interface TokenLedger {
+  admit(id: string, expiresAt: number, now: number): 'fresh' | 'replayed' | 'full' | Promise<'fresh' | 'replayed' | 'full'>;
 }
 
 /**
@@ -39,12 +51,14 @@ export interface Nip98Options {
 export class Nip98Verifier {
   readonly #allowed: ReadonlySet<string>;
   readonly #now: () => number;
-  readonly #replays: ReplayCache;
+  readonly #replays: TokenLedger;
+  readonly #allowlistKey: string;
 
   constructor(options: Nip98Options) {
     this.#allowed = options.allowed;
     this.#now = options.now ?? (() => Math.floor(Date.now() / 1000));
-    this.#replays = new ReplayCache(options.replayCapacity ?? 100_000);
+    this.#replays = options.replays ?? new ReplayCache(options.replayCapacity ?? 100_000);
+    this.#allowlistKey = options.allowlistKey ?? 'mesh.operator_pubkeys';
   }
 
   /**
@@ -70,10 +84,10 @@ export class Nip98Verifier {
     if (!validateEventUrlTag(event, url)) return refuse('url', `the Nostr token's u tag does not match the request URL ${url} exactly`);
     // Compared case-insensitively (nostr-tools' own getToken examples sign `post`).
     if (!validateEventMethodTag(event, method)) return refuse('method', `the Nostr token's method tag does not match ${method.toUpperCase()}`);
-    if (!this.#allowed.has(event.pubkey)) return refuse('not-allowed', `public key ${event.pubkey} is not allowed: list it in mesh.operator_pubkeys`);
+    if (!this.#allowed.has(event.pubkey)) return refuse('not-allowed', `public key ${event.pubkey} is not allowed: list it in ${this.#allowlistKey}`);
     // Keyed by signature, not event id: two identical requests signed in the same second share an
     // id, but BIP-340 signing draws fresh randomness, so their signatures differ; a replay repeats it.
-    const admitted = this.#replays.admit(event.sig, event.created_at + NIP98_WINDOW_SEC, now);
+    const admitted = await this.#replays.admit(event.sig, event.created_at + NIP98_WINDOW_SEC, now);
     if (admitted === 'replayed') return refuse('replayed', 'this Nostr token was already used: sign a new event for every request');
     if (admitted === 'full') return refuse('replay-cache-full', 'too many signed requests in the last minute: retry shortly');
     return { ok: true, event };

@@ -1,5 +1,6 @@
 // The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { createFederationMetrics, type FederationMetrics } from '../mesh/federation-metrics.js';
 import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
 import { createLimitMetrics, type LimitMetrics } from '../sandbox/limit-metrics.js';
 import { RequestStats } from './request-stats.js';
@@ -18,6 +19,8 @@ export interface ApiMetrics {
   mesh: MeshMetrics;
   /** Agent accounting: memory, CPU and processes summed over agents, terminations by limit reason. */
   agentLimits: LimitMetrics;
+  /** Registration with a mesh host (client) and its members (host). */
+  federation: FederationMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -87,5 +90,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     }),
     mesh: createMeshMetrics(registry),
     agentLimits: createLimitMetrics(registry),
+    federation: createFederationMetrics(registry),
   };
 }

@@ -4,6 +4,14 @@ import type {} from '@fastify/swagger';
 import '../app-state.js';
 import { errorBodySchema } from '../errors.js';
 
+/** `federation` in /v1/meta and /health: the mode and, for a client, its registration; for a host, its registry and members. */
+export const federationSchema = {
+  type: 'object',
+  description: 'mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError',
+  properties: { mode: { type: 'string', enum: ['standalone', 'client', 'host'] } },
+  additionalProperties: true,
+} as const;
+
 const adapterSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, contractVersion: { type: 'string' }, state: { type: 'string' } } };
 
 const metaSchema = {
@@ -18,7 +26,7 @@ const metaSchema = {
         imageHash: { type: 'string' },
         manifestSha256: { type: 'string' },
         identity: { type: 'object', properties: { npub: { type: 'string' }, pubkey: { type: 'string' }, did: { type: 'string' } } },
-        federation: { type: 'object', properties: { mode: { type: 'string' } } },
+        federation: federationSchema,
         adapters: { type: 'object', additionalProperties: adapterSchema },
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
       },
@@ -37,7 +45,7 @@ export function registerMetaRoute(app: FastifyInstance): void {
       imageHash,
       manifestSha256,
       identity: identity.toJSON(),
-      federation: { mode: manifest.mesh.mode },
+      federation: app.agentbox.federation.status(),
       adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
       metrics: { url: metricsUrl },
     };

@@ -5,6 +5,7 @@ import type {} from '@fastify/otel';
 import '../app-state.js';
 import { isSlotUsable } from '../adapters/slot-state.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
+import { federationSchema } from './meta-route.js';
 
 // Probes are polled every few seconds: keep them out of info logs and traces. They share one
 // warn-level child logger, made once: a per-request child with its own level costs more than
@@ -29,7 +30,7 @@ const readySchema = {
 const slotSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, critical: { type: 'boolean' }, state: { type: 'string' }, reason: { type: 'string' }, since: { type: 'string' } } };
 
 const healthSchema = {
-  summary: 'Aggregate health for people: slots, mounts, seal, supervised programmes, relays, uptime',
+  summary: 'Aggregate health for people: slots, mounts, seal, supervised programmes, federation (mesh registration or members), relays, uptime',
   tags: ['probes'],
   security: [],
   response: {
@@ -44,6 +45,7 @@ const healthSchema = {
         mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
         seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
         programs: { type: 'object', additionalProperties: true },
+        federation: federationSchema,
         relays: { type: 'object', description: 'present while agent events are published: the relays and which are connected', properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } } },
       },
     },
@@ -79,6 +81,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
       mounts: probes.mounts.states,
       seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
       ...(programs ? { programs } : {}),
+      federation: app.agentbox.federation.status(),
       ...(relays ? { relays } : {}),
     };
   });

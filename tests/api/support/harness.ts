@@ -56,13 +56,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Start the real server on 127.0.0.1 with ephemeral ports. */
-export async function startTestServer(options: { toml?: string; logLevel?: LogLevel } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
+/** Start the real server on 127.0.0.1 with ephemeral ports (or the API on `apiPort`). */
+export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; apiPort?: number } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
   const root = await makeRoot();
   const { manifest, sha256 } = await manifestFrom(options.toml ?? ALL_OFF);
   const logs = captureLogs();
   const logger = createLogger({ level: options.logLevel ?? 'info', destination: logs.destination });
-  const { toml: _toml, logLevel: _level, ...rest } = options;
+  const { toml: _toml, logLevel: _level, apiPort, ...rest } = options;
   let server: RunningServer;
   try {
     server = await startServer({
@@ -73,7 +73,7 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
       manifestSha256: sha256,
       paths: root.paths,
       logger,
-      listen: { apiHost: '127.0.0.1', apiPort: 0, metricsHost: '127.0.0.1', metricsPort: 0 },
+      listen: { apiHost: '127.0.0.1', apiPort: apiPort ?? 0, metricsHost: '127.0.0.1', metricsPort: 0 },
     });
   } catch (err) {
     await root.cleanup();

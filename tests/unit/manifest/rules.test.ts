@@ -310,7 +310,7 @@ t.test('external adapters: every slot needs its own endpoint', async (t) => {
   );
   t.same(await found(ext('orchestrator = "external-stdio"', '\n[integrations.orchestrator]\ncommand = "/opt/orch/bin/orchestrator"\n')), []);
   t.same(
-    await found('[mesh]\nmode = "host"\n\n[adapters]\nevents = "external-http"\n\n[integrations.events]\nurl = "https://events.example.com"\n'),
+    await found('[mesh]\nmode = "host"\nallowed_pubkeys = ["3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"]\n\n[adapters]\nevents = "external-http"\n\n[integrations.events]\nurl = "https://events.example.com"\n'),
     [],
     'a mesh host may use external adapters',
   );
@@ -400,4 +400,22 @@ t.test('parts this build does not provide are refused, with why and what instead
   const codeServer = '[features]\ncode_server = true\n\n[security.exceptions.code-server]\nreason = "editor"\n';
   t.same(await found(codeServer), [], 'a part this build has is accepted');
   t.same(await found('[sovereign_mesh.relay]\nport = 7000\nallowed_kinds = [1]\n'), [], 'relay keys without enabling the relay are not refused');
+});
+
+t.test('mesh host keys', async (t) => {
+  const key = '3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d';
+  const host = (lines: string) => `[mesh]\nmode = "host"\nallowed_pubkeys = ["${key}"]\n${lines}`;
+  t.same(await found(host('registry = "postgres"\n')), ['E039@/mesh/registry_connection_env'], 'postgres without a connection');
+  t.same(await found(host('registry = "postgres"\nregistry_connection_env = "PG"\nregistry_connection_file = "/run/secrets/pg"\n')), ['E039@/mesh/registry_connection_file'], 'both sources');
+  t.same(await found(host('registry = "postgres"\nregistry_connection_file = "/run/secrets/pg"\n')), [], 'a file alone');
+  t.same(await found(host('registry_connection_env = "PG"\n')), [], 'connection keys beside sqlite are not an error on a host');
+  t.same(
+    await found(`[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nallowed_pubkeys = ["${key}"]\nregistry = "postgres"\nregistry_connection_env = "PG"\nregistry_connection_file = "/run/secrets/pg"\n`),
+    ['W014@/mesh/allowed_pubkeys', 'W014@/mesh/registry', 'W014@/mesh/registry_connection_env', 'W014@/mesh/registry_connection_file'],
+    'a client reads none of the host keys (and E039 is a host rule)',
+  );
+  t.same(await found('[mesh]\nmode = "host"\n'), ['W015@/mesh/allowed_pubkeys'], 'a host nobody may join');
+  t.same(await found(`[mesh]\nmode = "host"\nallowed_pubkeys = ["npub180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6wq"]\n`), ['E037@/mesh/allowed_pubkeys/0'], 'a member npub with a bad checksum');
+  t.same(await found('[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nheartbeat_interval_sec = 2\n'), [], 'a client follows its host\'s interval: E020 is a host rule');
+  t.same(await found(host('host_url = "https://mesh.example.com"\n')), ['W005@/mesh/host_url'], 'a host does not register anywhere');
 });

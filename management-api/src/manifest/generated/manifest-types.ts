@@ -128,15 +128,15 @@ export interface Manifest {
    */
   mesh: {
     /**
-     * standalone: no mesh. client: register with the host at host_url. host: run the registry other boxes join.
+     * standalone: no mesh, no network call to any host. client: register with the host at host_url, heartbeat, deregister on stop (state in /health and /v1/meta). host: accept registrations from allowed_pubkeys, evict members that miss three heartbeats, list them at GET /v1/mesh/members.
      */
     mode: 'standalone' | 'client' | 'host';
     /**
-     * URL of the mesh host's API (mode client).
+     * Mode client: URL of the mesh host's API; the box registers there at start, heartbeats, and deregisters when it stops.
      */
     host_url: string;
     /**
-     * Seconds between heartbeats; a member missing three is evicted.
+     * Mode host: seconds between the heartbeats the host asks of its members (told to them at registration); a member that misses three is evicted. Mode client: ignored, the host decides.
      */
     heartbeat_interval_sec: number;
     /**
@@ -147,6 +147,22 @@ export interface Manifest {
      * Public key (64 hex characters or npub) of the mesh host: it may call the management API with NIP-98 signed requests, like an operator key. Empty: none.
      */
     host_pubkey: string;
+    /**
+     * Mode host: public keys (64 hex characters or npub, see `agentbox identity`) of the boxes that may register with this host (POST /v1/register, signed with NIP-98). A valid signature from any other key is refused (401).
+     */
+    allowed_pubkeys: string[];
+    /**
+     * Mode host: where the members are kept. sqlite: a file on the state volume (one host). postgres: a shared Postgres database, so several host replicas behind one address serve the same mesh.
+     */
+    registry: 'sqlite' | 'postgres';
+    /**
+     * Mode host, registry postgres: NAME of the environment variable holding the Postgres connection string (never the string itself).
+     */
+    registry_connection_env: string;
+    /**
+     * Mode host, registry postgres: path of a 0600 secret file holding the Postgres connection string.
+     */
+    registry_connection_file: string;
   };
   /**
    * Nostr: the box's own identity, publishing of agent events to relays, and an optional embedded relay.

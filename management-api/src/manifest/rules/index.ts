@@ -36,6 +36,7 @@ import { malformedUrl } from './e035-malformed-url.js';
 import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { malformedPubkey } from './e037-malformed-pubkey.js';
 import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
+import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -48,6 +49,8 @@ import { allowedPubkeysIgnored } from './w009-allowed-pubkeys-ignored.js';
 import { exposedRelayOnLoopback } from './w010-exposed-relay-on-loopback.js';
 import { strictImmutableDisabled } from './w011-strict-immutable-disabled.js';
 import { auditAcknowledgedWithoutPrivilege } from './w012-audit-acknowledged-without-privilege.js';
+import { meshHostKeysIgnored } from './w014-mesh-host-keys-ignored.js';
+import { meshHostWithoutMembers } from './w015-mesh-host-without-members.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -87,6 +90,7 @@ export const ruleCatalogue: readonly Rule[] = [
   unavailableInThisBuild,
   malformedPubkey,
   agentMemoryAboveContainer,
+  meshRegistryConnection,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -99,6 +103,8 @@ export const ruleCatalogue: readonly Rule[] = [
   exposedRelayOnLoopback,
   strictImmutableDisabled,
   auditAcknowledgedWithoutPrivilege,
+  meshHostKeysIgnored,
+  meshHostWithoutMembers,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */

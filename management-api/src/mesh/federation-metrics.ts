@@ -1,0 +1,43 @@
+// Metrics of federation: a client's registration state and calls, a host's members, heartbeats and evictions (bounded labels only).
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** A mesh client's states; `disabled` when the box is not a client. */
+export const CLIENT_STATES = ['disabled', 'registering', 'registered', 'backing_off'] as const;
+/** One of {@link CLIENT_STATES}. */
+export type ClientState = (typeof CLIENT_STATES)[number];
+
+/** The federation metrics. */
+export interface FederationMetrics {
+  /** `agentbox_mesh_client_state{state}`: 1 for the client's current state, 0 for the others. */
+  clientState: Gauge<'state'>;
+  /** `agentbox_mesh_client_calls_total{call, outcome}`: register/heartbeat/deregister calls by outcome (ok, gone, refused, error). */
+  clientCalls: Counter<'call' | 'outcome'>;
+  /** `agentbox_mesh_host_members{state}`: members of this host by state (registered, evicted), as of the last sweep. */
+  hostMembers: Gauge<'state'>;
+  /** `agentbox_mesh_host_requests_total{call, outcome}`: member calls this host answered (register, heartbeat, deregister) by outcome (ok, gone). */
+  hostRequests: Counter<'call' | 'outcome'>;
+  /** `agentbox_mesh_host_evictions_total`: members this replica evicted after three missed heartbeats. */
+  hostEvictions: Counter;
+}
+
+/** Create the federation metrics in `registry`. */
+export function createFederationMetrics(registry: Registry): FederationMetrics {
+  const registers = [registry];
+  return {
+    clientState: new Gauge({ name: 'agentbox_mesh_client_state', help: 'Mesh client state: 1 for the current one of disabled, registering, registered, backing_off.', labelNames: ['state'] as const, registers }),
+    clientCalls: new Counter({
+      name: 'agentbox_mesh_client_calls_total',
+      help: 'Calls of this box to its mesh host, by call (register, heartbeat, deregister) and outcome (ok; gone: the host no longer knows the session; refused: a 4xx answer; error: unreachable, timeout or 5xx).',
+      labelNames: ['call', 'outcome'] as const,
+      registers,
+    }),
+    hostMembers: new Gauge({ name: 'agentbox_mesh_host_members', help: 'Members of this mesh host by state (registered, evicted), as of the last sweep.', labelNames: ['state'] as const, registers }),
+    hostRequests: new Counter({
+      name: 'agentbox_mesh_host_requests_total',
+      help: 'Member calls answered by this mesh host, by call (register, heartbeat, deregister) and outcome (ok; gone: unknown or evicted session, 410).',
+      labelNames: ['call', 'outcome'] as const,
+      registers,
+    }),
+    hostEvictions: new Counter({ name: 'agentbox_mesh_host_evictions_total', help: 'Members this host replica evicted after three missed heartbeat intervals.', registers }),
+  };
+}

@@ -1,0 +1,86 @@
+// Federation by mesh.mode: standalone does nothing (no network call at all), client registers with its host, host runs the registry.
+import type { Logger } from 'pino';
+import type { AdapterResolver } from '../adapters/resolver.js';
+import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import type { ReadinessSources } from '../probes/readiness-sources.js';
+import type { RuntimePaths } from '../runtime-paths.js';
+import { FederationClient, type ClientStatus, type ClientTiming } from './client/federation-client.js';
+import { memberReport } from './client/member-report.js';
+import type { FederationMetrics } from './federation-metrics.js';
+import { MeshHost, type HostStatus } from './host/mesh-host.js';
+import type { BoxIdentity } from './identity.js';
+
+/** What /health and /v1/meta show under `federation`. */
+export type FederationStatus = { mode: 'standalone'; state: 'disabled' } | ClientStatus | HostStatus;
+
+/** The box's part in a mesh. */
+export interface Federation {
+  /** Set in mode host. */
+  host: MeshHost | undefined;
+  /** Set in mode client. */
+  client: FederationClient | undefined;
+  status(): FederationStatus;
+  /** The API listens at `apiUrl`: a client registers, a host announces this replica. */
+  listening(apiUrl: string): void;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startFederation}. */
+export interface FederationOptions {
+  manifest: NormalizedManifest;
+  manifestSha256: string;
+  imageHash: string;
+  paths: RuntimePaths;
+  env: Readonly<Record<string, string | undefined>>;
+  identity: BoxIdentity;
+  logger: Logger;
+  metrics: FederationMetrics;
+  clock: () => Date;
+  clientTiming?: Partial<ClientTiming>;
+}
+
+/**
+ * Start the box's part: a host opens its registry now (a registry that cannot be opened stops the
+ * API from starting); a client is built now and registers once the API listens, with the
+ * resolver and readiness (`bind`) it reports from.
+ */
+export async function startFederation(options: FederationOptions): Promise<Federation & { bind(parts: { resolver: AdapterResolver; probes: ReadinessSources }): void }> {
+  const { manifest, metrics } = options;
+  const mode = manifest.mesh.mode;
+  metrics.clientState.set({ state: 'disabled' }, mode === 'client' ? 0 : 1);
+  const host = mode === 'host' ? await MeshHost.start({ ...options }) : undefined;
+  let client: FederationClient | undefined;
+  let parts: { resolver: AdapterResolver; probes: ReadinessSources } | undefined;
+  return {
+    host,
+    get client() {
+      return client;
+    },
+    bind(p) {
+      parts = p;
+      if (mode !== 'client') return;
+      client = new FederationClient({
+        hostUrl: manifest.mesh.host_url,
+        identity: options.identity,
+        report: memberReport({ pubkey: options.identity.pubkey, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: p.resolver, probes: () => parts?.probes }),
+        logger: options.logger.child({ component: 'mesh-client' }),
+        metrics,
+        clock: options.clock,
+        ...(options.clientTiming ? { timing: options.clientTiming } : {}),
+      });
+    },
+    status() {
+      if (host) return host.status();
+      if (client) return client.status();
+      return { mode: 'standalone', state: 'disabled' };
+    },
+    listening(apiUrl) {
+      host?.setApiUrl(apiUrl);
+      client?.start(apiUrl);
+    },
+    async close() {
+      await client?.close();
+      await host?.close();
+    },
+  };
+}

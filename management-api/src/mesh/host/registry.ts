@@ -1,0 +1,88 @@
+// The mesh host's member registry: what a member is, and the operations both stores (SQLite, Postgres) provide.
+import type { TokenLedger } from '../nip98.js';
+
+/** What a box says about itself when it registers (POST /v1/register). */
+export interface Registration {
+  /** The member's hex public key (the NIP-98 signer). */
+  pubkey: string;
+  imageHash: string;
+  manifestSha256: string;
+  /** Adapter implementation per slot. */
+  adapters: Record<string, string>;
+  /** Contract version per slot. */
+  contractVersions: Record<string, string>;
+  /** Where the member's own API answers. */
+  apiEndpoint: string;
+  capacity: Capacity;
+}
+
+/** A member's room for work, reported at registration and with every heartbeat. */
+export interface Capacity {
+  agents_running: number;
+  free_memory_bytes: number;
+}
+
+/** What a heartbeat carries. */
+export interface Beat {
+  health: Record<string, unknown>;
+  capacity: Capacity;
+}
+
+/** `registered` while heartbeats arrive; `evicted` after three missed intervals (kept, listed, until it registers again). */
+export type MemberState = 'registered' | 'evicted';
+
+/** One member as GET /v1/mesh/members lists it (times are ISO strings from the registry's clock). */
+export interface MemberRecord {
+  pubkey: string;
+  sessionId: string;
+  state: MemberState;
+  apiEndpoint: string;
+  imageHash: string;
+  manifestSha256: string;
+  adapters: Record<string, string>;
+  contractVersions: Record<string, string>;
+  health: Record<string, unknown> | null;
+  capacity: Capacity;
+  registeredAt: string;
+  lastHeartbeatAt: string;
+  evictedAt: string | null;
+}
+
+/** A member just evicted (for the log and the metrics). */
+export interface Eviction {
+  pubkey: string;
+  sessionId: string;
+}
+
+/**
+ * The registry. Every decision that matters is taken by the store in one statement against its
+ * own clock (the database's for Postgres), so host replicas sharing a store agree: a heartbeat
+ * succeeds only for a registered session whose deadline has not passed, and it moves the
+ * deadline `ttlMs` on. Nothing a replica keeps in memory changes an answer.
+ */
+export interface MeshRegistry extends TokenLedger {
+  /** `sqlite` or `postgres`. */
+  readonly kind: 'sqlite' | 'postgres';
+  /** Create the tables when absent. */
+  open(): Promise<void>;
+  /** Register (or register again) `member` under a new session id; an older session of the same key ends. */
+  register(member: Registration, sessionId: string, ttlMs: number): Promise<MemberRecord>;
+  /** Record a heartbeat; false when the session is unknown, belongs to another key, is evicted or has just missed its deadline. */
+  heartbeat(sessionId: string, pubkey: string, beat: Beat, ttlMs: number): Promise<boolean>;
+  /** End a session; false when there was none for this key. */
+  deregister(sessionId: string, pubkey: string): Promise<boolean>;
+  /** Mark every registered member past its deadline evicted, forget evicted members after `forgetMs`, and return those evicted now. */
+  evictExpired(forgetMs: number): Promise<Eviction[]>;
+  /** Every member, oldest registration first (after evicting the expired). */
+  members(forgetMs: number): Promise<MemberRecord[]>;
+  /** Record that a host replica answers at `url` for the next `ttlMs`. */
+  announceReplica(url: string, ttlMs: number): Promise<void>;
+  /** The API URLs of the host replicas seen within their announced time. */
+  replicas(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** The registry cannot answer (its database is unreachable or failed); the routes answer 503. */
+export class RegistryUnavailableError extends Error {
+  override name = 'RegistryUnavailableError';
+}

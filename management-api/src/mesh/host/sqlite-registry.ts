@@ -1,0 +1,176 @@
+// The member registry in one SQLite file on the state volume (one host process), times in ms from an injected clock.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import type { Beat, Eviction, MemberRecord, MeshRegistry, Registration } from './registry.js';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS mesh_members (
+  pubkey TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL UNIQUE,
+  state TEXT NOT NULL,
+  api_endpoint TEXT NOT NULL,
+  image_hash TEXT NOT NULL,
+  manifest_sha256 TEXT NOT NULL,
+  adapters TEXT NOT NULL,
+  contract_versions TEXT NOT NULL,
+  health TEXT,
+  capacity TEXT NOT NULL,
+  registered_at INTEGER NOT NULL,
+  last_heartbeat_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  evicted_at INTEGER
+);
+CREATE TABLE IF NOT EXISTS mesh_tokens (sig TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS mesh_tokens_expiry ON mesh_tokens (expires_at);
+CREATE INDEX IF NOT EXISTS mesh_members_expiry ON mesh_members (state, expires_at);
+CREATE TABLE IF NOT EXISTS mesh_replicas (url TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+`;
+
+interface Row {
+  pubkey: string;
+  session_id: string;
+  state: 'registered' | 'evicted';
+  api_endpoint: string;
+  image_hash: string;
+  manifest_sha256: string;
+  adapters: string;
+  contract_versions: string;
+  health: string | null;
+  capacity: string;
+  registered_at: number;
+  last_heartbeat_at: number;
+  evicted_at: number | null;
+}
+
+const iso = (ms: number): string => new Date(ms).toISOString();
+
+function toRecord(r: Row): MemberRecord {
+  return {
+    pubkey: r.pubkey,
+    sessionId: r.session_id,
+    state: r.state,
+    apiEndpoint: r.api_endpoint,
+    imageHash: r.image_hash,
+    manifestSha256: r.manifest_sha256,
+    adapters: JSON.parse(r.adapters) as Record<string, string>,
+    contractVersions: JSON.parse(r.contract_versions) as Record<string, string>,
+    health: r.health === null ? null : (JSON.parse(r.health) as Record<string, unknown>),
+    capacity: JSON.parse(r.capacity) as MemberRecord['capacity'],
+    registeredAt: iso(r.registered_at),
+    lastHeartbeatAt: iso(r.last_heartbeat_at),
+    evictedAt: r.evicted_at === null ? null : iso(r.evicted_at),
+  };
+}
+
+/** The SQLite registry. `clock` is the host's (tests inject one to pass the eviction deadline without waiting). */
+export class SqliteRegistry implements MeshRegistry {
+  readonly kind = 'sqlite';
+  #db: Database | undefined;
+  #s: Record<string, Statement> = {};
+  #nextTokenSweep = 0;
+
+  constructor(
+    private readonly file: string,
+    private readonly clock: () => Date,
+  ) {}
+
+  async open(): Promise<void> {
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const db = new BetterSqlite3(this.file, { timeout: 5_000 });
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.exec(SCHEMA);
+    this.#db = db;
+    this.#s = {
+      register: db.prepare(`INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at)
+        VALUES (@pubkey, @sessionId, 'registered', @apiEndpoint, @imageHash, @manifestSha256, @adapters, @contractVersions, NULL, @capacity, @now, @now, @expires, NULL)
+        ON CONFLICT (pubkey) DO UPDATE SET session_id = excluded.session_id, state = 'registered', api_endpoint = excluded.api_endpoint, image_hash = excluded.image_hash,
+          manifest_sha256 = excluded.manifest_sha256, adapters = excluded.adapters, contract_versions = excluded.contract_versions, health = NULL, capacity = excluded.capacity,
+          registered_at = excluded.registered_at, last_heartbeat_at = excluded.last_heartbeat_at, expires_at = excluded.expires_at, evicted_at = NULL
+        RETURNING *`),
+      beat: db.prepare(`UPDATE mesh_members SET health = @health, capacity = @capacity, last_heartbeat_at = @now, expires_at = @expires
+        WHERE session_id = @sessionId AND pubkey = @pubkey AND state = 'registered' AND expires_at >= @now RETURNING pubkey`),
+      deregister: db.prepare(`DELETE FROM mesh_members WHERE session_id = ? AND pubkey = ? RETURNING pubkey`),
+      evict: db.prepare(`UPDATE mesh_members SET state = 'evicted', evicted_at = @now WHERE state = 'registered' AND expires_at < @now RETURNING pubkey, session_id`),
+      forget: db.prepare(`DELETE FROM mesh_members WHERE state = 'evicted' AND evicted_at < @before`),
+      members: db.prepare(`SELECT * FROM mesh_members ORDER BY registered_at, pubkey`),
+      admit: db.prepare(`INSERT INTO mesh_tokens (sig, expires_at) VALUES (@sig, @expires) ON CONFLICT (sig) DO UPDATE SET expires_at = excluded.expires_at WHERE mesh_tokens.expires_at < @now RETURNING sig`),
+      sweepTokens: db.prepare(`DELETE FROM mesh_tokens WHERE expires_at < ?`),
+      announce: db.prepare(`INSERT INTO mesh_replicas (url, expires_at) VALUES (@url, @expires) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`),
+      replicas: db.prepare(`SELECT url FROM mesh_replicas WHERE expires_at >= ? ORDER BY url`),
+    };
+  }
+
+  #stmt(name: string): Statement {
+    const s = this.#s[name];
+    if (!s) throw new Error(`the mesh registry ${this.file} is not open`);
+    return s;
+  }
+
+  #now(): number {
+    return this.clock().getTime();
+  }
+
+  async register(m: Registration, sessionId: string, ttlMs: number): Promise<MemberRecord> {
+    const now = this.#now();
+    const row = this.#stmt('register').get({
+      pubkey: m.pubkey,
+      sessionId,
+      apiEndpoint: m.apiEndpoint,
+      imageHash: m.imageHash,
+      manifestSha256: m.manifestSha256,
+      adapters: JSON.stringify(m.adapters),
+      contractVersions: JSON.stringify(m.contractVersions),
+      capacity: JSON.stringify(m.capacity),
+      now,
+      expires: now + ttlMs,
+    }) as Row;
+    return toRecord(row);
+  }
+
+  async heartbeat(sessionId: string, pubkey: string, beat: Beat, ttlMs: number): Promise<boolean> {
+    const now = this.#now();
+    return this.#stmt('beat').get({ sessionId, pubkey, health: JSON.stringify(beat.health), capacity: JSON.stringify(beat.capacity), now, expires: now + ttlMs }) !== undefined;
+  }
+
+  async deregister(sessionId: string, pubkey: string): Promise<boolean> {
+    return this.#stmt('deregister').get(sessionId, pubkey) !== undefined;
+  }
+
+  async evictExpired(forgetMs: number): Promise<Eviction[]> {
+    const now = this.#now();
+    const evicted = this.#stmt('evict').all({ now }) as Array<{ pubkey: string; session_id: string }>;
+    this.#stmt('forget').run({ before: now - forgetMs });
+    return evicted.map((r) => ({ pubkey: r.pubkey, sessionId: r.session_id }));
+  }
+
+  async members(forgetMs: number): Promise<MemberRecord[]> {
+    await this.evictExpired(forgetMs);
+    return (this.#stmt('members').all() as Row[]).map(toRecord);
+  }
+
+  admit(id: string, expiresAt: number, now: number): 'fresh' | 'replayed' {
+    // Token times are NIP-98 seconds from the verifier's clock. Spent tokens past their window are
+    // swept at most once a second: an old row only costs space, the admit statement ignores it.
+    if (now >= this.#nextTokenSweep) {
+      this.#nextTokenSweep = now + 1;
+      this.#stmt('sweepTokens').run(now);
+    }
+    return this.#stmt('admit').get({ sig: id, expires: expiresAt, now }) === undefined ? 'replayed' : 'fresh';
+  }
+
+  async announceReplica(url: string, ttlMs: number): Promise<void> {
+    this.#stmt('announce').run({ url, expires: this.#now() + ttlMs });
+  }
+
+  async replicas(): Promise<string[]> {
+    return (this.#stmt('replicas').all(this.#now()) as Array<{ url: string }>).map((r) => r.url);
+  }
+
+  async close(): Promise<void> {
+    this.#db?.close();
+    this.#db = undefined;
+    this.#s = {};
+  }
+}

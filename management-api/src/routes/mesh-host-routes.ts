@@ -1,0 +1,163 @@
+// Host mode routes: members register, heartbeat and deregister (NIP-98 by an allowed key); operators list the members.
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { npubEncode } from 'nostr-tools/nip19';
+import '../app-state.js';
+import { requestUrl } from '../auth/nip98-auth.js';
+import { ApiError, errorBodySchema } from '../errors.js';
+import { pubkeyToHex } from '../mesh/identity.js';
+import { FORGET_EVICTED_MS, registryCall, type MeshHost } from '../mesh/host/mesh-host.js';
+import type { Beat, MemberRecord, Registration } from '../mesh/host/registry.js';
+
+const PUBKEY = '^([0-9a-f]{64}|npub1[02-9ac-hj-np-z]{58})$';
+const capacitySchema = {
+  type: 'object',
+  required: ['agents_running', 'free_memory_bytes'],
+  properties: { agents_running: { type: 'integer', minimum: 0 }, free_memory_bytes: { type: 'integer', minimum: 0 } },
+} as const;
+const stringMap = { type: 'object', maxProperties: 32, additionalProperties: { type: 'string', maxLength: 200 } } as const;
+const sessionParams = { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', pattern: '^[0-9a-f-]{36}$' } } } as const;
+const memberErrors = { 400: errorBodySchema, 401: errorBodySchema, 410: errorBodySchema, 503: errorBodySchema };
+
+const registerSchema = {
+  summary: 'Mesh host: register a member box (NIP-98 signed by a key of mesh.allowed_pubkeys; pubkey must be the signer). Answers the session, the heartbeat interval and the endpoints to use from then on',
+  tags: ['mesh'],
+  security: [{ nostr: [] }],
+  body: {
+    type: 'object',
+    required: ['pubkey', 'image_hash', 'manifest_sha256', 'adapters', 'contract_versions', 'api_endpoint', 'capacity'],
+    properties: {
+      pubkey: { type: 'string', pattern: PUBKEY },
+      image_hash: { type: 'string', maxLength: 200 },
+      manifest_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+      adapters: stringMap,
+      contract_versions: stringMap,
+      api_endpoint: { type: 'string', pattern: '^https?://', maxLength: 2000 },
+      capacity: capacitySchema,
+    },
+  },
+  response: {
+    201: {
+      type: 'object',
+      properties: {
+        session_id: { type: 'string' },
+        heartbeat_interval_sec: { type: 'integer' },
+        endpoints: { type: 'object', properties: { heartbeat: { type: 'string' }, deregister: { type: 'string' }, members: { type: 'string' } } },
+        replicas: { type: 'array', items: { type: 'string' }, description: 'API URLs of the host replicas sharing this registry; a member may send its calls to another one when the one it uses is unreachable' },
+      },
+    },
+    ...memberErrors,
+  },
+};
+
+const heartbeatSchema = {
+  summary: 'Mesh host: a member heartbeat with its health and capacity; 410 when the session is unknown, ended or evicted (register again)',
+  tags: ['mesh'],
+  security: [{ nostr: [] }],
+  params: sessionParams,
+  body: {
+    type: 'object',
+    required: ['health', 'capacity'],
+    properties: {
+      health: { type: 'object', maxProperties: 32, required: ['ready', 'status'], properties: { ready: { type: 'boolean' }, status: { type: 'string', maxLength: 40 } } },
+      capacity: capacitySchema,
+    },
+  },
+  response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' } } }, ...memberErrors },
+};
+
+const memberSchema = {
+  type: 'object',
+  properties: {
+    pubkey: { type: 'string' },
+    npub: { type: 'string' },
+    state: { type: 'string', enum: ['registered', 'evicted'] },
+    api_endpoint: { type: 'string' },
+    image_hash: { type: 'string' },
+    manifest_sha256: { type: 'string' },
+    adapters: { type: 'object', additionalProperties: { type: 'string' } },
+    contract_versions: { type: 'object', additionalProperties: { type: 'string' } },
+    health: { type: ['object', 'null'], additionalProperties: true },
+    capacity: { type: 'object', additionalProperties: true },
+    registered_at: { type: 'string' },
+    last_heartbeat_at: { type: 'string' },
+    evicted_at: { type: ['string', 'null'] },
+  },
+};
+
+type RegisterBody = { pubkey: string; image_hash: string; manifest_sha256: string; adapters: Record<string, string>; contract_versions: Record<string, string>; api_endpoint: string; capacity: Registration['capacity'] };
+
+/** The member's hex key: the NIP-98 signer (the member gate always sets it on these routes). */
+function signer(request: FastifyRequest): string {
+  const pubkey = request.nip98?.event.pubkey;
+  if (!pubkey) throw new ApiError('ABX_ERR_AUTH_REQUIRED', 'mesh member routes require a NIP-98 signed request');
+  return pubkey;
+}
+
+const gone = (id: string): ApiError => new ApiError('ABX_ERR_MESH_SESSION_GONE', `no live mesh session ${id} for this key (unknown, ended, or evicted after missed heartbeats): register again with POST /v1/register`);
+
+function memberView(m: MemberRecord) {
+  return {
+    pubkey: m.pubkey,
+    npub: npubEncode(m.pubkey),
+    state: m.state,
+    api_endpoint: m.apiEndpoint,
+    image_hash: m.imageHash,
+    manifest_sha256: m.manifestSha256,
+    adapters: m.adapters,
+    contract_versions: m.contractVersions,
+    health: m.health,
+    capacity: m.capacity,
+    registered_at: m.registeredAt,
+    last_heartbeat_at: m.lastHeartbeatAt,
+    evicted_at: m.evictedAt,
+  };
+}
+
+/** Register the host routes (only in mode host). */
+export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): void {
+  const member = { config: { meshMember: true }, bodyLimit: 64 * 1024 } as const;
+  const metrics = host.metrics;
+
+  app.post<{ Body: RegisterBody }>('/v1/register', { ...member, schema: registerSchema }, async (request, reply) => {
+    const pubkey = signer(request);
+    if (pubkeyToHex(request.body.pubkey) !== pubkey) throw new ApiError('ABX_ERR_VALIDATION', `body.pubkey must be the key that signed the request (${pubkey})`);
+    const b = request.body;
+    const sessionId = randomUUID();
+    const registration: Registration = { pubkey, imageHash: b.image_hash, manifestSha256: b.manifest_sha256, adapters: b.adapters, contractVersions: b.contract_versions, apiEndpoint: b.api_endpoint, capacity: b.capacity };
+    await registryCall(() => host.registry.register(registration, sessionId, host.ttlMs));
+    const replicas = await registryCall(() => host.registry.replicas());
+    metrics.hostRequests.inc({ call: 'register', outcome: 'ok' });
+    request.log.info({ event: 'MeshMemberRegistered', pubkey, sessionId, apiEndpoint: b.api_endpoint }, `mesh member ${pubkey} registered`);
+    // The endpoints are on the address the member reached (a shared address stays shared).
+    const base = new URL(requestUrl(request)).origin;
+    void reply.code(201);
+    return {
+      session_id: sessionId,
+      heartbeat_interval_sec: host.heartbeatIntervalSec,
+      endpoints: { heartbeat: `${base}/v1/mesh/sessions/${sessionId}/heartbeat`, deregister: `${base}/v1/mesh/sessions/${sessionId}`, members: `${base}/v1/mesh/members` },
+      replicas,
+    };
+  });
+
+  app.post<{ Params: { session_id: string }; Body: Beat }>('/v1/mesh/sessions/:session_id/heartbeat', { ...member, schema: heartbeatSchema }, async (request) => {
+    const ok = await registryCall(() => host.registry.heartbeat(request.params.session_id, signer(request), request.body, host.ttlMs));
+    metrics.hostRequests.inc({ call: 'heartbeat', outcome: ok ? 'ok' : 'gone' });
+    if (!ok) throw gone(request.params.session_id);
+    return { heartbeat_interval_sec: host.heartbeatIntervalSec };
+  });
+
+  app.delete<{ Params: { session_id: string } }>('/v1/mesh/sessions/:session_id', { ...member, schema: { summary: 'Mesh host: end a member session (204); later heartbeats get 410', tags: ['mesh'], security: [{ nostr: [] }], params: sessionParams, response: { 204: { type: 'null' }, ...memberErrors } } }, async (request, reply) => {
+    const pubkey = signer(request);
+    const ok = await registryCall(() => host.registry.deregister(request.params.session_id, pubkey));
+    metrics.hostRequests.inc({ call: 'deregister', outcome: ok ? 'ok' : 'gone' });
+    if (!ok) throw gone(request.params.session_id);
+    request.log.info({ event: 'MeshMemberDeregistered', pubkey, sessionId: request.params.session_id }, `mesh member ${pubkey} deregistered`);
+    void reply.code(204);
+  });
+
+  app.get('/v1/mesh/members', { schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => {
+    const members = await registryCall(() => host.registry.members(FORGET_EVICTED_MS));
+    return { heartbeat_interval_sec: host.heartbeatIntervalSec, members: members.map(memberView) };
+  });
+}
