@@ -35,8 +35,8 @@ import { malformedExceptionVolume } from './e034-malformed-exception-volume.js';
 import { malformedUrl } from './e035-malformed-url.js';
 import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { malformedPubkey } from './e037-malformed-pubkey.js';
-import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
 import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
+import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -89,8 +89,8 @@ export const ruleCatalogue: readonly Rule[] = [
   malformedUrl,
   unavailableInThisBuild,
   malformedPubkey,
-  agentMemoryAboveContainer,
   meshRegistryConnection,
+  agentMemoryAboveContainer,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
