@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import '../app-state.js';
 import { errorBodySchema } from '../errors.js';
+import { sandboxStatusSchema } from '../sandbox/sandbox-report.js';
 
 const adapterSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, contractVersion: { type: 'string' }, state: { type: 'string' } } };
 
@@ -21,6 +22,7 @@ const metaSchema = {
         federation: { type: 'object', properties: { mode: { type: 'string' } } },
         adapters: { type: 'object', additionalProperties: adapterSchema },
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
+        sandbox: sandboxStatusSchema,
       },
     },
     401: errorBodySchema,
@@ -40,6 +42,7 @@ export function registerMetaRoute(app: FastifyInstance): void {
       federation: { mode: manifest.mesh.mode },
       adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
       metrics: { url: metricsUrl },
+      sandbox: app.agentbox.sandbox.status(),
     };
   });
 }

@@ -5,6 +5,7 @@ import type {} from '@fastify/otel';
 import '../app-state.js';
 import { isSlotUsable } from '../adapters/slot-state.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
+import { sandboxStatusSchema } from '../sandbox/sandbox-report.js';
 
 // Probes are polled every few seconds: keep them out of info logs and traces. They share one
 // warn-level child logger, made once: a per-request child with its own level costs more than
@@ -44,6 +45,7 @@ const healthSchema = {
         mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
         seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
         programs: { type: 'object', additionalProperties: true },
+        sandbox: sandboxStatusSchema,
         relays: { type: 'object', description: 'present while agent events are published: the relays and which are connected', properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } } },
       },
     },
@@ -66,7 +68,9 @@ export function registerProbeRoutes(app: FastifyInstance): void {
   app.get('/health', { ...probeRoute, schema: healthSchema }, async (request, reply) => {
     const { resolver, probes, clock, startedAt, paths } = app.agentbox;
     const statuses = resolver.statuses();
-    const degraded = statuses.some((s) => !isSlotUsable(s.state));
+    const sandbox = app.agentbox.sandbox.status();
+    // A box whose agents cannot be confined refuses every spawn: degraded, though still ready for the rest.
+    const degraded = statuses.some((s) => !isSlotUsable(s.state)) || sandbox.mode === 'unavailable';
     const programs = await app.agentbox.programs();
     const relays = app.agentbox.agentEvents.relayStatus();
     void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
@@ -79,6 +83,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
       mounts: probes.mounts.states,
       seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
       ...(programs ? { programs } : {}),
+      sandbox,
       ...(relays ? { relays } : {}),
     };
   });
