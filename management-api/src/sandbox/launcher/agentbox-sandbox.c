@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <netinet/in.h>
@@ -187,6 +189,25 @@ static void install_seccomp(int allow_unix) {
   if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die_errno(EXIT_SETUP, "seccomp", "filter refused");
 }
 
+/* Started with capabilities (the local mode as root): drop them all, for good, before exec. Without
+ * this a root agent keeps CAP_SYS_MODULE, CAP_DAC_OVERRIDE … and regains them at every exec. In the
+ * container (uid 1000, cap_drop ALL) there is nothing to drop. */
+static void drop_capabilities(void) {
+  struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
+  struct __user_cap_data_struct data[2] = {{0}};
+  if (syscall(SYS_capget, &head, data) != 0) die_errno(EXIT_SETUP, "capget", "failed");
+  int any = 0;
+  for (int c = 0; c <= CAP_LAST_CAP; c++) any |= prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1;
+  if (!(data[0].permitted | data[1].permitted)) return; /* cannot gain any back under no_new_privs */
+  for (int c = 0; any && c <= CAP_LAST_CAP; c++)
+    if (prctl(PR_CAPBSET_READ, c, 0, 0, 0) == 1 && prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_CAPBSET_DROP");
+  /* uid 0 must not regain capabilities at exec (securebits), then clear every set. */
+  if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_SECUREBITS");
+  if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_CAP_AMBIENT_CLEAR_ALL");
+  memset(data, 0, sizeof data);
+  if (syscall(SYS_capset, &head, data) != 0) die_errno(EXIT_SETUP, "capset", "failed");
+}
+
 static unsigned long long number(const char *text, const char *what) {
   char *end;
   errno = 0;
@@ -253,6 +274,7 @@ int main(int argc, char **argv) {
     return EXIT_ABI;
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_NO_NEW_PRIVS");
+  drop_capabilities();
   uint64_t handled = fs_handled(abi);
   /* Bind is handled and never granted: an agent must not squat a port the box's services restart on. */
   struct ll_ruleset_attr attr = {.handled_access_fs = handled, .handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP, .scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL};
