@@ -50,15 +50,45 @@ rec {
     if candidate.success && candidate.value != null then candidate.value else pkgs.nodejs_22;
 
   /**
+    The agent sandbox launcher: one C file (libc and kernel headers only, no libseccomp), compiled
+    with the pinned stdenv; the application carries it at image.sandboxLauncher.binary.
+    - src: the source tree (holds image.sandboxLauncher.source)
+    - version: the package version
+  */
+  sandboxLauncher =
+    { src, version }:
+    pkgs.stdenv.mkDerivation {
+      pname = "agentbox-sandbox";
+      inherit version;
+      dontUnpack = true;
+      buildPhase = ''
+        runHook preBuild
+        $CC -O2 -Wall -Wextra -Werror -o agentbox-sandbox ${src}/${facts.image.sandboxLauncher.source}
+        runHook postBuild
+      '';
+      installPhase = ''
+        runHook preInstall
+        install -D -m 0755 agentbox-sandbox $out/bin/agentbox-sandbox
+        runHook postInstall
+      '';
+      meta.mainProgram = "agentbox-sandbox";
+    };
+
+  /**
     The agentbox application: compiled TypeScript (`npm run build`), production node_modules,
     schema, lib and the box's commands. Layout under $out/opt/agentbox (the image's /opt/agentbox): dist/,
     node_modules/, package.json, schema/, lib/, config/, and bin -> config/bin (the commands the
     generated supervisord.conf runs). $out/bin/agentbox is the CLI.
     - src: the source tree (package.json, package-lock.json, tsconfig.json, sources)
     - version: the package version
+    - launcher: the sandbox launcher package (default: sandboxLauncher of the same source)
   */
   managementApi =
-    { src, version }:
+    {
+      src,
+      version,
+      launcher ? sandboxLauncher { inherit src version; },
+    }:
     let
       lock = npmLock.withRegistryResolved {
         packageLock = builtins.fromJSON (builtins.readFile (src + "/package-lock.json"));
@@ -90,6 +120,7 @@ rec {
         cp -r ${builtins.concatStringsSep " " facts.image.app} "$app/"
         if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
         ln -s config/bin "$out${img.bin}"
+        install -D -m 0755 ${launcher}/bin/agentbox-sandbox "$app/${facts.image.sandboxLauncher.binary}"
         printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/${cliEntry}" > "$out/bin/agentbox"
         chmod +x "$out/bin/agentbox"
         runHook postInstall

@@ -1,11 +1,12 @@
 // The agent sandbox the local orchestrator spawns through: capability probe, per-agent policy, fail-closed refusals.
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterConflictError, AdapterInputError } from '../adapters/adapter-errors.js';
 import { ApiError } from '../errors.js';
 import { installedLauncher, probeLauncher, type SandboxCapability } from './launcher-binary.js';
 import { DEVICES, grantableRoots, launcherArgv, sizeBytes, SYSTEM_READ_ONLY, within, type SandboxPolicy } from './sandbox-policy.js';
 import { hiddenPaths, type SandboxSettings } from './sandbox-settings.js';
+
+// Refusals are plain ApiErrors (400, 409, 503): adapters/adapter.ts names this module, so it must not import back into adapters/.
 
 /** The sandbox is on but cannot be enforced here: 503, naming what is missing. */
 export class SandboxUnavailableError extends ApiError {
@@ -79,9 +80,9 @@ export class AgentSandbox {
     if (!this.settings.enabled) return unconfined(agent);
     const capability = await this.start();
     if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
-    if (agent.cwd === agent.workspace) throw new AdapterInputError('working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)');
+    if (agent.cwd === agent.workspace) throw new ApiError('ABX_ERR_VALIDATION', 'working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)');
     for (const [other, dir] of this.#live) {
-      if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new AdapterConflictError(`working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
+      if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new ApiError('ABX_ERR_CONFLICT', `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
     }
     const { paths, limits } = this.settings;
     await mkdir(paths.tmpDir, { recursive: true });
