@@ -19,6 +19,9 @@ let
   # Mount points of the read-only root (relative to it): the baseline tmpfs paths, and the state
   # volume and workspace, which the box's user owns because it writes there.
   relative = p: builtins.substring 1 (builtins.stringLength p) p;
+
+  # The sandbox launcher's file name (the facts file names its source and place in the app).
+  launcherName = baseNameOf facts.image.sandboxLauncher.binary;
   ownedDirs = map relative [
     runtime.stateDir
     runtime.workspaceDir
@@ -58,20 +61,20 @@ rec {
   sandboxLauncher =
     { src, version }:
     pkgs.stdenv.mkDerivation {
-      pname = "agentbox-sandbox";
+      pname = launcherName;
       inherit version;
       dontUnpack = true;
       buildPhase = ''
         runHook preBuild
-        $CC -O2 -Wall -Wextra -Werror -o agentbox-sandbox ${src}/${facts.image.sandboxLauncher.source}
+        $CC -O2 -Wall -Wextra -Werror -o ${launcherName} ${src}/${facts.image.sandboxLauncher.source}
         runHook postBuild
       '';
       installPhase = ''
         runHook preInstall
-        install -D -m 0755 agentbox-sandbox $out/bin/agentbox-sandbox
+        install -D -m 0755 ${launcherName} $out/bin/${launcherName}
         runHook postInstall
       '';
-      meta.mainProgram = "agentbox-sandbox";
+      meta.mainProgram = launcherName;
     };
 
   /**
@@ -120,7 +123,7 @@ rec {
         cp -r ${builtins.concatStringsSep " " facts.image.app} "$app/"
         if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
         ln -s config/bin "$out${img.bin}"
-        install -D -m 0755 ${launcher}/bin/agentbox-sandbox "$app/${facts.image.sandboxLauncher.binary}"
+        install -D -m 0755 ${launcher}/bin/${launcherName} "$app/${facts.image.sandboxLauncher.binary}"
         printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/${cliEntry}" > "$out/bin/agentbox"
         chmod +x "$out/bin/agentbox"
         runHook postInstall
