@@ -68,7 +68,8 @@
           inherit pkgs;
           nix2container = nix2container.packages.${system}.nix2container;
         };
-        app = images.managementApi { inherit src version; };
+        launcher = images.sandboxLauncher { inherit src version; };
+        app = images.managementApi { inherit src version launcher; };
         box = images.mkBox {
           inherit app version revision;
           manifestFile = ./agentbox.toml;
@@ -98,6 +99,7 @@
           compose = box.compose;
           supervisord-conf = box.supervisordConf;
           management-api = app;
+          sandbox-launcher = launcher;
         };
 
         checks = {

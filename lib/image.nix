@@ -19,6 +19,9 @@ let
   # Mount points of the read-only root (relative to it): the baseline tmpfs paths, and the state
   # volume and workspace, which the box's user owns because it writes there.
   relative = p: builtins.substring 1 (builtins.stringLength p) p;
+
+  # The sandbox launcher's file name (the facts file names its source and place in the app).
+  launcherName = baseNameOf facts.image.sandboxLauncher.binary;
   ownedDirs = map relative [
     runtime.stateDir
     runtime.workspaceDir
@@ -50,15 +53,45 @@ rec {
     if candidate.success && candidate.value != null then candidate.value else pkgs.nodejs_22;
 
   /**
+    The agent sandbox launcher: one C file (libc and kernel headers only, no libseccomp), compiled
+    with the pinned stdenv; the application carries it at image.sandboxLauncher.binary.
+    - src: the source tree (holds image.sandboxLauncher.source)
+    - version: the package version
+  */
+  sandboxLauncher =
+    { src, version }:
+    pkgs.stdenv.mkDerivation {
+      pname = launcherName;
+      inherit version;
+      dontUnpack = true;
+      buildPhase = ''
+        runHook preBuild
+        $CC -O2 -Wall -Wextra -Werror -o ${launcherName} ${src}/${facts.image.sandboxLauncher.source}
+        runHook postBuild
+      '';
+      installPhase = ''
+        runHook preInstall
+        install -D -m 0755 ${launcherName} $out/bin/${launcherName}
+        runHook postInstall
+      '';
+      meta.mainProgram = launcherName;
+    };
+
+  /**
     The agentbox application: compiled TypeScript (`npm run build`), production node_modules,
     schema, lib and the box's commands. Layout under $out/opt/agentbox (the image's /opt/agentbox): dist/,
     node_modules/, package.json, schema/, lib/, config/, and bin -> config/bin (the commands the
     generated supervisord.conf runs). $out/bin/agentbox is the CLI.
     - src: the source tree (package.json, package-lock.json, tsconfig.json, sources)
     - version: the package version
+    - launcher: the sandbox launcher package (default: sandboxLauncher of the same source)
   */
   managementApi =
-    { src, version }:
+    {
+      src,
+      version,
+      launcher ? sandboxLauncher { inherit src version; },
+    }:
     let
       lock = npmLock.withRegistryResolved {
         packageLock = builtins.fromJSON (builtins.readFile (src + "/package-lock.json"));
@@ -90,6 +123,7 @@ rec {
         cp -r ${builtins.concatStringsSep " " facts.image.app} "$app/"
         if [ -d config ]; then cp -r config "$app/"; else mkdir -p "$app/config/bin"; fi
         ln -s config/bin "$out${img.bin}"
+        install -D -m 0755 ${launcher}/bin/${launcherName} "$app/${facts.image.sandboxLauncher.binary}"
         printf '#!/bin/sh\nexec %s %s "$@"\n' "${nodejs}/bin/node" "$app/${cliEntry}" > "$out/bin/agentbox"
         chmod +x "$out/bin/agentbox"
         runHook postInstall

@@ -10,4 +10,5 @@ abx_require_node
 # nix-bin renders the configs (offline evaluation); supervisor runs the box's programmes.
 abx_require_apt nix-bin supervisor
 abx_require_npm_build
+abx_require_launcher
 exec node dist/scripts/agentbox.js up --local "$@"

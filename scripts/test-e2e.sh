@@ -10,4 +10,5 @@ abx_require_node
 abx_require_apt nix-bin supervisor
 abx_require_container_engine
 abx_require_npm_build
+abx_require_launcher
 exec npx tap --disable-coverage tests/e2e/*.test.ts "$@"

@@ -14,6 +14,7 @@ abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-lin
 # docker.io (dockerd), tini, ca-certificates: the container end-to-end cases (tests/e2e).
 abx_require_container_engine
 abx_require_npm_build
+abx_require_launcher
 
 # Some tests run the box as uid 1000 (bubblewrap, supervisord) and Nix builds as its build users:
 # both must reach this checkout. A clone inside a private directory (mktemp -d is 0700) would hide

@@ -8,6 +8,7 @@ import type { IdleCompaction } from './observability/idle-compaction.js';
 import type { ProgramsReport } from './probes/supervisor-programs.js';
 import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
+import type { AgentSandbox } from './sandbox/agent-sandbox.js';
 
 /** Shared state of one API instance. */
 export interface AgentboxState {
@@ -32,6 +33,8 @@ export interface AgentboxState {
   programs: () => Promise<ProgramsReport | undefined>;
   /** Returns memory after bursts of requests (observability/idle-compaction.ts). */
   idleCompaction: IdleCompaction;
+  /** The agent sandbox: its capability probe for /health and /v1/meta. */
+  sandbox: AgentSandbox;
 }
 
 declare module 'fastify' {

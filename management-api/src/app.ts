@@ -5,6 +5,9 @@ import fastifySwagger from '@fastify/swagger';
 import type { Logger } from 'pino';
 import './app-state.js';
 import { AdapterResolver, type ResolverOptions } from './adapters/resolver.js';
+import { AgentSandbox } from './sandbox/agent-sandbox.js';
+import { listeningPort, warnWhenUnconfined } from './sandbox/sandbox-report.js';
+import { sandboxSettings } from './sandbox/sandbox-settings.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
 import { ensureApiKey } from './auth/api-key-file.js';
@@ -136,7 +139,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
 
+  // Agents may connect to the port the API really listens on (0 in the manifest picks one).
+  const sandbox = new AgentSandbox(sandboxSettings(options.manifest, options.paths, () => listeningPort(app)));
   const resolverOptions: ResolverOptions = {
+    sandbox,
     manifest: options.manifest,
     paths: options.paths,
     logger: options.logger,
@@ -200,7 +206,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     startedAt,
     programs: options.programs ?? (() => supervisedPrograms(supervisorSocket(env, options.paths))),
     idleCompaction,
+    sandbox,
   });
+  warnWhenUnconfined(sandbox, options.logger);
 
   registerProbeRoutes(app);
   registerMetaRoute(app);

@@ -79,6 +79,8 @@ export interface ImageFact {
   app: readonly string[];
   /** The CA bundle's path (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS). */
   caBundle: string;
+  /** The agent sandbox launcher: its C source and the compiled binary, both relative to the application (appDir or a checkout). */
+  sandboxLauncher: { source: string; binary: string };
   /** Fixed environment of the image; `@binDir@` is replaced. The manifest-derived variables come from lib/image-config.nix. */
   env: Readonly<Record<string, string>>;
   contents: readonly ImageContentFact[];

@@ -19,6 +19,7 @@ export const errorCodes = {
   ABX_ERR_ADAPTER_TIMEOUT: { status: 504, description: 'The adapter backend did not answer in time.' },
   ABX_ERR_MESH_SESSION_GONE: { status: 410, description: 'Mesh host: the session is unknown, ended or evicted (three missed heartbeats); the member registers again (POST /v1/register).' },
   ABX_ERR_MESH_REGISTRY_UNAVAILABLE: { status: 503, description: "Mesh host: the member registry (SQLite file or Postgres database) cannot answer; the member retries with backoff." },
+  ABX_ERR_SANDBOX_UNAVAILABLE: { status: 503, description: 'Agents run confined (sandbox.enabled) but this host cannot enforce the sandbox; the message names what is missing and no agent was started.' },
   ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
   ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },
 } as const satisfies Record<`ABX_ERR_${string}`, { status: number; description: string }>;

@@ -132,7 +132,7 @@ const cases = {
     const agent = await ops.spawn({ name: 'pwd', command: '/bin/pwd', args: [], cwd: 'sub/dir' });
     t.equal(joined(await collect(ops, agent.id)).trim(), path.join(realpathSync(workspace), 'sub', 'dir'));
     const home = await ops.spawn({ name: 'pwd', command: '/bin/pwd', args: [] });
-    t.equal(joined(await collect(ops, home.id)).trim(), realpathSync(workspace), 'the workspace by default');
+    t.equal(joined(await collect(ops, home.id)).trim(), path.join(realpathSync(workspace), 'pwd'), 'its own directory <workspace>/<name> by default, created');
     for (const cwd of ['..', 'sub/../..', '/etc', link, 'missing/dir']) {
       await t.rejects(ops.spawn({ name: 'pwd', command: '/bin/pwd', args: [], cwd }), { code: 'ABX_ERR_VALIDATION' }, `cwd ${cwd}`);
     }

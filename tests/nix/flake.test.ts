@@ -26,6 +26,7 @@ interface Recorded {
   image: { name: string; tag: string; config: ImageConfig; contents: string[]; fakeRootCommands: string };
   n2c: { name: string; tag: string; config: ImageConfig; copyToRoot: unknown[] };
   app: { pname: string; version: string; unresolved: number; packages: number; installPhase: string; factsInSrc: boolean };
+  launcher: { pname: string; buildPhase: string; installPhase: string };
 }
 
 /** What the stub builders recorded, for every system, in one evaluation. */
@@ -35,6 +36,7 @@ function recorded(flake?: string): Record<string, Recorded> {
     apply: `ps: builtins.mapAttrs (system: p: {
       image = { inherit (p.image.recorded) name tag config contents fakeRootCommands; };
       n2c = { inherit (p.image-n2c.recorded) name tag config copyToRoot; };
+      launcher = { inherit (p.sandbox-launcher.recorded) pname buildPhase installPhase; };
       app = let a = p.management-api.recorded; lock = a.npmDeps.recorded.packageLock.packages; in {
         inherit (a) pname version installPhase;
         factsInSrc = builtins.pathExists (a.src + "/schema/box-facts.json");
@@ -93,7 +95,7 @@ t.test('nix flake check evaluates every output for both systems', async (t) => {
   t.equal(show.code, 0, 'exit code 0', { stderr: show.stderr });
   const outputs = JSON.parse(show.stdout) as Record<string, Record<string, Record<string, unknown>>>;
   for (const system of systems) {
-    t.same(Object.keys(outputs['packages']?.[system] ?? {}).sort(), ['compose', 'default', 'image', 'image-n2c', 'management-api', 'supervisord-conf'], `packages.${system}`);
+    t.same(Object.keys(outputs['packages']?.[system] ?? {}).sort(), ['compose', 'default', 'image', 'image-n2c', 'management-api', 'sandbox-launcher', 'supervisord-conf'], `packages.${system}`);
     t.same(Object.keys(outputs['checks']?.[system] ?? {}).sort(), ['compose', 'golden', 'lib-tests', 'manifest'], `checks.${system}`);
     t.same(Object.keys(outputs['apps']?.[system] ?? {}).sort(), ['render', 'validate'], `apps.${system}`);
     t.ok(outputs['devShells']?.[system]?.['default'], `devShells.${system}.default`);
@@ -128,6 +130,10 @@ t.test('the image builders receive the config the manifest describes', async (t)
     t.ok(app.packages > 100);
     t.ok(app.factsInSrc, `${system}: the application's sources hold schema/box-facts.json`);
     t.match(app.installPhase, /cp -r dist node_modules package\.json schema lib "\$app\/"/, `${system}: the application carries schema/ (the facts lib/ reads) beside lib/`);
+    const { launcher } = rec[system]!;
+    t.equal(launcher.pname, 'agentbox-sandbox');
+    t.match(launcher.buildPhase, /\$CC -O2 .*-Werror -o agentbox-sandbox \/nix\/store\/[^ ]+\/management-api\/src\/sandbox\/launcher\/agentbox-sandbox\.c/, `${system}: the launcher is compiled from its source with the stdenv compiler`);
+    t.match(app.installPhase, /install -D -m 0755 \/nix\/store\/[^ ]+\/bin\/agentbox-sandbox "\$app\/dist\/native\/agentbox-sandbox"/, `${system}: the application carries the launcher where the orchestrator finds it`);
   }
   t.not(rec['x86_64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')), rec['aarch64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')), 'the image hash depends on the (per-system) contents');
 });

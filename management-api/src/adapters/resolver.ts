@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
+import { AgentSandbox } from '../sandbox/agent-sandbox.js';
+import { sandboxSettings } from '../sandbox/sandbox-settings.js';
 import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
 import { FatalAdapterError } from './adapter-errors.js';
 import { dispatchingOperations } from './dispatch.js';
@@ -28,6 +30,8 @@ export interface ResolverOptions {
   timing?: Partial<ResolverTiming>;
   overrides?: RegistryOverrides;
   registry?: AdapterRegistry;
+  /** The agent sandbox for the orchestrator; default: one from the manifest's [sandbox] (agents get no API port). */
+  sandbox?: AgentSandbox;
 }
 
 /** The running adapters of a box. */
@@ -58,13 +62,14 @@ export class AdapterResolver {
       if (resolver) resolver.#changed(status);
     };
     const supervisors = new Map<SlotName, SlotSupervisor>();
+    const sandbox = options.sandbox ?? new AgentSandbox(sandboxSettings(manifest, options.paths, () => undefined));
     for (const slot of SLOTS) {
       const impl = manifest.adapters[slot];
       const module = await loadImplementation(slot, impl, options.overrides, options.registry ?? builtInRegistry);
       const slotLogger = logger.child({ slot });
       // Only the orchestrator starts agents, so only it is told how they are confined and accounted.
-      const sandbox = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits } } : {};
-      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...sandbox }));
+      const orchestratorOnly = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits, confinement: sandbox } } : {};
+      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...orchestratorOnly }));
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));
       options.metrics.adapterInfo.set({ slot, impl, adapter: module.ADAPTER, contract_version: module.CONTRACT_VERSION }, 1);

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import '../app-state.js';
 import { errorBodySchema } from '../errors.js';
+import { sandboxStatusSchema } from '../sandbox/sandbox-report.js';
 
 /** `federation` in /v1/meta and /health: the mode and, for a client, its registration; for a host, its registry and members. */
 export const federationSchema = {
@@ -29,6 +30,7 @@ const metaSchema = {
         federation: federationSchema,
         adapters: { type: 'object', additionalProperties: adapterSchema },
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
+        sandbox: sandboxStatusSchema,
       },
     },
     401: errorBodySchema,
@@ -48,6 +50,7 @@ export function registerMetaRoute(app: FastifyInstance): void {
       federation: app.agentbox.federation.status(),
       adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
       metrics: { url: metricsUrl },
+      sandbox: app.agentbox.sandbox.status(),
     };
   });
 }

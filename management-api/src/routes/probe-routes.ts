@@ -6,6 +6,7 @@ import '../app-state.js';
 import { isSlotUsable } from '../adapters/slot-state.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import { federationSchema } from './meta-route.js';
+import { sandboxStatusSchema } from '../sandbox/sandbox-report.js';
 
 // Probes are polled every few seconds: keep them out of info logs and traces. They share one
 // warn-level child logger, made once: a per-request child with its own level costs more than
@@ -46,6 +47,7 @@ const healthSchema = {
         seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
         programs: { type: 'object', additionalProperties: true },
         federation: federationSchema,
+        sandbox: sandboxStatusSchema,
         relays: { type: 'object', description: 'present while agent events are published: the relays and which are connected', properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } } },
       },
     },
@@ -68,7 +70,9 @@ export function registerProbeRoutes(app: FastifyInstance): void {
   app.get('/health', { ...probeRoute, schema: healthSchema }, async (request, reply) => {
     const { resolver, probes, clock, startedAt, paths } = app.agentbox;
     const statuses = resolver.statuses();
-    const degraded = statuses.some((s) => !isSlotUsable(s.state));
+    const sandbox = app.agentbox.sandbox.status();
+    // A box whose agents cannot be confined refuses every spawn: degraded, though still ready for the rest.
+    const degraded = statuses.some((s) => !isSlotUsable(s.state)) || sandbox.mode === 'unavailable';
     const programs = await app.agentbox.programs();
     const relays = app.agentbox.agentEvents.relayStatus();
     void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
@@ -82,6 +86,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
       seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
       ...(programs ? { programs } : {}),
       federation: app.agentbox.federation.status(),
+      sandbox,
       ...(relays ? { relays } : {}),
     };
   });

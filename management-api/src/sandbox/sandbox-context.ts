@@ -1,5 +1,6 @@
-// What the local orchestrator's sandbox is configured by: the manifest's [sandbox] block and the sandbox metrics.
+// What the local orchestrator's sandbox is made of: the manifest's [sandbox] block, the sandbox metrics and the launcher.
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import type { AgentSandbox } from './agent-sandbox.js';
 import type { LimitMetrics } from './limit-metrics.js';
 
 /**
@@ -11,4 +12,6 @@ export interface SandboxContext {
   settings: NormalizedManifest['sandbox'];
   /** Where agent accounting reports (registered in the API's metrics registry). */
   limitMetrics: LimitMetrics;
+  /** The launcher every agent is spawned through (confined unless the manifest turns it off). */
+  confinement: AgentSandbox;
 }

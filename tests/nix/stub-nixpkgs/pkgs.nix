@@ -90,6 +90,7 @@ in
       passAsFile = [ "text" ];
     } ''mkdir -p $out/bin; { echo '#!/bin/sh'; cat "$textPath"; } > $out/bin/${name}; chmod +x $out/bin/${name}'';
   buildEnv = args: recorder "buildEnv" args;
+  stdenv.mkDerivation = args: recorder "mkDerivation" args;
   mkShell = args: recorder "mkShell" args;
   dockerTools.buildLayeredImage = args: recorder "buildLayeredImage" args;
 

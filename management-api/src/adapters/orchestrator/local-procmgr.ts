@@ -17,13 +17,17 @@ export const CLOSE_GRACE_MS = 5_000;
 
 /** A local process orchestrator. Pid records go to `<run>/agents/`, so a restart after a crash ends orphaned agents. */
 export function create(context: AdapterContext<'orchestrator'>): OrchestratorAdapter {
+  // Fail closed: no agent starts without the sandbox the resolver gives (which may be turned off in the manifest).
+  const sandbox = context.sandbox;
+  if (!sandbox) throw new Error('orchestrator/local-procmgr: the adapter context has no agent sandbox (build it through the resolver)');
   const manager = new ProcessManager({
     workspaceDir: context.paths.workspaceDir,
     parentEnv: context.env,
     logger: context.logger,
     recordDir: path.join(context.paths.runDir, 'agents'),
     // Budgets from sandbox.limits; the figures go to the API's metrics.
-    accounting: new AgentAccounting({ logger: context.logger, ...(context.sandbox ? { ceiling: context.sandbox.settings.limits, metrics: context.sandbox.limitMetrics } : {}) }),
+    accounting: new AgentAccounting({ logger: context.logger, ceiling: sandbox.settings.limits, metrics: sandbox.limitMetrics }),
+    sandbox: sandbox.confinement,
   });
   let started = false;
 
@@ -35,6 +39,8 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
   return {
     async connect() {
       if (started) return;
+      // The capability probe: its result is what /health shows and what spawns are refused with.
+      await sandbox.confinement.start();
       await manager.start();
       started = true;
     },

@@ -11,7 +11,9 @@ import { CrashLoopDetector } from './crash-loop.js';
 import type { AgentProcess, AgentState, OutputChunk, OutputRequest, SpawnRequest } from './orchestrator-adapter.js';
 import { PidRecords, signalGroup } from './process-group.js';
 import { checkSpawnRequest, checkGraceMs } from './spawn-request.js';
-import { resolveCwd } from './workspace-cwd.js';
+import { agentCwd } from './workspace-cwd.js';
+import { unconfined, type AgentSandbox, type ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
+import { checkCommand } from '../../sandbox/agent-command.js';
 
 /** How the manager is set up. */
 export interface ProcessManagerOptions {
@@ -27,6 +29,8 @@ export interface ProcessManagerOptions {
   retainEnded?: number;
   /** Budgets and sampling of agents' resource use; without it, figures only (no ceiling but a request's). */
   accounting?: AgentAccounting;
+  /** Every agent runs through it (confined unless its settings turn it off); none: unconfined (the reference stdio server). */
+  sandbox?: AgentSandbox;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -40,6 +44,7 @@ export class ProcessManager {
   readonly #crashLoop: CrashLoopDetector;
   readonly #records: PidRecords | undefined;
   readonly #accounting: AgentAccounting;
+  readonly #confined = new Map<string, ConfinedSpawn>();
   #workspace: string | undefined;
 
   constructor(private readonly options: ProcessManagerOptions) {
@@ -67,15 +72,24 @@ export class ProcessManager {
     const limits = this.#accounting.limitsFor(request.limits);
     const until = this.#crashLoop.refusedUntil(request.name);
     if (until) throw new AdapterConflictError(`agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`);
-    const cwd = await resolveCwd(this.#workspace, request.cwd);
+    const cwd = await agentCwd(this.#workspace, request.cwd, request.name);
     const id = `agt_${randomBytes(9).toString('base64url')}`;
-    const env = agentEnvironment(this.options.parentEnv, request.env, { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
+    const box = { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace };
+    let env = agentEnvironment(this.options.parentEnv, request.env, box);
+    // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
+    const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace };
+    const confined = this.options.sandbox ? await this.options.sandbox.confine(target) : unconfined(target);
+    env = { ...env, ...confined.env };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
-    const child = spawn(request.command, request.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
+    }).catch(async (err: unknown) => {
+      await confined.release();
+      throw err;
     });
+    this.#confined.set(id, confined);
     const startedAt = new Date().toISOString();
     const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt }, child, (r, exit) => this.#classify(r, exit), {
       ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
@@ -158,6 +172,8 @@ export class ProcessManager {
     const info = this.#record(run);
     this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal, reason: info.reason, usage: info.usage }, `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`);
     void this.#records?.remove(info.id);
+    void this.#confined.get(info.id)?.release();
+    this.#confined.delete(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
     try {
       if (signalGroup(run.pid, 'SIGTERM')) setTimeout(() => quietly(() => signalGroup(run.pid, 'SIGKILL')), LEFTOVER_GRACE_MS).unref();

@@ -1,5 +1,5 @@
 // Resolves an agent's working directory inside the workspace, refusing `..`, absolute paths and link escapes.
-import { realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AdapterInputError } from '../adapter-errors.js';
 
@@ -24,6 +24,17 @@ export async function resolveCwd(workspace: string, cwd: string | undefined): Pr
   if (real !== workspace && !real.startsWith(workspace + path.sep)) throw refused(cwd, 'it leads outside the workspace through a symbolic link');
   if (!(await stat(real)).isDirectory()) throw refused(cwd, 'it is not a directory');
   return real;
+}
+
+/**
+ * The working directory of agent `name`: `cwd` as {@link resolveCwd} checks it, or, when absent,
+ * the agent's own directory `<workspace>/<name>` (created when missing), so that agents do not
+ * share one directory unless asked to. `name` is a checked agent name (no `/`, no leading `.`).
+ */
+export async function agentCwd(workspace: string, cwd: string | undefined, name: string): Promise<string> {
+  if (cwd !== undefined) return resolveCwd(workspace, cwd);
+  await mkdir(path.join(workspace, name), { recursive: true });
+  return resolveCwd(workspace, name);
 }
 
 function refused(cwd: unknown, why: string): AdapterInputError {

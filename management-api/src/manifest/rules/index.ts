@@ -37,6 +37,7 @@ import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { malformedPubkey } from './e037-malformed-pubkey.js';
 import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
 import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
+import { unconfinedAgentsNeedAudit } from './e042-unconfined-agents-need-audit.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -51,6 +52,7 @@ import { strictImmutableDisabled } from './w011-strict-immutable-disabled.js';
 import { auditAcknowledgedWithoutPrivilege } from './w012-audit-acknowledged-without-privilege.js';
 import { meshHostKeysIgnored } from './w014-mesh-host-keys-ignored.js';
 import { meshHostWithoutMembers } from './w015-mesh-host-without-members.js';
+import { agentsUnconfined } from './w016-agents-unconfined.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -91,6 +93,7 @@ export const ruleCatalogue: readonly Rule[] = [
   malformedPubkey,
   meshRegistryConnection,
   agentMemoryAboveContainer,
+  unconfinedAgentsNeedAudit,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -105,6 +108,7 @@ export const ruleCatalogue: readonly Rule[] = [
   auditAcknowledgedWithoutPrivilege,
   meshHostKeysIgnored,
   meshHostWithoutMembers,
+  agentsUnconfined,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */

@@ -3,20 +3,20 @@ import type { Rule } from './rule.js';
 import { exceptionEntries } from './helpers/exceptions.js';
 import { finding } from './helpers/findings.js';
 
-/** `audit_acknowledged = true` only while some exception adds cap_add or devices. */
+/** `audit_acknowledged = true` only while some exception adds cap_add or devices, or agents run unconfined. */
 export const auditAcknowledgedWithoutPrivilege: Rule = {
   id: 'W012',
   alias: 'audit-acknowledged-without-privilege',
   severity: 'warning',
-  summary: 'security.audit_acknowledged = true with no cap_add or devices to acknowledge',
+  summary: 'security.audit_acknowledged = true with no cap_add, devices or unconfined agents to acknowledge',
   check(m) {
-    if (!m.security.audit_acknowledged) return [];
+    if (!m.security.audit_acknowledged || !m.sandbox.enabled) return [];
     if (exceptionEntries(m).some(([, ex]) => ex.cap_add.length > 0 || ex.devices.length > 0)) return [];
     return [
       finding(
         ['security', 'audit_acknowledged'],
-        'security.audit_acknowledged = true but no exception adds cap_add or devices',
-        'set audit_acknowledged = false, so that adding capabilities or devices later asks for a fresh review',
+        'security.audit_acknowledged = true but no exception adds cap_add or devices and the agent sandbox is on',
+        'set audit_acknowledged = false, so that adding capabilities or devices, or turning the sandbox off, later asks for a fresh review',
       ),
     ];
   },

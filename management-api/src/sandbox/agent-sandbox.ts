@@ -1,0 +1,122 @@
+// The agent sandbox the local orchestrator spawns through: capability probe, per-agent policy, fail-closed refusals.
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ApiError } from '../errors.js';
+import { installedLauncher, probeLauncher, type SandboxCapability } from './launcher-binary.js';
+import { DEVICES, grantableRoots, launcherArgv, sizeBytes, SYSTEM_READ_ONLY, within, type SandboxPolicy } from './sandbox-policy.js';
+import { hiddenPaths, type SandboxSettings } from './sandbox-settings.js';
+
+// Refusals are plain ApiErrors (400, 409, 503): adapters/adapter.ts names this module, so it must not import back into adapters/.
+
+/** The sandbox is on but cannot be enforced here: 503, naming what is missing. */
+export class SandboxUnavailableError extends ApiError {
+  override name = 'SandboxUnavailableError';
+  constructor(missing: string) {
+    super('ABX_ERR_SANDBOX_UNAVAILABLE', `agents run confined (sandbox.enabled = true) but this host cannot enforce it: ${missing}. No agent was started; fix the host, or set sandbox.enabled = false with security.audit_acknowledged = true (docs/user/sandbox.md)`);
+  }
+}
+
+/** What /health and /v1/meta say about agent confinement. */
+export interface SandboxStatus {
+  /** sandbox.enabled. */
+  enabled: boolean;
+  /** `confined` (enforced), `unconfined` (turned off in the manifest), `unavailable` (on, but this host cannot enforce it: spawns are refused) or `unknown` (not probed yet). */
+  mode: 'confined' | 'unconfined' | 'unavailable' | 'unknown';
+  landlockAbi?: number;
+  requiredAbi?: number;
+  missing?: string;
+}
+
+/** A spawn rewritten to run through the launcher; `release` frees what the agent was given once it has exited. */
+export interface ConfinedSpawn {
+  command: string;
+  args: string[];
+  /** Variables the box sets for the agent (TMPDIR and HOME: its private temporary directory). */
+  env: Record<string, string>;
+  release(): Promise<void>;
+}
+
+/** A spawn left as asked: the sandbox is off. */
+export function unconfined(agent: { command: string; args: readonly string[] }): ConfinedSpawn {
+  return { command: agent.command, args: [...agent.args], env: {}, release: async () => {} };
+}
+
+/** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */
+export class AgentSandbox {
+  readonly #live = new Map<string, string>();
+  #capability: Promise<SandboxCapability> | undefined;
+  #probed: SandboxCapability | undefined;
+  #readOnly: string[] | undefined;
+
+  constructor(readonly settings: SandboxSettings) {}
+
+  /** The launcher this sandbox uses. */
+  get launcher(): string {
+    return this.settings.launcher ?? installedLauncher();
+  }
+
+  /** Probe the launcher and kernel (once; later calls share the result). Never throws. */
+  start(): Promise<SandboxCapability> {
+    this.#capability ??= probeLauncher(this.launcher, this.settings.requireAbi).then((c) => (this.#probed = c));
+    return this.#capability;
+  }
+
+  /** The capability probe's result for /health and /v1/meta. */
+  status(): SandboxStatus {
+    const { enabled } = this.settings;
+    const c = this.#probed;
+    if (!c) return { enabled, mode: enabled ? 'unknown' : 'unconfined' };
+    const mode = !enabled ? 'unconfined' : c.enforceable ? 'confined' : 'unavailable';
+    return { enabled, mode, landlockAbi: c.landlockAbi, requiredAbi: c.requiredAbi, ...(c.missing ? { missing: c.missing } : {}) };
+  }
+
+  /**
+   * The spawn of agent `id` in `cwd` (a real directory under `workspace`) as the launcher runs it.
+   * Refuses (fail closed) when the host cannot enforce the policy, when `cwd` is the workspace
+   * itself, and when it is, holds or lies inside the directory of an agent still running: each
+   * agent writes only its own directory. Unchanged when the sandbox is off.
+   */
+  async confine(agent: { id: string; command: string; args: readonly string[]; cwd: string; workspace: string }): Promise<ConfinedSpawn> {
+    if (!this.settings.enabled) return unconfined(agent);
+    const capability = await this.start();
+    if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
+    if (agent.cwd === agent.workspace) throw new ApiError('ABX_ERR_VALIDATION', 'working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)');
+    for (const [other, dir] of this.#live) {
+      if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new ApiError('ABX_ERR_CONFLICT', `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
+    }
+    const { paths, limits } = this.settings;
+    await mkdir(paths.tmpDir, { recursive: true });
+    const tmp = await mkdtemp(path.join(paths.tmpDir, 'agent-'));
+    this.#live.set(agent.id, agent.cwd);
+    const policy: SandboxPolicy = {
+      readOnly: this.#readOnlyRoots(),
+      readWrite: [agent.cwd, tmp],
+      devices: DEVICES,
+      connectPorts: [this.settings.apiPort(), this.settings.egressPort].filter((p): p is number => p !== undefined && p > 0),
+      rlimits: { dataBytes: sizeBytes(limits.memory), cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files, fileSizeBytes: sizeBytes(limits.file_size) },
+      ...(this.settings.requireAbi !== undefined ? { requireAbi: this.settings.requireAbi } : {}),
+    };
+    const [command, ...prefix] = launcherArgv(this.launcher, policy);
+    return {
+      command: command!,
+      args: [...prefix, agent.command, ...agent.args],
+      env: { TMPDIR: tmp, HOME: tmp },
+      release: async () => {
+        this.#live.delete(agent.id);
+        await rm(tmp, { recursive: true, force: true });
+      },
+    };
+  }
+
+  /** System directories, the installation (Node and the agent's tooling) and any extra roots, minus the box's private directories. */
+  #readOnlyRoots(): string[] {
+    if (!this.#readOnly) {
+      // The installation holds the launcher two levels below its root (dist/native/…).
+      const installation = path.resolve(path.dirname(this.launcher), '../..');
+      const node = path.resolve(path.dirname(process.execPath), '..');
+      const roots = [...SYSTEM_READ_ONLY, installation, node, ...(this.settings.extraReadOnly ?? [])];
+      this.#readOnly = grantableRoots(roots, hiddenPaths(this.settings.paths));
+    }
+    return this.#readOnly;
+  }
+}

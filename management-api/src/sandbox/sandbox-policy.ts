@@ -1,0 +1,106 @@
+// The confinement of one agent as data, and the launcher command line that applies it.
+import { readdirSync, realpathSync } from 'node:fs';
+import path from 'node:path';
+
+/** Resource limits the launcher sets (soft = hard, so the agent cannot raise them). */
+export interface SandboxRlimits {
+  /** RLIMIT_DATA in bytes (sandbox.limits.memory). */
+  dataBytes: number;
+  /** RLIMIT_CPU in seconds (sandbox.limits.cpu_seconds). */
+  cpuSeconds: number;
+  /** RLIMIT_NOFILE (sandbox.limits.open_files). */
+  openFiles: number;
+  /** RLIMIT_FSIZE in bytes (sandbox.limits.file_size). */
+  fileSizeBytes: number;
+}
+
+/** Everything one agent is allowed: the launcher denies the rest. */
+export interface SandboxPolicy {
+  /** Read and execute beneath each (missing ones are skipped by the launcher). */
+  readOnly: readonly string[];
+  /** Read, write and execute beneath each: the agent's own directory and its private temporary directory. */
+  readWrite: readonly string[];
+  /** Device files it may read and write (/dev/null …). */
+  devices: readonly string[];
+  /** TCP ports it may connect to (any address): the API and the egress proxy. */
+  connectPorts: readonly number[];
+  rlimits: SandboxRlimits;
+  /** A Landlock ABI to require above the launcher's own minimum (tests simulate an older kernel with it). */
+  requireAbi?: number;
+}
+
+/** System directories agents read and execute from; absent ones are skipped. /proc is read for the agent's own process information. */
+export const SYSTEM_READ_ONLY = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/nix/store', '/proc'] as const;
+
+/** Device files every program may expect to open. */
+export const DEVICES = ['/dev/null', '/dev/zero', '/dev/full', '/dev/random', '/dev/urandom'] as const;
+
+/**
+ * The launcher argv prefix for `policy`: `[launcher, ...options, '--']`; append the command and
+ * its arguments. Exported for every part that starts agents.
+ */
+export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] {
+  const argv = [launcher];
+  for (const p of policy.readOnly) argv.push('--ro', p);
+  for (const p of policy.readWrite) argv.push('--rw', p);
+  for (const p of policy.devices) argv.push('--dev', p);
+  for (const port of policy.connectPorts) argv.push('--connect', String(port));
+  const r = policy.rlimits;
+  argv.push('--rlimit', `data=${r.dataBytes}`, '--rlimit', `cpu=${r.cpuSeconds}`, '--rlimit', `nofile=${r.openFiles}`, '--rlimit', `fsize=${r.fileSizeBytes}`);
+  if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));
+  argv.push('--');
+  return argv;
+}
+
+/** Bytes of a manifest size (`^[0-9]+[kmg]?$`, binary units): `2g` is 2 GiB. */
+export function sizeBytes(text: string): number {
+  const m = /^([0-9]+)([kmg]?)$/.exec(text);
+  if (!m) throw new Error(`sandbox: size ${JSON.stringify(text)} is not a number with an optional unit k, m or g`);
+  return Number(m[1]) * 1024 ** ' kmg'.indexOf(m[2] || ' ');
+}
+
+/**
+ * The read-only grants for `roots` that leave out everything beneath `excluded`. Landlock grants
+ * whole hierarchies, so a root holding an excluded path is replaced by its entries (recursively)
+ * minus the excluded one: in the local mode the box's state lives inside the checkout the agent
+ * runs Node from. Paths are compared by their real paths; missing roots are dropped.
+ */
+export function grantableRoots(roots: readonly string[], excluded: readonly string[]): string[] {
+  const ex = excluded.map(real).filter((p): p is string => p !== undefined);
+  const out: string[] = [];
+  const visit = (dir: string): void => {
+    if (ex.some((e) => within(dir, e))) return;
+    if (!ex.some((e) => within(e, dir))) {
+      out.push(dir);
+      return;
+    }
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names.sort()) {
+      const child = real(path.join(dir, name));
+      if (child !== undefined) visit(child);
+    }
+  };
+  for (const root of roots) {
+    const r = real(root);
+    if (r !== undefined && !out.includes(r)) visit(r);
+  }
+  return [...new Set(out)];
+}
+
+/** True when `p` is `dir` or beneath it. */
+export function within(p: string, dir: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+}
+
+function real(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,39 @@
+// What the agent sandbox is configured by: the manifest's [sandbox] table and the box's layout, ports and launcher.
+import path from 'node:path';
+import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import type { RuntimePaths } from '../runtime-paths.js';
+
+/** The settings of the agent sandbox (built by {@link sandboxSettings}). */
+export interface SandboxSettings {
+  /** sandbox.enabled: false runs agents unconfined (rule E042 requires an audit acknowledgement, W016 warns). */
+  enabled: boolean;
+  limits: Readonly<NormalizedManifest['sandbox']['limits']>;
+  /** sandbox.egress.port: agents may connect to it (the egress proxy on 127.0.0.1). */
+  egressPort: number;
+  /** The API's port once it listens (agents call the API and the provider broker there); undefined before. */
+  apiPort: () => number | undefined;
+  /** The box's layout: what agents never see (state, run, logs, workspace, temporary files). */
+  paths: RuntimePaths;
+  /** The launcher binary; default the installation's (installedLauncher). */
+  launcher?: string;
+  /** Require a Landlock ABI above the policy's own: how tests simulate a kernel that lacks what is needed. */
+  requireAbi?: number;
+  /** Read-only roots besides the system directories and the installation (default: none). */
+  extraReadOnly?: readonly string[];
+}
+
+/** The sandbox settings of a box from its manifest, layout and API port. */
+export function sandboxSettings(manifest: NormalizedManifest, paths: RuntimePaths, apiPort: () => number | undefined): SandboxSettings {
+  return { enabled: manifest.sandbox.enabled, limits: manifest.sandbox.limits, egressPort: manifest.sandbox.egress.port, apiPort, paths };
+}
+
+/**
+ * The directories no agent may read: the whole local root when the box is re-rooted (its state,
+ * secrets and configuration live there), otherwise the state volume (secrets included), the run
+ * directory (supervisord's socket, seal), logs, the workspace (each agent gets its own directory
+ * back) and the shared temporary directory.
+ */
+export function hiddenPaths(paths: RuntimePaths): string[] {
+  const dirs = [paths.stateDir, paths.secretsDir, paths.runDir, paths.logDir, paths.workspaceDir, paths.tmpDir];
+  return paths.root === path.parse(paths.root).root ? dirs : [paths.root, ...dirs];
+}

@@ -1,0 +1,108 @@
+// Agents spawned through the real local orchestrator and the real launcher: what a confined agent can and cannot do.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import t from 'tap';
+import { collect, ended } from '../contract/orchestrator.contract.js';
+import { onlySlot, startSlot } from '../contract/pods-harness.js';
+import { buildLauncher } from '../helpers/sandbox-launcher.js';
+
+const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'agent-sandbox-probe.py');
+const PYTHON = '/usr/bin/python3';
+buildLauncher();
+
+/** A TCP listener on 127.0.0.1 that accepts and closes; its port. */
+async function listener(t: Tap.Test): Promise<number> {
+  const server = net.createServer((s) => s.destroy());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return (server.address() as net.AddressInfo).port;
+}
+
+const LIMITS = '[sandbox.limits]\nmemory = "1g"\ncpu_seconds = 120\nopen_files = 256\nfile_size = "64m"\n';
+
+t.test('a confined agent: its own directory only, TCP to the allowed ports only, no UDP, ptrace, namespaces or raised limits', async (t) => {
+  const allowedPort = await listener(t);
+  const deniedPort = await listener(t);
+  const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr', `${LIMITS}[sandbox.egress]\nport = ${allowedPort}\n`));
+  t.teardown(() => h.close());
+  const { paths } = h;
+  mkdirSync(paths.secretsDir, { recursive: true });
+  const secret = path.join(paths.secretsDir, 'api-key');
+  writeFileSync(secret, 'abx_secret', { mode: 0o600 });
+  mkdirSync(path.join(paths.workspaceDir, 'other'), { recursive: true });
+  const otherFile = path.join(paths.workspaceDir, 'other', 'notes.txt');
+  writeFileSync(otherFile, 'private');
+  mkdirSync(paths.tmpDir, { recursive: true });
+  const args = { secret, otherFile, workspace: paths.workspaceDir, sharedTmp: paths.tmpDir, apiPid: process.pid, allowedPort, deniedPort };
+
+  const agent = await h.ops.spawn({ name: 'prober', command: PYTHON, args: [probe, JSON.stringify(args)] });
+  const text = (await collect(h.ops, agent.id)).map((c) => c.text).join('');
+  t.match(await ended(h.ops, agent.id), { state: 'exited', exitCode: 0 }, text);
+  const r = JSON.parse(text.trim().split('\n').pop()!) as Record<string, unknown>;
+  t.match(r, { seccomp: '2', noNewPrivs: '1' }, 'the agent runs under its seccomp filter with no_new_privs');
+  t.same(r['capabilities'], Array(4).fill('0000000000000000'), 'no capability, even when the API runs as root');
+  t.match(r, { readSecret: 'EACCES', readOtherAgent: 'EACCES', writeWorkspaceRoot: 'EACCES', writeSharedTmp: 'EACCES', readApiEnviron: 'EACCES' }, 'files outside its grants are denied');
+  t.match(r, { writeOwn: 'ok', writePrivateTmp: 'ok' }, 'its own directory and private TMPDIR are writable');
+  t.match(r, { signalApi: 'EPERM', ptraceAttach: 'EPERM' }, 'the API cannot be signalled or traced');
+  t.match(r, { connectAllowed: 'ok', connectDenied: 'EACCES' }, 'TCP connect only to the allowed port');
+  t.match(r, { udpSocket: 'EPERM', udp6Socket: 'EPERM', rawSocket: 'EPERM', netlinkSocket: 'EPERM', packetSocket: 'EPERM', unixSocket: 'EPERM', socketpair: 'ok' }, 'only TCP sockets and socket pairs');
+  t.match(r, { unshareUser: 'EPERM', unshareNet: 'EPERM' }, 'no new namespaces');
+  t.match(r, { raiseNofile: 'ValueError' }, 'a limit cannot be raised');
+  t.same(r['rlimits'], { data: [2 ** 30, 2 ** 30], cpu: [120, 120], nofile: [256, 256], fsize: [64 * 2 ** 20, 64 * 2 ** 20] }, 'rlimits from the manifest, soft = hard');
+  const env = r['env'] as { TMPDIR: string; HOME: string };
+  t.ok(env.TMPDIR.startsWith(paths.tmpDir + path.sep), 'TMPDIR is a private directory under the box tmp');
+  t.equal(env.HOME, env.TMPDIR, 'HOME is that directory too');
+});
+
+t.test('working directories: own by default, never the workspace root, never shared with a running agent', async (t) => {
+  const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr'));
+  t.teardown(() => h.close());
+  mkdirSync(path.join(h.paths.workspaceDir, 'shared', 'sub'), { recursive: true });
+  const sleeper = await h.ops.spawn({ name: 'holder', command: 'sleep', args: ['30'], cwd: 'shared' });
+  for (const cwd of ['shared', 'shared/sub']) {
+    await t.rejects(h.ops.spawn({ name: 'intruder', command: '/bin/true', args: [], cwd }), { code: 'ABX_ERR_CONFLICT', message: /overlaps the directory of running agent/ }, `cwd ${cwd}`);
+  }
+  for (const cwd of ['.', '']) {
+    await t.rejects(h.ops.spawn({ name: 'intruder', command: '/bin/true', args: [], cwd }), { code: 'ABX_ERR_VALIDATION', message: /workspace itself is shared/ }, `cwd ${JSON.stringify(cwd)}`);
+  }
+  await h.ops.terminate(sleeper.id, 1000);
+  const after = await h.ops.spawn({ name: 'intruder', command: '/bin/true', args: [], cwd: 'shared' });
+  t.match(await ended(h.ops, after.id), { state: 'exited' }, 'the directory is free once its agent ended');
+});
+
+t.test('fail closed: a kernel without the required Landlock ABI refuses the spawn and names what is missing', async (t) => {
+  const { create } = await import('../../management-api/src/adapters/orchestrator/local-procmgr.js');
+  const { AgentSandbox } = await import('../../management-api/src/sandbox/agent-sandbox.js');
+  const h = await startSlot('orchestrator', onlySlot('orchestrator', 'off'));
+  t.teardown(() => h.close());
+  const { createLogger } = await import('../../management-api/src/observability/logger.js');
+  const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g' };
+  const base = { enabled: true, limits, egressPort: 3128, apiPort: () => undefined, paths: h.paths };
+  const cases = [
+    // The launcher's test-only --require-abi asks for more than any kernel has: as if the kernel were older.
+    { sandbox: new AgentSandbox({ ...base, requireAbi: 99 }), message: /Landlock ABI 99 is required, the kernel has ABI \d+/ },
+    { sandbox: new AgentSandbox({ ...base, launcher: path.join(h.paths.root, 'no-such-launcher') }), message: /launcher .*no-such-launcher is missing or not executable/ },
+  ];
+  for (const { sandbox, message } of cases) {
+    const adapter = create({ slot: 'orchestrator', settings: {} as never, paths: h.paths, logger: createLogger({ level: 'silent' }), env: { PATH: process.env['PATH'] }, sandbox });
+    await adapter.connect(AbortSignal.timeout(10_000));
+    t.teardown(() => adapter.close());
+    t.same((await adapter.health(AbortSignal.timeout(5_000))).state, 'healthy', 'the orchestrator itself stays up (listing, status, terminate)');
+    await t.rejects(adapter.spawn({ name: 'refused', command: '/bin/true', args: [] }), { code: 'ABX_ERR_SANDBOX_UNAVAILABLE', statusCode: 503, message }, String(message));
+    t.same(await adapter.list(), [], 'nothing was started');
+    t.match(sandbox.status(), { enabled: true, mode: 'unavailable', missing: message });
+  }
+});
+
+t.test('sandbox.enabled = false (acknowledged): agents run unconfined', async (t) => {
+  const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr', '[security]\naudit_acknowledged = true\n[sandbox]\nenabled = false\n'));
+  t.teardown(() => h.close());
+  mkdirSync(h.paths.secretsDir, { recursive: true });
+  writeFileSync(path.join(h.paths.secretsDir, 'api-key'), 'abx_visible', { mode: 0o600 });
+  const agent = await h.ops.spawn({ name: 'free', command: '/bin/sh', args: ['-c', `grep -h '^Seccomp:' /proc/self/status; cat ${path.join(h.paths.secretsDir, 'api-key')}`] });
+  const text = (await collect(h.ops, agent.id)).map((c) => c.text).join('');
+  t.match(text, /Seccomp:\s+0/, 'no seccomp filter');
+  t.match(text, /abx_visible/, 'the secret is readable: this is what the acknowledgement accepts');
+});
