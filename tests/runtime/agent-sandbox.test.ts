@@ -85,8 +85,12 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
     { sandbox: new AgentSandbox({ ...base, requireAbi: 99 }), message: /Landlock ABI 99 is required, the kernel has ABI \d+/ },
     { sandbox: new AgentSandbox({ ...base, launcher: path.join(h.paths.root, 'no-such-launcher') }), message: /launcher .*no-such-launcher is missing or not executable/ },
   ];
+  const { createLimitMetrics } = await import('../../management-api/src/sandbox/limit-metrics.js');
+  const { Registry } = await import('prom-client');
+  const settings = { enabled: true, namespaces: 'off' as const, limits, egress: { port: 3128, allow_domains: [], allow_ports: [443] } };
   for (const { sandbox, message } of cases) {
-    const adapter = create({ slot: 'orchestrator', settings: {} as never, paths: h.paths, logger: createLogger({ level: 'silent' }), env: { PATH: process.env['PATH'] }, sandbox });
+    const context = { settings, limitMetrics: createLimitMetrics(new Registry()), confinement: sandbox };
+    const adapter = create({ slot: 'orchestrator', settings: {} as never, paths: h.paths, logger: createLogger({ level: 'silent' }), env: { PATH: process.env['PATH'] }, sandbox: context });
     await adapter.connect(AbortSignal.timeout(10_000));
     t.teardown(() => adapter.close());
     t.same((await adapter.health(AbortSignal.timeout(5_000))).state, 'healthy', 'the orchestrator itself stays up (listing, status, terminate)');

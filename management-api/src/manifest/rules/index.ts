@@ -36,8 +36,8 @@ import { malformedUrl } from './e035-malformed-url.js';
 import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { malformedPubkey } from './e037-malformed-pubkey.js';
 import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
-import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
 import { unconfinedAgentsNeedAudit } from './e042-unconfined-agents-need-audit.js';
+import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -92,8 +92,8 @@ export const ruleCatalogue: readonly Rule[] = [
   unavailableInThisBuild,
   malformedPubkey,
   meshRegistryConnection,
-  agentMemoryAboveContainer,
   unconfinedAgentsNeedAudit,
+  agentMemoryAboveContainer,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
