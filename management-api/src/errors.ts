@@ -4,6 +4,7 @@
 export const errorCodes = {
   ABX_ERR_AUTH_REQUIRED: { status: 401, description: 'The route needs the API key as `Authorization: Bearer <key>` and none was sent.' },
   ABX_ERR_AUTH_INVALID: { status: 401, description: 'An Authorization header was sent but it is not the box API key, or its NIP-98 signed event was refused.' },
+  ABX_ERR_AGENT_SCOPE: { status: 403, description: "The request carries an agent token and the route or resource is outside that agent's scope (the message names the scope)." },
   ABX_ERR_VALIDATION: { status: 400, description: 'The request body, query or path parameters do not match the route schema.' },
   ABX_ERR_MALFORMED_BODY: { status: 400, description: 'The request body is not valid JSON (or is empty where JSON is required).' },
   ABX_ERR_BAD_REQUEST: { status: 400, description: 'The request is malformed in another way (for example a bad header).' },
@@ -17,6 +18,9 @@ export const errorCodes = {
   ABX_ERR_ADAPTER_DEGRADED: { status: 503, description: 'The adapter slot behind this route is degraded (its backend is unreachable); the API reconnects in the background.' },
   ABX_ERR_ADAPTER_UNAVAILABLE: { status: 503, description: 'The adapter backend failed during this request; the slot is marked degraded.' },
   ABX_ERR_ADAPTER_TIMEOUT: { status: 504, description: 'The adapter backend did not answer in time.' },
+  ABX_ERR_PROVIDER_UNREACHABLE: { status: 502, description: 'The provider broker could not reach the provider at its base_url (connection refused, reset or failed).' },
+  ABX_ERR_PROVIDER_TIMEOUT: { status: 504, description: 'The provider did not send its response headers within the broker timeout.' },
+  ABX_ERR_PROVIDER_KEY_MISSING: { status: 503, description: "The provider's key is not available to the broker (its env_var is unset or empty in the API's environment)." },
   ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
   ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },
 } as const satisfies Record<`ABX_ERR_${string}`, { status: number; description: string }>;

@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import type { AgentCredentialHooks } from '../../sandbox/agent-credentials.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
@@ -24,6 +25,8 @@ export interface ProcessManagerOptions {
   maxOutputBytes?: number;
   /** Ended agents kept for status and output, oldest dropped first. */
   retainEnded?: number;
+  /** Each agent's own API token and provider addresses (sandbox/agent-credentials.ts): issued at spawn, revoked at exit. */
+  credentials?: AgentCredentialHooks;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -59,16 +62,21 @@ export class ProcessManager {
   async spawn(request: SpawnRequest): Promise<AgentProcess> {
     if (!this.#workspace) throw new AdapterUnavailableError('orchestrator', 'the process manager is not started');
     checkSpawnRequest(request);
+    this.options.credentials?.check(request);
     const until = this.#crashLoop.refusedUntil(request.name);
     if (until) throw new AdapterConflictError(`agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`);
     const cwd = await resolveCwd(this.#workspace, request.cwd);
     const id = `agt_${randomBytes(9).toString('base64url')}`;
-    const env = agentEnvironment(this.options.parentEnv, request.env, { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
+    const credentials = this.options.credentials?.issue({ id, name: request.name }) ?? {};
+    const env = agentEnvironment(this.options.parentEnv, request.env, { ...credentials, AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     const child = spawn(request.command, request.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
+    }).catch((err: unknown) => {
+      this.options.credentials?.revoke(id);
+      throw err;
     });
     const startedAt = new Date().toISOString();
     const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt }, child, (r, exit) => this.#classify(r, exit), {
@@ -102,6 +110,8 @@ export class ProcessManager {
     const run = this.#run(id);
     if (!run.live) return run.snapshot();
     run.requestTermination();
+    // From the first signal on, whatever the agent still sends is refused.
+    this.options.credentials?.revoke(id);
     signalGroup(run.pid, 'SIGTERM');
     if (!(await run.waitExit(graceMs))) {
       signalGroup(run.pid, 'SIGKILL');
@@ -144,6 +154,7 @@ export class ProcessManager {
     const info = run.snapshot();
     this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal }, `agent ${info.name} ${info.state}`);
     void this.#records?.remove(info.id);
+    this.options.credentials?.revoke(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
     try {
       if (signalGroup(run.pid, 'SIGTERM')) setTimeout(() => quietly(() => signalGroup(run.pid, 'SIGKILL')), LEFTOVER_GRACE_MS).unref();
