@@ -52,6 +52,10 @@ export function registerAgentPolicies(app: FastifyInstance, metrics?: Credential
   app.decorateRequest('agent', null);
   app.addHook('onRoute', (route) => {
     const access = route.config?.agent;
+    if (access === undefined && route.config?.public !== true) {
+      // Refused to agents all the same; the warning tells the author of a new route to decide.
+      app.log.warn({ event: 'AgentAccessUndeclared', route: route.url, method: route.method }, `route ${String(route.method)} ${route.url} declares no config.agent; agent tokens are refused there`);
+    }
     if (access === undefined || typeof access === 'string') return;
     const { admit, reply } = access;
     if (admit) {
