@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
-import type { AgentCredentialHooks } from '../sandbox/agent-credentials.js';
+import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
 
 /** The five adapter slots, in the order the manifest lists them. */
 export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;

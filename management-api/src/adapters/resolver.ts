@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
-import type { AgentCredentialHooks } from '../sandbox/agent-credentials.js';
+import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
 import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
 import { FatalAdapterError } from './adapter-errors.js';
 import { dispatchingOperations } from './dispatch.js';

@@ -1,6 +1,7 @@
 // What an agent is given at spawn instead of secrets: its own token, the API's address and the broker's provider addresses.
 import { AdapterInputError } from '../adapters/adapter-errors.js';
 import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
+import type { AgentCredentialHooks } from './agent-credential-hooks.js';
 import type { CredentialMetrics } from './credential-metrics.js';
 import type { AgentTokens } from './agent-tokens.js';
 
@@ -11,18 +12,7 @@ export const API_URL_VARIABLE = 'AGENTBOX_API_URL';
 /** Where the broker answers for provider `name`, under the API's base URL. */
 export const brokerPath = (name: string): string => `/v1/providers/${name}`;
 
-/**
- * The hooks the local orchestrator calls around an agent's life. The process manager knows
- * nothing of tokens: it asks for the agent's variables before the spawn and revokes after the exit.
- */
-export interface AgentCredentialHooks {
-  /** Throw AdapterInputError when the command, args or env of a spawn request carry the operator key. */
-  check(request: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>> }): void;
-  /** Issue agent `id`'s token; the variables to add to its environment. */
-  issue(agent: { id: string; name: string }): Record<string, string>;
-  /** The agent has exited or is being terminated: its token stops working. */
-  revoke(id: string): void;
-}
+export type { AgentCredentialHooks } from './agent-credential-hooks.js';
 
 /** What {@link agentCredentials} is built from. */
 export interface AgentCredentialOptions {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { AgentCredentialHooks } from '../../sandbox/agent-credentials.js';
+import type { AgentCredentialHooks } from '../../sandbox/agent-credential-hooks.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
