@@ -1,7 +1,11 @@
 // The provider broker on the real API with real agent processes and a stand-in provider on 127.0.0.1:
 // the real key replaces the agent's token, bodies stream both ways, a provider that is down answers 502.
 import t from 'tap';
-import { readFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { closedPort, startStandInProvider, type StandInProvider } from '../helpers/stand-in-provider.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
@@ -160,4 +164,35 @@ t.test('the token stops working when its agent is terminated; neither key nor to
   t.match(await res.json(), { error: 'ABX_ERR_AUTH_INVALID', message: /unknown or revoked/ });
   const logs = box.logs.text();
   for (const secret of [REAL_KEY, ANTHRO_KEY, token, box.key]) t.notOk(logs.includes(secret), 'not in the log');
+});
+
+t.test('a provider with an unverifiable certificate never sees the request; a silent one times out (504)', async (t) => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'stand-in-tls-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  const selfSigned = await startStandInProvider({ tls: { key: await readFile(key, 'utf8'), cert: await readFile(cert, 'utf8') } });
+  t.teardown(() => selfSigned.close());
+  const other = await startTestServer({
+    env: { STAND_API_KEY: REAL_KEY },
+    brokerTiming: { headersTimeoutMs: 200 },
+    toml: [
+      '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"',
+      `[providers.selfsigned]\nenv_var = "STAND_API_KEY"\nbase_url = "${selfSigned.url}"`,
+      `[providers.silent]\nenv_var = "STAND_API_KEY"\nbase_url = "${provider.url}"`,
+    ].join('\n'),
+  });
+  t.teardown(() => other.close());
+  const agent = (await other.api('/v1/agents', { body: { name: 'tls', command: '/bin/sleep', args: ['600'] } })).json['agent'] as Agent;
+  const agentToken = (await environ(agent.pid))['AGENTBOX_TOKEN'];
+  const call = (name: string, rest: string) => fetch(`http://127.0.0.1:${other.server.apiPort}/v1/providers/${name}${rest}`, { headers: { authorization: `Bearer ${agentToken}` } });
+
+  const tls = await call('selfsigned', '/v1/models');
+  t.equal(tls.status, 502);
+  t.match(await tls.json(), { error: 'ABX_ERR_PROVIDER_UNREACHABLE', message: /SELF_SIGNED|CERT/ }, 'the certificate is checked');
+  t.same(selfSigned.arrivals, [], 'so the key never left');
+
+  const silent = await call('silent', '/hang');
+  t.equal(silent.status, 504);
+  t.match(await silent.json(), { error: 'ABX_ERR_PROVIDER_TIMEOUT', message: /provider silent .* sent no response headers within 200 ms/ });
 });

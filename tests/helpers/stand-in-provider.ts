@@ -1,5 +1,6 @@
 // A model provider stand-in on 127.0.0.1 that records what arrives: echo, a paced SSE stream, and a counting upload.
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 
 /** One request as the stand-in received it. */
@@ -26,10 +27,11 @@ export interface StandInProvider {
 /**
  * Routes: `GET|POST …/stream` answers `text/event-stream` and writes one event per `release()`
  * (three in all), so a test can prove each event reached the client before the next was written;
- * `POST …/upload` counts the body and answers with the count as soon as it ends; anything else
- * echoes the request (method, url, headers, body) as JSON.
+ * `POST …/upload` counts the body and answers with the count as soon as it ends; `…/hang` never
+ * answers (and is not recorded); anything else
+ * echoes the request (method, url, headers, body) as JSON. With `tls`, it serves HTTPS.
  */
-export async function startStandInProvider(): Promise<StandInProvider> {
+export async function startStandInProvider(options: { tls?: { key: string; cert: string } } = {}): Promise<StandInProvider> {
   const arrivals: Arrival[] = [];
   let sent = 0;
   const waiting: Array<() => void> = [];
@@ -41,7 +43,7 @@ export async function startStandInProvider(): Promise<StandInProvider> {
         resolve();
       } else waiting.push(resolve);
     });
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     const chunks: Buffer[] = [];
     let bytes = 0;
     const keep = !req.url?.includes('/upload');
@@ -50,6 +52,8 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       if (keep) chunks.push(c);
     });
     req.on('end', () => {
+      // Answers nothing, ever: for the broker's headers timeout.
+      if (req.url?.includes('/hang')) return;
       const arrival: Arrival = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, bytes, body: Buffer.concat(chunks).toString('utf8') };
       arrivals.push(arrival);
       if (req.url?.includes('/stream')) {
@@ -69,11 +73,12 @@ export async function startStandInProvider(): Promise<StandInProvider> {
       res.writeHead(200, { 'content-type': 'application/json', connection: 'keep-alive, x-hop', 'x-hop': 'provider-only', 'x-provider': 'stand-in' });
       res.end(JSON.stringify(req.url?.includes('/upload') ? { bytes } : arrival));
     });
-  });
+  };
+  const server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     port,
     arrivals,
     sent: () => sent,
