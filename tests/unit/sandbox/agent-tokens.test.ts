@@ -64,3 +64,20 @@ t.test('broker targets stay under base_url', async (t) => {
   t.equal(targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p/@evil.example/x'), 'https://api.example.com/@evil.example/x', 'an @ in the path is a path');
   t.throws(() => targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p.evil.example/x'), { code: 'ABX_ERR_BAD_REQUEST' }, 'a host cannot be appended');
 });
+
+t.test('a spawn refused for its environment or command leaves no live token', async (t) => {
+  const { mkdtemp, rm } = await import('node:fs/promises');
+  const os = await import('node:os');
+  const path = await import('node:path');
+  const pino = (await import('pino')).default;
+  const { ProcessManager } = await import('../../../management-api/src/adapters/orchestrator/process-manager.js');
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-tokens-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const tokens = new AgentTokens();
+  const credentials = agentCredentials({ tokens, operatorKey: 'operator-key-0123456789-0123456789-abcdefgh', apiUrl: () => 'http://127.0.0.1:1', providers: [] });
+  const manager = new ProcessManager({ workspaceDir: dir, parentEnv: {}, logger: pino({ level: 'silent' }), credentials });
+  await manager.start();
+  await t.rejects(manager.spawn({ name: 'bad-env', command: '/bin/true', args: [], env: { AGENTBOX_X: '1' } }), AdapterInputError);
+  await t.rejects(manager.spawn({ name: 'no-such', command: '/no/such/command', args: [] }), AdapterInputError);
+  t.equal(tokens.size, 0);
+});

@@ -67,8 +67,9 @@ export class ProcessManager {
     if (until) throw new AdapterConflictError(`agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`);
     const cwd = await resolveCwd(this.#workspace, request.cwd);
     const id = `agt_${randomBytes(9).toString('base64url')}`;
-    const credentials = this.options.credentials?.issue({ id, name: request.name }) ?? {};
-    const env = agentEnvironment(this.options.parentEnv, request.env, { ...credentials, AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
+    const checked = agentEnvironment(this.options.parentEnv, request.env, { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
+    // Issued once the request passed every check, so a refused spawn leaves no live token behind.
+    const env = { ...checked, ...this.options.credentials?.issue({ id, name: request.name }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     const child = spawn(request.command, request.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
