@@ -40,6 +40,10 @@ import { registerMetaRoute } from './routes/meta-route.js';
 import { registerMeshHostRoutes } from './routes/mesh-host-routes.js';
 import { registerProbeRoutes } from './routes/probe-routes.js';
 import type { RuntimePaths } from './runtime-paths.js';
+import { agentApiUrl, agentCredentials } from './sandbox/agent-credentials.js';
+import { AgentTokens } from './sandbox/agent-tokens.js';
+import { registerProviderBroker, type BrokerTiming } from './sandbox/provider-broker.js';
+import { brokeredProviders } from './manifest/rules/helpers/providers.js';
 import { apiVersion, imageHash } from './version.js';
 
 /**
@@ -73,6 +77,8 @@ export interface AppOptions {
   meshClientTiming?: Partial<ClientTiming>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
+  /** Timeouts of the provider broker's calls. */
+  brokerTiming?: Partial<BrokerTiming>;
 }
 
 /**
@@ -121,7 +127,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerRequestTracing(app);
   // Before any route exists: the gate and the observer attach themselves to each route as it is
   // declared (the gate first, ahead of rate limiting).
-  const gate = registerRequestGate(app, { key, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
+  // Each agent of the local orchestrator gets a token of its own, never this key (sandbox/agent-credentials.ts).
+  const agentTokens = new AgentTokens();
+  const providers = brokeredProviders(options.manifest);
+  const credentials = agentCredentials({ tokens: agentTokens, operatorKey: key, apiUrl: () => agentApiUrl(app.server.address(), options.manifest.api.port), providers, metrics: options.metrics.credentials });
+  const gate = registerRequestGate(app, { key, agents: agentTokens, metrics: options.metrics.credentials, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
   app.addHook('onClose', async () => federation.close());
   const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
   app.addHook('onClose', async () => idleCompaction.stop());
@@ -150,6 +160,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     tracer: adapterTracer(version),
     env,
     clock,
+    agentCredentials: credentials,
     ...(options.timing ? { timing: options.timing } : {}),
     ...(options.overrides ? { overrides: options.overrides } : {}),
     ...(options.registry ? { registry: options.registry } : {}),
@@ -219,6 +230,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerEventRoutes(app, limits);
   registerAgentRoutes(app, limits);
   registerDocsRoute(app);
+  await registerProviderBroker(app, { providers, env, metrics: options.metrics.credentials, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs }, ...(options.brokerTiming ? { timing: options.brokerTiming } : {}) });
   return app;
 }
 

@@ -4,6 +4,7 @@
 export const errorCodes = {
   ABX_ERR_AUTH_REQUIRED: { status: 401, description: 'The route needs the API key as `Authorization: Bearer <key>` and none was sent.' },
   ABX_ERR_AUTH_INVALID: { status: 401, description: 'An Authorization header was sent but it is not the box API key, or its NIP-98 signed event was refused.' },
+  ABX_ERR_AGENT_SCOPE: { status: 403, description: "The request carries an agent token and the route or resource is outside that agent's scope (the message names the scope)." },
   ABX_ERR_VALIDATION: { status: 400, description: 'The request body, query or path parameters do not match the route schema.' },
   ABX_ERR_MALFORMED_BODY: { status: 400, description: 'The request body is not valid JSON (or is empty where JSON is required).' },
   ABX_ERR_BAD_REQUEST: { status: 400, description: 'The request is malformed in another way (for example a bad header).' },
@@ -20,6 +21,9 @@ export const errorCodes = {
   ABX_ERR_MESH_SESSION_GONE: { status: 410, description: 'Mesh host: the session is unknown, ended or evicted (three missed heartbeats); the member registers again (POST /v1/register).' },
   ABX_ERR_MESH_REGISTRY_UNAVAILABLE: { status: 503, description: "Mesh host: the member registry (SQLite file or Postgres database) cannot answer; the member retries with backoff." },
   ABX_ERR_SANDBOX_UNAVAILABLE: { status: 503, description: 'Agents run confined (sandbox.enabled) but this host cannot enforce the sandbox; the message names what is missing and no agent was started.' },
+  ABX_ERR_PROVIDER_UNREACHABLE: { status: 502, description: 'The provider broker could not reach the provider at its base_url (connection refused, reset or failed).' },
+  ABX_ERR_PROVIDER_TIMEOUT: { status: 504, description: 'The provider did not send its response headers within the broker timeout.' },
+  ABX_ERR_PROVIDER_KEY_MISSING: { status: 503, description: "The provider's key is not available to the broker (its env_var is unset or empty in the API's environment)." },
   ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
   ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },
 } as const satisfies Record<`ABX_ERR_${string}`, { status: number; description: string }>;

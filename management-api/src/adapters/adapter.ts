@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import type { SandboxContext } from '../sandbox/sandbox-context.js';
+import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
 
 /** The five adapter slots, in the order the manifest lists them. */
 export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;
@@ -60,6 +61,8 @@ export interface AdapterContext<S extends SlotName = SlotName> {
   env: Readonly<Record<string, string | undefined>>;
   /** The orchestrator slot only: the manifest's `[sandbox]` and the sandbox metrics (agents are confined and accounted by it). */
   sandbox?: SandboxContext;
+  /** Per-agent tokens and provider addresses, for an orchestrator that starts agents on this machine. */
+  agentCredentials?: AgentCredentialHooks;
 }
 
 /**

@@ -1,10 +1,15 @@
 // The gate of every authenticated route: echo the request id, refuse new work while closing,
-// require the API key (bearer) or, where operators are listed, a NIP-98 signed request.
+// require the API key (bearer), an agent's own token (within the route's agent scope) or, where
+// operators are listed, a NIP-98 signed request.
 import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import { checkRouteAdmitsAgents, registerAgentPolicies } from '../auth/agent-access.js';
+import { agentFromRequest, presentsAgentToken } from '../auth/agent-token-auth.js';
 import { bearerAuthenticator } from '../auth/bearer-auth.js';
 import { nip98Authenticate, nip98CheckBody, nip98HashBody, NOSTR_SCHEME } from '../auth/nip98-auth.js';
 import { ApiError } from '../errors.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
+import type { AgentTokens } from '../sandbox/agent-tokens.js';
+import type { CredentialMetrics } from '../sandbox/credential-metrics.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** The gate, for the not-found handler (unknown URLs need the key like any non-probe route). */
@@ -18,6 +23,9 @@ export interface GateAuth {
   nip98?: Nip98Verifier;
   /** Mesh host: NIP-98 checks of member boxes, the only way into routes marked `config.meshMember`. */
   members?: Nip98Verifier;
+  /** Live agent tokens; absent, only the API key (and NIP-98) authenticate. */
+  agents?: AgentTokens;
+  metrics?: CredentialMetrics;
 }
 
 declare module 'fastify' {
@@ -37,12 +45,13 @@ declare module 'fastify' {
  */
 export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate {
   const authenticate = bearerAuthenticator(auth.key);
-  const nip98 = auth.nip98;
+  const { nip98, agents } = auth;
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
   app.decorateRequest('nip98', null);
+  registerAgentPolicies(app, auth.metrics);
   const gate: Gate = function (this: unknown, request, reply, done) {
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
@@ -50,6 +59,17 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
     if (nip98 && header !== undefined && NOSTR_SCHEME.test(header)) {
       nip98Authenticate(nip98, header, request, reply).then(done, done);
       return;
+    }
+    // Agent tokens are told apart by their prefix, so the API key is hashed once per request.
+    if (agents && presentsAgentToken(request)) {
+      const agent = agentFromRequest(agents, request);
+      if (agent) {
+        request.agent = agent;
+        return done(checkRouteAdmitsAgents(request, auth.metrics));
+      }
+      request.log.warn({ event: 'AuthRejected', scheme: 'agent-token', route: request.routeOptions.url ?? request.url }, 'rejected an unknown or revoked agent token');
+      void reply.header('www-authenticate', 'Bearer realm="agentbox"');
+      return done(new ApiError('ABX_ERR_AUTH_INVALID', 'the agent token is unknown or revoked (an agent token stops working when its agent exits or is terminated)'));
     }
     done(authenticate(request, reply));
   } as Gate;

@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 import { createFederationMetrics, type FederationMetrics } from '../mesh/federation-metrics.js';
 import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
 import { createLimitMetrics, type LimitMetrics } from '../sandbox/limit-metrics.js';
+import { createCredentialMetrics, type CredentialMetrics } from '../sandbox/credential-metrics.js';
 import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */
@@ -21,6 +22,8 @@ export interface ApiMetrics {
   agentLimits: LimitMetrics;
   /** Registration with a mesh host (client) and its members (host). */
   federation: FederationMetrics;
+  /** Agent tokens and the provider broker. */
+  credentials: CredentialMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -91,5 +94,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     mesh: createMeshMetrics(registry),
     agentLimits: createLimitMetrics(registry),
     federation: createFederationMetrics(registry),
+    credentials: createCredentialMetrics(registry),
   };
 }

@@ -5,6 +5,7 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import type { SpawnRequest } from '../adapters/orchestrator/orchestrator-adapter.js';
+import { agentScopes } from '../auth/agent-scopes.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -13,7 +14,7 @@ export const DEFAULT_GRACE_MS = 5_000;
 /** A comment line this often keeps proxies from timing an output stream out. */
 const HEARTBEAT_MS = 15_000;
 
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
 const agentSchema = {
   type: 'object',
   properties: {
@@ -69,7 +70,9 @@ interface OutputQuery {
 /** Register the agent routes (authenticated by the app's bearer hook; spawn and terminate rate limited). */
 export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits): void {
   const agents = () => app.agentbox.resolver.slot('orchestrator');
-  const rateLimit = { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } };
+  // Starting, listing and ending agents is the operator's; an agent token reads only its own record and output.
+  const rateLimit = { agent: 'deny' as const, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } };
+  const self = { agent: agentScopes.agentSelf };
   const open = new Set<AbortController>();
   // Before the server stops accepting: fastify's close would otherwise wait on streams that never end.
   app.addHook('preClose', async () => {
@@ -87,11 +90,11 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     },
   );
 
-  app.get('/v1/agents', { schema: { summary: 'Every agent the orchestrator knows, oldest first', tags: ['agents'], response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentSchema } } }, ...errors } } }, async () => ({
+  app.get('/v1/agents', { config: { agent: 'deny' }, schema: { summary: 'Every agent the orchestrator knows, oldest first', tags: ['agents'], response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentSchema } } }, ...errors } } }, async () => ({
     agents: await agents().list(),
   }));
 
-  app.get<{ Params: { id: string } }>('/v1/agents/:id', { schema: { summary: 'One agent', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: agentSchema } }, ...errors } } }, async (request) => ({
+  app.get<{ Params: { id: string } }>('/v1/agents/:id', { config: self, schema: { summary: 'One agent', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: agentSchema } }, ...errors } } }, async (request) => ({
     agent: await agents().status(request.params.id),
   }));
 
@@ -117,6 +120,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
   app.get<{ Params: { id: string }; Querystring: OutputQuery }>(
     '/v1/agents/:id/output',
     {
+      config: self,
       schema: {
         summary: 'Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID',
         tags: ['agents'],

@@ -7,7 +7,9 @@ import { BEAD_LIMITS, OUTCOMES } from '../adapters/beads/bead-input.js';
 import { BEADS_PAGER } from '../adapters/beads/bead-rows.js';
 import type { BeadOutcome, BeadQuery, BeadStatus, NewBead } from '../adapters/beads/beads-adapter.js';
 import type { PageRequest } from '../adapters/adapter.js';
+import { agentScopes } from '../auth/agent-scopes.js';
 import { errorBodySchema } from '../errors.js';
+import type { AgentPolicy } from '../auth/agent-access.js';
 import type { MutationLimits } from './events-routes.js';
 
 const STATUSES: readonly BeadStatus[] = ['open', 'claimed', 'closed'];
@@ -35,7 +37,7 @@ const beadSchema = {
 
 const pageSchema = { type: 'object', properties: { items: { type: 'array', items: beadSchema }, nextCursor: { type: 'string' } } } as const;
 const beadReply = { type: 'object', properties: { bead: beadSchema } } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
 const paging = { limit: { type: 'integer', minimum: 1, maximum: BEADS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id } } as const;
 
@@ -59,11 +61,13 @@ const newBeadBody = {
  */
 export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits): void {
   const beads = () => app.agentbox.resolver.slot('beads');
-  const mutation = { bodyLimit: limits.bodyLimit, config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } } };
+  const rateLimit = { max: limits.max, timeWindow: limits.timeWindowMs };
+  // An agent token reaches only its own beads (auth/agent-scopes.ts).
+  const mutation = (agent: AgentPolicy) => ({ bodyLimit: limits.bodyLimit, config: { agent, rateLimit } });
 
   app.post<{ Body: NewBead }>(
     '/v1/beads',
-    { ...mutation, schema: { summary: 'Create a bead (an epic or a task)', tags: ['beads'], body: newBeadBody, response: { 201: beadReply, ...errors } } },
+    { ...mutation(agentScopes.beadCreate), schema: { summary: 'Create a bead (an epic or a task)', tags: ['beads'], body: newBeadBody, response: { 201: beadReply, ...errors } } },
     async (request, reply) => {
       const bead = await beads().create(request.body);
       app.agentbox.agentEvents.beadChanged(bead);
@@ -75,6 +79,7 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
   app.get<{ Querystring: BeadQuery }>(
     '/v1/beads',
     {
+      config: { agent: agentScopes.beadList },
       schema: {
         summary: 'List beads in creation order, optionally by status and epic',
         tags: ['beads'],
@@ -88,6 +93,7 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
   app.get<{ Querystring: PageRequest }>(
     '/v1/beads/ready',
     {
+      config: { agent: agentScopes.beadList },
       schema: {
         summary: 'The ready queue: open beads whose dependencies all closed with success, oldest first',
         tags: ['beads'],
@@ -100,14 +106,14 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
 
   app.get<{ Params: { id: string } }>(
     '/v1/beads/:id',
-    { schema: { summary: 'One bead', tags: ['beads'], params: idParams, response: { 200: beadReply, ...errors } } },
+    { config: { agent: agentScopes.beadOwn }, schema: { summary: 'One bead', tags: ['beads'], params: idParams, response: { 200: beadReply, ...errors } } },
     async (request) => ({ bead: await beads().get(request.params.id) }),
   );
 
   app.post<{ Params: { id: string }; Body: { claimant: string } }>(
     '/v1/beads/:id/claim',
     {
-      ...mutation,
+      ...mutation(agentScopes.beadClaim),
       schema: {
         summary: 'Claim an open, ready bead: exactly one of concurrent claimants wins (409 for the others); the winner may repeat the claim',
         tags: ['beads'],
@@ -126,7 +132,7 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
   app.post<{ Params: { id: string }; Body: { outcome: BeadOutcome; note?: string } }>(
     '/v1/beads/:id/close',
     {
-      ...mutation,
+      ...mutation(agentScopes.beadOwn),
       schema: {
         summary: 'Close a bead with an outcome (success, failure, cancelled); repeating the same close is harmless',
         tags: ['beads'],

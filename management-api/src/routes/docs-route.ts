@@ -4,5 +4,5 @@ import type {} from '@fastify/swagger';
 
 /** Register the OpenAPI document route (authenticated like every non-probe route). */
 export function registerDocsRoute(app: FastifyInstance): void {
-  app.get('/docs/json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/docs/json', { config: { agent: 'deny' }, schema: { hide: true } }, async () => app.swagger());
 }

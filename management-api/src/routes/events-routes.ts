@@ -4,6 +4,7 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import { EVENTS_PAGER } from '../adapters/events/log-reader.js';
+import { agentScopes } from '../auth/agent-scopes.js';
 import { errorBodySchema } from '../errors.js';
 import { endStreamsOnClose, streamEvents, type StreamQuery } from './events-stream.js';
 
@@ -36,7 +37,7 @@ const storedEventSchema = {
 
 const kindFilter = { type: 'array', maxItems: 32, items: { type: 'string', pattern: kindPattern, maxLength: 128 }, description: 'Only these kinds (repeat the parameter for several)' } as const;
 const timeBound = { type: 'string', minLength: 1, maxLength: 64, description: 'ISO-8601 time, inclusive' } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
 
 interface QueryString {
   kind?: string[];
@@ -55,7 +56,8 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
     '/v1/events',
     {
       bodyLimit: limits.bodyLimit,
-      config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
+      // Agents append as themselves (source agent:<id>); reading the log is the operator's.
+      config: { agent: agentScopes.eventAppend, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
       schema: {
         summary: 'Append one event to the event sink; 201 once it is durable',
         tags: ['events'],
@@ -74,6 +76,7 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
   app.get<{ Querystring: QueryString }>(
     '/v1/events',
     {
+      config: { agent: 'deny' },
       schema: {
         summary: 'Query events, oldest first, by kind and inclusive time range; page with nextCursor',
         tags: ['events'],
@@ -94,6 +97,7 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
   app.get<{ Querystring: StreamQuery }>(
     '/v1/events/stream',
     {
+      config: { agent: 'deny' },
       schema: {
         summary: 'Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since',
         tags: ['events'],

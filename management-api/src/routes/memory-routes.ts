@@ -6,6 +6,7 @@ import '../app-state.js';
 import type { PageRequest } from '../adapters/adapter.js';
 import type { MemoryQuery, MemoryRecord, NewMemory } from '../adapters/memory/memory-adapter.js';
 import { MAX_K, MAX_METADATA_BYTES, MAX_TEXT_CHARS, MEMORY_PAGER } from '../adapters/memory/memory-input.js';
+import { agentScopes } from '../auth/agent-scopes.js';
 import { errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -19,7 +20,7 @@ const metadata = { type: 'object', description: `Any JSON object, at most ${MAX_
 const hitSchema = { type: 'object', properties: { id: { type: 'string' }, score: { type: 'number' }, text: { type: 'string' }, metadata: { type: 'object', additionalProperties: true } } } as const;
 const summarySchema = { type: 'object', properties: { id: { type: 'string' }, namespace: { type: 'string' }, text: { type: 'string' }, metadata: { type: 'object', additionalProperties: true }, createdAt: { type: 'string' } } } as const;
 const recordSchema = { type: 'object', properties: { ...summarySchema.properties, vector: { type: 'array', items: { type: 'number' } } } } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
 const nsParams = { type: 'object', additionalProperties: false, required: ['namespace'], properties: { namespace } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['namespace', 'id'], properties: { namespace, id } } as const;
 
@@ -30,7 +31,9 @@ const idParams = { type: 'object', additionalProperties: false, required: ['name
  */
 export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimits): void {
   const memory = () => app.agentbox.resolver.slot('memory');
-  const mutation = { bodyLimit: limits.bodyLimit, config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } } };
+  // An agent token reaches only its own namespaces, agent.<name> and agent.<name>.* (auth/agent-scopes.ts).
+  const agent = agentScopes.memoryOwn;
+  const mutation = { bodyLimit: limits.bodyLimit, config: { agent, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } } };
 
   app.post<{ Params: { namespace: string }; Body: NewMemory & { id?: string } }>(
     '/v1/memory/:namespace',
@@ -68,7 +71,7 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
 
   app.get<{ Params: { namespace: string; id: string } }>(
     '/v1/memory/:namespace/:id',
-    { schema: { summary: 'One memory with its vector', tags: ['memory'], params: idParams, response: { 200: { type: 'object', properties: { memory: recordSchema } }, ...errors } } },
+    { config: { agent }, schema: { summary: 'One memory with its vector', tags: ['memory'], params: idParams, response: { 200: { type: 'object', properties: { memory: recordSchema } }, ...errors } } },
     async (request) => {
       const record: MemoryRecord = await memory().retrieve(request.params.namespace, request.params.id);
       return { memory: { ...record, vector: Array.from(record.vector) } };
@@ -84,6 +87,7 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
   app.get<{ Params: { namespace: string }; Querystring: PageRequest }>(
     '/v1/memory/:namespace',
     {
+      config: { agent },
       schema: {
         summary: 'List memories of a namespace in insertion order (without vectors)',
         tags: ['memory'],

@@ -116,7 +116,8 @@ function memberView(m: MemberRecord) {
 
 /** Register the host routes (only in mode host). */
 export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): void {
-  const member = { config: { meshMember: true }, bodyLimit: 64 * 1024 } as const;
+  // Agents never reach these: member routes take only a member box's NIP-98 signature, and the list is the operator's.
+  const member = { config: { meshMember: true, agent: 'deny' }, bodyLimit: 64 * 1024 } as const;
   const metrics = host.metrics;
 
   app.post<{ Body: RegisterBody }>('/v1/register', { ...member, schema: registerSchema }, async (request, reply) => {
@@ -156,7 +157,7 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
     void reply.code(204);
   });
 
-  app.get('/v1/mesh/members', { schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => {
+  app.get('/v1/mesh/members', { config: { agent: 'deny' }, schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => {
     const members = await registryCall(() => host.registry.members(FORGET_EVICTED_MS));
     return { heartbeat_interval_sec: host.heartbeatIntervalSec, members: members.map(memberView) };
   });

@@ -39,7 +39,7 @@ const metaSchema = {
 
 /** Register GET /v1/meta (authenticated). */
 export function registerMetaRoute(app: FastifyInstance): void {
-  app.get('/v1/meta', { schema: metaSchema }, async () => {
+  app.get('/v1/meta', { config: { agent: 'deny' }, schema: metaSchema }, async () => {
     const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver, identity } = app.agentbox;
     return {
       name: manifest.agentbox.name,

@@ -35,7 +35,8 @@ interface PodRoute {
  */
 export function registerPodRoutes(app: FastifyInstance, limits: MutationLimits): void {
   const pods = () => app.agentbox.resolver.slot('pods');
-  const mutation = { bodyLimit: limits.bodyLimit, config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } } };
+  // Pods are the operator's storage: agents keep their files in their own working directory.
+  const mutation = { bodyLimit: limits.bodyLimit, config: { agent: 'deny' as const, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } } };
 
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
@@ -44,6 +45,7 @@ export function registerPodRoutes(app: FastifyInstance, limits: MutationLimits):
     scope.get<PodRoute & { Querystring: { limit?: number; cursor?: string } }>(
       '/v1/pods/*',
       {
+        config: { agent: 'deny' },
         schema: {
           summary: 'A resource (its bytes, Content-Type, ETag, Last-Modified; 304 on a matching If-None-Match) or, for a path ending in /, a page of the container members',
           tags: ['pods'],

@@ -28,6 +28,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     // Budgets from sandbox.limits; the figures go to the API's metrics.
     accounting: new AgentAccounting({ logger: context.logger, ceiling: sandbox.settings.limits, metrics: sandbox.limitMetrics }),
     sandbox: sandbox.confinement,
+    ...(context.agentCredentials ? { credentials: context.agentCredentials } : {}),
   });
   let started = false;
 

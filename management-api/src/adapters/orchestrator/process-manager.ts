@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { AgentAccounting, LIMIT_GRACE_MS } from '../../sandbox/agent-accounting.js';
+import type { AgentCredentialHooks } from '../../sandbox/agent-credential-hooks.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
@@ -31,6 +32,8 @@ export interface ProcessManagerOptions {
   accounting?: AgentAccounting;
   /** Every agent runs through it (confined unless its settings turn it off); none: unconfined (the reference stdio server). */
   sandbox?: AgentSandbox;
+  /** Each agent's own API token and provider addresses (sandbox/agent-credentials.ts): issued at spawn, revoked at exit. */
+  credentials?: AgentCredentialHooks;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -70,6 +73,7 @@ export class ProcessManager {
     if (!this.#workspace) throw new AdapterUnavailableError('orchestrator', 'the process manager is not started');
     checkSpawnRequest(request);
     const limits = this.#accounting.limitsFor(request.limits);
+    this.options.credentials?.check(request);
     const until = this.#crashLoop.refusedUntil(request.name);
     if (until) throw new AdapterConflictError(`agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`);
     const cwd = await agentCwd(this.#workspace, request.cwd, request.name);
@@ -79,7 +83,8 @@ export class ProcessManager {
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
     const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace };
     const confined = this.options.sandbox ? await this.options.sandbox.confine(target) : unconfined(target);
-    env = { ...env, ...confined.env };
+    // Issued once the request passed every check, so a refused spawn leaves no live token behind.
+    env = { ...env, ...confined.env, ...this.options.credentials?.issue({ id, name: request.name }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
@@ -87,6 +92,7 @@ export class ProcessManager {
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
     }).catch(async (err: unknown) => {
       await confined.release();
+      this.options.credentials?.revoke(id);
       throw err;
     });
     this.#confined.set(id, confined);
@@ -123,6 +129,8 @@ export class ProcessManager {
     const run = this.#run(id);
     if (!run.live) return this.#record(run);
     run.requestTermination();
+    // From the first signal on, whatever the agent still sends is refused.
+    this.options.credentials?.revoke(id);
     signalGroup(run.pid, 'SIGTERM');
     if (!(await run.waitExit(graceMs))) {
       signalGroup(run.pid, 'SIGKILL');
@@ -174,6 +182,7 @@ export class ProcessManager {
     void this.#records?.remove(info.id);
     void this.#confined.get(info.id)?.release();
     this.#confined.delete(info.id);
+    this.options.credentials?.revoke(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
     try {
       if (signalGroup(run.pid, 'SIGTERM')) setTimeout(() => quietly(() => signalGroup(run.pid, 'SIGKILL')), LEFTOVER_GRACE_MS).unref();

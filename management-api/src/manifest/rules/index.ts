@@ -37,6 +37,7 @@ import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { malformedPubkey } from './e037-malformed-pubkey.js';
 import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
 import { unconfinedAgentsNeedAudit } from './e042-unconfined-agents-need-audit.js';
+import { providerBaseUrlVariableClash } from './e044-provider-base-url-variable-clash.js';
 import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
@@ -53,6 +54,7 @@ import { auditAcknowledgedWithoutPrivilege } from './w012-audit-acknowledged-wit
 import { meshHostKeysIgnored } from './w014-mesh-host-keys-ignored.js';
 import { meshHostWithoutMembers } from './w015-mesh-host-without-members.js';
 import { agentsUnconfined } from './w016-agents-unconfined.js';
+import { providerBaseUrlIgnored } from './w018-provider-base-url-ignored.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -93,6 +95,7 @@ export const ruleCatalogue: readonly Rule[] = [
   malformedPubkey,
   meshRegistryConnection,
   unconfinedAgentsNeedAudit,
+  providerBaseUrlVariableClash,
   agentMemoryAboveContainer,
   openRelayIngress,
   duplicateProgramPriority,
@@ -109,6 +112,7 @@ export const ruleCatalogue: readonly Rule[] = [
   meshHostKeysIgnored,
   meshHostWithoutMembers,
   agentsUnconfined,
+  providerBaseUrlIgnored,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */
