@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<string>> = {
   'next-tick': async () => (await import('./next-tick-bench.js')).runNextTickBench(),
   memory: async () => (await import('./memory-bench.js')).runMemoryBench(),
   auth: async () => (await import('./auth-bench.js')).runAuthBench(),
+  mesh: async () => (await import('./mesh-bench.js')).runMeshBench(),
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
 };
 

@@ -58,7 +58,8 @@ export interface Eviction {
  * The registry. Every decision that matters is taken by the store in one statement against its
  * own clock (the database's for Postgres), so host replicas sharing a store agree: a heartbeat
  * succeeds only for a registered session whose deadline has not passed, and it moves the
- * deadline `ttlMs` on. Nothing a replica keeps in memory changes an answer.
+ * deadline `ttlMs` on. Nothing a replica keeps in memory changes an answer (the SQLite registry,
+ * which serves a single host, keeps spent NIP-98 tokens in memory; Postgres keeps them in a table).
  */
 export interface MeshRegistry extends TokenLedger {
   /** `sqlite` or `postgres`. */

@@ -2,6 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
+import { ReplayCache } from '../replay-cache.js';
 import type { Beat, Eviction, MemberRecord, MeshRegistry, Registration } from './registry.js';
 
 const SCHEMA = `
@@ -21,8 +22,6 @@ CREATE TABLE IF NOT EXISTS mesh_members (
   expires_at INTEGER NOT NULL,
   evicted_at INTEGER
 );
-CREATE TABLE IF NOT EXISTS mesh_tokens (sig TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS mesh_tokens_expiry ON mesh_tokens (expires_at);
 CREATE INDEX IF NOT EXISTS mesh_members_expiry ON mesh_members (state, expires_at);
 CREATE TABLE IF NOT EXISTS mesh_replicas (url TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
 `;
@@ -68,7 +67,10 @@ export class SqliteRegistry implements MeshRegistry {
   readonly kind = 'sqlite';
   #db: Database | undefined;
   #s: Record<string, Statement> = {};
-  #nextTokenSweep = 0;
+  // Spent NIP-98 tokens live in memory: a SQLite registry serves one host process (replicas share a
+  // Postgres registry, which keeps them in a table), and writing each token would double the
+  // writes of every heartbeat for a record that is useless after 60 s.
+  readonly #replays = new ReplayCache(100_000);
 
   constructor(
     private readonly file: string,
@@ -95,8 +97,6 @@ export class SqliteRegistry implements MeshRegistry {
       evict: db.prepare(`UPDATE mesh_members SET state = 'evicted', evicted_at = @now WHERE state = 'registered' AND expires_at < @now RETURNING pubkey, session_id`),
       forget: db.prepare(`DELETE FROM mesh_members WHERE state = 'evicted' AND evicted_at < @before`),
       members: db.prepare(`SELECT * FROM mesh_members ORDER BY registered_at, pubkey`),
-      admit: db.prepare(`INSERT INTO mesh_tokens (sig, expires_at) VALUES (@sig, @expires) ON CONFLICT (sig) DO UPDATE SET expires_at = excluded.expires_at WHERE mesh_tokens.expires_at < @now RETURNING sig`),
-      sweepTokens: db.prepare(`DELETE FROM mesh_tokens WHERE expires_at < ?`),
       announce: db.prepare(`INSERT INTO mesh_replicas (url, expires_at) VALUES (@url, @expires) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`),
       replicas: db.prepare(`SELECT url FROM mesh_replicas WHERE expires_at >= ? ORDER BY url`),
     };
@@ -150,14 +150,8 @@ export class SqliteRegistry implements MeshRegistry {
     return (this.#stmt('members').all() as Row[]).map(toRecord);
   }
 
-  admit(id: string, expiresAt: number, now: number): 'fresh' | 'replayed' {
-    // Token times are NIP-98 seconds from the verifier's clock. Spent tokens past their window are
-    // swept at most once a second: an old row only costs space, the admit statement ignores it.
-    if (now >= this.#nextTokenSweep) {
-      this.#nextTokenSweep = now + 1;
-      this.#stmt('sweepTokens').run(now);
-    }
-    return this.#stmt('admit').get({ sig: id, expires: expiresAt, now }) === undefined ? 'replayed' : 'fresh';
+  admit(id: string, expiresAt: number, now: number): 'fresh' | 'replayed' | 'full' {
+    return this.#replays.admit(id, expiresAt, now);
   }
 
   async announceReplica(url: string, ttlMs: number): Promise<void> {
