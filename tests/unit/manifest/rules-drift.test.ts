@@ -18,7 +18,7 @@ function contextFor(id: string): RuleContext {
   const file = `${fixturesDir}/${id}/context.json`;
   if (!existsSync(file)) return defaultContext;
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<RuleContext>;
-  return { targetArch: raw.targetArch ?? 'x86_64', env: raw.env ?? {}, ...(raw.provides ? { provides: raw.provides } : {}) };
+  return { targetArch: raw.targetArch ?? 'x86_64', env: raw.env ?? {}, ...(raw.provides ? { provides: raw.provides } : {}), ...(raw.target ? { target: raw.target } : {}) };
 }
 
 /** Every feature and box programme a setting can ask for, as `feature:<name>` / `program:<name>` with its availability. */
