@@ -30,6 +30,7 @@ in
     let
       m = manifest;
       relay = m.sovereign_mesh.relay;
+      programmes = programsLib.programsFor { inherit manifest; };
       featureProgrammes = filter (
         p:
         p.port > 0
@@ -37,7 +38,9 @@ in
           prefix = "feature:";
           string = p.origin;
         }
-      ) (programsLib.programsFor { inherit manifest; });
+      ) programmes;
+      # Named after the box programme serving it (E006 keeps its port apart from the API's).
+      relayProgramme = head (filter (p: p.origin == "box" && p.port == relay.port) programmes);
     in
     [
       {
@@ -56,7 +59,7 @@ in
       if relay.enabled && relay.expose then
         [
           {
-            name = "relay";
+            inherit (relayProgramme) name;
             inherit (relay) port bind;
             service = true;
           }
