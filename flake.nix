@@ -55,6 +55,8 @@
           manifestHostPath = "../../fixtures/manifests/${name}.toml";
           workspaceHostPath = "../../fixtures/manifests/workspace";
         };
+      # Every target's files: compose, kubernetes.yaml, agent-sandbox.yaml.
+      goldenTargets = name: builtins.foldl' (a: b: a // b) { } (builtins.attrValues (goldenRender name).targets);
     in
     {
       # The pure library (builtins only), for other flakes that render their own boxes.
@@ -86,9 +88,9 @@
           name:
           map (file: {
             golden = ./tests/golden + "/${name}/${file}";
-            rendered = pkgs.writeText "${name}-${file}" (goldenRender name).files.${file};
+            rendered = pkgs.writeText "${name}-${file}" (goldenTargets name).${file};
             label = "tests/golden/${name}/${file}";
-          }) (builtins.attrNames (goldenRender name).files)
+          }) (builtins.attrNames (goldenTargets name))
         ) fixtureNames;
       in
       {
@@ -98,6 +100,8 @@
           image-n2c = box.imageN2c;
           compose = box.compose;
           supervisord-conf = box.supervisordConf;
+          # kubernetes.yaml of agentbox.toml (agentbox render --target kubernetes).
+          k8s = box.k8s;
           management-api = app;
           sandbox-launcher = launcher;
         };

@@ -8,13 +8,17 @@ let
   programsLib = import ./programs.nix;
   pathsLib = import ./paths.nix;
   artifactsLib = import ./artifacts.nix;
+  kubernetesLib = import ./kubernetes.nix;
+  agentSandboxLib = import ./agent-sandbox.nix;
 in
 {
   /**
     The generated files of a box.
-    Returns { manifest; manifestSha256; readiness; artifacts; image; compose; supervisord; files; }
-    where `files` maps file names (docker-compose.yml, supervisord.conf, image-config.json,
-    artifacts.json) to text.
+    Returns { manifest; manifestSha256; readiness; artifacts; image; compose; supervisord; files;
+    targets; } where `files` maps file names (docker-compose.yml, supervisord.conf,
+    image-config.json, artifacts.json) to text, and `targets.<target>` the files of each render
+    target: compose (= files), kubernetes (kubernetes.yaml), agent-sandbox (agent-sandbox.yaml).
+    The Kubernetes targets need `manifestText` (their ConfigMap carries it).
     - manifestText: the TOML source (give this or `manifest`)
     - manifest: an already normalized manifest
     - source: the manifest's name for the "generated from" headers (default "agentbox.toml")
@@ -24,6 +28,7 @@ in
     - contentsId: names the image contents (see lib/image-config.nix), default ""
     - revision: source revision for the OCI label, default null
     - manifestHostPath, workspaceHostPath: host paths in the compose file, relative to it
+    - replicas: mesh host replicas on Postgres in kubernetes.yaml (default 2)
   */
   renderBox =
     {
@@ -37,6 +42,7 @@ in
       revision ? null,
       manifestHostPath ? "./agentbox.toml",
       workspaceHostPath ? "./workspace",
+      replicas ? 2,
     }:
     let
       image = imageConfigLib.imageConfig {
@@ -49,21 +55,16 @@ in
       };
       compose = composeLib.composeConfig {
         inherit manifest manifestHostPath workspaceHostPath;
-        image = "${image.name}:${image.tag}";
+        image = imageRef;
       };
       supervisord = supervisordLib.supervisordConfig { inherit manifest root bin; };
       artifacts = artifactsLib.artifactsFor { inherit manifest root bin; };
-    in
-    {
-      inherit
-        manifest
-        image
-        compose
-        supervisord
-        artifacts
-        ;
-      manifestSha256 = manifestLib.manifestSha256 { inherit manifest; };
-      readiness = programsLib.readinessFor { inherit manifest bin; runtime = pathsLib.runtimePaths { inherit root; }; };
+      imageRef = "${image.name}:${image.tag}";
+      text =
+        if manifestText == null then
+          throw "box.renderBox: the Kubernetes targets need manifestText (their ConfigMap carries the manifest)"
+        else
+          manifestText;
       files = {
         "docker-compose.yml" = composeLib.renderCompose {
           config = compose;
@@ -75,6 +76,43 @@ in
         };
         "image-config.json" = builtins.toJSON image + "\n";
         "artifacts.json" = builtins.toJSON artifacts + "\n";
+      };
+    in
+    rec {
+      inherit
+        manifest
+        image
+        compose
+        supervisord
+        artifacts
+        ;
+      manifestSha256 = manifestLib.manifestSha256 { inherit manifest; };
+      readiness = programsLib.readinessFor { inherit manifest bin; runtime = pathsLib.runtimePaths { inherit root; }; };
+      inherit files;
+      # The Kubernetes objects as data, before they are written as YAML.
+      objects = {
+        kubernetes = kubernetesLib.kubernetesObjects {
+          inherit manifest replicas;
+          manifestText = text;
+          image = imageRef;
+        };
+        agent-sandbox = agentSandboxLib.agentSandboxObjects {
+          inherit manifest;
+          manifestText = text;
+          image = imageRef;
+        };
+      };
+      targets = {
+        compose = files;
+        kubernetes."kubernetes.yaml" = kubernetesLib.renderObjects {
+          objects = objects.kubernetes;
+          inherit source;
+        };
+        agent-sandbox."agent-sandbox.yaml" = kubernetesLib.renderObjects {
+          objects = objects.agent-sandbox;
+          inherit source;
+          target = "agent-sandbox";
+        };
       };
     };
 }

@@ -6,23 +6,17 @@
 let
   inherit (builtins)
     attrNames
-    concatLists
-    filter
     isAttrs
     isList
     isString
-    listToAttrs
     mapAttrs
     replaceStrings
-    sort
     ;
   strings = import ./strings.nix;
   yaml = import ./yaml.nix;
-  manifestLib = import ./manifest.nix;
   securityLib = import ./security.nix;
-  programsLib = import ./programs.nix;
+  boxService = import ./box-service.nix;
   pathsLib = import ./paths.nix;
-  facts = import ./facts.nix;
 
   runtime = pathsLib.runtimePaths { };
 
@@ -63,34 +57,12 @@ rec {
     let
       m = manifest;
       sec = securityLib.securityFor { inherit manifest; };
-      programmes = programsLib.programsFor { inherit manifest; };
-      relay = m.sovereign_mesh.relay;
-      featurePorts = filter (p: p > 0) (
-        map (p: p.port) (filter (p: strings.hasPrefix { prefix = "feature:"; string = p.origin; }) programmes)
-      );
-
-      ports =
-        [
-          (publish m.api.bind m.api.port)
-          (publish m.observability.metrics_bind m.observability.metrics_port)
-        ]
-        ++ (if relay.enabled && relay.expose then [ (publish relay.bind relay.port) ] else [ ])
-        ++ map (publish "127.0.0.1") featurePorts;
-
+      probes = boxService.probes { inherit manifest; };
+      ports = map (l: publish l.bind l.port) (boxService.listeners { inherit manifest; });
       # Variables the manifest names (never their values): passed through from the host.
-      passThrough = sort (a: b: a < b) (
-        strings.unique (
-          filter (n: n != "") (
-            map (s: m.integrations.${s}.token_env) (
-              filter (s: facts.slots.${s}.integration == "http") (attrNames facts.slots)
-            )
-            ++ [ m.integrations.memory.connection_env ]
-            ++ map (p: m.providers.${p}.env_var) (filter (p: m.providers.${p}.enabled) (attrNames m.providers))
-          )
-        )
-      );
+      passThrough = boxService.passThroughEnv { inherit manifest; };
 
-      readyProbe = "fetch('http://127.0.0.1:${toString m.api.port}/ready').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))";
+      readyProbe = "fetch('http://127.0.0.1:${toString probes.port}${probes.readyPath}').then((r)=>process.exit(r.ok?0:1),()=>process.exit(1))";
 
       service =
         {
@@ -121,22 +93,17 @@ rec {
               "-e"
               readyProbe
             ];
-            interval = "10s";
-            timeout = "5s";
-            retries = 3;
-            start_period = "${toString (m.bootstrap.seal_timeout_sec + 10)}s";
+            interval = "${toString probes.intervalSec}s";
+            timeout = "${toString probes.timeoutSec}s";
+            inherit (probes) retries;
+            start_period = "${toString probes.startPeriodSec}s";
           };
           restart = "unless-stopped";
-          stop_grace_period = "30s";
-          labels = {
-            "dev.agentbox.manifest.sha256" = manifestLib.manifestSha256 { inherit manifest; };
-          }
-          // listToAttrs (
-            map (n: {
-              name = "dev.agentbox.exception.${n}";
-              value = sec.exceptions.${n};
-            }) (attrNames sec.exceptions)
-          );
+          stop_grace_period = "${toString probes.stopGraceSec}s";
+          labels = boxService.auditLabels {
+            inherit manifest;
+            security = sec;
+          };
         }
         // (if sec.cap_add == [ ] then { } else { inherit (sec) cap_add; })
         // (if sec.devices == [ ] then { } else { inherit (sec) devices; })

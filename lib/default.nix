@@ -19,6 +19,9 @@ let
   testing = import ./run-tests.nix;
   box = import ./box.nix;
   artifacts = import ./artifacts.nix;
+  boxService = import ./box-service.nix;
+  kubernetes = import ./kubernetes.nix;
+  agentSandbox = import ./agent-sandbox.nix;
 in
 {
   inherit
@@ -32,6 +35,9 @@ in
     programs
     supervisord
     compose
+    boxService
+    kubernetes
+    agentSandbox
     ;
   inherit (manifest)
     schema
@@ -49,4 +55,6 @@ in
   inherit (testing) runTests;
   inherit (box) renderBox;
   inherit (artifacts) artifactsFor;
+  inherit (kubernetes) kubernetesObjects;
+  inherit (agentSandbox) agentSandboxObjects;
 }

@@ -133,7 +133,7 @@ rec {
 
   /**
     Everything built from one manifest.
-    Returns { app; validatedManifest; configFiles; compose; supervisordConf; image; imageN2c;
+    Returns { app; validatedManifest; configFiles; compose; supervisordConf; k8s; image; imageN2c;
     imageConfig; contents; }.
     - app: the managementApi package
     - manifestFile: path of the agentbox.toml to build
@@ -161,7 +161,7 @@ rec {
       '';
 
       staticBox = agentboxLib.renderBox {
-        inherit manifest version revision;
+        inherit manifest manifestText version revision;
         source = "agentbox.toml";
       };
 
@@ -243,6 +243,7 @@ rec {
         ;
       compose = validated "docker-compose.yml" staticBox.files."docker-compose.yml";
       supervisordConf = validated "supervisord.conf" staticBox.files."supervisord.conf";
+      k8s = validated "kubernetes.yaml" staticBox.targets.kubernetes."kubernetes.yaml";
 
       image = pkgs.dockerTools.buildLayeredImage {
         inherit (imageConfig) name tag config;

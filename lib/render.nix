@@ -15,6 +15,12 @@
   # Host paths in docker-compose.yml, relative to the compose file.
   manifestHostPath ? "./agentbox.toml",
   workspaceHostPath ? "./workspace",
+  # What to render, comma-separated: compose (docker-compose.yml, supervisord.conf,
+  # image-config.json, artifacts.json), kubernetes (kubernetes.yaml), agent-sandbox
+  # (agent-sandbox.yaml).
+  target ? "compose",
+  # Mesh host replicas on Postgres in kubernetes.yaml (a number, given as a string by --argstr).
+  replicas ? "2",
 }:
 let
   box = (import ./box.nix).renderBox {
@@ -27,12 +33,24 @@ let
       manifestHostPath
       workspaceHostPath
       ;
+    replicas = builtins.fromJSON replicas;
   };
+  targets = map (name: {
+    inherit name;
+    files = box.targets.${name} or (throw "render.nix: no render target \"${name}\" (compose, kubernetes or agent-sandbox)");
+  }) (builtins.filter builtins.isString (builtins.split "," target));
 in
 {
+  files = builtins.foldl' (acc: t: acc // t.files) { } targets;
+  # The Kubernetes objects as data, by target.
+  objects = builtins.listToAttrs (
+    map (t: {
+      inherit (t) name;
+      value = box.objects.${t.name};
+    }) (builtins.filter (t: t.name != "compose") targets)
+  );
   inherit (box)
     artifacts
-    files
     manifest
     manifestSha256
     readiness

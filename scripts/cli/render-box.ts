@@ -1,19 +1,29 @@
 // Renders a manifest into docker-compose.yml, supervisord.conf, image-config.json and
-// artifacts.json (stage A's probe list): the TypeScript loader validates it, then the Nix
-// library (lib/render.nix) generates the files. Shared by `agentbox render`, the golden files
-// and the local runtime mode.
+// artifacts.json (stage A's probe list), or the Kubernetes targets' kubernetes.yaml and
+// agent-sandbox.yaml: the TypeScript loader validates it (with the target in the rule context),
+// then the Nix library (lib/render.nix) generates the files. Shared by `agentbox render`, the
+// golden files and the local runtime mode.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestSource, type LoadResult } from '../../management-api/src/manifest/load-manifest.js';
 import { canonicalJson } from '../../management-api/src/manifest/canonical-json.js';
-import type { RuleContext } from '../../management-api/src/manifest/rules/rule.js';
+import type { DeployTarget, RuleContext } from '../../management-api/src/manifest/rules/rule.js';
 import type { ArtifactProbe } from '../../management-api/src/boot/artifact-probes.js';
 import { nixEvalJson, type NixEvalOptions } from './nix-eval.js';
 import { repoPath } from './repo-path.js';
 
-/** The files `render` writes, in the order it lists them. */
+/** The files `render` writes for the compose target, in the order it lists them. */
 export const RENDERED_FILES = ['docker-compose.yml', 'supervisord.conf', 'image-config.json', 'artifacts.json'] as const;
-export type RenderedFile = (typeof RENDERED_FILES)[number];
+/** A rendered file's name. */
+export type RenderedFile = string;
+
+/** The render targets and the files each writes, in the order they are listed. */
+export const TARGET_FILES: Readonly<Record<DeployTarget, readonly string[]>> = {
+  compose: RENDERED_FILES,
+  kubernetes: ['kubernetes.yaml'],
+  'agent-sandbox': ['agent-sandbox.yaml'],
+};
+export const RENDER_TARGETS = Object.keys(TARGET_FILES) as DeployTarget[];
 
 /** What to render and where. */
 export interface RenderOptions {
@@ -29,14 +39,21 @@ export interface RenderOptions {
   workspaceDir?: string;
   /** Version for the image tag and labels (default: package.json's). */
   version?: string;
-  /** Rule context for validation. */
+  /** Rule context for validation (its `target` is set from `targets`). */
   context: RuleContext;
+  /** What to render (default compose); rules run with the first Kubernetes target, if any. */
+  targets?: readonly DeployTarget[];
+  /** Mesh host replicas on Postgres in kubernetes.yaml (default 2). */
+  replicas?: number;
   nix?: NixEvalOptions;
 }
 
 /** What lib/render.nix returns. */
 export interface NixRender {
-  files: Record<RenderedFile, string>;
+  /** File name → text, for every file of the rendered targets (the compose files when compose is one). */
+  files: Record<(typeof RENDERED_FILES)[number], string> & Record<RenderedFile, string>;
+  /** The Kubernetes objects as data, by target (none for compose). */
+  objects: Partial<Record<DeployTarget, Array<Record<string, unknown>>>>;
   manifest: unknown;
   manifestSha256: string;
   readiness: string[];
@@ -91,7 +108,9 @@ export function firstDifference(a: unknown, b: unknown, pointer = ''): string | 
 /** Validate then render `options.manifestFile`; files are returned, not written. */
 export async function renderManifest(options: RenderOptions, source?: string): Promise<RenderResult> {
   const text = source ?? (await readFile(options.manifestFile, 'utf8'));
-  const validation = await loadManifestSource(text, options.context);
+  const targets = options.targets ?? ['compose'];
+  const target = targets.find((t) => t !== 'compose') ?? 'compose';
+  const validation = await loadManifestSource(text, { ...options.context, target });
   if (validation.exitCode !== 0 || !validation.manifest) return { validation };
   const root = options.root ?? '';
   const manifestDir = path.dirname(path.resolve(options.manifestFile));
@@ -104,6 +123,8 @@ export async function renderManifest(options: RenderOptions, source?: string): P
     workspaceHostPath: composeRelative(options.outDir, options.workspaceDir ?? path.join(manifestDir, 'workspace')),
   };
   if (options.bin !== undefined) argstr['bin'] = options.bin;
+  argstr['target'] = targets.join(',');
+  if (options.replicas !== undefined) argstr['replicas'] = String(options.replicas);
   const rendered = await nixEvalJson<NixRender>({ file: repoPath('lib/render.nix'), argstr }, options.nix);
   if (rendered.manifestSha256 !== validation.sha256) {
     const at = firstDifference(JSON.parse(canonicalJson(validation.manifest)), rendered.manifest) ?? '(key order or number format)';
@@ -114,10 +135,16 @@ export async function renderManifest(options: RenderOptions, source?: string): P
   return { validation, rendered };
 }
 
+/** The names of `files`, in the order of TARGET_FILES. */
+export function fileNames(files: Record<RenderedFile, string>): RenderedFile[] {
+  const order = Object.values(TARGET_FILES).flat();
+  return Object.keys(files).sort((a, b) => order.indexOf(a) - order.indexOf(b));
+}
+
 /** Names of the files in `dir` whose content differs from `files` (missing counts as different). */
 export async function changedFiles(dir: string, files: Record<RenderedFile, string>): Promise<RenderedFile[]> {
   const changed: RenderedFile[] = [];
-  for (const name of RENDERED_FILES) {
+  for (const name of fileNames(files)) {
     const current = await readFile(path.join(dir, name), 'utf8').catch(() => undefined);
     if (current !== files[name]) changed.push(name);
   }
@@ -128,9 +155,9 @@ export async function changedFiles(dir: string, files: Record<RenderedFile, stri
 export async function writeRendered(dir: string, files: Record<RenderedFile, string>): Promise<string[]> {
   await mkdir(dir, { recursive: true });
   const written: string[] = [];
-  for (const name of RENDERED_FILES) {
+  for (const name of fileNames(files)) {
     const file = path.join(dir, name);
-    await writeFile(file, files[name]);
+    await writeFile(file, files[name] ?? '');
     written.push(file);
   }
   return written;

@@ -1,4 +1,5 @@
-// The golden files: tests/golden/<fixture>/{docker-compose.yml,supervisord.conf,image-config.json}
+// The golden files: tests/golden/<fixture>/ holds every target's files (docker-compose.yml,
+// supervisord.conf, image-config.json, artifacts.json, kubernetes.yaml, agent-sandbox.yaml)
 // rendered from tests/fixtures/manifests/<fixture>.toml. Checks them, or rewrites them with --update:
 //   node dist/scripts/cli/render-golden.js [--update]
 // reference.toml is the repository's agentbox.toml; --update refreshes that copy first.
@@ -7,12 +8,13 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { RuleContext } from '../../management-api/src/manifest/rules/rule.js';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
-import { changedFiles, renderManifest, writeRendered, type NixRender, type RenderedFile } from './render-box.js';
+import { changedFiles, RENDER_TARGETS, renderManifest, writeRendered, type NixRender, type RenderedFile } from './render-box.js';
 import { repoPath } from './repo-path.js';
 
 /** Goldens are rendered with a fixed version, so a release does not rewrite them. */
 export const GOLDEN_VERSION = '0.0.0';
-/** And with a fixed rule context: an x86_64 target and an empty environment. */
+/** And with a fixed rule context: an x86_64 target and an empty environment (the render targets
+ * are all of them, so the rules about Kubernetes forms run too). */
 export const GOLDEN_CONTEXT: RuleContext = { targetArch: 'x86_64', env: {} };
 
 export const fixturesDir = (): string => repoPath('tests/fixtures/manifests');
@@ -34,6 +36,7 @@ export async function renderGolden(name: string): Promise<NixRender> {
     outDir: path.join(goldenDir(), name),
     version: GOLDEN_VERSION,
     context: GOLDEN_CONTEXT,
+    targets: RENDER_TARGETS,
   });
   if (!rendered) throw new Error(`fixture ${name} is invalid:\n${validation.diagnostics.map((d) => formatDiagnostic(manifestFile, d)).join('\n')}`);
   return rendered;

@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync as makeTemp, readFileSync, rmSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { goldenDir, goldenFixtures, GOLDEN_CONTEXT, main, referenceIsCurrent, renderGolden, staleGoldens, updateGoldens } from '../../scripts/cli/render-golden.js';
-import { changedFiles, renderManifest, RENDERED_FILES } from '../../scripts/cli/render-box.js';
+import { changedFiles, renderManifest, TARGET_FILES } from '../../scripts/cli/render-box.js';
 import { repoRoot } from '../helpers/cli.js';
 
 /** A temp directory removed when the file's tests end. */
@@ -52,6 +52,10 @@ t.test('golden files say they are generated, where the format has comments', asy
     const conf = readFileSync(path.join(goldenDir(), name, 'supervisord.conf'), 'utf8');
     t.match(compose.split('\n')[0], new RegExp(`^# generated from ${name}\\.toml by \`agentbox render\` - do not edit$`), `${name}/docker-compose.yml`);
     t.match(conf.split('\n')[0], new RegExp(`^; generated from ${name}\\.toml by \`agentbox render\` - do not edit$`), `${name}/supervisord.conf`);
+    for (const target of ['kubernetes', 'agent-sandbox']) {
+      const yaml = readFileSync(path.join(goldenDir(), name, `${target}.yaml`), 'utf8');
+      t.match(yaml.split('\n')[0], new RegExp(`^# generated from ${name}\\.toml by \`agentbox render --target ${target}\` - do not edit$`), `${name}/${target}.yaml`);
+    }
     for (const json of ['image-config.json', 'artifacts.json']) t.doesNotThrow(() => JSON.parse(readFileSync(path.join(goldenDir(), name, json), 'utf8')), `${name}/${json} is JSON`);
   }
 });
@@ -92,7 +96,7 @@ t.test('the golden script checks (exit 0) and, with --update, writes exactly the
   t.match(out.join(''), /golden files are up to date/);
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-golden-update-'));
   const written = await updateGoldens(dir, false);
-  t.equal(written.length, (await goldenFixtures()).length * RENDERED_FILES.length);
+  t.equal(written.length, (await goldenFixtures()).length * Object.values(TARGET_FILES).flat().length);
   for (const file of written) t.equal(readFileSync(file, 'utf8'), readFileSync(path.join(goldenDir(), path.relative(dir, file)), 'utf8'), path.relative(dir, file));
   const script = spawnSync(process.execPath, [path.join(repoRoot, 'dist/scripts/cli/render-golden.js')], { cwd: repoRoot, encoding: 'utf8' });
   t.equal(script.status, 0, 'the compiled script agrees', { stderr: script.stderr });

@@ -95,7 +95,7 @@ t.test('nix flake check evaluates every output for both systems', async (t) => {
   t.equal(show.code, 0, 'exit code 0', { stderr: show.stderr });
   const outputs = JSON.parse(show.stdout) as Record<string, Record<string, Record<string, unknown>>>;
   for (const system of systems) {
-    t.same(Object.keys(outputs['packages']?.[system] ?? {}).sort(), ['compose', 'default', 'image', 'image-n2c', 'management-api', 'sandbox-launcher', 'supervisord-conf'], `packages.${system}`);
+    t.same(Object.keys(outputs['packages']?.[system] ?? {}).sort(), ['compose', 'default', 'image', 'image-n2c', 'k8s', 'management-api', 'sandbox-launcher', 'supervisord-conf'], `packages.${system}`);
     t.same(Object.keys(outputs['checks']?.[system] ?? {}).sort(), ['compose', 'golden', 'lib-tests', 'manifest'], `checks.${system}`);
     t.same(Object.keys(outputs['apps']?.[system] ?? {}).sort(), ['render', 'validate'], `apps.${system}`);
     t.ok(outputs['devShells']?.[system]?.['default'], `devShells.${system}.default`);
@@ -162,9 +162,19 @@ t.test('the checks build: lib tests, golden files, docker-compose config, the Ty
   t.equal((JSON.parse(r.stdout) as unknown[]).length, 4);
 });
 
+t.test('packages.k8s is the kubernetes.yaml agentbox render --target kubernetes writes for agentbox.toml', async (t) => {
+  const env = { ...process.env, AGENTBOX_STUB_APP: stubApp() };
+  const r = nixFlake(['build', '--impure', '--no-link', '--json', `.#packages.${currentSystem}.k8s`], { env });
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
+  const out = (JSON.parse(r.stdout) as Array<{ outputs: { out: string } }>)[0]!.outputs.out;
+  const { rendered } = await renderManifest({ manifestFile: path.join(repoRoot, 'agentbox.toml'), outDir: repoRoot, context: ctx, targets: ['kubernetes'] });
+  t.equal(readFileSync(out, 'utf8'), rendered!.files['kubernetes.yaml'], 'the same objects, image tag included');
+  t.match(readFileSync(out, 'utf8'), /^kind: "StatefulSet"$/m);
+});
+
 t.test('an invalid manifest fails the build of the manifest check and of every output', async (t) => {
   const env = { ...process.env, AGENTBOX_STUB_APP: stubApp() };
-  const outputs = [`.#checks.${currentSystem}.manifest`, `.#packages.${currentSystem}.compose`, `.#packages.${currentSystem}.supervisord-conf`];
+  const outputs = [`.#checks.${currentSystem}.manifest`, `.#packages.${currentSystem}.compose`, `.#packages.${currentSystem}.supervisord-conf`, `.#packages.${currentSystem}.k8s`];
   // Schema-valid but refused by a rule (E006 port collision): only the TypeScript validator,
   // run in the build, can say so — and every output depends on that derivation.
   const ruleInvalid = flakeCopy('[api]\nport = 9091\n');

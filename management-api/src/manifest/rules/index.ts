@@ -39,6 +39,8 @@ import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
 import { unconfinedAgentsNeedAudit } from './e042-unconfined-agents-need-audit.js';
 import { providerBaseUrlVariableClash } from './e044-provider-base-url-variable-clash.js';
 import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
+import { exceptionDevicesWithoutKubernetesForm } from './e048-exception-devices-without-kubernetes-form.js';
+import { exceptionVolumeWithoutKubernetesForm } from './e049-exception-volume-without-kubernetes-form.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -55,6 +57,7 @@ import { meshHostKeysIgnored } from './w014-mesh-host-keys-ignored.js';
 import { meshHostWithoutMembers } from './w015-mesh-host-without-members.js';
 import { agentsUnconfined } from './w016-agents-unconfined.js';
 import { providerBaseUrlIgnored } from './w018-provider-base-url-ignored.js';
+import { exceptionVolumeIsHostPath } from './w020-exception-volume-is-host-path.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -97,6 +100,8 @@ export const ruleCatalogue: readonly Rule[] = [
   unconfinedAgentsNeedAudit,
   providerBaseUrlVariableClash,
   agentMemoryAboveContainer,
+  exceptionDevicesWithoutKubernetesForm,
+  exceptionVolumeWithoutKubernetesForm,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -113,6 +118,7 @@ export const ruleCatalogue: readonly Rule[] = [
   meshHostWithoutMembers,
   agentsUnconfined,
   providerBaseUrlIgnored,
+  exceptionVolumeIsHostPath,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */

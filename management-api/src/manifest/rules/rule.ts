@@ -5,6 +5,9 @@ import type { Severity } from '../diagnostics.js';
 /** CPU architecture the box is built for. */
 export type TargetArch = 'x86_64' | 'aarch64';
 
+/** What the manifest is rendered for: docker-compose, Kubernetes objects, or agent-sandbox resources. */
+export type DeployTarget = 'compose' | 'kubernetes' | 'agent-sandbox';
+
 /**
  * Everything a rule may know besides the manifest. Rules never read `process.env` or the
  * host's architecture: the caller injects both, so a rule gives the same answer everywhere.
@@ -19,6 +22,11 @@ export interface RuleContext {
    * (`feature:<name>`, `program:<name>`): a build that ships one of them says so here. Default: none.
    */
   provides?: readonly string[];
+  /**
+   * Where the box will run (`agentbox render --target`): rules about what has no Kubernetes form
+   * apply to `kubernetes` and `agent-sandbox` only. Default: compose.
+   */
+  target?: DeployTarget;
 }
 
 /** One violation found by a rule. */

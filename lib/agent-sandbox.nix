@@ -1,0 +1,62 @@
+# agent-sandbox.yaml as data: the box for the kubernetes-sigs/agent-sandbox controller (API
+# v1alpha1). A SandboxTemplate (extensions.agents.x-k8s.io) that SandboxClaims and
+# SandboxWarmPools name, its pods with emptyDir state (a pooled box is disposable), and a Sandbox
+# (agents.x-k8s.io) of one box with its state and workspace as volume claim templates, which the
+# controller suspends (spec.replicas 0) and resumes (1). The pod is lib/kubernetes-pod.nix, as
+# for the StatefulSet; the ConfigMap and NetworkPolicy are lib/kubernetes.nix's.
+let
+  pod = import ./kubernetes-pod.nix;
+  kubernetes = import ./kubernetes.nix;
+in
+{
+  /**
+    The objects, in apply order: ConfigMap, NetworkPolicy, SandboxTemplate, Sandbox.
+    - manifest: a normalized manifest
+    - manifestText: its TOML source
+    - image: the image reference "<name>:<tag>"
+    - stateStorage, workspaceStorage: sizes of the Sandbox's volume claims (default 1Gi, 10Gi)
+  */
+  agentSandboxObjects =
+    {
+      manifest,
+      manifestText,
+      image,
+      stateStorage ? "1Gi",
+      workspaceStorage ? "10Gi",
+    }:
+    let
+      name = manifest.agentbox.name;
+      labels = pod.objectLabels { inherit manifest; };
+      template = persistent: pod.podTemplate { inherit manifest image persistent; };
+      claim = claimName: storage: {
+        metadata.name = claimName;
+        spec = {
+          accessModes = [ "ReadWriteOnce" ];
+          resources.requests.storage = storage;
+        };
+      };
+    in
+    [
+      (kubernetes.manifestConfigMap { inherit manifest manifestText; })
+      (kubernetes.networkPolicy { inherit manifest; })
+      {
+        apiVersion = "extensions.agents.x-k8s.io/v1alpha1";
+        kind = "SandboxTemplate";
+        metadata = { inherit name labels; };
+        spec.podTemplate = template false;
+      }
+      {
+        apiVersion = "agents.x-k8s.io/v1alpha1";
+        kind = "Sandbox";
+        metadata = { inherit name labels; };
+        spec = {
+          podTemplate = template true;
+          volumeClaimTemplates = [
+            (claim "state" stateStorage)
+            (claim "workspace" workspaceStorage)
+          ];
+          replicas = 1;
+        };
+      }
+    ];
+}
