@@ -7,6 +7,7 @@ import type { IdleCompaction } from './observability/idle-compaction.js';
 import type { ProgramsReport } from './probes/supervisor-programs.js';
 import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
+import type { EgressController } from './sandbox/egress-controller.js';
 
 /** Shared state of one API instance. */
 export interface AgentboxState {
@@ -29,6 +30,8 @@ export interface AgentboxState {
   programs: () => Promise<ProgramsReport | undefined>;
   /** Returns memory after bursts of requests (observability/idle-compaction.ts). */
   idleCompaction: IdleCompaction;
+  /** The egress proxy's controller; undefined when the box runs no proxy. */
+  egress: EgressController | undefined;
 }
 
 declare module 'fastify' {

@@ -33,6 +33,9 @@ import { registerMemoryRoutes } from './routes/memory-routes.js';
 import { registerAgentRoutes } from './routes/agents-routes.js';
 import { registerMetaRoute } from './routes/meta-route.js';
 import { registerProbeRoutes } from './routes/probe-routes.js';
+import { registerEgressRoutes } from './routes/egress-routes.js';
+import { startEgress } from './sandbox/egress-start.js';
+import type { EgressControllerOptions } from './sandbox/egress-controller.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { apiVersion, imageHash } from './version.js';
 
@@ -65,6 +68,11 @@ export interface AppOptions {
   agentEventTiming?: Partial<AgentEventTiming>;
   /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
   programs?: () => Promise<ProgramsReport | undefined>;
+  /**
+   * The egress proxy's control socket, or false for none. Default: the run dir's socket when
+   * `sandbox.enabled` and the API runs under the box's supervisord (which then runs the proxy).
+   */
+  egress?: { socketPath: string; timing?: EgressControllerOptions['timing'] } | false;
 }
 
 /**
@@ -130,10 +138,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.registry ? { registry: options.registry } : {}),
   };
   const startedAt = clock();
-  const resolver = await AdapterResolver.start(resolverOptions).catch((err: unknown) => {
+  // Decisions are appended through the events slot, which exists once the resolver does.
+  let resolver: AdapterResolver | undefined;
+  const egress = startEgress({ manifest: options.manifest, paths: options.paths, env, apiKey: key, logger: options.logger, metrics: options.metrics.egress, setting: options.egress, appendEvent: async (e) => resolver?.slot('events').append([e]) });
+  if (egress) resolverOptions.egress = egress;
+  resolver = await AdapterResolver.start(resolverOptions).catch((err: unknown) => {
     idleCompaction.stop();
+    egress?.close();
     throw err;
   });
+  app.addHook('onClose', async () => egress?.close());
   // Opens no connection unless sovereign_mesh.publish_agent_events is on.
   const agentEvents = startAgentEvents({
     manifest: options.manifest,
@@ -154,9 +168,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
     relays: agentEvents,
+    ...(egress ? { egress } : {}),
   }).catch(async (err: unknown) => {
     idleCompaction.stop();
     agentEvents.close();
+    egress?.close();
     await resolver.close();
     throw err;
   });
@@ -177,6 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     startedAt,
     programs: options.programs ?? (() => supervisedPrograms(supervisorSocket(env, options.paths))),
     idleCompaction,
+    egress,
   });
 
   registerProbeRoutes(app);
@@ -186,6 +203,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMemoryRoutes(app, limits);
   registerEventRoutes(app, limits);
   registerAgentRoutes(app, limits);
+  registerEgressRoutes(app, limits);
   registerDocsRoute(app);
   return app;
 }

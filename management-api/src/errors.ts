@@ -17,6 +17,7 @@ export const errorCodes = {
   ABX_ERR_ADAPTER_DEGRADED: { status: 503, description: 'The adapter slot behind this route is degraded (its backend is unreachable); the API reconnects in the background.' },
   ABX_ERR_ADAPTER_UNAVAILABLE: { status: 503, description: 'The adapter backend failed during this request; the slot is marked degraded.' },
   ABX_ERR_ADAPTER_TIMEOUT: { status: 504, description: 'The adapter backend did not answer in time.' },
+  ABX_ERR_EGRESS_UNAVAILABLE: { status: 503, description: 'The egress proxy cannot be reached over its control socket, or does not run (sandbox.enabled = false, or the API runs outside a box).' },
   ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
   ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },
 } as const satisfies Record<`ABX_ERR_${string}`, { status: number; description: string }>;

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
+import type { AgentEgress } from '../sandbox/agent-proxy-credential.js';
 
 /** The five adapter slots, in the order the manifest lists them. */
 export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;
@@ -57,6 +58,8 @@ export interface AdapterContext<S extends SlotName = SlotName> {
   /** Child logger bound to the slot. */
   logger: Logger;
   env: Readonly<Record<string, string | undefined>>;
+  /** The egress proxy agents are pointed at (orchestrator only; absent when the sandbox is off or no proxy runs). */
+  egress?: AgentEgress;
 }
 
 /**

@@ -1,6 +1,7 @@
 // The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
+import { createEgressMetrics, type EgressMetrics } from '../sandbox/egress-metrics.js';
 import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */
@@ -15,6 +16,8 @@ export interface ApiMetrics {
   ready: Gauge;
   /** Publishing of signed agent events to relays. */
   mesh: MeshMetrics;
+  /** Decisions of the egress proxy. */
+  egress: EgressMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -83,5 +86,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
       registers,
     }),
     mesh: createMeshMetrics(registry),
+    egress: createEgressMetrics(registry),
   };
 }

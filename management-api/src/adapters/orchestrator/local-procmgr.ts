@@ -21,6 +21,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     parentEnv: context.env,
     logger: context.logger,
     recordDir: path.join(context.paths.runDir, 'agents'),
+    ...(context.egress ? { egress: context.egress } : {}),
   });
   let started = false;
 

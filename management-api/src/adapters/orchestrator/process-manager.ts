@@ -11,6 +11,7 @@ import type { AgentProcess, AgentState, OutputChunk, OutputRequest, SpawnRequest
 import { PidRecords, signalGroup } from './process-group.js';
 import { checkSpawnRequest, checkGraceMs } from './spawn-request.js';
 import { resolveCwd } from './workspace-cwd.js';
+import type { AgentEgress } from '../../sandbox/agent-proxy-credential.js';
 
 /** How the manager is set up. */
 export interface ProcessManagerOptions {
@@ -24,6 +25,8 @@ export interface ProcessManagerOptions {
   maxOutputBytes?: number;
   /** Ended agents kept for status and output, oldest dropped first. */
   retainEnded?: number;
+  /** Gives each agent its own egress proxy credential (sandbox/); none when absent. */
+  egress?: AgentEgress;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -64,11 +67,16 @@ export class ProcessManager {
     const cwd = await resolveCwd(this.#workspace, request.cwd);
     const id = `agt_${randomBytes(9).toString('base64url')}`;
     const env = agentEnvironment(this.options.parentEnv, request.env, { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
+    // The agent's own proxy credential, revoked if it cannot start (and when it exits, in #ended).
+    if (this.options.egress) Object.assign(env, await this.options.egress.issue(id));
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     const child = spawn(request.command, request.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
       child.once('spawn', resolve);
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
+    }).catch((err: unknown) => {
+      this.options.egress?.revoke(id);
+      throw err;
     });
     const startedAt = new Date().toISOString();
     const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt }, child, (r, exit) => this.#classify(r, exit), {
@@ -144,6 +152,7 @@ export class ProcessManager {
     const info = run.snapshot();
     this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal }, `agent ${info.name} ${info.state}`);
     void this.#records?.remove(info.id);
+    this.options.egress?.revoke(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
     try {
       if (signalGroup(run.pid, 'SIGTERM')) setTimeout(() => quietly(() => signalGroup(run.pid, 'SIGKILL')), LEFTOVER_GRACE_MS).unref();
