@@ -57,12 +57,12 @@ export interface TestServer {
 }
 
 /** Start the real server on 127.0.0.1 with ephemeral ports. */
-export async function startTestServer(options: { toml?: string; logLevel?: LogLevel } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
-  const root = await makeRoot();
+export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; root?: Awaited<ReturnType<typeof makeRoot>> } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
+  const root = options.root ?? (await makeRoot());
   const { manifest, sha256 } = await manifestFrom(options.toml ?? ALL_OFF);
   const logs = captureLogs();
   const logger = createLogger({ level: options.logLevel ?? 'info', destination: logs.destination });
-  const { toml: _toml, logLevel: _level, ...rest } = options;
+  const { toml: _toml, logLevel: _level, root: _root, ...rest } = options;
   let server: RunningServer;
   try {
     server = await startServer({
