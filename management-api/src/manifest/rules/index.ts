@@ -35,6 +35,7 @@ import { malformedExceptionVolume } from './e034-malformed-exception-volume.js';
 import { malformedUrl } from './e035-malformed-url.js';
 import { unavailableInThisBuild } from './e036-unavailable-in-this-build.js';
 import { malformedPubkey } from './e037-malformed-pubkey.js';
+import { malformedEgressEntry } from './e045-malformed-egress-entry.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -47,6 +48,7 @@ import { allowedPubkeysIgnored } from './w009-allowed-pubkeys-ignored.js';
 import { exposedRelayOnLoopback } from './w010-exposed-relay-on-loopback.js';
 import { strictImmutableDisabled } from './w011-strict-immutable-disabled.js';
 import { auditAcknowledgedWithoutPrivilege } from './w012-audit-acknowledged-without-privilege.js';
+import { egressAllowsInternalAddress } from './w017-egress-allows-internal-address.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -85,6 +87,7 @@ export const ruleCatalogue: readonly Rule[] = [
   malformedUrl,
   unavailableInThisBuild,
   malformedPubkey,
+  malformedEgressEntry,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -97,6 +100,7 @@ export const ruleCatalogue: readonly Rule[] = [
   exposedRelayOnLoopback,
   strictImmutableDisabled,
   auditAcknowledgedWithoutPrivilege,
+  egressAllowsInternalAddress,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */
