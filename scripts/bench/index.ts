@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<string>> = {
   api: async () => (await import('./api-bench.js')).runApiBench(),
   'next-tick': async () => (await import('./next-tick-bench.js')).runNextTickBench(),
   memory: async () => (await import('./memory-bench.js')).runMemoryBench(),
+  egress: async () => (await import('./egress-bench.js')).runEgressBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });

@@ -15,9 +15,15 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 const proxyCli = path.join(repo, 'dist/management-api/src/sandbox/egress-proxy-cli.js');
 const agentScript = path.join(repo, 'tests/api/fixtures/egress-agent.mjs');
 
-/** A TCP echo server and an HTTP server that records what reaches it, both on 127.0.0.1. */
+/** Bytes the echo server sends and closes with when a client writes `bulk`. */
+const BULK = 32 * 1024 * 1024;
+
+/** A TCP echo server (`bulk` asks for BULK bytes, then it closes) and an HTTP server that records what reaches it, both on 127.0.0.1. */
 async function standIns(): Promise<{ echoPort: number; httpPort: number; seen: http.IncomingHttpHeaders[]; close: () => void }> {
-  const echo = net.createServer((s) => s.pipe(s));
+  const echo = net.createServer((s) => {
+    s.on('error', () => undefined);
+    s.on('data', (d: Buffer) => (d.toString() === 'bulk' ? s.end(Buffer.alloc(BULK, 1)) : s.write(d)));
+  });
   const seen: http.IncomingHttpHeaders[] = [];
   const web = http.createServer((req, res) => {
     seen.push(req.headers);
@@ -146,6 +152,20 @@ t.test('egress through the proxy programme', async (t) => {
     const denied = await getVia(proxy.port, `http://127.0.0.1:${stand.httpPort}/`, auth);
     t.equal(denied.status, 403);
     t.equal(stand.seen.length, 1, 'a refused request never reaches the server');
+  });
+
+  await t.test('a tunnel delivers everything the server sent before it closed', async (t) => {
+    // The proxy still holds the tail of the stream when the server's close arrives: several
+    // large transfers make that moment certain to happen at least once.
+    for (let i = 0; i < 4; i++) {
+      const { socket } = await connectVia(proxy.port, `localhost:${stand.echoPort}`, auth);
+      t.teardown(() => void socket.destroy());
+      let bytes = 0;
+      socket.on('data', (d: Buffer) => (bytes += d.length));
+      socket.write('bulk');
+      await new Promise((r) => socket.once('close', r));
+      t.equal(bytes, BULK, `transfer ${i + 1}: no byte lost when the upstream ends`);
+    }
   });
 
   await t.test('the allowlist changes through the API, without a restart', async (t) => {

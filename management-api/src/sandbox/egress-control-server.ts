@@ -1,6 +1,7 @@
 // The egress proxy's side of the control channel: registers and revokes credentials, swaps the allowlist, streams decisions to the API.
 import { timingSafeEqual, createHash } from 'node:crypto';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { Allowlist, entryProblem, type EgressPolicy } from './egress-allowlist.js';
@@ -41,6 +42,8 @@ export async function startControlServer(options: ControlServerOptions): Promise
     for (const line of pending) for (const s of subscribers) s.write(line);
     pending = [];
   };
+  // Stage A creates the run dir in a box; a proxy started on its own (benchmarks) makes it.
+  mkdirSync(path.dirname(options.socketPath), { recursive: true });
   rmSync(options.socketPath, { force: true });
   // Created 0600 from the start (umask), so no other user can connect between listen and chmod.
   const umask = process.umask(0o177);

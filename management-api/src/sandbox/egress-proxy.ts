@@ -77,8 +77,10 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
         upstream.pipe(socket);
         socket.pipe(upstream);
       });
+      // A clean end travels through the pipes (each side ends the other once flushed); only an
+      // error cuts the other side off at once, or what is still buffered would be lost.
       socket.once('close', () => upstream.destroy());
-      upstream.once('close', () => socket.destroy());
+      upstream.once('close', (hadError) => hadError && socket.destroy());
     });
   });
 
