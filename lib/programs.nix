@@ -72,6 +72,13 @@ let
     relay = {
       autorestart = "true";
     };
+    egress-proxy = {
+      autorestart = "true";
+      # RUNNING at spawn, like the API: the API itself reports the proxy in /ready once its
+      # control socket answers, so a startsecs wait would only delay every boot.
+      startsecs = 0;
+      startretries = 5;
+    };
   };
 in
 rec {

@@ -9,6 +9,7 @@ import type { ProgramsReport } from './probes/supervisor-programs.js';
 import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import type { AgentSandbox } from './sandbox/agent-sandbox.js';
+import type { EgressController } from './sandbox/egress-controller.js';
 
 /** Shared state of one API instance. */
 export interface AgentboxState {
@@ -35,6 +36,8 @@ export interface AgentboxState {
   idleCompaction: IdleCompaction;
   /** The agent sandbox: its capability probe for /health and /v1/meta. */
   sandbox: AgentSandbox;
+  /** The egress proxy's controller; undefined when the box runs no proxy. */
+  egress: EgressController | undefined;
 }
 
 declare module 'fastify' {

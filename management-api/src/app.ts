@@ -39,6 +39,9 @@ import { registerAgentRoutes } from './routes/agents-routes.js';
 import { registerMetaRoute } from './routes/meta-route.js';
 import { registerMeshHostRoutes } from './routes/mesh-host-routes.js';
 import { registerProbeRoutes } from './routes/probe-routes.js';
+import { registerEgressRoutes } from './routes/egress-routes.js';
+import { startEgress } from './sandbox/egress-start.js';
+import type { EgressControllerOptions } from './sandbox/egress-controller.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { agentApiUrl, agentCredentials } from './sandbox/agent-credentials.js';
 import { AgentTokens } from './sandbox/agent-tokens.js';
@@ -79,6 +82,11 @@ export interface AppOptions {
   programs?: () => Promise<ProgramsReport | undefined>;
   /** Timeouts of the provider broker's calls. */
   brokerTiming?: Partial<BrokerTiming>;
+  /**
+   * The egress proxy's control socket, or false for none. Default: the run dir's socket when
+   * `sandbox.enabled` and the API runs under the box's supervisord (which then runs the proxy).
+   */
+  egress?: { socketPath: string; timing?: EgressControllerOptions['timing'] } | false;
 }
 
 /**
@@ -166,11 +174,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     ...(options.registry ? { registry: options.registry } : {}),
   };
   const startedAt = clock();
-  const resolver = await AdapterResolver.start(resolverOptions).catch(async (err: unknown) => {
+  // Decisions are appended through the events slot, which exists once the resolver does.
+  let resolver: AdapterResolver | undefined;
+  const egress = startEgress({ manifest: options.manifest, paths: options.paths, env, apiKey: key, logger: options.logger, metrics: options.metrics.egress, setting: options.egress, appendEvent: async (e) => resolver?.slot('events').append([e]) });
+  if (egress) resolverOptions.egress = egress;
+  resolver = await AdapterResolver.start(resolverOptions).catch(async (err: unknown) => {
     idleCompaction.stop();
+    egress?.close();
     await federation.close();
     throw err;
   });
+  app.addHook('onClose', async () => egress?.close());
   // Opens no connection unless sovereign_mesh.publish_agent_events is on.
   const agentEvents = startAgentEvents({
     manifest: options.manifest,
@@ -191,9 +205,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
     relays: agentEvents,
+    ...(egress ? { egress } : {}),
   }).catch(async (err: unknown) => {
     idleCompaction.stop();
     agentEvents.close();
+    egress?.close();
     await resolver.close();
     await federation.close();
     throw err;
@@ -218,6 +234,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     programs: options.programs ?? (() => supervisedPrograms(supervisorSocket(env, options.paths))),
     idleCompaction,
     sandbox,
+    egress,
   });
   warnWhenUnconfined(sandbox, options.logger);
 
@@ -229,6 +246,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerMemoryRoutes(app, limits);
   registerEventRoutes(app, limits);
   registerAgentRoutes(app, limits);
+  registerEgressRoutes(app, limits);
   registerDocsRoute(app);
   await registerProviderBroker(app, { providers, env, metrics: options.metrics.credentials, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs }, ...(options.brokerTiming ? { timing: options.brokerTiming } : {}) });
   return app;

@@ -30,6 +30,8 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   /** supervisord's XML-RPC unix socket, when supervisord runs. */
   supervisorSocket: string;
   supervisorPidfile: string;
+  /** The egress proxy's control socket (0600): the API registers agent credentials and changes the allowlist there. */
+  egressControlSocket: string;
   /** The management API bearer key (0600). */
   apiKeyFile: string;
   /** The box's Nostr identity key (0600). */

@@ -22,13 +22,14 @@ export interface ListenConfig {
 export function listenConfig(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>): ListenConfig {
   return {
     apiHost: env['AGENTBOX_API_BIND'] || manifest.api.bind,
-    apiPort: port(env, 'AGENTBOX_API_PORT', manifest.api.port),
+    apiPort: listenPort(env, 'AGENTBOX_API_PORT', manifest.api.port),
     metricsHost: env['AGENTBOX_METRICS_BIND'] || manifest.observability.metrics_bind,
-    metricsPort: port(env, 'AGENTBOX_METRICS_PORT', manifest.observability.metrics_port),
+    metricsPort: listenPort(env, 'AGENTBOX_METRICS_PORT', manifest.observability.metrics_port),
   };
 }
 
-function port(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
+/** A port from environment variable `name` (0-65535, 0 = any free port), else `fallback`; throws ListenConfigError naming the variable. */
+export function listenPort(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);

@@ -85,7 +85,7 @@ interface BootSample {
 async function bootOnce(manifest: string): Promise<BootSample> {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-bootbench-'));
   const [apiPort, metricsPort] = [await freePort(), await freePort()];
-  const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), TZ: 'UTC' };
+  const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0', TZ: 'UTC' };
   const logFile = path.join(root, 'up.log');
   const { openSync } = await import('node:fs');
   const out = openSync(logFile, 'a');

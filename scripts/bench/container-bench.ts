@@ -35,7 +35,7 @@ async function firstReady(url: string, limitMs: number, alive: () => boolean = (
 }
 
 async function localOnce(manifest: string, root: string, apiPort: number, metricsPort: number): Promise<number> {
-  const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort) };
+  const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
   const log = openSync(path.join(root, 'up-local.log'), 'a');
   const t0 = performance.now();
   const child = spawn(process.execPath, [repoPath('dist/scripts/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', log, log] });

@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<string>> = {
   auth: async () => (await import('./auth-bench.js')).runAuthBench(),
   mesh: async () => (await import('./mesh-bench.js')).runMeshBench(),
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
+  egress: async () => (await import('./egress-bench.js')).runEgressBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });

@@ -31,7 +31,7 @@ Options:
   --quiet          do not stream the programmes' logs to the terminal
   -h, --help       show this help
 
-Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT override the manifest's ports.
+Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT override the manifest's ports.
 Exit codes: the box's exit status; 1 invalid manifest or missing prerequisite; 2 bad usage.`;
 
 /** Run the command. */

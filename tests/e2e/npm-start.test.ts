@@ -33,7 +33,7 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
   const log = openSync(logFile, 'a');
   // Through `env -i`, so the box runs with a user's plain environment and not with the test
   // runner's instrumentation, which it injects into the environment of every process it spawns.
-  const userEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort) };
+  const userEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
   const npm = spawn('env', ['-i', ...Object.entries(userEnv).map(([k, v]) => `${k}=${v}`), 'npm', 'start', '--', '--root', root], {
     cwd: repoRoot,
     stdio: ['ignore', log, log],

@@ -62,9 +62,9 @@ t.test('the reference box reaches the seal: bootstrap exits, management-api runs
   t.teardown(() => shutdown(box.proc, box.socket));
   const seal = path.join(box.root, 'run/agentbox/bootstrap.done');
   await waitFor('the bootstrap seal', () => existsSync(seal), 20_000);
-  t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['management-api']);
+  t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['egress-proxy', 'management-api']);
   const states = processStates(await xmlrpc(box.socket, 'supervisor.getAllProcessInfo'));
-  t.same(states, { bootstrap: 'EXITED', 'management-api': 'RUNNING', 'seal-listener': 'RUNNING' });
+  t.same(states, { bootstrap: 'EXITED', 'egress-proxy': 'RUNNING', 'management-api': 'RUNNING', 'seal-listener': 'RUNNING' });
   // The event line follows the seal file and reaches supervisord's output through a pipe: wait for it rather than race it.
   await waitFor('BootstrapCompleted in supervisord\'s output', () => /"event":"BootstrapCompleted"/.test(box.output()), 20_000);
   t.match(box.output(), /"event":"BootstrapCompleted"/, 'the listener logged BootstrapCompleted on stderr, which reaches the container log');
@@ -113,5 +113,5 @@ t.test('command lines, environments and the readiness tag arrive exactly as the 
   t.equal(got.env['AGENTBOX_SUPERVISOR_URL'], `unix://${box.socket}`);
   const seal = path.join(box.root, 'run/agentbox/bootstrap.done');
   await waitFor('the seal', () => existsSync(seal), 20_000);
-  t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['management-api', 'rec'], 'the seal waited for the tagged programme too');
+  t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['egress-proxy', 'management-api', 'rec'], 'the seal waited for the tagged programme too');
 });

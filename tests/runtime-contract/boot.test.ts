@@ -88,7 +88,7 @@ t.test('RC-07: SIGTERM stops every programme in reverse priority order within 10
   const { code } = await box.exit;
   t.equal(code, 0, 'supervisord exits cleanly');
   const stopped = box.lines.map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
-  t.same(stopped, ['worker', 'management-api', 'seal-listener'], 'highest priority number stops first');
+  t.same(stopped, ['worker', 'management-api', 'egress-proxy', 'seal-listener'], 'highest priority number stops first');
 });
 
 t.test('RC-10: a failed stage B keeps /ready at 503 and says why', async (t) => {

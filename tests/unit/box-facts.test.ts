@@ -57,7 +57,7 @@ t.test('box programmes: ports and settings are schema keys; priorities are the b
   for (const f of Object.values(facts.features)) for (const p of f.programs) t.ok(p.priority < facts.programs.firstOperatorPriority, `${p.name}: a box priority`);
   const program = resolveRef(manifestSchema.$defs!['program']!).properties!['priority']!;
   t.equal(program.default! as number >= facts.programs.firstOperatorPriority, true, 'the default programme priority is an operator priority');
-  t.same([...reservedProgramNames].sort(), ['bootstrap', 'code-server', 'desktop', 'management-api', 'playwright', 'relay', 'seal-listener', 'supervisord', 'telegram-mirror']);
+  t.same([...reservedProgramNames].sort(), ['bootstrap', 'code-server', 'desktop', 'egress-proxy', 'management-api', 'playwright', 'relay', 'seal-listener', 'supervisord', 'telegram-mirror']);
 });
 
 t.test('the schema says which settings ask for a part this build lacks, and that their other keys are read by nothing', async (t) => {

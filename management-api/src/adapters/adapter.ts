@@ -4,6 +4,7 @@ import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import type { SandboxContext } from '../sandbox/sandbox-context.js';
 import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
+import type { AgentEgress } from '../sandbox/agent-proxy-credential.js';
 
 /** The five adapter slots, in the order the manifest lists them. */
 export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;
@@ -63,6 +64,8 @@ export interface AdapterContext<S extends SlotName = SlotName> {
   sandbox?: SandboxContext;
   /** Per-agent tokens and provider addresses, for an orchestrator that starts agents on this machine. */
   agentCredentials?: AgentCredentialHooks;
+  /** The egress proxy agents are pointed at (orchestrator only; absent when the sandbox is off or no proxy runs). */
+  egress?: AgentEgress;
 }
 
 /**

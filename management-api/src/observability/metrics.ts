@@ -4,6 +4,7 @@ import { createFederationMetrics, type FederationMetrics } from '../mesh/federat
 import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
 import { createLimitMetrics, type LimitMetrics } from '../sandbox/limit-metrics.js';
 import { createCredentialMetrics, type CredentialMetrics } from '../sandbox/credential-metrics.js';
+import { createEgressMetrics, type EgressMetrics } from '../sandbox/egress-metrics.js';
 import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */
@@ -24,6 +25,8 @@ export interface ApiMetrics {
   federation: FederationMetrics;
   /** Agent tokens and the provider broker. */
   credentials: CredentialMetrics;
+  /** Decisions of the egress proxy. */
+  egress: EgressMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -95,5 +98,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     agentLimits: createLimitMetrics(registry),
     federation: createFederationMetrics(registry),
     credentials: createCredentialMetrics(registry),
+    egress: createEgressMetrics(registry),
   };
 }

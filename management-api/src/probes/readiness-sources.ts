@@ -1,8 +1,9 @@
-// Wires the readiness inputs (seal watcher, mount checker, adapter resolver, relays) to the readiness model.
+// Wires the readiness inputs (seal watcher, mount checker, adapter resolver, relays, egress proxy) to the readiness model.
 import type { Logger } from 'pino';
 import type { AdapterResolver } from '../adapters/resolver.js';
 import type { AgentEvents } from '../mesh/agent-events.js';
 import type { ApiMetrics } from '../observability/metrics.js';
+import type { EgressController } from '../sandbox/egress-controller.js';
 import { requiredMounts, type RuntimePaths } from '../runtime-paths.js';
 import { MountChecker } from './mount-checker.js';
 import { Readiness } from './readiness.js';
@@ -28,19 +29,20 @@ export interface ReadinessSources {
 }
 
 /** Start the seal watcher and mount checker, evaluate once, and re-evaluate on every change. */
-export async function startReadinessSources(options: { paths: RuntimePaths; resolver: AdapterResolver; logger: Logger; metrics: ApiMetrics; clock: () => Date; timing: ReadinessTiming; relays?: Pick<AgentEvents, 'relayStatus' | 'onRelayChange'> }): Promise<ReadinessSources> {
-  const { paths, resolver, relays } = options;
+export async function startReadinessSources(options: { paths: RuntimePaths; resolver: AdapterResolver; logger: Logger; metrics: ApiMetrics; clock: () => Date; timing: ReadinessTiming; relays?: Pick<AgentEvents, 'relayStatus' | 'onRelayChange'>; egress?: Pick<EgressController, 'status' | 'onChange'> }): Promise<ReadinessSources> {
+  const { paths, resolver, relays, egress } = options;
   const readiness = new Readiness(options);
   let started = false;
   const evaluate = (): void => {
     if (!started) return;
     const relayStatus = relays?.relayStatus();
-    readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, ...(seal.failure ? { bootstrapFailure: seal.failure } : {}), mounts: mounts.states, slots: resolver.statuses(), ...(relayStatus ? { relays: relayStatus } : {}) });
+    readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, ...(seal.failure ? { bootstrapFailure: seal.failure } : {}), mounts: mounts.states, slots: resolver.statuses(), ...(relayStatus ? { relays: relayStatus } : {}), ...(egress ? { egress: egress.status() } : {}) });
   };
   const seal = new SealWatcher({ file: paths.sealFile, failureFile: paths.bootstrapFailedFile, recheckMs: options.timing.sealRecheckMs, onChange: evaluate });
   const mounts = new MountChecker(requiredMounts(paths), { intervalMs: options.timing.mountCheckMs, onChange: evaluate });
   resolver.onChange(evaluate);
   relays?.onRelayChange(evaluate);
+  egress?.onChange(evaluate);
   try {
     await Promise.all([seal.start(), mounts.start()]);
   } catch (err) {

@@ -5,6 +5,7 @@ import { isSlotUsable } from '../adapters/slot-state.js';
 import type { SlotStatus } from '../adapters/slot-supervisor.js';
 import type { RelayStatus } from '../mesh/relay-publisher.js';
 import type { ApiMetrics } from '../observability/metrics.js';
+import type { EgressStatus } from '../sandbox/egress-controller.js';
 import type { MountState } from './mount-checker.js';
 
 /** Everything readiness depends on. */
@@ -17,6 +18,8 @@ export interface ReadinessInputs {
   slots: readonly SlotStatus[];
   /** Relays agent events are published to; present only while publishing is on (then one must be reachable). */
   relays?: RelayStatus;
+  /** The egress proxy's control channel; present only when the box runs one (then it must answer). */
+  egress?: EgressStatus;
 }
 
 /** The /ready answer, serialised once per change so each request only sends bytes. */
@@ -106,6 +109,13 @@ export class Readiness {
       if (inputs.relays.reachable.length === 0) {
         missing.push('relay');
         reasons.push(`agent events are published but no relay is reachable (${inputs.relays.configured.join(', ')})`);
+      }
+    }
+    if (inputs.egress) {
+      requirements.push('egress');
+      if (!inputs.egress.reachable) {
+        missing.push('egress');
+        reasons.push(`the egress proxy does not answer on ${inputs.egress.socketPath} (${inputs.egress.reason ?? 'unknown'}); agents are not started without it`);
       }
     }
     const ready = missing.length === 0;

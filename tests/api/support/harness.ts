@@ -56,13 +56,13 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** Start the real server on 127.0.0.1 with ephemeral ports (or the API on `apiPort`). */
-export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; apiPort?: number } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
-  const root = await makeRoot();
+/** Start the real server on 127.0.0.1 with ephemeral ports (or the API on `apiPort`), in a fresh root or `root`. */
+export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; apiPort?: number; root?: Awaited<ReturnType<typeof makeRoot>> } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
+  const root = options.root ?? (await makeRoot());
   const { manifest, sha256 } = await manifestFrom(options.toml ?? ALL_OFF);
   const logs = captureLogs();
   const logger = createLogger({ level: options.logLevel ?? 'info', destination: logs.destination });
-  const { toml: _toml, logLevel: _level, apiPort, ...rest } = options;
+  const { toml: _toml, logLevel: _level, apiPort, root: _root, ...rest } = options;
   let server: RunningServer;
   try {
     server = await startServer({

@@ -97,6 +97,8 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     AGENTBOX_SUPERVISORD_CONF: path.join(boxConfig, 'supervisord.conf'),
     AGENTBOX_API_PORT: String(apiPort),
     AGENTBOX_METRICS_PORT: String(metricsPort),
+    // The egress proxy on any free port: boxes of parallel tests would share 3128.
+    AGENTBOX_EGRESS_PORT: '0',
     ...(options.imageMode ? {} : { AGENTBOX_LOCAL: '1' }),
     ...options.env,
   };

@@ -29,6 +29,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     accounting: new AgentAccounting({ logger: context.logger, ceiling: sandbox.settings.limits, metrics: sandbox.limitMetrics }),
     sandbox: sandbox.confinement,
     ...(context.agentCredentials ? { credentials: context.agentCredentials } : {}),
+    ...(context.egress ? { egress: context.egress } : {}),
   });
   let started = false;
 

@@ -15,6 +15,7 @@ import { checkSpawnRequest, checkGraceMs } from './spawn-request.js';
 import { agentCwd } from './workspace-cwd.js';
 import { unconfined, type AgentSandbox, type ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
 import { checkCommand } from '../../sandbox/agent-command.js';
+import type { AgentEgress } from '../../sandbox/agent-proxy-credential.js';
 
 /** How the manager is set up. */
 export interface ProcessManagerOptions {
@@ -34,6 +35,8 @@ export interface ProcessManagerOptions {
   sandbox?: AgentSandbox;
   /** Each agent's own API token and provider addresses (sandbox/agent-credentials.ts): issued at spawn, revoked at exit. */
   credentials?: AgentCredentialHooks;
+  /** Gives each agent its own egress proxy credential (sandbox/); none when absent. */
+  egress?: AgentEgress;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -83,8 +86,13 @@ export class ProcessManager {
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
     const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace };
     const confined = this.options.sandbox ? await this.options.sandbox.confine(target) : unconfined(target);
+    // The agent's own proxy credential (revoked if it cannot start, and when it exits, in #ended).
+    const proxyEnv = this.options.egress ? await this.options.egress.issue(id).catch(async (err: unknown) => {
+      await confined.release();
+      throw err;
+    }) : {};
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
-    env = { ...env, ...confined.env, ...this.options.credentials?.issue({ id, name: request.name }) };
+    env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     await new Promise<void>((resolve, reject) => {
@@ -93,6 +101,7 @@ export class ProcessManager {
     }).catch(async (err: unknown) => {
       await confined.release();
       this.options.credentials?.revoke(id);
+      this.options.egress?.revoke(id);
       throw err;
     });
     this.#confined.set(id, confined);
@@ -183,6 +192,7 @@ export class ProcessManager {
     void this.#confined.get(info.id)?.release();
     this.#confined.delete(info.id);
     this.options.credentials?.revoke(info.id);
+    this.options.egress?.revoke(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
     try {
       if (signalGroup(run.pid, 'SIGTERM')) setTimeout(() => quietly(() => signalGroup(run.pid, 'SIGKILL')), LEFTOVER_GRACE_MS).unref();

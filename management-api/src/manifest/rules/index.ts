@@ -38,6 +38,7 @@ import { malformedPubkey } from './e037-malformed-pubkey.js';
 import { meshRegistryConnection } from './e039-mesh-registry-connection.js';
 import { unconfinedAgentsNeedAudit } from './e042-unconfined-agents-need-audit.js';
 import { providerBaseUrlVariableClash } from './e044-provider-base-url-variable-clash.js';
+import { malformedEgressEntry } from './e045-malformed-egress-entry.js';
 import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
 import { exceptionDevicesWithoutKubernetesForm } from './e048-exception-devices-without-kubernetes-form.js';
 import { exceptionVolumeWithoutKubernetesForm } from './e049-exception-volume-without-kubernetes-form.js';
@@ -56,6 +57,7 @@ import { auditAcknowledgedWithoutPrivilege } from './w012-audit-acknowledged-wit
 import { meshHostKeysIgnored } from './w014-mesh-host-keys-ignored.js';
 import { meshHostWithoutMembers } from './w015-mesh-host-without-members.js';
 import { agentsUnconfined } from './w016-agents-unconfined.js';
+import { egressAllowsInternalAddress } from './w017-egress-allows-internal-address.js';
 import { providerBaseUrlIgnored } from './w018-provider-base-url-ignored.js';
 import { exceptionVolumeIsHostPath } from './w020-exception-volume-is-host-path.js';
 
@@ -99,6 +101,7 @@ export const ruleCatalogue: readonly Rule[] = [
   meshRegistryConnection,
   unconfinedAgentsNeedAudit,
   providerBaseUrlVariableClash,
+  malformedEgressEntry,
   agentMemoryAboveContainer,
   exceptionDevicesWithoutKubernetesForm,
   exceptionVolumeWithoutKubernetesForm,
@@ -117,6 +120,7 @@ export const ruleCatalogue: readonly Rule[] = [
   meshHostKeysIgnored,
   meshHostWithoutMembers,
   agentsUnconfined,
+  egressAllowsInternalAddress,
   providerBaseUrlIgnored,
   exceptionVolumeIsHostPath,
 ];

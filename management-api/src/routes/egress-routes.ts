@@ -1,0 +1,63 @@
+// /v1/sandbox/egress: the egress proxy's allowlist, read and replaced at run time (no restart; the manifest is the list again at the next boot).
+import type { FastifyInstance } from 'fastify';
+import type {} from '@fastify/swagger';
+import type {} from '@fastify/rate-limit';
+import schemaJson from '../../../schema/agentbox.schema.json' with { type: 'json' };
+import '../app-state.js';
+import { ApiError, errorBodySchema } from '../errors.js';
+import { entryProblem, type EgressPolicy } from '../sandbox/egress-allowlist.js';
+import type { MutationLimits } from './events-routes.js';
+
+// The manifest's own item schemas (patterns and bounds), so the API accepts exactly what a manifest may list.
+const keys = schemaJson.properties.sandbox.properties.egress.properties;
+const { default: _domainsDefault, description: _d, ...allowDomains } = keys.allow_domains;
+const { default: _portsDefault, description: _p, ...allowPorts } = keys.allow_ports;
+
+const policyBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['allow_domains', 'allow_ports'],
+  properties: {
+    allow_domains: { ...allowDomains, maxItems: 1000, description: keys.allow_domains.description },
+    allow_ports: { ...allowPorts, maxItems: 1000, description: keys.allow_ports.description },
+  },
+} as const;
+
+const viewSchema = {
+  type: 'object',
+  properties: {
+    port: { type: 'integer' },
+    source: { type: 'string', enum: ['manifest', 'runtime'] },
+    allow_domains: { type: 'array', items: { type: 'string' } },
+    allow_ports: { type: 'array', items: { type: 'integer' } },
+  },
+} as const;
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema };
+
+/** Register the egress routes (authenticated by the app's gate; the change is rate limited). */
+export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimits): void {
+  const controller = () => {
+    const egress = app.agentbox.egress;
+    if (!egress) throw new ApiError('ABX_ERR_EGRESS_UNAVAILABLE', 'this box runs no egress proxy (sandbox.enabled = false, or the API runs outside the box supervisor)');
+    return egress;
+  };
+  const flat = (v: Awaited<ReturnType<ReturnType<typeof controller>['policy']>>) => ({ port: v.port, source: v.source, ...v.policy });
+
+  app.get('/v1/sandbox/egress', { schema: { summary: 'The allowlist the egress proxy enforces now, and whether it is the manifest\'s or a runtime change', tags: ['sandbox'], response: { 200: viewSchema, ...errors } } }, async () => flat(await controller().policy()));
+
+  app.put<{ Body: EgressPolicy }>(
+    '/v1/sandbox/egress',
+    {
+      bodyLimit: limits.bodyLimit,
+      config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
+      schema: { summary: 'Replace the allowlist: effective for the next request, kept until the API restarts (the manifest is the list at boot)', tags: ['sandbox'], body: policyBody, response: { 200: viewSchema, ...errors } },
+    },
+    async (request) => {
+      request.body.allow_domains.forEach((entry, i) => {
+        const problem = entryProblem(entry);
+        if (problem) throw new ApiError('ABX_ERR_VALIDATION', `body/allow_domains/${i} (${JSON.stringify(entry)}): ${problem}`);
+      });
+      return flat(await controller().setPolicy(request.body));
+    },
+  );
+}

@@ -1,0 +1,150 @@
+// The egress proxy's side of the control channel: registers and revokes credentials, swaps the allowlist, streams decisions to the API.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { readFile } from 'node:fs/promises';
+import net from 'node:net';
+import { Allowlist, entryProblem, type EgressPolicy } from './egress-allowlist.js';
+import type { CredentialStore } from './egress-credentials.js';
+import { lineReader, type ControlReply, type ControlRequest } from './egress-control-protocol.js';
+import type { EgressDecision } from './egress-proxy.js';
+
+/** Decisions kept while no API is subscribed; the oldest go first. */
+const PENDING_MAX = 1_000;
+
+/** What the control server acts on. */
+export interface ControlServerOptions {
+  socketPath: string;
+  /** The API key file; a connection must present its contents first. */
+  apiKeyFile: string;
+  credentials: CredentialStore;
+  /** The port the proxy listens on (reported in every reply). */
+  port: () => number;
+  getPolicy: () => Allowlist;
+  setPolicy: (allowlist: Allowlist) => void;
+  /** Told when decisions were dropped for want of a subscriber. */
+  onDropped?: (count: number) => void;
+}
+
+/** The running control server. */
+export interface ControlServer {
+  /** Send a decision to every subscriber (kept, bounded, while there is none). */
+  publish(decision: EgressDecision): void;
+  close(): Promise<void>;
+}
+
+/** Listen on `socketPath` (replacing a stale socket), mode 0600. */
+export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
+  const subscribers = new Set<net.Socket>();
+  let pending: string[] = [];
+  const server = net.createServer((socket) => serve(socket, options, subscribers, () => flush()));
+  const flush = (): void => {
+    for (const line of pending) for (const s of subscribers) s.write(line);
+    pending = [];
+  };
+  // Stage A creates the run dir in a box; a proxy started on its own (benchmarks) makes it.
+  mkdirSync(path.dirname(options.socketPath), { recursive: true });
+  rmSync(options.socketPath, { force: true });
+  // Created 0600 from the start (umask), so no other user can connect between listen and chmod.
+  const umask = process.umask(0o177);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.socketPath, () => resolve());
+    });
+  } finally {
+    process.umask(umask);
+  }
+  chmodSync(options.socketPath, 0o600);
+  return {
+    publish(decision) {
+      const line = `${JSON.stringify({ decision })}\n`;
+      if (subscribers.size > 0) for (const s of subscribers) s.write(line);
+      else {
+        pending.push(line);
+        if (pending.length > PENDING_MAX) {
+          pending = pending.slice(-PENDING_MAX);
+          options.onDropped?.(1);
+        }
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of subscribers) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function serve(socket: net.Socket, options: ControlServerOptions, subscribers: Set<net.Socket>, flush: () => void): void {
+  let authenticated = false;
+  const reply = (r: ControlReply): void => void socket.write(`${JSON.stringify(r)}\n`);
+  const ok = (id: number): void => reply({ id, ok: true, port: options.port(), policy: options.getPolicy().policy });
+  const fail = (id: number, error: string): void => reply({ id, ok: false, error });
+  socket.on('error', () => socket.destroy());
+  socket.on('close', () => subscribers.delete(socket));
+  // One request at a time: `hello` reads a file, and the next request must see its outcome.
+  let queue = Promise.resolve();
+  const handle = async (message: unknown): Promise<void> => {
+    const req = message as ControlRequest;
+    const id = typeof req?.id === 'number' ? req.id : 0;
+    if (!authenticated) {
+      if (req?.op !== 'hello' || typeof req.key !== 'string' || !(await keyMatches(options.apiKeyFile, req.key))) {
+        fail(id, 'unauthenticated: the first request must be hello with the box API key');
+        socket.end();
+        return;
+      }
+      authenticated = true;
+      return ok(id);
+    }
+    try {
+      switch (req.op) {
+        case 'register':
+          options.credentials.set(req.agent, req.hash);
+          return ok(id);
+        case 'revoke':
+          options.credentials.delete(req.agent);
+          return ok(id);
+        case 'policy-get':
+          return ok(id);
+        case 'policy-set': {
+          const problem = policyProblem(req.policy);
+          if (problem) return fail(id, problem);
+          options.setPolicy(new Allowlist({ allow_domains: [...req.policy.allow_domains], allow_ports: [...req.policy.allow_ports] }));
+          return ok(id);
+        }
+        case 'subscribe':
+          subscribers.add(socket);
+          ok(id);
+          return flush();
+        default:
+          return fail(id, `unknown op ${JSON.stringify((req as { op?: unknown }).op)}`.slice(0, 200));
+      }
+    } catch (err) {
+      return fail(id, (err as Error).message);
+    }
+  };
+  socket.on('data', lineReader((m) => (queue = queue.then(() => handle(m))), (error) => {
+    fail(0, error);
+    socket.destroy();
+  }));
+}
+
+async function keyMatches(file: string, given: string): Promise<boolean> {
+  const key = (await readFile(file, 'utf8').catch(() => '')).trim();
+  if (key === '') return false;
+  const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+  return timingSafeEqual(digest(key), digest(given));
+}
+
+/** What is wrong with a policy sent over the channel (the API validated it already; this is the proxy's own guard). */
+export function policyProblem(policy: unknown): string | undefined {
+  const p = policy as Partial<EgressPolicy> | undefined;
+  if (!p || !Array.isArray(p.allow_domains) || !Array.isArray(p.allow_ports)) return 'policy needs allow_domains (strings) and allow_ports (integers)';
+  for (const d of p.allow_domains) {
+    const problem = typeof d === 'string' ? entryProblem(d) : 'not a string';
+    if (problem) return `allow_domains entry ${JSON.stringify(d)}: ${problem}`;
+  }
+  for (const port of p.allow_ports) if (!Number.isInteger(port) || port < 1 || port > 65535) return `allow_ports entry ${JSON.stringify(port)} is not a port 1-65535`;
+  return undefined;
+}

@@ -1,0 +1,143 @@
+// The API's view of the egress proxy: agent credentials (hashes only), the allowlist at run time, decisions to events and metrics, reachability for /ready.
+import type { Logger } from 'pino';
+import { AdapterUnavailableError } from '../adapters/adapter-errors.js';
+import { ApiError } from '../errors.js';
+import type { EgressPolicy } from './egress-allowlist.js';
+import { ControlClient, type ControlOk } from './egress-control-client.js';
+import { EGRESS_REASONS, type EgressMetrics } from './egress-metrics.js';
+import type { EgressDecision } from './egress-proxy.js';
+import { newProxyCredential, proxyEnvironment, type AgentEgress } from './agent-proxy-credential.js';
+
+/** The event kind each decision is appended as. */
+export const EGRESS_EVENT_KIND = 'sandbox.egress';
+
+/** What /ready and GET /v1/sandbox/egress see. */
+export interface EgressStatus {
+  reachable: boolean;
+  /** Why not, when unreachable. */
+  reason?: string;
+  socketPath: string;
+}
+
+/** The allowlist in force and where it came from. */
+export interface EgressPolicyView {
+  port: number;
+  /** `manifest` until a runtime change; `runtime` after one (until the API restarts). */
+  source: 'manifest' | 'runtime';
+  policy: EgressPolicy;
+}
+
+/** How the controller is built. */
+export interface EgressControllerOptions {
+  socketPath: string;
+  apiKey: string;
+  logger: Logger;
+  metrics: EgressMetrics;
+  /** Appends one event to the events slot (rejections are counted by the slot's own metrics and ignored here). */
+  appendEvent: (event: { kind: string; source: string; data: Record<string, unknown> }) => Promise<unknown>;
+  timing?: ConstructorParameters<typeof ControlClient>[0]['timing'];
+}
+
+/**
+ * The proxy's controller in the API. Credentials are kept as hashes so they can be registered
+ * again when the proxy restarts; a runtime allowlist is re-sent then too. The manifest is the
+ * allowlist at every boot: a change through the API lasts until the API restarts.
+ */
+export class EgressController implements AgentEgress {
+  readonly #hashes = new Map<string, string>();
+  readonly #listeners: Array<() => void> = [];
+  readonly #client: ControlClient;
+  #runtime: EgressPolicy | undefined;
+  #port = 0;
+
+  constructor(private readonly options: EgressControllerOptions) {
+    this.#client = new ControlClient({
+      socketPath: options.socketPath,
+      apiKey: options.apiKey,
+      timing: options.timing,
+      onConnect: async (client, reply) => this.#replay(client, reply),
+      onDecision: (d) => this.#record(d),
+      onStateChange: () => {
+        options.logger[this.#client.connected ? 'info' : 'warn']({ event: this.#client.connected ? 'EgressProxyConnected' : 'EgressProxyDisconnected', socket: options.socketPath }, `egress proxy control channel ${this.#client.connected ? 'up' : 'down'}`);
+        for (const l of this.#listeners) l();
+      },
+    });
+  }
+
+  /** Start connecting (in the background). */
+  start(): this {
+    this.#client.start();
+    return this;
+  }
+
+  /** Reachability of the proxy's control channel. */
+  status(): EgressStatus {
+    return this.#client.connected ? { reachable: true, socketPath: this.options.socketPath } : { reachable: false, reason: this.#client.lastError, socketPath: this.options.socketPath };
+  }
+
+  /** Be told when reachability changes. */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async issue(agentId: string): Promise<Record<string, string>> {
+    const { secret, hash } = newProxyCredential();
+    try {
+      this.#port = (await this.#client.call({ op: 'register', agent: agentId, hash })).port;
+    } catch (err) {
+      throw new AdapterUnavailableError('orchestrator', `agents start only with an egress proxy credential, and ${(err as Error).message}`);
+    }
+    this.#hashes.set(agentId, hash);
+    return proxyEnvironment(agentId, secret, this.#port);
+  }
+
+  revoke(agentId: string): void {
+    this.#hashes.delete(agentId);
+    // A proxy that is down has forgotten every credential; replay skips this one from now on.
+    this.#client.call({ op: 'revoke', agent: agentId }).catch(() => undefined);
+  }
+
+  /** The allowlist the proxy enforces now. */
+  async policy(): Promise<EgressPolicyView> {
+    return this.#view(await this.#call({ op: 'policy-get' }));
+  }
+
+  /** Replace the allowlist (validated by the caller); applies to the next request, lasts until the API restarts. */
+  async setPolicy(policy: EgressPolicy): Promise<EgressPolicyView> {
+    const reply = await this.#call({ op: 'policy-set', policy });
+    this.#runtime = policy;
+    this.options.logger.info({ event: 'EgressPolicySet', allowDomains: policy.allow_domains, allowPorts: policy.allow_ports }, 'egress allowlist changed through the API');
+    return this.#view(reply);
+  }
+
+  /** Stop reconnecting and close the channel. */
+  close(): void {
+    this.#client.close();
+  }
+
+  async #call(request: Parameters<ControlClient['call']>[0]): Promise<ControlOk> {
+    try {
+      return await this.#client.call(request);
+    } catch (err) {
+      throw new ApiError('ABX_ERR_EGRESS_UNAVAILABLE', (err as Error).message);
+    }
+  }
+
+  #view(reply: ControlOk): EgressPolicyView {
+    return { port: reply.port, source: this.#runtime ? 'runtime' : 'manifest', policy: reply.policy };
+  }
+
+  async #replay(client: ControlClient, reply: ControlOk): Promise<void> {
+    this.#port = reply.port;
+    for (const [agent, hash] of this.#hashes) await client.call({ op: 'register', agent, hash });
+    if (this.#runtime) await client.call({ op: 'policy-set', policy: this.#runtime });
+  }
+
+  #record(d: EgressDecision): void {
+    this.options.metrics.decisions.inc({ decision: d.decision === 'allowed' ? 'allowed' : 'denied', reason: EGRESS_REASONS.has(d.reason) ? d.reason : 'other' });
+    const data = { agent: d.agent, host: d.host, port: d.port, method: d.method, decision: d.decision, reason: d.reason };
+    this.options.appendEvent({ kind: EGRESS_EVENT_KIND, source: 'egress', data }).catch((err: unknown) => {
+      this.options.logger.debug({ event: 'EgressEventNotRecorded', err }, 'an egress decision could not be appended to the events slot');
+    });
+  }
+}

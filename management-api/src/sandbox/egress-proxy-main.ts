@@ -1,0 +1,64 @@
+// The egress proxy programme: reads [sandbox.egress] from the manifest, listens on 127.0.0.1:<port> and on its control socket.
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { requireManifest } from '../manifest/load-manifest.js';
+import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
+import { listenPort } from '../server-config.js';
+import { Allowlist } from './egress-allowlist.js';
+import { startControlServer, type ControlServer } from './egress-control-server.js';
+import { CredentialStore } from './egress-credentials.js';
+import { createEgressProxy } from './egress-proxy.js';
+import type { Resolver } from './egress-decision.js';
+
+/** The running programme. */
+export interface EgressProxyRun {
+  port: number;
+  socketPath: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Start the proxy with the manifest the box runs with (AGENTBOX_MANIFEST) and its allowlist,
+ * on `sandbox.egress.port` (AGENTBOX_EGRESS_PORT overrides it; 0 = any free port, for parallel
+ * runs), and its control socket under the run dir. The proxy knows no credential until the API
+ * registers one: every request is refused with 407 until then.
+ */
+export async function runEgressProxy(env: Readonly<Record<string, string | undefined>>, logger: Logger, resolve?: Resolver): Promise<EgressProxyRun> {
+  const paths = runtimePaths(env);
+  const { manifest } = await requireManifest(manifestFileFrom(env), { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+  const egress = manifest.sandbox.egress;
+  let allowlist = new Allowlist({ allow_domains: [...egress.allow_domains], allow_ports: [...egress.allow_ports] });
+  const credentials = new CredentialStore();
+  let control: ControlServer | undefined;
+  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), ...(resolve ? { resolve } : {}) });
+  const port = listenPort(env, 'AGENTBOX_EGRESS_PORT', egress.port);
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, '127.0.0.1', () => ok());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  control = await startControlServer({
+    socketPath: paths.egressControlSocket,
+    apiKeyFile: paths.apiKeyFile,
+    credentials,
+    port: () => bound,
+    getPolicy: () => allowlist,
+    setPolicy: (next) => {
+      allowlist = next;
+      logger.info({ event: 'EgressPolicyChanged', allowDomains: next.policy.allow_domains.length, allowPorts: next.policy.allow_ports }, 'egress allowlist replaced');
+    },
+    onDropped: (count) => logger.warn({ event: 'EgressDecisionsDropped', count }, 'no API subscribed: oldest egress decisions dropped'),
+  }).catch((err: unknown) => {
+    server.close();
+    throw err;
+  });
+  logger.info({ event: 'EgressProxyListening', port: bound, control: paths.egressControlSocket }, `egress proxy on 127.0.0.1:${bound}`);
+  return {
+    port: bound,
+    socketPath: paths.egressControlSocket,
+    async close() {
+      server.closeAllConnections();
+      await Promise.all([new Promise<void>((ok) => server.close(() => ok())), control?.close()]);
+    },
+  };
+}

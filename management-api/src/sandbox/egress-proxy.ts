@@ -1,0 +1,133 @@
+// The egress proxy's HTTP side: CONNECT tunnels and absolute-form plain HTTP, each authenticated per agent and decided against the allowlist.
+//
+// Built on node:http and node:net rather than a proxy library. `proxy` (the maintained forward
+// proxy on npm) connects to the request's host name itself, so the address the policy checked
+// and the address it connects to can differ (DNS rebinding), and it can refuse a request only as
+// 407 or as a 500 carrying a stack trace. `http-proxy` and `@fastify/http-proxy` are reverse
+// proxies to a configured upstream and do not handle CONNECT. What is left here is small: parse
+// the target, decide, connect to the checked address, pipe.
+import http from 'node:http';
+import net from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { Allowlist } from './egress-allowlist.js';
+import type { CredentialStore } from './egress-credentials.js';
+import { decide, systemResolver, type Resolver } from './egress-decision.js';
+
+/** One decision, as the API records it (an event and a metric). */
+export interface EgressDecision {
+  /** The agent, or the id a refused credential claimed (null when none was readable). */
+  agent: string | null;
+  host: string;
+  port: number;
+  method: 'CONNECT' | 'HTTP';
+  decision: 'allowed' | 'denied';
+  /** Bounded: how the host matched, or why it was refused. */
+  reason: string;
+}
+
+/** What the proxy consults on every request. */
+export interface EgressProxyOptions {
+  credentials: CredentialStore;
+  /** The current allowlist (read per request, so a change applies to the next request). */
+  allowlist: () => Allowlist;
+  onDecision: (decision: EgressDecision) => void;
+  resolve?: Resolver;
+}
+
+// Hop-by-hop headers (RFC 9110 7.6.1) and the proxy credential never travel upstream.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const MAX_HOST = 255;
+
+/** Build the proxy server (not yet listening). */
+export function createEgressProxy(options: EgressProxyOptions): http.Server {
+  const resolve = options.resolve ?? systemResolver;
+  const server = http.createServer();
+
+  /** Authenticate and decide; answers a refusal itself and returns undefined then. */
+  async function admit(req: http.IncomingMessage, host: string, port: number, method: EgressDecision['method'], refuse: (status: number, reason: string) => void): Promise<string | undefined> {
+    const shownHost = host.slice(0, MAX_HOST);
+    const who = options.credentials.check(req.headers['proxy-authorization']);
+    if (!who.ok) {
+      options.onDecision({ agent: who.agent ?? null, host: shownHost, port, method, decision: 'denied', reason: who.reason });
+      refuse(407, who.reason);
+      return undefined;
+    }
+    const verdict = await decide(options.allowlist(), host, port, resolve);
+    options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: verdict.allowed ? 'allowed' : 'denied', reason: verdict.reason });
+    if (!verdict.allowed) {
+      refuse(403, verdict.reason);
+      return undefined;
+    }
+    return verdict.address;
+  }
+
+  server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const target = parseAuthority(req.url ?? '');
+    const refuse = (status: number, reason: string): void => void socket.end(statusLine(status, reason));
+    if (!target) return refuse(400, 'bad-target');
+    void admit(req, target.host, target.port, 'CONNECT', refuse).then((address) => {
+      if (address === undefined || socket.destroyed) return;
+      const upstream = net.connect({ host: address, port: target.port });
+      upstream.setNoDelay(true);
+      upstream.once('error', () => (upstream.readyState === 'opening' ? refuse(502, 'connect-failed') : socket.destroy()));
+      upstream.once('connect', () => {
+        socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
+        if (head.length) upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      });
+      // A clean end travels through the pipes (each side ends the other once flushed); only an
+      // error cuts the other side off at once, or what is still buffered would be lost.
+      socket.once('close', () => upstream.destroy());
+      upstream.once('close', (hadError) => hadError && socket.destroy());
+    });
+  });
+
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const refuse = (status: number, reason: string): void => {
+      if (status === 407) res.setHeader('proxy-authenticate', 'Basic realm="agentbox-egress"');
+      res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(`egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
+    };
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '');
+    } catch {
+      return refuse(400, 'not-absolute-form');
+    }
+    if (url.protocol !== 'http:') return refuse(400, 'only-http');
+    const port = url.port === '' ? 80 : Number(url.port);
+    void admit(req, url.hostname, port, 'HTTP', refuse).then((address) => {
+      if (address === undefined) return;
+      const headers: http.OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+      headers['host'] ??= url.host;
+      const upstream = http.request({ host: address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (up) => {
+        const back: http.OutgoingHttpHeaders = {};
+        for (const [name, value] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
+        res.writeHead(up.statusCode ?? 502, back);
+        up.pipe(res);
+      });
+      upstream.once('error', () => (res.headersSent ? res.destroy() : refuse(502, 'connect-failed')));
+      res.once('close', () => upstream.destroy());
+      req.pipe(upstream);
+    });
+  });
+  return server;
+}
+
+/** `host:port` of a CONNECT request (IPv6 in brackets), or undefined when malformed. */
+export function parseAuthority(authority: string): { host: string; port: number } | undefined {
+  const m = /^(\[[0-9A-Fa-f:.]+\]|[^:[\]\s/]+):(\d{1,5})$/.exec(authority);
+  if (!m) return undefined;
+  const port = Number(m[2]);
+  if (port < 1 || port > 65535) return undefined;
+  return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
+}
+
+function statusLine(status: number, reason: string): string {
+  const text = http.STATUS_CODES[status] ?? 'Error';
+  const auth = status === 407 ? 'Proxy-Authenticate: Basic realm="agentbox-egress"\r\n' : '';
+  const body = `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`;
+  return `HTTP/1.1 ${status} ${text}\r\n${auth}X-Agentbox-Egress: ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+}
