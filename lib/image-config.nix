@@ -62,7 +62,8 @@ rec {
     sort (a: b: a < b) (
       strings.unique (
         [ manifest.observability.metrics_port ]
-        ++ filter (p: p > 0) (map (p: p.port) (programsLib.programsFor { inherit manifest; }))
+        # A loopback-only programme (the egress proxy, for the box's own agents) is not exposed.
+        ++ map (p: p.port) (filter (p: p.port > 0 && !(p.loopbackOnly or false)) (programsLib.programsFor { inherit manifest; }))
       )
     );
 

@@ -119,6 +119,7 @@ rec {
           inherit name port;
           inherit (p) kind priority;
           required = p.required or false;
+          loopbackOnly = p.loopbackOnly or false;
           oneshot = p.oneshot or false;
           reports = p.oneshot or false;
           origin = "box";

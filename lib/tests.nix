@@ -429,8 +429,8 @@ in
       readiness = lib.readinessFor { manifest = empty; };
     };
     expected = {
-      names = [ "seal-listener" "bootstrap" "management-api" ];
-      readiness = [ "management-api" ];
+      names = [ "seal-listener" "bootstrap" "egress-proxy" "management-api" ];
+      readiness = [ "egress-proxy" "management-api" ];
     };
   };
   manifestProgrammesMapAutorestart = {
@@ -458,8 +458,8 @@ in
       };
     expected = {
       restart = [ "true" "unexpected" "false" ];
-      order = [ "seal-listener" "bootstrap" "management-api" "b" "a" "c" ];
-      readiness = [ "management-api" "a" ];
+      order = [ "seal-listener" "bootstrap" "egress-proxy" "management-api" "b" "a" "c" ];
+      readiness = [ "egress-proxy" "management-api" "a" ];
     };
   };
   dependsOnRaisesStartPriority = {
@@ -492,7 +492,7 @@ in
       worker = 601;
       web = 602;
       lone = 300;
-      order = [ "seal-listener" "bootstrap" "management-api" "lone" "queue" "worker" "web" ];
+      order = [ "seal-listener" "bootstrap" "egress-proxy" "management-api" "lone" "queue" "worker" "web" ];
     };
   };
   aDependencyCycleIsRefused = {
@@ -502,11 +502,12 @@ in
   reservedProgrammeNamesAreRefused = {
     expr = map (n: throws (lib.programsFor { manifest = load "[programs.${n}]\ncommand = \"/bin/x\"\n"; })) [
       "bootstrap"
+      "egress-proxy"
       "management-api"
       "seal-listener"
       "relay"
     ];
-    expected = [ true true true true ];
+    expected = [ true true true true true ];
   };
   supervisordIsReRootedAndNeverSwitchesUser = {
     expr =
@@ -532,7 +533,7 @@ in
       pid = "/home/me/box/run/agentbox/supervisord.pid";
       url = "unix:///home/me/box/run/agentbox/supervisord.sock";
       users = [ ];
-      seal = "AGENTBOX_SEAL_FILE=\"/home/me/box/run/agentbox/bootstrap.done\",AGENTBOX_SEAL_ONESHOT=\"bootstrap\",AGENTBOX_SEAL_PROGRAMS=\"management-api\",AGENTBOX_SEAL_TIMEOUT_SEC=\"120\"";
+      seal = "AGENTBOX_SEAL_FILE=\"/home/me/box/run/agentbox/bootstrap.done\",AGENTBOX_SEAL_ONESHOT=\"bootstrap\",AGENTBOX_SEAL_PROGRAMS=\"egress-proxy,management-api\",AGENTBOX_SEAL_TIMEOUT_SEC=\"120\"";
       apiLogs = {
         stdout_logfile = "/dev/stdout";
         stdout_logfile_maxbytes = 0;

@@ -25,6 +25,8 @@ export interface BoxProgramFact extends Availability {
   priority: number;
   /** The manifest keys that set the ports it listens on (its own first). */
   portKeys?: ReadonlyArray<readonly string[]>;
+  /** Listens on the box's loopback only (for its agents): never published nor listed in ExposedPorts. */
+  loopbackOnly?: boolean;
   /** Only run when this setting has its value (otherwise always). */
   setting?: FactSetting;
   /** The seal waits for it to be RUNNING. */

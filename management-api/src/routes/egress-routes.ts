@@ -43,13 +43,14 @@ export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimit
   };
   const flat = (v: Awaited<ReturnType<ReturnType<typeof controller>['policy']>>) => ({ port: v.port, source: v.source, ...v.policy });
 
-  app.get('/v1/sandbox/egress', { schema: { summary: 'The allowlist the egress proxy enforces now, and whether it is the manifest\'s or a runtime change', tags: ['sandbox'], response: { 200: viewSchema, ...errors } } }, async () => flat(await controller().policy()));
+  // The operator's alone: an agent neither reads nor widens its own allowlist.
+  app.get('/v1/sandbox/egress', { config: { agent: 'deny' }, schema: { summary: 'The allowlist the egress proxy enforces now, and whether it is the manifest\'s or a runtime change', tags: ['sandbox'], response: { 200: viewSchema, ...errors } } }, async () => flat(await controller().policy()));
 
   app.put<{ Body: EgressPolicy }>(
     '/v1/sandbox/egress',
     {
       bodyLimit: limits.bodyLimit,
-      config: { rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
+      config: { agent: 'deny', rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
       schema: { summary: 'Replace the allowlist: effective for the next request, kept until the API restarts (the manifest is the list at boot)', tags: ['sandbox'], body: policyBody, response: { 200: viewSchema, ...errors } },
     },
     async (request) => {
