@@ -40,6 +40,10 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   supervisordConf: string;
   /** The artifact probes stage A runs. */
   artifactsFile: string;
+  /** Leads to the API's TCP port: agents in their own network namespace reach the API through it. */
+  sandboxApiSocket: string;
+  /** Leads to the egress proxy's TCP port, for agents in their own network namespace. */
+  sandboxEgressSocket: string;
 }
 
 /**

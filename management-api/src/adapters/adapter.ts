@@ -47,12 +47,23 @@ export interface AdapterLifecycle {
 export type SlotSettings = { readonly [S in SlotName]: Readonly<NormalizedManifest['integrations'][S]> };
 
 /**
+ * How agents are confined (`[sandbox]` of the manifest, plus the API port agents reach), which
+ * only the local orchestrator reads.
+ */
+export interface SandboxSettings extends Readonly<NormalizedManifest['sandbox']> {
+  apiPort: number;
+}
+
+/**
  * What a factory receives to build an adapter of slot `S`: its own slot's settings, not the
- * manifest. Secrets are read by the adapter from the files or variables the settings name.
+ * manifest (the orchestrator also gets the sandbox settings). Secrets are read by the adapter
+ * from the files or variables the settings name.
  */
 export interface AdapterContext<S extends SlotName = SlotName> {
   slot: S;
   settings: SlotSettings[S];
+  /** `[sandbox]`, for the orchestrator; absent where no agent is started (tests of other slots). */
+  sandbox?: SandboxSettings;
   paths: RuntimePaths;
   /** Child logger bound to the slot. */
   logger: Logger;

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
+import { listenConfig } from '../server-config.js';
 import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
 import { FatalAdapterError } from './adapter-errors.js';
 import { dispatchingOperations } from './dispatch.js';
@@ -62,7 +63,7 @@ export class AdapterResolver {
       const impl = manifest.adapters[slot];
       const module = await loadImplementation(slot, impl, options.overrides, options.registry ?? builtInRegistry);
       const slotLogger = logger.child({ slot });
-      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env }));
+      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], ...(slot === 'orchestrator' ? { sandbox: { ...manifest.sandbox, apiPort: listenConfig(manifest, options.env).apiPort || manifest.api.port } } : {}), paths: options.paths, logger: slotLogger, env: options.env }));
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));
       options.metrics.adapterInfo.set({ slot, impl, adapter: module.ADAPTER, contract_version: module.CONTRACT_VERSION }, 1);

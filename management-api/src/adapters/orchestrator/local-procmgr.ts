@@ -6,6 +6,7 @@ import type { AdapterContext, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../adapter-errors.js';
 import type { OrchestratorAdapter } from './orchestrator-adapter.js';
 import { ProcessManager } from './process-manager.js';
+import { namespaceSandboxFor } from '../../sandbox/namespace-sandbox-for.js';
 
 /** This implementation's registry name. */
 export const ADAPTER = 'orchestrator/local-procmgr';
@@ -16,7 +17,9 @@ export const CLOSE_GRACE_MS = 5_000;
 
 /** A local process orchestrator. Pid records go to `<run>/agents/`, so a restart after a crash ends orphaned agents. */
 export function create(context: AdapterContext<'orchestrator'>): OrchestratorAdapter {
+  const sandbox = namespaceSandboxFor(context);
   const manager = new ProcessManager({
+    ...(sandbox ? { sandbox } : {}),
     workspaceDir: context.paths.workspaceDir,
     parentEnv: context.env,
     logger: context.logger,
@@ -33,6 +36,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     async connect() {
       if (started) return;
       await manager.start();
+      await sandbox?.start();
       started = true;
     },
     async health(): Promise<SlotHealth> {
@@ -46,6 +50,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     },
     async close() {
       await manager.closeAll(CLOSE_GRACE_MS);
+      await sandbox?.close();
     },
     spawn: async (request) => ready().spawn(request),
     list: async () => ready().list(),
