@@ -1,5 +1,5 @@
 // Who agents run as on the host: unchanged for an unprivileged box, an unprivileged uid/gid when the box runs as root.
-import { chown, stat } from 'node:fs/promises';
+import { chmod, chown, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 /** A host uid and gid. */
@@ -35,6 +35,22 @@ export async function checkReachable(target: string, ids: HostIds): Promise<void
     const st = await stat(dir);
     const bit = st.uid === ids.uid ? 0o100 : st.gid === ids.gid ? 0o010 : 0o001;
     if ((st.mode & bit) === 0) throw new Error(`${dir} is not searchable by uid ${ids.uid}, which agents run as when the box runs as root: allow it (chmod o+x ${dir}) or move the box's root`);
+  }
+}
+
+/**
+ * Let every user search (not list) the directories from the box's `root` down to `target`'s
+ * parent, so an unprivileged agent can reach its directory and the sandbox sockets. Only
+ * directories the box owns are touched; what is above its root is checkReachable's to judge.
+ */
+export async function openPathBelow(root: string, target: string): Promise<void> {
+  const relative = path.relative(root, path.dirname(target));
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return;
+  let dir = root;
+  for (const part of ['', ...relative.split(path.sep).filter(Boolean)]) {
+    dir = path.join(dir, part);
+    const st = await stat(dir);
+    if ((st.mode & 0o001) === 0) await chmod(dir, (st.mode & 0o7777) | 0o001);
   }
 }
 

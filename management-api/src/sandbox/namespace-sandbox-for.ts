@@ -20,6 +20,7 @@ export function namespaceSandboxFor(context: AdapterContext<'orchestrator'>, lau
       { port: s.apiPort, socket: context.paths.sandboxApiSocket },
     ],
     launcher,
+    root: context.paths.root,
     ...(context.env['PATH'] ? { searchPath: context.env['PATH'] } : {}),
   });
 }

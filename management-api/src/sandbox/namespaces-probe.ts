@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 
 /** What the probe found. */
 export interface NamespacesVerdict {
-  /** `bwrap --unshare-user --unshare-net true` ran. */
+  /** `bwrap --unshare-user --unshare-net --ro-bind / / true` ran. */
   available: boolean;
   /** Why not, in bwrap's words (absent when available). */
   reason?: string;
@@ -48,7 +48,8 @@ export function lastNamespacesVerdict(): NamespacesVerdict | undefined {
 
 async function probe(options: ProbeOptions): Promise<NamespacesVerdict> {
   const base = { uid: options.uid ?? process.getuid?.() ?? -1, checkedAt: (options.clock ?? (() => new Date()))().toISOString() };
-  const userns = await run(options, ['--unshare-user', '--unshare-net', '--', 'true']);
+  // bwrap starts from an empty root: the host's is bound read-only so that `true` exists.
+  const userns = await run(options, ['--unshare-user', '--unshare-net', '--ro-bind', '/', '/', '--', 'true']);
   if (userns !== undefined) return { available: false, reason: userns, freshProc: false, ...base };
   // Only the root and /proc: the question is whether the kernel lets this PID namespace mount procfs.
   const proc = await run(options, ['--unshare-user', '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--', 'true']);

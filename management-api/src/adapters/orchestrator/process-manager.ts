@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import type { NamespaceSandbox } from '../../sandbox/namespace-sandbox.js';
+import { ready, type NamespaceSandbox } from '../../sandbox/namespace-sandbox.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
@@ -68,10 +68,10 @@ export class ProcessManager {
     const id = `agt_${randomBytes(9).toString('base64url')}`;
     const env = agentEnvironment(this.options.parentEnv, request.env, { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace });
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
-    const launch = (await this.options.sandbox?.wrap(request.command, request.args, cwd)) ?? { command: request.command, args: request.args };
-    const child = spawn(launch.command, launch.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'], ...launch.ids });
+    const launch = (await this.options.sandbox?.wrap(request.command, request.args, cwd, env['PATH'])) ?? { command: request.command, args: request.args };
+    const child = spawn(launch.command, launch.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...('readyFd' in launch ? ['pipe' as const] : [])], ...launch.ids });
     await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
+      child.once('spawn', () => void ready(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve));
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
     });
     const startedAt = new Date().toISOString();
