@@ -147,12 +147,20 @@ export class NamespaceSandbox {
 /**
  * Runs bwrap so that an agent's end reads as it would without the sandbox. bwrap itself dies of
  * SIGTERM (taking the sandbox with it, no grace for the agent) and reports a command killed by a
- * signal as exit status 128+n; so SIGTERM is ignored while bwrap runs (the forwarder inside passes
- * it to the agent, whose disposition is reset when it starts: the spawn waits for the forwarder's
- * handler, see `ready`), and a status above 128 is turned
- * back into that signal. An agent that exits with such a status itself reads as killed by it.
+ * signal as exit status 128+n. So bwrap runs with SIGTERM ignored (the forwarder inside passes it
+ * to the agent, whose disposition is reset when it starts; the spawn waits for the forwarder's
+ * handler, see `ready`); a SIGTERM sent to this shell alone (not to the group) is passed to the
+ * group; and a status above 128 is turned back into that signal. An agent that exits with such a
+ * status itself reads as killed by it.
  */
-const SIGNALS_AS_PLAIN_SPAWN = 'trap "" TERM; "$@"; s=$?; trap - TERM; if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then kill -"$((s - 128))" "$$"; fi; exit "$s"';
+const SIGNALS_AS_PLAIN_SPAWN = [
+  'trap \'trap "" TERM; kill -TERM 0\' TERM',
+  '(trap "" TERM; exec "$@") & pid=$!',
+  'while :; do wait "$pid"; s=$?; kill -0 "$pid" 2>/dev/null || break; done',
+  'trap - TERM',
+  'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then kill -"$((s - 128))" "$$"; fi',
+  'exit "$s"',
+].join('\n');
 
 /** The absolute path of `name` on `searchPath`, if it is there and executable. */
 export function findExecutable(name: string, searchPath: string): string | undefined {

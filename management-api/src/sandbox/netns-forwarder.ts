@@ -22,7 +22,9 @@ if ("AGENTBOX_AGENT_NODE_OPTIONS" in env) { env.NODE_OPTIONS = env.AGENTBOX_AGEN
 const start = () => {
   try { fs.writeSync(3, "r"); fs.closeSync(3); } catch {}
   const child = spawn(command[0], command.slice(1), { stdio: "inherit", env });
-  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(s, () => child.kill(s));
+  // A signal to the group reaches the box's shell outside too, which passes it on once more: one is enough.
+  const last = {};
+  for (const s of ["SIGTERM", "SIGINT", "SIGHUP"]) process.on(s, () => { const now = Date.now(); if (!(now - (last[s] ?? 0) < 200)) child.kill(s); last[s] = now; });
   child.on("error", (e) => fail("cannot start " + command[0] + ": " + e.code));
   child.on("exit", (code, signal) => process.exit(code ?? 128 + (os.constants.signals[signal] ?? 0)));
 };
