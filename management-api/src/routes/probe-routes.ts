@@ -5,6 +5,7 @@ import type {} from '@fastify/otel';
 import '../app-state.js';
 import { isSlotUsable } from '../adapters/slot-state.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
+import { sandboxHealth } from '../sandbox/sandbox-health.js';
 
 // Probes are polled every few seconds: keep them out of info logs and traces. They share one
 // warn-level child logger, made once: a per-request child with its own level costs more than
@@ -44,6 +45,11 @@ const healthSchema = {
         mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
         seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
         programs: { type: 'object', additionalProperties: true },
+        sandbox: {
+          type: 'object',
+          description: 'how agents are confined: sandbox.namespaces and, once the local orchestrator probed, whether user namespaces work here (bubblewrap per agent) and how /proc is given',
+          properties: { namespaces: { type: 'string' }, available: { type: 'boolean' }, reason: { type: 'string' }, proc: { type: 'string', enum: ['fresh', 'ro-bind'] }, checkedAt: { type: 'string' } },
+        },
         relays: { type: 'object', description: 'present while agent events are published: the relays and which are connected', properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } } },
       },
     },
@@ -78,6 +84,7 @@ export function registerProbeRoutes(app: FastifyInstance): void {
       slots: Object.fromEntries(statuses.map(({ slot, ...rest }) => [slot, { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since }])),
       mounts: probes.mounts.states,
       seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
+      sandbox: sandboxHealth(app.agentbox.manifest),
       ...(programs ? { programs } : {}),
       ...(relays ? { relays } : {}),
     };
