@@ -20,15 +20,14 @@ export class HostBridges {
   constructor(private readonly specs: readonly BridgeSpec[]) {}
 
   /**
-   * Listen on every socket (a stale one from a crashed run is replaced). The directory is made
-   * searchable and the sockets connectable by every user: an agent dropped to an unprivileged uid
-   * must reach them, and they lead only to ports every local user can reach anyway.
+   * Listen on every socket (a stale one from a crashed run is replaced). The sockets are
+   * connectable by every user: an agent dropped to an unprivileged uid must reach them (the
+   * sandbox makes the directories above searchable), and they lead only to ports every local
+   * user can reach anyway.
    */
   async start(): Promise<void> {
     for (const spec of this.specs) {
-      const dir = path.dirname(spec.socket);
-      await mkdir(dir, { recursive: true });
-      await chmod(dir, 0o755);
+      await mkdir(path.dirname(spec.socket), { recursive: true });
       await rm(spec.socket, { force: true });
       const server = net.createServer((inside) => pipeTo(inside, spec.port));
       await new Promise<void>((resolve, reject) => {
