@@ -14,6 +14,7 @@ import { PidRecords, signalGroup } from './process-group.js';
 import { checkSpawnRequest, checkGraceMs } from './spawn-request.js';
 import { agentCwd } from './workspace-cwd.js';
 import { unconfined, type AgentSandbox, type ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
+import { launcherReady } from '../../sandbox/namespace-sandbox.js';
 import { checkCommand } from '../../sandbox/agent-command.js';
 
 /** How the manager is set up. */
@@ -86,9 +87,10 @@ export class ProcessManager {
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
     env = { ...env, ...confined.env, ...this.options.credentials?.issue({ id, name: request.name }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
-    const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
+    const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])], ...confined.ids });
     await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
+      child.once('spawn', () => void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve));
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
     }).catch(async (err: unknown) => {
       await confined.release();
