@@ -105,7 +105,7 @@ t.test('/health reports whether agents get their own namespaces', async (t) => {
   const box = await startTestServer({ toml: manifest });
   t.teardown(() => box.close());
   // The local orchestrator probed user namespaces with bwrap once at start (they work on the test machine).
-  t.match((await box.api('/health', { auth: false })).json['sandbox'], { namespaces: 'auto', available: true, proc: 'fresh', checkedAt: String });
+  t.match((await box.api('/health', { auth: false })).json['sandbox'], { mode: 'confined', namespaces: { setting: 'auto', active: true, proc: 'fresh', checkedAt: String } });
 });
 
 t.test('/livez answers without any external check', async (t) => {

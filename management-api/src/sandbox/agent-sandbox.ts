@@ -68,6 +68,7 @@ export class AgentSandbox {
       ],
       root: paths.root,
       ...(settings.proc ? { proc: settings.proc } : {}),
+      ...(settings.bwrap ? { bwrap: settings.bwrap } : {}),
     });
   }
 

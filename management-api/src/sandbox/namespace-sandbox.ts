@@ -24,8 +24,8 @@ export interface NamespaceSandboxOptions {
   root: string;
   /** Ids agents run as when the box runs as root (default nobody/nogroup). */
   rootIds?: HostIds;
-  /** The box's search path, to find bwrap (default: the API's PATH). */
-  searchPath?: string;
+  /** The bwrap executable (default: found on the API's PATH). */
+  bwrap?: string;
   /** How /proc is given, instead of the probe's verdict: how tests run the container's fallback on a host. */
   proc?: ProcMode;
 }
@@ -77,7 +77,7 @@ export class NamespaceSandbox {
 
   constructor(private readonly options: NamespaceSandboxOptions) {
     this.#ids = agentHostIds(options.rootIds);
-    this.#bwrap = findExecutable('bwrap', options.searchPath ?? process.env['PATH'] ?? '/usr/bin:/bin');
+    this.#bwrap = options.bwrap ?? findExecutable('bwrap', process.env['PATH'] ?? '/usr/bin:/bin');
   }
 
   /** True once start() found namespaces usable and the setting asks for them. */

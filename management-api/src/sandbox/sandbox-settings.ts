@@ -24,6 +24,8 @@ export interface SandboxSettings {
   extraReadOnly?: readonly string[];
   /** sandbox.namespaces: bubblewrap per agent around the launcher (auto, required, off). */
   namespaces: NamespacesSetting;
+  /** The bwrap executable; default the one on the API's PATH. */
+  bwrap?: string;
   /** How /proc is given inside bubblewrap instead of the probe's verdict: how tests run the container's fallback. */
   proc?: ProcMode;
 }
