@@ -41,6 +41,8 @@ export interface ConfinedSpawn {
   ids?: HostIds;
   /** Give the spawn a pipe as fd 3 and count it started once the launcher wrote to it (see launcherReady). */
   readyFd?: boolean;
+  /** Processes of the agent's tree that are the sandbox's own, not the agent's (its process budget leaves them out). */
+  overhead?: number;
   release(): Promise<void>;
 }
 
@@ -48,6 +50,9 @@ export interface ConfinedSpawn {
 export function unconfined(agent: { command: string; args: readonly string[] }): ConfinedSpawn {
   return { command: agent.command, args: [...agent.args], env: {}, release: async () => {} };
 }
+
+/** Processes bubblewrap adds to an agent's tree: the shell that keeps signals as for a plain spawn, bwrap, its init in the PID namespace, the forwarder. */
+const SANDBOX_PROCESSES = 4;
 
 /** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */
 export class AgentSandbox {
@@ -143,7 +148,7 @@ export class AgentSandbox {
     const env = { TMPDIR: tmp, HOME: tmp };
     if (!namespaced) return { command: command!, args, env, release };
     try {
-      return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd)), env, release };
+      return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd)), env, release, overhead: SANDBOX_PROCESSES };
     } catch (err) {
       await release();
       throw err;

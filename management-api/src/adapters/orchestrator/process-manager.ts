@@ -104,7 +104,7 @@ export class ProcessManager {
       onEnd: (r) => this.#ended(r),
     });
     this.#runs.set(id, run);
-    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS));
+    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS), confined.overhead);
     // The record as of the start: a short-lived agent may end while the pid record is written.
     const started = this.#record(run);
     this.options.logger.info({ event: 'AgentSpawned', agent: id, name: request.name, pid: run.pid }, `agent ${request.name} started`);
