@@ -53,8 +53,9 @@ rec {
     if candidate.success && candidate.value != null then candidate.value else pkgs.nodejs_22;
 
   /**
-    The agent sandbox launcher: one C file (libc and kernel headers only, no libseccomp), compiled
-    with the pinned stdenv; the application carries it at image.sandboxLauncher.binary.
+    The agent sandbox launcher: the C files beside image.sandboxLauncher.source (libc and kernel
+    headers only, no libseccomp), compiled with the pinned stdenv; the application carries it at
+    image.sandboxLauncher.binary.
     - src: the source tree (holds image.sandboxLauncher.source)
     - version: the package version
   */
@@ -66,7 +67,7 @@ rec {
       dontUnpack = true;
       buildPhase = ''
         runHook preBuild
-        $CC -O2 -Wall -Wextra -Werror -o ${launcherName} ${src}/${facts.image.sandboxLauncher.source}
+        $CC -O2 -Wall -Wextra -Werror -o ${launcherName} ${src}/${dirOf facts.image.sandboxLauncher.source}/*.c
         runHook postBuild
       '';
       installPhase = ''

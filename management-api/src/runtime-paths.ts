@@ -44,6 +44,10 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   artifactsFile: string;
   /** The embedded Nostr relay's events (SQLite, on the state volume, so they survive a restart). */
   relayDatabase: string;
+  /** Leads to the API's TCP port: agents in their own network namespace reach the API through it. */
+  sandboxApiSocket: string;
+  /** Leads to the egress proxy's TCP port, for agents in their own network namespace. */
+  sandboxEgressSocket: string;
 }
 
 /**

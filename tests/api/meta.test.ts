@@ -39,7 +39,7 @@ t.test('every /v1/meta field', async (t) => {
       orchestrator: { impl: 'off', adapter: 'orchestrator/off', contractVersion: '1.0.0', state: 'off' },
     },
     metrics: { url: box.server.metricsUrl },
-    sandbox: { enabled: true, mode: 'unknown' },
+    sandbox: { enabled: true, mode: 'unknown', namespaces: { setting: 'auto' } },
   });
   t.match(box.server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
   t.equal((await fetch(box.server.metricsUrl)).status, 200, 'the advertised metrics endpoint answers');

@@ -101,6 +101,13 @@ t.test('a seal timeout recorded by the seal listener is the /ready reason and sh
   t.same((await box.api('/health', { auth: false })).json['seal'], { path: box.paths.sealFile, present: true });
 });
 
+t.test('/health reports whether agents get their own namespaces', async (t) => {
+  const box = await startTestServer({ toml: manifest });
+  t.teardown(() => box.close());
+  // The local orchestrator probed user namespaces with bwrap once at start (they work on the test machine).
+  t.match((await box.api('/health', { auth: false })).json['sandbox'], { mode: 'confined', namespaces: { setting: 'auto', active: true, proc: 'fresh', checkedAt: String } });
+});
+
 t.test('/livez answers without any external check', async (t) => {
   const box = await startTestServer();
   t.teardown(() => box.close());

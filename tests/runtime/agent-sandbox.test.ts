@@ -22,39 +22,48 @@ async function listener(t: Tap.Test): Promise<number> {
 
 const LIMITS = '[sandbox.limits]\nmemory = "1g"\ncpu_seconds = 120\nopen_files = 256\nfile_size = "64m"\n';
 
-t.test('a confined agent: its own directory only, TCP to the allowed ports only, no UDP, ptrace, namespaces or raised limits', async (t) => {
-  const allowedPort = await listener(t);
-  const deniedPort = await listener(t);
-  const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr', `${LIMITS}[sandbox.egress]\nport = ${allowedPort}\n`));
-  t.teardown(() => h.close());
-  const { paths } = h;
-  mkdirSync(paths.secretsDir, { recursive: true });
-  const secret = path.join(paths.secretsDir, 'api-key');
-  writeFileSync(secret, 'abx_secret', { mode: 0o600 });
-  mkdirSync(path.join(paths.workspaceDir, 'other'), { recursive: true });
-  const otherFile = path.join(paths.workspaceDir, 'other', 'notes.txt');
-  writeFileSync(otherFile, 'private');
-  mkdirSync(paths.tmpDir, { recursive: true });
-  const args = { secret, otherFile, workspace: paths.workspaceDir, sharedTmp: paths.tmpDir, apiPid: process.pid, allowedPort, deniedPort };
+// The same attempts with Landlock alone and inside bubblewrap: there, what is not granted does not even exist (ENOENT),
+// and the API's process is not in the agent's PID namespace (ESRCH).
+const MODES = {
+  off: { layer: 'Landlock, seccomp and rlimits alone', absent: 'EACCES', foreignPid: 'EPERM' },
+  required: { layer: 'inside bubblewrap', absent: 'ENOENT', foreignPid: 'ESRCH' },
+} as const;
 
-  const agent = await h.ops.spawn({ name: 'prober', command: PYTHON, args: [probe, JSON.stringify(args)] });
-  const text = (await collect(h.ops, agent.id)).map((c) => c.text).join('');
-  t.match(await ended(h.ops, agent.id), { state: 'exited', exitCode: 0 }, text);
-  const r = JSON.parse(text.trim().split('\n').pop()!) as Record<string, unknown>;
-  t.match(r, { seccomp: '2', noNewPrivs: '1' }, 'the agent runs under its seccomp filter with no_new_privs');
-  t.same(r['capabilities'], Array(4).fill('0000000000000000'), 'no capability, even when the API runs as root');
-  t.match(r, { readSecret: 'EACCES', readOtherAgent: 'EACCES', writeWorkspaceRoot: 'EACCES', writeSharedTmp: 'EACCES', readApiEnviron: 'EACCES' }, 'files outside its grants are denied');
-  t.match(r, { writeOwn: 'ok', writePrivateTmp: 'ok' }, 'its own directory and private TMPDIR are writable');
-  t.match(r, { signalApi: 'EPERM', ptraceAttach: 'EPERM' }, 'the API cannot be signalled or traced');
-  t.match(r, { connectAllowed: 'ok', connectDenied: 'EACCES' }, 'TCP connect only to the allowed port');
-  t.match(r, { udpSocket: 'EPERM', udp6Socket: 'EPERM', rawSocket: 'EPERM', netlinkSocket: 'EPERM', packetSocket: 'EPERM', unixSocket: 'EPERM', socketpair: 'ok' }, 'only TCP sockets and socket pairs');
-  t.match(r, { unshareUser: 'EPERM', unshareNet: 'EPERM' }, 'no new namespaces');
-  t.match(r, { raiseNofile: 'ValueError' }, 'a limit cannot be raised');
-  t.same(r['rlimits'], { data: [2 ** 30, 2 ** 30], cpu: [120, 120], nofile: [256, 256], fsize: [64 * 2 ** 20, 64 * 2 ** 20] }, 'rlimits from the manifest, soft = hard');
-  const env = r['env'] as { TMPDIR: string; HOME: string };
-  t.ok(env.TMPDIR.startsWith(paths.tmpDir + path.sep), 'TMPDIR is a private directory under the box tmp');
-  t.equal(env.HOME, env.TMPDIR, 'HOME is that directory too');
-});
+for (const [namespaces, expect] of Object.entries(MODES)) {
+  t.test(`a confined agent (${expect.layer}): its own directory only, TCP to the allowed ports only, no UDP, ptrace, namespaces or raised limits`, async (t) => {
+    const allowedPort = await listener(t);
+    const deniedPort = await listener(t);
+    const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr', `[sandbox]\nnamespaces = "${namespaces}"\n${LIMITS}[sandbox.egress]\nport = ${allowedPort}\n`));
+    t.teardown(() => h.close());
+    const { paths } = h;
+    mkdirSync(paths.secretsDir, { recursive: true });
+    const secret = path.join(paths.secretsDir, 'api-key');
+    writeFileSync(secret, 'abx_secret', { mode: 0o600 });
+    mkdirSync(path.join(paths.workspaceDir, 'other'), { recursive: true });
+    const otherFile = path.join(paths.workspaceDir, 'other', 'notes.txt');
+    writeFileSync(otherFile, 'private');
+    mkdirSync(paths.tmpDir, { recursive: true });
+    const args = { secret, otherFile, workspace: paths.workspaceDir, sharedTmp: paths.tmpDir, apiPid: process.pid, allowedPort, deniedPort };
+
+    const agent = await h.ops.spawn({ name: 'prober', command: PYTHON, args: [probe, JSON.stringify(args)] });
+    const text = (await collect(h.ops, agent.id)).map((c) => c.text).join('');
+    t.match(await ended(h.ops, agent.id), { state: 'exited', exitCode: 0 }, text);
+    const r = JSON.parse(text.trim().split('\n').pop()!) as Record<string, unknown>;
+    t.match(r, { seccomp: '2', noNewPrivs: '1' }, 'the agent runs under its seccomp filter with no_new_privs');
+    t.same(r['capabilities'], Array(4).fill('0000000000000000'), 'no capability, even when the API runs as root');
+    t.match(r, { readSecret: expect.absent, readOtherAgent: expect.absent, writeWorkspaceRoot: 'EACCES', writeSharedTmp: 'EACCES', readApiEnviron: expect.absent }, 'files outside its grants are denied');
+    t.match(r, { writeOwn: 'ok', writePrivateTmp: 'ok' }, 'its own directory and private TMPDIR are writable');
+    t.match(r, { signalApi: expect.foreignPid, ptraceAttach: 'EPERM' }, 'the API cannot be signalled or traced (seccomp refuses ptrace itself)');
+    t.match(r, { connectAllowed: 'ok', connectDenied: 'EACCES' }, 'TCP connect only to the allowed port');
+    t.match(r, { udpSocket: 'EPERM', udp6Socket: 'EPERM', rawSocket: 'EPERM', netlinkSocket: 'EPERM', packetSocket: 'EPERM', unixSocket: 'EPERM', socketpair: 'ok' }, 'only TCP sockets and socket pairs');
+    t.match(r, { unshareUser: 'EPERM', unshareNet: 'EPERM' }, 'no new namespaces');
+    t.match(r, { raiseNofile: 'ValueError' }, 'a limit cannot be raised');
+    t.same(r['rlimits'], { data: [2 ** 30, 2 ** 30], cpu: [120, 120], nofile: [256, 256], fsize: [64 * 2 ** 20, 64 * 2 ** 20] }, 'rlimits from the manifest, soft = hard');
+    const env = r['env'] as { TMPDIR: string; HOME: string };
+    t.ok(env.TMPDIR.startsWith(paths.tmpDir + path.sep), 'TMPDIR is a private directory under the box tmp');
+    t.equal(env.HOME, env.TMPDIR, 'HOME is that directory too');
+  });
+}
 
 t.test('working directories: own by default, never the workspace root, never shared with a running agent', async (t) => {
   const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr'));
@@ -79,7 +88,7 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
   t.teardown(() => h.close());
   const { createLogger } = await import('../../management-api/src/observability/logger.js');
   const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g' };
-  const base = { enabled: true, limits, egressPort: 3128, apiPort: () => undefined, paths: h.paths };
+  const base = { enabled: true, namespaces: 'off' as const, limits, egressPort: 3128, apiPort: () => undefined, paths: h.paths };
   const cases = [
     // The launcher's test-only --require-abi asks for more than any kernel has: as if the kernel were older.
     { sandbox: new AgentSandbox({ ...base, requireAbi: 99 }), message: /Landlock ABI 99 is required, the kernel has ABI \d+/ },

@@ -55,9 +55,12 @@ export class AgentAccounting {
     return resolveLimits(this.options.ceiling, requested);
   }
 
-  /** Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a budget. */
-  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate): void {
-    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid), limits, terminate, live: true });
+  /**
+   * Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a
+   * budget. `overhead`: processes of its tree that are the sandbox's, not counted against it.
+   */
+  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, overhead = 0): void {
+    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, overhead), limits, terminate, live: true });
     this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
   }
 

@@ -2,7 +2,9 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
+import type { HostIds } from './agent-ids.js';
 import { installedLauncher, probeLauncher, type SandboxCapability } from './launcher-binary.js';
+import { NamespaceSandbox, READY_FD, type NamespacesStatus } from './namespace-sandbox.js';
 import { DEVICES, grantableRoots, launcherArgv, sizeBytes, SYSTEM_READ_ONLY, within, type SandboxPolicy } from './sandbox-policy.js';
 import { hiddenPaths, type SandboxSettings } from './sandbox-settings.js';
 
@@ -25,6 +27,8 @@ export interface SandboxStatus {
   landlockAbi?: number;
   requiredAbi?: number;
   missing?: string;
+  /** The namespace layer: sandbox.namespaces and whether agents run in bubblewrap here. */
+  namespaces: NamespacesStatus;
 }
 
 /** A spawn rewritten to run through the launcher; `release` frees what the agent was given once it has exited. */
@@ -33,6 +37,12 @@ export interface ConfinedSpawn {
   args: string[];
   /** Variables the box sets for the agent (TMPDIR and HOME: its private temporary directory). */
   env: Record<string, string>;
+  /** Host ids to spawn with (bubblewrap when the box runs as root: agents run unprivileged). */
+  ids?: HostIds;
+  /** Give the spawn a pipe as fd 3 and count it started once the launcher wrote to it (see launcherReady). */
+  readyFd?: boolean;
+  /** Processes of the agent's tree that are the sandbox's own, not the agent's (its process budget leaves them out). */
+  overhead?: number;
   release(): Promise<void>;
 }
 
@@ -41,33 +51,62 @@ export function unconfined(agent: { command: string; args: readonly string[] }):
   return { command: agent.command, args: [...agent.args], env: {}, release: async () => {} };
 }
 
+/** Processes bubblewrap adds to an agent's tree: the shell that keeps signals as for a plain spawn, bwrap, its init in the PID namespace, the forwarder. */
+const SANDBOX_PROCESSES = 4;
+
 /** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */
 export class AgentSandbox {
   readonly #live = new Map<string, string>();
   #capability: Promise<SandboxCapability> | undefined;
   #probed: SandboxCapability | undefined;
   #readOnly: string[] | undefined;
+  readonly #namespaces: NamespaceSandbox;
 
-  constructor(readonly settings: SandboxSettings) {}
+  constructor(readonly settings: SandboxSettings) {
+    const { paths } = settings;
+    this.#namespaces = new NamespaceSandbox({
+      namespaces: settings.enabled ? settings.namespaces : 'off',
+      // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these sockets.
+      bridges: [
+        { socket: paths.sandboxApiSocket, port: () => settings.apiPort() },
+        { socket: paths.sandboxEgressSocket, port: settings.egressPort },
+      ],
+      root: paths.root,
+      ...(settings.proc ? { proc: settings.proc } : {}),
+      ...(settings.bwrap ? { bwrap: settings.bwrap } : {}),
+    });
+  }
 
   /** The launcher this sandbox uses. */
   get launcher(): string {
     return this.settings.launcher ?? installedLauncher();
   }
 
-  /** Probe the launcher and kernel (once; later calls share the result). Never throws. */
-  start(): Promise<SandboxCapability> {
+  /**
+   * Probe the launcher and kernel (once; later calls share the result), and user namespaces
+   * (opening the sockets forwarders reach when bubblewrap is used). Never throws but for a socket
+   * that cannot be opened.
+   */
+  async start(): Promise<SandboxCapability> {
     this.#capability ??= probeLauncher(this.launcher, this.settings.requireAbi).then((c) => (this.#probed = c));
-    return this.#capability;
+    const capability = await this.#capability;
+    if (capability.enforceable) await this.#namespaces.start();
+    return capability;
+  }
+
+  /** Close the forwarders' sockets (start opens them again). */
+  async close(): Promise<void> {
+    await this.#namespaces.close();
   }
 
   /** The capability probe's result for /health and /v1/meta. */
   status(): SandboxStatus {
     const { enabled } = this.settings;
     const c = this.#probed;
-    if (!c) return { enabled, mode: enabled ? 'unknown' : 'unconfined' };
+    const namespaces = this.#namespaces.status();
+    if (!c) return { enabled, mode: enabled ? 'unknown' : 'unconfined', namespaces };
     const mode = !enabled ? 'unconfined' : c.enforceable ? 'confined' : 'unavailable';
-    return { enabled, mode, landlockAbi: c.landlockAbi, requiredAbi: c.requiredAbi, ...(c.missing ? { missing: c.missing } : {}) };
+    return { enabled, mode, landlockAbi: c.landlockAbi, requiredAbi: c.requiredAbi, ...(c.missing ? { missing: c.missing } : {}), namespaces };
   }
 
   /**
@@ -80,6 +119,7 @@ export class AgentSandbox {
     if (!this.settings.enabled) return unconfined(agent);
     const capability = await this.start();
     if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
+    this.#namespaces.checkUsable();
     if (agent.cwd === agent.workspace) throw new ApiError('ABX_ERR_VALIDATION', 'working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)');
     for (const [other, dir] of this.#live) {
       if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new ApiError('ABX_ERR_CONFLICT', `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
@@ -88,24 +128,31 @@ export class AgentSandbox {
     await mkdir(paths.tmpDir, { recursive: true });
     const tmp = await mkdtemp(path.join(paths.tmpDir, 'agent-'));
     this.#live.set(agent.id, agent.cwd);
+    const release = async () => {
+      this.#live.delete(agent.id);
+      await rm(tmp, { recursive: true, force: true });
+    };
+    // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
+    // forwards the loopback ports of the API and the egress proxy to the box's sockets.
+    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD } : undefined;
     const policy: SandboxPolicy = {
       readOnly: this.#readOnlyRoots(),
       readWrite: [agent.cwd, tmp],
       devices: DEVICES,
       connectPorts: [this.settings.apiPort(), this.settings.egressPort].filter((p): p is number => p !== undefined && p > 0),
-      rlimits: { dataBytes: sizeBytes(limits.memory), cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files, fileSizeBytes: sizeBytes(limits.file_size) },
+      rlimits: { dataBytes: sizeBytes(limits.memory), cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files, fileSizeBytes: sizeBytes(limits.file_size), ...(namespaced ? { processes: limits.processes } : {}) },
       ...(this.settings.requireAbi !== undefined ? { requireAbi: this.settings.requireAbi } : {}),
+      ...namespaced,
     };
-    const [command, ...prefix] = launcherArgv(this.launcher, policy);
-    return {
-      command: command!,
-      args: [...prefix, agent.command, ...agent.args],
-      env: { TMPDIR: tmp, HOME: tmp },
-      release: async () => {
-        this.#live.delete(agent.id);
-        await rm(tmp, { recursive: true, force: true });
-      },
-    };
+    const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
+    const env = { TMPDIR: tmp, HOME: tmp };
+    if (!namespaced) return { command: command!, args, env, release };
+    try {
+      return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd)), env, release, overhead: SANDBOX_PROCESSES };
+    } catch (err) {
+      await release();
+      throw err;
+    }
   }
 
   /** System directories, the installation (Node and the agent's tooling) and any extra roots, minus the box's private directories. */

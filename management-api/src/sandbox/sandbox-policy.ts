@@ -12,6 +12,14 @@ export interface SandboxRlimits {
   openFiles: number;
   /** RLIMIT_FSIZE in bytes (sandbox.limits.file_size). */
   fileSizeBytes: number;
+  /** RLIMIT_NPROC (sandbox.limits.processes): set only in a user namespace of the agent's own, where it counts that agent alone. */
+  processes?: number;
+}
+
+/** A loopback port inside the agent's network namespace and the unix socket its connections go to. */
+export interface ForwardedPort {
+  port: number;
+  socket: string;
 }
 
 /** Everything one agent is allowed: the launcher denies the rest. */
@@ -27,6 +35,10 @@ export interface SandboxPolicy {
   rlimits: SandboxRlimits;
   /** A Landlock ABI to require above the launcher's own minimum (tests simulate an older kernel with it). */
   requireAbi?: number;
+  /** Ports the launcher's forwarder listens on inside the agent's network namespace (bubblewrap only). */
+  forwards?: readonly ForwardedPort[];
+  /** A descriptor the launcher writes one byte to once the forwarder listens and signals are reset. */
+  readyFd?: number;
 }
 
 /** System directories agents read and execute from; absent ones are skipped. /proc is read for the agent's own process information. */
@@ -47,6 +59,9 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   for (const port of policy.connectPorts) argv.push('--connect', String(port));
   const r = policy.rlimits;
   argv.push('--rlimit', `data=${r.dataBytes}`, '--rlimit', `cpu=${r.cpuSeconds}`, '--rlimit', `nofile=${r.openFiles}`, '--rlimit', `fsize=${r.fileSizeBytes}`);
+  if (r.processes !== undefined) argv.push('--rlimit', `nproc=${r.processes}`);
+  for (const f of policy.forwards ?? []) argv.push('--forward', `${f.port}=${f.socket}`);
+  if (policy.readyFd !== undefined) argv.push('--ready-fd', String(policy.readyFd));
   if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));
   argv.push('--');
   return argv;

@@ -2,6 +2,8 @@
 import path from 'node:path';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
+import type { ProcMode } from './bwrap-argv.js';
+import type { NamespacesSetting } from './namespace-sandbox.js';
 
 /** The settings of the agent sandbox (built by {@link sandboxSettings}). */
 export interface SandboxSettings {
@@ -20,11 +22,17 @@ export interface SandboxSettings {
   requireAbi?: number;
   /** Read-only roots besides the system directories and the installation (default: none). */
   extraReadOnly?: readonly string[];
+  /** sandbox.namespaces: bubblewrap per agent around the launcher (auto, required, off). */
+  namespaces: NamespacesSetting;
+  /** The bwrap executable; default the one on the API's PATH. */
+  bwrap?: string;
+  /** How /proc is given inside bubblewrap instead of the probe's verdict: how tests run the container's fallback. */
+  proc?: ProcMode;
 }
 
 /** The sandbox settings of a box from its manifest, layout and API port. */
 export function sandboxSettings(manifest: NormalizedManifest, paths: RuntimePaths, apiPort: () => number | undefined): SandboxSettings {
-  return { enabled: manifest.sandbox.enabled, limits: manifest.sandbox.limits, egressPort: manifest.sandbox.egress.port, apiPort, paths };
+  return { enabled: manifest.sandbox.enabled, namespaces: manifest.sandbox.namespaces, limits: manifest.sandbox.limits, egressPort: manifest.sandbox.egress.port, apiPort, paths };
 }
 
 /**

@@ -8,6 +8,8 @@ export interface SampledAgent {
   readonly id: string;
   /** The agent's pid: its process group and session id. */
   readonly leader: number;
+  /** Processes of the tree that are the sandbox's own (the shell and bubblewrap around the agent, the forwarder). */
+  readonly overhead: number;
   /** Figures as of the last sample; kept when the agent is no longer followed. */
   usage: AgentUsage;
   /** Highest PSS seen. */
@@ -37,11 +39,15 @@ export class UsageSampler {
     return this.#agents.size;
   }
 
-  /** Start following the agent led by `leader` (its figures start at zero). */
-  follow(id: string, leader: number): SampledAgent {
+  /**
+   * Start following the agent led by `leader` (its figures start at zero). `overhead` processes
+   * of its tree are the sandbox's own (bubblewrap's), not counted in its process figure.
+   */
+  follow(id: string, leader: number, overhead = 0): SampledAgent {
     const agent: SampledAgent = {
       id,
       leader,
+      overhead,
       usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
       peakPss: 0,
       members: [],
@@ -102,7 +108,7 @@ export class UsageSampler {
     state.known = new Set(now.keys());
     const cpu = Math.max(agent.usage.cpu_seconds, (ticks + state.carriedTicks) / CLOCK_TICKS);
     const growth = cpu - agent.usage.cpu_seconds;
-    agent.usage = { rss_bytes: rss, pss_bytes: pss, cpu_seconds: cpu, processes: members.length };
+    agent.usage = { rss_bytes: rss, pss_bytes: pss, cpu_seconds: cpu, processes: Math.max(0, members.length - agent.overhead) };
     agent.peakPss = Math.max(agent.peakPss, pss);
     agent.members = members;
     return growth;

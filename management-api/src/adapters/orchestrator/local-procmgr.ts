@@ -57,6 +57,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     },
     async close() {
       await manager.closeAll(CLOSE_GRACE_MS);
+      await sandbox.confinement.close();
     },
     spawn: async (request) => ready().spawn(request),
     list: async () => ready().list(),

@@ -14,6 +14,7 @@ import { PidRecords, signalGroup } from './process-group.js';
 import { checkSpawnRequest, checkGraceMs } from './spawn-request.js';
 import { agentCwd } from './workspace-cwd.js';
 import { unconfined, type AgentSandbox, type ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
+import { launcherReady } from '../../sandbox/namespace-sandbox.js';
 import { checkCommand } from '../../sandbox/agent-command.js';
 import type { AgentEgress } from '../../sandbox/agent-proxy-credential.js';
 
@@ -94,9 +95,10 @@ export class ProcessManager {
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
     env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
-    const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
+    const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])], ...confined.ids });
     await new Promise<void>((resolve, reject) => {
-      child.once('spawn', resolve);
+      child.once('spawn', () => void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve));
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
     }).catch(async (err: unknown) => {
       await confined.release();
@@ -111,7 +113,7 @@ export class ProcessManager {
       onEnd: (r) => this.#ended(r),
     });
     this.#runs.set(id, run);
-    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS));
+    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS), confined.overhead);
     // The record as of the start: a short-lived agent may end while the pid record is written.
     const started = this.#record(run);
     this.options.logger.info({ event: 'AgentSpawned', agent: id, name: request.name, pid: run.pid }, `agent ${request.name} started`);

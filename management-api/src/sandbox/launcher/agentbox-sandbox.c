@@ -5,73 +5,42 @@
  *   --rw PATH        read, write and execute beneath PATH (must exist)
  *   --dev PATH       read, write and ioctl on one device file such as /dev/null (missing: skipped)
  *   --connect PORT   allow TCP connect to PORT on any address (repeatable)
- *   --rlimit R=N     R is data, cpu, nofile or fsize; soft = hard = N, so the agent cannot raise it
+ *   --rlimit R=N     R is data, cpu, nofile, fsize or nproc; soft = hard = N, so the agent cannot raise it
  *   --allow-unix     allow socket(AF_UNIX) (refused by default, see deny_unix below)
+ *   --forward P=SOCK before confining itself, fork a forwarder (agentbox-forward.c) listening on
+ *                    127.0.0.1:P that passes each connection to the unix socket SOCK (repeatable; for
+ *                    an agent in its own network namespace); the agent stays refused unix sockets
+ *   --ready-fd N     once every forwarder listens, write one byte to fd N and close it
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Exit codes before exec: 64 usage, 121 the kernel cannot enforce, 122 a policy path, 123 setup,
- * 126/127 the command is not executable / not found. After exec the code is the agent's.
+ * 126/127 the command is not executable / not found. After exec the code is the agent's, which
+ * starts as from a plain spawn: default signal dispositions, an empty signal mask, only fds 0-2.
  * No libseccomp, no liblandlock: raw syscalls and a hand-written BPF filter keep it dependency-free. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <netinet/in.h>
-#include <sched.h>
-#include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "agentbox-sandbox.h"
 
-enum { EXIT_USAGE = 64, EXIT_ABI = 121, EXIT_PATH = 122, EXIT_SETUP = 123 };
 
-/* Landlock UAPI up to ABI 6, spelled out: distribution headers lag the kernel (Debian 12 stops at ABI 2). */
-struct ll_ruleset_attr { uint64_t handled_access_fs, handled_access_net, scoped; };
-struct ll_path_beneath { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
-struct ll_net_port { uint64_t allowed_access, port; };
-#define LL_RULE_PATH_BENEATH 1
-#define LL_RULE_NET_PORT 2
-#define LL_VERSION (1U << 0)
-#define FS_EXECUTE (1ULL << 0)
-#define FS_WRITE_FILE (1ULL << 1)
-#define FS_READ_FILE (1ULL << 2)
-#define FS_READ_DIR (1ULL << 3)
-#define FS_ABI1_ALL ((1ULL << 13) - 1) /* execute .. make_sym */
-#define FS_REFER (1ULL << 13)       /* ABI 2 */
-#define FS_TRUNCATE (1ULL << 14)    /* ABI 3 */
-#define FS_IOCTL_DEV (1ULL << 15)   /* ABI 5 */
-#define NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
-#define NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
-#define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
-#define SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
-#define FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
-#define MIN_ABI 6 /* the policy needs TCP connect rules (4) and signal + abstract socket scoping (6) */
-
-#if defined(__x86_64__)
-#define NATIVE_ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define NATIVE_ARCH AUDIT_ARCH_AARCH64
-#else
-#error "agentbox-sandbox supports x86_64 and aarch64"
-#endif
-
-static void die(int code, const char *what) {
+void die(int code, const char *what) {
   fprintf(stderr, "agentbox-sandbox: %s\n", what);
   exit(code);
 }
 
-static void die_errno(int code, const char *what, const char *arg) {
+void die_errno(int code, const char *what, const char *arg) {
   fprintf(stderr, "agentbox-sandbox: %s %s: %s\n", what, arg, strerror(errno));
   exit(code);
 }
@@ -89,7 +58,7 @@ static const char *missing(int abi) {
   return "a Landlock ABI above the kernel's was required";
 }
 
-static uint64_t fs_handled(int abi) {
+uint64_t fs_handled(int abi) {
   uint64_t fs = FS_ABI1_ALL;
   if (abi >= 2) fs |= FS_REFER;
   if (abi >= 3) fs |= FS_TRUNCATE;
@@ -110,83 +79,6 @@ static void add_path(int ruleset, const char *path, uint64_t access, uint64_t ha
   struct ll_path_beneath rule = {.allowed_access = access & handled, .parent_fd = fd};
   if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &rule, 0) != 0) die_errno(EXIT_SETUP, "landlock_add_rule failed for", path);
   close(fd);
-}
-
-#define STMT(code, k) ((struct sock_filter)BPF_STMT(code, k))
-#define JUMP(code, k, jt, jf) ((struct sock_filter)BPF_JUMP(code, k, jt, jf))
-#define ARG_LO(i) (offsetof(struct seccomp_data, args) + 8 * (i)) /* low 32 bits (little-endian); int arguments */
-#define RET_ERRNO(e) STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (e))
-#define RET_ALLOW STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
-/* Every namespace flag of clone/unshare (CLONE_NEWNS .. CLONE_NEWNET); unshare also CLONE_NEWTIME. */
-#define NS_FLAGS 0x7E020000U
-#define NEWTIME 0x00000080U
-
-/* Syscalls refused outright (EPERM), each an escape hatch Landlock and rlimits leave open. */
-static const int denied[] = {
-  SYS_ptrace, SYS_process_vm_readv, SYS_process_vm_writev, /* reading or steering another process's memory */
-#ifdef SYS_pidfd_getfd
-  SYS_pidfd_getfd, /* taking another process's open files (the API's sockets and keys) */
-#endif
-  SYS_setns, /* joining another namespace */
-  SYS_mount, SYS_umount2, SYS_pivot_root, SYS_chroot, /* changing the filesystem view */
-#ifdef SYS_mount_setattr
-  SYS_open_tree, SYS_move_mount, SYS_fsopen, SYS_fsconfig, SYS_fsmount, SYS_fspick, SYS_mount_setattr,
-#endif
-  SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, /* kernel attack surface and exploit primitives */
-  SYS_keyctl, SYS_add_key, SYS_request_key, /* the user keyring is shared by every process of the uid */
-  SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register, /* io_uring creates sockets without socket(2) */
-};
-
-static void install_seccomp(int allow_unix) {
-  struct sock_filter f[128];
-  unsigned n = 0;
-  /* A foreign calling convention (i386 int 0x80, arm32) would number syscalls differently: kill. */
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_ARCH, 1, 0);
-  f[n++] = STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
-#ifdef __x86_64__
-  f[n++] = JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000U, 0, 1); /* x32 syscalls share the arch value */
-  f[n++] = RET_ERRNO(ENOSYS);
-#endif
-  /* socket(): TCP over IPv4/IPv6 only; UDP, raw, packet, netlink, SCTP and the rest are refused.
-   * AF_UNIX: pathname sockets are not covered by Landlock before ABI 7's successors, and the box's
-   * supervisord control socket lives at a path; socketpair(2) (unaddressed) stays allowed. */
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_socket, 0, 13);
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_UNIX, 0, 1);
-  f[n++] = allow_unix ? RET_ALLOW : RET_ERRNO(EPERM);
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET, 1, 0);
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_INET6, 0, 7);
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(1));
-  f[n++] = STMT(BPF_ALU | BPF_AND | BPF_K, 0xf); /* strip SOCK_NONBLOCK / SOCK_CLOEXEC */
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SOCK_STREAM, 0, 4);
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(2));
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, 1, 0);
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, IPPROTO_TCP, 0, 1);
-  f[n++] = RET_ALLOW;
-  f[n++] = RET_ERRNO(EPERM);
-  /* clone/unshare: no new namespaces (a user namespace would regain capabilities). */
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4);
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
-  f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS, 0, 1);
-  f[n++] = RET_ERRNO(EPERM);
-  f[n++] = RET_ALLOW;
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 4);
-  f[n++] = STMT(BPF_LD | BPF_W | BPF_ABS, ARG_LO(0));
-  f[n++] = JUMP(BPF_JMP | BPF_JSET | BPF_K, NS_FLAGS | NEWTIME, 0, 1);
-  f[n++] = RET_ERRNO(EPERM);
-  f[n++] = RET_ALLOW;
-  /* clone3 passes its flags in memory a filter cannot read: ENOSYS makes libc fall back to clone. */
-  f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone3, 0, 1);
-  f[n++] = RET_ERRNO(ENOSYS);
-  for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) {
-    f[n++] = JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)denied[i], 0, 1);
-    f[n++] = RET_ERRNO(EPERM);
-  }
-  f[n++] = RET_ALLOW;
-  struct sock_fprog prog = {.len = (unsigned short)n, .filter = f};
-  if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog) != 0) die_errno(EXIT_SETUP, "seccomp", "filter refused");
 }
 
 /* Started with capabilities (the local mode as root): drop them all, for good, before exec. Without
@@ -219,31 +111,76 @@ static unsigned long long number(const char *text, const char *what) {
   return v;
 }
 
-static void set_rlimit(const char *spec) {
-  static const struct { const char *name; int resource; } names[] = {{"data", RLIMIT_DATA}, {"cpu", RLIMIT_CPU}, {"nofile", RLIMIT_NOFILE}, {"fsize", RLIMIT_FSIZE}};
+/* RLIMIT_NPROC counts per uid: only inside a user namespace of its own (bubblewrap) is it the agent's alone. */
+static const struct { const char *name; int resource; } rlimit_names[] = {{"data", RLIMIT_DATA}, {"cpu", RLIMIT_CPU}, {"nofile", RLIMIT_NOFILE}, {"fsize", RLIMIT_FSIZE}, {"nproc", RLIMIT_NPROC}};
+#define N_RLIMITS (sizeof rlimit_names / sizeof rlimit_names[0])
+
+/* Parse R=N into limits[index of R]; applied later by apply_rlimits. */
+static void parse_rlimit(const char *spec, long long limits[]) {
   const char *eq = strchr(spec, '=');
-  for (size_t i = 0; eq && i < sizeof names / sizeof names[0]; i++) {
-    if (strlen(names[i].name) != (size_t)(eq - spec) || strncmp(spec, names[i].name, eq - spec) != 0) continue;
-    rlim_t v = (rlim_t)number(eq + 1, "--rlimit value");
-    struct rlimit rl = {v, v};
-    if (setrlimit(names[i].resource, &rl) != 0) die_errno(EXIT_SETUP, "setrlimit", spec);
+  for (size_t i = 0; eq && i < N_RLIMITS; i++) {
+    if (strlen(rlimit_names[i].name) != (size_t)(eq - spec) || strncmp(spec, rlimit_names[i].name, eq - spec) != 0) continue;
+    limits[i] = (long long)number(eq + 1, "--rlimit value");
     return;
   }
-  fprintf(stderr, "agentbox-sandbox: --rlimit takes data=N, cpu=N, nofile=N or fsize=N, got \"%s\"\n", spec);
+  fprintf(stderr, "agentbox-sandbox: --rlimit takes data=N, cpu=N, nofile=N, fsize=N or nproc=N, got \"%s\"\n", spec);
   exit(EXIT_USAGE);
 }
 
+static void apply_rlimits(const long long limits[]) {
+  for (size_t i = 0; i < N_RLIMITS; i++) {
+    if (limits[i] < 0) continue;
+    struct rlimit rl = {(rlim_t)limits[i], (rlim_t)limits[i]};
+    if (setrlimit(rlimit_names[i].resource, &rl) != 0) die_errno(EXIT_SETUP, "setrlimit", rlimit_names[i].name);
+  }
+}
+
+/* What a plain spawn gives: default dispositions (bubblewrap runs with SIGTERM ignored, and an
+ * ignored signal stays ignored across exec) and an empty mask. Done before the ready byte, so a
+ * SIGTERM sent once the spawn returned is never lost. */
+static void reset_signals(void) {
+  for (int s = 1; s < NSIG; s++) {
+    if (s != SIGKILL && s != SIGSTOP) signal(s, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Only fds 0-2 reach the agent, as from a plain spawn: whatever bubblewrap or the box passed on stays behind. */
+static void close_extra_fds(void) {
+#ifdef SYS_close_range
+  if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+#endif
+  for (int fd = 3; fd < 1024; fd++) close(fd);
+}
+
+static void parse_forward(const char *spec, struct forward *f) {
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec || !eq[1]) die(EXIT_USAGE, "--forward takes PORT=SOCKET");
+  char port[8] = {0};
+  if ((size_t)(eq - spec) >= sizeof port) die(EXIT_USAGE, "--forward port must be 1-65535");
+  memcpy(port, spec, (size_t)(eq - spec));
+  unsigned long long p = number(port, "--forward port");
+  if (p < 1 || p > 65535) die(EXIT_USAGE, "--forward port must be 1-65535");
+  f->port = (unsigned)p;
+  f->socket = eq + 1;
+}
+
 int main(int argc, char **argv) {
-  enum { MAX_RULES = 256 };
+  enum { MAX_RULES = 256, MAX_FORWARDS = 8 };
   const char *ro[MAX_RULES], *rw[MAX_RULES], *dev[MAX_RULES];
   unsigned long long ports[MAX_RULES];
-  int nro = 0, nrw = 0, ndev = 0, nports = 0, allow_unix = 0, probe = 0, i;
+  struct forward forwards[MAX_FORWARDS];
+  long long limits[N_RLIMITS];
+  for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
+  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, ready_fd = -1, i;
   unsigned long long required = MIN_ABI;
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(opt, "--allow-unix") == 0) { allow_unix = 1; continue; }
     if (strcmp(opt, "--probe") == 0) { probe = 1; continue; }
-    if (!val || nro == MAX_RULES || nrw == MAX_RULES || ndev == MAX_RULES || nports == MAX_RULES) die(EXIT_USAGE, "an option lacks its value, or too many rules (see the usage at the top of agentbox-sandbox.c)");
+    if (!val || nro == MAX_RULES || nrw == MAX_RULES || ndev == MAX_RULES || nports == MAX_RULES || nforwards == MAX_FORWARDS) die(EXIT_USAGE, "an option lacks its value, or too many rules (see the usage at the top of agentbox-sandbox.c)");
     i++;
     if (strcmp(opt, "--ro") == 0) ro[nro++] = val;
     else if (strcmp(opt, "--rw") == 0) rw[nrw++] = val;
@@ -252,8 +189,12 @@ int main(int argc, char **argv) {
       ports[nports] = number(val, "--connect port");
       if (ports[nports] < 1 || ports[nports] > 65535) die(EXIT_USAGE, "--connect port must be 1-65535");
       nports++;
-    } else if (strcmp(opt, "--rlimit") == 0) set_rlimit(val);
-    else if (strcmp(opt, "--require-abi") == 0) {
+    } else if (strcmp(opt, "--rlimit") == 0) parse_rlimit(val, limits);
+    else if (strcmp(opt, "--forward") == 0) parse_forward(val, &forwards[nforwards++]);
+    else if (strcmp(opt, "--ready-fd") == 0) {
+      ready_fd = (int)number(val, "--ready-fd");
+      if (ready_fd < 3 || fcntl(ready_fd, F_GETFD) < 0) die(EXIT_USAGE, "--ready-fd must name an open descriptor above 2");
+    } else if (strcmp(opt, "--require-abi") == 0) {
       required = number(val, "--require-abi");
       if (required < MIN_ABI) required = MIN_ABI;
     } else {
@@ -275,6 +216,15 @@ int main(int argc, char **argv) {
   }
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_NO_NEW_PRIVS");
   drop_capabilities();
+  /* The forwarder is forked first: it confines itself more tightly (agentbox-forward.c), and keeps
+   * the unix sockets the agent is refused. */
+  if (nforwards > 0) start_forwarder(forwards, nforwards, abi);
+  reset_signals();
+  if (ready_fd >= 0) {
+    if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");
+    close(ready_fd);
+  }
+  apply_rlimits(limits);
   uint64_t handled = fs_handled(abi);
   /* Bind is handled and never granted: an agent must not squat a port the box's services restart on. */
   struct ll_ruleset_attr attr = {.handled_access_fs = handled, .handled_access_net = NET_BIND_TCP | NET_CONNECT_TCP, .scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL};
@@ -291,6 +241,7 @@ int main(int argc, char **argv) {
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "failed");
   close(ruleset);
   install_seccomp(allow_unix);
+  close_extra_fds();
   execvp(command[0], command);
   int code = errno == ENOENT ? 127 : 126;
   die_errno(code, "cannot execute", command[0]);

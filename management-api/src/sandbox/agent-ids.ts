@@ -1,0 +1,64 @@
+// Who agents run as on the host: unchanged for an unprivileged box, an unprivileged uid/gid when the box runs as root.
+import { chmod, chown, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/** A host uid and gid. */
+export interface HostIds {
+  uid: number;
+  gid: number;
+}
+
+/** nobody / nogroup on Debian and most distributions. */
+export const UNPRIVILEGED_IDS: HostIds = { uid: 65534, gid: 65534 };
+
+/**
+ * The ids to spawn agents with: undefined (keep the box's own) unless the box runs as root, then
+ * `ids`. A user namespace maps ids inside only: uid 0 inside is still host root for every bound
+ * file, so the drop happens on the host, before bubblewrap starts (child_process uid/gid, which
+ * also clears supplementary groups).
+ */
+export function agentHostIds(ids: HostIds = UNPRIVILEGED_IDS, uid: number = process.getuid?.() ?? -1): HostIds | undefined {
+  return uid === 0 ? ids : undefined;
+}
+
+/**
+ * Refuse a path `ids` could not reach: every directory above it must be searchable by them
+ * (owner, group or other execute bit, judged by ownership). bubblewrap opens what it binds as
+ * the agent's uid, so an unreachable directory would otherwise fail inside the spawn with a
+ * message about bwrap, not about the directory to fix.
+ */
+export async function checkReachable(target: string, ids: HostIds): Promise<void> {
+  const parts = path.resolve(target).split(path.sep).filter(Boolean);
+  let dir: string = path.sep;
+  for (const part of parts.slice(0, -1)) {
+    dir = path.join(dir, part);
+    const st = await stat(dir);
+    const bit = st.uid === ids.uid ? 0o100 : st.gid === ids.gid ? 0o010 : 0o001;
+    if ((st.mode & bit) === 0) throw new Error(`${dir} is not searchable by uid ${ids.uid}, which agents run as when the box runs as root: allow it (chmod o+x ${dir}) or move the box's root`);
+  }
+}
+
+/**
+ * Let every user search (not list) the directories from the box's `root` down to `target`'s
+ * parent, so an unprivileged agent can reach its directory and the sandbox sockets. Only
+ * directories the box owns are touched; what is above its root is checkReachable's to judge.
+ */
+export async function openPathBelow(root: string, target: string): Promise<void> {
+  const relative = path.relative(root, path.dirname(target));
+  if (relative.startsWith('..') || path.isAbsolute(relative)) return;
+  let dir = root;
+  for (const part of ['', ...relative.split(path.sep).filter(Boolean)]) {
+    dir = path.join(dir, part);
+    const st = await stat(dir);
+    if ((st.mode & 0o001) === 0) await chmod(dir, (st.mode & 0o7777) | 0o001);
+  }
+}
+
+/**
+ * Give the agent's working directory to `ids` (the directory itself, not its contents), so the
+ * unprivileged agent can create files in it; what was there before stays the owner's.
+ */
+export async function giveDirectory(dir: string, ids: HostIds): Promise<void> {
+  const st = await stat(dir);
+  if (st.uid !== ids.uid || st.gid !== ids.gid) await chown(dir, ids.uid, ids.gid);
+}

@@ -1,0 +1,41 @@
+/* agentbox-sandbox.h: what the launcher's two files share: the Landlock UAPI, exit codes, helpers. */
+#ifndef AGENTBOX_SANDBOX_H
+#define AGENTBOX_SANDBOX_H
+#include <stdint.h>
+
+enum { EXIT_USAGE = 64, EXIT_ABI = 121, EXIT_PATH = 122, EXIT_SETUP = 123 };
+
+/* Landlock UAPI up to ABI 6, spelled out: distribution headers lag the kernel (Debian 12 stops at ABI 2). */
+struct ll_ruleset_attr { uint64_t handled_access_fs, handled_access_net, scoped; };
+struct ll_path_beneath { uint64_t allowed_access; int32_t parent_fd; } __attribute__((packed));
+struct ll_net_port { uint64_t allowed_access, port; };
+#define LL_RULE_PATH_BENEATH 1
+#define LL_RULE_NET_PORT 2
+#define LL_VERSION (1U << 0)
+#define FS_EXECUTE (1ULL << 0)
+#define FS_WRITE_FILE (1ULL << 1)
+#define FS_READ_FILE (1ULL << 2)
+#define FS_READ_DIR (1ULL << 3)
+#define FS_ABI1_ALL ((1ULL << 13) - 1) /* execute .. make_sym */
+#define FS_REFER (1ULL << 13)       /* ABI 2 */
+#define FS_TRUNCATE (1ULL << 14)    /* ABI 3 */
+#define FS_IOCTL_DEV (1ULL << 15)   /* ABI 5 */
+#define NET_BIND_TCP (1ULL << 0)    /* ABI 4 */
+#define NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+#define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define SCOPE_SIGNAL (1ULL << 1)        /* ABI 6 */
+#define FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+#define MIN_ABI 6 /* the policy needs TCP connect rules (4) and signal + abstract socket scoping (6) */
+
+/* One `--forward PORT=SOCKET`: a TCP port on 127.0.0.1 inside the agent's network namespace and
+ * the unix socket (bound into the sandbox) its connections are passed to. */
+struct forward { unsigned port; const char *socket; };
+
+void die(int code, const char *what);
+void die_errno(int code, const char *what, const char *arg);
+uint64_t fs_handled(int abi);
+void install_seccomp(int allow_unix);
+/* Fork the forwarder (agentbox-forward.c); returns once it listens on every port, or exits. */
+void start_forwarder(const struct forward *forwards, int n, int abi);
+
+#endif

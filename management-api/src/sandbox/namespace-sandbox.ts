@@ -1,0 +1,180 @@
+// The namespace layer of the agent sandbox: whether bubblewrap is used, and the bwrap command around the launcher.
+import { accessSync, constants } from 'node:fs';
+import path from 'node:path';
+import { ApiError } from '../errors.js';
+import { agentHostIds, checkReachable, giveDirectory, openPathBelow, type HostIds } from './agent-ids.js';
+import { boundPaths, bwrapArgv, type ProcMode } from './bwrap-argv.js';
+import { HostBridges, type BridgeSpec } from './host-bridge.js';
+import { namespacesVerdict, type NamespacesVerdict } from './namespaces-probe.js';
+import type { ForwardedPort, SandboxPolicy } from './sandbox-policy.js';
+
+/** `sandbox.namespaces` of the manifest. */
+export type NamespacesSetting = 'auto' | 'required' | 'off';
+
+/** The descriptor the launcher inside bubblewrap writes its ready byte to (the spawn's fourth stdio entry). */
+export const READY_FD = 3;
+
+/** What the namespace layer is configured by. */
+export interface NamespaceSandboxOptions {
+  /** `sandbox.namespaces`; pass `off` when the sandbox is disabled. */
+  namespaces: NamespacesSetting;
+  /** The box's unix sockets and the loopback ports they lead to (read at each connection and spawn: the API's port is known once it listens). */
+  bridges: readonly BridgeSpec[];
+  /** The box's root directory (runtime paths' `root`): below it, directories are made searchable for an unprivileged agent. */
+  root: string;
+  /** Ids agents run as when the box runs as root (default nobody/nogroup). */
+  rootIds?: HostIds;
+  /** The bwrap executable (default: found on the API's PATH). */
+  bwrap?: string;
+  /** How /proc is given, instead of the probe's verdict: how tests run the container's fallback on a host. */
+  proc?: ProcMode;
+}
+
+/** What /health and /v1/meta say about the namespace layer. */
+export interface NamespacesStatus {
+  setting: NamespacesSetting;
+  /** Agents run in bubblewrap (absent before the probe, and when off). */
+  active?: boolean;
+  reason?: string;
+  proc?: ProcMode;
+  checkedAt?: string;
+}
+
+/** A spawn that runs the launcher inside bubblewrap. */
+export interface NamespacedSpawn {
+  command: string;
+  args: string[];
+  /** Host ids to drop to before exec (only when the box runs as root). */
+  ids?: HostIds;
+  /** The spawn gets a pipe as fd READY_FD and counts as done once the launcher wrote to it. */
+  readyFd: true;
+}
+
+/**
+ * Resolves once the launcher wrote its byte to `pipe` (fd READY_FD) or the pipe closed (the
+ * sandbox failed to start: its error is in the agent's output and exit status).
+ */
+export function launcherReady(pipe: NodeJS.ReadableStream | null | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    if (!pipe) return resolve();
+    const done = () => {
+      pipe.removeListener('data', done);
+      pipe.removeListener('close', done);
+      resolve();
+    };
+    pipe.once('data', done);
+    pipe.once('close', done);
+    pipe.once('error', done);
+  });
+}
+
+/** Per-agent bubblewrap where user namespaces work and the setting allows it. */
+export class NamespaceSandbox {
+  #verdict: NamespacesVerdict | undefined;
+  #bridges: HostBridges | undefined;
+  readonly #ids: HostIds | undefined;
+  readonly #bwrap: string | undefined;
+
+  constructor(private readonly options: NamespaceSandboxOptions) {
+    this.#ids = agentHostIds(options.rootIds);
+    this.#bwrap = options.bwrap ?? findExecutable('bwrap', process.env['PATH'] ?? '/usr/bin:/bin');
+  }
+
+  /** True once start() found namespaces usable and the setting asks for them. */
+  get active(): boolean {
+    return this.#bridges !== undefined;
+  }
+
+  /** Probe (once per process and uid) unless off, and open the sockets the forwarders reach. */
+  async start(): Promise<void> {
+    if (this.options.namespaces === 'off' || this.#bridges) return;
+    const uid = this.#ids?.uid ?? process.getuid?.() ?? -1;
+    this.#verdict = this.#bwrap ? await namespacesVerdict({ bwrap: this.#bwrap, ...(this.#ids ?? {}) }) : { available: false, reason: 'bwrap not found on the box PATH (install bubblewrap)', freshProc: false, uid, checkedAt: new Date().toISOString() };
+    if (!this.#verdict.available) return;
+    const bridges = new HostBridges(this.options.bridges);
+    await bridges.start();
+    this.#bridges = bridges;
+  }
+
+  /** Close the sockets; start() opens them again. */
+  async close(): Promise<void> {
+    await this.#bridges?.close();
+    this.#bridges = undefined;
+  }
+
+  /** The setting and the probe's verdict. */
+  status(): NamespacesStatus {
+    const v = this.#verdict;
+    if (this.options.namespaces === 'off' || !v) return { setting: this.options.namespaces };
+    return { setting: this.options.namespaces, active: this.active, ...(v.reason ? { reason: v.reason } : {}), ...(this.active ? { proc: this.#proc() } : {}), checkedAt: v.checkedAt };
+  }
+
+  /** Refuse (409) when `required` and bubblewrap cannot be used here: before anything is given to the agent. */
+  checkUsable(): void {
+    if (this.active || this.options.namespaces !== 'required') return;
+    throw new ApiError('ABX_ERR_CONFLICT', `sandbox.namespaces = "required" but user namespaces are not usable here: ${this.#verdict?.reason ?? 'the sandbox is not started'}; in the container add [security.exceptions.sandbox-namespaces] (see docs/user/sandbox.md), or set sandbox.namespaces = "auto"`);
+  }
+
+  /** The forwards of a spawn now: each bridge whose port is known. */
+  forwards(): ForwardedPort[] {
+    return this.options.bridges.map((b) => ({ port: typeof b.port === 'function' ? b.port() : b.port, socket: b.socket })).filter((f): f is ForwardedPort => f.port !== undefined && f.port > 0);
+  }
+
+  /**
+   * The spawn of `inner` (the launcher's argv for `policy`, then the agent) inside bubblewrap, in
+   * `cwd`. When the box runs as root the agent runs as an unprivileged uid: the box's directories
+   * down to what is bound are made searchable, the agent's read-write directories are given to it,
+   * and a bound path it could not reach refuses the spawn (409) naming the directory to open.
+   */
+  async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string): Promise<NamespacedSpawn> {
+    const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: (policy.forwards ?? []).map((f) => f.socket) };
+    if (this.#ids) {
+      try {
+        for (const p of boundPaths(plan)) {
+          await openPathBelow(this.options.root, p);
+          await checkReachable(p, this.#ids);
+        }
+        for (const dir of plan.readWrite) await giveDirectory(dir, this.#ids);
+      } catch (err) {
+        throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
+      }
+    }
+    const [bwrap, ...rest] = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), inner });
+    return { command: '/bin/sh', args: ['-c', SIGNALS_AS_PLAIN_SPAWN, 'agentbox-sandbox', bwrap!, ...rest], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
+  }
+
+  #proc(): ProcMode {
+    return this.options.proc ?? (this.#verdict?.freshProc ? 'fresh' : 'ro-bind');
+  }
+}
+
+/**
+ * Runs bwrap so that an agent's end reads as it would without the sandbox. bwrap itself dies of
+ * SIGTERM (taking the sandbox with it, no grace for the agent) and reports a command killed by a
+ * signal as exit status 128+n. So bwrap runs with SIGTERM ignored (the launcher inside resets the
+ * agent's dispositions before it writes the ready byte the spawn waits for); a SIGTERM sent to
+ * this shell alone (not to the group) is passed to the group; and a status above 128 is turned
+ * back into that signal. An agent that exits with such a status itself reads as killed by it.
+ */
+const SIGNALS_AS_PLAIN_SPAWN = [
+  'trap \'trap "" TERM; kill -TERM 0\' TERM',
+  '(trap "" TERM; exec "$@") & pid=$!',
+  'while :; do wait "$pid"; s=$?; kill -0 "$pid" 2>/dev/null || break; done',
+  'trap - TERM',
+  'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then kill -"$((s - 128))" "$$"; fi',
+  'exit "$s"',
+].join('\n');
+
+/** The absolute path of `name` on `searchPath`, if it is there and executable. */
+export function findExecutable(name: string, searchPath: string): string | undefined {
+  for (const dir of searchPath.split(path.delimiter).filter((d) => path.isAbsolute(d))) {
+    const candidate = path.join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not in this directory.
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,179 @@
+// bubblewrap around the launcher, for real: what an agent inside sees, reaches and may start, who it is on the host, /proc either way.
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { agentEnvironment } from '../../../management-api/src/adapters/orchestrator/agent-env.js';
+import { AgentSandbox } from '../../../management-api/src/sandbox/agent-sandbox.js';
+import { launcherReady } from '../../../management-api/src/sandbox/namespace-sandbox.js';
+import type { SandboxSettings } from '../../../management-api/src/sandbox/sandbox-settings.js';
+import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
+import { buildLauncher } from '../../helpers/sandbox-launcher.js';
+
+buildLauncher();
+const root = mkdtempSync(path.join(tmpdir(), 'agentbox-nsbox-'));
+t.teardown(() => rmSync(root, { recursive: true, force: true }));
+const paths = runtimePaths({ AGENTBOX_ROOT: root });
+for (const dir of ['a', 'b', 'c'].map((d) => path.join(paths.workspaceDir, d)).concat(paths.secretsDir, paths.runDir)) mkdirSync(dir, { recursive: true });
+writeFileSync(path.join(paths.secretsDir, 'api-key'), 'the-api-key');
+writeFileSync(path.join(paths.workspaceDir, 'b', 'notes.txt'), 'agent b only');
+const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g' };
+
+/** A loopback service standing in for the API: answers every connection with a line. */
+async function loopbackService(t: Tap.Test): Promise<number> {
+  const server = net.createServer((c) => c.end('from-the-api\n'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  return (server.address() as net.AddressInfo).port;
+}
+
+/** A started sandbox; closed with the test. */
+async function sandboxFor(t: Tap.Test, settings: Partial<SandboxSettings>): Promise<AgentSandbox> {
+  const sandbox = new AgentSandbox({ enabled: true, namespaces: 'required', limits, egressPort: 3128, apiPort: () => undefined, paths, ...settings });
+  await sandbox.start();
+  t.teardown(() => sandbox.close());
+  return sandbox;
+}
+
+/** Run `command args` as agent `id` in `dir` through `sandbox`, as the process manager does; its output and exit. */
+async function runAgent(sandbox: AgentSandbox, dir: string, command: string, args: string[]): Promise<{ out: string; code: number | null; signal: string | null }> {
+  const c = await sandbox.confine({ id: `agt_${path.basename(dir)}`, command, args, cwd: path.join(paths.workspaceDir, dir), workspace: paths.workspaceDir });
+  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, dir), env: { PATH: '/usr/bin:/bin', ...c.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(c.readyFd ? ['pipe' as const] : [])], ...c.ids });
+  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d));
+  child.stderr!.on('data', (d: Buffer) => (out += d));
+  const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
+  await c.release();
+  return { out, code, signal };
+}
+
+t.test('an agent in its own namespaces, confined by the launcher inside', async (t) => {
+  const apiPort = await loopbackService(t);
+  const sandbox = await sandboxFor(t, { apiPort: () => apiPort });
+  t.match(sandbox.status().namespaces, { setting: 'required', active: true, proc: 'fresh' });
+  const seen = await runAgent(sandbox, 'a', process.execPath, ['-e', `
+    const fs = require('fs'), net = require('net');
+    const loaders = (process.env.NODE_OPTIONS ?? '').match(/file:[^" ]+/g) ?? [];
+    const r = { state: fs.existsSync(${JSON.stringify(paths.stateDir)}), uid: process.getuid(), loaders: loaders.map((u) => fs.existsSync(new URL(u))) };
+    fs.writeFileSync('out.txt', 'written');
+    for (const p of [${JSON.stringify(path.join(paths.secretsDir, 'api-key'))}, ${JSON.stringify(path.join(paths.workspaceDir, 'b', 'notes.txt'))}]) { try { fs.readFileSync(p); r[p] = 'read'; } catch (e) { r[p] = e.code; } }
+    try { fs.writeFileSync('/usr/x', 'x'); r.usr = 'written'; } catch (e) { r.usr = e.code; }
+    r.pids = fs.readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n)).length;
+    const direct = new Promise((res) => net.connect(80, '192.0.2.1').on('connect', () => res('connected')).on('error', (e) => res(e.code)));
+    const viaApi = new Promise((res) => { let d = ''; net.connect(${apiPort}, '127.0.0.1').on('data', (b) => d += b).on('end', () => res(d.trim())).on('error', (e) => res(e.code)); });
+    Promise.all([direct, viaApi]).then(([d, a]) => { r.direct = d; r.api = a; console.log(JSON.stringify(r)); process.exit(0); });
+  `]);
+  t.equal(seen.code, 0, seen.out);
+  // Under tap its spawn hook adds NODE_OPTIONS (a coverage loader in the checkout) to every child: what follows the
+  // JSON line is that loader failing to write its report at exit (the checkout is read-only inside).
+  const r = JSON.parse(seen.out.split('\n')[0]!) as Record<string, unknown>;
+  t.equal(r['state'], false, 'no state directory inside');
+  t.equal(r[path.join(paths.secretsDir, 'api-key')], 'ENOENT', 'the secrets do not exist inside');
+  t.equal(r[path.join(paths.workspaceDir, 'b', 'notes.txt')], 'ENOENT', "another agent's directory does not exist inside");
+  t.not(r['usr'], 'written', `system directories cannot be written (${String(r['usr'])})`);
+  t.equal(readFileSync(path.join(paths.workspaceDir, 'a', 'out.txt'), 'utf8'), 'written', 'its own directory is writable');
+  t.ok((r['pids'] as number) <= 3, `a fresh /proc: only the sandbox's own processes (${String(r['pids'])}: bwrap's init, the agent, its forwarder)`);
+  t.equal(r['direct'], 'EACCES', 'no other TCP port (Landlock, before routing)');
+  t.equal(r['api'], 'from-the-api', "the forwarded loopback port reaches the box's socket, and through it the API");
+  t.notOk((r['loaders'] as boolean[]).includes(false), 'every loader NODE_OPTIONS names is visible inside (the checkout is bound at its own path, even under /tmp)');
+});
+
+t.test("the API's own NODE_OPTIONS never reaches an agent (the environment is an allowlist)", async (t) => {
+  const env = agentEnvironment({ PATH: '/usr/bin:/bin', NODE_OPTIONS: '--require /opt/hook.js' }, undefined, {});
+  t.equal(env['NODE_OPTIONS'], undefined);
+  t.equal(agentEnvironment({ PATH: '/bin' }, { NODE_OPTIONS: '--max-old-space-size=512' }, {})['NODE_OPTIONS'], '--max-old-space-size=512', 'a spawn request may set it (its paths must then be visible to the agent)');
+});
+
+t.test('the process limit is per agent: a fork bomb stops at it, the box forks on', async (t) => {
+  const sandbox = await sandboxFor(t, { limits: { ...limits, processes: 20 } });
+  const forks = 'import os, signal\nkids = []\ntry:\n    for _ in range(40):\n        pid = os.fork()\n        if pid == 0:\n            signal.pause()\n        kids.append(pid)\nexcept OSError as e:\n    print("refused", e.strerror)\nprint("started", len(kids))\nfor k in kids:\n    os.kill(k, 9)';
+  const bomb = await runAgent(sandbox, 'a', '/usr/bin/python3', ['-c', forks]);
+  const n = Number(/started (\d+)/.exec(bomb.out)?.[1]);
+  t.ok(n > 0 && n < 20, `stopped below the limit of 20 (${n} children): ${bomb.out}`);
+  t.match(bomb.out, /refused Resource temporarily unavailable/, 'fork refused with EAGAIN');
+  const after = spawn('/bin/true');
+  t.equal(await new Promise((resolve) => after.on('close', resolve)), 0, 'the box itself still starts processes');
+});
+
+t.test('exit status and signals read as for a plain spawn', async (t) => {
+  const sandbox = await sandboxFor(t, {});
+  t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 7']), { code: 7, signal: null }, 'an exit status passes');
+  t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'kill -USR1 $$']), { code: null, signal: 'SIGUSR1' }, 'a signal passes');
+  // SIGTERM to the group (as terminate sends it) once the agent set its handler: the handler runs, the grace is kept.
+  const c = await sandbox.confine({ id: 'agt_term', command: '/bin/sh', args: ['-c', 'trap "echo graceful; exit 3" TERM; echo trapped; while :; do sleep 0.05; done'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
+  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  let out = '';
+  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /trapped/.test(out) && resolve()));
+  process.kill(-child.pid!, 'SIGTERM');
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  await c.release();
+  t.equal(code, 3, 'the agent ended through its own SIGTERM handler');
+  t.match(out, /graceful/);
+});
+
+t.test('what an agent leaves running ends with it (its PID namespace goes with its first process)', async (t) => {
+  const sandbox = await sandboxFor(t, {});
+  const late = path.join(paths.workspaceDir, 'c', 'late');
+  t.match(await runAgent(sandbox, 'c', '/bin/sh', ['-c', '(sleep 0.3; touch late) >/dev/null 2>&1 & exit 0']), { code: 0 });
+  // Had the background process survived, it would have written the file 0.3 s after the start.
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  t.notOk(existsSync(late), 'the leftover process was killed with the namespace');
+});
+
+t.test('as root, the agent is an unprivileged uid on the host', { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false }, async (t) => {
+  const sandbox = await sandboxFor(t, {});
+  const c = await sandbox.confine({ id: 'agt_root', command: '/bin/sleep', args: ['30'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  t.same(c.ids, { uid: 65534, gid: 65534 });
+  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), detached: true, stdio: ['ignore', 'ignore', 'ignore', 'pipe'], ...c.ids });
+  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+  t.match(status, /^Uid:\s+65534\s+65534\s+65534\s+65534$/m, 'real, effective, saved and fs uid');
+  t.match(status, /^Groups:\s*$/m, 'no supplementary groups');
+  process.kill(-child.pid!, 'SIGTERM');
+  const [, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+  await c.release();
+  t.equal(signal, 'SIGTERM', 'ends as a plain spawn would');
+});
+
+t.test('required refuses to spawn where namespaces cannot be used; auto runs the launcher alone', async (t) => {
+  const missing = path.join(root, 'no-bwrap');
+  const required = await sandboxFor(t, { bwrap: missing });
+  t.match(required.status().namespaces, { setting: 'required', active: false, reason: /not found \(install bubblewrap\)/ });
+  await t.rejects(required.confine({ id: 'agt_r', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir }), { code: 'ABX_ERR_CONFLICT', message: /sandbox\.namespaces = "required".*not found.*sandbox-namespaces/ });
+  const auto = await sandboxFor(t, { bwrap: missing, namespaces: 'auto' });
+  const plain = await runAgent(auto, 'a', '/bin/sh', ['-c', 'grep -c . /proc/self/uid_map; grep Seccomp: /proc/self/status']);
+  t.match(plain.out, /^1\n/, 'auto: no user namespace of its own (the initial uid map)');
+  t.match(plain.out, /Seccomp:\s+2/, 'auto: still confined by the launcher');
+  const off = await sandboxFor(t, { namespaces: 'off' });
+  t.same(off.status().namespaces, { setting: 'off' }, 'off: never probed');
+});
+
+// Inside the container a fresh procfs cannot be mounted (Docker masks /proc paths): bubblewrap binds the outer /proc
+// read-only. The seam forces that mode on a host; bwrap really runs with --ro-bind /proc /proc.
+t.test('the /proc fallback: the box\'s processes are listed, their environment and root stay unreadable', async (t) => {
+  const sandbox = await sandboxFor(t, { proc: 'ro-bind' });
+  t.match(sandbox.status().namespaces, { active: true, proc: 'ro-bind' });
+  const other = spawn('/bin/sleep', ['30'], { env: { AGENTBOX_TEST_SECRET: 'abx_other_environ' }, stdio: 'ignore' });
+  t.teardown(() => other.kill());
+  await new Promise((resolve) => other.once('spawn', resolve));
+  const probe = `import os, json
+r = {}
+for name, p in (('apiEnviron', '/proc/${process.pid}/environ'), ('otherEnviron', '/proc/${other.pid}/environ'), ('otherRoot', '/proc/${other.pid}/root/etc/hostname'), ('ownEnviron', '/proc/self/environ')):
+    try:
+        open(p, 'rb').read(); r[name] = 'read'
+    except OSError as e:
+        r[name] = e.strerror
+r['apiListed'] = os.path.exists('/proc/${process.pid}')
+print(json.dumps(r))`;
+  const seen = await runAgent(sandbox, 'a', '/usr/bin/python3', ['-c', probe]);
+  t.equal(seen.code, 0, seen.out);
+  const r = JSON.parse(seen.out) as Record<string, unknown>;
+  t.equal(r['apiListed'], true, "the outer /proc: the box's processes are listed");
+  t.match(r, { apiEnviron: 'Permission denied', otherEnviron: 'Permission denied', otherRoot: 'Permission denied' }, "another process's environ and root stay unreadable");
+  t.equal(r['ownEnviron'], 'read', 'its own environ is readable');
+  t.notMatch(seen.out, /abx_other_environ/);
+});
