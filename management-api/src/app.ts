@@ -158,7 +158,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   // Agents may connect to the port the API really listens on (0 in the manifest picks one).
-  const sandbox = new AgentSandbox(sandboxSettings(options.manifest, options.paths, () => listeningPort(app)));
+  // The proxy's port as the proxy reports it (egress is started below, before any agent can spawn).
+  const sandbox = new AgentSandbox(sandboxSettings(options.manifest, options.paths, () => listeningPort(app), () => egress?.port));
   const resolverOptions: ResolverOptions = {
     sandbox,
     manifest: options.manifest,

@@ -124,7 +124,7 @@ t.test('egress through the proxy programme', async (t) => {
     t.match(byTarget['169.254.169.254:80'], { status: 403 }, 'the metadata address is refused');
     t.match(byTarget[`[::ffff:169.254.169.254]:${stand.echoPort}`], { status: 403 }, 'also written as an IPv4-mapped IPv6 literal');
     // The credential the agent held is revoked with its exit.
-    const url = new URL(readFileSync(path.join(server.paths.workspaceDir, 'proxy-url'), 'utf8'));
+    const url = new URL(readFileSync(path.join(server.paths.workspaceDir, 'egress-agent', 'proxy-url'), 'utf8'));
     await waitFor('the revocation', async () => (await connectVia(proxy.port, `localhost:${stand.echoPort}`, `${url.username}:${url.password}`)).status === 407);
     const after = await connectVia(proxy.port, `localhost:${stand.echoPort}`, `${url.username}:${url.password}`);
     t.same([after.status, after.reason], [407, 'bad-credential'], 'the exited agent\'s credential is refused');

@@ -88,7 +88,7 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
   t.teardown(() => h.close());
   const { createLogger } = await import('../../management-api/src/observability/logger.js');
   const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g' };
-  const base = { enabled: true, namespaces: 'off' as const, limits, egressPort: 3128, apiPort: () => undefined, paths: h.paths };
+  const base = { enabled: true, namespaces: 'off' as const, limits, egressPort: () => 3128, apiPort: () => undefined, paths: h.paths };
   const cases = [
     // The launcher's test-only --require-abi asks for more than any kernel has: as if the kernel were older.
     { sandbox: new AgentSandbox({ ...base, requireAbi: 99 }), message: /Landlock ABI 99 is required, the kernel has ABI \d+/ },

@@ -69,7 +69,7 @@ export class AgentSandbox {
       // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these sockets.
       bridges: [
         { socket: paths.sandboxApiSocket, port: () => settings.apiPort() },
-        { socket: paths.sandboxEgressSocket, port: settings.egressPort },
+        { socket: paths.sandboxEgressSocket, port: () => settings.egressPort() },
       ],
       root: paths.root,
       ...(settings.proc ? { proc: settings.proc } : {}),
@@ -139,7 +139,7 @@ export class AgentSandbox {
       readOnly: this.#readOnlyRoots(),
       readWrite: [agent.cwd, tmp],
       devices: DEVICES,
-      connectPorts: [this.settings.apiPort(), this.settings.egressPort].filter((p): p is number => p !== undefined && p > 0),
+      connectPorts: [this.settings.apiPort(), this.settings.egressPort()].filter((p): p is number => p !== undefined && p > 0),
       rlimits: { dataBytes: sizeBytes(limits.memory), cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files, fileSizeBytes: sizeBytes(limits.file_size), ...(namespaced ? { processes: limits.processes } : {}) },
       ...(this.settings.requireAbi !== undefined ? { requireAbi: this.settings.requireAbi } : {}),
       ...namespaced,

@@ -123,6 +123,11 @@ export class EgressController implements AgentEgress {
     }
   }
 
+  /** The port the proxy listens on, once it has answered (it may differ from sandbox.egress.port: AGENTBOX_EGRESS_PORT). */
+  get port(): number | undefined {
+    return this.#port || undefined;
+  }
+
   #view(reply: ControlOk): EgressPolicyView {
     return { port: reply.port, source: this.#runtime ? 'runtime' : 'manifest', policy: reply.policy };
   }

@@ -10,8 +10,8 @@ export interface SandboxSettings {
   /** sandbox.enabled: false runs agents unconfined (rule E042 requires an audit acknowledgement, W016 warns). */
   enabled: boolean;
   limits: Readonly<NormalizedManifest['sandbox']['limits']>;
-  /** sandbox.egress.port: agents may connect to it (the egress proxy on 127.0.0.1). */
-  egressPort: number;
+  /** The egress proxy's port on 127.0.0.1 (agents may connect to it): the port it listens on once known, else sandbox.egress.port. */
+  egressPort: () => number | undefined;
   /** The API's port once it listens (agents call the API and the provider broker there); undefined before. */
   apiPort: () => number | undefined;
   /** The box's layout: what agents never see (state, run, logs, workspace, temporary files). */
@@ -30,9 +30,9 @@ export interface SandboxSettings {
   proc?: ProcMode;
 }
 
-/** The sandbox settings of a box from its manifest, layout and API port. */
-export function sandboxSettings(manifest: NormalizedManifest, paths: RuntimePaths, apiPort: () => number | undefined): SandboxSettings {
-  return { enabled: manifest.sandbox.enabled, namespaces: manifest.sandbox.namespaces, limits: manifest.sandbox.limits, egressPort: manifest.sandbox.egress.port, apiPort, paths };
+/** The sandbox settings of a box from its manifest, layout, API port and (once it is known) the egress proxy's port. */
+export function sandboxSettings(manifest: NormalizedManifest, paths: RuntimePaths, apiPort: () => number | undefined, egressPort: () => number | undefined = () => undefined): SandboxSettings {
+  return { enabled: manifest.sandbox.enabled, namespaces: manifest.sandbox.namespaces, limits: manifest.sandbox.limits, egressPort: () => egressPort() ?? manifest.sandbox.egress.port, apiPort, paths };
 }
 
 /**

@@ -31,7 +31,7 @@ async function loopbackService(t: Tap.Test): Promise<number> {
 
 /** A started sandbox; closed with the test. */
 async function sandboxFor(t: Tap.Test, settings: Partial<SandboxSettings>): Promise<AgentSandbox> {
-  const sandbox = new AgentSandbox({ enabled: true, namespaces: 'required', limits, egressPort: 3128, apiPort: () => undefined, paths, ...settings });
+  const sandbox = new AgentSandbox({ enabled: true, namespaces: 'required', limits, egressPort: () => 3128, apiPort: () => undefined, paths, ...settings });
   await sandbox.start();
   t.teardown(() => sandbox.close());
   return sandbox;

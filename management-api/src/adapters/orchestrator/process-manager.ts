@@ -86,12 +86,13 @@ export class ProcessManager {
     let env = agentEnvironment(this.options.parentEnv, request.env, box);
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
     const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace };
-    const confined = this.options.sandbox ? await this.options.sandbox.confine(target) : unconfined(target);
-    // The agent's own proxy credential (revoked if it cannot start, and when it exits, in #ended).
-    const proxyEnv = this.options.egress ? await this.options.egress.issue(id).catch(async (err: unknown) => {
-      await confined.release();
+    // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
+    // #ended): issuing it tells which port the proxy listens on, which the sandbox lets the agent reach.
+    const proxyEnv = this.options.egress ? await this.options.egress.issue(id) : {};
+    const confined = await (this.options.sandbox ? this.options.sandbox.confine(target) : Promise.resolve(unconfined(target))).catch((err: unknown) => {
+      this.options.egress?.revoke(id);
       throw err;
-    }) : {};
+    });
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
     env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
