@@ -36,7 +36,7 @@ t.test('render --out DIR on the reference manifest writes the files', async (t) 
   t.same(readdirSync(out).sort(), ['artifacts.json', 'docker-compose.yml', 'image-config.json', 'supervisord.conf']);
   t.match(r.stdout, /rendered .*agentbox\.toml \(sha256 [0-9a-f]{64}\)/);
   t.match(r.stdout, /image agentbox\/agentbox:\d+\.\d+\.\d+.*-[0-9a-f]{12}/);
-  t.match(r.stdout, /required for readiness: management-api/);
+  t.match(r.stdout, /required for readiness: egress-proxy, management-api/);
   const dc = spawnSync('docker-compose', ['-f', path.join(out, 'docker-compose.yml'), 'config', '-q'], { encoding: 'utf8' });
   t.equal(dc.status, 0, 'exit code 0', { stderr: dc.stderr });
   const compose = readFileSync(path.join(out, 'docker-compose.yml'), 'utf8');
@@ -130,7 +130,7 @@ t.test('--check reports what differs and writes nothing; --json describes the re
   const report = JSON.parse(json.stdout) as { rendered: boolean; changed: string[]; readiness: string[]; image: { name: string }; sha256: string };
   t.equal(report.rendered, true);
   t.same(report.changed, [path.join(out, 'supervisord.conf')]);
-  t.same(report.readiness, ['management-api']);
+  t.same(report.readiness, ['egress-proxy', 'management-api']);
   t.equal(report.image.name, 'agentbox/agentbox');
   t.match(report.sha256, /^[0-9a-f]{64}$/);
   const written = runAgentbox(['render', '--manifest', manifest, '--out', out, '--json']);

@@ -55,7 +55,7 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
   const relayProgramme = async () => (await health()).programs?.programs?.find((p) => p.name === 'relay');
 
   t.match(await relayProgramme(), { state: 'RUNNING' }, 'supervisord runs the relay programme');
-  t.match(readFileSync(paths.supervisordConf, 'utf8'), /AGENTBOX_SEAL_PROGRAMS="management-api,relay"/, 'the seal waits for it');
+  t.match(readFileSync(paths.supervisordConf, 'utf8'), /AGENTBOX_SEAL_PROGRAMS="egress-proxy,management-api,relay"/, 'the seal waits for it');
   t.same((await health()).relays, { configured: [relayUrl], reachable: [relayUrl] }, 'the box publishes to its embedded relay, unlisted in relays');
 
   // Watch the relay as any client would, then make the box publish: a bead created through the API.
