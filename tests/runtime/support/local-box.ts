@@ -94,6 +94,8 @@ export function startLocalBox(options: LocalBoxOptions): LocalBox {
       return exit;
     },
     async killHard() {
+      // An exited box's pid may already belong to another process.
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
       // supervisord first (it would restart a programme that died before it), then the rest.
       const pids = processTree(proc.pid!);
       for (const pid of pids) {
