@@ -45,7 +45,15 @@ abx_require_container_engine() {
 }
 
 # Install npm dependencies when node_modules is absent or older than the lock file, then build.
+# Several runs at once (one `npm start` per box of a mesh) take turns on dist/.build.lock: two
+# `npm ci` in one node_modules, or two bundles into one dist/bin, would break each other.
 abx_require_npm_build() {
+  mkdir -p dist
+  local fd
+  exec {fd}>dist/.build.lock
+  if command -v flock >/dev/null 2>&1; then
+    flock "$fd" || abx_die "could not lock dist/.build.lock"
+  fi
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
     abx_say "installing npm dependencies (npm ci)"
     npm ci --no-audit --no-fund --loglevel=error || abx_die "npm ci failed"
@@ -53,6 +61,9 @@ abx_require_npm_build() {
     abx_say "building (tsc)"
     npm run --silent build || abx_die "build failed"
   fi
+  # Unlocked even if a child still holds a copy of the descriptor; closed so later commands lack it.
+  if command -v flock >/dev/null 2>&1; then flock -u "$fd"; fi
+  exec {fd}>&-
 }
 
 # The agent sandbox launcher (C): a compiler and libc/kernel headers from apt only when missing,

@@ -95,6 +95,9 @@ t.test('host mode', async (t) => {
     t.equal((await bob.call('POST', hb, beatBody())).status, 410, '15.5 s after the last heartbeat: evicted, 410');
     const listed = (await box.api('/v1/mesh/members')).json['members'] as Array<Record<string, unknown>>;
     t.match(listed.find((m) => m['pubkey'] === bob.identity.pubkey), { state: 'evicted', evicted_at: String }, 'listed as evicted');
+    // The listing noticed the eviction before any sweep did: it is logged and counted all the same.
+    t.ok(box.logs.events('MeshMemberEvicted').some((e) => e['pubkey'] === bob.identity.pubkey), 'the eviction a listing noticed is logged');
+    t.match(await (await fetch(box.server.metricsUrl)).text(), /agentbox_mesh_host_evictions_total [1-9]/, 'and counted');
     const again = await bob.register(base);
     t.equal(again.status, 201, 'an evicted member registers again');
     t.not(again.json['session_id'], first.json['session_id'], 'under a new session');

@@ -7,28 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBox, waitForStatus } from '../runtime-contract/support/box-runner.js';
-
-/** One network syscall from the trace: its kind and, for an address, family, host and port. */
-interface NetCall {
-  line: string;
-  family: string;
-  host?: string;
-  port?: number;
-}
-
-/** The connect and send* calls of an strace log that name an address (a send on a connected socket names none). */
-function networkCalls(trace: string): NetCall[] {
-  const calls: NetCall[] = [];
-  for (const line of trace.split('\n')) {
-    if (!/\b(connect|sendto|sendmsg|sendmmsg)\(/.test(line)) continue;
-    const family = /sa_family=(AF_[A-Z0-9]+)/.exec(line)?.[1];
-    if (!family) continue;
-    const port = /sin6?_port=htons\((\d+)\)/.exec(line)?.[1];
-    const host = /inet_addr\("([^"]+)"\)/.exec(line)?.[1] ?? /inet_pton\(AF_INET6, "([^"]+)"/.exec(line)?.[1];
-    calls.push({ line, family, ...(host ? { host } : {}), ...(port ? { port: Number(port) } : {}) });
-  }
-  return calls;
-}
+import { networkCalls, stopTraced, straceWrap } from './support/net-trace.js';
 
 t.test('the trace parser sees DNS and TCP calls and tells unix sockets apart', async (t) => {
   const sample = [
@@ -52,16 +31,8 @@ t.test('a standalone box on the default manifest calls nothing beyond its own so
   const work = mkdtempSync(path.join(tmpdir(), 'agentbox-standalone-'));
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
   const traceFile = path.join(work, 'trace.txt');
-  // --seccomp-bpf: only the traced syscalls stop the process, so the box runs at nearly full speed.
-  const box = await startBox({ manifest: '', wrapWith: ['strace', '-f', '--seccomp-bpf', '-qq', '-e', 'trace=connect,sendto,sendmsg,sendmmsg', '-o', traceFile] });
-  // strace is the spawned process; the box (supervisord) is its child. Stopping means SIGTERM to
-  // the box itself: strace then ends when the last traced process does.
-  const stopBox = async (): Promise<void> => {
-    const tracer = box.proc.pid!;
-    const children = readFileSync(`/proc/${tracer}/task/${tracer}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    for (const pid of children) process.kill(pid, 'SIGTERM');
-    await box.exit;
-  };
+  const box = await startBox({ manifest: '', wrapWith: straceWrap(traceFile) });
+  const stopBox = (): Promise<void> => stopTraced(box);
   t.teardown(async () => {
     if (box.proc.exitCode === null && box.proc.signalCode === null) await stopBox().catch(() => box.proc.kill('SIGKILL'));
   });

@@ -6,7 +6,7 @@ import '../app-state.js';
 import { requestUrl } from '../auth/nip98-auth.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import { pubkeyToHex } from '../mesh/identity.js';
-import { FORGET_EVICTED_MS, registryCall, type MeshHost } from '../mesh/host/mesh-host.js';
+import { registryCall, type MeshHost } from '../mesh/host/mesh-host.js';
 import type { Beat, MemberRecord, Registration } from '../mesh/host/registry.js';
 
 const PUBKEY = '^([0-9a-f]{64}|npub1[02-9ac-hj-np-z]{58})$';
@@ -158,7 +158,7 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
   });
 
   app.get('/v1/mesh/members', { config: { agent: 'deny' }, schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => {
-    const members = await registryCall(() => host.registry.members(FORGET_EVICTED_MS));
+    const members = await registryCall(() => host.members());
     return { heartbeat_interval_sec: host.heartbeatIntervalSec, members: members.map(memberView) };
   });
 }

@@ -51,6 +51,8 @@ export interface StartOptions {
   imageMode?: boolean;
   /** A command the entrypoint runs under (for example a tracer), host mode only. */
   wrapWith?: string[];
+  /** Runs before the box starts, with its root as the host sees it (to put a key in place, say). */
+  prepare?: (hostRoot: string) => void | Promise<void>;
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */
@@ -102,6 +104,7 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     ...(options.imageMode ? {} : { AGENTBOX_LOCAL: '1' }),
     ...options.env,
   };
+  await options.prepare?.(hostRoot);
   const entrypoint = path.join(appDir, 'config/bin/agentbox-entrypoint');
   // As root, drop to uid/gid 1000 before bubblewrap, so the box is uid 1000 on the host too
   // (bubblewrap then builds an unprivileged user namespace).

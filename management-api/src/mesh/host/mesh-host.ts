@@ -7,7 +7,7 @@ import type { FederationMetrics } from '../federation-metrics.js';
 import { pubkeyToHex } from '../identity.js';
 import { Nip98Verifier } from '../nip98.js';
 import { openRegistry } from './open-registry.js';
-import { RegistryUnavailableError, type MeshRegistry } from './registry.js';
+import { RegistryUnavailableError, type MemberRecord, type MeshRegistry } from './registry.js';
 
 /** A member is evicted after this many heartbeat intervals without one. */
 export const MISSED_HEARTBEATS = 3;
@@ -97,14 +97,22 @@ export class MeshHost {
     return { ...this.#status, members: { ...this.#status.members } };
   }
 
+  /**
+   * Evict the members past their deadline (each logged as MeshMemberEvicted and counted, whether
+   * the sweep or a listing noticed it first), then list them all. Throws what the registry throws.
+   */
+  async members(): Promise<MemberRecord[]> {
+    for (const e of await this.registry.evictExpired(FORGET_EVICTED_MS)) {
+      this.metrics.hostEvictions.inc();
+      this.logger.info({ event: 'MeshMemberEvicted', pubkey: e.pubkey, sessionId: e.sessionId }, `evicted mesh member ${e.pubkey}: no heartbeat for ${MISSED_HEARTBEATS} intervals of ${this.heartbeatIntervalSec} s`);
+    }
+    return this.registry.members();
+  }
+
   /** Evict members past their deadline, refresh the counts and announce this replica. Never throws. */
   async sweep(): Promise<void> {
     try {
-      for (const e of await this.registry.evictExpired(FORGET_EVICTED_MS)) {
-        this.metrics.hostEvictions.inc();
-        this.logger.info({ event: 'MeshMemberEvicted', pubkey: e.pubkey, sessionId: e.sessionId }, `evicted mesh member ${e.pubkey}: no heartbeat for ${MISSED_HEARTBEATS} intervals of ${this.heartbeatIntervalSec} s`);
-      }
-      const members = await this.registry.members(FORGET_EVICTED_MS);
+      const members = await this.members();
       const registered = members.filter((m) => m.state === 'registered').length;
       this.#status.members = { registered, evicted: members.length - registered };
       this.metrics.hostMembers.set({ state: 'registered' }, registered);

@@ -142,8 +142,7 @@ export class PostgresRegistry implements MeshRegistry {
     return r.rows.map((row) => ({ pubkey: row.pubkey, sessionId: row.session_id }));
   }
 
-  async members(forgetMs: number): Promise<MemberRecord[]> {
-    await this.evictExpired(forgetMs);
+  async members(): Promise<MemberRecord[]> {
     const r = await this.#query<Row>('members', `SELECT * FROM mesh_members ORDER BY registered_at, pubkey`);
     return r.rows.map(toRecord);
   }

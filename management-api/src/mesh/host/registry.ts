@@ -74,8 +74,11 @@ export interface MeshRegistry extends TokenLedger {
   deregister(sessionId: string, pubkey: string): Promise<boolean>;
   /** Mark every registered member past its deadline evicted, forget evicted members after `forgetMs`, and return those evicted now. */
   evictExpired(forgetMs: number): Promise<Eviction[]>;
-  /** Every member, oldest registration first (after evicting the expired). */
-  members(forgetMs: number): Promise<MemberRecord[]>;
+  /**
+   * Every member, oldest registration first, as stored: call {@link evictExpired} first (the host
+   * does, so that every eviction is logged and counted whoever notices it).
+   */
+  members(): Promise<MemberRecord[]>;
   /** Record that a host replica answers at `url` for the next `ttlMs`. */
   announceReplica(url: string, ttlMs: number): Promise<void>;
   /** The API URLs of the host replicas seen within their announced time. */

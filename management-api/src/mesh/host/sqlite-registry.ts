@@ -145,8 +145,7 @@ export class SqliteRegistry implements MeshRegistry {
     return evicted.map((r) => ({ pubkey: r.pubkey, sessionId: r.session_id }));
   }
 
-  async members(forgetMs: number): Promise<MemberRecord[]> {
-    await this.evictExpired(forgetMs);
+  async members(): Promise<MemberRecord[]> {
     return (this.#stmt('members').all() as Row[]).map(toRecord);
   }
 
