@@ -9,12 +9,16 @@ import path from 'node:path';
 import { startBox, waitForStatus } from '../runtime-contract/support/box-runner.js';
 import { networkCalls, stopTraced, straceWrap } from './support/net-trace.js';
 
-t.test('the trace parser sees DNS and TCP calls and tells unix sockets apart', async (t) => {
+t.test('the trace parser sees DNS and TCP calls, tells unix sockets apart and skips netlink to the kernel', async (t) => {
   const sample = [
     '7754  connect(18, {sa_family=AF_UNIX, sun_path="/run/agentbox/supervisord.sock"}, 110) = 0',
     '7754  connect(18, {sa_family=AF_INET, sin_port=htons(53), sin_addr=inet_addr("10.255.255.53")}, 16) = 0',
     '7755  connect(21, {sa_family=AF_INET6, sin6_port=htons(443), sin6_flowinfo=htonl(0), inet_pton(AF_INET6, "2001:db8::1", &sin6_addr), sin6_scope_id=0}, 28) = -1 EINPROGRESS',
     '7756  sendto(5, "x", 1, 0, NULL, 0) = 1',
+    // bwrap configuring a new network namespace's loopback through the kernel: not a network call.
+    '7757  sendto(4, [{nlmsg_len=40, nlmsg_type=0x14}, "..."], 40, 0, {sa_family=AF_NETLINK, nl_pid=0, nl_groups=00000000}, 12) = 40',
+    // Netlink to another process is kept (it is not the kernel).
+    '7758  sendto(4, [{nlmsg_len=40}, "..."], 40, 0, {sa_family=AF_NETLINK, nl_pid=4242, nl_groups=00000000}, 12) = 40',
   ].join('\n');
   const calls = networkCalls(sample);
   t.same(
@@ -23,6 +27,7 @@ t.test('the trace parser sees DNS and TCP calls and tells unix sockets apart', a
       ['AF_UNIX', undefined, undefined],
       ['AF_INET', '10.255.255.53', 53],
       ['AF_INET6', '2001:db8::1', 443],
+      ['AF_NETLINK', undefined, undefined],
     ],
   );
 });

@@ -23,6 +23,9 @@ export function networkCalls(trace: string): NetCall[] {
     if (!/\b(connect|sendto|sendmsg|sendmmsg)\(/.test(line)) continue;
     const family = /sa_family=(AF_[A-Z0-9]+)/.exec(line)?.[1];
     if (!family) continue;
+    // Netlink to the kernel (nl_pid=0) configures this host, e.g. bwrap bringing up the loopback of
+    // an agent's new network namespace: it reaches no other machine.
+    if (family === 'AF_NETLINK' && /sa_family=AF_NETLINK, nl_pid=0\b/.test(line)) continue;
     const port = /sin6?_port=htons\((\d+)\)/.exec(line)?.[1];
     const host = /inet_addr\("([^"]+)"\)/.exec(line)?.[1] ?? /inet_pton\(AF_INET6, "([^"]+)"/.exec(line)?.[1];
     calls.push({ line, family, ...(host ? { host } : {}), ...(port ? { port: Number(port) } : {}) });
