@@ -158,6 +158,6 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     const since = logs.lastIndexOf('received SIGTERM indicating exit request');
     t.ok(since > 0, 'supervisord received SIGTERM');
     const stopped = logs.slice(since).split('\n').map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
-    t.same(stopped, ['worker', 'management-api', 'seal-listener'], 'highest priority number first, the seal listener last');
+    t.same(stopped, ['worker', 'management-api', 'egress-proxy', 'seal-listener'], 'highest priority number first, the seal listener last');
   });
 });

@@ -4,7 +4,7 @@
 // stops everything and leaves no process behind.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, openSync, closeSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort, waitForStatus } from '../runtime-contract/support/box-runner.js';
@@ -27,6 +27,8 @@ function processesMentioning(marker: string): number[] {
 
 t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-'));
+  // As root, agents run as an unprivileged uid: it must be able to reach its directory under the box's root.
+  chmodSync(work, 0o755);
   const root = path.join(work, 'box');
   const [apiPort, metricsPort] = [await freePort(), await freePort()];
   const logFile = path.join(work, 'npm-start.log');

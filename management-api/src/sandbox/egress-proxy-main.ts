@@ -33,7 +33,11 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
   const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), ...(resolve ? { resolve } : {}) });
   const port = listenPort(env, 'AGENTBOX_EGRESS_PORT', egress.port);
   await new Promise<void>((ok, fail) => {
-    server.once('error', fail);
+    server.once('error', (err: NodeJS.ErrnoException) => {
+      // Another box on this machine (or any programme) holds the port: say which key moves it.
+      if (err.code === 'EADDRINUSE') fail(new Error(`sandbox.egress.port ${port} is already in use on 127.0.0.1 (another box on this machine?); choose a free port in [sandbox.egress] port`));
+      else fail(err);
+    });
     server.listen(port, '127.0.0.1', () => ok());
   });
   const bound = (server.address() as AddressInfo).port;

@@ -69,7 +69,8 @@ const alive = (pid: number): boolean => {
 
 /** Start `agentbox up --local`; resolves once the process is spawned. */
 export function startLocalBox(options: LocalBoxOptions): LocalBox {
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp' };
+  // Every box runs its own egress proxy: on a free port, as tests run boxes side by side.
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', AGENTBOX_EGRESS_PORT: '0' };
   // A file, not a pipe: supervisord reopens its stdout by path to forward its programmes' output.
   const fd = openSync(options.logFile, 'a');
   const proc = spawn(process.execPath, [agentboxBin, 'up', '--local', '--manifest', options.manifestFile, '--root', options.root], { env, stdio: ['ignore', fd, fd] });
