@@ -35,14 +35,15 @@ export const PROVIDER = { name: 'standin', prefix: 'STANDIN', envVar: 'STANDIN_A
 // container with the namespaces exception) the API's pid is listed, so its environ is EACCES.
 const hidden = (layer: Layer) => (layer === 'landlock' ? 'EACCES' : 'ENOENT');
 const foreign = (layer: Layer) => (layer === 'landlock' ? 'EPERM' : 'ESRCH');
-// On a read-only root (the container) the kernel answers EROFS before Landlock is asked.
-const readOnly = (layer: Layer) => (layer === 'landlock' ? ['EACCES', 'EROFS'] : ['EROFS']);
+// On a read-only root (the container; bubblewrap's read-only binds) the kernel answers EROFS before Landlock is asked.
+const readOnly = (layer: Layer, readOnlyRoot: boolean) => (layer === 'landlock' && !readOnlyRoot ? 'EACCES' : 'EROFS');
 
 /**
- * Each refused attempt: what it tries and the outcomes that count as the refusal, for `layer`.
+ * Each refused attempt: what it tries and the outcomes that count as the refusal, for `layer`
+ * and a box whose root file system is read-only (`readOnlyRoot`) or not.
  * Anything else — `ok` above all — fails the suite.
  */
-export function refusals(layer: Layer): Record<string, { what: string; refused: readonly string[] }> {
+export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { what: string; refused: readonly string[] }> {
   return {
     readApiKey: { what: "read the box's API key", refused: [hidden(layer)] },
     readIdentityKey: { what: "read the box's identity key", refused: [hidden(layer)] },
@@ -65,8 +66,8 @@ export function refusals(layer: Layer): Record<string, { what: string; refused: 
     raiseLimit: { what: 'raise its open-files hard limit', refused: ['EPERM'] },
     writeWorkspaceRoot: { what: 'write in the workspace root', refused: ['EACCES'] },
     writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },
-    writeInstallation: { what: 'write in the installation', refused: readOnly(layer) },
-    writeEtc: { what: 'write in /etc', refused: readOnly(layer) },
+    writeInstallation: { what: 'write in the installation', refused: [readOnly(layer, readOnlyRoot)] },
+    writeEtc: { what: 'write in /etc', refused: [readOnly(layer, readOnlyRoot)] },
   };
 }
 

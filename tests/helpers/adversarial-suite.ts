@@ -19,6 +19,8 @@ export interface AdversarialBox {
   readFile(file: string): Promise<string>;
   /** Paths as the box sees them. */
   paths: { workspace: string; apiKeyFile: string; identityKeyFile: string; stateDir: string; installation: string };
+  /** Whether the box's root file system is read-only (the container's). */
+  readOnlyRoot: boolean;
   /** The stand-in host the manifest allows, on the box's loopback: its port and a port of it not allowed. */
   allowedPort: number;
   closedPort: number;
@@ -89,12 +91,12 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   t.test(`the attacker's attempts are refused (${layer})`, async (t) => {
     const out = await printed(box, attacker.id, 'the attacker to report');
     t.match(await ended(box, attacker.id, 'the attacker to exit'), { state: 'exited' }, 'the attacker ran to its end');
-    for (const [name, { what, refused }] of Object.entries(refusals(layer))) {
+    for (const [name, { what, refused }] of Object.entries(refusals(layer, box.readOnlyRoot))) {
       t.ok(refused.includes(out[name]?.outcome), `${what}: refused with ${out[name]?.outcome} (expected ${refused.join(' or ')})`);
       t.equal(out[name]?.ready, 200, `${what}: /ready 200 right after`);
     }
     for (const [name, { what, outcome }] of Object.entries(allowed())) t.equal(out[name]?.outcome, outcome, what);
-    t.same(Object.keys(out).sort(), [...Object.keys(refusals(layer)), ...Object.keys(allowed())].sort(), 'every attempt was made and judged');
+    t.same(Object.keys(out).sort(), [...Object.keys(refusals(layer, box.readOnlyRoot)), ...Object.keys(allowed())].sort(), 'every attempt was made and judged');
     // The token it wrote while alive: revoked with its exit.
     const token = (await box.readFile(path.join(workspace, 'attacker', 'token.txt'))).trim();
     const late = await fetch(`${box.apiUrl}/v1/agents/${attacker.id}`, { headers: { authorization: `Bearer ${token}` } });

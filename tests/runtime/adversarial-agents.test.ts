@@ -48,6 +48,7 @@ for (const namespaces of ['auto', 'off'] as const) t.test(`adversarial agents ag
     },
     readFile: async (file) => readFileSync(file, 'utf8'),
     paths: { workspace: paths.workspaceDir, apiKeyFile: paths.apiKeyFile, identityKeyFile: paths.identityKeyFile, stateDir: paths.stateDir, installation: repoRoot },
+    readOnlyRoot: false,
     allowedPort: standIn.port,
     closedPort: await closedPort(),
   };
