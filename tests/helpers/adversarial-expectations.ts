@@ -63,7 +63,7 @@ export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { 
     apiOperatorRoute: { what: "list every agent with its own token (the operator's route)", refused: ['403 ABX_ERR_AGENT_SCOPE'] },
     apiWidenEgress: { what: 'widen its own egress allowlist with its token', refused: ['403 ABX_ERR_AGENT_SCOPE'] },
     apiOperatorKeyGuess: { what: 'call the API with a guessed operator key', refused: ['401 ABX_ERR_AUTH_INVALID'] },
-    raiseLimit: { what: 'raise its open-files hard limit', refused: ['EPERM'] },
+    raiseLimit: { what: 'lift its hard memory (data) limit', refused: ['EPERM'] },
     writeWorkspaceRoot: { what: 'write in the workspace root', refused: ['EACCES'] },
     writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },
     writeInstallation: { what: 'write in the installation', refused: [readOnly(layer, readOnlyRoot)] },
