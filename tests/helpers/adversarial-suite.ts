@@ -63,7 +63,8 @@ async function printed(box: AdversarialBox, id: string, what: string): Promise<R
 /** Run the suite against `box` (ready, its agents confined); every refusal and control is one assertion. */
 export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise<void> {
   const health = (await box.call('GET', '/health')).body;
-  t.match(health['sandbox'], { enabled: true, mode: 'confined' }, 'agents are confined');
+  // Unconfined, the attacker would really write into /etc and the installation: fail before it starts.
+  if (health['sandbox']?.mode !== 'confined') throw new Error(`the adversarial suite needs confined agents; /health says ${JSON.stringify(health['sandbox'])}`);
   const layer: Layer = health['sandbox']?.namespaces?.active ? 'bubblewrap' : 'landlock';
   const apiPid = (health['programs']?.programs as Array<{ name: string; pid: number }>).find((p) => p.name === 'management-api')!.pid;
   const { workspace } = box.paths;
