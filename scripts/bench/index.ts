@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<string>> = {
   mesh: async () => (await import('./mesh-bench.js')).runMeshBench(),
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
+  sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });

@@ -29,9 +29,11 @@ export interface StandInProvider {
  * (three in all), so a test can prove each event reached the client before the next was written;
  * `POST …/upload` counts the body and answers with the count as soon as it ends; `…/hang` never
  * answers (and is not recorded); anything else
- * echoes the request (method, url, headers, body) as JSON. With `tls`, it serves HTTPS.
+ * echoes the request (method, url, headers, body) as JSON. With `tls`, it serves HTTPS. It listens
+ * on `port` when given (inside a container, where the manifest names the port before it starts),
+ * else on any free port.
  */
-export async function startStandInProvider(options: { tls?: { key: string; cert: string } } = {}): Promise<StandInProvider> {
+export async function startStandInProvider(options: { tls?: { key: string; cert: string }; port?: number } = {}): Promise<StandInProvider> {
   const arrivals: Arrival[] = [];
   let sent = 0;
   const waiting: Array<() => void> = [];
@@ -75,7 +77,7 @@ export async function startStandInProvider(options: { tls?: { key: string; cert:
     });
   };
   const server = options.tls ? https.createServer(options.tls, handler) : http.createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,

@@ -34,6 +34,8 @@ export interface LocalBoxOptions {
   apiPort: number;
   /** The file its output is appended to. */
   logFile: string;
+  /** Variables for `agentbox up` beyond PATH and HOME (a provider's key, as an operator exports it). */
+  env?: Record<string, string>;
 }
 
 /** The pids of `pid` and all its descendants, parents before children. */
@@ -70,7 +72,7 @@ const alive = (pid: number): boolean => {
 /** Start `agentbox up --local`; resolves once the process is spawned. */
 export function startLocalBox(options: LocalBoxOptions): LocalBox {
   // Every box runs its own egress proxy: on a free port, as tests run boxes side by side.
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', AGENTBOX_EGRESS_PORT: '0' };
+  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', AGENTBOX_EGRESS_PORT: '0', ...options.env };
   // A file, not a pipe: supervisord reopens its stdout by path to forward its programmes' output.
   const fd = openSync(options.logFile, 'a');
   const proc = spawn(process.execPath, [agentboxBin, 'up', '--local', '--manifest', options.manifestFile, '--root', options.root], { env, stdio: ['ignore', fd, fd] });

@@ -1,0 +1,82 @@
+// What each attempt of the adversarial agent (adversarial-agent.cjs) must observe, per confinement layer: the specific refusal, or success for the controls.
+
+/** The confinement layer agents of a box run under, as its /health `sandbox` reports it. */
+export type Layer = 'landlock' | 'bubblewrap';
+
+/** What the test tells the agent about the box (the `attack` mode's argument). */
+export interface AttackConfig {
+  apiKeyFile: string;
+  identityKeyFile: string;
+  /** A file in another agent's directory. */
+  otherFile: string;
+  apiPid: number;
+  /** The pid of another running agent. */
+  victimPid: number;
+  workspace: string;
+  stateDir: string;
+  /** The installation (read-only to agents). */
+  installation: string;
+  /** The allowed stand-in host: `http://127.0.0.1:<allowedPort>`, listed in sandbox.egress. */
+  allowedUrl: string;
+  allowedPort: number;
+  /** A port of that host not in sandbox.egress.allow_ports. */
+  closedPort: number;
+  /** The provider's variable prefix (`<PREFIX>_BASE_URL`). */
+  provider: string;
+}
+
+/** The provider the suites configure, with the stand-in's echo behind it. */
+export const PROVIDER = { name: 'standin', prefix: 'STANDIN', envVar: 'STANDIN_API_KEY', key: 'sk-standin-0123456789abcdef0123456789abcdef' } as const;
+
+// Outside bubblewrap what is not granted is there but denied (EACCES) and other processes are
+// visible but out of the agent's scope (EPERM); inside, what is not granted does not exist
+// (ENOENT), other processes are outside its PID namespace (ESRCH) and the system is bound
+// read-only (EROFS). Where bubblewrap can bind only the box's own /proc (`proc: "ro-bind"`, in a
+// container with the namespaces exception) the API's pid is listed, so its environ is EACCES.
+const hidden = (layer: Layer) => (layer === 'landlock' ? 'EACCES' : 'ENOENT');
+const foreign = (layer: Layer) => (layer === 'landlock' ? 'EPERM' : 'ESRCH');
+// On a read-only root (the container; bubblewrap's read-only binds) the kernel answers EROFS before Landlock is asked.
+const readOnly = (layer: Layer, readOnlyRoot: boolean) => (layer === 'landlock' && !readOnlyRoot ? 'EACCES' : 'EROFS');
+
+/**
+ * Each refused attempt: what it tries and the outcomes that count as the refusal, for `layer`
+ * and a box whose root file system is read-only (`readOnlyRoot`) or not.
+ * Anything else — `ok` above all — fails the suite.
+ */
+export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { what: string; refused: readonly string[] }> {
+  return {
+    readApiKey: { what: "read the box's API key", refused: [hidden(layer)] },
+    readIdentityKey: { what: "read the box's identity key", refused: [hidden(layer)] },
+    readOtherAgent: { what: "read a file in another agent's directory", refused: [hidden(layer)] },
+    readApiEnviron: { what: "read /proc/<api pid>/environ", refused: layer === 'landlock' ? ['EACCES'] : ['ENOENT', 'EACCES'] },
+    signalApi: { what: 'signal the API', refused: [foreign(layer)] },
+    signalOtherAgent: { what: 'SIGKILL another agent', refused: [foreign(layer)] },
+    proxyUnlistedHost: { what: 'GET an unlisted host through the proxy', refused: ['403 domain-not-listed'] },
+    proxyUnlistedConnect: { what: 'CONNECT to an unlisted host through the proxy', refused: ['403 domain-not-listed'] },
+    proxyUnlistedPort: { what: 'reach the listed host on an unlisted port through the proxy', refused: ['403 port-not-listed'] },
+    proxyNoCredential: { what: 'use the proxy without its credential', refused: ['407 no-credential'] },
+    tcpDirect: { what: 'connect to the allowed host directly, around the proxy', refused: ['EACCES'] },
+    udpSend: { what: 'send a UDP datagram', refused: ['EPERM'] },
+    dnsResolve: { what: 'resolve a name over DNS (c-ares, UDP)', refused: ['ECONNREFUSED'] },
+    dnsLookup: { what: 'resolve a name with getaddrinfo', refused: ['EAI_AGAIN'] },
+    apiNoToken: { what: 'call the API without a token', refused: ['401 ABX_ERR_AUTH_REQUIRED'] },
+    apiOperatorRoute: { what: "list every agent with its own token (the operator's route)", refused: ['403 ABX_ERR_AGENT_SCOPE'] },
+    apiWidenEgress: { what: 'widen its own egress allowlist with its token', refused: ['403 ABX_ERR_AGENT_SCOPE'] },
+    apiOperatorKeyGuess: { what: 'call the API with a guessed operator key', refused: ['401 ABX_ERR_AUTH_INVALID'] },
+    raiseLimit: { what: 'lift its hard memory (data) limit', refused: ['EPERM'] },
+    writeWorkspaceRoot: { what: 'write in the workspace root', refused: ['EACCES'] },
+    writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },
+    writeInstallation: { what: 'write in the installation', refused: [readOnly(layer, readOnlyRoot)] },
+    writeEtc: { what: 'write in /etc', refused: [readOnly(layer, readOnlyRoot)] },
+  };
+}
+
+/** The controls: what the agent may do, so that each refusal above is the policy and not a broken agent. */
+export function allowed(): Record<string, { what: string; outcome: string }> {
+  return {
+    writeOwn: { what: 'write in its own directory', outcome: 'ok' },
+    apiOwnRecord: { what: 'read its own record with its token', outcome: '200' },
+    proxyAllowed: { what: 'GET the listed host through the proxy', outcome: '200' },
+    providerBroker: { what: 'call the provider through the broker with its token', outcome: `200 /v1/messages ${PROVIDER.key}` },
+  };
+}
