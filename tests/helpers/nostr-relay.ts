@@ -4,7 +4,8 @@ import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer } from 'ws';
+import { serveNostr } from '../../management-api/src/mesh/relay-server.js';
 import { NostrRelay } from '@nostr-relay/core';
 import { Validator } from '@nostr-relay/validator';
 import { EventRepositorySqlite } from '@nostr-relay/event-repository-sqlite';
@@ -45,17 +46,8 @@ export async function startTestRelay(port = 0): Promise<TestRelay> {
 
   const serve = async (): Promise<void> => {
     const server = new WebSocketServer({ host: '127.0.0.1', port: boundPort });
-    server.on('connection', (ws: WebSocket) => {
+    serveNostr(server, relay, validator, () => {
       ever += 1;
-      relay.handleConnection(ws);
-      ws.on('message', (data) => {
-        void validator
-          .validateIncomingMessage(data)
-          .then((message) => relay.handleMessage(ws, message))
-          .catch((err: Error) => ws.send(JSON.stringify(['NOTICE', err.message])));
-      });
-      ws.on('close', () => relay.handleDisconnect(ws));
-      ws.on('error', () => undefined);
     });
     await once(server, 'listening');
     boundPort = (server.address() as { port: number }).port;

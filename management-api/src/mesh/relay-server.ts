@@ -42,21 +42,12 @@ function engineLogger(logger: Logger): RelayLogger {
 }
 
 /**
- * Open the store and listen on `config.bind`:`config.port`. A port in use or an address that is
- * not the host's is thrown as a RelayConfigError naming the manifest key.
+ * Speak NIP-01 on every connection of `server` with `relay`: each message checked by `validator`
+ * first. `onConnection` sees each new client (tests count them).
  */
-export async function startRelayServer(options: RelayServerOptions): Promise<RunningRelay> {
-  const { config, logger } = options;
-  await mkdir(path.dirname(options.databaseFile), { recursive: true });
-  const repository = new EventRepositorySqlite(options.databaseFile);
-  await repository.init();
-  const relay = new NostrRelay(repository, { logger: engineLogger(logger), logLevel: LogLevel.INFO });
-  const rules: IngressRules = { policy: config.policy, allowedPubkeys: config.allowedPubkeys, allowedKinds: config.allowedKinds, boxPubkey: options.boxPubkey };
-  relay.register(ingressGuard(rules, (event, message) => logger.info({ event: 'RelayEventRefused', id: event.id, kind: event.kind, pubkey: event.pubkey }, message)));
-  const validator = new Validator();
-
-  const server = new WebSocketServer({ host: config.bind, port: config.port });
+export function serveNostr(server: WebSocketServer, relay: NostrRelay, validator: Validator, onConnection?: () => void): void {
   server.on('connection', (ws: WebSocket) => {
+    onConnection?.();
     relay.handleConnection(ws);
     ws.on('message', (data) => {
       // A message the validator refuses (malformed, oversized) is answered with a NOTICE, as NIP-01 allows.
@@ -68,6 +59,23 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Run
     ws.on('close', () => relay.handleDisconnect(ws));
     ws.on('error', () => undefined);
   });
+}
+
+/**
+ * Open the store and listen on `config.bind`:`config.port`. A port in use or an address that is
+ * not the host's is thrown as a RelayConfigError naming the manifest key.
+ */
+export async function startRelayServer(options: RelayServerOptions): Promise<RunningRelay> {
+  const { config, logger } = options;
+  await mkdir(path.dirname(options.databaseFile), { recursive: true });
+  const repository = new EventRepositorySqlite(options.databaseFile);
+  await repository.init();
+  const relay = new NostrRelay(repository, { logger: engineLogger(logger), logLevel: LogLevel.INFO });
+  const rules: IngressRules = { policy: config.policy, allowedPubkeys: config.allowedPubkeys, allowedKinds: config.allowedKinds, boxPubkey: options.boxPubkey };
+  relay.register(ingressGuard(rules, (event, message) => logger.info({ event: 'RelayEventRefused', id: event.id, kind: event.kind, pubkey: event.pubkey }, message)));
+
+  const server = new WebSocketServer({ host: config.bind, port: config.port });
+  serveNostr(server, relay, new Validator());
   const closeStore = async (): Promise<void> => {
     await relay.destroy();
     await repository.destroy();
