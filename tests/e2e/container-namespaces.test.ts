@@ -36,10 +36,10 @@ reason = "end-to-end case: each agent in bubblewrap inside the container"
 
 // What the agent reports about itself, as one JSON line: its pid as it sees it, the pids /proc
 // lists, whether it can read the environ of the container's PID 1 (tini) and of the API, its
-// network interfaces, a direct connection to the proxy's port on a non-loopback address, and a
+// network interfaces (from /proc/self/net/dev: the launcher refuses netlink sockets), a direct connection to the proxy's port on a non-loopback address, and a
 // CONNECT through the proxy its HTTP_PROXY names (with its proxy credential) to a host not allowed.
 const AGENT = String.raw`
-const fs = require('fs'), net = require('net'), os = require('os');
+const fs = require('fs'), net = require('net');
 const apiPid = Number(process.argv[1]);
 const tryRead = (p) => { try { fs.readFileSync(p); return 'read'; } catch (e) { return e.code; } };
 const connect = (host, port, send) => new Promise((resolve) => {
@@ -49,6 +49,7 @@ const connect = (host, port, send) => new Promise((resolve) => {
   s.on('connect', () => { if (!send) { s.end(); resolve('connected'); } else s.write(send); });
   s.on('data', (d) => { got += d; if (got.includes('\r\n')) { s.destroy(); resolve(got.split('\r\n')[0]); } });
   s.on('error', (e) => resolve(e.code));
+  s.on('close', () => resolve(got.split('\r\n')[0] || 'closed'));
 });
 (async () => {
   const r = { pid: process.pid };
@@ -56,7 +57,7 @@ const connect = (host, port, send) => new Promise((resolve) => {
   r.initEnviron = tryRead('/proc/1/environ');
   r.apiEnviron = tryRead('/proc/' + apiPid + '/environ');
   r.secrets = tryRead('${boxFacts.runtime.files.apiKeyFile}');
-  r.interfaces = Object.keys(os.networkInterfaces());
+  r.interfaces = fs.readFileSync('/proc/self/net/dev', 'utf8').split('\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean);
   r.direct = await connect('192.0.2.1', ${PROXY_PORT});
   const proxy = new URL(process.env.HTTP_PROXY);
   const auth = Buffer.from(decodeURIComponent(proxy.username) + ':' + decodeURIComponent(proxy.password)).toString('base64');
@@ -99,9 +100,13 @@ t.test('with the sandbox-namespaces exception an agent in the container runs in 
   const spawned = await box.call('POST', '/v1/agents', { name: 'inspector', command: '/usr/bin/node', args: ['-e', AGENT, String(api!.pid)] });
   t.equal(spawned.status, 201, `spawned (${JSON.stringify(spawned.body)})`);
   const id = spawned.body['agent']['id'] as string;
-  await waitFor('the agent to exit', async () => (await box.call('GET', `/v1/agents/${id}`)).body['agent']['state'] === 'exited', 30_000, 250);
+  const state = await waitFor('the agent to end', async () => {
+    const s = (await box.call('GET', `/v1/agents/${id}`)).body['agent']['state'] as string;
+    return s === 'starting' || s === 'running' ? undefined : s;
+  }, 30_000, 250);
   const output = await box.call('GET', `/v1/agents/${id}/output`);
   const text = (output.body['chunks'] as Array<{ text: string }>).map((c) => c.text).join('');
+  t.equal(state, 'exited', `the agent exited 0 (output: ${text.slice(0, 2000)})`);
   const line = /^REPORT (.*)$/m.exec(text);
   t.ok(line, `the agent reported (output: ${text.slice(0, 2000)})`);
   const r = JSON.parse(line![1]!) as { pid: number; pids: number[]; initEnviron: string; apiEnviron: string; secrets: string; interfaces: string[]; direct: string; proxyUrl: string; proxy: string };
