@@ -10,13 +10,15 @@ let
   artifactsLib = import ./artifacts.nix;
   kubernetesLib = import ./kubernetes.nix;
   agentSandboxLib = import ./agent-sandbox.nix;
+  securityLib = import ./security.nix;
 in
 {
   /**
     The generated files of a box.
     Returns { manifest; manifestSha256; readiness; artifacts; image; compose; supervisord; files;
     targets; } where `files` maps file names (docker-compose.yml, supervisord.conf,
-    image-config.json, artifacts.json) to text, and `targets.<target>` the files of each render
+    image-config.json, artifacts.json and, with [security.exceptions.sandbox-namespaces], the
+    seccomp profile the compose file names) to text, and `targets.<target>` the files of each render
     target: compose (= files), kubernetes (kubernetes.yaml), agent-sandbox (agent-sandbox.yaml).
     The Kubernetes targets need `manifestText` (their ConfigMap carries it).
     - manifestText: the TOML source (give this or `manifest`)
@@ -65,10 +67,13 @@ in
           throw "box.renderBox: the Kubernetes targets need manifestText (their ConfigMap carries the manifest)"
         else
           manifestText;
+      # The seccomp profile of [security.exceptions.sandbox-namespaces], when it applies.
+      seccompProfile = (securityLib.securityFor { inherit manifest; }).seccompProfile;
       files = {
         "docker-compose.yml" = composeLib.renderCompose {
           config = compose;
           inherit source;
+          seccompProfileFile = if seccompProfile == null then null else seccompProfile.file;
         };
         "supervisord.conf" = supervisordLib.renderSupervisord {
           sections = supervisord;
@@ -76,7 +81,8 @@ in
         };
         "image-config.json" = builtins.toJSON image + "\n";
         "artifacts.json" = builtins.toJSON artifacts + "\n";
-      };
+      }
+      // (if seccompProfile == null then { } else { ${seccompProfile.file} = seccompProfile.text; });
     in
     rec {
       inherit

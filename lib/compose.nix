@@ -1,7 +1,8 @@
 # docker-compose.yml as data → YAML: one `agentbox` service with the hardened baseline (plus the
 # exceptions of enabled features, merged by lib/security.nix), ports published on the host
 # addresses the manifest names, a /ready healthcheck run with the image's own node, the state
-# volume, the workspace and the manifest mounted read-only. Compose file format: the Compose
+# volume, the workspace and the manifest mounted read-only; with the sandbox-namespaces exception,
+# the seccomp profile file beside it (lib/seccomp.nix). Compose file format: the Compose
 # Specification as docker-compose 1.29 reads it (no top-level `name:`).
 let
   inherit (builtins)
@@ -119,17 +120,25 @@ rec {
     docker-compose.yml text with a "generated — do not edit" header.
     - config: the result of composeConfig
     - source: what it was generated from, named in the header (default "agentbox.toml")
+    - seccompProfileFile: the seccomp profile file the service names, or null (default)
   */
   renderCompose =
     {
       config,
       source ? "agentbox.toml",
+      seccompProfileFile ? null,
     }:
     yaml.toYAML {
       header = [
         "generated from ${source} by `agentbox render` - do not edit"
         "run: docker-compose -p <project> -f docker-compose.yml up -d"
-      ];
+      ]
+      ++ (
+        if seccompProfileFile == null then
+          [ ]
+        else
+          [ "run it in this directory: security_opt names ./${seccompProfileFile} relative to it" ]
+      );
       value = config;
     };
 }

@@ -20,6 +20,7 @@ let
   strings = import ./strings.nix;
   facts = import ./facts.nix;
   featuresLib = import ./features.nix;
+  seccompLib = import ./seccomp.nix;
   img = (import ./paths.nix).image;
   owner = "uid=${toString img.uid},gid=${toString img.gid}";
 
@@ -257,24 +258,61 @@ rec {
       throw "security.mergeExceptions: internal error, the merge lost a baseline item";
 
   /**
-    The security settings of a box: the baseline plus the exception of every enabled feature.
-    Exceptions of features that are off are not applied (least privilege; rule E008 rejects them).
+    True when the manifest declares [security.exceptions.sandbox-namespaces] and agents use
+    namespaces (sandbox.enabled, sandbox.namespaces not "off"); otherwise the exception would widen
+    the seccomp profile for nothing (rule E008 rejects it, and it is not applied).
     - manifest: a normalized manifest
   */
-  securityFor =
+  namespacesExceptionApplies =
     { manifest }:
+    manifest.security.exceptions ? ${seccompLib.exceptionName}
+    && manifest.sandbox.enabled
+    && manifest.sandbox.namespaces != "off";
+
+  /**
+    The security settings of a box: the baseline plus the exception of every enabled feature.
+    Exceptions of features that are off are not applied (least privilege; rule E008 rejects them).
+    With [security.exceptions.sandbox-namespaces] (see namespacesExceptionApplies) the result also
+    names the seccomp profile bubblewrap needs: `security_opt` gains lib/seccomp.nix securityOpt
+    and `seccompProfile` is { file; text; } (null otherwise); a Kubernetes pod has no form of it
+    (rule W019), so `kubernetes = true` leaves it out.
+    - manifest: a normalized manifest
+    - kubernetes: render for a Kubernetes target (default false)
+  */
+  securityFor =
+    {
+      manifest,
+      kubernetes ? false,
+    }:
     let
       enabled = featuresLib.enabledFeatures { inherit manifest; };
       declared = manifest.security.exceptions;
+      merged = mergeExceptions {
+        exceptions = listToAttrs (
+          map (f: {
+            inherit (f) name;
+            value =
+              declared.${f.name}
+                or (throw "security.securityFor: ${f.setting} needs [security.exceptions.${f.name}] with a reason (rule E007)");
+          }) enabled
+        );
+      };
+      ns = declared.${seccompLib.exceptionName};
     in
-    mergeExceptions {
-      exceptions = listToAttrs (
-        map (f: {
-          inherit (f) name;
-          value =
-            declared.${f.name}
-              or (throw "security.securityFor: ${f.setting} needs [security.exceptions.${f.name}] with a reason (rule E007)");
-        }) enabled
-      );
-    };
+    if kubernetes || !(namespacesExceptionApplies { inherit manifest; }) then
+      merged // { seccompProfile = null; }
+    else if !(isString (ns.reason or null)) || ns.reason == "" then
+      throw "security.securityFor: [security.exceptions.${seccompLib.exceptionName}] needs a non-empty reason"
+    else
+      merged
+      // {
+        security_opt = merged.security_opt ++ [ seccompLib.securityOpt ];
+        seccompProfile = {
+          file = seccompLib.profileFile;
+          text = seccompLib.profileText;
+        };
+        exceptions = merged.exceptions // {
+          ${seccompLib.exceptionName} = ns.reason;
+        };
+      };
 }

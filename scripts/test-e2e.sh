@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 . scripts/lib/prereqs.sh
 
 abx_require_node
-abx_require_apt nix-bin supervisor
+# bubblewrap: the image carries bwrap (schema/box-facts.json image.contents), taken from this machine.
+abx_require_apt nix-bin supervisor bubblewrap
 abx_require_container_engine
 abx_require_npm_build
 abx_require_launcher

@@ -96,6 +96,13 @@ export interface BoxFactsShape {
   baseline: { protectedPaths: readonly string[]; tmpfs: Readonly<Record<string, string>> };
   programs: { firstOperatorPriority: number; alsoReserved: readonly string[]; box: Readonly<Record<string, BoxProgramFact>> };
   features: Readonly<Record<string, FeatureFact>>;
+  /**
+   * The one exception that belongs to a setting rather than a feature: `exception` (its
+   * `[security.exceptions.<name>]` key), Docker's default seccomp profile vendored in the
+   * repository (`dockerDefaultProfile`), and the profile file `agentbox render` writes beside
+   * docker-compose.yml (`profileFile`).
+   */
+  sandboxNamespaces: { exception: string; dockerDefaultProfile: string; profileFile: string };
   /** Each slot's implementation names, and how its external one is configured: `http` (url + token), `pg` or `stdio`. */
   slots: Readonly<Record<string, { local: string; external: string; off: string; integration: string }>>;
 }

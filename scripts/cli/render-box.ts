@@ -11,6 +11,7 @@ import type { DeployTarget, RuleContext } from '../../management-api/src/manifes
 import type { ArtifactProbe } from '../../management-api/src/boot/artifact-probes.js';
 import { nixEvalJson, type NixEvalOptions } from './nix-eval.js';
 import { repoPath } from './repo-path.js';
+import { boxFacts } from '../../management-api/src/box-facts.js';
 
 /** The files `render` writes for the compose target, in the order it lists them. */
 export const RENDERED_FILES = ['docker-compose.yml', 'supervisord.conf', 'image-config.json', 'artifacts.json'] as const;
@@ -24,6 +25,11 @@ export const TARGET_FILES: Readonly<Record<DeployTarget, readonly string[]>> = {
   'agent-sandbox': ['agent-sandbox.yaml'],
 };
 export const RENDER_TARGETS = Object.keys(TARGET_FILES) as DeployTarget[];
+/**
+ * Files the compose target writes only for some manifests, after RENDERED_FILES: the seccomp
+ * profile of [security.exceptions.sandbox-namespaces], which docker-compose.yml names.
+ */
+export const OPTIONAL_COMPOSE_FILES: readonly string[] = [boxFacts.sandboxNamespaces.profileFile];
 
 /** What to render and where. */
 export interface RenderOptions {
@@ -135,9 +141,9 @@ export async function renderManifest(options: RenderOptions, source?: string): P
   return { validation, rendered };
 }
 
-/** The names of `files`, in the order of TARGET_FILES. */
+/** The names of `files`, in the order of TARGET_FILES (the optional compose files after the compose target's). */
 export function fileNames(files: Record<RenderedFile, string>): RenderedFile[] {
-  const order = Object.values(TARGET_FILES).flat();
+  const order = [...TARGET_FILES.compose, ...OPTIONAL_COMPOSE_FILES, ...TARGET_FILES.kubernetes, ...TARGET_FILES['agent-sandbox']];
   return Object.keys(files).sort((a, b) => order.indexOf(a) - order.indexOf(b));
 }
 

@@ -3,11 +3,11 @@
 // comments, and every generated compose file passes the real `docker-compose config -q`.
 import t from 'tap';
 import { execFile, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync as makeTemp, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync as makeTemp, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { goldenDir, goldenFixtures, GOLDEN_CONTEXT, main, referenceIsCurrent, renderGolden, staleGoldens, updateGoldens } from '../../scripts/cli/render-golden.js';
-import { changedFiles, renderManifest, TARGET_FILES } from '../../scripts/cli/render-box.js';
+import { changedFiles, OPTIONAL_COMPOSE_FILES, renderManifest, TARGET_FILES } from '../../scripts/cli/render-box.js';
 import { repoRoot } from '../helpers/cli.js';
 
 /** A temp directory removed when the file's tests end. */
@@ -17,10 +17,10 @@ function mkdtempSync(prefix: string): string {
   return dir;
 }
 
-/** Run a command; resolves to its exit code and output (never rejects). */
-function run(cmd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/** Run a command (in `cwd`, default this process's); resolves to its exit code and output (never rejects). */
+function run(cmd: string, args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { encoding: 'utf8' }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }));
+    execFile(cmd, args, { encoding: 'utf8', ...(cwd ? { cwd } : {}) }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }));
   });
 }
 
@@ -65,8 +65,9 @@ t.test('every generated compose file passes docker-compose config -q', async (t)
   // docker-compose (Python) starts slowly: the files are checked side by side.
   const results = await Promise.all(
     names.map(async (name) => {
-      const file = path.join(goldenDir(), name, 'docker-compose.yml');
-      const [quiet, resolved] = await Promise.all([run('docker-compose', ['-f', file, 'config', '-q']), run('docker-compose', ['-f', file, 'config'])]);
+      // In the rendered directory, as the header says: a seccomp profile path is relative to it.
+      const dir = path.join(goldenDir(), name);
+      const [quiet, resolved] = await Promise.all([run('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], dir), run('docker-compose', ['-f', 'docker-compose.yml', 'config'], dir)]);
       return { name, quiet, resolved };
     }),
   );
@@ -96,7 +97,9 @@ t.test('the golden script checks (exit 0) and, with --update, writes exactly the
   t.match(out.join(''), /golden files are up to date/);
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-golden-update-'));
   const written = await updateGoldens(dir, false);
-  t.equal(written.length, (await goldenFixtures()).length * Object.values(TARGET_FILES).flat().length);
+  const optional = (await goldenFixtures()).filter((name) => existsSync(path.join(goldenDir(), name, OPTIONAL_COMPOSE_FILES[0]!))).length;
+  t.ok(optional >= 1, 'a fixture renders the optional seccomp profile');
+  t.equal(written.length, (await goldenFixtures()).length * Object.values(TARGET_FILES).flat().length + optional);
   for (const file of written) t.equal(readFileSync(file, 'utf8'), readFileSync(path.join(goldenDir(), path.relative(dir, file)), 'utf8'), path.relative(dir, file));
   const script = spawnSync(process.execPath, [path.join(repoRoot, 'dist/scripts/cli/render-golden.js')], { cwd: repoRoot, encoding: 'utf8' });
   t.equal(script.status, 0, 'the compiled script agrees', { stderr: script.stderr });

@@ -120,7 +120,7 @@ t.test('the image builders receive the config the manifest describes', async (t)
     t.ok(image.config.Env.includes(`AGENTBOX_MANIFEST_SHA256=${validation.sha256}`), 'the manifest sha256 of the TypeScript loader');
     t.match(image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH=')), /^AGENTBOX_IMAGE_HASH=[0-9a-f]{64}$/);
     t.same(image.config.Entrypoint, ['/bin/tini', '-s', '--', '/opt/agentbox/bin/agentbox-entrypoint']);
-    for (const name of ['nodejs-20', 'supervisor', 'tini', 'bash', 'coreutils', 'cacert', 'agentbox', 'agentbox-etc', 'passwd', 'group', 'nsswitch.conf']) {
+    for (const name of ['nodejs-20', 'supervisor', 'tini', 'bash', 'coreutils', 'bubblewrap', 'cacert', 'agentbox', 'agentbox-etc', 'passwd', 'group', 'nsswitch.conf']) {
       t.ok(image.contents.some((p) => p.endsWith(`-${name}`)), `${system}: contents has ${name}`);
     }
     t.match(image.fakeRootCommands, /chown 1000:1000 var\/lib\/agentbox workspace/);

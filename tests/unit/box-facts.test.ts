@@ -34,9 +34,19 @@ t.test('slots: the http integrations are the schema\'s httpIntegration entries',
   }
 });
 
-t.test('features: one per security exception, each setting a schema key of the right type', async (t) => {
+t.test('features: one per security exception but sandbox-namespaces, each setting a schema key of the right type', async (t) => {
   const exceptions = manifestSchema.properties!['security']!.properties!['exceptions']!.properties!;
-  t.same(Object.keys(facts.features).sort(), Object.keys(exceptions).sort(), 'feature names = [security.exceptions] keys');
+  // The one exception that belongs to a setting, not a feature: it takes a reason only (no tmpfs,
+  // devices, capabilities, runtime or volumes) and its profile is vendored where the facts say.
+  const namespaces = facts.sandboxNamespaces;
+  t.equal(namespaces.exception, 'sandbox-namespaces', 'the carve-out is sandbox-namespaces');
+  t.notOk(namespaces.exception in facts.features, 'and it is not a feature');
+  t.same(Object.keys(facts.features).sort(), Object.keys(exceptions).filter((k) => k !== namespaces.exception).sort(), 'feature names = the other [security.exceptions] keys');
+  const shape = exceptions[namespaces.exception]!;
+  t.same(Object.keys(shape.properties ?? {}), ['reason'], 'sandbox-namespaces takes a reason only');
+  t.equal(shape.additionalProperties, false, 'and nothing else');
+  t.ok(existsSync(path.join(repoRoot, namespaces.dockerDefaultProfile)), `${namespaces.dockerDefaultProfile} is in the repository`);
+  t.match(namespaces.profileFile, /^[a-z0-9-]+\.json$/, 'the profile file is a plain file name (written beside docker-compose.yml)');
   for (const [name, f] of Object.entries(facts.features)) {
     const node = schemaAt(pointer(f.setting.key));
     t.ok(node, `${name}: ${f.setting.key.join('.')} is a schema key`);

@@ -17,6 +17,8 @@ export interface BwrapPlan {
   /** The agent's working directory inside. */
   cwd: string;
   proc: ProcMode;
+  /** Pass `--disable-userns` (default true): only where the probe found it works (not under Docker's read-only /proc/sys). */
+  disableUserns?: boolean;
   /** Unix sockets bound at the same path so the launcher's forwarder inside can reach the box. */
   sockets: readonly string[];
   /** The command run inside: the launcher with its policy, then the agent. */
@@ -27,7 +29,8 @@ export interface BwrapPlan {
 
 /**
  * The argv of `bwrap` for one agent. Every namespace bwrap knows is new (user, PID, IPC, UTS,
- * network, cgroup) and the agent may not make more (`--disable-userns`); it dies with the API
+ * network, cgroup) and the agent may not make more (`--disable-userns` where bwrap can set that, and
+ * the launcher's seccomp filter inside in any case); it dies with the API
  * (`--die-with-parent`). The root is a tmpfs holding the same read-only roots the launcher's
  * Landlock policy grants, a minimal /dev, /proc, the agent's own directories read-write and the
  * forwarding sockets: no state, secrets, logs, run directory or other agents' directories exist
@@ -35,7 +38,7 @@ export interface BwrapPlan {
  */
 export function bwrapArgv(plan: BwrapPlan): string[] {
   const probe = plan.probe ?? probePath;
-  const args = [plan.bwrap, '--unshare-all', '--unshare-user', '--disable-userns', '--die-with-parent'];
+  const args = [plan.bwrap, '--unshare-all', '--unshare-user', ...(plan.disableUserns === false ? [] : ['--disable-userns']), '--die-with-parent'];
   // The private /tmp first: binds below it (a checkout or a box root under /tmp) are made after, on top.
   args.push('--tmpfs', '/tmp');
   // Merged-/usr systems link /bin, /lib … into /usr: the links are recreated (the policy holds real paths).

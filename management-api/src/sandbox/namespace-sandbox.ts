@@ -37,6 +37,8 @@ export interface NamespacesStatus {
   active?: boolean;
   reason?: string;
   proc?: ProcMode;
+  /** bwrap's `--disable-userns` is used (false under Docker's read-only /proc/sys). */
+  disableUserns?: boolean;
   checkedAt?: string;
 }
 
@@ -89,7 +91,7 @@ export class NamespaceSandbox {
   async start(): Promise<void> {
     if (this.options.namespaces === 'off' || this.#bridges) return;
     const uid = this.#ids?.uid ?? process.getuid?.() ?? -1;
-    this.#verdict = this.#bwrap ? await namespacesVerdict({ bwrap: this.#bwrap, ...(this.#ids ?? {}) }) : { available: false, reason: 'bwrap not found on the box PATH (install bubblewrap)', freshProc: false, uid, checkedAt: new Date().toISOString() };
+    this.#verdict = this.#bwrap ? await namespacesVerdict({ bwrap: this.#bwrap, ...(this.#ids ?? {}) }) : { available: false, reason: 'bwrap not found on the box PATH (install bubblewrap)', freshProc: false, disableUserns: false, uid, checkedAt: new Date().toISOString() };
     if (!this.#verdict.available) return;
     const bridges = new HostBridges(this.options.bridges);
     await bridges.start();
@@ -106,7 +108,7 @@ export class NamespaceSandbox {
   status(): NamespacesStatus {
     const v = this.#verdict;
     if (this.options.namespaces === 'off' || !v) return { setting: this.options.namespaces };
-    return { setting: this.options.namespaces, active: this.active, ...(v.reason ? { reason: v.reason } : {}), ...(this.active ? { proc: this.#proc() } : {}), checkedAt: v.checkedAt };
+    return { setting: this.options.namespaces, active: this.active, ...(v.reason ? { reason: v.reason } : {}), ...(this.active ? { proc: this.#proc(), disableUserns: v.disableUserns } : {}), checkedAt: v.checkedAt };
   }
 
   /** Refuse (409) when `required` and bubblewrap cannot be used here: before anything is given to the agent. */
@@ -139,7 +141,7 @@ export class NamespaceSandbox {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
       }
     }
-    const [bwrap, ...rest] = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), inner });
+    const [bwrap, ...rest] = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
     return { command: '/bin/sh', args: ['-c', SIGNALS_AS_PLAIN_SPAWN, 'agentbox-sandbox', bwrap!, ...rest], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
   }
 

@@ -9,6 +9,12 @@ export interface NamespacesVerdict {
   reason?: string;
   /** A fresh procfs mounts inside a new PID namespace (Docker's masked /proc prevents it). */
   freshProc: boolean;
+  /**
+   * `--disable-userns` works: bwrap sets user.max_user_namespaces in the agent's namespace, which
+   * needs a writable /proc/sys (Docker mounts it read-only). Without it the launcher's seccomp
+   * filter still refuses the agent new namespaces.
+   */
+  disableUserns: boolean;
   /** The uid the probe ran as: the one agents run as. */
   uid: number;
   checkedAt: string;
@@ -44,10 +50,11 @@ async function probe(options: ProbeOptions): Promise<NamespacesVerdict> {
   const base = { uid: options.uid ?? process.getuid?.() ?? -1, checkedAt: (options.clock ?? (() => new Date()))().toISOString() };
   // bwrap starts from an empty root: the host's is bound read-only so that `true` exists.
   const userns = await run(options, ['--unshare-user', '--unshare-net', '--ro-bind', '/', '/', '--', 'true']);
-  if (userns !== undefined) return { available: false, reason: userns, freshProc: false, ...base };
+  if (userns !== undefined) return { available: false, reason: userns, freshProc: false, disableUserns: false, ...base };
   // Only the root and /proc: the question is whether the kernel lets this PID namespace mount procfs.
   const proc = await run(options, ['--unshare-user', '--unshare-pid', '--ro-bind', '/', '/', '--proc', '/proc', '--', 'true']);
-  return { available: true, freshProc: proc === undefined, ...base };
+  const nested = await run(options, ['--unshare-user', '--disable-userns', '--ro-bind', '/', '/', '--', 'true']);
+  return { available: true, freshProc: proc === undefined, disableUserns: nested === undefined, ...base };
 }
 
 /** Undefined when bwrap ran `true` and exited 0; otherwise what went wrong. */

@@ -35,8 +35,8 @@ export const sandboxStatusSchema = {
     missing: { type: 'string' },
     namespaces: {
       type: 'object',
-      description: 'sandbox.namespaces and, once probed, whether each agent runs in bubblewrap here (own user, PID, network namespaces), why not, and how /proc is given (fresh, or the outer one read-only where a fresh one cannot be mounted)',
-      properties: { setting: { type: 'string', enum: ['auto', 'required', 'off'] }, active: { type: 'boolean' }, reason: { type: 'string' }, proc: { type: 'string', enum: ['fresh', 'ro-bind'] }, checkedAt: { type: 'string' } },
+      description: 'sandbox.namespaces and, once probed, whether each agent runs in bubblewrap here (own user, PID, network namespaces), why not, and how /proc is given (fresh, or the outer one read-only where a fresh one cannot be mounted), and whether bwrap\'s --disable-userns is used',
+      properties: { setting: { type: 'string', enum: ['auto', 'required', 'off'] }, active: { type: 'boolean' }, reason: { type: 'string' }, proc: { type: 'string', enum: ['fresh', 'ro-bind'] }, disableUserns: { type: 'boolean' }, checkedAt: { type: 'string' } },
     },
   },
 } as const;

@@ -101,6 +101,7 @@ in
   tini = pkg "tini";
   bash = pkg "bash";
   coreutils = pkg "coreutils";
+  bubblewrap = pkg "bubblewrap";
   cacert = pkg "cacert";
   nix = pkg "nix";
   nixfmt = pkg "nixfmt";

@@ -419,3 +419,21 @@ t.test('mesh host keys', async (t) => {
   t.same(await found('[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nheartbeat_interval_sec = 2\n'), [], 'a client follows its host\'s interval: E020 is a host rule');
   t.same(await found(host('host_url = "https://mesh.example.com"\n')), ['W005@/mesh/host_url'], 'a host does not register anywhere');
 });
+
+t.test('the sandbox-namespaces exception: audit, use, Kubernetes', async (t) => {
+  const exception = '[security.exceptions.sandbox-namespaces]\nreason = "bubblewrap per agent"\n';
+  const acked = `[security]\naudit_acknowledged = true\n\n${exception}`;
+  const at = '/security/exceptions/sandbox-namespaces';
+  t.same(await found(exception), [`E047@${at}`], 'unacknowledged: E047 only');
+  t.same(await found(acked), [], 'acknowledged: clean, and W012 counts it as something to acknowledge');
+  t.same(await found(`${acked}\n[sandbox]\nnamespaces = "off"\n`), [`E008@${at}`], 'namespaces off: an exception for nothing (E008)');
+  t.same(await found(`${acked}\n[sandbox]\nenabled = false\n`), [`E008@${at}`, 'W016@/sandbox/enabled'], 'the sandbox off: E008 too (W016 as always)');
+  t.same(await found('[sandbox]\nnamespaces = "required"\n'), [], 'namespaces without the exception is allowed (agents run under the launcher alone in a container)');
+  const k8s: RuleContext = { ...x86, target: 'kubernetes' };
+  const auto = await diagnose(acked, k8s);
+  t.same(auto.map((d) => `${d.id}@${d.pointer}`), [`W019@${at}`], 'on Kubernetes: W019');
+  t.match(auto[0]!.message, /under the launcher alone/, 'auto: agents run under the launcher alone');
+  const required = await diagnose(`${acked}\n[sandbox]\nnamespaces = "required"\n`, { ...x86, target: 'agent-sandbox' });
+  t.match(required[0]!.message, /every agent spawn is then refused/, 'required: spawns are refused, and the warning says so');
+  t.same(await found(`${acked}\n[sandbox]\nnamespaces = "off"\n`, k8s), [`E008@${at}`], 'no W019 for an exception that applies nowhere');
+});

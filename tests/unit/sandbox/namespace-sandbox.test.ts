@@ -1,7 +1,7 @@
 // bubblewrap around the launcher, for real: what an agent inside sees, reaches and may start, who it is on the host, /proc either way.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -176,4 +176,31 @@ print(json.dumps(r))`;
   t.match(r, { apiEnviron: 'Permission denied', otherEnviron: 'Permission denied', otherRoot: 'Permission denied' }, "another process's environ and root stay unreadable");
   t.equal(r['ownEnviron'], 'read', 'its own environ is readable');
   t.notMatch(seen.out, /abx_other_environ/);
+});
+
+// Docker mounts /proc/sys read-only and masks /proc paths: bwrap run inside an outer bwrap set up
+// the same way, as the container's box runs it. The probe finds --disable-userns impossible there
+// and the agent still starts, in its own namespaces, confined by the launcher inside.
+t.test('under a Docker-like /proc (read-only /proc/sys): agents run without --disable-userns', async (t) => {
+  const wrapper = path.join(root, 'bwrap-docker-like');
+  writeFileSync(wrapper, '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --unshare-pid --bind / / --proc /proc --ro-bind /proc/sys /proc/sys --ro-bind /dev/null /proc/keys --dev /dev -- /usr/bin/bwrap "$@"\n');
+  chmodSync(wrapper, 0o755);
+  const apiPort = await loopbackService(t);
+  const sandbox = await sandboxFor(t, { apiPort: () => apiPort, bwrap: wrapper });
+  t.match(sandbox.status().namespaces, { active: true, proc: 'ro-bind', disableUserns: false });
+  const seen = await runAgent(sandbox, 'c', process.execPath, ['-e', `
+    const fs = require('fs'), net = require('net');
+    const r = { pid: process.pid, interfaces: fs.readFileSync('/proc/self/net/dev', 'utf8').split('\\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean) };
+    try { fs.readFileSync('/proc/1/environ'); r.init = 'read'; } catch (e) { r.init = e.code; }
+    const direct = new Promise((res) => net.connect(${apiPort}, '192.0.2.1').on('connect', () => res('connected')).on('error', (e) => res(e.code)));
+    const viaApi = new Promise((res) => { let d = ''; net.connect(${apiPort}, '127.0.0.1').on('data', (b) => d += b).on('end', () => res(d.trim())).on('error', (e) => res(e.code)); });
+    Promise.all([direct, viaApi]).then(([d, a]) => { r.direct = d; r.api = a; console.log(JSON.stringify(r)); process.exit(0); });
+  `]);
+  t.equal(seen.code, 0, seen.out);
+  const r = JSON.parse(seen.out.split('\n')[0]!) as Record<string, unknown>;
+  t.ok((r['pid'] as number) < 10, `its own PID namespace (pid ${String(r['pid'])})`);
+  t.equal(r['init'], 'EACCES', 'the outer PID 1\'s environ is denied');
+  t.same(r['interfaces'], ['lo'], 'only loopback');
+  t.equal(r['direct'], 'ENETUNREACH', 'the API port on another address: no route out');
+  t.equal(r['api'], 'from-the-api', 'the forwarded port reaches the API');
 });

@@ -252,7 +252,7 @@ export interface Manifest {
      */
     strict_immutable: boolean;
     /**
-     * The operator has reviewed exceptions that add capabilities or devices. Required when any exception sets cap_add or devices.
+     * The operator has reviewed exceptions that add capabilities or devices, the sandbox-namespaces seccomp exception, or unconfined agents. Required when any exception sets cap_add or devices, with [security.exceptions.sandbox-namespaces], and with sandbox.enabled = false.
      */
     audit_acknowledged: boolean;
     /**
@@ -266,6 +266,15 @@ export interface Manifest {
       playwright?: Exception;
       'code-server'?: Exception;
       'telegram-mirror'?: Exception;
+      /**
+       * Exception for sandbox.namespaces in the container (not a feature): the compose service runs with a seccomp profile, written beside docker-compose.yml, that is Docker's default plus only what bubblewrap needs (clone/unshare of a new user namespace; mount, umount2, pivot_root), so that each agent gets its own user, network and PID namespaces. It takes a reason only, needs security.audit_acknowledged = true and has no Kubernetes form. See docs/user/sandbox.md.
+       */
+      'sandbox-namespaces'?: {
+        /**
+         * Why agents need their own namespaces in this box (kept in the audit trail).
+         */
+        reason: string;
+      };
     };
   };
   /**

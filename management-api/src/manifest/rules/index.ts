@@ -40,6 +40,7 @@ import { unconfinedAgentsNeedAudit } from './e042-unconfined-agents-need-audit.j
 import { providerBaseUrlVariableClash } from './e044-provider-base-url-variable-clash.js';
 import { malformedEgressEntry } from './e045-malformed-egress-entry.js';
 import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.js';
+import { namespacesExceptionNeedsAudit } from './e047-namespaces-exception-needs-audit.js';
 import { exceptionDevicesWithoutKubernetesForm } from './e048-exception-devices-without-kubernetes-form.js';
 import { exceptionVolumeWithoutKubernetesForm } from './e049-exception-volume-without-kubernetes-form.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
@@ -59,6 +60,7 @@ import { meshHostWithoutMembers } from './w015-mesh-host-without-members.js';
 import { agentsUnconfined } from './w016-agents-unconfined.js';
 import { egressAllowsInternalAddress } from './w017-egress-allows-internal-address.js';
 import { providerBaseUrlIgnored } from './w018-provider-base-url-ignored.js';
+import { namespacesExceptionWithoutKubernetesForm } from './w019-namespaces-exception-without-kubernetes-form.js';
 import { exceptionVolumeIsHostPath } from './w020-exception-volume-is-host-path.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
@@ -103,6 +105,7 @@ export const ruleCatalogue: readonly Rule[] = [
   providerBaseUrlVariableClash,
   malformedEgressEntry,
   agentMemoryAboveContainer,
+  namespacesExceptionNeedsAudit,
   exceptionDevicesWithoutKubernetesForm,
   exceptionVolumeWithoutKubernetesForm,
   openRelayIngress,
@@ -122,6 +125,7 @@ export const ruleCatalogue: readonly Rule[] = [
   agentsUnconfined,
   egressAllowsInternalAddress,
   providerBaseUrlIgnored,
+  namespacesExceptionWithoutKubernetesForm,
   exceptionVolumeIsHostPath,
 ];
 

@@ -3,12 +3,31 @@ import { posix } from 'node:path';
 import type { Exception, Manifest } from '../../generated/manifest-types.js';
 import { boxFacts } from '../../../box-facts.js';
 
-/** A `[security.exceptions.<name>]` key. */
-export type ExceptionName = keyof Manifest['security']['exceptions'];
+/**
+ * The exception that belongs to a setting rather than a feature: `[security.exceptions.sandbox-namespaces]`
+ * (schema/box-facts.json sandboxNamespaces). It takes a reason only and adds a seccomp profile.
+ */
+export const NAMESPACES_EXCEPTION = boxFacts.sandboxNamespaces.exception as 'sandbox-namespaces';
 
-/** `[security.exceptions.<name>]` entries that are declared, in manifest order. */
+/** A feature's `[security.exceptions.<name>]` key (every key but the sandbox-namespaces one). */
+export type ExceptionName = Exclude<keyof Manifest['security']['exceptions'], typeof NAMESPACES_EXCEPTION>;
+
+/** The features' `[security.exceptions.<name>]` entries that are declared, in manifest order (not sandbox-namespaces). */
 export function exceptionEntries(m: Manifest): Array<[ExceptionName, Exception]> {
-  return Object.entries(m.security.exceptions).filter((e): e is [ExceptionName, Exception] => e[1] !== undefined);
+  return Object.entries(m.security.exceptions).filter((e): e is [ExceptionName, Exception] => e[0] !== NAMESPACES_EXCEPTION && e[1] !== undefined);
+}
+
+/** True when the manifest declares `[security.exceptions.sandbox-namespaces]`. */
+export function hasNamespacesException(m: Manifest): boolean {
+  return m.security.exceptions[NAMESPACES_EXCEPTION] !== undefined;
+}
+
+/**
+ * True when agents would use namespaces (sandbox.enabled and sandbox.namespaces not "off"): the
+ * only case where the sandbox-namespaces exception is applied (lib/security.nix says the same).
+ */
+export function agentsUseNamespaces(m: Manifest): boolean {
+  return m.sandbox.enabled && m.sandbox.namespaces !== 'off';
 }
 
 /**
