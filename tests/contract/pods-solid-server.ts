@@ -1,9 +1,10 @@
 // A real Community Solid Server on 127.0.0.1 for the external-solid tests: start (slow, ~10 s), stop, kill.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { repoRoot } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { freePort } from '../helpers/free-port.js';
+export { freePort };
 
 const serverJs = path.join(repoRoot, 'node_modules/@solid/community-server/bin/server.js');
 
@@ -19,17 +20,6 @@ export interface SolidServer {
 }
 
 /** A TCP port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /**
  * Start the Community Solid Server on `port`: in memory by default, or file-backed in `dataDir`
  * with a root open to everyone (`file-root.json`), so data outlives a restart.

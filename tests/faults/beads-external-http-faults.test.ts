@@ -1,25 +1,17 @@
 // beads/external-http when its backend box is down at start or dies mid-run: degraded with a clear
 // reason, recovering by itself when the box returns, and nothing acknowledged lost.
 import t from 'tap';
-import { createServer } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from '../helpers/wait.js';
 import { clientManifest, startBeadsBox } from '../contract/beads-remote-box.js';
 import { startSlot } from '../contract/pods-harness.js';
+import { freePort } from '../helpers/free-port.js';
 
 const FAST = { connectTimeoutMs: 2_000, healthIntervalMs: 50, healthTimeoutMs: 1_000, reconnectInitialMs: 30, reconnectMaxMs: 150 };
 
 /** A port nothing listens on (bound once, then released). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 t.test('backend down at start: the slot starts degraded and recovers when the box comes up', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-beads-late-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));

@@ -1,15 +1,9 @@
 // A real TCP backend for test adapters: answers PING with PONG and echoes operations, until stopped.
 import net from 'node:net';
+import { freePort } from '../../helpers/free-port.js';
+export { freePort };
 
 /** A port that was free a moment ago (listen on 0, note it, close). */
-export async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /**
  * Line protocol: `PING` → `PONG`; `OP <json>` → `OK <json>`. With `silent`, it accepts
  * connections and never answers (a backend that hangs).

@@ -1,8 +1,9 @@
 // A real Postgres with pgvector for the external-pg tests: PGlite served over the wire protocol on 127.0.0.1.
-import { createServer } from 'node:net';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { freePort } from '../../helpers/free-port.js';
+export { freePort };
 
 /** A running PGlite socket server. */
 export interface PgliteServer {
@@ -14,17 +15,6 @@ export interface PgliteServer {
 }
 
 /** A free TCP port on 127.0.0.1 (bound and released: a later listen on it may still race, rarely). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /**
  * Start PGlite with the vector extension available (not created: the adapter creates it) and
  * serve it on 127.0.0.1:`port`. With `dataDir` the database lives on disk and survives a stop.

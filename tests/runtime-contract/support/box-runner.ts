@@ -3,12 +3,12 @@
 // uid 1000, no capabilities, no network), captures its event lines, and stops it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { renderManifest, writeRendered } from '../../../scripts/cli/render-box.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
+export { freePort } from '../../helpers/free-port.js';
 import { eventLines } from '../../helpers/boot-event-lines.js';
 
 /** A manifest with every adapter off: boots fast and isolates boot behaviour from the adapters. */
@@ -53,18 +53,6 @@ export interface StartOptions {
   wrapWith?: string[];
   /** Runs before the box starts, with its root as the host sees it (to put a key in place, say). */
   prepare?: (hostRoot: string) => void | Promise<void>;
-}
-
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** Render and start a box; resolves once the entrypoint process is spawned. */
