@@ -2,12 +2,12 @@
 // temporary directory and its socket there, stopped by its pid, its state removed, and the host
 // setting it turns on (net.ipv4.ip_forward) put back.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { docker } from './docker.js';
+import { holdIpForward } from './ip-forward-guard.js';
 
-const IP_FORWARD = '/proc/sys/net/ipv4/ip_forward';
 // Debian's docker.io installs /usr/sbin/dockerd, Docker's own packages /usr/bin/dockerd.
 const DOCKERD_PATHS = ['/usr/sbin/dockerd', '/usr/bin/dockerd'];
 
@@ -54,7 +54,8 @@ export async function startPrivateEngine(options: { timeoutMs?: number; extraArg
   if (process.getuid?.() !== 0) throw new EngineStartError('dockerd needs root: run the suite as root (CI does)');
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-engine-'));
   const sock = path.join(dir, 'docker.sock');
-  const forwardBefore = readFileSync(IP_FORWARD, 'utf8').trim();
+  // Engines of parallel test files share the setting: the last one to stop puts it back.
+  const releaseIpForward = await holdIpForward(path.basename(dir));
   const logFile = path.join(dir, 'dockerd.log');
   const fd = openSync(logFile, 'a');
   const args = ['--data-root', path.join(dir, 'data'), '--exec-root', path.join(dir, 'exec'), '--pidfile', path.join(dir, 'docker.pid'), '-H', `unix://${sock}`, '--iptables=false', '--ip6tables=false', '--bridge=none', ...(options.extraArgs ?? [])];
@@ -74,7 +75,7 @@ export async function startPrivateEngine(options: { timeoutMs?: number; extraArg
     }
     // dockerd's containerd outlives it by a moment and still writes under the state directory.
     for (let i = 0; i < 100 && processesUnder(dir).length; i++) await new Promise((r) => setTimeout(r, 100));
-    if (readFileSync(IP_FORWARD, 'utf8').trim() !== forwardBefore) writeFileSync(IP_FORWARD, forwardBefore);
+    await releaseIpForward();
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
   const deadline = Date.now() + timeoutMs;
