@@ -8,7 +8,8 @@ import path from 'node:path';
 import { renderManifest, writeRendered } from '../../../scripts/cli/render-box.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
-export { freePort } from '../../helpers/free-port.js';
+import { freePort } from '../../helpers/free-port.js';
+export { freePort };
 import { eventLines } from '../../helpers/boot-event-lines.js';
 
 /** A manifest with every adapter off: boots fast and isolates boot behaviour from the adapters. */
