@@ -58,6 +58,8 @@ function open(port: number, via?: { port: number; auth: string }): Promise<{ soc
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       s.off('data', onData);
+      // Paused until the caller listens: a flowing socket with no 'data' listener drops what arrives.
+      s.pause();
       if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(`proxy answered ${head.split('\r\n')[0]}`));
       const rest = Buffer.from(head.slice(end + 4), 'latin1');
       if (rest.length) s.unshift(rest);
@@ -73,6 +75,7 @@ async function drain(port: number, via?: { port: number; auth: string }): Promis
   const t0 = performance.now();
   let bytes = 0;
   socket.on('data', (d: Buffer) => (bytes += d.length));
+  socket.resume();
   await new Promise((r) => socket.once('close', r));
   if (bytes < BULK_BYTES) throw new Error(`only ${bytes} of ${BULK_BYTES} bytes arrived`);
   return bytes / ((performance.now() - t0) / 1000);
