@@ -1,8 +1,10 @@
 // What rules about the Kubernetes targets share: whether the manifest is rendered for a cluster,
-// and which exceptions belong to a GPU feature (their devices come from a device plugin).
+// the exception volumes a pod would mount, and which exceptions belong to a GPU feature (their
+// devices come from a device plugin).
 import { boxFacts, type BoxFactsShape } from '../../../box-facts.js';
+import type { Manifest } from '../../generated/manifest-types.js';
 import type { RuleContext } from '../rule.js';
-import type { ExceptionName } from './exceptions.js';
+import { exceptionEntries, parseVolume, type ExceptionName } from './exceptions.js';
 
 /** True when the manifest is rendered as Kubernetes objects or agent-sandbox resources. */
 export function onKubernetes(context: RuleContext): boolean {
@@ -22,4 +24,26 @@ export function gpuExceptionNames(): ExceptionName[] {
   return Object.entries(boxFacts.features as BoxFactsShape['features'])
     .filter(([, f]) => f.setting.key.join('.') === 'features.gpu')
     .map(([name]) => name as ExceptionName);
+}
+
+/** An exception volume as a rule about the Kubernetes targets sees it. */
+export interface ExceptionVolume {
+  exception: ExceptionName;
+  index: number;
+  spec: string;
+  host: string;
+  container: string;
+  mode?: string;
+}
+
+/** Every well-formed exception volume (malformed entries are E034's). */
+export function exceptionVolumes(m: Manifest): ExceptionVolume[] {
+  const out: ExceptionVolume[] = [];
+  for (const [exception, ex] of exceptionEntries(m)) {
+    ex.volumes.forEach((spec, index) => {
+      const v = parseVolume(spec);
+      if (v) out.push({ exception, index, spec, ...v });
+    });
+  }
+  return out;
 }
