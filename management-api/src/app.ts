@@ -50,9 +50,9 @@ import { brokeredProviders } from './manifest/rules/helpers/providers.js';
 import { apiVersion, imageHash } from './version.js';
 
 /**
- * Defaults of mutating routes: 6,000 requests a minute per client address, 1 MiB bodies. Every
- * agent of a box calls from 127.0.0.1 and shares one budget, and agents append events often; the
- * limit is there to stop a runaway loop, not ordinary work.
+ * Defaults of mutating routes: 6,000 requests a minute per route and caller (each agent by its
+ * token, everyone else by address), 1 MiB bodies. Agents append events often; the limit is there
+ * to stop a runaway loop, not ordinary work.
  */
 export const DEFAULT_LIMITS: MutationLimits = { max: 6_000, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 };
 
@@ -154,6 +154,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   await app.register(fastifyRateLimit, {
     global: false,
+    // The gate runs first, so an agent is known here: each agent gets a budget of its own instead
+    // of sharing 127.0.0.1's with the operator and every other agent (a runaway agent must not
+    // lock the operator out). Everyone else is counted by address, as before.
+    keyGenerator: (request) => (request.agent ? `agent:${request.agent.id}` : request.ip),
     errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
 
