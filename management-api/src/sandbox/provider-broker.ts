@@ -1,6 +1,6 @@
 // The provider broker: /v1/providers/<name>/* forwarded to the provider's base_url with the real key in place of the agent's token.
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { pipeline } from 'node:stream';
+import { pipeline, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyReplyFrom from '@fastify/reply-from';
 import { ApiError } from '../errors.js';
@@ -57,8 +57,15 @@ export async function registerProviderBroker(app: FastifyInstance, options: Brok
       undici: { headersTimeout: timing.headersTimeoutMs, bodyTimeout: timing.bodyTimeoutMs, connect: { timeout: timing.connectTimeoutMs, rejectUnauthorized: true } },
     });
     scope.removeAllContentTypeParsers();
-    // Any body, unread: it streams to the provider.
-    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    // Any body, unread: it streams to the provider. A NIP-98 request is the exception: its token
+    // signs the body's hash, which is checked before the handler runs, so its body (within the
+    // API's body limit) is read first and then forwarded from memory.
+    const nip98BodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
+    scope.addContentTypeParser('*', (request, payload, done) => {
+      // Handed on as a stream again: reply-from would re-encode a JSON body it was given parsed.
+      if (request.nip98) readWhole(payload, nip98BodyLimit).then((body) => done(null, Readable.from([body], { objectMode: false })), (err: Error) => done(err, undefined));
+      else done(null, payload);
+    });
     for (const provider of options.providers) {
       scope.all(
         `${brokerPath(provider.name)}/*`,
@@ -139,4 +146,16 @@ function describe(error: Error): string {
     e = e.cause;
   }
   return error.message;
+}
+
+/** The whole of `stream`, or a 413 once it passes `limit` bytes. */
+async function readWhole(stream: AsyncIterable<Buffer>, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const chunk of stream) {
+    length += chunk.length;
+    if (length > limit) throw new ApiError('ABX_ERR_BODY_TOO_LARGE', `a NIP-98 signed request to the provider broker may carry at most ${limit} bytes (its body is hashed before it is forwarded); authenticate with the API key or an agent token to stream a larger one`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, length);
 }
