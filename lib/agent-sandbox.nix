@@ -27,7 +27,14 @@ in
     let
       name = manifest.agentbox.name;
       labels = pod.objectLabels { inherit manifest; };
-      template = persistent: pod.podTemplate { inherit manifest image persistent; };
+      # The controller gives a Sandbox's pod a headless Service of the Sandbox's name; pods of a
+      # template (claimed from a warm pool, named by the controller) are reached by their IP.
+      template =
+        persistent:
+        pod.podTemplate {
+          inherit manifest image persistent;
+          address = if persistent then { dns = name; } else { podIp = true; };
+        };
       claim = claimName: storage: {
         metadata.name = claimName;
         spec = {

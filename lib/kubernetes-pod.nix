@@ -57,11 +57,53 @@ rec {
     };
 
   /**
+    The variables that tell a pod's box the URL it advertises to its mesh
+    (AGENTBOX_ADVERTISE_URL, read by the API when mesh.advertise_url is empty), built by
+    Kubernetes from the pod's own fields: none for a standalone box or when the manifest sets
+    mesh.advertise_url itself.
+    - manifest: a normalized manifest
+    - address: how other pods reach this one:
+      { dns = "<pod>.<service>"; } a StatefulSet pod under its headless Service,
+      { dns = "<service>"; } the one pod behind a headless Service of its own (a Sandbox),
+      { podIp = true; } the pod's IP (Deployment replicas, pooled sandboxes: no stable name)
+  */
+  advertiseEnv =
+    { manifest, address }:
+    let
+      m = manifest;
+      field = name: path: {
+        inherit name;
+        valueFrom.fieldRef.fieldPath = path;
+      };
+      port = toString m.api.port;
+      host =
+        if address ? podIp then
+          "$(AGENTBOX_POD_IP)"
+        else
+          "${replaceStrings [ "<pod>" ] [ "$(AGENTBOX_POD_NAME)" ] address.dns}.$(AGENTBOX_POD_NAMESPACE).svc";
+      fields =
+        if address ? podIp then
+          [ (field "AGENTBOX_POD_IP" "status.podIP") ]
+        else
+          (if strings.hasPrefix { prefix = "<pod>."; string = address.dns; } then [ (field "AGENTBOX_POD_NAME" "metadata.name") ] else [ ])
+          ++ [ (field "AGENTBOX_POD_NAMESPACE" "metadata.namespace") ];
+    in
+    if m.mesh.mode == "standalone" || m.mesh.advertise_url != "" then
+      [ ]
+    else
+      # Kubernetes expands $(VAR) from variables listed earlier in the same container.
+      fields ++ [ { name = advertiseUrlEnv; value = "http://${host}:${port}"; } ];
+
+  /** The variable the API reads the advertised URL from (management-api/src/server-config.ts ADVERTISE_URL_ENV). */
+  advertiseUrlEnv = "AGENTBOX_ADVERTISE_URL";
+
+  /**
     The pod template ({ metadata; spec; }) of a box.
     - manifest: a normalized manifest
     - image: the image reference "<name>:<tag>"
     - persistent: true when `state` and `workspace` come from volume claim templates (a
       StatefulSet, a Sandbox); false gives each pod emptyDirs (mesh host replicas, warm pools)
+    - address: how other pods reach this one, for the advertised URL (see advertiseEnv)
     - requiredEnv: variables whose Secret key must exist for the pod to start (default none)
   */
   podTemplate =
@@ -69,6 +111,7 @@ rec {
       manifest,
       image,
       persistent,
+      address,
       requiredEnv ? [ ],
     }:
     let
@@ -180,21 +223,18 @@ rec {
           ++ map (v: { name = v.volume; mountPath = v.container; inherit (v) readOnly; }) hostVolumes;
       } // (
         let
-          env = boxService.passThroughEnv { inherit manifest; };
-        in
-        if env == [ ] then
-          { }
-        else
-          {
-            env = map (n: {
+          env =
+            advertiseEnv { inherit manifest address; }
+            ++ map (n: {
               name = n;
               valueFrom.secretKeyRef = {
                 name = envSecretName name;
                 key = n;
                 optional = !(elem n requiredEnv);
               };
-            }) env;
-          }
+            }) (boxService.passThroughEnv { inherit manifest; });
+        in
+        if env == [ ] then { } else { inherit env; }
       );
     in
     if unmapped != [ ] then

@@ -85,6 +85,8 @@ rec {
       template = pod.podTemplate {
         inherit manifest image;
         persistent = !many;
+        # StatefulSet pods have stable names under the headless Service; replicas only their IP.
+        address = if many then { podIp = true; } else { dns = "<pod>.${name}-pods"; };
         requiredEnv = if many then [ manifest.mesh.registry_connection_env ] else [ ];
       };
       claim = claimName: storage: {
