@@ -7,6 +7,7 @@
 let
   pod = import ./kubernetes-pod.nix;
   kubernetes = import ./kubernetes.nix;
+  targetRules = import ./kubernetes-rules.nix;
 in
 {
   /**
@@ -43,27 +44,31 @@ in
         };
       };
     in
-    [
-      (kubernetes.manifestConfigMap { inherit manifest manifestText; })
-      (kubernetes.networkPolicy { inherit manifest; })
-      {
-        apiVersion = "extensions.agents.x-k8s.io/v1alpha1";
-        kind = "SandboxTemplate";
-        metadata = { inherit name labels; };
-        spec.podTemplate = template false;
-      }
-      {
-        apiVersion = "agents.x-k8s.io/v1alpha1";
-        kind = "Sandbox";
-        metadata = { inherit name labels; };
-        spec = {
-          podTemplate = template true;
-          volumeClaimTemplates = [
-            (claim "state" stateStorage)
-            (claim "workspace" workspaceStorage)
-          ];
-          replicas = 1;
-        };
-      }
-    ];
+    targetRules.refuseErrors {
+      inherit manifest;
+      target = "agent-sandbox";
+      value = [
+        (kubernetes.manifestConfigMap { inherit manifest manifestText; })
+        (kubernetes.networkPolicy { inherit manifest; })
+        {
+          apiVersion = "extensions.agents.x-k8s.io/v1alpha1";
+          kind = "SandboxTemplate";
+          metadata = { inherit name labels; };
+          spec.podTemplate = template false;
+        }
+        {
+          apiVersion = "agents.x-k8s.io/v1alpha1";
+          kind = "Sandbox";
+          metadata = { inherit name labels; };
+          spec = {
+            podTemplate = template true;
+            volumeClaimTemplates = [
+              (claim "state" stateStorage)
+              (claim "workspace" workspaceStorage)
+            ];
+            replicas = 1;
+          };
+        }
+      ];
+    };
 }
