@@ -1,5 +1,5 @@
 // The Kubernetes and agent-sandbox objects of every fixture: valid offline against the Kubernetes
-// schemas (and the agent-sandbox CRD fields), the pod's security settings, ports, variables,
+// schemas, strictly (no undeclared field), and the agent-sandbox CRD fields; the pod's security settings, ports, variables,
 // probes, tmpfs and limits equal to the compose service's (one source), the manifest sha256 in
 // labels and annotations, and the mesh host on Postgres as a Deployment of replicas.
 import t from 'tap';
@@ -56,8 +56,8 @@ t.test('the offline check can fail: a wrong type, a field the CRD lacks, a Sandb
   ((sts.spec!['template'] as PodTemplate).spec.containers[0]!.ports[0] as { containerPort: unknown }).containerPort = 'api';
   t.throws(() => validateObject(sts), /containerPort must be integer/);
   const sandbox = objects['agent-sandbox'].find((o) => o.kind === 'Sandbox')!;
-  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, replicas: 2 } }), /replicas must be 0 or 1/);
-  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, warmPool: 1 } }), /spec\.warmPool is not a field/);
+  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, replicas: 2 } }), /Sandbox agentbox: spec\.replicas: must be <= 1/);
+  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, warmPool: 1 } }), /spec\.warmPool: not a field of the CRD/);
   t.throws(() => validateObject({ ...sandbox, kind: 'SandboxClaim' }), /no schema/);
 });
 
