@@ -2,8 +2,9 @@
 # (lib/security.nix securityFor, lib/box-service.nix): uid/gid, read-only root, no privilege
 # escalation, every capability dropped (plus the exceptions' additions), the RuntimeDefault
 # seccomp profile, tmpfs as memory-backed emptyDirs with their size limits, the listeners as
-# container ports, variables from a Secret, /livez, /ready and a startup probe. Shared by
-# lib/kubernetes.nix (StatefulSet, Deployment) and lib/agent-sandbox.nix.
+# container ports, variables from a Secret and the URL the box advertises to its mesh, /livez,
+# /ready and a startup probe. Shared by lib/kubernetes.nix (StatefulSet, Deployment) and
+# lib/agent-sandbox.nix.
 let
   inherit (builtins)
     attrNames
@@ -21,6 +22,7 @@ let
   facts = import ./facts.nix;
   manifestLib = import ./manifest.nix;
   boxService = import ./box-service.nix;
+  advertise = import ./kubernetes-advertise.nix;
   runtime = (import ./paths.nix).runtimePaths { };
 
   # Device-plugin resources that stand for a GPU feature's devices, by features.gpu.
@@ -57,53 +59,12 @@ rec {
     };
 
   /**
-    The variables that tell a pod's box the URL it advertises to its mesh
-    (AGENTBOX_ADVERTISE_URL, read by the API when mesh.advertise_url is empty), built by
-    Kubernetes from the pod's own fields: none for a standalone box or when the manifest sets
-    mesh.advertise_url itself.
-    - manifest: a normalized manifest
-    - address: how other pods reach this one:
-      { dns = "<pod>.<service>"; } a StatefulSet pod under its headless Service,
-      { dns = "<service>"; } the one pod behind a headless Service of its own (a Sandbox),
-      { podIp = true; } the pod's IP (Deployment replicas, pooled sandboxes: no stable name)
-  */
-  advertiseEnv =
-    { manifest, address }:
-    let
-      m = manifest;
-      field = name: path: {
-        inherit name;
-        valueFrom.fieldRef.fieldPath = path;
-      };
-      port = toString m.api.port;
-      host =
-        if address ? podIp then
-          "$(AGENTBOX_POD_IP)"
-        else
-          "${replaceStrings [ "<pod>" ] [ "$(AGENTBOX_POD_NAME)" ] address.dns}.$(AGENTBOX_POD_NAMESPACE).svc";
-      fields =
-        if address ? podIp then
-          [ (field "AGENTBOX_POD_IP" "status.podIP") ]
-        else
-          (if strings.hasPrefix { prefix = "<pod>."; string = address.dns; } then [ (field "AGENTBOX_POD_NAME" "metadata.name") ] else [ ])
-          ++ [ (field "AGENTBOX_POD_NAMESPACE" "metadata.namespace") ];
-    in
-    if m.mesh.mode == "standalone" || m.mesh.advertise_url != "" then
-      [ ]
-    else
-      # Kubernetes expands $(VAR) from variables listed earlier in the same container.
-      fields ++ [ { name = advertiseUrlEnv; value = "http://${host}:${port}"; } ];
-
-  /** The variable the API reads the advertised URL from (management-api/src/server-config.ts ADVERTISE_URL_ENV). */
-  advertiseUrlEnv = "AGENTBOX_ADVERTISE_URL";
-
-  /**
     The pod template ({ metadata; spec; }) of a box.
     - manifest: a normalized manifest
     - image: the image reference "<name>:<tag>"
     - persistent: true when `state` and `workspace` come from volume claim templates (a
       StatefulSet, a Sandbox); false gives each pod emptyDirs (mesh host replicas, warm pools)
-    - address: how other pods reach this one, for the advertised URL (see advertiseEnv)
+    - address: how other pods reach this one, for the advertised URL (lib/kubernetes-advertise.nix)
     - requiredEnv: variables whose Secret key must exist for the pod to start (default none)
   */
   podTemplate =
@@ -224,7 +185,7 @@ rec {
       } // (
         let
           env =
-            advertiseEnv { inherit manifest address; }
+            advertise.advertiseEnv { inherit manifest address; }
             ++ map (n: {
               name = n;
               valueFrom.secretKeyRef = {
