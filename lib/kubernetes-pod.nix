@@ -64,7 +64,8 @@ rec {
     - image: the image reference "<name>:<tag>"
     - persistent: true when `state` and `workspace` come from volume claim templates (a
       StatefulSet, a Sandbox); false gives each pod emptyDirs (mesh host replicas, warm pools)
-    - address: how other pods reach this one, for the advertised URL (lib/kubernetes-advertise.nix)
+    - address: how other pods reach this one, for the advertised URL (lib/kubernetes-advertise.nix;
+      default { podIp = true; }, which any pod has)
     - requiredEnv: variables whose Secret key must exist for the pod to start (default none)
   */
   podTemplate =
@@ -72,7 +73,7 @@ rec {
       manifest,
       image,
       persistent,
-      address,
+      address ? { podIp = true; },
       requiredEnv ? [ ],
     }:
     let
