@@ -7,6 +7,7 @@
 let
   pod = import ./kubernetes-pod.nix;
   kubernetes = import ./kubernetes.nix;
+  targetRules = import ./kubernetes-rules.nix;
 in
 {
   /**
@@ -27,7 +28,14 @@ in
     let
       name = manifest.agentbox.name;
       labels = pod.objectLabels { inherit manifest; };
-      template = persistent: pod.podTemplate { inherit manifest image persistent; };
+      # The controller gives a Sandbox's pod a headless Service of the Sandbox's name; pods of a
+      # template (claimed from a warm pool, named by the controller) are reached by their IP.
+      template =
+        persistent:
+        pod.podTemplate {
+          inherit manifest image persistent;
+          address = if persistent then { dns = name; } else { podIp = true; };
+        };
       claim = claimName: storage: {
         metadata.name = claimName;
         spec = {
@@ -36,27 +44,31 @@ in
         };
       };
     in
-    [
-      (kubernetes.manifestConfigMap { inherit manifest manifestText; })
-      (kubernetes.networkPolicy { inherit manifest; })
-      {
-        apiVersion = "extensions.agents.x-k8s.io/v1alpha1";
-        kind = "SandboxTemplate";
-        metadata = { inherit name labels; };
-        spec.podTemplate = template false;
-      }
-      {
-        apiVersion = "agents.x-k8s.io/v1alpha1";
-        kind = "Sandbox";
-        metadata = { inherit name labels; };
-        spec = {
-          podTemplate = template true;
-          volumeClaimTemplates = [
-            (claim "state" stateStorage)
-            (claim "workspace" workspaceStorage)
-          ];
-          replicas = 1;
-        };
-      }
-    ];
+    targetRules.refuseErrors {
+      inherit manifest;
+      target = "agent-sandbox";
+      value = [
+        (kubernetes.manifestConfigMap { inherit manifest manifestText; })
+        (kubernetes.networkPolicy { inherit manifest; })
+        {
+          apiVersion = "extensions.agents.x-k8s.io/v1alpha1";
+          kind = "SandboxTemplate";
+          metadata = { inherit name labels; };
+          spec.podTemplate = template false;
+        }
+        {
+          apiVersion = "agents.x-k8s.io/v1alpha1";
+          kind = "Sandbox";
+          metadata = { inherit name labels; };
+          spec = {
+            podTemplate = template true;
+            volumeClaimTemplates = [
+              (claim "state" stateStorage)
+              (claim "workspace" workspaceStorage)
+            ];
+            replicas = 1;
+          };
+        }
+      ];
+    };
 }

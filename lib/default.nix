@@ -22,6 +22,7 @@ let
   boxService = import ./box-service.nix;
   kubernetes = import ./kubernetes.nix;
   agentSandbox = import ./agent-sandbox.nix;
+  kubernetesRules = import ./kubernetes-rules.nix;
 in
 {
   inherit
@@ -38,6 +39,7 @@ in
     boxService
     kubernetes
     agentSandbox
+    kubernetesRules
     ;
   inherit (manifest)
     schema

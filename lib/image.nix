@@ -154,28 +154,35 @@ rec {
       enabledFeatures = agentboxLib.features.enabledFeatures { inherit manifest; };
       featurePackages = builtins.concatLists (map (f: map pkgAt f.packages) enabledFeatures);
 
-      # The TypeScript validator gates every output: an invalid manifest fails the build here.
-      validatedManifest = pkgs.runCommand "agentbox-manifest-validated" { } ''
-        ${app}/bin/agentbox config validate ${manifestFile}
-        mkdir -p $out
-        cp ${manifestFile} $out/agentbox.toml
-      '';
+      # The TypeScript validator gates every output: an invalid manifest fails the build here. The
+      # Kubernetes output is validated for its target, so the rules about what has no Kubernetes form
+      # run too (their errors already stop the evaluation: lib/kubernetes-rules.nix; their warnings
+      # are shown in the build log).
+      validatorFor =
+        target:
+        pkgs.runCommand "agentbox-manifest-validated${if target == "compose" then "" else "-${target}"}" { } ''
+          ${app}/bin/agentbox config validate --target ${target} ${manifestFile}
+          mkdir -p $out
+          cp ${manifestFile} $out/agentbox.toml
+        '';
+      validatedManifest = validatorFor "compose";
 
       staticBox = agentboxLib.renderBox {
         inherit manifest manifestText version revision;
         source = "agentbox.toml";
       };
 
-      # A generated file, copied only after validation passed.
-      validated =
-        name: text:
+      # A generated file, copied only after validation (for the compose target unless named) passed.
+      validatedFor =
+        validation: name: text:
         pkgs.runCommand name {
           inherit text;
           passAsFile = [ "text" ];
         } ''
-          test -e ${validatedManifest}/agentbox.toml
+          test -e ${validation}/agentbox.toml
           cp "$textPath" $out
         '';
+      validated = validatedFor validatedManifest;
 
       configFiles = pkgs.runCommand "agentbox-etc" {
         supervisord = staticBox.files."supervisord.conf";
@@ -244,7 +251,7 @@ rec {
         ;
       compose = validated "docker-compose.yml" staticBox.files."docker-compose.yml";
       supervisordConf = validated "supervisord.conf" staticBox.files."supervisord.conf";
-      k8s = validated "kubernetes.yaml" staticBox.targets.kubernetes."kubernetes.yaml";
+      k8s = validatedFor (validatorFor "kubernetes") "kubernetes.yaml" staticBox.targets.kubernetes."kubernetes.yaml";
 
       image = pkgs.dockerTools.buildLayeredImage {
         inherit (imageConfig) name tag config;

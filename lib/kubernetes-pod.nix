@@ -2,8 +2,9 @@
 # (lib/security.nix securityFor, lib/box-service.nix): uid/gid, read-only root, no privilege
 # escalation, every capability dropped (plus the exceptions' additions), the RuntimeDefault
 # seccomp profile, tmpfs as memory-backed emptyDirs with their size limits, the listeners as
-# container ports, variables from a Secret, /livez, /ready and a startup probe. Shared by
-# lib/kubernetes.nix (StatefulSet, Deployment) and lib/agent-sandbox.nix.
+# container ports, variables from a Secret and the URL the box advertises to its mesh, /livez,
+# /ready and a startup probe. Shared by lib/kubernetes.nix (StatefulSet, Deployment) and
+# lib/agent-sandbox.nix.
 let
   inherit (builtins)
     attrNames
@@ -21,6 +22,7 @@ let
   facts = import ./facts.nix;
   manifestLib = import ./manifest.nix;
   boxService = import ./box-service.nix;
+  advertise = import ./kubernetes-advertise.nix;
   runtime = (import ./paths.nix).runtimePaths { };
 
   # Device-plugin resources that stand for a GPU feature's devices, by features.gpu.
@@ -62,6 +64,8 @@ rec {
     - image: the image reference "<name>:<tag>"
     - persistent: true when `state` and `workspace` come from volume claim templates (a
       StatefulSet, a Sandbox); false gives each pod emptyDirs (mesh host replicas, warm pools)
+    - address: how other pods reach this one, for the advertised URL (lib/kubernetes-advertise.nix;
+      default { podIp = true; }, which any pod has)
     - requiredEnv: variables whose Secret key must exist for the pod to start (default none)
   */
   podTemplate =
@@ -69,6 +73,7 @@ rec {
       manifest,
       image,
       persistent,
+      address ? { podIp = true; },
       requiredEnv ? [ ],
     }:
     let
@@ -180,21 +185,18 @@ rec {
           ++ map (v: { name = v.volume; mountPath = v.container; inherit (v) readOnly; }) hostVolumes;
       } // (
         let
-          env = boxService.passThroughEnv { inherit manifest; };
-        in
-        if env == [ ] then
-          { }
-        else
-          {
-            env = map (n: {
+          env =
+            advertise.advertiseEnv { inherit manifest address; }
+            ++ map (n: {
               name = n;
               valueFrom.secretKeyRef = {
                 name = envSecretName name;
                 key = n;
                 optional = !(elem n requiredEnv);
               };
-            }) env;
-          }
+            }) (boxService.passThroughEnv { inherit manifest; });
+        in
+        if env == [ ] then { } else { inherit env; }
       );
     in
     if unmapped != [ ] then

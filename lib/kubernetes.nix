@@ -9,6 +9,7 @@ let
   yaml = import ./yaml.nix;
   boxService = import ./box-service.nix;
   pod = import ./kubernetes-pod.nix;
+  targetRules = import ./kubernetes-rules.nix;
 
   meta = name: labels: extra: { metadata = { inherit name labels; } // extra; };
 in
@@ -85,6 +86,8 @@ rec {
       template = pod.podTemplate {
         inherit manifest image;
         persistent = !many;
+        # StatefulSet pods have stable names under the headless Service; replicas only their IP.
+        address = if many then { podIp = true; } else { dns = "<pod>.${name}-pods"; };
         requiredEnv = if many then [ manifest.mesh.registry_connection_env ] else [ ];
       };
       claim = claimName: storage: {
@@ -140,12 +143,18 @@ rec {
     else if many && replicas < 1 then
       throw "kubernetes.kubernetesObjects: replicas must be 1 or more, not ${toString replicas}"
     else
-      [
-        (manifestConfigMap { inherit manifest manifestText; })
-        service
-      ]
-      ++ (if many then [ deployment ] else [ headless statefulSet ])
-      ++ [ (networkPolicy { inherit manifest; }) ];
+      # What has no Kubernetes form (E048, E049) is refused by rule, before any object is built.
+      targetRules.refuseErrors {
+        inherit manifest;
+        target = "kubernetes";
+        value =
+          [
+            (manifestConfigMap { inherit manifest manifestText; })
+            service
+          ]
+          ++ (if many then [ deployment ] else [ headless statefulSet ])
+          ++ [ (networkPolicy { inherit manifest; }) ];
+      };
 
   /**
     Multi-document YAML of `objects` (kubectl apply -f) with a "generated — do not edit" header.

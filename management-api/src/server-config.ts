@@ -1,5 +1,7 @@
-// Where the API and metrics listeners bind: the manifest, overridden by environment variables.
+// Where the API and metrics listeners bind, and the URL the box advertises to its mesh: the
+// manifest, overridden (or filled in) by environment variables.
 import type { NormalizedManifest } from './manifest/load-manifest.js';
+import { advertiseUrlProblem } from './manifest/rules/helpers/urls.js';
 
 /** A bad listener override in the environment. */
 export class ListenConfigError extends Error {
@@ -12,6 +14,11 @@ export interface ListenConfig {
   apiPort: number;
   metricsHost: string;
   metricsPort: number;
+  /**
+   * The base URL the box gives its mesh (client registration, host replica announcement) instead
+   * of the listen address; unset: the listen address.
+   */
+  advertiseUrl?: string;
 }
 
 /**
@@ -20,12 +27,31 @@ export interface ListenConfig {
  * binds every interface of its private network namespace; tests and parallel runs use port 0).
  */
 export function listenConfig(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>): ListenConfig {
+  const advertiseUrl = advertisedUrl(manifest, env);
   return {
     apiHost: env['AGENTBOX_API_BIND'] || manifest.api.bind,
     apiPort: listenPort(env, 'AGENTBOX_API_PORT', manifest.api.port),
     metricsHost: env['AGENTBOX_METRICS_BIND'] || manifest.observability.metrics_bind,
     metricsPort: listenPort(env, 'AGENTBOX_METRICS_PORT', manifest.observability.metrics_port),
+    ...(advertiseUrl !== undefined ? { advertiseUrl } : {}),
   };
+}
+
+/** The variable the Kubernetes render sets per pod to the pod's own address (read when mesh.advertise_url is empty). */
+export const ADVERTISE_URL_ENV = 'AGENTBOX_ADVERTISE_URL';
+
+/**
+ * The URL the box advertises to its mesh: mesh.advertise_url (checked by rule E050), else a
+ * non-empty AGENTBOX_ADVERTISE_URL, checked the same way (throws ListenConfigError naming the
+ * variable), else undefined (the listen address). A trailing slash is dropped: paths are appended.
+ */
+export function advertisedUrl(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>): string | undefined {
+  const fromManifest = manifest.mesh.advertise_url;
+  const raw = fromManifest !== '' ? fromManifest : env[ADVERTISE_URL_ENV];
+  if (raw === undefined || raw === '') return undefined;
+  const problem = advertiseUrlProblem(raw);
+  if (problem) throw new ListenConfigError(`${fromManifest !== '' ? 'mesh.advertise_url' : ADVERTISE_URL_ENV} = "${raw}" ${problem}; set it to the http(s) address other boxes reach this API at`);
+  return raw.replace(/\/+$/, '');
 }
 
 /** A port from environment variable `name` (0-65535, 0 = any free port), else `fallback`; throws ListenConfigError naming the variable. */

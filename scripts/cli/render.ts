@@ -5,12 +5,11 @@
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.js';
-import { ruleContextFrom, targetArchHelp } from './rule-context.js';
+import { deployTargetFrom, ruleContextFrom, targetArchHelp, targetHelp } from './rule-context.js';
 import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { repoPath } from './repo-path.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
-import { changedFiles, fileNames, NormalizationMismatchError, RENDER_TARGETS, renderManifest, writeRendered } from './render-box.js';
-import type { DeployTarget } from '../../management-api/src/manifest/rules/rule.js';
+import { changedFiles, fileNames, NormalizationMismatchError, renderManifest, writeRendered } from './render-box.js';
 import { boxFacts } from '../../management-api/src/box-facts.js';
 
 export const usage = `Usage: agentbox render [--target TARGET] [--manifest FILE] [--out DIR] [--root DIR] [--bin DIR] [--check] [--json]
@@ -28,8 +27,7 @@ Validate FILE, then generate the box's configuration from it with the Nix librar
   agent-sandbox.yaml   ConfigMap, NetworkPolicy, SandboxTemplate and Sandbox (agents.x-k8s.io v1alpha1)
 
 Options:
-  --target TARGET     compose, kubernetes or agent-sandbox (default compose); the Kubernetes targets
-                      also run the rules about what has no Kubernetes form (E048, E049, W020)
+${targetHelp}
   --replicas N        mesh host replicas (mesh.mode = "host", mesh.registry = "postgres") in
                       kubernetes.yaml (default 2)
   --manifest FILE     the manifest (default ./agentbox.toml)
@@ -79,8 +77,7 @@ async function render(args: string[]): Promise<number> {
       replicas: { type: 'string' },
     },
   });
-  const target = (values.target ?? 'compose') as DeployTarget;
-  if (!RENDER_TARGETS.includes(target)) throw new UsageError(`--target must be one of ${RENDER_TARGETS.join(', ')}, not "${values.target}"`);
+  const target = deployTargetFrom(values.target);
   if (values.replicas !== undefined && (!/^[1-9][0-9]{0,2}$/.test(values.replicas) || target !== 'kubernetes')) {
     throw new UsageError(target === 'kubernetes' ? `--replicas must be a number from 1 to 999, not "${values.replicas}"` : '--replicas applies to --target kubernetes only');
   }

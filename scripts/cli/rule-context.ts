@@ -1,6 +1,6 @@
 // Builds the rule context from the command line: the target architecture and the environment
 // are read here, at the edge, and injected into the (pure) rules.
-import type { RuleContext, TargetArch } from '../../management-api/src/manifest/rules/rule.js';
+import { DEPLOY_TARGETS, type DeployTarget, type RuleContext, type TargetArch } from '../../management-api/src/manifest/rules/rule.js';
 import { UsageError } from './cli-errors.js';
 
 const archByNode: Record<string, TargetArch> = { x64: 'x86_64', arm64: 'aarch64' };
@@ -13,4 +13,16 @@ export function ruleContextFrom(targetArch: string | undefined): RuleContext {
   const arch = targetArch ?? archByNode[process.arch] ?? 'x86_64';
   if (arch !== 'x86_64' && arch !== 'aarch64') throw new UsageError(`--target-arch must be x86_64 or aarch64, not "${arch}"`);
   return { targetArch: arch, env: process.env };
+}
+
+/** The `--target` option text shared by `config validate` (and described alike by `render`). */
+export const targetHelp = `  --target TARGET     ${DEPLOY_TARGETS.join(', ')} (default compose): where the box will run; the
+                      Kubernetes targets also run the rules about what has no Kubernetes form
+                      (E048, E049, W019, W020), as \`agentbox render --target\` does`;
+
+/** The deploy target named by `--target` (default compose); a UsageError for any other name. */
+export function deployTargetFrom(target: string | undefined): DeployTarget {
+  const t = target ?? 'compose';
+  if (!(DEPLOY_TARGETS as readonly string[]).includes(t)) throw new UsageError(`--target must be one of ${DEPLOY_TARGETS.join(', ')}, not "${t}"`);
+  return t as DeployTarget;
 }

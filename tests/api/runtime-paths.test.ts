@@ -50,6 +50,26 @@ t.test('listeners: manifest values, environment overrides, validation, URLs', as
   t.equal(urlFor('127.0.0.1', 9091, '', '192.168.1.20'), 'http://127.0.0.1:9091', 'a specific bind is shown as is');
 });
 
+t.test('the advertised URL: mesh.advertise_url, else AGENTBOX_ADVERTISE_URL, else none (the listen address)', async (t) => {
+  const plain = (await manifestFrom('[mesh]\nmode = "host"\n')).manifest;
+  const set = (await manifestFrom('[mesh]\nmode = "host"\nadvertise_url = "https://host-a.example.com/"\n')).manifest;
+  const podUrl = 'http://box-0.box-pods.team.svc:9090';
+  t.equal(listenConfig(plain, {}).advertiseUrl, undefined, 'nothing set: the listen address is announced');
+  t.equal(listenConfig(plain, { AGENTBOX_ADVERTISE_URL: '' }).advertiseUrl, undefined, 'an empty variable counts as unset');
+  t.equal(listenConfig(plain, { AGENTBOX_ADVERTISE_URL: podUrl }).advertiseUrl, podUrl, 'the variable the Kubernetes render sets');
+  t.equal(listenConfig(set, { AGENTBOX_ADVERTISE_URL: podUrl }).advertiseUrl, 'https://host-a.example.com', 'the manifest wins, without its trailing slash');
+  for (const [bad, why] of [
+    ['box-0:9090', /is not a URL with a host|uses box-0:\/\//],
+    ['ftp://box-0:9090', /uses ftp:\/\/, not http/],
+    ['http://u:p@box-0:9090', /user name or password/],
+    ['http://box-0:9090/?x=1', /query or fragment/],
+    ['http://0.0.0.0:9090', /wildcard address/],
+  ] as const) {
+    t.throws(() => listenConfig(plain, { AGENTBOX_ADVERTISE_URL: bad }), { name: 'ListenConfigError', message: why }, `"${bad}" refused`);
+    t.throws(() => listenConfig(plain, { AGENTBOX_ADVERTISE_URL: bad }), { message: /^AGENTBOX_ADVERTISE_URL = /, name: 'ListenConfigError' }, 'the message names the variable');
+  }
+});
+
 t.test('stage A, stage B and the API resolve the manifest file the same way', async (t) => {
   const root = await mkdtemp(path.join(tmpdir(), 'agentbox-manifest-file-'));
   t.teardown(() => rm(root, { recursive: true, force: true }));

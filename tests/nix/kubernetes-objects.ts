@@ -1,6 +1,10 @@
 // Offline checks of generated Kubernetes objects: built-in kinds against the Kubernetes schemas
-// (kubernetes-models), agent-sandbox kinds against the fields of the published v1alpha1 CRDs with
-// their pod template checked as a core Pod. No cluster is needed.
+// (kubernetes-models: types, required fields, enums) and strictly (kubernetes-strict.ts: no field the
+// definitions do not declare); agent-sandbox kinds against our JSON Schema of the v1alpha1 CRD
+// fields we emit (agent-sandbox-v1alpha1.schema.json, unknown fields refused), with their pod
+// template checked as a core Pod and strictly as a PodSpec. No cluster is needed.
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Pod } from 'kubernetes-models/v1/Pod';
 import { Service } from 'kubernetes-models/v1/Service';
@@ -8,6 +12,7 @@ import { PersistentVolumeClaim } from 'kubernetes-models/v1/PersistentVolumeClai
 import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
+import { undeclaredFields } from './kubernetes-strict.js';
 import { nixInstantiate } from './helpers.js';
 
 /** A generated object, as JSON. */
@@ -22,45 +27,53 @@ const builtIn: Record<string, Model> = {
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy as unknown as Model,
 };
 
-/**
- * The spec fields of the agent-sandbox v1alpha1 CRDs (kubernetes-sigs/agent-sandbox
- * k8s/crds/agents.x-k8s.io_sandboxes.yaml and extensions.agents.x-k8s.io_sandboxtemplates.yaml):
- * the fields outside the embedded pod spec, which is a core PodSpec.
- */
-const sandboxCrds: Record<string, { fields: string[]; required: string[] }> = {
-  'agents.x-k8s.io/v1alpha1/Sandbox': { fields: ['podTemplate', 'replicas', 'shutdownPolicy', 'shutdownTime', 'volumeClaimTemplates'], required: ['podTemplate'] },
-  'extensions.agents.x-k8s.io/v1alpha1/SandboxTemplate': { fields: ['podTemplate'], required: ['podTemplate'] },
+const sandboxSchema = JSON.parse(readFileSync(new URL('./agent-sandbox-v1alpha1.schema.json', import.meta.url), 'utf8')) as { $id: string };
+const ajv = new Ajv2020({ allErrors: true, strict: true });
+ajv.addSchema(sandboxSchema);
+/** The agent-sandbox kinds our schema describes, by apiVersion/kind. */
+const sandboxKinds: Record<string, ValidateFunction> = {
+  'agents.x-k8s.io/v1alpha1/Sandbox': ajv.compile({ $ref: `${sandboxSchema.$id}#/$defs/Sandbox` }),
+  'extensions.agents.x-k8s.io/v1alpha1/SandboxTemplate': ajv.compile({ $ref: `${sandboxSchema.$id}#/$defs/SandboxTemplate` }),
 };
 
-/** A pod template ({metadata, spec}) checked as a core Pod. */
-function validatePodTemplate(template: unknown, where: string): void {
+/** An ajv error as "spec.replicas: must be <= 1", or "spec.warmPool: not a field of the CRD (as we emit it)". */
+function describe(e: ErrorObject): string {
+  const at = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((p, s) => (/^\d+$/.test(s) ? `${p}[${s}]` : p ? `${p}.${s}` : s), '');
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    return `${at ? `${at}.` : ''}${extra}: not a field of the CRD (as the render emits it; see agent-sandbox-v1alpha1.schema.json)`;
+  }
+  return `${at || '(object)'}: ${e.message}`;
+}
+
+/** A pod template ({metadata, spec}) checked as a core Pod (types, required fields). */
+function validatePodTemplate(template: unknown): void {
   const t = template as { metadata?: Record<string, unknown>; spec?: unknown };
-  const metaKeys = Object.keys(t.metadata ?? {}).filter((k) => k !== 'labels' && k !== 'annotations');
-  if (metaKeys.length) throw new Error(`${where}: podTemplate.metadata has ${metaKeys.join(', ')} (the CRD keeps labels and annotations only)`);
   new Pod({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'check', ...t.metadata }, spec: t.spec } as never).validate();
 }
 
-/** Throws, naming the object and the offending field, when `o` is not a valid object of its kind. */
+/** Throws, naming the object and the path of the offending field, when `o` is not a valid object of its kind. */
 export function validateObject(o: K8sObject): void {
   const key = `${o.apiVersion}/${o.kind}`;
   const where = `${o.kind} ${o.metadata?.name}`;
   const model = builtIn[key];
   if (model) {
     new model(o as never).validate();
+    const extra = undeclaredFields(key, o);
+    if (extra.length) throw new Error(`${where}: ${extra.join('; ')}`);
     return;
   }
-  const crd = sandboxCrds[key];
-  if (!crd) throw new Error(`${where}: no schema for ${key}`);
-  const spec = o.spec ?? {};
-  const unknown = Object.keys(spec).filter((k) => !crd.fields.includes(k));
-  if (unknown.length) throw new Error(`${where}: spec.${unknown[0]} is not a field of the ${o.kind} CRD`);
-  for (const r of crd.required) if (!(r in spec)) throw new Error(`${where}: spec.${r} is required`);
-  validatePodTemplate(spec['podTemplate'], where);
-  const replicas = spec['replicas'];
-  if (replicas !== undefined && (!Number.isInteger(replicas) || (replicas as number) < 0 || (replicas as number) > 1)) throw new Error(`${where}: spec.replicas must be 0 or 1`);
-  for (const c of (spec['volumeClaimTemplates'] as Array<{ metadata?: { name?: string }; spec: unknown }> | undefined) ?? []) {
-    new PersistentVolumeClaim({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: c.metadata?.name ?? 'claim' }, spec: c.spec } as never).validate();
-  }
+  const check = sandboxKinds[key];
+  if (!check) throw new Error(`${where}: no schema for ${key}`);
+  if (!check(o)) throw new Error(`${where}: ${(check.errors ?? []).map(describe).join('; ')}`);
+  const spec = o.spec as { podTemplate: { spec: unknown }; volumeClaimTemplates?: Array<{ metadata: { name: string }; spec: unknown }> };
+  validatePodTemplate(spec.podTemplate);
+  const extra = undeclaredFields('PodSpec', spec.podTemplate.spec, 'spec.podTemplate.spec');
+  (spec.volumeClaimTemplates ?? []).forEach((c, i) => {
+    new PersistentVolumeClaim({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: c.metadata.name }, spec: c.spec } as never).validate();
+    extra.push(...undeclaredFields('PersistentVolumeClaimSpec', c.spec, `spec.volumeClaimTemplates[${i}].spec`));
+  });
+  if (extra.length) throw new Error(`${where}: ${extra.join('; ')}`);
 }
 
 /** What one evaluation of lib/box.nix gives for a fixture: the compose service and the objects. */

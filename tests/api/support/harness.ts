@@ -57,12 +57,12 @@ export interface TestServer {
 }
 
 /** Start the real server on 127.0.0.1 with ephemeral ports (or the API on `apiPort`), in a fresh root or `root`. */
-export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; apiPort?: number; root?: Awaited<ReturnType<typeof makeRoot>> } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
+export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; apiPort?: number; advertiseUrl?: string; root?: Awaited<ReturnType<typeof makeRoot>> } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
   const root = options.root ?? (await makeRoot());
   const { manifest, sha256 } = await manifestFrom(options.toml ?? ALL_OFF);
   const logs = captureLogs();
   const logger = createLogger({ level: options.logLevel ?? 'info', destination: logs.destination });
-  const { toml: _toml, logLevel: _level, apiPort, root: _root, ...rest } = options;
+  const { toml: _toml, logLevel: _level, apiPort, advertiseUrl, root: _root, ...rest } = options;
   let server: RunningServer;
   try {
     server = await startServer({
@@ -73,7 +73,7 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
       manifestSha256: sha256,
       paths: root.paths,
       logger,
-      listen: { apiHost: '127.0.0.1', apiPort: apiPort ?? 0, metricsHost: '127.0.0.1', metricsPort: 0 },
+      listen: { apiHost: '127.0.0.1', apiPort: apiPort ?? 0, metricsHost: '127.0.0.1', metricsPort: 0, ...(advertiseUrl !== undefined ? { advertiseUrl } : {}) },
     });
   } catch (err) {
     await root.cleanup();

@@ -47,7 +47,8 @@ t.test('validate --json: documented shape', async (t) => {
   const r = runAgentbox(['config', 'validate', '--json', file('json.toml', '[api]\nport = 0\n')]);
   t.equal(r.code, 1);
   const report = JSON.parse(r.stdout) as Record<string, unknown>;
-  t.same(Object.keys(report).sort(), ['diagnostics', 'errors', 'exitCode', 'file', 'sha256', 'valid', 'warnings']);
+  t.same(Object.keys(report).sort(), ['diagnostics', 'errors', 'exitCode', 'file', 'sha256', 'target', 'valid', 'warnings']);
+  t.equal(report.target, 'compose', 'the default target');
   t.equal(report.valid, false);
   t.equal(report.exitCode, 1);
   t.equal(report.sha256, null);

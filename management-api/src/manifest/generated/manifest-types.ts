@@ -136,6 +136,10 @@ export interface Manifest {
      */
     host_url: string;
     /**
+     * Modes client and host: the base URL other boxes of the mesh reach this box's API at (http or https, no user name, password, query or fragment; rule E050): a client registers it as its api_endpoint, a host replica announces it to members for failover. Empty: the variable AGENTBOX_ADVERTISE_URL of the box's environment when set (agentbox render --target kubernetes sets it per pod from the pod's DNS name or address), else the address the API listens on (api.bind and api.port), which other machines may not reach.
+     */
+    advertise_url: string;
+    /**
      * Mode host: seconds between the heartbeats the host asks of its members (told to them at registration); a member that misses three is evicted. Mode client: ignored, the host decides.
      */
     heartbeat_interval_sec: number;

@@ -43,6 +43,7 @@ import { agentMemoryAboveContainer } from './e046-agent-memory-above-container.j
 import { namespacesExceptionNeedsAudit } from './e047-namespaces-exception-needs-audit.js';
 import { exceptionDevicesWithoutKubernetesForm } from './e048-exception-devices-without-kubernetes-form.js';
 import { exceptionVolumeWithoutKubernetesForm } from './e049-exception-volume-without-kubernetes-form.js';
+import { malformedAdvertiseUrl } from './e050-malformed-advertise-url.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -108,6 +109,7 @@ export const ruleCatalogue: readonly Rule[] = [
   namespacesExceptionNeedsAudit,
   exceptionDevicesWithoutKubernetesForm,
   exceptionVolumeWithoutKubernetesForm,
+  malformedAdvertiseUrl,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,

@@ -8,6 +8,9 @@ export type TargetArch = 'x86_64' | 'aarch64';
 /** What the manifest is rendered for: docker-compose, Kubernetes objects, or agent-sandbox resources. */
 export type DeployTarget = 'compose' | 'kubernetes' | 'agent-sandbox';
 
+/** Every deploy target, in the order commands list them (`--target`). */
+export const DEPLOY_TARGETS: readonly DeployTarget[] = ['compose', 'kubernetes', 'agent-sandbox'];
+
 /**
  * Everything a rule may know besides the manifest. Rules never read `process.env` or the
  * host's architecture: the caller injects both, so a rule gives the same answer everywhere.

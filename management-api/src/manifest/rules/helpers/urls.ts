@@ -39,3 +39,19 @@ export function isWildcardAddress(address: string): boolean {
   const a = address.replace(/^\[(.*)\]$/, '$1');
   return a === '0.0.0.0' || a === '::' || a === '0:0:0:0:0:0:0:0';
 }
+
+/**
+ * What is wrong with `text` as the base URL a box advertises to its mesh (mesh.advertise_url or
+ * AGENTBOX_ADVERTISE_URL), or undefined when it is usable: http or https, a host other boxes can
+ * reach (not a wildcard address), no credentials (they would be published to every member), no
+ * query or fragment (paths are appended to it). Shared by rule E050 and the API's start-up check.
+ */
+export function advertiseUrlProblem(text: string): string | undefined {
+  const url = parseUrl(text);
+  if (!url || !url.hostname) return 'is not a URL with a host';
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `uses ${url.protocol.replace(/:$/, '')}://, not http:// or https://`;
+  if (url.username !== '' || url.password !== '') return 'carries a user name or password, which every mesh member would see';
+  if (url.search !== '' || url.hash !== '') return 'carries a query or fragment (the API paths are appended to it)';
+  if (isWildcardAddress(url.hostname)) return `names the wildcard address ${url.hostname}, which no other box can reach`;
+  return undefined;
+}
