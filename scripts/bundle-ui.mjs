@@ -9,7 +9,9 @@ import { build } from 'esbuild';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const source = path.join(repo, 'management-api/ui');
-const target = path.join(repo, 'dist/ui');
+// `--outdir DIR` builds elsewhere (the browser tests build their own copy, leaving dist/ui alone).
+const outArg = process.argv.indexOf('--outdir');
+const target = outArg > 0 && process.argv[outArg + 1] ? path.resolve(process.argv[outArg + 1]) : path.join(repo, 'dist/ui');
 /** JS + CSS shipped, gzip-compressed, at most this many bytes. */
 const BUDGET_GZIP_BYTES = 150 * 1024;
 
@@ -44,7 +46,7 @@ try {
   for (const file of [js, css]) {
     const gz = gzipSync(readFileSync(file), { level: 9 }).length;
     total += gz;
-    console.log(`dist/ui/assets/${path.basename(file)}: ${(gz / 1024).toFixed(1)} KiB gzip`);
+    console.log(`${target.startsWith(repo + path.sep) ? path.relative(repo, target) : target}/assets/${path.basename(file)}: ${(gz / 1024).toFixed(1)} KiB gzip`);
   }
   if (total > BUDGET_GZIP_BYTES)
     throw new Error(`bundle-ui: JS + CSS are ${(total / 1024).toFixed(1)} KiB gzip, over the ${BUDGET_GZIP_BYTES / 1024} KiB budget (scripts/bundle-ui.mjs)`);

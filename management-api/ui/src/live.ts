@@ -41,6 +41,7 @@ export function useDashboard(onClosed: () => void): DashboardState {
 /** Handlers for one SSE stream: named events, and whether the browser gave up on it. */
 export interface StreamHandlers {
   events: Record<string, (data: string, source: EventSource) => void>;
+  onOpen?: () => void;
   onClosed?: () => void;
 }
 
@@ -59,6 +60,7 @@ export function useStream(url: string | undefined, handlers: StreamHandlers): vo
         if (typeof data === 'string') handle(data, source);
       });
     }
+    source.onopen = () => handlers.onOpen?.();
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) handlers.onClosed?.();
     };

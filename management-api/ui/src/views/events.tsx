@@ -25,6 +25,7 @@ export function EventsView() {
   const [filter, setFilter] = useState<{ kinds: string[]; since?: string }>({ kinds: [] });
   const [events, setEvents] = useState<StoredEvent[]>([]);
   const [error, setError] = useState<string>();
+  const [live, setLive] = useState(false);
 
   useStream(streamUrl(filter.kinds, filter.since), {
     events: {
@@ -38,6 +39,7 @@ export function EventsView() {
         setError(`The feed stopped: ${body.message} (${body.error})`);
       },
     },
+    onOpen: () => setLive(true),
     onClosed: () => setError('The event feed was refused: check the filter (kinds are dotted lower-case names) or sign in again.'),
   });
 
@@ -51,14 +53,22 @@ export function EventsView() {
       if (Number.isNaN(d.getTime())) return setError('The start time is not a date and time.');
       since = d.toISOString();
     }
+    // The same filter keeps the open stream (and what it showed) rather than reopening it.
+    if (streamUrl(kinds, since) === streamUrl(filter.kinds, filter.since)) return;
     setEvents([]);
+    setLive(false);
     setFilter({ kinds, ...(since ? { since } : {}) });
   };
 
   return (
     <>
       <section aria-labelledby="h-feed" class="card">
-        <h2 id="h-feed">Event feed</h2>
+        <h2 id="h-feed">
+          Event feed{' '}
+          <span class="muted small" role="status" data-testid="events-live">
+            {live ? 'Live' : 'Connecting…'}
+          </span>
+        </h2>
         <form class="toolbar" onSubmit={apply} aria-label="Filter the feed">
           <Field label="Kinds" hint="Comma separated; empty: every kind">
             <input value={kindText} data-testid="event-kinds" onInput={(e) => setKindText((e.currentTarget as HTMLInputElement).value)} />
