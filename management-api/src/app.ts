@@ -47,6 +47,7 @@ import { agentApiUrl, agentCredentials } from './sandbox/agent-credentials.js';
 import { AgentTokens } from './sandbox/agent-tokens.js';
 import { registerProviderBroker, type BrokerTiming } from './sandbox/provider-broker.js';
 import { brokeredProviders } from './manifest/rules/helpers/providers.js';
+import { prepareDashboard, type UiOptions } from './ui/register-ui.js';
 import { apiVersion, imageHash } from './version.js';
 
 /**
@@ -87,6 +88,8 @@ export interface AppOptions {
    * `sandbox.enabled` and the API runs under the box's supervisord (which then runs the proxy).
    */
   egress?: { socketPath: string; timing?: EgressControllerOptions['timing'] } | false;
+  /** The dashboard: where its built files are, session lifetime, stream sampling. */
+  ui?: UiOptions;
 }
 
 /**
@@ -139,7 +142,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const agentTokens = new AgentTokens();
   const providers = brokeredProviders(options.manifest);
   const credentials = agentCredentials({ tokens: agentTokens, operatorKey: key, apiUrl: () => agentApiUrl(app.server.address(), options.manifest.api.port), providers, metrics: options.metrics.credentials });
-  const gate = registerRequestGate(app, { key, agents: agentTokens, metrics: options.metrics.credentials, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
+  const dashboard = prepareDashboard(app, { key, clock, logger: options.logger, metrics: options.metrics.dashboard, ...(nip98 ? { nip98 } : {}), ...(options.ui ? { ui: options.ui } : {}) });
+  const gate = registerRequestGate(app, { key, agents: agentTokens, metrics: options.metrics.credentials, sessions: dashboard.sessions, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
   app.addHook('onClose', async () => federation.close());
   const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
   app.addHook('onClose', async () => idleCompaction.stop());
@@ -249,6 +253,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAgentRoutes(app, limits);
   registerEgressRoutes(app, limits);
   registerDocsRoute(app);
+  await dashboard.register();
   await registerProviderBroker(app, { providers, env, metrics: options.metrics.credentials, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs }, ...(options.brokerTiming ? { timing: options.brokerTiming } : {}) });
   return app;
 }

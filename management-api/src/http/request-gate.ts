@@ -1,7 +1,8 @@
 // The gate of every authenticated route: echo the request id, refuse new work while closing,
-// require the API key (bearer), an agent's own token (within the route's agent scope) or, where
-// operators are listed, a NIP-98 signed request.
-import type { FastifyInstance, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+// require the API key (bearer), an agent's own token (within the route's agent scope), the
+// dashboard's session cookie (with Origin and CSRF token on mutations) or, where operators are
+// listed, a NIP-98 signed request.
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { checkRouteAdmitsAgents, registerAgentPolicies } from '../auth/agent-access.js';
 import { agentFromRequest, presentsAgentToken } from '../auth/agent-token-auth.js';
 import { bearerAuthenticator } from '../auth/bearer-auth.js';
@@ -26,6 +27,12 @@ export interface GateAuth {
   /** Live agent tokens; absent, only the API key (and NIP-98) authenticate. */
   agents?: AgentTokens;
   metrics?: CredentialMetrics;
+  /**
+   * The dashboard's session check (ui/session-auth.ts); absent, cookies are ignored. Runs only for
+   * a request with a Cookie and no Authorization header, so key, token and NIP-98 requests never
+   * parse a cookie. Agents are never given a session.
+   */
+  sessions?: (request: FastifyRequest) => 'accepted' | ApiError | undefined;
 }
 
 declare module 'fastify' {
@@ -45,7 +52,7 @@ declare module 'fastify' {
  */
 export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate {
   const authenticate = bearerAuthenticator(auth.key);
-  const { nip98, agents } = auth;
+  const { nip98, agents, sessions } = auth;
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -56,6 +63,11 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
     const header = request.headers.authorization;
+    if (header === undefined && sessions && request.headers.cookie !== undefined) {
+      const verdict = sessions(request);
+      if (verdict === 'accepted') return done();
+      if (verdict) return done(verdict);
+    }
     if (nip98 && header !== undefined && NOSTR_SCHEME.test(header)) {
       nip98Authenticate(nip98, header, request, reply).then(done, done);
       return;

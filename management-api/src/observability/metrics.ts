@@ -5,6 +5,7 @@ import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
 import { createLimitMetrics, type LimitMetrics } from '../sandbox/limit-metrics.js';
 import { createCredentialMetrics, type CredentialMetrics } from '../sandbox/credential-metrics.js';
 import { createEgressMetrics, type EgressMetrics } from '../sandbox/egress-metrics.js';
+import { createDashboardMetrics, type DashboardMetrics } from '../ui/dashboard-metrics.js';
 import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */
@@ -27,6 +28,8 @@ export interface ApiMetrics {
   credentials: CredentialMetrics;
   /** Decisions of the egress proxy. */
   egress: EgressMetrics;
+  /** Dashboard streams and sign-ins. */
+  dashboard: DashboardMetrics;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -99,5 +102,6 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     federation: createFederationMetrics(registry),
     credentials: createCredentialMetrics(registry),
     egress: createEgressMetrics(registry),
+    dashboard: createDashboardMetrics(registry),
   };
 }

@@ -38,6 +38,7 @@ export class Readiness {
   #response: ReadyResponse = { status: 503, body: '{"ready":false,"reason":"starting","missing":[]}' };
   #inputs: ReadinessInputs | undefined;
   #shuttingDown = false;
+  readonly #listeners: Array<() => void> = [];
 
   constructor(private readonly deps: { logger: Logger; metrics: ApiMetrics; clock: () => Date }) {
     this.#since = deps.clock();
@@ -66,6 +67,11 @@ export class Readiness {
   shutDown(): void {
     this.#shuttingDown = true;
     this.update(this.#inputs ?? { sealFile: '', sealPresent: true, mounts: [], slots: [] });
+  }
+
+  /** Be told whenever the /ready answer changes (status or body). */
+  onChange(listener: () => void): void {
+    this.#listeners.push(listener);
   }
 
   /** Re-evaluate from fresh inputs. */
@@ -128,8 +134,10 @@ export class Readiness {
       this.deps.logger[ready ? 'info' : 'warn'](fields, ready ? 'the box is READY' : `the box is UNREADY: ${reasons.join('; ')}`);
     }
     const since = this.#since.toISOString();
+    const previous = this.#response;
     this.#response = ready
       ? { status: 200, body: JSON.stringify({ ready: true, since, requirements, degraded }) }
       : { status: 503, body: JSON.stringify({ ready: false, since, reason: reasons.join('; '), missing, degraded }) };
+    if (this.#response.body !== previous.body) for (const listener of this.#listeners) listener();
   }
 }

@@ -6,6 +6,7 @@ import schemaJson from '../../../schema/agentbox.schema.json' with { type: 'json
 import '../app-state.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import { entryProblem, type EgressPolicy } from '../sandbox/egress-allowlist.js';
+import type { EgressController } from '../sandbox/egress-controller.js';
 import type { MutationLimits } from './events-routes.js';
 
 // The manifest's own item schemas (patterns and bounds), so the API accepts exactly what a manifest may list.
@@ -36,15 +37,10 @@ const errors = { 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchem
 
 /** Register the egress routes (authenticated by the app's gate; the change is rate limited). */
 export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimits): void {
-  const controller = () => {
-    const egress = app.agentbox.egress;
-    if (!egress) throw new ApiError('ABX_ERR_EGRESS_UNAVAILABLE', 'this box runs no egress proxy (sandbox.enabled = false, or the API runs outside the box supervisor)');
-    return egress;
-  };
-  const flat = (v: Awaited<ReturnType<ReturnType<typeof controller>['policy']>>) => ({ port: v.port, source: v.source, ...v.policy });
+  const controller = () => egressController(app);
 
   // The operator's alone: an agent neither reads nor widens its own allowlist.
-  app.get('/v1/sandbox/egress', { config: { agent: 'deny' }, schema: { summary: 'The allowlist the egress proxy enforces now, and whether it is the manifest\'s or a runtime change', tags: ['sandbox'], response: { 200: viewSchema, ...errors } } }, async () => flat(await controller().policy()));
+  app.get('/v1/sandbox/egress', { config: { agent: 'deny' }, schema: { summary: 'The allowlist the egress proxy enforces now, and whether it is the manifest\'s or a runtime change', tags: ['sandbox'], response: { 200: viewSchema, ...errors } } }, async () => egressBody(app));
 
   app.put<{ Body: EgressPolicy }>(
     '/v1/sandbox/egress',
@@ -61,4 +57,19 @@ export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimit
       return flat(await controller().setPolicy(request.body));
     },
   );
+}
+
+function egressController(app: FastifyInstance): EgressController {
+  const egress = app.agentbox.egress;
+  if (!egress) throw new ApiError('ABX_ERR_EGRESS_UNAVAILABLE', 'this box runs no egress proxy (sandbox.enabled = false, or the API runs outside the box supervisor)');
+  return egress;
+}
+
+function flat(v: Awaited<ReturnType<EgressController['policy']>>) {
+  return { port: v.port, source: v.source, ...v.policy };
+}
+
+/** The body of GET /v1/sandbox/egress (also a part of the dashboard's agents topic). */
+export async function egressBody(app: FastifyInstance) {
+  return flat(await egressController(app).policy());
 }

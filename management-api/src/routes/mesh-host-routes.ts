@@ -157,8 +157,11 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
     void reply.code(204);
   });
 
-  app.get('/v1/mesh/members', { config: { agent: 'deny' }, schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => {
-    const members = await registryCall(() => host.members());
-    return { heartbeat_interval_sec: host.heartbeatIntervalSec, members: members.map(memberView) };
-  });
+  app.get('/v1/mesh/members', { config: { agent: 'deny' }, schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => membersBody(host));
+}
+
+/** The body of GET /v1/mesh/members (also the dashboard's mesh topic). */
+export async function membersBody(host: MeshHost) {
+  const members = await registryCall(() => host.members());
+  return { heartbeat_interval_sec: host.heartbeatIntervalSec, members: members.map(memberView) };
 }

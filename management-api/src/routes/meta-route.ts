@@ -39,18 +39,21 @@ const metaSchema = {
 
 /** Register GET /v1/meta (authenticated). */
 export function registerMetaRoute(app: FastifyInstance): void {
-  app.get('/v1/meta', { config: { agent: 'deny' }, schema: metaSchema }, async () => {
-    const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver, identity } = app.agentbox;
-    return {
-      name: manifest.agentbox.name,
-      version,
-      imageHash,
-      manifestSha256,
-      identity: identity.toJSON(),
-      federation: app.agentbox.federation.status(),
-      adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
-      metrics: { url: metricsUrl },
-      sandbox: app.agentbox.sandbox.status(),
-    };
-  });
+  app.get('/v1/meta', { config: { agent: 'deny' }, schema: metaSchema }, async () => metaBody(app));
+}
+
+/** The body of GET /v1/meta (also a part of the dashboard's overview). */
+export function metaBody(app: FastifyInstance) {
+  const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver, identity } = app.agentbox;
+  return {
+    name: manifest.agentbox.name,
+    version,
+    imageHash,
+    manifestSha256,
+    identity: identity.toJSON(),
+    federation: app.agentbox.federation.status(),
+    adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
+    metrics: { url: metricsUrl },
+    sandbox: app.agentbox.sandbox.status(),
+  };
 }

@@ -68,26 +68,32 @@ export function registerProbeRoutes(app: FastifyInstance): void {
   });
 
   app.get('/health', { ...probeRoute, schema: healthSchema }, async (request, reply) => {
-    const { resolver, probes, clock, startedAt, paths } = app.agentbox;
-    const statuses = resolver.statuses();
-    const sandbox = app.agentbox.sandbox.status();
-    // A box whose agents cannot be confined refuses every spawn: degraded, though still ready for the rest.
-    const degraded = statuses.some((s) => !isSlotUsable(s.state)) || sandbox.mode === 'unavailable';
-    const programs = await app.agentbox.programs();
-    const relays = app.agentbox.agentEvents.relayStatus();
+    const body = await healthBody(app);
     void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
-    return {
-      status: probes.readiness.ready && !degraded ? 'ok' : 'degraded',
-      ready: probes.readiness.ready,
-      uptimeSec: Math.max(0, (clock().getTime() - startedAt.getTime()) / 1000),
-      startedAt: startedAt.toISOString(),
-      slots: Object.fromEntries(statuses.map(({ slot, ...rest }) => [slot, { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since }])),
-      mounts: probes.mounts.states,
-      seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
-      ...(programs ? { programs } : {}),
-      federation: app.agentbox.federation.status(),
-      sandbox,
-      ...(relays ? { relays } : {}),
-    };
+    return body;
   });
+}
+
+/** The body of GET /health (also a part of the dashboard's overview). */
+export async function healthBody(app: FastifyInstance) {
+  const { resolver, probes, clock, startedAt, paths } = app.agentbox;
+  const statuses = resolver.statuses();
+  const sandbox = app.agentbox.sandbox.status();
+  // A box whose agents cannot be confined refuses every spawn: degraded, though still ready for the rest.
+  const degraded = statuses.some((s) => !isSlotUsable(s.state)) || sandbox.mode === 'unavailable';
+  const programs = await app.agentbox.programs();
+  const relays = app.agentbox.agentEvents.relayStatus();
+  return {
+    status: probes.readiness.ready && !degraded ? 'ok' : 'degraded',
+    ready: probes.readiness.ready,
+    uptimeSec: Math.max(0, (clock().getTime() - startedAt.getTime()) / 1000),
+    startedAt: startedAt.toISOString(),
+    slots: Object.fromEntries(statuses.map(({ slot, ...rest }) => [slot, { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since }])),
+    mounts: probes.mounts.states,
+    seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
+    ...(programs ? { programs } : {}),
+    federation: app.agentbox.federation.status(),
+    sandbox,
+    ...(relays ? { relays } : {}),
+  };
 }
