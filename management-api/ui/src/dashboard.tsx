@@ -35,23 +35,25 @@ export function Dashboard({ onStreamClosed }: { onStreamClosed: () => void }) {
   const memorySlot = live.overview?.health.slots?.['memory'];
   return (
     <div class="dashboard">
-      <nav class="tabs" role="tablist" aria-label="Dashboard views">
-        {VIEWS.map((v, i) => (
-          <button
-            type="button"
-            role="tab"
-            id={`tab-${v.id}`}
-            key={v.id}
-            aria-selected={view === v.id}
-            aria-controls={`panel-${v.id}`}
-            tabIndex={view === v.id ? 0 : -1}
-            data-testid={`tab-${v.id}`}
-            onClick={() => setView(v.id)}
-            onKeyDown={(e) => onKey(e, i)}
-          >
-            {v.label}
-          </button>
-        ))}
+      <nav class="tabs" aria-label="Dashboard views">
+        <div class="tablist" role="tablist" aria-label="Views">
+          {VIEWS.map((v, i) => (
+            <button
+              type="button"
+              role="tab"
+              id={`tab-${v.id}`}
+              key={v.id}
+              aria-selected={view === v.id}
+              aria-controls={`panel-${v.id}`}
+              tabIndex={view === v.id ? 0 : -1}
+              data-testid={`tab-${v.id}`}
+              onClick={() => setView(v.id)}
+              onKeyDown={(e) => onKey(e, i)}
+            >
+              {v.label}
+            </button>
+          ))}
+        </div>
         <span class={`live-dot live-${live.connection}`} role="status" data-testid="live-state">
           {live.connection === 'open' ? 'Live' : live.connection === 'connecting' ? 'Connecting…' : 'Disconnected'}
         </span>
