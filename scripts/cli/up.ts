@@ -92,6 +92,7 @@ export async function run(args: string[]): Promise<number> {
   if (ready) {
     say(`ready in ${((performance.now() - started) / 1000).toFixed(2)} s`);
     say(`API      ${box.apiUrl}  (GET /ready, /health, /v1/meta; docs at /docs/json)`);
+    say(`dashboard ${box.apiUrl}/ui/  (sign in with the API key below)`);
     say(`metrics  ${box.metricsUrl}`);
     say(`API key  ${box.paths.apiKeyFile}  (send it as: Authorization: Bearer $(cat ${path.relative(process.cwd(), box.paths.apiKeyFile) || box.paths.apiKeyFile}))`);
     say('press Ctrl-C to stop');

@@ -54,6 +54,7 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
     return /agentbox: press Ctrl-C/.test(text) ? text : undefined;
   });
   t.ok(out.includes(`agentbox: API      ${API}`), 'prints the API URL');
+  t.ok(out.includes(`agentbox: dashboard ${API}/ui/`), 'prints the dashboard URL');
   t.match(out, new RegExp(`metrics\\s+http://127.0.0.1:${metricsPort}/metrics`), 'prints the metrics URL');
   t.match(out, /API key\s+\S*secrets\/api-key/, 'prints the API key file');
 
