@@ -26,15 +26,6 @@ export function short(value: string | undefined, keep = 12): string {
   return value.length > keep + 1 ? `${value.slice(0, keep)}…` : value;
 }
 
-/** Seconds as "1 h 2 min" / "3 min 4 s" / "5 s". */
-export function duration(sec: number | undefined): string {
-  if (sec === undefined) return '—';
-  const s = Math.floor(sec);
-  if (s >= 3600) return `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
-  if (s >= 60) return `${Math.floor(s / 60)} min ${s % 60} s`;
-  return `${s} s`;
-}
-
 /** A flat object as "key=value, …" for compact cells (capacity, limits). */
 export function pairs(obj: Record<string, unknown> | null | undefined): string {
   if (!obj) return '—';

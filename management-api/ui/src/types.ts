@@ -37,7 +37,8 @@ export interface Overview {
   ready: { status: number; body: { ready: boolean; since?: string; reason?: string; requirements?: string[]; missing?: string[]; degraded?: string[] } };
   health: {
     status?: string;
-    uptimeSec?: number;
+    /** The stream leaves out uptimeSec (it changes every second); the start time stays. */
+    startedAt?: string;
     slots?: Record<string, SlotHealth>;
     programs?: { available: true; programs: ProgramState[] } | { available: false; error: string };
     sandbox?: Record<string, unknown>;

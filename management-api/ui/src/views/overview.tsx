@@ -1,6 +1,6 @@
 // Overview: readiness with its requirements or reason, adapter slots, supervised programmes, build info.
 import { Badge, Loading } from '../components/common.js';
-import { duration, short, time } from '../format.js';
+import { short, time } from '../format.js';
 import type { Overview } from '../types.js';
 
 /** The overview of the box, from the `overview` topic. */
@@ -97,8 +97,8 @@ export function OverviewView({ overview }: { overview: Overview | undefined }) {
           </dd>
           <dt>Federation</dt>
           <dd>{meta.federation?.mode ?? '—'}</dd>
-          <dt>Up for</dt>
-          <dd>{duration(health.uptimeSec)}</dd>
+          <dt>API started</dt>
+          <dd>{time(health.startedAt)}</dd>
         </dl>
       </section>
     </>
