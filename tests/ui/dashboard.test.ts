@@ -1,53 +1,38 @@
 // The dashboard in headless Chromium against a real API (local orchestrator, beads, events, memory): every view, live updates, a11y, no page errors.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Browser, Page } from 'puppeteer-core';
-import { startTestServer, waitFor, type TestServer } from '../api/support/harness.js';
-import { launchBrowser, screenshotDir, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
+import type { TestServer } from '../api/support/harness.js';
+import { launchBrowser, PAGE_WAIT, pageText, screenshotDir, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
+import { startUiBox, type UiBox } from './support/ui-box.js';
 
-const repo = path.resolve(import.meta.dirname, '../..');
 const manifest = '[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "local-ruvector"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
-/** Waits for the page: generous, since the whole suite shares two cores; each wait ends as soon as its condition holds. */
-const PAGE_WAIT = { timeout: 20_000 };
 
+let ui: UiBox;
 let uiRoot: string;
 let box: TestServer;
 let browser: Browser;
 let page: Page;
 let problems: PageProblems;
+let text: ReturnType<typeof pageText>['text'];
+let waitText: ReturnType<typeof pageText>['waitText'];
 const shots = screenshotDir();
 
 t.before(async () => {
-  // The real bundle, built from the sources by the build's own script into a folder of this test
-  // (dist/ui stays as the build left it for other tests and `npm start`).
-  uiRoot = await mkdtemp(path.join(os.tmpdir(), 'agentbox-ui-'));
-  await promisify(execFile)(process.execPath, [path.join(repo, 'scripts/bundle-ui.mjs'), '--outdir', uiRoot]);
-  box = await startTestServer({ toml: manifest, ui: { root: uiRoot } });
-  // Sealed the way the seal listener does it, so the overview can show READY.
-  await writeFile(`${box.paths.sealFile}.tmp`, 'sealed\n');
-  await rename(`${box.paths.sealFile}.tmp`, box.paths.sealFile);
-  await waitFor('READY', async () => (await box.api('/ready', { auth: false })).status === 200, 10_000);
+  ui = await startUiBox(manifest);
+  ({ box, uiRoot } = ui);
   browser = await launchBrowser();
   page = await browser.newPage();
   problems = watchPage(page);
+  ({ text, waitText } = pageText(page));
   t.comment(`screenshots: ${shots}`);
 });
 t.teardown(async () => {
   await browser?.close();
-  await box?.close();
-  if (uiRoot) await rm(uiRoot, { recursive: true, force: true });
+  await ui?.close();
 });
-
-/** The text of the first element matching `selector`. */
-const text = (selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
-/** Wait until the element matching `selector` contains `needle`. */
-const waitText = (selector: string, needle: string) =>
-  page.waitForFunction((s, n) => (document.querySelector(s)?.textContent ?? '').includes(n), PAGE_WAIT, selector, needle);
 
 /** Screenshot and axe check of the view on screen. */
 async function inspect(tt: Tap.Test, name: string): Promise<void> {
@@ -88,7 +73,10 @@ t.test('sign in and see READY', async (t) => {
   await page.$eval('[data-testid="api-key"]', (el) => ((el as HTMLInputElement).value = ''));
   await page.type('[data-testid="api-key"]', box.key);
   await page.click('[data-testid="sign-in"]');
+  const signedIn = Date.now();
   await waitText('[data-testid="readiness"]', 'READY');
+  t.comment(`sign-in click to READY on screen: ${Date.now() - signedIn} ms`);
+  t.match(await text('[data-testid="session-info"]'), /Signed in with the API key, until /);
   t.equal((await text('[data-testid="readiness"]')).trim(), 'READY');
   t.match(await text('[data-testid="requirements"]'), /seal/);
   await waitText('[data-testid="slot-orchestrator"]', 'healthy');

@@ -41,13 +41,18 @@ function isErrorBody(v: unknown): v is ErrorBody {
 }
 
 /** Send one request; resolves with the JSON body (undefined for 204), throws ApiProblem otherwise. */
-export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', ...extraHeaders };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(path, { method, headers, credentials: 'same-origin', ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+    });
   } catch {
     throw new ApiProblem(0, 'NETWORK', 'The box did not answer: check that the management API is running.');
   }
@@ -74,6 +79,46 @@ export async function currentSession(): Promise<SessionInfo | undefined> {
 /** Exchange the API key for a session cookie (the key is sent once and kept nowhere). */
 export async function signIn(apiKey: string): Promise<SessionInfo> {
   return call<SessionInfo>('POST', '/ui/session', { apiKey });
+}
+
+/** A NIP-07 signer, as Nostr browser extensions provide it on `window.nostr`. */
+export interface NostrSigner {
+  signEvent(event: { kind: number; created_at: number; tags: string[][]; content: string }): Promise<Record<string, unknown>>;
+}
+
+/** The browser's NIP-07 signer, if an extension provides one. */
+export function nostrSigner(): NostrSigner | undefined {
+  const candidate = (globalThis as { nostr?: Partial<NostrSigner> }).nostr;
+  return typeof candidate?.signEvent === 'function' ? (candidate as NostrSigner) : undefined;
+}
+
+/**
+ * Sign in with NIP-98 where the box lists operator keys: the signer signs an HTTP-auth event
+ * (kind 27235) for exactly this POST, its URL and the sha256 of its body `{}`.
+ */
+export async function signInWithNostr(signer: NostrSigner): Promise<SessionInfo> {
+  const body = '{}';
+  if (!crypto.subtle) throw new ApiProblem(0, 'INSECURE', 'Signing in with Nostr needs a secure page: open the dashboard over https or on 127.0.0.1.');
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body)));
+  const payload = Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('');
+  const url = new URL('/ui/session', location.href).href;
+  let event: Record<string, unknown>;
+  try {
+    event = await signer.signEvent({
+      kind: 27235,
+      created_at: Math.floor(Date.now() / 1000),
+      tags: [
+        ['u', url],
+        ['method', 'POST'],
+        ['payload', payload],
+      ],
+      content: '',
+    });
+  } catch (err) {
+    throw new ApiProblem(0, 'SIGNER', `The Nostr signer did not sign: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  // The event is ASCII JSON (hex fields, the URL, an empty content), so btoa takes it as is.
+  return call<SessionInfo>('POST', '/ui/session', body, { authorization: `Nostr ${btoa(JSON.stringify(event))}` });
 }
 
 /** End the session on the server (the cookie is cleared by the answer). */

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { currentSession, describe, onSessionLost, setCsrfToken, signOut } from './api.js';
 import { ErrorNote } from './components/common.js';
 import { Dashboard } from './dashboard.js';
+import { time } from './format.js';
 import type { SessionInfo } from './types.js';
 import { SignIn } from './views/sign-in.js';
 
@@ -48,9 +49,14 @@ export function App() {
       <header class="topbar">
         <h1 class="brand">Agentbox</h1>
         {phase.kind === 'signed-in' ? (
-          <button type="button" class="secondary" data-testid="sign-out" onClick={() => void leave()}>
-            Sign out
-          </button>
+          <div class="session">
+            <span class="small" data-testid="session-info">
+              {phase.session.via === 'nip98' ? 'Signed in with a Nostr key' : 'Signed in with the API key'}, until {time(phase.session.expiresAt)}
+            </span>
+            <button type="button" class="secondary" data-testid="sign-out" onClick={() => void leave()}>
+              Sign out
+            </button>
+          </div>
         ) : null}
       </header>
       <ErrorNote error={error} testId="app-error" />

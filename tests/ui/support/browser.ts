@@ -80,3 +80,14 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   });
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
+
+/** Waits for the page: generous, since the whole suite shares two cores; each wait ends as soon as its condition holds. */
+export const PAGE_WAIT = { timeout: 20_000 };
+
+/** Text helpers bound to a page: the text of an element, and waiting until an element contains a string. */
+export function pageText(page: Page): { text: (selector: string) => Promise<string>; waitText: (selector: string, needle: string) => Promise<unknown> } {
+  return {
+    text: (selector) => page.$eval(selector, (el) => el.textContent ?? ''),
+    waitText: (selector, needle) => page.waitForFunction((s, n) => (document.querySelector(s)?.textContent ?? '').includes(n), PAGE_WAIT, selector, needle),
+  };
+}

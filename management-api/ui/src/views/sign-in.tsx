@@ -1,6 +1,6 @@
 // Sign-in: the API key is posted once for a session cookie and then forgotten (never stored, never in the URL).
 import { useState } from 'preact/hooks';
-import { describe, signIn } from '../api.js';
+import { describe, nostrSigner, signIn, signInWithNostr } from '../api.js';
 import { ErrorNote, Field } from '../components/common.js';
 import type { SessionInfo } from '../types.js';
 
@@ -10,12 +10,14 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: SessionInfo) =>
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
 
-  const submit = async (e: Event) => {
-    e.preventDefault();
+  // Read once: NIP-07 extensions put their signer on window before the page's scripts run.
+  const [signer] = useState(nostrSigner);
+
+  const attempt = async (how: () => Promise<SessionInfo>) => {
     setBusy(true);
     setError(undefined);
     try {
-      const session = await signIn(key.trim());
+      const session = await how();
       setKey('');
       onSignedIn(session);
     } catch (err) {
@@ -23,6 +25,10 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: SessionInfo) =>
     } finally {
       setBusy(false);
     }
+  };
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void attempt(() => signIn(key.trim()));
   };
 
   return (
@@ -37,7 +43,7 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: SessionInfo) =>
           {notice}
         </p>
       ) : null}
-      <form class="stack" onSubmit={(e) => void submit(e)} aria-label="Sign in">
+      <form class="stack" onSubmit={submit} aria-label="Sign in">
         <Field label="API key">
           <input
             type="password"
@@ -53,6 +59,16 @@ export function SignIn({ onSignedIn, notice }: { onSignedIn: (s: SessionInfo) =>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
       </form>
+      {signer ? (
+        <div class="stack alt-sign-in">
+          <p class="muted">
+            Or, where the box lists your key in <code>mesh.operator_pubkeys</code>, sign with your Nostr extension (NIP-98):
+          </p>
+          <button type="button" class="secondary" disabled={busy} data-testid="sign-in-nostr" onClick={() => void attempt(() => signInWithNostr(signer))}>
+            Sign in with Nostr
+          </button>
+        </div>
+      ) : null}
       <ErrorNote error={error} testId="sign-in-error" />
     </main>
   );

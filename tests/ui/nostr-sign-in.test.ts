@@ -1,0 +1,61 @@
+// Signing in to the dashboard with a Nostr key (NIP-98 signed by a NIP-07 signer in the page), in headless Chromium against a real API.
+import { finalizeEvent, generateSecretKey, getPublicKey, type EventTemplate } from 'nostr-tools/pure';
+import t from 'tap';
+import type { Browser, Page } from 'puppeteer-core';
+import { launchBrowser, PAGE_WAIT, pageText, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
+import { startUiBox, type UiBox } from './support/ui-box.js';
+
+const operator = generateSecretKey();
+const stranger = generateSecretKey();
+const manifest = `[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n\n[mesh]\noperator_pubkeys = ["${getPublicKey(operator)}"]\n`;
+
+let ui: UiBox;
+let browser: Browser;
+let page: Page;
+let problems: PageProblems;
+// The key the page's signer signs with; the test switches it between attempts.
+let signingKey = stranger;
+
+t.before(async () => {
+  ui = await startUiBox(manifest);
+  browser = await launchBrowser();
+  page = await browser.newPage();
+  problems = watchPage(page);
+  // A NIP-07 signer as an extension would provide it: the page hands the event over, the key stays in the test.
+  await page.exposeFunction('abxTestSign', (template: EventTemplate) => finalizeEvent(template, signingKey));
+  await page.evaluateOnNewDocument(() => {
+    const sign = (globalThis as unknown as { abxTestSign: (e: unknown) => Promise<unknown> }).abxTestSign;
+    (globalThis as unknown as { nostr: unknown }).nostr = { getPublicKey: async () => '', signEvent: (e: unknown) => sign(e) };
+  });
+});
+t.teardown(async () => {
+  await browser?.close();
+  await ui?.close();
+});
+
+t.test('a listed operator key signs in; a key not listed is refused with the reason', async (t) => {
+  const { text, waitText } = pageText(page);
+  await page.goto(`${ui.box.server.apiUrl}/ui/`, { waitUntil: 'load' });
+  await page.waitForSelector('[data-testid="sign-in-nostr"]', PAGE_WAIT);
+  t.same(await seriousViolations(page), [], 'axe finds no serious or critical violation on the sign-in with a signer');
+
+  await page.click('[data-testid="sign-in-nostr"]');
+  await waitText('[data-testid="sign-in-error"]', 'ABX_ERR_AUTH_INVALID');
+
+  signingKey = operator;
+  await page.click('[data-testid="sign-in-nostr"]');
+  await waitText('[data-testid="readiness"]', 'READY');
+  t.match(await text('[data-testid="session-info"]'), /Signed in with a Nostr key/);
+  const session = await page.evaluate(async () => (await fetch('/ui/session')).json());
+  t.match(session, { via: 'nip98' }, 'the session was made from the NIP-98 token');
+
+  await page.click('[data-testid="sign-out"]');
+  await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
+});
+
+t.test('the page had no uncaught exception or failed request, and only the refusal the test provoked', async (t) => {
+  t.same(problems.pageErrors, []);
+  t.same(problems.failedRequests, []);
+  t.same(problems.httpErrors, ['GET /ui/session 401', 'POST /ui/session 401']);
+  t.equal(problems.consoleErrors.length, 2, problems.consoleErrors.join(' | '));
+});
