@@ -170,10 +170,17 @@ t.test('search a memory namespace', async (t) => {
   await waitText('[data-testid="memory-error"]', 'ABX_ERR_VALIDATION');
 });
 
-t.test('the mesh view says this box is no mesh host', async (t) => {
+t.test('the mesh view says this box is no mesh host; the tabs move with the arrow keys', async (t) => {
   await openTab('mesh');
   await waitText('[data-testid="not-mesh-host"]', 'not a mesh host');
   await inspect(t, '7-mesh');
+  // The tabs follow the ARIA pattern: arrow keys move the selection and the focus, wrapping around.
+  await page.focus('[data-testid="tab-mesh"]');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForSelector('[data-testid="view-overview"]', PAGE_WAIT);
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('[data-testid="view-mesh"]', PAGE_WAIT);
+  t.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'tab-mesh', 'the focus follows the selected tab');
 });
 
 t.test('sign out: back at sign-in, and the old session is refused', async (t) => {
