@@ -9,8 +9,10 @@ cd "$(dirname "$0")/.."
 abx_require_node
 # nix-bin: Nix lib evaluation; supervisor: real supervisord; docker-compose: `config -q` checks;
 # prometheus: promtool for the metrics exposition; bubblewrap, util-linux (setpriv, nsenter) and
-# iproute2: the sandboxed runtime-contract cases; strace: the standalone box is shown to make no network call.
-abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace
+# iproute2: the sandboxed runtime-contract cases; strace: the standalone box is shown to make no network call;
+# chromium (+ fonts-liberation, only recommended by it, so pages render text): the dashboard's browser tests
+# (tests/ui) drive Debian's browser, as puppeteer cannot download its own.
+abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace chromium fonts-liberation
 # docker.io (dockerd), tini, ca-certificates: the container end-to-end cases (tests/e2e).
 abx_require_container_engine
 abx_require_npm_build

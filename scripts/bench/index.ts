@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<string>> = {
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
+  ui: async () => (await import('./ui-bench.js')).runUiBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });

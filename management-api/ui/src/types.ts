@@ -1,0 +1,137 @@
+// Shapes of the API answers the dashboard reads (a subset of the route schemas in management-api/src/routes/).
+
+/** `{error, message}`: every API error body. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+}
+
+/** GET /ui/session and POST /ui/session. */
+export interface SessionInfo {
+  csrfToken: string;
+  expiresAt: string;
+  via: string;
+}
+
+/** One adapter slot in /health. */
+export interface SlotHealth {
+  impl: string;
+  adapter?: string;
+  critical?: boolean;
+  state: string;
+  reason?: string;
+  since?: string;
+}
+
+/** One supervised programme in /health. */
+export interface ProgramState {
+  name: string;
+  state: string;
+  description?: string;
+  pid?: number;
+  startedAt?: number;
+}
+
+/** The `overview` topic of the dashboard stream. */
+export interface Overview {
+  ready: { status: number; body: { ready: boolean; since?: string; reason?: string; requirements?: string[]; missing?: string[]; degraded?: string[] } };
+  health: {
+    status?: string;
+    /** The stream leaves out uptimeSec (it changes every second); the start time stays. */
+    startedAt?: string;
+    slots?: Record<string, SlotHealth>;
+    programs?: { available: true; programs: ProgramState[] } | { available: false; error: string };
+    sandbox?: Record<string, unknown>;
+  };
+  meta: { name?: string; version?: string; imageHash?: string; manifestSha256?: string; federation?: { mode?: string }; identity?: { npub?: string } };
+}
+
+/** An agent record (GET /v1/agents items). */
+export interface Agent {
+  id: string;
+  name: string;
+  command: string;
+  args?: string[];
+  state: string;
+  pid?: number;
+  exitCode?: number;
+  signal?: string;
+  startedAt?: string;
+  endedAt?: string;
+  reason?: string;
+  usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number };
+  limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number };
+}
+
+/** The egress policy (GET /v1/sandbox/egress). */
+export interface EgressPolicy {
+  port?: number;
+  source?: string;
+  allow_domains?: string[];
+  allow_ports?: number[];
+}
+
+/** A topic that may be unavailable (slot off, not a mesh host). */
+export interface Availability {
+  available: boolean;
+  reason?: string;
+}
+
+/** The `agents` topic. */
+export interface AgentsTopic extends Availability {
+  agents: Agent[];
+  sandbox: EgressPolicy | null;
+}
+
+/** A bead (GET /v1/beads items). */
+export interface Bead {
+  id: string;
+  kind?: string;
+  title: string;
+  body?: string;
+  status: 'open' | 'claimed' | 'closed';
+  claimedBy?: string;
+  outcome?: string;
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** The `beads` topic. */
+export interface BeadsTopic extends Availability {
+  ready: Bead[];
+  beads: Bead[];
+}
+
+/** A mesh member (GET /v1/mesh/members items). */
+export interface MeshMember {
+  pubkey: string;
+  npub?: string;
+  state: string;
+  api_endpoint?: string;
+  health?: Record<string, unknown> | null;
+  capacity?: Record<string, unknown>;
+  last_heartbeat_at?: string;
+}
+
+/** The `mesh` topic. */
+export interface MeshTopic extends Availability {
+  members: MeshMember[];
+}
+
+/** A stored event (GET /v1/events/stream data). */
+export interface StoredEvent {
+  id: string;
+  seq: number;
+  time: string;
+  kind: string;
+  source: string;
+  data: Record<string, unknown>;
+}
+
+/** One chunk of agent output. */
+export interface OutputChunk {
+  seq: number;
+  stream: string;
+  time: string;
+  text: string;
+}

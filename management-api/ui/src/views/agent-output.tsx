@@ -1,0 +1,67 @@
+// One agent's output, followed live from /v1/agents/:id/output (SSE) until its `end` record.
+import { useRef, useState } from 'preact/hooks';
+import { useStream } from '../live.js';
+import type { Agent, ErrorBody, OutputChunk } from '../types.js';
+
+// Enough for a long session without letting the page grow without bound.
+const MAX_CHUNKS = 2000;
+
+/** The output panel of `agent`. */
+export function AgentOutput({ agent }: { agent: Agent }) {
+  const [chunks, setChunks] = useState<OutputChunk[]>([]);
+  const [ended, setEnded] = useState<Agent>();
+  const [error, setError] = useState<string>();
+  const logRef = useRef<HTMLPreElement>(null);
+  // A finished stream is not reopened: the URL goes away and so does the EventSource.
+  const url = ended || error ? undefined : `/v1/agents/${encodeURIComponent(agent.id)}/output?follow=true`;
+
+  useStream(url, {
+    events: {
+      output: (data) => {
+        const chunk = JSON.parse(data) as OutputChunk;
+        setChunks((list) => (list.length >= MAX_CHUNKS ? [...list.slice(1), chunk] : [...list, chunk]));
+        const el = logRef.current;
+        if (el) queueMicrotask(() => (el.scrollTop = el.scrollHeight));
+      },
+      // The server ends the stream after `end`; closing here keeps the browser from reconnecting.
+      end: (data, source) => {
+        source.close();
+        setEnded((JSON.parse(data) as { agent: Agent }).agent);
+      },
+      error: (data, source) => {
+        source.close();
+        const body = JSON.parse(data) as ErrorBody;
+        setError(`${body.message} (${body.error})`);
+      },
+    },
+    onClosed: () => setError('The output stream was refused; the session may have ended.'),
+  });
+
+  return (
+    <section aria-labelledby="h-output" class="card" data-testid="agent-output-panel">
+      <h2 id="h-output">
+        Output of {agent.name} <span class="muted small">{agent.id}</span>
+      </h2>
+      <pre class="log" role="log" aria-live="polite" aria-label={`Output of ${agent.name}`} tabIndex={0} ref={logRef} data-testid="agent-output">
+        {chunks.map((c) => (
+          <span key={c.seq} class={c.stream === 'stderr' ? 'stderr' : undefined}>
+            {c.text}
+          </span>
+        ))}
+      </pre>
+      {ended ? (
+        <p class="muted" data-testid="output-ended">
+          Ended: {ended.state}
+          {ended.exitCode !== undefined ? `, exit code ${ended.exitCode}` : ''}
+          {ended.signal ? `, ${ended.signal}` : ''}
+          {ended.reason ? ` (${ended.reason})` : ''}
+        </p>
+      ) : null}
+      {error ? (
+        <p class="note error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
