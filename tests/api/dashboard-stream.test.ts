@@ -81,3 +81,28 @@ t.test('topics can be chosen; the stream needs a credential; closing the app end
   await stream.ended;
   t.ok(Date.now() - started < 5_000, 'the app closed without waiting for the stream');
 });
+
+t.test("a session's open streams are cut when it ends: sign-out, expiry", async (t) => {
+  const TTL_MS = 1_500;
+  const box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n', ui: { sessionTtlMs: TTL_MS } });
+  t.teardown(() => box.close());
+  const stay = await signIn(box);
+  const leave = await signIn(box);
+  const open = async (b: typeof stay, pathname: string) => {
+    const stream = await openSse(`${box.server.apiUrl}${pathname}`, { cookie: b.cookie });
+    t.equal(stream.status, 200, `${pathname} opened with the session`);
+    return stream;
+  };
+  const dashboard = await open(leave, '/v1/dashboard/stream?topics=overview');
+  const events = await open(leave, '/v1/events/stream');
+  const other = await open(stay, '/v1/dashboard/stream?topics=overview');
+  await dashboard.next((m) => m.event === 'overview');
+  const out = await fetch(`${box.server.apiUrl}/ui/session`, { method: 'DELETE', headers: { cookie: leave.cookie, origin: leave.origin, 'x-csrf-token': leave.csrfToken } });
+  t.equal(out.status, 204, 'signed out');
+  await Promise.all([dashboard.ended, events.ended]);
+  t.pass("the signed-out session's dashboard stream and events feed ended at once");
+  t.equal(await Promise.race([other.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))]), 'open', "another session's stream stays open");
+  // The other session runs out after TTL_MS: its stream ends then, with no request to notice it.
+  await other.ended;
+  t.pass('and ends when that session expires');
+});

@@ -2,7 +2,7 @@
 // require the API key (bearer), an agent's own token (within the route's agent scope), the
 // dashboard's session cookie (with Origin and CSRF token on mutations) or, where operators are
 // listed, a NIP-98 signed request.
-import type { FastifyInstance, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler, preHandlerHookHandler } from 'fastify';
 import { checkRouteAdmitsAgents, registerAgentPolicies } from '../auth/agent-access.js';
 import { agentFromRequest, presentsAgentToken } from '../auth/agent-token-auth.js';
 import { bearerAuthenticator } from '../auth/bearer-auth.js';
@@ -32,7 +32,7 @@ export interface GateAuth {
    * a request with a Cookie and no Authorization header, so key, token and NIP-98 requests never
    * parse a cookie. Agents are never given a session.
    */
-  sessions?: (request: FastifyRequest) => 'accepted' | ApiError | undefined;
+  sessions?: (request: FastifyRequest, reply: FastifyReply) => 'accepted' | ApiError | undefined;
 }
 
 declare module 'fastify' {
@@ -64,7 +64,7 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
     if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
     const header = request.headers.authorization;
     if (header === undefined && sessions && request.headers.cookie !== undefined) {
-      const verdict = sessions(request);
+      const verdict = sessions(request, reply);
       if (verdict === 'accepted') return done();
       if (verdict) return done(verdict);
     }

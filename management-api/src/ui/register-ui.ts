@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { fastifyCookie } from '@fastify/cookie';
 import type { Logger } from 'pino';
 import '../app-state.js';
-import type { ApiError } from '../errors.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
 import type { DashboardMetrics } from './dashboard-metrics.js';
 import { DashboardHub } from './dashboard-hub.js';
@@ -27,7 +26,7 @@ export interface UiOptions {
 /** The dashboard of one app, in two steps around route registration. */
 export interface Dashboard {
   /** For the request gate: accepts the session cookie. */
-  sessions: (request: Parameters<ReturnType<typeof sessionAuthenticator>>[0]) => 'accepted' | ApiError | undefined;
+  sessions: ReturnType<typeof sessionAuthenticator>;
   /** Register the /ui routes and the stream (after the app's state is decorated). */
   register(): Promise<void>;
 }
@@ -56,7 +55,10 @@ export function prepareDashboard(app: FastifyInstance, options: { key: string; n
     route.onResponse = route.onResponse === undefined ? [hook] : [...(Array.isArray(route.onResponse) ? route.onResponse : [route.onResponse]), hook];
   });
   // Before the server stops accepting: fastify's close would otherwise wait on streams that never end.
-  app.addHook('preClose', async () => hub.close());
+  app.addHook('preClose', async () => {
+    hub.close();
+    store.clear();
+  });
   return {
     // fastifyCookie.parse works once the plugin is registered (below, in the session routes' scope).
     sessions: sessionAuthenticator(store, (header) => fastifyCookie.parse(header)),

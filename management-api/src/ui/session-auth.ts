@@ -1,5 +1,5 @@
 // Checks of a dashboard session: the cookie, the box's own Origin and the CSRF token of mutations.
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
 import { sameSecret, type SessionStore, type UiSession } from './session-store.js';
 
@@ -58,8 +58,8 @@ export function isMutation(method: string): boolean {
  * credential), 'accepted', or the error to answer (401 for an unknown, expired or revoked
  * session; 403 ABX_ERR_CSRF for a mutation without the right Origin and token).
  */
-export function sessionAuthenticator(store: SessionStore, parse: CookieParser): (request: FastifyRequest) => 'accepted' | ApiError | undefined {
-  return (request) => {
+export function sessionAuthenticator(store: SessionStore, parse: CookieParser): (request: FastifyRequest, reply: FastifyReply) => 'accepted' | ApiError | undefined {
+  return (request, reply) => {
     const cookie = sessionCookie(request, parse);
     if (cookie === undefined) return undefined;
     const session = store.lookup(cookie);
@@ -74,8 +74,20 @@ export function sessionAuthenticator(store: SessionStore, parse: CookieParser): 
         return refused;
       }
     }
+    cutWhenSessionEnds(reply, session);
     return 'accepted';
   };
+}
+
+/**
+ * A request still open when its session ends (a live stream: the dashboard's, an agent's output,
+ * the events feed) is cut then, so a signed-out or expired session stops receiving data at once.
+ */
+function cutWhenSessionEnds(reply: FastifyReply, session: UiSession): void {
+  const cut = (): void => void reply.raw.destroy();
+  session.ended.addEventListener('abort', cut, { once: true });
+  // A response's close: finished, or its connection gone.
+  reply.raw.once('close', () => session.ended.removeEventListener('abort', cut));
 }
 
 function originOf(text: string): string | undefined {

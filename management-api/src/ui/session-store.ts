@@ -10,6 +10,8 @@ export interface UiSession {
   csrfToken: string;
   expiresAt: Date;
   via: SessionVia;
+  /** Aborted when the session ends (sign-out, expiry, eviction): its open streams are cut then. */
+  ended: AbortSignal;
 }
 
 /** What the session routes answer: the token, when it ends and how it was opened. */
@@ -38,6 +40,7 @@ export function sameSecret(presented: string, expected: string): boolean {
  */
 export class SessionStore {
   readonly #sessions = new Map<string, UiSession>();
+  readonly #enders = new Map<string, { abort: AbortController; timer: NodeJS.Timeout }>();
 
   constructor(private readonly options: { clock: () => Date; ttlMs?: number; max?: number }) {}
 
@@ -53,11 +56,18 @@ export class SessionStore {
     // A Map iterates in insertion order: the first keys are the oldest sessions.
     for (const key of this.#sessions.keys()) {
       if (this.#sessions.size < max) break;
-      this.#sessions.delete(key);
+      this.#end(key);
     }
     const cookie = randomBytes(32).toString('base64url');
-    const session: UiSession = { csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(this.options.clock().getTime() + this.ttlMs), via };
-    this.#sessions.set(keyOf(cookie), session);
+    const key = keyOf(cookie);
+    const abort = new AbortController();
+    // Streams outlive the request that opened them: the session's end must reach them on time,
+    // not at their next lookup (which a stream never makes).
+    const timer = setTimeout(() => this.#end(key), this.ttlMs);
+    timer.unref();
+    this.#enders.set(key, { abort, timer });
+    const session: UiSession = { csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(this.options.clock().getTime() + this.ttlMs), via, ended: abort.signal };
+    this.#sessions.set(key, session);
     return { cookie, session };
   }
 
@@ -67,7 +77,7 @@ export class SessionStore {
     const session = this.#sessions.get(key);
     if (!session) return undefined;
     if (session.expiresAt.getTime() <= this.options.clock().getTime()) {
-      this.#sessions.delete(key);
+      this.#end(key);
       return undefined;
     }
     return session;
@@ -75,7 +85,12 @@ export class SessionStore {
 
   /** End a session (sign-out); later requests with its cookie are refused. */
   revoke(cookie: string): boolean {
-    return this.#sessions.delete(keyOf(cookie));
+    return this.#end(keyOf(cookie));
+  }
+
+  /** End every session (the app is closing). */
+  clear(): void {
+    for (const key of [...this.#sessions.keys()]) this.#end(key);
   }
 
   /** Sessions held now (expired ones included until swept). */
@@ -85,7 +100,17 @@ export class SessionStore {
 
   #sweep(): void {
     const now = this.options.clock().getTime();
-    for (const [key, s] of this.#sessions) if (s.expiresAt.getTime() <= now) this.#sessions.delete(key);
+    for (const [key, s] of this.#sessions) if (s.expiresAt.getTime() <= now) this.#end(key);
+  }
+
+  #end(key: string): boolean {
+    const ender = this.#enders.get(key);
+    if (ender) {
+      clearTimeout(ender.timer);
+      ender.abort.abort();
+      this.#enders.delete(key);
+    }
+    return this.#sessions.delete(key);
   }
 }
 
