@@ -1,7 +1,7 @@
 // The dashboard's live stream over real HTTP: four topics on connect, pushes on change, silence when nothing changes, ended on close.
 import t from 'tap';
 import { writeFile } from 'node:fs/promises';
-import { startTestServer, waitFor } from './support/harness.js';
+import { startTestServer } from './support/harness.js';
 import { openSse, signIn, type SseMessage } from './support/dashboard.js';
 
 const TOML = '[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n';
@@ -10,15 +10,16 @@ const parse = (m: SseMessage) => JSON.parse(m.data) as Record<string, unknown>;
 t.test('the stream sends the four topics, then what changes, and nothing else', async (t) => {
   const box = await startTestServer({ toml: TOML });
   t.teardown(() => box.close());
-  await writeFile(box.paths.sealFile, 'sealed\n');
-  await waitFor('ready', async () => (await box.api('/ready', { auth: false })).status === 200);
   const b = await signIn(box);
   const stream = await openSse(`${box.server.apiUrl}/v1/dashboard/stream`, { cookie: b.cookie });
   t.teardown(() => stream.close());
   t.equal(stream.status, 200);
   t.match(stream.headers['content-type'], /^text\/event-stream/);
+  t.match(parse(await stream.next((m) => m.event === 'overview')), { ready: { status: 503, body: { ready: false, missing: ['seal'] } } }, 'not ready before the seal');
+  await writeFile(box.paths.sealFile, 'sealed\n');
+  await stream.next((m) => m.event === 'overview' && m.data.includes('"status":200'));
 
-  const first = await Promise.all(['overview', 'agents', 'beads', 'mesh'].map((topic) => stream.next((m) => m.event === topic)));
+  const first = await Promise.all(['overview', 'agents', 'beads', 'mesh'].map((topic) => stream.next((m) => m.event === topic && (topic !== 'overview' || m.data.includes('"status":200')))));
   const [overview, agents, beads, mesh] = first.map(parse);
   t.match(overview, { ready: { status: 200, body: { ready: true } }, health: { status: String, slots: { beads: { impl: 'local-sqlite' } } }, meta: { manifestSha256: String, version: String } });
   t.notOk('uptimeSec' in (overview!['health'] as object), 'no ever-changing uptime in the overview');

@@ -6,7 +6,7 @@ import t from 'tap';
 import type { Browser, Page } from 'puppeteer-core';
 import type { TestServer } from '../api/support/harness.js';
 import { launchBrowser, PAGE_WAIT, pageText, screenshotDir, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
-import { startUiBox, type UiBox } from './support/ui-box.js';
+import { sealBox, startUiBox, type UiBox } from './support/ui-box.js';
 
 const manifest = '[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "local-ruvector"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
 
@@ -21,7 +21,8 @@ let waitText: ReturnType<typeof pageText>['waitText'];
 const shots = screenshotDir();
 
 t.before(async () => {
-  ui = await startUiBox(manifest);
+  // Not sealed yet: the overview must show NOT READY first, then READY when the seal appears.
+  ui = await startUiBox(manifest, { seal: false });
   ({ box, uiRoot } = ui);
   browser = await launchBrowser();
   page = await browser.newPage();
@@ -62,7 +63,7 @@ t.test('the bundle is within budget and the /v1 routes refuse a caller without a
   t.equal(forged.status, 401, 'a cookie the box never issued');
 });
 
-t.test('sign in and see READY', async (t) => {
+t.test('sign in, see NOT READY with its reason, then READY as soon as the box is sealed', async (t) => {
   await page.goto(`${box.server.apiUrl}/ui/`, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
   await inspect(t, '1-sign-in');
@@ -74,11 +75,17 @@ t.test('sign in and see READY', async (t) => {
   await page.type('[data-testid="api-key"]', box.key);
   await page.click('[data-testid="sign-in"]');
   const signedIn = Date.now();
-  await waitText('[data-testid="readiness"]', 'READY');
-  t.comment(`sign-in click to READY on screen: ${Date.now() - signedIn} ms`);
+  await waitText('[data-testid="readiness"]', 'NOT READY');
+  t.comment(`sign-in click to the overview on screen: ${Date.now() - signedIn} ms`);
+  t.match(await text('[data-testid="readiness-reason"]'), /bootstrap seal/);
+  t.match(await text('[data-testid="missing"]'), /seal/);
   t.match(await text('[data-testid="session-info"]'), /Signed in with the API key, until /);
-  t.equal((await text('[data-testid="readiness"]')).trim(), 'READY');
+  await inspect(t, '2-overview-not-ready');
+
+  await sealBox(box);
+  await page.waitForFunction(() => document.querySelector('[data-testid="readiness"]')?.textContent === 'READY', PAGE_WAIT);
   t.match(await text('[data-testid="requirements"]'), /seal/);
+  t.equal(await page.$('[data-testid="missing"]'), null, 'nothing missing any more');
   await waitText('[data-testid="slot-orchestrator"]', 'healthy');
   t.match(await text('[data-testid="slot-pods"]'), /off/);
   t.match(await text('[data-testid="manifest-sha256"]'), /^[0-9a-f]{24}/);
@@ -163,10 +170,17 @@ t.test('search a memory namespace', async (t) => {
   await waitText('[data-testid="memory-error"]', 'ABX_ERR_VALIDATION');
 });
 
-t.test('the mesh view says this box is no mesh host', async (t) => {
+t.test('the mesh view says this box is no mesh host; the tabs move with the arrow keys', async (t) => {
   await openTab('mesh');
   await waitText('[data-testid="not-mesh-host"]', 'not a mesh host');
   await inspect(t, '7-mesh');
+  // The tabs follow the ARIA pattern: arrow keys move the selection and the focus, wrapping around.
+  await page.focus('[data-testid="tab-mesh"]');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForSelector('[data-testid="view-overview"]', PAGE_WAIT);
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForSelector('[data-testid="view-mesh"]', PAGE_WAIT);
+  t.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'tab-mesh', 'the focus follows the selected tab');
 });
 
 t.test('sign out: back at sign-in, and the old session is refused', async (t) => {

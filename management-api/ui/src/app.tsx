@@ -1,6 +1,6 @@
 // The shell: learns whether a session exists, shows the sign-in or the signed-in dashboard, and signs out.
 import { useEffect, useState } from 'preact/hooks';
-import { currentSession, describe, onSessionLost, setCsrfToken, signOut } from './api.js';
+import { ApiProblem, currentSession, describe, onSessionLost, setCsrfToken, signOut } from './api.js';
 import { ErrorNote } from './components/common.js';
 import { Dashboard } from './dashboard.js';
 import { time } from './format.js';
@@ -40,7 +40,9 @@ export function App() {
       setCsrfToken('');
       setPhase({ kind: 'signed-out', notice: 'Signed out.' });
     } catch (err) {
-      setError(describe(err));
+      // A session that already ended (expired, revoked, API restarted) is as signed out as can be.
+      if (err instanceof ApiProblem && err.status === 401) lost();
+      else setError(describe(err));
     }
   };
 

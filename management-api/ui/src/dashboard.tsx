@@ -63,7 +63,7 @@ export function Dashboard({ onStreamClosed }: { onStreamClosed: () => void }) {
           {view === 'overview' ? <OverviewView overview={live.overview} /> : null}
           {view === 'agents' ? <AgentsView topic={live.agents} /> : null}
           {view === 'beads' ? <BeadsView topic={live.beads} /> : null}
-          {view === 'events' ? <EventsView /> : null}
+          {view === 'events' ? <EventsView slot={live.overview?.health.slots?.['events']} /> : null}
           {view === 'memory' ? <MemoryView slot={memorySlot} /> : null}
           {view === 'mesh' ? <MeshView topic={live.mesh} /> : null}
         </div>

@@ -47,7 +47,8 @@ export interface StreamHandlers {
 
 /**
  * Open `url` as an EventSource while mounted and while `url` is a string; reopen when it changes.
- * Handlers are read through a ref-like object so re-renders do not reconnect.
+ * The handlers are those of the render that opened the stream (a re-render does not reconnect),
+ * so they should only call state setters, which stay the same across renders.
  */
 export function useStream(url: string | undefined, handlers: StreamHandlers): void {
   useEffect(() => {

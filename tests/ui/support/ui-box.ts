@@ -20,16 +20,17 @@ export interface UiBox {
 /**
  * Build the dashboard from the sources with scripts/bundle-ui.mjs into a temporary folder (dist/ui
  * stays as the build left it for other tests and `npm start`), start the API on it with `toml`,
- * and seal the box the way the seal listener does, so /ready answers 200.
+ * and (unless `seal: false`) seal the box, so /ready answers 200.
  */
-export async function startUiBox(toml: string): Promise<UiBox> {
+export async function startUiBox(toml: string, options: { seal?: boolean } = {}): Promise<UiBox> {
   const uiRoot = await mkdtemp(path.join(os.tmpdir(), 'agentbox-ui-'));
   try {
     await promisify(execFile)(process.execPath, [path.join(repo, 'scripts/bundle-ui.mjs'), '--outdir', uiRoot]);
     const box = await startTestServer({ toml, ui: { root: uiRoot } });
-    await writeFile(`${box.paths.sealFile}.tmp`, 'sealed\n');
-    await rename(`${box.paths.sealFile}.tmp`, box.paths.sealFile);
-    await waitFor('READY', async () => (await box.api('/ready', { auth: false })).status === 200, 10_000);
+    if (options.seal !== false) {
+      await sealBox(box);
+      await waitFor('READY', async () => (await box.api('/ready', { auth: false })).status === 200, 10_000);
+    }
     return {
       box,
       uiRoot,
@@ -42,4 +43,10 @@ export async function startUiBox(toml: string): Promise<UiBox> {
     await rm(uiRoot, { recursive: true, force: true });
     throw err;
   }
+}
+
+/** Write the bootstrap seal the way the seal listener does (a temp file renamed into place). */
+export async function sealBox(box: TestServer): Promise<void> {
+  await writeFile(`${box.paths.sealFile}.tmp`, 'sealed\n');
+  await rename(`${box.paths.sealFile}.tmp`, box.paths.sealFile);
 }

@@ -1,10 +1,10 @@
 // Events: the live feed from /v1/events/stream with a kind filter and a start time, and a form to append one.
 import { useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
-import { ErrorNote, Field } from '../components/common.js';
+import { ErrorNote, Field, Unavailable } from '../components/common.js';
 import { time } from '../format.js';
 import { useStream } from '../live.js';
-import type { ErrorBody, StoredEvent } from '../types.js';
+import type { ErrorBody, SlotHealth, StoredEvent } from '../types.js';
 
 // The feed keeps the newest events only, so a busy box does not grow the page without bound.
 const MAX_EVENTS = 500;
@@ -18,8 +18,14 @@ export function streamUrl(kinds: string[], since: string | undefined): string {
   return `/v1/events/stream${s ? `?${s}` : ''}`;
 }
 
-/** The events view. */
-export function EventsView() {
+/** The events view; `slot` is the events slot as /health reports it. */
+export function EventsView({ slot }: { slot: SlotHealth | undefined }) {
+  // The feed's stream would only be refused: say why instead.
+  if (slot?.impl === 'off') return <Unavailable what="The event log" reason="the events slot is off in the manifest" />;
+  return <EventsFeed />;
+}
+
+function EventsFeed() {
   const [kindText, setKindText] = useState('');
   const [sinceText, setSinceText] = useState('');
   const [filter, setFilter] = useState<{ kinds: string[]; since?: string }>({ kinds: [] });
