@@ -11,6 +11,8 @@ import { ms, quantile, table } from './stats.js';
 const RUNS = Math.min(27, Number(process.env['AGENTBOX_BENCH_DASHBOARD_RUNS'] ?? 20));
 /** Output lines timed; AGENTBOX_BENCH_DASHBOARD_LINES overrides. */
 const LINES = Number(process.env['AGENTBOX_BENCH_DASHBOARD_LINES'] ?? 250);
+/** Earlier output chunks in the panel for the second live run: the panel's cap (a long-running agent). */
+const BACKLOG = 2000;
 const CHROMIUM = process.env['AGENTBOX_CHROMIUM'] ?? '/usr/bin/chromium';
 /** The pass marks of the dashboard's performance requirement. */
 const TARGET = { gzipBytes: 150 * 1024, renderMs: 300, outputP95Ms: 100 };
@@ -51,9 +53,9 @@ export async function runDashboardBench(): Promise<DashboardReport> {
     const render = pct(renders.map((r) => r.render));
     const session = pct(renders.map((r) => r.session));
     const meta = pct(renders.map((r) => r.meta));
-    const live = await liveOutput(browser, box, LINES);
-    const dom = pct(live.dom);
-    const raw = pct(live.raw);
+    const fresh = await liveOutput(browser, box, LINES, 0);
+    const full = await liveOutput(browser, box, LINES, BACKLOG);
+    const [dom, raw, fullDom, fullRaw] = [fresh.dom, fresh.raw, full.dom, full.raw].map(pct) as [ReturnType<typeof pct>, ReturnType<typeof pct>, ReturnType<typeof pct>, ReturnType<typeof pct>];
     const row = (label: string, p: ReturnType<typeof pct>, mark: string) => [label, ms(p.p50), ms(p.p95), ms(p.max), mark];
     text.push(
       `first render after sign-in: ${RUNS} runs, each a fresh browser context (no cookie), timed in the page with performance.now() from the form's submit`,
@@ -62,14 +64,16 @@ export async function runDashboardBench(): Promise<DashboardReport> {
         row('  of which: submit → POST /ui/session answered', session, ''),
         row('baseline: fetch(/v1/meta) round trip from the page', meta, ''),
       ]),
-      `live output: ${LINES} lines of an agent (/bin/sh through the local orchestrator, one line per 20 ms stamped with date +%s%3N), arrival stamped with Date.now() in the page`,
+      `live output: ${LINES} lines of an agent (a Node script through the local orchestrator, sandboxed, one line per 20 ms stamped with Date.now()), arrival stamped with Date.now() in the page`,
       table(['path', 'p50', 'p95', 'max', `p95 ≤ ${TARGET.outputP95Ms} ms`], [
         row('dashboard output panel (MutationObserver on the log)', dom, yes(dom.p95 <= TARGET.outputP95Ms)),
         row('baseline: raw EventSource on /v1/agents/:id/output', raw, ''),
+        row(`output panel already holding ${BACKLOG.toLocaleString('en-US')} chunks`, fullDom, yes(fullDom.p95 <= TARGET.outputP95Ms)),
+        row('baseline: raw EventSource, same agent', fullRaw, ''),
       ]),
       '(wall-clock stamps have 1 ms resolution)',
     );
-    Object.assign(json, { firstRender: { runs: RUNS, render, session, meta, targetMs: TARGET.renderMs }, liveOutput: { lines: LINES, dom, raw, targetP95Ms: TARGET.outputP95Ms } });
+    Object.assign(json, { firstRender: { runs: RUNS, render, session, meta, targetMs: TARGET.renderMs }, liveOutput: { lines: LINES, dom, raw, backlog: BACKLOG, fullDom, fullRaw, targetP95Ms: TARGET.outputP95Ms } });
     return { text: text.join('\n'), json };
   } finally {
     await browser.close();
