@@ -27,15 +27,15 @@ export interface DashboardReport {
   json: Record<string, unknown>;
 }
 
-/** Run the dashboard benchmark on the built dist/ui (npm run bench builds it first). */
+/** Run the dashboard benchmark on the built dist/ui (npm run bench builds it first), or on AGENTBOX_BENCH_DASHBOARD_UI (another build, to compare). */
 export async function runDashboardBench(): Promise<DashboardReport> {
-  const uiRoot = repoPath('dist/ui');
+  const uiRoot = process.env['AGENTBOX_BENCH_DASHBOARD_UI'] ?? repoPath('dist/ui');
   const shipped = shippedSize(uiRoot);
   const preact = await preactSize();
   const sizeRow = (label: string, s: Size, target: boolean) => [label, kib(s.raw), kib(s.gzip), target ? yes(s.gzip <= TARGET.gzipBytes) : ''];
   const text = [
     `dashboard: reproduce with \`npm run bench -- --only dashboard\` (AGENTBOX_BENCH_DASHBOARD_RUNS=${RUNS}, AGENTBOX_BENCH_DASHBOARD_LINES=${LINES}, AGENTBOX_CHROMIUM=${CHROMIUM})`,
-    `shipped size: ${shipped.files.join(', ')} (gzip level 9)`,
+    `shipped size: ${shipped.files.join(', ')} in ${uiRoot} (gzip level 9)`,
     table(['bundle', 'raw', 'gzip', `≤ ${kib(TARGET.gzipBytes)} gzip`], [sizeRow('dashboard JS + CSS (dist/ui/assets)', shipped, true), sizeRow('baseline: Preact alone (core, hooks, JSX runtime), minified', preact, false)]),
   ];
   const json: Record<string, unknown> = { size: { shipped, preact, targetGzipBytes: TARGET.gzipBytes } };
