@@ -7,8 +7,8 @@ import { liveOutput } from './dashboard-live-output.js';
 import { preactSize, shippedSize, type Size } from './dashboard-size.js';
 import { ms, quantile, table } from './stats.js';
 
-/** Timed sign-ins; AGENTBOX_BENCH_DASHBOARD_RUNS overrides (sign-in allows 30 a minute, 3 go to warm-up and the live run). */
-const RUNS = Math.min(27, Number(process.env['AGENTBOX_BENCH_DASHBOARD_RUNS'] ?? 20));
+/** Timed sign-ins; AGENTBOX_BENCH_DASHBOARD_RUNS overrides (sign-in allows 30 a minute: 2 go to warm-up, 2 to the live runs). */
+const RUNS = Math.min(26, Number(process.env['AGENTBOX_BENCH_DASHBOARD_RUNS'] ?? 20));
 /** Output lines timed; AGENTBOX_BENCH_DASHBOARD_LINES overrides. */
 const LINES = Number(process.env['AGENTBOX_BENCH_DASHBOARD_LINES'] ?? 250);
 /** Earlier output chunks in the panel for the second live run: the panel's cap (a long-running agent). */
