@@ -1,7 +1,10 @@
 // `npm run bench`: runs every benchmark (or those named with --only) and prints their reports.
 import { parseArgs } from 'node:util';
 
-const suites: Record<string, () => Promise<string>> = {
+/** A suite's report: text, or text plus the figures as JSON (printed with --json). */
+type Report = string | { text: string; json: Record<string, unknown> };
+
+const suites: Record<string, () => Promise<Report>> = {
   manifest: async () => (await import('./manifest-bench.js')).runManifestBench(),
   boot: async () => (await import('./boot-bench.js')).runBootBench(),
   container: async () => (await import('./container-bench.js')).runContainerBench(),
@@ -16,11 +19,12 @@ const suites: Record<string, () => Promise<string>> = {
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
   ui: async () => (await import('./ui-bench.js')).runUiBench(),
+  dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
 };
 
-const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' } } });
+const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
 if (values.help) {
-  process.stdout.write(`Usage: npm run bench [-- --only NAME ...]\n\nSuites: ${Object.keys(suites).join(', ')}\n`);
+  process.stdout.write(`Usage: npm run bench [-- --only NAME ... [--json]]\n\n--json prints one JSON object per suite: {suite, text, figures?}\n\nSuites: ${Object.keys(suites).join(', ')}\n`);
 } else {
   const names = values.only ?? Object.keys(suites);
   for (const name of names) {
@@ -31,6 +35,9 @@ if (values.help) {
       continue;
     }
     process.stderr.write(`running ${name} benchmark…\n`);
-    process.stdout.write((await suite()) + '\n\n');
+    const report = await suite();
+    const text = typeof report === 'string' ? report : report.text;
+    if (values.json) process.stdout.write(JSON.stringify({ suite: name, text, ...(typeof report === 'string' ? {} : { figures: report.json }) }) + '\n');
+    else process.stdout.write(text + '\n\n');
   }
 }

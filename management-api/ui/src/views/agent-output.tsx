@@ -1,17 +1,41 @@
 // One agent's output, followed live from /v1/agents/:id/output (SSE) until its `end` record.
+import { Component } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import { useStream } from '../live.js';
+import { appendChunk, type Blocks } from '../output-blocks.js';
 import type { Agent, ErrorBody, OutputChunk } from '../types.js';
 
-// Enough for a long session without letting the page grow without bound.
-const MAX_CHUNKS = 2000;
+/**
+ * One block of the log. Only the last block ever receives new chunks, so the others skip their
+ * render entirely; each is laid out as its own block, so the browser lays out only the last one.
+ */
+class LogBlock extends Component<{ chunks: readonly OutputChunk[] }> {
+  override shouldComponentUpdate(next: { chunks: readonly OutputChunk[] }): boolean {
+    return next.chunks !== this.props.chunks;
+  }
+
+  override render({ chunks }: { chunks: readonly OutputChunk[] }) {
+    return (
+      <span class="log-block">
+        {chunks.map((c) => (
+          <span key={c.seq} class={c.stream === 'stderr' ? 'stderr' : undefined}>
+            {c.text}
+          </span>
+        ))}
+      </span>
+    );
+  }
+}
 
 /** The output panel of `agent`. */
 export function AgentOutput({ agent }: { agent: Agent }) {
-  const [chunks, setChunks] = useState<OutputChunk[]>([]);
+  // Bounded (output-blocks.ts): enough for a long session without letting the page grow without end.
+  const [blocks, setBlocks] = useState<Blocks<OutputChunk>>([]);
   const [ended, setEnded] = useState<Agent>();
   const [error, setError] = useState<string>();
   const logRef = useRef<HTMLPreElement>(null);
+  // Following the end of the log: once per frame, not once per chunk (each read of scrollHeight lays the page out).
+  const scrollQueued = useRef(false);
   // A finished stream is not reopened: the URL goes away and so does the EventSource.
   const url = ended || error ? undefined : `/v1/agents/${encodeURIComponent(agent.id)}/output?follow=true`;
 
@@ -19,9 +43,14 @@ export function AgentOutput({ agent }: { agent: Agent }) {
     events: {
       output: (data) => {
         const chunk = JSON.parse(data) as OutputChunk;
-        setChunks((list) => (list.length >= MAX_CHUNKS ? [...list.slice(1), chunk] : [...list, chunk]));
-        const el = logRef.current;
-        if (el) queueMicrotask(() => (el.scrollTop = el.scrollHeight));
+        setBlocks((list) => appendChunk(list, chunk));
+        if (scrollQueued.current) return;
+        scrollQueued.current = true;
+        requestAnimationFrame(() => {
+          scrollQueued.current = false;
+          const el = logRef.current;
+          if (el) el.scrollTop = el.scrollHeight;
+        });
       },
       // The server ends the stream after `end`; closing here keeps the browser from reconnecting.
       end: (data, source) => {
@@ -43,10 +72,8 @@ export function AgentOutput({ agent }: { agent: Agent }) {
         Output of {agent.name} <span class="muted small">{agent.id}</span>
       </h2>
       <pre class="log" role="log" aria-live="polite" aria-label={`Output of ${agent.name}`} tabIndex={0} ref={logRef} data-testid="agent-output">
-        {chunks.map((c) => (
-          <span key={c.seq} class={c.stream === 'stderr' ? 'stderr' : undefined}>
-            {c.text}
-          </span>
+        {blocks.map((b) => (
+          <LogBlock key={b[0]!.seq} chunks={b} />
         ))}
       </pre>
       {ended ? (
