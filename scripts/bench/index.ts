@@ -18,7 +18,6 @@ const suites: Record<string, () => Promise<Report>> = {
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
-  ui: async () => (await import('./ui-bench.js')).runUiBench(),
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
 };
 
