@@ -3,7 +3,7 @@ import t from 'tap';
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { once } from 'node:events';
-import { openTunnel, TUNNEL_READ_BYTES, tunnelRelayFrom, type TunnelRelay } from '../../../management-api/src/sandbox/egress-tunnel.js';
+import { openTunnel, TUNNEL_READ_MAX, tunnelRelayFrom, type TunnelRelay } from '../../../management-api/src/sandbox/egress-tunnel.js';
 
 /** Bytes the upstream sends: random, so a reused buffer overwritten too early shows as a wrong digest. */
 const PAYLOAD = randomBytes(24 * 1024 * 1024);
@@ -59,7 +59,7 @@ for (const relay of ['buffer', 'pipe'] as const) {
     t.equal(got.length, PAYLOAD.length, 'every byte arrived');
     t.equal(digest(got), digest(PAYLOAD), 'in order, none overwritten');
     // A relay that went on reading while its writes waited would queue the whole payload here.
-    t.ok(most <= 2 * Math.max(TUNNEL_READ_BYTES, 64 * 1024), `bytes waiting in the proxy stayed bounded (most ${most})`);
+    t.ok(most <= 2 * Math.max(TUNNEL_READ_MAX, 64 * 1024), `bytes waiting in the proxy stayed bounded (most ${most})`);
   });
 
   t.test(`${relay} relay: the bytes after the CONNECT header go first, and a half-close passes both ways`, async (t) => {
