@@ -1,4 +1,4 @@
-// Sampling never waits on the event loop: a memory read that cannot finish (a FIFO standing in for a stuck smaps_rollup) leaves the API turning, ticks are dropped, not queued.
+// Sampling never waits on the event loop: a memory read that cannot finish (a FIFO standing in for a stuck smaps_rollup) leaves the API turning, ticks are dropped, not queued; a failed sample keeps its waiters.
 import t, { type Test } from 'tap';
 import { execFileSync } from 'node:child_process';
 import { constants, mkdirSync, mkdtempSync, openSync, closeSync, rmSync, writeFileSync, writeSync } from 'node:fs';
@@ -76,4 +76,22 @@ t.test('a sample waiting on a memory read leaves the event loop free, and late t
   void next.then(() => (resolved = true));
   await new Promise((r) => setTimeout(r, 20));
   t.notOk(resolved, 'nextSample did not resolve with the sample already under way');
+});
+
+t.test('a sample that fails leaves its waiters for the next one', async (t) => {
+  const parent = mkdtempSync(path.join(tmpdir(), 'agentbox-late-proc-'));
+  t.teardown(() => rmSync(parent, { recursive: true, force: true }));
+  // A process table that is not there yet: the first sample fails, the next finds it (empty).
+  const root = path.join(parent, 'proc');
+  const accounting = new AgentAccounting({ logger: createLogger({ level: 'silent' }), procRoot: root, intervalMs: 3_600_000 });
+  t.teardown(() => accounting.close());
+  accounting.follow('agt_late', PID, {}, async () => undefined);
+  let resolved = false;
+  const waiting = accounting.nextSample().then(() => (resolved = true));
+  await t.rejects(accounting.sample(), { code: 'ENOENT' });
+  t.notOk(resolved, 'not resolved by the failed sample');
+  mkdirSync(root);
+  await accounting.sample();
+  await waiting;
+  t.ok(resolved, 'resolved by the next sample that completed');
 });

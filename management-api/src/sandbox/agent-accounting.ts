@@ -104,7 +104,11 @@ export class AgentAccounting {
     // Waiters that came before this sample began; those that come during it wait for the next.
     const waiters = this.#waiters;
     this.#waiters = [];
-    const report = await this.#sampler.sample();
+    const report = await this.#sampler.sample().catch((err: unknown) => {
+      // A failed sample leaves its waiters for the next one.
+      this.#waiters.unshift(...waiters);
+      throw err;
+    });
     const metrics = this.options.metrics;
     metrics?.sampleDuration.observe(report.seconds);
     if (report.cpuGrowth > 0) metrics?.cpu.inc(report.cpuGrowth);
