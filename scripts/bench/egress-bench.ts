@@ -1,141 +1,131 @@
-// Egress benchmark: the proxy programme (a real process) against direct connections on loopback, side by side:
-// CONNECT set-up time and bulk throughput through a tunnel.
-import { spawn } from 'node:child_process';
+// Egress benchmark: CONNECT set-up and bulk throughput on loopback, direct and through the proxy programme (both relays), from client and server processes of their own.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { ControlClient } from '../../management-api/src/sandbox/egress-control-client.js';
 import { newProxyCredential } from '../../management-api/src/sandbox/agent-proxy-credential.js';
+import type { TunnelRelay } from '../../management-api/src/sandbox/egress-tunnel.js';
+import { CLOCK_TICKS, readStat } from '../../management-api/src/sandbox/proc-stat.js';
 import { repoPath } from '../cli/repo-path.js';
-import { ms, quantile, table } from './stats.js';
+import { BULK_BYTES, type FetchResult, type FetchTarget } from './egress-bench-peer.js';
+import { median, ms, quantile, table } from './stats.js';
 
-/** Connections per side for set-up times; AGENTBOX_BENCH_EGRESS_CONNECTS overrides. */
+/** Connections per path for set-up times; AGENTBOX_BENCH_EGRESS_CONNECTS overrides. */
 const CONNECTS = Number(process.env['AGENTBOX_BENCH_EGRESS_CONNECTS'] ?? 1_000);
-/** Bytes per bulk transfer, and transfers per side. */
-const BULK_BYTES = 256 * 1024 * 1024;
-const BULK_RUNS = 3;
+/** Bulk transfers per path; AGENTBOX_BENCH_EGRESS_RUNS overrides. */
+const BULK_RUNS = Number(process.env['AGENTBOX_BENCH_EGRESS_RUNS'] ?? 5);
 /** The pass marks of the issue. */
 const SETUP_TARGET_MS = 2;
 const THROUGHPUT_TARGET = 0.8;
 
-/** A server that stays silent (set-up) and one that sends BULK_BYTES on connect (bulk). */
-async function servers(): Promise<{ idle: number; bulk: number; close: () => void }> {
-  const chunk = Buffer.alloc(1024 * 1024, 7);
-  const idle = net.createServer((s) => s.on('error', () => undefined));
-  const bulk = net.createServer((s) => {
-    s.on('error', () => undefined);
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < BULK_BYTES) {
-        sent += chunk.length;
-        if (!s.write(chunk)) return void s.once('drain', pump);
-      }
-      s.end();
-    };
-    pump();
-  });
-  await Promise.all([idle, bulk].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
-  return { idle: (idle.address() as net.AddressInfo).port, bulk: (bulk.address() as net.AddressInfo).port, close: () => (idle.close(), bulk.close()) };
-}
+const peerScript = (): string => repoPath('dist/scripts/bench/egress-bench-peer.js');
 
-/** A connected socket to `port`, directly or through a CONNECT tunnel; resolves with the time it took. */
-function open(port: number, via?: { port: number; auth: string }): Promise<{ socket: net.Socket; ms: number }> {
-  const t0 = performance.now();
+/** The first line a child prints, parsed as JSON; rejects when it exits first. */
+function firstLine<T>(child: ChildProcess, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
-    const s = net.connect(via ? via.port : port, '127.0.0.1');
-    s.setNoDelay(true);
-    s.once('error', reject);
-    if (!via) return void s.once('connect', () => resolve({ socket: s, ms: performance.now() - t0 }));
-    s.once('connect', () => s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${via.auth}\r\n\r\n`));
-    let head = '';
-    const onData = (d: Buffer): void => {
-      head += d.toString('latin1');
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      s.off('data', onData);
-      // Paused until the caller listens: a flowing socket with no 'data' listener drops what arrives.
-      s.pause();
-      if (!head.startsWith('HTTP/1.1 200')) return reject(new Error(`proxy answered ${head.split('\r\n')[0]}`));
-      const rest = Buffer.from(head.slice(end + 4), 'latin1');
-      if (rest.length) s.unshift(rest);
-      resolve({ socket: s, ms: performance.now() - t0 });
-    };
-    s.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${what} exited (${code}) before answering`)));
+    createInterface({ input: child.stdout! }).once('line', (line) => resolve(JSON.parse(line) as T));
   });
 }
 
-/** Read everything the bulk server sends; resolves to bytes per second. */
-async function drain(port: number, via?: { port: number; auth: string }): Promise<number> {
-  const { socket } = await open(port, via);
-  const t0 = performance.now();
-  let bytes = 0;
-  socket.on('data', (d: Buffer) => (bytes += d.length));
-  socket.resume();
-  await new Promise((r) => socket.once('close', r));
-  if (bytes < BULK_BYTES) throw new Error(`only ${bytes} of ${BULK_BYTES} bytes arrived`);
-  return bytes / ((performance.now() - t0) / 1000);
+/** One client process: `connects` set-ups to `idle`, then the bulk read when asked. */
+function fetchIn(idle: FetchTarget, connects: number, bulk?: FetchTarget): Promise<FetchResult> {
+  const child = spawn(process.execPath, [peerScript(), 'fetch', JSON.stringify({ idle, connects, bulk })], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return firstLine<FetchResult>(child, 'the benchmark client');
 }
 
-/** Run the egress benchmark and return the report text. */
-export async function runEgressBench(): Promise<string> {
-  const dir = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), 'agentbox-egress-bench-'));
-  const srv = await servers();
+/** A proxy programme with the given relay, a credential registered; CPU seconds it has used so far on demand. */
+async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ via: { port: number; auth: string }; cpu: () => number; close: () => void }> {
+  const dir = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), `agentbox-egress-bench-${relay}-`));
   const paths = runtimePaths({ AGENTBOX_ROOT: dir });
   const manifest = path.join(dir, 'agentbox.toml');
-  writeFileSync(manifest, `[sandbox.egress]\nallow_domains = ["127.0.0.1"]\nallow_ports = [${srv.idle}, ${srv.bulk}]\n`);
+  writeFileSync(manifest, `[sandbox.egress]\nallow_domains = ["127.0.0.1"]\nallow_ports = [${allowPorts.join(', ')}]\n`);
   const { key } = await ensureApiKey(paths.apiKeyFile, createLogger({ level: 'silent' }));
-  const proxy = spawn(process.execPath, [repoPath('dist/management-api/src/sandbox/egress-proxy-cli.js')], { env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: dir, AGENTBOX_MANIFEST: manifest, AGENTBOX_EGRESS_PORT: '0' }, stdio: ['ignore', 'ignore', 'inherit'] });
+  const env = { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: dir, AGENTBOX_MANIFEST: manifest, AGENTBOX_EGRESS_PORT: '0', AGENTBOX_EGRESS_RELAY: relay };
+  const proxy = spawn(process.execPath, [repoPath('dist/management-api/src/sandbox/egress-proxy-cli.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let client: ControlClient | undefined;
+  const close = (): void => {
+    client?.close();
+    proxy.kill('SIGTERM');
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
-    const { secret, hash } = newProxyCredential();
-    const connected = new Promise<number>((resolve, reject) => {
+    const port = await new Promise<number>((resolve, reject) => {
       proxy.once('exit', (code) => reject(new Error(`the egress proxy exited (${code}) before its control socket answered`)));
       client = new ControlClient({ socketPath: paths.egressControlSocket, apiKey: key, onConnect: async (_c, reply) => resolve(reply.port), onDecision: () => undefined, onStateChange: () => undefined, timing: { retryMinMs: 20, retryMaxMs: 100 } });
       client.start();
     });
-    const proxyPort = await connected;
+    const { secret, hash } = newProxyCredential();
     await client!.call({ op: 'register', agent: 'agt_bench', hash });
-    const via = { port: proxyPort, auth: Buffer.from(`agt_bench:${secret}`).toString('base64') };
-
-    const setup = async (through?: typeof via): Promise<number[]> => {
-      const times: number[] = [];
-      for (let i = 0; i < CONNECTS; i++) {
-        const { socket, ms: t } = await open(srv.idle, through);
-        times.push(t);
-        socket.destroy();
-      }
-      return times;
+    const cpu = (): number => {
+      const s = readStat(proxy.pid!);
+      return s ? s.ownTicks / CLOCK_TICKS : NaN;
     };
-    // Warm both paths (JIT, first connections) before measuring; alternate so load hits both alike.
-    await setup(), await setup(via);
-    const [direct, proxied] = [await setup(), await setup(via)];
-    const rates = { direct: [] as number[], proxied: [] as number[] };
-    for (let i = 0; i < BULK_RUNS; i++) {
-      rates.direct.push(await drain(srv.bulk));
-      rates.proxied.push(await drain(srv.bulk, via));
+    return { via: { port, auth: Buffer.from(`agt_bench:${secret}`).toString('base64') }, cpu, close };
+  } catch (err) {
+    close();
+    throw err;
+  }
+}
+
+interface PathFigures {
+  setup: number[];
+  rates: number[];
+  /** CPU seconds of the proxy per GiB relayed, one per bulk run. */
+  proxyCpu: number[];
+  /** CPU seconds of the receiving client per GiB, one per bulk run: a relay can move cost onto the agent. */
+  clientCpu: number[];
+}
+
+/** Run the egress benchmark and return the report text. */
+export async function runEgressBench(): Promise<string> {
+  const server = spawn(process.execPath, [peerScript(), 'serve'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stops: Array<() => void> = [() => server.kill('SIGTERM')];
+  try {
+    const ports = await firstLine<{ idle: number; bulk: number }>(server, 'the benchmark server');
+    const proxies = { buffer: await startProxy('buffer', [ports.idle, ports.bulk]), pipe: await startProxy('pipe', [ports.idle, ports.bulk]) };
+    stops.push(proxies.buffer.close, proxies.pipe.close);
+    const paths = [
+      { name: 'direct', via: undefined, cpu: undefined },
+      { name: 'proxy, stream pipe relay (before)', via: proxies.pipe.via, cpu: proxies.pipe.cpu },
+      { name: 'proxy, reused-buffer relay (now)', via: proxies.buffer.via, cpu: proxies.buffer.cpu },
+    ];
+    const figures = new Map<string, PathFigures>(paths.map((p) => [p.name, { setup: [], rates: [], proxyCpu: [], clientCpu: [] }]));
+    // Warm every path (JIT in the proxies, first connections) before measuring.
+    for (const p of paths) await fetchIn({ port: ports.idle, ...(p.via ? { via: p.via } : {}) }, 50);
+    for (let run = 0; run < BULK_RUNS; run++) {
+      // Rotate the order so load from elsewhere on the machine falls on every path alike.
+      for (let i = 0; i < paths.length; i++) {
+        const p = paths[(run + i) % paths.length]!;
+        const f = figures.get(p.name)!;
+        const via = p.via ? { via: p.via } : {};
+        f.setup.push(...(await fetchIn({ port: ports.idle, ...via }, Math.ceil(CONNECTS / BULK_RUNS))).setup);
+        const before = p.cpu?.() ?? 0;
+        const bulk = await fetchIn({ port: ports.idle, ...via }, 0, { port: ports.bulk, ...via });
+        f.rates.push(bulk.rate!);
+        f.clientCpu.push((bulk.cpuMs! / 1000) * ((1024 * 1024 * 1024) / BULK_BYTES));
+        if (p.cpu) f.proxyCpu.push(((p.cpu() - before) * 1024 * 1024 * 1024) / BULK_BYTES);
+      }
     }
-    const best = (r: number[]) => Math.max(...r);
-    const ratio = best(rates.proxied) / best(rates.direct);
-    const mb = (r: number) => `${(r / 1024 / 1024).toFixed(0)} MiB/s`;
+    const direct = figures.get('direct')!;
+    const mb = (r: number): string => `${(r / 1024 / 1024).toFixed(0)} MiB/s`;
+    const rows = paths.map((p) => {
+      const f = figures.get(p.name)!;
+      const best = Math.max(...f.rates) / Math.max(...direct.rates);
+      const mid = median(f.rates) / median(direct.rates);
+      const pass = p.via ? (quantile(f.setup, 0.5) <= SETUP_TARGET_MS && best >= THROUGHPUT_TARGET ? 'yes' : 'NO') : '';
+      return [p.name, ms(quantile(f.setup, 0.5)), ms(quantile(f.setup, 0.95)), `${mb(Math.max(...f.rates))}${p.via ? ` (${best.toFixed(2)}×)` : ''}`, `${mb(median(f.rates))}${p.via ? ` (${mid.toFixed(2)}×)` : ''}`, `${median(f.clientCpu).toFixed(2)} s`, p.cpu ? `${median(f.proxyCpu).toFixed(2)} s` : '', pass];
+    });
     return [
-      `egress: the proxy programme (its own process) on 127.0.0.1, ${CONNECTS} connections per side to a silent server, then ${BULK_RUNS} × ${BULK_BYTES / 1024 / 1024} MiB read per side (best run)`,
-      table(
-        ['path', 'set-up p50', 'set-up p95', 'bulk', `pass (set-up ≤ ${SETUP_TARGET_MS} ms, bulk ≥ ${THROUGHPUT_TARGET}×)`],
-        [
-          ['direct', ms(quantile(direct, 0.5)), ms(quantile(direct, 0.95)), mb(best(rates.direct)), ''],
-          ['CONNECT through the proxy (auth, allowlist, checked address)', ms(quantile(proxied, 0.5)), ms(quantile(proxied, 0.95)), `${mb(best(rates.proxied))} (${ratio.toFixed(2)}×)`, quantile(proxied, 0.5) <= SETUP_TARGET_MS && ratio >= THROUGHPUT_TARGET ? 'yes' : 'NO'],
-        ],
-      ),
+      `egress: client and servers in processes of their own, the proxy programme in its own; ${CONNECTS} set-ups per path to a silent server, ${BULK_RUNS} × ${BULK_BYTES / 1024 / 1024} MiB read per path, paths interleaved; load average at start ${loadavg()[0]!.toFixed(2)} on ${(await import('node:os')).cpus().length} CPUs`,
+      table(['path', 'set-up p50', 'set-up p95', 'bulk best', 'bulk median', 'client CPU per GiB', 'proxy CPU per GiB', `pass (set-up ≤ ${SETUP_TARGET_MS} ms, best ≥ ${THROUGHPUT_TARGET}×)`], rows),
     ].join('\n');
   } finally {
-    client?.close();
-    proxy.kill('SIGTERM');
-    srv.close();
-    rmSync(dir, { recursive: true, force: true });
+    for (const stop of stops) stop();
   }
 }

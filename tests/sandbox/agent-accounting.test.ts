@@ -62,7 +62,7 @@ t.test('figures: the RSS and PSS of a process that touched 64 MiB, kept after th
   t.same(agent.usage, { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 }, 'no figures before the first sample');
   t.same(agent.limits, { memory_bytes: 2 * 1024 * MIB, cpu_seconds: 3600, processes: 64 }, "the manifest's budgets");
   await readUntil(manager, agent.id, (text) => text.includes('ready'));
-  accounting.sample();
+  await accounting.sample();
   const usage = manager.status(agent.id).usage!;
   t.ok(usage.rss_bytes >= 64 * MIB, `RSS ${usage.rss_bytes} ≥ 64 MiB`);
   t.ok(usage.pss_bytes >= 64 * MIB, `PSS ${usage.pss_bytes} ≥ 64 MiB (private pages count whole)`);
@@ -112,11 +112,11 @@ t.test('a daemon that calls setsid and is reparented stays the agent’s', async
   const daemonPid = Number(/daemon (\d+)/.exec(text)![1]);
   t.teardown(() => quietKill(daemonPid));
   await waitFor('the daemon to run in its own session', () => readStat(daemonPid)?.session === daemonPid);
-  accounting.sample();
+  await accounting.sample();
   t.equal(manager.status(agent.id).usage!.processes, 3, 'leader, middle and daemon (the daemon found by descent)');
   process.kill(middlePid, 'SIGKILL');
   await waitFor('the daemon to be reparented', () => readStat(daemonPid) && readStat(daemonPid)!.ppid !== middlePid && !readStat(middlePid));
-  accounting.sample();
+  await accounting.sample();
   t.equal(manager.status(agent.id).state, 'running');
   t.equal(manager.status(agent.id).usage!.processes, 2, 'the leader (now sleeping) and the daemon: neither group, session nor descent finds the daemon, having belonged does');
 });
@@ -127,7 +127,7 @@ t.test('sampling survives processes that vanish mid-read', async (t) => {
   const agent = await manager.spawn({ name: 'zombie', command: '/bin/sh', args: ['-c', 'sleep 0 & echo started; exec sleep 300'] });
   await readUntil(manager, agent.id, (s) => s.includes('started'));
   await waitFor('the zombie', () => stateOfChildren(agent.pid).includes('Z'));
-  accounting.sample();
+  await accounting.sample();
   t.equal(manager.status(agent.id).usage!.processes, 2, 'a zombie is counted (it holds a pid), with no memory read');
 
   // A process listed, then reaped before its files are read: the stale list is sampled as is.
@@ -137,13 +137,13 @@ t.test('sampling survives processes that vanish mid-read', async (t) => {
   t.notOk(readStat(pid), 'the process is gone');
   const direct = new UsageSampler();
   direct.follow('x', agent.pid);
-  t.doesNotThrow(() => direct.sample([...listPids(), pid]), 'a listed pid that has gone is skipped');
+  await t.resolves(direct.sample([...listPids(), pid]), 'a listed pid that has gone is skipped');
   t.equal(direct.unfollow('x')?.usage.processes, 2, 'and the agent is still measured');
 
   // Churn: processes start and end throughout the samples.
   const churn = await manager.spawn({ name: 'churn', command: '/bin/sh', args: ['-c', 'echo go; while :; do /bin/true; done'] });
   await readUntil(manager, churn.id, (s) => s.includes('go'));
-  for (let i = 0; i < 30; i++) accounting.sample();
+  for (let i = 0; i < 30; i++) await accounting.sample();
   t.ok(manager.status(churn.id).usage!.processes >= 1, 'the churning agent is still accounted');
 });
 

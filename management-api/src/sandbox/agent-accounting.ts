@@ -45,6 +45,8 @@ export class AgentAccounting {
   readonly #entries = new Map<string, Entry>();
   #timer: NodeJS.Timeout | undefined;
   #waiters: Array<() => void> = [];
+  /** The sample under way: at most one at a time. */
+  #inFlight: Promise<void> | undefined;
 
   constructor(private readonly options: AccountingOptions) {
     this.#sampler = new UsageSampler(options.procRoot);
@@ -88,9 +90,25 @@ export class AgentAccounting {
     this.#entries.delete(id);
   }
 
-  /** Sample every live agent now and enforce the budgets (the timer calls this each interval). */
-  sample(): void {
-    const report = this.#sampler.sample();
+  /**
+   * Sample every live agent and enforce the budgets (the timer calls this each interval). The
+   * event loop keeps turning during the sample. While one is under way, a call joins it rather
+   * than starting a second pass over /proc.
+   */
+  sample(): Promise<void> {
+    this.#inFlight ??= this.#sampleOnce().finally(() => (this.#inFlight = undefined));
+    return this.#inFlight;
+  }
+
+  async #sampleOnce(): Promise<void> {
+    // Waiters that came before this sample began; those that come during it wait for the next.
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    const report = await this.#sampler.sample().catch((err: unknown) => {
+      // A failed sample leaves its waiters for the next one.
+      this.#waiters.unshift(...waiters);
+      throw err;
+    });
     const metrics = this.options.metrics;
     metrics?.sampleDuration.observe(report.seconds);
     if (report.cpuGrowth > 0) metrics?.cpu.inc(report.cpuGrowth);
@@ -100,12 +118,10 @@ export class AgentAccounting {
       const reason = overBudget(entry.sampled.usage, entry.limits);
       if (reason) this.#enforce(id, entry, reason);
     }
-    const waiters = this.#waiters;
-    this.#waiters = [];
     for (const resolve of waiters) resolve();
   }
 
-  /** Resolves after the next sample has completed. */
+  /** Resolves once a sample that began after this call has completed. */
   nextSample(): Promise<void> {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
@@ -117,12 +133,16 @@ export class AgentAccounting {
   }
 
   #tick(): void {
-    try {
-      this.sample();
-    } catch (err) {
-      // A timer callback that throws would end the API: an unreadable /proc costs one sample only.
-      this.options.logger.error({ event: 'AgentSamplingFailed', err }, 'could not sample the agents from /proc');
+    // A sample still under way when the next is due (a slow /proc read, a loaded machine): this
+    // tick is dropped, not queued, so late samples never pile up behind each other.
+    if (this.#inFlight) {
+      this.options.metrics?.samplesDropped.inc();
+      return;
     }
+    this.sample().catch((err: unknown) => {
+      // A rejection left unhandled would end the API: an unreadable /proc costs one sample only.
+      this.options.logger.error({ event: 'AgentSamplingFailed', err }, 'could not sample the agents from /proc');
+    });
   }
 
   #enforce(id: string, entry: Entry, reason: LimitReason): void {

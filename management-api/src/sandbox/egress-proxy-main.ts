@@ -9,6 +9,7 @@ import { startControlServer, type ControlServer } from './egress-control-server.
 import { CredentialStore } from './egress-credentials.js';
 import { createEgressProxy } from './egress-proxy.js';
 import type { Resolver } from './egress-decision.js';
+import { tunnelRelayFrom } from './egress-tunnel.js';
 
 /** The running programme. */
 export interface EgressProxyRun {
@@ -20,8 +21,9 @@ export interface EgressProxyRun {
 /**
  * Start the proxy with the manifest the box runs with (AGENTBOX_MANIFEST) and its allowlist,
  * on `sandbox.egress.port` (AGENTBOX_EGRESS_PORT overrides it; 0 = any free port, for parallel
- * runs), and its control socket under the run dir. The proxy knows no credential until the API
- * registers one: every request is refused with 407 until then.
+ * runs), and its control socket under the run dir. AGENTBOX_EGRESS_RELAY=pipe selects the
+ * stream relay for tunnels instead of the reused read buffer (egress-tunnel.ts). The proxy
+ * knows no credential until the API registers one: every request is refused with 407 until then.
  */
 export async function runEgressProxy(env: Readonly<Record<string, string | undefined>>, logger: Logger, resolve?: Resolver): Promise<EgressProxyRun> {
   const paths = runtimePaths(env);
@@ -30,7 +32,8 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
   let allowlist = new Allowlist({ allow_domains: [...egress.allow_domains], allow_ports: [...egress.allow_ports] });
   const credentials = new CredentialStore();
   let control: ControlServer | undefined;
-  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), ...(resolve ? { resolve } : {}) });
+  const relay = tunnelRelayFrom(env);
+  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), relay, ...(resolve ? { resolve } : {}) });
   const port = listenPort(env, 'AGENTBOX_EGRESS_PORT', egress.port);
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
@@ -56,7 +59,7 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
     server.close();
     throw err;
   });
-  logger.info({ event: 'EgressProxyListening', port: bound, control: paths.egressControlSocket }, `egress proxy on 127.0.0.1:${bound}`);
+  logger.info({ event: 'EgressProxyListening', port: bound, control: paths.egressControlSocket, relay }, `egress proxy on 127.0.0.1:${bound}`);
   return {
     port: bound,
     socketPath: paths.egressControlSocket,

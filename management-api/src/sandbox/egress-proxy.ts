@@ -5,13 +5,13 @@
 // and the address it connects to can differ (DNS rebinding), and it can refuse a request only as
 // 407 or as a 500 carrying a stack trace. `http-proxy` and `@fastify/http-proxy` are reverse
 // proxies to a configured upstream and do not handle CONNECT. What is left here is small: parse
-// the target, decide, connect to the checked address, pipe.
+// the target, decide, connect to the checked address, relay (egress-tunnel.ts).
 import http from 'node:http';
-import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Allowlist } from './egress-allowlist.js';
 import type { CredentialStore } from './egress-credentials.js';
 import { decide, systemResolver, type Resolver } from './egress-decision.js';
+import { openTunnel, type TunnelRelay } from './egress-tunnel.js';
 
 /** One decision, as the API records it (an event and a metric). */
 export interface EgressDecision {
@@ -32,6 +32,8 @@ export interface EgressProxyOptions {
   allowlist: () => Allowlist;
   onDecision: (decision: EgressDecision) => void;
   resolve?: Resolver;
+  /** How CONNECT tunnels move bytes (default: one reused read buffer per tunnel). */
+  relay?: TunnelRelay;
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy credential never travel upstream.
@@ -41,6 +43,7 @@ const MAX_HOST = 255;
 /** Build the proxy server (not yet listening). */
 export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const resolve = options.resolve ?? systemResolver;
+  const relay = options.relay ?? 'buffer';
   const server = http.createServer();
 
   /** Authenticate and decide; answers a refusal itself and returns undefined then. */
@@ -68,19 +71,7 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     if (!target) return refuse(400, 'bad-target');
     void admit(req, target.host, target.port, 'CONNECT', refuse).then((address) => {
       if (address === undefined || socket.destroyed) return;
-      const upstream = net.connect({ host: address, port: target.port });
-      upstream.setNoDelay(true);
-      upstream.once('error', () => (upstream.readyState === 'opening' ? refuse(502, 'connect-failed') : socket.destroy()));
-      upstream.once('connect', () => {
-        socket.write('HTTP/1.1 200 Connection established\r\n\r\n');
-        if (head.length) upstream.write(head);
-        upstream.pipe(socket);
-        socket.pipe(upstream);
-      });
-      // A clean end travels through the pipes (each side ends the other once flushed); only an
-      // error cuts the other side off at once, or what is still buffered would be lost.
-      socket.once('close', () => upstream.destroy());
-      upstream.once('close', (hadError) => hadError && socket.destroy());
+      openTunnel(socket, address, target.port, head, { onConnect: () => void socket.write('HTTP/1.1 200 Connection established\r\n\r\n'), onConnectFailed: () => refuse(502, 'connect-failed') }, relay);
     });
   });
 

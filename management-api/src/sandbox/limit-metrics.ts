@@ -18,6 +18,8 @@ export interface LimitMetrics {
   terminations: Counter<'reason'>;
   /** `agentbox_agent_sample_duration_seconds`: the cost of one sample of every agent. */
   sampleDuration: Histogram;
+  /** `agentbox_agent_samples_dropped_total`: timer ticks skipped because the previous sample was still under way. */
+  samplesDropped: Counter;
 }
 
 const MIB = 1024 ** 2;
@@ -46,9 +48,10 @@ export function createLimitMetrics(registry: Registry): LimitMetrics {
     terminations,
     sampleDuration: new Histogram({
       name: 'agentbox_agent_sample_duration_seconds',
-      help: 'Time one sample of every agent takes (a scan of /proc).',
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
+      help: 'Time one sample of every agent takes (a scan of /proc; the event loop keeps turning meanwhile).',
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
       registers,
     }),
+    samplesDropped: new Counter({ name: 'agentbox_agent_samples_dropped_total', help: 'Sampling ticks skipped because the previous sample of the agents was still under way.', registers }),
   };
 }

@@ -31,9 +31,10 @@ export interface ProcMemory {
  */
 export const CLOCK_TICKS = 100;
 
-// One buffer for every read: the sampler runs on the event loop, one file at a time. stat and
-// smaps_rollup are well under 2 KiB; procfs serves them from kernel memory, never from a disk,
-// which is why the reads are synchronous (an async readFile costs four thread-pool hops per file).
+// One buffer for every synchronous read (one file at a time on the event loop). stat and
+// smaps_rollup are well under 2 KiB; procfs serves them from kernel memory, never from a disk.
+// The sampler reads stat lines this way in short slices and smaps_rollup on the thread pool
+// (proc-read-async.ts).
 const buffer = Buffer.allocUnsafe(4096);
 
 /**
@@ -88,13 +89,14 @@ export function readMemory(stat: ProcStat, procRoot = '/proc'): ProcMemory {
   const fallback = stat.rssPages * pageSize();
   if (stat.state === 'Z') return { rss: 0, pss: 0 };
   const text = readProcFile(`${procRoot}/${stat.pid}/smaps_rollup`);
-  const rss = text === undefined ? undefined : kilobytes(text, 'Rss:');
-  const pss = text === undefined ? undefined : kilobytes(text, 'Pss:');
+  const rss = text === undefined ? undefined : kilobytesIn(text, 'Rss:');
+  const pss = text === undefined ? undefined : kilobytesIn(text, 'Pss:');
   if (rss === undefined || pss === undefined) return { rss: fallback, pss: fallback };
   return { rss, pss };
 }
 
-function kilobytes(text: string, key: string): number | undefined {
+/** The `key` line of a smaps_rollup text (`Rss:`, `Pss:`), in bytes; undefined when absent. */
+export function kilobytesIn(text: string, key: string): number | undefined {
   const at = text.indexOf(`\n${key}`);
   if (at < 0) return undefined;
   const value = Number.parseInt(text.slice(at + key.length + 1).trimStart(), 10);

@@ -1,7 +1,8 @@
 // One sampler for every agent: each tick scans /proc once, attributes processes to agents and sums their use.
 import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
 import type { AgentUsage } from './agent-limits.js';
-import { CLOCK_TICKS, listPids, readMemory, readStat, type ProcStat } from './proc-stat.js';
+import { listPidsAsync, readMemoriesAsync, readStatsSliced } from './proc-read-async.js';
+import { CLOCK_TICKS, readStat, type ProcMemory, type ProcStat } from './proc-stat.js';
 
 /** An agent the sampler follows. */
 export interface SampledAgent {
@@ -28,7 +29,10 @@ export interface SampleReport {
   cpuGrowth: number;
 }
 
-/** Follows agents' process trees; `sample()` is one synchronous pass over /proc. */
+/**
+ * Follows agents' process trees; `sample()` is one pass over /proc that gives the event loop a
+ * turn between short slices of reads (proc-read-async.ts). The caller runs one sample at a time.
+ */
 export class UsageSampler {
   readonly #agents = new Map<string, SampledAgent>();
 
@@ -68,36 +72,41 @@ export class UsageSampler {
   /**
    * Sample every followed agent. Processes may end at any point of the pass: a stat or memory
    * file that is gone (ENOENT) or refuses the read (ESRCH) drops that process from this sample.
+   * An agent followed during the pass is measured from the next one; one unfollowed during it
+   * keeps the figures it had.
    */
-  sample(pids: readonly number[] = listPids(this.procRoot)): SampleReport {
+  async sample(pids?: readonly number[]): Promise<SampleReport> {
     const started = process.hrtime.bigint();
-    const stats: ProcStat[] = [];
-    for (const pid of pids) {
-      const s = readStat(pid, this.procRoot);
-      if (s) stats.push(s);
-    }
-    const table = new ProcessTable(stats);
+    const table = new ProcessTable(await readStatsSliced(pids ?? (await listPidsAsync(this.procRoot)), this.procRoot));
+    // Attribution first for every agent (from the one table), then the memory of all members in
+    // one bounded batch, then the sums.
+    const plans = [...this.#agents.values()].map((agent) => ({ agent, members: table.members(agent.leader, agent.state.leaderStart, agent.state.known) }));
+    const all = plans.flatMap((p) => p.members);
+    const memories = await readMemoriesAsync(all, this.procRoot);
     let cpuGrowth = 0;
-    for (const agent of this.#agents.values()) cpuGrowth += this.#measure(agent, table);
+    let at = 0;
+    for (const { agent, members } of plans) {
+      const own = memories.slice(at, (at += members.length));
+      if (this.#agents.get(agent.id) === agent) cpuGrowth += this.#measure(agent, members, own);
+    }
     return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth };
   }
 
-  #measure(agent: SampledAgent, table: ProcessTable): number {
+  #measure(agent: SampledAgent, members: ProcStat[], memories: readonly ProcMemory[]): number {
     const { state } = agent;
-    const members = table.members(agent.leader, state.leaderStart, state.known);
     const now = new Map<ProcKey, { ticks: number; ppid: number }>();
     let rss = 0;
     let pss = 0;
     let ticks = 0;
-    for (const s of members) {
-      const memory = readMemory(s, this.procRoot);
+    members.forEach((s, i) => {
+      const memory = memories[i]!;
       rss += memory.rss;
       pss += memory.pss;
       // Own time plus that of children it has reaped: a reaped child's time moves into its
       // parent's, so every process is counted once, alive or gone.
       ticks += s.ownTicks + s.reapedTicks;
       now.set(procKey(s), { ticks: s.ownTicks + s.reapedTicks, ppid: s.ppid });
-    }
+    });
     const memberPids = new Set(members.map((s) => s.pid));
     for (const [key, before] of state.last) {
       // A process that ended under a parent outside the agent (init, after a setsid) took its

@@ -179,7 +179,12 @@ export class ProcessManager {
   }
 
   #classify(run: AgentRun, exit: { code: number | null; signal: NodeJS.Signals | null }): AgentState {
-    if (run.terminating) return 'terminated';
+    if (run.terminating) {
+      // Ended over a budget (reason limit:*): nobody asked it to stop, so it counts as a failure
+      // of its name, and an agent that goes over its budget run after run is a crash loop.
+      if (this.#accounting.account(run.id)?.reason) return this.#crashLoop.recordFailure(run.name) ? 'crash-loop' : 'terminated';
+      return 'terminated';
+    }
     if (exit.code === 0) {
       this.#crashLoop.recordSuccess(run.name);
       return 'exited';
