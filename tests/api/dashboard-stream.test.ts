@@ -100,9 +100,10 @@ t.test("a session's open streams are cut when it ends: sign-out, expiry", async 
   const out = await fetch(`${box.server.apiUrl}/ui/session`, { method: 'DELETE', headers: { cookie: leave.cookie, origin: leave.origin, 'x-csrf-token': leave.csrfToken } });
   t.equal(out.status, 204, 'signed out');
   await Promise.all([dashboard.ended, events.ended]);
-  t.pass("the signed-out session's dashboard stream and events feed ended at once");
+  for (const stream of [dashboard, events]) t.equal(stream.messages.at(-1)?.event, 'session-ended', "the signed-out session's stream ended at once, its last record saying why");
+  t.match(dashboard.raw(), /event: session-ended\ndata: \{\}\n\n$/, 'ended cleanly after that record (no broken chunked response)');
   t.equal(await Promise.race([other.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))]), 'open', "another session's stream stays open");
   // The other session runs out after TTL_MS: its stream ends then, with no request to notice it.
   await other.ended;
-  t.pass('and ends when that session expires');
+  t.equal(other.messages.at(-1)?.event, 'session-ended', 'and ends when that session expires');
 });

@@ -1,4 +1,4 @@
-// Dashboard sessions in headless Chromium against a real API: sign-in with a Nostr key (NIP-98 from a NIP-07 signer), a session revoked elsewhere; views of slots that are off.
+// Dashboard sessions in headless Chromium against a real API: sign-in with a Nostr key (NIP-98 from a NIP-07 signer), a session revoked elsewhere signing the page out live; views of slots that are off.
 import { finalizeEvent, generateSecretKey, getPublicKey, type EventTemplate } from 'nostr-tools/pure';
 import t from 'tap';
 import type { Browser, Page } from 'puppeteer-core';
@@ -61,7 +61,7 @@ t.test('a listed operator key signs in, a key not listed is refused with the rea
   await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
 });
 
-t.test('a session revoked elsewhere: the next action brings the page back to sign-in with a note', async (t) => {
+t.test('a session revoked elsewhere: the page is back at sign-in at once, with a note', async (t) => {
   const { waitText } = pageText(page);
   signingKey = operator;
   await page.click('[data-testid="sign-in-nostr"]');
@@ -72,25 +72,13 @@ t.test('a session revoked elsewhere: the next action brings the page back to sig
   const revoked = await fetch(`${base}/ui/session`, { method: 'DELETE', headers: { cookie: `agentbox_session=${cookie.value}`, 'x-csrf-token': csrfToken, origin: new URL(base).origin } });
   t.equal(revoked.status, 204, 'revoked through the API');
 
-  await page.click('[data-testid="tab-agents"]');
-  await page.type('[data-testid="spawn-name"]', 'late');
-  await page.type('[data-testid="spawn-command"]', '/bin/true');
-  await page.click('[data-testid="spawn"]');
-  await waitText('[data-testid="sign-in-notice"]', 'Your session ended');
-
-  // Signing out of a session that already ended lands on the sign-in too, not on an error.
-  await page.click('[data-testid="sign-in-nostr"]');
-  await waitText('[data-testid="readiness"]', 'READY');
-  const again = (await page.cookies()).find((c) => c.name === 'agentbox_session')!;
-  const token = ((await page.evaluate(async () => (await fetch('/ui/session')).json())) as { csrfToken: string }).csrfToken;
-  t.equal((await fetch(`${base}/ui/session`, { method: 'DELETE', headers: { cookie: `agentbox_session=${again.value}`, 'x-csrf-token': token, origin: new URL(base).origin } })).status, 204);
-  await page.click('[data-testid="sign-out"]');
+  // No action needed: the live stream's last record says the session ended.
   await waitText('[data-testid="sign-in-notice"]', 'Your session ended');
 });
 
 t.test('the page had no uncaught exception or failed request, and only the refusals the test provoked', async (t) => {
   t.same(problems.pageErrors, []);
   t.same(problems.failedRequests, []);
-  t.same(problems.httpErrors, ['GET /ui/session 401', 'POST /ui/session 401', 'POST /v1/agents 401', 'DELETE /ui/session 401']);
-  t.equal(problems.consoleErrors.length, 4, problems.consoleErrors.join(' | '));
+  t.same(problems.httpErrors, ['GET /ui/session 401', 'POST /ui/session 401']);
+  t.equal(problems.consoleErrors.length, 2, problems.consoleErrors.join(' | '));
 });

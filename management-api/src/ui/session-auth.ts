@@ -74,17 +74,27 @@ export function sessionAuthenticator(store: SessionStore, parse: CookieParser): 
         return refused;
       }
     }
-    cutWhenSessionEnds(reply, session);
+    cutWhenSessionEnds(request, reply, session);
     return 'accepted';
   };
 }
 
+/** The record a live stream gets last when its session ends; the page then closes it instead of reconnecting. */
+export const SESSION_ENDED_RECORD = 'event: session-ended\ndata: {}\n\n';
+
 /**
- * A request still open when its session ends (a live stream: the dashboard's, an agent's output,
- * the events feed) is cut then, so a signed-out or expired session stops receiving data at once.
+ * A request still open when its session ends is cut then, so a signed-out or expired session
+ * stops receiving data at once. A live stream (the dashboard's, an agent's output, the events
+ * feed: an EventSource asked for `text/event-stream` and is being answered) ends cleanly with a
+ * `session-ended` record, so the browser neither logs a broken response nor reconnects; anything
+ * else still in flight is dropped.
  */
-function cutWhenSessionEnds(reply: FastifyReply, session: UiSession): void {
-  const cut = (): void => void reply.raw.destroy();
+function cutWhenSessionEnds(request: FastifyRequest, reply: FastifyReply, session: UiSession): void {
+  const cut = (): void => {
+    const res = reply.raw;
+    if (res.headersSent && !res.writableEnded && (request.headers.accept ?? '').includes('text/event-stream')) res.end(SESSION_ENDED_RECORD);
+    else res.destroy();
+  };
   session.ended.addEventListener('abort', cut, { once: true });
   // A response's close: finished, or its connection gone.
   reply.raw.once('close', () => session.ended.removeEventListener('abort', cut));

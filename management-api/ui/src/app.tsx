@@ -19,9 +19,11 @@ export function App() {
     setError(undefined);
     setPhase({ kind: 'signed-in', session });
   };
+  // Only a signed-in page can lose its session: a sign-out that just ended it keeps its own notice,
+  // whichever arrives first, its answer or the stream's `session-ended`.
   const lost = () => {
     setCsrfToken('');
-    setPhase({ kind: 'signed-out', notice: 'Your session ended. Sign in again.' });
+    setPhase((p) => (p.kind === 'signed-in' ? { kind: 'signed-out', notice: 'Your session ended. Sign in again.' } : p));
   };
 
   useEffect(() => {
@@ -69,7 +71,7 @@ export function App() {
       ) : phase.kind === 'signed-out' ? (
         <SignIn onSignedIn={enter} notice={phase.notice} />
       ) : (
-        <Dashboard onStreamClosed={() => void currentSession().then((s) => (s ? undefined : lost()))} />
+        <Dashboard onStreamClosed={() => void currentSession().then((s) => (s ? undefined : lost()))} onSessionEnded={lost} />
       )}
     </>
   );

@@ -19,8 +19,8 @@ const VIEWS = [
 type ViewId = (typeof VIEWS)[number]['id'];
 
 /** The views behind a tab list (arrow keys move between tabs, as the ARIA tabs pattern asks). */
-export function Dashboard({ onStreamClosed }: { onStreamClosed: () => void }) {
-  const live = useDashboard(onStreamClosed);
+export function Dashboard({ onStreamClosed, onSessionEnded }: { onStreamClosed: () => void; onSessionEnded: () => void }) {
+  const live = useDashboard(onStreamClosed, onSessionEnded);
   const [view, setView] = useState<ViewId>('overview');
 
   const onKey = (e: KeyboardEvent, index: number) => {

@@ -13,9 +13,14 @@ export interface DashboardState {
 }
 
 const TOPICS = ['overview', 'agents', 'beads', 'mesh'] as const;
+/** The last record of every stream whose session ended (server: ui/session-auth.ts). */
+const SESSION_ENDED = 'session-ended';
 
-/** Follow /v1/dashboard/stream while mounted; `onClosed` runs when the stream is refused for good. */
-export function useDashboard(onClosed: () => void): DashboardState {
+/**
+ * Follow /v1/dashboard/stream while mounted; `onClosed` runs when the stream is refused for good,
+ * `onSessionEnded` when the server ended it because the session ended.
+ */
+export function useDashboard(onClosed: () => void, onSessionEnded: () => void): DashboardState {
   const [state, setState] = useState<DashboardState>({ connection: 'connecting' });
   useEffect(() => {
     const source = new EventSource('/v1/dashboard/stream');
@@ -26,6 +31,12 @@ export function useDashboard(onClosed: () => void): DashboardState {
         setState((s) => ({ ...s, [topic]: data }));
       });
     }
+    // The session ended (signed out here or elsewhere, expired): the server's last record.
+    source.addEventListener(SESSION_ENDED, () => {
+      source.close();
+      setState((s) => ({ ...s, connection: 'closed' }));
+      onSessionEnded();
+    });
     // EventSource retries by itself after a dropped connection; CLOSED means an HTTP refusal.
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) {
@@ -62,6 +73,8 @@ export function useStream(url: string | undefined, handlers: StreamHandlers): vo
       });
     }
     source.onopen = () => handlers.onOpen?.();
+    // Not reconnected once the session has ended (the dashboard stream signs the page out).
+    source.addEventListener(SESSION_ENDED, () => source.close());
     source.onerror = () => {
       if (source.readyState === EventSource.CLOSED) handlers.onClosed?.();
     };
