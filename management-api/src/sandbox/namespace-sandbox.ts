@@ -76,6 +76,8 @@ export class NamespaceSandbox {
   #bridges: HostBridges | undefined;
   readonly #ids: HostIds | undefined;
   readonly #bwrap: string | undefined;
+  /** Box-wide bound paths found reachable by the agents' uid (when the box runs as root). */
+  readonly #reachable = new Set<string>();
 
   constructor(private readonly options: NamespaceSandboxOptions) {
     this.#ids = agentHostIds(options.rootIds);
@@ -100,6 +102,7 @@ export class NamespaceSandbox {
 
   /** Close the sockets; start() opens them again. */
   async close(): Promise<void> {
+    this.#reachable.clear();
     await this.#bridges?.close();
     this.#bridges = undefined;
   }
@@ -131,41 +134,31 @@ export class NamespaceSandbox {
   async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string): Promise<NamespacedSpawn> {
     const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: (policy.forwards ?? []).map((f) => f.socket) };
     if (this.#ids) {
+      const ids = this.#ids;
       try {
-        for (const p of boundPaths(plan)) {
+        // The box-wide paths (read-only roots, sockets) are the same for every agent: checked until
+        // they pass once. The agent's own directories are new each time: checked and given per spawn.
+        const shared = boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets }).filter((p) => !this.#reachable.has(p));
+        const own = boundPaths({ readOnly: [], readWrite: plan.readWrite, sockets: [] });
+        await Promise.all([...shared, ...own].map(async (p) => {
           await openPathBelow(this.options.root, p);
-          await checkReachable(p, this.#ids);
-        }
-        for (const dir of plan.readWrite) await giveDirectory(dir, this.#ids);
+          await checkReachable(p, ids);
+        }));
+        for (const p of shared) this.#reachable.add(p);
+        await Promise.all(plan.readWrite.map((dir) => giveDirectory(dir, ids)));
       } catch (err) {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
       }
     }
-    const [bwrap, ...rest] = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
-    return { command: '/bin/sh', args: ['-c', SIGNALS_AS_PLAIN_SPAWN, 'agentbox-sandbox', bwrap!, ...rest], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
+    const argv = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
+    // The launcher's --wrap runs bwrap so that the agent's end reads as for a plain spawn (agentbox-wrap.c).
+    return { command: inner[0]!, args: ['--wrap', '--', ...argv], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
   }
 
   #proc(): ProcMode {
     return this.options.proc ?? (this.#verdict?.freshProc ? 'fresh' : 'ro-bind');
   }
 }
-
-/**
- * Runs bwrap so that an agent's end reads as it would without the sandbox. bwrap itself dies of
- * SIGTERM (taking the sandbox with it, no grace for the agent) and reports a command killed by a
- * signal as exit status 128+n. So bwrap runs with SIGTERM ignored (the launcher inside resets the
- * agent's dispositions before it writes the ready byte the spawn waits for); a SIGTERM sent to
- * this shell alone (not to the group) is passed to the group; and a status above 128 is turned
- * back into that signal. An agent that exits with such a status itself reads as killed by it.
- */
-const SIGNALS_AS_PLAIN_SPAWN = [
-  'trap \'trap "" TERM; kill -TERM 0\' TERM',
-  '(trap "" TERM; exec "$@") & pid=$!',
-  'while :; do wait "$pid"; s=$?; kill -0 "$pid" 2>/dev/null || break; done',
-  'trap - TERM',
-  'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then kill -"$((s - 128))" "$$"; fi',
-  'exit "$s"',
-].join('\n');
 
 /** The absolute path of `name` on `searchPath`, if it is there and executable. */
 export function findExecutable(name: string, searchPath: string): string | undefined {
