@@ -78,6 +78,8 @@ export class NamespaceSandbox {
   readonly #bwrap: string | undefined;
   /** Box-wide bound paths found reachable by the agents' uid (when the box runs as root). */
   readonly #reachable = new Set<string>();
+  /** Directories found searchable by it (or made so, below the box's root). */
+  readonly #searchable = new Set<string>();
 
   constructor(private readonly options: NamespaceSandboxOptions) {
     this.#ids = agentHostIds(options.rootIds);
@@ -103,6 +105,7 @@ export class NamespaceSandbox {
   /** Close the sockets; start() opens them again. */
   async close(): Promise<void> {
     this.#reachable.clear();
+    this.#searchable.clear();
     await this.#bridges?.close();
     this.#bridges = undefined;
   }
@@ -136,15 +139,15 @@ export class NamespaceSandbox {
     if (this.#ids) {
       const ids = this.#ids;
       try {
-        // The box-wide paths (read-only roots, sockets) are the same for every agent: checked until
-        // they pass once. The agent's own directories are new each time: checked and given per spawn.
-        const shared = boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets }).filter((p) => !this.#reachable.has(p));
-        const own = boundPaths({ readOnly: [], readWrite: plan.readWrite, sockets: [] });
-        await Promise.all([...shared, ...own].map(async (p) => {
-          await openPathBelow(this.options.root, p);
-          await checkReachable(p, ids);
+        // What every agent shares (the read-only roots, the sockets, the directories above the
+        // agents' own) is checked until it passed once; an agent's new directories are checked
+        // and given to it at its spawn. Each spawn otherwise costs dozens of stat calls.
+        await Promise.all(boundPaths(plan).map(async (p) => {
+          if (this.#reachable.has(p)) return;
+          await openPathBelow(this.options.root, p, this.#searchable);
+          await checkReachable(p, ids, this.#searchable);
         }));
-        for (const p of shared) this.#reachable.add(p);
+        for (const p of boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets })) this.#reachable.add(p);
         await Promise.all(plan.readWrite.map((dir) => giveDirectory(dir, ids)));
       } catch (err) {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
