@@ -25,16 +25,19 @@ export function agentHostIds(ids: HostIds = UNPRIVILEGED_IDS, uid: number = proc
  * Refuse a path `ids` could not reach: every directory above it must be searchable by them
  * (owner, group or other execute bit, judged by ownership). bubblewrap opens what it binds as
  * the agent's uid, so an unreachable directory would otherwise fail inside the spawn with a
- * message about bwrap, not about the directory to fix.
+ * message about bwrap, not about the directory to fix. Directories in `searchable` are taken as
+ * found before (the box's own, checked once per box); those found searchable are added to it.
  */
-export async function checkReachable(target: string, ids: HostIds): Promise<void> {
+export async function checkReachable(target: string, ids: HostIds, searchable?: Set<string>): Promise<void> {
   const parts = path.resolve(target).split(path.sep).filter(Boolean);
   let dir: string = path.sep;
   for (const part of parts.slice(0, -1)) {
     dir = path.join(dir, part);
+    if (searchable?.has(dir)) continue;
     const st = await stat(dir);
     const bit = st.uid === ids.uid ? 0o100 : st.gid === ids.gid ? 0o010 : 0o001;
     if ((st.mode & bit) === 0) throw new Error(`${dir} is not searchable by uid ${ids.uid}, which agents run as when the box runs as root: allow it (chmod o+x ${dir}) or move the box's root`);
+    searchable?.add(dir);
   }
 }
 
@@ -42,13 +45,15 @@ export async function checkReachable(target: string, ids: HostIds): Promise<void
  * Let every user search (not list) the directories from the box's `root` down to `target`'s
  * parent, so an unprivileged agent can reach its directory and the sandbox sockets. Only
  * directories the box owns are touched; what is above its root is checkReachable's to judge.
+ * Directories in `searchable` (found reachable by checkReachable before) are skipped.
  */
-export async function openPathBelow(root: string, target: string): Promise<void> {
+export async function openPathBelow(root: string, target: string, searchable?: ReadonlySet<string>): Promise<void> {
   const relative = path.relative(root, path.dirname(target));
   if (relative.startsWith('..') || path.isAbsolute(relative)) return;
   let dir = root;
   for (const part of ['', ...relative.split(path.sep).filter(Boolean)]) {
     dir = path.join(dir, part);
+    if (searchable?.has(dir)) continue;
     const st = await stat(dir);
     if ((st.mode & 0o001) === 0) await chmod(dir, (st.mode & 0o7777) | 0o001);
   }

@@ -51,7 +51,7 @@ export function unconfined(agent: { command: string; args: readonly string[] }):
   return { command: agent.command, args: [...agent.args], env: {}, release: async () => {} };
 }
 
-/** Processes bubblewrap adds to an agent's tree: the shell that keeps signals as for a plain spawn, bwrap, its init in the PID namespace, the forwarder. */
+/** Processes bubblewrap adds to an agent's tree: the launcher's --wrap that keeps signals as for a plain spawn, bwrap, its init in the PID namespace, the forwarder. */
 const SANDBOX_PROCESSES = 4;
 
 /** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */

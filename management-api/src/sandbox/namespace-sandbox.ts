@@ -76,6 +76,10 @@ export class NamespaceSandbox {
   #bridges: HostBridges | undefined;
   readonly #ids: HostIds | undefined;
   readonly #bwrap: string | undefined;
+  /** Box-wide bound paths found reachable by the agents' uid (when the box runs as root). */
+  readonly #reachable = new Set<string>();
+  /** Directories found searchable by it (or made so, below the box's root). */
+  readonly #searchable = new Set<string>();
 
   constructor(private readonly options: NamespaceSandboxOptions) {
     this.#ids = agentHostIds(options.rootIds);
@@ -100,6 +104,8 @@ export class NamespaceSandbox {
 
   /** Close the sockets; start() opens them again. */
   async close(): Promise<void> {
+    this.#reachable.clear();
+    this.#searchable.clear();
     await this.#bridges?.close();
     this.#bridges = undefined;
   }
@@ -131,41 +137,31 @@ export class NamespaceSandbox {
   async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string): Promise<NamespacedSpawn> {
     const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: (policy.forwards ?? []).map((f) => f.socket) };
     if (this.#ids) {
+      const ids = this.#ids;
       try {
-        for (const p of boundPaths(plan)) {
-          await openPathBelow(this.options.root, p);
-          await checkReachable(p, this.#ids);
-        }
-        for (const dir of plan.readWrite) await giveDirectory(dir, this.#ids);
+        // What every agent shares (the read-only roots, the sockets, the directories above the
+        // agents' own) is checked until it passed once; an agent's new directories are checked
+        // and given to it at its spawn. Each spawn otherwise costs dozens of stat calls.
+        await Promise.all(boundPaths(plan).map(async (p) => {
+          if (this.#reachable.has(p)) return;
+          await openPathBelow(this.options.root, p, this.#searchable);
+          await checkReachable(p, ids, this.#searchable);
+        }));
+        for (const p of boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets })) this.#reachable.add(p);
+        await Promise.all(plan.readWrite.map((dir) => giveDirectory(dir, ids)));
       } catch (err) {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
       }
     }
-    const [bwrap, ...rest] = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
-    return { command: '/bin/sh', args: ['-c', SIGNALS_AS_PLAIN_SPAWN, 'agentbox-sandbox', bwrap!, ...rest], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
+    const argv = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
+    // The launcher's --wrap runs bwrap so that the agent's end reads as for a plain spawn (agentbox-wrap.c).
+    return { command: inner[0]!, args: ['--wrap', '--', ...argv], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
   }
 
   #proc(): ProcMode {
     return this.options.proc ?? (this.#verdict?.freshProc ? 'fresh' : 'ro-bind');
   }
 }
-
-/**
- * Runs bwrap so that an agent's end reads as it would without the sandbox. bwrap itself dies of
- * SIGTERM (taking the sandbox with it, no grace for the agent) and reports a command killed by a
- * signal as exit status 128+n. So bwrap runs with SIGTERM ignored (the launcher inside resets the
- * agent's dispositions before it writes the ready byte the spawn waits for); a SIGTERM sent to
- * this shell alone (not to the group) is passed to the group; and a status above 128 is turned
- * back into that signal. An agent that exits with such a status itself reads as killed by it.
- */
-const SIGNALS_AS_PLAIN_SPAWN = [
-  'trap \'trap "" TERM; kill -TERM 0\' TERM',
-  '(trap "" TERM; exec "$@") & pid=$!',
-  'while :; do wait "$pid"; s=$?; kill -0 "$pid" 2>/dev/null || break; done',
-  'trap - TERM',
-  'if [ "$s" -gt 128 ] && [ "$s" -lt 160 ]; then kill -"$((s - 128))" "$$"; fi',
-  'exit "$s"',
-].join('\n');
 
 /** The absolute path of `name` on `searchPath`, if it is there and executable. */
 export function findExecutable(name: string, searchPath: string): string | undefined {

@@ -3,7 +3,8 @@
  * Forked by the launcher before it confines itself: listens on 127.0.0.1:PORT for every forward,
  * then confines itself (Landlock: no file rights, no TCP bind or connect; the launcher's seccomp
  * filter with unix sockets allowed, for the one thing it does), tells the launcher it listens and
- * relays each accepted connection to its unix socket, both ways, with half-closes passed on.
+ * relays each accepted connection to its unix socket, both ways, with half-closes passed on. The
+ * launcher confines itself meanwhile and waits for that word only before its ready byte.
  * One process, one poll loop: it costs a fork, not a runtime. It ignores SIGTERM, SIGINT and
  * SIGHUP (an agent ending gracefully may still talk through it) and dies with the agent
  * (PR_SET_PDEATHSIG), whose pid it keeps as its parent. */
@@ -118,7 +119,17 @@ static void relay(const struct forward *forwards, const int *listeners, int n) {
   }
 }
 
-void start_forwarder(const struct forward *forwards, int n, int abi) {
+/* Close every descriptor above 2 but `keep`: one or two close_range calls where the kernel has it. */
+static void close_except(int keep) {
+#ifdef SYS_close_range
+  if ((keep <= 3 || syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U) == 0) && syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) == 0) return;
+#endif
+  for (int fd = 3; fd < 1024; fd++) {
+    if (fd != keep) close(fd);
+  }
+}
+
+int start_forwarder(const struct forward *forwards, int n, int abi) {
   int status[2];
   if (n > 8) die(EXIT_USAGE, "at most 8 --forward");
   if (pipe2(status, O_CLOEXEC) != 0) die_errno(EXIT_SETUP, "pipe", "forwarder");
@@ -134,9 +145,7 @@ void start_forwarder(const struct forward *forwards, int n, int abi) {
      * /dev/null, the rest (the ready pipe, what bubblewrap passed on) is closed. */
     int null = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (null >= 0) dup2(null, 0), dup2(null, 1);
-    for (int fd = 3; fd < 1024; fd++) {
-      if (fd != status[1]) close(fd);
-    }
+    close_except(status[1]);
     int listeners[8];
     for (int i = 0; i < n; i++) listeners[i] = listen_on(forwards[i].port);
     confine_forwarder(abi);
@@ -146,9 +155,13 @@ void start_forwarder(const struct forward *forwards, int n, int abi) {
     _exit(0);
   }
   close(status[1]);
+  return status[0];
+}
+
+void await_forwarder(int status) {
   char byte = 0;
   ssize_t got;
-  while ((got = read(status[0], &byte, 1)) < 0 && errno == EINTR) {}
-  close(status[0]);
+  while ((got = read(status, &byte, 1)) < 0 && errno == EINTR) {}
+  close(status);
   if (got != 1 || byte != 'L') die(EXIT_SETUP, "the forwarder did not start (its error is above)");
 }

@@ -10,9 +10,10 @@
  *   --forward P=SOCK before confining itself, fork a forwarder (agentbox-forward.c) listening on
  *                    127.0.0.1:P that passes each connection to the unix socket SOCK (repeatable; for
  *                    an agent in its own network namespace); the agent stays refused unix sockets
- *   --ready-fd N     once every forwarder listens, write one byte to fd N and close it
+ *   --ready-fd N     once confined and every forwarder listens, write one byte to fd N and close it
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
+ * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
  * Exit codes before exec: 64 usage, 121 the kernel cannot enforce, 122 a policy path, 123 setup,
  * 126/127 the command is not executable / not found. After exec the code is the agent's, which
  * starts as from a plain spawn: default signal dispositions, an empty signal mask, only fds 0-2.
@@ -176,6 +177,7 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
   int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, ready_fd = -1, i;
   unsigned long long required = MIN_ABI;
+  if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(opt, "--allow-unix") == 0) { allow_unix = 1; continue; }
@@ -217,13 +219,10 @@ int main(int argc, char **argv) {
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_NO_NEW_PRIVS");
   drop_capabilities();
   /* The forwarder is forked first: it confines itself more tightly (agentbox-forward.c), and keeps
-   * the unix sockets the agent is refused. */
-  if (nforwards > 0) start_forwarder(forwards, nforwards, abi);
+   * the unix sockets the agent is refused. It starts while this process confines itself; its word
+   * is awaited before the ready byte. */
+  int forwarder = nforwards > 0 ? start_forwarder(forwards, nforwards, abi) : -1;
   reset_signals();
-  if (ready_fd >= 0) {
-    if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");
-    close(ready_fd);
-  }
   apply_rlimits(limits);
   uint64_t handled = fs_handled(abi);
   /* Bind is handled and never granted: an agent must not squat a port the box's services restart on. */
@@ -241,6 +240,12 @@ int main(int argc, char **argv) {
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "failed");
   close(ruleset);
   install_seccomp(allow_unix);
+  if (forwarder >= 0) await_forwarder(forwarder);
+  /* Signals were reset above, so a SIGTERM sent once the spawn counts as started is never lost. */
+  if (ready_fd >= 0) {
+    if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");
+    close(ready_fd);
+  }
   close_extra_fds();
   execvp(command[0], command);
   int code = errno == ENOENT ? 127 : 126;

@@ -35,7 +35,12 @@ void die(int code, const char *what);
 void die_errno(int code, const char *what, const char *arg);
 uint64_t fs_handled(int abi);
 void install_seccomp(int allow_unix);
-/* Fork the forwarder (agentbox-forward.c); returns once it listens on every port, or exits. */
-void start_forwarder(const struct forward *forwards, int n, int abi);
+/* Fork the forwarder (agentbox-forward.c); returns the descriptor await_forwarder reads its word from. */
+int start_forwarder(const struct forward *forwards, int n, int abi);
+/* Returns once the forwarder listens on every port and is confined; exits when it failed to. */
+void await_forwarder(int status);
+
+/* `--wrap -- COMMAND…` (agentbox-wrap.c): run bubblewrap so that the agent's end reads as a plain spawn's. */
+int run_wrapped(char **command);
 
 #endif
