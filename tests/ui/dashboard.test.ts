@@ -3,37 +3,33 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import type { TestServer } from '../api/support/harness.js';
-import { launchBrowser, PAGE_WAIT, pageText, screenshotDir, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
-import { sealBox, startUiBox, type UiBox } from './support/ui-box.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, type PageProblems } from './support/browser.js';
+import { sealBox, type UiBox } from './support/ui-box.js';
+import { openUiPage, type UiPage } from './support/ui-page.js';
 
 const manifest = '[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "local-ruvector"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
 
 let ui: UiBox;
 let uiRoot: string;
 let box: TestServer;
-let browser: Browser;
 let page: Page;
 let problems: PageProblems;
+let opened: UiPage | undefined;
 let text: ReturnType<typeof pageText>['text'];
 let waitText: ReturnType<typeof pageText>['waitText'];
 const shots = screenshotDir();
 
 t.before(async () => {
   // Not sealed yet: the overview must show NOT READY first, then READY when the seal appears.
-  ui = await startUiBox(manifest, { seal: false });
+  opened = await openUiPage(manifest, { seal: false });
+  ({ ui, page, problems } = opened);
   ({ box, uiRoot } = ui);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  problems = watchPage(page);
   ({ text, waitText } = pageText(page));
   t.comment(`screenshots: ${shots}`);
 });
-t.teardown(async () => {
-  await browser?.close();
-  await ui?.close();
-});
+t.teardown(() => opened?.close());
 
 /** Screenshot and axe check of the view on screen. */
 async function inspect(tt: Tap.Test, name: string): Promise<void> {

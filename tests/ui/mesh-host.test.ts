@@ -1,30 +1,26 @@
 // The mesh view of a mesh host in headless Chromium: members registered and beating over real NIP-98 calls appear live with health, capacity and last heartbeat.
 import path from 'node:path';
 import t from 'tap';
-import type { Browser, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { beatBody, registrationBody, TestMember } from '../api/support/mesh-member.js';
-import { launchBrowser, PAGE_WAIT, pageText, screenshotDir, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
-import { startUiBox, type UiBox } from './support/ui-box.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, type PageProblems } from './support/browser.js';
+import type { UiBox } from './support/ui-box.js';
+import { openUiPage, type UiPage } from './support/ui-page.js';
 
 const alice = new TestMember();
 const bob = new TestMember();
 const manifest = `[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n\n[mesh]\nmode = "host"\nheartbeat_interval_sec = 5\nallowed_pubkeys = ["${alice.identity.npub}", "${bob.identity.npub}"]\n`;
 
 let ui: UiBox;
-let browser: Browser;
 let page: Page;
 let problems: PageProblems;
+let opened: UiPage | undefined;
 
 t.before(async () => {
-  ui = await startUiBox(manifest);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  problems = watchPage(page);
+  opened = await openUiPage(manifest);
+  ({ ui, page, problems } = opened);
 });
-t.teardown(async () => {
-  await browser?.close();
-  await ui?.close();
-});
+t.teardown(() => opened?.close());
 
 t.test('members appear live with state, health, capacity and last heartbeat', async (t) => {
   const { text, waitText } = pageText(page);

@@ -1,8 +1,9 @@
 // The agent output panel in headless Chromium: output kept in blocks, earlier blocks left untouched as lines arrive live, the view following the end.
 import t from 'tap';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, PAGE_WAIT, watchPage, type PageProblems } from './support/browser.js';
-import { startUiBox, type UiBox } from './support/ui-box.js';
+import type { Page } from 'puppeteer-core';
+import { PAGE_WAIT, type PageProblems } from './support/browser.js';
+import type { UiBox } from './support/ui-box.js';
+import { openUiPage, type UiPage } from './support/ui-page.js';
 
 const manifest = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n';
 
@@ -17,20 +18,15 @@ const burst = () => {
 burst();`;
 
 let ui: UiBox;
-let browser: Browser;
 let page: Page;
 let problems: PageProblems;
+let opened: UiPage | undefined;
 
 t.before(async () => {
-  ui = await startUiBox(manifest);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  problems = watchPage(page);
+  opened = await openUiPage(manifest);
+  ({ ui, page, problems } = opened);
 });
-t.teardown(async () => {
-  await browser?.close();
-  await ui?.close();
-});
+t.teardown(() => opened?.close());
 
 /** Ticks in the panel. */
 const ticks = (): Promise<number> => page.$eval('[data-testid="agent-output"]', (el) => (el.textContent ?? '').split('tick ').length - 1);

@@ -1,26 +1,25 @@
 // Dashboard sessions in headless Chromium against a real API: sign-in with a Nostr key (NIP-98 from a NIP-07 signer), a session revoked elsewhere signing the page out live; views of slots that are off.
 import { finalizeEvent, generateSecretKey, getPublicKey, type EventTemplate } from 'nostr-tools/pure';
 import t from 'tap';
-import type { Browser, Page } from 'puppeteer-core';
-import { launchBrowser, PAGE_WAIT, pageText, seriousViolations, watchPage, type PageProblems } from './support/browser.js';
-import { startUiBox, type UiBox } from './support/ui-box.js';
+import type { Page } from 'puppeteer-core';
+import { PAGE_WAIT, pageText, seriousViolations, type PageProblems } from './support/browser.js';
+import type { UiBox } from './support/ui-box.js';
+import { openUiPage, type UiPage } from './support/ui-page.js';
 
 const operator = generateSecretKey();
 const stranger = generateSecretKey();
 const manifest = `[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n\n[mesh]\noperator_pubkeys = ["${getPublicKey(operator)}"]\n`;
 
 let ui: UiBox;
-let browser: Browser;
 let page: Page;
 let problems: PageProblems;
+let opened: UiPage | undefined;
 // The key the page's signer signs with; the test switches it between attempts.
 let signingKey = stranger;
 
 t.before(async () => {
-  ui = await startUiBox(manifest);
-  browser = await launchBrowser();
-  page = await browser.newPage();
-  problems = watchPage(page);
+  opened = await openUiPage(manifest);
+  ({ ui, page, problems } = opened);
   // A NIP-07 signer as an extension would provide it: the page hands the event over, the key stays in the test.
   await page.exposeFunction('abxTestSign', (template: EventTemplate) => finalizeEvent(template, signingKey));
   await page.evaluateOnNewDocument(() => {
@@ -28,10 +27,7 @@ t.before(async () => {
     (globalThis as unknown as { nostr: unknown }).nostr = { getPublicKey: async () => '', signEvent: (e: unknown) => sign(e) };
   });
 });
-t.teardown(async () => {
-  await browser?.close();
-  await ui?.close();
-});
+t.teardown(() => opened?.close());
 
 t.test('a listed operator key signs in, a key not listed is refused with the reason; views of slots that are off say so', async (t) => {
   const { text, waitText } = pageText(page);
