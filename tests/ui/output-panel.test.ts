@@ -36,10 +36,12 @@ t.test('lines arriving live touch only the last block of the log, and the view f
   await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
   await page.type('[data-testid="api-key"]', ui.box.key);
   await page.click('[data-testid="sign-in"]');
-  await page.click('[data-testid="tab-agents"]');
+  // Each element appears once the page has heard back (sign-in answered, the agent listed by the
+  // live stream): wait for it rather than click at once.
+  await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
   const spawned = await ui.box.api('/v1/agents', { body: { name: 'talker', command: process.execPath, args: ['-e', AGENT] } });
   t.equal(spawned.status, 201);
-  await page.click('[data-testid="agent-talker"] [data-testid="follow"]');
+  await (await page.waitForSelector('[data-testid="agent-talker"] [data-testid="follow"]', PAGE_WAIT))!.click();
 
   // Two blocks or more: the first one is full and must not change again.
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="agent-output"] .log-block').length >= 2, PAGE_WAIT);
