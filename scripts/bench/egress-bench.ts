@@ -1,5 +1,5 @@
 // Egress benchmark: CONNECT set-up and bulk throughput on loopback, direct and through the proxy programme (both relays), from client and server processes of their own.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -37,6 +37,28 @@ function firstLine<T>(child: ChildProcess, what: string): Promise<T> {
 function fetchIn(idle: FetchTarget, connects: number, bulk?: FetchTarget): Promise<FetchResult> {
   const child = spawn(process.execPath, [peerScript(), 'fetch', JSON.stringify({ idle, connects, bulk })], { stdio: ['ignore', 'pipe', 'inherit'] });
   return firstLine<FetchResult>(child, 'the benchmark client');
+}
+
+/**
+ * The baseline relay (egress-ideal-relay.c) compiled with the host compiler and started towards
+ * `upstream`: what a third process and a second loopback hop cost at the least.
+ */
+async function startIdealRelay(upstream: number, dir: string): Promise<{ port: number; cpu: () => number; close: () => void }> {
+  const binary = path.join(dir, 'egress-ideal-relay');
+  execFileSync(process.env['CC'] || 'cc', ['-O2', '-o', binary, repoPath('scripts/bench/egress-ideal-relay.c')], { stdio: 'inherit' });
+  const relay = spawn(binary, [String(upstream)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const close = (): void => void relay.kill('SIGTERM');
+  try {
+    const { port } = await firstLine<{ port: number }>(relay, 'the baseline relay');
+    const cpu = (): number => {
+      const s = readStat(relay.pid!);
+      return s ? s.ownTicks / CLOCK_TICKS : NaN;
+    };
+    return { port, cpu, close };
+  } catch (err) {
+    close();
+    throw err;
+  }
 }
 
 /** A proxy programme with the given relay, a credential registered; CPU seconds it has used so far on demand. */
@@ -90,23 +112,29 @@ export async function runEgressBench(): Promise<string> {
     const ports = await firstLine<{ idle: number; bulk: number }>(server, 'the benchmark server');
     const proxies = { buffer: await startProxy('buffer', [ports.idle, ports.bulk]), pipe: await startProxy('pipe', [ports.idle, ports.bulk]) };
     stops.push(proxies.buffer.close, proxies.pipe.close);
-    const paths = [
+    const binDir = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), 'agentbox-egress-bench-bin-'));
+    stops.push(() => rmSync(binDir, { recursive: true, force: true }));
+    const ideal = await startIdealRelay(ports.bulk, binDir);
+    stops.push(ideal.close);
+    const paths: Array<{ name: string; via?: FetchTarget['via']; cpu?: () => number; bulkPort?: number }> = [
       { name: 'direct', via: undefined, cpu: undefined },
+      { name: 'baseline: C read/write relay, 1 MiB buffer, no CONNECT', via: undefined, cpu: ideal.cpu, bulkPort: ideal.port },
       { name: 'proxy, stream pipe relay (before)', via: proxies.pipe.via, cpu: proxies.pipe.cpu },
       { name: 'proxy, reused-buffer relay (now)', via: proxies.buffer.via, cpu: proxies.buffer.cpu },
     ];
     const figures = new Map<string, PathFigures>(paths.map((p) => [p.name, { setup: [], rates: [], proxyCpu: [], clientCpu: [] }]));
     // Warm every path (JIT in the proxies, first connections) before measuring.
-    for (const p of paths) await fetchIn({ port: ports.idle, ...(p.via ? { via: p.via } : {}) }, 50);
+    for (const p of paths) if (!p.bulkPort) await fetchIn({ port: ports.idle, ...(p.via ? { via: p.via } : {}) }, 50);
     for (let run = 0; run < BULK_RUNS; run++) {
       // Rotate the order so load from elsewhere on the machine falls on every path alike.
       for (let i = 0; i < paths.length; i++) {
         const p = paths[(run + i) % paths.length]!;
         const f = figures.get(p.name)!;
         const via = p.via ? { via: p.via } : {};
-        f.setup.push(...(await fetchIn({ port: ports.idle, ...via }, Math.ceil(CONNECTS / BULK_RUNS))).setup);
+        // The baseline relay has no CONNECT and one upstream: it is measured for bulk only.
+        if (!p.bulkPort) f.setup.push(...(await fetchIn({ port: ports.idle, ...via }, Math.ceil(CONNECTS / BULK_RUNS))).setup);
         const before = p.cpu?.() ?? 0;
-        const bulk = await fetchIn({ port: ports.idle, ...via }, 0, { port: ports.bulk, ...via });
+        const bulk = await fetchIn({ port: ports.idle, ...via }, 0, { port: p.bulkPort ?? ports.bulk, ...via });
         f.rates.push(bulk.rate!);
         f.clientCpu.push((bulk.cpuMs! / 1000) * ((1024 * 1024 * 1024) / BULK_BYTES));
         if (p.cpu) f.proxyCpu.push(((p.cpu() - before) * 1024 * 1024 * 1024) / BULK_BYTES);
@@ -118,12 +146,14 @@ export async function runEgressBench(): Promise<string> {
       const f = figures.get(p.name)!;
       const best = Math.max(...f.rates) / Math.max(...direct.rates);
       const mid = median(f.rates) / median(direct.rates);
+      const relayed = p.name !== 'direct';
       const pass = p.via ? (quantile(f.setup, 0.5) <= SETUP_TARGET_MS && best >= THROUGHPUT_TARGET ? 'yes' : 'NO') : '';
-      return [p.name, ms(quantile(f.setup, 0.5)), ms(quantile(f.setup, 0.95)), `${mb(Math.max(...f.rates))}${p.via ? ` (${best.toFixed(2)}×)` : ''}`, `${mb(median(f.rates))}${p.via ? ` (${mid.toFixed(2)}×)` : ''}`, `${median(f.clientCpu).toFixed(2)} s`, p.cpu ? `${median(f.proxyCpu).toFixed(2)} s` : '', pass];
+      const setup = (q: number): string => (f.setup.length ? ms(quantile(f.setup, q)) : '–');
+      return [p.name, setup(0.5), setup(0.95), `${mb(Math.max(...f.rates))}${relayed ? ` (${best.toFixed(2)}×)` : ''}`, `${mb(median(f.rates))}${relayed ? ` (${mid.toFixed(2)}×)` : ''}`, `${median(f.clientCpu).toFixed(2)} s`, p.cpu ? `${median(f.proxyCpu).toFixed(2)} s` : '', pass];
     });
     return [
-      `egress: client and servers in processes of their own, the proxy programme in its own; ${CONNECTS} set-ups per path to a silent server, ${BULK_RUNS} × ${BULK_BYTES / 1024 / 1024} MiB read per path, paths interleaved; load average at start ${loadavg()[0]!.toFixed(2)} on ${(await import('node:os')).cpus().length} CPUs`,
-      table(['path', 'set-up p50', 'set-up p95', 'bulk best', 'bulk median', 'client CPU per GiB', 'proxy CPU per GiB', `pass (set-up ≤ ${SETUP_TARGET_MS} ms, best ≥ ${THROUGHPUT_TARGET}×)`], rows),
+      `egress: client and servers in processes of their own, the proxy programme (or the baseline C relay) in its own; ${CONNECTS} set-ups per path to a silent server, ${BULK_RUNS} × ${BULK_BYTES / 1024 / 1024} MiB read per path, paths interleaved; load average at start ${loadavg()[0]!.toFixed(2)} on ${(await import('node:os')).cpus().length} CPUs`,
+      table(['path', 'set-up p50', 'set-up p95', 'bulk best', 'bulk median', 'client CPU per GiB', 'relay CPU per GiB', `pass (set-up ≤ ${SETUP_TARGET_MS} ms, best ≥ ${THROUGHPUT_TARGET}×)`], rows),
     ].join('\n');
   } finally {
     for (const stop of stops) stop();
