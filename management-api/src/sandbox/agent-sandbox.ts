@@ -4,7 +4,7 @@ import path from 'node:path';
 import { ApiError } from '../errors.js';
 import type { HostIds } from './agent-ids.js';
 import { installedLauncher, probeLauncher, type SandboxCapability } from './launcher-binary.js';
-import { NamespaceSandbox, READY_FD, type NamespacesStatus } from './namespace-sandbox.js';
+import { NamespaceSandbox, READY_FD, STATUS_FD, type NamespacesStatus } from './namespace-sandbox.js';
 import { DEVICES, grantableRoots, launcherArgv, sizeBytes, SYSTEM_READ_ONLY, within, type SandboxPolicy } from './sandbox-policy.js';
 import { hiddenPaths, type SandboxSettings } from './sandbox-settings.js';
 
@@ -51,8 +51,12 @@ export function unconfined(agent: { command: string; args: readonly string[] }):
   return { command: agent.command, args: [...agent.args], env: {}, release: async () => {} };
 }
 
-/** Processes bubblewrap adds to an agent's tree: the launcher's --wrap that keeps signals as for a plain spawn, bwrap, its init in the PID namespace, the forwarder. */
-const SANDBOX_PROCESSES = 4;
+/**
+ * Processes bubblewrap adds to an agent's tree: the launcher's --wrap that keeps signals as for a
+ * plain spawn, bwrap, its init in the PID namespace, the launcher waiting as the agent's parent
+ * for its exact status, the forwarder.
+ */
+const SANDBOX_PROCESSES = 5;
 
 /** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */
 export class AgentSandbox {
@@ -134,7 +138,7 @@ export class AgentSandbox {
     };
     // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
     // forwards the loopback ports of the API and the egress proxy to the box's sockets.
-    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD } : undefined;
+    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD } : undefined;
     const policy: SandboxPolicy = {
       readOnly: this.#readOnlyRoots(),
       readWrite: [agent.cwd, tmp],

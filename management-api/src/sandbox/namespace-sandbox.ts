@@ -13,6 +13,11 @@ export type NamespacesSetting = 'auto' | 'required' | 'off';
 
 /** The descriptor the launcher inside bubblewrap writes its ready byte to (the spawn's fourth stdio entry). */
 export const READY_FD = 3;
+/**
+ * The descriptor the launcher's --wrap gives bubblewrap for the agent's wait status, which the
+ * launcher inside writes (WRAP_STATUS_FD in agentbox-sandbox.h: keep the two equal).
+ */
+export const STATUS_FD = 4;
 
 /** What the namespace layer is configured by. */
 export interface NamespaceSandboxOptions {

@@ -39,6 +39,11 @@ export interface SandboxPolicy {
   forwards?: readonly ForwardedPort[];
   /** A descriptor the launcher writes one byte to once the forwarder listens and signals are reset. */
   readyFd?: number;
+  /**
+   * A descriptor the launcher writes the agent's wait status to when it ends, staying as its parent
+   * to do so (bubblewrap only: bubblewrap reports a signal n as status 128+n).
+   */
+  statusFd?: number;
 }
 
 /** System directories agents read and execute from; absent ones are skipped. /proc is read for the agent's own process information. */
@@ -62,6 +67,7 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   if (r.processes !== undefined) argv.push('--rlimit', `nproc=${r.processes}`);
   for (const f of policy.forwards ?? []) argv.push('--forward', `${f.port}=${f.socket}`);
   if (policy.readyFd !== undefined) argv.push('--ready-fd', String(policy.readyFd));
+  if (policy.statusFd !== undefined) argv.push('--status-fd', String(policy.statusFd));
   if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));
   argv.push('--');
   return argv;

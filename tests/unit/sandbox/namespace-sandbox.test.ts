@@ -75,7 +75,7 @@ t.test('an agent in its own namespaces, confined by the launcher inside', async 
   t.equal(r[path.join(paths.workspaceDir, 'b', 'notes.txt')], 'ENOENT', "another agent's directory does not exist inside");
   t.not(r['usr'], 'written', `system directories cannot be written (${String(r['usr'])})`);
   t.equal(readFileSync(path.join(paths.workspaceDir, 'a', 'out.txt'), 'utf8'), 'written', 'its own directory is writable');
-  t.ok((r['pids'] as number) <= 3, `a fresh /proc: only the sandbox's own processes (${String(r['pids'])}: bwrap's init, the agent, its forwarder)`);
+  t.ok((r['pids'] as number) <= 4, `a fresh /proc: only the sandbox's own processes (${String(r['pids'])}: bwrap's init, the launcher waiting for the agent, the agent, its forwarder)`);
   t.equal(r['direct'], 'EACCES', 'no other TCP port (Landlock, before routing)');
   t.equal(r['api'], 'from-the-api', "the forwarded loopback port reaches the box's socket, and through it the API");
   t.notOk((r['loaders'] as boolean[]).includes(false), 'every loader NODE_OPTIONS names is visible inside (the checkout is bound at its own path, even under /tmp)');
@@ -102,6 +102,8 @@ t.test('exit status and signals read as for a plain spawn', async (t) => {
   const sandbox = await sandboxFor(t, {});
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 7']), { code: 7, signal: null }, 'an exit status passes');
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'kill -USR1 $$']), { code: null, signal: 'SIGUSR1' }, 'a signal passes');
+  t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 137']), { code: 137, signal: null }, 'a status of 129…159 stays a status (bubblewrap alone would report SIGKILL as 137)');
+  t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'kill -KILL $$']), { code: null, signal: 'SIGKILL' }, 'SIGKILL passes as a signal');
   // SIGTERM to the group (as terminate sends it) once the agent set its handler: the handler runs, the grace is kept.
   const c = await sandbox.confine({ id: 'agt_term', command: '/bin/sh', args: ['-c', 'trap "echo graceful; exit 3" TERM; echo trapped; while :; do sleep 0.05; done'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
   const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });

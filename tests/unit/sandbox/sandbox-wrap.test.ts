@@ -1,4 +1,4 @@
-// The process around bubblewrap (the launcher's --wrap) and the per-box reachability checks, for real: statuses, signals, the ready pipe, refusals.
+// The process around bubblewrap (the launcher's --wrap), the launcher's status record, and the per-box reachability checks, for real: statuses, signals, the ready pipe, refusals.
 import t from 'tap';
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -31,6 +31,46 @@ t.test('--wrap: a status passes, 129…159 reads as the signal, a signal passes'
   t.match(await wrapped('exit 130'), { code: null, signal: 'SIGINT' }, "bubblewrap's 128+n for an agent killed by signal n");
   t.match(await wrapped('kill -KILL $$'), { code: null, signal: 'SIGKILL' });
   t.match(await wrapped('exit 156'), { code: 156, signal: null }, 'a signal whose default is to go on (SIGWINCH) falls back to the status');
+});
+
+/** The launcher itself, confined to the system directories, as the command --wrap runs: it writes the status record. */
+const inside = (script: string): string[] => [launcher, '--ro', '/usr', '--ro', '/bin', '--ro', '/lib', '--ro', '/lib64', '--ro', '/etc', '--status-fd', '4', '--ready-fd', '3', '--', '/bin/sh', '-c', script];
+
+/** Run `--wrap -- <inside(script)>`; its exit and stdout. */
+function wrappedLauncher(script: string, onStart?: (pid: number) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
+  const child = spawn(launcher, ['--wrap', '--', ...inside(script)], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], detached: true });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => {
+    out += d;
+    if (/started/.test(out) && onStart) onStart(child.pid!);
+  });
+  return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out })));
+}
+
+t.test('--wrap with the launcher inside on --status-fd: the exact status passes, 129…159 stays a status', async (t) => {
+  t.match(await wrappedLauncher('exit 7'), { code: 7, signal: null });
+  t.match(await wrappedLauncher('exit 137'), { code: 137, signal: null }, 'an agent that exits 137 is not read as killed by SIGKILL');
+  t.match(await wrappedLauncher('exit 130'), { code: 130, signal: null });
+  t.match(await wrappedLauncher('kill -KILL $$'), { code: null, signal: 'SIGKILL' }, 'a signal passes as a signal');
+  t.match(await wrappedLauncher('kill -TERM $$'), { code: null, signal: 'SIGTERM' }, "the agent's SIGTERM is its own (default disposition)");
+  t.match(await wrappedLauncher('/nonexistent/agent'), { code: 127, signal: null });
+});
+
+t.test('--status-fd: a SIGTERM to the group reaches the agent; the waiting parent outlives it and reports', async (t) => {
+  const agent = 'import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *a: (print("graceful", flush=True), sys.exit(3)))\nprint("started", flush=True)\ntime.sleep(20)';
+  const r = await wrappedLauncher(`exec python3 -c '${agent}'`, (pid) => process.kill(-pid, 'SIGTERM'));
+  t.match(r.out, /graceful/, "the agent's handler ran");
+  t.match(r, { code: 3, signal: null }, "the agent's own status after its graceful end");
+  const killed = await wrappedLauncher('echo started; sleep 20', (pid) => process.kill(pid, 'SIGTERM'));
+  t.match(killed, { code: null, signal: 'SIGTERM' }, 'a SIGTERM to the wrapper alone ends an agent without a handler, read as SIGTERM');
+});
+
+t.test('--status-fd must name an open descriptor', async (t) => {
+  const child = spawn(launcher, ['--ro', '/usr', '--status-fd', '9', '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d));
+  t.equal(await new Promise((resolve) => child.on('close', resolve)), 64);
+  t.match(err, /--status-fd must name an open descriptor above 2/);
 });
 
 t.test('--wrap: a SIGTERM to the wrapper alone reaches the group once; the command itself ignores it', async (t) => {

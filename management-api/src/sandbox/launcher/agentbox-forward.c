@@ -6,8 +6,8 @@
  * relays each accepted connection to its unix socket, both ways, with half-closes passed on. The
  * launcher confines itself meanwhile and waits for that word only before its ready byte.
  * One process, one poll loop: it costs a fork, not a runtime. It ignores SIGTERM, SIGINT and
- * SIGHUP (an agent ending gracefully may still talk through it) and dies with the agent
- * (PR_SET_PDEATHSIG), whose pid it keeps as its parent. */
+ * SIGHUP (an agent ending gracefully may still talk through it) and dies with the process that
+ * forked it (PR_SET_PDEATHSIG): the agent, or under --status-fd the launcher waiting for it. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>

@@ -11,6 +11,8 @@
  *                    127.0.0.1:P that passes each connection to the unix socket SOCK (repeatable; for
  *                    an agent in its own network namespace); the agent stays refused unix sockets
  *   --ready-fd N     once confined and every forwarder listens, write one byte to fd N and close it
+ *   --status-fd N    run the agent as a child rather than exec it, and write its wait status to fd N
+ *                    when it ends (in bubblewrap, whose own report folds a signal n into status 128+n)
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
@@ -139,7 +141,7 @@ static void apply_rlimits(const long long limits[]) {
 /* What a plain spawn gives: default dispositions (bubblewrap runs with SIGTERM ignored, and an
  * ignored signal stays ignored across exec) and an empty mask. Done before the ready byte, so a
  * SIGTERM sent once the spawn returned is never lost. */
-static void reset_signals(void) {
+void reset_signals(void) {
   for (int s = 1; s < NSIG; s++) {
     if (s != SIGKILL && s != SIGSTOP) signal(s, SIG_DFL);
   }
@@ -149,7 +151,7 @@ static void reset_signals(void) {
 }
 
 /* Only fds 0-2 reach the agent, as from a plain spawn: whatever bubblewrap or the box passed on stays behind. */
-static void close_extra_fds(void) {
+void close_extra_fds(void) {
 #ifdef SYS_close_range
   if (syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
 #endif
@@ -175,7 +177,7 @@ int main(int argc, char **argv) {
   struct forward forwards[MAX_FORWARDS];
   long long limits[N_RLIMITS];
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
-  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, ready_fd = -1, i;
+  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, ready_fd = -1, status_fd = -1, i;
   unsigned long long required = MIN_ABI;
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
@@ -196,6 +198,9 @@ int main(int argc, char **argv) {
     else if (strcmp(opt, "--ready-fd") == 0) {
       ready_fd = (int)number(val, "--ready-fd");
       if (ready_fd < 3 || fcntl(ready_fd, F_GETFD) < 0) die(EXIT_USAGE, "--ready-fd must name an open descriptor above 2");
+    } else if (strcmp(opt, "--status-fd") == 0) {
+      status_fd = (int)number(val, "--status-fd");
+      if (status_fd < 3 || fcntl(status_fd, F_GETFD) < 0) die(EXIT_USAGE, "--status-fd must name an open descriptor above 2");
     } else if (strcmp(opt, "--require-abi") == 0) {
       required = number(val, "--require-abi");
       if (required < MIN_ABI) required = MIN_ABI;
@@ -241,6 +246,7 @@ int main(int argc, char **argv) {
   close(ruleset);
   install_seccomp(allow_unix);
   if (forwarder >= 0) await_forwarder(forwarder);
+  if (status_fd >= 0) run_as_parent(command, status_fd, ready_fd);
   /* Signals were reset above, so a SIGTERM sent once the spawn counts as started is never lost. */
   if (ready_fd >= 0) {
     if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");

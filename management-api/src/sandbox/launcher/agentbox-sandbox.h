@@ -40,7 +40,16 @@ int start_forwarder(const struct forward *forwards, int n, int abi);
 /* Returns once the forwarder listens on every port and is confined; exits when it failed to. */
 void await_forwarder(int status);
 
+/* The descriptor --wrap hands bubblewrap for the status record, and the launcher inside is told
+ * with --status-fd (namespace-sandbox.ts passes the same number): fd 3 is the box's ready pipe. */
+enum { WRAP_STATUS_FD = 4 };
+
 /* `--wrap -- COMMAND…` (agentbox-wrap.c): run bubblewrap so that the agent's end reads as a plain spawn's. */
 int run_wrapped(char **command);
+/* `--status-fd N` (agentbox-wrap.c): run the agent as a child, write its wait status to N, end as it did. */
+void run_as_parent(char **command, int status_fd, int ready_fd);
+/* What a plain spawn starts with (agentbox-sandbox.c): default dispositions, an empty mask; only fds 0-2. */
+void reset_signals(void);
+void close_extra_fds(void);
 
 #endif

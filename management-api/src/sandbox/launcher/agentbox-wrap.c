@@ -1,14 +1,18 @@
-/* agentbox-wrap.c: `--wrap -- BWRAP ARGS…`, the process the box spawns around bubblewrap so that an agent's end reads as for a plain spawn.
+/* agentbox-wrap.c: the two ends of an agent's exit status across bubblewrap.
  *
- * bubblewrap dies of SIGTERM (taking the sandbox with it: no grace for the agent) and reports a
- * command killed by a signal as exit status 128+n. So bubblewrap runs as this process's child with
- * SIGTERM ignored (the launcher inside resets the agent's dispositions before its ready byte); a
- * SIGTERM sent to this process alone is passed on to its process group once; and a status of
- * 129…159 is turned back into that signal (an agent that exits with such a status itself reads as
- * killed by it). It replaces a `/bin/sh -c` script that did the same with two forks and an exec
- * more: it is on the path of every spawn. */
+ * `--wrap -- BWRAP ARGS…` is the process the box spawns around bubblewrap so that an agent's end
+ * reads as for a plain spawn. bubblewrap dies of SIGTERM (taking the sandbox with it: no grace for
+ * the agent) and reports a command killed by a signal as exit status 128+n. So bubblewrap runs as
+ * this process's child with SIGTERM ignored (the launcher inside resets the agent's dispositions
+ * before its ready byte), and a SIGTERM sent to this process alone is passed on to its process
+ * group once. The launcher inside runs with `--status-fd`: it stays as the agent's parent and
+ * writes the agent's real wait status to a pipe this process reads when bubblewrap has ended, so
+ * an agent's `exit 137` and a SIGKILL stay apart. Without a record (the launcher refused before
+ * starting the agent, or bubblewrap failed) bubblewrap's own status is used, 129…159 read as the
+ * signal. It replaces a `/bin/sh -c` script: it is on the path of every spawn. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -24,8 +28,29 @@ static void pass_term(int sig) {
   kill(0, SIGTERM);
 }
 
+/* Die of `sig` as the agent did; returns when its default is not to end the process. */
+static void die_of(int sig) {
+  signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sigprocmask(SIG_UNBLOCK, &only, NULL);
+  kill(getpid(), sig);
+}
+
+/* The record the launcher inside wrote ("exit N" or "signal N"); 0 when there is none. */
+static int read_record(int fd, int *signalled, int *value) {
+  char record[32] = {0};
+  ssize_t got = read(fd, record, sizeof record - 1);
+  if (got <= 0) return 0;
+  char kind[8];
+  return sscanf(record, "%7s %d", kind, value) == 2 && ((*signalled = strcmp(kind, "signal") == 0) || strcmp(kind, "exit") == 0);
+}
+
 int run_wrapped(char **command) {
   if (!command[0]) die(EXIT_USAGE, "--wrap takes -- COMMAND [ARG]...");
+  int status_pipe[2];
+  if (pipe2(status_pipe, O_CLOEXEC | O_NONBLOCK) != 0) die_errno(EXIT_SETUP, "pipe", "--wrap");
   sigset_t term, old;
   sigemptyset(&term);
   sigaddset(&term, SIGTERM);
@@ -36,14 +61,18 @@ int run_wrapped(char **command) {
   if (pid == 0) {
     signal(SIGTERM, SIG_IGN);
     sigprocmask(SIG_SETMASK, &old, NULL);
+    /* The write end as WRAP_STATUS_FD, open across exec (dup2 to itself would keep O_CLOEXEC); blocking for the writer. */
+    int end = status_pipe[1];
+    if (end == WRAP_STATUS_FD ? fcntl(end, F_SETFD, 0) != 0 : dup2(end, WRAP_STATUS_FD) != WRAP_STATUS_FD) die_errno(EXIT_SETUP, "dup2", "--wrap status pipe");
+    fcntl(WRAP_STATUS_FD, F_SETFL, 0);
     execvp(command[0], command);
     die_errno(errno == ENOENT ? 127 : 126, "cannot execute", command[0]);
   }
-  /* This process holds no descriptor of the agent's but stdio: the ready pipe closes with the sandbox. */
-#ifdef SYS_close_range
-  if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
-#endif
-    for (int fd = 3; fd < 1024; fd++) close(fd);
+  /* This process holds no descriptor of the agent's but stdio and the status pipe's read end: the
+   * ready pipe closes with the sandbox. */
+  int keep = status_pipe[0];
+  for (int fd = 3; fd < 1024; fd++)
+    if (fd != keep) close(fd);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = pass_term;
@@ -53,17 +82,53 @@ int run_wrapped(char **command) {
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) die_errno(EXIT_SETUP, "waitpid", "--wrap");
   }
+  int signalled = 0, value = 0;
+  if (read_record(keep, &signalled, &value)) {
+    if (!signalled) return value;
+    die_of(value);
+    return 128 + value;
+  }
   int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + sig;
   if (!sig && code > 128 && code < 160) sig = code - 128;
-  if (sig) {
-    /* Die of it as the agent did; a signal whose default is not to end the process falls through to the status. */
-    signal(sig, SIG_DFL);
-    sigset_t only;
-    sigemptyset(&only);
-    sigaddset(&only, sig);
-    sigprocmask(SIG_UNBLOCK, &only, NULL);
-    kill(getpid(), sig);
-  }
+  if (sig) die_of(sig);
   return code;
+}
+
+/* Signals that end a process by default and may reach the agent's whole group (a SIGTERM passed
+ * on, a SIGINT or SIGHUP of a terminal): the waiting parent outlives them, so the agent answers. */
+static const int parent_ignores[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
+
+void run_as_parent(char **command, int status_fd, int ready_fd) {
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  /* Blocked across the fork: a signal sent once the ready byte is out waits for the agent's
+   * default dispositions (it resets them) and for the parent's ignoring ones. */
+  sigprocmask(SIG_BLOCK, &all, NULL);
+  pid_t pid = fork();
+  if (pid < 0) die_errno(EXIT_SETUP, "fork", "--status-fd");
+  if (pid == 0) {
+    reset_signals();
+    close_extra_fds();
+    execvp(command[0], command);
+    die_errno(errno == ENOENT ? 127 : 126, "cannot execute", command[0]);
+  }
+  for (size_t k = 0; k < sizeof parent_ignores / sizeof parent_ignores[0]; k++) signal(parent_ignores[k], SIG_IGN);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  if (ready_fd >= 0) {
+    if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");
+    close(ready_fd);
+  }
+  /* The agent's stdio is its own: it closes when the agent's processes close it, not when this one exits. */
+  for (int fd = 0; fd < 1024; fd++)
+    if (fd != status_fd) close(fd);
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) _exit(EXIT_SETUP);
+  char record[32];
+  int signalled = WIFSIGNALED(status), value = signalled ? WTERMSIG(status) : WEXITSTATUS(status);
+  int len = snprintf(record, sizeof record, "%s %d\n", signalled ? "signal" : "exit", value);
+  if (write(status_fd, record, (size_t)len) != len) _exit(EXIT_SETUP);
+  _exit(signalled ? 128 + value : value);
 }
