@@ -117,6 +117,33 @@ t.test('exit status and signals read as for a plain spawn', async (t) => {
   t.match(out, /graceful/);
 });
 
+t.test('a SIGKILL to the group the box leads ends the whole sandbox, an agent that ignores SIGTERM too', async (t) => {
+  const sandbox = await sandboxFor(t, {});
+  // A marker no other process has: what is left of the agent is found by it on the host.
+  const marker = `${31 + Math.random()}`.slice(0, 9);
+  const c = await sandbox.confine({ id: 'agt_kill', command: '/bin/sh', args: ['-c', `trap "" TERM; echo started; sleep ${marker}`], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
+  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => /started/.test(String(d)) && resolve()));
+  const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal)));
+  process.kill(-child.pid!, 'SIGKILL');
+  t.equal(await closed, 'SIGKILL');
+  await c.release();
+  // bubblewrap goes with the wrapper (--die-with-parent) and the PID namespace with bubblewrap; give the kernel a moment.
+  const left = async (): Promise<string> => new Promise((resolve) => {
+    const ps = spawn('pgrep', ['-f', `sleep ${marker}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    ps.stdout.on('data', (d: Buffer) => (out += d));
+    ps.on('close', () => resolve(out.trim()));
+  });
+  let found = await left();
+  for (let i = 0; found && i < 50; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    found = await left();
+  }
+  t.equal(found, '', 'no process of the agent is left');
+});
+
 t.test('what an agent leaves running ends with it (its PID namespace goes with its first process)', async (t) => {
   const sandbox = await sandboxFor(t, {});
   const late = path.join(paths.workspaceDir, 'c', 'late');

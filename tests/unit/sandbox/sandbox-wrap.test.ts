@@ -40,9 +40,11 @@ const inside = (script: string): string[] => [launcher, '--ro', '/usr', '--ro', 
 function wrappedLauncher(script: string, onStart?: (pid: number) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
   const child = spawn(launcher, ['--wrap', '--', ...inside(script)], { stdio: ['ignore', 'pipe', 'inherit', 'pipe'], detached: true });
   let out = '';
+  let started = false;
   child.stdout!.on('data', (d: Buffer) => {
     out += d;
-    if (/started/.test(out) && onStart) onStart(child.pid!);
+    // Once: a second signal while the agent ends would test the agent, not the wrapper.
+    if (!started && /started/.test(out) && onStart) (started = true), onStart(child.pid!);
   });
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out })));
 }
@@ -61,6 +63,10 @@ t.test('--status-fd: a SIGTERM to the group reaches the agent; the waiting paren
   const r = await wrappedLauncher(`exec python3 -c '${agent}'`, (pid) => process.kill(-pid, 'SIGTERM'));
   t.match(r.out, /graceful/, "the agent's handler ran");
   t.match(r, { code: 3, signal: null }, "the agent's own status after its graceful end");
+  // The box signals the wrapper's group: the wrapper passes that on, and the agent must get one SIGTERM, not two.
+  const counter = 'import signal, time\nn = []\nsignal.signal(signal.SIGTERM, lambda *a: n.append(1))\nprint("started", flush=True)\nwhile not n: time.sleep(0.01)\ntime.sleep(0.3)\nprint("terms", len(n), flush=True)';
+  const counted = await wrappedLauncher(`exec python3 -c '${counter}'`, (pid) => process.kill(-pid, 'SIGTERM'));
+  t.match(counted.out, /terms 1\n/, 'one SIGTERM reached the agent');
   const killed = await wrappedLauncher('echo started; sleep 20', (pid) => process.kill(pid, 'SIGTERM'));
   t.match(killed, { code: null, signal: 'SIGTERM' }, 'a SIGTERM to the wrapper alone ends an agent without a handler, read as SIGTERM');
 });
@@ -73,7 +79,7 @@ t.test('--status-fd must name an open descriptor', async (t) => {
   t.match(err, /--status-fd must name an open descriptor above 2/);
 });
 
-t.test('--wrap: a SIGTERM to the wrapper alone reaches the group once; the command itself ignores it', async (t) => {
+t.test('--wrap: a SIGTERM to the wrapper reaches the sandbox group once; the command itself ignores it', async (t) => {
   // The command runs with SIGTERM ignored (as bubblewrap must: a shell cannot even trap it); a child that sets a
   // handler of its own (as the agent does once the launcher reset its dispositions) gets it.
   const agent = 'import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *a: (print("graceful", flush=True), sys.exit(0)))\nprint("started", flush=True)\ntime.sleep(20)';

@@ -4,8 +4,10 @@
  * reads as for a plain spawn. bubblewrap dies of SIGTERM (taking the sandbox with it: no grace for
  * the agent) and reports a command killed by a signal as exit status 128+n. So bubblewrap runs as
  * this process's child with SIGTERM ignored (the launcher inside resets the agent's dispositions
- * before its ready byte), and a SIGTERM sent to this process alone is passed on to its process
- * group once. The launcher inside runs with `--status-fd`: it stays as the agent's parent and
+ * before its ready byte) in a process group of its own, and each SIGTERM this process gets, sent
+ * to it or to its group as the box sends it, is passed on to that group once: the agent gets one
+ * SIGTERM per SIGTERM sent, never two. A SIGKILL ends this process, and bubblewrap with it
+ * (--die-with-parent), and the sandbox with bubblewrap. The launcher inside runs with `--status-fd`: it stays as the agent's parent and
  * writes the agent's real wait status to a pipe this process reads when bubblewrap has ended, so
  * an agent's `exit 137` and a SIGKILL stay apart. Without a record (the launcher refused before
  * starting the agent, or bubblewrap failed) bubblewrap's own status is used, 129…159 read as the
@@ -21,11 +23,12 @@
 #include <unistd.h>
 #include "agentbox-sandbox.h"
 
-/* A SIGTERM to this process alone (the group's own reaches everyone anyway): once to the group. */
+/* The process group bubblewrap leads (its pid), which every process of the sandbox is in. */
+static volatile pid_t sandbox_group;
+
 static void pass_term(int sig) {
   (void)sig;
-  signal(SIGTERM, SIG_IGN);
-  kill(0, SIGTERM);
+  if (sandbox_group > 0) kill(-sandbox_group, SIGTERM);
 }
 
 /* Die of `sig` as the agent did; returns when its default is not to end the process. */
@@ -60,6 +63,7 @@ int run_wrapped(char **command) {
   if (pid < 0) die_errno(EXIT_SETUP, "fork", "--wrap");
   if (pid == 0) {
     signal(SIGTERM, SIG_IGN);
+    setpgid(0, 0);
     sigprocmask(SIG_SETMASK, &old, NULL);
     /* The write end as WRAP_STATUS_FD, open across exec (dup2 to itself would keep O_CLOEXEC); blocking for the writer. */
     int end = status_pipe[1];
@@ -68,6 +72,9 @@ int run_wrapped(char **command) {
     execvp(command[0], command);
     die_errno(errno == ENOENT ? 127 : 126, "cannot execute", command[0]);
   }
+  /* Set on both sides of the fork, so the group exists before a SIGTERM can be passed to it. */
+  if (setpgid(pid, pid) != 0 && errno != EACCES) die_errno(EXIT_SETUP, "setpgid", "--wrap");
+  sandbox_group = pid;
   /* This process holds no descriptor of the agent's but stdio and the status pipe's read end: the
    * ready pipe closes with the sandbox. */
   int keep = status_pipe[0];
