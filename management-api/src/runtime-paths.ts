@@ -46,7 +46,11 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   relayDatabase: string;
   /** Leads to the API's TCP port: agents in their own network namespace reach the API through it. */
   sandboxApiSocket: string;
-  /** Leads to the egress proxy's TCP port, for agents in their own network namespace. */
+  /**
+   * The egress proxy listens on it beside its TCP port, for agents in their own network
+   * namespace. Both sandbox sockets are alone in their directory, which is what bubblewrap binds:
+   * a socket made again (a restarted proxy) is seen by agents already running.
+   */
   sandboxEgressSocket: string;
 }
 

@@ -70,10 +70,11 @@ export class AgentSandbox {
     const { paths } = settings;
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',
-      // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these sockets.
+      // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these
+      // sockets: the API's is bridged here, the proxy listens on its own (egress-proxy-main.ts).
       bridges: [
         { socket: paths.sandboxApiSocket, port: () => settings.apiPort() },
-        { socket: paths.sandboxEgressSocket, port: () => settings.egressPort() },
+        { socket: paths.sandboxEgressSocket, port: () => settings.egressPort(), servedElsewhere: true },
       ],
       root: paths.root,
       ...(settings.proc ? { proc: settings.proc } : {}),

@@ -19,7 +19,7 @@ export interface BwrapPlan {
   proc: ProcMode;
   /** Pass `--disable-userns` (default true): only where the probe found it works (not under Docker's read-only /proc/sys). */
   disableUserns?: boolean;
-  /** Unix sockets bound at the same path so the launcher's forwarder inside can reach the box. */
+  /** Directories holding only the box's sandbox sockets, bound at the same path so the launcher's forwarder inside can reach the box. */
   sockets: readonly string[];
   /** The command run inside: the launcher with its policy, then the agent. */
   inner: readonly string[];
@@ -33,7 +33,7 @@ export interface BwrapPlan {
  * the launcher's seccomp filter inside in any case); it dies with the API
  * (`--die-with-parent`). The root is a tmpfs holding the same read-only roots the launcher's
  * Landlock policy grants, a minimal /dev, /proc, the agent's own directories read-write and the
- * forwarding sockets: no state, secrets, logs, run directory or other agents' directories exist
+ * directory of the forwarding sockets: no state, secrets, logs, run directory or other agents' directories exist
  * inside, and Landlock inside still decides what may be done with what does.
  */
 export function bwrapArgv(plan: BwrapPlan): string[] {
@@ -54,7 +54,7 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
   }
   args.push('--dev', '/dev');
   args.push(...(plan.proc === 'fresh' ? ['--proc', '/proc'] : ['--ro-bind', '/proc', '/proc']));
-  // Sockets are bound read-only: connecting to a socket needs no write access to its mount.
+  // Bound read-only: connecting to a socket needs no write access to its mount.
   for (const s of plan.sockets) args.push('--ro-bind', s, s);
   for (const p of plan.readWrite) args.push('--bind', p, p);
   args.push('--chdir', plan.cwd, '--', ...plan.inner);

@@ -1,5 +1,7 @@
-// The egress proxy programme: reads [sandbox.egress] from the manifest, listens on 127.0.0.1:<port> and on its control socket.
-import type { AddressInfo } from 'node:net';
+// The egress proxy programme: reads [sandbox.egress] from the manifest, listens on 127.0.0.1:<port>, on the sandbox egress socket and on its control socket.
+import { chmod, mkdir, rm } from 'node:fs/promises';
+import net, { type AddressInfo } from 'node:net';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
@@ -44,6 +46,10 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
     server.listen(port, '127.0.0.1', () => ok());
   });
   const bound = (server.address() as AddressInfo).port;
+  const sandboxSocket = await listenForSandboxes(server, paths.sandboxEgressSocket).catch((err: unknown) => {
+    server.close();
+    throw err;
+  });
   control = await startControlServer({
     socketPath: paths.egressControlSocket,
     apiKeyFile: paths.apiKeyFile,
@@ -55,17 +61,42 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
       logger.info({ event: 'EgressPolicyChanged', allowDomains: next.policy.allow_domains.length, allowPorts: next.policy.allow_ports }, 'egress allowlist replaced');
     },
     onDropped: (count) => logger.warn({ event: 'EgressDecisionsDropped', count }, 'no API subscribed: oldest egress decisions dropped'),
-  }).catch((err: unknown) => {
+  }).catch(async (err: unknown) => {
     server.close();
+    await sandboxSocket.close();
     throw err;
   });
-  logger.info({ event: 'EgressProxyListening', port: bound, control: paths.egressControlSocket, relay }, `egress proxy on 127.0.0.1:${bound}`);
+  logger.info({ event: 'EgressProxyListening', port: bound, sandboxSocket: paths.sandboxEgressSocket, control: paths.egressControlSocket, relay }, `egress proxy on 127.0.0.1:${bound}`);
   return {
     port: bound,
     socketPath: paths.egressControlSocket,
     async close() {
       server.closeAllConnections();
-      await Promise.all([new Promise<void>((ok) => server.close(() => ok())), control?.close()]);
+      await Promise.all([new Promise<void>((ok) => server.close(() => ok())), sandboxSocket.close(), control?.close()]);
+    },
+  };
+}
+
+/**
+ * Listen on `socket` for agents in their own network namespace (their forwarder connects to it)
+ * and hand each connection to the proxy's HTTP server as if it had come to the TCP port: the
+ * same decisions, credentials and relay, with no process between the agent's forwarder and the
+ * proxy. A socket left by a crashed run is replaced; connectable by every user, as an agent
+ * dropped to an unprivileged uid must be (it leads only to what 127.0.0.1:<port> leads to).
+ */
+async function listenForSandboxes(proxy: net.Server, socket: string): Promise<{ close(): Promise<void> }> {
+  await mkdir(path.dirname(socket), { recursive: true });
+  await rm(socket, { force: true });
+  const listener = net.createServer((connection) => proxy.emit('connection', connection));
+  await new Promise<void>((ok, fail) => {
+    listener.once('error', (err: NodeJS.ErrnoException) => fail(new Error(`cannot listen on the sandbox egress socket ${socket}: ${err.message}`)));
+    listener.listen(socket, () => ok());
+  });
+  await chmod(socket, 0o666);
+  return {
+    async close() {
+      await new Promise<void>((ok) => listener.close(() => ok()));
+      await rm(socket, { force: true });
     },
   };
 }

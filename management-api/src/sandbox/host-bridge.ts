@@ -8,10 +8,15 @@ export interface BridgeSpec {
   socket: string;
   /** The port, or how to read it at each connection (the API's is known once it listens). */
   port: number | (() => number | undefined);
+  /**
+   * Another programme listens on the socket itself (the egress proxy: bulk transfers must not pass
+   * through the API's process); the bridges only make sure its directory exists.
+   */
+  servedElsewhere?: boolean;
 }
 
 /**
- * Unix sockets an agent in its own network namespace reaches through the forwarder inside
+ * The unix sockets an agent in its own network namespace reaches through the forwarder inside
  * (the launcher's `--forward`, sandbox/launcher/agentbox-forward.c); each connection is piped to 127.0.0.1:<port>. The API and the
  * egress proxy keep listening on TCP only; the proxy still decides every request it receives.
  */
@@ -29,6 +34,7 @@ export class HostBridges {
   async start(): Promise<void> {
     for (const spec of this.specs) {
       await mkdir(path.dirname(spec.socket), { recursive: true });
+      if (spec.servedElsewhere) continue;
       await rm(spec.socket, { force: true });
       const server = net.createServer((inside) => pipeTo(inside, typeof spec.port === 'function' ? spec.port() : spec.port));
       await new Promise<void>((resolve, reject) => {
@@ -46,7 +52,7 @@ export class HostBridges {
   /** Stop listening and remove the sockets; open connections end with their peers. */
   async close(): Promise<void> {
     await Promise.all(this.#servers.splice(0).map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
-    await Promise.all(this.specs.map((s) => rm(s.socket, { force: true })));
+    await Promise.all(this.specs.filter((s) => !s.servedElsewhere).map((s) => rm(s.socket, { force: true })));
   }
 }
 

@@ -140,7 +140,9 @@ export class NamespaceSandbox {
    * and a bound path it could not reach refuses the spawn (409) naming the directory to open.
    */
   async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string): Promise<NamespacedSpawn> {
-    const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: (policy.forwards ?? []).map((f) => f.socket) };
+    // The sockets' directories are bound, not the sockets: one made again after the spawn (a
+    // restarted egress proxy) is the one the agent's forwarder reaches.
+    const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: [...new Set((policy.forwards ?? []).map((f) => path.dirname(f.socket)))] };
     if (this.#ids) {
       const ids = this.#ids;
       try {

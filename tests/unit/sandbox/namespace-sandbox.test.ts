@@ -6,7 +6,9 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { agentEnvironment } from '../../../management-api/src/adapters/orchestrator/agent-env.js';
+import { createLogger } from '../../../management-api/src/observability/logger.js';
 import { AgentSandbox } from '../../../management-api/src/sandbox/agent-sandbox.js';
+import { runEgressProxy } from '../../../management-api/src/sandbox/egress-proxy-main.js';
 import { launcherReady } from '../../../management-api/src/sandbox/namespace-sandbox.js';
 import type { SandboxSettings } from '../../../management-api/src/sandbox/sandbox-settings.js';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
@@ -142,6 +144,33 @@ t.test('a SIGKILL to the group the box leads ends the whole sandbox, an agent th
     found = await left();
   }
   t.equal(found, '', 'no process of the agent is left');
+});
+
+t.test('the egress proxy listens on its sandbox socket itself; an agent running across a proxy restart reaches the new one', async (t) => {
+  const manifest = path.join(root, 'egress.toml');
+  writeFileSync(manifest, '[sandbox.egress]\nallow_domains = ["example.test"]\n');
+  const env = { AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifest, AGENTBOX_EGRESS_PORT: '0' };
+  const silent = createLogger({ level: 'silent' });
+  let proxy = await runEgressProxy(env, silent);
+  t.teardown(() => proxy.close());
+  const sandbox = await sandboxFor(t, {});
+  // Each ask is a request without a credential: the proxy's 407 shows the proxy answered.
+  const agent = "import os, socket, time\ndef ask():\n    s = socket.create_connection(('127.0.0.1', 3128))\n    s.sendall(b'GET http://example.test/ HTTP/1.1\\r\\nHost: example.test\\r\\n\\r\\n')\n    line = s.recv(64).split(b'\\r\\n')[0].decode()\n    s.close()\n    return line or 'nothing'\nprint('first', ask(), flush=True)\nwhile not os.path.exists('go'): time.sleep(0.02)\nprint('second', ask(), flush=True)";
+  const dir = path.join(paths.workspaceDir, 'c');
+  rmSync(path.join(dir, 'go'), { force: true });
+  const c = await sandbox.confine({ id: 'agt_restart', command: '/usr/bin/python3', args: ['-c', agent], cwd: dir, workspace: paths.workspaceDir });
+  const child = spawn(c.command, c.args, { cwd: dir, env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
+  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  let out = '';
+  await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /first/.test(out) && resolve()));
+  await proxy.close();
+  proxy = await runEgressProxy(env, silent);
+  writeFileSync(path.join(dir, 'go'), '');
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  await c.release();
+  t.equal(code, 0, out);
+  t.match(out, /first HTTP\/1\.1 407/, 'the agent reached the proxy through its socket');
+  t.match(out, /second HTTP\/1\.1 407/, 'and the restarted proxy through the socket it made again');
 });
 
 t.test('what an agent leaves running ends with it (its PID namespace goes with its first process)', async (t) => {
