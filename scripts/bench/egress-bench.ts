@@ -1,6 +1,7 @@
 // Egress benchmark: CONNECT set-up and bulk throughput on loopback, direct and through the proxy programme (both relays), from client and server processes of their own.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -10,6 +11,7 @@ import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { ControlClient } from '../../management-api/src/sandbox/egress-control-client.js';
 import { newProxyCredential } from '../../management-api/src/sandbox/agent-proxy-credential.js';
 import type { TunnelRelay } from '../../management-api/src/sandbox/egress-tunnel.js';
+import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
 import { CLOCK_TICKS, readStat } from '../../management-api/src/sandbox/proc-stat.js';
 import { repoPath } from '../cli/repo-path.js';
 import { BULK_BYTES, type FetchResult, type FetchTarget } from './egress-bench-peer.js';
@@ -39,6 +41,12 @@ function fetchIn(idle: FetchTarget, connects: number, bulk?: FetchTarget): Promi
   return firstLine<FetchResult>(child, 'the benchmark client');
 }
 
+/** CPU seconds `pid` has used so far (NaN once it is gone). */
+const cpuOf = (pid: number): number => {
+  const s = readStat(pid);
+  return s ? s.ownTicks / CLOCK_TICKS : NaN;
+};
+
 /**
  * The baseline relay (egress-ideal-relay.c) compiled with the host compiler and started towards
  * `upstream`: what a third process and a second loopback hop cost at the least.
@@ -50,19 +58,47 @@ async function startIdealRelay(upstream: number, dir: string): Promise<{ port: n
   const close = (): void => void relay.kill('SIGTERM');
   try {
     const { port } = await firstLine<{ port: number }>(relay, 'the baseline relay');
-    const cpu = (): number => {
-      const s = readStat(relay.pid!);
-      return s ? s.ownTicks / CLOCK_TICKS : NaN;
-    };
-    return { port, cpu, close };
+    return { port, cpu: () => cpuOf(relay.pid!), close };
   } catch (err) {
     close();
     throw err;
   }
 }
 
+/**
+ * The launcher's forwarder as an agent in bubblewrap has it (agentbox-forward.c): listening on a
+ * loopback port, passing each connection to the proxy's sandbox socket. Run here in the host's
+ * network namespace (loopback costs the same), its launcher confined to the system directories
+ * and asleep in place of an agent. Undefined where the launcher is not built.
+ */
+async function startForwarder(socket: string): Promise<{ port: number; cpu: () => number; close: () => void } | undefined> {
+  const launcher = installedLauncher();
+  if (!existsSync(launcher)) return undefined;
+  const port = await new Promise<number>((resolve) => {
+    const probe = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const system = ['/usr', '/bin', '/lib', '/lib64'].flatMap((dir) => ['--ro', dir]);
+  // Its own process group: the forwarder is killed with it (outside a PID namespace nothing else ends it).
+  const child = spawn(launcher, [...system, '--forward', `${port}=${socket}`, '--', '/bin/sleep', '3600'], { stdio: 'ignore', detached: true });
+  const close = (): void => void (child.pid && process.kill(-child.pid, 'SIGKILL'));
+  for (let i = 0; ; i++) {
+    const listening = await new Promise<boolean>((resolve) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
+    if (listening) break;
+    if (i === 100) {
+      close();
+      throw new Error(`the launcher's forwarder did not listen on 127.0.0.1:${port}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).map(Number);
+  return { port, cpu: () => children.reduce((sum, pid) => sum + cpuOf(pid), 0), close };
+}
+
 /** A proxy programme with the given relay, a credential registered; CPU seconds it has used so far on demand. */
-async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ via: { port: number; auth: string }; cpu: () => number; close: () => void }> {
+async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ via: { port: number; auth: string }; sandboxSocket: string; cpu: () => number; close: () => void }> {
   const dir = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), `agentbox-egress-bench-${relay}-`));
   const paths = runtimePaths({ AGENTBOX_ROOT: dir });
   const manifest = path.join(dir, 'agentbox.toml');
@@ -84,11 +120,8 @@ async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ v
     });
     const { secret, hash } = newProxyCredential();
     await client!.call({ op: 'register', agent: 'agt_bench', hash });
-    const cpu = (): number => {
-      const s = readStat(proxy.pid!);
-      return s ? s.ownTicks / CLOCK_TICKS : NaN;
-    };
-    return { via: { port, auth: Buffer.from(`agt_bench:${secret}`).toString('base64') }, cpu, close };
+    const cpu = (): number => cpuOf(proxy.pid!);
+    return { via: { port, auth: Buffer.from(`agt_bench:${secret}`).toString('base64') }, sandboxSocket: paths.sandboxEgressSocket, cpu, close };
   } catch (err) {
     close();
     throw err;
@@ -122,6 +155,12 @@ export async function runEgressBench(): Promise<string> {
       { name: 'proxy, stream pipe relay (before)', via: proxies.pipe.via, cpu: proxies.pipe.cpu },
       { name: 'proxy, reused-buffer relay (now)', via: proxies.buffer.via, cpu: proxies.buffer.cpu },
     ];
+    // The path of an agent in bubblewrap: its forwarder, then the proxy's sandbox socket.
+    const forwarder = await startForwarder(proxies.buffer.sandboxSocket);
+    if (forwarder) {
+      stops.push(forwarder.close);
+      paths.push({ name: 'forwarder + proxy (an agent in bubblewrap)', via: { port: forwarder.port, auth: proxies.buffer.via.auth }, cpu: () => proxies.buffer.cpu() + forwarder.cpu() });
+    }
     const figures = new Map<string, PathFigures>(paths.map((p) => [p.name, { setup: [], rates: [], proxyCpu: [], clientCpu: [] }]));
     // Warm every path (JIT in the proxies, first connections) before measuring.
     for (const p of paths) if (!p.bulkPort) await fetchIn({ port: ports.idle, ...(p.via ? { via: p.via } : {}) }, 50);
