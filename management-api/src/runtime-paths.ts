@@ -21,6 +21,11 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   tmpDir: string;
   /** Rendered configuration and the manifest the box runs with. */
   configDir: string;
+  /**
+   * The two sockets agents in their own network namespace reach the box through, and nothing else:
+   * bubblewrap binds this directory into their sandbox.
+   */
+  sandboxSocketDir: string;
   /** Written atomically by the seal listener once every readiness-required programme runs. */
   sealFile: string;
   /** JSON `{reason}`: stage B failed (the seal never comes), or the seal timed out (cleared if it comes later). */
@@ -48,8 +53,8 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   sandboxApiSocket: string;
   /**
    * The egress proxy listens on it beside its TCP port, for agents in their own network
-   * namespace. Both sandbox sockets are alone in their directory, which is what bubblewrap binds:
-   * a socket made again (a restarted proxy) is seen by agents already running.
+   * namespace. Bubblewrap binds its directory, not the socket: a socket made again (a restarted
+   * proxy) is seen by agents already running.
    */
   sandboxEgressSocket: string;
 }

@@ -20,6 +20,14 @@ async function listener(t: Tap.Test): Promise<number> {
   return (server.address() as net.AddressInfo).port;
 }
 
+/** The same on a unix socket at `socket`. */
+async function unixListener(t: Tap.Test, socket: string): Promise<void> {
+  mkdirSync(path.dirname(socket), { recursive: true });
+  const server = net.createServer((s) => s.destroy());
+  await new Promise<void>((resolve) => server.listen(socket, resolve));
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+}
+
 const LIMITS = '[sandbox.limits]\nmemory = "1g"\ncpu_seconds = 120\nopen_files = 256\nfile_size = "64m"\n';
 
 // The same attempts with Landlock alone and inside bubblewrap: there, what is not granted does not even exist (ENOENT),
@@ -43,6 +51,9 @@ for (const [namespaces, expect] of Object.entries(MODES)) {
     const otherFile = path.join(paths.workspaceDir, 'other', 'notes.txt');
     writeFileSync(otherFile, 'private');
     mkdirSync(paths.tmpDir, { recursive: true });
+    // In bubblewrap the agent reaches the egress port through its forwarder and the proxy's socket:
+    // served here the way the listener serves the port (accept and close).
+    if (namespaces === 'required') await unixListener(t, paths.sandboxEgressSocket);
     const args = { secret, otherFile, workspace: paths.workspaceDir, sharedTmp: paths.tmpDir, apiPid: process.pid, allowedPort, deniedPort };
 
     const agent = await h.ops.spawn({ name: 'prober', command: PYTHON, args: [probe, JSON.stringify(args)] });
