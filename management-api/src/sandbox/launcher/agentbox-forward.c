@@ -65,7 +65,9 @@ static void accept_one(int listener, const char *path) {
   if (out >= 0) strcpy(a.sun_path, path);
   char *bufs = out >= 0 ? malloc(2 * BUF) : NULL;
   if (!bufs || connect(out, (struct sockaddr *)&a, sizeof a) != 0 || fcntl(out, F_SETFL, O_NONBLOCK) != 0) {
-    fprintf(stderr, "agentbox-sandbox: forwarder: cannot reach %s: %s\n", path, out < 0 && slot == MAX_PAIRS ? "too many connections" : strerror(errno));
+    /* The agent's stderr is where this shows: say what is behind the socket may not be running. */
+    if (out < 0 && slot == MAX_PAIRS) fprintf(stderr, "agentbox-sandbox: forwarder: cannot reach %s: too many connections (at most %d)\n", path, MAX_PAIRS);
+    else fprintf(stderr, "agentbox-sandbox: forwarder: cannot reach %s: %s (the box's programme behind it, the API or the egress proxy, is not listening)\n", path, strerror(errno));
     free(bufs);
     if (out >= 0) close(out);
     close(in);
