@@ -129,16 +129,6 @@ static void relay(const struct forward *forwards, const int *listeners, int n) {
   }
 }
 
-/* Close every descriptor above 2 but `keep`: one or two close_range calls where the kernel has it. */
-static void close_except(int keep) {
-#ifdef SYS_close_range
-  if ((keep <= 3 || syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U) == 0) && syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) == 0) return;
-#endif
-  for (int fd = 3; fd < 1024; fd++) {
-    if (fd != keep) close(fd);
-  }
-}
-
 int start_forwarder(const struct forward *forwards, int n, int abi) {
   int status[2];
   if (n > 8) die(EXIT_USAGE, "at most 8 --forward");

@@ -158,6 +158,16 @@ void close_extra_fds(void) {
   for (int fd = 3; fd < 1024; fd++) close(fd);
 }
 
+/* Close every descriptor above 2 but `keep`: one or two close_range calls where the kernel has it. */
+void close_except(int keep) {
+#ifdef SYS_close_range
+  if ((keep <= 3 || syscall(SYS_close_range, 3U, (unsigned)keep - 1, 0U) == 0) && syscall(SYS_close_range, (unsigned)keep + 1, ~0U, 0U) == 0) return;
+#endif
+  for (int fd = 3; fd < 1024; fd++) {
+    if (fd != keep) close(fd);
+  }
+}
+
 static void parse_forward(const char *spec, struct forward *f) {
   const char *eq = strchr(spec, '=');
   if (!eq || eq == spec || !eq[1]) die(EXIT_USAGE, "--forward takes PORT=SOCKET");

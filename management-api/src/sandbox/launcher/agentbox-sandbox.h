@@ -51,5 +51,7 @@ void run_as_parent(char **command, int status_fd, int ready_fd);
 /* What a plain spawn starts with (agentbox-sandbox.c): default dispositions, an empty mask; only fds 0-2. */
 void reset_signals(void);
 void close_extra_fds(void);
+/* Every descriptor above 2 but `keep` closed (agentbox-sandbox.c). */
+void close_except(int keep);
 
 #endif

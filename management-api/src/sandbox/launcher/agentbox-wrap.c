@@ -78,8 +78,7 @@ int run_wrapped(char **command) {
   /* This process holds no descriptor of the agent's but stdio and the status pipe's read end: the
    * ready pipe closes with the sandbox. */
   int keep = status_pipe[0];
-  for (int fd = 3; fd < 1024; fd++)
-    if (fd != keep) close(fd);
+  close_except(keep);
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = pass_term;
