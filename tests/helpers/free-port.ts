@@ -1,4 +1,5 @@
 // Free TCP ports on 127.0.0.1 for test servers and boxes, never the same one twice in a process.
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
 /** Ports this process has handed out: the kernel may give a just-closed port again at once. */
@@ -22,4 +23,40 @@ export async function freePort(): Promise<number> {
     handedOut.add(port);
     return port;
   }
+}
+
+/** Whether 127.0.0.1:`port` can be listened on now. */
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
+/** The first port of the kernel's ephemeral range, which outgoing connections take their local ports from. */
+function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A free port below the ephemeral range, for a box in a container: it listens in a network
+ * namespace of its own, where a port from the ephemeral range (what {@link freePort} gets from the
+ * kernel) may already be the local port of one of the box's own outgoing connections, and its
+ * listen then fails with EADDRINUSE however often it is restarted. Random in 10000 up to the range,
+ * never one this process handed out, free on the host when returned.
+ */
+export async function freePortBelowEphemeral(): Promise<number> {
+  const low = ephemeralLow();
+  for (let attempt = 0; attempt < 500; attempt++) {
+    const port = 10_000 + Math.floor(Math.random() * (low - 10_000));
+    if (handedOut.has(port) || !(await canListen(port))) continue;
+    handedOut.add(port);
+    return port;
+  }
+  throw new Error(`no free port found between 10000 and ${low}`);
 }

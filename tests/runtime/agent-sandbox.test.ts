@@ -1,5 +1,5 @@
 // Agents spawned through the real local orchestrator and the real launcher: what a confined agent can and cannot do.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +25,8 @@ async function unixListener(t: Tap.Test, socket: string): Promise<void> {
   mkdirSync(path.dirname(socket), { recursive: true });
   const server = net.createServer((s) => s.destroy());
   await new Promise<void>((resolve) => server.listen(socket, resolve));
+  // Connectable by every user, as the proxy makes its own: as root the agent's forwarder runs as uid 65534.
+  chmodSync(socket, 0o666);
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
 }
 

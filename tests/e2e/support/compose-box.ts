@@ -7,7 +7,8 @@ import path from 'node:path';
 import { boxFacts } from '../../../management-api/src/box-facts.js';
 import { docker, dockerBinary } from '../../../scripts/image/docker.js';
 import type { PrivateEngine } from '../../../scripts/image/private-engine.js';
-import { freePort, statusOf } from '../../runtime-contract/support/box-runner.js';
+import { statusOf } from '../../runtime-contract/support/box-runner.js';
+import { freePortBelowEphemeral } from '../../helpers/free-port.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import { eventLines } from '../../helpers/boot-event-lines.js';
@@ -56,7 +57,8 @@ const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv): Run => {
  */
 export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api: number; metrics: number }) => string): Promise<ComposeBox> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-compose-'));
-  const ports = { api: await freePort(), metrics: await freePort() };
+  // Below the ephemeral range: the box listens in the container's own network namespace (free-port.ts says why).
+  const ports = { api: await freePortBelowEphemeral(), metrics: await freePortBelowEphemeral() };
   writeFileSync(path.join(dir, 'agentbox.toml'), manifest(ports));
   mkdirSync(path.join(dir, 'workspace'));
   chownSync(path.join(dir, 'workspace'), boxFacts.image.uid, boxFacts.image.gid);
