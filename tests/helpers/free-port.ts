@@ -45,10 +45,10 @@ function ephemeralLow(): number {
 
 /**
  * A free port below the ephemeral range, for a box in a container: it listens in a network
- * namespace of its own, where a port from the ephemeral range (what {@link freePort} gets from the
- * kernel) may already be the local port of one of the box's own outgoing connections, and its
- * listen then fails with EADDRINUSE however often it is restarted. Random in 10000 up to the range,
- * never one this process handed out, free on the host when returned.
+ * namespace of its own, where Docker's embedded DNS resolver already listens on 127.0.0.11 at
+ * ports the kernel picked from the ephemeral range (what {@link freePort} gets too). A box given
+ * one of those fails to listen with EADDRINUSE however often it restarts. Random in 10000 up to
+ * the range, never one this process handed out, free on the host when returned.
  */
 export async function freePortBelowEphemeral(): Promise<number> {
   const low = ephemeralLow();

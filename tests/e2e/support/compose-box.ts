@@ -57,7 +57,7 @@ const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv): Run => {
  */
 export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api: number; metrics: number }) => string): Promise<ComposeBox> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-compose-'));
-  // Below the ephemeral range: the box listens in the container's own network namespace (free-port.ts says why).
+  // Below the ephemeral range: Docker's DNS resolver in the container holds ports from it (free-port.ts).
   const ports = { api: await freePortBelowEphemeral(), metrics: await freePortBelowEphemeral() };
   writeFileSync(path.join(dir, 'agentbox.toml'), manifest(ports));
   mkdirSync(path.join(dir, 'workspace'));
