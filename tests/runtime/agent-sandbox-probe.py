@@ -64,4 +64,5 @@ out['seccomp'] = status.get('Seccomp', '').strip()
 out['noNewPrivs'] = status.get('NoNewPrivs', '').strip()
 out['capabilities'] = [status.get(k, '').strip() for k in ('CapEff', 'CapPrm', 'CapBnd', 'CapAmb')]
 out['env'] = {k: os.environ.get(k) for k in ('TMPDIR', 'HOME')}
+out['ids'] = [os.getuid(), os.getgid(), os.getgroups()]
 print(json.dumps(out))

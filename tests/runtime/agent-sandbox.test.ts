@@ -1,5 +1,5 @@
 // Agents spawned through the real local orchestrator and the real launcher: what a confined agent can and cannot do.
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,12 +58,22 @@ for (const [namespaces, expect] of Object.entries(MODES)) {
     if (namespaces === 'required') await unixListener(t, paths.sandboxEgressSocket);
     const args = { secret, otherFile, workspace: paths.workspaceDir, sharedTmp: paths.tmpDir, apiPid: process.pid, allowedPort, deniedPort };
 
-    const agent = await h.ops.spawn({ name: 'prober', command: PYTHON, args: [probe, JSON.stringify(args)] });
+    // In the agent's own directory: of the installation, agents read only its code (dist, node_modules …), not tests/.
+    mkdirSync(path.join(paths.workspaceDir, 'prober'), { recursive: true });
+    copyFileSync(probe, path.join(paths.workspaceDir, 'prober', 'probe.py'));
+    const agent = await h.ops.spawn({ name: 'prober', command: PYTHON, args: ['probe.py', JSON.stringify(args)] });
     const text = (await collect(h.ops, agent.id)).map((c) => c.text).join('');
     t.match(await ended(h.ops, agent.id), { state: 'exited', exitCode: 0 }, text);
     const r = JSON.parse(text.trim().split('\n').pop()!) as Record<string, unknown>;
     t.match(r, { seccomp: '2', noNewPrivs: '1' }, 'the agent runs under its seccomp filter with no_new_privs');
-    t.same(r['capabilities'], Array(4).fill('0000000000000000'), 'no capability, even when the API runs as root');
+    // As root the box runs agents as nobody, in both modes: an agent shares no uid with the box's files and processes.
+    const asRoot = process.getuid?.() === 0;
+    t.same(r['ids'], asRoot ? [65534, 65534, []] : [process.getuid?.(), process.getgid?.(), r['ids'] && (r['ids'] as unknown[])[2]], asRoot ? 'as root, the agent runs as nobody/nogroup without supplementary groups' : "the agent runs as the box's uid (it cannot switch)");
+    // The bounding set can be emptied only by a process that holds CAP_SETPCAP: a root agent. As nobody
+    // under no_new_privs the agent cannot gain a capability (neither set-uid nor file capabilities apply).
+    const [eff, prm, bnd, amb] = r['capabilities'] as string[];
+    t.same([eff, prm, amb], Array(3).fill('0000000000000000'), 'no effective, permitted or ambient capability');
+    if ((r['ids'] as number[])[0] === 0) t.equal(bnd, '0000000000000000', 'a root agent has an empty bounding set');
     t.match(r, { readSecret: expect.absent, readOtherAgent: expect.absent, writeWorkspaceRoot: 'EACCES', writeSharedTmp: 'EACCES', readApiEnviron: expect.absent }, 'files outside its grants are denied');
     t.match(r, { writeOwn: 'ok', writePrivateTmp: 'ok' }, 'its own directory and private TMPDIR are writable');
     t.match(r, { signalApi: expect.foreignPid, ptraceAttach: 'EPERM' }, 'the API cannot be signalled or traced (seccomp refuses ptrace itself)');

@@ -67,3 +67,38 @@ export async function giveDirectory(dir: string, ids: HostIds): Promise<void> {
   const st = await stat(dir);
   if (st.uid !== ids.uid || st.gid !== ids.gid) await chown(dir, ids.uid, ids.gid);
 }
+
+/**
+ * What a root box does so that agents running as `ids` reach what they are given: the box's
+ * directories down to each path made searchable, every directory above it checked searchable, and
+ * the agent's own directories given to it. What every agent shares is checked until it passed
+ * once; an agent's own directories at each spawn (each check costs dozens of stat calls).
+ */
+export class AgentPathAccess {
+  /** Shared paths found reachable. */
+  readonly #reachable = new Set<string>();
+  /** Directories found searchable (or made so, below the box's root). */
+  readonly #searchable = new Set<string>();
+
+  constructor(
+    private readonly root: string,
+    readonly ids: HostIds,
+  ) {}
+
+  /** Make `shared` and `own` reachable by the agent's ids, and give it `own`; throws naming the directory to open. */
+  async prepare(shared: readonly string[], own: readonly string[]): Promise<void> {
+    await Promise.all([...shared, ...own].map(async (p) => {
+      if (this.#reachable.has(p)) return;
+      await openPathBelow(this.root, p, this.#searchable);
+      await checkReachable(p, this.ids, this.#searchable);
+    }));
+    for (const p of shared) this.#reachable.add(p);
+    await Promise.all(own.map((dir) => giveDirectory(dir, this.ids)));
+  }
+
+  /** Forget what was found (the box's directories may have changed). */
+  clear(): void {
+    this.#reachable.clear();
+    this.#searchable.clear();
+  }
+}

@@ -1,12 +1,13 @@
 // The agent sandbox the local orchestrator spawns through: capability probe, per-agent policy, fail-closed refusals.
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
-import type { HostIds } from './agent-ids.js';
+import { agentHostIds, AgentPathAccess, type HostIds } from './agent-ids.js';
 import { installedLauncher, probeLauncher, type SandboxCapability } from './launcher-binary.js';
 import { NamespaceSandbox, READY_FD, STATUS_FD, type NamespacesStatus } from './namespace-sandbox.js';
 import { DEVICES, grantableRoots, launcherArgv, sizeBytes, SYSTEM_READ_ONLY, within, type SandboxPolicy } from './sandbox-policy.js';
 import { hiddenPaths, type SandboxSettings } from './sandbox-settings.js';
+import { removeTree } from './remove-tree.js';
 
 // Refusals are plain ApiErrors (400, 409, 503): adapters/adapter.ts names this module, so it must not import back into adapters/.
 
@@ -43,6 +44,11 @@ export interface ConfinedSpawn {
   readyFd?: boolean;
   /** Processes of the agent's tree that are the sandbox's own, not the agent's (its process budget leaves them out). */
   overhead?: number;
+  /**
+   * The spawned process is the launcher's keeper (agentbox-keeper.c): SIGTERM to it (not to its
+   * group) reaches every process of the agent once, SIGUSR1 kills them all; it ends last.
+   */
+  keeper?: boolean;
   release(): Promise<void>;
 }
 
@@ -57,6 +63,15 @@ export function unconfined(agent: { command: string; args: readonly string[] }):
  * for its exact status, the forwarder.
  */
 const SANDBOX_PROCESSES = 5;
+/** Without bubblewrap: the keeper the agent's processes descend from. */
+const KEEPER_PROCESSES = 1;
+
+/**
+ * What agents may read of the installation: its code and dependencies, never the whole directory.
+ * In local mode the installation is a checkout where other files appear later (another box's
+ * root, a core file); only these entries, as they are when the sandbox starts, are granted.
+ */
+export const INSTALLATION_ENTRIES = ['dist', 'node_modules', 'config', 'schema', 'package.json'] as const;
 
 /** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */
 export class AgentSandbox {
@@ -65,9 +80,13 @@ export class AgentSandbox {
   #probed: SandboxCapability | undefined;
   #readOnly: string[] | undefined;
   readonly #namespaces: NamespaceSandbox;
+  /** Without bubblewrap, when the box runs as root: agents run as nobody, given what they may reach. */
+  readonly #access: AgentPathAccess | undefined;
 
   constructor(readonly settings: SandboxSettings) {
     const { paths } = settings;
+    const ids = agentHostIds();
+    this.#access = ids ? new AgentPathAccess(paths.root, ids) : undefined;
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',
       // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these
@@ -101,6 +120,7 @@ export class AgentSandbox {
 
   /** Close the forwarders' sockets (start opens them again). */
   async close(): Promise<void> {
+    this.#access?.clear();
     await this.#namespaces.close();
   }
 
@@ -135,7 +155,7 @@ export class AgentSandbox {
     this.#live.set(agent.id, agent.cwd);
     const release = async () => {
       this.#live.delete(agent.id);
-      await rm(tmp, { recursive: true, force: true });
+      await removeTree(tmp);
     };
     // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
     // forwards the loopback ports of the API and the egress proxy to the box's sockets.
@@ -149,11 +169,19 @@ export class AgentSandbox {
       ...(this.settings.requireAbi !== undefined ? { requireAbi: this.settings.requireAbi } : {}),
       ...namespaced,
     };
-    const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
     const env = { TMPDIR: tmp, HOME: tmp };
-    if (!namespaced) return { command: command!, args, env, release };
     try {
-      return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd)), env, release, overhead: SANDBOX_PROCESSES };
+      if (namespaced) {
+        const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
+        return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd)), env, release, overhead: SANDBOX_PROCESSES };
+      }
+      // The launcher alone: it stays as the keeper of the agent's processes, and a root box runs
+      // the agent as nobody, so that it shares no uid with the box's files and processes.
+      const [command, ...args] = [...launcherArgv(this.launcher, { ...policy, keep: true }), agent.command, ...agent.args];
+      if (this.#access) await this.#access.prepare(policy.readOnly, policy.readWrite).catch((err: Error) => {
+        throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
+      });
+      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, ...(this.#access ? { ids: this.#access.ids } : {}) };
     } catch (err) {
       await release();
       throw err;
@@ -166,7 +194,7 @@ export class AgentSandbox {
       // The installation holds the launcher two levels below its root (dist/native/…).
       const installation = path.resolve(path.dirname(this.launcher), '../..');
       const node = path.resolve(path.dirname(process.execPath), '..');
-      const roots = [...SYSTEM_READ_ONLY, installation, node, ...(this.settings.extraReadOnly ?? [])];
+      const roots = [...SYSTEM_READ_ONLY, ...INSTALLATION_ENTRIES.map((e) => path.join(installation, e)), node, ...(this.settings.extraReadOnly ?? [])];
       this.#readOnly = grantableRoots(roots, hiddenPaths(this.settings.paths));
     }
     return this.#readOnly;

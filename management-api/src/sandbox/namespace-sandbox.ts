@@ -2,7 +2,7 @@
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
-import { agentHostIds, checkReachable, giveDirectory, openPathBelow, type HostIds } from './agent-ids.js';
+import { agentHostIds, AgentPathAccess, type HostIds } from './agent-ids.js';
 import { boundPaths, bwrapArgv, type ProcMode } from './bwrap-argv.js';
 import { HostBridges, type BridgeSpec } from './host-bridge.js';
 import { namespacesVerdict, type NamespacesVerdict } from './namespaces-probe.js';
@@ -81,13 +81,12 @@ export class NamespaceSandbox {
   #bridges: HostBridges | undefined;
   readonly #ids: HostIds | undefined;
   readonly #bwrap: string | undefined;
-  /** Box-wide bound paths found reachable by the agents' uid (when the box runs as root). */
-  readonly #reachable = new Set<string>();
-  /** Directories found searchable by it (or made so, below the box's root). */
-  readonly #searchable = new Set<string>();
+  /** What the agents' uid is given, made reachable (when the box runs as root). */
+  readonly #access: AgentPathAccess | undefined;
 
   constructor(private readonly options: NamespaceSandboxOptions) {
     this.#ids = agentHostIds(options.rootIds);
+    this.#access = this.#ids ? new AgentPathAccess(options.root, this.#ids) : undefined;
     this.#bwrap = options.bwrap ?? findExecutable('bwrap', process.env['PATH'] ?? '/usr/bin:/bin');
   }
 
@@ -109,8 +108,7 @@ export class NamespaceSandbox {
 
   /** Close the sockets; start() opens them again. */
   async close(): Promise<void> {
-    this.#reachable.clear();
-    this.#searchable.clear();
+    this.#access?.clear();
     await this.#bridges?.close();
     this.#bridges = undefined;
   }
@@ -143,19 +141,9 @@ export class NamespaceSandbox {
     // The sockets' directories are bound, not the sockets: one made again after the spawn (a
     // restarted egress proxy) is the one the agent's forwarder reaches.
     const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: [...new Set((policy.forwards ?? []).map((f) => path.dirname(f.socket)))] };
-    if (this.#ids) {
-      const ids = this.#ids;
+    if (this.#access) {
       try {
-        // What every agent shares (the read-only roots, the sockets, the directories above the
-        // agents' own) is checked until it passed once; an agent's new directories are checked
-        // and given to it at its spawn. Each spawn otherwise costs dozens of stat calls.
-        await Promise.all(boundPaths(plan).map(async (p) => {
-          if (this.#reachable.has(p)) return;
-          await openPathBelow(this.options.root, p, this.#searchable);
-          await checkReachable(p, ids, this.#searchable);
-        }));
-        for (const p of boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets })) this.#reachable.add(p);
-        await Promise.all(plan.readWrite.map((dir) => giveDirectory(dir, ids)));
+        await this.#access.prepare(boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets }), plan.readWrite);
       } catch (err) {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
       }

@@ -44,6 +44,12 @@ export interface SandboxPolicy {
    * to do so (bubblewrap only: bubblewrap reports a signal n as status 128+n).
    */
   statusFd?: number;
+  /**
+   * The launcher stays as the keeper of the agent's processes (agentbox-keeper.c): every process
+   * the agent starts, however it detaches, stays its descendant and ends with it. Without
+   * bubblewrap only (its PID namespace does the same there).
+   */
+  keep?: boolean;
 }
 
 /** System directories agents read and execute from; absent ones are skipped. /proc is read for the agent's own process information. */
@@ -68,6 +74,7 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   for (const f of policy.forwards ?? []) argv.push('--forward', `${f.port}=${f.socket}`);
   if (policy.readyFd !== undefined) argv.push('--ready-fd', String(policy.readyFd));
   if (policy.statusFd !== undefined) argv.push('--status-fd', String(policy.statusFd));
+  if (policy.keep) argv.push('--keep');
   if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));
   argv.push('--');
   return argv;

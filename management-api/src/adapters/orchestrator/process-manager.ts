@@ -143,9 +143,15 @@ export class ProcessManager {
     run.requestTermination();
     // From the first signal on, whatever the agent still sends is refused.
     this.options.credentials?.revoke(id);
-    signalGroup(run.pid, 'SIGTERM');
+    // A keeper (the launcher without bubblewrap) passes SIGTERM to every process of the agent,
+    // however it detached, and on SIGUSR1 kills them all; the group is signalled only if it
+    // does not end (it would die before it could kill what left the group).
+    const keeper = this.#confined.get(id)?.keeper === true;
+    if (keeper) quietly(() => process.kill(run.pid, 'SIGTERM'));
+    else signalGroup(run.pid, 'SIGTERM');
     if (!(await run.waitExit(graceMs))) {
-      signalGroup(run.pid, 'SIGKILL');
+      if (keeper) quietly(() => process.kill(run.pid, 'SIGUSR1'));
+      if (!keeper || !(await run.waitExit(KILL_WAIT_MS))) signalGroup(run.pid, 'SIGKILL');
       if (!(await run.waitExit(KILL_WAIT_MS))) throw new AdapterUnavailableError('orchestrator', `agent ${id} (pid ${run.pid}) did not exit after SIGKILL`);
     }
     return this.#record(run);
@@ -197,11 +203,16 @@ export class ProcessManager {
     const info = this.#record(run);
     this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal, reason: info.reason, usage: info.usage }, `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`);
     void this.#records?.remove(info.id);
-    void this.#confined.get(info.id)?.release();
+    const confined = this.#confined.get(info.id);
     this.#confined.delete(info.id);
+    // What the agent left (its temporary directory) is its own to shape: a clean-up that fails is
+    // logged, never left to reject unhandled (which would end the API and every other agent).
+    confined?.release().catch((err: unknown) => this.options.logger.error({ event: 'AgentCleanupFailed', agent: info.id, err }, `could not clean up after agent ${info.name}`));
     this.options.credentials?.revoke(info.id);
     this.options.egress?.revoke(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).
+    // A keeper has done so already: it ends last.
+    if (confined?.keeper) return;
     try {
       if (signalGroup(run.pid, 'SIGTERM')) setTimeout(() => quietly(() => signalGroup(run.pid, 'SIGKILL')), LEFTOVER_GRACE_MS).unref();
     } catch (err) {

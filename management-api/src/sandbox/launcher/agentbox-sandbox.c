@@ -13,6 +13,8 @@
  *   --ready-fd N     once confined and every forwarder listens, write one byte to fd N and close it
  *   --status-fd N    run the agent as a child rather than exec it, and write its wait status to fd N
  *                    when it ends (in bubblewrap, whose own report folds a signal n into status 128+n)
+ *   --keep           stay as the keeper of the agent's processes (agentbox-keeper.c): the agent runs as
+ *                    a child in a nested Landlock domain; without bubblewrap (not with --status-fd)
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
@@ -187,13 +189,14 @@ int main(int argc, char **argv) {
   struct forward forwards[MAX_FORWARDS];
   long long limits[N_RLIMITS];
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
-  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, ready_fd = -1, status_fd = -1, i;
+  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, keep = 0, ready_fd = -1, status_fd = -1, i;
   unsigned long long required = MIN_ABI;
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(opt, "--allow-unix") == 0) { allow_unix = 1; continue; }
     if (strcmp(opt, "--probe") == 0) { probe = 1; continue; }
+    if (strcmp(opt, "--keep") == 0) { keep = 1; continue; }
     if (!val || nro == MAX_RULES || nrw == MAX_RULES || ndev == MAX_RULES || nports == MAX_RULES || nforwards == MAX_FORWARDS) die(EXIT_USAGE, "an option lacks its value, or too many rules (see the usage at the top of agentbox-sandbox.c)");
     i++;
     if (strcmp(opt, "--ro") == 0) ro[nro++] = val;
@@ -226,6 +229,7 @@ int main(int argc, char **argv) {
   }
   if (i + 1 >= argc) die(EXIT_USAGE, "no command: agentbox-sandbox [OPTION]... -- COMMAND [ARG]...");
   char **command = argv + i + 1;
+  if (keep && status_fd >= 0) die(EXIT_USAGE, "--keep and --status-fd exclude each other (bubblewrap's PID namespace keeps the agent's processes)");
   /* Fail closed: the whole policy or nothing. */
   if ((unsigned long long)abi < required) {
     fprintf(stderr, "agentbox-sandbox: refusing to run unconfined: %s (kernel Landlock ABI %d, required %llu)\n", missing(abi), abi, required);
@@ -253,8 +257,10 @@ int main(int argc, char **argv) {
     if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &rule, 0) != 0) die_errno(EXIT_SETUP, "landlock_add_rule", "(tcp port)");
   }
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "failed");
-  close(ruleset);
   install_seccomp(allow_unix);
+  /* The keeper keeps the ruleset: the agent restricts itself with it once more, into a nested domain. */
+  if (keep) run_keeper(command, ruleset, ready_fd);
+  close(ruleset);
   if (forwarder >= 0) await_forwarder(forwarder);
   if (status_fd >= 0) run_as_parent(command, status_fd, ready_fd);
   /* Signals were reset above, so a SIGTERM sent once the spawn counts as started is never lost. */

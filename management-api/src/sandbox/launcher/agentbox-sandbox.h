@@ -48,6 +48,9 @@ enum { WRAP_STATUS_FD = 4 };
 int run_wrapped(char **command);
 /* `--status-fd N` (agentbox-wrap.c): run the agent as a child, write its wait status to N, end as it did. */
 void run_as_parent(char **command, int status_fd, int ready_fd);
+/* `--keep` (agentbox-keeper.c): run the agent as a child in a domain nested in `ruleset`'s, keep
+ * every process it starts, end them all with it; never returns. */
+void run_keeper(char **command, int ruleset, int ready_fd) __attribute__((noreturn));
 /* What a plain spawn starts with (agentbox-sandbox.c): default dispositions, an empty mask; only fds 0-2. */
 void reset_signals(void);
 void close_extra_fds(void);
