@@ -24,7 +24,7 @@ export function createCredentialMetrics(registry: Registry): CredentialMetrics {
     scopeRefusals: new Counter({ name: 'agentbox_agent_scope_refusals_total', help: 'Requests carrying an agent token refused because the route or resource is outside the agent scope, by route template.', labelNames: ['route'] as const, registers }),
     providerRequests: new Counter({
       name: 'agentbox_provider_requests_total',
-      help: 'Calls forwarded by the provider broker, by provider and outcome: the status class (2xx, 3xx, 4xx, 5xx), or unreachable, timeout, no-key, error.',
+      help: 'Calls forwarded by the provider broker, by provider and outcome: the status class (2xx, 3xx, 4xx, 5xx), or unreachable, timeout, no-key, refused (a path outside base_url), error.',
       labelNames: ['provider', 'outcome'] as const,
       registers,
     }),

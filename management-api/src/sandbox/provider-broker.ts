@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
 import { readSecret } from '../secrets/read-secret.js';
 import { brokerPath } from './agent-credentials.js';
+import { brokerTarget } from './broker-path.js';
 import type { CredentialMetrics } from './credential-metrics.js';
 
 /** Timeouts of brokered calls. */
@@ -79,12 +80,19 @@ export async function registerProviderBroker(app: FastifyInstance, options: Brok
 async function forward(provider: BrokeredProvider, options: BrokerOptions, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
   const { metrics } = options;
   const labels = { provider: provider.name };
+  // Refused before the key is even read: a path that could leave base_url never gets it.
+  let target: string;
+  try {
+    target = targetUrl(provider, request.url);
+  } catch (err) {
+    metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
+    throw err;
+  }
   const key = await readSecret({ env: { key: `providers.${provider.name}.env_var`, name: provider.envVar, values: options.env }, file: { key: '', path: '' }, shape: 'token' }).catch(() => undefined);
   if (!key) {
     metrics.providerRequests.inc({ ...labels, outcome: 'no-key' });
     throw new ApiError('ABX_ERR_PROVIDER_KEY_MISSING', `providers.${provider.name}.env_var names ${provider.envVar || '(nothing)'}, which is not set or empty where the API runs`);
   }
-  const target = targetUrl(provider, request.url);
   const useApiKeyHeader = request.headers.authorization === undefined && request.headers['x-api-key'] !== undefined;
   const started = performance.now();
   return reply.from(target, {
@@ -127,14 +135,12 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
   });
 }
 
-/** The provider URL for a broker request: base_url + whatever follows /v1/providers/<name>, query included, as sent. */
+/** The provider URL for a broker request: base_url + whatever follows /v1/providers/<name>, query included, as sent (see broker-path.ts). */
 export function targetUrl(provider: Pick<BrokeredProvider, 'name' | 'baseUrl'>, requestUrl: string): string {
-  const rest = requestUrl.slice(brokerPath(provider.name).length);
-  const base = provider.baseUrl.replace(/\/+$/, '');
-  const target = new URL(base + rest);
-  // The joined URL must stay on the provider's origin, whatever the agent put in its path.
-  if (target.origin !== new URL(base).origin) throw new ApiError('ABX_ERR_BAD_REQUEST', 'the path does not stay under the provider base_url');
-  return target.href;
+  const prefix = brokerPath(provider.name);
+  // The route is `<prefix>/*`; anything else reaching here would make the slice below meaningless.
+  if (!requestUrl.startsWith(`${prefix}/`)) throw new ApiError('ABX_ERR_PROVIDER_PATH', `the broker forwards only paths under ${prefix}/`);
+  return brokerTarget(provider.baseUrl, requestUrl.slice(prefix.length));
 }
 
 // The cause chain of an undici error names what failed (ECONNREFUSED, ENOTFOUND, a certificate error).

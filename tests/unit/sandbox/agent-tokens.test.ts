@@ -4,6 +4,7 @@ import { AdapterInputError } from '../../../management-api/src/adapters/adapter-
 import { agentApiUrl, agentCredentials } from '../../../management-api/src/sandbox/agent-credentials.js';
 import { AgentTokens, MAX_CREATED_BEADS, rememberCreatedBead } from '../../../management-api/src/sandbox/agent-tokens.js';
 import { targetUrl } from '../../../management-api/src/sandbox/provider-broker.js';
+import { brokerTarget, unsafePath } from '../../../management-api/src/sandbox/broker-path.js';
 
 t.test('tokens: fresh per issue, verified by digest, revoked by agent id', async (t) => {
   const tokens = new AgentTokens();
@@ -62,7 +63,17 @@ t.test('broker targets stay under base_url', async (t) => {
   const p = { name: 'p', baseUrl: 'https://api.example.com/v1/' };
   t.equal(targetUrl(p, '/v1/providers/p/chat/completions?x=1&y=%20'), 'https://api.example.com/v1/chat/completions?x=1&y=%20');
   t.equal(targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p/@evil.example/x'), 'https://api.example.com/@evil.example/x', 'an @ in the path is a path');
-  t.throws(() => targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p.evil.example/x'), { code: 'ABX_ERR_BAD_REQUEST' }, 'a host cannot be appended');
+  t.throws(() => targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p.evil.example/x'), { code: 'ABX_ERR_PROVIDER_PATH' }, 'a host cannot be appended');
+  for (const base of ['https://api.example.com/v1', 'https://api.example.com/v1/', 'https://api.example.com/v1//']) {
+    t.equal(brokerTarget(base, '/models'), 'https://api.example.com/v1/models', `${base}: one slash between base and path`);
+    t.equal(brokerTarget(base, '/'), 'https://api.example.com/v1/', `${base}: the base itself`);
+    t.throws(() => brokerTarget(base, '/../v1evil/x'), { code: 'ABX_ERR_PROVIDER_PATH' }, `${base}: /v1 does not admit /v1evil`);
+  }
+  t.equal(brokerTarget('https://api.example.com', '/x/y'), 'https://api.example.com/x/y', 'a base_url without a path admits any plain path');
+  for (const path of ['/a/./b', '/a/../a', '/a//b', '/a\\b', '/a%2fb', '/%2E/b', '/a%25/b', '/a/.%3bx/b', '/a/%zz', 'x', '/a#/../../b'])
+    t.type(unsafePath(path), 'string', `${path} is refused`);
+  for (const path of ['', '/', '/a/', '/a.b/c..d/...', '/a;b=c/d', '/a%20b/%3a'])
+    t.equal(unsafePath(path), undefined, `${path} is plain`);
 });
 
 t.test('a spawn refused for its environment or command leaves no live token', async (t) => {
