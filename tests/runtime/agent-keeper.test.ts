@@ -1,0 +1,120 @@
+// Agents whose processes detach (double fork + setsid) under the launcher alone: counted, held to the process budget, and ended with the agent — on terminate, on exit, past a SIGTERM they ignore.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { ended, processGone } from '../contract/orchestrator.contract.js';
+import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.js';
+import { buildLauncher } from '../helpers/sandbox-launcher.js';
+import { waitFor } from '../helpers/wait.js';
+
+buildLauncher();
+
+/**
+ * An agent that starts `count` daemons the classic way (fork, setsid, fork again, the middle one
+ * exits: each daemon leads no group, is in a session of its own, and its parent is gone), writes
+ * their pids to daemons.txt, then sleeps `leaderSeconds`. `ignoreTerm`: every process ignores SIGTERM.
+ */
+const ESCAPE = `
+import os, signal, sys, time
+count, leader_seconds, ignore_term = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == '1'
+if ignore_term: signal.signal(signal.SIGTERM, signal.SIG_IGN)
+r, w = os.pipe()
+for _ in range(count):
+    middle = os.fork()
+    if middle == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.write(w, b'%d\\n' % os.getpid())
+            time.sleep(600)
+            os._exit(0)
+        os._exit(0)
+    os.waitpid(middle, 0)
+os.close(w)
+pids = []
+with os.fdopen(r) as f:
+    for line in f:
+        pids.append(int(line))
+        if len(pids) == count: break
+with open('daemons.txt.tmp', 'w') as f: f.write(' '.join(map(str, pids)))
+os.rename('daemons.txt.tmp', 'daemons.txt')
+time.sleep(leader_seconds)
+`;
+
+const MANIFEST = `[sandbox]\nnamespaces = "off"\n\n[sandbox.limits]\nprocesses = 16\n`;
+
+async function box(t: Tap.Test): Promise<SlotHarness<'orchestrator'>> {
+  const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr', MANIFEST));
+  t.teardown(() => h.close());
+  return h;
+}
+
+/** Spawn the escaping agent `name`; resolves with its id and its daemons' pids once they run. */
+async function escape(h: SlotHarness<'orchestrator'>, name: string, o: { count: number; leaderSeconds: number; ignoreTerm?: boolean; processes?: number }): Promise<{ id: string; daemons: number[] }> {
+  const dir = path.join(h.paths.workspaceDir, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'escape.py'), ESCAPE);
+  const agent = await h.ops.spawn({ name, command: '/usr/bin/python3', args: ['escape.py', String(o.count), String(o.leaderSeconds), o.ignoreTerm ? '1' : '0'], ...(o.processes ? { limits: { processes: o.processes } } : {}) });
+  const file = path.join(dir, 'daemons.txt');
+  const daemons = await waitFor(`agent ${name} to start its daemons`, () => {
+    try {
+      return readFileSync(file, 'utf8').split(' ').map(Number);
+    } catch {
+      return undefined;
+    }
+  }, 15_000, 50);
+  return { id: agent.id, daemons };
+}
+
+const allGone = (pids: readonly number[]) => waitFor(`processes ${pids.join(' ')} to end`, () => pids.every(processGone), 15_000, 50);
+
+t.test('detached daemons are the agent\'s: counted in its usage and ended by terminate', async (t) => {
+  const h = await box(t);
+  const { id, daemons } = await escape(h, 'detacher', { count: 5, leaderSeconds: 600 });
+  t.equal(daemons.length, 5);
+  t.notOk(daemons.some(processGone), 'the daemons run');
+  // The leader and its five daemons; the keeper is the sandbox's own and not counted.
+  const counted = await waitFor('a sample that counts the daemons', async () => {
+    const s = await h.ops.status(id);
+    return (s.usage?.processes ?? 0) >= 6 ? s.usage!.processes : undefined;
+  }, 10_000, 100);
+  t.equal(counted, 6, 'leader + 5 daemons counted');
+  await h.ops.terminate(id, 1_000);
+  t.match(await ended(h.ops, id), { state: 'terminated' });
+  await allGone(daemons);
+  t.pass('every daemon ended with the agent');
+});
+
+t.test('daemons that ignore SIGTERM end after the grace', async (t) => {
+  const h = await box(t);
+  const { id, daemons } = await escape(h, 'stubborn', { count: 3, leaderSeconds: 600, ignoreTerm: true });
+  await h.ops.terminate(id, 300);
+  t.match(await ended(h.ops, id), { state: 'terminated', signal: 'SIGKILL' }, 'ended by SIGKILL after the grace');
+  await allGone(daemons);
+  t.pass('every daemon ended');
+});
+
+t.test('when the agent\'s first process exits, the daemons it left end too', async (t) => {
+  const h = await box(t);
+  const { id, daemons } = await escape(h, 'leaver', { count: 3, leaderSeconds: 0.2 });
+  t.match(await ended(h.ops, id), { state: 'exited', exitCode: 0 }, 'the agent exited with its own status');
+  await allGone(daemons);
+  t.pass('every daemon ended');
+});
+
+t.test('detached processes count against the process budget', async (t) => {
+  const h = await box(t);
+  const { id, daemons } = await escape(h, 'spreader', { count: 12, leaderSeconds: 600, processes: 8 });
+  t.match(await ended(h.ops, id, 20_000), { state: 'terminated', reason: 'limit:processes' });
+  await allGone(daemons);
+  t.pass('every daemon ended');
+});
+
+t.test('another agent survives: a keeper ends its own agent\'s processes only', async (t) => {
+  const h = await box(t);
+  const victim = await escape(h, 'victim', { count: 2, leaderSeconds: 600 });
+  const attacker = await escape(h, 'attacker', { count: 2, leaderSeconds: 0.1 });
+  await ended(h.ops, attacker.id);
+  await allGone(attacker.daemons);
+  t.match(await h.ops.status(victim.id), { state: 'running' }, 'the victim still runs');
+  t.notOk(victim.daemons.some(processGone), "the victim's daemons still run");
+});
