@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 abx_require_node
 # nix-bin renders the configs (offline evaluation); supervisor runs the box's programmes.
 abx_require_apt nix-bin supervisor
+# bubblewrap gives each agent namespaces of its own, the strongest confinement the host allows
+# (docs/user/sandbox.md); without it agents run under the launcher alone.
+abx_prefer_apt bubblewrap
 abx_require_npm_build
 abx_require_launcher
 exec node dist/scripts/agentbox.js up --local "$@"

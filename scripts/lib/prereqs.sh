@@ -34,6 +34,16 @@ abx_require_apt() {
     || abx_die "apt-get install ${missing[*]} failed"
 }
 
+# abx_prefer_apt PKG... : like abx_require_apt, but a package that cannot be installed (no apt, no
+# sudo, not in this distribution) is a warning, not an error: the box runs without it, weaker.
+abx_prefer_apt() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' && continue
+    ( abx_require_apt "$p" ) || printf 'warning: could not install %s; continuing without it\n' "$p" >&2
+  done
+}
+
 # What the container end-to-end cases need: a Docker engine the suite starts itself (dockerd,
 # from docker.io unless one is installed already, e.g. docker-ce), docker-compose v1, tini for
 # the image's init, and the CA bundle the image carries.
