@@ -80,19 +80,17 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
       if (status === 407) res.setHeader('proxy-authenticate', 'Basic realm="agentbox-egress"');
       res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(`egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
     };
-    let url: URL;
-    try {
-      url = new URL(req.url ?? '');
-    } catch {
-      return refuse(400, 'not-absolute-form');
-    }
-    if (url.protocol !== 'http:') return refuse(400, 'only-http');
-    const port = url.port === '' ? 80 : Number(url.port);
+    const target = absoluteTarget(req);
+    if (typeof target === 'string') return refuse(400, target);
+    const { url, port } = target;
     void admit(req, url.hostname, port, 'HTTP', refuse).then((address) => {
       if (address === undefined) return;
       const headers: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
-      headers['host'] ??= url.host;
+      const listed = new Set(String(req.headers['connection'] ?? '').split(',').map((h) => h.trim().toLowerCase()));
+      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && !listed.has(name) && name !== 'host' && value !== undefined) headers[name] = value;
+      // RFC 9112 3.2.2: a proxy replaces the Host it received by the request target's. The agent's
+      // own Host would name, to a server that routes by name, a host the policy never checked.
+      headers['host'] = url.host;
       const upstream = http.request({ host: address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (up) => {
         const back: http.OutgoingHttpHeaders = {};
         for (const [name, value] of Object.entries(up.headers)) if (!HOP_BY_HOP.has(name) && value !== undefined) back[name] = value;
@@ -105,6 +103,32 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     });
   });
   return server;
+}
+
+/**
+ * The target of a plain HTTP request, or the refusal reason. Only absolute form is proxied: an
+ * origin-form request (`GET /path` with a Host header) would make Host the target, and Host is
+ * the agent's to write. Exactly one Host header is accepted (RFC 9112 3.2), and the target must
+ * be written `http://authority/…` as sent, not in a shape the URL parser repairs (`http:host`,
+ * backslashes), nor carry a user name (a second name before `@`).
+ */
+export function absoluteTarget(req: Pick<http.IncomingMessage, 'url' | 'rawHeaders'>): { url: URL; port: number } | 'not-absolute-form' | 'only-http' | 'duplicate-host' | 'bad-target' {
+  const raw = req.url ?? '';
+  let hosts = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return 'duplicate-host';
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(raw)) return 'not-absolute-form';
+  if (!/^http:/i.test(raw)) return 'only-http';
+  if (!/^http:\/\//i.test(raw)) return 'bad-target';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return 'bad-target';
+  }
+  const authority = raw.slice('http://'.length).split(/[/?#]/, 1)[0]!;
+  if (url.username !== '' || url.password !== '' || authority.includes('@') || authority.includes('\\') || url.hostname === '') return 'bad-target';
+  return { url, port: url.port === '' ? 80 : Number(url.port) };
 }
 
 /** `host:port` of a CONNECT request (IPv6 in brackets), or undefined when malformed. */
