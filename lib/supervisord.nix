@@ -52,7 +52,7 @@ let
   };
 
   programSection =
-    p:
+    runDir: p:
     let
       env =
         p.environment // (if p.required then { AGENTBOX_REQUIRED_FOR_READINESS = "1"; } else { });
@@ -62,6 +62,9 @@ let
       name = "${p.kind}:${p.name}";
       values = {
         command = strings.shellJoin p.argv;
+        # Not the checkout or /: a core file or anything else written to the working directory
+        # lands where no agent can read (the run directory is never granted to agents).
+        directory = runDir;
         inherit (p) priority autorestart startsecs startretries;
         autostart = true;
         stopsignal = "TERM";
@@ -147,7 +150,7 @@ rec {
         };
       }
     ]
-    ++ map programSection programmes;
+    ++ map (programSection runtime.runDir) programmes;
 
   /**
     supervisord.conf text (with a "generated — do not edit" header).
