@@ -20,8 +20,13 @@ export function ownsBead(agent: AgentPrincipal, bead: Pick<Bead, 'id' | 'claimed
   return agent.createdBeads.has(bead.id) || bead.claimedBy === agent.name;
 }
 
-/** True for `agent.<name>` and `agent.<name>.<more>`. */
+/**
+ * True for `agent.<name>` and `agent.<name>.<more>`. Names hold no dot (spawn-request.ts), so the
+ * segment after `agent.` names one agent alone; a dotted name, should one reach here, owns nothing
+ * rather than the namespaces of a name it is a prefix of.
+ */
 export function ownsNamespace(agent: AgentPrincipal, namespace: string): boolean {
+  if (agent.name.includes('.')) return false;
   const own = agentNamespace(agent.name);
   return namespace === own || namespace.startsWith(`${own}.`);
 }

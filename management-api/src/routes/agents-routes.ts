@@ -5,6 +5,7 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import type { SpawnRequest } from '../adapters/orchestrator/orchestrator-adapter.js';
+import { AGENT_NAME } from '../adapters/orchestrator/spawn-request.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
@@ -44,7 +45,7 @@ const spawnBody = {
   additionalProperties: false,
   required: ['name', 'command'],
   properties: {
-    name: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$', description: 'What the agent is; crash loops are counted by name' },
+    name: { type: 'string', pattern: AGENT_NAME.source, description: 'What the agent is; crash loops are counted by name. No dot: it separates the memory namespaces agent.<name>.<more>' },
     command: { type: 'string', minLength: 1, maxLength: 4096, description: 'Executable, absolute or found on the agent PATH' },
     args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
     env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },

@@ -2,8 +2,12 @@
 import { AdapterInputError } from '../adapter-errors.js';
 import type { SpawnRequest } from './orchestrator-adapter.js';
 
-/** Agent names: what crash loops are counted by and logs show. */
-export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/**
+ * Agent names: what crash loops are counted by and logs show. No dot: an agent's memory
+ * namespaces are `agent.<name>` and `agent.<name>.<more>`, so with a dot in names `team` would
+ * own `agent.team.x`, the namespace of an agent named `team.x`.
+ */
+export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** The longest grace period terminate accepts. */
 export const MAX_GRACE_MS = 10 * 60_000;
 const MAX_ARGS = 256;
@@ -12,7 +16,7 @@ const MAX_TEXT = 8192;
 /** Refuse a malformed spawn request with AdapterInputError. */
 export function checkSpawnRequest(request: SpawnRequest): void {
   if (!request || typeof request !== 'object') throw new AdapterInputError('a spawn request is an object with name, command and args');
-  if (typeof request.name !== 'string' || !AGENT_NAME.test(request.name)) throw new AdapterInputError(`agent name ${JSON.stringify(request.name)} must be 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+  if (typeof request.name !== 'string' || !AGENT_NAME.test(request.name)) throw new AdapterInputError(`agent name ${JSON.stringify(request.name)} must be 1–64 letters, digits, "_" or "-", starting with a letter or digit (no "."; it separates an agent's memory namespaces)`);
   if (!isText(request.command) || request.command === '') throw new AdapterInputError('command must be a non-empty string without NUL bytes');
   if (!Array.isArray(request.args) || request.args.length > MAX_ARGS || !request.args.every(isText)) throw new AdapterInputError(`args must be an array of at most ${MAX_ARGS} strings without NUL bytes`);
   if (request.env !== undefined && (typeof request.env !== 'object' || request.env === null || Array.isArray(request.env))) throw new AdapterInputError('env must be an object of strings');
