@@ -1,7 +1,8 @@
 // Adversarial agents inside the hardened container (uid 1000, cap_drop ALL, no-new-privileges, Docker's default seccomp): the same agents and expected refusals as the local suite.
+import { spawnSync } from 'node:child_process';
 import t from 'tap';
 import { boxFacts } from '../../management-api/src/box-facts.js';
-import { docker } from '../../scripts/image/docker.js';
+import { docker, dockerBinary } from '../../scripts/image/docker.js';
 import { startPrivateEngine, type PrivateEngine } from '../../scripts/image/private-engine.js';
 import { e2eSkipped, prepareBox, removeBox, waitReady, type ComposeBox } from './support/compose-box.js';
 import { standInBundle } from './support/stand-in-bundle.js';
@@ -15,6 +16,8 @@ const STAND_IN_PORT = 18081;
 const CLOSED_PORT = 18082;
 const STAND_IN_FILE = `${dirs.tmpDir}/stand-in.mjs`;
 const WRITE = 'const fs=require("fs"),p=require("path");fs.mkdirSync(p.dirname(process.argv[1]),{recursive:true});fs.writeFileSync(process.argv[1],process.argv[2])';
+// Bytes on stdin (a static binary is far past the 128 KiB an argument may hold), mode 0755.
+const WRITE_EXECUTABLE = 'const fs=require("fs");fs.writeFileSync(process.argv[1],fs.readFileSync(0));fs.chmodSync(process.argv[1],0o755)';
 
 const manifest = (p: { api: number; metrics: number }) =>
   `[agentbox]\nname = "e2e-adversarial"\n\n[api]\nport = ${p.api}\n\n[observability]\nmetrics_port = ${p.metrics}\n\n` +
@@ -47,6 +50,10 @@ t.test('adversarial agents in the container', { skip: e2eSkipped && 'AGENTBOX_E2
       return { status: res.status, body: (await res.json()) as Record<string, any> };
     },
     writeFile: async (file, text) => void box.exec('node', '-e', WRITE, file, text),
+    async writeExecutable(file, data) {
+      const r = spawnSync(dockerBinary(engine.env), ['exec', '-i', box.container(), 'node', '-e', WRITE_EXECUTABLE, file], { env: engine.env, input: data, encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`writing ${file} in the container: ${r.error?.message ?? r.stderr}`);
+    },
     readFile: async (file) => box.exec('cat', file),
     paths: { workspace: dirs.workspaceDir, apiKeyFile: files.apiKeyFile, identityKeyFile: files.identityKeyFile, stateDir: dirs.stateDir, installation: boxFacts.image.appDir },
     readOnlyRoot: true,

@@ -73,6 +73,13 @@ function raiseLimit() {
   return /not permitted/i.test(r.stderr) ? 'EPERM' : `exit ${r.status}: ${r.stderr.trim()}`;
 }
 
+/** The static probe (adversarial-probe.c) beside this script: syscalls Node cannot issue; its one word, `ok` or an errno name. */
+function probe(...args) {
+  const r = spawnSync(path.join(__dirname, 'probe'), args.map(String), { encoding: 'utf8', timeout: 15_000 });
+  if (r.error) throw r.error;
+  return r.stdout.trim() || `exit ${r.status}: ${r.stderr.trim()}`;
+}
+
 /** Every attempt of the `attack` agent, by name; `c` is the test's description of the box. */
 const attempts = (c) => ({
   readApiKey: () => fs.readFileSync(c.apiKeyFile),
@@ -98,8 +105,41 @@ const attempts = (c) => ({
   writeStateDir: () => fs.writeFileSync(path.join(c.stateDir, 'planted.txt'), 'x'),
   writeInstallation: () => fs.writeFileSync(path.join(c.installation, 'planted.txt'), 'x'),
   writeEtc: () => fs.writeFileSync('/etc/planted.txt', 'x'),
+  // TCP connections without connect(2), to a listening port Landlock denies (the allowed host's, direct).
+  tcpFastOpen: () => probe('fastopen', c.allowedPort),
+  tcpFastOpenSendmsg: () => probe('fastopen-sendmsg', c.allowedPort),
+  tcpFastOpenSendmmsg: () => probe('fastopen-sendmmsg', c.allowedPort),
+  tcpFastOpenConnectOption: () => probe('fastopen-connect-opt', c.allowedPort),
+  tcpSendtoAddress: () => probe('sendto-address', c.allowedPort),
+  mptcpSocket: () => probe('mptcp'),
+  // Acting on the API by its pid (each a read, or setting back the value just read: harmless if let through).
+  prlimitApi: () => probe('prlimit', c.apiPid),
+  setpriorityApi: () => probe('setpriority', c.apiPid),
+  setpriorityUser: () => probe('setpriority-user'),
+  schedSetaffinityApi: () => probe('sched-setaffinity', c.apiPid),
+  schedSetschedulerApi: () => probe('sched-setscheduler', c.apiPid),
+  ioprioApi: () => probe('ioprio', c.apiPid),
+  // The same on another agent: of the agent's own uid wherever the box runs (the API is so in the container).
+  prlimitOtherAgent: () => probe('prlimit', c.victimPid),
+  setpriorityOtherAgent: () => probe('setpriority', c.victimPid),
+  schedSetaffinityOtherAgent: () => probe('sched-setaffinity', c.victimPid),
+  schedSetschedulerOtherAgent: () => probe('sched-setscheduler', c.victimPid),
+  ioprioOtherAgent: () => probe('ioprio', c.victimPid),
+  robustListApi: () => probe('get-robust-list', c.apiPid),
+  movePagesApi: () => probe('move-pages', c.apiPid),
+  kcmpApi: () => probe('kcmp', c.apiPid),
+  sigqueueApi: () => probe('sigqueue', c.apiPid),
+  tgkillApi: () => probe('tgkill', c.apiPid),
+  pidfdSignalApi: () => probe('pidfd-signal', c.apiPid),
+  // Channels outside the file system: SysV IPC and POSIX message queues.
+  sysvShm: () => probe('sysv-shm'),
+  sysvMsg: () => probe('sysv-msg'),
+  sysvSem: () => probe('sysv-sem'),
+  posixMqueue: () => probe('mq-open'),
   // What the agent may do, so that a refusal above is the policy and not a broken agent.
   writeOwn: () => fs.writeFileSync(path.join(process.cwd(), 'own.txt'), 'x'),
+  prlimitSelf: () => probe('prlimit-self'),
+  setprioritySelf: () => probe('setpriority-self'),
   apiOwnRecord: () => api('GET', `/v1/agents/${env.AGENTBOX_AGENT_ID}`, env.AGENTBOX_TOKEN),
   proxyAllowed: async () => { const r = await viaProxy('GET', `${c.allowedUrl}/allowed`); return `${r.status}`; },
   providerBroker: async () => {

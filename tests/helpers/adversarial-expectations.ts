@@ -68,6 +68,36 @@ export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { 
     writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },
     writeInstallation: { what: 'write in the installation', refused: [readOnly(layer, readOnlyRoot)] },
     writeEtc: { what: 'write in /etc', refused: [readOnly(layer, readOnlyRoot)] },
+    // The launcher's seccomp filter, the same in both layers: it answers before the kernel looks the pid up.
+    tcpFastOpen: { what: 'open a TCP connection with sendto(MSG_FASTOPEN) to a port Landlock denies', refused: ['EPERM'] },
+    tcpFastOpenSendmsg: { what: 'the same with sendmsg(MSG_FASTOPEN)', refused: ['EPERM'] },
+    tcpFastOpenSendmmsg: { what: 'the same with sendmmsg(MSG_FASTOPEN)', refused: ['EPERM'] },
+    tcpFastOpenConnectOption: { what: 'set TCP_FASTOPEN_CONNECT', refused: ['EPERM'] },
+    tcpSendtoAddress: { what: 'send to an address on an unconnected TCP socket without MSG_FASTOPEN (the kernel ignores the address)', refused: ['EPIPE'] },
+    mptcpSocket: { what: 'open an MPTCP socket', refused: ['EPERM'] },
+    prlimitApi: { what: "read the API's rlimits with prlimit64 (the attack then set them)", refused: ['EPERM'] },
+    prlimitOtherAgent: { what: "read another agent's rlimits with prlimit64", refused: ['EPERM'] },
+    setpriorityUser: { what: 'setpriority(PRIO_USER): renice every process of a uid', refused: ['EPERM'] },
+    robustListApi: { what: "read the API's robust futex list address", refused: ['EPERM'] },
+    movePagesApi: { what: 'move_pages on the API', refused: ['EPERM'] },
+    kcmpApi: { what: "kcmp against the API's files", refused: ['EPERM'] },
+    sysvShm: { what: 'create a SysV shared memory segment', refused: ['EPERM'] },
+    sysvMsg: { what: 'create a SysV message queue', refused: ['EPERM'] },
+    sysvSem: { what: 'create a SysV semaphore set', refused: ['EPERM'] },
+    posixMqueue: { what: 'create a POSIX message queue', refused: ['EPERM'] },
+    // These read a value first (allowed): outside the agent's PID namespace that read answers ESRCH.
+    setpriorityApi: { what: 'renice the API (to its own value)', refused: [foreign(layer)] },
+    schedSetaffinityApi: { what: "set the API's CPU affinity (to its own mask)", refused: [foreign(layer)] },
+    schedSetschedulerApi: { what: "set the API's scheduling policy (to its own)", refused: [foreign(layer)] },
+    ioprioApi: { what: "set the API's I/O priority (to its own)", refused: [foreign(layer)] },
+    setpriorityOtherAgent: { what: 'renice another agent (to its own value)', refused: [foreign(layer)] },
+    schedSetaffinityOtherAgent: { what: "set another agent's CPU affinity (to its own mask)", refused: [foreign(layer)] },
+    schedSetschedulerOtherAgent: { what: "set another agent's scheduling policy (to its own)", refused: [foreign(layer)] },
+    ioprioOtherAgent: { what: "set another agent's I/O priority (to its own)", refused: [foreign(layer)] },
+    // Landlock's signal scoping, whatever the syscall (signal 0: the permission check alone).
+    sigqueueApi: { what: 'rt_sigqueueinfo to the API', refused: [foreign(layer)] },
+    tgkillApi: { what: 'tgkill to the API', refused: [foreign(layer)] },
+    pidfdSignalApi: { what: 'pidfd_send_signal to the API', refused: [foreign(layer)] },
   };
 }
 
@@ -75,6 +105,8 @@ export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { 
 export function allowed(): Record<string, { what: string; outcome: string }> {
   return {
     writeOwn: { what: 'write in its own directory', outcome: 'ok' },
+    prlimitSelf: { what: 'read and set its own rlimit with prlimit64(0, …)', outcome: 'ok' },
+    setprioritySelf: { what: 'renice itself (to its own value)', outcome: 'ok' },
     apiOwnRecord: { what: 'read its own record with its token', outcome: '200' },
     proxyAllowed: { what: 'GET the listed host through the proxy', outcome: '200' },
     providerBroker: { what: 'call the provider through the broker with its token', outcome: `200 /v1/messages ${PROVIDER.key}` },

@@ -1,5 +1,7 @@
 // The adversarial agent suite against a running box, local or in a container: four agents at once (an attacker, a victim, a memory hog, a fork bomb), each attempt's refusal asserted.
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from './wait.js';
@@ -8,6 +10,23 @@ import { allowed, PROVIDER, refusals, type AttackConfig, type Layer } from './ad
 /** The agent script every suite copies into its agents' directories. */
 export const AGENT_SCRIPT = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'adversarial-agent.cjs'), 'utf8');
 
+/** adversarial-probe.c compiled static (runs in any box, the container's included), as bytes. */
+export function buildProbe(): Buffer {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-probe-'));
+  try {
+    const out = path.join(dir, 'probe');
+    const source = path.join(path.dirname(fileURLToPath(import.meta.url)), 'adversarial-probe.c');
+    try {
+      execFileSync(process.env['CC'] || 'cc', ['-static', '-O2', '-s', '-o', out, source], { stdio: ['ignore', 'ignore', 'pipe'] });
+    } catch (err) {
+      throw new Error(`compiling adversarial-probe.c with -static failed (Debian: apt-get install gcc libc6-dev): ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
+    }
+    return readFileSync(out);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A running box as the suite drives it. */
 export interface AdversarialBox {
   apiUrl: string;
@@ -15,6 +34,8 @@ export interface AdversarialBox {
   call(method: string, url: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
   /** Write `text` to `file` inside the box, as the box's user, creating the directory. */
   writeFile(file: string, text: string): Promise<void>;
+  /** Write `data` to `file` inside the box, mode 0755, as the box's user (the directory exists). */
+  writeExecutable(file: string, data: Buffer): Promise<void>;
   /** Read a file inside the box. */
   readFile(file: string): Promise<string>;
   /** Paths as the box sees them. */
@@ -69,6 +90,8 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   const apiPid = (health['programs']?.programs as Array<{ name: string; pid: number }>).find((p) => p.name === 'management-api')!.pid;
   const { workspace } = box.paths;
   for (const name of ['attacker', 'hog', 'bomb']) await box.writeFile(path.join(workspace, name, 'agent.cjs'), AGENT_SCRIPT);
+  // Beside the attacker's script, which runs it for the syscalls Node cannot make.
+  await box.writeExecutable(path.join(workspace, 'attacker', 'probe'), buildProbe());
   await box.writeFile(path.join(workspace, 'victim', 'notes.txt'), 'private to the victim');
 
   const victim = await spawnAgent(box, t, { name: 'victim', command: '/bin/sleep', args: ['300'] });

@@ -46,6 +46,10 @@ for (const namespaces of ['auto', 'off'] as const) t.test(`adversarial agents ag
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, text);
     },
+    async writeExecutable(file, data) {
+      writeFileSync(file, data);
+      chmodSync(file, 0o755);
+    },
     readFile: async (file) => readFileSync(file, 'utf8'),
     paths: { workspace: paths.workspaceDir, apiKeyFile: paths.apiKeyFile, identityKeyFile: paths.identityKeyFile, stateDir: paths.stateDir, installation: repoRoot },
     readOnlyRoot: false,
