@@ -1,6 +1,7 @@
 // Limits and accounting of the local orchestrator's agents: one sampler for all of them, budgets enforced with a reason.
 import type { Logger } from 'pino';
 import { overBudget, type AgentLimits, type AgentUsage, type LimitReason, type LimitSettings, type RequestedLimits } from './agent-limits.js';
+import { DiskSampler, type DiskFigure } from './disk-sampler.js';
 import type { LimitMetrics } from './limit-metrics.js';
 import { resolveLimits } from './limit-request.js';
 import { readStat, type ProcStat } from './proc-stat.js';
@@ -10,6 +11,8 @@ import { UsageSampler, type SampledAgent } from './usage-sampler.js';
 export const SAMPLE_INTERVAL_MS = 1_000;
 /** An agent over a budget gets this long after SIGTERM before SIGKILL. */
 export const LIMIT_GRACE_MS = 2_000;
+/** How often agents' directories are walked: a walk costs far more than a /proc sample. */
+export const DISK_INTERVAL_MS = 5_000;
 
 /** How accounting is set up. */
 export interface AccountingOptions {
@@ -18,6 +21,8 @@ export interface AccountingOptions {
   metrics?: LimitMetrics;
   logger: Logger;
   intervalMs?: number;
+  /** Between two walks of the agents' directories (default {@link DISK_INTERVAL_MS}). */
+  diskIntervalMs?: number;
   procRoot?: string;
 }
 
@@ -37,13 +42,20 @@ interface Entry {
   terminate: Terminate;
   live: boolean;
   reason?: LimitReason;
+  /** The directories whose disk use counts against the agent (its working and temporary directories). */
+  directories: readonly string[];
+  disk?: DiskFigure;
 }
 
 /** The accounting of one orchestrator's agents. The sampler runs only while some agent lives. */
 export class AgentAccounting {
   readonly #sampler: UsageSampler;
+  readonly #disk = new DiskSampler();
   readonly #entries = new Map<string, Entry>();
+  /** Directories told before the agent is followed (see {@link directories}), by agent id. */
+  readonly #pendingDirectories = new Map<string, readonly string[]>();
   #timer: NodeJS.Timeout | undefined;
+  #diskTimer: NodeJS.Timeout | undefined;
   #waiters: Array<() => void> = [];
   /** The sample under way: at most one at a time. */
   #inFlight: Promise<void> | undefined;
@@ -60,10 +72,24 @@ export class AgentAccounting {
   /**
    * Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a
    * budget. `overhead`: processes of its tree that are the sandbox's, not counted against it.
+   * `directories`: where its disk use is measured (its working directory and private temporary
+   * directory); absent, those told earlier through {@link directories}, else none (no disk figure).
    */
-  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, overhead = 0): void {
-    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, overhead), limits, terminate, live: true });
+  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, overhead = 0, directories?: readonly string[]): void {
+    const dirs = directories ?? this.#pendingDirectories.get(id) ?? [];
+    this.#pendingDirectories.delete(id);
+    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, overhead), limits, terminate, live: true, directories: dirs });
     this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
+    if (dirs.length > 0) this.#diskTimer ??= setInterval(() => this.#diskTick(), this.options.diskIntervalMs ?? DISK_INTERVAL_MS).unref();
+  }
+
+  /**
+   * The directories of agent `id`, told before it is followed (by whoever creates them: the
+   * sandbox) for a follow() that does not name them; `undefined` forgets them (a spawn that failed).
+   */
+  directories(id: string, dirs: readonly string[] | undefined): void {
+    if (dirs) this.#pendingDirectories.set(id, dirs);
+    else this.#pendingDirectories.delete(id);
   }
 
   /** The agent has exited: its figures stay as last sampled. */
@@ -81,7 +107,8 @@ export class AgentAccounting {
   account(id: string): AgentAccount | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
-    return { limits: { ...entry.limits }, usage: { ...entry.sampled.usage }, ...(entry.reason ? { reason: entry.reason } : {}) };
+    const disk = entry.disk ? { disk_bytes: entry.disk.bytes } : {};
+    return { limits: { ...entry.limits }, usage: { ...entry.sampled.usage, ...disk }, ...(entry.reason ? { reason: entry.reason } : {}) };
   }
 
   /** Drop the record of an agent the orchestrator no longer keeps. */
@@ -126,10 +153,43 @@ export class AgentAccounting {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
 
+  /**
+   * Walk the directories of every live agent that has some and end those over their disk budget,
+   * or whose tree cannot be measured (disk-sampler.ts). One walk at a time: a call during one joins it.
+   */
+  sampleDisk(): Promise<void> {
+    return this.#disk.run(this.#diskTargets(), (id, figure) => {
+      const entry = this.#entries.get(id);
+      if (!entry?.live) return;
+      entry.disk = figure;
+      if (entry.reason) return;
+      const over = figure.unmeasurable !== undefined || (entry.limits.disk_bytes !== undefined && figure.bytes > entry.limits.disk_bytes);
+      if (over) this.#enforce(id, entry, 'limit:disk');
+    });
+  }
+
   /** Stop sampling (figures stay readable). */
   close(): void {
     clearInterval(this.#timer);
     this.#timer = undefined;
+    clearInterval(this.#diskTimer);
+    this.#diskTimer = undefined;
+  }
+
+  #diskTargets(): Array<{ id: string; directories: readonly string[]; budget?: number }> {
+    const targets = [];
+    for (const [id, entry] of this.#entries) {
+      if (entry.live && !entry.reason && entry.directories.length > 0) targets.push({ id, directories: entry.directories, ...(entry.limits.disk_bytes !== undefined ? { budget: entry.limits.disk_bytes } : {}) });
+    }
+    return targets;
+  }
+
+  #diskTick(): void {
+    // A walk still under way (a big tree, a slow disk): this tick is dropped, never queued.
+    if (this.#disk.running) return;
+    this.sampleDisk().catch((err: unknown) => {
+      this.options.logger.error({ event: 'AgentDiskSamplingFailed', err }, "could not measure the agents' directories");
+    });
   }
 
   #tick(): void {
@@ -149,7 +209,10 @@ export class AgentAccounting {
     entry.reason = reason;
     this.options.metrics?.terminations.inc({ reason });
     const { usage, leader, members } = entry.sampled;
-    this.options.logger.warn({ event: 'AgentLimitExceeded', agent: id, reason, usage, limits: entry.limits }, `agent ${id} went over its budget (${reason}): terminating it`);
+    // A disk figure that is not the whole tree says why (unreadable path, entry cap): the reason is logged, the agent ended.
+    const disk = entry.disk ? { disk: entry.disk } : {};
+    const why = reason === 'limit:disk' && entry.disk?.unmeasurable ? `; its directories cannot be measured: ${entry.disk.unmeasurable}` : '';
+    this.options.logger.warn({ event: 'AgentLimitExceeded', agent: id, reason, usage, ...disk, limits: entry.limits }, `agent ${id} went over its budget (${reason}${why}): terminating it`);
     // The process group reaches most of the tree; processes that left it (setpgid, setsid) are
     // signalled one by one, SIGTERM with the group and SIGKILL once the group is gone.
     const strays = members.filter((s) => s.pgrp !== leader);

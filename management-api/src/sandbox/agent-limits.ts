@@ -5,6 +5,8 @@ export interface LimitSettings {
   memory: string;
   cpu_seconds: number;
   processes: number;
+  /** Absent in settings written before the disk budget existed (tests): no disk budget then. */
+  disk?: string;
 }
 
 /** What a spawn request may ask: any of the budgets, each at most the manifest's. */
@@ -12,6 +14,7 @@ export interface RequestedLimits {
   memory?: string;
   cpu_seconds?: number;
   processes?: number;
+  disk?: string;
 }
 
 /** The budgets one agent runs under (absent: no budget of that kind). */
@@ -19,21 +22,26 @@ export interface AgentLimits {
   memory_bytes?: number;
   cpu_seconds?: number;
   processes?: number;
+  disk_bytes?: number;
 }
 
-/** One agent's resource use as last sampled. `pss_bytes` counts shared pages once across its tree. */
+/**
+ * One agent's resource use as last sampled. `pss_bytes` counts shared pages once across its tree;
+ * `disk_bytes` (blocks allocated under its directories) is present once a disk walk measured it.
+ */
 export interface AgentUsage {
   rss_bytes: number;
   pss_bytes: number;
   cpu_seconds: number;
   processes: number;
+  disk_bytes?: number;
 }
 
 /** Why the orchestrator ended an agent on its own. */
-export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes';
+export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'limit:disk';
 
-/** Every limit reason, in the order they are checked. */
-export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu'];
+/** Every limit reason, in the order they are checked (disk last: it is measured on its own, less often). */
+export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:disk'];
 
 /** The first budget `usage` exceeds (processes, then memory, then CPU), or undefined. Memory is judged by PSS. */
 export function overBudget(usage: AgentUsage, limits: AgentLimits): LimitReason | undefined {

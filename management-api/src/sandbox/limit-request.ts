@@ -3,7 +3,13 @@ import { AdapterInputError } from '../adapters/adapter-errors.js';
 import { memoryBytes } from '../manifest/rules/helpers/resources.js';
 import type { AgentLimits, LimitSettings, RequestedLimits } from './agent-limits.js';
 
-const MEMORY = /^[0-9]{1,15}[kmg]?$/;
+const SIZE = /^[0-9]{1,15}[kmg]?$/;
+/** The sized budgets (a string with a unit in the request and the manifest, bytes in the agent's limits). */
+const SIZED = [
+  ['memory', 'memory_bytes'],
+  ['disk', 'disk_bytes'],
+] as const;
+const KEYS = ['memory', 'cpu_seconds', 'processes', 'disk'];
 
 /**
  * The budgets of one agent: the manifest's (`ceiling`; none when absent), each replaced by the
@@ -12,16 +18,19 @@ const MEMORY = /^[0-9]{1,15}[kmg]?$/;
  */
 export function resolveLimits(ceiling: LimitSettings | undefined, requested: RequestedLimits | undefined): AgentLimits {
   const limits: AgentLimits = ceiling ? { memory_bytes: memoryBytes(ceiling.memory), cpu_seconds: ceiling.cpu_seconds, processes: ceiling.processes } : {};
+  if (ceiling?.disk !== undefined) limits.disk_bytes = memoryBytes(ceiling.disk);
   if (requested === undefined) return limits;
-  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) throw new AdapterInputError('limits must be an object with memory, cpu_seconds and/or processes');
+  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) throw new AdapterInputError(`limits must be an object with ${KEYS.join(', ')} (any of them)`);
   for (const key of Object.keys(requested)) {
-    if (!['memory', 'cpu_seconds', 'processes'].includes(key)) throw new AdapterInputError(`limits.${key} is not a limit a spawn request may set (memory, cpu_seconds, processes)`);
+    if (!KEYS.includes(key)) throw new AdapterInputError(`limits.${key} is not a limit a spawn request may set (${KEYS.join(', ')})`);
   }
-  if (requested.memory !== undefined) {
-    if (typeof requested.memory !== 'string' || !MEMORY.test(requested.memory)) throw new AdapterInputError(`limits.memory ${JSON.stringify(requested.memory)} must be a number with an optional unit k, m or g (for example "512m")`);
-    const bytes = memoryBytes(requested.memory);
-    if (bytes < 1) throw new AdapterInputError('limits.memory must be more than 0 (for example "512m")');
-    limits.memory_bytes = lower('memory', bytes, limits.memory_bytes, ceiling?.memory);
+  for (const [key, field] of SIZED) {
+    const value = requested[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string' || !SIZE.test(value)) throw new AdapterInputError(`limits.${key} ${JSON.stringify(value)} must be a number with an optional unit k, m or g (for example "512m")`);
+    const bytes = memoryBytes(value);
+    if (bytes < 1) throw new AdapterInputError(`limits.${key} must be more than 0 (for example "512m")`);
+    limits[field] = lower(key, bytes, limits[field], ceiling?.[key]);
   }
   for (const key of ['cpu_seconds', 'processes'] as const) {
     const value = requested[key];

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../adapter-errors.js';
 import { AgentAccounting } from '../../sandbox/agent-accounting.js';
+import { measuredSandbox } from '../../sandbox/agent-directories.js';
 import type { OrchestratorAdapter } from './orchestrator-adapter.js';
 import { ProcessManager } from './process-manager.js';
 
@@ -20,14 +21,16 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
   // Fail closed: no agent starts without the sandbox the resolver gives (which may be turned off in the manifest).
   const sandbox = context.sandbox;
   if (!sandbox) throw new Error('orchestrator/local-procmgr: the adapter context has no agent sandbox (build it through the resolver)');
+  // Budgets from sandbox.limits; the figures go to the API's metrics.
+  const accounting = new AgentAccounting({ logger: context.logger, ceiling: sandbox.settings.limits, metrics: sandbox.limitMetrics });
   const manager = new ProcessManager({
     workspaceDir: context.paths.workspaceDir,
     parentEnv: context.env,
     logger: context.logger,
     recordDir: path.join(context.paths.runDir, 'agents'),
-    // Budgets from sandbox.limits; the figures go to the API's metrics.
-    accounting: new AgentAccounting({ logger: context.logger, ceiling: sandbox.settings.limits, metrics: sandbox.limitMetrics }),
-    sandbox: sandbox.confinement,
+    accounting,
+    // Each agent's directories reach the accounting (its disk budget) as the sandbox makes them.
+    sandbox: measuredSandbox(sandbox.confinement, accounting),
     ...(context.agentCredentials ? { credentials: context.agentCredentials } : {}),
     ...(context.egress ? { egress: context.egress } : {}),
   });

@@ -38,7 +38,7 @@ export interface AgentProcess {
   usage?: AgentUsage;
   /** The budgets the agent runs under. */
   limits?: AgentLimits;
-  /** Why the orchestrator ended the agent on its own: `limit:memory`, `limit:cpu` or `limit:processes`. */
+  /** Why the orchestrator ended the agent on its own: `limit:memory`, `limit:cpu`, `limit:processes` or `limit:disk`. */
   reason?: LimitReason;
 }
 

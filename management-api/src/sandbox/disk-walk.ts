@@ -1,0 +1,153 @@
+// Measures the disk an agent's directories take: an asynchronous walk that never follows a link, counts a hard-linked file once and caps its own work.
+import type { Dir, Stats } from 'node:fs';
+import { lstat, opendir } from 'node:fs/promises';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+
+/** Most entries one walk looks at; a tree with more is not measured but counted over budget. */
+export const MAX_WALK_ENTRIES = 200_000;
+/** Entries between two turns of the event loop given back. */
+export const ENTRIES_PER_TURN = 256;
+/** lstat calls in flight at once: a few of the thread pool's four threads, never all. */
+const STAT_BATCH = 4;
+
+/** The file system calls a walk makes (tests put failures in). */
+export interface WalkFs {
+  lstat(file: string): Promise<Stats>;
+  opendir(dir: string, options: { bufferSize: number }): Promise<Dir>;
+}
+
+/** How a walk is bounded. */
+export interface DiskWalkOptions {
+  /** Stop once this many entries were seen (default {@link MAX_WALK_ENTRIES}). */
+  maxEntries?: number;
+  /** Give the event loop a turn after this many entries (default {@link ENTRIES_PER_TURN}). */
+  entriesPerTurn?: number;
+  /** Stop as soon as the total is above this: the budget is exceeded whatever the rest holds. */
+  stopAboveBytes?: number;
+  fs?: WalkFs;
+}
+
+/** What a walk found. */
+export interface DiskWalkResult {
+  /** Bytes allocated (st_blocks × 512) by the entries seen: sparse files count what they hold, a hard-linked file once. */
+  bytes: number;
+  entries: number;
+  /** Why `bytes` is not the whole tree: what could not be read and its error code, or the entry cap. Absent when complete or stopped above the budget. */
+  unmeasurable?: string;
+  /** Directories not descended into because they are another file system (a mount point), as `du -x`. */
+  otherDevices: number;
+}
+
+const nodeFs: WalkFs = { lstat: (file) => lstat(file), opendir: (dir, options) => opendir(dir, options) };
+
+/**
+ * Walk `roots` (each an absolute directory; one that does not exist counts nothing) depth-first
+ * with an explicit stack, so a deep tree costs memory, not call stack. Links are counted as the
+ * link itself and never followed, so loops cannot form. A path that cannot be read (EACCES, a
+ * path beyond PATH_MAX: ENAMETOOLONG, ELOOP…) ends the walk as unmeasurable: whoever made a tree
+ * the box cannot read is not given the benefit of the doubt. An entry that vanishes meanwhile
+ * (ENOENT) is skipped: the agent deleting files is not a fault.
+ */
+export async function walkDisk(roots: readonly string[], options: DiskWalkOptions = {}): Promise<DiskWalkResult> {
+  const fs = options.fs ?? nodeFs;
+  const maxEntries = options.maxEntries ?? MAX_WALK_ENTRIES;
+  const perTurn = options.entriesPerTurn ?? ENTRIES_PER_TURN;
+  const result: DiskWalkResult = { bytes: 0, entries: 0, otherDevices: 0 };
+  // Files with several links, by device and inode: each counted at its first link only.
+  const linked = new Set<string>();
+  let sinceTurn = 0;
+  const stack: Array<{ dir: string; dev: number }> = [];
+
+  /** Count one entry; false when the walk must stop. */
+  const count = (file: string, st: Stats, dev: number): boolean => {
+    result.entries++;
+    if (st.nlink > 1 && !st.isDirectory()) {
+      const key = `${st.dev}:${st.ino}`;
+      if (linked.has(key)) return true;
+      linked.add(key);
+    }
+    result.bytes += st.blocks * 512;
+    if (st.isDirectory()) {
+      if (st.dev === dev) stack.push({ dir: file, dev });
+      else result.otherDevices++;
+    }
+    if (options.stopAboveBytes !== undefined && result.bytes > options.stopAboveBytes) return false;
+    if (result.entries >= maxEntries) {
+      result.unmeasurable = `more than ${maxEntries} entries`;
+      return false;
+    }
+    return true;
+  };
+  /** The stat of `file`; undefined when it vanished; records the walk unmeasurable and throws Stop otherwise. */
+  const stat = async (file: string): Promise<Stats | undefined> => {
+    try {
+      return await fs.lstat(file);
+    } catch (err) {
+      return unreadable(file, err);
+    }
+  };
+  const unreadable = (file: string, err: unknown): undefined => {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    result.unmeasurable = `${shorten(file)}: ${code}`;
+    throw STOP;
+  };
+
+  try {
+    for (const root of roots) {
+      const st = await stat(root);
+      if (st && !count(root, st, st.dev)) return result;
+    }
+    while (stack.length > 0) {
+      const { dir, dev } = stack.pop()!;
+      let handle: Dir | undefined;
+      try {
+        handle = await fs.opendir(dir, { bufferSize: 64 });
+      } catch (err) {
+        unreadable(dir, err);
+        continue;
+      }
+      let names: string[] = [];
+      const flush = async (): Promise<boolean> => {
+        for (let i = 0; i < names.length; i += STAT_BATCH) {
+          const batch = names.slice(i, i + STAT_BATCH).map((name) => path.join(dir, name));
+          const stats = await Promise.all(batch.map(stat));
+          for (let j = 0; j < batch.length; j++) {
+            const st = stats[j];
+            if (st && !count(batch[j]!, st, dev)) return false;
+          }
+          sinceTurn += batch.length;
+          if (sinceTurn >= perTurn) {
+            sinceTurn = 0;
+            await nextTurn();
+          }
+        }
+        names = [];
+        return true;
+      };
+      try {
+        // Breaking out of (or throwing from) the loop closes the directory.
+        for await (const entry of handle) {
+          names.push(entry.name);
+          if (names.length >= perTurn && !(await flush())) return result;
+        }
+      } catch (err) {
+        if (err === STOP) throw err;
+        unreadable(dir, err);
+        continue;
+      }
+      if (!(await flush())) return result;
+    }
+  } catch (err) {
+    if (err !== STOP) throw err;
+  }
+  return result;
+}
+
+const STOP = Symbol('stop the walk');
+
+/** A path fit for a log line: a hostile one may be kilobytes long. */
+function shorten(file: string): string {
+  return file.length <= 200 ? file : `${file.slice(0, 80)}…(${file.length} characters)…${file.slice(-80)}`;
+}

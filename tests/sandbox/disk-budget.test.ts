@@ -1,0 +1,119 @@
+// The disk budget: requests lower it, a walk of the agent's directories ends it with limit:disk (over the budget, or unmeasurable), one walk at a time.
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Registry } from 'prom-client';
+import { createLogger } from '../../management-api/src/observability/logger.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
+import { agentDirectories } from '../../management-api/src/sandbox/agent-directories.js';
+import { createLimitMetrics } from '../../management-api/src/sandbox/limit-metrics.js';
+import { resolveLimits } from '../../management-api/src/sandbox/limit-request.js';
+import { captureLogs } from '../api/support/harness.js';
+
+const MIB = 1024 ** 2;
+const HOUR = 3_600_000;
+const ceiling = { memory: '1g', cpu_seconds: 600, processes: 32, disk: '64m' };
+
+/** A process standing in for the agent (its pid is followed), ended with the test. */
+function sleeper(t: Tap.Test): number {
+  const child = spawn('sleep', ['300'], { stdio: 'ignore' });
+  t.teardown(() => child.kill('SIGKILL'));
+  return child.pid!;
+}
+
+function scratch(t: Tap.Test): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-disk-'));
+  // rm -rf copes with any depth; a removal by absolute paths does not.
+  t.teardown(() => void spawnSync('rm', ['-rf', dir]));
+  return dir;
+}
+
+t.test('the manifest gives the disk budget; a request lowers it, never raises it', async (t) => {
+  t.same(resolveLimits(ceiling, undefined), { memory_bytes: 1024 * MIB, cpu_seconds: 600, processes: 32, disk_bytes: 64 * MIB });
+  t.same(resolveLimits(ceiling, { disk: '8m' }).disk_bytes, 8 * MIB);
+  t.same(resolveLimits(undefined, { disk: '1g' }), { disk_bytes: 1024 * MIB }, 'without a manifest ceiling, what was asked');
+  t.throws(() => resolveLimits(ceiling, { disk: '65m' }), { code: 'ABX_ERR_VALIDATION', message: /^limits\.disk may only lower the manifest's sandbox\.limits\.disk \("64m"\)/ });
+  t.throws(() => resolveLimits(ceiling, { disk: 'all' }), { message: /limits\.disk "all" must be a number with an optional unit k, m or g/ });
+  t.throws(() => resolveLimits(ceiling, { disk: '0' }), { message: /limits\.disk must be more than 0/ });
+});
+
+t.test("an agent's directories: its working directory unless it is the shared workspace, and its TMPDIR", async (t) => {
+  t.same(agentDirectories({ cwd: '/w/a', workspace: '/w' }, { env: { TMPDIR: '/tmp/agent-x' } }), ['/w/a', '/tmp/agent-x']);
+  t.same(agentDirectories({ cwd: '/w', workspace: '/w' }, { env: {} }), [], 'unconfined in the workspace itself: nothing of its own to count');
+});
+
+t.test('limit:disk — over the budget, the agent is terminated and its figure kept', async (t) => {
+  const dir = scratch(t);
+  const [work, tmp] = [path.join(dir, 'work'), path.join(dir, 'tmp')];
+  mkdirSync(work);
+  mkdirSync(tmp);
+  const logs = captureLogs();
+  const registry = new Registry();
+  const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), ceiling, metrics: createLimitMetrics(registry), intervalMs: HOUR, diskIntervalMs: HOUR });
+  t.teardown(() => accounting.close());
+  let terminated = 0;
+  // Told before follow(), as the sandbox wrapper does.
+  accounting.directories('agt_disk', [work, tmp]);
+  accounting.follow('agt_disk', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++);
+  writeFileSync(path.join(work, 'a'), Buffer.alloc(2 * MIB, 1));
+  await accounting.sampleDisk();
+  t.equal(terminated, 0, '2 MiB under a 4 MiB budget');
+  t.ok(accounting.account('agt_disk')!.usage.disk_bytes! >= 2 * MIB, 'the figure is on the record');
+  writeFileSync(path.join(tmp, 'b'), Buffer.alloc(3 * MIB, 1));
+  await accounting.sampleDisk();
+  t.equal(terminated, 1, 'the temporary directory counts too: 5 MiB over 4 MiB');
+  t.match(accounting.account('agt_disk'), { reason: 'limit:disk', limits: { disk_bytes: 4 * MIB } });
+  t.match(logs.events('AgentLimitExceeded')[0], { agent: 'agt_disk', reason: 'limit:disk', disk: { bytes: Number } });
+  t.match(await registry.metrics(), /agentbox_agent_limit_terminations_total\{reason="limit:disk"\} 1/);
+  await accounting.sampleDisk();
+  t.equal(terminated, 1, 'ended once, not at every walk');
+});
+
+t.test('limit:disk — a tree the walk cannot measure counts as over the budget, with the reason logged', async (t) => {
+  const dir = scratch(t);
+  const logs = captureLogs();
+  const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), ceiling, intervalMs: HOUR, diskIntervalMs: HOUR });
+  t.teardown(() => accounting.close());
+  let terminated = 0;
+  const deep = path.join(dir, 'x'.repeat(250), 'y'.repeat(250));
+  mkdirSync(deep, { recursive: true });
+  // A path the box cannot walk: beyond PATH_MAX once joined (built by relative steps, as an agent would).
+  let at = deep;
+  const home = process.cwd();
+  process.chdir(deep);
+  for (let i = 0; i < 17; i++) {
+    mkdirSync('z'.repeat(250));
+    process.chdir('z'.repeat(250));
+    at += '/' + 'z'.repeat(250);
+  }
+  process.chdir(home);
+  accounting.follow('agt_deep', sleeper(t), resolveLimits(ceiling, undefined), async () => terminated++, 0, [dir]);
+  await accounting.sampleDisk();
+  t.equal(terminated, 1);
+  t.equal(accounting.account('agt_deep')!.reason, 'limit:disk');
+  const line = logs.events('AgentLimitExceeded')[0]!;
+  t.match(String(line['msg']), /its directories cannot be measured: .*ENAMETOOLONG/);
+  t.ok(at.length > 4096);
+});
+
+t.test('no directories, no walk: the disk figure stays absent', async (t) => {
+  const accounting = new AgentAccounting({ logger: createLogger({ level: 'silent' }), ceiling, intervalMs: HOUR, diskIntervalMs: HOUR });
+  t.teardown(() => accounting.close());
+  accounting.follow('agt_none', sleeper(t), resolveLimits(ceiling, undefined), async () => undefined);
+  await accounting.sampleDisk();
+  t.notOk('disk_bytes' in accounting.account('agt_none')!.usage);
+});
+
+t.test('one walk at a time: a second call joins the walk under way', async (t) => {
+  const dir = scratch(t);
+  for (let i = 0; i < 2000; i++) writeFileSync(path.join(dir, `f${i}`), '');
+  const accounting = new AgentAccounting({ logger: createLogger({ level: 'silent' }), ceiling, intervalMs: HOUR, diskIntervalMs: HOUR });
+  t.teardown(() => accounting.close());
+  accounting.follow('agt_w', sleeper(t), resolveLimits(ceiling, undefined), async () => undefined, 0, [dir]);
+  const first = accounting.sampleDisk();
+  t.equal(accounting.sampleDisk(), first, 'the same promise');
+  await first;
+  t.not(accounting.sampleDisk(), first, 'a new walk once the first ended');
+});
