@@ -24,6 +24,7 @@ import { requestId } from './http/request-id.js';
 import { registerRequestGate } from './http/request-gate.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
+import { memoryBytes } from './manifest/rules/helpers/resources.js';
 import { registerRequestObserver } from './observability/request-observer.js';
 import { startIdleCompaction } from './observability/idle-compaction.js';
 import type { ApiMetrics } from './observability/metrics.js';
@@ -212,7 +213,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger,
     metrics: options.metrics,
     clock,
-    timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs']) },
+    timing: { ...DEFAULT_READINESS_TIMING, ...pick(options.timing, ['sealRecheckMs', 'mountCheckMs', 'diskCheckMs']) },
+    minFreeDiskBytes: memoryBytes(options.manifest.resources.min_free_disk),
     relays: agentEvents,
     ...(egress ? { egress } : {}),
   }).catch(async (err: unknown) => {

@@ -26,6 +26,7 @@ export const errorCodes = {
   ABX_ERR_PROVIDER_TIMEOUT: { status: 504, description: 'The provider did not send its response headers within the broker timeout.' },
   ABX_ERR_PROVIDER_KEY_MISSING: { status: 503, description: "The provider's key is not available to the broker (its env_var is unset or empty in the API's environment)." },
   ABX_ERR_PROVIDER_PATH: { status: 400, description: "The provider broker refused the path: it leaves the provider's base_url path, or could be read so by some parser (a dot segment, an encoded dot, slash, backslash or percent, a backslash, an empty segment)." },
+  ABX_ERR_DISK_LOW: { status: 507, description: 'The state volume or the workspace has less free space than resources.min_free_disk: no new agent is started until space returns (the message names the path, free bytes and threshold).' },
   ABX_ERR_EGRESS_UNAVAILABLE: { status: 503, description: 'The egress proxy cannot be reached over its control socket, or does not run (sandbox.enabled = false, or the API runs outside a box).' },
   ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
   ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },

@@ -36,7 +36,7 @@ t.test('bead transitions and agent lifecycle reach the relay, signed by the box'
   });
   await seal(box);
   await waitFor('ready with the relay', async () => (await box.api('/ready', { auth: false })).status === 200);
-  t.match((await box.api('/ready', { auth: false })).json, { requirements: ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'adapter:orchestrator', 'relay'] });
+  t.match((await box.api('/ready', { auth: false })).json, { requirements: ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:orchestrator', 'relay'] });
   const pubkey = ((await box.api('/v1/meta')).json['identity'] as { pubkey: string }).pubkey;
 
   const bead = (await box.api('/v1/beads', { body: { title: 'secret plans', body: 'do not publish' } })).json['bead'] as { id: string };

@@ -29,7 +29,7 @@ t.test('readiness follows the seal, the critical orchestrator backend and the mo
   await writeFile(box.paths.sealFile + '.tmp', 'sealed\n');
   await rename(box.paths.sealFile + '.tmp', box.paths.sealFile);
   const up = await waitFor('READY after the seal', async () => ((await ready()).status === 200 ? ready() : undefined), 2_000);
-  t.same(up.json['requirements'], ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'adapter:orchestrator']);
+  t.same(up.json['requirements'], ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:orchestrator']);
   t.same(up.json['degraded'], []);
   t.ok(Date.parse(String(up.json['since'])) > 0, 'since is a timestamp');
 

@@ -43,7 +43,7 @@ t.test('a slot named in adapters.critical is fatal at start too, and fails /read
     const r = await box.api('/ready', { auth: false });
     return r.status === 200 ? r : undefined;
   });
-  t.same(ok.json['requirements'], ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'adapter:events', 'adapter:orchestrator']);
+  t.same(ok.json['requirements'], ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:events', 'adapter:orchestrator']);
   await events.stop();
   const down = await waitFor('UNREADY', async () => {
     const r = await box.api('/ready', { auth: false });

@@ -6,6 +6,7 @@ import type { SlotStatus } from '../adapters/slot-supervisor.js';
 import type { RelayStatus } from '../mesh/relay-publisher.js';
 import type { ApiMetrics } from '../observability/metrics.js';
 import type { EgressStatus } from '../sandbox/egress-controller.js';
+import { describeLow, type DiskState } from './disk-guard.js';
 import type { MountState } from './mount-checker.js';
 
 /** Everything readiness depends on. */
@@ -20,6 +21,8 @@ export interface ReadinessInputs {
   relays?: RelayStatus;
   /** The egress proxy's control channel; present only when the box runs one (then it must answer). */
   egress?: EgressStatus;
+  /** Free space on the state volume and the workspace (disk-guard.ts); each must stay above resources.min_free_disk. */
+  disks?: readonly DiskState[];
 }
 
 /** The /ready answer, serialised once per change so each request only sends bytes. */
@@ -94,6 +97,14 @@ export class Readiness {
       if (!m.writable) {
         missing.push(name);
         reasons.push(`${m.path} is not writable (${m.error ?? 'unknown'})`);
+      }
+    }
+    for (const d of inputs.disks ?? []) {
+      const name = `disk:${d.name}`;
+      requirements.push(name);
+      if (d.low) {
+        missing.push(name);
+        reasons.push(`${describeLow(d)}: new agents are refused until space returns`);
       }
     }
     const degraded: string[] = [];

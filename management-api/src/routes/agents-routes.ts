@@ -32,10 +32,10 @@ const agentSchema = {
     usage: {
       type: 'object',
       description: "Resource use of the agent's process tree as last sampled (about once a second), kept after the exit",
-      properties: { rss_bytes: { type: 'integer' }, pss_bytes: { type: 'integer' }, cpu_seconds: { type: 'number' }, processes: { type: 'integer' } },
+      properties: { rss_bytes: { type: 'integer' }, pss_bytes: { type: 'integer' }, cpu_seconds: { type: 'number' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer', description: 'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)' } },
     },
-    limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' } } },
-    reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu or limit:processes' },
+    limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } } },
+    reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk' },
   },
 } as const;
 const chunkSchema = { type: 'object', properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } } } as const;
@@ -58,6 +58,7 @@ const spawnBody = {
         memory: { type: 'string', pattern: '^[0-9]{1,15}[kmg]?$', description: 'Memory (PSS of the process tree), a number with an optional unit k, m or g' },
         cpu_seconds: { type: 'integer', minimum: 1, description: 'CPU seconds of the process tree' },
         processes: { type: 'integer', minimum: 1, description: 'Processes in the tree at once' },
+        disk: { type: 'string', pattern: '^[0-9]{1,15}[kmg]?$', description: 'Disk under its working and temporary directories, a number with an optional unit k, m or g' },
       },
     },
   },
@@ -84,6 +85,8 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     '/v1/agents',
     { bodyLimit: limits.bodyLimit, config: rateLimit, schema: { summary: 'Start an agent process in the workspace', tags: ['agents'], body: spawnBody, response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors } } },
     async (request, reply) => {
+      // Before anything is created for the agent: a box short of disk keeps what is left for its own state.
+      await app.agentbox.probes.disk.admit();
       const agent = await agents().spawn(request.body);
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);

@@ -312,6 +312,10 @@ export interface Manifest {
      * Maximum number of processes in the container.
      */
     pids: number;
+    /**
+     * Free space the box keeps for its own writes (beads, events, the audit log, pid records) on the state volume and on the workspace, a number with an optional unit k, m or g: while either has less free, new agents are refused (ABX_ERR_DISK_LOW) and /ready answers 503 naming the path; both recover by themselves when space returns. See docs/user/sandbox.md.
+     */
+    min_free_disk: string;
   };
   /**
    * Confinement of every agent the local orchestrator starts: a launcher applies Landlock, a seccomp filter and rlimits before exec; the network is reached only through the box's allowlisting egress proxy. See docs/user/sandbox.md.
@@ -349,6 +353,10 @@ export interface Manifest {
        * Largest file an agent may write, a number with an optional unit k, m or g (RLIMIT_FSIZE).
        */
       file_size: string;
+      /**
+       * Disk per agent, a number with an optional unit k, m or g: the blocks allocated under its working directory and its private temporary directory (sparse files by what they hold, a hard-linked file once, links never followed), measured every 5 s; over it the agent is terminated with limit:disk. A tree the box cannot measure (an unreadable entry, a path beyond PATH_MAX, more than 200000 entries) counts as over it. See docs/user/sandbox.md.
+       */
+      disk: string;
     };
     /**
      * The egress proxy agents reach the network through (HTTP CONNECT and plain HTTP, default deny). Agents find it through HTTP_PROXY / HTTPS_PROXY / NO_PROXY.
