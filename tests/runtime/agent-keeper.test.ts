@@ -1,5 +1,5 @@
 // Agents whose processes detach (double fork + setsid) under the launcher alone: counted, held to the process budget, and ended with the agent — on terminate, on exit, past a SIGTERM they ignore.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ended, processGone } from '../contract/orchestrator.contract.js';
@@ -117,4 +117,30 @@ t.test('another agent survives: a keeper ends its own agent\'s processes only', 
   await allGone(attacker.daemons);
   t.match(await h.ops.status(victim.id), { state: 'running' }, 'the victim still runs');
   t.notOk(victim.daemons.some(processGone), "the victim's daemons still run");
+});
+
+/** `count` children at once, each filling `mib` MiB and then marking done-<i> in the working directory. */
+const MEMORY_HOG = `
+import os, sys, time
+count, mib = int(sys.argv[1]), int(sys.argv[2])
+for i in range(count):
+    if os.fork() == 0:
+        block = b'\\x01' * (mib << 20)
+        open('done-%d' % i, 'w').close()
+        time.sleep(600)
+        os._exit(0)
+time.sleep(600)
+`;
+
+t.test('many processes cannot overshoot the memory budget between two samples: the keeper ends them near it', async (t) => {
+  const h = await box(t);
+  const dir = path.join(h.paths.workspaceDir, 'spreadhog');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'hog.py'), MEMORY_HOG);
+  // 16 × 96 MiB wanted against a 128 MiB budget: the keeper's line is 1.25 × 128 = 160 MiB of resident memory.
+  const agent = await h.ops.spawn({ name: 'spreadhog', command: '/usr/bin/python3', args: ['hog.py', '16', '96'], limits: { memory: '128m' } });
+  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  const done = readdirSync(dir).filter((n) => n.startsWith('done-'));
+  // Each child holds 96 MiB once done: two done would be 192 MiB, past 1.5 × the budget.
+  t.ok(done.length <= 1, `at most one child filled its memory before the end (${done.length} of 16)`);
 });

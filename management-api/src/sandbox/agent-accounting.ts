@@ -92,6 +92,18 @@ export class AgentAccounting {
     else this.#pendingDirectories.delete(id);
   }
 
+  /**
+   * The sandbox itself ended agent `id` over `reason` (the keeper's memory backstop, which acts
+   * between two samples): recorded as if the accounting had, with no second terminate.
+   */
+  endedBySandbox(id: string, reason: LimitReason, detail: Record<string, unknown> = {}): void {
+    const entry = this.#entries.get(id);
+    if (!entry || entry.reason) return;
+    entry.reason = reason;
+    this.options.metrics?.terminations.inc({ reason });
+    this.options.logger.warn({ event: 'AgentLimitExceeded', agent: id, reason, ...detail, usage: entry.sampled.usage, limits: entry.limits }, `agent ${id} went over its budget (${reason}): the sandbox ended it`);
+  }
+
   /** The agent has exited: its figures stay as last sampled. */
   ended(id: string): void {
     const entry = this.#entries.get(id);

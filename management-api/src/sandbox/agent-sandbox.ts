@@ -46,7 +46,8 @@ export interface ConfinedSpawn {
   overhead?: number;
   /**
    * The spawned process is the launcher's keeper (agentbox-keeper.c): SIGTERM to it (not to its
-   * group) reaches every process of the agent once, SIGUSR1 kills them all; it ends last.
+   * group) reaches every process of the agent once, SIGUSR1 kills them all; it ends last. Its
+   * ready pipe (readyFd) stays open for its reports: `limit:memory <bytes>` when it ended the agent.
    */
   keeper?: boolean;
   release(): Promise<void>;
@@ -65,6 +66,13 @@ export function unconfined(agent: { command: string; args: readonly string[] }):
 const SANDBOX_PROCESSES = 5;
 /** Without bubblewrap: the keeper the agent's processes descend from. */
 const KEEPER_PROCESSES = 1;
+/**
+ * The keeper's memory backstop, as a multiple of the agent's memory budget. The budget itself is
+ * judged by PSS once a second; the keeper looks at resident memory (at least the PSS: shared pages
+ * count in each process) every few milliseconds near the line, so that between two samples an
+ * agent of many processes ends below 1.5 times its budget (docs/user/sandbox.md, "Memory").
+ */
+export const KEEPER_MEMORY_FACTOR = 1.25;
 
 /**
  * What agents may read of the installation: its code and dependencies, never the whole directory.
@@ -140,7 +148,7 @@ export class AgentSandbox {
    * itself, and when it is, holds or lies inside the directory of an agent still running: each
    * agent writes only its own directory. Unchanged when the sandbox is off.
    */
-  async confine(agent: { id: string; command: string; args: readonly string[]; cwd: string; workspace: string }): Promise<ConfinedSpawn> {
+  async confine(agent: { id: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number }): Promise<ConfinedSpawn> {
     if (!this.settings.enabled) return unconfined(agent);
     const capability = await this.start();
     if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
@@ -177,11 +185,12 @@ export class AgentSandbox {
       }
       // The launcher alone: it stays as the keeper of the agent's processes, and a root box runs
       // the agent as nobody, so that it shares no uid with the box's files and processes.
-      const [command, ...args] = [...launcherArgv(this.launcher, { ...policy, keep: true }), agent.command, ...agent.args];
+      const memoryLimit = agent.memoryBudget ? agent.memoryBudget * KEEPER_MEMORY_FACTOR : undefined;
+      const [command, ...args] = [...launcherArgv(this.launcher, { ...policy, keep: true, readyFd: READY_FD, ...(memoryLimit ? { memoryLimit } : {}) }), agent.command, ...agent.args];
       if (this.#access) await this.#access.prepare(policy.readOnly, policy.readWrite).catch((err: Error) => {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
       });
-      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, ...(this.#access ? { ids: this.#access.ids } : {}) };
+      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, readyFd: true, ...(this.#access ? { ids: this.#access.ids } : {}) };
     } catch (err) {
       await release();
       throw err;

@@ -50,6 +50,8 @@ export interface SandboxPolicy {
    * bubblewrap only (its PID namespace does the same there).
    */
   keep?: boolean;
+  /** With `keep`: the keeper kills every process of the agent once their resident memory passes this many bytes. */
+  memoryLimit?: number;
 }
 
 /** System directories agents read and execute from; absent ones are skipped. /proc is read for the agent's own process information. */
@@ -75,6 +77,7 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   if (policy.readyFd !== undefined) argv.push('--ready-fd', String(policy.readyFd));
   if (policy.statusFd !== undefined) argv.push('--status-fd', String(policy.statusFd));
   if (policy.keep) argv.push('--keep');
+  if (policy.keep && policy.memoryLimit) argv.push('--memory-limit', String(Math.ceil(policy.memoryLimit)));
   if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));
   argv.push('--');
   return argv;

@@ -5,7 +5,6 @@ import path from 'node:path';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../adapter-errors.js';
 import { AgentAccounting } from '../../sandbox/agent-accounting.js';
-import { measuredSandbox } from '../../sandbox/agent-directories.js';
 import type { OrchestratorAdapter } from './orchestrator-adapter.js';
 import { ProcessManager } from './process-manager.js';
 
@@ -29,8 +28,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     logger: context.logger,
     recordDir: path.join(context.paths.runDir, 'agents'),
     accounting,
-    // Each agent's directories reach the accounting (its disk budget) as the sandbox makes them.
-    sandbox: measuredSandbox(sandbox.confinement, accounting),
+    sandbox: sandbox.confinement,
     ...(context.agentCredentials ? { credentials: context.agentCredentials } : {}),
     ...(context.egress ? { egress: context.egress } : {}),
   });

@@ -17,6 +17,8 @@ import { unconfined, type AgentSandbox, type ConfinedSpawn } from '../../sandbox
 import { launcherReady } from '../../sandbox/namespace-sandbox.js';
 import { checkCommand } from '../../sandbox/agent-command.js';
 import type { AgentEgress } from '../../sandbox/agent-proxy-credential.js';
+import { agentDirectories } from '../../sandbox/agent-directories.js';
+import { followKeeperReports } from '../../sandbox/keeper-reports.js';
 
 /** How the manager is set up. */
 export interface ProcessManagerOptions {
@@ -85,7 +87,7 @@ export class ProcessManager {
     const box = { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace };
     let env = agentEnvironment(this.options.parentEnv, request.env, box);
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
-    const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace };
+    const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
     // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
     // #ended): issuing it tells which port the proxy listens on, which the sandbox lets the agent reach.
     const proxyEnv = this.options.egress ? await this.options.egress.issue(id) : {};
@@ -114,7 +116,12 @@ export class ProcessManager {
       onEnd: (r) => this.#ended(r),
     });
     this.#runs.set(id, run);
-    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS), confined.overhead);
+    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS), confined.overhead, agentDirectories(target, confined));
+    // A keeper that ended the agent over its memory says so on its ready pipe, between two samples.
+    if (confined.keeper) followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
+      run.requestTermination();
+      this.#accounting.endedBySandbox(id, reason, { residentBytes: bytes });
+    });
     // The record as of the start: a short-lived agent may end while the pid record is written.
     const started = this.#record(run);
     this.options.logger.info({ event: 'AgentSpawned', agent: id, name: request.name, pid: run.pid }, `agent ${request.name} started`);

@@ -14,10 +14,14 @@
  * agent, once; SIGUSR1 sends SIGKILL to every process and reaps them. When the box's process that
  * spawned the keeper dies (PR_SET_PDEATHSIG) the keeper does the same, so no agent outlives the
  * box's API. When the agent's first process ends, what it left running gets SIGTERM, then SIGKILL
- * after LEFTOVER_GRACE_S. The keeper ends last, as the agent's first process did: its exit code,
- * or its signal. Its own rlimits are the agent's (it uses next to none). */
+ * after LEFTOVER_GRACE_S. With a memory limit it also watches the resident memory of every process
+ * it keeps (agentbox-memory.c) and kills them all once it passes the limit, saying so on the ready
+ * descriptor ("limit:memory"), which stays open for that. The keeper ends last, as the agent's
+ * first process did: its exit code, or its signal. Its own rlimits are the agent's (it uses next to none). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <stdio.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -56,7 +60,7 @@ static void __attribute__((noreturn)) end_as(int status) {
   _exit(128 + sig);
 }
 
-void run_keeper(char **command, int ruleset, int ready_fd) {
+void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long memory_limit) {
   pid_t spawner = getppid();
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_CHILD_SUBREAPER");
   sigset_t all, waiting;
@@ -90,8 +94,9 @@ void run_keeper(char **command, int ruleset, int ready_fd) {
     if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");
   }
   /* The agent's stdio is its own: it closes when the agent's processes close it, not with the keeper. */
-  for (int fd = 0; fd < 1024; fd++) close(fd);
-  int agent_status = 0, agent_done = 0, killing = 0;
+  for (int fd = 0; fd < 1024; fd++)
+    if (fd != ready_fd || !memory_limit) close(fd);
+  int agent_status = 0, agent_done = 0, killing = 0, wait_ms = -1;
   for (;;) {
     int status;
     pid_t pid;
@@ -110,9 +115,24 @@ void run_keeper(char **command, int ruleset, int ready_fd) {
       kill(-1, SIGTERM);
     }
     if (kill_requested || (agent_done && grace_over)) killing = 1;
+    if (memory_limit && !killing) {
+      unsigned long long used = kept_resident_bytes();
+      if (used > memory_limit) {
+        killing = 1;
+        char report[64];
+        int len = snprintf(report, sizeof report, "limit:memory %llu\n", used);
+        if (ready_fd >= 0 && write(ready_fd, report, (size_t)len) != len) { /* the box is gone: kill all the same */ }
+      }
+      wait_ms = next_memory_look_ms(used, memory_limit);
+    }
     /* Again at every wake-up: a process forked while the last SIGKILL was sent is caught by the next. */
-    if (killing) kill(-1, SIGKILL);
-    sigsuspend(&waiting);
+    if (killing) {
+      kill(-1, SIGKILL);
+      wait_ms = -1;
+    }
+    /* Waits for a signal (SIGCHLD included) with the others unblocked, as sigsuspend, or the next look at memory. */
+    struct timespec look = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
+    ppoll(NULL, 0, wait_ms < 0 ? NULL : &look, &waiting);
   }
   end_as(agent_status);
 }

@@ -14,7 +14,9 @@
  *   --status-fd N    run the agent as a child rather than exec it, and write its wait status to fd N
  *                    when it ends (in bubblewrap, whose own report folds a signal n into status 128+n)
  *   --keep           stay as the keeper of the agent's processes (agentbox-keeper.c): the agent runs as
- *                    a child in a nested Landlock domain; without bubblewrap (not with --status-fd)
+ *                    a child in a nested Landlock domain; without bubblewrap (not with --status-fd).
+ *                    With --ready-fd the descriptor stays open for the keeper's reports ("limit:memory")
+ *   --memory-limit N with --keep: end every process of the agent once their resident memory passes N bytes
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
@@ -190,7 +192,7 @@ int main(int argc, char **argv) {
   long long limits[N_RLIMITS];
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
   int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, keep = 0, ready_fd = -1, status_fd = -1, i;
-  unsigned long long required = MIN_ABI;
+  unsigned long long required = MIN_ABI, memory_limit = 0;
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
@@ -208,6 +210,7 @@ int main(int argc, char **argv) {
       nports++;
     } else if (strcmp(opt, "--rlimit") == 0) parse_rlimit(val, limits);
     else if (strcmp(opt, "--forward") == 0) parse_forward(val, &forwards[nforwards++]);
+    else if (strcmp(opt, "--memory-limit") == 0) memory_limit = number(val, "--memory-limit");
     else if (strcmp(opt, "--ready-fd") == 0) {
       ready_fd = (int)number(val, "--ready-fd");
       if (ready_fd < 3 || fcntl(ready_fd, F_GETFD) < 0) die(EXIT_USAGE, "--ready-fd must name an open descriptor above 2");
@@ -229,6 +232,7 @@ int main(int argc, char **argv) {
   }
   if (i + 1 >= argc) die(EXIT_USAGE, "no command: agentbox-sandbox [OPTION]... -- COMMAND [ARG]...");
   char **command = argv + i + 1;
+  if (memory_limit && !keep) die(EXIT_USAGE, "--memory-limit needs --keep (the keeper measures the agent's processes)");
   if (keep && status_fd >= 0) die(EXIT_USAGE, "--keep and --status-fd exclude each other (bubblewrap's PID namespace keeps the agent's processes)");
   /* Fail closed: the whole policy or nothing. */
   if ((unsigned long long)abi < required) {
@@ -259,7 +263,7 @@ int main(int argc, char **argv) {
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "failed");
   install_seccomp(allow_unix);
   /* The keeper keeps the ruleset: the agent restricts itself with it once more, into a nested domain. */
-  if (keep) run_keeper(command, ruleset, ready_fd);
+  if (keep) run_keeper(command, ruleset, ready_fd, memory_limit);
   close(ruleset);
   if (forwarder >= 0) await_forwarder(forwarder);
   if (status_fd >= 0) run_as_parent(command, status_fd, ready_fd);

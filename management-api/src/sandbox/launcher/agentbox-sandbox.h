@@ -49,8 +49,13 @@ int run_wrapped(char **command);
 /* `--status-fd N` (agentbox-wrap.c): run the agent as a child, write its wait status to N, end as it did. */
 void run_as_parent(char **command, int status_fd, int ready_fd);
 /* `--keep` (agentbox-keeper.c): run the agent as a child in a domain nested in `ruleset`'s, keep
- * every process it starts, end them all with it; never returns. */
-void run_keeper(char **command, int ruleset, int ready_fd) __attribute__((noreturn));
+ * every process it starts, end them all with it, and all of them at once when their resident
+ * memory passes `memory_limit` (0: no limit); never returns. */
+void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long memory_limit) __attribute__((noreturn));
+/* agentbox-memory.c: the resident bytes of every process the keeper keeps (its descendants), and
+ * how long it may wait before it looks again at `used` of `limit`. */
+unsigned long long kept_resident_bytes(void);
+int next_memory_look_ms(unsigned long long used, unsigned long long limit);
 /* What a plain spawn starts with (agentbox-sandbox.c): default dispositions, an empty mask; only fds 0-2. */
 void reset_signals(void);
 void close_extra_fds(void);

@@ -1,0 +1,75 @@
+/* agentbox-memory.c: the keeper's memory backstop, the resident memory of every process it keeps.
+ *
+ * The box judges an agent's memory by PSS, sampled once a second from the API; RLIMIT_DATA holds
+ * one process, not a tree. Between two samples an agent of many processes could allocate gigabytes.
+ * The keeper walks its own descendants (the agent's processes: it is their subreaper) and sums
+ * their resident set, which is at least their PSS (shared pages count in each process). It looks
+ * again after the time the agent would need to cross the line at FASTEST_BYTES_PER_MS, at least
+ * every MIN_INTERVAL_MS and at most every MAX_INTERVAL_MS: far below its budget an agent costs
+ * a few reads a second, near it a read every few milliseconds. */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "agentbox-sandbox.h"
+
+/* Faster than any allocation these machines can fault in (two cores: about 4 GiB/s each). */
+#define FASTEST_BYTES_PER_MS (8ULL << 20)
+enum { MIN_INTERVAL_MS = 2, MAX_INTERVAL_MS = 250, MAX_PROCESSES = 4096 };
+
+/* Read a small /proc file into buf; the length read, or -1. */
+static ssize_t read_small(const char *path, char *buf, size_t size) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  ssize_t n = read(fd, buf, size - 1);
+  close(fd);
+  if (n >= 0) buf[n] = 0;
+  return n;
+}
+
+/* Append the children of every thread of `pid` to `out` (up to MAX_PROCESSES). */
+static int add_children(pid_t pid, pid_t *out, int n) {
+  char path[64], buf[4096];
+  snprintf(path, sizeof path, "/proc/%d/task", pid);
+  DIR *tasks = opendir(path);
+  if (!tasks) return n;
+  struct dirent *task;
+  while ((task = readdir(tasks)) && n < MAX_PROCESSES) {
+    if (task->d_name[0] == '.') continue;
+    snprintf(path, sizeof path, "/proc/%d/task/%.16s/children", pid, task->d_name);
+    if (read_small(path, buf, sizeof buf) <= 0) continue;
+    for (char *p = buf, *end; *p && n < MAX_PROCESSES; p = end) {
+      long child = strtol(p, &end, 10);
+      if (end == p) break;
+      out[n++] = (pid_t)child;
+    }
+  }
+  closedir(tasks);
+  return n;
+}
+
+unsigned long long kept_resident_bytes(void) {
+  static pid_t pids[MAX_PROCESSES];
+  static long page;
+  if (!page) page = sysconf(_SC_PAGESIZE);
+  int n = add_children(getpid(), pids, 0);
+  unsigned long long total = 0;
+  char path[48], buf[128];
+  /* Breadth first: each process's children are appended behind it. */
+  for (int i = 0; i < n; i++) {
+    n = add_children(pids[i], pids, n);
+    snprintf(path, sizeof path, "/proc/%d/statm", pids[i]);
+    unsigned long long size, resident;
+    if (read_small(path, buf, sizeof buf) > 0 && sscanf(buf, "%llu %llu", &size, &resident) == 2) total += resident * (unsigned long long)page;
+  }
+  return total;
+}
+
+int next_memory_look_ms(unsigned long long used, unsigned long long limit) {
+  if (used >= limit) return MIN_INTERVAL_MS;
+  unsigned long long ms = (limit - used) / FASTEST_BYTES_PER_MS;
+  return ms < MIN_INTERVAL_MS ? MIN_INTERVAL_MS : ms > MAX_INTERVAL_MS ? MAX_INTERVAL_MS : (int)ms;
+}
