@@ -57,6 +57,8 @@ t.test('adversarial agents in the container', { skip: e2eSkipped && 'AGENTBOX_E2
     readFile: async (file) => box.exec('cat', file),
     paths: { workspace: dirs.workspaceDir, apiKeyFile: files.apiKeyFile, identityKeyFile: files.identityKeyFile, stateDir: dirs.stateDir, installation: boxFacts.image.appDir },
     readOnlyRoot: true,
+    // uid 1000 without capabilities: the box cannot give agents an uid of their own.
+    agentsShareBoxUid: true,
     allowedPort: STAND_IN_PORT,
     closedPort: CLOSED_PORT,
   };

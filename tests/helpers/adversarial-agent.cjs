@@ -103,7 +103,13 @@ const attempts = (c) => ({
   raiseLimit,
   writeWorkspaceRoot: () => fs.writeFileSync(path.join(c.workspace, 'planted.txt'), 'x'),
   writeStateDir: () => fs.writeFileSync(path.join(c.stateDir, 'planted.txt'), 'x'),
-  writeInstallation: () => fs.writeFileSync(path.join(c.installation, 'planted.txt'), 'x'),
+  writeInstallation: () => fs.writeFileSync(path.join(c.installation, 'dist', 'planted.txt'), 'x'),
+  // A file that appeared in the installation after the box started (another box's root, a core file).
+  readLaterFile: () => (c.laterFile ? fs.readFileSync(c.laterFile) : 'skipped'),
+  readShadow: () => fs.readFileSync('/etc/shadow'),
+  // File metadata is not Landlock's: only a uid of the agent's own keeps it off the box's files.
+  chmodApiKey: () => (c.agentsShareBoxUid ? 'skipped' : fs.chmodSync(c.apiKeyFile, 0o644)),
+  utimeApiKey: () => (c.agentsShareBoxUid ? 'skipped' : fs.utimesSync(c.apiKeyFile, 0, 0)),
   writeEtc: () => fs.writeFileSync('/etc/planted.txt', 'x'),
   // TCP connections without connect(2), to a listening port Landlock denies (the allowed host's, direct).
   tcpFastOpen: () => probe('fastopen', c.allowedPort),

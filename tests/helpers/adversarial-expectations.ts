@@ -23,6 +23,10 @@ export interface AttackConfig {
   closedPort: number;
   /** The provider's variable prefix (`<PREFIX>_BASE_URL`). */
   provider: string;
+  /** A file planted in the installation after the box started (none where the installation is read-only to the test). */
+  laterFile?: string;
+  /** Agents run as the box's own uid (the container; a box run by a user): file metadata is then theirs to change. */
+  agentsShareBoxUid: boolean;
 }
 
 /** The provider the suites configure, with the stand-in's echo behind it. */
@@ -43,7 +47,7 @@ const readOnly = (layer: Layer, readOnlyRoot: boolean) => (layer === 'landlock' 
  * and a box whose root file system is read-only (`readOnlyRoot`) or not.
  * Anything else — `ok` above all — fails the suite.
  */
-export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { what: string; refused: readonly string[] }> {
+export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false): Record<string, { what: string; refused: readonly string[] }> {
   return {
     readApiKey: { what: "read the box's API key", refused: [hidden(layer)] },
     readIdentityKey: { what: "read the box's identity key", refused: [hidden(layer)] },
@@ -67,6 +71,11 @@ export function refusals(layer: Layer, readOnlyRoot: boolean): Record<string, { 
     writeWorkspaceRoot: { what: 'write in the workspace root', refused: ['EACCES'] },
     writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },
     writeInstallation: { what: 'write in the installation', refused: [readOnly(layer, readOnlyRoot)] },
+    readLaterFile: { what: 'read a file that appeared in the installation after the box started', refused: readOnlyRoot ? ['skipped'] : [hidden(layer)] },
+    readShadow: { what: 'read /etc/shadow', refused: ['EACCES'] },
+    // Where agents share the box's uid (the container) this is the documented gap: skipped here.
+    chmodApiKey: { what: "change the mode of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
+    utimeApiKey: { what: "change the times of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
     writeEtc: { what: 'write in /etc', refused: [readOnly(layer, readOnlyRoot)] },
     // The launcher's seccomp filter, the same in both layers: it answers before the kernel looks the pid up.
     tcpFastOpen: { what: 'open a TCP connection with sendto(MSG_FASTOPEN) to a port Landlock denies', refused: ['EPERM'] },

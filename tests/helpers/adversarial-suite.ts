@@ -42,6 +42,10 @@ export interface AdversarialBox {
   paths: { workspace: string; apiKeyFile: string; identityKeyFile: string; stateDir: string; installation: string };
   /** Whether the box's root file system is read-only (the container's). */
   readOnlyRoot: boolean;
+  /** Agents run as the box's own uid (the container, a box run by a user), not as an uid of their own (a root box). */
+  agentsShareBoxUid: boolean;
+  /** A file the test planted in the installation after the box started (none where it cannot write there). */
+  laterFile?: string;
   /** The stand-in host the manifest allows, on the box's loopback: its port and a port of it not allowed. */
   allowedPort: number;
   closedPort: number;
@@ -104,6 +108,8 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
     allowedPort: box.allowedPort,
     closedPort: box.closedPort,
     provider: PROVIDER.prefix,
+    agentsShareBoxUid: box.agentsShareBoxUid,
+    ...(box.laterFile ? { laterFile: box.laterFile } : {}),
   };
   // All at once: the attacker's attempts run while the hog and the bomb press on their budgets.
   const [attacker, hog, bomb] = await Promise.all([
@@ -115,12 +121,12 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   t.test(`the attacker's attempts are refused (${layer})`, async (t) => {
     const out = await printed(box, attacker.id, 'the attacker to report');
     t.match(await ended(box, attacker.id, 'the attacker to exit'), { state: 'exited' }, 'the attacker ran to its end');
-    for (const [name, { what, refused }] of Object.entries(refusals(layer, box.readOnlyRoot))) {
+    for (const [name, { what, refused }] of Object.entries(refusals(layer, box.readOnlyRoot, box.agentsShareBoxUid))) {
       t.ok(refused.includes(out[name]?.outcome), `${what}: refused with ${out[name]?.outcome} (expected ${refused.join(' or ')})`);
       t.equal(out[name]?.ready, 200, `${what}: /ready 200 right after`);
     }
     for (const [name, { what, outcome }] of Object.entries(allowed())) t.equal(out[name]?.outcome, outcome, what);
-    t.same(Object.keys(out).sort(), [...Object.keys(refusals(layer, box.readOnlyRoot)), ...Object.keys(allowed())].sort(), 'every attempt was made and judged');
+    t.same(Object.keys(out).sort(), [...Object.keys(refusals(layer, box.readOnlyRoot, box.agentsShareBoxUid)), ...Object.keys(allowed())].sort(), 'every attempt was made and judged');
     // The token it wrote while alive: revoked with its exit.
     const token = (await box.readFile(path.join(workspace, 'attacker', 'token.txt'))).trim();
     const late = await fetch(`${box.apiUrl}/v1/agents/${attacker.id}`, { headers: { authorization: `Bearer ${token}` } });

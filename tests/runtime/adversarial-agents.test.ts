@@ -35,6 +35,12 @@ for (const namespaces of ['auto', 'off'] as const) t.test(`adversarial agents ag
   await local.ready();
   const key = apiKeyOf(root);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  // A file that appears in the checkout once the box runs, as another box's root or a core file would.
+  const laterDir = mkdtempSync(path.join(repoRoot, '.adversarial-later-'));
+  t.teardown(() => rmSync(laterDir, { recursive: true, force: true }));
+  const laterFile = path.join(laterDir, 'secret.txt');
+  writeFileSync(laterFile, 'appeared after the box started');
+  chmodSync(laterDir, 0o755);
 
   const box: AdversarialBox = {
     apiUrl: local.apiUrl,
@@ -53,6 +59,9 @@ for (const namespaces of ['auto', 'off'] as const) t.test(`adversarial agents ag
     readFile: async (file) => readFileSync(file, 'utf8'),
     paths: { workspace: paths.workspaceDir, apiKeyFile: paths.apiKeyFile, identityKeyFile: paths.identityKeyFile, stateDir: paths.stateDir, installation: repoRoot },
     readOnlyRoot: false,
+    // As root the box runs agents as nobody; as a user, as itself.
+    agentsShareBoxUid: process.getuid?.() !== 0,
+    laterFile,
     allowedPort: standIn.port,
     closedPort: await closedPort(),
   };
