@@ -9,14 +9,29 @@ import type { EgressDecision } from './egress-proxy.js';
  */
 export type ControlRequest =
   | { id: number; op: 'hello'; key: string }
+  | { id: number; op: 'sync'; credentials: CredentialEntry[]; policy: EgressPolicy | null }
   | { id: number; op: 'register'; agent: string; hash: string }
   | { id: number; op: 'revoke'; agent: string }
   | { id: number; op: 'policy-get' }
   | { id: number; op: 'policy-set'; policy: EgressPolicy }
   | { id: number; op: 'subscribe' };
 
-/** A reply (`id` of its request); `port` is where the proxy listens, `policy` the allowlist in force. */
-export type ControlReply = { id: number; ok: true; port: number; policy: EgressPolicy } | { id: number; ok: false; error: string };
+/**
+ * `sync` is the API's first request after `hello` and `subscribe` on every connection: the
+ * credentials of the agents it runs, which replace the proxy's whole set (an API that restarted
+ * knows none, so none of a dead agent's survive), and its runtime allowlist, or null to go back
+ * to the manifest's (a runtime list lasts until the API restarts).
+ */
+export interface CredentialEntry {
+  agent: string;
+  hash: string;
+}
+
+/** Where the allowlist in force came from: the proxy's manifest, or a change through the API. */
+export type PolicySource = 'manifest' | 'runtime';
+
+/** A reply (`id` of its request); `port` is where the proxy listens, `policy` the allowlist in force and `source` its origin. */
+export type ControlReply = { id: number; ok: true; port: number; policy: EgressPolicy; source: PolicySource } | { id: number; ok: false; error: string };
 
 /** Pushed to subscribed connections, one per decision. */
 export interface ControlDecision {

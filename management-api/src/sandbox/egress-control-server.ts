@@ -1,4 +1,8 @@
 // The egress proxy's side of the control channel: registers and revokes credentials, swaps the allowlist, streams decisions to the API.
+//
+// The API that syncs is the one whose agents hold credentials: its sync replaces the whole set,
+// and when its connection closes (the API stopped or crashed, and its agents with it) the set is
+// emptied, so no credential outlives the API that issued it.
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -6,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import net from 'node:net';
 import { Allowlist, entryProblem, type EgressPolicy } from './egress-allowlist.js';
 import type { CredentialStore } from './egress-credentials.js';
-import { lineReader, type ControlReply, type ControlRequest } from './egress-control-protocol.js';
+import { lineReader, type ControlReply, type ControlRequest, type PolicySource } from './egress-control-protocol.js';
 import type { EgressDecision } from './egress-proxy.js';
 
 /** Decisions kept while no API is subscribed; the oldest go first. */
@@ -21,7 +25,14 @@ export interface ControlServerOptions {
   /** The port the proxy listens on (reported in every reply). */
   port: () => number;
   getPolicy: () => Allowlist;
+  /** Where the list in force came from. */
+  getSource: () => PolicySource;
+  /** Put a runtime list in force. */
   setPolicy: (allowlist: Allowlist) => void;
+  /** Put the manifest's list back in force. */
+  resetPolicy: () => void;
+  /** Told when the syncing API's connection closed and the credentials it had registered were dropped. */
+  onControllerGone?: (dropped: number) => void;
   /** Told when decisions were dropped for want of a subscriber. */
   onDropped?: (count: number) => void;
 }
@@ -36,8 +47,15 @@ export interface ControlServer {
 /** Listen on `socketPath` (replacing a stale socket), mode 0600. */
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const subscribers = new Set<net.Socket>();
+  const controllers = new Set<net.Socket>();
   let pending: string[] = [];
-  const server = net.createServer((socket) => serve(socket, options, subscribers, () => flush()));
+  // Every connection, subscribed or not: close must end them all, or server.close() waits on them.
+  const open = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    serve(socket, options, { subscribers, controllers }, () => flush());
+  });
   const flush = (): void => {
     for (const line of pending) for (const s of subscribers) s.write(line);
     pending = [];
@@ -70,19 +88,26 @@ export async function startControlServer(options: ControlServerOptions): Promise
     },
     close: () =>
       new Promise<void>((resolve) => {
-        for (const s of subscribers) s.destroy();
+        for (const s of open) s.destroy();
         server.close(() => resolve());
       }),
   };
 }
 
-function serve(socket: net.Socket, options: ControlServerOptions, subscribers: Set<net.Socket>, flush: () => void): void {
+function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscribers: Set<net.Socket>; controllers: Set<net.Socket> }, flush: () => void): void {
+  const { subscribers, controllers } = sets;
   let authenticated = false;
   const reply = (r: ControlReply): void => void socket.write(`${JSON.stringify(r)}\n`);
-  const ok = (id: number): void => reply({ id, ok: true, port: options.port(), policy: options.getPolicy().policy });
+  const ok = (id: number): void => reply({ id, ok: true, port: options.port(), policy: options.getPolicy().policy, source: options.getSource() });
   const fail = (id: number, error: string): void => reply({ id, ok: false, error });
   socket.on('error', () => socket.destroy());
-  socket.on('close', () => subscribers.delete(socket));
+  socket.on('close', () => {
+    subscribers.delete(socket);
+    if (!controllers.delete(socket) || controllers.size > 0) return;
+    const dropped = options.credentials.size;
+    options.credentials.replace([]);
+    options.onControllerGone?.(dropped);
+  });
   // One request at a time: `hello` reads a file, and the next request must see its outcome.
   let queue = Promise.resolve();
   const handle = async (message: unknown): Promise<void> => {
@@ -99,6 +124,16 @@ function serve(socket: net.Socket, options: ControlServerOptions, subscribers: S
     }
     try {
       switch (req.op) {
+        case 'sync': {
+          if (!Array.isArray(req.credentials)) return fail(id, 'sync needs credentials (an array of {agent, hash})');
+          const problem = req.policy === null ? undefined : policyProblem(req.policy);
+          if (problem) return fail(id, problem);
+          options.credentials.replace(req.credentials);
+          if (req.policy === null) options.resetPolicy();
+          else options.setPolicy(new Allowlist({ allow_domains: [...req.policy.allow_domains], allow_ports: [...req.policy.allow_ports] }));
+          controllers.add(socket);
+          return ok(id);
+        }
         case 'register':
           options.credentials.set(req.agent, req.hash);
           return ok(id);

@@ -4,6 +4,7 @@ import { AdapterUnavailableError } from '../adapters/adapter-errors.js';
 import { ApiError } from '../errors.js';
 import type { EgressPolicy } from './egress-allowlist.js';
 import { ControlClient, type ControlOk } from './egress-control-client.js';
+import type { PolicySource } from './egress-control-protocol.js';
 import { EGRESS_REASONS, type EgressMetrics } from './egress-metrics.js';
 import type { EgressDecision } from './egress-proxy.js';
 import { newProxyCredential, proxyEnvironment, type AgentEgress } from './agent-proxy-credential.js';
@@ -22,8 +23,8 @@ export interface EgressStatus {
 /** The allowlist in force and where it came from. */
 export interface EgressPolicyView {
   port: number;
-  /** `manifest` until a runtime change; `runtime` after one (until the API restarts). */
-  source: 'manifest' | 'runtime';
+  /** As the proxy reports it: `manifest` until a runtime change, `runtime` after one (until the API restarts). */
+  source: PolicySource;
   policy: EgressPolicy;
 }
 
@@ -39,9 +40,11 @@ export interface EgressControllerOptions {
 }
 
 /**
- * The proxy's controller in the API. Credentials are kept as hashes so they can be registered
- * again when the proxy restarts; a runtime allowlist is re-sent then too. The manifest is the
- * allowlist at every boot: a change through the API lasts until the API restarts.
+ * The proxy's controller in the API. Credentials are kept as hashes so they can be sent again
+ * when the proxy restarts; a runtime allowlist is re-sent then too. Each connection starts with
+ * a `sync` that replaces the proxy's whole state with the API's: after an API restart that is no
+ * credential (its agents died with it) and the manifest's allowlist, so a change through the API
+ * lasts until the API restarts, and the source reported is the proxy's own account of its list.
  */
 export class EgressController implements AgentEgress {
   readonly #hashes = new Map<string, string>();
@@ -82,12 +85,15 @@ export class EgressController implements AgentEgress {
 
   async issue(agentId: string): Promise<Record<string, string>> {
     const { secret, hash } = newProxyCredential();
+    // Known before it is sent: a sync running meanwhile on the same connection then carries it
+    // too, or precedes the register; either way the proxy ends up holding it.
+    this.#hashes.set(agentId, hash);
     try {
       this.#port = (await this.#client.call({ op: 'register', agent: agentId, hash })).port;
     } catch (err) {
+      this.#hashes.delete(agentId);
       throw new AdapterUnavailableError('orchestrator', `agents start only with an egress proxy credential, and ${(err as Error).message}`);
     }
-    this.#hashes.set(agentId, hash);
     return proxyEnvironment(agentId, secret, this.#port);
   }
 
@@ -129,13 +135,13 @@ export class EgressController implements AgentEgress {
   }
 
   #view(reply: ControlOk): EgressPolicyView {
-    return { port: reply.port, source: this.#runtime ? 'runtime' : 'manifest', policy: reply.policy };
+    return { port: reply.port, source: reply.source, policy: reply.policy };
   }
 
   async #replay(client: ControlClient, reply: ControlOk): Promise<void> {
     this.#port = reply.port;
-    for (const [agent, hash] of this.#hashes) await client.call({ op: 'register', agent, hash });
-    if (this.#runtime) await client.call({ op: 'policy-set', policy: this.#runtime });
+    const credentials = [...this.#hashes].map(([agent, hash]) => ({ agent, hash }));
+    await client.call({ op: 'sync', credentials, policy: this.#runtime ?? null });
   }
 
   #record(d: EgressDecision): void {

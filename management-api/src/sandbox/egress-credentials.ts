@@ -26,6 +26,14 @@ export class CredentialStore {
     this.#hashes.set(agent, Buffer.from(hash, 'hex'));
   }
 
+  /** Replace every credential by `entries` at once; nothing changes when one is malformed (it throws). */
+  replace(entries: ReadonlyArray<{ agent: string; hash: string }>): void {
+    const next = new CredentialStore();
+    for (const { agent, hash } of entries) next.set(agent, hash);
+    this.#hashes.clear();
+    for (const [agent, hash] of next.#hashes) this.#hashes.set(agent, hash);
+  }
+
   /** Forget an agent's credential (it exited). */
   delete(agent: string): void {
     this.#hashes.delete(agent);

@@ -8,6 +8,7 @@ import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { listenPort } from '../server-config.js';
 import { Allowlist } from './egress-allowlist.js';
 import { startControlServer, type ControlServer } from './egress-control-server.js';
+import type { PolicySource } from './egress-control-protocol.js';
 import { CredentialStore } from './egress-credentials.js';
 import { createEgressProxy } from './egress-proxy.js';
 import type { Resolver } from './egress-decision.js';
@@ -25,13 +26,16 @@ export interface EgressProxyRun {
  * on `sandbox.egress.port` (AGENTBOX_EGRESS_PORT overrides it; 0 = any free port, for parallel
  * runs), and its control socket under the run dir. AGENTBOX_EGRESS_RELAY=pipe selects the
  * stream relay for tunnels instead of the reused read buffer (egress-tunnel.ts). The proxy
- * knows no credential until the API registers one: every request is refused with 407 until then.
+ * knows no credential until the API registers one: every request is refused with 407 until then,
+ * and again once that API's control connection closes (egress-control-server.ts).
  */
 export async function runEgressProxy(env: Readonly<Record<string, string | undefined>>, logger: Logger, resolve?: Resolver): Promise<EgressProxyRun> {
   const paths = runtimePaths(env);
   const { manifest } = await requireManifest(manifestFileFrom(env), { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
   const egress = manifest.sandbox.egress;
-  let allowlist = new Allowlist({ allow_domains: [...egress.allow_domains], allow_ports: [...egress.allow_ports] });
+  const manifestList = new Allowlist({ allow_domains: [...egress.allow_domains], allow_ports: [...egress.allow_ports] });
+  let allowlist = manifestList;
+  let source: PolicySource = 'manifest';
   const credentials = new CredentialStore();
   let control: ControlServer | undefined;
   const relay = tunnelRelayFrom(env);
@@ -56,10 +60,19 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
     credentials,
     port: () => bound,
     getPolicy: () => allowlist,
+    getSource: () => source,
     setPolicy: (next) => {
       allowlist = next;
-      logger.info({ event: 'EgressPolicyChanged', allowDomains: next.policy.allow_domains.length, allowPorts: next.policy.allow_ports }, 'egress allowlist replaced');
+      source = 'runtime';
+      logger.info({ event: 'EgressPolicyChanged', source, allowDomains: next.policy.allow_domains.length, allowPorts: next.policy.allow_ports }, 'egress allowlist replaced');
     },
+    resetPolicy: () => {
+      if (source === 'manifest') return;
+      allowlist = manifestList;
+      source = 'manifest';
+      logger.info({ event: 'EgressPolicyChanged', source, allowDomains: manifestList.policy.allow_domains.length, allowPorts: manifestList.policy.allow_ports }, "egress allowlist back to the manifest's");
+    },
+    onControllerGone: (dropped) => logger.warn({ event: 'EgressControllerGone', dropped }, 'the API that registered the agent credentials disconnected: its credentials are dropped until it syncs again'),
     onDropped: (count) => logger.warn({ event: 'EgressDecisionsDropped', count }, 'no API subscribed: oldest egress decisions dropped'),
   }).catch(async (err: unknown) => {
     server.close();
