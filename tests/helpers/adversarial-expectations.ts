@@ -90,10 +90,13 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     robustListApi: { what: "read the API's robust futex list address", refused: ['EPERM'] },
     movePagesApi: { what: 'move_pages on the API', refused: ['EPERM'] },
     kcmpApi: { what: "kcmp against the API's files", refused: ['EPERM'] },
-    sysvShm: { what: 'create a SysV shared memory segment', refused: ['EPERM'] },
-    sysvMsg: { what: 'create a SysV message queue', refused: ['EPERM'] },
-    sysvSem: { what: 'create a SysV semaphore set', refused: ['EPERM'] },
-    posixMqueue: { what: 'create a POSIX message queue', refused: ['EPERM'] },
+    // Outside bubblewrap the IPC namespace is the box's: refused. Inside, it is the agent's own
+    // (no channel to anyone), so SysV IPC works there (a PostgreSQL server needs it); a POSIX
+    // queue is created there and Landlock then refuses to open it.
+    sysvShm: { what: 'create a SysV shared memory segment (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
+    sysvMsg: { what: 'create a SysV message queue (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
+    sysvSem: { what: 'create a SysV semaphore set (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
+    posixMqueue: { what: 'create a POSIX message queue (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['created'] },
     // These read a value first (allowed): outside the agent's PID namespace that read answers ESRCH.
     setpriorityApi: { what: 'renice the API (to its own value)', refused: [foreign(layer)] },
     schedSetaffinityApi: { what: "set the API's CPU affinity (to its own mask)", refused: [foreign(layer)] },

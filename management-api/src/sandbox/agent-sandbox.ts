@@ -167,7 +167,7 @@ export class AgentSandbox {
     };
     // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
     // forwards the loopback ports of the API and the egress proxy to the box's sockets.
-    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD } : undefined;
+    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD, ownIpc: true } : undefined;
     const policy: SandboxPolicy = {
       readOnly: this.#readOnlyRoots(),
       readWrite: [agent.cwd, tmp],

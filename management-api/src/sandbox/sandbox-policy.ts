@@ -50,6 +50,8 @@ export interface SandboxPolicy {
    * bubblewrap only (its PID namespace does the same there).
    */
   keep?: boolean;
+  /** The agent has an IPC namespace of its own (bubblewrap): SysV IPC and POSIX message queues are then allowed. */
+  ownIpc?: boolean;
   /** With `keep`: the keeper kills every process of the agent once their resident memory passes this many bytes. */
   memoryLimit?: number;
 }
@@ -76,6 +78,7 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   for (const f of policy.forwards ?? []) argv.push('--forward', `${f.port}=${f.socket}`);
   if (policy.readyFd !== undefined) argv.push('--ready-fd', String(policy.readyFd));
   if (policy.statusFd !== undefined) argv.push('--status-fd', String(policy.statusFd));
+  if (policy.ownIpc) argv.push('--own-ipc');
   if (policy.keep) argv.push('--keep');
   if (policy.keep && policy.memoryLimit) argv.push('--memory-limit', String(Math.ceil(policy.memoryLimit)));
   if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));

@@ -42,7 +42,7 @@ static void confine_forwarder(int abi) {
   int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
   if (ruleset < 0 || syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "forwarder: landlock", "failed");
   close(ruleset);
-  install_seccomp(1);
+  install_seccomp(1, 0);
 }
 
 static int listen_on(unsigned port) {

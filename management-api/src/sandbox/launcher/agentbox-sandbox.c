@@ -7,6 +7,8 @@
  *   --connect PORT   allow TCP connect to PORT on any address (repeatable)
  *   --rlimit R=N     R is data, cpu, nofile, fsize or nproc; soft = hard = N, so the agent cannot raise it
  *   --allow-unix     allow socket(AF_UNIX) (refused by default, see deny_unix below)
+ *   --own-ipc        the agent has an IPC namespace of its own (bubblewrap): SysV IPC and POSIX
+ *                    message queues are allowed (refused by default: the namespace is the box's)
  *   --forward P=SOCK before confining itself, fork a forwarder (agentbox-forward.c) listening on
  *                    127.0.0.1:P that passes each connection to the unix socket SOCK (repeatable; for
  *                    an agent in its own network namespace); the agent stays refused unix sockets
@@ -191,12 +193,13 @@ int main(int argc, char **argv) {
   struct forward forwards[MAX_FORWARDS];
   long long limits[N_RLIMITS];
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
-  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, probe = 0, keep = 0, ready_fd = -1, status_fd = -1, i;
+  int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, own_ipc = 0, probe = 0, keep = 0, ready_fd = -1, status_fd = -1, i;
   unsigned long long required = MIN_ABI, memory_limit = 0;
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(opt, "--allow-unix") == 0) { allow_unix = 1; continue; }
+    if (strcmp(opt, "--own-ipc") == 0) { own_ipc = 1; continue; }
     if (strcmp(opt, "--probe") == 0) { probe = 1; continue; }
     if (strcmp(opt, "--keep") == 0) { keep = 1; continue; }
     if (!val || nro == MAX_RULES || nrw == MAX_RULES || ndev == MAX_RULES || nports == MAX_RULES || nforwards == MAX_FORWARDS) die(EXIT_USAGE, "an option lacks its value, or too many rules (see the usage at the top of agentbox-sandbox.c)");
@@ -261,7 +264,7 @@ int main(int argc, char **argv) {
     if (syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &rule, 0) != 0) die_errno(EXIT_SETUP, "landlock_add_rule", "(tcp port)");
   }
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "failed");
-  install_seccomp(allow_unix);
+  install_seccomp(allow_unix, own_ipc);
   /* The keeper keeps the ruleset: the agent restricts itself with it once more, into a nested domain. */
   if (keep) run_keeper(command, ruleset, ready_fd, memory_limit);
   close(ruleset);

@@ -34,7 +34,8 @@ struct forward { unsigned port; const char *socket; };
 void die(int code, const char *what);
 void die_errno(int code, const char *what, const char *arg);
 uint64_t fs_handled(int abi);
-void install_seccomp(int allow_unix);
+/* The filter (agentbox-seccomp.c); `own_ipc`: the process has an IPC namespace of its own (bubblewrap). */
+void install_seccomp(int allow_unix, int own_ipc);
 /* Fork the forwarder (agentbox-forward.c); returns the descriptor await_forwarder reads its word from. */
 int start_forwarder(const struct forward *forwards, int n, int abi);
 /* Returns once the forwarder listens on every port and is confined; exits when it failed to. */

@@ -60,9 +60,13 @@ static const int denied[] = {
   SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, /* kernel attack surface and exploit primitives */
   SYS_keyctl, SYS_add_key, SYS_request_key, /* the user keyring is shared by every process of the uid */
   SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register, /* io_uring creates sockets without socket(2) */
-  /* SysV IPC and POSIX message queues: objects named by a key or a name in the IPC namespace, which
-   * Landlock does not see; outside bubblewrap that namespace is the box's, shared with the API and
-   * every other agent, so a queue or segment would be a channel between them. */
+};
+
+/* SysV IPC and POSIX message queues: objects named by a key or a name in the IPC namespace, which
+ * Landlock does not see; outside bubblewrap that namespace is the box's, shared with the API and
+ * every other agent, so a queue or segment would be a channel between them. In bubblewrap the
+ * agent has an IPC namespace of its own (--own-ipc): allowed there (a PostgreSQL server needs it). */
+static const int ipc[] = {
   SYS_msgget, SYS_msgsnd, SYS_msgrcv, SYS_msgctl,
   SYS_semget, SYS_semop, SYS_semtimedop, SYS_semctl,
   SYS_shmget, SYS_shmat, SYS_shmdt, SYS_shmctl,
@@ -145,7 +149,7 @@ static void tcp_options(struct prog *p) {
   put(p, RET_ERRNO(EPERM));
 }
 
-void install_seccomp(int allow_unix) {
+void install_seccomp(int allow_unix, int own_ipc) {
   static struct prog prog;
   struct prog *p = &prog;
   p->n = 0;
@@ -204,6 +208,7 @@ void install_seccomp(int allow_unix) {
   only_self_by_which(p, SYS_setpriority, PRIO_PROCESS); /* PRIO_USER would renice every process of the uid */
   only_self_by_which(p, SYS_ioprio_set, IOPRIO_WHO_PROC);
   for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) refuse(p, (unsigned)denied[i]);
+  for (size_t i = 0; !own_ipc && i < sizeof ipc / sizeof ipc[0]; i++) refuse(p, (unsigned)ipc[i]);
   /* Syscalls that reach here are allowed whatever their arguments: the kernel's seccomp cache
    * (5.11+) then skips the filter for them, so its length costs nothing on read, write, futex... */
   put(p, RET_ALLOW);
