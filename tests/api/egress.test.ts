@@ -1,7 +1,7 @@
 // The egress proxy end to end: the real proxy programme, the real API controlling it over its socket, real agents and stand-in servers on 127.0.0.1.
 import t from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
@@ -108,7 +108,10 @@ t.test('egress through the proxy programme', async (t) => {
 
   await t.test('an agent gets its own credential and reaches only what is listed', async (t) => {
     const targets = [`localhost:${stand.echoPort}`, `127.0.0.1:${stand.echoPort}`, 'example.invalid:443', 'localhost:1', `10.0.0.1:${stand.echoPort}`, '169.254.169.254:80', `[::ffff:169.254.169.254]:${stand.echoPort}`];
-    const spawned = await server.api('/v1/agents', { body: { name: 'egress-agent', command: process.execPath, args: [agentScript, ...targets] } });
+    // In the agent's own directory: of the installation, agents read only its code, not tests/.
+    mkdirSync(path.join(server.paths.workspaceDir, 'egress-agent'), { recursive: true });
+    copyFileSync(agentScript, path.join(server.paths.workspaceDir, 'egress-agent', 'egress-agent.mjs'));
+    const spawned = await server.api('/v1/agents', { body: { name: 'egress-agent', command: process.execPath, args: ['egress-agent.mjs', ...targets] } });
     t.equal(spawned.status, 201, JSON.stringify(spawned.json));
     const id = (spawned.json['agent'] as { id: string }).id;
     await waitFor('the agent to end', async () => ((await server.api(`/v1/agents/${id}`)).json['agent'] as { state: string }).state !== 'running');
