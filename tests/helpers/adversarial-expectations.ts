@@ -72,7 +72,8 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },
     writeInstallation: { what: 'write in the installation', refused: [readOnly(layer, readOnlyRoot)] },
     readLaterFile: { what: 'read a file that appeared in the installation after the box started', refused: readOnlyRoot ? ['skipped'] : [hidden(layer)] },
-    readShadow: { what: 'read /etc/shadow', refused: ['EACCES'] },
+    // The container's image has no /etc/shadow at all.
+    readShadow: { what: 'read /etc/shadow', refused: readOnlyRoot ? ['ENOENT', 'EACCES'] : ['EACCES'] },
     // Where agents share the box's uid (the container) this is the documented gap: skipped here.
     chmodApiKey: { what: "change the mode of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
     utimeApiKey: { what: "change the times of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
