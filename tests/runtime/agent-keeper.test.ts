@@ -6,39 +6,9 @@ import { ended, processGone } from '../contract/orchestrator.contract.js';
 import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.js';
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
 import { waitFor } from '../helpers/wait.js';
+import { ESCAPE } from '../helpers/detaching-agent.js';
 
 buildLauncher();
-
-/**
- * An agent that starts `count` daemons the classic way (fork, setsid, fork again, the middle one
- * exits: each daemon leads no group, is in a session of its own, and its parent is gone), writes
- * their pids to daemons.txt, then sleeps `leaderSeconds`. `ignoreTerm`: every process ignores SIGTERM.
- */
-const ESCAPE = `
-import os, signal, sys, time
-count, leader_seconds, ignore_term = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3] == '1'
-if ignore_term: signal.signal(signal.SIGTERM, signal.SIG_IGN)
-r, w = os.pipe()
-for _ in range(count):
-    middle = os.fork()
-    if middle == 0:
-        os.setsid()
-        if os.fork() == 0:
-            os.write(w, b'%d\\n' % os.getpid())
-            time.sleep(600)
-            os._exit(0)
-        os._exit(0)
-    os.waitpid(middle, 0)
-os.close(w)
-pids = []
-with os.fdopen(r) as f:
-    for line in f:
-        pids.append(int(line))
-        if len(pids) == count: break
-with open('daemons.txt.tmp', 'w') as f: f.write(' '.join(map(str, pids)))
-os.rename('daemons.txt.tmp', 'daemons.txt')
-time.sleep(leader_seconds)
-`;
 
 const MANIFEST = `[sandbox]\nnamespaces = "off"\n\n[sandbox.limits]\nprocesses = 16\n`;
 

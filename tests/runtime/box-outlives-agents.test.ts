@@ -6,31 +6,9 @@ import t from 'tap';
 import { freePort } from '../runtime-contract/support/box-runner.js';
 import { processGone } from '../contract/orchestrator.contract.js';
 import { waitFor } from '../helpers/wait.js';
+import { ESCAPE } from '../helpers/detaching-agent.js';
 import { apiKeyOf, startLocalBox } from './support/local-box.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-
-/** Starts `count` daemons (fork, setsid, fork; the middle one reaped), writes their pids to daemons.txt, then sleeps. */
-const DAEMONS = `
-import os, sys, time
-count = int(sys.argv[1])
-r, w = os.pipe()
-for _ in range(count):
-    middle = os.fork()
-    if middle == 0:
-        os.setsid()
-        if os.fork() == 0:
-            os.write(w, b'%d\\n' % os.getpid())
-            time.sleep(600)
-            os._exit(0)
-        os._exit(0)
-    os.waitpid(middle, 0)
-os.close(w)
-reader = os.fdopen(r)
-pids = [int(reader.readline()) for _ in range(count)]
-with open('daemons.txt.tmp', 'w') as f: f.write(' '.join(map(str, pids)))
-os.rename('daemons.txt.tmp', 'daemons.txt')
-time.sleep(600)
-`;
 
 /** A 30-deep chain of 200-character directory names in $TMPDIR (past PATH_MAX), then exit. */
 const DEEP_TREE = `
@@ -103,7 +81,7 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
   });
 
   t.test('an API restart ends the agents it ran, detached daemons included', async (t) => {
-    const agent = await spawnScript('detacher', DAEMONS, ['4']);
+    const agent = await spawnScript('detacher', ESCAPE, ['4', '600', '0']);
     const daemons = await daemonsOf('detacher');
     t.notOk(daemons.some(processGone), 'the daemons run');
     const pid = await apiPid();
@@ -115,7 +93,7 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
   });
 
   t.test('no agent process outlives the box', async (t) => {
-    await spawnScript('survivor', DAEMONS, ['4']);
+    await spawnScript('survivor', ESCAPE, ['4', '600', '0']);
     const daemons = await daemonsOf('survivor');
     t.notOk(daemons.some(processGone), 'the daemons run');
     await local.stop();

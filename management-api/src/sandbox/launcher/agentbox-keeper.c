@@ -50,14 +50,8 @@ static const int handled[] = {SIGTERM, SIGUSR1, SIGALRM, SIGCHLD};
 /* End as the agent's first process ended: its exit code, or killed by its signal. */
 static void __attribute__((noreturn)) end_as(int status) {
   if (!WIFSIGNALED(status)) _exit(WIFEXITED(status) ? WEXITSTATUS(status) : EXIT_SETUP);
-  int sig = WTERMSIG(status);
-  signal(sig, SIG_DFL);
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, sig);
-  sigprocmask(SIG_UNBLOCK, &only, NULL);
-  kill(getpid(), sig);
-  _exit(128 + sig);
+  die_of(WTERMSIG(status));
+  _exit(128 + WTERMSIG(status));
 }
 
 void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long memory_limit) {

@@ -31,16 +31,6 @@ static void pass_term(int sig) {
   if (sandbox_group > 0) kill(-sandbox_group, SIGTERM);
 }
 
-/* Die of `sig` as the agent did; returns when its default is not to end the process. */
-static void die_of(int sig) {
-  signal(sig, SIG_DFL);
-  sigset_t only;
-  sigemptyset(&only);
-  sigaddset(&only, sig);
-  sigprocmask(SIG_UNBLOCK, &only, NULL);
-  kill(getpid(), sig);
-}
-
 /* The record the launcher inside wrote ("exit N" or "signal N"); 0 when there is none. */
 static int read_record(int fd, int *signalled, int *value) {
   char record[32] = {0};
@@ -99,6 +89,16 @@ int run_wrapped(char **command) {
   if (!sig && code > 128 && code < 160) sig = code - 128;
   if (sig) die_of(sig);
   return code;
+}
+
+/* Die of `sig` as the agent did; returns when its default is not to end the process. */
+void die_of(int sig) {
+  signal(sig, SIG_DFL);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, sig);
+  sigprocmask(SIG_UNBLOCK, &only, NULL);
+  kill(getpid(), sig);
 }
 
 /* Signals that end a process by default and may reach the agent's whole group (a SIGTERM passed
