@@ -10,6 +10,7 @@ import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import type { AgentSandbox } from './sandbox/agent-sandbox.js';
 import type { EgressController } from './sandbox/egress-controller.js';
+import type { AgentListener } from './http/agent-listener.js';
 
 /** Shared state of one API instance. */
 export interface AgentboxState {
@@ -38,6 +39,8 @@ export interface AgentboxState {
   sandbox: AgentSandbox;
   /** The egress proxy's controller; undefined when the box runs no proxy. */
   egress: EgressController | undefined;
+  /** The agents' own listener (its URL is AGENTBOX_API_URL): shown in /v1/meta. */
+  agentListener: AgentListener;
 }
 
 declare module 'fastify' {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import './app-state.js';
 import { AdapterResolver, type ResolverOptions } from './adapters/resolver.js';
 import { AgentSandbox } from './sandbox/agent-sandbox.js';
-import { listeningPort, warnWhenUnconfined } from './sandbox/sandbox-report.js';
+import { warnWhenUnconfined } from './sandbox/sandbox-report.js';
 import { sandboxSettings } from './sandbox/sandbox-settings.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
@@ -18,6 +18,7 @@ import { startFederation } from './mesh/federation.js';
 import { BoxIdentity } from './mesh/identity.js';
 import { Nip98Verifier, nip98Allowlist } from './mesh/nip98.js';
 import { ApiError } from './errors.js';
+import { createAgentListener } from './http/agent-listener.js';
 import { registerErrorHandling } from './http/error-handler.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS, registerGracefulClose } from './http/graceful-close.js';
 import { requestId } from './http/request-id.js';
@@ -44,7 +45,7 @@ import { registerEgressRoutes } from './routes/egress-routes.js';
 import { startEgress } from './sandbox/egress-start.js';
 import type { EgressControllerOptions } from './sandbox/egress-controller.js';
 import type { RuntimePaths } from './runtime-paths.js';
-import { agentApiUrl, agentCredentials } from './sandbox/agent-credentials.js';
+import { agentCredentials } from './sandbox/agent-credentials.js';
 import { AgentTokens } from './sandbox/agent-tokens.js';
 import { registerProviderBroker, type BrokerTiming } from './sandbox/provider-broker.js';
 import { brokeredProviders } from './manifest/rules/helpers/providers.js';
@@ -142,9 +143,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Each agent of the local orchestrator gets a token of its own, never this key (sandbox/agent-credentials.ts).
   const agentTokens = new AgentTokens();
   const providers = brokeredProviders(options.manifest);
-  const credentials = agentCredentials({ tokens: agentTokens, operatorKey: key, apiUrl: () => agentApiUrl(app.server.address(), options.manifest.api.port), providers, metrics: options.metrics.credentials });
+  // Agents get a listener of their own (http/agent-listener.ts): capped, refusing sign-in and the API
+  // key, so no agent can exhaust the API's descriptors or spend the operator's sign-in budget. It
+  // listens once the app is ready, before any spawn; its URL is what agents are told.
+  const agentListener = createAgentListener(app);
+  const credentials = agentCredentials({ tokens: agentTokens, operatorKey: key, apiUrl: () => agentListener.url() ?? 'http://127.0.0.1:0', providers, metrics: options.metrics.credentials });
   const dashboard = prepareDashboard(app, { key, clock, logger: options.logger, metrics: options.metrics.dashboard, ...(nip98 ? { nip98 } : {}), ...(options.ui ? { ui: options.ui } : {}) });
-  const gate = registerRequestGate(app, { key, agents: agentTokens, metrics: options.metrics.credentials, sessions: dashboard.sessions, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
+  const gate = registerRequestGate(app, { key, agents: agentTokens, metrics: options.metrics.credentials, sessions: dashboard.sessions, agentListener: agentListener.carried, ...(nip98 ? { nip98 } : {}), ...(federation.host ? { members: federation.host.verifier } : {}) });
   app.addHook('onClose', async () => federation.close());
   const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
   app.addHook('onClose', async () => idleCompaction.stop());
@@ -161,14 +166,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     global: false,
     // The gate runs first, so an agent is known here: each agent gets a budget of its own instead
     // of sharing 127.0.0.1's with the operator and every other agent (a runaway agent must not
-    // lock the operator out). Everyone else is counted by address, as before.
-    keyGenerator: (request) => (request.agent ? `agent:${request.agent.id}` : request.ip),
+    // lock the operator out). Everyone else is counted by listener and address: whatever comes
+    // through the agents' listener never counts against the operator's budget (sign-in above all).
+    keyGenerator: (request) => (request.agent ? `agent:${request.agent.id}` : agentListener.carried(request) ? `agent-listener:${request.ip}` : request.ip),
     errorResponseBuilder: (_request, context) => new ApiError('ABX_ERR_RATE_LIMITED', `rate limit of ${context.max} requests per ${context.after} exceeded`),
   });
 
-  // Agents may connect to the port the API really listens on (0 in the manifest picks one).
+  // Agents may connect to the agents' listener only, never to the operator's port.
   // The proxy's port as the proxy reports it (egress is started below, before any agent can spawn).
-  const sandbox = new AgentSandbox(sandboxSettings(options.manifest, options.paths, () => listeningPort(app), () => egress?.port));
+  const sandbox = new AgentSandbox(sandboxSettings(options.manifest, options.paths, () => agentListener.port(), () => egress?.port));
   const resolverOptions: ResolverOptions = {
     sandbox,
     manifest: options.manifest,
@@ -246,6 +252,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     idleCompaction,
     sandbox,
     egress,
+    agentListener,
   });
   warnWhenUnconfined(sandbox, options.logger);
 

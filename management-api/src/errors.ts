@@ -5,6 +5,7 @@ export const errorCodes = {
   ABX_ERR_AUTH_REQUIRED: { status: 401, description: 'The route needs the API key as `Authorization: Bearer <key>` and none was sent.' },
   ABX_ERR_AUTH_INVALID: { status: 401, description: 'An Authorization header was sent but it is not the box API key, or its NIP-98 signed event was refused.' },
   ABX_ERR_AGENT_SCOPE: { status: 403, description: "The request carries an agent token and the route or resource is outside that agent's scope (the message names the scope)." },
+  ABX_ERR_AGENT_LISTENER: { status: 403, description: "The request came through the agents' listener (AGENTBOX_API_URL), which serves only agent-token routes, the provider broker, /livez and /ready; the dashboard, sign-in and the API key work on the operator's port only." },
   ABX_ERR_CSRF: { status: 403, description: "A dashboard session (cookie) was used for a mutation without the box's own Origin or without the session's CSRF token in x-csrf-token." },
   ABX_ERR_VALIDATION: { status: 400, description: 'The request body, query or path parameters do not match the route schema.' },
   ABX_ERR_MALFORMED_BODY: { status: 400, description: 'The request body is not valid JSON (or is empty where JSON is required).' },

@@ -39,8 +39,10 @@ t.test('every /v1/meta field', async (t) => {
       orchestrator: { impl: 'off', adapter: 'orchestrator/off', contractVersion: '1.0.0', state: 'off' },
     },
     metrics: { url: box.server.metricsUrl },
+    agentApiUrl: box.server.app.agentbox.agentListener.url(),
     sandbox: { enabled: true, mode: 'unknown', namespaces: { setting: 'auto' } },
   });
+  t.match(meta.json['agentApiUrl'], /^http:\/\/127\.0\.0\.1:\d+$/, "the agents' listener, on loopback");
   t.match(box.server.metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
   t.equal((await fetch(box.server.metricsUrl)).status, 200, 'the advertised metrics endpoint answers');
 });

@@ -59,7 +59,9 @@ t.before(async () => {
 
 t.test('an agent gets its token, the API URL and one <NAME>_BASE_URL per enabled provider, never a key', async (t) => {
   const env = await environ(sleeper.pid);
-  const api = `http://127.0.0.1:${box.server.apiPort}`;
+  // The agents' own listener (http/agent-listener.ts), never the operator's port.
+  const api = box.server.app.agentbox.agentListener.url()!;
+  t.not(api, `http://127.0.0.1:${box.server.apiPort}`, "not the operator's port");
   t.match(env['AGENTBOX_TOKEN'], /^abx_agent_[A-Za-z0-9_-]{43}$/, '32 random bytes');
   t.equal(env['AGENTBOX_API_URL'], api);
   t.equal(env['STAND_BASE_URL'], `${api}/v1/providers/stand`);

@@ -11,6 +11,7 @@ import { ApiError } from '../errors.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
 import type { AgentTokens } from '../sandbox/agent-tokens.js';
 import type { CredentialMetrics } from '../sandbox/credential-metrics.js';
+import { AGENT_LISTENER_PROBES, agentListenerRefusal } from './agent-listener.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
 /** The gate, for the not-found handler (unknown URLs need the key like any non-probe route). */
@@ -33,6 +34,12 @@ export interface GateAuth {
    * parse a cookie. Agents are never given a session.
    */
   sessions?: (request: FastifyRequest, reply: FastifyReply) => 'accepted' | ApiError | undefined;
+  /**
+   * Whether a request came through the agents' listener (http/agent-listener.ts). There only agent
+   * tokens authenticate, and public routes other than /livez and /ready are refused
+   * (ABX_ERR_AGENT_LISTENER): no sign-in, no API key, no session, no NIP-98.
+   */
+  agentListener?: (request: FastifyRequest) => boolean;
 }
 
 declare module 'fastify' {
@@ -52,7 +59,7 @@ declare module 'fastify' {
  */
 export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate {
   const authenticate = bearerAuthenticator(auth.key);
-  const { nip98, agents, sessions } = auth;
+  const { nip98, agents, sessions, agentListener } = auth;
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -62,6 +69,7 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
   const gate: Gate = function (this: unknown, request, reply, done) {
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
+    if (agentListener?.(request) && !(agents && presentsAgentToken(request))) return done(agentListenerRefusal(request));
     const header = request.headers.authorization;
     if (header === undefined && sessions && request.headers.cookie !== undefined) {
       const verdict = sessions(request, reply);
@@ -89,6 +97,7 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
   const memberGate: Gate = function (this: unknown, request, reply, done) {
     void reply.header(REQUEST_ID_HEADER, request.id);
     if (closing) return done(new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is shutting down'));
+    if (agentListener?.(request)) return done(agentListenerRefusal(request));
     const header = request.headers.authorization;
     if (!members || header === undefined || !NOSTR_SCHEME.test(header)) {
       void reply.header('www-authenticate', 'Nostr realm="agentbox"');
@@ -98,8 +107,17 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
   } as Gate;
   const checkBody = nip98 ? nip98CheckBody(nip98) : undefined;
   const checkMemberBody = members ? nip98CheckBody(members) : undefined;
+  // Public routes skip the gate; on the agents' listener all but the probes are refused (sign-in above all).
+  const publicOnAgentListener: onRequestHookHandler = function (this: unknown, request, reply, done) {
+    if (!agentListener?.(request)) return done();
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done(agentListenerRefusal(request));
+  };
   app.addHook('onRoute', (route) => {
-    if (route.config?.public === true) return;
+    if (route.config?.public === true) {
+      if (agentListener && !AGENT_LISTENER_PROBES.has(route.url)) route.onRequest = prepend(publicOnAgentListener, route.onRequest);
+      return;
+    }
     if (route.config?.meshMember === true) {
       route.onRequest = prepend(memberGate, route.onRequest);
       if (checkMemberBody) {

@@ -30,6 +30,7 @@ const metaSchema = {
         federation: federationSchema,
         adapters: { type: 'object', additionalProperties: adapterSchema },
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
+        agentApiUrl: { type: 'string', description: "the agents' listener: the API's base URL agents are given (AGENTBOX_API_URL), on 127.0.0.1; it serves agent-token routes only" },
         sandbox: sandboxStatusSchema,
       },
     },
@@ -54,6 +55,7 @@ export function metaBody(app: FastifyInstance) {
     federation: app.agentbox.federation.status(),
     adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
     metrics: { url: metricsUrl },
+    ...(app.agentbox.agentListener.url() ? { agentApiUrl: app.agentbox.agentListener.url() } : {}),
     sandbox: app.agentbox.sandbox.status(),
   };
 }

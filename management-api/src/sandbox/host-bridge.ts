@@ -3,6 +3,13 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 
+/**
+ * Connections each bridge holds at once, all agents together: each costs the API two descriptors
+ * (the unix socket and the TCP one), and the listener it leads to is capped the same way
+ * (http/agent-listener.ts), so a flood through the bridge is refused here instead of piling up.
+ */
+export const BRIDGE_MAX_CONNECTIONS = 256;
+
 /** One unix socket and the loopback TCP port it leads to. */
 export interface BridgeSpec {
   socket: string;
@@ -37,6 +44,7 @@ export class HostBridges {
       if (spec.servedElsewhere) continue;
       await rm(spec.socket, { force: true });
       const server = net.createServer((inside) => pipeTo(inside, typeof spec.port === 'function' ? spec.port() : spec.port));
+      server.maxConnections = BRIDGE_MAX_CONNECTIONS;
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(spec.socket, () => {

@@ -12,7 +12,10 @@ export interface SandboxSettings {
   limits: Readonly<NormalizedManifest['sandbox']['limits']>;
   /** The egress proxy's port on 127.0.0.1 (agents may connect to it): the port it listens on once known, else sandbox.egress.port. */
   egressPort: () => number | undefined;
-  /** The API's port once it listens (agents call the API and the provider broker there); undefined before. */
+  /**
+   * The port of the API's agents' listener once it listens (agents call the API and the provider
+   * broker there, and may connect to no other port of the API); undefined before.
+   */
   apiPort: () => number | undefined;
   /** The box's layout: what agents never see (state, run, logs, workspace, temporary files). */
   paths: RuntimePaths;
