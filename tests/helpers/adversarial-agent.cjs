@@ -52,6 +52,17 @@ async function api(method, route, token, body) {
   return [r.status, code].filter(Boolean).join(' ');
 }
 
+/** 40 sign-ins with wrong keys at the API the agent is given: the distinct outcomes, joined. */
+async function signInFlood() {
+  const url = new URL('/ui/session', env.AGENTBOX_API_URL);
+  const seen = new Set();
+  for (let i = 0; i < 40; i++) {
+    const r = await exchange({ host: url.hostname, port: url.port, method: 'POST', path: url.pathname, headers: { origin: url.origin, 'content-type': 'application/json' } }, JSON.stringify({ apiKey: `guess-${i}` }));
+    seen.add([r.status, r.status >= 400 ? JSON.parse(r.text).error : undefined].filter(Boolean).join(' '));
+  }
+  return [...seen].join(', ');
+}
+
 const connect = (port) =>
   new Promise((resolve, reject) => {
     const s = net.connect({ host: '127.0.0.1', port, timeout: 5000 }, () => (s.destroy(), resolve('ok')));
@@ -100,6 +111,8 @@ const attempts = (c) => ({
   apiOperatorRoute: () => api('GET', '/v1/agents', env.AGENTBOX_TOKEN),
   apiWidenEgress: () => api('PUT', '/v1/sandbox/egress', env.AGENTBOX_TOKEN, { allow_domains: ['example.com'], allow_ports: [443] }),
   apiOperatorKeyGuess: () => api('GET', '/v1/meta', 'abx_' + 'x'.repeat(43)),
+  signInFlood,
+  apiOperatorPort: () => connect(c.apiPort),
   raiseLimit,
   writeWorkspaceRoot: () => fs.writeFileSync(path.join(c.workspace, 'planted.txt'), 'x'),
   writeStateDir: () => fs.writeFileSync(path.join(c.stateDir, 'planted.txt'), 'x'),

@@ -21,6 +21,8 @@ export interface AttackConfig {
   allowedPort: number;
   /** A port of that host not in sandbox.egress.allow_ports. */
   closedPort: number;
+  /** The operator's API port (api.port): agents are given the agents' listener instead. */
+  apiPort: number;
   /** The provider's variable prefix (`<PREFIX>_BASE_URL`). */
   provider: string;
   /** A file planted in the installation after the box started (none where the installation is read-only to the test). */
@@ -63,10 +65,14 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     udpSend: { what: 'send a UDP datagram', refused: ['EPERM'] },
     dnsResolve: { what: 'resolve a name over DNS (c-ares, UDP)', refused: ['ECONNREFUSED'] },
     dnsLookup: { what: 'resolve a name with getaddrinfo', refused: ['EAI_AGAIN'] },
-    apiNoToken: { what: 'call the API without a token', refused: ['401 ABX_ERR_AUTH_REQUIRED'] },
+    // The agents' listener answers nothing without an agent token, whatever else is sent.
+    apiNoToken: { what: 'call the API without a token', refused: ['403 ABX_ERR_AGENT_LISTENER'] },
     apiOperatorRoute: { what: "list every agent with its own token (the operator's route)", refused: ['403 ABX_ERR_AGENT_SCOPE'] },
     apiWidenEgress: { what: 'widen its own egress allowlist with its token', refused: ['403 ABX_ERR_AGENT_SCOPE'] },
-    apiOperatorKeyGuess: { what: 'call the API with a guessed operator key', refused: ['401 ABX_ERR_AUTH_INVALID'] },
+    apiOperatorKeyGuess: { what: 'call the API with a guessed operator key', refused: ['403 ABX_ERR_AGENT_LISTENER'] },
+    signInFlood: { what: "try 40 dashboard sign-ins (past the operator's 30 a minute) at the API it is given", refused: ['403 ABX_ERR_AGENT_LISTENER'] },
+    // Landlock inside bubblewrap too (the launcher runs there); nothing listens on that port in the agent's own network namespace either.
+    apiOperatorPort: { what: "connect to the operator's API port", refused: layer === 'landlock' ? ['EACCES'] : ['EACCES', 'ECONNREFUSED'] },
     raiseLimit: { what: 'lift its hard memory (data) limit', refused: ['EPERM'] },
     writeWorkspaceRoot: { what: 'write in the workspace root', refused: ['EACCES'] },
     writeStateDir: { what: 'write in the state directory', refused: [hidden(layer)] },

@@ -107,6 +107,7 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
     allowedUrl: `http://127.0.0.1:${box.allowedPort}`,
     allowedPort: box.allowedPort,
     closedPort: box.closedPort,
+    apiPort: Number(new URL(box.apiUrl).port),
     provider: PROVIDER.prefix,
     agentsShareBoxUid: box.agentsShareBoxUid,
     ...(box.laterFile ? { laterFile: box.laterFile } : {}),
@@ -127,6 +128,10 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
     }
     for (const [name, { what, outcome }] of Object.entries(allowed())) t.equal(out[name]?.outcome, outcome, what);
     t.same(Object.keys(out).sort(), [...Object.keys(refusals(layer, box.readOnlyRoot, box.agentsShareBoxUid)), ...Object.keys(allowed())].sort(), 'every attempt was made and judged');
+    // Its sign-in attempts spent nothing of the operator's budget.
+    const origin = new URL(box.apiUrl).origin;
+    const signIn = await fetch(`${box.apiUrl}/ui/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: 'not-the-key' }) });
+    t.equal(signIn.status, 401, "the operator's sign-in is still answered (401 for a wrong key, never 429)");
     // The token it wrote while alive: revoked with its exit.
     const token = (await box.readFile(path.join(workspace, 'attacker', 'token.txt'))).trim();
     const late = await fetch(`${box.apiUrl}/v1/agents/${attacker.id}`, { headers: { authorization: `Bearer ${token}` } });
