@@ -101,7 +101,9 @@ export class ProcessManager {
     // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
     const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])], ...confined.ids });
     await new Promise<void>((resolve, reject) => {
-      child.once('spawn', () => void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve));
+      // A keeper is ready once it runs (a signal before its handlers ends it before it forks the
+      // agent); its pipe carries its reports. Inside bubblewrap the launcher's byte says its forwarder listens.
+      child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
     }).catch(async (err: unknown) => {
       await confined.release();

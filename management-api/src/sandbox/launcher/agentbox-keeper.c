@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -46,6 +47,12 @@ static void on_signal(int sig) {
 /* Signals a terminal or a group signal may send the keeper: the agent answers them, not the keeper. */
 static const int ignored[] = {SIGHUP, SIGINT, SIGQUIT, SIGUSR2, SIGPIPE, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
 static const int handled[] = {SIGTERM, SIGUSR1, SIGALRM, SIGCHLD};
+
+static long long now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
 
 /* End as the agent's first process ended: its exit code, or killed by its signal. */
 static void __attribute__((noreturn)) end_as(int status) {
@@ -91,6 +98,9 @@ void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long me
   for (int fd = 0; fd < 1024; fd++)
     if (fd != ready_fd || !memory_limit) close(fd);
   int agent_status = 0, agent_done = 0, killing = 0, wait_ms = -1;
+  /* The first look is due when an agent starting from nothing could first reach the limit: the
+   * keeper does not compete with the agent's start for a CPU before then. */
+  long long next_look = memory_limit ? now_ms() + next_memory_look_ms(0, memory_limit) : 0;
   for (;;) {
     int status;
     pid_t pid;
@@ -109,7 +119,7 @@ void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long me
       kill(-1, SIGTERM);
     }
     if (kill_requested || (agent_done && grace_over)) killing = 1;
-    if (memory_limit && !killing) {
+    if (memory_limit && !killing && now_ms() >= next_look) {
       unsigned long long used = kept_resident_bytes();
       if (used > memory_limit) {
         killing = 1;
@@ -117,7 +127,11 @@ void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long me
         int len = snprintf(report, sizeof report, "limit:memory %llu\n", used);
         if (ready_fd >= 0 && write(ready_fd, report, (size_t)len) != len) { /* the box is gone: kill all the same */ }
       }
-      wait_ms = next_memory_look_ms(used, memory_limit);
+      next_look = now_ms() + next_memory_look_ms(used, memory_limit);
+    }
+    if (memory_limit) {
+      long long left = next_look - now_ms();
+      wait_ms = left < 0 ? 0 : (int)left;
     }
     /* Again at every wake-up: a process forked while the last SIGKILL was sent is caught by the next. */
     if (killing) {
