@@ -19,7 +19,7 @@ import { checkCsrf, checkOrigin, SESSION_COOKIE, sessionCookie } from './session
 import { UI_SECURITY_HEADERS } from './static-files.js';
 import { sameSecret, sessionView, type SessionStore, type UiSession } from './session-store.js';
 
-/** Sign-in attempts per client address and minute: enough for people, a wall for key guessing. */
+/** Sign-in attempts per client address and minute on the operator's listener: enough for people, a wall for key guessing. Agents reach only their own listener, where sign-in is refused and counted apart (http/agent-listener.ts). */
 export const SIGN_IN_LIMIT = { max: 30, timeWindow: 60_000 };
 
 /** What the session routes need. */
