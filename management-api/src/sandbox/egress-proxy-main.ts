@@ -101,6 +101,8 @@ async function listenForSandboxes(proxy: net.Server, socket: string): Promise<{ 
   await mkdir(path.dirname(socket), { recursive: true });
   await rm(socket, { force: true });
   const listener = net.createServer((connection) => proxy.emit('connection', connection));
+  // The proxy's own ceiling does not see connections handed to it: the same one here.
+  listener.maxConnections = proxy.maxConnections;
   await new Promise<void>((ok, fail) => {
     listener.once('error', (err: NodeJS.ErrnoException) => fail(new Error(`cannot listen on the sandbox egress socket ${socket}: ${err.message}`)));
     listener.listen(socket, () => ok());

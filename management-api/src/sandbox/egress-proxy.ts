@@ -12,6 +12,7 @@ import type { Allowlist } from './egress-allowlist.js';
 import type { CredentialStore } from './egress-credentials.js';
 import { decide, systemResolver, type Resolver } from './egress-decision.js';
 import { openTunnel, type TunnelRelay } from './egress-tunnel.js';
+import { AgentConnections, HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from './egress-connection-caps.js';
 
 /** One decision, as the API records it (an event and a metric). */
 export interface EgressDecision {
@@ -34,6 +35,8 @@ export interface EgressProxyOptions {
   resolve?: Resolver;
   /** How CONNECT tunnels move bytes (default: one reused read buffer per tunnel). */
   relay?: TunnelRelay;
+  /** Connections one agent may hold at once (default MAX_CONNECTIONS_PER_AGENT). */
+  maxPerAgent?: number;
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy credential never travel upstream.
@@ -45,6 +48,12 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const resolve = options.resolve ?? systemResolver;
   const relay = options.relay ?? 'buffer';
   const server = http.createServer();
+  // One agent's flood of connections must not take the proxy (its descriptors) from the others:
+  // a ceiling on all, a per-agent count once a request names its agent, and a deadline for the
+  // first request's head on a connection that never sends one.
+  server.maxConnections = MAX_CONNECTIONS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  const connections = new AgentConnections(options.maxPerAgent);
 
   /** Authenticate and decide; answers a refusal itself and returns undefined then. */
   async function admit(req: http.IncomingMessage, host: string, port: number, method: EgressDecision['method'], refuse: (status: number, reason: string) => void): Promise<string | undefined> {
@@ -53,6 +62,11 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     if (!who.ok) {
       options.onDecision({ agent: who.agent ?? null, host: shownHost, port, method, decision: 'denied', reason: who.reason });
       refuse(407, who.reason);
+      return undefined;
+    }
+    if (!connections.admit(who.agent, req.socket)) {
+      options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: 'too-many-connections' });
+      refuse(429, 'too-many-connections');
       return undefined;
     }
     const verdict = await decide(options.allowlist(), host, port, resolve);
