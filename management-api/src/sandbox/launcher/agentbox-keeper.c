@@ -66,7 +66,7 @@ void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long me
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_CHILD_SUBREAPER");
   sigset_t all, waiting;
   sigfillset(&all);
-  /* Blocked from here on but inside sigsuspend, so no signal falls between a check and the wait. */
+  /* Blocked from here on but inside ppoll, so no signal falls between a check and the wait. */
   sigprocmask(SIG_BLOCK, &all, &waiting);
   if (prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_PDEATHSIG");
   /* The spawner died before the line above: nothing will ever stop this agent, so start none. */
@@ -138,7 +138,7 @@ void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long me
       kill(-1, SIGKILL);
       wait_ms = -1;
     }
-    /* Waits for a signal (SIGCHLD included) with the others unblocked, as sigsuspend, or the next look at memory. */
+    /* Waits for a signal (SIGCHLD included), with them unblocked for the wait alone, or for the next look at memory. */
     struct timespec look = {wait_ms / 1000, (long)(wait_ms % 1000) * 1000000L};
     ppoll(NULL, 0, wait_ms < 0 ? NULL : &look, &waiting);
   }
