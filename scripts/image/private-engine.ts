@@ -40,6 +40,8 @@ export interface PrivateEngine {
 /** The engine could not start; the message says why, in dockerd's own words. */
 export class EngineStartError extends Error {
   override name = 'EngineStartError';
+  /** The state directory the failed start made (and removed), when it got that far. */
+  stateDir?: string;
 }
 
 /**
@@ -83,7 +85,7 @@ export async function startPrivateEngine(options: { timeoutMs?: number; extraArg
     if (proc.exitCode !== null || proc.signalCode !== null) {
       const why = log().trim().split('\n').slice(-5).join('\n');
       await cleanup();
-      throw new EngineStartError(`dockerd exited during start-up (${proc.exitCode ?? proc.signalCode}):\n${why}`);
+      throw Object.assign(new EngineStartError(`dockerd exited during start-up (${proc.exitCode ?? proc.signalCode}):\n${why}`), { stateDir: dir });
     }
     if (existsSync(sock)) {
       try {
@@ -96,7 +98,7 @@ export async function startPrivateEngine(options: { timeoutMs?: number; extraArg
     if (Date.now() > deadline) {
       const why = log().trim().split('\n').slice(-5).join('\n');
       await cleanup();
-      throw new EngineStartError(`dockerd did not answer on ${sock} within ${timeoutMs} ms:\n${why}`);
+      throw Object.assign(new EngineStartError(`dockerd did not answer on ${sock} within ${timeoutMs} ms:\n${why}`), { stateDir: dir });
     }
     await new Promise((r) => setTimeout(r, 100));
   }
