@@ -3,9 +3,10 @@
 // operator's budget; an idle flood of it is capped and leaves the API answering; it closes with the app.
 import t from 'tap';
 import net from 'node:net';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { AGENT_MAX_CONNECTIONS } from '../../management-api/src/http/agent-listener.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { environOf, spawnAgent, type SpawnedAgent } from './support/agent-processes.js';
 
 const LOCAL = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n';
 
@@ -17,19 +18,9 @@ t.before(async () => {
 });
 t.teardown(async () => box?.close());
 
-type Agent = { id: string; pid: number; state: string };
-const spawn = async (name: string, command: string, args: string[]): Promise<Agent> => {
-  const res = await box.api('/v1/agents', { body: { name, command, args } });
-  if (res.status !== 201) throw new Error(`spawn failed: ${JSON.stringify(res.json)}`);
-  return res.json['agent'] as Agent;
-};
-const environ = async (pid: number): Promise<Record<string, string>> =>
-  Object.fromEntries(
-    (await readFile(`/proc/${pid}/environ`, 'utf8'))
-      .split('\0')
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
+type Agent = SpawnedAgent;
+const spawn = (name: string, command: string, args: string[]): Promise<Agent> => spawnAgent(box, name, command, args);
+const environ = environOf;
 const finished = async (id: string): Promise<string> => {
   await waitFor('the agent to finish', async () => ((await box.api(`/v1/agents/${id}`)).json['agent'] as Agent | undefined)?.state !== 'running', 20_000);
   return ((await box.api(`/v1/agents/${id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');

@@ -2,27 +2,17 @@
 // on the same box root, a TCP echo server on 127.0.0.1. No credential outlives the API that issued it, and the reported
 // source of the allowlist is the one the proxy enforces.
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { newProxyCredential } from '../../management-api/src/sandbox/agent-proxy-credential.js';
 import { makeRoot, startTestServer, type TestServer } from './support/harness.js';
+import { startProxyProgramme as startProxy } from './support/egress-proxy-programme.js';
 import { waitFor } from '../helpers/wait.js';
 
-const proxyCli = path.join(fileURLToPath(new URL('../../', import.meta.url)), 'dist/management-api/src/sandbox/egress-proxy-cli.js');
 
-/** The proxy programme as supervisord starts it; resolves once it listens. */
-async function startProxy(root: string, manifestFile: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, [proxyCli], { env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifestFile, AGENTBOX_EGRESS_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const port = await waitFor('the proxy to listen', () => /"event":"EgressProxyListening","port":(\d+)/.exec(out)?.[1]);
-  return { proc, port: Number(port) };
-}
 
 /** The status of a CONNECT to `target` through the proxy with `auth` (`id:secret`). */
 function connectStatus(port: number, target: string, auth: string): Promise<number> {

@@ -1,6 +1,5 @@
 // The egress proxy end to end: the real proxy programme, the real API controlling it over its socket, real agents and stand-in servers on 127.0.0.1.
 import t from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -9,10 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { makeRoot, startTestServer, type TestServer } from './support/harness.js';
+import { startProxyProgramme as startProxy } from './support/egress-proxy-programme.js';
 import { waitFor } from '../helpers/wait.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const proxyCli = path.join(repo, 'dist/management-api/src/sandbox/egress-proxy-cli.js');
 const agentScript = path.join(repo, 'tests/api/fixtures/egress-agent.mjs');
 
 /** Bytes the echo server sends and closes with when a client writes `bulk`. */
@@ -33,14 +32,6 @@ async function standIns(): Promise<{ echoPort: number; httpPort: number; seen: h
   return { echoPort: (echo.address() as net.AddressInfo).port, httpPort: (web.address() as net.AddressInfo).port, seen, close: () => (echo.close(), web.close()) };
 }
 
-/** The proxy programme as supervisord starts it; resolves once it listens. */
-async function startProxy(root: string, manifestFile: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, [proxyCli], { env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifestFile, AGENTBOX_EGRESS_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
-  let out = '';
-  proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const port = await waitFor('the proxy to listen', () => /"event":"EgressProxyListening","port":(\d+)/.exec(out)?.[1]);
-  return { proc, port: Number(port) };
-}
 
 /** CONNECT through the proxy at `port` with `auth` (an `id:secret` pair or none); resolves to the status and the refusal reason. */
 function connectVia(port: number, target: string, auth?: string): Promise<{ status: number; reason?: string; socket: net.Socket }> {

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { closedPort, startStandInProvider, type StandInProvider } from '../helpers/stand-in-provider.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { environOf, spawnAgent, type SpawnedAgent } from './support/agent-processes.js';
 
 const REAL_KEY = 'sk-stand-in-real-key-0123456789abcdef';
 const ANTHRO_KEY = 'sk-ant-stand-in-real-key-0123456789';
@@ -34,19 +35,9 @@ t.teardown(async () => {
   await provider?.close();
 });
 
-type Agent = { id: string; pid: number; state: string };
-const spawn = async (name: string, command: string, args: string[]): Promise<Agent> => {
-  const res = await box.api('/v1/agents', { body: { name, command, args } });
-  if (res.status !== 201) throw new Error(`spawn failed: ${JSON.stringify(res.json)}`);
-  return res.json['agent'] as Agent;
-};
-const environ = async (pid: number): Promise<Record<string, string>> =>
-  Object.fromEntries(
-    (await readFile(`/proc/${pid}/environ`, 'utf8'))
-      .split('\0')
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
-  );
+type Agent = SpawnedAgent;
+const spawn = (name: string, command: string, args: string[]): Promise<Agent> => spawnAgent(box, name, command, args);
+const environ = environOf;
 const output = async (id: string): Promise<string> => ((await box.api(`/v1/agents/${id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');
 
 /** A live agent and its token, read from its environment as the agent sees it. */
