@@ -54,9 +54,7 @@ t.test('limit:disk — over the budget, the agent is terminated and its figure k
   const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), ceiling, metrics: createLimitMetrics(registry), intervalMs: HOUR, diskIntervalMs: HOUR });
   t.teardown(() => accounting.close());
   let terminated = 0;
-  // Told before follow(), as the sandbox wrapper does.
-  accounting.directories('agt_disk', [work, tmp]);
-  accounting.follow('agt_disk', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++);
+  accounting.follow('agt_disk', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++, 0, [work, tmp]);
   writeFileSync(path.join(work, 'a'), Buffer.alloc(2 * MIB, 1));
   await accounting.sampleDisk();
   t.equal(terminated, 0, '2 MiB under a 4 MiB budget');

@@ -52,8 +52,6 @@ export class AgentAccounting {
   readonly #sampler: UsageSampler;
   readonly #disk = new DiskSampler();
   readonly #entries = new Map<string, Entry>();
-  /** Directories told before the agent is followed (see {@link directories}), by agent id. */
-  readonly #pendingDirectories = new Map<string, readonly string[]>();
   #timer: NodeJS.Timeout | undefined;
   #diskTimer: NodeJS.Timeout | undefined;
   #waiters: Array<() => void> = [];
@@ -73,23 +71,12 @@ export class AgentAccounting {
    * Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a
    * budget. `overhead`: processes of its tree that are the sandbox's, not counted against it.
    * `directories`: where its disk use is measured (its working directory and private temporary
-   * directory); absent, those told earlier through {@link directories}, else none (no disk figure).
+   * directory); none, no disk figure.
    */
-  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, overhead = 0, directories?: readonly string[]): void {
-    const dirs = directories ?? this.#pendingDirectories.get(id) ?? [];
-    this.#pendingDirectories.delete(id);
+  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, overhead = 0, dirs: readonly string[] = []): void {
     this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, overhead), limits, terminate, live: true, directories: dirs });
     this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
     if (dirs.length > 0) this.#diskTimer ??= setInterval(() => this.#diskTick(), this.options.diskIntervalMs ?? DISK_INTERVAL_MS).unref();
-  }
-
-  /**
-   * The directories of agent `id`, told before it is followed (by whoever creates them: the
-   * sandbox) for a follow() that does not name them; `undefined` forgets them (a spawn that failed).
-   */
-  directories(id: string, dirs: readonly string[] | undefined): void {
-    if (dirs) this.#pendingDirectories.set(id, dirs);
-    else this.#pendingDirectories.delete(id);
   }
 
   /**
