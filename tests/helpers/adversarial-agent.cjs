@@ -123,6 +123,10 @@ const attempts = (c) => ({
   // File metadata is not Landlock's: only a uid of the agent's own keeps it off the box's files.
   chmodApiKey: () => (c.agentsShareBoxUid ? 'skipped' : fs.chmodSync(c.apiKeyFile, 0o644)),
   utimeApiKey: () => (c.agentsShareBoxUid ? 'skipped' : fs.utimesSync(c.apiKeyFile, 0, 0)),
+  // The same for another agent's own file, and inotify on its directory (names of what it writes).
+  chmodOtherAgent: () => (c.agentsShareBoxUid ? 'skipped' : fs.chmodSync(c.otherAgentOwnFile, 0o666)),
+  utimeOtherAgent: () => (c.agentsShareBoxUid ? 'skipped' : fs.utimesSync(c.otherAgentOwnFile, 0, 0)),
+  watchOtherAgent: () => (c.agentsShareBoxUid ? 'skipped' : fs.watch(path.dirname(c.otherAgentOwnFile)).close()),
   writeEtc: () => fs.writeFileSync('/etc/planted.txt', 'x'),
   // TCP connections without connect(2), to a listening port Landlock denies (the allowed host's, direct).
   tcpFastOpen: () => probe('fastopen', c.allowedPort),

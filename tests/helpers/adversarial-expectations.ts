@@ -9,6 +9,8 @@ export interface AttackConfig {
   identityKeyFile: string;
   /** A file in another agent's directory. */
   otherFile: string;
+  /** A file that other agent wrote itself (so owned by its uid, where it has one). */
+  otherAgentOwnFile: string;
   apiPid: number;
   /** The pid of another running agent. */
   victimPid: number;
@@ -83,6 +85,11 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     // Where agents share the box's uid (the container) this is the documented gap: skipped here.
     chmodApiKey: { what: "change the mode of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
     utimeApiKey: { what: "change the times of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
+    // A root box runs each agent name as a uid of its own: metadata and inotify of another agent's files are the kernel's to refuse.
+    // Its directory is closed to every other uid: the path does not even resolve (EACCES, not EPERM).
+    chmodOtherAgent: { what: "change the mode of a file another agent wrote", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
+    utimeOtherAgent: { what: "change the times of a file another agent wrote", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
+    watchOtherAgent: { what: "watch another agent's directory with inotify", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
     writeEtc: { what: 'write in /etc', refused: [readOnly(layer, readOnlyRoot)] },
     // The launcher's seccomp filter, the same in both layers: it answers before the kernel looks the pid up.
     tcpFastOpen: { what: 'open a TCP connection with sendto(MSG_FASTOPEN) to a port Landlock denies', refused: ['EPERM'] },

@@ -98,10 +98,13 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   await box.writeExecutable(path.join(workspace, 'attacker', 'probe'), buildProbe());
   await box.writeFile(path.join(workspace, 'victim', 'notes.txt'), 'private to the victim');
 
-  const victim = await spawnAgent(box, t, { name: 'victim', command: '/bin/sleep', args: ['300'] });
+  // The victim writes a file of its own first (owned by its uid, where it has one), then waits.
+  const victim = await spawnAgent(box, t, { name: 'victim', command: '/bin/sh', args: ['-c', 'echo mine > mine.txt && echo \'{"victim":"ready"}\' && exec /bin/sleep 300'] });
+  await printed(box, victim.id, 'the victim to write its own file');
   const config: AttackConfig = {
     ...box.paths,
     otherFile: path.join(workspace, 'victim', 'notes.txt'),
+    otherAgentOwnFile: path.join(workspace, 'victim', 'mine.txt'),
     apiPid,
     victimPid: victim.pid,
     allowedUrl: `http://127.0.0.1:${box.allowedPort}`,

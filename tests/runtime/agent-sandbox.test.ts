@@ -7,6 +7,7 @@ import t from 'tap';
 import { collect, ended } from '../contract/orchestrator.contract.js';
 import { onlySlot, startSlot } from '../contract/pods-harness.js';
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
+import { AGENT_UID_BASE } from '../../management-api/src/sandbox/agent-uids.js';
 
 const probe = path.join(path.dirname(fileURLToPath(import.meta.url)), 'agent-sandbox-probe.py');
 const PYTHON = '/usr/bin/python3';
@@ -66,9 +67,11 @@ for (const [namespaces, expect] of Object.entries(MODES)) {
     t.match(await ended(h.ops, agent.id), { state: 'exited', exitCode: 0 }, text);
     const r = JSON.parse(text.trim().split('\n').pop()!) as Record<string, unknown>;
     t.match(r, { seccomp: '2', noNewPrivs: '1' }, 'the agent runs under its seccomp filter with no_new_privs');
-    // As root the box runs agents as nobody, in both modes: an agent shares no uid with the box's files and processes.
+    // As root the box runs each agent name as a uid of its own, in both modes: an agent shares no uid with the box's files and processes, nor with another agent.
     const asRoot = process.getuid?.() === 0;
-    t.same(r['ids'], asRoot ? [65534, 65534, []] : [process.getuid?.(), process.getgid?.(), r['ids'] && (r['ids'] as unknown[])[2]], asRoot ? 'as root, the agent runs as nobody/nogroup without supplementary groups' : "the agent runs as the box's uid (it cannot switch)");
+    const [uid] = r['ids'] as number[];
+    t.same(r['ids'], asRoot ? [uid, uid, []] : [process.getuid?.(), process.getgid?.(), r['ids'] && (r['ids'] as unknown[])[2]], asRoot ? 'as root, the agent runs as a uid and gid of its own without supplementary groups' : "the agent runs as the box's uid (it cannot switch)");
+    if (asRoot) t.ok(uid! >= AGENT_UID_BASE, `as root, the uid (${uid}) is of the agents' range`);
     // The bounding set can be emptied only by a process that holds CAP_SETPCAP: a root agent. As nobody
     // under no_new_privs the agent cannot gain a capability (neither set-uid nor file capabilities apply).
     const [eff, prm, bnd, amb] = r['capabilities'] as string[];

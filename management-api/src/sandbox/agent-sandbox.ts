@@ -2,7 +2,8 @@
 import { mkdir, mkdtemp } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
-import { agentHostIds, AgentPathAccess, type HostIds } from './agent-ids.js';
+import { AgentPathAccess, type HostIds } from './agent-ids.js';
+import { AgentUids } from './agent-uids.js';
 import { installedLauncher, probeLauncher, type SandboxCapability } from './launcher-binary.js';
 import { NamespaceSandbox, READY_FD, STATUS_FD, type NamespacesStatus } from './namespace-sandbox.js';
 import { DEVICES, grantableRoots, launcherArgv, sizeBytes, SYSTEM_READ_ONLY, within, type SandboxPolicy } from './sandbox-policy.js';
@@ -88,13 +89,13 @@ export class AgentSandbox {
   #probed: SandboxCapability | undefined;
   #readOnly: string[] | undefined;
   readonly #namespaces: NamespaceSandbox;
-  /** Without bubblewrap, when the box runs as root: agents run as nobody, given what they may reach. */
+  /** When the box runs as root: each agent name runs as a uid of its own, given what it may reach. */
   readonly #access: AgentPathAccess | undefined;
 
   constructor(readonly settings: SandboxSettings) {
     const { paths } = settings;
-    const ids = agentHostIds();
-    this.#access = ids ? new AgentPathAccess(paths.root, ids) : undefined;
+    const uids = process.getuid?.() === 0 ? new AgentUids({ root: path.resolve(paths.root), stateFile: path.join(paths.stateDir, 'agent-uids.json'), ...(settings.agentUidClaims ? { claimsDir: settings.agentUidClaims } : {}) }) : undefined;
+    this.#access = uids ? new AgentPathAccess(paths.root, uids) : undefined;
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',
       // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these
@@ -104,6 +105,7 @@ export class AgentSandbox {
         { socket: paths.sandboxEgressSocket, port: () => settings.egressPort(), servedElsewhere: true },
       ],
       root: paths.root,
+      ...(this.#access ? { access: this.#access } : {}),
       ...(settings.proc ? { proc: settings.proc } : {}),
       ...(settings.bwrap ? { bwrap: settings.bwrap } : {}),
     });
@@ -148,7 +150,7 @@ export class AgentSandbox {
    * itself, and when it is, holds or lies inside the directory of an agent still running: each
    * agent writes only its own directory. Unchanged when the sandbox is off.
    */
-  async confine(agent: { id: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number }): Promise<ConfinedSpawn> {
+  async confine(agent: { id: string; name: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number }): Promise<ConfinedSpawn> {
     if (!this.settings.enabled) return unconfined(agent);
     const capability = await this.start();
     if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
@@ -179,18 +181,22 @@ export class AgentSandbox {
     };
     const env = { TMPDIR: tmp, HOME: tmp };
     try {
+      // A root box runs each agent name as a uid of its own, so that an agent shares no uid with the
+      // box's files and processes, nor with another agent.
+      const ids = this.#access ? await this.#access.idsFor(agent.name).catch((err: Error) => {
+        throw new ApiError('ABX_ERR_CONFLICT', `cannot give agent "${agent.name}" a uid of its own: ${err.message}`);
+      }) : undefined;
       if (namespaced) {
         const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
-        return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd)), env, release, overhead: SANDBOX_PROCESSES };
+        return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd, ids)), env, release, overhead: SANDBOX_PROCESSES };
       }
-      // The launcher alone: it stays as the keeper of the agent's processes, and a root box runs
-      // the agent as nobody, so that it shares no uid with the box's files and processes.
+      // The launcher alone: it stays as the keeper of the agent's processes.
       const memoryLimit = agent.memoryBudget ? agent.memoryBudget * KEEPER_MEMORY_FACTOR : undefined;
       const [command, ...args] = [...launcherArgv(this.launcher, { ...policy, keep: true, readyFd: READY_FD, ...(memoryLimit ? { memoryLimit } : {}) }), agent.command, ...agent.args];
-      if (this.#access) await this.#access.prepare(policy.readOnly, policy.readWrite).catch((err: Error) => {
+      if (this.#access && ids) await this.#access.prepare(policy.readOnly, policy.readWrite, ids).catch((err: Error) => {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
       });
-      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, readyFd: true, ...(this.#access ? { ids: this.#access.ids } : {}) };
+      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, readyFd: true, ...(ids ? { ids } : {}) };
     } catch (err) {
       await release();
       throw err;

@@ -27,8 +27,10 @@ export interface NamespaceSandboxOptions {
   bridges: readonly BridgeSpec[];
   /** The box's root directory (runtime paths' `root`): below it, directories are made searchable for an unprivileged agent. */
   root: string;
-  /** Ids agents run as when the box runs as root (default nobody/nogroup). */
+  /** Ids the namespace probe runs as when the box runs as root (default nobody/nogroup). */
   rootIds?: HostIds;
+  /** When the box runs as root: who each agent runs as and what it is given (the sandbox's, shared with the launcher-alone path). */
+  access?: AgentPathAccess;
   /** The bwrap executable (default: found on the API's PATH). */
   bwrap?: string;
   /** How /proc is given, instead of the probe's verdict: how tests run the container's fallback on a host. */
@@ -86,7 +88,7 @@ export class NamespaceSandbox {
 
   constructor(private readonly options: NamespaceSandboxOptions) {
     this.#ids = agentHostIds(options.rootIds);
-    this.#access = this.#ids ? new AgentPathAccess(options.root, this.#ids) : undefined;
+    this.#access = options.access ?? (this.#ids ? new AgentPathAccess(options.root, this.#ids) : undefined);
     this.#bwrap = options.bwrap ?? findExecutable('bwrap', process.env['PATH'] ?? '/usr/bin:/bin');
   }
 
@@ -137,20 +139,21 @@ export class NamespaceSandbox {
    * down to what is bound are made searchable, the agent's read-write directories are given to it,
    * and a bound path it could not reach refuses the spawn (409) naming the directory to open.
    */
-  async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string): Promise<NamespacedSpawn> {
+  async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string, agentIds?: HostIds): Promise<NamespacedSpawn> {
     // The sockets' directories are bound, not the sockets: one made again after the spawn (a
     // restarted egress proxy) is the one the agent's forwarder reaches.
     const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: [...new Set((policy.forwards ?? []).map((f) => path.dirname(f.socket)))] };
-    if (this.#access) {
+    const ids = this.#access ? (agentIds ?? this.#ids) : undefined;
+    if (this.#access && ids) {
       try {
-        await this.#access.prepare(boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets }), plan.readWrite);
+        await this.#access.prepare(boundPaths({ readOnly: plan.readOnly, readWrite: [], sockets: plan.sockets }), plan.readWrite, ids);
       } catch (err) {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
       }
     }
     const argv = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
     // The launcher's --wrap runs bwrap so that the agent's end reads as for a plain spawn (agentbox-wrap.c).
-    return { command: inner[0]!, args: ['--wrap', '--', ...argv], readyFd: true, ...(this.#ids ? { ids: this.#ids } : {}) };
+    return { command: inner[0]!, args: ['--wrap', '--', ...argv], readyFd: true, ...(ids ? { ids } : {}) };
   }
 
   #proc(): ProcMode {

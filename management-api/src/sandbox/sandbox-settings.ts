@@ -31,6 +31,11 @@ export interface SandboxSettings {
   bwrap?: string;
   /** How /proc is given inside bubblewrap instead of the probe's verdict: how tests run the container's fallback. */
   proc?: ProcMode;
+  /**
+   * Where a root box claims its block of agent uids (default DEFAULT_CLAIMS_DIR, machine-wide):
+   * how tests keep their claims to themselves.
+   */
+  agentUidClaims?: string;
 }
 
 /** The sandbox settings of a box from its manifest, layout, API port and (once it is known) the egress proxy's port. */

@@ -1,13 +1,14 @@
 // bubblewrap around the launcher, for real: what an agent inside sees, reaches and may start, who it is on the host, /proc either way.
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { agentEnvironment } from '../../../management-api/src/adapters/orchestrator/agent-env.js';
 import { createLogger } from '../../../management-api/src/observability/logger.js';
 import { AgentSandbox } from '../../../management-api/src/sandbox/agent-sandbox.js';
+import { AGENT_UID_BASE } from '../../../management-api/src/sandbox/agent-uids.js';
 import { runEgressProxy } from '../../../management-api/src/sandbox/egress-proxy-main.js';
 import { launcherReady } from '../../../management-api/src/sandbox/namespace-sandbox.js';
 import type { SandboxSettings } from '../../../management-api/src/sandbox/sandbox-settings.js';
@@ -18,7 +19,7 @@ buildLauncher();
 const root = mkdtempSync(path.join(tmpdir(), 'agentbox-nsbox-'));
 t.teardown(() => rmSync(root, { recursive: true, force: true }));
 const paths = runtimePaths({ AGENTBOX_ROOT: root });
-for (const dir of ['a', 'b', 'c'].map((d) => path.join(paths.workspaceDir, d)).concat(paths.secretsDir, paths.runDir)) mkdirSync(dir, { recursive: true });
+for (const dir of ['a', 'b', 'c', 'd'].map((d) => path.join(paths.workspaceDir, d)).concat(paths.secretsDir, paths.runDir)) mkdirSync(dir, { recursive: true });
 writeFileSync(path.join(paths.secretsDir, 'api-key'), 'the-api-key');
 writeFileSync(path.join(paths.workspaceDir, 'b', 'notes.txt'), 'agent b only');
 const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g' };
@@ -41,7 +42,7 @@ async function sandboxFor(t: Tap.Test, settings: Partial<SandboxSettings>): Prom
 
 /** Run `command args` as agent `id` in `dir` through `sandbox`, as the process manager does; its output and exit. */
 async function runAgent(sandbox: AgentSandbox, dir: string, command: string, args: string[]): Promise<{ out: string; code: number | null; signal: string | null }> {
-  const c = await sandbox.confine({ id: `agt_${path.basename(dir)}`, command, args, cwd: path.join(paths.workspaceDir, dir), workspace: paths.workspaceDir });
+  const c = await sandbox.confine({ id: `agt_${path.basename(dir)}`, name: path.basename(dir), command, args, cwd: path.join(paths.workspaceDir, dir), workspace: paths.workspaceDir });
   const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, dir), env: { PATH: '/usr/bin:/bin', ...c.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(c.readyFd ? ['pipe' as const] : [])], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   let out = '';
@@ -107,7 +108,7 @@ t.test('exit status and signals read as for a plain spawn', async (t) => {
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 137']), { code: 137, signal: null }, 'a status of 129…159 stays a status (bubblewrap alone would report SIGKILL as 137)');
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'kill -KILL $$']), { code: null, signal: 'SIGKILL' }, 'SIGKILL passes as a signal');
   // SIGTERM to the group (as terminate sends it) once the agent set its handler: the handler runs, the grace is kept.
-  const c = await sandbox.confine({ id: 'agt_term', command: '/bin/sh', args: ['-c', 'trap "echo graceful; exit 3" TERM; echo trapped; while :; do sleep 0.05; done'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  const c = await sandbox.confine({ id: 'agt_term', name: 'term', command: '/bin/sh', args: ['-c', 'trap "echo graceful; exit 3" TERM; echo trapped; while :; do sleep 0.05; done'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
   const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   let out = '';
@@ -123,7 +124,7 @@ t.test('a SIGKILL to the group the box leads ends the whole sandbox, an agent th
   const sandbox = await sandboxFor(t, {});
   // A marker no other process has: what is left of the agent is found by it on the host.
   const marker = `${31 + Math.random()}`.slice(0, 9);
-  const c = await sandbox.confine({ id: 'agt_kill', command: '/bin/sh', args: ['-c', `trap "" TERM; echo started; sleep ${marker}`], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  const c = await sandbox.confine({ id: 'agt_kill', name: 'kill', command: '/bin/sh', args: ['-c', `trap "" TERM; echo started; sleep ${marker}`], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
   const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => /started/.test(String(d)) && resolve()));
@@ -158,7 +159,7 @@ t.test('the egress proxy listens on its sandbox socket itself; an agent running 
   const agent = "import os, socket, time\ndef ask():\n    s = socket.create_connection(('127.0.0.1', 3128))\n    s.sendall(b'GET http://example.test/ HTTP/1.1\\r\\nHost: example.test\\r\\n\\r\\n')\n    line = s.recv(64).split(b'\\r\\n')[0].decode()\n    s.close()\n    return line or 'nothing'\nprint('first', ask(), flush=True)\nwhile not os.path.exists('go'): time.sleep(0.02)\nprint('second', ask(), flush=True)";
   const dir = path.join(paths.workspaceDir, 'c');
   rmSync(path.join(dir, 'go'), { force: true });
-  const c = await sandbox.confine({ id: 'agt_restart', command: '/usr/bin/python3', args: ['-c', agent], cwd: dir, workspace: paths.workspaceDir });
+  const c = await sandbox.confine({ id: 'agt_restart', name: 'restart', command: '/usr/bin/python3', args: ['-c', agent], cwd: dir, workspace: paths.workspaceDir });
   const child = spawn(c.command, c.args, { cwd: dir, env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   let out = '';
@@ -182,26 +183,36 @@ t.test('what an agent leaves running ends with it (its PID namespace goes with i
   t.notOk(existsSync(late), 'the leftover process was killed with the namespace');
 });
 
-t.test('as root, the agent is an unprivileged uid on the host', { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false }, async (t) => {
-  const sandbox = await sandboxFor(t, {});
-  const c = await sandbox.confine({ id: 'agt_root', command: '/bin/sleep', args: ['30'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
-  t.same(c.ids, { uid: 65534, gid: 65534 });
+t.test('as root, each agent name is an unprivileged uid of its own on the host', { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false }, async (t) => {
+  const claims = mkdtempSync(path.join(tmpdir(), 'agentbox-uid-claims-'));
+  t.teardown(() => rmSync(claims, { recursive: true, force: true }));
+  const sandbox = await sandboxFor(t, { agentUidClaims: claims });
+  const c = await sandbox.confine({ id: 'agt_root', name: 'rooted', command: '/bin/sleep', args: ['30'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  t.ok(c.ids && c.ids.uid >= AGENT_UID_BASE && c.ids.gid === c.ids.uid, `a uid and gid of the agents' range (${JSON.stringify(c.ids)})`);
+  t.equal(statSync(path.join(paths.workspaceDir, 'c')).uid, c.ids?.uid, 'its directory is given to it');
+  t.equal(statSync(path.join(paths.workspaceDir, 'c')).mode & 0o077, 0, 'and closed to every other uid');
   const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), detached: true, stdio: ['ignore', 'ignore', 'ignore', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  t.match(status, /^Uid:\s+65534\s+65534\s+65534\s+65534$/m, 'real, effective, saved and fs uid');
+  t.match(status, new RegExp(`^Uid:\\s+${c.ids!.uid}\\s+${c.ids!.uid}\\s+${c.ids!.uid}\\s+${c.ids!.uid}$`, 'm'), 'real, effective, saved and fs uid');
   t.match(status, /^Groups:\s*$/m, 'no supplementary groups');
   process.kill(-child.pid!, 'SIGTERM');
   const [, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
   await c.release();
   t.equal(signal, 'SIGTERM', 'ends as a plain spawn would');
+  const other = await sandbox.confine({ id: 'agt_other', name: 'other', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'd'), workspace: paths.workspaceDir });
+  await other.release();
+  t.not(other.ids?.uid, c.ids?.uid, 'another name, another uid');
+  const again = await sandbox.confine({ id: 'agt_again', name: 'rooted', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
+  await again.release();
+  t.same(again.ids, c.ids, 'the same name, the same uid');
 });
 
 t.test('required refuses to spawn where namespaces cannot be used; auto runs the launcher alone', async (t) => {
   const missing = path.join(root, 'no-bwrap');
   const required = await sandboxFor(t, { bwrap: missing });
   t.match(required.status().namespaces, { setting: 'required', active: false, reason: /not found \(install bubblewrap\)/ });
-  await t.rejects(required.confine({ id: 'agt_r', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir }), { code: 'ABX_ERR_CONFLICT', message: /sandbox\.namespaces = "required".*not found.*sandbox-namespaces/ });
+  await t.rejects(required.confine({ id: 'agt_r', name: 'r', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir }), { code: 'ABX_ERR_CONFLICT', message: /sandbox\.namespaces = "required".*not found.*sandbox-namespaces/ });
   const auto = await sandboxFor(t, { bwrap: missing, namespaces: 'auto' });
   const plain = await runAgent(auto, 'a', '/bin/sh', ['-c', 'grep -c . /proc/self/uid_map; grep Seccomp: /proc/self/status']);
   t.match(plain.out, /^1\n/, 'auto: no user namespace of its own (the initial uid map)');

@@ -87,7 +87,7 @@ export class ProcessManager {
     const box = { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace };
     let env = agentEnvironment(this.options.parentEnv, request.env, box);
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
-    const target = { id, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
+    const target = { id, name: request.name, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
     // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
     // #ended): issuing it tells which port the proxy listens on, which the sandbox lets the agent reach.
     const proxyEnv = this.options.egress ? await this.options.egress.issue(id) : {};

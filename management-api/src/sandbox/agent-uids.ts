@@ -1,0 +1,144 @@
+// A uid and gid of its own for each agent name of a root box: stable across restarts, never shared
+// with another name, another box on the machine, the box's programmes or the files they own.
+import { randomBytes } from 'node:crypto';
+import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { HostIds } from './agent-ids.js';
+
+/**
+ * The first uid handed to agents. High enough to stay clear of the ranges distributions give users
+ * (1000–60000), systemd's dynamic users (61184–65519), nobody (65534) and the subordinate ranges
+ * of user namespaces (100000 + 65536 per user), below 2^31 so every tool prints it as a number.
+ */
+export const AGENT_UID_BASE = 0x5000_0000;
+/** Ids in one box's block: one per agent name the box ever ran. */
+export const AGENT_UID_BLOCK = 65_536;
+/** Blocks between AGENT_UID_BASE and 2^31. */
+const MAX_BLOCKS = Math.floor((2 ** 31 - AGENT_UID_BASE) / AGENT_UID_BLOCK);
+
+/**
+ * Where boxes of this machine claim their blocks: one file per block, named by its number, holding
+ * the real path of the box's root. On the host's disk (not /run), so that a box keeps its block,
+ * and its files their owners, across reboots.
+ */
+export const DEFAULT_CLAIMS_DIR = '/var/lib/agentbox-uids';
+
+/** What the box remembers (in its state directory, 0600): its block and the slot of each name. */
+interface UidMapFile {
+  block: number;
+  names: Record<string, number>;
+}
+
+export interface AgentUidOptions {
+  /** The box's root (real path), written in its claim. */
+  root: string;
+  /** The box's record of names and slots. */
+  stateFile: string;
+  claimsDir?: string;
+}
+
+/** Allocates and remembers agent ids; calls are serialised, so two spawns never take one slot. */
+export class AgentUids {
+  #map: UidMapFile | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  readonly #claimsDir: string;
+
+  constructor(private readonly options: AgentUidOptions) {
+    this.#claimsDir = options.claimsDir ?? DEFAULT_CLAIMS_DIR;
+  }
+
+  /** The ids of agent `name`: the ones it had before, or the next free slot of the box's block. */
+  idsFor(name: string): Promise<HostIds> {
+    const next = this.#queue.then(() => this.#idsFor(name));
+    this.#queue = next.catch(() => undefined);
+    return next;
+  }
+
+  /** True for ids of this box's block: a directory owned by one was left by one of its agents. */
+  owns(uid: number): boolean {
+    const block = this.#map?.block;
+    if (block === undefined) return false;
+    const first = AGENT_UID_BASE + block * AGENT_UID_BLOCK;
+    return uid >= first && uid < first + AGENT_UID_BLOCK;
+  }
+
+  async #idsFor(name: string): Promise<HostIds> {
+    const map = (this.#map ??= await this.#load());
+    let slot = map.names[name];
+    if (slot === undefined) {
+      slot = Object.keys(map.names).length;
+      if (slot >= AGENT_UID_BLOCK) throw new Error(`this box has run ${AGENT_UID_BLOCK} agent names, each with a uid of its own, and has none left: reuse names, or start the box with a new root`);
+      map.names[name] = slot;
+      await this.#save(map);
+    }
+    const uid = AGENT_UID_BASE + map.block * AGENT_UID_BLOCK + slot;
+    return { uid, gid: uid };
+  }
+
+  /** The record, with the block claimed (again) for this root. */
+  async #load(): Promise<UidMapFile> {
+    const saved = await readFile(this.options.stateFile, 'utf8').then((text) => JSON.parse(text) as UidMapFile, (err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return undefined;
+      throw new Error(`${this.options.stateFile} is unreadable (${err.message}): move it away to give this box's agents new uids`);
+    });
+    await mkdir(this.#claimsDir, { recursive: true, mode: 0o700 });
+    if (saved && (await this.#claim(saved.block))) return saved;
+    // No record, or another box took the block: a new one, and new slots (the box's directories are given again at each spawn).
+    for (let block = 0; block < MAX_BLOCKS; block++) {
+      if (await this.#claim(block)) {
+        const fresh = { block, names: {} };
+        await this.#save(fresh);
+        return fresh;
+      }
+    }
+    throw new Error(`every agent uid block under ${this.#claimsDir} is claimed by a box whose root exists; remove the claims of boxes you no longer run`);
+  }
+
+  /**
+   * Claim `block` for this root: free, already ours, or left by a box whose root is gone. Claims
+   * appear whole (a link of a written file) and a stale one is retired by a rename, which only one
+   * of two racing boxes can make; the loser sees the winner's claim.
+   */
+  async #claim(block: number): Promise<boolean> {
+    const file = path.join(this.#claimsDir, String(block));
+    const holder = await readFile(file, 'utf8').catch(() => undefined);
+    if (holder === this.options.root) return true;
+    if (holder !== undefined) {
+      if (await exists(holder)) return false;
+      const retired = `${file}.retired-${unique()}`;
+      if (!(await rename(file, retired).then(() => true, () => false))) return false;
+      const taken = await readFile(retired, 'utf8');
+      if (taken !== holder) {
+        // Another box claimed it between our read and the rename: give its claim back.
+        await rename(retired, file);
+        return false;
+      }
+      await rm(retired, { force: true });
+    }
+    const tmp = `${file}.${unique()}.tmp`;
+    await writeFile(tmp, this.options.root, { mode: 0o600 });
+    try {
+      await link(tmp, file);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw err;
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  }
+
+  async #save(map: UidMapFile): Promise<void> {
+    await mkdir(path.dirname(this.options.stateFile), { recursive: true });
+    const tmp = `${this.options.stateFile}.tmp`;
+    await writeFile(tmp, JSON.stringify(map), { mode: 0o600 });
+    await rename(tmp, this.options.stateFile);
+  }
+}
+
+/** A name no other writer uses at the same time: another process, or another box of this one. */
+const unique = () => `${process.pid}-${randomBytes(6).toString('hex')}`;
+
+async function exists(p: string): Promise<boolean> {
+  return stat(p).then(() => true, () => false);
+}

@@ -1,0 +1,73 @@
+// Agent uids of a root box: one per name, kept across restarts in the box's state, one block per
+// box root on the machine, a block whose root is gone taken over. Real files in a claims directory of the test's own.
+import t from 'tap';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { AGENT_UID_BASE, AGENT_UID_BLOCK, AgentUids } from '../../../management-api/src/sandbox/agent-uids.js';
+
+function fixture(t: Tap.Test) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-uids-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const claimsDir = path.join(dir, 'claims');
+  const box = (name: string) => {
+    const root = path.join(dir, name);
+    mkdirSync(root, { recursive: true });
+    return { root, stateFile: path.join(root, 'state', 'agent-uids.json'), claimsDir };
+  };
+  return { dir, claimsDir, box };
+}
+
+t.test('each name gets a uid of its own, the same one again after a restart', async (t) => {
+  const { box } = fixture(t);
+  const a = box('a');
+  const uids = new AgentUids(a);
+  const [x, y, x2] = await Promise.all([uids.idsFor('x'), uids.idsFor('y'), uids.idsFor('x')]);
+  t.equal(x.uid, AGENT_UID_BASE, 'the first slot of the first block');
+  t.equal(x.gid, x.uid, 'a group of its own');
+  t.not(y.uid, x.uid, 'another name, another uid');
+  t.same(x2, x, 'the same name, the same uid');
+  t.ok(uids.owns(y.uid), 'its own block');
+  t.notOk(uids.owns(0) || uids.owns(65534) || uids.owns(AGENT_UID_BASE + AGENT_UID_BLOCK), 'nothing outside it');
+  t.equal(statSync(a.stateFile).mode & 0o777, 0o600, 'the record is 0600');
+  const restarted = new AgentUids(a);
+  t.same(await restarted.idsFor('y'), y, 'a restarted box gives the name its uid again');
+  t.equal((await restarted.idsFor('z')).uid, y.uid + 1, 'and the next name the next slot');
+});
+
+t.test('two boxes on one machine get different blocks', async (t) => {
+  const { box, claimsDir } = fixture(t);
+  const [p, q] = await Promise.all([new AgentUids(box('p')).idsFor('same-name'), new AgentUids(box('q')).idsFor('same-name')]);
+  t.not(p.uid, q.uid);
+  t.equal(Math.abs(p.uid - q.uid), AGENT_UID_BLOCK, 'a block apart');
+  t.same([readFileSync(path.join(claimsDir, '0'), 'utf8'), readFileSync(path.join(claimsDir, '1'), 'utf8')].sort(), [box('p').root, box('q').root].sort(), 'each claim names its root');
+});
+
+t.test("a block whose box's root is gone is taken over; one whose root exists is not", async (t) => {
+  const { box, claimsDir, dir } = fixture(t);
+  mkdirSync(claimsDir, { recursive: true });
+  writeFileSync(path.join(claimsDir, '0'), path.join(dir, 'removed-long-ago'));
+  const live = box('live');
+  writeFileSync(path.join(claimsDir, '1'), live.root);
+  const ids = await new AgentUids(box('new')).idsFor('n');
+  t.equal(ids.uid, AGENT_UID_BASE, 'block 0, whose root is gone');
+  t.equal(readFileSync(path.join(claimsDir, '0'), 'utf8'), box('new').root);
+  t.equal((await new AgentUids(live).idsFor('n')).uid, AGENT_UID_BASE + AGENT_UID_BLOCK, 'the live box keeps block 1');
+});
+
+t.test('a box whose block another box took gets a new block and new slots', async (t) => {
+  const { box, claimsDir } = fixture(t);
+  const a = box('a');
+  await new AgentUids(a).idsFor('x');
+  writeFileSync(path.join(claimsDir, '0'), box('b').root);
+  const ids = await new AgentUids(a).idsFor('x');
+  t.equal(ids.uid, AGENT_UID_BASE + AGENT_UID_BLOCK);
+});
+
+t.test('an unreadable record names the file and what to do', async (t) => {
+  const { box } = fixture(t);
+  const a = box('a');
+  mkdirSync(path.dirname(a.stateFile), { recursive: true });
+  mkdirSync(a.stateFile);
+  await t.rejects(new AgentUids(a).idsFor('x'), { message: new RegExp(`${a.stateFile} is unreadable .*move it away`) });
+});
