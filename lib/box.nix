@@ -31,6 +31,8 @@ in
     - revision: source revision for the OCI label, default null
     - manifestHostPath, workspaceHostPath: host paths in the compose file, relative to it
     - replicas: mesh host replicas on Postgres in kubernetes.yaml (default 2)
+    - sandboxApi: the agent-sandbox API version of agent-sandbox.yaml, "v1beta1" (default) or
+      "v1alpha1" (deprecated by agent-sandbox; for a controller older than v1beta1)
   */
   renderBox =
     {
@@ -45,6 +47,7 @@ in
       manifestHostPath ? "./agentbox.toml",
       workspaceHostPath ? "./workspace",
       replicas ? 2,
+      sandboxApi ? "v1beta1",
     }:
     let
       image = imageConfigLib.imageConfig {
@@ -103,7 +106,7 @@ in
           image = imageRef;
         };
         agent-sandbox = agentSandboxLib.agentSandboxObjects {
-          inherit manifest;
+          inherit manifest sandboxApi;
           manifestText = text;
           image = imageRef;
         };

@@ -21,6 +21,8 @@
   target ? "compose",
   # Mesh host replicas on Postgres in kubernetes.yaml (a number, given as a string by --argstr).
   replicas ? "2",
+  # The agent-sandbox API version of agent-sandbox.yaml: "v1beta1" or "v1alpha1" (deprecated).
+  sandboxApi ? "v1beta1",
 }:
 let
   box = (import ./box.nix).renderBox {
@@ -32,6 +34,7 @@ let
       version
       manifestHostPath
       workspaceHostPath
+      sandboxApi
       ;
     replicas = builtins.fromJSON replicas;
   };

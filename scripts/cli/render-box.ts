@@ -31,6 +31,18 @@ export const RENDER_TARGETS = Object.keys(TARGET_FILES) as DeployTarget[];
  */
 export const OPTIONAL_COMPOSE_FILES: readonly string[] = [boxFacts.sandboxNamespaces.profileFile];
 
+/**
+ * The kubernetes-sigs/agent-sandbox API versions agent-sandbox.yaml can use, the default first:
+ * v1beta1 (the version agent-sandbox stores) and v1alpha1 (deprecated there; for older controllers).
+ */
+export const SANDBOX_APIS = ['v1beta1', 'v1alpha1'] as const;
+export type SandboxApi = (typeof SANDBOX_APIS)[number];
+
+/** True when `value` names an agent-sandbox API version the render knows. */
+export function isSandboxApi(value: string): value is SandboxApi {
+  return (SANDBOX_APIS as readonly string[]).includes(value);
+}
+
 /** What to render and where. */
 export interface RenderOptions {
   /** The manifest file. */
@@ -51,6 +63,8 @@ export interface RenderOptions {
   targets?: readonly DeployTarget[];
   /** Mesh host replicas on Postgres in kubernetes.yaml (default 2). */
   replicas?: number;
+  /** The agent-sandbox API version of agent-sandbox.yaml (default v1beta1). */
+  sandboxApi?: SandboxApi;
   nix?: NixEvalOptions;
 }
 
@@ -131,6 +145,7 @@ export async function renderManifest(options: RenderOptions, source?: string): P
   if (options.bin !== undefined) argstr['bin'] = options.bin;
   argstr['target'] = targets.join(',');
   if (options.replicas !== undefined) argstr['replicas'] = String(options.replicas);
+  if (options.sandboxApi !== undefined) argstr['sandboxApi'] = options.sandboxApi;
   const rendered = await nixEvalJson<NixRender>({ file: repoPath('lib/render.nix'), argstr }, options.nix);
   if (rendered.manifestSha256 !== validation.sha256) {
     const at = firstDifference(JSON.parse(canonicalJson(validation.manifest)), rendered.manifest) ?? '(key order or number format)';

@@ -9,7 +9,7 @@ import { deployTargetFrom, ruleContextFrom, targetArchHelp, targetHelp } from '.
 import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { repoPath } from './repo-path.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
-import { changedFiles, fileNames, NormalizationMismatchError, renderManifest, writeRendered } from './render-box.js';
+import { changedFiles, fileNames, isSandboxApi, NormalizationMismatchError, renderManifest, SANDBOX_APIS, writeRendered } from './render-box.js';
 import { boxFacts } from '../../management-api/src/box-facts.js';
 
 export const usage = `Usage: agentbox render [--target TARGET] [--manifest FILE] [--out DIR] [--root DIR] [--bin DIR] [--check] [--json]
@@ -24,12 +24,15 @@ Validate FILE, then generate the box's configuration from it with the Nix librar
   kubernetes.yaml      ConfigMap (the manifest), Service, StatefulSet of one box (a mesh host on
                        Postgres: a Deployment of --replicas), NetworkPolicy
 --target agent-sandbox:
-  agent-sandbox.yaml   ConfigMap, NetworkPolicy, SandboxTemplate and Sandbox (agents.x-k8s.io v1alpha1)
+  agent-sandbox.yaml   ConfigMap, NetworkPolicy, SandboxTemplate and Sandbox (agents.x-k8s.io v1beta1)
 
 Options:
 ${targetHelp}
   --replicas N        mesh host replicas (mesh.mode = "host", mesh.registry = "postgres") in
                       kubernetes.yaml (default 2)
+  --agent-sandbox-api VERSION
+                      the agent-sandbox API of agent-sandbox.yaml: v1beta1 (the default) or
+                      v1alpha1 (deprecated by agent-sandbox; for a controller older than v1beta1)
   --manifest FILE     the manifest (default ./agentbox.toml)
   --out DIR           where to write the files (default .agentbox/render)
   --root DIR          re-root runtime paths in supervisord.conf under DIR (local mode; default: the image layout)
@@ -75,11 +78,16 @@ async function render(args: string[]): Promise<number> {
       'target-arch': { type: 'string' },
       target: { type: 'string' },
       replicas: { type: 'string' },
+      'agent-sandbox-api': { type: 'string' },
     },
   });
   const target = deployTargetFrom(values.target);
   if (values.replicas !== undefined && (!/^[1-9][0-9]{0,2}$/.test(values.replicas) || target !== 'kubernetes')) {
     throw new UsageError(target === 'kubernetes' ? `--replicas must be a number from 1 to 999, not "${values.replicas}"` : '--replicas applies to --target kubernetes only');
+  }
+  const sandboxApi = values['agent-sandbox-api'];
+  if (sandboxApi !== undefined && (!isSandboxApi(sandboxApi) || target !== 'agent-sandbox')) {
+    throw new UsageError(target === 'agent-sandbox' ? `--agent-sandbox-api must be one of ${SANDBOX_APIS.join(', ')}, not "${sandboxApi}"` : '--agent-sandbox-api applies to --target agent-sandbox only');
   }
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}" (name the manifest with --manifest)`);
   const manifestFile = values.manifest ?? 'agentbox.toml';
@@ -100,6 +108,7 @@ async function render(args: string[]): Promise<number> {
       context,
       targets: [target],
       ...(values.replicas !== undefined ? { replicas: Number(values.replicas) } : {}),
+      ...(sandboxApi !== undefined ? { sandboxApi } : {}),
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;

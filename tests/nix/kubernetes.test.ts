@@ -1,5 +1,6 @@
 // The Kubernetes and agent-sandbox objects of every fixture: valid offline against the Kubernetes
-// schemas, strictly (no undeclared field), and the agent-sandbox CRD fields; the pod's security settings, ports, variables,
+// schemas, strictly (no undeclared field), and the agent-sandbox CRD fields (v1beta1 by default,
+// v1alpha1 on request); the pod's security settings, ports, variables,
 // probes, tmpfs and limits equal to the compose service's (one source), the manifest sha256 in
 // labels and annotations, and the mesh host on Postgres as a Deployment of replicas.
 import t from 'tap';
@@ -8,7 +9,7 @@ import path from 'node:path';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
 import { goldenFixtures } from '../../scripts/cli/render-golden.js';
 import { boxObjects, validateObject, type K8sObject } from './kubernetes-objects.js';
-import { repoRoot } from './helpers.js';
+import { nixInstantiate, repoRoot } from './helpers.js';
 
 const fixture = (name: string) => path.join(repoRoot, 'tests/fixtures/manifests', `${name}.toml`);
 const ctx = { targetArch: 'x86_64' as const, env: {}, target: 'kubernetes' as const };
@@ -50,15 +51,43 @@ t.test('every object of every fixture validates offline', async (t) => {
   }
 });
 
-t.test('the offline check can fail: a wrong type, a field the CRD lacks, a Sandbox of two', async (t) => {
+t.test('the offline check can fail: a wrong type, a field the CRD lacks, v1alpha1 replicas under v1beta1, a Sandbox of two', async (t) => {
   const { objects } = boxObjects(fixture('reference'));
   const sts = structuredClone(objects.kubernetes.find((o) => o.kind === 'StatefulSet')!);
   ((sts.spec!['template'] as PodTemplate).spec.containers[0]!.ports[0] as { containerPort: unknown }).containerPort = 'api';
   t.throws(() => validateObject(sts), /containerPort must be integer/);
   const sandbox = objects['agent-sandbox'].find((o) => o.kind === 'Sandbox')!;
-  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, replicas: 2 } }), /Sandbox agentbox: spec\.replicas: must be <= 1/);
+  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, replicas: 1 } }), /Sandbox agentbox: spec\.replicas: not a field of the CRD \(see agent-sandbox-v1beta1\.schema\.json\)/);
+  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, operatingMode: 'Paused' } }), /spec\.operatingMode: must be equal to one of the allowed values/);
+  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, service: 'yes' } }), /spec\.service: must be boolean/);
   t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, warmPool: 1 } }), /spec\.warmPool: not a field of the CRD/);
   t.throws(() => validateObject({ ...sandbox, kind: 'SandboxClaim' }), /no schema/);
+  const alpha = boxObjects(fixture('reference'), 2, 'v1alpha1').objects['agent-sandbox'].find((o) => o.kind === 'Sandbox')!;
+  t.throws(() => validateObject({ ...alpha, spec: { ...alpha.spec, replicas: 2 } }), /Sandbox agentbox: spec\.replicas: must be <= 1/);
+  t.throws(() => validateObject({ ...alpha, spec: { ...alpha.spec, operatingMode: 'Running' } }), /spec\.operatingMode: not a field of the CRD \(see agent-sandbox-v1alpha1\.schema\.json\)/);
+});
+
+t.test('agent-sandbox v1beta1 by default: the Sandbox runs through operatingMode and asks for its Service; v1alpha1 on request', async (t) => {
+  const beta = boxObjects(fixture('reference')).objects['agent-sandbox'];
+  const alpha = boxObjects(fixture('reference'), 2, 'v1alpha1').objects['agent-sandbox'];
+  const kinds = (objects: K8sObject[]) => objects.map((o) => `${o.apiVersion}/${o.kind}`);
+  t.same(kinds(beta), ['v1/ConfigMap', 'networking.k8s.io/v1/NetworkPolicy', 'extensions.agents.x-k8s.io/v1beta1/SandboxTemplate', 'agents.x-k8s.io/v1beta1/Sandbox']);
+  t.same(kinds(alpha), ['v1/ConfigMap', 'networking.k8s.io/v1/NetworkPolicy', 'extensions.agents.x-k8s.io/v1alpha1/SandboxTemplate', 'agents.x-k8s.io/v1alpha1/Sandbox']);
+  const [betaSandbox, alphaSandbox] = [beta, alpha].map((objects) => objects.find((o) => o.kind === 'Sandbox')!.spec!);
+  const { operatingMode, service, ...betaRest } = betaSandbox!;
+  t.equal(operatingMode, 'Running', 'v1beta1: running, suspended by setting Suspended');
+  t.equal(service, true, 'v1beta1: the controller makes the headless Service the pod advertises only when asked');
+  t.notOk('replicas' in betaSandbox!, 'v1beta1 has no replicas');
+  const { replicas, ...alphaRest } = alphaSandbox!;
+  t.equal(replicas, 1, 'v1alpha1: running is one replica');
+  t.same(betaRest, alphaRest, 'the pod and its claims are the same in both versions');
+  t.same(beta.find((o) => o.kind === 'SandboxTemplate')!.spec, alpha.find((o) => o.kind === 'SandboxTemplate')!.spec, 'so is the template');
+  for (const o of alpha) t.doesNotThrow(() => validateObject(o), `v1alpha1 ${o.kind} validates`);
+  const bad = nixInstantiate(
+    `let lib = import ./lib; in lib.agentSandboxObjects { manifest = lib.loadManifest { text = ""; }; manifestText = ""; image = "x:y"; sandboxApi = "v1"; }`,
+  );
+  t.not(bad.code, 0);
+  t.match(bad.stderr, /agent-sandbox\.agentSandboxObjects: sandboxApi must be "v1beta1" or "v1alpha1", not "v1"/);
 });
 
 t.test("the pod's security, ports, variables, probes, tmpfs and limits are the compose service's", async (t) => {

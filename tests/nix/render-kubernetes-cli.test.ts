@@ -1,5 +1,5 @@
 // `agentbox render --target kubernetes|agent-sandbox` as users run it: the file each target
-// writes, --replicas for a mesh host on Postgres, --check and --json, bad usage, and the rules
+// writes, --replicas for a mesh host on Postgres, --agent-sandbox-api, --check and --json, bad usage, and the rules
 // that refuse what has no Kubernetes form (E048, E049) or warn about it (W020) — for the
 // Kubernetes targets only.
 import t from 'tap';
@@ -42,8 +42,28 @@ t.test('--target agent-sandbox writes agent-sandbox.yaml with a SandboxTemplate 
   t.equal(report.target, 'agent-sandbox');
   t.same(report.files, [path.join(out, 'agent-sandbox.yaml')]);
   const yaml = read('agent-sandbox.yaml');
+  t.match(yaml, /apiVersion: "extensions\.agents\.x-k8s\.io\/v1beta1"\nkind: "SandboxTemplate"/);
+  t.match(yaml, /apiVersion: "agents\.x-k8s\.io\/v1beta1"\nkind: "Sandbox"/);
+  t.match(yaml, /operatingMode: "Running"/);
+  t.notMatch(yaml, /v1alpha1|^\s+replicas: /m, 'nothing of the deprecated API');
+});
+
+t.test('--agent-sandbox-api v1alpha1 writes the deprecated API; it is refused with another target or an unknown version', async (t) => {
+  const { r, read } = render(reference, ['--target', 'agent-sandbox', '--agent-sandbox-api', 'v1alpha1']);
+  t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
+  const yaml = read('agent-sandbox.yaml');
   t.match(yaml, /apiVersion: "extensions\.agents\.x-k8s\.io\/v1alpha1"\nkind: "SandboxTemplate"/);
-  t.match(yaml, /apiVersion: "agents\.x-k8s\.io\/v1alpha1"\nkind: "Sandbox"/);
+  t.match(yaml, /apiVersion: "agents\.x-k8s\.io\/v1alpha1"\nkind: "Sandbox"[\s\S]*replicas: 1/);
+  t.notMatch(yaml, /operatingMode/);
+  for (const [args, message] of [
+    [['--target', 'agent-sandbox', '--agent-sandbox-api', 'v1'], /--agent-sandbox-api must be one of v1beta1, v1alpha1, not "v1"/],
+    [['--target', 'kubernetes', '--agent-sandbox-api', 'v1alpha1'], /--agent-sandbox-api applies to --target agent-sandbox only/],
+    [['--agent-sandbox-api', 'v1beta1'], /--agent-sandbox-api applies to --target agent-sandbox only/],
+  ] as const) {
+    const bad = render(reference, [...args]);
+    t.equal(bad.r.code, 2, args.join(' '));
+    t.match(bad.r.stderr, message);
+  }
 });
 
 t.test('--replicas sets the mesh host Deployment; it is refused with another target or a bad number', async (t) => {
