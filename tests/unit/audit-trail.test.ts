@@ -10,7 +10,7 @@ import { createLogger } from '../../management-api/src/observability/logger.js';
 import { AuditTrail } from '../../management-api/src/observability/audit-trail.js';
 import { captureLogs } from '../api/support/harness.js';
 
-async function openLog(t: Tap.Test): Promise<{ log: LocalJsonlEvents; dir: string }> {
+async function openLog(t: { teardown(fn: () => unknown): void }): Promise<{ log: LocalJsonlEvents; dir: string }> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agentbox-audit-'));
   const log = new LocalJsonlEvents({ dir });
   await log.connect(AbortSignal.timeout(5_000));
