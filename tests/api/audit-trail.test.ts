@@ -143,3 +143,21 @@ t.test('a critical events slot that cannot record refuses actions, and never sto
   t.equal(stopped.status, 200, 'terminating is never refused');
   t.match(stopped.json, { agent: { state: 'terminated' } });
 });
+
+t.test('critical: an agent whose start could not be recorded is ended at once', async (t) => {
+  // No health check within the test: the slot is still healthy when the spawn is admitted, and the failed append is what degrades it.
+  const box = await startTestServer({ toml: adapters(['orchestrator', 'events']), timing: { healthIntervalMs: 600_000 } });
+  t.teardown(() => box.close());
+  const events = box.server.app.agentbox.resolver.supervisors.get('events')!;
+  // The log closes under the slot (as after a failed fsync): appends fail from now on.
+  await events.adapter.close();
+  t.equal(events.state, 'healthy', 'the slot does not know yet');
+  const refused = await box.api('/v1/agents', { body: { name: 'unrecorded', command: 'sleep', args: ['30'] } });
+  t.equal(refused.status, 503);
+  t.match(refused.json, { error: 'ABX_ERR_AUDIT_UNAVAILABLE', message: /was ended at once/ });
+  const agents = (await box.api('/v1/agents')).json['agents'] as Agent[];
+  t.equal(agents.length, 1);
+  t.match(agents[0], { name: 'unrecorded', state: 'terminated' }, 'the agent does not run');
+  t.equal(events.state, 'degraded', 'the failed append degraded the slot');
+  t.match((await box.api('/v1/beads', { body: { title: 'then nothing' } })).json, { error: 'ABX_ERR_AUDIT_UNAVAILABLE' });
+});
