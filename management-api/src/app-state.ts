@@ -11,6 +11,7 @@ import type { RuntimePaths } from './runtime-paths.js';
 import type { AgentSandbox } from './sandbox/agent-sandbox.js';
 import type { EgressController } from './sandbox/egress-controller.js';
 import type { AgentListener } from './http/agent-listener.js';
+import type { AuditTrail } from './observability/audit-trail.js';
 
 /** Shared state of one API instance. */
 export interface AgentboxState {
@@ -41,6 +42,8 @@ export interface AgentboxState {
   egress: EgressController | undefined;
   /** The agents' own listener (its URL is AGENTBOX_API_URL): shown in /v1/meta. */
   agentListener: AgentListener;
+  /** Who did what, appended through the events slot (observability/audit-trail.ts). */
+  audit: AuditTrail;
 }
 
 declare module 'fastify' {

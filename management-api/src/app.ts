@@ -28,6 +28,8 @@ import type { NormalizedManifest } from './manifest/load-manifest.js';
 import { memoryBytes } from './manifest/rules/helpers/resources.js';
 import { registerRequestObserver } from './observability/request-observer.js';
 import { startIdleCompaction } from './observability/idle-compaction.js';
+import { AuditTrail } from './observability/audit-trail.js';
+import { isSlotUsable } from './adapters/slot-state.js';
 import type { ApiMetrics } from './observability/metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
@@ -192,6 +194,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const startedAt = clock();
   // Decisions are appended through the events slot, which exists once the resolver does.
   let resolver: AdapterResolver | undefined;
+  // The audit trail (agents' lives, bead transitions, allowlist changes) goes the same way.
+  const audit = new AuditTrail({
+    append: async (events) => {
+      if (!resolver) throw new Error('the events slot is not resolved yet');
+      return resolver.slot('events').append(events);
+    },
+    critical: options.manifest.adapters.critical.includes('events'),
+    usable: () => resolver?.statuses().some((s) => s.slot === 'events' && isSlotUsable(s.state)) ?? false,
+    logger: options.logger,
+    failures: options.metrics.auditFailures,
+  });
+  resolverOptions.agentAudit = audit.agentHooks();
   const egress = startEgress({ manifest: options.manifest, paths: options.paths, env, apiKey: key, logger: options.logger, metrics: options.metrics.egress, setting: options.egress, appendEvent: async (e) => resolver?.slot('events').append([e]) });
   if (egress) resolverOptions.egress = egress;
   resolver = await AdapterResolver.start(resolverOptions).catch(async (err: unknown) => {
@@ -253,6 +267,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     sandbox,
     egress,
     agentListener,
+    audit,
   });
   warnWhenUnconfined(sandbox, options.logger);
 

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import type { SandboxContext } from '../sandbox/sandbox-context.js';
+import type { AgentAuditHooks } from '../sandbox/agent-audit-hooks.js';
 import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
 import type { AgentEgress } from '../sandbox/agent-proxy-credential.js';
 
@@ -66,6 +67,8 @@ export interface AdapterContext<S extends SlotName = SlotName> {
   agentCredentials?: AgentCredentialHooks;
   /** The egress proxy agents are pointed at (orchestrator only; absent when the sandbox is off or no proxy runs). */
   egress?: AgentEgress;
+  /** Told of agents' starts, termination requests and exits as they happen (orchestrator only: the audit trail). */
+  agentAudit?: AgentAuditHooks;
 }
 
 /**

@@ -6,6 +6,7 @@ import type { ApiMetrics } from '../observability/metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import { AgentSandbox } from '../sandbox/agent-sandbox.js';
 import { sandboxSettings } from '../sandbox/sandbox-settings.js';
+import type { AgentAuditHooks } from '../sandbox/agent-audit-hooks.js';
 import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
 import type { AgentEgress } from '../sandbox/agent-proxy-credential.js';
 import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
@@ -38,6 +39,8 @@ export interface ResolverOptions {
   agentCredentials?: AgentCredentialHooks;
   /** Given to the orchestrator's context: each agent's egress proxy credential. */
   egress?: AgentEgress;
+  /** Given to the orchestrator's context: the audit trail's hooks around each agent's life. */
+  agentAudit?: AgentAuditHooks;
 }
 
 /** The running adapters of a box. */
@@ -74,7 +77,7 @@ export class AdapterResolver {
       const module = await loadImplementation(slot, impl, options.overrides, options.registry ?? builtInRegistry);
       const slotLogger = logger.child({ slot });
       // Only the orchestrator starts agents, so only it is told how they are confined, accounted and credentialled.
-      const orchestratorOnly = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits, confinement: sandbox }, ...(options.agentCredentials ? { agentCredentials: options.agentCredentials } : {}), ...(options.egress ? { egress: options.egress } : {}) } : {};
+      const orchestratorOnly = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits, confinement: sandbox }, ...(options.agentCredentials ? { agentCredentials: options.agentCredentials } : {}), ...(options.egress ? { egress: options.egress } : {}), ...(options.agentAudit ? { agentAudit: options.agentAudit } : {}) } : {};
       const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...orchestratorOnly }));
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));

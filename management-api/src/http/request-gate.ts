@@ -7,6 +7,7 @@ import { checkRouteAdmitsAgents, registerAgentPolicies } from '../auth/agent-acc
 import { agentFromRequest, presentsAgentToken } from '../auth/agent-token-auth.js';
 import { bearerAuthenticator } from '../auth/bearer-auth.js';
 import { nip98Authenticate, nip98CheckBody, nip98HashBody, NOSTR_SCHEME } from '../auth/nip98-auth.js';
+import '../auth/caller.js';
 import { ApiError } from '../errors.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
 import type { AgentTokens } from '../sandbox/agent-tokens.js';
@@ -65,6 +66,7 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
     closing = true;
   });
   app.decorateRequest('nip98', null);
+  app.decorateRequest('dashboardSession', null);
   registerAgentPolicies(app, auth.metrics);
   const gate: Gate = function (this: unknown, request, reply, done) {
     void reply.header(REQUEST_ID_HEADER, request.id);

@@ -30,6 +30,8 @@ export interface ApiMetrics {
   egress: EgressMetrics;
   /** Dashboard streams and sign-ins. */
   dashboard: DashboardMetrics;
+  /** `agentbox_audit_events_failed_total`: audit events (agent, bead, egress policy) that could not be appended, by kind. */
+  auditFailures: Counter<'kind'>;
 }
 
 /** Labels of `agentbox_build_info`. */
@@ -103,5 +105,11 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     credentials: createCredentialMetrics(registry),
     egress: createEgressMetrics(registry),
     dashboard: createDashboardMetrics(registry),
+    auditFailures: new Counter({
+      name: 'agentbox_audit_events_failed_total',
+      help: 'Audit events (agent spawn, terminate and exit, bead transitions, egress allowlist changes) the events slot did not take, by kind; the action itself went ahead.',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
   };
 }

@@ -7,6 +7,7 @@ import '../app-state.js';
 import type { SpawnRequest } from '../adapters/orchestrator/orchestrator-adapter.js';
 import { AGENT_NAME } from '../adapters/orchestrator/spawn-request.js';
 import { agentScopes } from '../auth/agent-scopes.js';
+import { callerOf } from '../auth/caller.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -87,7 +88,15 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     async (request, reply) => {
       // Before anything is created for the agent: a box short of disk keeps what is left for its own state.
       await app.agentbox.probes.disk.admit();
-      const agent = await agents().spawn(request.body);
+      const { audit } = app.agentbox;
+      audit.admit('starting an agent');
+      // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
+      const agent = await audit.as(callerOf(request), () => agents().spawn(request.body));
+      if (!(await audit.spawnRecorded(agent.id))) {
+        // adapters.critical has events: an agent whose start is not on record does not run.
+        await audit.as({ kind: 'box', reason: 'audit-unavailable' }, () => agents().terminate(agent.id, 0));
+        throw new ApiError('ABX_ERR_AUDIT_UNAVAILABLE', `agent ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical (no action without an audit trail); see /health`);
+      }
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);
       return { agent };
@@ -115,7 +124,9 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       },
     },
     async (request) => {
-      const agent = await agents().terminate(request.params.id, request.query.graceMs ?? DEFAULT_GRACE_MS);
+      // Never refused for want of an audit trail: stopping an agent is always allowed. The
+      // orchestrator records the request (once, while the agent runs) as the caller's.
+      const agent = await app.agentbox.audit.as(callerOf(request), () => agents().terminate(request.params.id, request.query.graceMs ?? DEFAULT_GRACE_MS));
       app.agentbox.agentEvents.agentsChanged();
       return { agent };
     },

@@ -8,6 +8,8 @@ import { BEADS_PAGER } from '../adapters/beads/bead-rows.js';
 import type { BeadOutcome, BeadQuery, BeadStatus, NewBead } from '../adapters/beads/beads-adapter.js';
 import type { PageRequest } from '../adapters/adapter.js';
 import { agentScopes } from '../auth/agent-scopes.js';
+import { callerOf } from '../auth/caller.js';
+import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { errorBodySchema } from '../errors.js';
 import type { AgentPolicy } from '../auth/agent-access.js';
 import type { MutationLimits } from './events-routes.js';
@@ -69,7 +71,9 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
     '/v1/beads',
     { ...mutation(agentScopes.beadCreate), schema: { summary: 'Create a bead (an epic or a task)', tags: ['beads'], body: newBeadBody, response: { 201: beadReply, ...errors } } },
     async (request, reply) => {
+      app.agentbox.audit.admit('creating a bead');
       const bead = await beads().create(request.body);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.beadOpen, 'beads', { bead: bead.id, kind: bead.kind, title: bead.title, ...(bead.parentId ? { parentId: bead.parentId } : {}), dependsOn: bead.dependsOn });
       app.agentbox.agentEvents.beadChanged(bead);
       void reply.code(201);
       return { bead };
@@ -123,7 +127,9 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
       },
     },
     async (request) => {
+      app.agentbox.audit.admit('claiming a bead');
       const result = await beads().claim(request.params.id, request.body.claimant);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.beadClaimed, 'beads', { bead: result.bead.id, claimant: request.body.claimant });
       app.agentbox.agentEvents.beadChanged(result.bead);
       return result;
     },
@@ -142,7 +148,9 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
       },
     },
     async (request) => {
+      app.agentbox.audit.admit('closing a bead');
       const bead = await beads().closeBead(request.params.id, request.body.outcome, request.body.note);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.beadClosed, 'beads', { bead: bead.id, outcome: request.body.outcome });
       app.agentbox.agentEvents.beadChanged(bead);
       return { bead };
     },

@@ -4,6 +4,8 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import schemaJson from '../../../schema/agentbox.schema.json' with { type: 'json' };
 import '../app-state.js';
+import { callerOf } from '../auth/caller.js';
+import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import { entryProblem, type EgressPolicy } from '../sandbox/egress-allowlist.js';
 import type { EgressController } from '../sandbox/egress-controller.js';
@@ -54,7 +56,10 @@ export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimit
         const problem = entryProblem(entry);
         if (problem) throw new ApiError('ABX_ERR_VALIDATION', `body/allow_domains/${i} (${JSON.stringify(entry)}): ${problem}`);
       });
-      return flat(await controller().setPolicy(request.body));
+      app.agentbox.audit.admit('changing the egress allowlist');
+      const view = await controller().setPolicy(request.body);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.egressPolicy, 'egress', { allow_domains: view.policy.allow_domains, allow_ports: view.policy.allow_ports, source: view.source });
+      return flat(view);
     },
   );
 }

@@ -110,6 +110,11 @@ export class AgentAccounting {
     return { limits: { ...entry.limits }, usage: { ...entry.sampled.usage, ...disk }, ...(entry.reason ? { reason: entry.reason } : {}) };
   }
 
+  /** The highest PSS of the agent's tree any sample saw; undefined for an agent not accounted here. */
+  peakPss(id: string): number | undefined {
+    return this.#entries.get(id)?.sampled.peakPss;
+  }
+
   /** Drop the record of an agent the orchestrator no longer keeps. */
   forget(id: string): void {
     this.ended(id);

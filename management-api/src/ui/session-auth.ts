@@ -1,5 +1,6 @@
 // Checks of a dashboard session: the cookie, the box's own Origin and the CSRF token of mutations.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import '../auth/caller.js';
 import { ApiError } from '../errors.js';
 import { sameSecret, type SessionStore, type UiSession } from './session-store.js';
 
@@ -75,6 +76,8 @@ export function sessionAuthenticator(store: SessionStore, parse: CookieParser): 
       }
     }
     cutWhenSessionEnds(request, reply, session);
+    // Whose action it is, for the audit trail (auth/caller.ts).
+    request.dashboardSession = session.via;
     return 'accepted';
   };
 }

@@ -30,6 +30,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     accounting,
     sandbox: sandbox.confinement,
     ...(context.agentCredentials ? { credentials: context.agentCredentials } : {}),
+    ...(context.agentAudit ? { audit: context.agentAudit } : {}),
     ...(context.egress ? { egress: context.egress } : {}),
   });
   let started = false;

@@ -2,8 +2,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { AgentAccounting, LIMIT_GRACE_MS } from '../../sandbox/agent-accounting.js';
+import type { AgentAuditHooks, BoxTermination, SandboxMode } from '../../sandbox/agent-audit-hooks.js';
 import type { AgentCredentialHooks } from '../../sandbox/agent-credential-hooks.js';
 import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
@@ -40,6 +42,8 @@ export interface ProcessManagerOptions {
   credentials?: AgentCredentialHooks;
   /** Gives each agent its own egress proxy credential (sandbox/); none when absent. */
   egress?: AgentEgress;
+  /** Told of every start, termination request and exit, as they happen (the audit trail); none when absent. */
+  audit?: AgentAuditHooks;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -118,9 +122,13 @@ export class ProcessManager {
       onEnd: (r) => this.#ended(r),
     });
     this.#runs.set(id, run);
-    this.#accounting.follow(id, run.pid, limits, () => this.terminate(id, LIMIT_GRACE_MS), confined.overhead, agentDirectories(target, confined));
+    // Before anything can end it: its exit is only seen in a later turn of the event loop, so the start is recorded first.
+    this.options.audit?.started({ id, name: request.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, cwd) || '.', envNames: Object.keys(request.env ?? {}), limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt });
+    const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
+    this.#accounting.follow(id, run.pid, limits, overBudget, confined.overhead, agentDirectories(target, confined));
     // A keeper that ended the agent over its memory says so on its ready pipe, between two samples.
     if (confined.keeper) followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
+      if (run.live && !run.terminating) this.options.audit?.terminating({ id, name: request.name, graceMs: 0 }, { kind: 'box', reason });
       run.requestTermination();
       this.#accounting.endedBySandbox(id, reason, { residentBytes: bytes });
     });
@@ -146,9 +154,16 @@ export class ProcessManager {
 
   /** SIGTERM to the agent's group, SIGKILL after `graceMs`; resolves with the final record. */
   async terminate(id: string, graceMs: number): Promise<AgentProcess> {
+    return this.#terminate(id, graceMs);
+  }
+
+  /** {@link terminate}, by the box itself when `by` is given (the audit trail asks the caller otherwise). */
+  async #terminate(id: string, graceMs: number, by?: BoxTermination): Promise<AgentProcess> {
     checkGraceMs(graceMs);
     const run = this.#run(id);
     if (!run.live) return this.#record(run);
+    // Once per agent: a second request while it is ending changes nothing.
+    if (!run.terminating) this.options.audit?.terminating({ id, name: run.name, graceMs }, by);
     run.requestTermination();
     // From the first signal on, whatever the agent still sends is refused.
     this.options.credentials?.revoke(id);
@@ -178,7 +193,7 @@ export class ProcessManager {
 
   /** Terminate every live agent (in parallel), each with `graceMs`. */
   async closeAll(graceMs: number): Promise<void> {
-    await Promise.allSettled([...this.#runs.values()].filter((r) => r.live).map((r) => this.terminate(r.id, graceMs)));
+    await Promise.allSettled([...this.#runs.values()].filter((r) => r.live).map((r) => this.#terminate(r.id, graceMs, { kind: 'box', reason: 'shutdown' })));
     this.#accounting.close();
   }
 
@@ -210,6 +225,7 @@ export class ProcessManager {
   #ended(run: AgentRun): void {
     this.#accounting.ended(run.id);
     const info = this.#record(run);
+    this.options.audit?.ended({ ...info, reason: info.reason ?? endReason(run, info), startedAt: info.startedAt, endedAt: info.endedAt!, ...optional('peakPssBytes', this.#accounting.peakPss(info.id)) });
     this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal, reason: info.reason, usage: info.usage }, `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`);
     void this.#records?.remove(info.id);
     const confined = this.#confined.get(info.id);
@@ -237,6 +253,22 @@ export class ProcessManager {
       this.#accounting.forget(run.id);
     }
   }
+}
+
+/** How the sandbox confined a spawn: the launcher stays as keeper without bubblewrap; a ready pipe without a keeper is bubblewrap's. */
+function sandboxMode(confined: ConfinedSpawn): SandboxMode {
+  if (confined.keeper) return 'launcher';
+  return confined.readyFd ? 'bubblewrap' : 'off';
+}
+
+/** Why an agent ended when no budget did: asked to (terminated), or on its own (exited with 0, or failed). */
+function endReason(run: AgentRun, info: AgentProcess): string {
+  if (run.terminating) return 'terminated';
+  return info.exitCode === 0 ? 'exited' : 'failed';
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
 function quietly(fn: () => unknown): void {
