@@ -50,7 +50,7 @@ export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
 async function overview(app: FastifyInstance): Promise<unknown> {
   const { status, body } = app.agentbox.probes.readiness.response;
   const { uptimeSec: _uptime, ...health } = await healthBody(app);
-  return { ready: { status, body: JSON.parse(body) as unknown }, health, meta: metaBody(app) };
+  return { ready: { status, body: JSON.parse(body) as unknown }, health, meta: await metaBody(app) };
 }
 
 async function available(produce: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {
