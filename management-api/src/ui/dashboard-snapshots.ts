@@ -35,7 +35,8 @@ export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
     }),
     mesh: async () => {
       const host = app.agentbox.federation.host;
-      if (!host) return { available: false, reason: `this box is not a mesh host (mesh.mode = "${app.agentbox.manifest.mesh.mode}")` };
+      // `host: false` tells this apart from a host whose registry fails (also `available: false`).
+      if (!host) return { available: false, host: false, mode: app.agentbox.manifest.mesh.mode, reason: `mesh.mode = "${app.agentbox.manifest.mesh.mode}"` };
       return available(async () => ({ members: (await membersBody(host)).members }));
     },
   };
