@@ -69,7 +69,7 @@ export async function startFederation(options: FederationOptions): Promise<Feder
       client = new FederationClient({
         hostUrl: manifest.mesh.host_url,
         identity: options.identity,
-        report: memberReport({ pubkey: options.identity.pubkey, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: p.resolver, probes: () => parts?.probes }),
+        report: memberReport({ pubkey: options.identity.pubkey, name: manifest.agentbox.name, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: p.resolver, probes: () => parts?.probes }),
         logger: options.logger.child({ component: 'mesh-client' }),
         metrics,
         clock: options.clock,
