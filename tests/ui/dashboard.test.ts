@@ -121,7 +121,9 @@ t.test('spawn an agent, follow its output live, terminate it', async (t) => {
   // Terminate asks first; Cancel leaves the agent running.
   await page.click('[data-testid="agent-ticker"] [data-testid="terminate"]');
   await waitText('[data-testid="agent-ticker"] [data-testid="terminate-confirm"]', 'Terminate ticker?');
-  t.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-testid')), 'terminate-cancel', 'the focus is on Cancel, not on the confirming button');
+  // The focus moves once the question is drawn (an effect after the render): wait for it there.
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'terminate-cancel', PAGE_WAIT);
+  t.pass('the focus is on Cancel, not on the confirming button');
   await inspect(t, '3-agents-confirm-terminate');
   await page.click('[data-testid="agent-ticker"] [data-testid="terminate-cancel"]');
   await page.waitForSelector('[data-testid="agent-ticker"] [data-testid="terminate"]', PAGE_WAIT);
