@@ -26,7 +26,7 @@ t.test('the stream sends the four topics, then what changes, and nothing else', 
   t.same((overview!['health'] as Record<string, unknown>)['startedAt'], (await box.api('/health', { auth: false })).json['startedAt']);
   t.same(agents, { available: true, agents: [], sandbox: null });
   t.same(beads, { available: true, ready: [], beads: [] });
-  t.match(mesh, { available: false, reason: /not a mesh host/ });
+  t.same(mesh, { available: false, host: false, mode: 'standalone', reason: 'mesh.mode = "standalone"' }, 'a standalone box: no mesh host, and its mode');
 
   // Quiet: with nothing changing, the once-a-second check sends nothing.
   const before = stream.messages.length;

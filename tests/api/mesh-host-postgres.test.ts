@@ -30,10 +30,10 @@ t.test('two registries on one database', async (t) => {
   await Promise.all([a.open(), b.open()]);
   const pk = getPublicKey(generateSecretKey());
 
-  await a.register(member(pk), '11111111-1111-4111-8111-111111111111', 60_000);
+  await a.register({ ...member(pk), name: 'box-a' }, '11111111-1111-4111-8111-111111111111', 60_000);
   t.ok(await b.heartbeat('11111111-1111-4111-8111-111111111111', pk, beat, 60_000), 'a session registered through one replica heartbeats through the other');
   t.notOk(await b.heartbeat('11111111-1111-4111-8111-111111111111', getPublicKey(generateSecretKey()), beat, 60_000), 'not under another key');
-  t.match(await a.members(), [{ pubkey: pk, state: 'registered', health: { ready: true }, capacity: { agents_running: 1 } }]);
+  t.match(await a.members(), [{ pubkey: pk, state: 'registered', health: { ready: true }, capacity: { agents_running: 1 }, name: 'box-a' }]);
 
   // A short deadline (the seam: the deadline is a parameter, the clock the database's).
   await a.register(member(pk), '22222222-2222-4222-8222-222222222222', 300);

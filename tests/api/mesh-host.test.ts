@@ -28,14 +28,18 @@ t.test('host mode', async (t) => {
   t.match(reg.json, { session_id: /^[0-9a-f-]{36}$/, heartbeat_interval_sec: 5, endpoints: { heartbeat: `${base}/v1/mesh/sessions/${sessionId}/heartbeat`, deregister: `${base}/v1/mesh/sessions/${sessionId}`, members: `${base}/v1/mesh/members` } });
   t.same(reg.json['replicas'], [base], 'the replica announces itself');
   const endpoints = reg.json['endpoints'] as Record<string, string>;
-  t.equal((await bob.register(base)).status, 201, 'an allowed key listed as hex registers');
+  t.equal((await bob.register(base, { name: 'bobs-box' })).status, 201, 'an allowed key listed as hex registers, with its box name');
 
   const listed = await box.api('/v1/mesh/members');
   t.equal(listed.status, 200);
   const members = listed.json['members'] as Array<Record<string, unknown>>;
   t.equal(members.length, 2);
-  t.match(members.find((m) => m['pubkey'] === alice.identity.pubkey), { npub: alice.identity.npub, state: 'registered', api_endpoint: 'http://127.0.0.1:1/', capacity: { agents_running: 2 }, health: null, registered_at: String, last_heartbeat_at: String, adapters: { beads: 'off' } });
+  t.match(members.find((m) => m['pubkey'] === alice.identity.pubkey), { npub: alice.identity.npub, state: 'registered', api_endpoint: 'http://127.0.0.1:1/', capacity: { agents_running: 2 }, health: null, registered_at: String, last_heartbeat_at: String, adapters: { beads: 'off' }, name: null });
+  t.match(members.find((m) => m['pubkey'] === bob.identity.pubkey), { name: 'bobs-box' }, 'the box name a member registered with is listed');
   t.equal((await box.api('/v1/mesh/members', { auth: false })).status, 401, 'the member list needs the key');
+  // The counts are read when asked, not left as of the last sweep (the next one is 5 s away).
+  t.match((await box.api('/health', { auth: false })).json['federation'], { members: { registered: 2, evicted: 0 } }, '/health counts the members just registered');
+  t.match((await box.api('/v1/meta')).json['federation'], { members: { registered: 2, evicted: 0 } }, 'and so does /v1/meta');
 
   t.test('heartbeats', async (t) => {
     const beat = await alice.call('POST', endpoints.heartbeat!, beatBody(7));
@@ -93,6 +97,7 @@ t.test('host mode', async (t) => {
     t.equal((await bob.call('POST', hb, beatBody())).status, 200, '14 s (under 3 × 5 s) after the last heartbeat: still a member');
     offsetMs += 15_500;
     t.equal((await bob.call('POST', hb, beatBody())).status, 410, '15.5 s after the last heartbeat: evicted, 410');
+    t.match((await box.api('/health', { auth: false })).json['federation'], { members: { registered: 0, evicted: 2 } }, '/health counts the evictions (alice and bob fell silent) without waiting for a sweep');
     const listed = (await box.api('/v1/mesh/members')).json['members'] as Array<Record<string, unknown>>;
     t.match(listed.find((m) => m['pubkey'] === bob.identity.pubkey), { state: 'evicted', evicted_at: String }, 'listed as evicted');
     // The listing noticed the eviction before any sweep did: it is logged and counted all the same.

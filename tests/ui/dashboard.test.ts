@@ -1,5 +1,5 @@
-// The dashboard in headless Chromium against a real API (local orchestrator, beads, events, memory): every view, live updates, a11y, no page errors.
-import { readdir, readFile } from 'node:fs/promises';
+// The dashboard in headless Chromium against a real API (local orchestrator, beads, events, memory): every view, live updates, spawn options, confirmations, a11y, no page errors.
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
@@ -35,6 +35,15 @@ t.teardown(() => opened?.close());
 async function inspect(tt: Tap.Test, name: string): Promise<void> {
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
   tt.same(await seriousViolations(page), [], `axe finds no serious or critical violation on ${name}`);
+}
+
+/** Replace the value of a form field as typing would (the page's state follows `input` events). */
+async function fill(testId: string, value: string): Promise<void> {
+  await page.$eval(`[data-testid="${testId}"]`, (el, v) => {
+    const input = el as HTMLInputElement | HTMLTextAreaElement;
+    input.value = v;
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  }, value);
 }
 
 async function openTab(id: string): Promise<void> {
@@ -85,6 +94,11 @@ t.test('sign in, see NOT READY with its reason, then READY as soon as the box is
   await waitText('[data-testid="slot-orchestrator"]', 'healthy');
   t.match(await text('[data-testid="slot-pods"]'), /off/);
   t.match(await text('[data-testid="manifest-sha256"]'), /^[0-9a-f]{24}/);
+  // The sandbox mode as /health reports it, in the words of docs/user/sandbox.md.
+  const sandbox = (await box.api('/health', { auth: false })).json['sandbox'] as { mode: string; namespaces?: { active?: boolean } };
+  const expected = sandbox.mode === 'confined' ? (sandbox.namespaces?.active ? 'bubblewrap + launcher' : 'launcher alone') : sandbox.mode === 'unconfined' ? 'off' : sandbox.mode;
+  t.equal(await text('[data-testid="sandbox-mode"]'), expected, `the overview names the sandbox mode (${JSON.stringify(sandbox)})`);
+  t.match(await text('[data-testid="sandbox-detail"]'), sandbox.mode === 'confined' ? /Landlock, seccomp and rlimits/ : /./);
   t.notOk(page.url().includes(box.key), 'the key is not in the URL');
   t.same(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]), [0, 0, ''], 'nothing kept in storage; the session cookie is HttpOnly');
   await inspect(t, '2-overview');
@@ -104,10 +118,72 @@ t.test('spawn an agent, follow its output live, terminate it', async (t) => {
   t.pass(`the output grew from ${shown} lines while the page watched`);
   await inspect(t, '3-agents');
 
+  // Terminate asks first; Cancel leaves the agent running.
   await page.click('[data-testid="agent-ticker"] [data-testid="terminate"]');
+  await waitText('[data-testid="agent-ticker"] [data-testid="terminate-confirm"]', 'Terminate ticker?');
+  // The focus moves once the question is drawn (an effect after the render): wait for it there.
+  await page.waitForFunction(() => document.activeElement?.getAttribute('data-testid') === 'terminate-cancel', PAGE_WAIT);
+  t.pass('the focus is on Cancel, not on the confirming button');
+  await inspect(t, '3-agents-confirm-terminate');
+  await page.click('[data-testid="agent-ticker"] [data-testid="terminate-cancel"]');
+  await page.waitForSelector('[data-testid="agent-ticker"] [data-testid="terminate"]', PAGE_WAIT);
+  const listed = (await box.api('/v1/agents')).json['agents'] as Array<{ name: string; state: string }>;
+  t.equal(listed.find((a) => a.name === 'ticker')?.state, 'running', 'a cancelled terminate leaves the agent running');
+  await page.click('[data-testid="agent-ticker"] [data-testid="terminate"]');
+  await page.click('[data-testid="agent-ticker"] [data-testid="terminate-yes"]');
   await waitText('[data-testid="agent-ticker"] [data-testid="agent-state"]', 'terminated');
   await waitText('[data-testid="output-ended"]', 'terminated');
   t.equal(await page.$('[data-testid="agent-ticker"] [data-testid="terminate"]'), null, 'an ended agent offers no terminate');
+});
+
+t.test('spawn with a working directory, environment and limits: the table and the details show command, duration, exit code and reason', async (t) => {
+  await mkdir(path.join(box.paths.workspaceDir, 'shared', 'place'), { recursive: true });
+  await fill('spawn-name', 'greeter');
+  await fill('spawn-command', '/bin/sh');
+  await fill('spawn-args', '-c\necho "$GREETING from $(pwd)"; exit 3');
+  await fill('spawn-cwd', 'shared/place');
+  await fill('spawn-env', 'GREETING=hello <b>there</b>');
+  await fill('spawn-memory', '64m');
+  await fill('spawn-processes', '8');
+  await page.click('[data-testid="spawn"]');
+  await waitText('[data-testid="agent-greeter"] [data-testid="agent-exit"]', '3');
+  const row = '[data-testid="agent-greeter"]';
+  t.equal(await text(`${row} [data-testid="agent-command"]`), '/bin/sh -c "echo \\"$GREETING from $(pwd)\\"; exit 3"', 'the command line, an argument with spaces quoted');
+  t.match(await text(`${row} [data-testid="agent-duration"]`), /^\d+ s$/, 'how long it ran');
+  t.equal(await text(`${row} [data-testid="agent-reason"]`), '—', 'it ended on its own: no reason of the box');
+  t.match(await text(row), /64\.0 MiB, .* 8 proc\./, 'the lower budgets it asked for');
+  // The spawn selected it: its details and its output, where the environment and directory show.
+  await waitText('[data-testid="detail-exit"]', '3');
+  t.equal(await text('[data-testid="detail-state"]'), 'failed', 'a non-zero exit');
+  await waitText('[data-testid="agent-output"]', 'hello <b>there</b> from ');
+  t.match(await text('[data-testid="agent-output"]'), /shared\/place\n/, 'it ran in the directory asked for');
+  t.equal(await page.$('[data-testid="agent-output"] b'), null, 'the agent-written markup stays text');
+  t.equal(await page.$('[data-testid="agent-refusals"]'), null, 'no refusals section where GET /v1/agents/:id reports none');
+  await inspect(t, '3-agents-detail');
+
+  // A budget the box enforces: the reason column says why it ended the agent.
+  await fill('spawn-name', 'spinner');
+  await fill('spawn-args', '-c\nwhile :; do :; done');
+  await fill('spawn-cwd', '');
+  await fill('spawn-env', '');
+  await fill('spawn-memory', '');
+  await fill('spawn-processes', '');
+  await fill('spawn-cpu', '1');
+  await page.click('[data-testid="spawn"]');
+  await waitText('[data-testid="agent-spinner"] [data-testid="agent-reason"]', 'limit:cpu');
+  t.match(await text('[data-testid="agent-spinner"] [data-testid="agent-exit"]'), /^SIG[A-Z]+$/, 'ended by a signal');
+  await waitText('[data-testid="detail-reason"]', 'limit:cpu');
+
+  // What the form can tell before sending: a malformed environment line.
+  await fill('spawn-name', 'malformed');
+  await fill('spawn-env', 'no equals sign');
+  await page.click('[data-testid="spawn"]');
+  await waitText('[data-testid="spawn-error"]', 'Environment line 1');
+  await fill('spawn-env', '');
+  await fill('spawn-memory', 'lots');
+  await page.click('[data-testid="spawn"]');
+  await waitText('[data-testid="spawn-error"]', 'Memory limit');
+  t.equal(await page.$('[data-testid="agent-malformed"]'), null, 'nothing was spawned');
 });
 
 t.test('create a bead, claim it, close it: the board moves it', async (t) => {
@@ -133,6 +209,13 @@ t.test('an event posted through the API appears in the feed; the kind filter and
   await waitText('[data-testid="event-feed"]', 'hello from the test');
   await box.api('/v1/events', { body: { kind: 'test.other', data: { note: 'another kind' } } });
   await waitText('[data-testid="event-feed"]', 'another kind');
+  // A kind the page knows nothing of (as the audit trail writes them): its fields, each as text.
+  const audit = await box.api('/v1/events', { body: { kind: 'audit.egress.changed', source: 'test', data: { actor: 'operator', added: ['example.org'], detail: '<img src=x id=injected>' } } });
+  t.equal(audit.status, 201);
+  await waitText('[data-testid="event-feed"]', 'audit.egress.changed');
+  const fields = await page.$$eval('[data-testid="event"]:first-child [data-testid="event-data"] .event-field', (els) => els.map((e) => [e.querySelector('dt')?.textContent, e.querySelector('dd')?.textContent]));
+  t.same(fields, [['actor', 'operator'], ['added', '["example.org"]'], ['detail', '<img src=x id=injected>']], 'every field by name, nested values as JSON');
+  t.equal(await page.$('#injected'), null, 'data is shown as text, never as markup');
   await inspect(t, '5-events');
 
   // Only test.ui since a minute ago: the earlier test.ui event is replayed, test.other is not.
@@ -169,6 +252,7 @@ t.test('search a memory namespace', async (t) => {
 t.test('the mesh view says this box is no mesh host; the tabs move with the arrow keys', async (t) => {
   await openTab('mesh');
   await waitText('[data-testid="not-mesh-host"]', 'not a mesh host');
+  t.equal(await text('[data-testid="not-mesh-host"]'), 'This box is not a mesh host (mesh.mode = "standalone"): only a host (mesh.mode = "host") lists members.', 'said once, with the mode');
   await inspect(t, '7-mesh');
   // The tabs follow the ARIA pattern: arrow keys move the selection and the focus, wrapping around.
   await page.focus('[data-testid="tab-mesh"]');

@@ -20,6 +20,8 @@ export interface Federation {
   /** Set in mode client. */
   client: FederationClient | undefined;
   status(): FederationStatus;
+  /** The status as of now: a host counts its members in the registry (a client or standalone box answers {@link status}). */
+  currentStatus(): Promise<FederationStatus>;
   /** The API listens at `apiUrl`: a client registers, a host announces this replica. */
   listening(apiUrl: string): void;
   close(): Promise<void>;
@@ -51,6 +53,11 @@ export async function startFederation(options: FederationOptions): Promise<Feder
   const host = mode === 'host' ? await MeshHost.start({ ...options }) : undefined;
   let client: FederationClient | undefined;
   let parts: { resolver: AdapterResolver; probes: ReadinessSources } | undefined;
+  const status = (): FederationStatus => {
+    if (host) return host.status();
+    if (client) return client.status();
+    return { mode: 'standalone', state: 'disabled' };
+  };
   return {
     host,
     get client() {
@@ -62,17 +69,16 @@ export async function startFederation(options: FederationOptions): Promise<Feder
       client = new FederationClient({
         hostUrl: manifest.mesh.host_url,
         identity: options.identity,
-        report: memberReport({ pubkey: options.identity.pubkey, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: p.resolver, probes: () => parts?.probes }),
+        report: memberReport({ pubkey: options.identity.pubkey, name: manifest.agentbox.name, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: p.resolver, probes: () => parts?.probes }),
         logger: options.logger.child({ component: 'mesh-client' }),
         metrics,
         clock: options.clock,
         ...(options.clientTiming ? { timing: options.clientTiming } : {}),
       });
     },
-    status() {
-      if (host) return host.status();
-      if (client) return client.status();
-      return { mode: 'standalone', state: 'disabled' };
+    status,
+    async currentStatus() {
+      return host ? host.currentStatus() : status();
     },
     listening(apiUrl) {
       host?.setApiUrl(apiUrl);

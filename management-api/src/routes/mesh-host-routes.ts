@@ -34,6 +34,7 @@ const registerSchema = {
       contract_versions: stringMap,
       api_endpoint: { type: 'string', pattern: '^https?://', maxLength: 2000 },
       capacity: capacitySchema,
+      name: { type: 'string', maxLength: 200, description: "The member box's agentbox.name, shown to operators" },
     },
   },
   response: {
@@ -71,6 +72,7 @@ const memberSchema = {
   properties: {
     pubkey: { type: 'string' },
     npub: { type: 'string' },
+    name: { type: ['string', 'null'], description: 'The box name the member registered with (null when it sent none)' },
     state: { type: 'string', enum: ['registered', 'evicted'] },
     api_endpoint: { type: 'string' },
     image_hash: { type: 'string' },
@@ -85,7 +87,7 @@ const memberSchema = {
   },
 };
 
-type RegisterBody = { pubkey: string; image_hash: string; manifest_sha256: string; adapters: Record<string, string>; contract_versions: Record<string, string>; api_endpoint: string; capacity: Registration['capacity'] };
+type RegisterBody = { pubkey: string; image_hash: string; manifest_sha256: string; adapters: Record<string, string>; contract_versions: Record<string, string>; api_endpoint: string; capacity: Registration['capacity']; name?: string };
 
 /** The member's hex key: the NIP-98 signer (the member gate always sets it on these routes). */
 function signer(request: FastifyRequest): string {
@@ -100,6 +102,7 @@ function memberView(m: MemberRecord) {
   return {
     pubkey: m.pubkey,
     npub: npubEncode(m.pubkey),
+    name: m.name,
     state: m.state,
     api_endpoint: m.apiEndpoint,
     image_hash: m.imageHash,
@@ -125,7 +128,7 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
     if (pubkeyToHex(request.body.pubkey) !== pubkey) throw new ApiError('ABX_ERR_VALIDATION', `body.pubkey must be the key that signed the request (${pubkey})`);
     const b = request.body;
     const sessionId = randomUUID();
-    const registration: Registration = { pubkey, imageHash: b.image_hash, manifestSha256: b.manifest_sha256, adapters: b.adapters, contractVersions: b.contract_versions, apiEndpoint: b.api_endpoint, capacity: b.capacity };
+    const registration: Registration = { pubkey, imageHash: b.image_hash, manifestSha256: b.manifest_sha256, adapters: b.adapters, contractVersions: b.contract_versions, apiEndpoint: b.api_endpoint, capacity: b.capacity, ...(b.name !== undefined ? { name: b.name } : {}) };
     await registryCall(() => host.registry.register(registration, sessionId, host.ttlMs));
     const replicas = await registryCall(() => host.registry.replicas());
     metrics.hostRequests.inc({ call: 'register', outcome: 'ok' });

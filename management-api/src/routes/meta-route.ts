@@ -44,7 +44,7 @@ export function registerMetaRoute(app: FastifyInstance): void {
 }
 
 /** The body of GET /v1/meta (also a part of the dashboard's overview). */
-export function metaBody(app: FastifyInstance) {
+export async function metaBody(app: FastifyInstance) {
   const { manifest, version, imageHash, manifestSha256, metricsUrl, resolver, identity } = app.agentbox;
   return {
     name: manifest.agentbox.name,
@@ -52,7 +52,7 @@ export function metaBody(app: FastifyInstance) {
     imageHash,
     manifestSha256,
     identity: identity.toJSON(),
-    federation: app.agentbox.federation.status(),
+    federation: await app.agentbox.federation.currentStatus(),
     adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
     metrics: { url: metricsUrl },
     ...(app.agentbox.agentListener.url() ? { agentApiUrl: app.agentbox.agentListener.url() } : {}),

@@ -92,7 +92,7 @@ export async function healthBody(app: FastifyInstance) {
     mounts: probes.mounts.states,
     seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
     ...(programs ? { programs } : {}),
-    federation: app.agentbox.federation.status(),
+    federation: await app.agentbox.federation.currentStatus(),
     sandbox,
     ...(relays ? { relays } : {}),
   };

@@ -35,7 +35,8 @@ export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
     }),
     mesh: async () => {
       const host = app.agentbox.federation.host;
-      if (!host) return { available: false, reason: `this box is not a mesh host (mesh.mode = "${app.agentbox.manifest.mesh.mode}")` };
+      // `host: false` tells this apart from a host whose registry fails (also `available: false`).
+      if (!host) return { available: false, host: false, mode: app.agentbox.manifest.mesh.mode, reason: `mesh.mode = "${app.agentbox.manifest.mesh.mode}"` };
       return available(async () => ({ members: (await membersBody(host)).members }));
     },
   };
@@ -50,7 +51,7 @@ export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
 async function overview(app: FastifyInstance): Promise<unknown> {
   const { status, body } = app.agentbox.probes.readiness.response;
   const { uptimeSec: _uptime, ...health } = await healthBody(app);
-  return { ready: { status, body: JSON.parse(body) as unknown }, health, meta: metaBody(app) };
+  return { ready: { status, body: JSON.parse(body) as unknown }, health, meta: await metaBody(app) };
 }
 
 async function available(produce: () => Promise<Record<string, unknown>>): Promise<Record<string, unknown>> {

@@ -41,9 +41,9 @@ export interface Overview {
     startedAt?: string;
     slots?: Record<string, SlotHealth>;
     programs?: { available: true; programs: ProgramState[] } | { available: false; error: string };
-    sandbox?: Record<string, unknown>;
+    sandbox?: SandboxStatus;
   };
-  meta: { name?: string; version?: string; imageHash?: string; manifestSha256?: string; federation?: { mode?: string }; identity?: { npub?: string } };
+  meta: { name?: string; version?: string; imageHash?: string; manifestSha256?: string; federation?: { mode?: string }; identity?: { npub?: string }; sandbox?: SandboxStatus };
 }
 
 /** An agent record (GET /v1/agents items). */
@@ -59,8 +59,44 @@ export interface Agent {
   startedAt?: string;
   endedAt?: string;
   reason?: string;
-  usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number };
-  limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number };
+  usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
+  limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
+}
+
+/** One connection the egress proxy refused an agent (GET /v1/agents/:id `refusals`, newest last). */
+export interface EgressRefusal {
+  at: string;
+  host: string;
+  port: number;
+  reason: string;
+  /** What the operator would change to allow it (a manifest line, a command). */
+  allowWith: string;
+}
+
+/** GET /v1/agents/:id: the record, and where the box reports them, the agent's recent egress refusals. */
+export interface AgentDetail {
+  agent: Agent & { refusals?: EgressRefusal[] };
+  refusals?: EgressRefusal[];
+}
+
+/** POST /v1/agents body (management-api/src/routes/agents-routes.ts `spawnBody`). */
+export interface SpawnBody {
+  name: string;
+  command: string;
+  args: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  limits?: { memory?: string; cpu_seconds?: number; processes?: number; disk?: string };
+}
+
+/** The agent sandbox as /health and /v1/meta report it (management-api/src/sandbox/sandbox-report.ts). */
+export interface SandboxStatus {
+  enabled?: boolean;
+  mode?: 'confined' | 'unconfined' | 'unavailable' | 'unknown';
+  landlockAbi?: number;
+  requiredAbi?: number;
+  missing?: string;
+  namespaces?: { setting?: string; active?: boolean; reason?: string; proc?: string };
 }
 
 /** The egress policy (GET /v1/sandbox/egress). */
@@ -106,15 +142,20 @@ export interface BeadsTopic extends Availability {
 export interface MeshMember {
   pubkey: string;
   npub?: string;
+  /** The member box's `agentbox.name`, where it reports one. */
+  name?: string;
   state: string;
   api_endpoint?: string;
   health?: Record<string, unknown> | null;
   capacity?: Record<string, unknown>;
   last_heartbeat_at?: string;
+  evicted_at?: string | null;
 }
 
-/** The `mesh` topic. */
+/** The `mesh` topic: `host: false` on a box that is no mesh host (its `mode` says what it is). */
 export interface MeshTopic extends Availability {
+  host?: boolean;
+  mode?: string;
   members: MeshMember[];
 }
 

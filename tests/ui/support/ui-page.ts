@@ -14,7 +14,7 @@ export interface UiPage {
 }
 
 /** Start the box (see {@link startUiBox}) and a browser with one watched page. */
-export async function openUiPage(toml: string, options: { seal?: boolean } = {}): Promise<UiPage> {
+export async function openUiPage(toml: string, options: { seal?: boolean; clock?: () => Date } = {}): Promise<UiPage> {
   const ui = await startUiBox(toml, options);
   let browser: Browser | undefined;
   try {

@@ -12,7 +12,7 @@ function freeMemoryBytes(): number {
 }
 
 /** The report of this box, read from the live resolver and readiness at every call. */
-export function memberReport(box: { pubkey: string; imageHash: string; manifestSha256: string; resolver: AdapterResolver; probes: () => ReadinessSources | undefined }): MemberReport {
+export function memberReport(box: { pubkey: string; name: string; imageHash: string; manifestSha256: string; resolver: AdapterResolver; probes: () => ReadinessSources | undefined }): MemberReport {
   const capacity = async (): Promise<{ agents_running: number; free_memory_bytes: number }> => {
     let running = 0;
     const orchestrator = box.resolver.statuses().find((s) => s.slot === 'orchestrator');
@@ -37,6 +37,7 @@ export function memberReport(box: { pubkey: string; imageHash: string; manifestS
         contract_versions: Object.fromEntries(statuses.map((s) => [s.slot, s.contractVersion])),
         api_endpoint: apiEndpoint,
         capacity: await capacity(),
+        name: box.name,
       };
     },
     async beat() {

@@ -19,7 +19,7 @@ export interface HostStatus {
   mode: 'host';
   registry: 'sqlite' | 'postgres';
   heartbeatIntervalSec: number;
-  /** Members by state as of the last sweep. */
+  /** Members by state, counted from the registry when the status is read (see {@link MeshHost.currentStatus}). */
   members: { registered: number; evicted: number };
   /** The last registry failure, cleared by the next success. */
   lastError: string | null;
@@ -109,20 +109,44 @@ export class MeshHost {
     return this.registry.members();
   }
 
+  /**
+   * The status with the member counts read from the registry now (evicting what is past its
+   * deadline first), so /health agrees with the member list instead of lagging it by up to one
+   * sweep interval; the registry is shared by replicas, so no replica's memory could be current.
+   * A registry failure keeps the last counts and reports it in `lastError`. Never throws.
+   */
+  async currentStatus(): Promise<HostStatus> {
+    try {
+      await this.#count();
+      this.#status.lastError = null;
+    } catch (err) {
+      this.#failed(err);
+    }
+    return this.status();
+  }
+
   /** Evict members past their deadline, refresh the counts and announce this replica. Never throws. */
   async sweep(): Promise<void> {
     try {
-      const members = await this.members();
-      const registered = members.filter((m) => m.state === 'registered').length;
-      this.#status.members = { registered, evicted: members.length - registered };
-      this.metrics.hostMembers.set({ state: 'registered' }, registered);
-      this.metrics.hostMembers.set({ state: 'evicted' }, members.length - registered);
+      await this.#count();
       if (this.#apiUrl) await this.registry.announceReplica(this.#apiUrl, this.ttlMs);
       this.#status.lastError = null;
     } catch (err) {
-      this.#status.lastError = (err as Error).message;
-      this.logger.warn({ event: 'MeshRegistryFailed', err }, `the mesh registry sweep failed: ${(err as Error).message}`);
+      this.#failed(err);
     }
+  }
+
+  async #count(): Promise<void> {
+    const members = await this.members();
+    const registered = members.filter((m) => m.state === 'registered').length;
+    this.#status.members = { registered, evicted: members.length - registered };
+    this.metrics.hostMembers.set({ state: 'registered' }, registered);
+    this.metrics.hostMembers.set({ state: 'evicted' }, members.length - registered);
+  }
+
+  #failed(err: unknown): void {
+    this.#status.lastError = (err as Error).message;
+    this.logger.warn({ event: 'MeshRegistryFailed', err }, `the mesh registry failed: ${(err as Error).message}`);
   }
 
   #schedule(ms: number): void {

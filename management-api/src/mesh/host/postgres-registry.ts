@@ -20,6 +20,8 @@ CREATE TABLE IF NOT EXISTS mesh_members (
   expires_at TIMESTAMPTZ NOT NULL,
   evicted_at TIMESTAMPTZ
 );
+-- Registries created before members reported their box name.
+ALTER TABLE mesh_members ADD COLUMN IF NOT EXISTS name TEXT;
 CREATE INDEX IF NOT EXISTS mesh_members_expiry ON mesh_members (state, expires_at);
 CREATE TABLE IF NOT EXISTS mesh_tokens (sig TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS mesh_tokens_expiry ON mesh_tokens (expires_at);
@@ -46,6 +48,7 @@ interface Row {
   registered_at: Date;
   last_heartbeat_at: Date;
   evicted_at: Date | null;
+  name: string | null;
 }
 
 function toRecord(r: Row): MemberRecord {
@@ -63,6 +66,7 @@ function toRecord(r: Row): MemberRecord {
     registeredAt: r.registered_at.toISOString(),
     lastHeartbeatAt: r.last_heartbeat_at.toISOString(),
     evictedAt: r.evicted_at?.toISOString() ?? null,
+    name: r.name,
   };
 }
 
@@ -105,13 +109,13 @@ export class PostgresRegistry implements MeshRegistry {
   async register(m: Registration, sessionId: string, ttlMs: number): Promise<MemberRecord> {
     const r = await this.#query<Row>(
       'register',
-      `INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at)
-       VALUES ($1, $2, 'registered', $3, $4, $5, $6, $7, NULL, $8, now(), now(), ${ttl('$9')}, NULL)
+      `INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at, name)
+       VALUES ($1, $2, 'registered', $3, $4, $5, $6, $7, NULL, $8, now(), now(), ${ttl('$9')}, NULL, $10)
        ON CONFLICT (pubkey) DO UPDATE SET session_id = excluded.session_id, state = 'registered', api_endpoint = excluded.api_endpoint, image_hash = excluded.image_hash,
          manifest_sha256 = excluded.manifest_sha256, adapters = excluded.adapters, contract_versions = excluded.contract_versions, health = NULL, capacity = excluded.capacity,
-         registered_at = excluded.registered_at, last_heartbeat_at = excluded.last_heartbeat_at, expires_at = excluded.expires_at, evicted_at = NULL
+         registered_at = excluded.registered_at, last_heartbeat_at = excluded.last_heartbeat_at, expires_at = excluded.expires_at, evicted_at = NULL, name = excluded.name
        RETURNING *`,
-      [m.pubkey, sessionId, m.apiEndpoint, m.imageHash, m.manifestSha256, JSON.stringify(m.adapters), JSON.stringify(m.contractVersions), JSON.stringify(m.capacity), ttlMs],
+      [m.pubkey, sessionId, m.apiEndpoint, m.imageHash, m.manifestSha256, JSON.stringify(m.adapters), JSON.stringify(m.contractVersions), JSON.stringify(m.capacity), ttlMs, m.name ?? null],
     );
     return toRecord(r.rows[0]!);
   }

@@ -14,6 +14,8 @@ export interface Registration {
   /** Where the member's own API answers. */
   apiEndpoint: string;
   capacity: Capacity;
+  /** The member's `agentbox.name` (members before it was reported send none). */
+  name?: string;
 }
 
 /** A member's room for work, reported at registration and with every heartbeat. */
@@ -46,6 +48,8 @@ export interface MemberRecord {
   registeredAt: string;
   lastHeartbeatAt: string;
   evictedAt: string | null;
+  /** The box name it registered with, or null. */
+  name: string | null;
 }
 
 /** A member just evicted (for the log and the metrics). */

@@ -20,7 +20,8 @@ CREATE TABLE IF NOT EXISTS mesh_members (
   registered_at INTEGER NOT NULL,
   last_heartbeat_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL,
-  evicted_at INTEGER
+  evicted_at INTEGER,
+  name TEXT
 );
 CREATE INDEX IF NOT EXISTS mesh_members_expiry ON mesh_members (state, expires_at);
 CREATE TABLE IF NOT EXISTS mesh_replicas (url TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
@@ -40,6 +41,7 @@ interface Row {
   registered_at: number;
   last_heartbeat_at: number;
   evicted_at: number | null;
+  name: string | null;
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
@@ -59,6 +61,7 @@ function toRecord(r: Row): MemberRecord {
     registeredAt: iso(r.registered_at),
     lastHeartbeatAt: iso(r.last_heartbeat_at),
     evictedAt: r.evicted_at === null ? null : iso(r.evicted_at),
+    name: r.name,
   };
 }
 
@@ -83,13 +86,15 @@ export class SqliteRegistry implements MeshRegistry {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
     db.exec(SCHEMA);
+    // A registry file written before members reported their box name.
+    if (!(db.pragma('table_info(mesh_members)') as Array<{ name: string }>).some((c) => c.name === 'name')) db.exec('ALTER TABLE mesh_members ADD COLUMN name TEXT');
     this.#db = db;
     this.#s = {
-      register: db.prepare(`INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at)
-        VALUES (@pubkey, @sessionId, 'registered', @apiEndpoint, @imageHash, @manifestSha256, @adapters, @contractVersions, NULL, @capacity, @now, @now, @expires, NULL)
+      register: db.prepare(`INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at, name)
+        VALUES (@pubkey, @sessionId, 'registered', @apiEndpoint, @imageHash, @manifestSha256, @adapters, @contractVersions, NULL, @capacity, @now, @now, @expires, NULL, @name)
         ON CONFLICT (pubkey) DO UPDATE SET session_id = excluded.session_id, state = 'registered', api_endpoint = excluded.api_endpoint, image_hash = excluded.image_hash,
           manifest_sha256 = excluded.manifest_sha256, adapters = excluded.adapters, contract_versions = excluded.contract_versions, health = NULL, capacity = excluded.capacity,
-          registered_at = excluded.registered_at, last_heartbeat_at = excluded.last_heartbeat_at, expires_at = excluded.expires_at, evicted_at = NULL
+          registered_at = excluded.registered_at, last_heartbeat_at = excluded.last_heartbeat_at, expires_at = excluded.expires_at, evicted_at = NULL, name = excluded.name
         RETURNING *`),
       beat: db.prepare(`UPDATE mesh_members SET health = @health, capacity = @capacity, last_heartbeat_at = @now, expires_at = @expires
         WHERE session_id = @sessionId AND pubkey = @pubkey AND state = 'registered' AND expires_at >= @now RETURNING pubkey`),
@@ -123,6 +128,7 @@ export class SqliteRegistry implements MeshRegistry {
       adapters: JSON.stringify(m.adapters),
       contractVersions: JSON.stringify(m.contractVersions),
       capacity: JSON.stringify(m.capacity),
+      name: m.name ?? null,
       now,
       expires: now + ttlMs,
     }) as Row;

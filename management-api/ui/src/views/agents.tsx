@@ -1,17 +1,21 @@
-// Agents: spawn form, the live list with state, usage and limits, terminate, the egress policy; one agent's output followed live.
+// Agents: spawn form, the live list (command, duration, exit, reason, usage, limits), terminate with confirmation, the egress policy; one agent's details and output.
 import { useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
-import { Badge, ErrorNote, Field, Loading, Unavailable } from '../components/common.js';
-import { bytes, time } from '../format.js';
+import { ErrorNote, Loading, Unavailable } from '../components/common.js';
+import { useNow } from '../now.js';
 import type { Agent, AgentsTopic } from '../types.js';
+import { AgentDetail } from './agent-detail.js';
+import { ended } from './agent-facts.js';
 import { AgentOutput } from './agent-output.js';
-
-const ENDED = new Set(['exited', 'failed', 'terminated', 'crash-loop']);
+import { AgentRow, AGENT_COLUMNS } from './agent-row.js';
+import { SpawnForm } from './spawn-form.js';
 
 /** The agents view, from the `agents` topic. */
 export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
   const [selected, setSelected] = useState<string>();
   const [error, setError] = useState<string>();
+  // Hooks before the early returns: the clock ticks only while an agent runs (durations grow).
+  const now = useNow(topic?.agents.some((a) => !ended(a)) ?? false);
   if (!topic) return <Loading what="the agents" />;
   if (!topic.available) return <Unavailable what="The orchestrator" reason={topic.reason} />;
 
@@ -38,57 +42,23 @@ export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
             <table data-testid="agent-list">
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Started</th>
-                  <th scope="col">Memory (PSS)</th>
-                  <th scope="col">CPU</th>
-                  <th scope="col">Processes</th>
-                  <th scope="col">Limits</th>
-                  <th scope="col">Actions</th>
+                  {AGENT_COLUMNS.map((c) => (
+                    <th scope="col" key={c}>
+                      {c}
+                    </th>
+                  ))}
                 </tr>
               </thead>
               <tbody>
                 {topic.agents.map((a) => (
-                  <tr key={a.id} data-testid={`agent-${a.name}`} class={a.id === selected ? 'selected' : undefined}>
-                    <th scope="row">
-                      {a.name}
-                      <div class="muted small">{a.id}</div>
-                    </th>
-                    <td>
-                      <Badge value={a.state} testId="agent-state" />
-                      {a.reason ? <div class="small">{a.reason}</div> : null}
-                    </td>
-                    <td>{time(a.startedAt)}</td>
-                    <td>{bytes(a.usage?.pss_bytes)}</td>
-                    <td>{a.usage?.cpu_seconds !== undefined ? `${a.usage.cpu_seconds.toFixed(2)} s` : '—'}</td>
-                    <td>{a.usage?.processes ?? '—'}</td>
-                    <td class="small">
-                      {a.limits ? `${bytes(a.limits.memory_bytes)}, ${a.limits.cpu_seconds ?? '—'} s CPU, ${a.limits.processes ?? '—'} proc.` : '—'}
-                    </td>
-                    <td class="actions">
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-label={`Follow the output of ${a.name}`}
-                        data-testid="follow"
-                        onClick={() => setSelected(a.id)}
-                      >
-                        Output
-                      </button>
-                      {ENDED.has(a.state) ? null : (
-                        <button type="button" class="danger" aria-label={`Terminate ${a.name}`} data-testid="terminate" onClick={() => void terminate(a)}>
-                          Terminate
-                        </button>
-                      )}
-                    </td>
-                  </tr>
+                  <AgentRow key={a.id} agent={a} selected={a.id === selected} now={now} onSelect={() => setSelected(a.id)} onTerminate={() => void terminate(a)} />
                 ))}
               </tbody>
             </table>
           </div>
         )}
       </section>
+      {chosen ? <AgentDetail agent={chosen} key={`detail-${chosen.id}`} /> : null}
       {chosen ? <AgentOutput agent={chosen} key={chosen.id} /> : null}
       <section aria-labelledby="h-egress" class="card">
         <h2 id="h-egress">Sandbox egress policy</h2>
@@ -108,52 +78,5 @@ export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
         )}
       </section>
     </>
-  );
-}
-
-function SpawnForm({ onSpawned }: { onSpawned: (a: Agent) => void }) {
-  const [name, setName] = useState('');
-  const [command, setCommand] = useState('');
-  const [args, setArgs] = useState('');
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    setError(undefined);
-    try {
-      // One argument per line: no shell-style splitting to get wrong.
-      const list = args.split('\n').filter((l) => l !== '');
-      const { agent } = await call<{ agent: Agent }>('POST', '/v1/agents', { name: name.trim(), command: command.trim(), args: list });
-      onSpawned(agent);
-    } catch (err) {
-      setError(describe(err));
-    } finally {
-      setBusy(false);
-    }
-  };
-
-  return (
-    <section aria-labelledby="h-spawn" class="card">
-      <h2 id="h-spawn">Spawn an agent</h2>
-      <form class="grid-form" onSubmit={(e) => void submit(e)} aria-labelledby="h-spawn">
-        <Field label="Name">
-          <input required value={name} data-testid="spawn-name" onInput={(e) => setName((e.currentTarget as HTMLInputElement).value)} />
-        </Field>
-        <Field label="Command" hint="An executable, absolute or on the agent PATH">
-          <input required value={command} data-testid="spawn-command" onInput={(e) => setCommand((e.currentTarget as HTMLInputElement).value)} />
-        </Field>
-        <Field label="Arguments" hint="One per line">
-          <textarea rows={3} value={args} data-testid="spawn-args" onInput={(e) => setArgs((e.currentTarget as HTMLTextAreaElement).value)} />
-        </Field>
-        <div>
-          <button type="submit" disabled={busy} data-testid="spawn">
-            {busy ? 'Starting…' : 'Spawn'}
-          </button>
-        </div>
-      </form>
-      <ErrorNote error={error} testId="spawn-error" />
-    </section>
   );
 }

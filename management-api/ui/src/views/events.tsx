@@ -1,7 +1,8 @@
-// Events: the live feed from /v1/events/stream with a kind filter and a start time, and a form to append one.
+// Events: the live feed from /v1/events/stream (any kind, its data field by field) with a kind filter and a start time, and a form to append one.
 import { useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote, Field, Unavailable } from '../components/common.js';
+import { EventData } from '../components/event-data.js';
 import { time } from '../format.js';
 import { useStream } from '../live.js';
 import type { ErrorBody, SlotHealth, StoredEvent } from '../types.js';
@@ -105,7 +106,7 @@ function EventsFeed() {
             {events.map((e) => (
               <li key={e.id} data-testid="event">
                 <span class="muted small">{time(e.time)}</span> <strong data-testid="event-kind">{e.kind}</strong> <span class="muted">from {e.source}</span>
-                <code class="data">{JSON.stringify(e.data)}</code>
+                <EventData data={e.data} />
               </li>
             ))}
           </ol>

@@ -1,7 +1,7 @@
-// Mesh: the members of a mesh host with their health, capacity and last heartbeat; otherwise says this box is no host.
-import { Badge, Loading } from '../components/common.js';
-import { pairs, short, time } from '../format.js';
+// Mesh: on a mesh host, its members; on any other box, which mode it runs in; a host whose registry fails, why.
+import { Loading } from '../components/common.js';
 import type { MeshTopic } from '../types.js';
+import { MeshMemberRow } from './mesh-member-row.js';
 
 /** The mesh view, from the `mesh` topic. */
 export function MeshView({ topic }: { topic: MeshTopic | undefined }) {
@@ -10,9 +10,15 @@ export function MeshView({ topic }: { topic: MeshTopic | undefined }) {
     return (
       <section class="card" aria-labelledby="h-mesh">
         <h2 id="h-mesh">Mesh</h2>
-        <p class="muted" data-testid="not-mesh-host">
-          This box is not a mesh host{topic.reason ? `: ${topic.reason}` : '.'}
-        </p>
+        {topic.host === false ? (
+          <p class="muted" data-testid="not-mesh-host">
+            This box is not a mesh host (mesh.mode = "{topic.mode ?? 'standalone'}"): only a host (mesh.mode = "host") lists members.
+          </p>
+        ) : (
+          <p class="note error" data-testid="mesh-unavailable">
+            The member list is not available: {topic.reason ?? 'the registry did not answer'}
+          </p>
+        )}
       </section>
     );
   }
@@ -26,7 +32,8 @@ export function MeshView({ topic }: { topic: MeshTopic | undefined }) {
           <table data-testid="mesh-members">
             <thead>
               <tr>
-                <th scope="col">Member</th>
+                <th scope="col">Box</th>
+                <th scope="col">Key (npub)</th>
                 <th scope="col">State</th>
                 <th scope="col">Health</th>
                 <th scope="col">Capacity</th>
@@ -35,18 +42,7 @@ export function MeshView({ topic }: { topic: MeshTopic | undefined }) {
             </thead>
             <tbody>
               {topic.members.map((m) => (
-                <tr key={m.pubkey}>
-                  <th scope="row" title={m.npub ?? m.pubkey}>
-                    {short(m.npub ?? m.pubkey, 16)}
-                    {m.api_endpoint ? <div class="muted small">{m.api_endpoint}</div> : null}
-                  </th>
-                  <td>
-                    <Badge value={m.state} />
-                  </td>
-                  <td>{m.health ? String(m.health['status'] ?? (m.health['ready'] === true ? 'ready' : pairs(m.health))) : '—'}</td>
-                  <td class="small">{pairs(m.capacity)}</td>
-                  <td>{time(m.last_heartbeat_at)}</td>
-                </tr>
+                <MeshMemberRow key={m.pubkey} member={m} />
               ))}
             </tbody>
           </table>

@@ -1,7 +1,8 @@
-// Overview: readiness with its requirements or reason, adapter slots, supervised programmes, build info.
+// Overview: readiness with its requirements or reason, the agent sandbox mode, adapter slots, supervised programmes, build info.
 import { Badge, Loading } from '../components/common.js';
 import { short, time } from '../format.js';
 import type { Overview } from '../types.js';
+import { SandboxCard } from './sandbox-mode.js';
 
 /** The overview of the box, from the `overview` topic. */
 export function OverviewView({ overview }: { overview: Overview | undefined }) {
@@ -27,6 +28,8 @@ export function OverviewView({ overview }: { overview: Overview | undefined }) {
         <RequirementList title="Missing" items={ready.body.missing} testId="missing" />
         <RequirementList title="Degraded (not fatal)" items={ready.body.degraded} testId="degraded" />
       </section>
+
+      <SandboxCard sandbox={health.sandbox ?? meta.sandbox} />
 
       <section aria-labelledby="h-slots" class="card">
         <h2 id="h-slots">Adapter slots</h2>

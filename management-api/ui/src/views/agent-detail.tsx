@@ -1,0 +1,85 @@
+// One agent in full: its command, times, exit and reason, usage against its budgets, and its egress refusals.
+import { useEffect, useState } from 'preact/hooks';
+import { call, describe } from '../api.js';
+import { ErrorNote } from '../components/common.js';
+import { bytes, elapsed, time } from '../format.js';
+import { useNow } from '../now.js';
+import type { Agent, AgentDetail as Detail, EgressRefusal } from '../types.js';
+import { commandLine, ended, exitText } from './agent-facts.js';
+import { AgentRefusals } from './agent-refusals.js';
+
+/**
+ * The details of `agent` (the live record from the agents topic). The refusals come from
+ * GET /v1/agents/:id, asked again whenever the live record changes (an agent that tries to
+ * connect somewhere is running, and a running agent's usage changes every sample).
+ */
+export function AgentDetail({ agent }: { agent: Agent }) {
+  const [refusals, setRefusals] = useState<EgressRefusal[]>();
+  const [error, setError] = useState<string>();
+  const now = useNow(!ended(agent));
+  const revision = JSON.stringify(agent);
+
+  useEffect(() => {
+    let current = true;
+    call<Detail>('GET', `/v1/agents/${encodeURIComponent(agent.id)}`)
+      .then((d) => {
+        if (!current) return;
+        setError(undefined);
+        setRefusals(d.refusals ?? d.agent.refusals);
+      })
+      .catch((err: unknown) => current && setError(describe(err)));
+    return () => {
+      current = false;
+    };
+  }, [revision]);
+
+  const { usage, limits } = agent;
+  return (
+    <section aria-labelledby="h-detail" class="card" data-testid="agent-detail">
+      <h2 id="h-detail">
+        {agent.name} <span class="muted small">{agent.id}</span>
+      </h2>
+      <dl class="facts">
+        <dt>Command</dt>
+        <dd>
+          <code class="full" data-testid="detail-command">
+            {commandLine(agent)}
+          </code>
+        </dd>
+        <dt>State</dt>
+        <dd data-testid="detail-state">
+          {agent.state}
+          {agent.pid !== undefined && !ended(agent) ? `, pid ${agent.pid}` : ''}
+        </dd>
+        <dt>Started</dt>
+        <dd>{time(agent.startedAt)}</dd>
+        <dt>Ended</dt>
+        <dd>{time(agent.endedAt)}</dd>
+        <dt>Duration</dt>
+        <dd>{elapsed(agent.startedAt, agent.endedAt, now)}</dd>
+        <dt>Exit</dt>
+        <dd data-testid="detail-exit">{exitText(agent)}</dd>
+        <dt>Ended by the box</dt>
+        <dd data-testid="detail-reason">{agent.reason ?? '—'}</dd>
+        <dt>Memory (PSS / RSS)</dt>
+        <dd>
+          {bytes(usage?.pss_bytes)} / {bytes(usage?.rss_bytes)}, limit {bytes(limits?.memory_bytes)}
+        </dd>
+        <dt>CPU</dt>
+        <dd>
+          {usage?.cpu_seconds !== undefined ? `${usage.cpu_seconds.toFixed(2)} s` : '—'}, limit {limits?.cpu_seconds !== undefined ? `${limits.cpu_seconds} s` : '—'}
+        </dd>
+        <dt>Processes</dt>
+        <dd>
+          {usage?.processes ?? '—'}, limit {limits?.processes ?? '—'}
+        </dd>
+        <dt>Disk</dt>
+        <dd>
+          {bytes(usage?.disk_bytes)}, limit {bytes(limits?.disk_bytes)}
+        </dd>
+      </dl>
+      <ErrorNote error={error} testId="detail-error" />
+      <AgentRefusals refusals={refusals} />
+    </section>
+  );
+}
