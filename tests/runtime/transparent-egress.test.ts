@@ -31,7 +31,7 @@ t.test('clients that ignore HTTPS_PROXY get the proxy\'s decisions by name', { s
   const port = (web.address() as AddressInfo).port;
   const root = await makeRoot();
   const manifestFile = path.join(root.dir, 'agentbox.toml');
-  const toml = `[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[sandbox]\nnamespaces = "required"\n[sandbox.egress]\nallow_domains = ["allowed.test"]\nallow_ports = [${port}]\n`;
+  const toml = `[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[sandbox]\nnamespaces = "required"\n[sandbox.egress]\nallow_domains = ["allowed.test"]\nallow_ports = [${port}]\ntransparent = true\n`;
   writeFileSync(manifestFile, toml);
   await ensureApiKey(root.paths.apiKeyFile, createLogger({ level: 'silent' }));
   const resolve = async (name: string): Promise<string[]> => (name === 'allowed.test' ? ['127.0.0.1'] : systemResolver(name));
