@@ -34,7 +34,7 @@ async function standIns(): Promise<{ echoPort: number; httpPort: number; seen: h
 
 
 /** CONNECT through the proxy at `port` with `auth` (an `id:secret` pair or none); resolves to the status and the refusal reason. */
-function connectVia(port: number, target: string, auth?: string): Promise<{ status: number; reason?: string; socket: net.Socket }> {
+function connectVia(port: number, target: string, auth?: string): Promise<{ status: number; reason?: string; refusal?: string; body: string; socket: net.Socket }> {
   return new Promise((resolve, reject) => {
     const s = net.connect(port, '127.0.0.1');
     let got = '';
@@ -43,7 +43,8 @@ function connectVia(port: number, target: string, auth?: string): Promise<{ stat
       if (!got.includes('\r\n\r\n')) return;
       s.removeAllListeners('data');
       const reason = /x-agentbox-egress: (\S+)/i.exec(got)?.[1];
-      resolve({ status: Number(got.split(' ')[1]), ...(reason ? { reason } : {}), socket: s });
+      const refusal = /x-agentbox-refusal: ([^\r]+)/i.exec(got)?.[1];
+      resolve({ status: Number(got.split(' ')[1]), ...(reason ? { reason } : {}), ...(refusal ? { refusal } : {}), body: got.slice(got.indexOf('\r\n\r\n') + 4), socket: s });
     });
     s.once('error', reject);
     const header = auth === undefined ? '' : `Proxy-Authorization: Basic ${Buffer.from(auth).toString('base64')}\r\n`;
@@ -52,12 +53,13 @@ function connectVia(port: number, target: string, auth?: string): Promise<{ stat
 }
 
 /** A plain HTTP request in absolute form through the proxy. */
-function getVia(port: number, url: string, auth: string): Promise<{ status: number; body: string }> {
+function getVia(port: number, url: string, auth: string): Promise<{ status: number; body: string; refusal?: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, path: url, headers: { host: new URL(url).host, 'proxy-authorization': `Basic ${Buffer.from(auth).toString('base64')}` } }, (res) => {
       let body = '';
       res.on('data', (d: Buffer) => (body += d.toString()));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      const refusal = res.headers['x-agentbox-refusal'];
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ...(typeof refusal === 'string' ? { refusal } : {}) }));
     });
     req.once('error', reject);
     req.end();
@@ -108,7 +110,7 @@ t.test('egress through the proxy programme', async (t) => {
     await waitFor('the agent to end', async () => ((await server.api(`/v1/agents/${id}`)).json['agent'] as { state: string }).state !== 'running');
     const out = await server.api(`/v1/agents/${id}/output`);
     const lines = (out.json['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    t.same(lines[0], { vars: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'], noProxy: '127.0.0.1,localhost', user: id, agent: id }, 'the proxy variables name the agent');
+    t.same(lines[0], { vars: ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'NODE_USE_ENV_PROXY'], noProxy: '127.0.0.1,localhost,::1', user: id, agent: id }, 'the proxy variables name the agent');
     const byTarget = Object.fromEntries(lines.slice(1).map((l) => [l['target'], l]));
     t.same(byTarget[`localhost:${stand.echoPort}`], { target: `localhost:${stand.echoPort}`, status: 200, echo: 'ping' }, 'a listed name and port: tunnel works');
     t.match(byTarget[`127.0.0.1:${stand.echoPort}`], { status: 403, reason: 'domain-not-listed' }, 'loopback by address is not listed');
@@ -123,6 +125,16 @@ t.test('egress through the proxy programme', async (t) => {
     const after = await connectVia(proxy.port, `localhost:${stand.echoPort}`, `${url.username}:${url.password}`);
     t.same([after.status, after.reason], [407, 'bad-credential'], 'the exited agent\'s credential is refused');
     after.socket.destroy();
+    // Its refusals stay on its record, newest last, each naming the key that would allow it.
+    const refusals = await waitFor('the refusals on the record', async () => {
+      const list = ((await server.api(`/v1/agents/${id}`)).json['agent'] as { refusals: Array<Record<string, unknown>> }).refusals;
+      return list.length >= 6 ? list : undefined;
+    });
+    t.same(refusals.map((r) => `${r['host']}:${r['port']}`), [`127.0.0.1:${stand.echoPort}`, 'example.invalid:443', 'localhost:1', `10.0.0.1:${stand.echoPort}`, '169.254.169.254:80', `::ffff:169.254.169.254:${stand.echoPort}`], 'in the order the agent was refused');
+    t.same(refusals[1], { at: refusals[1]!['at'], host: 'example.invalid', port: 443, reason: 'domain-not-listed', allowWith: 'sandbox.egress.allow_domains += "example.invalid"' });
+    t.match(refusals[2], { host: 'localhost', port: 1, reason: 'port-not-listed', allowWith: 'sandbox.egress.allow_ports += 1' });
+    t.equal(new Date(String(refusals[1]!['at'])).toISOString(), refusals[1]!['at'], 'at is an ISO time');
+    t.same(((await server.api('/v1/agents')).json['agents'] as Array<Record<string, unknown>>).find((a) => a['id'] === id)?.['refusals'], undefined, 'the list of agents leaves them out');
   });
 
   await t.test('requests without or with a wrong credential get 407', async (t) => {
@@ -145,6 +157,8 @@ t.test('egress through the proxy programme', async (t) => {
     t.equal(headers['host'], `localhost:${stand.httpPort}`);
     const denied = await getVia(proxy.port, `http://127.0.0.1:${stand.httpPort}/`, auth);
     t.equal(denied.status, 403);
+    t.equal(denied.refusal, `host="127.0.0.1"; port=${stand.httpPort}; rule=domain-not-listed; allow-with=sandbox.egress.allow_domains += "127.0.0.1"`, 'the refusal names host, port, rule and key');
+    t.match(denied.body, /refused 127\.0\.0\.1:\d+: domain-not-listed; to allow it: sandbox\.egress\.allow_domains \+= "127\.0\.0\.1"/);
     t.equal(stand.seen.length, 1, 'a refused request never reaches the server');
   });
 
@@ -165,6 +179,11 @@ t.test('egress through the proxy programme', async (t) => {
   await t.test('the allowlist changes through the API, without a restart', async (t) => {
     const before = await connectVia(proxy.port, `127.0.0.1:${stand.echoPort}`, auth);
     t.equal(before.status, 403);
+    t.equal(before.refusal, `host="127.0.0.1"; port=${stand.echoPort}; rule=domain-not-listed; allow-with=sandbox.egress.allow_domains += "127.0.0.1"`, 'a refused CONNECT names host, port, rule and key');
+    t.match(before.body, /^agentbox egress refused 127\.0\.0\.1:\d+: domain-not-listed; to allow it:/);
+    const port = await connectVia(proxy.port, 'localhost:1', auth);
+    t.match(port.refusal, /rule=port-not-listed; allow-with=sandbox\.egress\.allow_ports \+= 1$/);
+    port.socket.destroy();
     before.socket.destroy();
     t.match((await server.api('/v1/sandbox/egress')).json, { source: 'manifest', allow_domains: ['localhost'], port: proxy.port });
     t.equal((await server.api('/v1/sandbox/egress', { method: 'PUT', auth: false, body: { allow_domains: ['127.0.0.1'], allow_ports: [stand.echoPort] } })).status, 401, 'the change needs the key');

@@ -39,6 +39,12 @@ const agentSchema = {
     reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk' },
   },
 } as const;
+const refusalsSchema = {
+  type: 'array',
+  description: "The agent's recent egress refusals (GET of one agent only), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it",
+  items: { type: 'object', properties: { at: { type: 'string' }, host: { type: 'string' }, port: { type: 'integer' }, reason: { type: 'string' }, allowWith: { type: 'string' } } },
+} as const;
+const oneAgentSchema = { ...agentSchema, properties: { ...agentSchema.properties, refusals: refusalsSchema } } as const;
 const chunkSchema = { type: 'object', properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } } } as const;
 const spawnBody = {
@@ -107,8 +113,8 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     agents: await agents().list(),
   }));
 
-  app.get<{ Params: { id: string } }>('/v1/agents/:id', { config: self, schema: { summary: 'One agent', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: agentSchema } }, ...errors } } }, async (request) => ({
-    agent: await agents().status(request.params.id),
+  app.get<{ Params: { id: string } }>('/v1/agents/:id', { config: self, schema: { summary: 'One agent, with its recent egress refusals', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: oneAgentSchema } }, ...errors } } }, async (request) => ({
+    agent: { ...(await agents().status(request.params.id)), refusals: app.agentbox.egress?.refusals(request.params.id) ?? [] },
   }));
 
   app.delete<{ Params: { id: string }; Querystring: { graceMs?: number } }>(

@@ -15,13 +15,14 @@ export interface AgentEgress {
 }
 
 /** The variables the box sets for the proxy; a spawn request may not set them. */
-export const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy'] as const;
+export const PROXY_VARIABLES = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'NODE_USE_ENV_PROXY'] as const;
 
 /**
  * Hosts agents reach directly: the management API (and the provider broker inside it) on
- * loopback. Anything else goes through the proxy, which refuses loopback unless listed.
+ * loopback, by address or name. Anything else goes through the proxy, which refuses loopback
+ * unless listed.
  */
-export const NO_PROXY = '127.0.0.1,localhost';
+export const NO_PROXY = '127.0.0.1,localhost,::1';
 
 /** A new credential: the secret (only ever in the agent's environment) and the hash the proxy stores. */
 export function newProxyCredential(): { secret: string; hash: string } {
@@ -29,8 +30,13 @@ export function newProxyCredential(): { secret: string; hash: string } {
   return { secret, hash: hashCredential(secret) };
 }
 
-/** `HTTP_PROXY=http://<agent id>:<secret>@127.0.0.1:<port>` and its companions, upper and lower case (clients read one or the other). */
+/**
+ * `HTTP_PROXY=http://<agent id>:<secret>@127.0.0.1:<port>` and its companions, upper and lower
+ * case (curl reads only lower-case http_proxy, Python and Go either, npm and git both), and
+ * NODE_USE_ENV_PROXY=1, which makes Node (22.21 and later, 24.5 and later) send its `http`,
+ * `https` and `fetch` requests through them; older Node ignores it (docs/user/sandbox.md, "Egress").
+ */
 export function proxyEnvironment(agentId: string, secret: string, port: number): Record<string, string> {
   const url = `http://${agentId}:${secret}@127.0.0.1:${port}`;
-  return { HTTP_PROXY: url, HTTPS_PROXY: url, NO_PROXY, http_proxy: url, https_proxy: url, no_proxy: NO_PROXY };
+  return { HTTP_PROXY: url, HTTPS_PROXY: url, NO_PROXY, http_proxy: url, https_proxy: url, no_proxy: NO_PROXY, NODE_USE_ENV_PROXY: '1' };
 }

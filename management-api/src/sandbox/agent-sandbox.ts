@@ -106,6 +106,8 @@ export class AgentSandbox {
       ],
       root: paths.root,
       ...(this.#access ? { access: this.#access } : {}),
+      // Clients that ignore the proxy variables reach the allowed ports by name all the same.
+      transparent: { ports: () => settings.egressAllowPorts ?? [], via: paths.sandboxEgressSocket },
       ...(settings.proc ? { proc: settings.proc } : {}),
       ...(settings.bwrap ? { bwrap: settings.bwrap } : {}),
     });
@@ -169,12 +171,15 @@ export class AgentSandbox {
     };
     // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
     // forwards the loopback ports of the API and the egress proxy to the box's sockets.
-    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD, ownIpc: true } : undefined;
+    const transparent = this.#namespaces.transparent();
+    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD, ownIpc: true, ...(transparent ? { transparent } : {}) } : undefined;
     const policy: SandboxPolicy = {
       readOnly: this.#readOnlyRoots(),
       readWrite: [agent.cwd, tmp],
       devices: DEVICES,
-      connectPorts: [this.settings.apiPort(), this.settings.egressPort()].filter((p): p is number => p !== undefined && p > 0),
+      // Under transparent egress also the forwarder's DNS and its ports: in the agent's own network
+      // namespace every address is the forwarder's, on loopback.
+      connectPorts: [...new Set([this.settings.apiPort(), this.settings.egressPort(), ...(transparent ? [53, ...transparent.ports] : [])])].filter((p): p is number => p !== undefined && p > 0),
       rlimits: { dataBytes: sizeBytes(limits.memory), cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files, fileSizeBytes: sizeBytes(limits.file_size), ...(namespaced ? { processes: limits.processes } : {}) },
       ...(this.settings.requireAbi !== undefined ? { requireAbi: this.settings.requireAbi } : {}),
       ...namespaced,

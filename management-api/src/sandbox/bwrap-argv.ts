@@ -21,6 +21,10 @@ export interface BwrapPlan {
   disableUserns?: boolean;
   /** Directories holding only the box's sandbox sockets, bound at the same path so the launcher's forwarder inside can reach the box. */
   sockets: readonly string[];
+  /** Files bound read-only over a path inside (the sandbox's resolv.conf for transparent egress). */
+  files?: ReadonlyArray<{ source: string; dest: string }>;
+  /** Capabilities bubblewrap leaves the launcher (CAP_NET_BIND_SERVICE for the forwarder's port 53, 80, 443 …), which it drops before the agent runs. */
+  capAdd?: readonly string[];
   /** The command run inside: the launcher with its policy, then the agent. */
   inner: readonly string[];
   /** Looks paths up; replaceable so the plan can be tested against a made-up tree. */
@@ -52,11 +56,17 @@ export function bwrapArgv(plan: BwrapPlan): string[] {
     bound.push(p);
     args.push('--ro-bind', p, p);
   }
+  for (const f of plan.files ?? []) args.push('--ro-bind', f.source, f.dest);
   args.push('--dev', '/dev');
   args.push(...(plan.proc === 'fresh' ? ['--proc', '/proc'] : ['--ro-bind', '/proc', '/proc']));
   // Bound read-only: connecting to a socket needs no write access to its mount.
   for (const s of plan.sockets) args.push('--ro-bind', s, s);
   for (const p of plan.readWrite) args.push('--bind', p, p);
+  // bwrap grants added capabilities to an unprivileged caller's sandbox only as uid 0 inside (its
+  // user namespace maps that uid to the caller's and no other); the launcher drops them all, and
+  // SECBIT_NOROOT keeps uid 0 from regaining any at exec.
+  if ((plan.capAdd ?? []).length > 0) args.push('--uid', '0', '--gid', '0');
+  for (const cap of plan.capAdd ?? []) args.push('--cap-add', cap);
   args.push('--chdir', plan.cwd, '--', ...plan.inner);
   return args;
 }

@@ -8,9 +8,13 @@ import type { PolicySource } from './egress-control-protocol.js';
 import { EGRESS_REASONS, type EgressMetrics } from './egress-metrics.js';
 import type { EgressDecision } from './egress-proxy.js';
 import { newProxyCredential, proxyEnvironment, type AgentEgress } from './agent-proxy-credential.js';
+import { RefusalLog, type Refusal } from './egress-refusal.js';
 
 /** The event kind each decision is appended as. */
 export const EGRESS_EVENT_KIND = 'sandbox.egress';
+
+/** Refusals of a request whose credential was not accepted. */
+const UNAUTHENTICATED = new Set(['no-credential', 'bad-credential']);
 
 /** What /ready and GET /v1/sandbox/egress see. */
 export interface EgressStatus {
@@ -50,6 +54,7 @@ export class EgressController implements AgentEgress {
   readonly #hashes = new Map<string, string>();
   readonly #listeners: Array<() => void> = [];
   readonly #client: ControlClient;
+  readonly #refusals = new RefusalLog();
   #runtime: EgressPolicy | undefined;
   #port = 0;
 
@@ -116,6 +121,11 @@ export class EgressController implements AgentEgress {
     return this.#view(reply);
   }
 
+  /** The agent's recent refusals, newest last (GET /v1/agents/{id}). */
+  refusals(agentId: string): Refusal[] {
+    return this.#refusals.of(agentId);
+  }
+
   /** Stop reconnecting and close the channel. */
   close(): void {
     this.#client.close();
@@ -145,6 +155,9 @@ export class EgressController implements AgentEgress {
   }
 
   #record(d: EgressDecision): void {
+    // A refused credential only claims its agent id (any local process may write one): such a
+    // refusal is an event, never on the record of the agent it names.
+    if (d.decision === 'denied' && d.agent !== null && !UNAUTHENTICATED.has(d.reason)) this.#refusals.add(d.agent, { host: d.host, port: d.port, reason: d.reason });
     this.options.metrics.decisions.inc({ decision: d.decision === 'allowed' ? 'allowed' : 'denied', reason: EGRESS_REASONS.has(d.reason) ? d.reason : 'other' });
     const data = { agent: d.agent, host: d.host, port: d.port, method: d.method, decision: d.decision, reason: d.reason };
     this.options.appendEvent({ kind: EGRESS_EVENT_KIND, source: 'egress', data }).catch((err: unknown) => {

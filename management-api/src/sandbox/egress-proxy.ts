@@ -13,6 +13,7 @@ import type { CredentialStore } from './egress-credentials.js';
 import { decide, systemResolver, type Resolver } from './egress-decision.js';
 import { openTunnel, type TunnelRelay } from './egress-tunnel.js';
 import { AgentConnections, HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from './egress-connection-caps.js';
+import { refusalBody, refusalHeader } from './egress-refusal.js';
 
 /** One decision, as the API records it (an event and a metric). */
 export interface EgressDecision {
@@ -81,7 +82,7 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const target = parseAuthority(req.url ?? '');
-    const refuse = (status: number, reason: string): void => void socket.end(statusLine(status, reason));
+    const refuse = (status: number, reason: string): void => void socket.end(statusLine(status, reason, target));
     if (!target) return refuse(400, 'bad-target');
     void admit(req, target.host, target.port, 'CONNECT', refuse).then((address) => {
       if (address === undefined || socket.destroyed) return;
@@ -90,13 +91,17 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   });
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    let refused: { host: string; port: number } | undefined;
     const refuse = (status: number, reason: string): void => {
       if (status === 407) res.setHeader('proxy-authenticate', 'Basic realm="agentbox-egress"');
-      res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(`egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
+      const named = refused && status !== 502 ? refused : undefined;
+      if (named) res.setHeader('x-agentbox-refusal', refusalHeader(named.host, named.port, reason));
+      res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(named ? refusalBody(named.host, named.port, reason) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
     };
     const target = absoluteTarget(req);
     if (typeof target === 'string') return refuse(400, target);
     const { url, port } = target;
+    refused = { host: url.hostname, port };
     void admit(req, url.hostname, port, 'HTTP', refuse).then((address) => {
       if (address === undefined) return;
       const headers: http.OutgoingHttpHeaders = {};
@@ -154,9 +159,18 @@ export function parseAuthority(authority: string): { host: string; port: number 
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port };
 }
 
-function statusLine(status: number, reason: string): string {
+/**
+ * The answer to a refused CONNECT. A refusal of a parsed target names it in `X-Agentbox-Refusal`
+ * and in the body (the host, the port, the rule, the key that would allow it): an HTTPS client
+ * shows little more than the status, but the agent can read the header or the body with
+ * `curl -v`, and so can a person reading its log. A failed upstream connection (502) is not a
+ * refusal by a rule and names none.
+ */
+function statusLine(status: number, reason: string, target?: { host: string; port: number }): string {
   const text = http.STATUS_CODES[status] ?? 'Error';
   const auth = status === 407 ? 'Proxy-Authenticate: Basic realm="agentbox-egress"\r\n' : '';
-  const body = `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`;
-  return `HTTP/1.1 ${status} ${text}\r\n${auth}X-Agentbox-Egress: ${reason}\r\nContent-Type: text/plain\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`;
+  const named = target && status !== 502 ? target : undefined;
+  const refusal = named ? `X-Agentbox-Refusal: ${refusalHeader(named.host, named.port, reason)}\r\n` : '';
+  const body = named ? refusalBody(named.host, named.port, reason) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`;
+  return `HTTP/1.1 ${status} ${text}\r\n${auth}X-Agentbox-Egress: ${reason}\r\n${refusal}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

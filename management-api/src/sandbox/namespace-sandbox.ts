@@ -1,5 +1,6 @@
 // The namespace layer of the agent sandbox: whether bubblewrap is used, and the bwrap command around the launcher.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, realpathSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
 import { agentHostIds, AgentPathAccess, type HostIds } from './agent-ids.js';
@@ -35,7 +36,26 @@ export interface NamespaceSandboxOptions {
   bwrap?: string;
   /** How /proc is given, instead of the probe's verdict: how tests run the container's fallback on a host. */
   proc?: ProcMode;
+  /**
+   * Transparent egress: the ports the forwarder passes to the egress proxy by name (the manifest's
+   * allow_ports), and the proxy's socket (one of the bridges). Absent or empty: none.
+   */
+  transparent?: { ports: () => readonly number[]; via: string };
 }
+
+/**
+ * The sandbox's resolv.conf under transparent egress: the forwarder's DNS on loopback, over TCP
+ * (`use-vc`: the seccomp filter refuses the agent UDP sockets), one try.
+ */
+export const SANDBOX_RESOLV_CONF = 'nameserver 127.0.0.1\noptions use-vc attempts:1\n';
+
+/**
+ * Capabilities bubblewrap leaves the launcher under transparent egress: binding port 53 and the
+ * allowed ports below 1024, and CAP_SETPCAP, without which the launcher could not drop them
+ * again from its bounding set (it drops every capability before the agent runs, and the
+ * forwarder once it listens).
+ */
+export const TRANSPARENT_CAPS = ['CAP_NET_BIND_SERVICE', 'CAP_SETPCAP'] as const;
 
 /** What /health and /v1/meta say about the namespace layer. */
 export interface NamespacesStatus {
@@ -105,7 +125,20 @@ export class NamespaceSandbox {
     if (!this.#verdict.available) return;
     const bridges = new HostBridges(this.options.bridges);
     await bridges.start();
+    if (this.options.transparent) await writeFile(this.#resolvConf(), SANDBOX_RESOLV_CONF, { mode: 0o644 });
     this.#bridges = bridges;
+  }
+
+  /** The sandbox's resolv.conf on the host: beside the proxy's socket, in a directory bound into every sandbox. */
+  #resolvConf(): string {
+    return path.join(path.dirname(this.options.transparent!.via), 'resolv.conf');
+  }
+
+  /** The transparent egress of a spawn now, or undefined (off, or no port to listen on). */
+  transparent(): { ports: number[]; via: string } | undefined {
+    const t = this.options.transparent;
+    const ports = t ? [...new Set(t.ports())].filter((p) => p > 0 && p <= 65535).slice(0, 8) : [];
+    return t && ports.length > 0 && this.active ? { ports, via: t.via } : undefined;
   }
 
   /** Close the sockets; start() opens them again. */
@@ -151,13 +184,30 @@ export class NamespaceSandbox {
         throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${(err as Error).message}`);
       }
     }
-    const argv = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: this.#verdict?.disableUserns ?? true, inner });
+    // Transparent egress binds low ports in the agent's network namespace, which only the user
+    // namespace owning it grants: bwrap's --disable-userns would put the launcher in a nested one,
+    // so it is left out then, and the seccomp filter alone refuses new namespaces (as in Docker).
+    const transparent = this.transparent() !== undefined;
+    const files = transparent ? [{ source: this.#resolvConf(), dest: resolvConfTarget() }] : [];
+    const argv = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: !transparent && (this.#verdict?.disableUserns ?? true), files, capAdd: transparent ? TRANSPARENT_CAPS : [], inner });
     // The launcher's --wrap runs bwrap so that the agent's end reads as for a plain spawn (agentbox-wrap.c).
     return { command: inner[0]!, args: ['--wrap', '--', ...argv], readyFd: true, ...(ids ? { ids } : {}) };
   }
 
   #proc(): ProcMode {
     return this.options.proc ?? (this.#verdict?.freshProc ? 'fresh' : 'ro-bind');
+  }
+}
+
+/**
+ * Where the sandbox's resolv.conf is bound: /etc/resolv.conf, or where it leads when it is a
+ * link (systemd-resolved's stub file under /run, which bwrap then creates in the sandbox's root).
+ */
+export function resolvConfTarget(file = '/etc/resolv.conf'): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
   }
 }
 

@@ -37,6 +37,12 @@ export interface SandboxPolicy {
   requireAbi?: number;
   /** Ports the launcher's forwarder listens on inside the agent's network namespace (bubblewrap only). */
   forwards?: readonly ForwardedPort[];
+  /**
+   * Transparent egress (bubblewrap only): the forwarder answers DNS on 127.0.0.1:53 and passes
+   * connections to the names it resolved, on these ports, to the egress proxy at `via` as
+   * CONNECT name:port with the agent's credential (agentbox-names.c).
+   */
+  transparent?: { ports: readonly number[]; via: string };
   /** A descriptor the launcher writes one byte to once the forwarder listens and signals are reset. */
   readyFd?: number;
   /**
@@ -76,6 +82,10 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   argv.push('--rlimit', `data=${r.dataBytes}`, '--rlimit', `cpu=${r.cpuSeconds}`, '--rlimit', `nofile=${r.openFiles}`, '--rlimit', `fsize=${r.fileSizeBytes}`);
   if (r.processes !== undefined) argv.push('--rlimit', `nproc=${r.processes}`);
   for (const f of policy.forwards ?? []) argv.push('--forward', `${f.port}=${f.socket}`);
+  if (policy.transparent && policy.transparent.ports.length > 0) {
+    for (const port of policy.transparent.ports) argv.push('--transparent', String(port));
+    argv.push('--transparent-via', policy.transparent.via);
+  }
   if (policy.readyFd !== undefined) argv.push('--ready-fd', String(policy.readyFd));
   if (policy.statusFd !== undefined) argv.push('--status-fd', String(policy.statusFd));
   if (policy.ownIpc) argv.push('--own-ipc');

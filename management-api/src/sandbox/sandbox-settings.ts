@@ -17,6 +17,8 @@ export interface SandboxSettings {
    * broker there, and may connect to no other port of the API); undefined before.
    */
   apiPort: () => number | undefined;
+  /** sandbox.egress.allow_ports when sandbox.egress.transparent: the ports transparent egress listens on in bubblewrap (none when absent: off). */
+  egressAllowPorts?: readonly number[];
   /** The box's layout: what agents never see (state, run, logs, workspace, temporary files). */
   paths: RuntimePaths;
   /** The launcher binary; default the installation's (installedLauncher). */
@@ -40,7 +42,7 @@ export interface SandboxSettings {
 
 /** The sandbox settings of a box from its manifest, layout, API port and (once it is known) the egress proxy's port. */
 export function sandboxSettings(manifest: NormalizedManifest, paths: RuntimePaths, apiPort: () => number | undefined, egressPort: () => number | undefined = () => undefined): SandboxSettings {
-  return { enabled: manifest.sandbox.enabled, namespaces: manifest.sandbox.namespaces, limits: manifest.sandbox.limits, egressPort: () => egressPort() ?? manifest.sandbox.egress.port, apiPort, paths };
+  return { enabled: manifest.sandbox.enabled, namespaces: manifest.sandbox.namespaces, limits: manifest.sandbox.limits, egressPort: () => egressPort() ?? manifest.sandbox.egress.port, ...(manifest.sandbox.egress.transparent ? { egressAllowPorts: manifest.sandbox.egress.allow_ports } : {}), apiPort, paths };
 }
 
 /**

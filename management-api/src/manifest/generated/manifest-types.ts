@@ -374,6 +374,10 @@ export interface Manifest {
        * Destination ports agents may reach on allowed domains.
        */
       allow_ports: number[];
+      /**
+       * In bubblewrap (sandbox.namespaces), also for clients that ignore HTTP_PROXY / HTTPS_PROXY (Node 20's fetch, Go, Rust, static binaries): names resolve inside the agent's network namespace and connections to them on allow_ports go to the egress proxy by name, with the agent's credential. Agents then run as uid 0 inside their user namespace (still the unprivileged uid outside), which bubblewrap needs to let the forwarder bind port 53 and ports below 1024, and bwrap's --disable-userns is not used (the seccomp filter still refuses new namespaces). See docs/user/sandbox.md.
+       */
+      transparent: boolean;
     };
   };
   /**

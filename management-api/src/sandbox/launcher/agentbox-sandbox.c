@@ -12,6 +12,12 @@
  *   --forward P=SOCK before confining itself, fork a forwarder (agentbox-forward.c) listening on
  *                    127.0.0.1:P that passes each connection to the unix socket SOCK (repeatable; for
  *                    an agent in its own network namespace); the agent stays refused unix sockets
+ *   --transparent P  with --forward and --transparent-via: the forwarder also answers DNS over TCP on
+ *                    127.0.0.1:53 with a loopback address per name, and passes each connection to such
+ *                    an address on port P as CONNECT name:P, with the agent's credential (HTTPS_PROXY),
+ *                    to the egress proxy (agentbox-names.c; repeatable; bubblewrap with
+ *                    CAP_NET_BIND_SERVICE, which the forwarder drops once it listens)
+ *   --transparent-via SOCK  the egress proxy's unix socket for --transparent
  *   --ready-fd N     once confined and every forwarder listens, write one byte to fd N and close it
  *   --status-fd N    run the agent as a child rather than exec it, and write its wait status to fd N
  *                    when it ends (in bubblewrap, whose own report folds a signal n into status 128+n)
@@ -93,7 +99,7 @@ static void add_path(int ruleset, const char *path, uint64_t access, uint64_t ha
 /* Started with capabilities (the local mode as root): drop them all, for good, before exec. Without
  * this a root agent keeps CAP_SYS_MODULE, CAP_DAC_OVERRIDE … and regains them at every exec. In the
  * container (uid 1000, cap_drop ALL) there is nothing to drop. */
-static void drop_capabilities(void) {
+void drop_capabilities(void) {
   struct __user_cap_header_struct head = {_LINUX_CAPABILITY_VERSION_3, 0};
   struct __user_cap_data_struct data[2] = {{0}};
   if (syscall(SYS_capget, &head, data) != 0) die_errno(EXIT_SETUP, "capget", "failed");
@@ -191,6 +197,8 @@ int main(int argc, char **argv) {
   const char *ro[MAX_RULES], *rw[MAX_RULES], *dev[MAX_RULES];
   unsigned long long ports[MAX_RULES];
   struct forward forwards[MAX_FORWARDS];
+  unsigned transparent_ports[MAX_FORWARDS];
+  struct transparent transparent = {.ports = transparent_ports, .n = 0, .via = NULL};
   long long limits[N_RLIMITS];
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
   int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, own_ipc = 0, probe = 0, keep = 0, ready_fd = -1, status_fd = -1, i;
@@ -202,7 +210,7 @@ int main(int argc, char **argv) {
     if (strcmp(opt, "--own-ipc") == 0) { own_ipc = 1; continue; }
     if (strcmp(opt, "--probe") == 0) { probe = 1; continue; }
     if (strcmp(opt, "--keep") == 0) { keep = 1; continue; }
-    if (!val || nro == MAX_RULES || nrw == MAX_RULES || ndev == MAX_RULES || nports == MAX_RULES || nforwards == MAX_FORWARDS) die(EXIT_USAGE, "an option lacks its value, or too many rules (see the usage at the top of agentbox-sandbox.c)");
+    if (!val || nro == MAX_RULES || nrw == MAX_RULES || ndev == MAX_RULES || nports == MAX_RULES || nforwards == MAX_FORWARDS || transparent.n == MAX_FORWARDS) die(EXIT_USAGE, "an option lacks its value, or too many rules (see the usage at the top of agentbox-sandbox.c)");
     i++;
     if (strcmp(opt, "--ro") == 0) ro[nro++] = val;
     else if (strcmp(opt, "--rw") == 0) rw[nrw++] = val;
@@ -213,6 +221,11 @@ int main(int argc, char **argv) {
       nports++;
     } else if (strcmp(opt, "--rlimit") == 0) parse_rlimit(val, limits);
     else if (strcmp(opt, "--forward") == 0) parse_forward(val, &forwards[nforwards++]);
+    else if (strcmp(opt, "--transparent") == 0) {
+      unsigned long long p = number(val, "--transparent port");
+      if (p < 1 || p > 65535) die(EXIT_USAGE, "--transparent port must be 1-65535");
+      transparent_ports[transparent.n++] = (unsigned)p;
+    } else if (strcmp(opt, "--transparent-via") == 0) transparent.via = val;
     else if (strcmp(opt, "--memory-limit") == 0) memory_limit = number(val, "--memory-limit");
     else if (strcmp(opt, "--ready-fd") == 0) {
       ready_fd = (int)number(val, "--ready-fd");
@@ -242,12 +255,14 @@ int main(int argc, char **argv) {
     fprintf(stderr, "agentbox-sandbox: refusing to run unconfined: %s (kernel Landlock ABI %d, required %llu)\n", missing(abi), abi, required);
     return EXIT_ABI;
   }
+  if (transparent.n > 0 && (!transparent.via || nforwards == 0)) die(EXIT_USAGE, "--transparent needs --transparent-via SOCKET and a --forward");
   if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) die_errno(EXIT_SETUP, "prctl", "PR_SET_NO_NEW_PRIVS");
+  /* The forwarder is forked first: it binds its ports with what capability bubblewrap gave
+   * (CAP_NET_BIND_SERVICE for port 53 and the transparent ports), then drops it and confines itself
+   * more tightly (agentbox-forward.c), and keeps the unix sockets the agent is refused. It starts
+   * while this process confines itself; its word is awaited before the ready byte. */
+  int forwarder = nforwards > 0 ? start_forwarder(forwards, nforwards, &transparent, abi) : -1;
   drop_capabilities();
-  /* The forwarder is forked first: it confines itself more tightly (agentbox-forward.c), and keeps
-   * the unix sockets the agent is refused. It starts while this process confines itself; its word
-   * is awaited before the ready byte. */
-  int forwarder = nforwards > 0 ? start_forwarder(forwards, nforwards, abi) : -1;
   reset_signals();
   apply_rlimits(limits);
   uint64_t handled = fs_handled(abi);

@@ -1,6 +1,7 @@
 /* agentbox-sandbox.h: what the launcher's two files share: the Landlock UAPI, exit codes, helpers. */
 #ifndef AGENTBOX_SANDBOX_H
 #define AGENTBOX_SANDBOX_H
+#include <stddef.h>
 #include <stdint.h>
 
 enum { EXIT_USAGE = 64, EXIT_ABI = 121, EXIT_PATH = 122, EXIT_SETUP = 123 };
@@ -36,8 +37,19 @@ void die_errno(int code, const char *what, const char *arg);
 uint64_t fs_handled(int abi);
 /* The filter (agentbox-seccomp.c); `own_ipc`: the process has an IPC namespace of its own (bubblewrap). */
 void install_seccomp(int allow_unix, int own_ipc);
+/* `--transparent PORT` … and `--transparent-via SOCKET`: connections to the names the forwarder
+ * resolves, on these ports, become CONNECT name:port to the egress proxy at `via`. */
+struct transparent { const unsigned *ports; int n; const char *via; };
+
 /* Fork the forwarder (agentbox-forward.c); returns the descriptor await_forwarder reads its word from. */
-int start_forwarder(const struct forward *forwards, int n, int abi);
+int start_forwarder(const struct forward *forwards, int n, const struct transparent *transparent, int abi);
+/* Drop every capability for good (agentbox-sandbox.c): the forwarder, after binding its ports, and the launcher. */
+void drop_capabilities(void);
+/* The forwarder's name service (agentbox-names.c). */
+void names_init(void);
+size_t names_answer(const unsigned char *query, size_t len, unsigned char *answer);
+const char *names_lookup(unsigned address);
+int names_connect_head(char *out, size_t size, const char *name, unsigned port);
 /* Returns once the forwarder listens on every port and is confined; exits when it failed to. */
 void await_forwarder(int status);
 
