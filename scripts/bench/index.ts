@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<Report>> = {
   mesh: async () => (await import('./mesh-bench.js')).runMeshBench(),
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
+  'egress-transparent': async () => (await import('./egress-transparent-bench.js')).runEgressTransparentBench(),
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
 };
