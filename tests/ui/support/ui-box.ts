@@ -9,6 +9,14 @@ import { startTestServer, waitFor, type TestServer } from '../../api/support/har
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
+/** How the box is started: sealed or not, its clock, and (for a box with an egress proxy) its root and the proxy's control socket. */
+export interface UiBoxOptions {
+  seal?: boolean;
+  clock?: () => Date;
+  root?: Parameters<typeof startTestServer>[0] extends infer O ? (O extends { root?: infer R } ? R : never) : never;
+  egress?: Parameters<typeof startTestServer>[0] extends infer O ? (O extends { egress?: infer E } ? E : never) : never;
+}
+
 /** A started box with its dashboard, and how to stop both. */
 export interface UiBox {
   box: TestServer;
@@ -22,11 +30,11 @@ export interface UiBox {
  * stays as the build left it for other tests and `npm start`), start the API on it with `toml`,
  * and (unless `seal: false`) seal the box, so /ready answers 200. `clock` is the box's (a test moves it to pass deadlines).
  */
-export async function startUiBox(toml: string, options: { seal?: boolean; clock?: () => Date } = {}): Promise<UiBox> {
+export async function startUiBox(toml: string, options: UiBoxOptions = {}): Promise<UiBox> {
   const uiRoot = await mkdtemp(path.join(os.tmpdir(), 'agentbox-ui-'));
   try {
     await promisify(execFile)(process.execPath, [path.join(repo, 'scripts/bundle-ui.mjs'), '--outdir', uiRoot]);
-    const box = await startTestServer({ toml, ui: { root: uiRoot }, ...(options.clock ? { clock: options.clock } : {}) });
+    const box = await startTestServer({ toml, ui: { root: uiRoot }, ...(options.clock ? { clock: options.clock } : {}), ...(options.root ? { root: options.root } : {}), ...(options.egress ? { egress: options.egress } : {}) });
     if (options.seal !== false) {
       await sealBox(box);
       await waitFor('READY', async () => (await box.api('/ready', { auth: false })).status === 200, 10_000);

@@ -1,7 +1,7 @@
 // One browser page on a box's dashboard for a test file: the box, the browser, the page and what the page did wrong, closed together.
 import type { Browser, Page } from 'puppeteer-core';
 import { launchBrowser, watchPage, type PageProblems } from './browser.js';
-import { startUiBox, type UiBox } from './ui-box.js';
+import { startUiBox, type UiBox, type UiBoxOptions } from './ui-box.js';
 
 /** A box serving its dashboard and one headless browser page watched for problems. */
 export interface UiPage {
@@ -14,7 +14,7 @@ export interface UiPage {
 }
 
 /** Start the box (see {@link startUiBox}) and a browser with one watched page. */
-export async function openUiPage(toml: string, options: { seal?: boolean; clock?: () => Date } = {}): Promise<UiPage> {
+export async function openUiPage(toml: string, options: UiBoxOptions = {}): Promise<UiPage> {
   const ui = await startUiBox(toml, options);
   let browser: Browser | undefined;
   try {

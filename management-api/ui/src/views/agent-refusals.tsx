@@ -6,7 +6,7 @@ import type { EgressRefusal } from '../types.js';
 export function AgentRefusals({ refusals }: { refusals: EgressRefusal[] | undefined }) {
   if (refusals === undefined) return null;
   return (
-    <div data-testid="agent-refusals">
+    <div class="refusals" data-testid="agent-refusals">
       <h3 id="h-refusals">Refused connections</h3>
       {refusals.length === 0 ? (
         <p class="muted small">The egress proxy has refused this agent nothing.</p>
