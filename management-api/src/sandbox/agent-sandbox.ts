@@ -94,7 +94,7 @@ export class AgentSandbox {
 
   constructor(readonly settings: SandboxSettings) {
     const { paths } = settings;
-    const uids = process.getuid?.() === 0 ? new AgentUids({ root: path.resolve(paths.root), stateFile: path.join(paths.stateDir, 'agent-uids.json'), ...(settings.agentUidClaims ? { claimsDir: settings.agentUidClaims } : {}) }) : undefined;
+    const uids = process.getuid?.() === 0 ? new AgentUids({ root: path.resolve(paths.root), stateFile: path.join(paths.stateDir, 'agent-uids.jsonl'), ...(settings.agentUidClaims ? { claimsDir: settings.agentUidClaims } : {}) }) : undefined;
     this.#access = uids ? new AgentPathAccess(paths.root, uids) : undefined;
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',

@@ -1,7 +1,7 @@
 // A uid and gid of its own for each agent name of a root box: stable across restarts, never shared
 // with another name, another box on the machine, the box's programmes or the files they own.
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { HostIds } from './agent-ids.js';
 
@@ -23,23 +23,30 @@ const MAX_BLOCKS = Math.floor((2 ** 31 - AGENT_UID_BASE) / AGENT_UID_BLOCK);
  */
 export const DEFAULT_CLAIMS_DIR = '/var/lib/agentbox-uids';
 
-/** What the box remembers (in its state directory, 0600): its block and the slot of each name. */
-interface UidMapFile {
+/**
+ * What the box remembers (in its state directory, 0600): its block, then one line per name, in the
+ * order of their slots. Appended to, never rewritten but for a new block: a box that runs many names
+ * pays one short append per new name. A line cut short by a crash is left out (that name gets a
+ * new slot; its directory is then handed over from the old uid, agent-ids.ts).
+ */
+interface UidMap {
   block: number;
-  names: Record<string, number>;
+  names: Map<string, number>;
+  /** The next free slot: one past the highest recorded. */
+  next: number;
 }
 
 export interface AgentUidOptions {
   /** The box's root (real path), written in its claim. */
   root: string;
-  /** The box's record of names and slots. */
+  /** The box's record of names and slots (JSON lines). */
   stateFile: string;
   claimsDir?: string;
 }
 
 /** Allocates and remembers agent ids; calls are serialised, so two spawns never take one slot. */
 export class AgentUids {
-  #map: UidMapFile | undefined;
+  #map: UidMap | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   readonly #claimsDir: string;
 
@@ -64,29 +71,33 @@ export class AgentUids {
 
   async #idsFor(name: string): Promise<HostIds> {
     const map = (this.#map ??= await this.#load());
-    let slot = map.names[name];
+    let slot = map.names.get(name);
     if (slot === undefined) {
-      slot = Object.keys(map.names).length;
+      slot = map.next;
       if (slot >= AGENT_UID_BLOCK) throw new Error(`this box has run ${AGENT_UID_BLOCK} agent names, each with a uid of its own, and has none left: reuse names, or start the box with a new root`);
-      map.names[name] = slot;
-      await this.#save(map);
+      await appendFile(this.options.stateFile, `${JSON.stringify({ name, slot })}\n`, { mode: 0o600 });
+      map.names.set(name, slot);
+      map.next = slot + 1;
     }
     const uid = AGENT_UID_BASE + map.block * AGENT_UID_BLOCK + slot;
     return { uid, gid: uid };
   }
 
   /** The record, with the block claimed (again) for this root. */
-  async #load(): Promise<UidMapFile> {
-    const saved = await readFile(this.options.stateFile, 'utf8').then((text) => JSON.parse(text) as UidMapFile, (err: NodeJS.ErrnoException) => {
+  async #load(): Promise<UidMap> {
+    const text = await readFile(this.options.stateFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw new Error(`${this.options.stateFile} is unreadable (${err.message}): move it away to give this box's agents new uids`);
     });
+    const saved = text === undefined ? undefined : parseMap(text, this.options.stateFile);
+    // A line cut short: end it, so the next append starts a line of its own.
+    if (text && !text.endsWith('\n')) await appendFile(this.options.stateFile, '\n');
     await mkdir(this.#claimsDir, { recursive: true, mode: 0o700 });
     if (saved && (await this.#claim(saved.block))) return saved;
     // No record, or another box took the block: a new one, and new slots (the box's directories are given again at each spawn).
     for (let block = 0; block < MAX_BLOCKS; block++) {
       if (await this.#claim(block)) {
-        const fresh = { block, names: {} };
+        const fresh: UidMap = { block, names: new Map(), next: 0 };
         await this.#save(fresh);
         return fresh;
       }
@@ -128,12 +139,38 @@ export class AgentUids {
     }
   }
 
-  async #save(map: UidMapFile): Promise<void> {
+  /** A record of the block alone (a new block starts with no names). */
+  async #save(map: UidMap): Promise<void> {
     await mkdir(path.dirname(this.options.stateFile), { recursive: true });
     const tmp = `${this.options.stateFile}.tmp`;
-    await writeFile(tmp, JSON.stringify(map), { mode: 0o600 });
+    await writeFile(tmp, `${JSON.stringify({ block: map.block })}\n`, { mode: 0o600 });
     await rename(tmp, this.options.stateFile);
   }
+}
+
+/** The record's lines: the block first, then each name and its slot; a malformed line (cut short) is skipped. */
+function parseMap(text: string, file: string): UidMap {
+  const [head, ...rest] = text.split('\n');
+  let block: unknown;
+  try {
+    block = (JSON.parse(head ?? '') as { block?: unknown }).block;
+  } catch {
+    block = undefined;
+  }
+  if (typeof block !== 'number' || !Number.isInteger(block) || block < 0) throw new Error(`${file} is unreadable (its first line names no block): move it away to give this box's agents new uids`);
+  const names = new Map<string, number>();
+  let next = 0;
+  for (const line of rest) {
+    try {
+      const { name, slot } = JSON.parse(line) as { name?: unknown; slot?: unknown };
+      if (typeof name !== 'string' || typeof slot !== 'number' || !Number.isInteger(slot) || slot < next || slot >= AGENT_UID_BLOCK) continue;
+      names.set(name, slot);
+      next = slot + 1;
+    } catch {
+      // A line cut short by a crash: that name gets a new slot when it runs again.
+    }
+  }
+  return { block, names, next };
 }
 
 /** A name no other writer uses at the same time: another process, or another box of this one. */

@@ -1,7 +1,7 @@
 // Agent uids of a root box: one per name, kept across restarts in the box's state, one block per
 // box root on the machine, a block whose root is gone taken over. Real files in a claims directory of the test's own.
 import t from 'tap';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AGENT_UID_BASE, AGENT_UID_BLOCK, AgentUids } from '../../../management-api/src/sandbox/agent-uids.js';
@@ -13,7 +13,7 @@ function fixture(t: Tap.Test) {
   const box = (name: string) => {
     const root = path.join(dir, name);
     mkdirSync(root, { recursive: true });
-    return { root, stateFile: path.join(root, 'state', 'agent-uids.json'), claimsDir };
+    return { root, stateFile: path.join(root, 'state', 'agent-uids.jsonl'), claimsDir };
   };
   return { dir, claimsDir, box };
 }
@@ -70,4 +70,28 @@ t.test('an unreadable record names the file and what to do', async (t) => {
   mkdirSync(path.dirname(a.stateFile), { recursive: true });
   mkdirSync(a.stateFile);
   await t.rejects(new AgentUids(a).idsFor('x'), { message: new RegExp(`${a.stateFile} is unreadable .*move it away`) });
+});
+
+t.test('the record is appended to; a line cut short by a crash is left out', async (t) => {
+  const { box } = fixture(t);
+  const a = box('a');
+  const uids = new AgentUids(a);
+  const x = await uids.idsFor('x');
+  await uids.idsFor('y');
+  t.equal(readFileSync(a.stateFile, 'utf8').split('\n').filter(Boolean).length, 3, 'the block and one line per name');
+  appendFileSync(a.stateFile, '{"name":"z","sl');
+  const restarted = new AgentUids(a);
+  t.same(await restarted.idsFor('x'), x, 'whole lines still count');
+  t.equal((await restarted.idsFor('z')).uid, x.uid + 2, 'the cut name gets the next slot again');
+  const w = await restarted.idsFor('w');
+  const again = new AgentUids(a);
+  t.same([await again.idsFor('z'), await again.idsFor('w')], [{ uid: x.uid + 2, gid: x.uid + 2 }, w], 'names recorded after the cut line keep their slots');
+});
+
+t.test('a record whose first line names no block is refused with what to do', async (t) => {
+  const { box } = fixture(t);
+  const a = box('a');
+  mkdirSync(path.dirname(a.stateFile), { recursive: true });
+  writeFileSync(a.stateFile, 'not json\n');
+  await t.rejects(new AgentUids(a).idsFor('x'), { message: /names no block.*move it away/ });
 });
