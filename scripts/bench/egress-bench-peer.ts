@@ -26,15 +26,14 @@ export interface FetchResult {
   cpuMs?: number;
 }
 
-/** Serve until killed; prints `{"idle": port, "bulk": port}` once both listen. */
-async function serve(): Promise<void> {
+/** A server that sends `bytes` of filler on each connection, then ends it (kept in step with the client's reads). */
+export function bulkServer(bytes: number): net.Server {
   const chunk = Buffer.alloc(1024 * 1024, 7);
-  const idle = net.createServer((s) => s.on('error', () => undefined));
-  const bulk = net.createServer((s) => {
+  return net.createServer((s) => {
     s.on('error', () => undefined);
     let sent = 0;
     const pump = (): void => {
-      while (sent < BULK_BYTES) {
+      while (sent < bytes) {
         sent += chunk.length;
         if (!s.write(chunk)) return void s.once('drain', pump);
       }
@@ -42,6 +41,34 @@ async function serve(): Promise<void> {
     };
     pump();
   });
+}
+
+/**
+ * Wait for a proxy's answer to a CONNECT written on `s`: resolves once a 200 head has come (the
+ * socket paused, any bytes after the head put back), rejects naming any other answer.
+ */
+export function connectAnswered(s: net.Socket): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let head = Buffer.alloc(0);
+    const onData = (d: Buffer): void => {
+      head = Buffer.concat([head, d]);
+      const end = head.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      s.off('data', onData);
+      // Paused until the caller listens: a flowing socket with no 'data' listener drops what arrives.
+      s.pause();
+      if (!head.subarray(0, 12).toString('latin1').startsWith('HTTP/1.1 200')) return reject(new Error(`proxy answered ${head.toString('latin1').split('\r\n')[0]}`));
+      if (head.length > end + 4) s.unshift(head.subarray(end + 4));
+      resolve();
+    };
+    s.on('data', onData);
+  });
+}
+
+/** Serve until killed; prints `{"idle": port, "bulk": port}` once both listen. */
+async function serve(): Promise<void> {
+  const idle = net.createServer((s) => s.on('error', () => undefined));
+  const bulk = bulkServer(BULK_BYTES);
   await Promise.all([idle, bulk].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
   process.stdout.write(`${JSON.stringify({ idle: (idle.address() as net.AddressInfo).port, bulk: (bulk.address() as net.AddressInfo).port })}\n`);
 }
@@ -56,19 +83,7 @@ function open(target: FetchTarget): Promise<{ socket: net.Socket; ms: number }> 
     s.once('error', reject);
     if (!via) return void s.once('connect', () => (s.pause(), resolve({ socket: s, ms: performance.now() - t0 })));
     s.once('connect', () => s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${via.auth}\r\n\r\n`));
-    let head = Buffer.alloc(0);
-    const onData = (d: Buffer): void => {
-      head = Buffer.concat([head, d]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      s.off('data', onData);
-      // Paused until the caller listens: a flowing socket with no 'data' listener drops what arrives.
-      s.pause();
-      if (!head.subarray(0, 12).toString('latin1').startsWith('HTTP/1.1 200')) return reject(new Error(`proxy answered ${head.toString('latin1').split('\r\n')[0]}`));
-      if (head.length > end + 4) s.unshift(head.subarray(end + 4));
-      resolve({ socket: s, ms: performance.now() - t0 });
-    };
-    s.on('data', onData);
+    connectAnswered(s).then(() => resolve({ socket: s, ms: performance.now() - t0 }), reject);
   });
 }
 

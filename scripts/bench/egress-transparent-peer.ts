@@ -5,6 +5,7 @@ import dns from 'node:dns/promises';
 import net from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import { bulkServer, connectAnswered } from './egress-bench-peer.js';
 
 /** Bytes the bulk server sends on each connection. */
 export const TRANSPARENT_BULK_BYTES = 128 * 1024 * 1024;
@@ -33,24 +34,12 @@ export interface AgentResult {
 }
 
 async function serve(): Promise<void> {
-  const chunk = Buffer.alloc(1024 * 1024, 7);
   const echo = net.createServer((s) => {
     s.setNoDelay(true);
     s.on('error', () => undefined);
     s.pipe(s);
   });
-  const bulk = net.createServer((s) => {
-    s.on('error', () => undefined);
-    let sent = 0;
-    const pump = (): void => {
-      while (sent < TRANSPARENT_BULK_BYTES) {
-        sent += chunk.length;
-        if (!s.write(chunk)) return void s.once('drain', pump);
-      }
-      s.end();
-    };
-    pump();
-  });
+  const bulk = bulkServer(TRANSPARENT_BULK_BYTES);
   await Promise.all([echo, bulk].map((srv) => new Promise<void>((r) => srv.listen(0, '127.0.0.1', r))));
   process.stdout.write(`${JSON.stringify({ echo: (echo.address() as net.AddressInfo).port, bulk: (bulk.address() as net.AddressInfo).port })}\n`);
 }
@@ -65,18 +54,7 @@ function open(plan: AgentPlan, port: number, viaProxy: boolean): Promise<net.Soc
       s.once('error', reject);
       if (!viaProxy) return void s.once('connect', () => resolve(s));
       s.once('connect', () => s.write(`CONNECT ${plan.name}:${port} HTTP/1.1\r\nHost: ${plan.name}:${port}\r\nProxy-Authorization: Basic ${plan.proxy.auth}\r\n\r\n`));
-      let head = Buffer.alloc(0);
-      const onData = (d: Buffer): void => {
-        head = Buffer.concat([head, d]);
-        const end = head.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        s.off('data', onData);
-        s.pause();
-        if (!head.subarray(0, 12).toString('latin1').startsWith('HTTP/1.1 200')) return reject(new Error(`proxy answered ${head.toString('latin1').split('\r\n')[0]}`));
-        if (head.length > end + 4) s.unshift(head.subarray(end + 4));
-        resolve(s);
-      };
-      s.on('data', onData);
+      connectAnswered(s).then(() => resolve(s), reject);
     }, reject);
   });
 }
