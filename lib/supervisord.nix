@@ -74,6 +74,7 @@ let
         stderr_logfile = "/dev/stderr";
         stderr_logfile_maxbytes = 0;
       }
+      // (if p.exitcodes == null then { } else { exitcodes = concatStringsSep "," (map toString p.exitcodes); })
       // (
         if listener then
           {
