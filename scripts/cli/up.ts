@@ -96,6 +96,8 @@ export async function run(args: string[]): Promise<number> {
   const launcher = installedLauncher();
   if (!detach && !existsSync(launcher)) throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build-launcher.mjs\` (npm start does)`, 1);
   const argv = detach ? [entrypoint] : [launcher, '--parent-death', '--', entrypoint];
+  // The box's own programmes watch this process too (boot/parent-watch.ts): they stop at once, not when supervisord next wakes.
+  if (!detach) box.env['AGENTBOX_OWNER_PID'] = String(process.pid);
   say(`starting ${manifestFile} under ${box.paths.root}`);
   const logFile = path.join(box.paths.logDir, 'box.log');
   if (detach) mkdirSync(box.paths.logDir, { recursive: true });
