@@ -32,7 +32,8 @@ export interface RunOptions {
 /**
  * Run the API until SIGTERM or SIGINT. Resolves to the exit code: 0 after a clean shutdown,
  * 1 when the manifest is invalid, a critical adapter slot cannot connect or start-up fails,
- * 2 for a bad listener override. If shutdown leaves anything open, the process exits 1 at the deadline.
+ * 2 for a bad listener override; under supervisord, 78 (boot/start-failure.ts) when a port is
+ * taken, so supervisord does not restart it. If shutdown leaves anything open, the process exits 1 at the deadline.
  */
 export async function runServer(options: RunOptions = {}): Promise<number> {
   // Before anything runs long enough to see a full collection (boot/tick-shape-pin.ts).
@@ -72,9 +73,10 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
     if (taken) {
       // A taken port stays taken: no paced restart, the status supervisord does not restart, and the one line.
       const line = portInUseLine(taken);
-      logger.fatal({ event: 'ApiStartFailed', port: taken.port, key: taken.key }, line);
+      logger.fatal({ event: 'ApiStartFailed', err, port: taken.port, key: taken.key }, line);
       await telemetry.shutdown();
-      if (isSupervised(env)) recordStartFailure(paths.runDir, 'management-api', line);
+      if (!isSupervised(env)) return 1;
+      recordStartFailure(paths.runDir, 'management-api', line);
       return START_FAILED_EXIT;
     }
     const fatal = (err as Error).name === 'FatalAdapterError';

@@ -46,7 +46,7 @@ export async function run(args: string[]): Promise<number> {
   if (m && !running) {
     // Every port the box binds, as agentbox up checks them; 0 is a free port chosen at start.
     for (const p of boxPorts(m, process.env)) {
-      const name = `${p.name} port`;
+      const name = `${p.name.toLowerCase()} port`;
       if (p.port === 0) {
         checks.push({ name, ok: true, detail: `${p.envVar ?? p.key} = 0: a free port is chosen at start` });
         continue;
