@@ -20,6 +20,13 @@ chmodSync(work, 0o755);
 const root = path.join(work, 'box');
 const manifest = path.join(work, 'agentbox.toml');
 writeFileSync(manifest, BOOT_ONLY_MANIFEST);
+
+/** A box of this test: its root and manifest. */
+interface TestBox {
+  root: string;
+  manifest: string;
+}
+const plain: TestBox = { root, manifest };
 // A plain user environment (not the test runner's instrumentation), a registry of this test's own,
 // and every port chosen free by `agentbox up`.
 const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: path.join(work, 'xdg'), AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' };
@@ -35,12 +42,12 @@ function alive(pid: number): boolean {
 }
 
 /** Live processes of the box: those whose command line or environment name its root. */
-function boxProcesses(): number[] {
+function boxProcesses(b: TestBox = plain): number[] {
   return readdirSync('/proc')
     .filter((n) => /^\d+$/.test(n) && Number(n) !== process.pid)
     .filter((pid) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(root) || readFileSync(`/proc/${pid}/environ`, 'utf8').includes(root);
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(b.root) || readFileSync(`/proc/${pid}/environ`, 'utf8').includes(b.root);
       } catch {
         return false;
       }
@@ -50,8 +57,8 @@ function boxProcesses(): number[] {
 }
 
 /** The live process of the box whose command line contains `marker`. */
-function pidOf(marker: string): number | undefined {
-  return boxProcesses().find((pid) => {
+function pidOf(marker: string, b: TestBox = plain): number | undefined {
+  return boxProcesses(b).find((pid) => {
     try {
       return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
     } catch {
@@ -68,10 +75,10 @@ interface Up {
 }
 
 /** `agentbox up --local` of the test box, resolved once it printed its ready banner. */
-async function up(t: Tap.Test, ...extra: string[]): Promise<Up> {
+async function up(t: Tap.Test, extra: string[] = [], b: TestBox = plain): Promise<Up> {
   const log = path.join(work, `up-${Date.now()}.log`);
   const fd = openSync(log, 'a');
-  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', manifest, '--root', root, ...extra], { cwd: work, env, stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root, ...extra], { cwd: work, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   t.teardown(() => {
@@ -88,9 +95,9 @@ async function up(t: Tap.Test, ...extra: string[]): Promise<Up> {
 }
 
 /** The box's processes, up included, once every programme runs. */
-async function tree(u: Up): Promise<number[]> {
-  await waitFor('every programme', () => pidOf('server.js') && pidOf('egress-proxy-cli.js') && pidOf('seal-listener-cli.js') && pidOf('supervisord'));
-  return [u.proc.pid!, ...boxProcesses()];
+async function tree(u: Up, b: TestBox = plain, markers: string[] = []): Promise<number[]> {
+  await waitFor('every programme', () => ['server.js', 'egress-proxy-cli.js', 'seal-listener-cli.js', 'supervisord', ...markers].every((m) => pidOf(m, b)));
+  return [u.proc.pid!, ...boxProcesses(b)];
 }
 
 /** A short-lived command (boxes, down, doctor, a refused up), with the runner's environment so its coverage counts. */
@@ -110,12 +117,12 @@ async function readyStatus(apiUrl: string): Promise<number> {
 }
 
 /** Within 2 s of the kill, no process of `pids` is alive. */
-async function allGone(t: Tap.Test, pids: number[], what: string): Promise<void> {
+async function allGone(t: Tap.Test, pids: number[], what: string, b: TestBox = plain): Promise<void> {
   await waitFor(`${what}: every process of the box to end`, () => pids.every((p) => !alive(p)), 2_000, 25).catch((err: Error) => {
     const left = pids.filter(alive).map((p) => `${p} ${readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')}`);
     throw new Error(`${err.message}; still alive: ${left.join('; ')}`);
   });
-  t.same(boxProcesses(), [], `${what}: nothing of the box is left`);
+  t.same(boxProcesses(b), [], `${what}: nothing of the box is left`);
 }
 
 for (const victim of ['agentbox up', 'supervisord'] as const) {
@@ -154,7 +161,7 @@ for (const [program, marker] of [
 }
 
 t.test('agentbox boxes lists the running box with its ports; --detach leaves it running until agentbox down', async (t) => {
-  const u = await up(t, '--detach');
+  const u = await up(t, ['--detach']);
   t.equal(await u.exited, 0, 'agentbox up --detach returns once ready');
   t.equal(await readyStatus(u.apiUrl), 200, 'the box runs on');
   const listed = JSON.parse(agentbox('boxes', '--json').stdout) as Array<{ root: string; pid: number; ready: boolean; detached: boolean; apiUrl: string; ports: Array<{ name: string; port: number }> }>;
@@ -190,4 +197,27 @@ t.test('a taken port stops agentbox up before anything starts, naming port, prog
   const doctor = spawnSync(process.execPath, [cli, 'doctor', '--manifest', manifest, '--root', root], { cwd: work, env: { ...process.env, ...env, AGENTBOX_EGRESS_PORT: String(port) }, encoding: 'utf8' });
   t.equal(doctor.status, 1, 'doctor fails');
   t.match(doctor.stdout, `FAIL  egress proxy port: port ${port} on 127.0.0.1 is already in use`);
+});
+
+t.test('with the embedded relay: kill -9 of the relay is repaired, kill -9 of supervisord ends the relay too', async (t) => {
+  const b: TestBox = { root: path.join(work, 'relay-box'), manifest: path.join(work, 'relay.toml') };
+  const relayPort = await new Promise<number>((resolve) => {
+    const probe = createServer();
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+  writeFileSync(b.manifest, `${BOOT_ONLY_MANIFEST}\n[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = ${relayPort}\n`);
+  const u = await up(t, [], b);
+  const pids = await tree(u, b, ['relay-cli.js']);
+  const relay = pidOf('relay-cli.js', b)!;
+  process.kill(relay, 'SIGKILL');
+  const replacement = await waitFor('a new relay', () => {
+    const pid = pidOf('relay-cli.js', b);
+    return pid && pid !== relay ? pid : undefined;
+  });
+  await waitFor('/ready 200 again', async () => (await readyStatus(u.apiUrl)) === 200);
+  process.kill(pidOf('supervisord', b)!, 'SIGKILL');
+  await allGone(t, [...pids.filter((p) => p !== relay), replacement], 'supervisord with the relay', b);
 });
