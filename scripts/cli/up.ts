@@ -39,7 +39,7 @@ Options:
   --root DIR       where the box keeps its state, configs and workspace (default ./.agentbox)
   --quiet          do not stream the programmes' logs to the terminal
   --detach         return once the box is ready and leave it running; its output goes to
-                   DIR/var/log/agentbox/box.log; stop it with agentbox down --root DIR
+                   box.log in the box's log directory (printed); stop it: agentbox down --root DIR
   -h, --help       show this help
 
 Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT override the manifest's
