@@ -221,3 +221,22 @@ t.test('with the embedded relay: kill -9 of the relay is repaired, kill -9 of su
   process.kill(pidOf('supervisord', b)!, 'SIGKILL');
   await allGone(t, [...pids.filter((p) => p !== relay), replacement], 'supervisord with the relay', b);
 });
+
+t.test('a required programme that cannot start stops agentbox up with its reason, and nothing is left', async (t) => {
+  const b: TestBox = { root: path.join(work, 'failing-box'), manifest: path.join(work, 'failing.toml') };
+  // Exits at once every time: supervisord gives up (FATAL) after its start retries.
+  writeFileSync(b.manifest, `${BOOT_ONLY_MANIFEST}\n[programs.crash]\ncommand = "/bin/false"\nrequired_for_readiness = true\n`);
+  const log = path.join(work, 'failing.log');
+  const fd = openSync(log, 'a');
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root], { cwd: work, env, stdio: ['ignore', fd, fd] });
+  closeSync(fd);
+  t.teardown(() => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  });
+  const code = await new Promise<number | null>((resolve) => proc.once('exit', (c) => resolve(c)));
+  const out = readFileSync(log, 'utf8');
+  t.equal(code, 1, out);
+  t.match(out, /^agentbox: crash could not be started \(FATAL\)$/m, 'the reason, on a line of its own');
+  t.notMatch(out, /press Ctrl-C/, 'never announced ready');
+  t.same(boxProcesses(b), [], 'the box was stopped');
+});
