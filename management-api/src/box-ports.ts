@@ -39,7 +39,7 @@ export function boxPorts(manifest: NormalizedManifest, env: Readonly<Record<stri
   ];
   // The proxy listens on loopback only (egress-proxy-main.ts).
   if (m.sandbox.enabled) ports.push({ name: 'egress proxy', program: 'egress-proxy', key: 'sandbox.egress.port', envVar: 'AGENTBOX_EGRESS_PORT', host: '127.0.0.1', port: overridden(env, 'AGENTBOX_EGRESS_PORT', m.sandbox.egress.port) });
-  if (m.sovereign_mesh.relay.enabled) ports.push({ name: 'relay', program: 'relay', key: 'sovereign_mesh.relay.port', host: m.sovereign_mesh.relay.bind, port: m.sovereign_mesh.relay.port });
+  if (m.sovereign_mesh.relay.enabled) ports.push({ name: 'relay', program: 'relay', key: 'sovereign_mesh.relay.port', envVar: 'AGENTBOX_RELAY_PORT', host: m.sovereign_mesh.relay.bind, port: overridden(env, 'AGENTBOX_RELAY_PORT', m.sovereign_mesh.relay.port) });
   for (const [feature, f] of Object.entries(boxFacts.features)) {
     if (!settingOn(m, f.setting)) continue;
     for (const p of f.programs) if (p.port > 0) ports.push({ name: `feature ${feature}`, program: p.name, key: f.setting.key.join('.'), host: '0.0.0.0', port: p.port });

@@ -42,8 +42,8 @@ Options:
                    box.log in the box's log directory (printed); stop it: agentbox down --root DIR
   -h, --help       show this help
 
-Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT override the manifest's
-ports (0 = a free port, chosen before the start and printed). \`agentbox boxes\` lists running boxes.
+Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT / AGENTBOX_RELAY_PORT
+override the manifest's ports (0 = a free port, chosen before the start). \`agentbox boxes\` lists running boxes.
 Exit codes: the box's exit status; 1 invalid manifest, missing prerequisite, a port in use or a
 programme that cannot start; 2 bad usage.`;
 

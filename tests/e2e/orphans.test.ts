@@ -29,7 +29,7 @@ interface TestBox {
 const plain: TestBox = { root, manifest };
 // A plain user environment (not the test runner's instrumentation), a registry of this test's own,
 // and every port chosen free by `agentbox up`.
-const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: path.join(work, 'xdg'), AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' };
+const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: path.join(work, 'xdg'), AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0', AGENTBOX_RELAY_PORT: '0' };
 
 /** Whether `pid` is a live process (not a zombie). */
 function alive(pid: number): boolean {
@@ -199,17 +199,14 @@ t.test('a taken port stops agentbox up before anything starts, naming port, prog
   t.match(doctor.stdout, `FAIL  egress proxy port: port ${port} on 127.0.0.1 is already in use`);
 });
 
-t.test('with the embedded relay: kill -9 of the relay is repaired, kill -9 of supervisord ends the relay too', async (t) => {
+t.test('with the embedded relay on a port chosen free: kill -9 of the relay is repaired, kill -9 of supervisord ends the relay too', async (t) => {
   const b: TestBox = { root: path.join(work, 'relay-box'), manifest: path.join(work, 'relay.toml') };
-  const relayPort = await new Promise<number>((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-  writeFileSync(b.manifest, `${BOOT_ONLY_MANIFEST}\n[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = ${relayPort}\n`);
+  // The relay's port too is chosen free by agentbox up (AGENTBOX_RELAY_PORT=0).
+  writeFileSync(b.manifest, `${BOOT_ONLY_MANIFEST}\n[sovereign_mesh]\nenabled = true\npublish_agent_events = true\n\n[sovereign_mesh.relay]\nenabled = true\n`);
   const u = await up(t, [], b);
+  const listed = JSON.parse(agentbox('boxes', '--json').stdout) as Array<{ root: string; ports: Array<{ name: string; port: number }> }>;
+  const relayPort = listed.find((x) => x.root === b.root)?.ports.find((p) => p.name === 'relay')?.port;
+  t.ok(relayPort && relayPort !== 7777, `the relay listens on the port chosen for it (${relayPort})`);
   const pids = await tree(u, b, ['relay-cli.js']);
   const relay = pidOf('relay-cli.js', b)!;
   process.kill(relay, 'SIGKILL');

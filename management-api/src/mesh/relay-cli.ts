@@ -24,7 +24,7 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   let config;
   try {
     loaded = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
-    config = relayConfig(loaded.manifest);
+    config = relayConfig(loaded.manifest, env);
   } catch (err) {
     // A ManifestInvalidError names the file and each key already.
     if (err instanceof ManifestInvalidError) return fail(err.message);
