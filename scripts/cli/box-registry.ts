@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 
 /** One port of a running box. */
 export interface RegisteredPort {
@@ -119,4 +120,21 @@ export function runningBoxes(dir = registryDir()): BoxEntry[] {
 export function boxAt(root: string, dir = registryDir()): BoxEntry | undefined {
   const abs = path.resolve(root);
   return runningBoxes(dir).find((b) => b.root === abs);
+}
+
+/**
+ * supervisord's pid for the box under `root`: from the registry, else from its pid file (a box
+ * started before the registry, or whose entry was removed), checked to be that box's supervisord.
+ */
+export function runningSupervisor(root: string, dir = registryDir()): number | undefined {
+  const registered = boxAt(root, dir);
+  if (registered) return registered.pid;
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  let pid = 0;
+  try {
+    pid = Number(readFileSync(paths.supervisorPidfile, 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  return Number.isSafeInteger(pid) && pid > 1 && isBoxSupervisor(pid, paths.supervisordConf) ? pid : undefined;
 }

@@ -1,11 +1,9 @@
 // `agentbox down [--root DIR]`: stop the box running under a root, from any shell — the box of an
 // `agentbox up --detach`, or of an `agentbox up` in another terminal.
 import { parseArgs } from 'node:util';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-import { boxAt, isBoxSupervisor, processAlive, unregisterBox } from './box-registry.js';
+import { processAlive, runningSupervisor, unregisterBox } from './box-registry.js';
 import { UsageError, UserError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox down [--root DIR] [--timeout SECONDS]
@@ -21,23 +19,6 @@ Options:
   -h, --help         show this help
 
 Exit codes: 0 stopped, 1 no box runs under DIR, 2 bad usage.`;
-
-/** supervisord's pid for the box under `root`: from the registry, else from its pid file, checked either way. */
-export function supervisorOf(root: string): number | undefined {
-  const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  const registered = boxAt(root);
-  if (registered) return registered.pid;
-  const fromPidfile = Number(readFileSafe(paths.supervisorPidfile).trim());
-  return Number.isSafeInteger(fromPidfile) && fromPidfile > 1 && isBoxSupervisor(fromPidfile, paths.supervisordConf) ? fromPidfile : undefined;
-}
-
-function readFileSafe(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch {
-    return '';
-  }
-}
 
 /**
  * SIGTERM supervisord `pid` and wait for it to end; past `timeoutMs`, SIGKILL its process group
@@ -68,7 +49,7 @@ export async function run(args: string[]): Promise<number> {
   const timeoutSec = Number(values.timeout ?? '30');
   if (!Number.isFinite(timeoutSec) || timeoutSec <= 0) throw new UsageError(`--timeout must be a positive number of seconds, not "${values.timeout}"`);
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
-  const pid = supervisorOf(root);
+  const pid = runningSupervisor(root);
   if (pid === undefined) {
     unregisterBox(root);
     throw new UserError(`no box is running under ${root} (agentbox boxes lists the running ones)`, 1);

@@ -20,7 +20,7 @@ import { portInUseLine } from '../../management-api/src/box-ports.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
 import { hostForUrl } from './local-box.js';
 import { checkBoxPorts } from './port-check.js';
-import { boxAt, registerBox, unregisterBox } from './box-registry.js';
+import { registerBox, runningSupervisor, unregisterBox } from './box-registry.js';
 
 export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet] [--detach]
 
@@ -63,6 +63,9 @@ export async function run(args: string[]): Promise<number> {
   const started = performance.now();
   const manifestFile = values.manifest ?? 'agentbox.toml';
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
+  // Before rendering: the configs of a running box must not change under it.
+  const running = runningSupervisor(root);
+  if (running) throw new UserError(`a box is already running under ${root} (supervisord pid ${running}); stop it with \`agentbox down --root ${root}\`, or use another --root`, 1);
   let prepared;
   try {
     prepared = await prepareLocalBox(manifestFile, root, ruleContextFrom(values['target-arch']), process.env);
@@ -78,8 +81,6 @@ export async function run(args: string[]): Promise<number> {
 
   const say = (line: string) => process.stderr.write(`agentbox: ${line}\n`);
   const m = prepared.validation.manifest!;
-  const running = boxAt(box.paths.root);
-  if (running) throw new UserError(`a box is already running under ${box.paths.root} (supervisord pid ${running.pid}); stop it with \`agentbox down --root ${box.paths.root}\`, or use another --root`, 1);
   // Before anything starts: a port taken now would only fail a programme later.
   const ports = await checkBoxPorts(m, box.env);
   if (ports.taken.length) throw new UserError(ports.taken.map((p) => portInUseLine(p)).join('\n'), 1);
