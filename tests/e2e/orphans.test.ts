@@ -1,6 +1,6 @@
 // A box never outlives `agentbox up`, and a programme never outlives supervisord: kill -9 of each
 // process of a real box's tree (agentbox up, supervisord, the API, the egress proxy, the seal
-// listener), and within 2 s nothing of the box is left (or, for a programme, supervisord has
+// listener, the relay; an operator's [programs] entry runs beside them), and within 2 s nothing of the box is left (or, for a programme, supervisord has
 // replaced it and nothing else of the old tree is gone); each next start of the same box succeeds.
 // Also: `agentbox boxes` lists the box, `agentbox down` stops it from another shell, `--detach`
 // leaves it running, and a taken port stops `agentbox up` with the line that names it.
@@ -19,7 +19,8 @@ const work = mkdtempSync(path.join(tmpdir(), 'agentbox-orphans-'));
 chmodSync(work, 0o755);
 const root = path.join(work, 'box');
 const manifest = path.join(work, 'agentbox.toml');
-writeFileSync(manifest, BOOT_ONLY_MANIFEST);
+// An operator's programme besides the box's own: it must not outlive supervisord either.
+writeFileSync(manifest, `${BOOT_ONLY_MANIFEST}\n[programs.idle]\ncommand = "/bin/sleep"\nargs = ["600"]\n`);
 
 /** A box of this test: its root and manifest. */
 interface TestBox {
@@ -95,7 +96,7 @@ async function up(t: Tap.Test, extra: string[] = [], b: TestBox = plain): Promis
 }
 
 /** The box's processes, up included, once every programme runs. */
-async function tree(u: Up, b: TestBox = plain, markers: string[] = []): Promise<number[]> {
+async function tree(u: Up, b: TestBox = plain, markers: string[] = b === plain ? ['/bin/sleep'] : []): Promise<number[]> {
   await waitFor('every programme', () => ['server.js', 'egress-proxy-cli.js', 'seal-listener-cli.js', 'supervisord', ...markers].every((m) => pidOf(m, b)));
   return [u.proc.pid!, ...boxProcesses(b)];
 }
