@@ -10,6 +10,8 @@
 #   autorestart  "true", "false" or "unexpected" (supervisord's words)
 #   startsecs    seconds a process must stay up to count as RUNNING
 #   startretries attempts before FATAL
+#   exitcodes    exit statuses supervisord counts as expected (with autorestart "unexpected": not
+#                restarted); null leaves supervisord's default (0)
 #   environment  extra variables (plain configuration, never secrets)
 #   required     tagged required-for-readiness: the bootstrap seal waits for it to be RUNNING
 #   port         TCP port it listens on (0: none)
@@ -41,6 +43,7 @@ let
     autorestart = "unexpected";
     startsecs = 1;
     startretries = 3;
+    exitcodes = null;
     environment = { };
     required = false;
     port = 0;
@@ -62,7 +65,11 @@ let
       startretries = 0;
     };
     management-api = {
-      autorestart = "true";
+      # Restarted after any exit but one: programs.startFailedExit, with which it says it cannot
+      # start (its port is taken, boot/start-failure.ts) — a restart would only fail again, once
+      # a second, forever. It then stays EXITED and the seal listener reports why.
+      autorestart = "unexpected";
+      exitcodes = [ facts.programs.startFailedExit ];
       # RUNNING at spawn: the seal then waits for nothing but stage B. /ready is answered by
       # this programme itself, so it can never be 200 before the API listens; a one-second
       # startsecs would only add 1-2 s to every boot (supervisord checks it on its 1 s poll).
@@ -73,7 +80,9 @@ let
       autorestart = "true";
     };
     egress-proxy = {
-      autorestart = "true";
+      # As the API: restarted after any exit but programs.startFailedExit (its port is taken).
+      autorestart = "unexpected";
+      exitcodes = [ facts.programs.startFailedExit ];
       # RUNNING at spawn, like the API: the API itself reports the proxy in /ready once its
       # control socket answers, so a startsecs wait would only delay every boot.
       startsecs = 0;

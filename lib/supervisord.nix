@@ -15,6 +15,7 @@ let
   strings = import ./strings.nix;
   pathsLib = import ./paths.nix;
   programsLib = import ./programs.nix;
+  facts = import ./facts.nix;
 
   # supervisord expands %(name)s in option values: a literal % is written %%.
   escapePercent = replaceStrings [ "%" ] [ "%%" ];
@@ -51,8 +52,16 @@ let
     silent = "critical";
   };
 
+  # The box's own programmes stop by themselves when supervisord is gone (boot/parent-watch.ts);
+  # features' and operators' programmes run through agentbox-parent-death, which gives them SIGTERM
+  # as their parent-death signal (the sandbox launcher's --parent-death mode), so none of them
+  # outlives a supervisord killed with SIGKILL either.
+  commandOf =
+    bin: p:
+    if p.origin == "box" then p.argv else [ "${bin}/${facts.programs.parentDeathCommand}" ] ++ p.argv;
+
   programSection =
-    runDir: p:
+    runDir: bin: p:
     let
       env =
         p.environment // (if p.required then { AGENTBOX_REQUIRED_FOR_READINESS = "1"; } else { });
@@ -61,7 +70,7 @@ let
     {
       name = "${p.kind}:${p.name}";
       values = {
-        command = strings.shellJoin p.argv;
+        command = strings.shellJoin (commandOf bin p);
         # Not the checkout or /: a core file or anything else written to the working directory
         # lands where no agent can read (the run directory is never granted to agents).
         directory = runDir;
@@ -74,6 +83,7 @@ let
         stderr_logfile = "/dev/stderr";
         stderr_logfile_maxbytes = 0;
       }
+      // (if p.exitcodes == null then { } else { exitcodes = concatStringsSep "," (map toString p.exitcodes); })
       // (
         if listener then
           {
@@ -150,7 +160,7 @@ rec {
         };
       }
     ]
-    ++ map (programSection runtime.runDir) programmes;
+    ++ map (programSection runtime.runDir bin) programmes;
 
   /**
     supervisord.conf text (with a "generated — do not edit" header).

@@ -224,6 +224,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     logger: options.logger,
     metrics: options.metrics,
     clock,
+    env,
     ...(options.agentEventTiming ? { timing: options.agentEventTiming } : {}),
   });
   app.addHook('onClose', async () => agentEvents.close());

@@ -5,7 +5,10 @@ import { startTelemetry, type Telemetry } from './observability/telemetry.js';
 import { requireManifest, ManifestInvalidError } from './manifest/load-manifest.js';
 import { createLogger } from './observability/logger.js';
 import { manifestFileFrom, runtimePaths } from './runtime-paths.js';
-import { listenConfig, ListenConfigError } from './server-config.js';
+import { listenConfig, ListenConfigError, type ListenConfig } from './server-config.js';
+import { portInUseLine, type BoxPort } from './box-ports.js';
+import { clearStartFailure, recordStartFailure, START_FAILED_EXIT } from './boot/start-failure.js';
+import { watchParent } from './boot/parent-watch.js';
 import { apiVersion, imageHash } from './version.js';
 import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
 import type { RunningServer } from './start-server.js';
@@ -29,7 +32,8 @@ export interface RunOptions {
 /**
  * Run the API until SIGTERM or SIGINT. Resolves to the exit code: 0 after a clean shutdown,
  * 1 when the manifest is invalid, a critical adapter slot cannot connect or start-up fails,
- * 2 for a bad listener override. If shutdown leaves anything open, the process exits 1 at the deadline.
+ * 2 for a bad listener override; under supervisord, 78 (boot/start-failure.ts) when a port is
+ * taken, so supervisord does not restart it. If shutdown leaves anything open, the process exits 1 at the deadline.
  */
 export async function runServer(options: RunOptions = {}): Promise<number> {
   // Before anything runs long enough to see a full collection (boot/tick-shape-pin.ts).
@@ -57,9 +61,24 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   try {
     const { startServer } = await import('./start-server.js');
     // A start that listens ends the series of failed starts, before it is announced.
-    const onBound = isSupervised(env) ? () => clearFailedStarts(startFailuresFile(paths.runDir)) : undefined;
+    const onBound = isSupervised(env)
+      ? async () => {
+          clearStartFailure(paths.runDir, 'management-api');
+          await clearFailedStarts(startFailuresFile(paths.runDir));
+        }
+      : undefined;
     server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen, ...(onBound ? { onBound } : {}), ...(options.overrides ? { overrides: options.overrides } : {}) });
   } catch (err) {
+    const taken = portTaken(err, listen);
+    if (taken) {
+      // A taken port stays taken: no paced restart, the status supervisord does not restart, and the one line.
+      const line = portInUseLine(taken);
+      logger.fatal({ event: 'ApiStartFailed', err, port: taken.port, key: taken.key }, line);
+      await telemetry.shutdown();
+      if (!isSupervised(env)) return 1;
+      recordStartFailure(paths.runDir, 'management-api', line);
+      return START_FAILED_EXIT;
+    }
     const fatal = (err as Error).name === 'FatalAdapterError';
     logger.fatal({ err, event: fatal ? 'AdapterFatal' : 'ApiStartFailed' }, (err as Error).message);
     await telemetry.shutdown();
@@ -81,6 +100,15 @@ async function failedStart(code: number, env: Readonly<Record<string, string | u
   log(`start failure ${failures} in a row; pausing ${pauseMs} ms before exiting so supervisord does not restart the API in a tight loop`, { failures, pauseMs });
   await pauseUnlessStopped(pauseMs);
   return code;
+}
+
+/** The API's or the metrics listener's port, when `err` says it is taken. */
+function portTaken(err: unknown, listen: ListenConfig): BoxPort | undefined {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e?.code !== 'EADDRINUSE') return undefined;
+  const metrics: BoxPort = { name: 'metrics', program: 'management-api', key: 'observability.metrics_port', envVar: 'AGENTBOX_METRICS_PORT', host: listen.metricsHost, port: listen.metricsPort };
+  const api: BoxPort = { name: 'API', program: 'management-api', key: 'api.port', envVar: 'AGENTBOX_API_PORT', host: listen.apiHost, port: listen.apiPort };
+  return e.port === listen.metricsPort && e.port !== listen.apiPort ? metrics : api;
 }
 
 function nextSignal(): Promise<NodeJS.Signals> {
@@ -121,6 +149,8 @@ function isMain(): boolean {
 }
 
 if (isMain()) {
+  // Under supervisord, stop (gracefully, as on SIGTERM) once supervisord is gone.
+  watchParent({ onGone: (parent) => process.stderr.write(`agentbox api: supervisord (pid ${parent}) is gone; stopping\n`) });
   const i = process.argv.indexOf('--manifest');
   const manifestFile = i > 0 ? process.argv[i + 1] : undefined;
   process.exitCode = await runServer(manifestFile ? { manifestFile } : {});

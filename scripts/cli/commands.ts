@@ -22,6 +22,8 @@ export const commands: readonly CommandEntry[] = [
   { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
   { name: 'api', summary: 'run the management API (probes, /v1/meta, adapter routes) and its metrics listener', load: compiled('api') },
   { name: 'up', summary: 'run the box on this host (--local): the same entrypoint and supervisord config as the image', load: compiled('up') },
+  { name: 'down', summary: 'stop the box running under a root (--root DIR), from any shell', load: compiled('down') },
+  { name: 'boxes', summary: 'list the boxes running on this machine: root, ports, pid, ready (--json)', load: compiled('boxes') },
   { name: 'status', summary: 'show readiness, adapter slots and supervised programmes of a running box', load: compiled('status') },
   { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: compiled('health') },
   { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: compiled('doctor') },

@@ -1,18 +1,22 @@
 // `agentbox doctor`: checks this host for running a box — prerequisites, ports, manifest, and the
 // state directory's permissions — and prints the fix for each failure.
 import { parseArgs } from 'node:util';
-import { createServer } from 'node:net';
 import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { localModePrereqs, type PrereqCheck } from './host-prereqs.js';
 import { ruleContextFrom } from './rule-context.js';
+import { boxPorts, portInUseLine } from '../../management-api/src/box-ports.js';
+import { portFree } from './port-check.js';
+import { boxAt } from './box-registry.js';
 
 export const usage = `Usage: agentbox doctor [--manifest FILE] [--root DIR] [--json]
 
 Check that this host can run the box: Node.js, nix-instantiate, supervisord; the manifest is valid;
-its API, metrics and relay ports are free; the state directory and secrets have safe permissions.
+every port the box binds is free (API, metrics, egress proxy, relay, features' and [programs]
+ports, after the AGENTBOX_*_PORT overrides; a taken one is named with its programme, manifest key
+and override); the state directory and secrets have safe permissions.
 Every failed check prints the command or step that fixes it.
 
 Options:
@@ -22,15 +26,6 @@ Options:
   -h, --help       show this help
 
 Exit codes: 0 every check passed, 1 a check failed.`;
-
-/** Whether `port` on `host` can be bound right now. */
-export function portFree(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ host, port, exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
@@ -45,18 +40,22 @@ export async function run(args: string[]): Promise<number> {
       : { name: 'manifest', ok: false, detail: `${manifestFile}: ${firstError?.message ?? 'invalid'}`, fix: `npx agentbox config validate ${manifestFile}${loaded.exitCode === 2 ? ' (or create one: npx agentbox init)' : ''}` },
   );
   const m = loaded.manifest;
-  if (m) {
-    const ports: Array<[string, string, number]> = [
-      ['api port', m.api.bind, Number(process.env['AGENTBOX_API_PORT'] ?? m.api.port)],
-      ['metrics port', m.observability.metrics_bind, Number(process.env['AGENTBOX_METRICS_PORT'] ?? m.observability.metrics_port)],
-    ];
-    if (m.sovereign_mesh.relay.enabled) ports.push(['relay port', m.sovereign_mesh.relay.bind, m.sovereign_mesh.relay.port]);
-    for (const [name, host, port] of ports) {
-      const free = await portFree(host, port);
-      checks.push(free ? { name, ok: true, detail: `${host}:${port} is free` } : { name, ok: false, detail: `${host}:${port} is in use`, fix: `stop what listens there (ss -ltnp 'sport = :${port}'), or change the port in ${manifestFile}` });
+  const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
+  const running = boxAt(root);
+  if (running) checks.push({ name: 'box', ok: true, detail: `a box already runs under ${root} (supervisord pid ${running.pid}); its own ports are not checked` });
+  if (m && !running) {
+    // Every port the box binds, as agentbox up checks them; 0 is a free port chosen at start.
+    for (const p of boxPorts(m, process.env)) {
+      const name = `${p.name.toLowerCase()} port`;
+      if (p.port === 0) {
+        checks.push({ name, ok: true, detail: `${p.envVar ?? p.key} = 0: a free port is chosen at start` });
+        continue;
+      }
+      const free = await portFree(p.host, p.port);
+      checks.push(free ? { name, ok: true, detail: `${p.host}:${p.port} is free (${p.key}${p.envVar ? `, override ${p.envVar}` : ''})` } : { name, ok: false, detail: portInUseLine(p), fix: p.envVar ? `${p.envVar}=0 agentbox up --local (any free port), or set ${p.key} in ${manifestFile}` : `set ${p.key} in ${manifestFile} to a free port` });
     }
   }
-  const paths = runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') });
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
   checks.push(...(await permissionChecks(paths.secretsDir, [paths.apiKeyFile, paths.identityKeyFile])));
   const ok = checks.every((c) => c.ok);
   if (values.json) {

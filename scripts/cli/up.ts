@@ -1,5 +1,6 @@
-// `agentbox up --local [--manifest FILE]`: run the box on this host, in the foreground — the same
-// entrypoint and generated supervisord config as the image, re-rooted under a local directory.
+// `agentbox up --local [--manifest FILE]`: run the box on this host, in the foreground (or, with
+// --detach, in the background) — the same entrypoint and generated supervisord config as the
+// image, re-rooted under a local directory.
 import { parseArgs } from 'node:util';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -13,33 +14,45 @@ import { prepareLocalBox } from './local-box.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { waitUntilReady } from './wait-ready.js';
 import { boxConsole } from './console-relay.js';
-import { closeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { boxFacts } from '../../management-api/src/box-facts.js';
+import { portInUseLine } from '../../management-api/src/box-ports.js';
+import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
+import { hostForUrl } from './local-box.js';
+import { checkBoxPorts } from './port-check.js';
+import { registerBox, runningSupervisor, unregisterBox } from './box-registry.js';
 
-export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet]
+export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet] [--detach]
 
 Run the box described by FILE (default ./agentbox.toml) on this host, in the foreground: render
 its configs with the Nix library into DIR (default $AGENTBOX_ROOT or ./.agentbox), then run the
 same entrypoint (stage A, supervisord, the seal) as the container image, as the current user.
+Every port the box binds is checked first: one already in use stops the start with a line naming
+the port, the programme, the manifest key and the variable that moves it.
 Prints the API URL, the metrics URL and the API key file; Ctrl-C stops every programme in
-reverse priority order.
+reverse priority order. The box never outlives this command (even kill -9 of it stops the box),
+unless --detach: then it runs on in the background once ready, until \`agentbox down\`.
 
 Options:
   --local          run on this host (the only mode; containers: agentbox render, then docker-compose up)
   --manifest FILE  the manifest (default ./agentbox.toml)
   --root DIR       where the box keeps its state, configs and workspace (default ./.agentbox)
   --quiet          do not stream the programmes' logs to the terminal
+  --detach         return once the box is ready and leave it running; its output goes to
+                   box.log in the box's log directory (printed); stop it: agentbox down --root DIR
   -h, --help       show this help
 
-Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT override the manifest's ports.
-Exit codes: the box's exit status; 1 invalid manifest or missing prerequisite; 2 bad usage.`;
+Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT / AGENTBOX_RELAY_PORT
+override the manifest's ports (0 = a free port, chosen before the start). \`agentbox boxes\` lists running boxes.
+Exit codes: the box's exit status; 1 invalid manifest, missing prerequisite, a port in use or a
+programme that cannot start; 2 bad usage.`;
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { local: { type: 'boolean' }, manifest: { type: 'string' }, root: { type: 'string' }, quiet: { type: 'boolean' }, 'target-arch': { type: 'string' } },
+    options: { local: { type: 'boolean' }, manifest: { type: 'string' }, root: { type: 'string' }, quiet: { type: 'boolean' }, detach: { type: 'boolean' }, 'target-arch': { type: 'string' } },
   });
   if (positionals.length) throw new UsageError(`unexpected argument "${String(positionals[0])}"`);
   if (!values.local) throw new UsageError('only --local is supported here; for containers run `agentbox render` and `docker-compose up`');
@@ -50,6 +63,9 @@ export async function run(args: string[]): Promise<number> {
   const started = performance.now();
   const manifestFile = values.manifest ?? 'agentbox.toml';
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
+  // Before rendering: the configs of a running box must not change under it.
+  const running = runningSupervisor(root);
+  if (running) throw new UserError(`a box is already running under ${root} (supervisord pid ${running}); stop it with \`agentbox down --root ${root}\`, or use another --root`, 1);
   let prepared;
   try {
     prepared = await prepareLocalBox(manifestFile, root, ruleContextFrom(values['target-arch']), process.env);
@@ -64,20 +80,53 @@ export async function run(args: string[]): Promise<number> {
   if (!box) return 1;
 
   const say = (line: string) => process.stderr.write(`agentbox: ${line}\n`);
+  const m = prepared.validation.manifest!;
+  // Before anything starts: a port taken now would only fail a programme later.
+  const ports = await checkBoxPorts(m, box.env);
+  if (ports.taken.length) throw new UserError(ports.taken.map((p) => portInUseLine(p)).join('\n'), 1);
+  Object.assign(box.env, ports.chosen);
+  const apiPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_API_PORT')!.port;
+  const metricsPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_METRICS_PORT')!.port;
+  box.apiUrl = `http://${hostForUrl(m.api.bind)}:${apiPort}`;
+  box.metricsUrl = `http://${hostForUrl(m.observability.metrics_bind)}:${metricsPort}/metrics`;
+
+  const detach = values.detach === true;
+  const entrypoint = repoPath(`config/bin/${boxFacts.image.entrypoint}`);
+  // Attached, the entrypoint runs with SIGTERM as its parent-death signal, which survives its exec
+  // of supervisord: when this command dies, however it dies, supervisord stops the box in order.
+  const launcher = installedLauncher();
+  if (!detach && !existsSync(launcher)) throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build-launcher.mjs\` (npm start does)`, 1);
+  const argv = detach ? [entrypoint] : [launcher, '--parent-death', '--', entrypoint];
+  // The box's own programmes watch this process too (boot/parent-watch.ts): they stop at once, not when supervisord next wakes.
+  if (!detach) box.env['AGENTBOX_OWNER_PID'] = String(process.pid);
   say(`starting ${manifestFile} under ${box.paths.root}`);
-  const output = values.quiet ? { stdio: 'ignore' as const, close: () => {} } : boxConsole();
-  const child = spawn(repoPath(`config/bin/${boxFacts.image.entrypoint}`), [], {
+  const logFile = path.join(box.paths.logDir, 'box.log');
+  if (detach) mkdirSync(box.paths.logDir, { recursive: true });
+  const output = detach ? { stdio: openSync(logFile, 'a', 0o600), close: () => {} } : values.quiet ? { stdio: 'ignore' as const, close: () => {} } : boxConsole();
+  const child = spawn(argv[0]!, argv.slice(1), {
     env: box.env,
     // Its own process group: Ctrl-C reaches only this command, which stops supervisord in order.
     detached: true,
     stdio: ['ignore', output.stdio, output.stdio],
   });
   if (typeof output.stdio === 'number') closeSync(output.stdio); // The child holds its own copy.
+  const supervisorPid = child.pid!;
+  registerBox({
+    root: box.paths.root,
+    manifest: path.resolve(manifestFile),
+    pid: supervisorPid,
+    ...(detach ? {} : { upPid: process.pid }),
+    supervisordConf: box.paths.supervisordConf,
+    apiUrl: box.apiUrl,
+    metricsUrl: box.metricsUrl,
+    ports: ports.ports.map((p) => ({ name: p.name, port: p.port })),
+    startedAt: new Date().toISOString(),
+  });
   let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals | 'failed') => {
     if (stopping || child.exitCode !== null) return;
     stopping = true;
-    say(`${signal}: stopping every programme (reverse priority order)…`);
+    if (signal !== 'failed') say(`${signal}: stopping every programme (reverse priority order)…`);
     child.kill('SIGTERM');
     // supervisord stops its programmes within their stopwaitsecs; past that, end the whole group.
     setTimeout(() => {
@@ -86,19 +135,51 @@ export async function run(args: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
-  const exited = new Promise<number>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : 1))));
+  const exited = new Promise<number>((resolve) =>
+    child.once('exit', (code, signal) => {
+      unregisterBox(box.paths.root, supervisorPid);
+      resolve(code ?? (signal ? 128 : 1));
+    }),
+  );
 
-  const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, () => stopping), exited.then(() => false)]);
-  if (ready) {
+  // Ready, or a programme that cannot start (the seal listener's failure marker names it), or the box ended.
+  let failure: string | undefined;
+  const failed = () => {
+    failure ??= programFailure(box.paths.bootstrapFailedFile);
+    return failure !== undefined;
+  };
+  const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, () => stopping || failed()), exited.then(() => false)]);
+  if (failure) {
+    say(failure);
+    stop('failed');
+  } else if (ready) {
     say(`ready in ${((performance.now() - started) / 1000).toFixed(2)} s`);
     say(`API      ${box.apiUrl}  (GET /ready, /health, /v1/meta; docs at /docs/json)`);
     say(`dashboard ${box.apiUrl}/ui/  (sign in with the API key below)`);
     say(`metrics  ${box.metricsUrl}`);
     say(`API key  ${box.paths.apiKeyFile}  (send it as: Authorization: Bearer $(cat ${path.relative(process.cwd(), box.paths.apiKeyFile) || box.paths.apiKeyFile}))`);
+    if (detach) {
+      say(`running in the background (supervisord pid ${supervisorPid}); log ${logFile}; stop it with: agentbox down --root ${box.paths.root}`);
+      child.unref();
+      return 0;
+    }
     say('press Ctrl-C to stop');
+  } else if (detach && !stopping) {
+    say(`the box did not start; see ${logFile}`);
   }
   const code = await exited;
   output.close();
+  if (failure) return 1;
   say(stopping ? 'stopped' : `the box exited with status ${code}`);
   return stopping && code === 0 ? 0 : code;
+}
+
+/** The reason a required programme cannot start, once the seal listener has recorded one (not stage B's nor a seal timeout). */
+function programFailure(markerFile: string): string | undefined {
+  try {
+    const marker = JSON.parse(readFileSync(markerFile, 'utf8')) as { reason?: unknown; program?: unknown };
+    return typeof marker.program === 'string' && typeof marker.reason === 'string' ? marker.reason : undefined;
+  } catch {
+    return undefined;
+  }
 }

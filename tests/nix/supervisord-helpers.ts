@@ -27,6 +27,8 @@ export function boxDirs(): { root: string; bin: string } {
   // Test doubles of the box's commands: stage B exits at once, services stay up.
   script('agentbox-bootstrap', 'exit 0');
   for (const name of ['agentbox-api', 'agentbox-egress-proxy', 'agentbox-relay', 'agentbox-desktop', 'agentbox-telegram-mirror', 'code-server', 'playwright']) script(name, 'exec sleep 1000');
+  // The real wrapper of features' and operators' programmes (the sandbox launcher's --parent-death mode).
+  script('agentbox-parent-death', `exec ${path.join(repoRoot, 'config/bin/agentbox-parent-death')} "$@"`);
   // The real seal listener (management-api/src/boot), driven by the generated environment.
   script('agentbox-seal-listener', `exec ${process.execPath} ${path.join(repoRoot, 'dist/management-api/src/boot/seal-listener-cli.js')}`);
   // Records its argv and environment, then stays up.

@@ -23,7 +23,23 @@ t.test('a required programme leaving RUNNING withdraws the seal; its return rest
   t.same(ev(s, 'EXITED', 'api', { expected: '0' }), { kind: 'unseal', program: 'api', state: 'EXITED' });
   t.equal(s.sealed, false);
   t.same(ev(s, 'STARTING', 'api'), { kind: 'none' });
-  t.same(ev(s, 'RUNNING', 'api'), { kind: 'seal' });
+  t.same(ev(s, 'RUNNING', 'api'), { kind: 'seal', again: true }, 'a re-seal, not a second completed bootstrap');
+});
+
+t.test('a required programme that stays down (FATAL, or an exit supervisord does not restart) is reported, before or after the seal', async (t) => {
+  const s = new SealState({ required: ['egress-proxy', 'api'] });
+  ev(s, 'RUNNING', 'api');
+  ev(s, 'RUNNING', 'egress-proxy');
+  t.equal(s.sealed, true);
+  t.same(ev(s, 'EXITED', 'egress-proxy', { expected: '1' }), { kind: 'down', program: 'egress-proxy', state: 'EXITED' });
+  t.equal(s.sealed, false);
+  t.same(ev(s, 'RUNNING', 'egress-proxy'), { kind: 'seal', again: true }, 'started again by hand: sealed again');
+  const early = new SealState({ required: ['relay'] });
+  t.same(ev(early, 'BACKOFF', 'relay'), { kind: 'none' });
+  t.same(ev(early, 'FATAL', 'relay'), { kind: 'down', program: 'relay', state: 'FATAL' });
+  t.equal(early.sealed, false);
+  const seeded = new SealState({ required: ['relay'] });
+  t.same(seeded.seed([{ name: 'relay', state: 'FATAL', exitStatus: 0 }]), { kind: 'down', program: 'relay', state: 'FATAL' }, 'a restarted listener finds it in the snapshot');
 });
 
 t.test('stage B failing is final: never sealed afterwards', async (t) => {
@@ -77,7 +93,7 @@ t.test('events queued before the snapshot are history: skipped until one continu
   t.same(ev(s, 'STOPPING', 'api', { from_state: 'RUNNING' }), { kind: 'unseal', program: 'api', state: 'STOPPING' }, 'the first event from the seeded state is live');
   t.same(ev(s, 'STOPPED', 'api', { from_state: 'STOPPING' }), { kind: 'none' });
   t.same(ev(s, 'STARTING', 'api', { from_state: 'STOPPED' }), { kind: 'none' }, 'live from then on');
-  t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'seal' });
+  t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'seal', again: true });
 });
 
 t.test('the seal timeout is about the first seal of a boot only', async (t) => {

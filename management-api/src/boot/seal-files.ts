@@ -10,10 +10,14 @@ export function writeAtomic(file: string, content: string): void {
   renameSync(tmp, file);
 }
 
-/** What a failure marker holds. A seal timeout is marked `timeout: true`: it is cleared by a later seal. */
+/**
+ * What a failure marker holds. A seal timeout is marked `timeout: true`, a required programme that
+ * stays down names its `program`: both are cleared by a later seal.
+ */
 export interface FailureMarker {
   reason: string;
   timeout?: boolean;
+  program?: string;
   waiting_for?: string[];
 }
 
@@ -37,7 +41,8 @@ export class SealFiles {
   /** Write the seal, and drop a seal-timeout marker: the programmes it waited for are up now. */
   seal(body: Record<string, unknown>): void {
     writeAtomic(this.sealFile, JSON.stringify(body) + '\n');
-    if (this.marker()?.timeout) rmSync(this.failedFile, { force: true });
+    const marker = this.marker();
+    if (marker?.timeout || marker?.program) rmSync(this.failedFile, { force: true });
   }
 
   /** Remove the seal; true when there was one. */
@@ -57,6 +62,14 @@ export class SealFiles {
     if (existing && !existing.timeout) return existing.reason;
     writeAtomic(this.failedFile, JSON.stringify({ reason }) + '\n');
     return reason;
+  }
+
+  /** Record that a required programme stays down (FATAL, or exited for good), unless stage B's failure is recorded. */
+  recordProgramFailure(program: string, reason: string): void {
+    this.unseal();
+    const existing = this.marker();
+    if (existing && !existing.timeout && !existing.program) return;
+    writeAtomic(this.failedFile, JSON.stringify({ reason, program }) + '\n');
   }
 
   /** Record a seal timeout, unless a bootstrap failure is already recorded (it says more). */

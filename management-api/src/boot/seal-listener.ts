@@ -11,6 +11,7 @@ import { listen } from './supervisor-protocol.js';
 import { SealState, type SealAction } from './seal-state.js';
 import { SealFiles } from './seal-files.js';
 import { supervisorSnapshot } from './seal-snapshot.js';
+import { readStartFailure } from './start-failure.js';
 
 export { writeAtomic } from './seal-files.js';
 
@@ -24,6 +25,8 @@ export interface SealListenerOptions {
   timeoutSec: number;
   /** supervisord's XML-RPC socket, asked for the programmes' states before the first event. */
   supervisorSocket?: string;
+  /** The line a programme that cannot start left (boot/start-failure.ts), for the failure marker. */
+  startFailure?: (program: string) => string | undefined;
 }
 
 /**
@@ -51,7 +54,16 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
       case 'seal': {
         const elapsed = Math.round(performance.now() - started);
         files.seal({ sealed_at: new Date().toISOString(), elapsed_ms: elapsed, required: options.required });
-        events.emit('BootstrapCompleted', { elapsed_ms: elapsed, ...(fromSnapshot ? { from_snapshot: true } : {}) });
+        // Bootstrap completes once per boot; a required programme back after a restart only re-seals.
+        if (action.again) events.emit('BootstrapResealed', { elapsed_ms: elapsed }, 'every required programme runs again; the seal is back');
+        else events.emit('BootstrapCompleted', { elapsed_ms: elapsed, ...(fromSnapshot ? { from_snapshot: true } : {}) });
+        break;
+      }
+      case 'down': {
+        const why = options.startFailure?.(action.program);
+        const reason = why ?? `${action.program} ${action.state === 'FATAL' ? 'could not be started (FATAL)' : 'exited and supervisord does not restart it'}`;
+        files.recordProgramFailure(action.program, reason);
+        events.fail('RequiredProgramFailed', { program: action.program, state: action.state, reason }, `${reason}; the box is not ready until it runs (supervisorctl start ${action.program})`);
         break;
       }
       case 'unseal':
@@ -135,6 +147,7 @@ export async function main(argv: string[] = process.argv.slice(2), env: NodeJS.P
     failedFile: path.join(path.dirname(sealFile), path.basename(paths.bootstrapFailedFile)),
     timeoutSec,
     supervisorSocket: supervisorSocket(env, paths),
+    startFailure: (program) => readStartFailure(path.dirname(sealFile), program),
   });
   return 0;
 }

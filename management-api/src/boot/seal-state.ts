@@ -1,15 +1,18 @@
 // The seal decision as a pure state machine over supervisord process-state events: sealed when
 // the one-shot bootstrap completed (it says so through a process communication event, or exited
 // cleanly) and every readiness-required programme is RUNNING;
-// unsealed again when a required programme leaves RUNNING; failed when bootstrap fails. A
+// unsealed again when a required programme leaves RUNNING (for good when it is FATAL or exited
+// without a restart coming); failed when bootstrap fails. A
 // restarted listener seeds it from supervisord's snapshot, since past events are never replayed.
 import { STAGE_B_COMPLETED } from './stage-b-report.js';
 
 /** What the listener must do after an event. */
 export type SealAction =
   | { kind: 'none' }
-  | { kind: 'seal' }
+  | { kind: 'seal'; again?: boolean }
   | { kind: 'unseal'; program: string; state: string }
+  /** A required programme will not run again by itself: FATAL, or exited with a status supervisord does not restart. */
+  | { kind: 'down'; program: string; state: string }
   | { kind: 'fail'; reason: string };
 
 /** Configuration of the machine. */
@@ -92,6 +95,8 @@ export class SealState {
         return { kind: 'fail', reason: p.state === 'FATAL' ? `${p.name} could not be started` : `${p.name} exited with status ${p.exitStatus}` };
       }
     }
+    const fatal = programs.find((p) => p.state === 'FATAL' && this.config.required.includes(p.name));
+    if (fatal) return { kind: 'down', program: fatal.name, state: fatal.state };
     if (this.pending().length > 0) return { kind: 'none' };
     this.#setSealed(true);
     return { kind: 'seal' };
@@ -121,6 +126,11 @@ export class SealState {
         return { kind: 'fail', reason: `${name} ${state === 'FATAL' ? 'could not be started' : 'exited with an unexpected status'}` };
       }
     }
+    // FATAL, or an exit supervisord counts as expected (a programme that cannot start exits so): it stays down.
+    if (this.config.required.includes(name) && (state === 'FATAL' || (state === 'EXITED' && payload['expected'] === '1'))) {
+      this.#setSealed(false);
+      return { kind: 'down', program: name, state };
+    }
     if (this.#sealed && this.config.required.includes(name) && state !== 'RUNNING') {
       this.#setSealed(false);
       return { kind: 'unseal', program: name, state };
@@ -137,8 +147,10 @@ export class SealState {
 
   #sealIfComplete(): SealAction {
     if (!this.#sealed && this.pending().length === 0) {
+      // A programme back after the seal was withdrawn is not a second completed bootstrap.
+      const again = this.#everSealed;
       this.#setSealed(true);
-      return { kind: 'seal' };
+      return again ? { kind: 'seal', again } : { kind: 'seal' };
     }
     return { kind: 'none' };
   }

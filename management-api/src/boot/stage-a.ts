@@ -10,6 +10,7 @@ import { requireManifest } from '../manifest/load-manifest.js';
 import { ensureApiKey } from '../auth/api-key-file.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { ensureIdentityKey } from './identity-key.js';
+import { startFailuresDir } from './start-failure.js';
 import { runArtifactProbes, type ArtifactProbe } from './artifact-probes.js';
 
 /** Inputs of stage A, all from the environment the entrypoint was started with. */
@@ -48,6 +49,7 @@ export async function runStageA(options: StageAOptions): Promise<number> {
     // The seal and its failure marker are per boot: a leftover must never make this boot look ready.
     await rm(paths.sealFile, { force: true });
     await rm(paths.bootstrapFailedFile, { force: true });
+    await rm(startFailuresDir(paths.runDir), { recursive: true, force: true });
     const apiKey = await ensureApiKey(paths.apiKeyFile, events.logger).catch((err: Error) => {
       throw new StageAFailure('SecretUnusable', { file: paths.apiKeyFile }, err.message);
     });

@@ -45,14 +45,16 @@ export interface AgentEventOptions {
   metrics: ApiMetrics;
   clock: () => Date;
   timing?: Partial<AgentEventTiming>;
+  /** The process environment: AGENTBOX_RELAY_PORT moves the embedded relay (relay-config.ts). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
  * The relays agent events go to: `sovereign_mesh.relays`, then the embedded relay when it is on
  * (rule E025 lets it be the only one), each once.
  */
-export function publishTargets(manifest: NormalizedManifest): string[] {
-  const embedded = embeddedRelayUrl(manifest);
+export function publishTargets(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): string[] {
+  const embedded = embeddedRelayUrl(manifest, env);
   const listed = [...manifest.sovereign_mesh.relays];
   return embedded === undefined || listed.includes(embedded) ? listed : [...listed, embedded];
 }
@@ -67,7 +69,7 @@ export function startAgentEvents(options: AgentEventOptions): AgentEvents {
   const timing = { ...DEFAULT_AGENT_EVENT_TIMING, ...options.timing };
   const logger = options.logger.child({ component: 'agent-events' });
   const origin: EventOrigin = { box: options.manifest.agentbox.name, manifestSha256: options.manifestSha256 };
-  const relays = publishTargets(options.manifest);
+  const relays = publishTargets(options.manifest, options.env);
   const publisher = new RelayPublisher(relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
   const watcher = new AgentWatcher({ list: options.listAgents, logger, intervalMs: timing.agentPollMs, onChange: (agent) => publisher.publish(agentEvent(agent, origin, options.clock())) });
   // A bead repeated by an idempotent call (the same claim or close again) is announced once.

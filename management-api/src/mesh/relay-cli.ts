@@ -6,6 +6,8 @@ import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { ensureIdentityKey } from '../boot/identity-key.js';
 import { relayConfig, RelayConfigError } from './relay-config.js';
 import { startRelayServer } from './relay-server.js';
+import { watchParent } from '../boot/parent-watch.js';
+import { recordStartFailure } from '../boot/start-failure.js';
 
 /**
  * Run the relay. Resolves to the exit code: 0 after a clean stop on a signal, 1 when the manifest
@@ -22,7 +24,7 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   let config;
   try {
     loaded = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
-    config = relayConfig(loaded.manifest);
+    config = relayConfig(loaded.manifest, env);
   } catch (err) {
     // A ManifestInvalidError names the file and each key already.
     if (err instanceof ManifestInvalidError) return fail(err.message);
@@ -38,6 +40,8 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   } catch (err) {
     if (err instanceof RelayConfigError) {
       logger.fatal({ event: 'RelayStartFailed', key: err.key }, err.message);
+      // For the seal listener, which reports the relay's FATAL state with this line.
+      if (env['SUPERVISOR_ENABLED'] === '1') recordStartFailure(paths.runDir, 'relay', `relay: ${err.message}`);
       return fail(`${manifestFile}: ${err.message}`);
     }
     throw err;
@@ -55,4 +59,6 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   return 0;
 }
 
+// Under supervisord, stop (as on SIGTERM) once supervisord is gone.
+watchParent({ onGone: (parent) => process.stderr.write(`agentbox relay: supervisord (pid ${parent}) is gone; stopping\n`) });
 process.exitCode = await runRelay();

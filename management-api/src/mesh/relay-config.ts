@@ -1,7 +1,7 @@
 // The embedded relay's settings, read from [sovereign_mesh.relay] of a normalized manifest, and the
 // URL the box's own processes use to reach it.
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
-import { urlFor } from '../server-config.js';
+import { listenPort, urlFor } from '../server-config.js';
 
 /** A relay setting that cannot be served; the message names the manifest key and the fix. */
 export class RelayConfigError extends Error {
@@ -29,11 +29,24 @@ export interface RelayConfig {
   allowedKinds: readonly number[];
 }
 
+/** The variable that overrides `sovereign_mesh.relay.port` (parallel boxes; 0 = any free port, which `agentbox up` chooses and passes on). */
+export const RELAY_PORT_ENV = 'AGENTBOX_RELAY_PORT';
+
+/** The relay's port: `sovereign_mesh.relay.port`, or AGENTBOX_RELAY_PORT (a malformed value is a RelayConfigError naming it). */
+export function relayPort(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): number {
+  try {
+    return listenPort(env, RELAY_PORT_ENV, manifest.sovereign_mesh.relay.port);
+  } catch (err) {
+    throw new RelayConfigError(RELAY_PORT_ENV, (err as Error).message);
+  }
+}
+
 /**
- * The relay settings of `manifest`. Throws {@link RelayConfigError} when the manifest does not
- * ask for the relay (the programme was started for a box that has none).
+ * The relay settings of `manifest` (its port overridden by AGENTBOX_RELAY_PORT in `env`). Throws
+ * {@link RelayConfigError} when the manifest does not ask for the relay (the programme was
+ * started for a box that has none).
  */
-export function relayConfig(manifest: NormalizedManifest): RelayConfig {
+export function relayConfig(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): RelayConfig {
   const sm = manifest.sovereign_mesh;
   if (!sm.relay.enabled) {
     throw new RelayConfigError('sovereign_mesh.relay.enabled', 'sovereign_mesh.relay.enabled is false, so the box has no embedded relay to serve; set [sovereign_mesh.relay] enabled = true, or do not start agentbox-relay');
@@ -41,16 +54,16 @@ export function relayConfig(manifest: NormalizedManifest): RelayConfig {
   if (!sm.enabled) {
     throw new RelayConfigError('sovereign_mesh.enabled', 'the embedded relay needs the Nostr integration: set [sovereign_mesh] enabled = true (rule E010)');
   }
-  const { bind, port, ingress_policy: policy, allowed_pubkeys: allowedPubkeys, allowed_kinds: allowedKinds } = sm.relay;
-  return { bind, port, policy, allowedPubkeys: [...allowedPubkeys], allowedKinds: [...allowedKinds] };
+  const { bind, ingress_policy: policy, allowed_pubkeys: allowedPubkeys, allowed_kinds: allowedKinds } = sm.relay;
+  return { bind, port: relayPort(manifest, env), policy, allowedPubkeys: [...allowedPubkeys], allowedKinds: [...allowedKinds] };
 }
 
-/** The URL the box's own processes reach the embedded relay at, or undefined when it is off. */
-export function embeddedRelayUrl(manifest: NormalizedManifest): string | undefined {
+/** The URL the box's own processes reach the embedded relay at (AGENTBOX_RELAY_PORT in `env` moves it), or undefined when it is off. */
+export function embeddedRelayUrl(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
   const sm = manifest.sovereign_mesh;
   if (!sm.enabled || !sm.relay.enabled) return undefined;
   // The same host the API's URLs use (a wildcard bind is reached on loopback), with the ws scheme.
-  return urlFor(sm.relay.bind, sm.relay.port).replace(/^http:/, 'ws:');
+  return urlFor(sm.relay.bind, relayPort(manifest, env)).replace(/^http:/, 'ws:');
 }
 
 /**

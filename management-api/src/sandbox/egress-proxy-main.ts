@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { listenPort } from '../server-config.js';
+import { portInUseLine } from '../box-ports.js';
 import { Allowlist } from './egress-allowlist.js';
 import { startControlServer, type ControlServer } from './egress-control-server.js';
 import type { PolicySource } from './egress-control-protocol.js';
@@ -13,6 +14,11 @@ import { CredentialStore } from './egress-credentials.js';
 import { createEgressProxy } from './egress-proxy.js';
 import type { Resolver } from './egress-decision.js';
 import { tunnelRelayFrom } from './egress-tunnel.js';
+
+/** The proxy's port is taken: a start failure that no restart mends (the message is the one line to show). */
+export class PortInUseError extends Error {
+  override name = 'PortInUseError';
+}
 
 /** The running programme. */
 export interface EgressProxyRun {
@@ -44,7 +50,7 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       // Another box on this machine (or any programme) holds the port: say which key moves it.
-      if (err.code === 'EADDRINUSE') fail(new Error(`sandbox.egress.port ${port} is already in use on 127.0.0.1 (another box on this machine?); choose a free port in [sandbox.egress] port`));
+      if (err.code === 'EADDRINUSE') fail(new PortInUseError(portInUseLine({ name: 'egress proxy', program: 'egress-proxy', key: 'sandbox.egress.port', envVar: 'AGENTBOX_EGRESS_PORT', host: '127.0.0.1', port })));
       else fail(err);
     });
     server.listen(port, '127.0.0.1', () => ok());

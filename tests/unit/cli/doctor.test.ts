@@ -1,6 +1,6 @@
 // `agentbox doctor`, run as the installed bin on this host: every check passes for a free box,
-// and a port held by a real running API, loose secret permissions and a bad manifest each fail
-// with their fix. Exit codes, human output and --json.
+// and a port held by a real running API (named with its programme, manifest key and override),
+// loose secret permissions and a bad manifest each fail with their fix. Exit codes, human output and --json.
 import t from 'tap';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,18 +22,18 @@ interface Check {
   fix?: string;
 }
 
-/** A manifest whose API and metrics ports are the given ones. */
-function manifest(name: string, apiPort: number, metricsPort: number): string {
+/** A manifest whose API and metrics ports are the given ones (and its egress proxy's a free one: 3128 may be another box's). */
+async function manifest(name: string, apiPort: number, metricsPort: number): Promise<string> {
   const file = path.join(work, name);
-  writeFileSync(file, `[api]\nport = ${apiPort}\n\n[observability]\nmetrics_port = ${metricsPort}\n`);
+  writeFileSync(file, `[api]\nport = ${apiPort}\n\n[observability]\nmetrics_port = ${metricsPort}\n\n[sandbox.egress]\nport = ${await freePort()}\n`);
   return file;
 }
 
 t.test('a free host passes every check: exit 0', async (t) => {
-  const file = manifest('free.toml', await freePort(), await freePort());
+  const file = await manifest('free.toml', await freePort(), await freePort());
   const r = await doctor('--manifest', file, '--root', path.join(work, 'fresh-root'));
   t.equal(r.code, 0, r.stdout + r.stderr);
-  for (const name of ['node', 'nix', 'supervisord', 'supervisorctl', 'manifest', 'api port', 'metrics port']) t.match(r.stdout, new RegExp(`^ok {4}${name}: `, 'm'), name);
+  for (const name of ['node', 'nix', 'supervisord', 'supervisorctl', 'manifest', 'api port', 'metrics port', 'egress proxy port']) t.match(r.stdout, new RegExp(`^ok {4}${name}: `, 'm'), name);
   t.match(r.stdout, /^ok {4}permissions secrets: .* does not exist yet \(created at first start\)$/m);
   t.match(r.stdout, /everything needed is in place\n$/);
 });
@@ -42,10 +42,11 @@ t.test('the port of a running API is reported in use, with the fix', async (t) =
   const box = await startTestServer();
   t.teardown(() => box.close());
   const apiPort = Number(new URL(box.server.apiUrl).port);
-  const file = manifest('busy.toml', apiPort, await freePort());
+  const file = await manifest('busy.toml', apiPort, await freePort());
   const r = await doctor('--manifest', file, '--root', path.join(work, 'fresh-root'));
   t.equal(r.code, 1);
-  t.match(r.stdout, `FAIL  api port: 127.0.0.1:${apiPort} is in use\n      fix: stop what listens there (ss -ltnp 'sport = :${apiPort}'), or change the port in ${file}\n`);
+  t.match(r.stdout, `FAIL  api port: port ${apiPort} on 127.0.0.1 is already in use: the API (programme management-api, manifest key api.port, override AGENTBOX_API_PORT) cannot listen; another box on this machine? (agentbox boxes; ss -ltnp 'sport = :${apiPort}')`);
+  t.match(r.stdout, `      fix: AGENTBOX_API_PORT=0 agentbox up --local (any free port), or set api.port in ${file}\n`);
   t.match(r.stdout, /^ok {4}metrics port: /m, 'the other checks still run');
   t.match(r.stdout, /some checks failed; apply the fixes above\n$/);
 
@@ -53,7 +54,7 @@ t.test('the port of a running API is reported in use, with the fix', async (t) =
   t.equal(json.code, 1);
   const report = JSON.parse(json.stdout) as { ok: boolean; checks: Check[] };
   t.equal(report.ok, false);
-  t.match(report.checks.find((c) => c.name === 'api port'), { ok: false, detail: `127.0.0.1:${apiPort} is in use`, fix: /ss -ltnp/ });
+  t.match(report.checks.find((c) => c.name === 'api port'), { ok: false, detail: new RegExp(`^port ${apiPort} on 127\\.0\\.0\\.1 is already in use`), fix: /AGENTBOX_API_PORT=0/ });
   t.same(report.checks.filter((c) => !c.ok).map((c) => c.name), ['api port'], 'only that check fails');
 });
 
@@ -65,7 +66,7 @@ t.test('secrets readable by others fail with the chmod that fixes them', async (
   writeFileSync(path.join(secrets, 'api-key'), 'k\n', { mode: 0o644 });
   chmodSync(path.join(secrets, 'api-key'), 0o644);
   writeFileSync(path.join(secrets, 'identity.key'), 'k\n', { mode: 0o600 });
-  const file = manifest('perm.toml', await freePort(), await freePort());
+  const file = await manifest('perm.toml', await freePort(), await freePort());
   const r = await doctor('--manifest', file, '--root', root, '--json');
   t.equal(r.code, 1);
   const failed = (JSON.parse(r.stdout) as { checks: Check[] }).checks.filter((c) => !c.ok);

@@ -32,6 +32,16 @@ t.test('settings: read from the manifest, refused when the relay is off', async 
   t.equal(embeddedRelayUrl(off), undefined);
 });
 
+t.test('AGENTBOX_RELAY_PORT moves the relay and the address the box publishes to; a malformed one names the variable', async (t) => {
+  const m = await manifest('enabled = true\nport = 7001', 'enabled = true\npublish_agent_events = true');
+  const env = { AGENTBOX_RELAY_PORT: '7444' };
+  t.equal(relayConfig(m, env).port, 7444);
+  t.equal(embeddedRelayUrl(m, env), 'ws://127.0.0.1:7444');
+  t.same(publishTargets(m, env), ['ws://127.0.0.1:7444']);
+  t.equal(relayConfig(m, { AGENTBOX_RELAY_PORT: '' }).port, 7001, 'empty: the manifest');
+  t.throws(() => relayConfig(m, { AGENTBOX_RELAY_PORT: 'seven' }), { name: 'RelayConfigError', key: 'AGENTBOX_RELAY_PORT', message: /AGENTBOX_RELAY_PORT must be a port number/ });
+});
+
 t.test('agent events go to the listed relays and to the embedded one, each once', async (t) => {
   const both = await manifest('enabled = true\nport = 7002', 'enabled = true\npublish_agent_events = true\nrelays = ["wss://relay.example.com"]');
   t.same(publishTargets(both), ['wss://relay.example.com', 'ws://127.0.0.1:7002']);

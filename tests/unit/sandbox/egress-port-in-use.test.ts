@@ -1,4 +1,5 @@
-// The egress proxy on a port another programme holds: it does not start, and says which key moves it.
+// The egress proxy on a port another programme holds: it does not start, and says in one line the
+// port, the programme, the manifest key and the variable that move it.
 import t from 'tap';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -8,7 +9,7 @@ import { createLogger } from '../../../management-api/src/observability/logger.j
 import { runEgressProxy } from '../../../management-api/src/sandbox/egress-proxy-main.js';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
 
-t.test('a port in use is refused naming sandbox.egress.port', async (t) => {
+t.test('a port in use is refused naming the port, the programme, sandbox.egress.port and AGENTBOX_EGRESS_PORT', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-egress-port-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const holder = createServer();
@@ -20,5 +21,8 @@ t.test('a port in use is refused naming sandbox.egress.port', async (t) => {
   const manifest = path.join(root, 'agentbox.toml');
   writeFileSync(manifest, `[sandbox.egress]\nport = ${port}\n`);
   const env = { AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifest };
-  await t.rejects(runEgressProxy(env, createLogger({ level: 'silent' })), { message: `sandbox.egress.port ${port} is already in use on 127.0.0.1 (another box on this machine?); choose a free port in [sandbox.egress] port` });
+  const err = (await runEgressProxy(env, createLogger({ level: 'silent' })).then(() => undefined, (e: unknown) => e)) as Error;
+  t.equal(err?.name, 'PortInUseError');
+  t.match(err.message, new RegExp(`^port ${port} on 127\\.0\\.0\\.1 is already in use: the egress proxy \\(programme egress-proxy, manifest key sandbox\\.egress\\.port, override AGENTBOX_EGRESS_PORT\\)`));
+  t.notOk(err.message.includes('\n'), 'one line');
 });

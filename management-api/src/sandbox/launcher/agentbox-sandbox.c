@@ -28,6 +28,8 @@
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
+ * Or: agentbox-sandbox --parent-death -- COMMAND [ARG]...: exec COMMAND with SIGTERM as its
+ *     parent-death signal (agentbox-parent-death.c; how `agentbox up` ties the box to itself).
  * Exit codes before exec: 64 usage, 121 the kernel cannot enforce, 122 a policy path, 123 setup,
  * 126/127 the command is not executable / not found. After exec the code is the agent's, which
  * starts as from a plain spawn: default signal dispositions, an empty signal mask, only fds 0-2.
@@ -222,7 +224,10 @@ int main(int argc, char **argv) {
   for (size_t k = 0; k < N_RLIMITS; k++) limits[k] = -1;
   int nro = 0, nrw = 0, ndev = 0, nports = 0, nforwards = 0, allow_unix = 0, own_ipc = 0, probe = 0, keep = 0, ready_fd = -1, status_fd = -1, i;
   unsigned long long required = MIN_ABI, memory_limit = 0;
+  /* The parent is read first thing: the check after prctl compares against the one that started us. */
+  pid_t parent = getppid();
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
+  if (argc > 2 && strcmp(argv[1], "--parent-death") == 0 && strcmp(argv[2], "--") == 0) return run_with_parent_death(argv + 3, parent);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
     if (strcmp(opt, "--allow-unix") == 0) { allow_unix = 1; continue; }

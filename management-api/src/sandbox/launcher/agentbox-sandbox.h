@@ -59,6 +59,8 @@ enum { WRAP_STATUS_FD = 4 };
 
 /* `--wrap -- COMMAND…` (agentbox-wrap.c): run bubblewrap so that the agent's end reads as a plain spawn's. */
 int run_wrapped(char **command);
+/* agentbox-parent-death.c: exec command with SIGTERM as its parent-death signal. */
+int run_with_parent_death(char **command, pid_t parent);
 /* Die of `sig` (agentbox-wrap.c): its default disposition, unblocked, raised; returns when that does not end the process. */
 void die_of(int sig);
 /* `--status-fd N` (agentbox-wrap.c): run the agent as a child, write its wait status to N, end as it did. */

@@ -1,0 +1,98 @@
+// The registry of running boxes: an entry counts only while its supervisord runs with that box's
+// config (a dead pid, a zombie or a stranger given the pid is dropped); `agentbox boxes` lists it
+// and `agentbox down` stops it. A real supervisord stands for the box.
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
+import { boxAt, entryFile, processAlive, registerBox, registryDir, runningBoxes, unregisterBox, type BoxEntry } from '../../../scripts/cli/box-registry.js';
+import { agentboxBin } from '../../helpers/cli.js';
+import { waitFor } from '../../helpers/wait.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-registry-'));
+const registry = path.join(work, 'xdg/agentbox');
+
+/** A supervisord with the box's config path under `root`, as `agentbox up` runs it. */
+async function supervisord(t: Tap.Test, root: string): Promise<number> {
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  mkdirSync(paths.runDir, { recursive: true });
+  mkdirSync(path.dirname(paths.supervisordConf), { recursive: true });
+  writeFileSync(
+    paths.supervisordConf,
+    ['[unix_http_server]', `file=${paths.supervisorSocket}`, '', '[supervisord]', 'nodaemon=true', `pidfile=${paths.supervisorPidfile}`, 'logfile=/dev/null', 'logfile_maxbytes=0', '', '[rpcinterface:supervisor]', 'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface', '', '[program:idle]', 'command=/bin/sleep 600', 'startsecs=0', ''].join('\n'),
+  );
+  const proc = spawn('supervisord', ['--nodaemon', '--configuration', paths.supervisordConf], { stdio: 'ignore', detached: true });
+  t.teardown(() => {
+    if (processAlive(proc.pid!)) process.kill(-proc.pid!, 'SIGKILL');
+  });
+  await waitFor('supervisord to write its pid file', () => {
+    try {
+      return statSync(paths.supervisorPidfile).size > 0;
+    } catch {
+      return false;
+    }
+  });
+  return proc.pid!;
+}
+
+function entry(root: string, pid: number): BoxEntry {
+  return { root, manifest: path.join(root, 'agentbox.toml'), pid, upPid: process.pid, supervisordConf: runtimePaths({ AGENTBOX_ROOT: root }).supervisordConf, apiUrl: 'http://127.0.0.1:9', metricsUrl: 'http://127.0.0.1:9/metrics', ports: [{ name: 'API', port: 9 }], startedAt: new Date().toISOString() };
+}
+
+function cli(...args: string[]) {
+  const r = spawnSync(process.execPath, [agentboxBin, ...args], { cwd: work, env: { ...process.env, XDG_RUNTIME_DIR: path.join(work, 'xdg') }, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+t.test('the registry lives in XDG_RUNTIME_DIR, else /tmp/agentbox-<uid>', async (t) => {
+  t.equal(registryDir({ XDG_RUNTIME_DIR: '/run/user/7' }), '/run/user/7/agentbox');
+  t.equal(registryDir({}), `/tmp/agentbox-${process.getuid!()}`);
+});
+
+t.test('only entries whose supervisord runs with that config count; others are dropped', async (t) => {
+  const root = path.join(work, 'a');
+  const pid = await supervisord(t, root);
+  registerBox(entry(root, pid), registry);
+  t.equal((statSync(registry).mode & 0o777).toString(8), '700', 'the directory is private');
+  t.equal((statSync(entryFile(registry, root)).mode & 0o777).toString(8), '600');
+  // A stranger: this test process has a live pid, but is no supervisord of that root.
+  registerBox(entry(path.join(work, 'stranger'), process.pid), registry);
+  // Gone: a pid that ended.
+  const ended = spawnSync('true').pid;
+  registerBox(entry(path.join(work, 'ended'), ended), registry);
+  t.same(runningBoxes(registry).map((b) => b.root), [root]);
+  t.same(readdirSync(registry).sort(), [path.basename(entryFile(registry, root))], 'stale entries removed');
+  t.equal(boxAt(root, registry)?.pid, pid);
+  unregisterBox(root, pid + 1, registry);
+  t.ok(boxAt(root, registry), "another supervisord's end leaves the entry");
+  unregisterBox(root, pid, registry);
+  t.equal(boxAt(root, registry), undefined);
+});
+
+t.test('agentbox boxes lists a running box; agentbox down stops it, then says none runs', async (t) => {
+  const root = path.join(work, 'b');
+  const pid = await supervisord(t, root);
+  registerBox(entry(root, pid), registry);
+  const listed = JSON.parse(cli('boxes', '--json').stdout) as Array<{ root: string; pid: number; ready: boolean; detached: boolean }>;
+  t.match(listed, [{ root, pid, ready: false, detached: false }]);
+  t.match(cli('boxes').stdout, new RegExp(`${root}\\s+${pid}\\s+no\\s+API 9`));
+  const down = cli('down', '--root', root);
+  t.equal(down.code, 0, down.stderr);
+  t.match(down.stderr, `stopping the box under ${root} (supervisord pid ${pid})`);
+  t.notOk(processAlive(pid), 'supervisord ended');
+  t.same(JSON.parse(cli('boxes', '--json').stdout), []);
+  const again = cli('down', '--root', root);
+  t.equal(again.code, 1);
+  t.match(again.stderr, `no box is running under ${root}`);
+  t.equal(cli('down', '--timeout', 'soon').code, 2, 'bad usage');
+});
+
+t.test('agentbox down finds a box by its pid file when the registry does not list it', async (t) => {
+  const root = path.join(work, 'c');
+  const pid = await supervisord(t, root);
+  const down = cli('down', '--root', root);
+  t.equal(down.code, 0, down.stderr);
+  t.notOk(processAlive(pid));
+});

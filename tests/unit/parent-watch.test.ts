@@ -1,0 +1,82 @@
+// A supervised programme stops when its parent dies (kill -9) or when the `agentbox up` that owns
+// the box does; outside supervisord the watch does nothing. Real processes: a shell as the
+// parent, a Node child running watchParent, and a sleeping process as the owner.
+import t from 'tap';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { repoRoot } from '../helpers/cli.js';
+import { waitFor } from '../helpers/wait.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-parent-watch-'));
+const watcher = path.join(work, 'watcher.mjs');
+const moduleUrl = pathToFileURL(path.join(repoRoot, 'dist/management-api/src/boot/parent-watch.js')).href;
+// Writes its pid, says which parent is gone, and handles SIGTERM as a programme does.
+writeFileSync(
+  watcher,
+  `import { watchParent } from '${moduleUrl}';
+import { writeFileSync } from 'node:fs';
+writeFileSync(process.argv[2], String(process.pid));
+watchParent({ intervalMs: 50, onGone: (pid) => process.stderr.write('gone ' + pid + '\\n') });
+process.on('SIGTERM', () => { process.stderr.write('SIGTERM\\n'); process.exit(0); });
+setInterval(() => {}, 1000);
+`,
+);
+
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+}
+
+/** A shell (the parent) running the watcher in the background and waiting; resolves to both and the watcher's stderr file. */
+async function underShell(t: Tap.Test, env: Record<string, string>): Promise<{ shell: ChildProcess; pid: number; log: string }> {
+  const pidFile = path.join(work, `pid-${Math.random()}`);
+  const log = `${pidFile}.log`;
+  const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${watcher}" "${pidFile}" 2>"${log}" & wait`], { env: { ...process.env, ...env }, stdio: 'ignore' });
+  t.teardown(() => {
+    if (shell.exitCode === null) shell.kill('SIGKILL');
+  });
+  const pid = await waitFor('the watcher pid', () => {
+    try {
+      return Number(readFileSync(pidFile, 'utf8')) || undefined;
+    } catch {
+      return undefined;
+    }
+  });
+  t.teardown(() => {
+    if (alive(pid)) process.kill(pid, 'SIGKILL');
+  });
+  return { shell, pid, log };
+}
+
+t.test('under supervisord: kill -9 of the parent makes the programme SIGTERM itself', async (t) => {
+  const { shell, pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1' });
+  shell.kill('SIGKILL');
+  await waitFor('the watcher to end', () => !alive(pid));
+  t.match(readFileSync(log, 'utf8'), new RegExp(`gone ${shell.pid}\\nSIGTERM`), 'told, then stopped through its own SIGTERM handling');
+});
+
+t.test('under an attached agentbox up: the owner ending stops the programme', async (t) => {
+  const owner = spawn('sleep', ['600'], { stdio: 'ignore' });
+  t.teardown(() => owner.kill('SIGKILL'));
+  const { pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1', AGENTBOX_OWNER_PID: String(owner.pid) });
+  owner.kill('SIGKILL');
+  await waitFor('the watcher to end', () => !alive(pid));
+  t.match(readFileSync(log, 'utf8'), `gone ${owner.pid}\nSIGTERM`, 'the owner, not the parent, is what went');
+});
+
+t.test('outside supervisord the watch does nothing', async (t) => {
+  const { shell, pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '' });
+  shell.kill('SIGKILL');
+  // The watcher polls every 50 ms when active: its orphaned life past a few polls shows it is not.
+  await waitFor('the shell to be gone', () => shell.exitCode !== null || shell.signalCode !== null);
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  t.ok(alive(pid), 'still running with parent 1');
+  t.equal(readFileSync(log, 'utf8'), '');
+});
