@@ -20,6 +20,13 @@ export interface BoxPort {
   port: number;
 }
 
+/**
+ * The ports a variable can override (`AGENTBOX_*_PORT`): left out of the manifest, each is its
+ * default when free and, in local mode, a free port when the default is taken (agentbox up). The
+ * starter manifest shows them commented out for that reason.
+ */
+export const FLOATING_PORT_KEYS = ['api.port', 'observability.metrics_port', 'sandbox.egress.port', 'sovereign_mesh.relay.port'] as const;
+
 /** A port value from `env[name]` when it is a whole number 0-65535, else `fallback`. */
 function overridden(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number): number {
   const raw = env[name];

@@ -19,6 +19,7 @@ const suites: Record<string, () => Promise<Report>> = {
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
   'egress-transparent': async () => (await import('./egress-transparent-bench.js')).runEgressTransparentBench(),
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
+  boxes: async () => (await import('./boxes-bench.js')).runBoxesBench(),
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
 };
 

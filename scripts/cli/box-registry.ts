@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { readStat } from '../../management-api/src/sandbox/proc-stat.js';
 
 /** One port of a running box. */
 export interface RegisteredPort {
@@ -18,6 +19,12 @@ export interface BoxEntry {
   manifest: string;
   /** supervisord's pid (the entrypoint execs it): the box lives as long as it does. */
   pid: number;
+  /**
+   * That process's start time (clock ticks since boot, /proc/<pid>/stat): the same pid with the same
+   * start time is the same process, from the box's first moment — before the entrypoint has become
+   * supervisord, when its command line does not name the configuration yet.
+   */
+  pidStartTime?: number;
   /** The `agentbox up` that owns it; absent for a box started with --detach. */
   upPid?: number;
   supervisordConf: string;
@@ -98,6 +105,46 @@ export function isBoxSupervisor(pid: number, conf: string): boolean {
   }
 }
 
+/**
+ * Whether the process of `entry` still runs: the same pid and start time where the entry has one
+ * (so a box that is still starting, and another command reading the registry meanwhile, never see
+ * it as gone), else a supervisord of its configuration.
+ */
+export function entryAlive(entry: BoxEntry): boolean {
+  if (entry.pidStartTime === undefined) return isBoxSupervisor(entry.pid, entry.supervisordConf);
+  const stat = readStat(entry.pid);
+  return stat !== undefined && stat.state !== 'Z' && stat.startTime === entry.pidStartTime;
+}
+
+/**
+ * Take the registry's lock (a file made exclusively, holding this pid) for the short step from
+ * checking ports to recording the box: two boxes started at once then never pick the same free
+ * port. A lock whose holder has died is taken over; one held past `waitMs` is ignored (said on
+ * stderr), as a box started regardless is still checked by its programmes. Resolves to the release.
+ */
+export async function lockRegistry(dir = registryDir(), waitMs = 10_000): Promise<() => void> {
+  const lock = path.join(ownDir(dir), '.lock');
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      return () => rmSync(lock, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number(readFileSync(lock, 'utf8').trim() || 0);
+    if (holder > 0 && !processAlive(holder)) {
+      rmSync(lock, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline) {
+      process.stderr.write(`agentbox: ${lock} is held by pid ${holder} for more than ${waitMs / 1000} s; going on without it\n`);
+      return () => undefined;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 /** The boxes running now; entries whose supervisord is gone are removed on the way. */
 export function runningBoxes(dir = registryDir()): BoxEntry[] {
   let names: string[];
@@ -110,7 +157,7 @@ export function runningBoxes(dir = registryDir()): BoxEntry[] {
   for (const name of names) {
     const file = path.join(dir, name);
     const entry = readEntry(file);
-    if (entry && isBoxSupervisor(entry.pid, entry.supervisordConf)) boxes.push(entry);
+    if (entry && entryAlive(entry)) boxes.push(entry);
     else rmSync(file, { force: true });
   }
   return boxes.sort((a, b) => a.startedAt.localeCompare(b.startedAt));

@@ -1,14 +1,15 @@
 // `agentbox doctor`: checks this host for running a box — prerequisites, ports, manifest, and the
 // state directory's permissions — and prints the fix for each failure.
 import { parseArgs } from 'node:util';
-import { lstat } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { localModePrereqs, type PrereqCheck } from './host-prereqs.js';
 import { ruleContextFrom } from './rule-context.js';
 import { boxPorts, portInUseLine } from '../../management-api/src/box-ports.js';
-import { portFree } from './port-check.js';
+import { portFree, setsKey } from './port-check.js';
+import { parseToml } from '../../management-api/src/manifest/parse-toml.js';
 import { boxAt } from './box-registry.js';
 
 export const usage = `Usage: agentbox doctor [--manifest FILE] [--root DIR] [--json]
@@ -44,7 +45,9 @@ export async function run(args: string[]): Promise<number> {
   const running = boxAt(root);
   if (running) checks.push({ name: 'box', ok: true, detail: `a box already runs under ${root} (supervisord pid ${running.pid}); its own ports are not checked` });
   if (m && !running) {
-    // Every port the box binds, as agentbox up checks them; 0 is a free port chosen at start.
+    // Every port the box binds, as agentbox up checks them; 0 is a free port chosen at start, and
+    // a taken default the manifest does not set moves to a free one (port-check.ts).
+    const raw = parseToml(await readFile(manifestFile, 'utf8').catch(() => ''));
     for (const p of boxPorts(m, process.env)) {
       const name = `${p.name.toLowerCase()} port`;
       if (p.port === 0) {
@@ -52,6 +55,11 @@ export async function run(args: string[]): Promise<number> {
         continue;
       }
       const free = await portFree(p.host, p.port);
+      const floats = p.envVar !== undefined && process.env[p.envVar] === undefined && !(raw.ok && setsKey(raw.value, p.key));
+      if (!free && floats) {
+        checks.push({ name, ok: true, detail: `${p.host}:${p.port} is in use; ${manifestFile} leaves ${p.key} at its default, so agentbox up chooses a free port (set ${p.key} or ${p.envVar} to require one)` });
+        continue;
+      }
       checks.push(free ? { name, ok: true, detail: `${p.host}:${p.port} is free (${p.key}${p.envVar ? `, override ${p.envVar}` : ''})` } : { name, ok: false, detail: portInUseLine(p), fix: p.envVar ? `${p.envVar}=0 agentbox up --local (any free port), or set ${p.key} in ${manifestFile}` : `set ${p.key} in ${manifestFile} to a free port` });
     }
   }

@@ -28,33 +28,65 @@ export function anyFreePort(host: string): Promise<number> {
 
 /** The outcome of {@link checkBoxPorts}. */
 export interface PortCheck {
-  /** Every port the box will bind, with the ones asked for as 0 filled in. */
+  /** Every port the box will bind, with the ones asked for as 0 (or moved) filled in. */
   ports: BoxPort[];
   /** Overrides to pass to the box: the variables of the ports chosen here. */
   chosen: Record<string, string>;
-  /** The ports something else holds. */
+  /** The pinned ports something else holds. */
   taken: BoxPort[];
+  /** Ports left at their default that were taken, each moved to a free one (`from` the default). */
+  moved: Array<BoxPort & { from: number }>;
+}
+
+/**
+ * Whether the manifest file itself sets `key` (dotted, e.g. `api.port`) in `raw`, its parsed TOML:
+ * a port it sets is pinned; one left out floats (its default, or a free port when that is taken).
+ */
+export function setsKey(raw: Readonly<Record<string, unknown>>, key: string): boolean {
+  let at: unknown = raw;
+  for (const part of key.split('.')) {
+    if (at === null || typeof at !== 'object' || !(part in at)) return false;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return true;
 }
 
 /**
  * Check every port `manifest` (with `env`'s overrides) makes the box bind: one asked for as 0
- * through its variable is chosen now (and that variable set to it), the others must be free.
+ * through its variable is chosen now (and that variable set to it); one the manifest file does not
+ * set (`pinned` false) and no variable overrides is its default when free, else a free port chosen
+ * now, so a second box on the machine starts beside the first; a pinned one must be free. Ports in
+ * `reserved` (those of boxes recorded as running or starting) count as taken, free or not yet bound.
  */
-export async function checkBoxPorts(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>): Promise<PortCheck> {
+export async function checkBoxPorts(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>, pinned: (key: string) => boolean = () => true, reserved: ReadonlySet<number> = new Set()): Promise<PortCheck> {
   const ports: BoxPort[] = [];
   const chosen: Record<string, string> = {};
   const taken: BoxPort[] = [];
+  const moved: PortCheck['moved'] = [];
+  // Released at once: the kernel may hand the same port out again, so never twice here.
+  const freePort = async (host: string): Promise<number> => {
+    let port = await anyFreePort(host);
+    while (reserved.has(port) || ports.some((q) => q.port === port)) port = await anyFreePort(host);
+    return port;
+  };
   for (const p of boxPorts(manifest, env)) {
     if (p.port === 0 && p.envVar) {
-      // Released at once: the kernel may hand the same port out again, so never twice here.
-      let port = await anyFreePort(p.host);
-      while (ports.some((q) => q.port === port)) port = await anyFreePort(p.host);
+      const port = await freePort(p.host);
       chosen[p.envVar] = String(port);
       ports.push({ ...p, port });
       continue;
     }
+    const free = p.port === 0 || (!reserved.has(p.port) && !ports.some((q) => q.port === p.port) && (await portFree(p.host, p.port)));
+    const floats = p.envVar !== undefined && env[p.envVar] === undefined && !pinned(p.key);
+    if (!free && floats) {
+      const port = await freePort(p.host);
+      chosen[p.envVar!] = String(port);
+      ports.push({ ...p, port });
+      moved.push({ ...p, port, from: p.port });
+      continue;
+    }
     ports.push(p);
-    if (p.port !== 0 && !(await portFree(p.host, p.port))) taken.push(p);
+    if (!free) taken.push(p);
   }
-  return { ports, chosen, taken };
+  return { ports, chosen, taken, moved };
 }

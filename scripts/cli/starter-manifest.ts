@@ -1,6 +1,7 @@
 // The commented starter manifest written by `agentbox init`, generated from the schema: every key
 // with its description and its schema default, so no default is written twice. The reference
 // agentbox.toml is this text for standalone mode (kept identical by `npm run generate`).
+import { FLOATING_PORT_KEYS } from '../../management-api/src/box-ports.js';
 import { manifestSchema, resolveRef, type SchemaNode } from '../../management-api/src/manifest/schema-walk.js';
 
 /** Mesh modes a starter can be written for. */
@@ -50,7 +51,10 @@ function table(out: string[], path: string[], node: SchemaNode, root: SchemaNode
   for (const [key, child] of keys) {
     const at = `${name}.${key}`;
     const value = overrides.has(at) ? overrides.get(at) : child.default;
-    if (value !== undefined) out.push(...comment(child.description ?? ''), `${key} = ${tomlValue(value)}`);
+    if (value === undefined) continue;
+    // A port left out floats (box-ports.ts): written commented, so a second box can start beside the first.
+    if ((FLOATING_PORT_KEYS as readonly string[]).includes(at)) out.push(...comment(`${child.description ?? ''} Left out: ${tomlValue(value)}, or in local mode a free port when ${tomlValue(value)} is taken (agentbox up says which); set it to require exactly this port.`), `# ${key} = ${tomlValue(value)}`);
+    else out.push(...comment(child.description ?? ''), `${key} = ${tomlValue(value)}`);
   }
   for (const [key, child] of children.filter(([, n]) => n.type === 'object')) section(out, [...path, key], child, root, overrides);
 }

@@ -19,8 +19,10 @@ import { boxFacts } from '../../management-api/src/box-facts.js';
 import { portInUseLine } from '../../management-api/src/box-ports.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
 import { hostForUrl } from './local-box.js';
-import { checkBoxPorts } from './port-check.js';
-import { registerBox, runningSupervisor, unregisterBox } from './box-registry.js';
+import { checkBoxPorts, setsKey } from './port-check.js';
+import { parseToml } from '../../management-api/src/manifest/parse-toml.js';
+import { lockRegistry, registerBox, runningBoxes, runningSupervisor, unregisterBox } from './box-registry.js';
+import { readStat } from '../../management-api/src/sandbox/proc-stat.js';
 
 export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet] [--detach]
 
@@ -81,9 +83,18 @@ export async function run(args: string[]): Promise<number> {
 
   const say = (line: string) => process.stderr.write(`agentbox: ${line}\n`);
   const m = prepared.validation.manifest!;
-  // Before anything starts: a port taken now would only fail a programme later.
-  const ports = await checkBoxPorts(m, box.env);
-  if (ports.taken.length) throw new UserError(ports.taken.map((p) => portInUseLine(p)).join('\n'), 1);
+  // Before anything starts: a port taken now would only fail a programme later. A port the
+  // manifest leaves at its default moves to a free one (a second box beside the first); one it sets must be free.
+  // Under the registry's lock until the box is recorded: ports other boxes are starting on count as taken.
+  const raw = parseToml(readFileSync(manifestFile, 'utf8'));
+  const release = await lockRegistry();
+  const reserved = new Set(runningBoxes().flatMap((b) => b.ports.map((p) => p.port)));
+  const ports = await checkBoxPorts(m, box.env, (key) => raw.ok && setsKey(raw.value, key), reserved);
+  if (ports.taken.length) {
+    release();
+    throw new UserError(ports.taken.map((p) => portInUseLine(p)).join('\n'), 1);
+  }
+  for (const p of ports.moved) say(`port ${p.from} (the ${p.name}'s default) is in use: using ${p.port}; set ${p.key} in the manifest or ${p.envVar} to require a port`);
   Object.assign(box.env, ports.chosen);
   const apiPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_API_PORT')!.port;
   const metricsPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_METRICS_PORT')!.port;
@@ -115,6 +126,7 @@ export async function run(args: string[]): Promise<number> {
     root: box.paths.root,
     manifest: path.resolve(manifestFile),
     pid: supervisorPid,
+    ...(readStat(supervisorPid) ? { pidStartTime: readStat(supervisorPid)!.startTime } : {}),
     ...(detach ? {} : { upPid: process.pid }),
     supervisordConf: box.paths.supervisordConf,
     apiUrl: box.apiUrl,
@@ -122,6 +134,7 @@ export async function run(args: string[]): Promise<number> {
     ports: ports.ports.map((p) => ({ name: p.name, port: p.port })),
     startedAt: new Date().toISOString(),
   });
+  release();
   let stopping = false;
   const stop = (signal: NodeJS.Signals | 'failed') => {
     if (stopping || child.exitCode !== null) return;

@@ -3,11 +3,12 @@
 // and `agentbox down` stops it. A real supervisord stands for the box.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
-import { boxAt, entryFile, processAlive, registerBox, registryDir, runningBoxes, unregisterBox, type BoxEntry } from '../../../scripts/cli/box-registry.js';
+import { boxAt, entryAlive, entryFile, lockRegistry, processAlive, registerBox, registryDir, runningBoxes, unregisterBox, type BoxEntry } from '../../../scripts/cli/box-registry.js';
+import { readStat } from '../../../management-api/src/sandbox/proc-stat.js';
 import { agentboxBin } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 
@@ -95,4 +96,40 @@ t.test('agentbox down finds a box by its pid file when the registry does not lis
   const down = cli('down', '--root', root);
   t.equal(down.code, 0, down.stderr);
   t.notOk(processAlive(pid));
+});
+
+t.test('a box still starting (its process not yet supervisord) is alive by pid and start time, and no reader removes it', async (t) => {
+  const dir = path.join(work, 'starting');
+  const child = spawn('/bin/sleep', ['30'], { stdio: 'ignore' });
+  t.teardown(() => child.kill('SIGKILL'));
+  const startTime = readStat(child.pid!)!.startTime;
+  const entry: BoxEntry = { root: path.join(work, 'starting-box'), manifest: 'm', pid: child.pid!, pidStartTime: startTime, supervisordConf: '/nowhere/supervisord.conf', apiUrl: 'http://127.0.0.1:1', metricsUrl: 'http://127.0.0.1:2/metrics', ports: [{ name: 'API', port: 1 }], startedAt: new Date().toISOString() };
+  registerBox(entry, dir);
+  t.ok(entryAlive(entry), 'the same pid with the same start time');
+  t.same(runningBoxes(dir).map((b) => b.root), [entry.root], 'listed, and kept, while its command line is not supervisord yet');
+  t.notOk(entryAlive({ ...entry, pidStartTime: startTime + 1 }), 'a pid reused by another process is not the box');
+  child.kill('SIGKILL');
+  await waitFor('the process to end', () => !processAlive(child.pid!));
+  t.same(runningBoxes(dir), [], 'gone once its process is');
+});
+
+t.test('the registry lock: one holder at a time, and a dead holder\'s lock is taken over', async (t) => {
+  const dir = path.join(work, 'locked');
+  const release = await lockRegistry(dir);
+  let second = false;
+  const waiting = lockRegistry(dir).then((r) => {
+    second = true;
+    return r;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  t.notOk(second, 'a second taker waits');
+  release();
+  (await waiting)();
+  t.ok(second, 'and gets it once released');
+  // A holder that died without releasing.
+  const dead = spawnSync('/bin/true');
+  writeFileSync(path.join(dir, '.lock'), String(dead.pid));
+  const taken = await lockRegistry(dir, 2_000);
+  t.equal(readFileSync(path.join(dir, '.lock'), 'utf8'), String(process.pid), 'taken over');
+  taken();
 });

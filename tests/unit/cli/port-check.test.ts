@@ -3,7 +3,7 @@
 import t from 'tap';
 import { createServer, type Server } from 'node:net';
 import { loadManifestSource } from '../../../management-api/src/manifest/load-manifest.js';
-import { anyFreePort, checkBoxPorts, portFree } from '../../../scripts/cli/port-check.js';
+import { anyFreePort, checkBoxPorts, portFree, setsKey } from '../../../scripts/cli/port-check.js';
 
 async function listening(t: Tap.Test): Promise<number> {
   const s: Server = createServer();
@@ -34,4 +34,31 @@ t.test('ports asked for as 0 are chosen, free and distinct; a taken port is repo
     'the chosen ports are the ones the box is given',
   );
   t.same(check.taken.map((p) => [p.name, p.key, p.envVar, p.port]), [['relay', 'sovereign_mesh.relay.port', 'AGENTBOX_RELAY_PORT', taken]]);
+});
+
+t.test('a port the manifest leaves at its default moves to a free one when taken; a pinned or overridden one does not', async (t) => {
+  const taken = await listening(t);
+  // The default of api.port moved onto a taken port, as a second box finds 9090 held by the first.
+  const context = { targetArch: 'x86_64' as const, env: {} };
+  const r = await loadManifestSource(`[api]\nport = ${taken}\n`, context);
+  const floating = await checkBoxPorts(r.manifest!, { AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' }, () => false);
+  t.same(floating.taken, [], 'nothing refused');
+  t.equal(floating.moved.length, 1);
+  t.match(floating.moved[0], { name: 'API', key: 'api.port', envVar: 'AGENTBOX_API_PORT', from: taken });
+  t.not(floating.moved[0]!.port, taken);
+  t.equal(floating.chosen['AGENTBOX_API_PORT'], String(floating.moved[0]!.port), 'the box is given the new port');
+  t.equal(await portFree('127.0.0.1', floating.moved[0]!.port), true, 'and it is free');
+
+  const pinned = await checkBoxPorts(r.manifest!, { AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' }, (key) => key === 'api.port');
+  t.same(pinned.taken.map((p) => p.key), ['api.port'], 'set in the manifest file: refused');
+  t.same(pinned.moved, []);
+  const overridden = await checkBoxPorts(r.manifest!, { AGENTBOX_API_PORT: String(taken), AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' }, () => false);
+  t.same(overridden.taken.map((p) => p.key), ['api.port'], 'set by its variable: refused');
+});
+
+t.test('setsKey: only keys the file itself writes pin a port', async (t) => {
+  t.ok(setsKey({ api: { port: 9090 } }, 'api.port'));
+  t.notOk(setsKey({ api: { bind: '127.0.0.1' } }, 'api.port'));
+  t.notOk(setsKey({}, 'sovereign_mesh.relay.port'));
+  t.notOk(setsKey({ sovereign_mesh: 'not a table' }, 'sovereign_mesh.relay.port'));
 });
