@@ -39,7 +39,7 @@ t.test('the check notices a change: a modified manifest renders differently from
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-golden-'));
   const manifest = path.join(dir, 'reference.toml');
   copyFileSync(path.join(repoRoot, 'tests/fixtures/manifests/reference.toml'), manifest);
-  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('metrics_port = 9091', 'metrics_port = 9191'));
+  writeFileSync(manifest, readFileSync(manifest, 'utf8').replace('# metrics_port = 9091', 'metrics_port = 9191'));
   const { rendered } = await renderManifest({ manifestFile: manifest, outDir: path.join(goldenDir(), 'reference'), version: '0.0.0', context: GOLDEN_CONTEXT });
   t.ok(rendered);
   const changed = await changedFiles(path.join(goldenDir(), 'reference'), rendered!.files);

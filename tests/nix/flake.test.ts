@@ -111,7 +111,7 @@ t.test('the image builders receive the config the manifest describes', async (t)
 
 t.test('a different manifest: new metrics port, a feature and its packages reach the image', async (t) => {
   const manifest = readFileSync(path.join(repoRoot, 'agentbox.toml'), 'utf8')
-    .replace('metrics_port = 9091', 'metrics_port = 9555')
+    .replace('# metrics_port = 9091', 'metrics_port = 9555')
     .replace('playwright = false', 'playwright = true')
     .replace('name = "agentbox"', 'name = "box-b"') + '\n[security.exceptions.playwright]\nreason = "browser tests"\ntmpfs = ["/dev/shm"]\n';
   const rec = recorded(flakeCopy(manifest))[currentSystem]!;

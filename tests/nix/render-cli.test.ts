@@ -46,7 +46,7 @@ t.test('render --out DIR on the reference manifest writes the files', async (t) 
 
 t.test('changing observability.metrics_port changes the published port and ExposedPorts', async (t) => {
   const before = render(reference);
-  const after = render(reference.replace('metrics_port = 9091', 'metrics_port = 9555'));
+  const after = render(reference.replace('# metrics_port = 9091', 'metrics_port = 9555'));
   t.equal(after.r.code, 0, 'exit code 0', { stderr: after.r.stderr });
   t.match(before.read('docker-compose.yml'), /"127\.0\.0\.1:9091:9091"/);
   t.notMatch(after.read('docker-compose.yml'), /9091/);

@@ -41,7 +41,7 @@ const agentSchema = {
 } as const;
 const refusalsSchema = {
   type: 'array',
-  description: "The agent's recent egress refusals (GET of one agent only), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it",
+  description: "The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it",
   items: { type: 'object', properties: { at: { type: 'string' }, host: { type: 'string' }, port: { type: 'integer' }, reason: { type: 'string' }, allowWith: { type: 'string' } } },
 } as const;
 const oneAgentSchema = { ...agentSchema, properties: { ...agentSchema.properties, refusals: refusalsSchema } } as const;
@@ -114,7 +114,8 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
   }));
 
   app.get<{ Params: { id: string } }>('/v1/agents/:id', { config: self, schema: { summary: 'One agent, with its recent egress refusals', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: oneAgentSchema } }, ...errors } } }, async (request) => ({
-    agent: { ...(await agents().status(request.params.id)), refusals: app.agentbox.egress?.refusals(request.params.id) ?? [] },
+    // Only where an egress proxy decides: without one there is nothing to refuse, and no list to show.
+    agent: { ...(await agents().status(request.params.id)), ...(app.agentbox.egress ? { refusals: app.agentbox.egress.refusals(request.params.id) } : {}) },
   }));
 
   app.delete<{ Params: { id: string }; Querystring: { graceMs?: number } }>(

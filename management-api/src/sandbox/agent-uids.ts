@@ -21,7 +21,7 @@ const MAX_BLOCKS = Math.floor((2 ** 31 - AGENT_UID_BASE) / AGENT_UID_BLOCK);
  * the real path of the box's root. On the host's disk (not /run), so that a box keeps its block,
  * and its files their owners, across reboots.
  */
-export const DEFAULT_CLAIMS_DIR = '/var/lib/agentbox-uids';
+export const DEFAULT_CLAIMS_DIR = '/var/lib/agent-uid-blocks';
 
 /**
  * What the box remembers (in its state directory, 0600): its block, then one line per name, in the
