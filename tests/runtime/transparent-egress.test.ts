@@ -27,7 +27,11 @@ t.test('clients that ignore HTTPS_PROXY get the proxy\'s decisions by name', { s
     res.end(`hello ${req.url}\n`);
   });
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
-  t.teardown(() => web.close());
+  // A client may keep its connection alive (through the proxy's tunnel): close those too, or close() waits on them.
+  t.teardown(() => {
+    web.closeAllConnections();
+    return new Promise<void>((resolve) => web.close(() => resolve()));
+  });
   const port = (web.address() as AddressInfo).port;
   const root = await makeRoot();
   const manifestFile = path.join(root.dir, 'agentbox.toml');
