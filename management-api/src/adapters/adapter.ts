@@ -4,8 +4,8 @@ import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import type { SandboxContext } from '../sandbox/sandbox-context.js';
 import type { AgentAuditHooks } from '../sandbox/agent-audit-hooks.js';
-import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
-import type { AgentEgress } from '../sandbox/agent-proxy-credential.js';
+import type { AgentCredentialHooks } from '../credentials/hooks.js';
+import type { AgentEgress } from '../egress/agent-credential.js';
 
 /** The five adapter slots, in the order the manifest lists them. */
 export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import '../app-state.js';
 import { AdapterNotFoundError } from '../adapters/adapter-errors.js';
 import type { Bead } from '../adapters/beads/beads-adapter.js';
-import { rememberCreatedBead, type AgentPrincipal } from '../sandbox/agent-tokens.js';
+import { rememberCreatedBead, type AgentPrincipal } from '../credentials/agent-tokens.js';
 import { outsideScope, type AgentPolicy } from './agent-access.js';
 
 /** The memory namespace of agents named `name`; `<it>.<anything>` belongs to them too. */

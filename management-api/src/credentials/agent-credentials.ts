@@ -1,8 +1,8 @@
 // What an agent is given at spawn instead of secrets: its own token, the API's address and the broker's provider addresses.
 import { AdapterInputError } from '../adapters/adapter-errors.js';
 import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
-import type { AgentCredentialHooks } from './agent-credential-hooks.js';
-import type { CredentialMetrics } from './credential-metrics.js';
+import type { AgentCredentialHooks } from './hooks.js';
+import type { CredentialMetrics } from './metrics.js';
 import type { AgentTokens } from './agent-tokens.js';
 
 /** Reserved variable holding the agent's API token. */
@@ -12,7 +12,7 @@ export const API_URL_VARIABLE = 'AGENTBOX_API_URL';
 /** Where the broker answers for provider `name`, under the API's base URL. */
 export const brokerPath = (name: string): string => `/v1/providers/${name}`;
 
-export type { AgentCredentialHooks } from './agent-credential-hooks.js';
+export type { AgentCredentialHooks } from './hooks.js';
 
 /** What {@link agentCredentials} is built from. */
 export interface AgentCredentialOptions {

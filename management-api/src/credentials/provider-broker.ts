@@ -8,7 +8,7 @@ import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
 import { readSecret } from '../secrets/read-secret.js';
 import { brokerPath } from './agent-credentials.js';
 import { brokerTarget } from './broker-path.js';
-import type { CredentialMetrics } from './credential-metrics.js';
+import type { CredentialMetrics } from './metrics.js';
 
 /** Timeouts of brokered calls. */
 export interface BrokerTiming {

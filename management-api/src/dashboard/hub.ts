@@ -1,7 +1,7 @@
 // One per app: builds topic snapshots on change notifications and on a shared once-a-second check, and sends each open dashboard stream only what changed.
 import type { Logger } from 'pino';
-import type { DashboardMetrics } from './dashboard-metrics.js';
-import type { SnapshotProducer, Topic } from './dashboard-snapshots.js';
+import type { DashboardMetrics } from './metrics.js';
+import type { SnapshotProducer, Topic } from './snapshots.js';
 
 /** How often the shared check samples what has no change notification (usage, programmes, other writers). */
 export const SAMPLE_MS = 1_000;

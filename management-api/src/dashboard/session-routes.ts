@@ -1,6 +1,6 @@
 // POST/GET/DELETE /ui/session: the dashboard's sign-in (API key, or NIP-98 where listed), session check and sign-out.
 //
-// CSRF protection is a synchronizer token kept in the server-side session (ui/session-store.ts),
+// CSRF protection is a synchronizer token kept in the server-side session (session-store.ts),
 // not @fastify/csrf-protection: that plugin keeps its secret either in a second cookie (a
 // double-submit scheme) or in @fastify/session / @fastify/secure-session, and these sessions live
 // in the API's own memory store. A random per-session token, answered by these routes and
@@ -14,7 +14,7 @@ import { nip98Authenticate, nip98CheckBody, nip98HashBody, NOSTR_SCHEME } from '
 import { ApiError, errorBodySchema } from '../errors.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
-import type { DashboardMetrics } from './dashboard-metrics.js';
+import type { DashboardMetrics } from './metrics.js';
 import { checkCsrf, checkOrigin, SESSION_COOKIE, sessionCookie } from './session-auth.js';
 import { UI_SECURITY_HEADERS } from './static-files.js';
 import { sameSecret, sessionView, type SessionStore, type UiSession } from './session-store.js';

@@ -24,8 +24,8 @@ export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
  * Where `dist/ui` is at run time, found from this module's own location: compiled, it runs from
- * `<app>/dist/management-api/src/ui/` (the image copies `dist/`); from source (tests), from
- * `<repo>/management-api/src/ui/`, whose build output is `<repo>/dist/ui`.
+ * `<app>/dist/management-api/src/dashboard/` (the image copies `dist/`); from source (tests), from
+ * `<repo>/management-api/src/dashboard/`, whose build output is `<repo>/dist/ui`.
  */
 export function defaultUiRoot(moduleUrl: string = import.meta.url): string {
   let dir = path.dirname(fileURLToPath(moduleUrl));

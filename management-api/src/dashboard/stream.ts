@@ -3,8 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import '../app-state.js';
 import { errorBodySchema } from '../errors.js';
-import type { DashboardHub, Subscriber } from './dashboard-hub.js';
-import { TOPICS, type Topic } from './dashboard-snapshots.js';
+import type { DashboardHub, Subscriber } from './hub.js';
+import { TOPICS, type Topic } from './snapshots.js';
 
 /** A comment line this often keeps proxies and clients from timing the stream out. */
 export const PING_MS = 15_000;

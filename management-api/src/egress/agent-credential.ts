@@ -1,6 +1,6 @@
 // Each agent's own egress proxy credential: minted at spawn, handed over only in the agent's proxy variables, revoked when it exits.
 import { randomBytes } from 'node:crypto';
-import { hashCredential } from './egress-credentials.js';
+import { hashCredential } from './credential-store.js';
 
 /** What the orchestrator asks of the egress proxy at an agent's spawn and exit. */
 export interface AgentEgress {

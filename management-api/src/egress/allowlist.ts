@@ -1,5 +1,5 @@
 // The egress allowlist: entries of sandbox.egress.allow_domains (exact names, *.suffix, literal addresses) and allow_ports, and how a host matches them.
-import { canonicalAddress } from './egress-address.js';
+import { canonicalAddress } from './address.js';
 
 /** The allowlist in the manifest's spelling (`[sandbox.egress]` allow_domains, allow_ports). */
 export interface EgressPolicy {

@@ -1,6 +1,6 @@
 // The API's side of the egress control channel: one connection, re-established with backoff, requests answered by id, decisions pushed.
 import net from 'node:net';
-import { lineReader, type ControlDecision, type ControlReply, type ControlRequest } from './egress-control-protocol.js';
+import { lineReader, type ControlDecision, type ControlReply, type ControlRequest } from './control-protocol.js';
 
 type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
 /** A request without its id (the client numbers them). */

@@ -1,6 +1,6 @@
 // The control channel between the management API and the egress proxy: newline-delimited JSON over a 0600 unix socket under the run dir.
-import type { EgressPolicy } from './egress-allowlist.js';
-import type { EgressDecision } from './egress-proxy.js';
+import type { EgressPolicy } from './allowlist.js';
+import type { EgressDecision } from './proxy.js';
 
 /**
  * A request from the API. The first one on a connection must be `hello` with the box API key

@@ -8,10 +8,10 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
 import net from 'node:net';
-import { Allowlist, entryProblem, type EgressPolicy } from './egress-allowlist.js';
-import type { CredentialStore } from './egress-credentials.js';
-import { lineReader, type ControlReply, type ControlRequest, type PolicySource } from './egress-control-protocol.js';
-import type { EgressDecision } from './egress-proxy.js';
+import { Allowlist, entryProblem, type EgressPolicy } from './allowlist.js';
+import type { CredentialStore } from './credential-store.js';
+import { lineReader, type ControlReply, type ControlRequest, type PolicySource } from './control-protocol.js';
+import type { EgressDecision } from './proxy.js';
 
 /** Decisions kept while no API is subscribed; the oldest go first. */
 const PENDING_MAX = 1_000;

@@ -2,13 +2,13 @@
 import type { Logger } from 'pino';
 import { AdapterUnavailableError } from '../adapters/adapter-errors.js';
 import { ApiError } from '../errors.js';
-import type { EgressPolicy } from './egress-allowlist.js';
-import { ControlClient, type ControlOk } from './egress-control-client.js';
-import type { PolicySource } from './egress-control-protocol.js';
-import { EGRESS_REASONS, type EgressMetrics } from './egress-metrics.js';
-import type { EgressDecision } from './egress-proxy.js';
-import { newProxyCredential, proxyEnvironment, type AgentEgress } from './agent-proxy-credential.js';
-import { RefusalLog, type Refusal } from './egress-refusal.js';
+import type { EgressPolicy } from './allowlist.js';
+import { ControlClient, type ControlOk } from './control-client.js';
+import type { PolicySource } from './control-protocol.js';
+import { EGRESS_REASONS, type EgressMetrics } from './metrics.js';
+import type { EgressDecision } from './proxy.js';
+import { newProxyCredential, proxyEnvironment, type AgentEgress } from './agent-credential.js';
+import { RefusalLog, type Refusal } from './refusal.js';
 
 /** The event kind each decision is appended as. */
 export const EGRESS_EVENT_KIND = 'sandbox.egress';

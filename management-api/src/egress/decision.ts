@@ -1,7 +1,7 @@
 // One egress decision: is host:port allowed, and which checked address to connect to (resolved once, so DNS rebinding cannot swap it).
 import { lookup } from 'node:dns/promises';
-import { addressClass, canonicalAddress, type AddressClass } from './egress-address.js';
-import type { Allowlist, HostMatch } from './egress-allowlist.js';
+import { addressClass, canonicalAddress, type AddressClass } from './address.js';
+import type { Allowlist, HostMatch } from './allowlist.js';
 
 /** Why a request was refused; bounded, so it can label a metric. */
 export type DenyReason = 'domain-not-listed' | 'port-not-listed' | 'unresolvable' | AddressClass;

@@ -1,6 +1,6 @@
 // Process entry of the egress proxy (supervisord programme of the box, when sandbox.enabled).
 import { createLogger } from '../observability/logger.js';
-import { runEgressProxy } from './egress-proxy-main.js';
+import { runEgressProxy } from './proxy-main.js';
 
 const logger = createLogger({ level: 'info' }).child({ component: 'egress-proxy' });
 try {

@@ -6,13 +6,13 @@ import type { Logger } from 'pino';
 import { requireManifest } from '../manifest/load-manifest.js';
 import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { listenPort } from '../server-config.js';
-import { Allowlist } from './egress-allowlist.js';
-import { startControlServer, type ControlServer } from './egress-control-server.js';
-import type { PolicySource } from './egress-control-protocol.js';
-import { CredentialStore } from './egress-credentials.js';
-import { createEgressProxy } from './egress-proxy.js';
-import type { Resolver } from './egress-decision.js';
-import { tunnelRelayFrom } from './egress-tunnel.js';
+import { Allowlist } from './allowlist.js';
+import { startControlServer, type ControlServer } from './control-server.js';
+import type { PolicySource } from './control-protocol.js';
+import { CredentialStore } from './credential-store.js';
+import { createEgressProxy } from './proxy.js';
+import type { Resolver } from './decision.js';
+import { tunnelRelayFrom } from './tunnel.js';
 
 /** The running programme. */
 export interface EgressProxyRun {
@@ -25,9 +25,9 @@ export interface EgressProxyRun {
  * Start the proxy with the manifest the box runs with (AGENTBOX_MANIFEST) and its allowlist,
  * on `sandbox.egress.port` (AGENTBOX_EGRESS_PORT overrides it; 0 = any free port, for parallel
  * runs), and its control socket under the run dir. AGENTBOX_EGRESS_RELAY=pipe selects the
- * stream relay for tunnels instead of the reused read buffer (egress-tunnel.ts). The proxy
+ * stream relay for tunnels instead of the reused read buffer (tunnel.ts). The proxy
  * knows no credential until the API registers one: every request is refused with 407 until then,
- * and again once that API's control connection closes (egress-control-server.ts).
+ * and again once that API's control connection closes (control-server.ts).
  */
 export async function runEgressProxy(env: Readonly<Record<string, string | undefined>>, logger: Logger, resolve?: Resolver): Promise<EgressProxyRun> {
   const paths = runtimePaths(env);

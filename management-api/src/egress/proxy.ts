@@ -5,15 +5,15 @@
 // and the address it connects to can differ (DNS rebinding), and it can refuse a request only as
 // 407 or as a 500 carrying a stack trace. `http-proxy` and `@fastify/http-proxy` are reverse
 // proxies to a configured upstream and do not handle CONNECT. What is left here is small: parse
-// the target, decide, connect to the checked address, relay (egress-tunnel.ts).
+// the target, decide, connect to the checked address, relay (tunnel.ts).
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Allowlist } from './egress-allowlist.js';
-import type { CredentialStore } from './egress-credentials.js';
-import { decide, systemResolver, type Resolver } from './egress-decision.js';
-import { openTunnel, type TunnelRelay } from './egress-tunnel.js';
-import { AgentConnections, HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from './egress-connection-caps.js';
-import { refusalBody, refusalHeader } from './egress-refusal.js';
+import type { Allowlist } from './allowlist.js';
+import type { CredentialStore } from './credential-store.js';
+import { decide, systemResolver, type Resolver } from './decision.js';
+import { openTunnel, type TunnelRelay } from './tunnel.js';
+import { AgentConnections, HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from './connection-caps.js';
+import { refusalBody, refusalHeader } from './refusal.js';
 
 /** One decision, as the API records it (an event and a metric). */
 export interface EgressDecision {

@@ -12,13 +12,13 @@ export interface Refusal {
   allowWith: string;
 }
 
-/** Address classes the proxy refuses unless the host is listed by its exact name (egress-address.ts). */
+/** Address classes the proxy refuses unless the host is listed by its exact name (address.ts). */
 const ADDRESS_CLASSES = new Set(['unspecified', 'loopback', 'private', 'cgnat', 'link-local', 'metadata', 'multicast', 'reserved']);
 
 /**
  * The change that would let `host:port` through after a refusal for `reason`. A host matched
  * only through `*.suffix` whose address is in a refused range is let through by listing its
- * exact name (egress-decision.ts), so that is what is named then.
+ * exact name (decision.ts), so that is what is named then.
  */
 export function allowWith(host: string, port: number, reason: string): string {
   if (reason === 'domain-not-listed' || ADDRESS_CLASSES.has(reason)) return `sandbox.egress.allow_domains += ${JSON.stringify(host)}`;

@@ -2,8 +2,8 @@
 import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
-import { EgressController, type EgressControllerOptions } from './egress-controller.js';
-import type { EgressMetrics } from './egress-metrics.js';
+import { EgressController, type EgressControllerOptions } from './controller.js';
+import type { EgressMetrics } from './metrics.js';
 
 /** What {@link startEgress} decides from. */
 export interface EgressStartOptions {

@@ -2,10 +2,10 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { createFederationMetrics, type FederationMetrics } from '../mesh/federation-metrics.js';
 import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
-import { createLimitMetrics, type LimitMetrics } from '../sandbox/limit-metrics.js';
-import { createCredentialMetrics, type CredentialMetrics } from '../sandbox/credential-metrics.js';
-import { createEgressMetrics, type EgressMetrics } from '../sandbox/egress-metrics.js';
-import { createDashboardMetrics, type DashboardMetrics } from '../ui/dashboard-metrics.js';
+import { createLimitMetrics, type LimitMetrics } from '../sandbox/limits/metrics.js';
+import { createCredentialMetrics, type CredentialMetrics } from '../credentials/metrics.js';
+import { createEgressMetrics, type EgressMetrics } from '../egress/metrics.js';
+import { createDashboardMetrics, type DashboardMetrics } from '../dashboard/metrics.js';
 import { RequestStats } from './request-stats.js';
 
 /** Every metric the API exports. */

@@ -4,7 +4,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../adapter-errors.js';
-import { AgentAccounting } from '../../sandbox/agent-accounting.js';
+import { AgentAccounting } from '../../sandbox/limits/accounting.js';
 import type { OrchestratorAdapter } from './orchestrator-adapter.js';
 import { ProcessManager } from './process-manager.js';
 

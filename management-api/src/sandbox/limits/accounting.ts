@@ -1,9 +1,9 @@
 // Limits and accounting of the local orchestrator's agents: one sampler for all of them, budgets enforced with a reason.
 import type { Logger } from 'pino';
-import { overBudget, type AgentLimits, type AgentUsage, type LimitReason, type LimitSettings, type RequestedLimits } from './agent-limits.js';
+import { overBudget, type AgentLimits, type AgentUsage, type LimitReason, type LimitSettings, type RequestedLimits } from './budgets.js';
 import { DiskSampler, type DiskFigure } from './disk-sampler.js';
-import type { LimitMetrics } from './limit-metrics.js';
-import { resolveLimits } from './limit-request.js';
+import type { LimitMetrics } from './metrics.js';
+import { resolveLimits } from './request.js';
 import { readStat, type ProcStat } from './proc-stat.js';
 import { UsageSampler, type SampledAgent } from './usage-sampler.js';
 

@@ -1,6 +1,6 @@
 // Prometheus metrics of agent accounting: totals over all agents and terminations by reason, never per agent.
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { LIMIT_REASONS, type LimitReason } from './agent-limits.js';
+import { LIMIT_REASONS, type LimitReason } from './budgets.js';
 
 /** The accounting metrics; labels are bounded (a memory kind, a limit reason), never an agent id. */
 export interface LimitMetrics {

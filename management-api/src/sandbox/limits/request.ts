@@ -1,7 +1,7 @@
 // A spawn request's limits: the manifest's sandbox.limits, lowered (never raised) by the request.
-import { AdapterInputError } from '../adapters/adapter-errors.js';
-import { memoryBytes } from '../manifest/rules/helpers/resources.js';
-import type { AgentLimits, LimitSettings, RequestedLimits } from './agent-limits.js';
+import { AdapterInputError } from '../../adapters/adapter-errors.js';
+import { memoryBytes } from '../../manifest/rules/helpers/resources.js';
+import type { AgentLimits, LimitSettings, RequestedLimits } from './budgets.js';
 
 const SIZE = /^[0-9]{1,15}[kmg]?$/;
 /** The sized budgets (a string with a unit in the request and the manifest, bytes in the agent's limits). */

@@ -1,6 +1,6 @@
 // One sampler for every agent: each tick scans /proc once, attributes processes to agents and sums their use.
 import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
-import type { AgentUsage } from './agent-limits.js';
+import type { AgentUsage } from './budgets.js';
 import { listPidsAsync, readMemoriesAsync, readStatsSliced } from './proc-read-async.js';
 import { CLOCK_TICKS, readStat, type ProcMemory, type ProcStat } from './proc-stat.js';
 
