@@ -25,7 +25,7 @@ import { requestId } from './http/request-id.js';
 import { registerRequestGate } from './http/request-gate.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
-import { memoryBytes } from './manifest/rules/helpers/resources.js';
+import { memoryBytes } from './grammar/size.js';
 import { registerRequestObserver } from './observability/request-observer.js';
 import { startIdleCompaction } from './observability/idle-compaction.js';
 import { AuditTrail } from './observability/audit-trail.js';

@@ -1,6 +1,6 @@
 // One egress decision: is host:port allowed, and which checked address to connect to (resolved once, so DNS rebinding cannot swap it).
 import { lookup } from 'node:dns/promises';
-import { addressClass, canonicalAddress, type AddressClass } from './address.js';
+import { addressClass, canonicalAddress, type AddressClass } from '../grammar/address-class.js';
 import type { Allowlist, HostMatch } from './allowlist.js';
 
 /** Why a request was refused; bounded, so it can label a metric. */

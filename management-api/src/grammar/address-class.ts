@@ -1,4 +1,4 @@
-// Which destination addresses the egress proxy refuses unless listed: loopback, private, link-local, metadata and other non-public ranges.
+// Literal IP addresses: one canonical spelling, and the non-public ranges (loopback, private, link-local, metadata…) an address falls in; shared by rule W017 and the egress proxy.
 import { BlockList, isIP } from 'node:net';
 
 /** Why an address is refused; bounded, so it can label a metric. */

@@ -1,4 +1,4 @@
-// Resource limit values as rules compare them.
+// Memory sizes as the manifest writes them (`512m`, `4g`, bytes): rules and the runtime read them alike.
 
 /** `4g` → bytes; a bare number is bytes (the unit letters follow Docker's). */
 export function memoryBytes(limit: string): number {

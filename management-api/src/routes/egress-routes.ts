@@ -7,7 +7,8 @@ import '../app-state.js';
 import { callerOf } from '../auth/caller.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { ApiError, errorBodySchema } from '../errors.js';
-import { entryProblem, type EgressPolicy } from '../egress/allowlist.js';
+import type { EgressPolicy } from '../egress/allowlist.js';
+import { entryProblem } from '../grammar/egress-entry.js';
 import type { EgressController } from '../egress/controller.js';
 import type { MutationLimits } from './events-routes.js';
 

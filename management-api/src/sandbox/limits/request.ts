@@ -1,6 +1,6 @@
 // A spawn request's limits: the manifest's sandbox.limits, lowered (never raised) by the request.
 import { AdapterInputError } from '../../adapters/adapter-errors.js';
-import { memoryBytes } from '../../manifest/rules/helpers/resources.js';
+import { memoryBytes } from '../../grammar/size.js';
 import type { AgentLimits, LimitSettings, RequestedLimits } from './budgets.js';
 
 const SIZE = /^[0-9]{1,15}[kmg]?$/;
