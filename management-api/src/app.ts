@@ -30,7 +30,7 @@ import { registerRequestObserver } from './observability/request-observer.js';
 import { startIdleCompaction } from './observability/idle-compaction.js';
 import { AuditTrail } from './observability/audit-trail.js';
 import { isSlotUsable } from './adapters/slot-state.js';
-import type { ApiMetrics } from './observability/metrics.js';
+import type { ApiMetrics } from './api-metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
 import { supervisedPrograms, supervisorSocket, type ProgramsReport } from './probes/supervisor-programs.js';

@@ -2,7 +2,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
-import type { ApiMetrics } from '../observability/metrics.js';
+import type { ApiMetrics } from '../api-metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import { AgentSandbox } from '../sandbox/agent-sandbox.js';
 import { sandboxSettings } from '../sandbox/sandbox-settings.js';
