@@ -1,6 +1,6 @@
-// Errors adapters raise; each carries the API error code the HTTP layer answers with.
-import { ApiError } from '../errors.js';
-import type { SlotName } from './adapter.js';
+// Errors adapters raise, and the sandbox, credentials and egress code the orchestrator drives; each carries the API error code the HTTP layer answers with.
+import { ApiError } from './errors.js';
+import type { SlotName } from './adapters/adapter.js';
 
 /** The slot is configured `off`: every operation rejects with this (503 ABX_ERR_ADAPTER_OFF). */
 export class AdapterOffError extends ApiError {

@@ -10,7 +10,7 @@ import type { AgentAuditHooks } from '../sandbox/agent-audit-hooks.js';
 import type { AgentCredentialHooks } from '../credentials/hooks.js';
 import type { AgentEgress } from '../egress/agent-credential.js';
 import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
-import { FatalAdapterError } from './adapter-errors.js';
+import { FatalAdapterError } from '../adapter-errors.js';
 import { dispatchingOperations } from './dispatch.js';
 import { loadImplementation, registry as builtInRegistry, type AdapterRegistry, type RegistryOverrides } from './registry.js';
 import { isSlotUsable } from './slot-state.js';

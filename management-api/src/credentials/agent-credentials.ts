@@ -1,5 +1,5 @@
 // What an agent is given at spawn instead of secrets: its own token, the API's address and the broker's provider addresses.
-import { AdapterInputError } from '../adapters/adapter-errors.js';
+import { AdapterInputError } from '../adapter-errors.js';
 import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
 import type { AgentCredentialHooks } from './hooks.js';
 import type { CredentialMetrics } from './metrics.js';

@@ -1,6 +1,6 @@
 // The API's view of the egress proxy: agent credentials (hashes only), the allowlist at run time, decisions to events and metrics, reachability for /ready.
 import type { Logger } from 'pino';
-import { AdapterUnavailableError } from '../adapters/adapter-errors.js';
+import { AdapterUnavailableError } from '../adapter-errors.js';
 import { ApiError } from '../errors.js';
 import type { EgressPolicy } from './allowlist.js';
 import { ControlClient, type ControlOk } from './control-client.js';

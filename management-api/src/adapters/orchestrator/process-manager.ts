@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { AgentAccounting, LIMIT_GRACE_MS } from '../../sandbox/limits/accounting.js';
 import type { AgentAuditHooks, BoxTermination, SandboxMode } from '../../sandbox/agent-audit-hooks.js';
 import type { AgentCredentialHooks } from '../../credentials/hooks.js';
-import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
 import { CrashLoopDetector } from './crash-loop.js';

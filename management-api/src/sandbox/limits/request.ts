@@ -1,5 +1,5 @@
 // A spawn request's limits: the manifest's sandbox.limits, lowered (never raised) by the request.
-import { AdapterInputError } from '../../adapters/adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import { memoryBytes } from '../../grammar/size.js';
 import type { AgentLimits, LimitSettings, RequestedLimits } from './budgets.js';
 
