@@ -9,7 +9,7 @@ import type { ProgramsReport } from './probes/supervisor-programs.js';
 import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import type { AgentSandbox } from './sandbox/agent-sandbox.js';
-import type { EgressController } from './sandbox/egress-controller.js';
+import type { EgressController } from './egress/controller.js';
 import type { AgentListener } from './http/agent-listener.js';
 import type { AuditTrail } from './observability/audit-trail.js';
 

@@ -25,12 +25,12 @@ import { requestId } from './http/request-id.js';
 import { registerRequestGate } from './http/request-gate.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
-import { memoryBytes } from './manifest/rules/helpers/resources.js';
+import { memoryBytes } from './grammar/size.js';
 import { registerRequestObserver } from './observability/request-observer.js';
 import { startIdleCompaction } from './observability/idle-compaction.js';
 import { AuditTrail } from './observability/audit-trail.js';
 import { isSlotUsable } from './adapters/slot-state.js';
-import type { ApiMetrics } from './observability/metrics.js';
+import type { ApiMetrics } from './api-metrics.js';
 import { adapterTracer, registerRequestTracing } from './observability/tracing.js';
 import { DEFAULT_READINESS_TIMING, startReadinessSources, type ReadinessTiming } from './probes/readiness-sources.js';
 import { supervisedPrograms, supervisorSocket, type ProgramsReport } from './probes/supervisor-programs.js';
@@ -44,14 +44,14 @@ import { registerMetaRoute } from './routes/meta-route.js';
 import { registerMeshHostRoutes } from './routes/mesh-host-routes.js';
 import { registerProbeRoutes } from './routes/probe-routes.js';
 import { registerEgressRoutes } from './routes/egress-routes.js';
-import { startEgress } from './sandbox/egress-start.js';
-import type { EgressControllerOptions } from './sandbox/egress-controller.js';
+import { startEgress } from './egress/start.js';
+import type { EgressControllerOptions } from './egress/controller.js';
 import type { RuntimePaths } from './runtime-paths.js';
-import { agentCredentials } from './sandbox/agent-credentials.js';
-import { AgentTokens } from './sandbox/agent-tokens.js';
-import { registerProviderBroker, type BrokerTiming } from './sandbox/provider-broker.js';
+import { agentCredentials } from './credentials/agent-credentials.js';
+import { AgentTokens } from './credentials/agent-tokens.js';
+import { registerProviderBroker, type BrokerTiming } from './credentials/provider-broker.js';
 import { brokeredProviders } from './manifest/rules/helpers/providers.js';
-import { prepareDashboard, type UiOptions } from './ui/register-ui.js';
+import { prepareDashboard, type UiOptions } from './dashboard/register-dashboard.js';
 import { apiVersion, imageHash } from './version.js';
 
 /**
@@ -142,7 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerRequestTracing(app);
   // Before any route exists: the gate and the observer attach themselves to each route as it is
   // declared (the gate first, ahead of rate limiting).
-  // Each agent of the local orchestrator gets a token of its own, never this key (sandbox/agent-credentials.ts).
+  // Each agent of the local orchestrator gets a token of its own, never this key (credentials/agent-credentials.ts).
   const agentTokens = new AgentTokens();
   const providers = brokeredProviders(options.manifest);
   // Agents get a listener of their own (http/agent-listener.ts): capped, refusing sign-in and the API

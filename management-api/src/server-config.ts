@@ -1,7 +1,7 @@
 // Where the API and metrics listeners bind, and the URL the box advertises to its mesh: the
 // manifest, overridden (or filled in) by environment variables.
 import type { NormalizedManifest } from './manifest/load-manifest.js';
-import { advertiseUrlProblem } from './manifest/rules/helpers/urls.js';
+import { advertiseUrlProblem } from './grammar/url.js';
 
 /** A bad listener override in the environment. */
 export class ListenConfigError extends Error {

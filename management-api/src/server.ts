@@ -7,8 +7,8 @@ import { createLogger } from './observability/logger.js';
 import { manifestFileFrom, runtimePaths } from './runtime-paths.js';
 import { listenConfig, ListenConfigError, type ListenConfig } from './server-config.js';
 import { portInUseLine, type BoxPort } from './box-ports.js';
-import { clearStartFailure, recordStartFailure, START_FAILED_EXIT } from './boot/start-failure.js';
-import { watchParent } from './boot/parent-watch.js';
+import { clearStartFailure, recordStartFailure, START_FAILED_EXIT } from './programme/start-failure.js';
+import { watchParent } from './programme/parent-watch.js';
 import { apiVersion, imageHash } from './version.js';
 import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
 import type { RunningServer } from './start-server.js';
@@ -32,7 +32,7 @@ export interface RunOptions {
 /**
  * Run the API until SIGTERM or SIGINT. Resolves to the exit code: 0 after a clean shutdown,
  * 1 when the manifest is invalid, a critical adapter slot cannot connect or start-up fails,
- * 2 for a bad listener override; under supervisord, 78 (boot/start-failure.ts) when a port is
+ * 2 for a bad listener override; under supervisord, 78 (programme/start-failure.ts) when a port is
  * taken, so supervisord does not restart it. If shutdown leaves anything open, the process exits 1 at the deadline.
  */
 export async function runServer(options: RunOptions = {}): Promise<number> {

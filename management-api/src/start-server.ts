@@ -2,7 +2,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from './app.js';
-import { createMetrics } from './observability/metrics.js';
+import { createMetrics } from './api-metrics.js';
 import { startMetricsServer } from './observability/metrics-server.js';
 import { urlFor, type ListenConfig } from './server-config.js';
 import { apiVersion, imageHash } from './version.js';

@@ -97,7 +97,7 @@ const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').split(' 
 
 /** Render the API's registry (default metrics, build info, HTTP and adapter series) 50 times. */
 async function renderTimes(): Promise<number[]> {
-  const { createMetrics } = await import('../../management-api/src/observability/metrics.js');
+  const { createMetrics } = await import('../../management-api/src/api-metrics.js');
   const m = createMetrics({ version: '0.0.0', imageHash: 'dev', manifestSha256: '0'.repeat(64) });
   for (const route of ['/ready', '/livez', '/health', '/v1/meta', '/v1/events']) {
     m.http.route('GET', route).record(200, 0.001);

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { LocalSqliteBeads } from '../../management-api/src/adapters/beads/local-sqlite.js';
 import { AdapterResolver } from '../../management-api/src/adapters/resolver.js';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
-import { createMetrics } from '../../management-api/src/observability/metrics.js';
+import { createMetrics } from '../../management-api/src/api-metrics.js';
 import { adapterTracer } from '../../management-api/src/observability/tracing.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { table } from './stats.js';

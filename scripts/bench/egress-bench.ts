@@ -8,11 +8,11 @@ import { createInterface } from 'node:readline';
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-import { ControlClient } from '../../management-api/src/sandbox/egress-control-client.js';
-import { newProxyCredential } from '../../management-api/src/sandbox/agent-proxy-credential.js';
-import type { TunnelRelay } from '../../management-api/src/sandbox/egress-tunnel.js';
+import { ControlClient } from '../../management-api/src/egress/control-client.js';
+import { newProxyCredential } from '../../management-api/src/egress/agent-credential.js';
+import type { TunnelRelay } from '../../management-api/src/egress/tunnel.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
-import { CLOCK_TICKS, readStat } from '../../management-api/src/sandbox/proc-stat.js';
+import { CLOCK_TICKS, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { repoPath } from '../cli/repo-path.js';
 import { BULK_BYTES, type FetchResult, type FetchTarget } from './egress-bench-peer.js';
 import { median, ms, quantile, table } from './stats.js';
@@ -105,7 +105,7 @@ async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ v
   writeFileSync(manifest, `[sandbox.egress]\nallow_domains = ["127.0.0.1"]\nallow_ports = [${allowPorts.join(', ')}]\n`);
   const { key } = await ensureApiKey(paths.apiKeyFile, createLogger({ level: 'silent' }));
   const env = { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: dir, AGENTBOX_MANIFEST: manifest, AGENTBOX_EGRESS_PORT: '0', AGENTBOX_EGRESS_RELAY: relay };
-  const proxy = spawn(process.execPath, [repoPath('dist/management-api/src/sandbox/egress-proxy-cli.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proxy = spawn(process.execPath, [repoPath('dist/management-api/src/egress/proxy-cli.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let client: ControlClient | undefined;
   const close = (): void => {
     client?.close();

@@ -4,9 +4,9 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ProcessManager } from '../../management-api/src/adapters/orchestrator/process-manager.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
-import { ProcessTable } from '../../management-api/src/sandbox/agent-tree.js';
-import { listPids, readMemory, readStat, type ProcStat } from '../../management-api/src/sandbox/proc-stat.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
+import { ProcessTable } from '../../management-api/src/sandbox/limits/agent-tree.js';
+import { listPids, readMemory, readStat, type ProcStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { median, ms, quantile, table } from './stats.js';
 
 const AGENTS = 20;

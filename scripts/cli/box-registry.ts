@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-import { readStat } from '../../management-api/src/sandbox/proc-stat.js';
+import { readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 
 /** One port of a running box. */
 export interface RegisteredPort {

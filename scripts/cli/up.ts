@@ -22,7 +22,7 @@ import { hostForUrl } from './local-box.js';
 import { checkBoxPorts, setsKey } from './port-check.js';
 import { parseToml } from '../../management-api/src/manifest/parse-toml.js';
 import { lockRegistry, registerBox, runningBoxes, runningSupervisor, unregisterBox } from './box-registry.js';
-import { readStat } from '../../management-api/src/sandbox/proc-stat.js';
+import { readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 
 export const usage = `Usage: agentbox up --local [--manifest FILE] [--root DIR] [--quiet] [--detach]
 
@@ -108,7 +108,7 @@ export async function run(args: string[]): Promise<number> {
   const launcher = installedLauncher();
   if (!detach && !existsSync(launcher)) throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build-launcher.mjs\` (npm start does)`, 1);
   const argv = detach ? [entrypoint] : [launcher, '--parent-death', '--', entrypoint];
-  // The box's own programmes watch this process too (boot/parent-watch.ts): they stop at once, not when supervisord next wakes.
+  // The box's own programmes watch this process too (programme/parent-watch.ts): they stop at once, not when supervisord next wakes.
   if (!detach) box.env['AGENTBOX_OWNER_PID'] = String(process.pid);
   say(`starting ${manifestFile} under ${box.paths.root}`);
   const logFile = path.join(box.paths.logDir, 'box.log');

@@ -2,7 +2,7 @@
 // Real API, real agent processes and tokens, a real local-ruvector memory slot.
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
-import { AdapterInputError } from '../../management-api/src/adapters/adapter-errors.js';
+import { AdapterInputError } from '../../management-api/src/adapter-errors.js';
 import { checkSpawnRequest } from '../../management-api/src/adapters/orchestrator/spawn-request.js';
 import { ownsNamespace } from '../../management-api/src/auth/agent-scopes.js';
 import { startTestServer, type TestServer } from './support/harness.js';

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { defaultUiRoot, UI_CSP } from '../../management-api/src/ui/static-files.js';
+import { defaultUiRoot, UI_CSP } from '../../management-api/src/dashboard/static-files.js';
 import { startTestServer } from './support/harness.js';
 import { makeUiFixture } from './support/dashboard.js';
 
@@ -95,8 +95,8 @@ t.test('without a built dashboard /ui/ answers 503 saying how to build it', asyn
 });
 
 t.test('dist/ui is found from the module location, compiled or from source', async (t) => {
-  t.equal(defaultUiRoot(pathToFileURL('/app/dist/management-api/src/ui/static-files.js').href), '/app/dist/ui', 'in the image');
+  t.equal(defaultUiRoot(pathToFileURL('/app/dist/management-api/src/dashboard/static-files.js').href), '/app/dist/ui', 'in the image');
   const repo = path.resolve(import.meta.dirname, '../..');
-  t.equal(defaultUiRoot(pathToFileURL(path.join(repo, 'management-api/src/ui/static-files.ts')).href), path.join(repo, 'dist/ui'), 'from source');
+  t.equal(defaultUiRoot(pathToFileURL(path.join(repo, 'management-api/src/dashboard/static-files.ts')).href), path.join(repo, 'dist/ui'), 'from source');
   t.equal(defaultUiRoot(), path.join(repo, 'dist/ui'));
 });

@@ -7,7 +7,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { newProxyCredential } from '../../management-api/src/sandbox/agent-proxy-credential.js';
+import { newProxyCredential } from '../../management-api/src/egress/agent-credential.js';
 import { makeRoot, startTestServer, type TestServer } from './support/harness.js';
 import { startProxyProgramme as startProxy } from './support/egress-proxy-programme.js';
 import { waitFor } from '../helpers/wait.js';

@@ -3,7 +3,7 @@ import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import pino from 'pino';
 import { SLOTS, type AdapterContext } from '../../management-api/src/adapters/adapter.js';
-import { AdapterOffError } from '../../management-api/src/adapters/adapter-errors.js';
+import { AdapterOffError } from '../../management-api/src/adapter-errors.js';
 import { implementationNames, loadImplementation, registry } from '../../management-api/src/adapters/registry.js';
 import { CONTRACT_VERSIONS, OPERATIONS } from '../../management-api/src/adapters/slot-types.js';
 import { manifestFrom, makeRoot } from './support/harness.js';

@@ -1,7 +1,7 @@
 // Resolver mechanics against real failing backends: fatal critical slots, deadlines, backoff, hung health checks.
 import t from 'tap';
 import { writeFile } from 'node:fs/promises';
-import { FatalAdapterError } from '../../management-api/src/adapters/adapter-errors.js';
+import { FatalAdapterError } from '../../management-api/src/adapter-errors.js';
 import { Backoff, DeadlineError, withDeadline } from '../../management-api/src/adapters/backoff.js';
 import type { AdapterModule } from '../../management-api/src/adapters/adapter.js';
 import type { EventsAdapter } from '../../management-api/src/adapters/events/events-adapter.js';

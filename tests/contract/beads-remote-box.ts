@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../management-api/src/app.js';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
 import { createLogger, type LogLevel } from '../../management-api/src/observability/logger.js';
-import { createMetrics } from '../../management-api/src/observability/metrics.js';
+import { createMetrics } from '../../management-api/src/api-metrics.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 import { onlySlot } from './pods-harness.js';
 

@@ -4,7 +4,7 @@ import t from 'tap';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { AdapterUnavailableError } from '../../management-api/src/adapters/adapter-errors.js';
+import { AdapterUnavailableError } from '../../management-api/src/adapter-errors.js';
 import { startPostgres } from '../helpers/postgres.js';
 import { waitFor } from '../helpers/wait.js';
 import { memoryContract, seededVector } from './memory.contract.js';

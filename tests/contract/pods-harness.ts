@@ -9,7 +9,7 @@ import type { ResolverTiming } from '../../management-api/src/adapters/slot-supe
 import type { SlotOperations } from '../../management-api/src/adapters/slot-types.js';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
 import { createLogger, type LogLevel } from '../../management-api/src/observability/logger.js';
-import { createMetrics } from '../../management-api/src/observability/metrics.js';
+import { createMetrics } from '../../management-api/src/api-metrics.js';
 import { adapterTracer } from '../../management-api/src/observability/tracing.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 

@@ -59,3 +59,42 @@ export function findCycles(graph: ImportGraph): string[][] {
   for (const file of graph.keys()) if (!state.has(file)) visit(file);
   return cycles;
 }
+
+/** One relative import that is still there at run time: the `.ts` file it names and the statement, as written. */
+export interface ValueImport {
+  target: string;
+  statement: string;
+}
+
+/**
+ * The relative imports of `file` that survive compilation: static imports and re-exports that
+ * bind at least one value (or none: a bare `import './x.js'` runs the module), and dynamic
+ * `import('…')` with a literal specifier. `import type`, `export type` and imports whose every
+ * name is marked `type` vanish at run time and are left out, as are package imports.
+ */
+export function relativeValueImports(file: string): ValueImport[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+  const out: ValueImport[] = [];
+  const add = (specifier: string, node: ts.Node): void => {
+    if (!specifier.startsWith('.')) return;
+    const target = path.resolve(path.dirname(file), specifier).replace(/\.js$/, '.ts');
+    if (existsSync(target)) out.push({ target, statement: node.getText(source).replace(/\s+/g, ' ') });
+  };
+  const typeOnly = (names: ts.NodeArray<ts.ImportSpecifier | ts.ExportSpecifier>): boolean => names.length > 0 && names.every((n) => n.isTypeOnly);
+  const visit = (node: ts.Node): void => {
+    if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
+      const clause = node.importClause;
+      const erased = clause !== undefined && (clause.isTypeOnly || (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && typeOnly(clause.namedBindings.elements)));
+      if (!erased) add(node.moduleSpecifier.text, node);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+      const erased = node.isTypeOnly || (node.exportClause !== undefined && ts.isNamedExports(node.exportClause) && typeOnly(node.exportClause.elements));
+      if (!erased) add(node.moduleSpecifier.text, node);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const [first] = node.arguments;
+      if (first !== undefined && ts.isStringLiteralLike(first)) add(first.text, node);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return out;
+}

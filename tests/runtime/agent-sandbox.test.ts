@@ -120,7 +120,7 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
     { sandbox: new AgentSandbox({ ...base, requireAbi: 99 }), message: /Landlock ABI 99 is required, the kernel has ABI \d+/ },
     { sandbox: new AgentSandbox({ ...base, launcher: path.join(h.paths.root, 'no-such-launcher') }), message: /launcher .*no-such-launcher is missing or not executable/ },
   ];
-  const { createLimitMetrics } = await import('../../management-api/src/sandbox/limit-metrics.js');
+  const { createLimitMetrics } = await import('../../management-api/src/sandbox/limits/metrics.js');
   const { Registry } = await import('prom-client');
   const settings = { enabled: true, namespaces: 'off' as const, limits, egress: { port: 3128, allow_domains: [], allow_ports: [443] } };
   for (const { sandbox, message } of cases) {

@@ -8,11 +8,11 @@ import { Registry } from 'prom-client';
 import { ProcessManager } from '../../management-api/src/adapters/orchestrator/process-manager.js';
 import type { AgentProcess, SpawnRequest } from '../../management-api/src/adapters/orchestrator/orchestrator-adapter.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
-import type { LimitSettings } from '../../management-api/src/sandbox/agent-limits.js';
-import { createLimitMetrics } from '../../management-api/src/sandbox/limit-metrics.js';
-import { listPids, readStat } from '../../management-api/src/sandbox/proc-stat.js';
-import { UsageSampler } from '../../management-api/src/sandbox/usage-sampler.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
+import type { LimitSettings } from '../../management-api/src/sandbox/limits/budgets.js';
+import { createLimitMetrics } from '../../management-api/src/sandbox/limits/metrics.js';
+import { listPids, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
+import { UsageSampler } from '../../management-api/src/sandbox/limits/usage-sampler.js';
 import { waitFor } from '../helpers/wait.js';
 
 const MIB = 1024 ** 2;

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
 import { agentDirectories } from '../../management-api/src/sandbox/agent-directories.js';
-import { createLimitMetrics } from '../../management-api/src/sandbox/limit-metrics.js';
-import { resolveLimits } from '../../management-api/src/sandbox/limit-request.js';
+import { createLimitMetrics } from '../../management-api/src/sandbox/limits/metrics.js';
+import { resolveLimits } from '../../management-api/src/sandbox/limits/request.js';
 import { captureLogs } from '../api/support/harness.js';
 
 const MIB = 1024 ** 2;

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, linkSync, mkdirSync, mkdtempSync, openSync, symli
 import { lstat, opendir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { walkDisk, type WalkFs } from '../../management-api/src/sandbox/disk-walk.js';
+import { walkDisk, type WalkFs } from '../../management-api/src/sandbox/limits/disk-walk.js';
 
 const MIB = 1024 ** 2;
 const isRoot = process.getuid?.() === 0;
@@ -136,7 +136,7 @@ t.test('a directory chmod 000 by its owner: unmeasurable for a walker without CA
   const found = await walkDisk([dir]);
   t.ok(found.bytes >= MIB, 'root sees through the mode bits');
   chmodSync(dir, 0o755);
-  const walker = new URL('../../management-api/src/sandbox/disk-walk.ts', import.meta.url).pathname;
+  const walker = new URL('../../management-api/src/sandbox/limits/disk-walk.ts', import.meta.url).pathname;
   const script = `import { walkDisk } from ${JSON.stringify(walker)}; console.log(JSON.stringify(await walkDisk([${JSON.stringify(dir)}])));`;
   // The TypeScript loader this test runs under, so the child runs the same source.
   const loader = process.execArgv.filter((a) => a.startsWith('--import=') && a.includes('typescript'));

@@ -2,10 +2,10 @@
 import t from 'tap';
 import { agentEvent } from '../../management-api/src/mesh/agent-event.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
-import { overBudget, type AgentUsage } from '../../management-api/src/sandbox/agent-limits.js';
-import { resolveLimits } from '../../management-api/src/sandbox/limit-request.js';
-import { parseStat, readMemory, readProcFile, readStat } from '../../management-api/src/sandbox/proc-stat.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
+import { overBudget, type AgentUsage } from '../../management-api/src/sandbox/limits/budgets.js';
+import { resolveLimits } from '../../management-api/src/sandbox/limits/request.js';
+import { parseStat, readMemory, readProcFile, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { captureLogs } from '../api/support/harness.js';
 import { waitFor } from '../helpers/wait.js';
 

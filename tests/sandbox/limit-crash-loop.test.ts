@@ -6,7 +6,7 @@ import path from 'node:path';
 import { CrashLoopDetector } from '../../management-api/src/adapters/orchestrator/crash-loop.js';
 import { ProcessManager } from '../../management-api/src/adapters/orchestrator/process-manager.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
 import { waitFor } from '../helpers/wait.js';
 
 t.test('the second limit kill of a name within the window is a crash loop, and the name is refused', async (t) => {

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { AgentAccounting } from '../../management-api/src/sandbox/agent-accounting.js';
-import { createLimitMetrics } from '../../management-api/src/sandbox/limit-metrics.js';
+import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
+import { createLimitMetrics } from '../../management-api/src/sandbox/limits/metrics.js';
 import { waitFor } from '../helpers/wait.js';
 
 const PID = 4242;

@@ -4,7 +4,7 @@ import path from 'node:path';
 import t from 'tap';
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { runEgressProxy } from '../../management-api/src/sandbox/egress-proxy-main.js';
+import { runEgressProxy } from '../../management-api/src/egress/proxy-main.js';
 import { makeRoot, waitFor } from '../api/support/harness.js';
 import { writeFile } from 'node:fs/promises';
 import { PAGE_WAIT, pageText, screenshotDir, seriousViolations } from './support/browser.js';

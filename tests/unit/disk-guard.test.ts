@@ -6,7 +6,7 @@ import path from 'node:path';
 import { DiskGuard, type DiskState } from '../../management-api/src/probes/disk-guard.js';
 import { Readiness } from '../../management-api/src/probes/readiness.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { createMetrics } from '../../management-api/src/observability/metrics.js';
+import { createMetrics } from '../../management-api/src/api-metrics.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-guard-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

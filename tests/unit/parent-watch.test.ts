@@ -12,7 +12,7 @@ import { waitFor } from '../helpers/wait.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-parent-watch-'));
 const watcher = path.join(work, 'watcher.mjs');
-const moduleUrl = pathToFileURL(path.join(repoRoot, 'dist/management-api/src/boot/parent-watch.js')).href;
+const moduleUrl = pathToFileURL(path.join(repoRoot, 'dist/management-api/src/programme/parent-watch.js')).href;
 // Writes its pid, says which parent is gone, and handles SIGTERM as a programme does.
 writeFileSync(
   watcher,

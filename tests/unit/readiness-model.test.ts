@@ -3,7 +3,7 @@ import t from 'tap';
 import { Writable } from 'node:stream';
 import { Readiness, type ReadinessInputs } from '../../management-api/src/probes/readiness.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
-import { createMetrics } from '../../management-api/src/observability/metrics.js';
+import { createMetrics } from '../../management-api/src/api-metrics.js';
 
 function model() {
   const lines: Array<Record<string, unknown>> = [];

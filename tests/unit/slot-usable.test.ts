@@ -5,7 +5,7 @@ import type { AdapterLifecycle } from '../../management-api/src/adapters/adapter
 import { dispatchingOperations } from '../../management-api/src/adapters/dispatch.js';
 import { isSlotUsable, type SlotState } from '../../management-api/src/adapters/slot-state.js';
 import type { SlotSupervisor } from '../../management-api/src/adapters/slot-supervisor.js';
-import { createMetrics } from '../../management-api/src/observability/metrics.js';
+import { createMetrics } from '../../management-api/src/api-metrics.js';
 import { adapterTracer } from '../../management-api/src/observability/tracing.js';
 import { Readiness } from '../../management-api/src/probes/readiness.js';
 

@@ -1,6 +1,6 @@
 // The dashboard's session store: hashed keys, expiry by the injected clock, revocation and its bound.
 import t from 'tap';
-import { SessionStore, sameSecret, sessionView } from '../../management-api/src/ui/session-store.js';
+import { SessionStore, sameSecret, sessionView } from '../../management-api/src/dashboard/session-store.js';
 
 t.test('sessions expire, are revoked, and the oldest make room past the bound', async (t) => {
   let now = Date.parse('2026-01-01T00:00:00Z');

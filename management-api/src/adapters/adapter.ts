@@ -2,10 +2,7 @@
 import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
-import type { SandboxContext } from '../sandbox/sandbox-context.js';
-import type { AgentAuditHooks } from '../sandbox/agent-audit-hooks.js';
-import type { AgentCredentialHooks } from '../sandbox/agent-credential-hooks.js';
-import type { AgentEgress } from '../sandbox/agent-proxy-credential.js';
+import type { OrchestratorContext } from './orchestrator/orchestrator-context.js';
 
 /** The five adapter slots, in the order the manifest lists them. */
 export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;
@@ -51,25 +48,32 @@ export interface AdapterLifecycle {
 export type SlotSettings = { readonly [S in SlotName]: Readonly<NormalizedManifest['integrations'][S]> };
 
 /**
- * What a factory receives to build an adapter of slot `S`: its own slot's settings, not the
- * manifest. Secrets are read by the adapter from the files or variables the settings name.
+ * What every factory receives, whatever its slot: its own slot's settings, not the manifest.
+ * Secrets are read by the adapter from the files or variables the settings name.
  */
-export interface AdapterContext<S extends SlotName = SlotName> {
+export interface SlotContext<S extends SlotName = SlotName> {
   slot: S;
   settings: SlotSettings[S];
   paths: RuntimePaths;
   /** Child logger bound to the slot. */
   logger: Logger;
   env: Readonly<Record<string, string | undefined>>;
-  /** The orchestrator slot only: the manifest's `[sandbox]` and the sandbox metrics (agents are confined and accounted by it). */
-  sandbox?: SandboxContext;
-  /** Per-agent tokens and provider addresses, for an orchestrator that starts agents on this machine. */
-  agentCredentials?: AgentCredentialHooks;
-  /** The egress proxy agents are pointed at (orchestrator only; absent when the sandbox is off or no proxy runs). */
-  egress?: AgentEgress;
-  /** Told of agents' starts, termination requests and exits as they happen (orchestrator only: the audit trail). */
-  agentAudit?: AgentAuditHooks;
 }
+
+/** What a slot's factories receive beyond the common context: only the orchestrator, which starts agents, is told more. */
+export interface SlotExtras {
+  beads: Record<never, never>;
+  pods: Record<never, never>;
+  memory: Record<never, never>;
+  events: Record<never, never>;
+  orchestrator: OrchestratorContext;
+}
+
+/**
+ * What a factory receives to build an adapter of slot `S`: the common context and its slot's
+ * extras. With `S` left open (any slot), only the common part is visible.
+ */
+export type AdapterContext<S extends SlotName = SlotName> = SlotContext<S> & SlotExtras[S];
 
 /**
  * An implementation module: one file per implementation, `adapters/<slot>/<impl>.ts`, exporting

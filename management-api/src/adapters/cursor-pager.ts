@@ -1,6 +1,6 @@
 // Paging shared by every slot: the page shape, page sizes, and opaque cursors (made, read back, foreign ones refused).
 import type { Page } from './adapter.js';
-import { AdapterInputError } from './adapter-errors.js';
+import { AdapterInputError } from '../adapter-errors.js';
 
 /** How a cursor carries the key of the last item returned, on the wire. */
 export interface CursorCodec<K> {

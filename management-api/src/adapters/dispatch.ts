@@ -2,9 +2,9 @@
 import { performance } from 'node:perf_hooks';
 import { SpanKind, SpanStatusCode, type Tracer } from '@opentelemetry/api';
 import { ApiError } from '../errors.js';
-import type { ApiMetrics } from '../observability/metrics.js';
+import type { ApiMetrics } from '../api-metrics.js';
 import type { SlotName } from './adapter.js';
-import { AdapterDegradedError, AdapterOffError, AdapterTimeoutError, AdapterUnavailableError } from './adapter-errors.js';
+import { AdapterDegradedError, AdapterOffError, AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
 import { isSlotUsable } from './slot-state.js';
 import type { SlotSupervisor } from './slot-supervisor.js';
 import { OPERATIONS, type SlotOperations } from './slot-types.js';

@@ -1,6 +1,6 @@
 // Stand-in for an implementation that does not exist yet: always degraded, never silently healthy.
 import type { AdapterModule, SlotHealth, SlotName } from './adapter.js';
-import { AdapterDegradedError } from './adapter-errors.js';
+import { AdapterDegradedError } from '../adapter-errors.js';
 import { CONTRACT_VERSIONS, OPERATIONS, type SlotAdapters } from './slot-types.js';
 
 /** The reason a stand-in reports. */

@@ -1,6 +1,6 @@
 // Builds the `off` implementation of a slot: predictable, no I/O, operations reject with AdapterOffError.
 import type { AdapterLifecycle, OperationName, SlotHealth, SlotName } from './adapter.js';
-import { AdapterOffError } from './adapter-errors.js';
+import { AdapterOffError } from '../adapter-errors.js';
 
 /**
  * An adapter for a slot switched off. Lifecycle calls always succeed; every operation returns a

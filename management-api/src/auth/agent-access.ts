@@ -1,8 +1,8 @@
 // What an agent token may do on each route: every route declares it (`config.agent`), undeclared means refused.
 import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler, preSerializationAsyncHookHandler } from 'fastify';
 import { ApiError } from '../errors.js';
-import type { CredentialMetrics } from '../sandbox/credential-metrics.js';
-import type { AgentPrincipal } from '../sandbox/agent-tokens.js';
+import type { CredentialMetrics } from '../credentials/metrics.js';
+import type { AgentPrincipal } from '../credentials/agent-tokens.js';
 
 /**
  * A route's rule for agent tokens, checked once the request is validated. `admit` throws (see

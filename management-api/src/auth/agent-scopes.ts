@@ -1,9 +1,9 @@
 // The agent scope by route family: its own beads, its memory namespaces, event appends as itself, its own record.
 import type { FastifyRequest } from 'fastify';
-import '../app-state.js';
-import { AdapterNotFoundError } from '../adapters/adapter-errors.js';
+import type {} from '../app-state.js'; // the type of `app.agentbox` (types only: the app's state sits above auth)
+import { AdapterNotFoundError } from '../adapter-errors.js';
 import type { Bead } from '../adapters/beads/beads-adapter.js';
-import { rememberCreatedBead, type AgentPrincipal } from '../sandbox/agent-tokens.js';
+import { rememberCreatedBead, type AgentPrincipal } from '../credentials/agent-tokens.js';
 import { outsideScope, type AgentPolicy } from './agent-access.js';
 
 /** The memory namespace of agents named `name`; `<it>.<anything>` belongs to them too. */

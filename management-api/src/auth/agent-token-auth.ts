@@ -1,6 +1,6 @@
 // Authentication with an agent token: the bearer header (or, on the provider broker, the x-api-key header SDKs send).
 import type { FastifyRequest } from 'fastify';
-import type { AgentPrincipal, AgentTokens } from '../sandbox/agent-tokens.js';
+import type { AgentPrincipal, AgentTokens } from '../credentials/agent-tokens.js';
 
 const BEARER = /^Bearer[ ]+(\S+)[ ]*$/i;
 

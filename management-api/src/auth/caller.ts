@@ -1,6 +1,6 @@
 // Who made an authenticated request, as the audit trail records it: never a credential, only whose it was.
 import type { FastifyRequest } from 'fastify';
-import type { SessionVia } from '../ui/session-store.js';
+import type { SessionVia } from '../dashboard/session-store.js';
 import './agent-access.js';
 import './nip98-auth.js';
 

@@ -11,7 +11,7 @@ import { listen } from './supervisor-protocol.js';
 import { SealState, type SealAction } from './seal-state.js';
 import { SealFiles } from './seal-files.js';
 import { supervisorSnapshot } from './seal-snapshot.js';
-import { readStartFailure } from './start-failure.js';
+import { readStartFailure } from '../programme/start-failure.js';
 
 export { writeAtomic } from './seal-files.js';
 
@@ -25,7 +25,7 @@ export interface SealListenerOptions {
   timeoutSec: number;
   /** supervisord's XML-RPC socket, asked for the programmes' states before the first event. */
   supervisorSocket?: string;
-  /** The line a programme that cannot start left (boot/start-failure.ts), for the failure marker. */
+  /** The line a programme that cannot start left (programme/start-failure.ts), for the failure marker. */
   startFailure?: (program: string) => string | undefined;
 }
 

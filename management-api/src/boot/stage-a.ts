@@ -10,7 +10,7 @@ import { requireManifest } from '../manifest/load-manifest.js';
 import { ensureApiKey } from '../auth/api-key-file.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { ensureIdentityKey } from './identity-key.js';
-import { startFailuresDir } from './start-failure.js';
+import { startFailuresDir } from '../programme/start-failure.js';
 import { runArtifactProbes, type ArtifactProbe } from './artifact-probes.js';
 
 /** Inputs of stage A, all from the environment the entrypoint was started with. */

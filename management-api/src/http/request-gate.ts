@@ -10,8 +10,8 @@ import { nip98Authenticate, nip98CheckBody, nip98HashBody, NOSTR_SCHEME } from '
 import '../auth/caller.js';
 import { ApiError } from '../errors.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
-import type { AgentTokens } from '../sandbox/agent-tokens.js';
-import type { CredentialMetrics } from '../sandbox/credential-metrics.js';
+import type { AgentTokens } from '../credentials/agent-tokens.js';
+import type { CredentialMetrics } from '../credentials/metrics.js';
 import { AGENT_LISTENER_PROBES, agentListenerRefusal } from './agent-listener.js';
 import { REQUEST_ID_HEADER } from './request-id.js';
 
@@ -30,7 +30,7 @@ export interface GateAuth {
   agents?: AgentTokens;
   metrics?: CredentialMetrics;
   /**
-   * The dashboard's session check (ui/session-auth.ts); absent, cookies are ignored. Runs only for
+   * The dashboard's session check (dashboard/session-auth.ts); absent, cookies are ignored. Runs only for
    * a request with a Cookie and no Authorization header, so key, token and NIP-98 requests never
    * parse a cookie. Agents are never given a session.
    */

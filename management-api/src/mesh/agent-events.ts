@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Bead } from '../adapters/beads/beads-adapter.js';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
-import type { ApiMetrics } from '../observability/metrics.js';
+import type { ApiMetrics } from '../api-metrics.js';
 import { agentEvent, beadEvent, type EventOrigin } from './agent-event.js';
 import { AgentWatcher, type ListAgents } from './agent-watcher.js';
 import type { BoxIdentity } from './identity.js';

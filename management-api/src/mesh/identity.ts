@@ -1,7 +1,7 @@
 // The box's identity as the mesh sees it: public forms (hex, npub, did:nostr) and a signer whose
 // secret stays inside this object — not enumerable, not serialisable, never logged.
 import { finalizeEvent, getPublicKey, type EventTemplate, type VerifiedEvent } from 'nostr-tools/pure';
-import { decode, npubEncode } from 'nostr-tools/nip19';
+import { npubEncode } from 'nostr-tools/nip19';
 
 /** The public forms of a Nostr identity. */
 export interface PublicIdentity {
@@ -16,21 +16,6 @@ export interface PublicIdentity {
 /** The public forms of `pubkey` (hex). */
 export function publicIdentity(pubkey: string): PublicIdentity {
   return { pubkey, npub: npubEncode(pubkey), did: `did:nostr:${pubkey}` };
-}
-
-/**
- * A public key written as 64 hex characters or as an npub, as hex; undefined when it is neither
- * (a bad npub checksum included). The manifest allows both spellings.
- */
-export function pubkeyToHex(text: string): string | undefined {
-  if (/^[0-9a-f]{64}$/.test(text)) return text;
-  if (!text.startsWith('npub1')) return undefined;
-  try {
-    const decoded = decode(text as `npub1${string}`);
-    return decoded.type === 'npub' ? decoded.data : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

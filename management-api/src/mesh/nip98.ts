@@ -3,7 +3,8 @@
 import { createHash } from 'node:crypto';
 import { getToken, unpackEventFromToken, validateEventKind, validateEventMethodTag, validateEventUrlTag } from 'nostr-tools/nip98';
 import { verifyEvent, type Event } from 'nostr-tools/pure';
-import { pubkeyToHex, type BoxIdentity } from './identity.js';
+import type { BoxIdentity } from './identity.js';
+import { pubkeyToHex } from '../grammar/pubkey.js';
 import { ReplayCache } from './replay-cache.js';
 
 /** How far `created_at` may be from the server's clock, in seconds (NIP-98 suggests 60). */

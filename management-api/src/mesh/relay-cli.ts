@@ -6,8 +6,8 @@ import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { ensureIdentityKey } from '../boot/identity-key.js';
 import { relayConfig, RelayConfigError } from './relay-config.js';
 import { startRelayServer } from './relay-server.js';
-import { watchParent } from '../boot/parent-watch.js';
-import { recordStartFailure } from '../boot/start-failure.js';
+import { watchParent } from '../programme/parent-watch.js';
+import { recordStartFailure } from '../programme/start-failure.js';
 
 /**
  * Run the relay. Resolves to the exit code: 0 after a clean stop on a signal, 1 when the manifest

@@ -1,15 +1,10 @@
-// The API's Prometheus metrics, in a registry of their own (never prom-client's global one).
+// The API's own Prometheus metrics (HTTP, adapter dispatch, readiness, build info, audit failures) in a registry of
+// their own (never prom-client's global one); each area adds its metrics to it (api-metrics.ts composes them).
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { createFederationMetrics, type FederationMetrics } from '../mesh/federation-metrics.js';
-import { createMeshMetrics, type MeshMetrics } from '../mesh/mesh-metrics.js';
-import { createLimitMetrics, type LimitMetrics } from '../sandbox/limit-metrics.js';
-import { createCredentialMetrics, type CredentialMetrics } from '../sandbox/credential-metrics.js';
-import { createEgressMetrics, type EgressMetrics } from '../sandbox/egress-metrics.js';
-import { createDashboardMetrics, type DashboardMetrics } from '../ui/dashboard-metrics.js';
 import { RequestStats } from './request-stats.js';
 
-/** Every metric the API exports. */
-export interface ApiMetrics {
+/** The metrics of the API itself, in the registry every area registers with. */
+export interface CoreMetrics {
   registry: Registry;
   /** `agentbox_http_requests_total` and `agentbox_http_request_duration_seconds`. */
   http: RequestStats;
@@ -18,18 +13,10 @@ export interface ApiMetrics {
   adapterHealth: Gauge<'slot'>;
   adapterInfo: Gauge<'slot' | 'impl' | 'adapter' | 'contract_version'>;
   ready: Gauge;
-  /** Publishing of signed agent events to relays. */
-  mesh: MeshMetrics;
-  /** Agent accounting: memory, CPU and processes summed over agents, terminations by limit reason. */
-  agentLimits: LimitMetrics;
-  /** Registration with a mesh host (client) and its members (host). */
-  federation: FederationMetrics;
-  /** Agent tokens and the provider broker. */
-  credentials: CredentialMetrics;
-  /** Decisions of the egress proxy. */
-  egress: EgressMetrics;
-  /** Dashboard streams and sign-ins. */
-  dashboard: DashboardMetrics;
+}
+
+/** The audit trail's metric. */
+export interface AuditMetrics {
   /** `agentbox_audit_events_failed_total`: audit events (agent, bead, egress policy) that could not be appended, by kind. */
   auditFailures: Counter<'kind'>;
 }
@@ -47,7 +34,7 @@ const httpBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
 const adapterBuckets = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 /** Create the registry with default process metrics, build info and the API's own metrics. */
-export function createMetrics(build: BuildInfo): ApiMetrics {
+export function createCoreMetrics(build: BuildInfo): CoreMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   // These three are gauges named like counters, which promtool rejects; the per-type
@@ -99,17 +86,17 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
       help: 'Whether /ready answers 200 (1) or 503 (0).',
       registers,
     }),
-    mesh: createMeshMetrics(registry),
-    agentLimits: createLimitMetrics(registry),
-    federation: createFederationMetrics(registry),
-    credentials: createCredentialMetrics(registry),
-    egress: createEgressMetrics(registry),
-    dashboard: createDashboardMetrics(registry),
+  };
+}
+
+/** The audit trail's metric, registered with `registry`. */
+export function createAuditMetrics(registry: Registry): AuditMetrics {
+  return {
     auditFailures: new Counter({
       name: 'agentbox_audit_events_failed_total',
       help: 'Audit events (agent spawn, terminate and exit, bead transitions, egress allowlist changes) the events slot did not take, by kind; the action itself went ahead.',
       labelNames: ['kind'] as const,
-      registers,
+      registers: [registry],
     }),
   };
 }

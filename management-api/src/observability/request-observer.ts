@@ -1,7 +1,7 @@
 // Counts, times and logs every completed request, by route template (never by raw URL: bounded label sets).
 import type { FastifyInstance, FastifyReply, FastifyRequest, onResponseHookHandler } from 'fastify';
 import type { ActivityCounter } from './idle-compaction.js';
-import type { ApiMetrics } from './metrics.js';
+import type { CoreMetrics } from './metrics.js';
 import type { RouteStats } from './request-stats.js';
 
 /** The label value every URL without a route shares, so scanners cannot blow up the series count. */
@@ -21,7 +21,7 @@ export type UnmatchedObserver = (request: FastifyRequest, reply: FastifyReply) =
  * `request.routeOptions` (a fresh object per read) nor looks up its statistics by name. Call
  * this before any route is registered. Returns the observer the not-found handler must call.
  */
-export function registerRequestObserver(app: FastifyInstance, metrics: ApiMetrics, activity?: ActivityCounter): UnmatchedObserver {
+export function registerRequestObserver(app: FastifyInstance, metrics: CoreMetrics, activity?: ActivityCounter): UnmatchedObserver {
   app.addHook('onRoute', (route) => {
     const observe = routeObserver(metrics, route.url ?? route.path ?? UNMATCHED_ROUTE, activity);
     const existing = route.onResponse;
@@ -34,7 +34,7 @@ export function registerRequestObserver(app: FastifyInstance, metrics: ApiMetric
 }
 
 /** The onResponse hook of one route: its statistics per method, created on first use. */
-function routeObserver(metrics: ApiMetrics, url: string, activity: ActivityCounter | undefined): onResponseHookHandler {
+function routeObserver(metrics: CoreMetrics, url: string, activity: ActivityCounter | undefined): onResponseHookHandler {
   const byMethod = new Map<string, RouteStats>();
   return (request, reply, done) => {
     let stats = byMethod.get(request.method);

@@ -2,8 +2,8 @@
 import type { Logger } from 'pino';
 import type { AdapterResolver } from '../adapters/resolver.js';
 import type { AgentEvents } from '../mesh/agent-events.js';
-import type { ApiMetrics } from '../observability/metrics.js';
-import type { EgressController } from '../sandbox/egress-controller.js';
+import type { ApiMetrics } from '../api-metrics.js';
+import type { EgressController } from '../egress/controller.js';
 import { requiredMounts, type RuntimePaths } from '../runtime-paths.js';
 import { DiskGuard } from './disk-guard.js';
 import { MountChecker } from './mount-checker.js';

@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { isSlotUsable } from '../adapters/slot-state.js';
 import type { SlotStatus } from '../adapters/slot-supervisor.js';
 import type { RelayStatus } from '../mesh/relay-publisher.js';
-import type { ApiMetrics } from '../observability/metrics.js';
-import type { EgressStatus } from '../sandbox/egress-controller.js';
+import type { ApiMetrics } from '../api-metrics.js';
+import type { EgressStatus } from '../egress/controller.js';
 import { describeLow, type DiskState } from './disk-guard.js';
 import type { MountState } from './mount-checker.js';
 

@@ -7,8 +7,9 @@ import '../app-state.js';
 import { callerOf } from '../auth/caller.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { ApiError, errorBodySchema } from '../errors.js';
-import { entryProblem, type EgressPolicy } from '../sandbox/egress-allowlist.js';
-import type { EgressController } from '../sandbox/egress-controller.js';
+import type { EgressPolicy } from '../egress/allowlist.js';
+import { entryProblem } from '../grammar/egress-entry.js';
+import type { EgressController } from '../egress/controller.js';
 import type { MutationLimits } from './events-routes.js';
 
 // The manifest's own item schemas (patterns and bounds), so the API accepts exactly what a manifest may list.

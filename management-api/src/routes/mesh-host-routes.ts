@@ -5,7 +5,7 @@ import { npubEncode } from 'nostr-tools/nip19';
 import '../app-state.js';
 import { requestUrl } from '../auth/nip98-auth.js';
 import { ApiError, errorBodySchema } from '../errors.js';
-import { pubkeyToHex } from '../mesh/identity.js';
+import { pubkeyToHex } from '../grammar/pubkey.js';
 import { registryCall, type MeshHost } from '../mesh/host/mesh-host.js';
 import type { Beat, MemberRecord, Registration } from '../mesh/host/registry.js';
 

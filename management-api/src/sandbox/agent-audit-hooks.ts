@@ -1,5 +1,5 @@
 // The hooks an orchestrator calls as an agent starts, is asked to end and ends, for the audit trail (types only, so adapters can name them without importing the recorder).
-import type { AgentLimits, AgentUsage } from './agent-limits.js';
+import type { AgentLimits, AgentUsage } from './limits/budgets.js';
 
 /** How an agent is confined: the launcher alone (Landlock, seccomp, a keeper), inside bubblewrap as well, or not at all (sandbox.enabled = false). */
 export type SandboxMode = 'launcher' | 'bubblewrap' | 'off';

@@ -1,7 +1,7 @@
 // Checks that an agent's command exists before it is started through the launcher, which could only exit 127.
 import { accessSync, constants, statSync } from 'node:fs';
 import path from 'node:path';
-import { AdapterInputError } from '../adapters/adapter-errors.js';
+import { AdapterInputError } from '../adapter-errors.js';
 
 /**
  * `command` unchanged when it names an executable file — a path containing `/` (relative ones

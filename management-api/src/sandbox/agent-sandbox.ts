@@ -99,7 +99,7 @@ export class AgentSandbox {
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',
       // Agents reach the API and the egress proxy on their usual loopback ports, forwarded to these
-      // sockets: the API's is bridged here, the proxy listens on its own (egress-proxy-main.ts).
+      // sockets: the API's is bridged here, the proxy listens on its own (egress/proxy-main.ts).
       bridges: [
         { socket: paths.sandboxApiSocket, port: () => settings.apiPort() },
         { socket: paths.sandboxEgressSocket, port: () => settings.egressPort(), servedElsewhere: true },

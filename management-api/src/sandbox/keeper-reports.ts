@@ -1,5 +1,5 @@
 // What the launcher's keeper reports on its ready pipe after the ready byte: the limits it enforced itself.
-import type { LimitReason } from './agent-limits.js';
+import type { LimitReason } from './limits/budgets.js';
 
 /** The reasons a keeper reports, as it writes them. */
 const REPORTED: ReadonlySet<string> = new Set<LimitReason>(['limit:memory']);

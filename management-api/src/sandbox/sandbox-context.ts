@@ -1,7 +1,7 @@
 // What the local orchestrator's sandbox is made of: the manifest's [sandbox] block, the sandbox metrics and the launcher.
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { AgentSandbox } from './agent-sandbox.js';
-import type { LimitMetrics } from './limit-metrics.js';
+import type { LimitMetrics } from './limits/metrics.js';
 
 /**
  * Handed to the orchestrator slot's factory beside its own settings: the orchestrator is the one

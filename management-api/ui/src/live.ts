@@ -13,7 +13,7 @@ export interface DashboardState {
 }
 
 const TOPICS = ['overview', 'agents', 'beads', 'mesh'] as const;
-/** The last record of every stream whose session ended (server: ui/session-auth.ts). */
+/** The last record of every stream whose session ended (server: management-api/src/dashboard/session-auth.ts). */
 const SESSION_ENDED = 'session-ended';
 
 /**

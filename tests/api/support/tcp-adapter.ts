@@ -1,7 +1,7 @@
 // A real adapter for tests: talks to a TcpBackend over TCP, so failures are real (refused, reset, hung).
 import net from 'node:net';
 import type { AdapterModule, SlotHealth, SlotName } from '../../../management-api/src/adapters/adapter.js';
-import { AdapterUnavailableError } from '../../../management-api/src/adapters/adapter-errors.js';
+import { AdapterUnavailableError } from '../../../management-api/src/adapter-errors.js';
 import { CONTRACT_VERSIONS, OPERATIONS, type SlotAdapters } from '../../../management-api/src/adapters/slot-types.js';
 
 /** One TCP connection with a FIFO of outstanding request lines. */

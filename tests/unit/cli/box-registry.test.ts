@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
 import { boxAt, entryAlive, entryFile, lockRegistry, processAlive, registerBox, registryDir, runningBoxes, unregisterBox, type BoxEntry } from '../../../scripts/cli/box-registry.js';
-import { readStat } from '../../../management-api/src/sandbox/proc-stat.js';
+import { readStat } from '../../../management-api/src/sandbox/limits/proc-stat.js';
 import { agentboxBin } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 

@@ -5,7 +5,8 @@ import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure
 import { npubEncode } from 'nostr-tools/nip19';
 import { Nip98Verifier, nip98Allowlist, payloadHash } from '../../../management-api/src/mesh/nip98.js';
 import { ReplayCache } from '../../../management-api/src/mesh/replay-cache.js';
-import { BoxIdentity, pubkeyToHex } from '../../../management-api/src/mesh/identity.js';
+import { BoxIdentity } from '../../../management-api/src/mesh/identity.js';
+import { pubkeyToHex } from '../../../management-api/src/grammar/pubkey.js';
 
 const sk = generateSecretKey();
 const pk = getPublicKey(sk);

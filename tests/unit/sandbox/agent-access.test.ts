@@ -4,7 +4,7 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { registerErrorHandling } from '../../../management-api/src/http/error-handler.js';
 import { registerRequestGate } from '../../../management-api/src/http/request-gate.js';
-import { AgentTokens } from '../../../management-api/src/sandbox/agent-tokens.js';
+import { AgentTokens } from '../../../management-api/src/credentials/agent-tokens.js';
 import { captureLogs } from '../../api/support/harness.js';
 
 t.test('an undeclared route is logged and refused to agents; the operator key still works', async (t) => {

@@ -1,10 +1,10 @@
 // Agent tokens and the variables an agent is given: digests only, revocation, bounds, the API URL from the listen address.
 import t from 'tap';
-import { AdapterInputError } from '../../../management-api/src/adapters/adapter-errors.js';
-import { agentApiUrl, agentCredentials } from '../../../management-api/src/sandbox/agent-credentials.js';
-import { AgentTokens, MAX_CREATED_BEADS, rememberCreatedBead } from '../../../management-api/src/sandbox/agent-tokens.js';
-import { targetUrl } from '../../../management-api/src/sandbox/provider-broker.js';
-import { brokerTarget, unsafePath } from '../../../management-api/src/sandbox/broker-path.js';
+import { AdapterInputError } from '../../../management-api/src/adapter-errors.js';
+import { agentApiUrl, agentCredentials } from '../../../management-api/src/credentials/agent-credentials.js';
+import { AgentTokens, MAX_CREATED_BEADS, rememberCreatedBead } from '../../../management-api/src/credentials/agent-tokens.js';
+import { targetUrl } from '../../../management-api/src/credentials/provider-broker.js';
+import { brokerTarget, unsafePath } from '../../../management-api/src/credentials/broker-path.js';
 
 t.test('tokens: fresh per issue, verified by digest, revoked by agent id', async (t) => {
   const tokens = new AgentTokens();

@@ -1,10 +1,11 @@
 // The egress allowlist matcher, the refused address ranges and the decision (with a stand-in resolver: there is no DNS here).
 import t from 'tap';
-import { addressClass, canonicalAddress } from '../../../management-api/src/sandbox/egress-address.js';
-import { Allowlist, entryProblem } from '../../../management-api/src/sandbox/egress-allowlist.js';
-import { decide, type Resolver } from '../../../management-api/src/sandbox/egress-decision.js';
-import { CredentialStore, hashCredential } from '../../../management-api/src/sandbox/egress-credentials.js';
-import { parseAuthority } from '../../../management-api/src/sandbox/egress-proxy.js';
+import { addressClass, canonicalAddress } from '../../../management-api/src/grammar/address-class.js';
+import { Allowlist } from '../../../management-api/src/egress/allowlist.js';
+import { entryProblem } from '../../../management-api/src/grammar/egress-entry.js';
+import { decide, type Resolver } from '../../../management-api/src/egress/decision.js';
+import { CredentialStore, hashCredential } from '../../../management-api/src/egress/credential-store.js';
+import { parseAuthority } from '../../../management-api/src/egress/proxy.js';
 
 const list = (domains: string[], ports = [443]) => new Allowlist({ allow_domains: domains, allow_ports: ports });
 

@@ -2,10 +2,10 @@
 import t from 'tap';
 import net from 'node:net';
 import { once } from 'node:events';
-import { Allowlist } from '../../../management-api/src/sandbox/egress-allowlist.js';
-import { CredentialStore } from '../../../management-api/src/sandbox/egress-credentials.js';
-import { createEgressProxy, type EgressDecision } from '../../../management-api/src/sandbox/egress-proxy.js';
-import { newProxyCredential } from '../../../management-api/src/sandbox/agent-proxy-credential.js';
+import { Allowlist } from '../../../management-api/src/egress/allowlist.js';
+import { CredentialStore } from '../../../management-api/src/egress/credential-store.js';
+import { createEgressProxy, type EgressDecision } from '../../../management-api/src/egress/proxy.js';
+import { newProxyCredential } from '../../../management-api/src/egress/agent-credential.js';
 
 /** A loopback port that was free a moment ago (its listener closed). */
 async function closedPort(): Promise<number> {

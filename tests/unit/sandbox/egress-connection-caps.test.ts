@@ -2,11 +2,11 @@
 import t from 'tap';
 import net from 'node:net';
 import { once } from 'node:events';
-import { Allowlist } from '../../../management-api/src/sandbox/egress-allowlist.js';
-import { CredentialStore } from '../../../management-api/src/sandbox/egress-credentials.js';
-import { createEgressProxy, type EgressDecision } from '../../../management-api/src/sandbox/egress-proxy.js';
-import { newProxyCredential } from '../../../management-api/src/sandbox/agent-proxy-credential.js';
-import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from '../../../management-api/src/sandbox/egress-connection-caps.js';
+import { Allowlist } from '../../../management-api/src/egress/allowlist.js';
+import { CredentialStore } from '../../../management-api/src/egress/credential-store.js';
+import { createEgressProxy, type EgressDecision } from '../../../management-api/src/egress/proxy.js';
+import { newProxyCredential } from '../../../management-api/src/egress/agent-credential.js';
+import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from '../../../management-api/src/egress/connection-caps.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const CAP = 8;

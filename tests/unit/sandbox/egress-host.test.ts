@@ -3,10 +3,10 @@ import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
 import { once } from 'node:events';
-import { Allowlist } from '../../../management-api/src/sandbox/egress-allowlist.js';
-import { CredentialStore } from '../../../management-api/src/sandbox/egress-credentials.js';
-import { absoluteTarget, createEgressProxy } from '../../../management-api/src/sandbox/egress-proxy.js';
-import { newProxyCredential } from '../../../management-api/src/sandbox/agent-proxy-credential.js';
+import { Allowlist } from '../../../management-api/src/egress/allowlist.js';
+import { CredentialStore } from '../../../management-api/src/egress/credential-store.js';
+import { absoluteTarget, createEgressProxy } from '../../../management-api/src/egress/proxy.js';
+import { newProxyCredential } from '../../../management-api/src/egress/agent-credential.js';
 
 /** An upstream on 127.0.0.1 that answers with the Host it received and records every request. */
 async function hostEcho(): Promise<{ port: number; seen: http.IncomingHttpHeaders[]; close: () => void }> {

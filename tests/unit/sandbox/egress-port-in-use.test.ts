@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../../management-api/src/observability/logger.js';
-import { runEgressProxy } from '../../../management-api/src/sandbox/egress-proxy-main.js';
+import { runEgressProxy } from '../../../management-api/src/egress/proxy-main.js';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
 
 t.test('a port in use is refused naming the port, the programme, sandbox.egress.port and AGENTBOX_EGRESS_PORT', async (t) => {

@@ -1,6 +1,6 @@
 // The refusal the egress proxy answers with and the API keeps per agent: what names the rule and the key that would allow it, and how much is kept.
 import t from 'tap';
-import { allowWith, refusalBody, refusalHeader, RefusalLog } from '../../../management-api/src/sandbox/egress-refusal.js';
+import { allowWith, refusalBody, refusalHeader, RefusalLog } from '../../../management-api/src/egress/refusal.js';
 
 t.test('each rule names what would allow it', async (t) => {
   t.equal(allowWith('api.example.com', 443, 'domain-not-listed'), 'sandbox.egress.allow_domains += "api.example.com"');

@@ -3,7 +3,7 @@ import t from 'tap';
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { once } from 'node:events';
-import { openTunnel, TUNNEL_READ_MAX, tunnelRelayFrom, type TunnelRelay } from '../../../management-api/src/sandbox/egress-tunnel.js';
+import { openTunnel, TUNNEL_READ_MAX, tunnelRelayFrom, type TunnelRelay } from '../../../management-api/src/egress/tunnel.js';
 
 /** Bytes the upstream sends: random, so a reused buffer overwritten too early shows as a wrong digest. */
 const PAYLOAD = randomBytes(24 * 1024 * 1024);

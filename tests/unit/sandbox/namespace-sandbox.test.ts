@@ -9,7 +9,7 @@ import { agentEnvironment } from '../../../management-api/src/adapters/orchestra
 import { createLogger } from '../../../management-api/src/observability/logger.js';
 import { AgentSandbox } from '../../../management-api/src/sandbox/agent-sandbox.js';
 import { AGENT_UID_BASE } from '../../../management-api/src/sandbox/agent-uids.js';
-import { runEgressProxy } from '../../../management-api/src/sandbox/egress-proxy-main.js';
+import { runEgressProxy } from '../../../management-api/src/egress/proxy-main.js';
 import { launcherReady } from '../../../management-api/src/sandbox/namespace-sandbox.js';
 import type { SandboxSettings } from '../../../management-api/src/sandbox/sandbox-settings.js';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';

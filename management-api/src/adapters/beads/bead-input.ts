@@ -1,5 +1,5 @@
 // Checks on what callers send to the beads slot, the same limits the HTTP schemas declare.
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import type { BeadOutcome, NewBead } from './beads-adapter.js';
 
 /** Limits shared by the adapter and the route schemas. */

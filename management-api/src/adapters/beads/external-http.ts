@@ -1,7 +1,7 @@
 // beads/external-http: a client of another box's /v1/beads routes, so boxes can share one task store.
 import type { Logger } from 'pino';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
-import { AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterUnavailableError } from '../../adapter-errors.js';
 import type { Bead, BeadOutcome, BeadQuery, BeadsAdapter, ClaimResult, NewBead } from './beads-adapter.js';
 import { callJson, type HttpCall } from '../http-client/http-call.js';
 import { readIntegrationToken, type TokenSource } from '../http-client/integration-token.js';

@@ -2,7 +2,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
-import { AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterTimeoutError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { ApiError } from '../../errors.js';
 import type { Bead, BeadOutcome, BeadQuery, BeadsAdapter, ClaimResult, NewBead } from './beads-adapter.js';
 import { SqliteBeadsStore, type StoreOptions } from './sqlite-beads-store.js';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import type { Page, PageRequest } from '../adapter.js';
 import { mapPage } from '../cursor-pager.js';
-import { AdapterConflictError, AdapterInputError, AdapterNotFoundError } from '../adapter-errors.js';
+import { AdapterConflictError, AdapterInputError, AdapterNotFoundError } from '../../adapter-errors.js';
 import { checkClaimant, checkId, checkNewBead, checkOutcome } from './bead-input.js';
 import { BEADS_PAGER, beadColumns, toBead, type BeadRow } from './bead-rows.js';
 import type { Bead, BeadOutcome, BeadQuery, ClaimResult, NewBead } from './beads-adapter.js';

@@ -1,6 +1,6 @@
 // Checks on what callers append and query, shared by the events implementations.
 import type { PageRequest } from '../adapter.js';
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import type { EventFilter, NewEvent } from './events-adapter.js';
 import { EVENTS_PAGER, normaliseFilter } from './log-reader.js';
 

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
-import { AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterTimeoutError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { authHeaders, callJson } from '../http-client/http-call.js';
 import { readIntegrationToken, type TokenSource } from '../http-client/integration-token.js';
 import type { EventFilter, EventsAdapter, NewEvent, StoredEvent } from './events-adapter.js';

@@ -4,7 +4,7 @@ import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
-import { AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterUnavailableError } from '../../adapter-errors.js';
 import type { EventFilter, EventsAdapter, NewEvent, StoredEvent } from './events-adapter.js';
 import { EventHub } from './event-hub.js';
 import { checkEvents, checkQuery } from './event-input.js';

@@ -2,7 +2,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Page } from '../adapter.js';
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import { cursorPager, seqCursor } from '../cursor-pager.js';
 import type { EventFilter, StoredEvent } from './events-adapter.js';
 import { decodeLine, toStored } from './hash-chain.js';

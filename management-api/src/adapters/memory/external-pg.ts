@@ -1,7 +1,7 @@
 // memory/external-pg: vector memory in a shared Postgres with pgvector (HNSW over cosine distance, namespaces by column).
 import pg from 'pg';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
-import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { scrubSecrets } from '../../secrets/redact.js';
 import type { MemoryAdapter, MemoryHit, MemoryQuery, MemoryRecord, MemorySummary, NewMemory } from './memory-adapter.js';
 import { mapPage } from '../cursor-pager.js';

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
-import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { MemoryCatalog, toRecord } from './memory-catalog.js';
 import type { MemoryAdapter, MemoryHit, MemoryQuery, MemoryRecord, MemorySummary, NewMemory } from './memory-adapter.js';
 import { checkId, checkK, checkMetadata, checkNamespace, checkText, checkVector, decodeCursor, normalized, pageLimit } from './memory-input.js';

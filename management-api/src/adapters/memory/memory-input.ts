@@ -1,6 +1,6 @@
 // Validation shared by every memory implementation: names, vectors, k, metadata, and the paging of listings.
 import { randomUUID } from 'node:crypto';
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import { cursorPager, seqCursor } from '../cursor-pager.js';
 
 /** Namespaces are path segments of the API and names of files: letters, digits, `.`, `_`, `-`. */

@@ -1,6 +1,6 @@
 // Where external-pg finds its connection string (a named variable or a 0600 file), and how pg errors are classified.
 import type { Logger } from 'pino';
-import { AdapterInputError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterInputError, AdapterUnavailableError } from '../../adapter-errors.js';
 import type { AdapterContext } from '../adapter.js';
 import { scrubSecrets } from '../../secrets/redact.js';
 import { readSecret } from '../../secrets/read-secret.js';

@@ -1,5 +1,5 @@
 // The built-in text embedder: signed feature hashing of words and character trigrams (lexical, not semantic).
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 
 /** Name and version of the embedding; a change of either makes stored text vectors incomparable. */
 export const TEXT_EMBEDDER = 'agentbox-hash-v1';

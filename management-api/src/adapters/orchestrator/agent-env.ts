@@ -1,7 +1,7 @@
 // The environment of an agent process: an allowlist of the parent's variables plus checked, non-secret extras.
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import { isSecretName, secretKind } from '../../secrets/secret-names.js';
-import { PROXY_VARIABLES } from '../../sandbox/agent-proxy-credential.js';
+import { PROXY_VARIABLES } from '../../egress/agent-credential.js';
 
 const RESERVED = new Set<string>(PROXY_VARIABLES);
 

@@ -1,6 +1,6 @@
 // orchestrator/external-stdio: agents run by an external command spoken to with JSON-RPC 2.0 over its stdin/stdout.
 import type { AdapterContext, SlotHealth } from '../adapter.js';
-import { AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterUnavailableError } from '../../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { StdioRpcClient } from './json-rpc-client.js';
 import { PROTOCOL, type AgentList, type OutputPage } from './json-rpc.js';

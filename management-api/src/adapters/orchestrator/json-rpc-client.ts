@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { Logger } from 'pino';
-import { AdapterTimeoutError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterTimeoutError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { scrubSecrets } from '../../secrets/redact.js';
 import { fromRpcError, type RpcResponse } from './json-rpc.js';
 

@@ -1,6 +1,6 @@
 // The stdio orchestrator protocol: JSON-RPC 2.0 messages, one per line, its methods and its error codes.
 import { ApiError } from '../../errors.js';
-import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterPreconditionError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterPreconditionError, AdapterUnavailableError } from '../../adapter-errors.js';
 import type { AgentProcess, OutputChunk } from './orchestrator-adapter.js';
 
 /** Sent in `initialize`; a server answering another protocol is refused. */

@@ -3,8 +3,8 @@ import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
-import { AdapterUnavailableError } from '../adapter-errors.js';
-import { AgentAccounting } from '../../sandbox/agent-accounting.js';
+import { AdapterUnavailableError } from '../../adapter-errors.js';
+import { AgentAccounting } from '../../sandbox/limits/accounting.js';
 import type { OrchestratorAdapter } from './orchestrator-adapter.js';
 import { ProcessManager } from './process-manager.js';
 

@@ -1,6 +1,6 @@
 // The orchestrator slot: agent processes — spawn, list, status, output, terminate.
 import type { AdapterLifecycle } from '../adapter.js';
-import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/agent-limits.js';
+import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/limits/budgets.js';
 
 /** Version of this interface; implementations report it and /v1/meta lists it. */
 export const CONTRACT_VERSION = '1.0.0';

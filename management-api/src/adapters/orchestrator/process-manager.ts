@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { AgentAccounting, LIMIT_GRACE_MS } from '../../sandbox/agent-accounting.js';
+import { AgentAccounting, LIMIT_GRACE_MS } from '../../sandbox/limits/accounting.js';
 import type { AgentAuditHooks, BoxTermination, SandboxMode } from '../../sandbox/agent-audit-hooks.js';
-import type { AgentCredentialHooks } from '../../sandbox/agent-credential-hooks.js';
-import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../adapter-errors.js';
+import type { AgentCredentialHooks } from '../../credentials/hooks.js';
+import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { AgentRun } from './agent-run.js';
 import { CrashLoopDetector } from './crash-loop.js';
@@ -18,7 +18,7 @@ import { agentCwd } from './workspace-cwd.js';
 import { unconfined, type AgentSandbox, type ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
 import { launcherReady } from '../../sandbox/namespace-sandbox.js';
 import { checkCommand } from '../../sandbox/agent-command.js';
-import type { AgentEgress } from '../../sandbox/agent-proxy-credential.js';
+import type { AgentEgress } from '../../egress/agent-credential.js';
 import { agentDirectories } from '../../sandbox/agent-directories.js';
 import { followKeeperReports } from '../../sandbox/keeper-reports.js';
 
@@ -38,7 +38,7 @@ export interface ProcessManagerOptions {
   accounting?: AgentAccounting;
   /** Every agent runs through it (confined unless its settings turn it off); none: unconfined (the reference stdio server). */
   sandbox?: AgentSandbox;
-  /** Each agent's own API token and provider addresses (sandbox/agent-credentials.ts): issued at spawn, revoked at exit. */
+  /** Each agent's own API token and provider addresses (credentials/agent-credentials.ts): issued at spawn, revoked at exit. */
   credentials?: AgentCredentialHooks;
   /** Gives each agent its own egress proxy credential (sandbox/); none when absent. */
   egress?: AgentEgress;

@@ -1,5 +1,5 @@
 // Checks of what callers ask the orchestrator: spawn requests and grace periods (the adapter may be called without a route in front).
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import type { SpawnRequest } from './orchestrator-adapter.js';
 
 /**

@@ -2,7 +2,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Logger } from 'pino';
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 import { PROTOCOL, RPC, toRpcError, type OutputPage, type RpcRequest, type RpcResponse } from './json-rpc.js';
 import type { SpawnRequest } from './orchestrator-adapter.js';
 import type { ProcessManager } from './process-manager.js';

@@ -1,7 +1,7 @@
 // Resolves an agent's working directory inside the workspace, refusing `..`, absolute paths and link escapes.
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 
 /**
  * The absolute working directory for `cwd` (relative to the workspace; absent means the workspace

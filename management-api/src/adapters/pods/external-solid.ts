@@ -1,6 +1,6 @@
 // pods/external-solid: a pod on a Solid server (LDP over HTTP) named by `integrations.pods.url`.
 import type { AdapterContext, SlotHealth } from '../adapter.js';
-import { AdapterDegradedError } from '../adapter-errors.js';
+import { AdapterDegradedError } from '../../adapter-errors.js';
 import { readIntegrationToken } from '../http-client/integration-token.js';
 import type { PodsAdapter } from './pods-adapter.js';
 import { parsePodPath } from './pod-path.js';

@@ -2,7 +2,7 @@
 import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { AdapterConflictError, AdapterInputError } from '../adapter-errors.js';
+import { AdapterConflictError, AdapterInputError } from '../../adapter-errors.js';
 import { syncDir } from './fs-atomic.js';
 
 /** Where a pod path lands on disk. */

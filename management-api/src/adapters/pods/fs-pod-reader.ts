@@ -1,7 +1,7 @@
 // Reading a local pod: representations of resources and containers, and their metadata, from the files on disk.
 import type { Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { AdapterNotFoundError } from '../adapter-errors.js';
+import { AdapterNotFoundError } from '../../adapter-errors.js';
 import type { PodEntry, PodResource } from './pods-adapter.js';
 import { CONTAINER_CONTENT_TYPE, FALLBACK_CONTENT_TYPE, containerTurtle, readMeta, strongEtag } from './fs-metadata.js';
 import { openInside, walk } from './fs-guard.js';

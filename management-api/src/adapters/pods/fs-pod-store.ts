@@ -2,7 +2,7 @@
 import { rmdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page, PageRequest } from '../adapter.js';
-import { AdapterConflictError, AdapterInputError } from '../adapter-errors.js';
+import { AdapterConflictError, AdapterInputError } from '../../adapter-errors.js';
 import type { PodConditions, PodEntry, PodPutOptions, PodResource } from './pods-adapter.js';
 import { commit, discard, removeLeftovers, stage, syncDir, type StagedFile } from './fs-atomic.js';
 import { ensureContainers, walk } from './fs-guard.js';

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { AdapterContext, SlotHealth } from '../adapter.js';
-import { AdapterDegradedError, AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterDegradedError, AdapterUnavailableError } from '../../adapter-errors.js';
 import { removeLeftovers } from './fs-atomic.js';
 import { FsPodStore } from './fs-pod-store.js';
 import type { PodsAdapter } from './pods-adapter.js';

@@ -1,5 +1,5 @@
 // HTTP precondition semantics (If-Match / If-None-Match) and content-type checks shared by the pods implementations.
-import { AdapterInputError, AdapterPreconditionError } from '../adapter-errors.js';
+import { AdapterInputError, AdapterPreconditionError } from '../../adapter-errors.js';
 import type { PodConditions } from './pods-adapter.js';
 import type { PodPath } from './pod-path.js';
 

@@ -1,5 +1,5 @@
 // Pod paths: one strict parser shared by every pods implementation, so traversal is refused before any I/O.
-import { AdapterInputError } from '../adapter-errors.js';
+import { AdapterInputError } from '../../adapter-errors.js';
 
 /** A validated pod path. */
 export interface PodPath {

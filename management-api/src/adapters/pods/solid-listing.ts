@@ -1,6 +1,6 @@
 // Reads the direct members of a Solid container from its Turtle representation (`ldp:contains`).
 import { Parser } from 'n3';
-import { AdapterUnavailableError } from '../adapter-errors.js';
+import { AdapterUnavailableError } from '../../adapter-errors.js';
 
 const LDP_CONTAINS = 'http://www.w3.org/ns/ldp#contains';
 

@@ -1,6 +1,6 @@
 // The pods operations spoken to a Solid (LDP) server: GET/PUT/DELETE with ETags and preconditions, listings.
 import type { Page, PageRequest } from '../adapter.js';
-import { AdapterConflictError, AdapterInputError, AdapterPreconditionError } from '../adapter-errors.js';
+import { AdapterConflictError, AdapterInputError, AdapterPreconditionError } from '../../adapter-errors.js';
 import type { PodConditions, PodEntry, PodPutOptions, PodResource } from './pods-adapter.js';
 import { checkContentType } from './pod-conditions.js';
 import { memberPath, parseContainerPath, parsePodPath, type PodPath } from './pod-path.js';

@@ -1,7 +1,8 @@
 // E003: a user name or password inside a URL is a secret written into the manifest (and its hash, logs and /v1/meta).
 import type { Rule } from './rule.js';
 import { finding, keyPath } from './helpers/findings.js';
-import { parseUrl, urlValues } from './helpers/urls.js';
+import { parseUrl } from '../../grammar/url.js';
+import { urlValues } from './helpers/urls.js';
 
 /** No URL in the manifest may carry user information. */
 export const credentialsInUrl: Rule = {

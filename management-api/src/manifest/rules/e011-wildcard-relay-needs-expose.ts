@@ -1,7 +1,7 @@
 // E011: a relay listening on every interface is reachable from outside; that must be a deliberate choice.
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { isWildcardAddress } from './helpers/urls.js';
+import { isWildcardAddress } from '../../grammar/url.js';
 
 /** A relay bound to 0.0.0.0 or :: needs `expose = true`. */
 export const wildcardRelayNeedsExpose: Rule = {

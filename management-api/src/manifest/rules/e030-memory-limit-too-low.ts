@@ -1,7 +1,7 @@
 // E030: below 256 MiB the management API, supervisord and the adapters cannot start together.
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { memoryBytes } from './helpers/resources.js';
+import { memoryBytes } from '../../grammar/size.js';
 
 const MIN_BYTES = 256 * 1024 ** 2;
 

@@ -1,7 +1,8 @@
 // E035: the schema only checks a URL's scheme; one that does not parse fails when the box first connects.
 import type { Rule } from './rule.js';
 import { finding, keyPath } from './helpers/findings.js';
-import { parseUrl, urlValues } from './helpers/urls.js';
+import { parseUrl } from '../../grammar/url.js';
+import { urlValues } from './helpers/urls.js';
 
 /** Every URL in the manifest parses and names a host. */
 export const malformedUrl: Rule = {

@@ -2,7 +2,7 @@
 // API would refuse to start with it.
 import type { Rule, RuleFinding } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { pubkeyToHex } from '../../mesh/identity.js';
+import { pubkeyToHex } from '../../grammar/pubkey.js';
 
 /** Every public key in `[mesh]` (operators, members, host) decodes: an npub must carry a valid checksum. */
 export const malformedPubkey: Rule = {

@@ -1,7 +1,7 @@
 // E045: an allow_domains entry the egress proxy could never match (a wildcard on an address, a wildcard inside a name, a label DNS does not allow).
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { entryProblem } from '../../sandbox/egress-allowlist.js';
+import { entryProblem } from '../../grammar/egress-entry.js';
 
 /** Every `sandbox.egress.allow_domains` entry is a host name, `*.` and a host name, or a literal address. */
 export const malformedEgressEntry: Rule = {

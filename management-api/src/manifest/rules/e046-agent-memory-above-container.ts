@@ -1,7 +1,7 @@
 // E046: an agent's memory budget above the container's memory could never be reached: the box would run out first.
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { memoryBytes } from './helpers/resources.js';
+import { memoryBytes } from '../../grammar/size.js';
 
 /** `sandbox.limits.memory` is at most `resources.memory`. */
 export const agentMemoryAboveContainer: Rule = {

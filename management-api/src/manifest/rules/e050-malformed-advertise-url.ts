@@ -1,7 +1,7 @@
 // E050: the advertised URL is published to every mesh member and dialled by them; one they cannot use breaks registration or failover.
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { advertiseUrlProblem } from './helpers/urls.js';
+import { advertiseUrlProblem } from '../../grammar/url.js';
 
 /** mesh.advertise_url, when set, is an http(s) base URL without credentials that other boxes can reach. */
 export const malformedAdvertiseUrl: Rule = {

@@ -1,7 +1,8 @@
 // W006: http:// and ws:// to another machine send bearer tokens and events readable by anyone on the path.
 import type { Rule } from './rule.js';
 import { finding, keyPath } from './helpers/findings.js';
-import { isLoopbackHost, parseUrl, urlValues } from './helpers/urls.js';
+import { isLoopbackHost, parseUrl } from '../../grammar/url.js';
+import { urlValues } from './helpers/urls.js';
 
 /** URLs to hosts other than loopback use https:// or wss://. */
 export const plaintextRemoteEndpoint: Rule = {

@@ -1,7 +1,7 @@
 // W010: a relay listening on loopback cannot be reached through a published port, so expose = true has no effect.
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { isLoopbackHost } from './helpers/urls.js';
+import { isLoopbackHost } from '../../grammar/url.js';
 
 /** An exposed relay listens on an address other than loopback. */
 export const exposedRelayOnLoopback: Rule = {

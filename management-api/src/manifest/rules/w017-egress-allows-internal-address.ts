@@ -1,7 +1,7 @@
 // W017: a listed literal address (or localhost) in a range the egress proxy otherwise refuses opens the box's own network to agents.
 import type { Rule } from './rule.js';
 import { finding } from './helpers/findings.js';
-import { addressClass, canonicalAddress } from '../../sandbox/egress-address.js';
+import { addressClass, canonicalAddress } from '../../grammar/address-class.js';
 
 /** Listing loopback, private, link-local or metadata addresses is deliberate. */
 export const egressAllowsInternalAddress: Rule = {

@@ -4,7 +4,7 @@ import { ApiError } from '../../errors.js';
 import type { NormalizedManifest } from '../../manifest/load-manifest.js';
 import type { RuntimePaths } from '../../runtime-paths.js';
 import type { FederationMetrics } from '../federation-metrics.js';
-import { pubkeyToHex } from '../identity.js';
+import { pubkeyToHex } from '../../grammar/pubkey.js';
 import { Nip98Verifier } from '../nip98.js';
 import { openRegistry } from './open-registry.js';
 import { RegistryUnavailableError, type MemberRecord, type MeshRegistry } from './registry.js';

@@ -1,4 +1,4 @@
-// URL-valued keys and the address checks several rules share (loopback, wildcard).
+// The manifest's URL-valued keys, as rules walk them (the URL grammar itself is grammar/url.ts).
 import type { Manifest } from '../../generated/manifest-types.js';
 import { HTTP_SLOTS } from './slots.js';
 
@@ -17,41 +17,4 @@ export function urlValues(m: Manifest): UrlValue[] {
   m.sovereign_mesh.relays.forEach((url, i) => out.push({ segments: ['sovereign_mesh', 'relays', i], url }));
   for (const [name, p] of Object.entries(m.providers)) if (p) out.push({ segments: ['providers', name, 'base_url'], url: p.base_url });
   return out.filter((u) => u.url !== '');
-}
-
-/** The parsed URL, or undefined when it cannot be parsed. */
-export function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** True for names and addresses that stay on this machine (localhost, 127/8, ::1). */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1' || h === '::ffff:7f00:1';
-}
-
-/** True for addresses that listen on every interface. */
-export function isWildcardAddress(address: string): boolean {
-  const a = address.replace(/^\[(.*)\]$/, '$1');
-  return a === '0.0.0.0' || a === '::' || a === '0:0:0:0:0:0:0:0';
-}
-
-/**
- * What is wrong with `text` as the base URL a box advertises to its mesh (mesh.advertise_url or
- * AGENTBOX_ADVERTISE_URL), or undefined when it is usable: http or https, a host other boxes can
- * reach (not a wildcard address), no credentials (they would be published to every member), no
- * query or fragment (paths are appended to it). Shared by rule E050 and the API's start-up check.
- */
-export function advertiseUrlProblem(text: string): string | undefined {
-  const url = parseUrl(text);
-  if (!url || !url.hostname) return 'is not a URL with a host';
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `uses ${url.protocol.replace(/:$/, '')}://, not http:// or https://`;
-  if (url.username !== '' || url.password !== '') return 'carries a user name or password, which every mesh member would see';
-  if (url.search !== '' || url.hash !== '') return 'carries a query or fragment (the API paths are appended to it)';
-  if (isWildcardAddress(url.hostname)) return `names the wildcard address ${url.hostname}, which no other box can reach`;
-  return undefined;
 }

@@ -1,0 +1,63 @@
+// What an agent is given at spawn instead of secrets: its own token, the API's address and the broker's provider addresses.
+import { AdapterInputError } from '../adapter-errors.js';
+import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
+import type { AgentCredentialHooks } from './hooks.js';
+import type { CredentialMetrics } from './metrics.js';
+import type { AgentTokens } from './agent-tokens.js';
+
+/** Reserved variable holding the agent's API token. */
+export const TOKEN_VARIABLE = 'AGENTBOX_TOKEN';
+/** Reserved variable holding the management API's base URL as seen from the agent. */
+export const API_URL_VARIABLE = 'AGENTBOX_API_URL';
+/** Where the broker answers for provider `name`, under the API's base URL. */
+export const brokerPath = (name: string): string => `/v1/providers/${name}`;
+
+export type { AgentCredentialHooks } from './hooks.js';
+
+/** What {@link agentCredentials} is built from. */
+export interface AgentCredentialOptions {
+  tokens: AgentTokens;
+  /** The operator's API key, only to refuse spawn requests that would hand it to an agent. */
+  operatorKey: string;
+  /** The API's base URL for agents (`http://127.0.0.1:<port>`), read at each spawn: the port is known only once listening. */
+  apiUrl: () => string;
+  providers: readonly BrokeredProvider[];
+  metrics?: CredentialMetrics;
+}
+
+/** The credential hooks of one API process. */
+export function agentCredentials(options: AgentCredentialOptions): AgentCredentialHooks {
+  const { tokens, operatorKey, metrics } = options;
+  const carriesKey = (text: string | undefined): boolean => text !== undefined && operatorKey !== '' && text.includes(operatorKey);
+  return {
+    check(request) {
+      // The key would sit in /proc/<pid>/cmdline or environ, readable by the agent and anything it starts.
+      if (carriesKey(request.command) || request.args.some(carriesKey)) throw new AdapterInputError('the command or args carry the box API key; an agent never receives it (it gets its own token in AGENTBOX_TOKEN)');
+      if (Object.values(request.env ?? {}).some(carriesKey)) throw new AdapterInputError('an env value carries the box API key; an agent never receives it (it gets its own token in AGENTBOX_TOKEN)');
+    },
+    issue(agent) {
+      const token = tokens.issue(agent);
+      metrics?.liveTokens.set(tokens.size);
+      const base = options.apiUrl();
+      const env: Record<string, string> = { [TOKEN_VARIABLE]: token, [API_URL_VARIABLE]: base };
+      for (const p of options.providers) env[p.variable] = base + brokerPath(p.name);
+      return env;
+    },
+    revoke(id) {
+      tokens.revoke(id);
+      metrics?.liveTokens.set(tokens.size);
+    },
+  };
+}
+
+/**
+ * The API's base URL as an agent on this machine reaches it, from the address the API listens on:
+ * loopback for a wildcard or loopback listener (the agent's sandbox allows connecting to the API
+ * port only), the address itself otherwise.
+ */
+export function agentApiUrl(address: { address: string; port: number } | string | null, fallbackPort: number): string {
+  if (address === null || typeof address === 'string') return `http://127.0.0.1:${fallbackPort}`;
+  const host = address.address;
+  if (host === '0.0.0.0' || host === '::' || host.startsWith('127.') || host === '::ffff:127.0.0.1') return `http://127.0.0.1:${address.port}`;
+  return host.includes(':') ? `http://[${host}]:${address.port}` : `http://${host}:${address.port}`;
+}

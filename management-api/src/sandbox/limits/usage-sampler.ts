@@ -1,0 +1,125 @@
+// One sampler for every agent: each tick scans /proc once, attributes processes to agents and sums their use.
+import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
+import type { AgentUsage } from './budgets.js';
+import { listPidsAsync, readMemoriesAsync, readStatsSliced } from './proc-read-async.js';
+import { CLOCK_TICKS, readStat, type ProcMemory, type ProcStat } from './proc-stat.js';
+
+/** An agent the sampler follows. */
+export interface SampledAgent {
+  readonly id: string;
+  /** The agent's pid: its process group and session id. */
+  readonly leader: number;
+  /** Processes of the tree that are the sandbox's own (the shell and bubblewrap around the agent, the forwarder). */
+  readonly overhead: number;
+  /** Figures as of the last sample; kept when the agent is no longer followed. */
+  usage: AgentUsage;
+  /** Highest PSS seen. */
+  peakPss: number;
+  /** The processes attributed at the last sample (pid and stat), e.g. to signal those outside the group. */
+  members: ProcStat[];
+  /** @internal attribution and CPU bookkeeping across samples. */
+  readonly state: { leaderStart: number; known: Set<ProcKey>; last: Map<ProcKey, { ticks: number; ppid: number }>; carriedTicks: number };
+}
+
+/** What one tick reports, for metrics and tests. */
+export interface SampleReport {
+  /** Wall time of the tick in seconds. */
+  seconds: number;
+  /** CPU seconds agents used since the previous tick (growth only). */
+  cpuGrowth: number;
+}
+
+/**
+ * Follows agents' process trees; `sample()` is one pass over /proc that gives the event loop a
+ * turn between short slices of reads (proc-read-async.ts). The caller runs one sample at a time.
+ */
+export class UsageSampler {
+  readonly #agents = new Map<string, SampledAgent>();
+
+  constructor(private readonly procRoot = '/proc') {}
+
+  /** Agents followed now. */
+  get size(): number {
+    return this.#agents.size;
+  }
+
+  /**
+   * Start following the agent led by `leader` (its figures start at zero). `overhead` processes
+   * of its tree are the sandbox's own (bubblewrap's), not counted in its process figure.
+   */
+  follow(id: string, leader: number, overhead = 0): SampledAgent {
+    const agent: SampledAgent = {
+      id,
+      leader,
+      overhead,
+      usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
+      peakPss: 0,
+      members: [],
+      // -1 when the leader is already gone: its group and session still find what it left.
+      state: { leaderStart: readStat(leader, this.procRoot)?.startTime ?? -1, known: new Set(), last: new Map(), carriedTicks: 0 },
+    };
+    this.#agents.set(id, agent);
+    return agent;
+  }
+
+  /** Stop following `id`; its record keeps the last figures. */
+  unfollow(id: string): SampledAgent | undefined {
+    const agent = this.#agents.get(id);
+    this.#agents.delete(id);
+    return agent;
+  }
+
+  /**
+   * Sample every followed agent. Processes may end at any point of the pass: a stat or memory
+   * file that is gone (ENOENT) or refuses the read (ESRCH) drops that process from this sample.
+   * An agent followed during the pass is measured from the next one; one unfollowed during it
+   * keeps the figures it had.
+   */
+  async sample(pids?: readonly number[]): Promise<SampleReport> {
+    const started = process.hrtime.bigint();
+    const table = new ProcessTable(await readStatsSliced(pids ?? (await listPidsAsync(this.procRoot)), this.procRoot));
+    // Attribution first for every agent (from the one table), then the memory of all members in
+    // one bounded batch, then the sums.
+    const plans = [...this.#agents.values()].map((agent) => ({ agent, members: table.members(agent.leader, agent.state.leaderStart, agent.state.known) }));
+    const all = plans.flatMap((p) => p.members);
+    const memories = await readMemoriesAsync(all, this.procRoot);
+    let cpuGrowth = 0;
+    let at = 0;
+    for (const { agent, members } of plans) {
+      const own = memories.slice(at, (at += members.length));
+      if (this.#agents.get(agent.id) === agent) cpuGrowth += this.#measure(agent, members, own);
+    }
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth };
+  }
+
+  #measure(agent: SampledAgent, members: ProcStat[], memories: readonly ProcMemory[]): number {
+    const { state } = agent;
+    const now = new Map<ProcKey, { ticks: number; ppid: number }>();
+    let rss = 0;
+    let pss = 0;
+    let ticks = 0;
+    members.forEach((s, i) => {
+      const memory = memories[i]!;
+      rss += memory.rss;
+      pss += memory.pss;
+      // Own time plus that of children it has reaped: a reaped child's time moves into its
+      // parent's, so every process is counted once, alive or gone.
+      ticks += s.ownTicks + s.reapedTicks;
+      now.set(procKey(s), { ticks: s.ownTicks + s.reapedTicks, ppid: s.ppid });
+    });
+    const memberPids = new Set(members.map((s) => s.pid));
+    for (const [key, before] of state.last) {
+      // A process that ended under a parent outside the agent (init, after a setsid) took its
+      // time with it: keep what it had used.
+      if (!now.has(key) && !memberPids.has(before.ppid)) state.carriedTicks += before.ticks;
+    }
+    state.last = now;
+    state.known = new Set(now.keys());
+    const cpu = Math.max(agent.usage.cpu_seconds, (ticks + state.carriedTicks) / CLOCK_TICKS);
+    const growth = cpu - agent.usage.cpu_seconds;
+    agent.usage = { rss_bytes: rss, pss_bytes: pss, cpu_seconds: cpu, processes: Math.max(0, members.length - agent.overhead) };
+    agent.peakPss = Math.max(agent.peakPss, pss);
+    agent.members = members;
+    return growth;
+  }
+}
