@@ -97,7 +97,7 @@ async function up(t: Tap.Test, extra: string[] = [], b: TestBox = plain): Promis
 
 /** The box's processes, up included, once every programme runs. */
 async function tree(u: Up, b: TestBox = plain, markers: string[] = b === plain ? ['/bin/sleep'] : []): Promise<number[]> {
-  await waitFor('every programme', () => ['server.js', 'egress-proxy-cli.js', 'seal-listener-cli.js', 'supervisord', ...markers].every((m) => pidOf(m, b)));
+  await waitFor('every programme', () => ['server.js', 'egress/proxy-cli.js', 'seal-listener-cli.js', 'supervisord', ...markers].every((m) => pidOf(m, b)));
   return [u.proc.pid!, ...boxProcesses(b)];
 }
 
@@ -139,7 +139,7 @@ for (const victim of ['agentbox up', 'supervisord'] as const) {
 
 for (const [program, marker] of [
   ['management-api', 'server.js'],
-  ['egress-proxy', 'egress-proxy-cli.js'],
+  ['egress-proxy', 'egress/proxy-cli.js'],
   ['seal-listener', 'seal-listener-cli.js'],
 ] as const) {
   t.test(`kill -9 of ${program}: supervisord replaces it, the box is ready again, and agentbox down ends it all within 2 s`, async (t) => {

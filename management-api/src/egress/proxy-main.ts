@@ -56,6 +56,14 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
     server.listen(port, '127.0.0.1', () => ok());
   });
   const bound = (server.address() as AddressInfo).port;
+  // Every client connection, both ways in (TCP and the sandboxes' socket): a CONNECT tunnel leaves
+  // the HTTP server's own list once it is a tunnel, and a stop must not wait on one an agent keeps open.
+  const open = new Set<net.Socket>();
+  const track = (socket: net.Socket): void => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  };
+  server.on('connection', track);
   const sandboxSocket = await listenForSandboxes(server, paths.sandboxEgressSocket).catch((err: unknown) => {
     server.close();
     throw err;
@@ -91,6 +99,7 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
     socketPath: paths.egressControlSocket,
     async close() {
       server.closeAllConnections();
+      for (const socket of open) socket.destroy();
       await Promise.all([new Promise<void>((ok) => server.close(() => ok())), sandboxSocket.close(), control?.close()]);
     },
   };
