@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { processAlive as alive } from '../../scripts/cli/box-registry.js';
 import { BOOT_ONLY_MANIFEST } from '../runtime-contract/support/box-runner.js';
 
 const cli = path.join(repoRoot, 'dist/scripts/agentbox.js');
@@ -31,16 +32,6 @@ const plain: TestBox = { root, manifest };
 // A plain user environment (not the test runner's instrumentation), a registry of this test's own,
 // and every port chosen free by `agentbox up`.
 const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: path.join(work, 'xdg'), AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0', AGENTBOX_RELAY_PORT: '0' };
-
-/** Whether `pid` is a live process (not a zombie). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 /** Live processes of the box: those whose command line or environment name its root. */
 function boxProcesses(b: TestBox = plain): number[] {

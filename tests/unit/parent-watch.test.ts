@@ -9,6 +9,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { repoRoot } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
+import { processAlive as alive } from '../../scripts/cli/box-registry.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-parent-watch-'));
 const watcher = path.join(work, 'watcher.mjs');
@@ -24,15 +25,6 @@ process.on('SIGTERM', () => { process.stderr.write('SIGTERM\\n'); process.exit(0
 setInterval(() => {}, 1000);
 `,
 );
-
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-}
 
 /** A shell (the parent) running the watcher in the background and waiting; resolves to both and the watcher's stderr file. */
 async function underShell(t: Tap.Test, env: Record<string, string>): Promise<{ shell: ChildProcess; pid: number; log: string }> {
