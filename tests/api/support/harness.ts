@@ -76,7 +76,9 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
       listen: { apiHost: '127.0.0.1', apiPort: apiPort ?? 0, metricsHost: '127.0.0.1', metricsPort: 0, ...(advertiseUrl !== undefined ? { advertiseUrl } : {}) },
     });
   } catch (err) {
-    await root.cleanup();
+    // The start's own error is the one to see: a programme of the failed start may still be
+    // writing under the root, and the clean-up's ENOTEMPTY must not take its place.
+    await root.cleanup().catch(() => undefined);
     throw err;
   }
   const key = (await readFile(root.paths.apiKeyFile, 'utf8')).trim();
