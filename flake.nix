@@ -83,7 +83,7 @@
             export PATH=${nixForRender}/bin:$PATH
             exec ${app}/bin/agentbox ${args} "$@"
           '';
-        libFailures = agentboxLib.runTests { tests = import ./lib/tests.nix { lib = agentboxLib; }; };
+        libFailures = agentboxLib.runTests { tests = import ./lib/tests { lib = agentboxLib; }; };
         goldenFiles = builtins.concatMap (
           name:
           map (file: {
@@ -109,10 +109,10 @@
         checks = {
           # The TypeScript validator on agentbox.toml: an invalid manifest fails here.
           manifest = box.validatedManifest;
-          # lib/tests.nix: every { expr; expected; } pair.
+          # lib/tests/: every { expr; expected; } pair of every topic.
           lib-tests = pkgs.runCommand "agentbox-lib-tests" { failures = builtins.toJSON libFailures; } ''
             if [ "$failures" != "[]" ]; then
-              echo "lib/tests.nix failures: $failures"
+              echo "lib/tests failures: $failures"
               exit 1
             fi
             touch $out

@@ -1,4 +1,5 @@
-# A tiny test runner for { expr; expected; } pairs, evaluated with nix-instantiate --eval --strict.
+# A tiny test runner for { expr; expected; } pairs, evaluated with nix-instantiate --eval --strict
+# (the pairs of lib/ itself: lib/tests/, one file per topic).
 {
   /**
     The failing tests of `tests` (an attrset of name → { expr; expected; }), as a list of

@@ -14,4 +14,4 @@ abx_require_apt nix-bin supervisor
 abx_prefer_apt bubblewrap
 abx_require_npm_build
 abx_require_launcher
-exec node dist/scripts/agentbox.js up --local "$@"
+exec node dist/scripts/cli/agentbox.js up --local "$@"

@@ -33,7 +33,7 @@ if [ "$(id -u)" -eq 0 ]; then
 fi
 
 abx_say "checking generated files are current"
-node dist/scripts/generate.js --check
+node dist/scripts/build/generate.js --check
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

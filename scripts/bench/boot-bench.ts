@@ -90,7 +90,7 @@ async function bootOnce(manifest: string): Promise<BootSample> {
   const { openSync } = await import('node:fs');
   const out = openSync(logFile, 'a');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [repoPath('dist/scripts/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', out, out] });
   const paths = runtimePaths({ AGENTBOX_ROOT: path.join(root, 'box') });
   const conf = paths.supervisordConf;
   const seal = paths.sealFile;

@@ -28,7 +28,7 @@ function up(work: string, name: string, registry: string): Started {
   const log = path.join(work, `${name}.log`);
   const out = openSync(log, 'a');
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: registry };
-  const proc = spawn(process.execPath, [repoPath('dist/scripts/agentbox.js'), 'up', '--local', '--quiet', '--manifest', repoPath('agentbox.toml'), '--root', root], { cwd: work, env, stdio: ['ignore', out, out] });
+  const proc = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--quiet', '--manifest', repoPath('agentbox.toml'), '--root', root], { cwd: work, env, stdio: ['ignore', out, out] });
   return { proc, root, log };
 }
 

@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { boxFacts } from '../../management-api/src/box-facts.js';
 import { repoPath } from '../cli/repo-path.js';
-import { startPrivateEngine } from '../image/private-engine.js';
+import { startPrivateEngine } from '../cli/image/private-engine.js';
 import { median, ms, quantile, table } from './stats.js';
 
 async function freePort(): Promise<number> {
@@ -38,7 +38,7 @@ async function localOnce(manifest: string, root: string, apiPort: number, metric
   const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
   const log = openSync(path.join(root, 'up-local.log'), 'a');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [repoPath('dist/scripts/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {

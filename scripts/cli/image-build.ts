@@ -6,7 +6,7 @@ import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.
 import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
-import { buildImage, defaultCacheDir, InvalidManifestError } from '../image/build-image.js';
+import { buildImage, defaultCacheDir, InvalidManifestError } from './image/build-image.js';
 
 export const usage = `Usage: agentbox image build [--manifest FILE] [--load] [--out FILE] [--json]
 

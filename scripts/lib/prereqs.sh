@@ -77,10 +77,10 @@ abx_require_npm_build() {
 }
 
 # The agent sandbox launcher (C): a compiler and libc/kernel headers from apt only when missing,
-# then compiled into dist/ unless already current (scripts/build-launcher.mjs).
+# then compiled into dist/ unless already current (scripts/build/build-launcher.mjs).
 abx_require_launcher() {
   if ! command -v "${CC:-cc}" >/dev/null 2>&1 || [ ! -f /usr/include/linux/seccomp.h ] || [ ! -f /usr/include/stdio.h ]; then
     abx_require_apt gcc libc6-dev
   fi
-  node scripts/build-launcher.mjs || abx_die "the agent sandbox launcher did not compile"
+  node scripts/build/build-launcher.mjs || abx_die "the agent sandbox launcher did not compile"
 }

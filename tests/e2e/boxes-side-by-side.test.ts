@@ -11,7 +11,7 @@ import { repoRoot } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { BOOT_ONLY_MANIFEST } from '../runtime-contract/support/box-runner.js';
 
-const cli = path.join(repoRoot, 'dist/scripts/agentbox.js');
+const cli = path.join(repoRoot, 'dist/scripts/cli/agentbox.js');
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-side-by-side-'));
 chmodSync(work, 0o755);
 const manifest = path.join(work, 'agentbox.toml');

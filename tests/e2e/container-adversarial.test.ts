@@ -2,8 +2,8 @@
 import { spawnSync } from 'node:child_process';
 import t from 'tap';
 import { boxFacts } from '../../management-api/src/box-facts.js';
-import { docker, dockerBinary } from '../../scripts/image/docker.js';
-import { startPrivateEngine, type PrivateEngine } from '../../scripts/image/private-engine.js';
+import { docker, dockerBinary } from '../../scripts/cli/image/docker.js';
+import { startPrivateEngine, type PrivateEngine } from '../../scripts/cli/image/private-engine.js';
 import { e2eSkipped, prepareBox, removeBox, waitReady, type ComposeBox } from './support/compose-box.js';
 import { standInBundle } from './support/stand-in-bundle.js';
 import { waitFor } from '../helpers/wait.js';

@@ -3,7 +3,7 @@
 // against the container — a GPU feature whose devices are absent keeps /ready at 503 and says why.
 import t from 'tap';
 import { boxFacts } from '../../management-api/src/box-facts.js';
-import { startPrivateEngine } from '../../scripts/image/private-engine.js';
+import { startPrivateEngine } from '../../scripts/cli/image/private-engine.js';
 import { containerProcesses, e2eSkipped, prepareBox, removeBox } from './support/compose-box.js';
 import { waitFor } from '../helpers/wait.js';
 

@@ -7,7 +7,7 @@ import t from 'tap';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { boxFacts } from '../../management-api/src/box-facts.js';
-import { startPrivateEngine } from '../../scripts/image/private-engine.js';
+import { startPrivateEngine } from '../../scripts/cli/image/private-engine.js';
 import { containerProcesses, e2eSkipped, prepareBox, removeBox, waitReady } from './support/compose-box.js';
 import { waitFor } from '../helpers/wait.js';
 

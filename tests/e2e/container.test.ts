@@ -5,7 +5,7 @@
 // volumes; state kept across down + up; a killed API restarted; a clean stop within 10 s.
 import t from 'tap';
 import { boxFacts } from '../../management-api/src/box-facts.js';
-import { startPrivateEngine, type PrivateEngine } from '../../scripts/image/private-engine.js';
+import { startPrivateEngine, type PrivateEngine } from '../../scripts/cli/image/private-engine.js';
 import { containerProcesses, e2eSkipped, prepareBox, removeBox, supervisorctl, waitReady, type ComposeBox } from './support/compose-box.js';
 import { waitFor } from '../helpers/wait.js';
 import { rc06KilledApiRestarts, rc08NoSecretInEnvironmentOrLogs, type RunningBox } from '../runtime-contract/support/shared-cases.js';

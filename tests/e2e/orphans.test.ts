@@ -15,7 +15,7 @@ import { waitFor } from '../helpers/wait.js';
 import { processAlive as alive } from '../../scripts/cli/box-registry.js';
 import { BOOT_ONLY_MANIFEST } from '../runtime-contract/support/box-runner.js';
 
-const cli = path.join(repoRoot, 'dist/scripts/agentbox.js');
+const cli = path.join(repoRoot, 'dist/scripts/cli/agentbox.js');
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-orphans-'));
 chmodSync(work, 0o755);
 const root = path.join(work, 'box');

@@ -5,9 +5,9 @@ import t from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { EngineStartError, startPrivateEngine } from '../../scripts/image/private-engine.js';
-import { docker } from '../../scripts/image/docker.js';
-import { liveEngines } from '../../scripts/image/ip-forward-guard.js';
+import { EngineStartError, startPrivateEngine } from '../../scripts/cli/image/private-engine.js';
+import { docker } from '../../scripts/cli/image/docker.js';
+import { liveEngines } from '../../scripts/cli/image/ip-forward-guard.js';
 import { e2eSkipped } from './support/compose-box.js';
 
 const forward = () => readFileSync('/proc/sys/net/ipv4/ip_forward', 'utf8').trim();

@@ -68,12 +68,12 @@ function shellLiterals(file: string): Literal[] {
 }
 
 /**
- * Every literal of the sources that could state a fact: lib/*.nix (without lib/tests.nix, whose
+ * Every literal of the sources that could state a fact: lib/*.nix (without lib/tests/, whose
  * expected values are written out on purpose), management-api/src (without the files generated
  * from the schema), scripts/ and config/bin/.
  */
 export function sourceLiterals(): Literal[] {
-  const nix = filesUnder('lib', ['.nix']).filter((f) => f !== 'lib/tests.nix');
+  const nix = filesUnder('lib', ['.nix']).filter((f) => !f.startsWith('lib/tests/'));
   const tsFiles = [...filesUnder('management-api/src', ['.ts']).filter((f) => !f.includes('/generated/')), ...filesUnder('scripts', ['.ts', '.mjs'])];
   const sh = filesUnder('config/bin', ['']);
   return [...nixLiterals(nix), ...tsFiles.flatMap(tsLiterals), ...sh.flatMap(shellLiterals)];

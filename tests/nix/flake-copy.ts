@@ -31,7 +31,7 @@ export function stubApp(): string {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   chmodSync(dir, 0o755); // builds run as a build user
   mkdirSync(path.join(dir, 'bin'), { mode: 0o755 });
-  writeFileSync(path.join(dir, 'bin/agentbox'), `#!/bin/sh\nexec ${process.execPath} ${path.join(repoRoot, 'dist/scripts/agentbox.js')} "$@"\n`);
+  writeFileSync(path.join(dir, 'bin/agentbox'), `#!/bin/sh\nexec ${process.execPath} ${path.join(repoRoot, 'dist/scripts/cli/agentbox.js')} "$@"\n`);
   chmodSync(path.join(dir, 'bin/agentbox'), 0o755);
   return dir;
 }

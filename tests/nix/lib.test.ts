@@ -1,16 +1,29 @@
-// lib/tests.nix run by nix-instantiate (every { expr; expected; } pair), and the error messages of
-// lib/ functions: each names the function and what to change.
+// lib/tests/ run by nix-instantiate (every { expr; expected; } pair of every topic file), and the
+// error messages of lib/ functions: each names the function and what to change.
 import t from 'tap';
-import { nixInstantiate } from './helpers.js';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { nixInstantiate, repoRoot } from './helpers.js';
 
-t.test('every pair in lib/tests.nix holds', async (t) => {
+t.test('every pair in lib/tests/ holds', async (t) => {
   const r = nixInstantiate(`
-    let lib = import ./lib; tests = import ./lib/tests.nix { inherit lib; };
+    let lib = import ./lib; tests = import ./lib/tests { inherit lib; };
     in { count = builtins.length (builtins.attrNames tests); failures = lib.runTests { inherit tests; }; }`);
   t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   const out = JSON.parse(r.stdout) as { count: number; failures: unknown[] };
   t.same(out.failures, [], 'no failing pair');
-  t.ok(out.count >= 40, `${out.count} pairs`);
+  t.ok(out.count >= 49, `${out.count} pairs (49 when lib/tests/ was split by topic)`);
+});
+
+t.test('a test name two topic files share is refused, naming both files', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-lib-tests-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(path.join(repoRoot, 'lib/tests'), path.join(dir, 'tests'), { recursive: true });
+  writeFileSync(path.join(dir, 'tests/again.nix'), '{ ... }: { shellQuoteKeepsSafeWords = { expr = 1; expected = 1; }; }\n');
+  const r = nixInstantiate(`builtins.attrNames (import ${JSON.stringify(path.join(dir, 'tests'))} { lib = import ./lib; })`);
+  t.not(r.code, 0, 'evaluation fails');
+  t.match(r.stderr, /lib\/tests\/strings\.nix: test shellQuoteKeepsSafeWords is already defined in lib\/tests\/again\.nix; rename one of them/);
 });
 
 t.test('the runner reports a pair whose expression differs', async (t) => {

@@ -37,7 +37,7 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
   const logFile = path.join(work, 'up.log');
   const log = openSync(logFile, 'a');
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
-  const up = spawn(process.execPath, [path.join(repoRoot, 'dist/scripts/agentbox.js'), 'up', '--local', '--manifest', manifestFile, '--root', root], { env, stdio: ['ignore', log, log] });
+  const up = spawn(process.execPath, [path.join(repoRoot, 'dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifestFile, '--root', root], { env, stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => up.once('exit', (code) => resolve(code)));
   t.teardown(async () => {

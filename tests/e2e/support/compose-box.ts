@@ -5,8 +5,8 @@ import { chownSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { boxFacts } from '../../../management-api/src/box-facts.js';
-import { docker, dockerBinary } from '../../../scripts/image/docker.js';
-import type { PrivateEngine } from '../../../scripts/image/private-engine.js';
+import { docker, dockerBinary } from '../../../scripts/cli/image/docker.js';
+import type { PrivateEngine } from '../../../scripts/cli/image/private-engine.js';
 import { statusOf } from '../../runtime-contract/support/box-runner.js';
 import { freePortBelowEphemeral } from '../../helpers/free-port.js';
 import { repoRoot } from '../../helpers/cli.js';

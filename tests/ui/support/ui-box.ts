@@ -26,14 +26,14 @@ export interface UiBox {
 }
 
 /**
- * Build the dashboard from the sources with scripts/bundle-ui.mjs into a temporary folder (dist/ui
+ * Build the dashboard from the sources with scripts/build/bundle-ui.mjs into a temporary folder (dist/ui
  * stays as the build left it for other tests and `npm start`), start the API on it with `toml`,
  * and (unless `seal: false`) seal the box, so /ready answers 200. `clock` is the box's (a test moves it to pass deadlines).
  */
 export async function startUiBox(toml: string, options: UiBoxOptions = {}): Promise<UiBox> {
   const uiRoot = await mkdtemp(path.join(os.tmpdir(), 'agentbox-ui-'));
   try {
-    await promisify(execFile)(process.execPath, [path.join(repo, 'scripts/bundle-ui.mjs'), '--outdir', uiRoot]);
+    await promisify(execFile)(process.execPath, [path.join(repo, 'scripts/build/bundle-ui.mjs'), '--outdir', uiRoot]);
     const box = await startTestServer({ toml, ui: { root: uiRoot }, ...(options.clock ? { clock: options.clock } : {}), ...(options.root ? { root: options.root } : {}), ...(options.egress ? { egress: options.egress } : {}) });
     if (options.seal !== false) {
       await sealBox(box);

@@ -1,6 +1,7 @@
-// `npm run build` builds the sandbox launcher too (scripts/build-launcher.mjs --if-compiler): with a
-// compiler it compiles, without one it says how to get one and lets the build finish; the plain form
-// (npm start, npm test) still fails without a compiler. Runs on a copy of the script and the C sources.
+// `npm run build` builds the sandbox launcher too (scripts/build/build-launcher.mjs --if-compiler):
+// with a compiler it compiles, without one it says how to get one and lets the build finish; the
+// plain form (npm start, npm test) still fails without a compiler. Runs on a copy of the script and
+// the C sources.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -15,16 +16,16 @@ const { source, binary } = facts.image.sandboxLauncher;
 function miniCheckout(t: Tap.Test): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-build-launcher-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(path.join(dir, 'scripts'));
+  mkdirSync(path.join(dir, 'scripts/build'), { recursive: true });
   mkdirSync(path.join(dir, 'schema'));
-  copyFileSync(path.join(repoRoot, 'scripts/build-launcher.mjs'), path.join(dir, 'scripts/build-launcher.mjs'));
+  copyFileSync(path.join(repoRoot, 'scripts/build/build-launcher.mjs'), path.join(dir, 'scripts/build/build-launcher.mjs'));
   copyFileSync(path.join(repoRoot, 'schema/box-facts.json'), path.join(dir, 'schema/box-facts.json'));
   cpSync(path.join(repoRoot, path.dirname(source)), path.join(dir, path.dirname(source)), { recursive: true });
   return dir;
 }
 
 function build(dir: string, args: string[], cc: string) {
-  return spawnSync(process.execPath, [path.join(dir, 'scripts/build-launcher.mjs'), ...args], { env: { ...process.env, CC: cc }, encoding: 'utf8' });
+  return spawnSync(process.execPath, [path.join(dir, 'scripts/build/build-launcher.mjs'), ...args], { env: { ...process.env, CC: cc }, encoding: 'utf8' });
 }
 
 const exists = (p: string) => {
@@ -37,7 +38,7 @@ const exists = (p: string) => {
 
 t.test('the build script of package.json ends by building the launcher when a compiler is present', async (t) => {
   const scripts = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  t.match(scripts['build'], /node scripts\/build-launcher\.mjs --if-compiler$/);
+  t.match(scripts['build'], /node scripts\/build\/build-launcher\.mjs --if-compiler$/);
 });
 
 t.test('without a compiler, --if-compiler names what is missing and how to install it, and succeeds', async (t) => {

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentbox } from '../../helpers/cli.js';
-import { buildImage, InvalidManifestError } from '../../../scripts/image/build-image.js';
+import { buildImage, InvalidManifestError } from '../../../scripts/cli/image/build-image.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-imagebuild-'));
 t.teardown(() => rmSync(dir, { recursive: true, force: true }));

@@ -4,7 +4,7 @@ import t from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { holdIpForward, liveEngines } from '../../../scripts/image/ip-forward-guard.js';
+import { holdIpForward, liveEngines } from '../../../scripts/cli/image/ip-forward-guard.js';
 
 function files(t: Tap.Test): { setting: string; registry: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-forward-'));

@@ -6,11 +6,11 @@ import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { boxFacts } from '../../../management-api/src/box-facts.js';
-import { hostContents } from '../../../scripts/image/host-contents.js';
-import { appLayer, configLayer, systemLayer } from '../../../scripts/image/layers.js';
-import { cachedLayer, KEEP_PER_NAME, layerKey } from '../../../scripts/image/layer-cache.js';
+import { hostContents } from '../../../scripts/cli/image/host-contents.js';
+import { appLayer, configLayer, systemLayer } from '../../../scripts/cli/image/layers.js';
+import { cachedLayer, KEEP_PER_NAME, layerKey } from '../../../scripts/cli/image/layer-cache.js';
 import { execFileSync } from 'node:child_process';
-import type { TarEntry } from '../../../scripts/image/tar-writer.js';
+import type { TarEntry } from '../../../scripts/cli/image/tar-writer.js';
 import { repoRoot } from '../../helpers/cli.js';
 
 const img = boxFacts.image;

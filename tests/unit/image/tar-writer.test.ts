@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { TarWriter } from '../../../scripts/image/tar-writer.js';
+import { TarWriter } from '../../../scripts/cli/image/tar-writer.js';
 
 t.test('GNU tar reads back every entry as written', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-tar-'));

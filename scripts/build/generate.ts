@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { generateManifestTypes } from './generate/manifest-types.js';
 import { generateValidator } from './generate/validator.js';
 import { generateManifestReference } from './generate/manifest-reference.js';
-import { starterManifest } from './cli/starter-manifest.js';
+import { starterManifest } from '../cli/starter-manifest.js';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 
 const targets: Array<{ file: string; make: (schema: object) => Promise<string> | string }> = [
   { file: 'management-api/src/manifest/generated/manifest-types.ts', make: generateManifestTypes },
@@ -21,7 +21,7 @@ const targets: Array<{ file: string; make: (schema: object) => Promise<string> |
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('Usage: node dist/scripts/generate.js [--check]\n\nRegenerate the files derived from schema/agentbox.schema.json.\n  --check  write nothing; exit 1 if a checked-in file differs from what would be generated\n');
+    process.stdout.write('Usage: node dist/scripts/build/generate.js [--check]\n\nRegenerate the files derived from schema/agentbox.schema.json.\n  --check  write nothing; exit 1 if a checked-in file differs from what would be generated\n');
     return;
   }
   const check = args.includes('--check');

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const source = path.join(repo, 'management-api/ui');
 // `--outdir DIR` builds elsewhere (the browser tests build their own copy, leaving dist/ui alone).
 const outArg = process.argv.indexOf('--outdir');
@@ -49,7 +49,7 @@ try {
     console.log(`${target.startsWith(repo + path.sep) ? path.relative(repo, target) : target}/assets/${path.basename(file)}: ${(gz / 1024).toFixed(1)} KiB gzip`);
   }
   if (total > BUDGET_GZIP_BYTES)
-    throw new Error(`bundle-ui: JS + CSS are ${(total / 1024).toFixed(1)} KiB gzip, over the ${BUDGET_GZIP_BYTES / 1024} KiB budget (scripts/bundle-ui.mjs)`);
+    throw new Error(`bundle-ui: JS + CSS are ${(total / 1024).toFixed(1)} KiB gzip, over the ${BUDGET_GZIP_BYTES / 1024} KiB budget (scripts/build/bundle-ui.mjs)`);
 
   // Relative names: the page is served at /ui/, so they resolve under /ui/assets/.
   const html = readFileSync(path.join(source, 'index.html'), 'utf8')

@@ -7,7 +7,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, statSync } from 'node
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { source, binary } = JSON.parse(readFileSync(path.join(repo, 'schema/box-facts.json'), 'utf8')).image.sandboxLauncher;
 // `source` is the main file; every C file beside it is part of the launcher (headers too, for the date).
 const dir = path.dirname(path.join(repo, source));

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // The `agentbox` command: dispatches to one lazily loaded module per subcommand, so start-up
 // only pays for the command that runs.
-import { commands, findCommand } from './cli/commands.js';
-import { runCommand } from './cli/run-command.js';
+import { commands, findCommand } from './commands.js';
+import { runCommand } from './run-command.js';
 
 const argv = process.argv.slice(2);
 
@@ -34,7 +34,7 @@ async function main(): Promise<number> {
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === '--version' || argv[0] === '-v') {
-    const { agentboxVersion } = await import('./cli/version.js');
+    const { agentboxVersion } = await import('./version.js');
     process.stdout.write(agentboxVersion() + '\n');
     return 0;
   }

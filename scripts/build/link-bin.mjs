@@ -4,7 +4,7 @@ import { mkdirSync, symlinkSync, rmSync, chmodSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const target = path.join(repo, 'dist/bin/agentbox.js');
 const link = path.join(repo, 'node_modules/.bin/agentbox');
 mkdirSync(path.dirname(link), { recursive: true });

@@ -1,4 +1,4 @@
-// Bundles the compiled CLI entry (dist/scripts/agentbox.js) into dist/bin/, so `agentbox config
+// Bundles the compiled CLI entry (dist/scripts/cli/agentbox.js) into dist/bin/, so `agentbox config
 // validate` loads a few files instead of dozens of modules at start-up. The pure-JS packages the
 // commands use (smol-toml, the ajv runtime, toml-eslint-parser …) are bundled too: resolving each
 // from node_modules, and lexing a CommonJS one for its exports, cost more at start-up than the
@@ -9,12 +9,12 @@ import { build } from 'esbuild';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const outdir = path.join(repo, 'dist/bin');
 // Chunk names carry content hashes: clear the old ones so dist/bin holds one consistent build.
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [path.join(repo, 'dist/scripts/agentbox.js')],
+  entryPoints: [path.join(repo, 'dist/scripts/cli/agentbox.js')],
   outdir,
   bundle: true,
   splitting: true,

@@ -4,7 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { ImageContentFact } from '../../management-api/src/box-facts.js';
+import type { ImageContentFact } from '../../../management-api/src/box-facts.js';
 import { canonical, filesUnder, isElf, libraryClosure, shebang, withLinkChain } from './host-files.js';
 
 /** Host files and symlinks to put in the image. */

@@ -1,7 +1,7 @@
 // Generates docs/user/manifest.md, the key-by-key reference of agentbox.toml, from the schema.
 import { generatedHeader } from './header.js';
-import { resolveRef, type SchemaNode } from '../../management-api/src/manifest/schema-walk.js';
-import { tomlValue } from '../cli/starter-manifest.js';
+import { resolveRef, type SchemaNode } from '../../../management-api/src/manifest/schema-walk.js';
+import { tomlValue } from '../../cli/starter-manifest.js';
 
 /** Markdown reference for every table and key of the manifest. */
 export function generateManifestReference(schema: object): string {

@@ -4,7 +4,7 @@
 // rendered configs of one manifest).
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import path from 'node:path';
-import { boxFacts } from '../../management-api/src/box-facts.js';
+import { boxFacts } from '../../../management-api/src/box-facts.js';
 import type { TarEntry } from './tar-writer.js';
 import type { HostContents } from './host-contents.js';
 
