@@ -1,7 +1,7 @@
 // Where the API and metrics listeners bind, and the URL the box advertises to its mesh: the
 // manifest, overridden (or filled in) by environment variables.
 import type { NormalizedManifest } from './manifest/load-manifest.js';
-import { advertiseUrlProblem } from './grammar/url.js';
+import { advertiseUrlProblem, isWildcardAddress, listenerUrl } from './grammar/url.js';
 
 /** A bad listener override in the environment. */
 export class ListenConfigError extends Error {
@@ -63,15 +63,11 @@ export function listenPort(env: Readonly<Record<string, string | undefined>>, na
   return n;
 }
 
-const isWildcard = (host: string): boolean => host === '0.0.0.0' || host === '::';
-
 /**
  * An http:// URL for a bound listener. A wildcard bind (the image listens on every interface of
  * its network namespace) is shown as `advertised` — the manifest's bind, the address the box is
- * reached on — or as loopback when that is a wildcard too.
+ * reached on — and that as grammar/url.ts `listenerUrl` shows a bind (a wildcard on loopback).
  */
 export function urlFor(host: string, port: number, path = '', advertised = host): string {
-  const chosen = isWildcard(host) ? advertised : host;
-  const shown = chosen === '0.0.0.0' ? '127.0.0.1' : chosen === '::' ? '::1' : chosen;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}${path}`;
+  return listenerUrl(isWildcardAddress(host) ? advertised : host, port, path);
 }

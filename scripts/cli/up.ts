@@ -18,7 +18,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:f
 import { boxFacts } from '../../management-api/src/box-facts.js';
 import { portInUseLine } from '../../management-api/src/box-ports.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
-import { hostForUrl } from './local-box.js';
+import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { checkBoxPorts, setsKey } from './port-check.js';
 import { parseToml } from '../../management-api/src/manifest/parse-toml.js';
 import { lockRegistry, registerBox, runningBoxes, runningSupervisor, unregisterBox } from './box-registry.js';
@@ -98,8 +98,8 @@ export async function run(args: string[]): Promise<number> {
   Object.assign(box.env, ports.chosen);
   const apiPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_API_PORT')!.port;
   const metricsPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_METRICS_PORT')!.port;
-  box.apiUrl = `http://${hostForUrl(m.api.bind)}:${apiPort}`;
-  box.metricsUrl = `http://${hostForUrl(m.observability.metrics_bind)}:${metricsPort}/metrics`;
+  box.apiUrl = listenerUrl(m.api.bind, apiPort);
+  box.metricsUrl = listenerUrl(m.observability.metrics_bind, metricsPort, '/metrics');
 
   const detach = values.detach === true;
   const entrypoint = repoPath(`config/bin/${boxFacts.image.entrypoint}`);

@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import pino from 'pino';
 import { SLOTS, type AdapterContext } from '../../management-api/src/adapters/adapter.js';
 import { AdapterOffError } from '../../management-api/src/adapter-errors.js';
-import { implementationNames, loadImplementation, registry } from '../../management-api/src/adapters/registry.js';
+import { implementationNames, loadImplementation, registry, registryOf } from '../../management-api/src/adapters/registry.js';
+import { boxFacts } from '../../management-api/src/box-facts.js';
 import { CONTRACT_VERSIONS, OPERATIONS } from '../../management-api/src/adapters/slot-types.js';
 import { manifestFrom, makeRoot } from './support/harness.js';
 
@@ -29,6 +30,15 @@ t.test('every registry entry loads a module named <slot>/<impl> with the slot co
     }
   }
   await t.rejects(loadImplementation('beads', 'local-postgres'), /no implementation "local-postgres" for adapter slot "beads"/);
+});
+
+t.test('the registry answers to the facts file\'s names, and refuses a module that names another implementation', async (t) => {
+  for (const slot of SLOTS) t.same(implementationNames(slot), [boxFacts.slots[slot].local, boxFacts.slots[slot].external, boxFacts.slots[slot].off], `${slot}: the facts file's names`);
+  // The pods slot's local entry loads the beads module, as a module left unrenamed after its fact changed would.
+  const loaders = Object.fromEntries(SLOTS.map((slot) => [slot, { local: () => registry[slot].local.load(), external: () => registry[slot].external.load(), off: () => registry[slot].off.load() }]));
+  const mixedUp = registryOf({ ...loaders, pods: { ...loaders['pods']!, local: () => registry.beads.local.load() } } as unknown as Parameters<typeof registryOf>[0]);
+  await t.rejects(loadImplementation('pods', boxFacts.slots.pods.local, {}, mixedUp), /schema\/box-facts\.json names the local implementation of slot "pods" "local-fs", but its module is beads\/local-sqlite; rename the module \(and its ADAPTER\) or correct slots\.pods\.local/);
+  t.equal((await loadImplementation('beads', boxFacts.slots.beads.local, {}, mixedUp)).ADAPTER, 'beads/local-sqlite', 'a module that matches loads');
 });
 
 t.test('off contract: lifecycle succeeds, health says off, every operation rejects with AdapterOffError (503 ABX_ERR_ADAPTER_OFF)', async (t) => {

@@ -8,6 +8,9 @@ import { renderManifest } from '../../scripts/cli/render-box.js';
 import { goldenFixtures, fixturesDir } from '../../scripts/cli/render-golden.js';
 import { waitFor } from '../helpers/wait.js';
 import { repoRoot } from './helpers.js';
+import { boxSupervisorUrl, startedBySupervisord } from '../../management-api/src/programme/supervised.js';
+import { supervisorSocket } from '../../management-api/src/probes/supervisor-programs.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { boxDirs, chownTree, processStates, removeBoxDirs, shutdown, startSupervisord, supervisorctlStatus, xmlrpc } from './supervisord-helpers.js';
 
 const ctx = { targetArch: 'x86_64' as const, env: {} };
@@ -110,7 +113,10 @@ t.test('command lines, environments and the readiness tag arrive exactly as the 
   for (const [k, v] of Object.entries(environment)) t.equal(got.env[k], v, `environment ${k}`);
   t.equal(got.env['AGENTBOX_REQUIRED_FOR_READINESS'], '1', 'the readiness tag');
   t.equal(got.env['AGENTBOX_ROOT'], box.root, 'the runtime root from [supervisord] environment');
-  t.equal(got.env['AGENTBOX_SUPERVISOR_URL'], `unix://${box.socket}`);
+  // Both answers of programme/supervised.ts, from what the generated config really gives a programme.
+  t.ok(startedBySupervisord(got.env), 'the programme knows supervisord started it');
+  t.equal(boxSupervisorUrl(got.env), `unix://${box.socket}`, "and has the box's supervisord URL");
+  t.equal(supervisorSocket(got.env, runtimePaths(got.env)), box.socket, "which names the box's supervisord socket");
   const seal = path.join(box.root, 'run/agentbox/bootstrap.done');
   await waitFor('the seal', () => existsSync(seal), 20_000);
   t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['egress-proxy', 'management-api', 'rec'], 'the seal waited for the tagged programme too');

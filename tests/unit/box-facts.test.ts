@@ -6,18 +6,21 @@ import path from 'node:path';
 import { boxFacts, reservedProgramNames, SLOTS, valueAt, type BoxFactsShape } from '../../management-api/src/box-facts.js';
 import { manifestSchema, resolveRef, schemaAt } from '../../management-api/src/manifest/schema-walk.js';
 import { implementationNames, registry } from '../../management-api/src/adapters/registry.js';
-import { SLOTS as ADAPTER_SLOTS } from '../../management-api/src/adapters/adapter.js';
+import { IMPLEMENTATION_CLASSES, SLOTS as ADAPTER_SLOTS } from '../../management-api/src/adapters/adapter.js';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
 import { repoRoot } from '../helpers/cli.js';
 
 const facts = boxFacts as unknown as BoxFactsShape;
 const pointer = (key: readonly string[]) => `/${key.join('/')}`;
 
+// The registry and adapters/adapter.ts take their slots and names from the facts file (a missing or
+// extra slot fails to type-check); the schema's enums are written in the schema and tied here.
 t.test('slots: the schema enums, the registry and adapter.ts name the facts file\'s implementations', async (t) => {
   const adapters = resolveRef(manifestSchema.properties!['adapters']!);
   t.same(Object.keys(adapters.properties!).filter((k) => k !== 'critical' && k !== 'connect_timeout_sec'), SLOTS, 'the schema lists the slots in the facts order');
   t.same(adapters.properties!['critical']!.items!.enum, SLOTS, 'adapters.critical names exactly the slots');
   t.same([...ADAPTER_SLOTS], SLOTS, 'adapters/adapter.ts SLOTS');
+  for (const slot of SLOTS) t.same(Object.keys(facts.slots[slot]!).sort(), [...IMPLEMENTATION_CLASSES, 'integration'].sort(), `slots.${slot} names one implementation per class and its integration`);
   t.same(Object.keys(registry), SLOTS, 'the registry has every slot');
   for (const slot of SLOTS) {
     const impls = facts.slots[slot]!;

@@ -3,15 +3,28 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import type { OrchestratorContext } from './orchestrator/orchestrator-context.js';
+import { SLOTS as FACT_SLOTS, type BoxFactsShape, type Slot } from '../box-facts.js';
 
-/** The five adapter slots, in the order the manifest lists them. */
-export const SLOTS = ['beads', 'pods', 'memory', 'events', 'orchestrator'] as const;
+/**
+ * One adapter slot: a key of `slots` in schema/box-facts.json. Every table keyed by slot (the
+ * registry, the interfaces, the operations) is typed by it, so a slot added to or removed from
+ * the facts file fails to type-check until each table follows.
+ */
+export type SlotName = Slot;
 
-/** One adapter slot. */
-export type SlotName = (typeof SLOTS)[number];
+/** The adapter slots, in the order of the facts file (the manifest's order; tests/unit/box-facts.test.ts ties the schema to it). */
+export const SLOTS: readonly SlotName[] = FACT_SLOTS;
 
-/** The three implementation classes every slot has. */
-export type ImplementationClass = 'local' | 'external' | 'off';
+/** The three implementation classes every slot has: the facts file names each slot's implementation of each. */
+export const IMPLEMENTATION_CLASSES = ['local', 'external', 'off'] as const;
+
+/** One implementation class. */
+export type ImplementationClass = (typeof IMPLEMENTATION_CLASSES)[number];
+
+// Compile-time guard: the classes are exactly the facts' implementation keys (all but `integration`).
+type FactClass = Exclude<keyof BoxFactsShape['slots'][string], 'integration'>;
+const classesAreTheFacts: [Exclude<FactClass, ImplementationClass> | Exclude<ImplementationClass, FactClass>] extends [never] ? true : never = true;
+void classesAreTheFacts;
 
 /**
  * What an adapter says about itself. `off` is the configured state of a disabled slot;
@@ -74,6 +87,10 @@ export interface SlotExtras {
  * extras. With `S` left open (any slot), only the common part is visible.
  */
 export type AdapterContext<S extends SlotName = SlotName> = SlotContext<S> & SlotExtras[S];
+
+// Compile-time guard: the extras name exactly the facts file's slots.
+const extrasAreTheSlots: [Exclude<keyof SlotExtras, SlotName> | Exclude<SlotName, keyof SlotExtras>] extends [never] ? true : never = true;
+void extrasAreTheSlots;
 
 /**
  * An implementation module: one file per implementation, `adapters/<slot>/<impl>.ts`, exporting

@@ -47,3 +47,8 @@ const listsAreComplete: [
   Complete<OrchestratorAdapter, typeof ORCHESTRATOR_OPERATIONS>,
 ] = [true, true, true, true, true];
 void listsAreComplete;
+
+// Compile-time guard: the interface map has exactly the facts file's slots (the mapped tables
+// above already fail for a slot it lacks; this catches one the facts file does not list).
+const interfacesAreTheSlots: [Exclude<keyof SlotAdapters, SlotName> | Exclude<SlotName, keyof SlotAdapters>] extends [never] ? true : never = true;
+void interfacesAreTheSlots;

@@ -9,6 +9,9 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
+// server.ts still imports the question from here; the answer is programme/supervised.ts's.
+export { startedBySupervisord as isSupervised } from '../programme/supervised.js';
+
 /** The pause after the first failure in a row; each further failure doubles it up to the maximum. */
 export const FIRST_PAUSE_MS = 1_000;
 export const MAX_PAUSE_MS = 30_000;
@@ -18,11 +21,6 @@ export const SERIES_RESET_MS = 5 * 60_000;
 /** The file holding `{failures, at}` of the current series. */
 export function startFailuresFile(runDir: string): string {
   return path.join(runDir, 'api-start-failures.json');
-}
-
-/** Whether this process runs under supervisord (which sets SUPERVISOR_ENABLED for its children). */
-export function isSupervised(env: Readonly<Record<string, string | undefined>>): boolean {
-  return env['SUPERVISOR_ENABLED'] === '1';
 }
 
 /** The pause after the n-th failure in a row (n ≥ 1). */

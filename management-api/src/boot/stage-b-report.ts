@@ -8,6 +8,7 @@
 // finished in about half of all boots. A communication event is raised while supervisord reads
 // the programme's output and is dispatched in the same turn.
 import { writeSync } from 'node:fs';
+import { startedBySupervisord } from '../programme/supervised.js';
 
 /** The data of the communication event that says stage B completed. */
 export const STAGE_B_COMPLETED = 'agentbox:stage-b-completed';
@@ -17,12 +18,11 @@ const BEGIN = '<!--XSUPERVISOR:BEGIN-->';
 const END = '<!--XSUPERVISOR:END-->';
 
 /**
- * Announce that stage B completed, when it runs under supervisord (which sets
- * SUPERVISOR_ENABLED in its programmes' environment); elsewhere stdout is a person's terminal and
- * nothing is written. Synchronous, so the message is out before the process exits.
+ * Announce that stage B completed, when supervisord started it (programme/supervised.ts);
+ * elsewhere stdout is a person's terminal and nothing is written. Synchronous, so the message is out before the process exits.
  */
 export function reportStageBCompleted(env: Readonly<Record<string, string | undefined>>, fd = 1): boolean {
-  if (env['SUPERVISOR_ENABLED'] !== '1') return false;
+  if (!startedBySupervisord(env)) return false;
   writeSync(fd, `${BEGIN}${STAGE_B_COMPLETED}${END}`);
   return true;
 }

@@ -19,7 +19,7 @@ export interface AgentCredentialOptions {
   tokens: AgentTokens;
   /** The operator's API key, only to refuse spawn requests that would hand it to an agent. */
   operatorKey: string;
-  /** The API's base URL for agents (`http://127.0.0.1:<port>`), read at each spawn: the port is known only once listening. */
+  /** The API's base URL for agents (the agents' listener, http/agent-listener.ts), read at each spawn: the port is known only once listening. */
   apiUrl: () => string;
   providers: readonly BrokeredProvider[];
   metrics?: CredentialMetrics;
@@ -48,16 +48,4 @@ export function agentCredentials(options: AgentCredentialOptions): AgentCredenti
       metrics?.liveTokens.set(tokens.size);
     },
   };
-}
-
-/**
- * The API's base URL as an agent on this machine reaches it, from the address the API listens on:
- * loopback for a wildcard or loopback listener (the agent's sandbox allows connecting to the API
- * port only), the address itself otherwise.
- */
-export function agentApiUrl(address: { address: string; port: number } | string | null, fallbackPort: number): string {
-  if (address === null || typeof address === 'string') return `http://127.0.0.1:${fallbackPort}`;
-  const host = address.address;
-  if (host === '0.0.0.0' || host === '::' || host.startsWith('127.') || host === '::ffff:127.0.0.1') return `http://127.0.0.1:${address.port}`;
-  return host.includes(':') ? `http://[${host}]:${address.port}` : `http://${host}:${address.port}`;
 }

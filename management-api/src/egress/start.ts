@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { RuntimePaths } from '../runtime-paths.js';
+import { boxSupervisorUrl } from '../programme/supervised.js';
 import { EgressController, type EgressControllerOptions } from './controller.js';
 import type { EgressMetrics } from './metrics.js';
 
@@ -20,14 +21,15 @@ export interface EgressStartOptions {
 
 /**
  * The controller of the box's egress proxy, started, or undefined when there is none: the
- * proxy runs as a programme of the box's supervisord when `sandbox.enabled`, so an API under
- * that supervisord (AGENTBOX_SUPERVISOR_URL, set by the generated config) controls it. An API
- * run on its own (tests, `agentbox api`) starts agents without a proxy unless given a socket.
+ * proxy runs as a programme of the box's supervisord when `sandbox.enabled`, so an API that is
+ * one of that supervisord's programmes (it has the box's supervisor URL, programme/supervised.ts)
+ * controls it. An API run on its own (tests, `agentbox api`) starts agents without a proxy unless
+ * given a socket.
  */
 export function startEgress(options: EgressStartOptions): EgressController | undefined {
   if (options.setting === false) return undefined;
-  const supervised = Boolean(options.env['AGENTBOX_SUPERVISOR_URL']);
-  if (!options.setting && !(options.manifest.sandbox.enabled && supervised)) return undefined;
+  const besideTheProxy = boxSupervisorUrl(options.env) !== undefined;
+  if (!options.setting && !(options.manifest.sandbox.enabled && besideTheProxy)) return undefined;
   const socketPath = options.setting ? options.setting.socketPath : options.paths.egressControlSocket;
   return new EgressController({
     socketPath,

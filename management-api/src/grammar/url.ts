@@ -36,3 +36,23 @@ export function advertiseUrlProblem(text: string): string | undefined {
   if (isWildcardAddress(url.hostname)) return `names the wildcard address ${url.hostname}, which no other box can reach`;
   return undefined;
 }
+
+/**
+ * The host of an http URL that reaches a listener bound to `bind` from this machine: a wildcard
+ * is reached on the loopback address of its family (0.0.0.0 on 127.0.0.1, :: on ::1), any other
+ * address as itself; an IPv6 address is put in brackets (a bracketed one is taken as it is).
+ */
+export function listenerHost(bind: string): string {
+  const bare = bind.replace(/^\[(.*)\]$/, '$1');
+  const reached = isWildcardAddress(bare) ? (bare.includes(':') ? '::1' : '127.0.0.1') : bare;
+  return reached.includes(':') ? `[${reached}]` : reached;
+}
+
+/**
+ * The URL of a listener bound to `bind` on `port`, with `path` appended: the one place a bind
+ * address becomes a URL (the API's and the metrics' URLs, the agents' listener, the relay's, the
+ * URLs `agentbox up` prints). `scheme` is `http` unless given (the relay's is `ws`).
+ */
+export function listenerUrl(bind: string, port: number, path = '', scheme: 'http' | 'ws' = 'http'): string {
+  return `${scheme}://${listenerHost(bind)}:${port}${path}`;
+}

@@ -3,6 +3,7 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { listenerUrl } from '../grammar/url.js';
 
 /**
  * Connections the agents' listener holds at once, all agents together. Agents are adversarial and
@@ -88,7 +89,7 @@ export function createAgentListener(app: FastifyInstance, options: AgentListener
     port,
     url: () => {
       const p = port();
-      return p === undefined ? undefined : `http://${host.includes(':') ? `[${host}]` : host}:${p}`;
+      return p === undefined ? undefined : listenerUrl(host, p);
     },
     carried: (request) => sockets.has(request.raw.socket),
     connections: () => open,

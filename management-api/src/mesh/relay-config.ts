@@ -1,7 +1,8 @@
 // The embedded relay's settings, read from [sovereign_mesh.relay] of a normalized manifest, and the
 // URL the box's own processes use to reach it.
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
-import { listenPort, urlFor } from '../server-config.js';
+import { listenPort } from '../server-config.js';
+import { listenerUrl } from '../grammar/url.js';
 
 /** A relay setting that cannot be served; the message names the manifest key and the fix. */
 export class RelayConfigError extends Error {
@@ -62,8 +63,8 @@ export function relayConfig(manifest: NormalizedManifest, env: Readonly<Record<s
 export function embeddedRelayUrl(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): string | undefined {
   const sm = manifest.sovereign_mesh;
   if (!sm.enabled || !sm.relay.enabled) return undefined;
-  // The same host the API's URLs use (a wildcard bind is reached on loopback), with the ws scheme.
-  return urlFor(sm.relay.bind, relayPort(manifest, env)).replace(/^http:/, 'ws:');
+  // A wildcard bind is reached on loopback, as the API's URLs are.
+  return listenerUrl(sm.relay.bind, relayPort(manifest, env), '', 'ws');
 }
 
 /**

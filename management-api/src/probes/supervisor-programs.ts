@@ -3,6 +3,7 @@
 import http from 'node:http';
 import { stat } from 'node:fs/promises';
 import type { RuntimePaths } from '../runtime-paths.js';
+import { boxSupervisorUrl } from '../programme/supervised.js';
 
 /** One supervised programme. */
 export interface ProgramState {
@@ -21,9 +22,9 @@ export interface ProgramState {
 /** What /health reports about supervised programmes. */
 export type ProgramsReport = { available: true; programs: ProgramState[] } | { available: false; error: string };
 
-/** supervisord's socket: AGENTBOX_SUPERVISOR_URL (`unix://…`, set by the generated config) or the default under the run dir. */
+/** supervisord's socket: the box's supervisor URL (`unix://…`, programme/supervised.ts) or the default under the run dir. */
 export function supervisorSocket(env: Readonly<Record<string, string | undefined>>, paths: RuntimePaths): string {
-  const url = env['AGENTBOX_SUPERVISOR_URL'];
+  const url = boxSupervisorUrl(env);
   return url?.startsWith('unix://') ? url.slice('unix://'.length) : paths.supervisorSocket;
 }
 

@@ -10,6 +10,7 @@
 // supervisord itself and a changed ppid means it died. One getppid() and one read of /proc every
 // 250 ms is nothing next to the 2 s the box is given to be gone.
 import { readFileSync } from 'node:fs';
+import { startedBySupervisord } from './supervised.js';
 
 /** How often the parent is checked. */
 export const PARENT_CHECK_MS = 250;
@@ -25,14 +26,14 @@ export interface ParentWatchOptions {
 }
 
 /**
- * Under supervisord (SUPERVISOR_ENABLED=1, which it sets for its children), SIGTERM this process
+ * When supervisord started this process (programme/supervised.ts), SIGTERM this process
  * as supervisord would once the parent changes, and exit 1 if that has not ended it within
  * {@link PARENT_GONE_DEADLINE_MS}. Elsewhere (tests, `agentbox api`) does nothing. Returns a stop
  * function. The timer is unref'ed: it never keeps a finished programme alive.
  */
 export function watchParent(options: ParentWatchOptions = {}): () => void {
   const env = options.env ?? process.env;
-  if (env['SUPERVISOR_ENABLED'] !== '1') return () => {};
+  if (!startedBySupervisord(env)) return () => {};
   const parent = process.ppid;
   const owner = ownerOf(env);
   const timer = setInterval(() => {

@@ -1,7 +1,7 @@
-// Agent tokens and the variables an agent is given: digests only, revocation, bounds, the API URL from the listen address.
+// Agent tokens and the variables an agent is given: digests only, revocation, bounds.
 import t from 'tap';
 import { AdapterInputError } from '../../../management-api/src/adapter-errors.js';
-import { agentApiUrl, agentCredentials } from '../../../management-api/src/credentials/agent-credentials.js';
+import { agentCredentials } from '../../../management-api/src/credentials/agent-credentials.js';
 import { AgentTokens, MAX_CREATED_BEADS, rememberCreatedBead } from '../../../management-api/src/credentials/agent-tokens.js';
 import { targetUrl } from '../../../management-api/src/credentials/provider-broker.js';
 import { brokerTarget, unsafePath } from '../../../management-api/src/credentials/broker-path.js';
@@ -48,15 +48,6 @@ t.test('the hooks give the token, the API URL and provider addresses, and refuse
   t.throws(() => hooks.check({ command: '/bin/true', args: [`--token=${key}`] }), AdapterInputError);
   t.throws(() => hooks.check({ command: `/bin/${key}`, args: [] }), AdapterInputError);
   t.throws(() => hooks.check({ command: '/bin/true', args: [], env: { X: `pre${key}` } }), { message: /an env value carries the box API key/ });
-});
-
-t.test('the API URL an agent uses, from the listen address', async (t) => {
-  t.equal(agentApiUrl({ address: '0.0.0.0', port: 9090 }, 1), 'http://127.0.0.1:9090', 'wildcard → loopback');
-  t.equal(agentApiUrl({ address: '::', port: 9090 }, 1), 'http://127.0.0.1:9090');
-  t.equal(agentApiUrl({ address: '127.0.0.1', port: 8080 }, 1), 'http://127.0.0.1:8080');
-  t.equal(agentApiUrl({ address: '::1', port: 8080 }, 1), 'http://[::1]:8080');
-  t.equal(agentApiUrl({ address: '10.0.0.5', port: 8080 }, 1), 'http://10.0.0.5:8080');
-  t.equal(agentApiUrl(null, 9090), 'http://127.0.0.1:9090', 'not listening: the manifest port');
 });
 
 t.test('broker targets stay under base_url', async (t) => {

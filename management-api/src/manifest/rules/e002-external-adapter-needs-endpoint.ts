@@ -23,20 +23,20 @@ export const externalAdapterNeedsEndpoint: Rule = {
       }
     }
     const mem = m.integrations.memory;
-    if (m.adapters.memory === 'external-pg' && mem.connection_env === '' && mem.connection_file === '') {
+    if (m.adapters.memory === slotImpls.memory.external && mem.connection_env === '' && mem.connection_file === '') {
       out.push(
         finding(
           ['integrations', 'memory', 'connection_env'],
-          'adapters.memory = "external-pg" but neither integrations.memory.connection_env nor connection_file is set',
+          `adapters.memory = "${slotImpls.memory.external}" but neither integrations.memory.connection_env nor connection_file is set`,
           'add [integrations.memory] connection_env = "AGENTBOX_PG_URL" (the variable holding the connection string) or connection_file = "/run/secrets/pg-url"',
         ),
       );
     }
-    if (m.adapters.orchestrator === 'external-stdio' && m.integrations.orchestrator.command === '') {
+    if (m.adapters.orchestrator === slotImpls.orchestrator.external && m.integrations.orchestrator.command === '') {
       out.push(
         finding(
           ['integrations', 'orchestrator', 'command'],
-          'adapters.orchestrator = "external-stdio" but integrations.orchestrator.command is empty',
+          `adapters.orchestrator = "${slotImpls.orchestrator.external}" but integrations.orchestrator.command is empty`,
           'add [integrations.orchestrator] command = "/absolute/path/to/orchestrator" (spoken to with JSON-RPC over stdio)',
         ),
       );

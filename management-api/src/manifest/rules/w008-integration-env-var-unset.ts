@@ -15,7 +15,7 @@ export const integrationEnvVarUnset: Rule = {
     for (const slot of HTTP_SLOTS) {
       if (m.adapters[slot] === slotImpls[slot].external) named.push([slot, 'token_env', m.integrations[slot].token_env]);
     }
-    if (m.adapters.memory === 'external-pg') named.push(['memory', 'connection_env', m.integrations.memory.connection_env]);
+    if (m.adapters.memory === slotImpls.memory.external) named.push(['memory', 'connection_env', m.integrations.memory.connection_env]);
     const out: RuleFinding[] = [];
     for (const [slot, key, variable] of named) {
       // A pasted secret is E005's finding, not a variable to look up.
