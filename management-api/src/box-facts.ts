@@ -90,7 +90,7 @@ export interface ImageFact {
 
 /** The shape of schema/box-facts.json (checked at compile time against the file). */
 export interface BoxFactsShape {
-  /** The image layout, shared by lib/image.nix and the test image builder (scripts/image/). */
+  /** The image layout, shared by lib/image.nix and the test image builder (scripts/cli/image/). */
   image: ImageFact;
   runtime: { dirs: Readonly<Record<string, string>>; files: Readonly<Record<string, string>> };
   baseline: { protectedPaths: readonly string[]; tmpfs: Readonly<Record<string, string>> };

@@ -98,11 +98,12 @@ const loadAverage = (): string => readFileSync('/proc/loadavg', 'utf8').split(' 
 /** Render the API's registry (default metrics, build info, HTTP and adapter series) 50 times. */
 async function renderTimes(): Promise<number[]> {
   const { createMetrics } = await import('../../management-api/src/api-metrics.js');
+  const { SLOTS } = await import('../../management-api/src/adapters/adapter.js');
   const m = createMetrics({ version: '0.0.0', imageHash: 'dev', manifestSha256: '0'.repeat(64) });
   for (const route of ['/ready', '/livez', '/health', '/v1/meta', '/v1/events']) {
     m.http.route('GET', route).record(200, 0.001);
   }
-  for (const slot of ['beads', 'pods', 'memory', 'events', 'orchestrator']) {
+  for (const slot of SLOTS) {
     m.adapterDispatch.inc({ slot, impl: 'off', method: 'op', outcome: 'ok' });
     m.adapterDuration.observe({ slot, impl: 'off', method: 'op' }, 0.002);
     m.adapterHealth.set({ slot }, 1);

@@ -106,7 +106,7 @@ export async function run(args: string[]): Promise<number> {
   // Attached, the entrypoint runs with SIGTERM as its parent-death signal, which survives its exec
   // of supervisord: when this command dies, however it dies, supervisord stops the box in order.
   const launcher = installedLauncher();
-  if (!detach && !existsSync(launcher)) throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build-launcher.mjs\` (npm start does)`, 1);
+  if (!detach && !existsSync(launcher)) throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build/build-launcher.mjs\` (npm start does)`, 1);
   const argv = detach ? [entrypoint] : [launcher, '--parent-death', '--', entrypoint];
   // The box's own programmes watch this process too (programme/parent-watch.ts): they stop at once, not when supervisord next wakes.
   if (!detach) box.env['AGENTBOX_OWNER_PID'] = String(process.pid);
