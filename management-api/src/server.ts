@@ -1,14 +1,13 @@
-// The management API process: manifest, telemetry first, then the app; SIGTERM/SIGINT close it within 10 s.
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+// The management API run: manifest, telemetry first, then the app; SIGTERM/SIGINT close it within 10 s (its process entry is bin/management-api.ts).
 import { startTelemetry, type Telemetry } from './observability/telemetry.js';
-import { requireManifest, ManifestInvalidError } from './manifest/load-manifest.js';
+import { ManifestInvalidError } from './manifest/load-manifest.js';
+import { loadBoxManifest } from './manifest/load-box-manifest.js';
+import { UnknownHostArchError } from './manifest/host-arch.js';
 import { createLogger } from './observability/logger.js';
-import { manifestFileFrom, runtimePaths } from './runtime-paths.js';
+import { runtimePaths } from './runtime-paths.js';
 import { listenConfig, ListenConfigError, type ListenConfig } from './server-config.js';
 import { portInUseLine, type BoxPort } from './box-ports.js';
 import { clearStartFailure, recordStartFailure, START_FAILED_EXIT } from './programme/start-failure.js';
-import { watchParent } from './programme/parent-watch.js';
 import { apiVersion, imageHash } from './version.js';
 import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
 import type { RunningServer } from './start-server.js';
@@ -20,7 +19,7 @@ export const SHUTDOWN_DEADLINE_MS = 10_000;
 
 /** Options of {@link runServer}. */
 export interface RunOptions {
-  /** The manifest; default AGENTBOX_MANIFEST, else the runtime layout's manifest file (runtime-paths.ts manifestFileFrom). */
+  /** The manifest; default AGENTBOX_MANIFEST, else the runtime layout's manifest file (manifest/load-box-manifest.ts). */
   manifestFile?: string;
   env?: Readonly<Record<string, string | undefined>>;
   /** Told once both listeners are up (the CLI prints the URLs). */
@@ -40,14 +39,13 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   pinTickObjectShape();
   const env = options.env ?? process.env;
   const paths = runtimePaths(env);
-  const manifestFile = options.manifestFile ?? manifestFileFrom(env);
   let loaded;
   let listen;
   try {
-    loaded = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+    loaded = await loadBoxManifest(env, options.manifestFile);
     listen = listenConfig(loaded.manifest, env);
   } catch (err) {
-    if (!(err instanceof ManifestInvalidError || err instanceof ListenConfigError)) throw err;
+    if (!(err instanceof ManifestInvalidError || err instanceof ListenConfigError || err instanceof UnknownHostArchError)) throw err;
     process.stderr.write(`agentbox api: ${err.message}\n`);
     return failedStart(err instanceof ListenConfigError ? 2 : 1, env, paths.runDir, (line) => process.stderr.write(`agentbox api: ${line}\n`));
   }
@@ -136,22 +134,4 @@ async function shutdown(server: RunningServer, telemetry: Telemetry, logger: Ret
   await telemetry.shutdown();
   logger.info({ event: 'ApiStopped', signal }, 'closed');
   return 0;
-}
-
-function isMain(): boolean {
-  const entry = process.argv[1];
-  if (!entry) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(entry)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isMain()) {
-  // Under supervisord, stop (gracefully, as on SIGTERM) once supervisord is gone.
-  watchParent({ onGone: (parent) => process.stderr.write(`agentbox api: supervisord (pid ${parent}) is gone; stopping\n`) });
-  const i = process.argv.indexOf('--manifest');
-  const manifestFile = i > 0 ? process.argv[i + 1] : undefined;
-  process.exitCode = await runServer(manifestFile ? { manifestFile } : {});
 }

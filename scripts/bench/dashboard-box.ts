@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadManifestSource } from '../../management-api/src/manifest/load-manifest.js';
+import { hostArch } from '../../management-api/src/manifest/host-arch.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { startServer } from '../../management-api/src/start-server.js';
@@ -28,7 +29,7 @@ export async function startBenchBox(uiRoot: string): Promise<BenchBox> {
   const paths = runtimePaths({ AGENTBOX_ROOT: dir });
   for (const d of [paths.runDir, paths.stateDir, paths.workspaceDir]) mkdirSync(d, { recursive: true });
   writeFileSync(paths.sealFile, 'sealed\n');
-  const loaded = await loadManifestSource(MANIFEST, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env: {} });
+  const loaded = await loadManifestSource(MANIFEST, { targetArch: hostArch(), env: {} });
   if (!loaded.manifest || !loaded.sha256) throw new Error(`dashboard bench: its manifest does not validate: ${JSON.stringify(loaded.diagnostics)}`);
   let server: Awaited<ReturnType<typeof startServer>>;
   try {

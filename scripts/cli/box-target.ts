@@ -3,6 +3,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
+import { hostArch, UnknownHostArchError } from '../../management-api/src/manifest/host-arch.js';
+import type { TargetArch } from '../../management-api/src/manifest/rules/rule.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 import { hostForUrl } from './local-box.js';
 import { UserError } from './cli-errors.js';
@@ -37,12 +39,22 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
   let url = values.url;
   if (!url) {
     const manifestFile = values.manifest ?? 'agentbox.toml';
-    const loaded = await loadManifestFile(manifestFile, { targetArch: 'x86_64', env: {} });
+    const loaded = await loadManifestFile(manifestFile, { targetArch: manifestArch(), env: {} });
     if (!loaded.manifest) throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
     url = `http://${hostForUrl(loaded.manifest.api.bind)}:${env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port}`;
   }
   const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
   return { url: url.replace(/\/+$/, ''), paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
+}
+
+/** The architecture the manifest is read for: this machine's, where the box runs locally. */
+function manifestArch(): TargetArch {
+  try {
+    return hostArch();
+  } catch (err) {
+    if (err instanceof UnknownHostArchError) throw new UserError(`${err.message}; pass --url to name the box's API`, 2);
+    throw err;
+  }
 }
 
 /** GET `pathname` on the box; resolves to status and parsed JSON (or text). */

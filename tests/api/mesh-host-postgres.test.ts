@@ -13,7 +13,7 @@ import { startPostgres } from '../helpers/postgres.js';
 import { ALL_OFF, makeRoot, waitFor } from './support/harness.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const serverJs = `${repo}dist/management-api/src/server.js`;
+const serverJs = `${repo}dist/management-api/src/bin/management-api.js`;
 const member = (pubkey: string) => ({ pubkey, imageHash: 'sha256:x', manifestSha256: 'a'.repeat(64), adapters: { beads: 'off' }, contractVersions: { beads: '1' }, apiEndpoint: 'http://127.0.0.1:1', capacity: { agents_running: 0, free_memory_bytes: 1 } });
 const beat = { health: { ready: true, status: 'ok' }, capacity: { agents_running: 1, free_memory_bytes: 2 } };
 

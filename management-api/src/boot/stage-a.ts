@@ -6,7 +6,7 @@ import { constants } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { manifestFileFrom, runtimePaths, type RuntimePaths } from '../runtime-paths.js';
-import { requireManifest } from '../manifest/load-manifest.js';
+import { loadBoxManifest } from '../manifest/load-box-manifest.js';
 import { ensureApiKey } from '../auth/api-key-file.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { ensureIdentityKey } from './identity-key.js';
@@ -39,7 +39,7 @@ export async function runStageA(options: StageAOptions): Promise<number> {
   events.emit('StageAStarted', { root: paths.root });
   try {
     const manifestFile = manifestFileFrom(env);
-    const { manifest, sha256 } = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env }).catch((err: Error) => {
+    const { manifest, sha256 } = await loadBoxManifest(env, manifestFile).catch((err: Error) => {
       throw new StageAFailure('ManifestInvalid', { manifest: manifestFile }, err.message);
     });
     events.emit('ManifestLoaded', { manifest: manifestFile, manifest_sha256: sha256 });

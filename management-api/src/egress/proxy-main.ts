@@ -3,8 +3,8 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { requireManifest } from '../manifest/load-manifest.js';
-import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
+import { loadBoxManifest } from '../manifest/load-box-manifest.js';
+import { runtimePaths } from '../runtime-paths.js';
 import { listenPort } from '../server-config.js';
 import { portInUseLine } from '../box-ports.js';
 import { Allowlist } from './allowlist.js';
@@ -37,7 +37,7 @@ export interface EgressProxyRun {
  */
 export async function runEgressProxy(env: Readonly<Record<string, string | undefined>>, logger: Logger, resolve?: Resolver): Promise<EgressProxyRun> {
   const paths = runtimePaths(env);
-  const { manifest } = await requireManifest(manifestFileFrom(env), { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+  const { manifest } = await loadBoxManifest(env);
   const egress = manifest.sandbox.egress;
   const manifestList = new Allowlist({ allow_domains: [...egress.allow_domains], allow_ports: [...egress.allow_ports] });
   let allowlist = manifestList;

@@ -40,6 +40,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['api-metrics.ts', 'app.ts'],
   ['start-server.ts'],
   ['server.ts'],
+  // One process entry per supervised programme and the image's entrypoint: read the environment, run, exit.
+  ['bin/'],
 ];
 
 /** The room of `file` under `root`: its first folder (`a/`) or, at the top, its own name. */

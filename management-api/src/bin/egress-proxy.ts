@@ -1,9 +1,9 @@
-// Process entry of the egress proxy (supervisord programme of the box, when sandbox.enabled).
+// Process entry of the egress proxy (supervisord programme `egress-proxy` when sandbox.enabled, command agentbox-egress-proxy).
 import { createLogger } from '../observability/logger.js';
 import { runtimePaths } from '../runtime-paths.js';
 import { watchParent } from '../programme/parent-watch.js';
 import { clearStartFailure, recordStartFailure, START_FAILED_EXIT } from '../programme/start-failure.js';
-import { PortInUseError, runEgressProxy } from './proxy-main.js';
+import { PortInUseError, runEgressProxy } from '../egress/proxy-main.js';
 
 const logger = createLogger({ level: 'info' }).child({ component: 'egress-proxy' });
 const { runDir } = runtimePaths(process.env);

@@ -1,12 +1,13 @@
-// Process entry of the embedded Nostr relay (supervisord programme `relay`, command agentbox-relay):
-// reads [sovereign_mesh.relay] of the box's manifest, serves it until SIGTERM or SIGINT.
-import { requireManifest, ManifestInvalidError } from '../manifest/load-manifest.js';
+// The embedded Nostr relay programme: reads [sovereign_mesh.relay] of the box's manifest, serves it
+// until SIGTERM or SIGINT (its process entry is bin/relay.ts).
+import { ManifestInvalidError } from '../manifest/load-manifest.js';
+import { loadBoxManifest } from '../manifest/load-box-manifest.js';
+import { UnknownHostArchError } from '../manifest/host-arch.js';
 import { createLogger } from '../observability/logger.js';
 import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { ensureIdentityKey } from '../boot/identity-key.js';
 import { relayConfig, RelayConfigError } from './relay-config.js';
 import { startRelayServer } from './relay-server.js';
-import { watchParent } from '../programme/parent-watch.js';
 import { recordStartFailure } from '../programme/start-failure.js';
 
 /**
@@ -23,11 +24,11 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   let loaded;
   let config;
   try {
-    loaded = await requireManifest(manifestFile, { targetArch: process.arch === 'arm64' ? 'aarch64' : 'x86_64', env });
+    loaded = await loadBoxManifest(env, manifestFile);
     config = relayConfig(loaded.manifest, env);
   } catch (err) {
     // A ManifestInvalidError names the file and each key already.
-    if (err instanceof ManifestInvalidError) return fail(err.message);
+    if (err instanceof ManifestInvalidError || err instanceof UnknownHostArchError) return fail(err.message);
     if (err instanceof RelayConfigError) return fail(`${manifestFile}: ${err.message}`);
     throw err;
   }
@@ -58,7 +59,3 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   logger.info({ event: 'RelayStopped', signal }, 'closed');
   return 0;
 }
-
-// Under supervisord, stop (as on SIGTERM) once supervisord is gone.
-watchParent({ onGone: (parent) => process.stderr.write(`agentbox relay: supervisord (pid ${parent}) is gone; stopping\n`) });
-process.exitCode = await runRelay();

@@ -1,4 +1,0 @@
-// Process entry of stage B (supervisord programme `bootstrap`).
-import { runStageB } from './stage-b.js';
-
-process.exitCode = await runStageB(process.env);
