@@ -9,7 +9,8 @@ import { listenConfig, ListenConfigError, type ListenConfig } from './server-con
 import { portInUseLine, type BoxPort } from './box-ports.js';
 import { clearStartFailure, recordStartFailure, START_FAILED_EXIT } from './programme/start-failure.js';
 import { apiVersion, imageHash } from './version.js';
-import { clearFailedStarts, isSupervised, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
+import { clearFailedStarts, pauseUnlessStopped, recordFailedStart, startFailuresFile } from './boot/restart-pacing.js';
+import { startedBySupervisord } from './programme/supervised.js';
 import type { RunningServer } from './start-server.js';
 import type { RegistryOverrides } from './adapters/registry.js';
 import { pinTickObjectShape } from './boot/tick-shape-pin.js';
@@ -59,7 +60,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   try {
     const { startServer } = await import('./start-server.js');
     // A start that listens ends the series of failed starts, before it is announced.
-    const onBound = isSupervised(env)
+    const onBound = startedBySupervisord(env)
       ? async () => {
           clearStartFailure(paths.runDir, 'management-api');
           await clearFailedStarts(startFailuresFile(paths.runDir));
@@ -73,7 +74,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
       const line = portInUseLine(taken);
       logger.fatal({ event: 'ApiStartFailed', err, port: taken.port, key: taken.key }, line);
       await telemetry.shutdown();
-      if (!isSupervised(env)) return 1;
+      if (!startedBySupervisord(env)) return 1;
       recordStartFailure(paths.runDir, 'management-api', line);
       return START_FAILED_EXIT;
     }
@@ -93,7 +94,7 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
  * its API in a tight loop; run by hand it exits at once.
  */
 async function failedStart(code: number, env: Readonly<Record<string, string | undefined>>, runDir: string, log: (line: string, fields: { failures: number; pauseMs: number }) => void): Promise<number> {
-  if (!isSupervised(env)) return code;
+  if (!startedBySupervisord(env)) return code;
   const { failures, pauseMs } = await recordFailedStart(startFailuresFile(runDir));
   log(`start failure ${failures} in a row; pausing ${pauseMs} ms before exiting so supervisord does not restart the API in a tight loop`, { failures, pauseMs });
   await pauseUnlessStopped(pauseMs);

@@ -6,7 +6,7 @@ import { loadManifestFile } from '../../management-api/src/manifest/load-manifes
 import { hostArch, UnknownHostArchError } from '../../management-api/src/manifest/host-arch.js';
 import type { TargetArch } from '../../management-api/src/manifest/rules/rule.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
-import { hostForUrl } from './local-box.js';
+import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
 
 /** Options shared by commands that talk to a running box. */
@@ -41,7 +41,7 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
     const manifestFile = values.manifest ?? 'agentbox.toml';
     const loaded = await loadManifestFile(manifestFile, { targetArch: manifestArch(), env: {} });
     if (!loaded.manifest) throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
-    url = `http://${hostForUrl(loaded.manifest.api.bind)}:${env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port}`;
+    url = listenerUrl(loaded.manifest.api.bind, Number(env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port));
   }
   const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
   return { url: url.replace(/\/+$/, ''), paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };

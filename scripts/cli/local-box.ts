@@ -5,6 +5,7 @@ import path from 'node:path';
 import { renderManifest, writeRendered, type NixRender } from './render-box.js';
 import { repoPath } from './repo-path.js';
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
+import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import type { RuleContext } from '../../management-api/src/manifest/rules/rule.js';
 import type { LoadResult } from '../../management-api/src/manifest/load-manifest.js';
 
@@ -60,16 +61,9 @@ export async function prepareLocalBox(manifestFile: string, root: string, contex
       paths,
       configDir,
       env: entryEnv,
-      apiUrl: `http://${hostForUrl(m.api.bind)}:${apiPort}`,
-      metricsUrl: `http://${hostForUrl(m.observability.metrics_bind)}:${metricsPort}/metrics`,
+      apiUrl: listenerUrl(m.api.bind, Number(apiPort)),
+      metricsUrl: listenerUrl(m.observability.metrics_bind, Number(metricsPort), '/metrics'),
       rendered,
     },
   };
-}
-
-/** A bind address as a URL host: wildcards become loopback, IPv6 gets brackets. */
-export function hostForUrl(bind: string): string {
-  if (bind === '0.0.0.0') return '127.0.0.1';
-  if (bind === '::') return '[::1]';
-  return bind.includes(':') ? `[${bind}]` : bind;
 }

@@ -2,7 +2,6 @@
 // that used to read the variables themselves now follow these answers.
 import t from 'tap';
 import { boxSupervisorUrl, startedBySupervisord } from '../../management-api/src/programme/supervised.js';
-import { isSupervised } from '../../management-api/src/boot/restart-pacing.js';
 import { reportStageBCompleted } from '../../management-api/src/boot/stage-b-report.js';
 import { supervisorSocket } from '../../management-api/src/probes/supervisor-programs.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
@@ -11,7 +10,6 @@ t.test('started by supervisord: SUPERVISOR_ENABLED=1 and nothing else', async (t
   t.equal(startedBySupervisord({ SUPERVISOR_ENABLED: '1' }), true);
   for (const value of [undefined, '', '0', 'true']) t.equal(startedBySupervisord({ SUPERVISOR_ENABLED: value }), false, `SUPERVISOR_ENABLED=${String(value)}`);
   t.equal(startedBySupervisord({ AGENTBOX_SUPERVISOR_URL: 'unix:///run/agentbox/supervisord.sock' }), false, "the box's supervisor URL alone does not make supervisord the parent");
-  t.equal(isSupervised, startedBySupervisord, 'restart pacing asks the same question');
 });
 
 t.test("the box's supervisord: AGENTBOX_SUPERVISOR_URL, an empty one being none", async (t) => {

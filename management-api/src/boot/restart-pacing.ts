@@ -9,9 +9,6 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 
-// server.ts still imports the question from here; the answer is programme/supervised.ts's.
-export { startedBySupervisord as isSupervised } from '../programme/supervised.js';
-
 /** The pause after the first failure in a row; each further failure doubles it up to the maximum. */
 export const FIRST_PAUSE_MS = 1_000;
 export const MAX_PAUSE_MS = 30_000;

@@ -9,6 +9,7 @@ import { ensureIdentityKey } from '../boot/identity-key.js';
 import { relayConfig, RelayConfigError } from './relay-config.js';
 import { startRelayServer } from './relay-server.js';
 import { recordStartFailure } from '../programme/start-failure.js';
+import { startedBySupervisord } from '../programme/supervised.js';
 
 /**
  * Run the relay. Resolves to the exit code: 0 after a clean stop on a signal, 1 when the manifest
@@ -42,7 +43,7 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
     if (err instanceof RelayConfigError) {
       logger.fatal({ event: 'RelayStartFailed', key: err.key }, err.message);
       // For the seal listener, which reports the relay's FATAL state with this line.
-      if (env['SUPERVISOR_ENABLED'] === '1') recordStartFailure(paths.runDir, 'relay', `relay: ${err.message}`);
+      if (startedBySupervisord(env)) recordStartFailure(paths.runDir, 'relay', `relay: ${err.message}`);
       return fail(`${manifestFile}: ${err.message}`);
     }
     throw err;
