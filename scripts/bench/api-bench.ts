@@ -250,5 +250,5 @@ export async function runApiBench(): Promise<string> {
 
 // Run directly: node dist/scripts/bench/api-bench.js
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/^.*\/dist\//, '/dist/'))) {
-  process.stdout.write((await runApiBench()) + '\n');
+  process.stdout.write(`${await runApiBench()}\n`);
 }

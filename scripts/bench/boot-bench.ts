@@ -38,7 +38,7 @@ async function pollingSeal(conf: string, required: string[], oneshot: string, se
     const state = new Map(out.split('\n').map((l) => l.split(/\s+/)).map(([name, st]) => [name, st]));
     // The same conditions as the listener: required programmes RUNNING, stage B exited.
     if (required.every((p) => state.get(p) === 'RUNNING') && state.get(oneshot) === 'EXITED') {
-      writeFileSync(sealFile, JSON.stringify({ sealed_at: new Date().toISOString() }) + '\n');
+      writeFileSync(sealFile, `${JSON.stringify({ sealed_at: new Date().toISOString() })}\n`);
       return;
     }
     await sleep(intervalMs);

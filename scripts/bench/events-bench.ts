@@ -64,7 +64,7 @@ export async function runEventsBench(): Promise<string> {
   try {
     const gc = await groupCommit(path.join(dir, 'log'));
     // A line of the size the log writes (the same event with its seq, id, time and hashes).
-    const line = JSON.stringify({ seq: 123456, id: randomUUID(), time: new Date().toISOString(), ...event(7), prev: 'f'.repeat(64), hash: 'e'.repeat(64) }) + '\n';
+    const line = `${JSON.stringify({ seq: 123456, id: randomUUID(), time: new Date().toISOString(), ...event(7), prev: 'f'.repeat(64), hash: 'e'.repeat(64) })}\n`;
     const perLine = rawFsync(path.join(dir, 'per-line.jsonl'), line, 2_000, 1);
     const perBatch = rawFsync(path.join(dir, 'per-batch.jsonl'), line, N, 100);
     const perBig = rawFsync(path.join(dir, 'per-big-batch.jsonl'), line, N, 1_000);

@@ -38,7 +38,7 @@ if (values.help) {
     process.stderr.write(`running ${name} benchmark…\n`);
     const report = await suite();
     const text = typeof report === 'string' ? report : report.text;
-    if (values.json) process.stdout.write(JSON.stringify({ suite: name, text, ...(typeof report === 'string' ? {} : { figures: report.json }) }) + '\n');
-    else process.stdout.write(text + '\n\n');
+    if (values.json) process.stdout.write(`${JSON.stringify({ suite: name, text, ...(typeof report === 'string' ? {} : { figures: report.json }) })}\n`);
+    else process.stdout.write(`${text}\n\n`);
   }
 }

@@ -180,4 +180,4 @@ export async function runMemoryBench(): Promise<string> {
 }
 
 // Run directly: `node dist/scripts/bench/memory-bench.js`.
-if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) process.stdout.write((await runMemoryBench()) + '\n');
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) process.stdout.write(`${await runMemoryBench()}\n`);

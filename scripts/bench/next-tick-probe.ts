@@ -35,4 +35,4 @@ for (let i = 0; i < 4; i++) {
   gc();
 }
 const after = await best();
-process.stdout.write(JSON.stringify({ pinned, before, after }) + '\n');
+process.stdout.write(`${JSON.stringify({ pinned, before, after })}\n`);

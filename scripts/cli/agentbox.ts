@@ -30,12 +30,12 @@ function topUsage(): string {
 
 async function main(): Promise<number> {
   if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
-    process.stdout.write(topUsage() + '\n');
+    process.stdout.write(`${topUsage()}\n`);
     return argv.length === 0 ? 2 : 0;
   }
   if (argv[0] === '--version' || argv[0] === '-v') {
     const { agentboxVersion } = await import('./version.js');
-    process.stdout.write(agentboxVersion() + '\n');
+    process.stdout.write(`${agentboxVersion()}\n`);
     return 0;
   }
   const match = findCommand(argv);

@@ -61,7 +61,7 @@ function ownDir(dir: string): string {
 export function registerBox(entry: BoxEntry, dir = registryDir()): string {
   const file = entryFile(ownDir(dir), entry.root);
   const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(entry, null, 2) + '\n', { mode: 0o600 });
+  writeFileSync(tmp, `${JSON.stringify(entry, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, file);
   return file;
 }

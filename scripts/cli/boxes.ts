@@ -34,7 +34,7 @@ export async function run(args: string[]): Promise<number> {
   const boxes = runningBoxes();
   const rows = await Promise.all(boxes.map(async (b) => ({ ...b, detached: b.upPid === undefined, ready: await isReady(b) })));
   if (values.json) {
-    process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     return 0;
   }
   if (rows.length === 0) {
@@ -43,6 +43,6 @@ export async function run(args: string[]): Promise<number> {
   }
   const table = [['ROOT', 'PID', 'READY', 'PORTS', 'STARTED'], ...rows.map((r) => [r.root, `${r.pid}${r.detached ? ' (detached)' : ''}`, r.ready ? 'yes' : 'no', r.ports.map((p) => `${p.name} ${p.port}`).join(', '), r.startedAt])];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  for (const row of table) process.stdout.write(row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ') + '\n');
+  for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
   return 0;
 }

@@ -55,7 +55,7 @@ function groupCommand(group: string, members: CommandEntry[]): CommandEntry {
       usage,
       run: async (args) => {
         const wantsHelp = args.includes('--help') || args.includes('-h');
-        (wantsHelp ? process.stdout : process.stderr).write(usage + '\n');
+        (wantsHelp ? process.stdout : process.stderr).write(`${usage}\n`);
         return wantsHelp ? 0 : 2;
       },
     }),

@@ -24,7 +24,7 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' }, list: { type: 'boolean' } } });
   if (values.list) {
     const rows = ruleCatalogue.map((r) => ({ id: r.id, alias: r.alias, severity: r.severity, summary: r.summary }));
-    if (values.json) process.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+    if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
     else for (const r of rows) process.stdout.write(`${r.id}  ${r.severity.padEnd(7)}  ${r.alias}: ${r.summary}\n`);
     return 0;
   }
@@ -40,9 +40,9 @@ export async function run(args: string[]): Promise<number> {
   }
   const doc = await readFile(repoPath(`docs/rules/${rule.id}.md`), 'utf8');
   if (values.json) {
-    process.stdout.write(JSON.stringify({ id: rule.id, alias: rule.alias, severity: rule.severity, summary: rule.summary, doc }, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify({ id: rule.id, alias: rule.alias, severity: rule.severity, summary: rule.summary, doc }, null, 2)}\n`);
   } else {
-    process.stdout.write(doc.endsWith('\n') ? doc : doc + '\n');
+    process.stdout.write(doc.endsWith('\n') ? doc : `${doc}\n`);
   }
   return 0;
 }

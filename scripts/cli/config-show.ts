@@ -23,9 +23,9 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length > 1) throw new UsageError('expected at most one FILE');
   const file = positionals[0] ?? 'agentbox.toml';
   const result = await loadManifestFile(file, ruleContextFrom(values['target-arch']));
-  for (const d of result.diagnostics) process.stderr.write(formatDiagnostic(file, d) + '\n');
+  for (const d of result.diagnostics) process.stderr.write(`${formatDiagnostic(file, d)}\n`);
   if (result.exitCode !== 0 || !result.manifest) return result.exitCode || 1;
-  process.stdout.write(JSON.stringify(result.manifest, null, 2) + '\n');
+  process.stdout.write(`${JSON.stringify(result.manifest, null, 2)}\n`);
   process.stderr.write(`sha256 ${result.sha256}\n`);
   return 0;
 }

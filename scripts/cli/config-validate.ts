@@ -40,16 +40,16 @@ export async function run(args: string[]): Promise<number> {
       sha256: result.sha256 ?? null,
       diagnostics: result.diagnostics,
     };
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return result.exitCode;
   }
   for (const d of result.diagnostics) {
-    (d.severity === 'error' ? process.stderr : process.stdout).write(formatDiagnostic(file, d) + '\n');
+    (d.severity === 'error' ? process.stderr : process.stdout).write(`${formatDiagnostic(file, d)}\n`);
   }
   const counts = `${plural(result.errorCount, 'error')}, ${plural(result.warningCount, 'warning')}`;
   const where = target === 'compose' ? '' : ` for ${target}`;
   const verdict = result.exitCode === 0 ? `${file}: valid${where} (${counts})` : `${file}: invalid${where} (${counts})`;
-  (result.exitCode === 0 ? process.stdout : process.stderr).write(verdict + '\n');
+  (result.exitCode === 0 ? process.stdout : process.stderr).write(`${verdict}\n`);
   return result.exitCode;
 }
 

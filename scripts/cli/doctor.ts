@@ -67,7 +67,7 @@ export async function run(args: string[]): Promise<number> {
   checks.push(...(await permissionChecks(paths.secretsDir, [paths.apiKeyFile, paths.identityKeyFile])));
   const ok = checks.every((c) => c.ok);
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ok, checks }, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
   } else {
     for (const c of checks) {
       process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}\n`);

@@ -59,7 +59,7 @@ export async function run(args: string[]): Promise<number> {
     throw new UserError(`cannot read the event log ${log.path}: ${(err as Error).message}`);
   }
   if (values.json) {
-    process.stdout.write(JSON.stringify({ path: log.path, ...report }, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify({ path: log.path, ...report }, null, 2)}\n`);
     return report.ok ? 0 : 1;
   }
   const where = (file: string): string => (log.kind === 'dir' ? path.join(log.path, file) : log.path);

@@ -56,7 +56,7 @@ export async function run(args: string[]): Promise<number> {
   const build = samples.find((s) => s.name === 'agentbox_build_info')?.labels ?? {};
   const healthy = ready && Object.values(slots).every((v) => v === 1);
   if (values.json) {
-    process.stdout.write(JSON.stringify({ url: target.url, metricsUrl, ready, slots, build, samples: samples.length }, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify({ url: target.url, metricsUrl, ready, slots, build, samples: samples.length }, null, 2)}\n`);
   } else {
     process.stdout.write(`metrics ${metricsUrl} (${samples.length} samples)\n`);
     process.stdout.write(`ready: ${ready ? 'yes' : 'no'}\n`);

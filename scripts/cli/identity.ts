@@ -54,7 +54,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const identity = publicIdentity(pubkey);
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ...identity, file, created, imported }, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify({ ...identity, file, created, imported }, null, 2)}\n`);
   } else {
     process.stdout.write(`npub    ${identity.npub}\npubkey  ${identity.pubkey}\ndid     ${identity.did}\nfile    ${file}${created ? ' (created)' : imported ? ' (imported)' : ''}\n`);
   }

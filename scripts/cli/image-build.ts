@@ -66,7 +66,7 @@ async function build(args: string[]): Promise<number> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e instanceof InvalidManifestError) {
-      for (const d of e.validation.diagnostics) process.stderr.write(formatDiagnostic(manifestFile, d) + '\n');
+      for (const d of e.validation.diagnostics) process.stderr.write(`${formatDiagnostic(manifestFile, d)}\n`);
       throw new UserError(`${manifestFile}: invalid, no image built`, 1);
     }
     if (e.code === 'ENOENT' && e.path === manifestFile) throw new UserError(`cannot read the manifest ${manifestFile}: no such file`, 2);
@@ -76,7 +76,7 @@ async function build(args: string[]): Promise<number> {
   }
   const seconds = (Date.now() - started) / 1000;
   if (values.json) {
-    process.stdout.write(JSON.stringify({ ...result, seconds }, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify({ ...result, seconds }, null, 2)}\n`);
     return 0;
   }
   const where = result.loaded === 'loaded' ? 'loaded into the engine' : result.loaded === 'present' ? 'already in the engine' : `written to ${result.archive}`;

@@ -120,10 +120,10 @@ async function render(args: string[]): Promise<number> {
 
   const { validation, rendered } = result;
   if (!values.json) {
-    for (const d of validation.diagnostics) (d.severity === 'error' ? process.stderr : process.stdout).write(formatDiagnostic(manifestFile, d) + '\n');
+    for (const d of validation.diagnostics) (d.severity === 'error' ? process.stderr : process.stdout).write(`${formatDiagnostic(manifestFile, d)}\n`);
   }
   if (!rendered) {
-    if (values.json) process.stdout.write(JSON.stringify({ manifest: manifestFile, rendered: false, exitCode: validation.exitCode, diagnostics: validation.diagnostics }, null, 2) + '\n');
+    if (values.json) process.stdout.write(`${JSON.stringify({ manifest: manifestFile, rendered: false, exitCode: validation.exitCode, diagnostics: validation.diagnostics }, null, 2)}\n`);
     else process.stderr.write(`${manifestFile}: invalid, nothing rendered\n`);
     return validation.exitCode;
   }
@@ -146,7 +146,7 @@ async function render(args: string[]): Promise<number> {
       readiness: rendered.readiness,
       diagnostics: validation.diagnostics,
     };
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return exitCode;
   }
   if (values.check) {
@@ -155,12 +155,12 @@ async function render(args: string[]): Promise<number> {
     return exitCode;
   }
   process.stdout.write(
-    [
+    `${[
       `rendered ${manifestFile} (sha256 ${rendered.manifestSha256})`,
       ...files.map((f) => `  ${f}`),
       `image ${rendered.image.name}:${rendered.image.tag}`,
       `required for readiness: ${rendered.readiness.join(', ') || '(none)'}`,
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   return 0;
 }

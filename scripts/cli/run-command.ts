@@ -10,7 +10,7 @@ export { UsageError, UserError } from './cli-errors.js';
 export async function runCommand(entry: CommandEntry, args: string[]): Promise<number> {
   const mod = await entry.load();
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write(mod.usage + '\n');
+    process.stdout.write(`${mod.usage}\n`);
     return 0;
   }
   try {

@@ -38,7 +38,7 @@ export function starterManifest(options: StarterOptions): string {
     ...comment('Generated from schema/agentbox.schema.json: every key below shows its default, and deleting a key means the same. Check this file with `npx agentbox config validate`; see every resolved value with `npx agentbox config show`.'),
   ];
   for (const [name, node] of Object.entries(root.properties ?? {})) section(out, [name], resolveRef(node, root), root, overrides);
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
 }
 
 /** Write the table at `path`: its description, header and keys, then its sub-tables and maps. */

@@ -45,7 +45,7 @@ export async function run(args: string[]): Promise<number> {
   }
   const report = { url: target.url, ready: ready.status === 200, readiness: ready.body, health: health.body, programs: programs ?? null };
   if (values.json) {
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const r = ready.body as { reason?: string; missing?: string[]; degraded?: string[] };
     process.stdout.write(`${target.url}: ${report.ready ? 'READY' : `NOT READY (${r.reason ?? 'unknown'}${r.missing?.length ? `: ${r.missing.join(', ')}` : ''})`}\n`);

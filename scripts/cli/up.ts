@@ -77,7 +77,7 @@ export async function run(args: string[]): Promise<number> {
     if (err instanceof NixNotFoundError || err instanceof NixEvalError) throw new UserError(err.message, 1);
     throw err;
   }
-  for (const d of prepared.validation.diagnostics) process.stderr.write(formatDiagnostic(manifestFile, d) + '\n');
+  for (const d of prepared.validation.diagnostics) process.stderr.write(`${formatDiagnostic(manifestFile, d)}\n`);
   const box = prepared.box;
   if (!box) return 1;
 

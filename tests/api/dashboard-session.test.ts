@@ -78,7 +78,7 @@ t.test('the cookie authenticates /v1 routes; mutations need the Origin and the C
 
   t.equal((await fetch(`${box.server.apiUrl}/v1/meta`)).status, 401, 'no credential at all');
   t.equal((await fetch(`${box.server.apiUrl}/v1/meta`, { headers: { cookie: 'other=1' } })).status, 401, 'a cookie that is not the session');
-  const unknown = await fetch(`${box.server.apiUrl}/v1/meta`, { headers: { cookie: 'agentbox_session=' + 'A'.repeat(43) } });
+  const unknown = await fetch(`${box.server.apiUrl}/v1/meta`, { headers: { cookie: `agentbox_session=${'A'.repeat(43)}` } });
   t.equal(unknown.status, 401);
   t.match(await unknown.json(), { error: 'ABX_ERR_AUTH_INVALID', message: /sign in again/ });
   t.equal((await box.api('/v1/meta', { headers: { cookie: b.cookie } })).status, 200, 'the bearer key with a cookie still works');

@@ -68,7 +68,7 @@ async function box(t: { teardown(fn: () => unknown): void }, toml: string, env: 
   t.teardown(root.cleanup);
   if (secret) {
     await mkdir(root.paths.secretsDir, { recursive: true, mode: 0o700 });
-    await writeFile(root.paths.identityKeyFile, bytesToHex(secret) + '\n', { mode: 0o600 });
+    await writeFile(root.paths.identityKeyFile, `${bytesToHex(secret)}\n`, { mode: 0o600 });
   }
   await writeFile(`${root.dir}/agentbox.toml`, toml);
   const child: ChildProcess = spawn(process.execPath, [serverJs, '--manifest', `${root.dir}/agentbox.toml`], { env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -91,7 +91,7 @@ t.test('two host processes on one Postgres, a client process failing over betwee
   t.teardown(() => cluster.stop());
   const secretDir = await makeRoot({ mounts: false });
   t.teardown(secretDir.cleanup);
-  await writeFile(`${secretDir.dir}/pg-url`, cluster.url + '\n', { mode: 0o600 });
+  await writeFile(`${secretDir.dir}/pg-url`, `${cluster.url}\n`, { mode: 0o600 });
   await chmod(`${secretDir.dir}/pg-url`, 0o600);
 
   const clientKey = generateSecretKey();

@@ -67,7 +67,7 @@ t.test('NIP-98 signed requests', async (t) => {
   await refused('another kind', token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.kind = 1)), {}, /kind 1, not 27235/);
   await refused('another path', token(operator, `${base}/v1/beads`, 'GET'), {}, /u tag does not match the request URL/);
   await refused('another query', token(operator, `${base}/v1/events?limit=1`, 'GET'), {}, /u tag does not match/);
-  await refused('another host name', token(operator, base.replace('127.0.0.1', 'localhost') + '/v1/events', 'GET'), {}, /u tag does not match/);
+  await refused('another host name', token(operator, `${base.replace('127.0.0.1', 'localhost')}/v1/events`, 'GET'), {}, /u tag does not match/);
   await refused('another method', token(operator, `${base}/v1/events`, 'GET'), { method: 'POST', body }, /method tag does not match POST/);
   await refused('another body', token(operator, `${base}/v1/events`, 'POST', JSON.stringify({ kind: 'test.other' })), { body }, /payload tag does not match the sha256 of the request body/);
   await refused('a body without a payload tag', token(operator, `${base}/v1/events`, 'POST'), { body }, /has a body but the Nostr token has no payload tag/);

@@ -26,8 +26,8 @@ t.test('readiness follows the seal, the critical orchestrator backend and the mo
   t.equal(before.headers.get('cache-control'), 'no-store');
 
   // Written the way the seal listener writes it: a temp file renamed into place.
-  await writeFile(box.paths.sealFile + '.tmp', 'sealed\n');
-  await rename(box.paths.sealFile + '.tmp', box.paths.sealFile);
+  await writeFile(`${box.paths.sealFile}.tmp`, 'sealed\n');
+  await rename(`${box.paths.sealFile}.tmp`, box.paths.sealFile);
   const up = await waitFor('READY after the seal', async () => ((await ready()).status === 200 ? ready() : undefined), 2_000);
   t.same(up.json['requirements'], ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:orchestrator']);
   t.same(up.json['degraded'], []);
@@ -83,8 +83,8 @@ t.test('a seal timeout recorded by the seal listener is the /ready reason and sh
   t.teardown(() => box.close());
   const reason = 'the seal timed out after 120 s; still waiting for: worker';
   // Written the way the seal listener records a timeout.
-  await writeFile(box.paths.bootstrapFailedFile + '.tmp', JSON.stringify({ reason, timeout: true, waiting_for: ['worker'] }) + '\n');
-  await rename(box.paths.bootstrapFailedFile + '.tmp', box.paths.bootstrapFailedFile);
+  await writeFile(`${box.paths.bootstrapFailedFile}.tmp`, `${JSON.stringify({ reason, timeout: true, waiting_for: ['worker'] })}\n`);
+  await rename(`${box.paths.bootstrapFailedFile}.tmp`, box.paths.bootstrapFailedFile);
   const ready = await waitFor('/ready to give the timeout', async () => {
     const r = await box.api('/ready', { auth: false });
     return r.status === 503 && String(r.json['reason']).includes('timed out') ? r : undefined;

@@ -23,7 +23,7 @@ t.test('an orchestrator that cannot connect at start is fatal', async (t) => {
 });
 
 t.test('a slot named in adapters.critical is fatal at start too, and fails /ready when it degrades later', async (t) => {
-  const toml = local + 'critical = ["orchestrator", "events"]\n';
+  const toml = `${local}critical = ["orchestrator", "events"]\n`;
   const [orchPort, eventsPort] = [await freePort(), await freePort()];
   const orch = new TcpBackend(orchPort);
   await orch.start();

@@ -72,7 +72,7 @@ t.test('SIGTERM closes the server within 10 s, exit 0, even with open keep-alive
 t.test('`agentbox api` prints the URLs and the key file, honours the manifest log level, stops on SIGINT', async (t) => {
   const root = await makeRoot();
   t.teardown(root.cleanup);
-  await writeFile(`${root.dir}/m.toml`, ALL_OFF + '[observability]\nlog_level = "warn"\n');
+  await writeFile(`${root.dir}/m.toml`, `${ALL_OFF}[observability]\nlog_level = "warn"\n`);
   const p = launch([cliJs, 'api', '--manifest', `${root.dir}/m.toml`], { AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0' });
   t.teardown(() => p.child.kill('SIGKILL'));
   const info = await until('ApiListening', listening(p.out));

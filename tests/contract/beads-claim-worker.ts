@@ -29,4 +29,4 @@ for (const id of order) {
   }
 }
 await beads.close();
-process.stdout.write(JSON.stringify({ claimant, won, conflicts, errors }) + '\n');
+process.stdout.write(`${JSON.stringify({ claimant, won, conflicts, errors })}\n`);

@@ -57,7 +57,7 @@ t.test('a token file readable by others still works but is reported', async (t) 
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-token-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'token');
-  writeFileSync(file, box.key + '\n');
+  writeFileSync(file, `${box.key}\n`);
   chmodSync(file, 0o644);
   const warnings: string[] = [];
   const client = new HttpBeads({ url: box.url, token: { token_env: '', token_file: file }, env: {}, logger: { warn: (o: { event: string }) => warnings.push(o.event) } as never });

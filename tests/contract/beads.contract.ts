@@ -1,5 +1,5 @@
 // The beads contract: what every beads implementation does, exercised through the resolver's dispatching operations.
-import tap from 'tap';
+import type tap from 'tap';
 import type { Bead } from '../../management-api/src/adapters/beads/beads-adapter.js';
 import type { SlotHarness } from './pods-harness.js';
 import { expectRefusedAsOff } from './support/off-refusals.js';

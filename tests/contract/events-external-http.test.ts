@@ -25,7 +25,7 @@ t.teardown(() => sink.stop());
 t.test('contract (the registry’s own module, token from a 0600 file)', async (t) => {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-sink-token-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  writeFileSync(path.join(dir, 'token'), TOKEN + '\n', { mode: 0o600 });
+  writeFileSync(path.join(dir, 'token'), `${TOKEN}\n`, { mode: 0o600 });
   const toml = onlySlot('events', 'external-http', `${MESH_CLIENT}[integrations.events]\nurl = "${sink.url}"\ntoken_file = "${path.join(dir, 'token')}"\n`);
   eventsContract(t, () => startSlot('events', toml, { timing: FAST }));
 });

@@ -52,7 +52,7 @@ t.test('verify names the first bad line when a line is edited, removed, reordere
   const file = path.join(logDir(h.paths.stateDir), 'events-000001.jsonl');
   const pristine = lines(file);
   const tamper = async (name: string, edit: (ls: string[]) => string[], line: number, reason: RegExp) => {
-    writeFileSync(file, edit([...pristine]).join('\n') + '\n');
+    writeFileSync(file, `${edit([...pristine]).join('\n')}\n`);
     const report = await verifyEventLog(logDir(h.paths.stateDir));
     t.match(report, { ok: false, firstBad: { file: 'events-000001.jsonl', line, reason } }, name);
     t.equal(report.events, line - 1, `${name}: the lines before it verified`);
@@ -62,7 +62,7 @@ t.test('verify names the first bad line when a line is edited, removed, reordere
   await tamper('two swapped lines', (ls) => ([ls[1], ls[2]] = [ls[2]!, ls[1]!]) && ls, 2, /prev does not match/);
   await tamper('a garbled line', (ls) => ((ls[4] = '{"seq":5,'), ls), 5, /malformed/);
   await tamper('a line inserted from elsewhere', (ls) => (ls.splice(1, 0, pristine[4]!), ls), 2, /prev does not match/);
-  writeFileSync(file, pristine.join('\n') + '\n');
+  writeFileSync(file, `${pristine.join('\n')}\n`);
   t.match(await verifyEventLog(logDir(h.paths.stateDir)), { ok: true, events: 6 }, 'the restored log verifies again');
 });
 
@@ -227,10 +227,10 @@ t.test('verify names malformed lines of every kind', async (t) => {
     ['upper-case hash', JSON.stringify({ ...good, hash: String(good['hash']).toUpperCase() }), /hash is not a sha256/],
   ];
   for (const [name, line, reason] of variants) {
-    writeFileSync(file, line + '\n');
+    writeFileSync(file, `${line}\n`);
     t.match(await verifyEventLog(dir), { ok: false, firstBad: { file: 'events-000001.jsonl', line: 1, reason } }, name);
   }
-  writeFileSync(file, JSON.stringify(good) + '\n');
+  writeFileSync(file, `${JSON.stringify(good)}\n`);
   t.match(await verifyEventLog(dir), { ok: true, events: 1 }, 'the original line verifies');
 });
 

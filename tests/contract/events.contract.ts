@@ -1,5 +1,5 @@
 // The events contract: what every events implementation does, exercised through the resolver's dispatching operations.
-import tap from 'tap';
+import type tap from 'tap';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EventFilter, StoredEvent } from '../../management-api/src/adapters/events/events-adapter.js';

@@ -1,5 +1,5 @@
 // The memory contract: what every memory implementation does, exercised through the resolver's dispatching operations.
-import tap from 'tap';
+import type tap from 'tap';
 import { embedText } from '../../management-api/src/adapters/memory/text-embedder.js';
 import type { SlotHarness } from './pods-harness.js';
 import { expectRefusedAsOff } from './support/off-refusals.js';

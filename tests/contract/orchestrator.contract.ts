@@ -1,5 +1,5 @@
 // The orchestrator contract: what every orchestrator implementation does, exercised through the resolver's dispatching operations.
-import tap from 'tap';
+import type tap from 'tap';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, symlinkSync } from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 // The pods contract: what every pods implementation does, exercised through the resolver's dispatching operations.
-import tap from 'tap';
+import type tap from 'tap';
 import { randomBytes } from 'node:crypto';
 import type { SlotHarness } from './pods-harness.js';
 import { expectRefusedAsOff } from './support/off-refusals.js';

@@ -89,7 +89,7 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     const tmpfs = Object.keys(boxFacts.baseline.tmpfs);
     t.same(rw.map((m) => m.point).filter((p) => !p.startsWith('/etc/')).sort(), [...tmpfs, dirs.stateDir, dirs.workspaceDir].sort(), 'the only writable mounts: the baseline tmpfs, the state volume, the workspace');
     t.same(rw.filter((m) => tmpfs.includes(m.point)).map((m) => m.fs), tmpfs.map(() => 'tmpfs'), `${tmpfs.join(', ')} are tmpfs`);
-    const etc = JSON.parse(box.exec('node', '-e', probe, JSON.stringify(['/etc/hosts', '/etc/hostname', '/etc/resolv.conf'].map((f) => f + '.d')))) as Record<string, string>;
+    const etc = JSON.parse(box.exec('node', '-e', probe, JSON.stringify(['/etc/hosts', '/etc/hostname', '/etc/resolv.conf'].map((f) => `${f}.d`)))) as Record<string, string>;
     t.notOk(Object.values(etc).includes('ok'), `Docker's /etc mounts take no writes: ${JSON.stringify(etc)}`);
   });
 

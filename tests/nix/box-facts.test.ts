@@ -46,7 +46,7 @@ t.test('every feature: the ports its Nix programmes listen on are the ones the r
 });
 
 t.test('the http slots whose tokens compose passes through are the rules\' HTTP_SLOTS', async (t) => {
-  const source = HTTP_SLOTS.map((s) => `[integrations.${s}]\ntoken_env = "TOKEN_OF_${s.toUpperCase()}"\n`).join('') + '[integrations.memory]\nconnection_env = "PG_URL"\n';
+  const source = `${HTTP_SLOTS.map((s) => `[integrations.${s}]\ntoken_env = "TOKEN_OF_${s.toUpperCase()}"\n`).join('')}[integrations.memory]\nconnection_env = "PG_URL"\n`;
   const env = nix<string[]>(t, `((import ./lib).composeConfig { manifest = (import ./lib).loadManifest { text = ${JSON.stringify(source)}; }; image = "x"; }).services.agentbox.environment`);
   t.same(env, [...HTTP_SLOTS.map((s) => `TOKEN_OF_${s.toUpperCase()}`), 'PG_URL'].sort());
 });

@@ -110,10 +110,10 @@ t.test('the image builders receive the config the manifest describes', async (t)
 });
 
 t.test('a different manifest: new metrics port, a feature and its packages reach the image', async (t) => {
-  const manifest = readFileSync(path.join(repoRoot, 'agentbox.toml'), 'utf8')
+  const manifest = `${readFileSync(path.join(repoRoot, 'agentbox.toml'), 'utf8')
     .replace('# metrics_port = 9091', 'metrics_port = 9555')
     .replace('playwright = false', 'playwright = true')
-    .replace('name = "agentbox"', 'name = "box-b"') + '\n[security.exceptions.playwright]\nreason = "browser tests"\ntmpfs = ["/dev/shm"]\n';
+    .replace('name = "agentbox"', 'name = "box-b"')}\n[security.exceptions.playwright]\nreason = "browser tests"\ntmpfs = ["/dev/shm"]\n`;
   const rec = recorded(flakeCopy(manifest))[currentSystem]!;
   t.equal(rec.image.name, 'agentbox/box-b');
   t.same(Object.keys(rec.image.config.ExposedPorts), ['3100/tcp', '9090/tcp', '9555/tcp']);

@@ -114,7 +114,7 @@ t.test("the pod's security, ports, variables, probes, tmpfs and limits are the c
       t.equal(`${c.readinessProbe.timeoutSeconds}s`, s.healthcheck.timeout, `${at}: timeout`);
       t.equal(c.readinessProbe.failureThreshold, s.healthcheck.retries, `${at}: retries`);
       const startup = c.startupProbe.periodSeconds * c.startupProbe.failureThreshold;
-      t.ok(startup >= parseInt(s.healthcheck.start_period) && startup < parseInt(s.healthcheck.start_period) + c.startupProbe.periodSeconds, `${at}: startup budget ${startup}s = start_period ${s.healthcheck.start_period}`);
+      t.ok(startup >= parseInt(s.healthcheck.start_period, 10) && startup < parseInt(s.healthcheck.start_period, 10) + c.startupProbe.periodSeconds, `${at}: startup budget ${startup}s = start_period ${s.healthcheck.start_period}`);
       t.equal(c.resources.limits['memory'], `${String(s['mem_limit']).replace(/[kmg]$/, (u) => `${u.toUpperCase()}i`)}`, `${at}: memory`);
       t.equal(Number(c.resources.limits['cpu']), s['cpus'], `${at}: cpus`);
       const memoryVolumes = new Map(pod.spec.volumes.filter((v) => v.emptyDir?.medium === 'Memory').map((v) => [v.name, v.emptyDir!.sizeLimit]));

@@ -95,14 +95,14 @@ t.test('command lines, environments and the readiness tag arrive exactly as the 
   const environment = { GREETING: 'hello, world', RATIO: '50%', EMPTY: '', APOSTROPHE: "it's", EQUALS: 'a=b' };
   writeFileSync(
     manifest,
-    [
+    `${[
       '[programs.rec]',
       `command = ${JSON.stringify(path.join(bin, 'record'))}`,
       `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
       'required_for_readiness = true',
       'autorestart = "always"',
       `environment = { ${Object.entries(environment).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }`,
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   const box = await boot(manifest);
   t.teardown(() => shutdown(box.proc, box.socket));

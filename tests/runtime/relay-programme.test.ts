@@ -91,7 +91,7 @@ t.test('events are stored in SQLite on the state volume and survive a restart of
   t.equal((await publish(url, kept)).ok, true);
   t.equal(await first.stop(), 0, 'SIGTERM stops it cleanly (exit 0)');
   t.ok(existsSync(box.paths.relayDatabase), `the store is ${box.paths.relayDatabase}`);
-  t.ok(box.paths.relayDatabase.startsWith(box.paths.stateDir + '/'), 'under the state directory');
+  t.ok(box.paths.relayDatabase.startsWith(`${box.paths.stateDir}/`), 'under the state directory');
 
   const second = startRelayProgramme(box.root);
   t.teardown(() => second.stop());

@@ -84,7 +84,7 @@ t.test('limit:disk — a tree the walk cannot measure counts as over the budget,
   for (let i = 0; i < 17; i++) {
     mkdirSync('z'.repeat(250));
     process.chdir('z'.repeat(250));
-    at += '/' + 'z'.repeat(250);
+    at += `/${'z'.repeat(250)}`;
   }
   process.chdir(home);
   accounting.follow('agt_deep', sleeper(t), resolveLimits(ceiling, undefined), async () => terminated++, 0, [dir]);

@@ -64,7 +64,7 @@ t.test('the bundle is within budget and the /v1 routes refuse a caller without a
     t.equal(res.status, 401, `${route} without a session or key`);
     t.match(await res.json(), { error: 'ABX_ERR_AUTH_REQUIRED' });
   }
-  const forged = await fetch(box.server.apiUrl + '/v1/meta', { headers: { cookie: 'agentbox_session=' + 'A'.repeat(43) } });
+  const forged = await fetch(`${box.server.apiUrl}/v1/meta`, { headers: { cookie: `agentbox_session=${'A'.repeat(43)}` } });
   t.equal(forged.status, 401, 'a cookie the box never issued');
 });
 
@@ -270,7 +270,7 @@ t.test('sign out: back at sign-in, and the old session is refused', async (t) =>
   await page.click('[data-testid="sign-out"]');
   await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
   t.match(await text('[data-testid="sign-in-notice"]'), /Signed out/);
-  const after = await fetch(box.server.apiUrl + '/v1/meta', { headers: { cookie: `agentbox_session=${cookie!.value}` } });
+  const after = await fetch(`${box.server.apiUrl}/v1/meta`, { headers: { cookie: `agentbox_session=${cookie!.value}` } });
   t.equal(after.status, 401, 'the revoked session no longer authenticates');
 });
 

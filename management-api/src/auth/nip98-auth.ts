@@ -44,7 +44,7 @@ export async function nip98Authenticate(verifier: Nip98Verifier, header: string,
 }
 
 /** Hashes the body of a NIP-98 request as it streams to the body parser. */
-export const nip98HashBody: preParsingHookHandler = function (request, _reply, payload, done) {
+export const nip98HashBody: preParsingHookHandler = (request, _reply, payload, done) => {
   const state = request.nip98;
   if (!state) return done(null, payload);
   const hash: Hash = createHash('sha256');
@@ -65,7 +65,7 @@ export const nip98HashBody: preParsingHookHandler = function (request, _reply, p
 
 /** After parsing: the body must match the token's payload tag. */
 export function nip98CheckBody(verifier: Nip98Verifier): preValidationHookHandler {
-  return function (request, reply, done) {
+  return (request, reply, done) => {
     const state = request.nip98;
     if (!state) return done();
     const verdict = verifier.checkPayload(state.event, state.bodyHash, state.bodyLength);

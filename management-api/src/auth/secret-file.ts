@@ -65,7 +65,7 @@ export async function replaceSecretFile(file: string, value: string): Promise<vo
   const existing = await lstat(file).catch(() => undefined);
   if (existing && !existing.isFile()) throw new SecretFileError(`${file} is not a regular file (a symlink or directory is refused); remove it first`);
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, value + '\n', { mode: 0o600, flag: 'wx' });
+  await writeFile(tmp, `${value}\n`, { mode: 0o600, flag: 'wx' });
   try {
     await rename(tmp, file);
   } catch (err) {
@@ -77,7 +77,7 @@ export async function replaceSecretFile(file: string, value: string): Promise<vo
 /** Write a fresh secret atomically: a private temp file hard-linked into place (fails if the name exists). */
 async function createSecretFile(file: string, value: string): Promise<string | undefined> {
   const tmp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, value + '\n', { mode: 0o600, flag: 'wx' });
+  await writeFile(tmp, `${value}\n`, { mode: 0o600, flag: 'wx' });
   try {
     await link(tmp, file);
     return value;

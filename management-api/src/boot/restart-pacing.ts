@@ -41,7 +41,7 @@ export async function recordFailedStart(file: string, now = Date.now()): Promise
   }
   try {
     await mkdir(path.dirname(file), { recursive: true });
-    await writeFile(file, JSON.stringify({ failures, at: now }) + '\n');
+    await writeFile(file, `${JSON.stringify({ failures, at: now })}\n`);
   } catch {
     // an unwritable run directory only means every failure pauses the first amount
   }

@@ -40,7 +40,7 @@ export class SealFiles {
 
   /** Write the seal, and drop a seal-timeout marker: the programmes it waited for are up now. */
   seal(body: Record<string, unknown>): void {
-    writeAtomic(this.sealFile, JSON.stringify(body) + '\n');
+    writeAtomic(this.sealFile, `${JSON.stringify(body)}\n`);
     const marker = this.marker();
     if (marker?.timeout || marker?.program) rmSync(this.failedFile, { force: true });
   }
@@ -60,7 +60,7 @@ export class SealFiles {
     this.unseal();
     const existing = this.marker();
     if (existing && !existing.timeout) return existing.reason;
-    writeAtomic(this.failedFile, JSON.stringify({ reason }) + '\n');
+    writeAtomic(this.failedFile, `${JSON.stringify({ reason })}\n`);
     return reason;
   }
 
@@ -69,13 +69,13 @@ export class SealFiles {
     this.unseal();
     const existing = this.marker();
     if (existing && !existing.timeout && !existing.program) return;
-    writeAtomic(this.failedFile, JSON.stringify({ reason, program }) + '\n');
+    writeAtomic(this.failedFile, `${JSON.stringify({ reason, program })}\n`);
   }
 
   /** Record a seal timeout, unless a bootstrap failure is already recorded (it says more). */
   recordTimeout(reason: string, waitingFor: string[]): void {
     const existing = this.marker();
     if (existing && !existing.timeout) return;
-    writeAtomic(this.failedFile, JSON.stringify({ reason, timeout: true, waiting_for: waitingFor }) + '\n');
+    writeAtomic(this.failedFile, `${JSON.stringify({ reason, timeout: true, waiting_for: waitingFor })}\n`);
   }
 }

@@ -44,7 +44,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
       workspaceFreeBytes: fs.bavail * fs.bsize,
       gpu: { requested, devices: present },
     };
-    writeAtomic(paths.runtimeHintsFile, JSON.stringify(hints, null, 2) + '\n');
+    writeAtomic(paths.runtimeHintsFile, `${JSON.stringify(hints, null, 2)}\n`);
     events.emit('StageBCompleted', { hints });
     reportStageBCompleted(env);
     return 0;
@@ -52,7 +52,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
     const reason = (err as Error).message;
     events.fail('StageBFailed', { reason }, reason);
     // The specific reason, for /ready; the seal listener keeps it when it records the exit.
-    writeAtomic(paths.bootstrapFailedFile, JSON.stringify({ reason }) + '\n');
+    writeAtomic(paths.bootstrapFailedFile, `${JSON.stringify({ reason })}\n`);
     return 1;
   }
 }

@@ -29,7 +29,7 @@ export function isWildcardAddress(address: string): boolean {
  */
 export function advertiseUrlProblem(text: string): string | undefined {
   const url = parseUrl(text);
-  if (!url || !url.hostname) return 'is not a URL with a host';
+  if (!url?.hostname) return 'is not a URL with a host';
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `uses ${url.protocol.replace(/:$/, '')}://, not http:// or https://`;
   if (url.username !== '' || url.password !== '') return 'carries a user name or password, which every mesh member would see';
   if (url.search !== '' || url.hash !== '') return 'carries a query or fragment (the API paths are appended to it)';

@@ -55,7 +55,7 @@ export function pointerSegments(pointer: string): string[] {
 
 /** Join segments into a JSON pointer, escaping `~` and `/`. */
 export function toPointer(segments: ReadonlyArray<string | number>): string {
-  return segments.map((s) => '/' + String(s).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  return segments.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 function indent(text: string): string {

@@ -187,7 +187,7 @@ function example(type: string, node: SchemaNode | undefined): string {
 /** Describe a TOML value briefly for a message: `"abc"` (a string), `[…]` (an array), … */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
-  if (typeof value === 'string') return `"${value.length > 40 ? value.slice(0, 40) + '…' : value}" (a string)`;
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}" (a string)`;
   if (typeof value === 'number') return `${value} (${Number.isInteger(value) ? 'an integer' : 'a number'})`;
   if (typeof value === 'boolean') return `${value} (a boolean)`;
   if (typeof value === 'bigint') return `${value} (an integer)`;

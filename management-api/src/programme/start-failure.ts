@@ -23,7 +23,7 @@ export function startFailureFile(runDir: string, program: string): string {
 export function recordStartFailure(runDir: string, program: string, line: string): void {
   const file = startFailureFile(runDir, program);
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(file, line.replace(/\n/g, ' ') + '\n', { mode: 0o644 });
+  writeFileSync(file, `${line.replace(/\n/g, ' ')}\n`, { mode: 0o644 });
 }
 
 /** The recorded start failure of `program`, if any. */

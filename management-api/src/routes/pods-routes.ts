@@ -21,7 +21,6 @@ const entrySchema = {
   type: 'object',
   properties: { path: { type: 'string' }, isContainer: { type: 'boolean' }, contentType: { type: 'string' }, etag: { type: 'string' }, size: { type: 'integer' }, modifiedAt: { type: 'string' } },
 } as const;
-const listingSchema = { type: 'object', properties: { items: { type: 'array', items: entrySchema }, nextCursor: { type: 'string' } } } as const;
 
 interface PodRoute {
   Params: { '*': string };

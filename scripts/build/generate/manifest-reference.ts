@@ -19,7 +19,7 @@ export function generateManifestReference(schema: object): string {
   for (const [name, node] of Object.entries(root.properties ?? {})) {
     section(out, [name], resolveRef(node, root), root);
   }
-  return out.join('\n').replace(/\n{3,}/g, '\n\n') + '\n';
+  return `${out.join('\n').replace(/\n{3,}/g, '\n\n')}\n`;
 }
 
 function section(out: string[], path: string[], node: SchemaNode, root: SchemaNode): void {

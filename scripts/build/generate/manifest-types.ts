@@ -37,5 +37,5 @@ export async function generateManifestTypes(schema: object): Promise<string> {
     unreachableDefinitions: false,
     style: { singleQuote: true, printWidth: 110 },
   });
-  return generatedHeader('js') + '// The normalized manifest: the schema with every default applied.\n\n' + ts;
+  return `${generatedHeader('js')}// The normalized manifest: the schema with every default applied.\n\n${ts}`;
 }

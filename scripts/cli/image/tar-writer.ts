@@ -15,7 +15,7 @@ const MTIME = 1;
 const BLOCK = 512;
 
 function octal(n: number, width: number): string {
-  return n.toString(8).padStart(width - 1, '0') + '\0';
+  return `${n.toString(8).padStart(width - 1, '0')}\0`;
 }
 
 function header(name: string, type: string, opts: { mode: number; uid: number; gid: number; size: number; linkname?: string }): Buffer {
@@ -32,7 +32,7 @@ function header(name: string, type: string, opts: { mode: number; uid: number; g
   h.write('ustar\u000000', 257);
   let sum = 0;
   for (const b of h) sum += b;
-  h.write(octal(sum, 7) + ' ', 148);
+  h.write(`${octal(sum, 7)} `, 148);
   return h;
 }
 

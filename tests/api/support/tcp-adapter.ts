@@ -37,7 +37,7 @@ class LineClient {
       // An answer may still arrive for an abandoned request and desynchronise the stream:
       // give up the connection instead, as a real client would.
       signal?.addEventListener('abort', () => this.socket.destroy(new Error('aborted')), { once: true });
-      this.socket.write(line + '\n');
+      this.socket.write(`${line}\n`);
     });
   }
 }

@@ -62,7 +62,7 @@ t.test('an edited line: exit 1 naming the file, the line number and what is wron
   const edited = lines(target);
   const seq = (JSON.parse(edited[1]!) as { seq: number }).seq;
   edited[1] = edited[1]!.replace('"source":"cli-test"', '"source":"forged"');
-  writeFileSync(target, edited.join('\n') + '\n');
+  writeFileSync(target, `${edited.join('\n')}\n`);
 
   const r = runAgentbox(['events', 'verify', '--root', root]);
   t.equal(r.code, 1);
@@ -81,12 +81,12 @@ t.test('a removed line and a garbled line are named at the line that no longer f
   t.teardown(() => writeFileSync(target, original));
   const kept = lines(target);
   const seqOf = (line: string): number => (JSON.parse(line) as { seq: number }).seq;
-  writeFileSync(target, kept.slice(1).join('\n') + '\n');
+  writeFileSync(target, `${kept.slice(1).join('\n')}\n`);
   const removed = runAgentbox(['events', 'verify', dir]);
   t.equal(removed.code, 1);
   t.match(removed.stderr, `${target}:1: seq ${seqOf(kept[1]!)}: prev does not match the hash of the line before (seq ${seqOf(kept[0]!) - 1})`);
 
-  writeFileSync(target, [kept[0], '{"seq":1,"not":"an event"}', ...kept.slice(2)].join('\n') + '\n');
+  writeFileSync(target, `${[kept[0], '{"seq":1,"not":"an event"}', ...kept.slice(2)].join('\n')}\n`);
   const garbled = runAgentbox(['events', 'verify', target]);
   t.equal(garbled.code, 1);
   t.match(garbled.stderr, `${target}:2: malformed line: id is not a string`);

@@ -52,7 +52,7 @@ t.test('imports a key from a file (nsec or hex), refuses to replace without --re
 
   const other = generateSecretKey();
   const hexFile = path.join(dir, 'key.hex');
-  writeFileSync(hexFile, bytesToHex(other).toUpperCase() + '\n', { mode: 0o600 });
+  writeFileSync(hexFile, `${bytesToHex(other).toUpperCase()}\n`, { mode: 0o600 });
   const refused = runAgentbox(['identity', '--root', root, '--import', hexFile]);
   t.equal(refused.code, 1);
   t.match(refused.stderr, /already holds an identity key; pass --replace/);
@@ -94,6 +94,6 @@ t.test('bad keys and usage are refused without quoting the secret', async (t) =>
   const repaired = runAgentbox(['identity', '--root', root3]);
   t.equal(repaired.code, 0);
   t.match(repaired.stderr, /IdentityKeyPermissionsRepaired/);
-  t.match(repaired.stdout, /^npub    npub1/);
+  t.match(repaired.stdout, /^npub {4}npub1/);
   t.equal(statSync(keyFile(root3)).mode & 0o777, 0o600);
 });

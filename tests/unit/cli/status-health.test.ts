@@ -99,7 +99,7 @@ t.test('health: metrics found through /v1/meta; exit 3 until ready, 0 when ready
   const after = await cli('health', ...target);
   t.equal(after.code, 0, after.stderr);
   t.match(after.stdout, 'ready: yes\n');
-  t.match(after.stdout, new RegExp(`^build: version=\\S+ image_hash=\\S+ manifest_sha256=[0-9a-f]{64}$`, 'm'));
+  t.match(after.stdout, /^build: version=\S+ image_hash=\S+ manifest_sha256=[0-9a-f]{64}$/m);
   const json = await cli('health', ...target, '--json');
   t.equal(json.code, 0);
   const report = JSON.parse(json.stdout) as { samples: number };

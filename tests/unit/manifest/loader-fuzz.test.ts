@@ -68,7 +68,7 @@ t.test('mutated valid manifests never crash the loader', async (t) => {
 });
 
 t.test('pathological shapes finish with a diagnostic', async (t) => {
-  const deep = 'a = ' + '['.repeat(5000) + ']'.repeat(5000) + '\n';
+  const deep = `a = ${'['.repeat(5000)}${']'.repeat(5000)}\n`;
   const r1 = await loadManifestSource(deep, ctx);
   t.ok([1, 2].includes(r1.exitCode), 'deep nesting is rejected, not a crash');
   const wide = Array.from({ length: 2000 }, (_, i) => `[programs.p${i}]\ncommand = 7`).join('\n');

@@ -18,7 +18,7 @@ t.test('E044: one variable per provider, never AGENTBOX_*', async (t) => {
   t.same(await ids(provider('agentbox', 'https://a.example.com')), ['E044@/providers/agentbox/base_url']);
   t.same(await ids(provider('a-b', 'https://a.example.com') + provider('a_b', 'https://b.example.com')), ['E044@/providers/a_b/base_url'], 'the second of two is reported');
   t.same(await ids(provider('a-b', 'https://a.example.com') + provider('a_b', 'https://b.example.com', 'enabled = false')), ['W018@/providers/a_b/base_url'], 'a disabled one is not announced, so no clash');
-  t.same(await ids(provider('a-b', 'https://a.example.com') + '[providers.a_b]\nenv_var = "K"\n'), [], 'nor one without base_url');
+  t.same(await ids(`${provider('a-b', 'https://a.example.com')}[providers.a_b]\nenv_var = "K"\n`), [], 'nor one without base_url');
 });
 
 t.test('W018: ignored when disabled or when the orchestrator is not local', async (t) => {

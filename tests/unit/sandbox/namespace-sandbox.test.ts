@@ -128,7 +128,7 @@ t.test('a SIGKILL to the group the box leads ends the whole sandbox, an agent th
   const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => /started/.test(String(d)) && resolve()));
-  const closed = new Promise((resolve) => child.on('close', (code, signal) => resolve(signal)));
+  const closed = new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
   process.kill(-child.pid!, 'SIGKILL');
   t.equal(await closed, 'SIGKILL');
   await c.release();

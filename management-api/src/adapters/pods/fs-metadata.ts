@@ -46,7 +46,7 @@ export async function readMeta(fsPath: string, data: Stats): Promise<ResourceMet
     return undefined;
   }
   const meta = parsed as Partial<ResourceMeta> | null;
-  if (!meta || meta.v !== 1 || typeof meta.contentType !== 'string' || typeof meta.etag !== 'string') return undefined;
+  if (meta?.v !== 1 || typeof meta.contentType !== 'string' || typeof meta.etag !== 'string') return undefined;
   if (meta.ino !== data.ino || meta.size !== data.size) return undefined;
   return meta as ResourceMeta;
 }
