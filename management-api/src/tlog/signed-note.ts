@@ -51,7 +51,7 @@ export function generateSignerKey(name: string): string {
 
 /** Parse a signer key string (its ID is checked against its key). */
 export function parseSignerKey(text: string): NoteSigner {
-  const parts = text.trim().split('+');
+  const parts = splitFields(text.trim(), 5);
   if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') throw new NoteError('a signer key reads PRIVATE+KEY+<name>+<8 hex digits>+<base64 key>');
   const [, , name, id, material] = parts as [string, string, string, string, string];
   const raw = decodeKeyMaterial(name, id, material);
@@ -74,7 +74,7 @@ export function formatVerifierKey(name: string, publicKey: Buffer): string {
 
 /** Parse a verifier key string (its ID is checked against its key). */
 export function parseVerifierKey(text: string): NoteVerifier {
-  const parts = text.trim().split('+');
+  const parts = splitFields(text.trim(), 3);
   if (parts.length !== 3) throw new NoteError('a verifier key reads <name>+<8 hex digits>+<base64 key>');
   const [name, id, material] = parts as [string, string, string];
   const raw = decodeKeyMaterial(name, id, material);
@@ -144,6 +144,12 @@ export function openNote(note: string, verifier: NoteVerifier): string {
 function checkText(text: string): void {
   if (!text.endsWith('\n')) throw new NoteError('a note text must end with a newline');
   if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) throw new NoteError('a note text must not hold control characters other than newline');
+}
+
+/** Split on '+' into at most `count` fields: the last (base64) may hold '+' itself. */
+function splitFields(text: string, count: number): string[] {
+  const fields = text.split('+');
+  return fields.length <= count ? fields : [...fields.slice(0, count - 1), fields.slice(count - 1).join('+')];
 }
 
 function decodeKeyMaterial(name: string, id: string, material: string): Buffer {
