@@ -65,7 +65,9 @@ export async function metaBody(app: FastifyInstance) {
 /** The log's verifier key, when the events slot keeps a tree and is usable. */
 async function eventLogKey(app: FastifyInstance): Promise<{ eventLog?: { origin: string; verifierKey: string } }> {
   try {
-    return { eventLog: await app.agentbox.resolver.slot('events').logKey() };
+    const { origin, verifierKey } = await app.agentbox.resolver.slot('events').logKey();
+    // An external adapter answers what its backend sends: only a well-formed key is published.
+    return typeof origin === 'string' && typeof verifierKey === 'string' ? { eventLog: { origin, verifierKey } } : {};
   } catch {
     return {};
   }
