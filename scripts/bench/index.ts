@@ -10,6 +10,7 @@ const suites: Record<string, () => Promise<Report>> = {
   container: async () => (await import('./container-bench.js')).runContainerBench(),
   beads: async () => (await import('./beads-bench.js')).runBeadsBench(),
   events: async () => (await import('./events-bench.js')).runEventsBench(),
+  tlog: async () => (await import('./tlog-bench.js')).runTlogBench(),
   api: async () => (await import('./api-bench.js')).runApiBench(),
   'next-tick': async () => (await import('./next-tick-bench.js')).runNextTickBench(),
   memory: async () => (await import('./memory-bench.js')).runMemoryBench(),

@@ -28,7 +28,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: compiled('health') },
   { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: compiled('doctor') },
   { name: 'identity', summary: "print the box's Nostr identity (npub, hex public key, did:nostr), creating or importing its key", load: compiled('identity') },
-  { name: 'events verify', summary: "check the event log's hash chain; exit 0 intact, 1 naming the first bad line, 2 unreadable", load: () => import('./events-verify.js') },
+  { name: 'events verify', summary: "check the event log's hash chain, and with --against a signed checkpoint; exit 0 intact, 1 naming the first bad line or a truncated or rewritten log, 2 unreadable", load: () => import('./events-verify.js') },
   { name: 'image build', summary: 'build the test image of a manifest offline from this machine (the production image: nix build .#image); --load into DOCKER_HOST', load: compiled('image-build') },
   { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf, image-config.json and artifacts.json from a manifest (offline, via Nix)', load: compiled('render') },
 ];

@@ -1,21 +1,26 @@
 // `agentbox events verify`: recompute the hash chain of a box's event log (events/local-jsonl)
-// and name the first line that breaks it.
-import { stat } from 'node:fs/promises';
+// and name the first line that breaks it; against a signed checkpoint, catch truncation and rewriting.
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { verifyEventLog, verifyEventLogFile, type VerifyReport } from '../../management-api/src/adapters/events/log-verify.js';
 import { listSegments } from '../../management-api/src/adapters/events/log-files.js';
+import { auditAgainstCheckpoint, type CheckpointAudit } from '../../management-api/src/adapters/events/log-audit.js';
+import { TLOG_FILES } from '../../management-api/src/adapters/events/log-checkpoints.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { UsageError, UserError } from './cli-errors.js';
 
 /** The state volume's place under a box root (`/var/lib/agentbox` in the image). */
 const stateDirUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).stateDir;
 
-export const usage = `Usage: agentbox events verify [--root DIR | PATH] [--json]
+export const usage = `Usage: agentbox events verify [--root DIR | PATH] [--against CHECKPOINT [--key KEY]] [--json]
 
 Recompute the hash chain of the box's event log (adapter events/local-jsonl) and report the first
 line that breaks it: an edited line (hash mismatch), a removed, inserted or reordered line or
-segment (prev or seq mismatch), or a malformed line.
+segment (prev or seq mismatch), or a malformed line. With --against, also check the log against a
+checkpoint the box signed: its signature, then that the log's first SIZE entries hash to its root
+(a truncated log has fewer entries; a rewritten one gives another root, and the first entry that
+differs is named when the box's stored tree allows).
 
 Arguments:
   PATH         a log directory (holding events-000001.jsonl, …), or one segment file, checked
@@ -24,14 +29,21 @@ Arguments:
 Options:
   --root DIR   the box's root: verify DIR${stateDirUnderRoot}/events
                (default: $AGENTBOX_ROOT, else ./.agentbox)
-  --json       print {ok, path, files, events, head, firstBad?, incompleteTailBytes?}
+  --against F  a signed checkpoint (the note served at GET /v1/events/checkpoint, or the
+               log's tlog/checkpoint file copied off the machine)
+  --key KEY    the log's verifier key (<origin>+<id>+<key>, or a file holding it), as
+               GET /v1/meta gives it (eventLog.verifierKey); default: the log directory's
+               tlog/verifier-key, which only shows the log agrees with itself — an outsider
+               passes a key obtained elsewhere
+  --json       print {ok, path, files, events, head, firstBad?, incompleteTailBytes?, against?}
   -h, --help   show this help
 
 Removing lines from the very end leaves a shorter chain that still verifies: compare the head
 printed here with one recorded elsewhere to catch that.
 
-Exit codes: 0 intact, 1 a line breaks the chain (file, line number and what is wrong),
-2 bad usage or the log cannot be read.`;
+Exit codes: 0 intact, 1 a line breaks the chain (file, line number and what is wrong) or the log
+is truncated or rewritten against the checkpoint, 2 bad usage, the log cannot be read, or the
+checkpoint does not verify with the key.`;
 
 /** The log to verify: a directory of segments, or one segment file. */
 async function resolveLog(positional: string | undefined, root: string | undefined): Promise<{ path: string; kind: 'dir' | 'file' }> {
@@ -47,32 +59,71 @@ async function resolveLog(positional: string | undefined, root: string | undefin
   return { path: target, kind: 'file' };
 }
 
+/** The verifier key: --key (a key string or a file holding one), else the log's published one. */
+async function verifierKeyFor(key: string | undefined, logDir: string): Promise<string> {
+  if (key !== undefined && /^[^+\s]+\+[0-9a-f]{8}\+\S+$/.test(key.trim())) return key.trim();
+  const file = key ?? path.join(logDir, 'tlog', TLOG_FILES.verifierKey);
+  return (
+    await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UserError(`cannot read the verifier key ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}${key === undefined ? '; pass --key with the verifier key from GET /v1/meta (eventLog.verifierKey)' : ''}`);
+    })
+  ).trim();
+}
+
+/** Check the log against the checkpoint file; a checkpoint that does not verify is a user error (exit 2). */
+async function audit(logDir: string, against: string, key: string | undefined): Promise<CheckpointAudit> {
+  const note = await readFile(against, 'utf8').catch((err: NodeJS.ErrnoException) => {
+    throw new UserError(`cannot read the checkpoint ${against}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+  });
+  const verifierKey = await verifierKeyFor(key, logDir);
+  try {
+    return await auditAgainstCheckpoint(logDir, note, verifierKey);
+  } catch (err) {
+    throw new UserError(`the checkpoint ${against} cannot be used: ${(err as Error).message}`);
+  }
+}
+
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: 'string' }, json: { type: 'boolean' } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: 'string' }, json: { type: 'boolean' }, against: { type: 'string' }, key: { type: 'string' } } });
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
+  if (values.key !== undefined && values.against === undefined) throw new UsageError('--key is used with --against CHECKPOINT');
   const log = await resolveLog(positionals[0], values.root);
+  if (values.against !== undefined && log.kind !== 'dir') throw new UsageError('--against checks a whole log: give its directory (or --root), not one segment file');
   let report: VerifyReport;
   try {
     report = log.kind === 'dir' ? await verifyEventLog(log.path) : await verifyEventLogFile(log.path);
   } catch (err) {
     throw new UserError(`cannot read the event log ${log.path}: ${(err as Error).message}`);
   }
+  const against = values.against !== undefined ? await audit(log.path, values.against, values.key) : undefined;
+  const ok = report.ok && (against?.ok ?? true);
   if (values.json) {
-    process.stdout.write(`${JSON.stringify({ path: log.path, ...report }, null, 2)}\n`);
-    return report.ok ? 0 : 1;
+    process.stdout.write(`${JSON.stringify({ path: log.path, ...report, ok, chainOk: report.ok, ...(against ? { against } : {}) }, null, 2)}\n`);
+    return ok ? 0 : 1;
+  }
+  if (against && !against.ok) {
+    process.stderr.write(`${log.path}: against the checkpoint of ${against.checkpoint.origin} at size ${against.checkpoint.size}: ${against.message}\n`);
   }
   const where = (file: string): string => (log.kind === 'dir' ? path.join(log.path, file) : log.path);
   if (report.firstBad) {
+    // The chain's own finding is printed too: it locates an edited line even without a checkpoint.
     const bad = report.firstBad;
     process.stderr.write(`${where(bad.file)}:${bad.line}: ${bad.seq !== undefined ? `seq ${bad.seq}: ` : ''}${bad.reason}\n`);
     process.stderr.write(`the chain is intact up to seq ${report.head.seq} (${report.events} event${report.events === 1 ? '' : 's'} before this line)\n`);
     return 1;
   }
   const files = `${report.files} file${report.files === 1 ? '' : 's'}`;
+  if (against && !against.ok) {
+    process.stderr.write(`the hash chain itself holds (${report.events} events in ${files}, head seq ${report.head.seq}): a chain cut at its end or rebuilt after an edit verifies on its own; the checkpoint is what catches it\n`);
+    return 1;
+  }
   process.stdout.write(`${log.path}: intact, ${report.events} events in ${files}; head seq ${report.head.seq}, hash ${report.head.hash}\n`);
   if (report.incompleteTailBytes) {
     process.stdout.write(`  ${report.incompleteTailBytes} bytes after the last newline: an append cut short by a crash, never acknowledged (discarded when the log is next opened)\n`);
+  }
+  if (against) {
+    process.stdout.write(`  against the checkpoint of ${against.checkpoint.origin} at size ${against.checkpoint.size} (signature verified): ${against.message}\n`);
   }
   return 0;
 }

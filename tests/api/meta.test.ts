@@ -35,7 +35,7 @@ t.test('every /v1/meta field', async (t) => {
       beads: { impl: 'off', adapter: 'beads/off', contractVersion: '1.0.0', state: 'off' },
       pods: { impl: 'off', adapter: 'pods/off', contractVersion: '1.0.0', state: 'off' },
       memory: { impl: 'off', adapter: 'memory/off', contractVersion: '1.0.0', state: 'off' },
-      events: { impl: 'local-jsonl', adapter: 'events/tcp-test', contractVersion: '1.0.0', state: 'healthy' },
+      events: { impl: 'local-jsonl', adapter: 'events/tcp-test', contractVersion: '1.1.0', state: 'healthy' },
       orchestrator: { impl: 'off', adapter: 'orchestrator/off', contractVersion: '1.0.0', state: 'off' },
     },
     metrics: { url: box.server.metricsUrl },

@@ -73,12 +73,15 @@ export interface SlotContext<S extends SlotName = SlotName> {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-/** What a slot's factories receive beyond the common context: only the orchestrator, which starts agents, is told more. */
+/**
+ * What a slot's factories receive beyond the common context: the orchestrator, which starts
+ * agents, is told more; the events slot is told the manifest's `[audit]` (its checkpoints).
+ */
 export interface SlotExtras {
   beads: Record<never, never>;
   pods: Record<never, never>;
   memory: Record<never, never>;
-  events: Record<never, never>;
+  events: { audit?: Readonly<NormalizedManifest['audit']> };
   orchestrator: OrchestratorContext;
 }
 

@@ -78,7 +78,8 @@ export class AdapterResolver {
       const slotLogger = logger.child({ slot });
       // Only the orchestrator starts agents, so only it is told how they are confined, accounted and credentialled.
       const orchestratorOnly = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits, confinement: sandbox }, ...(options.agentCredentials ? { agentCredentials: options.agentCredentials } : {}), ...(options.egress ? { egress: options.egress } : {}), ...(options.agentAudit ? { agentAudit: options.agentAudit } : {}) } : {};
-      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...orchestratorOnly }));
+      const eventsOnly = slot === 'events' ? { audit: manifest.audit } : {};
+      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...orchestratorOnly, ...eventsOnly }));
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));
       options.metrics.adapterInfo.set({ slot, impl, adapter: module.ADAPTER, contract_version: module.CONTRACT_VERSION }, 1);

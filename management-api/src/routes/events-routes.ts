@@ -1,4 +1,5 @@
-// /v1/events: append an event, query by time and kind, and stream live events (SSE).
+// /v1/events: append an event, query by time and kind, stream live events (SSE), and the log's
+// signed checkpoint and Merkle proofs.
 import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
@@ -106,5 +107,50 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
       },
     },
     (request, reply) => streamEvents(app, request, reply),
+  );
+
+  app.get(
+    '/v1/events/checkpoint',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: "The event log's latest signed checkpoint: a C2SP tlog-checkpoint signed note (origin, size, base64 RFC 6962 root), text/plain",
+        tags: ['events'],
+        response: { 200: { description: 'text/plain; the signed note', type: 'string' }, 404: errorBodySchema, ...errors },
+      },
+    },
+    async (_request, reply) => {
+      const checkpoint = await events().checkpoint();
+      void reply.type('text/plain; charset=utf-8');
+      return checkpoint.note;
+    },
+  );
+
+  app.get<{ Querystring: { index: number; size?: number } }>(
+    '/v1/events/proof/inclusion',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint)',
+        tags: ['events'],
+        querystring: { type: 'object', additionalProperties: false, required: ['index'], properties: { index: { type: 'integer', minimum: 0 }, size: { type: 'integer', minimum: 1 } } },
+        response: { 200: { type: 'object', properties: { index: { type: 'integer' }, size: { type: 'integer' }, leafHash: { type: 'string', description: 'base64 SHA-256(0x00 || the stored line)' }, path: { type: 'array', items: { type: 'string' }, description: 'base64 hashes, deepest sibling first' } } }, 404: errorBodySchema, ...errors },
+      },
+    },
+    async (request) => events().inclusionProof(request.query.index, request.query.size),
+  );
+
+  app.get<{ Querystring: { from: number; to?: number } }>(
+    '/v1/events/proof/consistency',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint)',
+        tags: ['events'],
+        querystring: { type: 'object', additionalProperties: false, required: ['from'], properties: { from: { type: 'integer', minimum: 1 }, to: { type: 'integer', minimum: 1 } } },
+        response: { 200: { type: 'object', properties: { from: { type: 'integer' }, to: { type: 'integer' }, path: { type: 'array', items: { type: 'string' }, description: 'base64 hashes' } } }, 404: errorBodySchema, ...errors },
+      },
+    },
+    async (request) => events().consistencyProof(request.query.from, request.query.to),
   );
 }

@@ -32,6 +32,7 @@ const metaSchema = {
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
         agentApiUrl: { type: 'string', description: "the agents' listener: the API's base URL agents are given (AGENTBOX_API_URL), on 127.0.0.1; it serves agent-token routes only" },
         sandbox: sandboxStatusSchema,
+        eventLog: { type: 'object', description: "the event log's origin and the signed-note verifier key its checkpoints verify with (absent when the events slot keeps no Merkle tree)", properties: { origin: { type: 'string' }, verifierKey: { type: 'string' } } },
       },
     },
     401: errorBodySchema,
@@ -57,5 +58,17 @@ export async function metaBody(app: FastifyInstance) {
     metrics: { url: metricsUrl },
     ...(app.agentbox.agentListener.url() ? { agentApiUrl: app.agentbox.agentListener.url() } : {}),
     sandbox: app.agentbox.sandbox.status(),
+    ...(await eventLogKey(app)),
   };
+}
+
+/** The log's verifier key, when the events slot keeps a tree and is usable. */
+async function eventLogKey(app: FastifyInstance): Promise<{ eventLog?: { origin: string; verifierKey: string } }> {
+  try {
+    const { origin, verifierKey } = await app.agentbox.resolver.slot('events').logKey();
+    // An external adapter answers what its backend sends: only a well-formed key is published.
+    return typeof origin === 'string' && typeof verifierKey === 'string' ? { eventLog: { origin, verifierKey } } : {};
+  } catch {
+    return {};
+  }
 }

@@ -15,8 +15,9 @@ const src = fileURLToPath(new URL('../../../management-api/src/', import.meta.ur
  * only (`import type`: they vanish at run time). docs/developer/architecture.md draws this list.
  */
 const FLOORS: readonly (readonly string[])[] = [
-  // Facts and grammars: the error table, the version, box facts, secrets, the value grammars rules and runtime share.
-  ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/'],
+  // Facts and grammars: the error table, the version, box facts, secrets, the value grammars rules and runtime share,
+  // and the pure transparency-log code (Merkle trees, proofs, signed notes).
+  ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/', 'tlog/'],
   // What stands on them: the errors adapters and their subsystems raise, every runtime path, every
   // port a box binds, and what each supervised programme does (watch its parent, record a failed start).
   ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'programme/'],

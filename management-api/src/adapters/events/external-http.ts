@@ -11,6 +11,10 @@ import { checkEvents, checkQuery } from './event-input.js';
 import { ioReason } from './fs-durable.js';
 import { JsonlLog, LogUnusableError } from './jsonl-log.js';
 import { SinkForwarder } from './sink-forwarder.js';
+import { noMerkleTree } from './no-merkle-tree.js';
+
+// The log is the sink's: this box keeps only a spool, so it has no tree to prove from.
+const NO_TREE = noMerkleTree('events/external-http keeps none: the log is the sink\'s');
 
 /** This implementation's registry name. */
 export const ADAPTER = 'events/external-http';
@@ -69,6 +73,11 @@ export class HttpEvents implements EventsAdapter {
     this.#spool = spool;
     this.#forwarder = forwarder;
   }
+
+  readonly checkpoint = NO_TREE.checkpoint;
+  readonly inclusionProof = NO_TREE.inclusionProof;
+  readonly consistencyProof = NO_TREE.consistencyProof;
+  readonly logKey = NO_TREE.logKey;
 
   /** Degraded when the spool cannot be written, is full, or the sink keeps refusing batches. */
   async health(): Promise<SlotHealth> {

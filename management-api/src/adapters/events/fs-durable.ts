@@ -23,10 +23,10 @@ export async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Replace `file` with `text` atomically and durably (temp file, fsync, rename, directory fsync). */
-export async function replaceFileDurably(file: string, text: string): Promise<void> {
+/** Replace `file` with `text` atomically and durably (temp file, fsync, rename, directory fsync); private unless `mode` says otherwise. */
+export async function replaceFileDurably(file: string, text: string, mode = 0o600): Promise<void> {
   const tmp = `${file}.${process.pid}.tmp`;
-  const handle = await open(tmp, 'w', 0o600);
+  const handle = await open(tmp, 'w', mode);
   try {
     await writeAll(handle, Buffer.from(text, 'utf8'));
     await handle.sync();

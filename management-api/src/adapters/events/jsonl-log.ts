@@ -20,6 +20,8 @@ export interface JsonlLogOptions {
   logger?: Logger;
   /** Called with every batch once it is durable, in append order. */
   onDurable?: (events: StoredEvent[]) => void;
+  /** Called first with the batch's lines as stored (without their newlines), once durable: the Merkle tree's leaves. */
+  onLines?: (lines: string[]) => void;
 }
 
 /** The log is closed, or a failed write left it in a state it cannot append from. */
@@ -29,6 +31,8 @@ export class LogUnusableError extends Error {
 
 interface Pending {
   text: string;
+  /** The lines of `text` without their newlines, kept only for `onLines`. */
+  lines: string[] | undefined;
   events: StoredEvent[];
   /** The chain head once this append is written. */
   head: ChainHead;
@@ -99,6 +103,7 @@ export class JsonlLog {
     if (refused) return Promise.reject(refused);
     if (!events.length) return Promise.resolve([]);
     const stored: StoredEvent[] = [];
+    const lines = this.options.onLines ? ([] as string[]) : undefined;
     let text = '';
     for (const e of events) {
       const now = this.#clock().toISOString();
@@ -108,10 +113,11 @@ export class JsonlLog {
       const { line, hash } = encodeLine(this.#head.hash, event);
       this.#head = { seq: event.seq, hash, time };
       text += line;
+      lines?.push(line.slice(0, -1));
       stored.push(event);
     }
     return new Promise((resolve, reject) => {
-      this.#queue.push({ text, events: stored, head: { ...this.#head }, resolve, reject });
+      this.#queue.push({ text, lines, events: stored, head: { ...this.#head }, resolve, reject });
       this.#kick();
     });
   }
@@ -184,6 +190,7 @@ export class JsonlLog {
     active.end += bytes;
     this.#flushes += 1;
     this.#durable = batch[batch.length - 1]!.head;
+    if (this.options.onLines) this.options.onLines(batch.flatMap((p) => p.lines ?? []));
     this.options.onDurable?.(events);
     for (const p of batch) p.resolve(p.events);
   }

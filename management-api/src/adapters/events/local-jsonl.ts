@@ -1,16 +1,19 @@
-// events/local-jsonl: a hash-chained JSONL log on the state volume, fsynced by group commit.
+// events/local-jsonl: a hash-chained JSONL log on the state volume, fsynced by group commit, kept
+// as an RFC 6962 Merkle tree with signed checkpoints (C2SP tlog-checkpoint).
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { AdapterContext, Page, PageRequest, SlotHealth } from '../adapter.js';
 import { AdapterUnavailableError } from '../../adapter-errors.js';
-import type { EventFilter, EventsAdapter, NewEvent, StoredEvent } from './events-adapter.js';
+import type { EventFilter, EventsAdapter, LogCheckpoint, LogConsistencyProof, LogInclusionProof, LogKey, NewEvent, StoredEvent } from './events-adapter.js';
 import { EventHub } from './event-hub.js';
 import { checkEvents, checkQuery } from './event-input.js';
 import { ioReason } from './fs-durable.js';
 import { JsonlLog, LogUnusableError } from './jsonl-log.js';
 import { EVENTS_PAGER, readPage } from './log-reader.js';
+import { noMerkleTree } from './no-merkle-tree.js';
+import { TransparentLog, type TransparencySettings } from './transparent-log.js';
 
 /** This implementation's registry name. */
 export const ADAPTER = 'events/local-jsonl';
@@ -22,41 +25,67 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 /** File name prefix of the segments. */
 export const LOG_PREFIX = 'events';
 
+/** The signing key's file name in the secrets directory. */
+export const LOG_KEY_FILE = 'event-log.key';
+
+/** Seconds between checkpoints when the manifest does not say. */
+export const DEFAULT_CHECKPOINT_INTERVAL_SEC = 60;
+
+const NO_TREE = noMerkleTree('this log was opened without one');
+
 /** Where and how the log is kept. */
 export interface LocalJsonlOptions {
   dir: string;
   maxFileBytes?: number;
   logger?: Logger;
   clock?: () => Date;
+  /** Keep the Merkle tree and sign checkpoints; without it the log is hash-chained only. */
+  transparency?: TransparencySettings;
 }
 
 /** The local event sink. */
 export class LocalJsonlEvents implements EventsAdapter {
   #log: JsonlLog | undefined;
+  #tlog: TransparentLog | undefined;
   readonly #hub = new EventHub();
 
   constructor(private readonly options: LocalJsonlOptions) {}
 
-  /** (Re)open the log: releases a previous handle, discards a torn tail, finds the chain head. */
+  /**
+   * (Re)open the log: releases a previous handle, discards a torn tail, finds the chain head, then
+   * opens the Merkle tree (repairing it past the last signed checkpoint) and signs a checkpoint
+   * when none covers the log yet.
+   */
   async connect(signal: AbortSignal): Promise<void> {
-    const previous = this.#log;
-    this.#log = undefined;
-    await previous?.close();
+    await this.#release();
     signal.throwIfAborted();
-    this.#log = await JsonlLog.open({
+    let tlog: TransparentLog | undefined;
+    const log = await JsonlLog.open({
       dir: this.options.dir,
       prefix: LOG_PREFIX,
       maxFileBytes: this.options.maxFileBytes ?? MAX_FILE_BYTES,
       ...(this.options.logger ? { logger: this.options.logger } : {}),
       ...(this.options.clock ? { clock: this.options.clock } : {}),
       onDurable: (events) => this.#hub.publish(events),
+      ...(this.options.transparency ? { onLines: (lines: string[]) => tlog?.append(lines) } : {}),
     });
+    if (this.options.transparency) {
+      try {
+        tlog = await TransparentLog.open(this.options.dir, log, this.options.transparency, this.options.logger, this.options.clock);
+      } catch (err) {
+        await log.close();
+        throw err;
+      }
+    }
+    this.#log = log;
+    this.#tlog = tlog;
   }
 
   /** Healthy while the log is open, has not failed a write it could not undo, and its directory is writable. */
   async health(): Promise<SlotHealth> {
     if (!this.#log) return { state: 'degraded', reason: 'not-open' };
     if (this.#log.unusable) return { state: 'degraded', reason: `write-failed: ${this.#log.unusable.message}` };
+    if (this.#tlog?.failed) return { state: 'degraded', reason: `tree-write-failed: ${this.#tlog.failed.message}` };
     try {
       await access(this.options.dir, constants.W_OK);
     } catch (err) {
@@ -95,12 +124,49 @@ export class LocalJsonlEvents implements EventsAdapter {
     return this.#hub.subscribe(checked, signal);
   }
 
-  /** End subscriptions, finish queued appends, release the file. */
+  /** The latest signed checkpoint. */
+  async checkpoint(): Promise<LogCheckpoint> {
+    const tlog = this.#tree();
+    return tlog ? tlog.checkpoint() : NO_TREE.checkpoint();
+  }
+
+  /** Inclusion proof of entry `index` (seq − 1) in the tree of `size` entries. */
+  async inclusionProof(index: number, size?: number): Promise<LogInclusionProof> {
+    const tlog = this.#tree();
+    return tlog ? tlog.inclusion(index, size) : NO_TREE.inclusionProof(index, size);
+  }
+
+  /** Consistency proof between the trees of `from` and `to` entries. */
+  async consistencyProof(from: number, to?: number): Promise<LogConsistencyProof> {
+    const tlog = this.#tree();
+    return tlog ? tlog.consistency(from, to) : NO_TREE.consistencyProof(from, to);
+  }
+
+  /** The log's origin and verifier key. */
+  async logKey(): Promise<LogKey> {
+    const tlog = this.#tree();
+    return tlog ? tlog.key() : NO_TREE.logKey();
+  }
+
+  /** End subscriptions, finish queued appends, sign a last checkpoint, release the files. */
   async close(): Promise<void> {
     this.#hub.close();
+    await this.#release();
+  }
+
+  async #release(): Promise<void> {
     const log = this.#log;
+    const tlog = this.#tlog;
     this.#log = undefined;
+    this.#tlog = undefined;
+    // The log first: its queued appends reach the tree before the last checkpoint is signed.
     await log?.close();
+    await tlog?.close();
+  }
+
+  #tree(): TransparentLog | undefined {
+    this.#open();
+    return this.#tlog;
   }
 
   /** The chain head (last durable seq and hash, record it elsewhere to detect truncation) and the fsync rounds so far. */
@@ -114,7 +180,8 @@ export class LocalJsonlEvents implements EventsAdapter {
   }
 }
 
-/** Build the adapter over `<state>/events`. */
+/** Build the adapter over `<state>/events`, its signing key in the secrets directory. */
 export function create(context: AdapterContext<'events'>): EventsAdapter {
-  return new LocalJsonlEvents({ dir: path.join(context.paths.stateDir, 'events'), logger: context.logger });
+  const transparency = { keyFile: path.join(context.paths.secretsDir, LOG_KEY_FILE), checkpointIntervalMs: (context.audit?.checkpoint_interval_sec ?? DEFAULT_CHECKPOINT_INTERVAL_SEC) * 1000 };
+  return new LocalJsonlEvents({ dir: path.join(context.paths.stateDir, 'events'), logger: context.logger, transparency });
 }

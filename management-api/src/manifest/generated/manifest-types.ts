@@ -49,6 +49,15 @@ export interface Manifest {
     log_level: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   };
   /**
+   * The event log as an audit trail others can check: the local-jsonl log is kept as an RFC 6962 Merkle tree whose checkpoints the box signs (see docs/user/audit.md).
+   */
+  audit: {
+    /**
+     * Seconds between signed checkpoints (C2SP tlog-checkpoint) of the local-jsonl event log. One is signed only when the log grew since the last, and always when the API stops.
+     */
+    checkpoint_interval_sec: number;
+  };
+  /**
    * Which implementation fills each of the five adapter slots: a local one (embedded state), an external one (a shared backend), or off.
    */
   adapters: {
