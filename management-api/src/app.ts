@@ -85,7 +85,7 @@ export interface AppOptions {
 }
 
 /** The options every plugin is registered with: {@link AppOptions} with their defaults applied. */
-export type AppSettings = Omit<AppOptions, 'env' | 'clock' | 'limits'> & {
+type AppSettings = Omit<AppOptions, 'env' | 'clock' | 'limits'> & {
   env: Readonly<Record<string, string | undefined>>;
   clock: () => Date;
   limits: MutationLimits;
