@@ -1,17 +1,19 @@
-// What the app knows about its box, decorated on the fastify instance as `app.agentbox`.
+// What the app knows about its box, decorated on the fastify instance as `app.agentbox` by the plugin that gathers it once every service has started.
+import fp from 'fastify-plugin';
 import type { AdapterResolver } from './adapters/resolver.js';
 import type { AgentEvents } from './mesh/agent-events.js';
 import type { Federation } from './mesh/federation.js';
 import type { BoxIdentity } from './mesh/identity.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import type { IdleCompaction } from './observability/idle-compaction.js';
-import type { ProgramsReport } from './probes/supervisor-programs.js';
+import { supervisedPrograms, supervisorSocket, type ProgramsReport } from './probes/supervisor-programs.js';
 import type { ReadinessSources } from './probes/readiness-sources.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import type { AgentSandbox } from './sandbox/agent-sandbox.js';
 import type { EgressController } from './egress/controller.js';
 import type { AgentListener } from './http/agent-listener.js';
 import type { AuditTrail } from './observability/audit-trail.js';
+import { apiVersion, imageHash } from './version.js';
 
 /** Shared state of one API instance. */
 export interface AgentboxState {
@@ -51,3 +53,48 @@ declare module 'fastify' {
     agentbox: AgentboxState;
   }
 }
+
+/** Options of {@link appStatePlugin}. */
+export interface AppStateOptions {
+  manifest: NormalizedManifest;
+  manifestSha256: string;
+  paths: RuntimePaths;
+  /** Public URL of the metrics listener's /metrics, for /v1/meta. */
+  metricsUrl: string;
+  env: Readonly<Record<string, string | undefined>>;
+  clock: () => Date;
+  /** Source of supervised programmes for /health. Default: supervisord's socket under the run dir. */
+  programs?: () => Promise<ProgramsReport | undefined>;
+}
+
+/** Gathers what routes see into `app.agentbox`, after the services it names have started; routes and the dashboard depend on it. */
+export const appStatePlugin = fp<AppStateOptions>(
+  async (app, options) => {
+    const { env, paths } = options;
+    app.decorate('agentbox', {
+      manifest: options.manifest,
+      manifestSha256: options.manifestSha256,
+      paths,
+      version: apiVersion(),
+      imageHash: imageHash(env),
+      metricsUrl: options.metricsUrl,
+      identity: app.identity,
+      agentEvents: app.agentEvents,
+      federation: app.federation,
+      resolver: app.resolver,
+      probes: app.probes,
+      clock: options.clock,
+      startedAt: options.clock(),
+      programs: options.programs ?? (() => supervisedPrograms(supervisorSocket(env, paths))),
+      idleCompaction: app.idleCompaction,
+      sandbox: app.sandbox,
+      egress: app.egress,
+      agentListener: app.agentListener,
+      audit: app.audit,
+    });
+  },
+  {
+    name: 'agentbox-state',
+    dependencies: ['agentbox-identity', 'agentbox-agent-events', 'agentbox-federation', 'agentbox-adapters', 'agentbox-readiness', 'agentbox-idle-compaction', 'agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-listener'],
+  },
+);

@@ -1,4 +1,4 @@
-// Starts the metrics listener and the API listener for an already loaded manifest; closes both.
+// Starts the metrics listener and the API listener for an already loaded manifest (the mesh is told the API's address by the app's own onListen hook); closes both.
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from './app.js';
@@ -50,9 +50,6 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await options.onBound?.().catch((err: unknown) => logger.warn({ err, event: 'ApiOnBoundFailed' }, 'a step after the listeners were bound failed; the API runs on'));
   const apiPort = (app.server.address() as AddressInfo).port;
   const apiUrl = urlFor(listen.apiHost, apiPort, '', options.manifest.api.bind);
-  // Only now is there an address to register (client) or to announce to members (host): the
-  // advertised one when set (the listen address may be loopback or a wildcard), else the bound one.
-  app.agentbox.federation.listening(listen.advertiseUrl ?? apiUrl);
   // The bound ports are announced even when the manifest asks for warn or error only: with
   // ephemeral ports there is no other way to find the API. `silent` is still respected.
   const announce = logger.isLevelEnabled('info') || logger.level === 'silent' ? logger : logger.child({}, { level: 'info' });

@@ -1,8 +1,10 @@
-// Wires the dashboard into the app: sessions for the gate, change notifications, static files, session routes and the live stream.
+// Wires the dashboard into the app: sessions for the gate, change notifications, static files, session routes and the live stream (two fastify plugins, before and after the routes).
 import type { FastifyInstance } from 'fastify';
 import { fastifyCookie } from '@fastify/cookie';
+import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import '../app-state.js';
+import type { ApiMetrics } from '../api-metrics.js';
 import type { Nip98Verifier } from '../mesh/nip98.js';
 import type { DashboardMetrics } from './metrics.js';
 import { DashboardHub } from './hub.js';
@@ -21,6 +23,13 @@ export interface UiOptions {
   sessionTtlMs?: number;
   /** The shared sampling interval of the live stream (default 1 s). */
   sampleMs?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The dashboard of this app: its sessions (for the request gate), its routes registered by {@link dashboardPlugin}. */
+    dashboard: Dashboard;
+  }
 }
 
 /** The dashboard of one app, in two steps around route registration. */
@@ -77,3 +86,28 @@ export function prepareDashboard(app: FastifyInstance, options: { key: string; n
     },
   };
 }
+
+/** Options of {@link dashboardSessionsPlugin}. */
+export interface DashboardPluginOptions {
+  clock: () => Date;
+  logger: Logger;
+  metrics: Pick<ApiMetrics, 'dashboard'>;
+  ui?: UiOptions;
+}
+
+/** Step one as a plugin, before the request gate (which takes its sessions) and before any route: `app.dashboard`. */
+export const dashboardSessionsPlugin = fp<DashboardPluginOptions>(
+  async (app, options) => {
+    const nip98 = app.nip98;
+    app.decorate('dashboard', prepareDashboard(app, { key: app.apiKey, clock: options.clock, logger: options.logger, metrics: options.metrics.dashboard, ...(nip98 ? { nip98 } : {}), ...(options.ui ? { ui: options.ui } : {}) }));
+  },
+  { name: 'agentbox-dashboard-sessions', dependencies: ['agentbox-api-key', 'agentbox-identity'] },
+);
+
+/** Step two as a plugin, once the app's state is decorated: the /ui routes and the live stream. */
+export const dashboardPlugin = fp(
+  async (app) => {
+    await app.dashboard.register();
+  },
+  { name: 'agentbox-dashboard', dependencies: ['agentbox-dashboard-sessions', 'agentbox-state'] },
+);

@@ -39,20 +39,34 @@ export interface FederationOptions {
   metrics: FederationMetrics;
   clock: () => Date;
   clientTiming?: Partial<ClientTiming>;
+  /**
+   * What a client reports from: the adapters and readiness. Asked for at each report, never
+   * before {@link Federation.listening}, by which time every service of the API has started.
+   */
+  reportFrom: () => { resolver: AdapterResolver; probes: ReadinessSources };
 }
 
 /**
  * Start the box's part: a host opens its registry now (a registry that cannot be opened stops the
- * API from starting); a client is built now and registers once the API listens, with the
- * resolver and readiness (`bind`) it reports from.
+ * API from starting); a client is built now and registers once the API listens.
  */
-export async function startFederation(options: FederationOptions): Promise<Federation & { bind(parts: { resolver: AdapterResolver; probes: ReadinessSources }): void }> {
+export async function startFederation(options: FederationOptions): Promise<Federation> {
   const { manifest, metrics } = options;
   const mode = manifest.mesh.mode;
   metrics.clientState.set({ state: 'disabled' }, mode === 'client' ? 0 : 1);
   const host = mode === 'host' ? await MeshHost.start({ ...options }) : undefined;
-  let client: FederationClient | undefined;
-  let parts: { resolver: AdapterResolver; probes: ReadinessSources } | undefined;
+  const client =
+    mode === 'client'
+      ? new FederationClient({
+          hostUrl: manifest.mesh.host_url,
+          identity: options.identity,
+          report: memberReport({ pubkey: options.identity.pubkey, name: manifest.agentbox.name, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: () => options.reportFrom().resolver, probes: () => options.reportFrom().probes }),
+          logger: options.logger.child({ component: 'mesh-client' }),
+          metrics,
+          clock: options.clock,
+          ...(options.clientTiming ? { timing: options.clientTiming } : {}),
+        })
+      : undefined;
   const status = (): FederationStatus => {
     if (host) return host.status();
     if (client) return client.status();
@@ -60,22 +74,7 @@ export async function startFederation(options: FederationOptions): Promise<Feder
   };
   return {
     host,
-    get client() {
-      return client;
-    },
-    bind(p) {
-      parts = p;
-      if (mode !== 'client') return;
-      client = new FederationClient({
-        hostUrl: manifest.mesh.host_url,
-        identity: options.identity,
-        report: memberReport({ pubkey: options.identity.pubkey, name: manifest.agentbox.name, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: p.resolver, probes: () => parts?.probes }),
-        logger: options.logger.child({ component: 'mesh-client' }),
-        metrics,
-        clock: options.clock,
-        ...(options.clientTiming ? { timing: options.clientTiming } : {}),
-      });
-    },
+    client,
     status,
     async currentStatus() {
       return host ? host.currentStatus() : status();

@@ -11,14 +11,15 @@ function freeMemoryBytes(): number {
   return Math.max(0, Math.floor(available ?? os.freemem()));
 }
 
-/** The report of this box, read from the live resolver and readiness at every call. */
-export function memberReport(box: { pubkey: string; name: string; imageHash: string; manifestSha256: string; resolver: AdapterResolver; probes: () => ReadinessSources | undefined }): MemberReport {
+/** The report of this box, read from the live resolver and readiness at every call (both asked for then: the client reports only once the API listens). */
+export function memberReport(box: { pubkey: string; name: string; imageHash: string; manifestSha256: string; resolver: () => AdapterResolver; probes: () => ReadinessSources | undefined }): MemberReport {
   const capacity = async (): Promise<{ agents_running: number; free_memory_bytes: number }> => {
     let running = 0;
-    const orchestrator = box.resolver.statuses().find((s) => s.slot === 'orchestrator');
+    const orchestrator = box.resolver().statuses().find((s) => s.slot === 'orchestrator');
     if (orchestrator && orchestrator.impl !== 'off' && isSlotUsable(orchestrator.state)) {
       // A failing listing is reported as none running rather than holding the heartbeat back.
-      running = await box.resolver
+      running = await box
+        .resolver()
         .slot('orchestrator')
         .list()
         .then((agents) => agents.filter((a) => a.state === 'starting' || a.state === 'running').length)
@@ -28,7 +29,7 @@ export function memberReport(box: { pubkey: string; name: string; imageHash: str
   };
   return {
     async registration(apiEndpoint) {
-      const statuses = box.resolver.statuses();
+      const statuses = box.resolver().statuses();
       return {
         pubkey: box.pubkey,
         image_hash: box.imageHash,
@@ -41,7 +42,7 @@ export function memberReport(box: { pubkey: string; name: string; imageHash: str
       };
     },
     async beat() {
-      const statuses = box.resolver.statuses();
+      const statuses = box.resolver().statuses();
       const ready = box.probes()?.readiness.ready ?? false;
       const degraded = statuses.some((s) => !isSlotUsable(s.state));
       return {

@@ -1,0 +1,80 @@
+// The five adapter slots as a fastify plugin: the resolver started with the app (a critical slot that cannot connect stops it) and closed with it, and the audit trail that appends through its events slot; `app.resolver`, `app.audit`.
+import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
+import type { ApiMetrics } from '../api-metrics.js';
+import type { NormalizedManifest } from '../manifest/load-manifest.js';
+import { AuditTrail } from '../observability/audit-trail.js';
+import { adapterTracer } from '../observability/tracing.js';
+import type { RuntimePaths } from '../runtime-paths.js';
+import { apiVersion } from '../version.js';
+import type { AdapterRegistry, RegistryOverrides } from './registry.js';
+import { AdapterResolver } from './resolver.js';
+import type { ResolverTiming } from './slot-supervisor.js';
+import { isSlotUsable } from './slot-state.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The running adapters of the box. */
+    resolver: AdapterResolver;
+    /** Who did what, appended through the events slot (observability/audit-trail.ts). */
+    audit: AuditTrail;
+  }
+}
+
+/** Options of {@link resolverPlugin}. */
+export interface ResolverPluginOptions {
+  manifest: NormalizedManifest;
+  paths: RuntimePaths;
+  logger: Logger;
+  metrics: ApiMetrics;
+  env: Readonly<Record<string, string | undefined>>;
+  clock: () => Date;
+  timing?: Partial<ResolverTiming>;
+  /** Adapter modules to use instead of the manifest's choice, by slot. */
+  overrides?: RegistryOverrides;
+  registry?: AdapterRegistry;
+}
+
+/**
+ * The orchestrator is handed what each agent spawns with: the sandbox, its credentials, its egress
+ * proxy credential and the audit trail's hooks around its life. The audit trail (agents' lives,
+ * bead transitions, allowlist changes) appends through the events slot, so it is built first and
+ * appends once the resolver exists.
+ */
+export const resolverPlugin = fp<ResolverPluginOptions>(
+  async (app, options) => {
+    let resolver: AdapterResolver | undefined;
+    const audit = new AuditTrail({
+      append: async (events) => {
+        if (!resolver) throw new Error('the events slot is not resolved yet');
+        return resolver.slot('events').append(events);
+      },
+      critical: options.manifest.adapters.critical.includes('events'),
+      usable: () => resolver?.statuses().some((s) => s.slot === 'events' && isSlotUsable(s.state)) ?? false,
+      logger: options.logger,
+      failures: options.metrics.auditFailures,
+    });
+    const { egress } = app;
+    resolver = await AdapterResolver.start({
+      sandbox: app.sandbox,
+      manifest: options.manifest,
+      paths: options.paths,
+      logger: options.logger,
+      metrics: options.metrics,
+      tracer: adapterTracer(apiVersion()),
+      env: options.env,
+      clock: options.clock,
+      agentCredentials: app.agentCredentials,
+      agentAudit: audit.agentHooks(),
+      ...(egress ? { egress } : {}),
+      ...(options.timing ? { timing: options.timing } : {}),
+      ...(options.overrides ? { overrides: options.overrides } : {}),
+      ...(options.registry ? { registry: options.registry } : {}),
+    });
+    const started = resolver;
+    app.decorate('resolver', started);
+    app.decorate('audit', audit);
+    app.addHook('onClose', async () => started.close());
+  },
+  { name: 'agentbox-adapters', dependencies: ['agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-credentials'] },
+);
