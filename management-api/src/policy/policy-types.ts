@@ -1,9 +1,11 @@
 // The shapes policy decisions are made over: the four kinds of action, a rule's verdict, an agent's autonomy and the decision that names its rule.
-import type { Manifest, PolicyRule } from '../manifest/generated/manifest-types.js';
+import type { Manifest, PolicyRule as ManifestPolicyRule } from '../manifest/generated/manifest-types.js';
+import type { DeepReadonly } from '../manifest/deep-freeze.js';
 
-/** The `[policy]` table as the manifest normalizes it. */
-export type PolicySection = Manifest['policy'];
-export type { PolicyRule };
+/** The `[policy]` table as the manifest normalizes it (frozen once loaded). */
+export type PolicySection = DeepReadonly<Manifest['policy']>;
+/** One `[[policy.rules]]` entry. */
+export type PolicyRule = DeepReadonly<ManifestPolicyRule>;
 
 /** What a rule is about. */
 export type ActionKind = PolicyRule['action'];
