@@ -65,7 +65,7 @@ t.test('a spawn: a deny and an ask are refused through the API, naming the rule,
   const rm = await box.api('/v1/agents', { body: { name: 'cleaner', command: '/bin/rm', args: ['-rf', 'x'] } });
   t.equal(rm.status, 403);
   t.equal(rm.json['error'], 'ABX_ERR_POLICY_DENIED');
-  t.match(rm.json['message'], /^refused by \[policy\]: rule 0 \("no-rm"\) denies: rule 0 \("no-rm"\) \(deny\) matched command=rm \(policy sha256:/);
+  t.match(rm.json['message'], /^refused by \[policy\]: rule 0 \("no-rm"\) denies \(matched command=rm\) \(policy sha256:/);
   const pushAuto = await box.api('/v1/agents', { body: { name: 'pusher', command: 'git', args: ['push', 'origin'] } });
   t.match(pushAuto, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /rule 1 \("push-asks"\) asks for approval; this agent is autonomous/ } });
   const pushSupervised = await box.api('/v1/agents', { body: { name: 'pusher', command: 'git', args: ['push'], autonomy: 'supervised' } });
@@ -91,8 +91,8 @@ t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an
   const denied = await connect(proxyPort, `127.0.0.1:${webPort}`, auth);
   t.equal(denied.status, 403, 'the allowlist admits 127.0.0.1, the policy refuses it');
   t.equal(denied.reason, 'policy-denied');
-  t.match(denied.refusal, /rule=policy-denied; allow-with=a \[policy\] rule that allows it .*; policy="rule 2 \(\\"no-loopback-address\\"\) denies: /);
-  t.match(denied.body, /^agentbox egress refused 127\.0\.0\.1:\d+: policy-denied: rule 2 \("no-loopback-address"\) denies/);
+  t.match(denied.refusal, /rule=policy-denied; allow-with=a \[policy\] rule that allows it .*; policy="rule 2 \(\\"no-loopback-address\\"\) denies \(matched host=127\.0\.0\.1\)"/);
+  t.match(denied.body, /^agentbox egress refused 127\.0\.0\.1:\d+: policy-denied: rule 2 \("no-loopback-address"\) denies \(matched host=127\.0\.0\.1\)/);
   const allowed = await connect(proxyPort, `localhost:${webPort}`, auth);
   t.equal(allowed.status, 200, 'a CONNECT the policy has nothing against');
 
@@ -140,7 +140,7 @@ t.test('a provider call: refused by the broker for one agent, forwarded for anot
   const before = provider.arrivals.length;
   const refused = await call(cheap.pid);
   t.equal(refused.status, 403);
-  t.match(refused.body, { error: 'ABX_ERR_POLICY_DENIED', message: /rule 4 \("cheap-no-stand"\) denies: rule 4 \("cheap-no-stand"\) \(deny\) matched agent=cheap-\*, provider=stand/ });
+  t.match(refused.body, { error: 'ABX_ERR_POLICY_DENIED', message: /rule 4 \("cheap-no-stand"\) denies \(matched agent=cheap-\*, provider=stand\)/ });
   t.equal(provider.arrivals.length, before, 'the refused call never reached the provider');
   t.equal((await call(lead.pid)).status, 200, 'another agent is forwarded');
   const events = await waitFor('the provider decision on record', async () => {

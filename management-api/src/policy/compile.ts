@@ -75,7 +75,7 @@ export function compilePolicy(section: PolicySection): CompiledPolicy {
   const version = `sha256:${createHash('sha256').update(JSON.stringify([section.default, section.autonomy, section.rules.map(normalRule)])).digest('hex')}`;
   const rules = section.rules.map((rule, index) => compileRule(rule, index, version));
   const index = Object.fromEntries(ACTION_KINDS.map((kind) => [kind, indexRules(rules.filter((r) => r.kind === kind))])) as Record<ActionKind, KindIndex>;
-  const defaultOf = (kind: ActionKind): PolicyDecision => Object.freeze({ action: kind, decision: section.default, rule: null, matched: [], reason: `no rule matches; policy.default = "${section.default}"`, version });
+  const defaultOf = (kind: ActionKind): PolicyDecision => Object.freeze({ action: kind, decision: section.default, rule: null, matched: [], reason: 'no rule matches', version });
   const defaults = Object.fromEntries(ACTION_KINDS.map((kind) => [kind, defaultOf(kind)])) as Record<ActionKind, PolicyDecision>;
   return { version, default: section.default, autonomy: section.autonomy, rules, index, defaults };
 }
@@ -103,7 +103,7 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
     literal += glob.literal;
   };
   for (const name of ['agent', 'command', 'args', 'cwd', 'host', 'port', 'method', 'path', 'provider'] as const) {
-    if (rule[name] !== undefined && !allowed.includes(name)) throw new PolicyRuleError(`${where}: a ${rule.action} rule has no field ${name} (its fields: ${allowed.join(', ')})`);
+    if (rule[name] !== undefined && !allowed.includes(name)) throw new PolicyRuleError(`${where}: ${rule.action.startsWith('e') ? 'an' : 'a'} ${rule.action} rule has no field ${name} (its fields: ${allowed.join(', ')})`);
   }
   field('agent', globOf(rule.agent), (a) => a.agent);
   if (rule.command !== undefined) {
@@ -145,8 +145,7 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
   const fields = tests.length;
   const test = fields === 0 ? () => true : fields === 1 ? tests[0]! : (a: PreparedAction) => tests.every((t) => t(a));
   const deciding = rule.id !== undefined ? { index, id: rule.id } : { index };
-  const named = `rule ${index}${rule.id !== undefined ? ` (${JSON.stringify(rule.id)})` : ''}`;
-  const reason = fields === 0 ? `${named} (${rule.decision}) matches every ${rule.action} action` : `${named} (${rule.decision}) matched ${shown.join(', ')}`;
+  const reason = fields === 0 ? `the rule has no fields: it matches every ${rule.action} action` : `matched ${shown.join(', ')}`;
   const verdict: PolicyDecision = Object.freeze({ action: rule.action, decision: rule.decision, rule: Object.freeze(deciding), matched: Object.freeze([...shown]), reason, version });
   const indexKey = keyOf(rule, host);
   return { index, ...(rule.id !== undefined ? { id: rule.id } : {}), kind: rule.action, decision: rule.decision, rank: rankOf(fields, literal, rule.decision, index), fields, literal, host, shown, ...(indexKey ? { indexKey } : {}), test, verdict };

@@ -69,7 +69,7 @@ export interface PolicyDecision {
   rule: DecidingRule | null;
   /** The fields of the deciding rule that matched (`host=*.example.com`), empty for the default or a rule without fields. */
   matched: readonly string[];
-  /** One line: which fields matched, or that the default applied. */
+  /** Why: `matched host=*.example.com, port=443`, or `no rule matches` (the default decided). */
   reason: string;
   /** `sha256:<hex>` of the compiled policy. */
   version: string;

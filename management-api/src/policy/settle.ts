@@ -34,8 +34,8 @@ export function ruleName(decision: PolicyDecision): string {
 /** Settle `decision` for an agent of `autonomy` (an ask goes to `approver` only when supervised). */
 export async function settle(decision: PolicyDecision, action: PolicyAction, autonomy: Autonomy, approver: Approver = noApprover): Promise<Outcome> {
   const named = ruleName(decision);
-  if (decision.decision === 'allow') return { allowed: true, decision, autonomy, reason: decision.reason };
-  if (decision.decision === 'deny') return { allowed: false, decision, autonomy, reason: `${named} denies: ${decision.reason}` };
+  if (decision.decision === 'allow') return { allowed: true, decision, autonomy, reason: `${named} allows (${decision.reason})` };
+  if (decision.decision === 'deny') return { allowed: false, decision, autonomy, reason: `${named} denies (${decision.reason})` };
   if (autonomy === 'autonomous') return { allowed: false, decision, autonomy, reason: `${named} asks for approval; this agent is autonomous` };
   const answer = await approver.hold(decision, action);
   return { allowed: answer.approved, decision, autonomy, reason: `${named} asks for approval; ${answer.reason}` };

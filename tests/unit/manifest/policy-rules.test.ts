@@ -27,7 +27,7 @@ t.test('E051: a field of another action, a malformed host, a repeated id — eac
   const source = `${allow(['*.example.com'])}${rule({ action: 'egress', decision: 'deny', provider: 'openai' })}${rule({ action: 'provider', decision: 'deny', host: 'x.example.com', command: 'git' })}${rule({ id: 'r', action: 'egress', decision: 'deny', host: 'a*.example.com' })}${rule({ id: 'r', action: 'spawn', decision: 'allow' })}`;
   const found = (await load(source)).diagnostics;
   t.same(found.map((d) => `${d.id}@${d.pointer}`), ['E051@/policy/rules/0/provider', 'E051@/policy/rules/1/command', 'E051@/policy/rules/1/host', 'E051@/policy/rules/2/host', 'E051@/policy/rules/3/id']);
-  t.match(found[0], { line: 7, message: /policy.rules\[0\] is a egress rule, and a egress action has no provider/, hint: /agent, host, port, method, path/ });
+  t.match(found[0], { line: 7, message: /policy.rules\[0\] is an egress rule, and an egress action has no provider/, hint: /agent, host, port, method, path/ });
   t.match(found[3], { message: /a wildcard is allowed only as a leading \*\./ });
   t.match(found[4], { message: /also the id of policy.rules\[2\]/ });
 });

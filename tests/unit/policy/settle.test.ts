@@ -42,7 +42,7 @@ t.test('allow and deny stand whatever the autonomy', async (t) => {
   for (const autonomy of ['autonomous', 'supervised'] as const) {
     const denied = await settle(evaluate(p, rm), rm, autonomy);
     t.equal(denied.allowed, false);
-    t.match(denied.reason, /^rule 1 denies: rule 1 \(deny\) matched command=rm$/);
+    t.equal(denied.reason, 'rule 1 denies (matched command=rm)');
     t.equal((await settle(evaluate(p, ls), ls, autonomy)).allowed, true);
   }
 });

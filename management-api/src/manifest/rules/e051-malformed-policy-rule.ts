@@ -17,7 +17,7 @@ export const malformedPolicyRule: Rule = {
       const fields = FIELDS_BY_KIND[rule.action];
       for (const field of ALL_FIELDS) {
         if (rule[field] === undefined || fields.includes(field)) continue;
-        out.push(finding(['policy', 'rules', i, field], `policy.rules[${i}] is a ${rule.action} rule, and a ${rule.action} action has no ${field}: the rule could never match`, `remove ${field}, or use the fields of a ${rule.action} rule: ${fields.join(', ')}`));
+        out.push(finding(['policy', 'rules', i, field], `policy.rules[${i}] is ${article(rule.action)} ${rule.action} rule, and ${article(rule.action)} ${rule.action} action has no ${field}: the rule could never match`, `remove ${field}, or use the fields of ${article(rule.action)} ${rule.action} rule: ${fields.join(', ')}`));
       }
       const problem = rule.host === undefined ? undefined : hostPatternProblem(rule.host);
       if (problem) out.push(finding(['policy', 'rules', i, 'host'], `policy.rules[${i}].host = ${JSON.stringify(rule.host)}: ${problem}`, 'write an exact name (api.example.com), a suffix (*.example.com), one address (203.0.113.7) or * for any host'));
@@ -30,3 +30,8 @@ export const malformedPolicyRule: Rule = {
     return out;
   },
 };
+
+/** `an egress`, `a spawn`. */
+function article(kind: string): string {
+  return kind.startsWith('e') ? 'an' : 'a';
+}
