@@ -45,7 +45,7 @@ export interface CompiledRule {
 
 /** Rules of one kind, by the key they can be found under; each list in rank order, highest first. */
 export interface KindIndex {
-  /** Egress: canonical host or address. Provider: the provider. Spawn: `b:<last segment>` or `f:<command>`. */
+  /** Egress: canonical host or address, or `port:<n>` for a rule on any host and one port. Provider: the provider. Spawn: `b:<last segment>` or `f:<command>`. */
   exact: Map<string, CompiledRule[]>;
   /** Egress and egress-change: `*.suffix` rules by suffix. */
   suffix: Map<string, CompiledRule[]>;
@@ -143,7 +143,10 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
   field('path', globOf(rule.path), (a) => a.path);
   field('provider', globOf(rule.provider), (a) => a.provider);
   const fields = tests.length;
-  const test = fields === 0 ? () => true : fields === 1 ? tests[0]! : (a: PreparedAction) => tests.every((t) => t(a));
+  const test = fields === 0 ? () => true : fields === 1 ? tests[0]! : (a: PreparedAction) => {
+    for (const t of tests) if (!t(a)) return false;
+    return true;
+  };
   const deciding = rule.id !== undefined ? { index, id: rule.id } : { index };
   const reason = fields === 0 ? `the rule has no fields: it matches every ${rule.action} action` : `matched ${shown.join(', ')}`;
   const verdict: PolicyDecision = Object.freeze({ action: rule.action, decision: rule.decision, rule: Object.freeze(deciding), matched: Object.freeze([...shown]), reason, version });
@@ -160,7 +163,8 @@ function keyOf(rule: PolicyRule, host: HostPattern): CompiledRule['indexKey'] {
   if (rule.action === 'egress' || rule.action === 'egress-change') {
     if (host.kind === 'exact' || host.kind === 'address') return { map: 'exact', key: host.value };
     if (host.kind === 'suffix') return { map: 'suffix', key: host.value };
-    return undefined;
+    // A rule about any host but one port is found by its port.
+    return rule.port !== undefined ? { map: 'exact', key: `port:${rule.port}` } : undefined;
   }
   if (rule.action === 'provider') return rule.provider !== undefined && compileGlob(rule.provider).exact ? { map: 'exact', key: rule.provider } : undefined;
   if (rule.command !== undefined && compileGlob(rule.command).exact) return { map: 'exact', key: `${rule.command.includes('/') ? 'f' : 'b'}:${rule.command}` };

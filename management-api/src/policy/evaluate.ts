@@ -27,6 +27,7 @@ export function evaluatePrepared(policy: CompiledPolicy, action: PreparedAction)
     case 'egress':
     case 'egress-change':
       if (action.host !== undefined) considerHost(index, action.host.address ?? action.host.name, action.host.name !== undefined, consider);
+      if (action.port !== undefined) consider(index.exact.get(`port:${action.port}`));
       break;
     case 'provider':
       if (action.provider !== undefined) consider(index.exact.get(action.provider));
