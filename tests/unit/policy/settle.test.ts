@@ -61,3 +61,12 @@ t.test('the audit data carries rule, action, agent, decision, outcome, reason an
     policy: p.version,
   });
 });
+
+t.test('the audit data never carries what looks like a secret', async (t) => {
+  const key = 'Zx8kQ2mP9vL4tR7wY1nB6cF3hJ5gD0sAeUiOoKq';
+  const leaky: PolicyAction = { kind: 'spawn', agent: 'w', command: 'git', args: ['push', `--token=${key}`, 'https://user:pw@example.com/r.git'] };
+  const data = policyEventData(leaky, await settle(evaluate(p, leaky), leaky, 'autonomous'), null);
+  t.notOk(JSON.stringify(data).includes(key), 'the key is not recorded');
+  t.notOk(JSON.stringify(data).includes(':pw@'), 'nor a password in a URL');
+  t.same((data['subject'] as { args: string[] }).args[0], 'push', 'the rest is kept');
+});
