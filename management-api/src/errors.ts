@@ -30,6 +30,7 @@ export const errorCodes = {
   ABX_ERR_DISK_LOW: { status: 507, description: 'The state volume or the workspace has less free space than resources.min_free_disk: no new agent is started until space returns (the message names the path, free bytes and threshold).' },
   ABX_ERR_EGRESS_UNAVAILABLE: { status: 503, description: 'The egress proxy cannot be reached over its control socket, or does not run (sandbox.enabled = false, or the API runs outside a box).' },
   ABX_ERR_AUDIT_UNAVAILABLE: { status: 503, description: 'The events slot is in adapters.critical and cannot record this action now, so the action was refused (or, for a spawn whose record failed, the agent was ended).' },
+  ABX_ERR_POLICY_DENIED: { status: 403, description: "The box's [policy] refused the action (a spawn, a provider call, a change of the egress allowlist): the message names the deciding rule (its index and id) or the default, why, and the policy version; an ask is refused at once for an autonomous agent, and for a supervised one when no approver is reachable." },
   ABX_ERR_SHUTTING_DOWN: { status: 503, description: 'The API is closing (SIGTERM received) and accepts no new requests.' },
   ABX_ERR_INTERNAL: { status: 500, description: 'An unexpected error; details are in the API log under the request id.' },
 } as const satisfies Record<`ABX_ERR_${string}`, { status: number; description: string }>;

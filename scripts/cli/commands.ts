@@ -19,6 +19,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'config validate', summary: 'check a manifest (schema and rules); exit 0 valid, 1 errors, 2 unreadable', load: () => import('./config-validate.js') },
   { name: 'config show', summary: 'print the normalized manifest (every default applied) as JSON', load: () => import('./config-show.js') },
   { name: 'config explain', summary: 'explain a rule id (E001, W001, …) with a bad and a good example', load: () => import('./config-explain.js') },
+  { name: 'policy test', summary: 'show which [policy] rule decides an action (spawn, egress, provider, egress-change) and why', load: () => import('./policy-test.js') },
   { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
   { name: 'api', summary: 'run the management API (probes, /v1/meta, adapter routes) and its metrics listener', load: compiled('api') },
   { name: 'up', summary: 'run the box on this host (--local): the same entrypoint and supervisord config as the image', load: compiled('up') },

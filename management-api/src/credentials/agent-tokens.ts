@@ -1,5 +1,6 @@
 // Per-agent API tokens: issued at spawn, held only as sha256 digests in memory, revoked when the agent ends.
 import { createHash, randomBytes } from 'node:crypto';
+import type { Autonomy } from '../policy/policy-types.js';
 
 /** Bytes of randomness in a token (encoded base64url, prefixed `abx_agent_`). */
 export const TOKEN_BYTES = 32;
@@ -15,6 +16,8 @@ export interface AgentPrincipal {
   readonly name: string;
   /** Ids of beads this agent created (insertion order, bounded by {@link MAX_CREATED_BEADS}). */
   readonly createdBeads: Set<string>;
+  /** How it meets a [policy] ask, as its spawn set it (the policy's default when absent). */
+  readonly autonomy?: Autonomy;
 }
 
 const digest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64url');
@@ -32,11 +35,11 @@ export class AgentTokens {
   readonly #digestById = new Map<string, string>();
 
   /** Issue a fresh token for agent `id` (replacing any earlier one of the same id). */
-  issue(agent: { id: string; name: string }): string {
+  issue(agent: { id: string; name: string; autonomy?: Autonomy }): string {
     this.revoke(agent.id);
     const token = `abx_agent_${randomBytes(TOKEN_BYTES).toString('base64url')}`;
     const d = digest(token);
-    this.#byDigest.set(d, { id: agent.id, name: agent.name, createdBeads: new Set() });
+    this.#byDigest.set(d, { id: agent.id, name: agent.name, createdBeads: new Set(), ...(agent.autonomy ? { autonomy: agent.autonomy } : {}) });
     this.#digestById.set(agent.id, d);
     return token;
   }

@@ -1,4 +1,5 @@
 // The hooks an orchestrator calls around an agent's life for its credentials (a type only, so adapters can name it without importing the implementation).
+import type { Autonomy } from '../policy/policy-types.js';
 
 /**
  * What the local orchestrator calls around an agent's life. The process manager knows nothing of
@@ -7,8 +8,8 @@
 export interface AgentCredentialHooks {
   /** Throw AdapterInputError when the command, args or env of a spawn request carry the operator key. */
   check(request: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>> }): void;
-  /** Issue agent `id`'s token; the variables to add to its environment. */
-  issue(agent: { id: string; name: string }): Record<string, string>;
+  /** Issue agent `id`'s token (carrying its [policy] autonomy, when the spawn set one); the variables to add to its environment. */
+  issue(agent: { id: string; name: string; autonomy?: Autonomy }): Record<string, string>;
   /** The agent has exited or is being terminated: its token stops working. */
   revoke(id: string): void;
 }

@@ -4,11 +4,16 @@ import { pipeline, Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyReplyFrom from '@fastify/reply-from';
 import { ApiError } from '../errors.js';
+import { AUDIT_KINDS } from '../observability/audit-trail.js';
+import { policyOf } from '../policy/compiled-cache.js';
+import { enforce } from '../policy/gate.js';
 import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
 import { readSecret } from '../secrets/read-secret.js';
 import { brokerPath } from './agent-credentials.js';
 import { brokerTarget } from './broker-path.js';
 import type { CredentialMetrics } from './metrics.js';
+import type {} from '../app-state.js';
+import type { Actor } from '../auth/caller.js';
 
 /** Timeouts of brokered calls. */
 export interface BrokerTiming {
@@ -88,6 +93,11 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
     metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
     throw err;
   }
+  // [policy] after the provider configuration (only declared providers have a route), before the key is read.
+  await enforceProviderPolicy(provider, request).catch((err: unknown) => {
+    metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
+    throw err;
+  });
   const key = await readSecret({ env: { key: `providers.${provider.name}.env_var`, name: provider.envVar, values: options.env }, file: { key: '', path: '' }, shape: 'token' }).catch(() => undefined);
   if (!key) {
     metrics.providerRequests.inc({ ...labels, outcome: 'no-key' });
@@ -133,6 +143,31 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
       void res.send(failure);
     },
   });
+}
+
+/**
+ * Whether [policy] lets this caller use `provider`: an agent by its name and the autonomy its
+ * spawn set, an operator with the policy's default autonomy. A refusal is recorded as a
+ * `policy.decision` event and answered with ABX_ERR_POLICY_DENIED naming the rule; allowed calls
+ * are not recorded one by one (the broker's metrics count them).
+ */
+async function enforceProviderPolicy(provider: BrokeredProvider, request: FastifyRequest): Promise<void> {
+  const { manifest, audit } = request.server.agentbox;
+  const agent = request.agent;
+  await enforce(policyOf(manifest.policy), { kind: 'provider', provider: provider.name, ...(agent ? { agent: agent.name } : {}) }, {
+    agent: agent?.id ?? null,
+    ...(agent?.autonomy ? { autonomy: agent.autonomy } : {}),
+    recordAllowed: false,
+    record: (data) => audit.action(brokerCaller(request), AUDIT_KINDS.policyDecision, 'broker', data),
+  });
+}
+
+/** Who called the broker, as auth/caller.ts callerOf names it (that file sits floors above this one). */
+function brokerCaller(request: FastifyRequest): Actor {
+  if (request.agent) return { kind: 'agent', agent: request.agent.id, name: request.agent.name };
+  if (request.nip98) return { kind: 'nip98', pubkey: request.nip98.event.pubkey };
+  if (request.dashboardSession) return { kind: 'session', via: request.dashboardSession };
+  return { kind: 'api-key' };
 }
 
 /** The provider URL for a broker request: base_url + whatever follows /v1/providers/<name>, query included, as sent (see broker-path.ts). */

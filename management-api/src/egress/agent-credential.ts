@@ -1,6 +1,13 @@
 // Each agent's own egress proxy credential: minted at spawn, handed over only in the agent's proxy variables, revoked when it exits.
 import { randomBytes } from 'node:crypto';
 import { hashCredential } from './credential-store.js';
+import type { Autonomy } from '../policy/policy-types.js';
+
+/** What the proxy's [policy] decisions know of an agent besides its id: its name and, when its spawn set one, its autonomy. */
+export interface AgentFacts {
+  name: string;
+  autonomy?: Autonomy;
+}
 
 /** What the orchestrator asks of the egress proxy at an agent's spawn and exit. */
 export interface AgentEgress {
@@ -9,7 +16,7 @@ export interface AgentEgress {
    * HTTP clients through the proxy with it. Throws when the proxy cannot be told (the spawn is
    * then refused: an agent never starts with a credential the proxy does not know).
    */
-  issue(agentId: string): Promise<Record<string, string>>;
+  issue(agentId: string, facts?: AgentFacts): Promise<Record<string, string>>;
   /** Revoke the agent's credential (it exited); never throws. */
   revoke(agentId: string): void;
 }

@@ -1,6 +1,7 @@
 // The control channel between the management API and the egress proxy: newline-delimited JSON over a 0600 unix socket under the run dir.
 import type { EgressPolicy } from './allowlist.js';
 import type { EgressDecision } from './proxy.js';
+import type { Autonomy } from '../policy/policy-types.js';
 
 /**
  * A request from the API. The first one on a connection must be `hello` with the box API key
@@ -10,7 +11,7 @@ import type { EgressDecision } from './proxy.js';
 export type ControlRequest =
   | { id: number; op: 'hello'; key: string }
   | { id: number; op: 'sync'; credentials: CredentialEntry[]; policy: EgressPolicy | null }
-  | { id: number; op: 'register'; agent: string; hash: string }
+  | { id: number; op: 'register'; agent: string; hash: string; name?: string; autonomy?: Autonomy }
   | { id: number; op: 'revoke'; agent: string }
   | { id: number; op: 'policy-get' }
   | { id: number; op: 'policy-set'; policy: EgressPolicy }
@@ -25,6 +26,9 @@ export type ControlRequest =
 export interface CredentialEntry {
   agent: string;
   hash: string;
+  /** The agent's name and autonomy, for [policy] decisions. */
+  name?: string;
+  autonomy?: Autonomy;
 }
 
 /** Where the allowlist in force came from: the proxy's manifest, or a change through the API. */

@@ -136,7 +136,7 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
           return ok(id);
         }
         case 'register':
-          options.credentials.set(req.agent, req.hash);
+          options.credentials.set(req.agent, req.hash, { ...(req.name !== undefined ? { name: req.name } : {}), ...(req.autonomy !== undefined ? { autonomy: req.autonomy } : {}) });
           return ok(id);
         case 'revoke':
           options.credentials.delete(req.agent);

@@ -4,10 +4,11 @@ import { AdapterUnavailableError } from '../adapter-errors.js';
 import { ApiError } from '../errors.js';
 import type { EgressPolicy } from './allowlist.js';
 import { ControlClient, type ControlOk } from './control-client.js';
-import type { PolicySource } from './control-protocol.js';
+import type { CredentialEntry, PolicySource } from './control-protocol.js';
 import { EGRESS_REASONS, type EgressMetrics } from './metrics.js';
-import type { EgressDecision } from './proxy.js';
-import { newProxyCredential, proxyEnvironment, type AgentEgress } from './agent-credential.js';
+import type { EgressDecision, EgressPolicyDecision } from './proxy.js';
+import { POLICY_EVENT_KIND } from '../policy/audit-record.js';
+import { newProxyCredential, proxyEnvironment, type AgentEgress, type AgentFacts } from './agent-credential.js';
 import { RefusalLog, type Refusal } from './refusal.js';
 
 /** The event kind each decision is appended as. */
@@ -51,7 +52,7 @@ export interface EgressControllerOptions {
  * lasts until the API restarts, and the source reported is the proxy's own account of its list.
  */
 export class EgressController implements AgentEgress {
-  readonly #hashes = new Map<string, string>();
+  readonly #hashes = new Map<string, Omit<CredentialEntry, 'agent'>>();
   readonly #listeners: Array<() => void> = [];
   readonly #client: ControlClient;
   readonly #refusals = new RefusalLog();
@@ -88,13 +89,14 @@ export class EgressController implements AgentEgress {
     this.#listeners.push(listener);
   }
 
-  async issue(agentId: string): Promise<Record<string, string>> {
+  async issue(agentId: string, facts?: AgentFacts): Promise<Record<string, string>> {
     const { secret, hash } = newProxyCredential();
+    const entry = { hash, ...(facts?.name !== undefined ? { name: facts.name } : {}), ...(facts?.autonomy !== undefined ? { autonomy: facts.autonomy } : {}) };
     // Known before it is sent: a sync running meanwhile on the same connection then carries it
     // too, or precedes the register; either way the proxy ends up holding it.
-    this.#hashes.set(agentId, hash);
+    this.#hashes.set(agentId, entry);
     try {
-      this.#port = (await this.#client.call({ op: 'register', agent: agentId, hash })).port;
+      this.#port = (await this.#client.call({ op: 'register', agent: agentId, ...entry })).port;
     } catch (err) {
       this.#hashes.delete(agentId);
       throw new AdapterUnavailableError('orchestrator', `agents start only with an egress proxy credential, and ${(err as Error).message}`);
@@ -150,7 +152,7 @@ export class EgressController implements AgentEgress {
 
   async #replay(client: ControlClient, reply: ControlOk): Promise<void> {
     this.#port = reply.port;
-    const credentials = [...this.#hashes].map(([agent, hash]) => ({ agent, hash }));
+    const credentials = [...this.#hashes].map(([agent, entry]) => ({ agent, ...entry }));
     await client.call({ op: 'sync', credentials, policy: this.#runtime ?? null });
   }
 
@@ -159,9 +161,19 @@ export class EgressController implements AgentEgress {
     // refusal is an event, never on the record of the agent it names.
     if (d.decision === 'denied' && d.agent !== null && !UNAUTHENTICATED.has(d.reason)) this.#refusals.add(d.agent, { host: d.host, port: d.port, reason: d.reason });
     this.options.metrics.decisions.inc({ decision: d.decision === 'allowed' ? 'allowed' : 'denied', reason: EGRESS_REASONS.has(d.reason) ? d.reason : 'other' });
-    const data = { agent: d.agent, host: d.host, port: d.port, method: d.method, decision: d.decision, reason: d.reason };
-    this.options.appendEvent({ kind: EGRESS_EVENT_KIND, source: 'egress', data }).catch((err: unknown) => {
+    const policy = d.policy ? { policy: { rule: d.policy.rule, decision: d.policy.decision, version: d.policy.version } } : {};
+    const data = { agent: d.agent, host: d.host, port: d.port, method: d.method, decision: d.decision, reason: d.reason, ...policy };
+    const notRecorded = (err: unknown): void => {
       this.options.logger.debug({ event: 'EgressEventNotRecorded', err }, 'an egress decision could not be appended to the events slot');
-    });
+    };
+    this.options.appendEvent({ kind: EGRESS_EVENT_KIND, source: 'egress', data }).catch(notRecorded);
+    // A refusal (or an ask) by [policy] is also a policy decision on record, as spawns and provider calls are.
+    if (d.policy && d.decision === 'denied') this.options.appendEvent({ kind: POLICY_EVENT_KIND, source: 'egress', data: egressPolicyEventData(d, d.policy) }).catch(notRecorded);
   }
+}
+
+/** The `policy.decision` event of an egress request refused by [policy] (policy/audit-record.ts has the same fields). */
+function egressPolicyEventData(d: EgressDecision, p: EgressPolicyDecision): Record<string, unknown> {
+  const subject = { host: d.host, port: d.port, ...(p.method !== undefined ? { method: p.method, path: p.path } : {}) };
+  return { action: 'egress', subject, agent: d.agent, rule: p.rule, decision: p.decision, outcome: d.decision, autonomy: p.autonomy, reason: p.reason, policy: p.version };
 }

@@ -1,9 +1,12 @@
 // Per-agent proxy credentials as the egress proxy knows them: sha256 hashes only, checked in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { AUTONOMIES, type Autonomy } from '../policy/policy-types.js';
 
 /** An agent id as the orchestrator makes them; anything else in a credential is refused unread. */
 export const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const HASH = /^[0-9a-f]{64}$/;
+/** An agent name as spawn requests take them (orchestrator/spawn-request.ts). */
+const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** Longer headers are refused before decoding: a credential is 32 base64url characters. */
 const MAX_HEADER = 512;
 
@@ -12,31 +15,44 @@ export function hashCredential(secret: string): string {
   return createHash('sha256').update(secret, 'utf8').digest('hex');
 }
 
-/** Who sent a request: an agent with a valid credential, or why not (`agent` is the claimed id, when well-formed). */
-export type Identity = { ok: true; agent: string } | { ok: false; reason: 'no-credential' | 'bad-credential'; agent?: string };
+/** What [policy] decisions know of an agent besides its id (registered with its credential). */
+export interface AgentFacts {
+  name?: string;
+  autonomy?: Autonomy;
+}
+
+/** Who sent a request: an agent with a valid credential (and its facts), or why not (`agent` is the claimed id, when well-formed). */
+export type Identity = ({ ok: true; agent: string } & AgentFacts) | { ok: false; reason: 'no-credential' | 'bad-credential'; agent?: string };
 
 /** The credentials of live agents, by agent id. */
 export class CredentialStore {
   readonly #hashes = new Map<string, Buffer>();
+  readonly #facts = new Map<string, AgentFacts>();
 
-  /** Register (or replace) an agent's credential hash. Throws on a malformed id or hash. */
-  set(agent: string, hash: string): void {
+  /** Register (or replace) an agent's credential hash and facts. Throws on a malformed id, hash, name or autonomy. */
+  set(agent: string, hash: string, facts: AgentFacts = {}): void {
     if (!AGENT_ID.test(agent)) throw new Error(`agent id ${JSON.stringify(agent).slice(0, 80)} is malformed`);
     if (!HASH.test(hash)) throw new Error('a credential hash is 64 lower-case hex digits (sha256)');
+    if (facts.name !== undefined && (typeof facts.name !== 'string' || !AGENT_NAME.test(facts.name))) throw new Error(`agent name ${JSON.stringify(facts.name).slice(0, 80)} is malformed`);
+    if (facts.autonomy !== undefined && !AUTONOMIES.includes(facts.autonomy)) throw new Error(`autonomy ${JSON.stringify(facts.autonomy).slice(0, 40)} is neither autonomous nor supervised`);
     this.#hashes.set(agent, Buffer.from(hash, 'hex'));
+    this.#facts.set(agent, { ...(facts.name !== undefined ? { name: facts.name } : {}), ...(facts.autonomy !== undefined ? { autonomy: facts.autonomy } : {}) });
   }
 
   /** Replace every credential by `entries` at once; nothing changes when one is malformed (it throws). */
-  replace(entries: ReadonlyArray<{ agent: string; hash: string }>): void {
+  replace(entries: ReadonlyArray<{ agent: string; hash: string } & AgentFacts>): void {
     const next = new CredentialStore();
-    for (const { agent, hash } of entries) next.set(agent, hash);
+    for (const { agent, hash, name, autonomy } of entries) next.set(agent, hash, { ...(name !== undefined ? { name } : {}), ...(autonomy !== undefined ? { autonomy } : {}) });
     this.#hashes.clear();
+    this.#facts.clear();
     for (const [agent, hash] of next.#hashes) this.#hashes.set(agent, hash);
+    for (const [agent, facts] of next.#facts) this.#facts.set(agent, facts);
   }
 
   /** Forget an agent's credential (it exited). */
   delete(agent: string): void {
     this.#hashes.delete(agent);
+    this.#facts.delete(agent);
   }
 
   /** How many agents hold a credential. */
@@ -57,6 +73,6 @@ export class CredentialStore {
     const given = createHash('sha256').update(decoded.slice(colon + 1), 'utf8').digest();
     // Compared even for an unknown agent, so timing does not tell known ids from unknown ones.
     const equal = timingSafeEqual(given, expected ?? Buffer.alloc(32));
-    return equal && expected ? { ok: true, agent } : { ok: false, reason: 'bad-credential', agent };
+    return equal && expected ? { ok: true, agent, ...this.#facts.get(agent) } : { ok: false, reason: 'bad-credential', agent };
   }
 }

@@ -14,6 +14,7 @@ import { CredentialStore } from './credential-store.js';
 import { createEgressProxy } from './proxy.js';
 import type { Resolver } from './decision.js';
 import { tunnelRelayFrom } from './tunnel.js';
+import { policyOf } from '../policy/compiled-cache.js';
 
 /** The proxy's port is taken: a start failure that no restart mends (the message is the one line to show). */
 export class PortInUseError extends Error {
@@ -45,7 +46,7 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
   const credentials = new CredentialStore();
   let control: ControlServer | undefined;
   const relay = tunnelRelayFrom(env);
-  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), relay, ...(resolve ? { resolve } : {}) });
+  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), relay, policy: policyOf(manifest.policy), ...(resolve ? { resolve } : {}) });
   const port = listenPort(env, 'AGENTBOX_EGRESS_PORT', egress.port);
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => {

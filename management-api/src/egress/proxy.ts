@@ -14,6 +14,10 @@ import { decide, systemResolver, type Resolver } from './decision.js';
 import { openTunnel, type TunnelRelay } from './tunnel.js';
 import { AgentConnections, HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from './connection-caps.js';
 import { refusalBody, refusalHeader } from './refusal.js';
+import type { CompiledPolicy } from '../policy/compile.js';
+import { evaluate } from '../policy/evaluate.js';
+import { settle } from '../policy/settle.js';
+import type { DecidingRule, EgressAction, Verdict, Autonomy } from '../policy/policy-types.js';
 
 /** One decision, as the API records it (an event and a metric). */
 export interface EgressDecision {
@@ -23,8 +27,23 @@ export interface EgressDecision {
   port: number;
   method: 'CONNECT' | 'HTTP';
   decision: 'allowed' | 'denied';
-  /** Bounded: how the host matched, or why it was refused. */
+  /** Bounded: how the host matched, or why it was refused (`policy-denied`: by [policy]). */
   reason: string;
+  /** When [policy] has rules: the decision it gave (a refusal by it, or what let the request through). */
+  policy?: EgressPolicyDecision;
+}
+
+/** What [policy] said of one egress request. */
+export interface EgressPolicyDecision {
+  rule: DecidingRule | null;
+  decision: Verdict;
+  /** The outcome's reason, naming the rule (`rule 3 ("push") asks for approval; this agent is autonomous`). */
+  reason: string;
+  version: string;
+  autonomy: Autonomy;
+  /** Plain HTTP only: what the rules saw besides host and port. */
+  method?: string;
+  path?: string;
 }
 
 /** What the proxy consults on every request. */
@@ -38,6 +57,8 @@ export interface EgressProxyOptions {
   relay?: TunnelRelay;
   /** Connections one agent may hold at once (default MAX_CONNECTIONS_PER_AGENT). */
   maxPerAgent?: number;
+  /** The manifest's [policy], asked after the allowlist admitted a request (none: the allowlist alone decides). */
+  policy?: CompiledPolicy;
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy credential never travel upstream.
@@ -56,8 +77,8 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   const connections = new AgentConnections(options.maxPerAgent);
 
-  /** Authenticate and decide; answers a refusal itself and returns undefined then. */
-  async function admit(req: http.IncomingMessage, host: string, port: number, method: EgressDecision['method'], refuse: (status: number, reason: string) => void): Promise<string | undefined> {
+  /** Authenticate and decide; answers a refusal itself and returns undefined then. `http`: a plain HTTP request's method and path. */
+  async function admit(req: http.IncomingMessage, host: string, port: number, method: EgressDecision['method'], refuse: (status: number, reason: string, detail?: string) => void, http?: { method: string; path: string }): Promise<string | undefined> {
     const shownHost = host.slice(0, MAX_HOST);
     const who = options.credentials.check(req.headers['proxy-authorization']);
     if (!who.ok) {
@@ -71,18 +92,26 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
       return undefined;
     }
     const verdict = await decide(options.allowlist(), host, port, resolve);
-    options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: verdict.allowed ? 'allowed' : 'denied', reason: verdict.reason });
     if (!verdict.allowed) {
+      options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: verdict.reason });
       refuse(403, verdict.reason);
       return undefined;
     }
+    // The policy is a gate behind the allowlist, never a widening: asked only about what it admitted.
+    const policy = options.policy ? await decidePolicy(options.policy, { kind: 'egress', ...(who.name !== undefined ? { agent: who.name } : {}), host, port, ...http }, who.autonomy) : undefined;
+    if (policy && !policy.allowed) {
+      options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: 'policy-denied', policy: policy.record });
+      refuse(403, 'policy-denied', policy.record.reason);
+      return undefined;
+    }
+    options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'allowed', reason: verdict.reason, ...(policy?.record ? { policy: policy.record } : {}) });
     return verdict.address;
   }
 
   server.on('connect', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const target = parseAuthority(req.url ?? '');
-    const refuse = (status: number, reason: string): void => void socket.end(statusLine(status, reason, target));
+    const refuse = (status: number, reason: string, detail?: string): void => void socket.end(statusLine(status, reason, target, detail));
     if (!target) return refuse(400, 'bad-target');
     void admit(req, target.host, target.port, 'CONNECT', refuse).then((address) => {
       if (address === undefined || socket.destroyed) return;
@@ -92,17 +121,17 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
 
   server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
     let refused: { host: string; port: number } | undefined;
-    const refuse = (status: number, reason: string): void => {
+    const refuse = (status: number, reason: string, detail?: string): void => {
       if (status === 407) res.setHeader('proxy-authenticate', 'Basic realm="agentbox-egress"');
       const named = refused && status !== 502 ? refused : undefined;
-      if (named) res.setHeader('x-agentbox-refusal', refusalHeader(named.host, named.port, reason));
-      res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(named ? refusalBody(named.host, named.port, reason) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
+      if (named) res.setHeader('x-agentbox-refusal', refusalHeader(named.host, named.port, reason, detail));
+      res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(named ? refusalBody(named.host, named.port, reason, detail) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
     };
     const target = absoluteTarget(req);
     if (typeof target === 'string') return refuse(400, target);
     const { url, port } = target;
     refused = { host: url.hostname, port };
-    void admit(req, url.hostname, port, 'HTTP', refuse).then((address) => {
+    void admit(req, url.hostname, port, 'HTTP', refuse, { method: req.method ?? 'GET', path: url.pathname }).then((address) => {
       if (address === undefined) return;
       const headers: http.OutgoingHttpHeaders = {};
       const listed = new Set(String(req.headers['connection'] ?? '').split(',').map((h) => h.trim().toLowerCase()));
@@ -122,6 +151,20 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     });
   });
   return server;
+}
+
+/**
+ * [policy] on an egress request the allowlist admitted. An ask settles by the agent's autonomy
+ * (registered with its credential; the policy's default otherwise). `record` is absent for an
+ * allow by the default of a policy without rules: nothing to name, and allowed requests are many.
+ */
+async function decidePolicy(policy: CompiledPolicy, action: EgressAction, autonomy: Autonomy | undefined): Promise<{ allowed: true; record?: EgressPolicyDecision } | { allowed: false; record: EgressPolicyDecision }> {
+  const decision = evaluate(policy, action);
+  if (decision.decision === 'allow' && decision.rule === null && policy.rules.length === 0) return { allowed: true };
+  const outcome = await settle(decision, action, autonomy ?? policy.autonomy);
+  const http = action.method !== undefined ? { method: action.method.slice(0, 16), path: (action.path ?? '').slice(0, 512) } : {};
+  const record: EgressPolicyDecision = { rule: decision.rule, decision: decision.decision, reason: outcome.reason, version: decision.version, autonomy: outcome.autonomy, ...http };
+  return outcome.allowed ? { allowed: true, record } : { allowed: false, record };
 }
 
 /**
@@ -166,11 +209,11 @@ export function parseAuthority(authority: string): { host: string; port: number 
  * `curl -v`, and so can a person reading its log. A failed upstream connection (502) is not a
  * refusal by a rule and names none.
  */
-function statusLine(status: number, reason: string, target?: { host: string; port: number }): string {
+function statusLine(status: number, reason: string, target?: { host: string; port: number }, detail?: string): string {
   const text = http.STATUS_CODES[status] ?? 'Error';
   const auth = status === 407 ? 'Proxy-Authenticate: Basic realm="agentbox-egress"\r\n' : '';
   const named = target && status !== 502 ? target : undefined;
-  const refusal = named ? `X-Agentbox-Refusal: ${refusalHeader(named.host, named.port, reason)}\r\n` : '';
-  const body = named ? refusalBody(named.host, named.port, reason) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`;
+  const refusal = named ? `X-Agentbox-Refusal: ${refusalHeader(named.host, named.port, reason, detail)}\r\n` : '';
+  const body = named ? refusalBody(named.host, named.port, reason, detail) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`;
   return `HTTP/1.1 ${status} ${text}\r\n${auth}X-Agentbox-Egress: ${reason}\r\n${refusal}Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }

@@ -26,6 +26,7 @@ export function allowWith(host: string, port: number, reason: string): string {
   if (reason === 'unresolvable') return `nothing in the manifest: ${JSON.stringify(host)} does not resolve from the box`;
   if (reason === 'too-many-connections') return 'fewer connections at once (each agent holds at most 128 through the proxy)';
   if (reason === 'no-credential' || reason === 'bad-credential') return "the agent's own proxy URL (HTTPS_PROXY) with its credential";
+  if (reason === 'policy-denied') return 'a [policy] rule that allows it (agentbox policy test --action egress shows which rule decides)';
   return 'see docs/user/sandbox.md, "Egress"';
 }
 
@@ -34,14 +35,19 @@ function printable(text: string): string {
   return text.replace(/[^\x20-\x7e]/g, '?').slice(0, 255);
 }
 
-/** The `X-Agentbox-Refusal` header value: `host="…"; port=N; rule=…; allow-with=…` (printable ASCII only). */
-export function refusalHeader(host: string, port: number, reason: string): string {
-  return `host=${JSON.stringify(printable(host))}; port=${port}; rule=${reason}; allow-with=${printable(allowWith(printable(host), port, reason))}`;
+/**
+ * The `X-Agentbox-Refusal` header value: `host="…"; port=N; rule=…; allow-with=…` (printable
+ * ASCII only), and `; policy="…"` naming the [policy] rule and why when the policy refused.
+ */
+export function refusalHeader(host: string, port: number, reason: string, detail?: string): string {
+  const policy = detail !== undefined ? `; policy=${JSON.stringify(printable(detail))}` : '';
+  return `host=${JSON.stringify(printable(host))}; port=${port}; rule=${reason}; allow-with=${printable(allowWith(printable(host), port, reason))}${policy}`;
 }
 
 /** The body of a refusal: one line a person (or an agent reading its tool's error) can act on. */
-export function refusalBody(host: string, port: number, reason: string): string {
+export function refusalBody(host: string, port: number, reason: string, detail?: string): string {
   const shown = printable(host);
+  if (detail !== undefined) return `agentbox egress refused ${shown}:${port}: ${reason}: ${printable(detail)}; to allow it: ${allowWith(shown, port, reason)} (agentbox.toml)\n`;
   return `agentbox egress refused ${shown}:${port}: ${reason}; to allow it: ${allowWith(shown, port, reason)} (agentbox.toml, or PUT /v1/sandbox/egress)\n`;
 }
 

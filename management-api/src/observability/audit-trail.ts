@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { NewEvent } from '../adapters/events/events-adapter.js';
 import type { Actor } from '../auth/caller.js';
 import { ApiError } from '../errors.js';
+import { POLICY_EVENT_KIND } from '../policy/audit-record.js';
 import type { AgentAuditHooks, AgentEndFacts, AgentStartFacts } from '../sandbox/agent-audit-hooks.js';
 
 /** The kinds the box appends on its own (docs/user/api.md, "The audit trail"). */
@@ -16,6 +17,8 @@ export const AUDIT_KINDS = {
   beadClaimed: 'bead.claimed',
   beadClosed: 'bead.closed',
   egressPolicy: 'sandbox.egress.policy',
+  /** A [policy] decision: every spawn and egress-change decision, every refused provider call (policy/audit-record.ts). */
+  policyDecision: POLICY_EVENT_KIND,
 } as const;
 
 /** One of {@link AUDIT_KINDS}. */

@@ -9,6 +9,10 @@ import { AGENT_NAME } from '../adapters/orchestrator/spawn-request.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { callerOf } from '../auth/caller.js';
 import { ApiError, errorBodySchema } from '../errors.js';
+import { AUDIT_KINDS } from '../observability/audit-trail.js';
+import { policyOf } from '../policy/compiled-cache.js';
+import { enforce } from '../policy/gate.js';
+import { AUTONOMIES } from '../policy/policy-types.js';
 import type { MutationLimits } from './events-routes.js';
 
 /** Grace period of DELETE /v1/agents/:id when the caller names none. */
@@ -57,6 +61,7 @@ const spawnBody = {
     args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
     env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },
     cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace' },
+    autonomy: { type: 'string', enum: AUTONOMIES, description: "How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held for a human approver; refused while none is reachable). Default: the manifest's policy.autonomy" },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -96,8 +101,14 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       await app.agentbox.probes.disk.admit();
       const { audit } = app.agentbox;
       audit.admit('starting an agent');
+      const caller = callerOf(request);
+      // [policy] decides before anything is created; its decision is on record either way.
+      const policy = policyOf(app.agentbox.manifest.policy);
+      const autonomy = request.body.autonomy ?? policy.autonomy;
+      const { name, command, args, cwd } = request.body;
+      await enforce(policy, { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}) }, { agent: null, autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data) });
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
-      const agent = await audit.as(callerOf(request), () => agents().spawn(request.body));
+      const agent = await audit.as(caller, () => agents().spawn({ ...request.body, autonomy }));
       if (!(await audit.spawnRecorded(agent.id))) {
         // adapters.critical has events: an agent whose start is not on record does not run.
         await audit.as({ kind: 'box', reason: 'audit-unavailable' }, () => agents().terminate(agent.id, 0));

@@ -1,5 +1,5 @@
 // /v1/sandbox/egress: the egress proxy's allowlist, read and replaced at run time (no restart; the manifest is the list again at the next boot).
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import schemaJson from '../../../schema/agentbox.schema.json' with { type: 'json' };
@@ -11,6 +11,12 @@ import type { EgressPolicy } from '../egress/allowlist.js';
 import { entryProblem } from '../grammar/egress-entry.js';
 import type { EgressController } from '../egress/controller.js';
 import type { MutationLimits } from './events-routes.js';
+import { policyOf } from '../policy/compiled-cache.js';
+import { evaluate } from '../policy/evaluate.js';
+import { isOpen, refusalMessage } from '../policy/gate.js';
+import { settle } from '../policy/settle.js';
+import { policyEventData } from '../policy/audit-record.js';
+import type { EgressChangeAction } from '../policy/policy-types.js';
 
 // The manifest's own item schemas (patterns and bounds), so the API accepts exactly what a manifest may list.
 const keys = schemaJson.properties.sandbox.properties.egress.properties;
@@ -36,7 +42,7 @@ const viewSchema = {
     allow_ports: { type: 'array', items: { type: 'integer' } },
   },
 } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema };
+const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema };
 
 /** Register the egress routes (authenticated by the app's gate; the change is rate limited). */
 export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimits): void {
@@ -58,11 +64,41 @@ export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimit
         if (problem) throw new ApiError('ABX_ERR_VALIDATION', `body/allow_domains/${i} (${JSON.stringify(entry)}): ${problem}`);
       });
       app.agentbox.audit.admit('changing the egress allowlist');
+      await enforceEgressChange(app, request, request.body);
       const view = await controller().setPolicy(request.body);
       await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.egressPolicy, 'egress', { allow_domains: view.policy.allow_domains, allow_ports: view.policy.allow_ports, source: view.source });
       return flat(view);
     },
   );
+}
+
+/**
+ * [policy] on a change of the allowlist: each domain and each port it adds (against the list in
+ * force) is one egress-change action; a change that only removes is one action with neither. The
+ * first refusal is recorded and refuses the whole change; allowed additions are recorded when a
+ * rule (not the default) allowed them.
+ */
+async function enforceEgressChange(app: FastifyInstance, request: FastifyRequest, next: EgressPolicy): Promise<void> {
+  const policy = policyOf(app.agentbox.manifest.policy);
+  if (isOpen(policy)) return;
+  const now = (await egressController(app).policy()).policy;
+  const actions: EgressChangeAction[] = [
+    ...next.allow_domains.filter((d) => !now.allow_domains.includes(d)).map((host) => ({ kind: 'egress-change' as const, host })),
+    ...next.allow_ports.filter((p) => !now.allow_ports.includes(p)).map((port) => ({ kind: 'egress-change' as const, port })),
+  ];
+  if (actions.length === 0) actions.push({ kind: 'egress-change' });
+  const record = (data: Record<string, unknown>) => app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.policyDecision, 'policy', data);
+  const allowed: Array<Record<string, unknown>> = [];
+  for (const action of actions) {
+    const decision = evaluate(policy, action);
+    const outcome = await settle(decision, action, policy.autonomy);
+    if (!outcome.allowed) {
+      await record(policyEventData(action, outcome, null));
+      throw new ApiError('ABX_ERR_POLICY_DENIED', refusalMessage(outcome));
+    }
+    if (decision.rule !== null) allowed.push(policyEventData(action, outcome, null));
+  }
+  for (const data of allowed) await record(data);
 }
 
 function egressController(app: FastifyInstance): EgressController {

@@ -30,18 +30,34 @@ function section(out: string[], path: string[], node: SchemaNode, root: SchemaNo
   if (mapValue && node.propertyNames?.pattern) out.push(`Names match \`${node.propertyNames.pattern}\`.`, '');
   const rows: string[] = [];
   const nested: Array<[string, SchemaNode]> = [];
+  const arrays: Array<[string, SchemaNode]> = [];
   for (const [key, raw] of Object.entries(table.properties ?? {})) {
     const child = resolveRef(raw, root);
     if (child.type === 'object' && (child.properties || typeof child.additionalProperties === 'object') && key !== 'environment') {
       nested.push([key, child]);
       continue;
     }
+    const items = child.type === 'array' && child.items ? resolveRef(child.items, root) : undefined;
+    // An array of tables (`[[a.b]]`): its own section, its row says where.
+    if (items?.type === 'object' && items.properties) arrays.push([key, items]);
     const required = table.required?.includes(key) ? ' **(required)**' : '';
-    rows.push(`| \`${key}\`${required} | ${typeText(child)} | ${defaultText(child)} | ${escapeCell(child.description ?? '')} |`);
+    const type = items?.type === 'object' && items.properties ? `array of tables (\`[[${[...path, key].join('.')}]]\`, below)` : typeText(child);
+    rows.push(`| \`${key}\`${required} | ${type} | ${defaultText(child)} | ${escapeCell(child.description ?? '')} |`);
   }
   if (rows.length) out.push('| key | type | default | description |', '|---|---|---|---|', ...rows, '');
   const base = mapValue ? [...path, '<name>'] : path;
   for (const [key, child] of nested) section(out, [...base, key], child, root);
+  for (const [key, items] of arrays) arraySection(out, [...base, key], items);
+}
+
+/** One `[[a.b]]` array of tables: its item's keys. */
+function arraySection(out: string[], path: string[], items: SchemaNode): void {
+  out.push(`${'#'.repeat(Math.min(path.length + 1, 4))} \`[[${path.join('.')}]]\``, '', items.description ?? '', '');
+  const rows = Object.entries(items.properties ?? {}).map(([key, child]) => {
+    const required = items.required?.includes(key) ? ' **(required)**' : '';
+    return `| \`${key}\`${required} | ${typeText(child)} | ${defaultText(child)} | ${escapeCell(child.description ?? '')} |`;
+  });
+  out.push('| key | type | default | description |', '|---|---|---|---|', ...rows, '');
 }
 
 /** The node's schema examples as a TOML block (entries of a map or optional table). */

@@ -19,8 +19,9 @@ const FLOORS: readonly (readonly string[])[] = [
   // and the pure transparency-log code (Merkle trees, proofs, signed notes).
   ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/', 'tlog/'],
   // What stands on them: the errors adapters and their subsystems raise, every runtime path, every
-  // port a box binds, and what each supervised programme does (watch its parent, record a failed start).
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'programme/'],
+  // port a box binds, what each supervised programme does (watch its parent, record a failed start),
+  // and the policy evaluator (pure, on the grammars; below the manifest, whose rules use it).
+  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'programme/', 'policy/'],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.

@@ -1,6 +1,7 @@
 // The orchestrator slot: agent processes — spawn, list, status, output, terminate.
 import type { AdapterLifecycle } from '../adapter.js';
 import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/limits/budgets.js';
+import type { Autonomy } from '../../policy/policy-types.js';
 
 /** Version of this interface; implementations report it and /v1/meta lists it. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -16,6 +17,8 @@ export interface SpawnRequest {
   cwd?: string;
   /** Budgets below the manifest's `sandbox.limits` (a request may lower them, never raise them). */
   limits?: RequestedLimits;
+  /** How the agent meets a [policy] ask (its egress and provider calls); the policy's default when absent. */
+  autonomy?: Autonomy;
 }
 
 /** Where an agent process is in its life. */

@@ -94,13 +94,13 @@ export class ProcessManager {
     const target = { id, name: request.name, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
     // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
     // #ended): issuing it tells which port the proxy listens on, which the sandbox lets the agent reach.
-    const proxyEnv = this.options.egress ? await this.options.egress.issue(id) : {};
+    const proxyEnv = this.options.egress ? await this.options.egress.issue(id, { name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}) }) : {};
     const confined = await (this.options.sandbox ? this.options.sandbox.confine(target) : Promise.resolve(unconfined(target))).catch((err: unknown) => {
       this.options.egress?.revoke(id);
       throw err;
     });
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
-    env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name }) };
+    env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}) }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
     const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])], ...confined.ids });

@@ -1,6 +1,7 @@
 // Checks of what callers ask the orchestrator: spawn requests and grace periods (the adapter may be called without a route in front).
 import { AdapterInputError } from '../../adapter-errors.js';
 import type { SpawnRequest } from './orchestrator-adapter.js';
+import { AUTONOMIES } from '../../policy/policy-types.js';
 
 /**
  * Agent names: what crash loops are counted by and logs show. No dot: an agent's memory
@@ -21,6 +22,7 @@ export function checkSpawnRequest(request: SpawnRequest): void {
   if (!Array.isArray(request.args) || request.args.length > MAX_ARGS || !request.args.every(isText)) throw new AdapterInputError(`args must be an array of at most ${MAX_ARGS} strings without NUL bytes`);
   if (request.env !== undefined && (typeof request.env !== 'object' || request.env === null || Array.isArray(request.env))) throw new AdapterInputError('env must be an object of strings');
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new AdapterInputError('cwd must be a string');
+  if (request.autonomy !== undefined && !AUTONOMIES.includes(request.autonomy)) throw new AdapterInputError(`autonomy must be ${AUTONOMIES.map((a) => JSON.stringify(a)).join(' or ')}`);
 }
 
 /** Refuse a grace period that is not a whole number of milliseconds between 0 and {@link MAX_GRACE_MS}. */

@@ -390,6 +390,25 @@ export interface Manifest {
     };
   };
   /**
+   * What agents may do, decided per action on top of confinement: ordered rules over agent spawns, egress connections, provider calls and runtime changes of the egress allowlist, each allow, deny or ask (see docs/user/policy.md). The most specific matching rule decides (the most fields constrained, then the most literal characters); at equal specificity deny beats ask beats allow, then the first listed rule. Policy is an extra gate, never a widening: the egress allowlist and the provider configuration apply first. Absent, everything the box already allows stays allowed.
+   */
+  policy: {
+    /**
+     * The decision when no rule matches an action.
+     */
+    default: 'allow' | 'deny' | 'ask';
+    /**
+     * How an agent meets an ask, unless its spawn request says otherwise (POST /v1/agents autonomy): autonomous denies at once and tells the agent which rule asked; supervised waits for a human approver, and with none reachable (approvals are not in this build) is denied.
+     */
+    autonomy: 'autonomous' | 'supervised';
+    /**
+     * The rules, in order (the order breaks a full tie only). A field left out matches anything; a rule without fields matches every action of its kind.
+     *
+     * @maxItems 10000
+     */
+    rules: PolicyRule[];
+  };
+  /**
    * Model providers available to agents, keyed by name. The key itself lives in the named environment variable, never in the manifest. For example:
    */
   providers: {
@@ -480,6 +499,61 @@ export interface Program {
    * Restart policy: always, on-failure (an unexpected exit) or never.
    */
   autorestart: 'always' | 'on-failure' | 'never';
+}
+/**
+ * One rule of [policy]: the action it is about, its decision, and the fields it matches. Patterns: * matches any run of characters and ? one character; host is an exact name, *.suffix (subdomains only), a literal address or *.
+ */
+export interface PolicyRule {
+  /**
+   * A name for the rule, shown in decisions and the audit log beside its index.
+   */
+  id?: string;
+  /**
+   * What the rule is about: spawn (POST /v1/agents), egress (a connection through the egress proxy), provider (a call through the provider broker) or egress-change (PUT /v1/sandbox/egress).
+   */
+  action: 'spawn' | 'egress' | 'provider' | 'egress-change';
+  /**
+   * allow, deny, or ask (denied at once for an autonomous agent; for a supervised one, held for a human approver, denied when none is reachable).
+   */
+  decision: 'allow' | 'deny' | 'ask';
+  /**
+   * spawn, egress, provider: the agent's name (pattern).
+   */
+  agent?: string;
+  /**
+   * spawn: the command (pattern); without a / it matches the command's last path segment, with one the command as written.
+   */
+  command?: string;
+  /**
+   * spawn: patterns for the first arguments, position by position (later arguments are free).
+   *
+   * @maxItems 64
+   */
+  args?: string[];
+  /**
+   * spawn: the working directory relative to the workspace (pattern; . when the request names none).
+   */
+  cwd?: string;
+  /**
+   * egress, egress-change: the host as the agent names it (egress-change: an allow_domains entry being added); an exact name, *.suffix, a literal address or *.
+   */
+  host?: string;
+  /**
+   * egress, egress-change: the destination port (egress-change: an allow_ports entry being added).
+   */
+  port?: number;
+  /**
+   * egress, plain HTTP only: the request method (a CONNECT tunnel shows no method, so such a rule never matches one).
+   */
+  method?: string;
+  /**
+   * egress, plain HTTP only: the request path without its query (pattern; never matches a CONNECT tunnel, whose path the box cannot see).
+   */
+  path?: string;
+  /**
+   * provider: the provider's name under [providers] (pattern).
+   */
+  provider?: string;
 }
 /**
  * A model provider.

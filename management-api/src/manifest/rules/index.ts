@@ -44,6 +44,8 @@ import { namespacesExceptionNeedsAudit } from './e047-namespaces-exception-needs
 import { exceptionDevicesWithoutKubernetesForm } from './e048-exception-devices-without-kubernetes-form.js';
 import { exceptionVolumeWithoutKubernetesForm } from './e049-exception-volume-without-kubernetes-form.js';
 import { malformedAdvertiseUrl } from './e050-malformed-advertise-url.js';
+import { malformedPolicyRule } from './e051-malformed-policy-rule.js';
+import { policyProviderUndeclared } from './e052-policy-provider-undeclared.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -63,6 +65,8 @@ import { egressAllowsInternalAddress } from './w017-egress-allows-internal-addre
 import { providerBaseUrlIgnored } from './w018-provider-base-url-ignored.js';
 import { namespacesExceptionWithoutKubernetesForm } from './w019-namespaces-exception-without-kubernetes-form.js';
 import { exceptionVolumeIsHostPath } from './w020-exception-volume-is-host-path.js';
+import { policyRuleUnreachable } from './w021-policy-rule-unreachable.js';
+import { policyRuleShadowed } from './w022-policy-rule-shadowed.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -110,6 +114,8 @@ export const ruleCatalogue: readonly Rule[] = [
   exceptionDevicesWithoutKubernetesForm,
   exceptionVolumeWithoutKubernetesForm,
   malformedAdvertiseUrl,
+  malformedPolicyRule,
+  policyProviderUndeclared,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -129,6 +135,8 @@ export const ruleCatalogue: readonly Rule[] = [
   providerBaseUrlIgnored,
   namespacesExceptionWithoutKubernetesForm,
   exceptionVolumeIsHostPath,
+  policyRuleUnreachable,
+  policyRuleShadowed,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */

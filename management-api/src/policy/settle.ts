@@ -1,0 +1,42 @@
+// From a decision to an outcome: allow and deny stand; an ask is denied at once for an autonomous agent, and for a supervised one goes to an approver — none in this build, so it is denied.
+import type { Autonomy, PolicyAction, PolicyDecision } from './policy-types.js';
+
+/** What happens to the action, and the one line the agent (and the audit log) is told. */
+export interface Outcome {
+  allowed: boolean;
+  decision: PolicyDecision;
+  autonomy: Autonomy;
+  /** Why, naming the rule: `rule 3 ("push") asks for approval; this agent is autonomous`. */
+  reason: string;
+}
+
+/**
+ * THE APPROVAL SEAM. A supervised agent's `ask` is handed to `hold`, which keeps the action
+ * waiting (a spawn queued, a CONNECT or request held open) until a human approves or denies it,
+ * or a timeout denies it. This build has no approvals queue: {@link noApprover} answers at once
+ * that no approver is reachable, which denies (a missing approver never allows).
+ */
+export interface Approver {
+  hold(decision: PolicyDecision, action: PolicyAction): Promise<{ approved: boolean; reason: string }>;
+}
+
+/** The approver of this build: none is reachable. */
+export const noApprover: Approver = {
+  hold: async () => ({ approved: false, reason: 'no approver reachable' }),
+};
+
+/** The rule as messages name it: `rule 3 ("id")`, or `policy.default`. */
+export function ruleName(decision: PolicyDecision): string {
+  if (decision.rule === null) return 'policy.default';
+  return `rule ${decision.rule.index}${decision.rule.id !== undefined ? ` (${JSON.stringify(decision.rule.id)})` : ''}`;
+}
+
+/** Settle `decision` for an agent of `autonomy` (an ask goes to `approver` only when supervised). */
+export async function settle(decision: PolicyDecision, action: PolicyAction, autonomy: Autonomy, approver: Approver = noApprover): Promise<Outcome> {
+  const named = ruleName(decision);
+  if (decision.decision === 'allow') return { allowed: true, decision, autonomy, reason: `${named} allows (${decision.reason})` };
+  if (decision.decision === 'deny') return { allowed: false, decision, autonomy, reason: `${named} denies (${decision.reason})` };
+  if (autonomy === 'autonomous') return { allowed: false, decision, autonomy, reason: `${named} asks for approval; this agent is autonomous` };
+  const answer = await approver.hold(decision, action);
+  return { allowed: answer.approved, decision, autonomy, reason: `${named} asks for approval; ${answer.reason}` };
+}

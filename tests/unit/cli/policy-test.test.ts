@@ -1,0 +1,110 @@
+// `agentbox policy test`: the deciding rule and why, as text and as --json, what the box refuses first, and bad usage named.
+import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runAgentbox } from '../../helpers/cli.js';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-policy-test-'));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const file = path.join(dir, 'agentbox.toml');
+writeFileSync(
+  file,
+  `[sandbox.egress]
+allow_domains = ["github.com", "registry.npmjs.org"]
+
+[providers.anthropic]
+env_var = "K"
+base_url = "https://api.anthropic.com"
+
+[policy]
+default = "deny"
+
+[[policy.rules]]
+id = "registry"
+action = "egress"
+decision = "allow"
+host = "registry.npmjs.org"
+port = 443
+
+[[policy.rules]]
+id = "push-asks"
+action = "egress"
+decision = "ask"
+host = "github.com"
+method = "POST"
+path = "/*/git-receive-pack"
+
+[[policy.rules]]
+action = "provider"
+decision = "deny"
+provider = "anthropic"
+agent = "cheap-*"
+
+[[policy.rules]]
+action = "provider"
+decision = "allow"
+
+[[policy.rules]]
+action = "spawn"
+decision = "allow"
+command = "git"
+`,
+);
+const env = { ...process.env, K: 'set' };
+const policyTest = (...args: string[]) => runAgentbox(['policy', 'test', '--file', file, ...args], { env });
+
+t.test('text: the deciding rule, why, the outcome and the version', async (t) => {
+  const r = policyTest('--action', 'egress', '--host', 'registry.npmjs.org', '--port', '443');
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stdout, /^decision: allow\nrule:     rule 0 \("registry"\) = policy\.rules\[0\]\nwhy:      matched host=registry\.npmjs\.org, port=443\noutcome:  allowed\npolicy:   sha256:[0-9a-f]{64}\n$/);
+  const ask = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/team/app.git/git-receive-pack');
+  t.match(ask.stdout, /decision: ask\n.*\nwhy:      matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome:  denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/);
+  const supervised = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/a/b/git-receive-pack', '--autonomy', 'supervised');
+  t.match(supervised.stdout, /asks for approval; no approver reachable \(autonomy supervised\)/);
+  const fallback = policyTest('--action', 'egress', '--host', 'github.com', '--port', '443');
+  t.match(fallback.stdout, /^decision: deny\nrule:     policy\.default \(no rule matches\)\nwhy:      no rule matches\noutcome:  denied — policy\.default denies \(no rule matches\)/, 'a CONNECT has no method: the default decides');
+  const spawn = policyTest('--action', 'spawn', '--profile', 'worker', '--command', '/usr/bin/git', '--arg', 'status');
+  t.match(spawn.stdout, /decision: allow\nrule:     rule 4 = policy\.rules\[4\]\nwhy:      matched command=git/);
+});
+
+t.test('what the box refuses before the policy is asked', async (t) => {
+  const r = policyTest('--action', 'egress', '--host', 'example.com', '--port', '443');
+  t.match(r.stdout, /before:   the egress proxy refuses example\.com first \(domain-not-listed/);
+  const p = policyTest('--action', 'provider', '--provider', 'openai');
+  t.match(p.stdout, /before:   the broker serves no provider openai/);
+});
+
+t.test('--json', async (t) => {
+  const r = policyTest('--action', 'provider', '--provider', 'anthropic', '--agent', 'cheap-2', '--json');
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as Record<string, unknown>;
+  t.match(report, { action: { kind: 'provider', provider: 'anthropic', agent: 'cheap-2' }, decision: 'deny', rule: { index: 2 }, matched: ['agent=cheap-*', 'provider=anthropic'], reason: 'matched agent=cheap-*, provider=anthropic', outcome: { allowed: false, autonomy: 'autonomous', reason: 'rule 2 denies (matched agent=cheap-*, provider=anthropic)' }, before: null });
+  t.match(report['version'], /^sha256:[0-9a-f]{64}$/);
+  const operator = JSON.parse(policyTest('--action', 'provider', '--provider', 'anthropic', '--json').stdout) as Record<string, unknown>;
+  t.match(operator, { decision: 'allow', rule: { index: 3 } }, "an operator's call: the agent rule does not match");
+});
+
+t.test('bad usage is named, exit 2; a manifest with errors exits 1', async (t) => {
+  const cases: Array<[string[], RegExp]> = [
+    [[], /--action is required/],
+    [['--action', 'shell'], /--action must be spawn, egress, provider or egress-change/],
+    [['--action', 'egress', '--host', 'x.com'], /an egress action needs --port/],
+    [['--action', 'egress', '--host', 'x.com', '--port', '99999'], /--port must be a port 1-65535/],
+    [['--action', 'egress', '--host', 'x.com', '--port', '80', '--method', 'GET'], /--method and --path go together/],
+    [['--action', 'egress', '--host', 'x.com', '--port', '80', '--provider', 'p'], /--provider is not a field of an egress action/],
+    [['--action', 'spawn', '--command', 'git'], /needs --profile NAME/],
+    [['--action', 'provider', '--provider', 'p', '--autonomy', 'free'], /--autonomy must be autonomous or supervised/],
+  ];
+  for (const [args, message] of cases) {
+    const r = policyTest(...args);
+    t.equal(r.code, 2, args.join(' '));
+    t.match(r.stderr, message);
+  }
+  const bad = path.join(dir, 'bad.toml');
+  writeFileSync(bad, '[[policy.rules]]\naction = "egress"\ndecision = "deny"\nprovider = "x"\n');
+  const r = runAgentbox(['policy', 'test', '--file', bad, '--action', 'egress', '--host', 'a.b', '--port', '443']);
+  t.equal(r.code, 1);
+  t.match(r.stderr, /bad\.toml:4:1: error E051 malformed-policy-rule at policy\.rules\.0\.provider/);
+  t.match(runAgentbox(['policy', 'test', '--help']).stdout, /Usage: agentbox policy test --action spawn\|egress\|provider\|egress-change/);
+});
