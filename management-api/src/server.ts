@@ -40,8 +40,8 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   pinTickObjectShape();
   const env = options.env ?? process.env;
   const paths = runtimePaths(env);
-  let loaded;
-  let listen;
+  let loaded: Awaited<ReturnType<typeof loadBoxManifest>>;
+  let listen: ListenConfig;
   try {
     loaded = await loadBoxManifest(env, options.manifestFile);
     listen = listenConfig(loaded.manifest, env);

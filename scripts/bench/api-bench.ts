@@ -65,9 +65,13 @@ export function spawnNode(args: string[], env: Record<string, string>): Spawned 
       new Promise((resolve, reject) => {
         const check = (): void => {
           const found = out.split('\n').find((l) => l.includes(`"event":"${event}"`));
-          if (found) return resolve(JSON.parse(found) as Record<string, unknown>);
-          if (child.exitCode !== null) return reject(new Error(`process exited before ${event}:\n${out}`));
-          waiters.push(check);
+          if (found) {
+            resolve(JSON.parse(found) as Record<string, unknown>);
+          } else if (child.exitCode !== null) {
+            reject(new Error(`process exited before ${event}:\n${out}`));
+          } else {
+            waiters.push(check);
+          }
         };
         check();
         setTimeout(() => reject(new Error(`no ${event} within 20 s`)), 20_000).unref();

@@ -102,7 +102,13 @@ async function bootOnce(manifest: string): Promise<BootSample> {
   })();
   let bootToReadyMs = NaN;
   for (;;) {
-    const status = await fetch(`http://127.0.0.1:${apiPort}/ready`).then((r) => (r.body?.cancel(), r.status), () => 0);
+    const status = await fetch(`http://127.0.0.1:${apiPort}/ready`).then(
+      (r) => {
+        void r.body?.cancel();
+        return r.status;
+      },
+      () => 0,
+    );
     if (status === 200) {
       bootToReadyMs = performance.now() - t0;
       break;

@@ -38,7 +38,15 @@ async function readyAfter(s: Started, t0: number, registry: string): Promise<num
     if (s.proc.exitCode !== null) throw new Error(`boxes bench: the box under ${s.root} exited (${s.proc.exitCode}); see ${s.log}`);
     if (performance.now() - t0 > 120_000) throw new Error(`boxes bench: the box under ${s.root} was not ready in 120 s; see ${s.log}`);
     const entry = boxAt(s.root, path.join(registry, 'agentbox'));
-    const status = entry ? await fetch(`${entry.apiUrl}/ready`).then((r) => (r.body?.cancel(), r.status), () => 0) : 0;
+    const status = entry
+      ? await fetch(`${entry.apiUrl}/ready`).then(
+          (r) => {
+            void r.body?.cancel();
+            return r.status;
+          },
+          () => 0,
+        )
+      : 0;
     if (status === 200) return performance.now() - t0;
     await sleep(10);
   }
@@ -78,7 +86,9 @@ export async function runBoxesBench(): Promise<string> {
       alone.push(...(await boot(work, `alone-${run}`, 1, registry)));
       // Ordered by when each became ready: the first, second and third box of the run.
       const times = (await boot(work, `together-${run}`, TOGETHER, registry)).sort((a, b) => a - b);
-      times.forEach((v, i) => together[i]!.push(v));
+      times.forEach((v, i) => {
+        together[i]!.push(v);
+      });
     }
     const base = median(alone);
     const rows = [['one box alone', ms(base), ms(quantile(alone, 0.9)), '1.00×'], ...together.map((s, i) => [`${TOGETHER} together: the ${['first', 'second', 'third'][i] ?? `#${i + 1}`} ready`, ms(median(s)), ms(quantile(s, 0.9)), `${(median(s) / base).toFixed(2)}×`])];

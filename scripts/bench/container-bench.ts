@@ -27,7 +27,13 @@ async function freePort(): Promise<number> {
 async function firstReady(url: string, limitMs: number, alive: () => boolean = () => true): Promise<number> {
   const t0 = performance.now();
   for (;;) {
-    const status = await fetch(url, { signal: AbortSignal.timeout(1000) }).then((r) => (r.body?.cancel(), r.status), () => 0);
+    const status = await fetch(url, { signal: AbortSignal.timeout(1000) }).then(
+      (r) => {
+        void r.body?.cancel();
+        return r.status;
+      },
+      () => 0,
+    );
     if (status === 200) return performance.now();
     if (!alive() || performance.now() - t0 > limitMs) throw new Error(`${url} never answered 200`);
     await sleep(10);

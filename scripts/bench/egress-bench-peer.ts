@@ -57,7 +57,10 @@ export function connectAnswered(s: net.Socket): Promise<void> {
       s.off('data', onData);
       // Paused until the caller listens: a flowing socket with no 'data' listener drops what arrives.
       s.pause();
-      if (!head.subarray(0, 12).toString('latin1').startsWith('HTTP/1.1 200')) return reject(new Error(`proxy answered ${head.toString('latin1').split('\r\n')[0]}`));
+      if (!head.subarray(0, 12).toString('latin1').startsWith('HTTP/1.1 200')) {
+        reject(new Error(`proxy answered ${head.toString('latin1').split('\r\n')[0]}`));
+        return;
+      }
       if (head.length > end + 4) s.unshift(head.subarray(end + 4));
       resolve();
     };
@@ -81,7 +84,13 @@ function open(target: FetchTarget): Promise<{ socket: net.Socket; ms: number }> 
     const s = net.connect(via ? via.port : port, '127.0.0.1');
     s.setNoDelay(true);
     s.once('error', reject);
-    if (!via) return void s.once('connect', () => (s.pause(), resolve({ socket: s, ms: performance.now() - t0 })));
+    if (!via) {
+      s.once('connect', () => {
+        s.pause();
+        resolve({ socket: s, ms: performance.now() - t0 });
+      });
+      return;
+    }
     s.once('connect', () => s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${via.auth}\r\n\r\n`));
     connectAnswered(s).then(() => resolve({ socket: s, ms: performance.now() - t0 }), reject);
   });

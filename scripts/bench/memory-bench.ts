@@ -105,7 +105,9 @@ async function measure(store: string, dataName: string, adapter: MemoryAdapter, 
 function exactBaseline(dataName: string, data: Float32Array[], queries: Float32Array[]): { row: Row; truth: string[][] } {
   const matrix = new VectorMatrix(D, data.length);
   const t0 = performance.now();
-  data.forEach((v, i) => matrix.set(`v${i}`, v));
+  data.forEach((v, i) => {
+    matrix.set(`v${i}`, v);
+  });
   const insertPerSec = data.length / ((performance.now() - t0) / 1000);
   const times: number[] = [];
   const truth = queries.map((q) => {
@@ -123,7 +125,13 @@ async function startPglite(): Promise<{ url: string; stop: () => Promise<void> }
   const server = new PGLiteSocketServer({ db, port: 0, host: '127.0.0.1', maxConnections: 8 });
   await server.start();
   const url = `postgres://bench:bench@${server.getServerConn()}/postgres`;
-  return { url, stop: async () => (await server.stop(), await db.close()) };
+  return {
+    url,
+    stop: async () => {
+      await server.stop();
+      await db.close();
+    },
+  };
 }
 
 /** Run the memory benchmarks and return the report. `AGENTBOX_BENCH_MEMORY_N` scales the set (default 100,000). */

@@ -6,7 +6,7 @@ import { formatDiagnostic } from '../../management-api/src/manifest/diagnostics.
 import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
-import { buildImage, defaultCacheDir, InvalidManifestError } from './image/build-image.js';
+import { buildImage, defaultCacheDir, InvalidManifestError, type BuiltImage } from './image/build-image.js';
 
 export const usage = `Usage: agentbox image build [--manifest FILE] [--load] [--out FILE] [--json]
 
@@ -53,7 +53,7 @@ async function build(args: string[]): Promise<number> {
   const manifestFile = values.manifest ?? 'agentbox.toml';
   const started = Date.now();
   const progress = values.json ? () => {} : (msg: string) => process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(1)}s] ${msg}\n`);
-  let result;
+  let result: BuiltImage;
   try {
     result = await buildImage({
       manifestFile,

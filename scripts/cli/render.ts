@@ -10,6 +10,7 @@ import { reportCommandError, UsageError, UserError } from './cli-errors.js';
 import { repoPath } from './repo-path.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { changedFiles, fileNames, isSandboxApi, NormalizationMismatchError, renderManifest, SANDBOX_APIS, writeRendered } from './render-box.js';
+import type { RenderResult } from './render-box.js';
 import { boxFacts } from '../../management-api/src/box-facts.js';
 
 export const usage = `Usage: agentbox render [--target TARGET] [--manifest FILE] [--out DIR] [--root DIR] [--bin DIR] [--check] [--json]
@@ -97,7 +98,7 @@ async function render(args: string[]): Promise<number> {
   if (values.bin !== undefined && !path.isAbsolute(values.bin)) throw new UsageError('--bin must be an absolute directory');
   const context = ruleContextFrom(values['target-arch']);
 
-  let result;
+  let result: RenderResult;
   try {
     result = await renderManifest({
       manifestFile,

@@ -68,7 +68,7 @@ export async function run(args: string[]): Promise<number> {
   // Before rendering: the configs of a running box must not change under it.
   const running = runningSupervisor(root);
   if (running) throw new UserError(`a box is already running under ${root} (supervisord pid ${running}); stop it with \`agentbox down --root ${root}\`, or use another --root`, 1);
-  let prepared;
+  let prepared: Awaited<ReturnType<typeof prepareLocalBox>>;
   try {
     prepared = await prepareLocalBox(manifestFile, root, ruleContextFrom(values['target-arch']), process.env);
   } catch (err) {

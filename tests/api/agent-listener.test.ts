@@ -81,7 +81,9 @@ t.test("an idle flood of the agents' listener is capped; the API and /ready keep
   const flood = AGENT_MAX_CONNECTIONS + 200;
   const sockets: net.Socket[] = [];
   let closedByServer = 0;
-  t.teardown(() => sockets.forEach((s) => s.destroy()));
+  t.teardown(() => {
+    for (const s of sockets) s.destroy();
+  });
   await Promise.all(
     Array.from({ length: flood }, () =>
       new Promise<void>((resolve) => {

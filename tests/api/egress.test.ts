@@ -29,7 +29,7 @@ async function standIns(): Promise<{ echoPort: number; httpPort: number; seen: h
     res.end(`hello from ${req.url}`);
   });
   await Promise.all([new Promise<void>((r) => echo.listen(0, '127.0.0.1', r)), new Promise<void>((r) => web.listen(0, '127.0.0.1', r))]);
-  return { echoPort: (echo.address() as net.AddressInfo).port, httpPort: (web.address() as net.AddressInfo).port, seen, close: () => (echo.close(), web.close()) };
+  return { echoPort: (echo.address() as net.AddressInfo).port, httpPort: (web.address() as net.AddressInfo).port, seen, close: () => { echo.close(); web.close(); } };
 }
 
 

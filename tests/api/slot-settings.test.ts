@@ -30,7 +30,13 @@ t.test('the resolver hands each factory its slot, its settings and nothing of th
   for (const slot of SLOTS) {
     // The real off module of each slot, recording the context its factory is given.
     const off = await loadImplementation(slot, 'off');
-    overrides[slot] = { ...off, create: (context: AdapterContext) => (seen.set(slot, context), off.create(context as never)) };
+    overrides[slot] = {
+      ...off,
+      create: (context: AdapterContext) => {
+        seen.set(slot, context);
+        return off.create(context as never);
+      },
+    };
   }
   const h = await startSlot('beads', toml, { overrides: overrides as RegistryOverrides });
   t.teardown(() => h.close());

@@ -57,11 +57,11 @@ t.test('verify names the first bad line when a line is edited, removed, reordere
     t.match(report, { ok: false, firstBad: { file: 'events-000001.jsonl', line, reason } }, name);
     t.equal(report.events, line - 1, `${name}: the lines before it verified`);
   };
-  await tamper('an edited payload', (ls) => ((ls[3] = ls[3]!.replace('"amount":3', '"amount":300')), ls), 4, /hash mismatch/);
-  await tamper('a removed line', (ls) => (ls.splice(2, 1), ls), 3, /prev does not match/);
+  await tamper('an edited payload', (ls) => ls.with(3, ls[3]!.replace('"amount":3', '"amount":300')), 4, /hash mismatch/);
+  await tamper('a removed line', (ls) => ls.toSpliced(2, 1), 3, /prev does not match/);
   await tamper('two swapped lines', (ls) => ([ls[1], ls[2]] = [ls[2]!, ls[1]!]) && ls, 2, /prev does not match/);
-  await tamper('a garbled line', (ls) => ((ls[4] = '{"seq":5,'), ls), 5, /malformed/);
-  await tamper('a line inserted from elsewhere', (ls) => (ls.splice(1, 0, pristine[4]!), ls), 2, /prev does not match/);
+  await tamper('a garbled line', (ls) => ls.with(4, '{"seq":5,'), 5, /malformed/);
+  await tamper('a line inserted from elsewhere', (ls) => ls.toSpliced(1, 0, pristine[4]!), 2, /prev does not match/);
   writeFileSync(file, `${pristine.join('\n')}\n`);
   t.match(await verifyEventLog(logDir(h.paths.stateDir)), { ok: true, events: 6 }, 'the restored log verifies again');
 });

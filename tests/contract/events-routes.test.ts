@@ -33,7 +33,7 @@ async function openStream(box: BeadsBox, query: string, headers: Record<string, 
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
     buffer += chunk;
-    let cut;
+    let cut: number;
     while ((cut = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);

@@ -16,7 +16,13 @@ async function app(impl: string) {
   app.decorate('agentbox', { resolver: h.resolver } as unknown as AgentboxState);
   registerMemoryRoutes(app, { max: 1000, timeWindowMs: 60_000, bodyLimit: 1024 * 1024 });
   await app.ready();
-  return { app, close: async () => (await app.close(), await h.close()) };
+  return {
+    app,
+    close: async () => {
+      await app.close();
+      await h.close();
+    },
+  };
 }
 
 t.test('store, search, get, list, delete over HTTP', async (t) => {

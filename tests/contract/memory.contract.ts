@@ -95,7 +95,9 @@ const cases = {
     t.match(hits[0], { text: 'vector 17', metadata: { i: 17 } }, 'hits carry text and metadata');
     const exact = vectors.map((v, i) => ({ id: `v${i}`, score: cosine(query, v) })).sort((a, b) => b.score - a.score).slice(0, 5);
     t.same(hits.map((h) => h.id), exact.map((e) => e.id), 'the same top-5 as brute force');
-    hits.forEach((h, i) => t.ok(Math.abs(h.score - exact[i]!.score) < 1e-4, `score ${i} is the cosine similarity`));
+    hits.forEach((h, i) => {
+      t.ok(Math.abs(h.score - exact[i]!.score) < 1e-4, `score ${i} is the cosine similarity`);
+    });
     const all = await ops.search('c-rank', { vector: Float32Array.from(seededVector(999, dim)), k: 100 });
     t.equal(all.length, 40, 'k larger than the namespace returns everything');
     t.ok(all.every((h, i) => i === 0 || all[i - 1]!.score >= h.score), 'best first');

@@ -47,7 +47,7 @@ t.test('adversarial agents in the container', { skip: e2eSkipped && 'AGENTBOX_E2
     apiUrl: box.apiUrl,
     async call(method, url, body) {
       const res = await fetch(box.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     writeFile: async (file, text) => void box.exec('node', '-e', WRITE, file, text),
     async writeExecutable(file, data) {

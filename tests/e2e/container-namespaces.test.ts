@@ -12,6 +12,8 @@ import { containerProcesses, e2eSkipped, prepareBox, removeBox, waitReady } from
 import { waitFor } from '../helpers/wait.js';
 
 const PROXY_PORT = 3128;
+/** The fields of an agent's answer the case reads. */
+type AgentAnswer = { agent: { id: string; state: string } };
 const manifest = (p: { api: number; metrics: number }) => `[agentbox]
 name = "e2e-namespaces"
 
@@ -93,15 +95,15 @@ t.test('with the sandbox-namespaces exception an agent in the container runs in 
   const api = procs.find((p) => /server\.js/.test(p.cmd));
   t.ok(api, 'the API process');
 
-  const health = await box.call('GET', '/health');
+  const health = await box.call<{ sandbox?: { namespaces?: unknown } }>('GET', '/health');
   const ns = health.body['sandbox']?.['namespaces'] as { setting: string; active?: boolean; proc?: string; reason?: string };
   t.equal(ns?.active, true, `the probe found bubblewrap usable (${JSON.stringify(ns)})`);
 
-  const spawned = await box.call('POST', '/v1/agents', { name: 'inspector', command: '/usr/bin/node', args: ['-e', AGENT, String(api!.pid)] });
+  const spawned = await box.call<AgentAnswer>('POST', '/v1/agents', { name: 'inspector', command: '/usr/bin/node', args: ['-e', AGENT, String(api!.pid)] });
   t.equal(spawned.status, 201, `spawned (${JSON.stringify(spawned.body)})`);
   const id = spawned.body['agent']['id'] as string;
   const state = await waitFor('the agent to end', async () => {
-    const s = (await box.call('GET', `/v1/agents/${id}`)).body['agent']['state'] as string;
+    const s = (await box.call<AgentAnswer>('GET', `/v1/agents/${id}`)).body['agent']['state'] as string;
     return s === 'starting' || s === 'running' ? undefined : s;
   }, 30_000, 250);
   const output = await box.call('GET', `/v1/agents/${id}/output`);

@@ -11,6 +11,9 @@ import { waitFor } from '../helpers/wait.js';
 import { rc06KilledApiRestarts, rc08NoSecretInEnvironmentOrLogs, type RunningBox } from '../runtime-contract/support/shared-cases.js';
 
 const dirs = boxFacts.runtime.dirs;
+/** The fields of the API's answers the cases read. */
+type AgentAnswer = { agent: { id: string; state: string } };
+type BeadAnswer = { bead: { id: string; title: string } };
 // An operator programme required for readiness, as in the host RC cases (coreutils' sleep is in the image).
 const manifest = (p: { api: number; metrics: number }) => `[agentbox]
 name = "e2e-box"
@@ -97,17 +100,17 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     const key = box.apiKey();
     const identity = box.events().find((e) => e.event === 'SecretsReady')?.['identity_pubkey'];
     t.match(identity, /^[0-9a-f]{64}$/, 'the identity public key of the first boot');
-    const bead = await box.call('POST', '/v1/beads', { title: 'survive a restart' });
+    const bead = await box.call<BeadAnswer>('POST', '/v1/beads', { title: 'survive a restart' });
     t.equal(bead.status, 201);
     t.equal((await box.call('POST', '/v1/memory/notes', { id: 'keys', text: 'rotate the signing keys every month' })).status, 201);
-    const event = await box.call('POST', '/v1/events', { kind: 'agent.note', source: 'e2e', data: { text: 'before the restart' } });
+    const event = await box.call<{ event: { id: string } }>('POST', '/v1/events', { kind: 'agent.note', source: 'e2e', data: { text: 'before the restart' } });
     t.equal(event.status, 201);
     const pod = await fetch(`${box.apiUrl}/v1/pods/notes/plan.md`, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/markdown' }, body: '# plan' });
     t.equal(pod.status, 201);
     box.exec('node', '-e', 'require("fs").mkdirSync(process.argv[1], { recursive: true })', `${dirs.workspaceDir}/repo`);
-    const agent = await box.call('POST', '/v1/agents', { name: 'builder', command: '/bin/sh', args: ['-c', 'echo building; echo done > done.txt'], cwd: 'repo' });
+    const agent = await box.call<AgentAnswer>('POST', '/v1/agents', { name: 'builder', command: '/bin/sh', args: ['-c', 'echo building; echo done > done.txt'], cwd: 'repo' });
     t.equal(agent.status, 201, `an agent spawned: ${JSON.stringify(agent.body)}`);
-    await waitFor('the agent to exit', async () => (await box.call('GET', `/v1/agents/${agent.body.agent.id}`)).body.agent.state === 'exited', 15_000);
+    await waitFor('the agent to exit', async () => (await box.call<AgentAnswer>('GET', `/v1/agents/${agent.body.agent.id}`)).body.agent.state === 'exited', 15_000);
 
     const down = box.compose('down');
     t.equal(down.status, 0, `docker-compose down: ${down.stderr}`);
@@ -117,8 +120,8 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     t.equal(box.apiKey(), key, 'the same API key');
     const boots = box.events().filter((e) => e.event === 'SecretsReady');
     t.match(boots.at(-1), { identity_pubkey: identity, identity_created: false, api_key_created: false }, 'the same identity, nothing created');
-    t.equal((await box.call('GET', `/v1/beads/${bead.body.bead.id}`)).body.bead?.title, 'survive a restart', 'the bead');
-    const hits = await box.call('POST', '/v1/memory/notes/search', { text: 'when do we rotate signing keys?', k: 1 });
+    t.equal((await box.call<BeadAnswer>('GET', `/v1/beads/${bead.body.bead.id}`)).body.bead?.title, 'survive a restart', 'the bead');
+    const hits = await box.call<{ hits?: Array<{ id: string }> }>('POST', '/v1/memory/notes/search', { text: 'when do we rotate signing keys?', k: 1 });
     t.equal(hits.body.hits?.[0]?.id, 'keys', 'the memory');
     const events = await box.call('GET', '/v1/events?kind=agent.note');
     t.ok(JSON.stringify(events.body).includes(event.body.event.id), 'the event');

@@ -25,6 +25,10 @@ function processesMentioning(marker: string): number[] {
     .map(Number);
 }
 
+/** The fields of the API's answers the test reads. */
+type BeadAnswer = { bead: { id: string; status: string } };
+type AgentAnswer = { agent: { id: string; state: string } };
+
 t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-'));
   // As root, agents run as an unprivileged uid: it must be able to reach its directory under the box's root.
@@ -59,35 +63,35 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
   t.match(out, /API key\s+\S*secrets\/api-key/, 'prints the API key file');
 
   const key = readFileSync(path.join(root, 'var/lib/agentbox/secrets/api-key'), 'utf8').trim();
-  const call = async (method: string, url: string, body?: unknown) => {
+  const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown) => {
     const res = await fetch(API + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as T };
   };
 
   // Beads: an epic, a child, a claim that wins, a second claimant that loses, a close.
-  const epic = await call('POST', '/v1/beads', { kind: 'epic', title: 'release 1.0' });
+  const epic = await call<BeadAnswer>('POST', '/v1/beads', { kind: 'epic', title: 'release 1.0' });
   t.equal(epic.status, 201);
-  const build = await call('POST', '/v1/beads', { title: 'build', parentId: epic.body.bead.id });
+  const build = await call<BeadAnswer>('POST', '/v1/beads', { title: 'build', parentId: epic.body.bead.id });
   const buildId = build.body.bead.id as string;
   const ready = await call('GET', '/v1/beads/ready');
   t.ok((ready.body.items as Array<{ id: string }>).some((b) => b.id === buildId), 'the new bead is in the ready queue');
   const claim = await call('POST', `/v1/beads/${buildId}/claim`, { claimant: 'agent-1' });
   t.equal(claim.status, 200);
   t.equal((await call('POST', `/v1/beads/${buildId}/claim`, { claimant: 'agent-2' })).status, 409, 'a second claimant loses');
-  const closed = await call('POST', `/v1/beads/${buildId}/close`, { outcome: 'success', note: 'done' });
+  const closed = await call<BeadAnswer>('POST', `/v1/beads/${buildId}/close`, { outcome: 'success', note: 'done' });
   t.equal(closed.body.bead.status, 'closed');
 
   // Memory: store as text, search by text.
   t.equal((await call('POST', '/v1/memory/notes', { id: 'keys', text: 'rotate the signing keys every month' })).status, 201);
   await call('POST', '/v1/memory/notes', { text: 'the staging database is reset on Mondays' });
-  const hits = await call('POST', '/v1/memory/notes/search', { text: 'when do we rotate signing keys?', k: 1 });
+  const hits = await call<{ hits: Array<{ id: string }> }>('POST', '/v1/memory/notes/search', { text: 'when do we rotate signing keys?', k: 1 });
   t.equal(hits.body.hits[0]?.id, 'keys', 'the closest memory comes first');
 
   // Events: stream live while appending.
   const controller = new AbortController();
   const stream = await fetch(`${API}/v1/events/stream?kind=agent.note`, { headers: { authorization: `Bearer ${key}` }, signal: controller.signal });
   t.equal(stream.status, 200);
-  const appended = await call('POST', '/v1/events', { kind: 'agent.note', source: 'agent-1', data: { text: 'tests are green' } });
+  const appended = await call<{ event: { id: string } }>('POST', '/v1/events', { kind: 'agent.note', source: 'agent-1', data: { text: 'tests are green' } });
   t.equal(appended.status, 201);
   const reader = stream.body!.getReader();
   let seen = '';
@@ -100,10 +104,10 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
 
   // Agents: spawn in the workspace and read what it printed.
   mkdirSync(path.join(root, 'workspace/repo'), { recursive: true });
-  const agent = await call('POST', '/v1/agents', { name: 'builder', command: '/bin/sh', args: ['-c', 'echo building; echo done'], cwd: 'repo' });
+  const agent = await call<AgentAnswer>('POST', '/v1/agents', { name: 'builder', command: '/bin/sh', args: ['-c', 'echo building; echo done'], cwd: 'repo' });
   t.equal(agent.status, 201, JSON.stringify(agent.body));
   const agentId = agent.body.agent.id as string;
-  await waitFor('the agent to exit', async () => (await call('GET', `/v1/agents/${agentId}`)).body.agent.state === 'exited', 15_000);
+  await waitFor('the agent to exit', async () => (await call<AgentAnswer>('GET', `/v1/agents/${agentId}`)).body.agent.state === 'exited', 15_000);
   const output = await call('GET', `/v1/agents/${agentId}/output`);
   t.match((output.body.chunks as Array<{ text: string }>).map((c) => c.text).join(''), /building\ndone\n/);
 

@@ -31,7 +31,7 @@ export function buildProbe(): Buffer {
 export interface AdversarialBox {
   apiUrl: string;
   /** An operator call (the box's API key) to the API; the JSON body. */
-  call(method: string, url: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
+  call(method: string, url: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   /** Write `text` to `file` inside the box, as the box's user, creating the directory. */
   writeFile(file: string, text: string): Promise<void>;
   /** Write `data` to `file` inside the box, mode 0755, as the box's user (the directory exists). */
@@ -57,6 +57,8 @@ export function adversarialManifest(o: { namespaces?: 'auto' | 'required' | 'off
 }
 
 type Agent = { id: string; pid: number; state: string; reason?: string };
+/** What the suite reads of GET /health. */
+type Health = { sandbox?: { mode?: string; namespaces?: { active?: boolean } }; programs?: { programs: Array<{ name: string; pid: number }> } };
 type Test = Tap.Test;
 
 const ENDED = ['exited', 'failed', 'terminated', 'crash-loop'];
@@ -76,22 +78,22 @@ const record = async (box: AdversarialBox, id: string): Promise<Agent> => (await
 const ended = (box: AdversarialBox, id: string, what: string) => waitFor(what, async () => { const a = await record(box, id); return ENDED.includes(a.state) ? a : undefined; }, 60_000, 100);
 
 /** The JSON lines the agent printed, once a line is there. */
-async function printed(box: AdversarialBox, id: string, what: string): Promise<Record<string, any>> {
+async function printed<T>(box: AdversarialBox, id: string, what: string): Promise<T> {
   return waitFor(what, async () => {
     const { body } = await box.call('GET', `/v1/agents/${id}/output`);
     const text = (body['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');
     const line = text.split('\n').find((l) => l.startsWith('{'));
-    return line ? (JSON.parse(line) as Record<string, any>) : undefined;
+    return line ? (JSON.parse(line) as T) : undefined;
   }, 60_000, 100);
 }
 
 /** Run the suite against `box` (ready, its agents confined); every refusal and control is one assertion. */
 export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise<void> {
-  const health = (await box.call('GET', '/health')).body;
+  const health = (await box.call('GET', '/health')).body as Health;
   // Unconfined, the attacker would really write into /etc and the installation: fail before it starts.
   if (health['sandbox']?.mode !== 'confined') throw new Error(`the adversarial suite needs confined agents; /health says ${JSON.stringify(health['sandbox'])}`);
   const layer: Layer = health['sandbox']?.namespaces?.active ? 'bubblewrap' : 'landlock';
-  const apiPid = (health['programs']?.programs as Array<{ name: string; pid: number }>).find((p) => p.name === 'management-api')!.pid;
+  const apiPid = health['programs']!.programs.find((p) => p.name === 'management-api')!.pid;
   const { workspace } = box.paths;
   for (const name of ['attacker', 'hog', 'bomb']) await box.writeFile(path.join(workspace, name, 'agent.cjs'), AGENT_SCRIPT);
   // Beside the attacker's script, which runs it for the syscalls Node cannot make.
@@ -123,10 +125,10 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   ]);
 
   t.test(`the attacker's attempts are refused (${layer})`, async (t) => {
-    const out = await printed(box, attacker.id, 'the attacker to report');
+    const out = await printed<Record<string, { outcome: string; ready: number }>>(box, attacker.id, 'the attacker to report');
     t.match(await ended(box, attacker.id, 'the attacker to exit'), { state: 'exited' }, 'the attacker ran to its end');
     for (const [name, { what, refused }] of Object.entries(refusals(layer, box.readOnlyRoot, box.agentsShareBoxUid))) {
-      t.ok(refused.includes(out[name]?.outcome), `${what}: refused with ${out[name]?.outcome} (expected ${refused.join(' or ')})`);
+      t.ok(refused.includes(out[name]?.outcome as string), `${what}: refused with ${out[name]?.outcome} (expected ${refused.join(' or ')})`);
       t.equal(out[name]?.ready, 200, `${what}: /ready 200 right after`);
     }
     for (const [name, { what, outcome }] of Object.entries(allowed())) t.equal(out[name]?.outcome, outcome, what);
@@ -148,7 +150,7 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   t.test(`the fork bomb is stopped at its process limit (${layer})`, async (t) => {
     if (layer === 'bubblewrap') {
       // Its own user namespace: RLIMIT_NPROC counts this agent alone, and fork answers EAGAIN.
-      const report = await printed(box, bomb.id, 'the bomb to report');
+      const report = await printed<{ refused: { EAGAIN: number }; started: number }>(box, bomb.id, 'the bomb to report');
       t.ok(report['refused']?.EAGAIN > 0, `forks refused with EAGAIN: ${JSON.stringify(report)}`);
       t.ok(report['started'] < 32, `fewer children than sandbox.limits.processes: ${report['started']}`);
     } else {
@@ -160,7 +162,7 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
     t.match(await record(box, victim.id), { state: 'running' }, 'the victim still runs');
     t.equal(await box.readFile(path.join(workspace, 'victim', 'notes.txt')), 'private to the victim');
     t.equal((await fetch(`${box.apiUrl}/ready`)).status, 200, '/ready 200');
-    const after = (await box.call('GET', '/health')).body['programs']?.programs as Array<{ name: string; pid: number }>;
+    const after = ((await box.call('GET', '/health')).body as Health)['programs']?.programs as Array<{ name: string; pid: number }>;
     t.equal(after.find((p) => p.name === 'management-api')?.pid, apiPid, 'the API was not restarted');
   });
 }

@@ -38,7 +38,7 @@ function podTemplates(objects: K8sObject[]): Array<[string, PodTemplate]> {
   });
 }
 
-const unescape = (s: string) => s.replaceAll('$$', '$');
+const unescapeDollars = (s: string) => s.replaceAll('$$', '$');
 const composeSize = (options: string) => /(?:^|,)size=([0-9]+)([kmg]?)/.exec(options);
 
 t.test('every object of every fixture validates offline', async (t) => {
@@ -130,7 +130,7 @@ t.test("the pod's security, ports, variables, probes, tmpfs and limits are the c
       const namespacesLabel = 'dev.agentbox.exception.sandbox-namespaces';
       for (const [k, v] of Object.entries(s.labels)) {
         if (k === namespacesLabel) t.notOk(k in pod.metadata.annotations, `${at}: no ${k} annotation (not applied to a pod)`);
-        else t.equal(pod.metadata.annotations[k], unescape(v), `${at}: annotation ${k}`);
+        else t.equal(pod.metadata.annotations[k], unescapeDollars(v), `${at}: annotation ${k}`);
       }
       if (s.labels[namespacesLabel] !== undefined) t.equal(sc.seccompProfile.type, 'RuntimeDefault', `${at}: the pod keeps RuntimeDefault`);
     }

@@ -32,6 +32,7 @@ t.test('Nix errors are shown from the first error line, without the trace hint',
 
 t.test('nixEvalJson evaluates, reports evaluation errors, timeouts and a missing binary', async (t) => {
   t.same(await nixEvalJson({ expr: '{ a = [ 1 "x" ]; }' }), { a: [1, 'x'] });
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a Nix expression; the interpolation is Nix's own
   t.same(await nixEvalJson({ expr: '{ who }: "hi ${who}"', argstr: { who: 'box' } }), 'hi box');
   await t.rejects(nixEvalJson({ expr: 'throw "the reason"' }), { name: 'NixEvalError', message: /the reason/ });
   await t.rejects(nixEvalJson({ expr: 'let f = x: f x; in f 1' }, { timeoutMs: 50 }), NixEvalError);

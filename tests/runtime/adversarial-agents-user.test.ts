@@ -56,7 +56,7 @@ t.test('adversarial agents against a box run by an unprivileged user (launcher a
     apiUrl: box.apiUrl,
     async call(method, url, body) {
       const res = await fetch(box.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     writeFile: async (file, text) => ownedWrite(file, text, 0o644),
     writeExecutable: async (file, data) => ownedWrite(file, data, 0o755),

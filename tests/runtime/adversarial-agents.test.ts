@@ -46,7 +46,7 @@ for (const namespaces of ['auto', 'off'] as const) t.test(`adversarial agents ag
     apiUrl: local.apiUrl,
     async call(method, url, body) {
       const res = await fetch(local.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     async writeFile(file, text) {
       mkdirSync(path.dirname(file), { recursive: true });

@@ -19,7 +19,7 @@ async function box(t: Tap.Test): Promise<SlotHarness<'orchestrator'>> {
 }
 
 /** Spawn the escaping agent `name`; resolves with its id and its daemons' pids once they run. */
-async function escape(h: SlotHarness<'orchestrator'>, name: string, o: { count: number; leaderSeconds: number; ignoreTerm?: boolean; processes?: number }): Promise<{ id: string; daemons: number[] }> {
+async function spawnEscaping(h: SlotHarness<'orchestrator'>, name: string, o: { count: number; leaderSeconds: number; ignoreTerm?: boolean; processes?: number }): Promise<{ id: string; daemons: number[] }> {
   const dir = path.join(h.paths.workspaceDir, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'escape.py'), ESCAPE);
@@ -39,7 +39,7 @@ const allGone = (pids: readonly number[]) => waitFor(`processes ${pids.join(' ')
 
 t.test('detached daemons are the agent\'s: counted in its usage and ended by terminate', async (t) => {
   const h = await box(t);
-  const { id, daemons } = await escape(h, 'detacher', { count: 5, leaderSeconds: 600 });
+  const { id, daemons } = await spawnEscaping(h, 'detacher', { count: 5, leaderSeconds: 600 });
   t.equal(daemons.length, 5);
   t.notOk(daemons.some(processGone), 'the daemons run');
   // The leader and its five daemons; the keeper is the sandbox's own and not counted.
@@ -56,7 +56,7 @@ t.test('detached daemons are the agent\'s: counted in its usage and ended by ter
 
 t.test('daemons that ignore SIGTERM end after the grace', async (t) => {
   const h = await box(t);
-  const { id, daemons } = await escape(h, 'stubborn', { count: 3, leaderSeconds: 600, ignoreTerm: true });
+  const { id, daemons } = await spawnEscaping(h, 'stubborn', { count: 3, leaderSeconds: 600, ignoreTerm: true });
   await h.ops.terminate(id, 300);
   t.match(await ended(h.ops, id), { state: 'terminated', signal: 'SIGKILL' }, 'ended by SIGKILL after the grace');
   await allGone(daemons);
@@ -65,7 +65,7 @@ t.test('daemons that ignore SIGTERM end after the grace', async (t) => {
 
 t.test('when the agent\'s first process exits, the daemons it left end too', async (t) => {
   const h = await box(t);
-  const { id, daemons } = await escape(h, 'leaver', { count: 3, leaderSeconds: 0.2 });
+  const { id, daemons } = await spawnEscaping(h, 'leaver', { count: 3, leaderSeconds: 0.2 });
   t.match(await ended(h.ops, id), { state: 'exited', exitCode: 0 }, 'the agent exited with its own status');
   await allGone(daemons);
   t.pass('every daemon ended');
@@ -73,7 +73,7 @@ t.test('when the agent\'s first process exits, the daemons it left end too', asy
 
 t.test('detached processes count against the process budget', async (t) => {
   const h = await box(t);
-  const { id, daemons } = await escape(h, 'spreader', { count: 12, leaderSeconds: 600, processes: 8 });
+  const { id, daemons } = await spawnEscaping(h, 'spreader', { count: 12, leaderSeconds: 600, processes: 8 });
   t.match(await ended(h.ops, id, 20_000), { state: 'terminated', reason: 'limit:processes' });
   await allGone(daemons);
   t.pass('every daemon ended');
@@ -81,8 +81,8 @@ t.test('detached processes count against the process budget', async (t) => {
 
 t.test('another agent survives: a keeper ends its own agent\'s processes only', async (t) => {
   const h = await box(t);
-  const victim = await escape(h, 'victim', { count: 2, leaderSeconds: 600 });
-  const attacker = await escape(h, 'attacker', { count: 2, leaderSeconds: 0.1 });
+  const victim = await spawnEscaping(h, 'victim', { count: 2, leaderSeconds: 600 });
+  const attacker = await spawnEscaping(h, 'attacker', { count: 2, leaderSeconds: 0.1 });
   await ended(h.ops, attacker.id);
   await allGone(attacker.daemons);
   t.match(await h.ops.status(victim.id), { state: 'running' }, 'the victim still runs');

@@ -22,6 +22,9 @@ open('leaf', 'w').write('x')
 print('deep', flush=True)
 `;
 
+/** The fields of GET /health the cases read. */
+type Health = { programs?: { programs: unknown } };
+
 t.test('the box outlives its agents, and no agent outlives the box', { timeout: 240_000 }, async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'agentbox-outlives-'));
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -37,11 +40,11 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
   await local.ready();
   const key = apiKeyOf(root);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  const call = async (method: string, url: string, body?: unknown) => {
+  const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown) => {
     const res = await fetch(local.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(10_000) });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as T };
   };
-  const programs = async () => (await call('GET', '/health')).body['programs']?.programs as Array<{ name: string; pid: number; state: string }>;
+  const programs = async () => (await call<Health>('GET', '/health')).body['programs']?.programs as Array<{ name: string; pid: number; state: string }>;
   const apiPid = async () => (await programs()).find((p) => p.name === 'management-api')?.pid;
   const spawnScript = async (name: string, script: string, args: string[] = []) => {
     mkdirSync(path.join(paths.workspaceDir, name), { recursive: true });
@@ -69,7 +72,7 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
     const before = await apiPid();
     const agent = await spawnScript('deep', DEEP_TREE);
     const record = await waitFor('the deep agent to end', async () => {
-      const a = (await call('GET', `/v1/agents/${agent.id}`)).body['agent'];
+      const a = (await call<{ agent?: { endedAt?: string } }>('GET', `/v1/agents/${agent.id}`)).body['agent'];
       return a?.endedAt ? a : undefined;
     }, 30_000, 100);
     t.match(record, { state: 'exited', exitCode: 0 });

@@ -11,6 +11,8 @@ import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 
 const MIB = 1024 ** 2;
 const isRoot = process.getuid?.() === 0;
+/** The fields of an agent's record the cases read. */
+type AgentRecord = { id: string; state: string; limits: { disk_bytes: number }; usage: { disk_bytes: number } };
 
 t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? false : 'mounting a tmpfs needs root (CI runs as root)' }, async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'agentbox-disk-full-'));
@@ -43,12 +45,12 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
   await local.ready();
   const key = apiKeyOf(root);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  const call = async (method: string, url: string, body?: unknown) => {
+  const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown) => {
     const res = await fetch(local.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(15_000) });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as T };
   };
   const agentEnded = (id: string) => waitFor(`agent ${id} to end`, async () => {
-    const { body } = await call('GET', `/v1/agents/${id}`);
+    const { body } = await call<{ agent: AgentRecord }>('GET', `/v1/agents/${id}`);
     return ['running', 'starting'].includes(body['agent']?.state) ? undefined : body['agent'];
   }, 60_000, 250);
   const free = () => {
@@ -58,13 +60,13 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
 
   const beads: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const r = await call('POST', '/v1/beads', { title: `before ${i}` });
+    const r = await call<{ bead: { id: string } }>('POST', '/v1/beads', { title: `before ${i}` });
     t.equal(r.status, 201, `bead ${i} created`);
     beads.push(r.body['bead'].id);
   }
 
   t.test('an agent writing past its 4 MiB budget is ended with limit:disk', async (t) => {
-    const spawned = await call('POST', '/v1/agents', { name: 'filler', command: '/bin/sh', args: ['-c', 'dd if=/dev/urandom of=big bs=1M count=6 2>/dev/null; sleep 300'] });
+    const spawned = await call<{ agent: AgentRecord }>('POST', '/v1/agents', { name: 'filler', command: '/bin/sh', args: ['-c', 'dd if=/dev/urandom of=big bs=1M count=6 2>/dev/null; sleep 300'] });
     t.equal(spawned.status, 201, JSON.stringify(spawned.body));
     t.equal(spawned.body['agent'].limits.disk_bytes, 4 * MIB);
     const ended = await agentEnded(spawned.body['agent'].id);
@@ -86,11 +88,11 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
     t.match(refused.body['message'], /free space on .* is .* bytes\), below resources\.min_free_disk 3\.0 MiB \(3145728 bytes\)/);
     const unready = await waitFor('/ready to answer 503', async () => {
       const res = await fetch(`${local.apiUrl}/ready`);
-      return res.status === 503 ? ((await res.json()) as Record<string, any>) : undefined;
+      return res.status === 503 ? ((await res.json()) as Record<string, unknown>) : undefined;
     }, 20_000, 250);
     t.match(unready['missing'], ['disk:state', 'disk:workspace']);
     t.match(unready['reason'], new RegExp(`free space on ${paths.stateDir} is .* below resources.min_free_disk`));
-    const during = await call('POST', '/v1/beads', { title: 'while low' });
+    const during = await call<{ bead: { id: string } }>('POST', '/v1/beads', { title: 'while low' });
     t.equal(during.status, 201, 'the box keeps room for its own writes: a bead is still written');
     beads.push(during.body['bead'].id);
     rmSync(filler);
@@ -98,7 +100,7 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
 
   t.test('space returns: ready again, a spawn works, every bead is there', async (t) => {
     await waitFor('/ready to answer 200 again', async () => (await fetch(`${local.apiUrl}/ready`)).status === 200, 20_000, 250);
-    const spawned = await call('POST', '/v1/agents', { name: 'after', command: '/bin/sh', args: ['-c', 'echo fine'] });
+    const spawned = await call<{ agent: AgentRecord }>('POST', '/v1/agents', { name: 'after', command: '/bin/sh', args: ['-c', 'echo fine'] });
     t.equal(spawned.status, 201, JSON.stringify(spawned.body));
     t.match(await agentEnded(spawned.body['agent'].id), { state: 'exited', exitCode: 0 });
     for (const id of beads) t.equal((await call('GET', `/v1/beads/${id}`)).status, 200, `bead ${id} kept`);

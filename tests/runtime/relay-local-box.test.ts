@@ -82,7 +82,13 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
   const again = await Relay.connect(relayUrl);
   const stored = await new Promise<Event[]>((resolve) => {
     const events: Event[] = [];
-    const sub = again.subscribe([{ ids: [opened.id] }], { onevent: (e) => void events.push(e), oneose: () => (sub.close(), resolve(events)) });
+    const sub = again.subscribe([{ ids: [opened.id] }], {
+      onevent: (e) => void events.push(e),
+      oneose: () => {
+        sub.close();
+        resolve(events);
+      },
+    });
   });
   again.close();
   t.same(stored.map((e) => e.id), [opened.id], 'the event survived the restart (SQLite on the state volume)');

@@ -7,7 +7,12 @@ import { createMetrics } from '../../management-api/src/api-metrics.js';
 
 function model() {
   const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({ write: (chunk: Buffer, _enc, done) => (lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>), done()) });
+  const destination = new Writable({
+    write: (chunk: Buffer, _enc, done) => {
+      lines.push(JSON.parse(chunk.toString('utf8')) as Record<string, unknown>);
+      done();
+    },
+  });
   const metrics = createMetrics({ version: '0', imageHash: 'dev', manifestSha256: '0'.repeat(64) });
   const readiness = new Readiness({ logger: createLogger({ level: 'info', destination }), metrics, clock: () => new Date('2026-01-01T00:00:00Z') });
   return { readiness, metrics, lines };

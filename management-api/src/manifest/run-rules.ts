@@ -1,7 +1,7 @@
 // Stage 3: runs the semantic rule catalogue over a schema-valid manifest.
 import type { Manifest } from './generated/manifest-types.js';
 import type { Diagnostic } from './diagnostics.js';
-import type { Rule, RuleContext } from './rules/rule.js';
+import type { Rule, RuleContext, RuleFinding } from './rules/rule.js';
 import { ruleCatalogue } from './rules/index.js';
 
 /**
@@ -11,7 +11,7 @@ import { ruleCatalogue } from './rules/index.js';
 export function runRules(manifest: Manifest, context: RuleContext, rules: readonly Rule[] = ruleCatalogue): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const rule of rules) {
-    let findings;
+    let findings: RuleFinding[];
     try {
       findings = rule.check(manifest, context);
     } catch (err) {

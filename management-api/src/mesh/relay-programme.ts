@@ -6,8 +6,8 @@ import { UnknownHostArchError } from '../manifest/host-arch.js';
 import { createLogger } from '../observability/logger.js';
 import { manifestFileFrom, runtimePaths } from '../runtime-paths.js';
 import { ensureIdentityKey } from '../boot/identity-key.js';
-import { relayConfig, RelayConfigError } from './relay-config.js';
-import { startRelayServer } from './relay-server.js';
+import { relayConfig, RelayConfigError, type RelayConfig } from './relay-config.js';
+import { startRelayServer, type RunningRelay } from './relay-server.js';
 import { recordStartFailure } from '../programme/start-failure.js';
 import { startedBySupervisord } from '../programme/supervised.js';
 
@@ -22,8 +22,8 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
     process.stderr.write(`agentbox relay: ${message}\n`);
     return 1;
   };
-  let loaded;
-  let config;
+  let loaded: Awaited<ReturnType<typeof loadBoxManifest>>;
+  let config: RelayConfig;
   try {
     loaded = await loadBoxManifest(env, manifestFile);
     config = relayConfig(loaded.manifest, env);
@@ -36,7 +36,7 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
   const logger = createLogger({ level: loaded.manifest.observability.log_level, stage: 'relay' });
   // The public key only: the relay accepts the box's own events under the allowlist policy.
   const { pubkey } = await ensureIdentityKey(paths.identityKeyFile, logger);
-  let relay;
+  let relay: RunningRelay;
   try {
     relay = await startRelayServer({ config, boxPubkey: pubkey, databaseFile: paths.relayDatabase, logger });
   } catch (err) {

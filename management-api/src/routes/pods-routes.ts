@@ -17,10 +17,6 @@ const conditionHeaders = {
     'if-none-match': { type: 'string', maxLength: 1024, description: 'PUT: * creates only if absent. GET: answer 304 when the ETag matches' },
   },
 } as const;
-const entrySchema = {
-  type: 'object',
-  properties: { path: { type: 'string' }, isContainer: { type: 'boolean' }, contentType: { type: 'string' }, etag: { type: 'string' }, size: { type: 'integer' }, modifiedAt: { type: 'string' } },
-} as const;
 
 interface PodRoute {
   Params: { '*': string };

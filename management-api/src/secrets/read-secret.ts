@@ -94,7 +94,9 @@ async function readSecretFile(options: ReadSecretOptions): Promise<string> {
 function checked(raw: string, where: string, shape: SecretShape): string {
   const value = raw.replace(/\r?\n$/, '');
   if (value === '') throw new SecretSourceError(`${where} is empty`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a token holding control characters is refused
   if (shape === 'token' && /[\s\x00-\x1f\x7f]/.test(value)) throw new SecretSourceError(`${where} does not hold one token on one line`);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a line holding a NUL is refused
   if (shape === 'line' && /[\r\n\x00]/.test(value)) throw new SecretSourceError(`${where} does not hold one line`);
   return value;
 }

@@ -108,7 +108,8 @@ export function openSse(url: string, headers: Record<string, string>): Promise<S
               for (; seen < messages.length; seen++) {
                 if (match(messages[seen]!)) {
                   clearTimeout(timer);
-                  return ok(messages[seen]!);
+                  ok(messages[seen]!);
+                  return;
                 }
               }
               waiters.push(check);

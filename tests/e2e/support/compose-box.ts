@@ -20,6 +20,13 @@ export interface Run {
   stderr: string;
 }
 
+/** The parts of `docker inspect` of the container the cases read. */
+export interface ContainerInspect {
+  HostConfig: Record<string, unknown> & { SecurityOpt: string[] | null; ReadonlyRootfs: boolean };
+  Config: { Labels: Record<string, string> };
+  State: { ExitCode: number; Health?: { Status: string } };
+}
+
 /** A box directory with its rendered compose file and loaded image. */
 export interface ComposeBox {
   dir: string;
@@ -33,15 +40,15 @@ export interface ComposeBox {
   /** Run argv inside the container (docker exec), resolving to stdout; throws on failure. */
   exec(...argv: string[]): string;
   /** docker inspect of the container. */
-  inspect(): Record<string, any>;
+  inspect(): ContainerInspect;
   /** The container's logs (stdout and stderr). */
   logs(): string;
   /** The box's event lines from the logs. */
   events(): Array<Record<string, unknown> & { event: string }>;
   /** The API key, read from the state volume inside the container. */
   apiKey(): string;
-  /** An authenticated JSON call through the published API port. */
-  call(method: string, url: string, body?: unknown): Promise<{ status: number; body: Record<string, any> }>;
+  /** An authenticated JSON call through the published API port; `T`: the fields of the answer the caller reads. */
+  call<T = Record<string, unknown>>(method: string, url: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** Wait for the compose healthcheck to say healthy. */
   waitHealthy(timeoutMs?: number): Promise<void>;
 }
@@ -93,18 +100,18 @@ export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api:
     compose,
     container,
     exec: (...argv) => docker(['exec', container(), ...argv], env),
-    inspect: () => (JSON.parse(docker(['inspect', container()], env)) as Array<Record<string, any>>)[0]!,
+    inspect: () => (JSON.parse(docker(['inspect', container()], env)) as ContainerInspect[])[0]!,
     logs,
     events: () => eventLines(logs().split('\n')),
     apiKey: () => docker(['exec', container(), 'cat', boxFacts.runtime.files.apiKeyFile], env).trim(),
-    call: async (method, url, body) => {
+    call: async <T>(method: string, url: string, body?: unknown) => {
       const res = await fetch(apiUrl + url, {
         method,
         headers: { authorization: `Bearer ${box.apiKey()}`, ...(body ? { 'content-type': 'application/json' } : {}) },
         ...(body ? { body: JSON.stringify(body) } : {}),
         signal: AbortSignal.timeout(10_000),
       });
-      return { status: res.status, body: (await res.json()) as Record<string, any> };
+      return { status: res.status, body: (await res.json()) as T };
     },
     waitHealthy: async (timeoutMs = 90_000) => {
       await waitFor('the compose healthcheck to say healthy', () => box.inspect()['State']?.['Health']?.['Status'] === 'healthy', timeoutMs, 500);

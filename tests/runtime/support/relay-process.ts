@@ -107,7 +107,13 @@ export async function query(url: string, ids: string[]): Promise<Event[]> {
   try {
     const events: Event[] = [];
     await new Promise<void>((resolve) => {
-      const sub = relay.subscribe([{ ids }], { onevent: (e) => void events.push(e), oneose: () => (sub.close(), resolve()) });
+      const sub = relay.subscribe([{ ids }], {
+        onevent: (e) => void events.push(e),
+        oneose: () => {
+          sub.close();
+          resolve();
+        },
+      });
     });
     return events;
   } finally {

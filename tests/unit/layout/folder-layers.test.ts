@@ -55,7 +55,9 @@ function roomOf(root: string, file: string): string {
 /** What breaks the layering under `root`: `from -> to (file: statement)` for each value import that does not go down, and each room on no floor. */
 function layerBreaks(root: string, floors: readonly (readonly string[])[]): string[] {
   const floorOf = new Map<string, number>();
-  floors.forEach((rooms, i) => rooms.forEach((room) => floorOf.set(room, i)));
+  floors.forEach((rooms, i) => {
+    for (const room of rooms) floorOf.set(room, i);
+  });
   const breaks = new Set<string>();
   for (const file of typeScriptFiles(root)) {
     const from = roomOf(root, file);

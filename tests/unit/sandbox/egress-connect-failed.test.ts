@@ -26,7 +26,7 @@ for (const relay of ['buffer', 'pipe'] as const) {
     const proxy = createEgressProxy({ credentials, allowlist: () => new Allowlist({ allow_domains: ['127.0.0.1'], allow_ports: [port] }), onDecision: (d) => decisions.push(d), relay });
     proxy.listen(0, '127.0.0.1');
     await once(proxy, 'listening');
-    t.teardown(() => (proxy.closeAllConnections(), proxy.close()));
+    t.teardown(() => { proxy.closeAllConnections(); proxy.close(); });
     const s = net.connect((proxy.address() as net.AddressInfo).port, '127.0.0.1');
     s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`agt_one:${secret}`).toString('base64')}\r\n\r\n`);
     let answer = '';

@@ -17,7 +17,7 @@ t.test('each agent holds at most its share of the proxy', async (t) => {
   const upstream = net.createServer((s) => void held.push(s));
   upstream.listen(0, '127.0.0.1');
   await once(upstream, 'listening');
-  t.teardown(() => (held.forEach((s) => s.destroy()), upstream.close()));
+  t.teardown(() => { for (const s of held) s.destroy(); upstream.close(); });
   const port = (upstream.address() as net.AddressInfo).port;
   const credentials = new CredentialStore();
   const hog = newProxyCredential();
@@ -29,7 +29,7 @@ t.test('each agent holds at most its share of the proxy', async (t) => {
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
   const open: net.Socket[] = [];
-  t.teardown(() => (open.forEach((s) => s.destroy()), proxy.closeAllConnections(), proxy.close()));
+  t.teardown(() => { for (const s of open) s.destroy(); proxy.closeAllConnections(); proxy.close(); });
   t.equal(proxy.maxConnections, MAX_CONNECTIONS, 'a ceiling on every connection');
   t.equal(proxy.headersTimeout, HEADERS_TIMEOUT_MS, 'a connection that never asks is closed');
 

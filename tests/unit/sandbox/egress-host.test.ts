@@ -17,7 +17,7 @@ async function hostEcho(): Promise<{ port: number; seen: http.IncomingHttpHeader
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { port: (server.address() as net.AddressInfo).port, seen, close: () => (server.closeAllConnections(), server.close()) };
+  return { port: (server.address() as net.AddressInfo).port, seen, close: () => { server.closeAllConnections(); server.close(); } };
 }
 
 t.test('the request that leaves the proxy names the checked host', async (t) => {
@@ -29,7 +29,7 @@ t.test('the request that leaves the proxy names the checked host', async (t) => 
   const proxy = createEgressProxy({ credentials, allowlist: () => new Allowlist({ allow_domains: ['localhost'], allow_ports: [upstream.port] }), onDecision: () => undefined });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
-  t.teardown(() => (proxy.closeAllConnections(), proxy.close()));
+  t.teardown(() => { proxy.closeAllConnections(); proxy.close(); });
   const auth = `Proxy-Authorization: Basic ${Buffer.from(`agt_host:${secret}`).toString('base64')}\r\n`;
   const checked = `localhost:${upstream.port}`;
 

@@ -18,7 +18,7 @@ t.test('close() ends open tunnels instead of waiting for them', async (t) => {
   const upstream = net.createServer((s) => void held.push(s));
   upstream.listen(0, '127.0.0.1');
   await once(upstream, 'listening');
-  t.teardown(() => (held.forEach((s) => s.destroy()), upstream.close()));
+  t.teardown(() => { for (const s of held) s.destroy(); upstream.close(); });
   const port = (upstream.address() as net.AddressInfo).port;
 
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-proxy-stop-'));

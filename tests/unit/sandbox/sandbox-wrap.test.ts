@@ -44,7 +44,10 @@ function wrappedLauncher(script: string, onStart?: (pid: number) => void): Promi
   child.stdout!.on('data', (d: Buffer) => {
     out += d;
     // Once: a second signal while the agent ends would test the agent, not the wrapper.
-    if (!started && /started/.test(out) && onStart) (started = true), onStart(child.pid!);
+    if (!started && /started/.test(out) && onStart) {
+      started = true;
+      onStart(child.pid!);
+    }
   });
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, out })));
 }

@@ -20,6 +20,7 @@ const MAX_PATH_CHARS = 1024;
 // 255 is the usual file name limit; the metadata sidecar's name adds a 10-byte prefix.
 const MAX_SEGMENT_BYTES = 245;
 // C0 controls and DEL: no legitimate file name needs them, and they confuse logs and terminals.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point, to refuse them in paths
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 /**

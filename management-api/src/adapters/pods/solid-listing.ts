@@ -1,5 +1,5 @@
 // Reads the direct members of a Solid container from its Turtle representation (`ldp:contains`).
-import { Parser } from 'n3';
+import { Parser, type Quad } from 'n3';
 import { AdapterUnavailableError } from '../../adapter-errors.js';
 
 const LDP_CONTAINS = 'http://www.w3.org/ns/ldp#contains';
@@ -12,7 +12,7 @@ const LDP_CONTAINS = 'http://www.w3.org/ns/ldp#contains';
  * server is not answering as a Solid server.
  */
 export function containedNames(containerUrl: URL, body: string): string[] {
-  let quads;
+  let quads: Quad[];
   try {
     quads = new Parser({ baseIRI: containerUrl.href, format: 'text/turtle' }).parse(body);
   } catch (err) {

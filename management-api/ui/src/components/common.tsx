@@ -1,5 +1,6 @@
 // Small shared pieces: error and notice boxes, the unavailable-slot note, a labelled field.
-import type { ComponentChildren } from 'preact';
+import { cloneElement, type VNode } from 'preact';
+import { useId } from 'preact/hooks';
 
 /** An API error as a readable alert (nothing when there is none). */
 export function ErrorNote({ error, testId }: { error: string | undefined; testId?: string }) {
@@ -29,12 +30,13 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-/** A label above its control (the control is the child, so the label names it). */
-export function Field({ label, hint, children }: { label: string; hint?: string; children: ComponentChildren }) {
+/** A label above its control: the control is the one child, given an id the label's `for` names. */
+export function Field({ label, hint, children }: { label: string; hint?: string; children: VNode<{ id?: string }> }) {
+  const id = useId();
   return (
-    <label class="field">
+    <label class="field" for={id}>
       <span class="field-label">{label}</span>
-      {children}
+      {cloneElement(children, { id })}
       {hint ? <span class="field-hint">{hint}</span> : null}
     </label>
   );

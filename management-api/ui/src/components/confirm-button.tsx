@@ -20,7 +20,7 @@ export function ConfirmButton({ label, question, confirmLabel, ariaLabel, testId
     );
   }
   return (
-    <span class="confirm" role="group" aria-label={question} data-testid={`${testId}-confirm`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
+    <fieldset class="confirm" aria-label={question} data-testid={`${testId}-confirm`} onKeyDown={(e) => e.key === 'Escape' && setAsking(false)}>
       <span class="small">{question}</span>
       <button
         type="button"
@@ -36,6 +36,6 @@ export function ConfirmButton({ label, question, confirmLabel, ariaLabel, testId
       <button type="button" class="secondary" ref={cancelRef} data-testid={`${testId}-cancel`} onClick={() => setAsking(false)}>
         Cancel
       </button>
-    </span>
+    </fieldset>
   );
 }

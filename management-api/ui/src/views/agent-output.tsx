@@ -71,6 +71,7 @@ export function AgentOutput({ agent }: { agent: Agent }) {
       <h2 id="h-output">
         Output of {agent.name} <span class="muted small">{agent.id}</span>
       </h2>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: the log is a scrollable region; the tab stop lets a keyboard user scroll it */}
       <pre class="log" role="log" aria-live="polite" aria-label={`Output of ${agent.name}`} tabIndex={0} ref={logRef} data-testid="agent-output">
         {blocks.map((b) => (
           <LogBlock key={b[0]!.seq} chunks={b} />
