@@ -60,7 +60,7 @@ export async function run(args: string[]): Promise<number> {
   if (autonomy !== undefined && !(AUTONOMIES as readonly string[]).includes(autonomy)) throw new UsageError(`--autonomy must be autonomous or supervised, not "${autonomy}"`);
   const file = values.file ?? 'agentbox.toml';
   const loaded = await loadManifestFile(file, ruleContextFrom(values['target-arch']));
-  for (const d of loaded.diagnostics) process.stderr.write(formatDiagnostic(file, d) + '\n');
+  for (const d of loaded.diagnostics) process.stderr.write(`${formatDiagnostic(file, d)}\n`);
   if (loaded.exitCode !== 0 || !loaded.manifest) return loaded.exitCode || 1;
   const policy = compilePolicy(loaded.manifest.policy);
   const decision = evaluate(policy, action);
@@ -68,7 +68,7 @@ export async function run(args: string[]): Promise<number> {
   const before = refusedBefore(loaded.manifest, action);
   if (values.json) {
     const report = { action, decision: decision.decision, rule: decision.rule, matched: decision.matched, reason: decision.reason, version: decision.version, outcome: { allowed: outcome.allowed, autonomy: outcome.autonomy, reason: outcome.reason }, before: before ?? null };
-    process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     return 0;
   }
   const lines = [
@@ -79,7 +79,7 @@ export async function run(args: string[]): Promise<number> {
     `policy:   ${decision.version}`,
   ];
   if (before) lines.push(`before:   ${before}`);
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
   return 0;
 }
 

@@ -12,6 +12,7 @@ import { ApiError } from '../errors.js';
 // `%2e` `.`, `%2f` `/`, `%5c` `\`, `%25` `%` (double encoding), in either case.
 const ENCODED_SEPARATOR = /%(2e|2f|5c|25)/i;
 // A backslash, a fragment mark and anything below or at space (controls) or DEL.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters in a path is the point.
 const FORBIDDEN_CHAR = /[\\#\u0000-\u0020\u007f]/;
 
 /** The provider URL for `rest` (what follows /v1/providers/<name>, query included), or a 400 ABX_ERR_PROVIDER_PATH. */
@@ -23,9 +24,9 @@ export function brokerTarget(baseUrl: string, rest: string): string {
   if (why) throw refusal(why);
   const base = new URL(baseUrl);
   // `/v1/` and `/v1` are the same prefix; `/v1` must not admit `/v1evil`, so the prefix ends in `/`.
-  const prefix = base.pathname.replace(/\/+$/, '') + '/';
+  const prefix = `${base.pathname.replace(/\/+$/, '')}/`;
   const target = new URL(baseUrl.replace(/\/+$/, '') + path + query);
-  const pathname = target.pathname.endsWith('/') ? target.pathname : target.pathname + '/';
+  const pathname = target.pathname.endsWith('/') ? target.pathname : `${target.pathname}/`;
   // The same check on the URL that will be sent, after the parser's normalisation.
   if (target.origin !== base.origin || !pathname.startsWith(prefix)) throw refusal('it leaves the provider base_url path');
   return target.href;

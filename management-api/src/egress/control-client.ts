@@ -108,7 +108,10 @@ export class ControlClient {
 
   #message(value: unknown): void {
     const m = value as Partial<ControlReply> & Partial<ControlDecision>;
-    if (m.decision) return this.options.onDecision(m.decision);
+    if (m.decision) {
+      this.options.onDecision(m.decision);
+      return;
+    }
     const w = typeof m.id === 'number' ? this.#waiting.get(m.id) : undefined;
     if (!w) return;
     this.#waiting.delete(m.id!);

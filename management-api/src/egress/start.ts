@@ -37,6 +37,6 @@ export function startEgress(options: EgressStartOptions): EgressController | und
     logger: options.logger.child({ component: 'egress' }),
     metrics: options.metrics,
     appendEvent: options.appendEvent,
-    ...(options.setting && options.setting.timing ? { timing: options.setting.timing } : {}),
+    ...(options.setting?.timing ? { timing: options.setting.timing } : {}),
   }).start();
 }

@@ -43,8 +43,8 @@ const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
  */
 export function normalPath(path: string): string {
   if (!path.includes('%')) return path;
-  return path.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (escaped, hex: string) => {
     const c = String.fromCharCode(parseInt(hex, 16));
-    return UNRESERVED.test(c) ? c : escape.toUpperCase();
+    return UNRESERVED.test(c) ? c : escaped.toUpperCase();
   });
 }

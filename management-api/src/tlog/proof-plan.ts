@@ -113,7 +113,7 @@ export function planReads(ranges: LeafRange[]): ProofPlan {
 export function assemble(plan: ProofPlan, hashes: readonly Buffer[]): Buffer[] {
   if (hashes.length !== plan.nodes.length) throw new Error(`assemble: ${hashes.length} hashes for ${plan.nodes.length} nodes`);
   const byNode = new Map<string, Buffer>();
-  plan.nodes.forEach((node, i) => byNode.set(`${node.level}/${node.index}`, hashes[i]!));
+  for (const [i, node] of plan.nodes.entries()) byNode.set(`${node.level}/${node.index}`, hashes[i]!);
   return plan.ranges.map((range) => {
     const parts = completeSubtrees(range).map((node) => byNode.get(`${node.level}/${node.index}`)!);
     let h = parts[parts.length - 1]!;

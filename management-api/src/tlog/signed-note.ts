@@ -32,6 +32,7 @@ export interface NoteVerifier {
 
 /** A key name: non-empty, no Unicode space, no plus (they separate the fields of key strings). */
 export function isKeyName(name: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a key name may hold no control character (signed-note).
   return name.length > 0 && !/[\s+\u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/u.test(name) && !/[\u0000-\u001f]/.test(name);
 }
 
@@ -105,6 +106,7 @@ export interface NoteSignature {
 
 /** Split a note into its text and signature lines, refusing a malformed one. */
 export function splitNote(note: string): { text: string; signatures: NoteSignature[] } {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a note may hold no control character but newline (signed-note).
   if (/[\u0000-\u0009\u000b-\u001f]/.test(note)) throw new NoteError('the note holds a control character');
   if (!note.endsWith('\n')) throw new NoteError('the note does not end with a newline');
   const split = note.lastIndexOf('\n\n');
@@ -143,6 +145,7 @@ export function openNote(note: string, verifier: NoteVerifier): string {
 
 function checkText(text: string): void {
   if (!text.endsWith('\n')) throw new NoteError('a note text must end with a newline');
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: a note text may hold no control character but newline (signed-note).
   if (/[\u0000-\u0009\u000b-\u001f]/.test(text)) throw new NoteError('a note text must not hold control characters other than newline');
 }
 

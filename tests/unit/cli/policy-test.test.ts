@@ -57,22 +57,22 @@ const policyTest = (...args: string[]) => runAgentbox(['policy', 'test', '--file
 t.test('text: the deciding rule, why, the outcome and the version', async (t) => {
   const r = policyTest('--action', 'egress', '--host', 'registry.npmjs.org', '--port', '443');
   t.equal(r.code, 0, r.stderr);
-  t.match(r.stdout, /^decision: allow\nrule:     rule 0 \("registry"\) = policy\.rules\[0\]\nwhy:      matched host=registry\.npmjs\.org, port=443\noutcome:  allowed\npolicy:   sha256:[0-9a-f]{64}\n$/);
+  t.match(r.stdout, /^decision: allow\nrule: {5}rule 0 \("registry"\) = policy\.rules\[0\]\nwhy: {6}matched host=registry\.npmjs\.org, port=443\noutcome: {2}allowed\npolicy: {3}sha256:[0-9a-f]{64}\n$/);
   const ask = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/team/app.git/git-receive-pack');
-  t.match(ask.stdout, /decision: ask\n.*\nwhy:      matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome:  denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/);
+  t.match(ask.stdout, /decision: ask\n.*\nwhy: {6}matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome: {2}denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/);
   const supervised = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/a/b/git-receive-pack', '--autonomy', 'supervised');
   t.match(supervised.stdout, /asks for approval; no approver reachable \(autonomy supervised\)/);
   const fallback = policyTest('--action', 'egress', '--host', 'github.com', '--port', '443');
-  t.match(fallback.stdout, /^decision: deny\nrule:     policy\.default \(no rule matches\)\nwhy:      no rule matches\noutcome:  denied — policy\.default denies \(no rule matches\)/, 'a CONNECT has no method: the default decides');
+  t.match(fallback.stdout, /^decision: deny\nrule: {5}policy\.default \(no rule matches\)\nwhy: {6}no rule matches\noutcome: {2}denied — policy\.default denies \(no rule matches\)/, 'a CONNECT has no method: the default decides');
   const spawn = policyTest('--action', 'spawn', '--profile', 'worker', '--command', '/usr/bin/git', '--arg', 'status');
-  t.match(spawn.stdout, /decision: allow\nrule:     rule 4 = policy\.rules\[4\]\nwhy:      matched command=git/);
+  t.match(spawn.stdout, /decision: allow\nrule: {5}rule 4 = policy\.rules\[4\]\nwhy: {6}matched command=git/);
 });
 
 t.test('what the box refuses before the policy is asked', async (t) => {
   const r = policyTest('--action', 'egress', '--host', 'example.com', '--port', '443');
-  t.match(r.stdout, /before:   the egress proxy refuses example\.com first \(domain-not-listed/);
+  t.match(r.stdout, /before: {3}the egress proxy refuses example\.com first \(domain-not-listed/);
   const p = policyTest('--action', 'provider', '--provider', 'openai');
-  t.match(p.stdout, /before:   the broker serves no provider openai/);
+  t.match(p.stdout, /before: {3}the broker serves no provider openai/);
 });
 
 t.test('--json', async (t) => {

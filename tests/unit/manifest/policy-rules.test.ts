@@ -36,7 +36,7 @@ t.test('E052: a provider rule matching no brokered provider', async (t) => {
   t.same(await ids(provider + rule({ action: 'provider', decision: 'deny', provider: 'openai' })), ['E052@/policy/rules/0/provider']);
   t.same(await ids(provider + rule({ action: 'provider', decision: 'deny', provider: 'anth*' })), [], 'a pattern matching one');
   t.same(await ids(provider + rule({ action: 'provider', decision: 'deny' })), [], 'no provider field: every provider');
-  t.same(await ids('[providers.anthropic]\nenv_var = "K"\n' + rule({ action: 'provider', decision: 'deny', provider: 'anthropic' })), ['E052@/policy/rules/0/provider'], 'declared without base_url: the broker does not serve it');
+  t.same(await ids(`[providers.anthropic]\nenv_var = "K"\n${rule({ action: 'provider', decision: 'deny', provider: 'anthropic' })}`), ['E052@/policy/rules/0/provider'], 'declared without base_url: the broker does not serve it');
   const [d] = (await load(rule({ action: 'provider', decision: 'deny', provider: 'openai' }))).diagnostics;
   t.match(d, { hint: /declare the provider with a base_url/ });
 });
@@ -49,7 +49,7 @@ t.test('W021: an egress rule on a port or host the allowlist refuses, or without
   t.same(await ids(allow(['a.b.example.com']) + rule({ action: 'egress', decision: 'deny', host: '*.example.com' })), [], 'a suffix rule admitting a listed name');
   t.same(await ids(allow(['*.example.com']) + rule({ action: 'egress', decision: 'deny', host: '*.b.example.com' })), [], 'overlapping suffixes');
   t.same(await ids(allow(['203.0.113.7']) + rule({ action: 'egress', decision: 'deny', host: '203.0.113.7' })), [], 'an address listed literally');
-  t.same(await ids('[sandbox]\nenabled = false\n[security]\naudit_acknowledged = true\n' + rule({ action: 'egress', decision: 'deny' })), ['W016@/sandbox/enabled', 'W021@/policy/rules/0/action']);
+  t.same(await ids(`[sandbox]\nenabled = false\n[security]\naudit_acknowledged = true\n${rule({ action: 'egress', decision: 'deny' })}`), ['W016@/sandbox/enabled', 'W021@/policy/rules/0/action']);
   t.same(await ids(allow([]) + rule({ action: 'egress-change', decision: 'deny', host: 'x.example.org' })), [], 'egress-change rules are about additions: never unreachable');
 });
 

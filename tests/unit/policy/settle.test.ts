@@ -30,7 +30,11 @@ t.test('supervised: with no approver reachable, an ask is denied', async (t) => 
 
 t.test('supervised: the approval seam decides a held ask; an autonomous agent never reaches it', async (t) => {
   const asked: string[] = [];
-  const approver: Approver = { hold: async (d) => (asked.push(d.reason), { approved: true, reason: 'approved by a test approver' }) };
+  const approver: Approver = { hold: async (d) => {
+      asked.push(d.reason);
+      return { approved: true, reason: 'approved by a test approver' };
+    },
+  };
   t.equal((await settle(evaluate(p, push), push, 'supervised', approver)).allowed, true);
   t.equal((await settle(evaluate(p, push), push, 'autonomous', approver)).allowed, false);
   t.equal(asked.length, 1);

@@ -127,13 +127,13 @@ t.test('a log cut or rewritten below its last checkpoint is refused at open', as
   const original = readFileSync(last, 'utf8');
 
   const kept = original.split('\n').filter(Boolean);
-  writeFileSync(last, kept.slice(0, -3).join('\n') + '\n');
+  writeFileSync(last, `${kept.slice(0, -3).join('\n')}\n`);
   await t.rejects(opened(dir), /holds 37 entries but its last signed checkpoint covers 40: entries were removed/);
 
   // The last signed line rewritten (with a valid hash of its own, so the chain check at open passes).
   const lastEvent = decodeLine(kept[kept.length - 1]!);
   const { line: forged } = encodeLine(lastEvent.prev, { ...toStored(lastEvent), data: { i: 390 } });
-  writeFileSync(last, [...kept.slice(0, -1), forged.trimEnd()].join('\n') + '\n');
+  writeFileSync(last, `${[...kept.slice(0, -1), forged.trimEnd()].join('\n')}\n`);
   await t.rejects(opened(dir), /entry 39 \(seq 40\) is not the one the last signed checkpoint covers/);
   writeFileSync(last, original);
   const b = await opened(dir);

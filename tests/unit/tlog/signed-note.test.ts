@@ -36,7 +36,7 @@ t.test('round trip with a fresh key, and the refusals', async (t) => {
   t.throws(() => parseVerifierKey('name+12345678'), NoteError);
   t.throws(() => signNote('no final newline', signer), NoteError);
   // Other keys' signatures are ignored as long as one by ours verifies.
-  const both = signNote(body, signer).replace(/\n$/, '\n' + signNote(body, other).split('\n\n')[1]!);
+  const both = signNote(body, signer).replace(/\n$/, `\n${signNote(body, other).split('\n\n')[1]!}`);
   t.equal(openNote(both, verifier), body);
 });
 

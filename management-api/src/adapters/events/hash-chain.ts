@@ -43,7 +43,7 @@ export function eventHash(prev: string, event: StoredEvent): string {
 export function encodeLine(prev: string, event: StoredEvent): { line: string; hash: string } {
   const hash = eventHash(prev, event);
   const { id, seq, time, kind, source, data } = event;
-  return { line: JSON.stringify({ seq, id, time, kind, source, data, prev, hash }) + '\n', hash };
+  return { line: `${JSON.stringify({ seq, id, time, kind, source, data, prev, hash })}\n`, hash };
 }
 
 /** A line that is not a well-formed chained event. */

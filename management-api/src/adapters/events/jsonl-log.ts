@@ -108,6 +108,7 @@ export class JsonlLog {
     for (const e of events) {
       const now = this.#clock().toISOString();
       // Times never go backwards, so time ranges map onto contiguous seq ranges.
+      // biome-ignore lint/complexity/useMathMinMax: ISO-8601 strings, compared as strings (Math.max would make them numbers).
       const time = now > this.#head.time ? now : this.#head.time;
       const event: StoredEvent = { id: randomUUID(), seq: this.#head.seq + 1, time, kind: e.kind, source: e.source, data: e.data ?? {} };
       const { line, hash } = encodeLine(this.#head.hash, event);

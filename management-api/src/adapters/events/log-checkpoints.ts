@@ -41,7 +41,7 @@ export class LogCheckpoints {
     const keeper = new LogCheckpoints(dir, signer, options.clock ?? (() => new Date()));
     const verifierKeyFile = path.join(dir, TLOG_FILES.verifierKey);
     const published = await readFile(verifierKeyFile, 'utf8').catch(() => '');
-    if (published.trim() !== signer.verifierKey) await replaceFileDurably(verifierKeyFile, signer.verifierKey + '\n', 0o644);
+    if (published.trim() !== signer.verifierKey) await replaceFileDurably(verifierKeyFile, `${signer.verifierKey}\n`, 0o644);
     const note = await readFile(path.join(dir, TLOG_FILES.checkpoint), 'utf8').catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT') return undefined;
       throw err;
@@ -74,7 +74,7 @@ export class LogCheckpoints {
     const signed: SignedCheckpoint = { origin: this.origin, size, root: root.toString('base64'), note, time: this.clock().toISOString() };
     const history = await open(path.join(this.dir, TLOG_FILES.history), 'a', 0o644);
     try {
-      await writeAll(history, Buffer.from(JSON.stringify({ time: signed.time, size, root: signed.root, note }) + '\n'));
+      await writeAll(history, Buffer.from(`${JSON.stringify({ time: signed.time, size, root: signed.root, note })}\n`));
       await history.datasync();
     } finally {
       await history.close();

@@ -24,7 +24,7 @@ export async function loadSigningKey(file: string, logger?: Logger): Promise<Not
   if (!info) {
     const key = generateSignerKey(`agentbox/log/${randomBytes(8).toString('hex')}`);
     try {
-      await writeFile(file, key + '\n', { mode: 0o600, flag: 'wx' });
+      await writeFile(file, `${key}\n`, { mode: 0o600, flag: 'wx' });
     } catch (err) {
       // Another process created it first: use theirs.
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return loadSigningKey(file, logger);

@@ -81,7 +81,7 @@ async function verifyFiles(paths: readonly string[], start: ChainHead | undefine
           if (isLast) return report(undefined, Buffer.byteLength(text));
           return report({ file: name, line: lineNo, reason: 'incomplete line (no newline) inside the log' });
         }
-        let e;
+        let e: ReturnType<typeof decodeLine>;
         try {
           e = decodeLine(text);
         } catch (err) {

@@ -69,7 +69,7 @@ export class MerkleStore {
       const frontier: Buffer[] = [];
       const nodes = frontierNodes(keep);
       const hashes = await readHashes(handle, nodes.map((n) => storedHashIndex(n.level, n.index)));
-      nodes.forEach((n, i) => (frontier[n.level] = hashes[i]!));
+      for (const [i, n] of nodes.entries()) frontier[n.level] = hashes[i]!;
       const store = new MerkleStore(handle, keep, frontier);
       if (keep < options.entries) {
         await store.#rebuild(options.sources, keep, options.entries);

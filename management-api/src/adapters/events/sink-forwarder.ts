@@ -95,7 +95,7 @@ export class SinkForwarder {
         await this.#post(batch.events);
         this.#delivered = batch.events[batch.events.length - 1]!.seq;
         this.#position = batch.next;
-        await replaceFileDurably(this.options.cursorFile, JSON.stringify({ delivered: this.#delivered }) + '\n');
+        await replaceFileDurably(this.options.cursorFile, `${JSON.stringify({ delivered: this.#delivered })}\n`);
         await this.options.spool.prune(this.#delivered);
         this.#recovered();
       } catch (err) {

@@ -16,7 +16,7 @@ function candidates(m: Parameters<Rule['check']>[0]): Array<[Segments, string]> 
       // One finding per key: a secret-named variable is already reported by E004.
       if (value !== undefined && !isInlineSecretVariable(key, value)) out.push([['programs', name, 'environment', key], value]);
     }
-    p.args.forEach((arg, i) => out.push([['programs', name, 'args', i], arg]));
+    for (const [i, arg] of p.args.entries()) out.push([['programs', name, 'args', i], arg]);
   }
   for (const slot of HTTP_SLOTS) {
     out.push([['integrations', slot, 'token_env'], m.integrations[slot].token_env]);
@@ -24,7 +24,7 @@ function candidates(m: Parameters<Rule['check']>[0]): Array<[Segments, string]> 
   }
   out.push([['integrations', 'memory', 'connection_env'], m.integrations.memory.connection_env]);
   out.push([['integrations', 'memory', 'connection_file'], m.integrations.memory.connection_file]);
-  m.integrations.orchestrator.args.forEach((arg, i) => out.push([['integrations', 'orchestrator', 'args', i], arg]));
+  for (const [i, arg] of m.integrations.orchestrator.args.entries()) out.push([['integrations', 'orchestrator', 'args', i], arg]);
   for (const u of urlValues(m)) out.push([u.segments, u.url]);
   return out;
 }

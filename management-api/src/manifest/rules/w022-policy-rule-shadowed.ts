@@ -12,7 +12,7 @@ export const policyRuleShadowed: Rule = {
   severity: 'warning',
   summary: 'a policy rule is shadowed: a rule that outranks it matches every action it matches, so it never decides',
   check(m) {
-    let compiled;
+    let compiled: ReturnType<typeof compilePolicy>;
     try {
       compiled = compilePolicy(m.policy);
     } catch {

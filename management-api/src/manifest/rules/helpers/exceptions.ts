@@ -37,7 +37,7 @@ export function agentsUseNamespaces(m: Manifest): boolean {
 export function shadowedBaselinePath(containerPath: string): string | undefined {
   const protectedPaths = boxFacts.baseline.protectedPaths;
   const p = posix.normalize(containerPath).replace(/(.)\/+$/, '$1');
-  return protectedPaths.find((b) => b === p) ?? protectedPaths.find((b) => p === '/' || b.startsWith(p + '/'));
+  return protectedPaths.find((b) => b === p) ?? protectedPaths.find((b) => p === '/' || b.startsWith(`${p}/`));
 }
 
 /** A volume `host:container[:mode]`, split; undefined when it has not that shape. */

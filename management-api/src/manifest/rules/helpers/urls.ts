@@ -14,7 +14,7 @@ export function urlValues(m: Manifest): UrlValue[] {
   for (const slot of HTTP_SLOTS) out.push({ segments: ['integrations', slot, 'url'], url: m.integrations[slot].url });
   out.push({ segments: ['mesh', 'host_url'], url: m.mesh.host_url });
   out.push({ segments: ['observability', 'otlp_endpoint'], url: m.observability.otlp_endpoint });
-  m.sovereign_mesh.relays.forEach((url, i) => out.push({ segments: ['sovereign_mesh', 'relays', i], url }));
+  for (const [i, url] of m.sovereign_mesh.relays.entries()) out.push({ segments: ['sovereign_mesh', 'relays', i], url });
   for (const [name, p] of Object.entries(m.providers)) if (p) out.push({ segments: ['providers', name, 'base_url'], url: p.base_url });
   return out.filter((u) => u.url !== '');
 }
