@@ -2,7 +2,7 @@
 import t from 'tap';
 import { environOf } from './support/agent-processes.js';
 import { signIn } from './support/dashboard.js';
-import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { startTestServer, waitFor } from './support/harness.js';
 import { openViewer } from './support/terminal-viewer.js';
 
 const ORCHESTRATOR = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
@@ -13,7 +13,9 @@ for (const namespaces of ['auto', 'off'] as const) {
   t.test(`sandbox.namespaces = "${namespaces}"`, async (t) => {
     const box = await startTestServer({ toml: `${ORCHESTRATOR}[sandbox]\nnamespaces = "${namespaces}"\n`, env: { PATH: '/usr/bin:/bin' } });
     t.teardown(() => box.close());
-    const mode = ((await box.api('/health', { auth: false })).json['sandbox'] as { namespaces: { active?: boolean } }).namespaces.active ? 'bubblewrap' : 'launcher';
+    const mode = ((await box.api('/health', { auth: false })).json['sandbox'] as { namespaces: { active?: boolean } }).namespaces.active
+      ? 'bubblewrap'
+      : 'launcher';
     t.comment(`agents run ${mode === 'bubblewrap' ? 'in bubblewrap' : 'under the launcher alone'}`);
     if (namespaces === 'auto' && mode !== 'bubblewrap') t.comment('bubblewrap is not usable here: both runs use the launcher alone');
 
@@ -56,7 +58,10 @@ for (const namespaces of ['auto', 'off'] as const) {
       two.socket.send('not json');
       two.socket.send(JSON.stringify({ type: 'resize', cols: 9999, rows: 1 }));
       await waitFor('two error records', () => two.records.length >= 2);
-      t.match(two.records, [{ type: 'error', message: /JSON record/ }, { type: 'error', message: /cols must be an integer from 2 to 500/ }]);
+      t.match(two.records, [
+        { type: 'error', message: /JSON record/ },
+        { type: 'error', message: /cols must be an integer from 2 to 500/ },
+      ]);
 
       // The end: exit from the shell; each viewer gets the record, then a normal close.
       one.send('exit 7\r');
@@ -126,7 +131,10 @@ for (const namespaces of ['auto', 'off'] as const) {
       }
       const piped = await spawn('piped', { command: '/bin/sleep', args: ['600'] });
       await t.rejects(openViewer(box, piped.id), { status: 409, body: /ABX_ERR_NO_TERMINAL/ }, 'a piped agent has no terminal');
-      t.match(await box.api(`/v1/agents/${piped.id}/input`, { body: { data: 'x' } }), { status: 409, json: { error: 'ABX_ERR_NO_TERMINAL', message: /without "tty": true/ } });
+      t.match(await box.api(`/v1/agents/${piped.id}/input`, { body: { data: 'x' } }), {
+        status: 409,
+        json: { error: 'ABX_ERR_NO_TERMINAL', message: /without "tty": true/ },
+      });
       await t.rejects(openViewer(box, 'agt_nothing'), { status: 404 });
 
       const tty = await spawn('target', { command: '/bin/cat', args: [], tty: true });
@@ -153,4 +161,3 @@ for (const namespaces of ['auto', 'off'] as const) {
     });
   });
 }
-

@@ -63,7 +63,12 @@ export function registerTerminalRoutes(app: FastifyInstance, limits: MutationLim
         summary: "Type text into a running tty agent's terminal (as keystrokes: end a line with \\r)",
         tags: ['agents'],
         params: idParams,
-        body: { type: 'object', additionalProperties: false, required: ['data'], properties: { data: { type: 'string', minLength: 1, maxLength: MAX_INPUT_CHARS } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['data'],
+          properties: { data: { type: 'string', minLength: 1, maxLength: MAX_INPUT_CHARS } },
+        },
         response: { 204: { type: 'null' }, ...errors },
       },
     },
@@ -84,7 +89,11 @@ function message(socket: WebSocket, terminal: AgentTerminalHandle, data: Buffer,
   try {
     record = JSON.parse(data.toString('utf8')) as typeof record;
   } catch {
-    return refuse(socket, 'a text frame is a JSON record: {"type":"input","data":"..."} or {"type":"resize","cols":N,"rows":N}; send keystrokes as binary frames or as input records');
+    refuse(
+      socket,
+      'a text frame is a JSON record: {"type":"input","data":"..."} or {"type":"resize","cols":N,"rows":N}; send keystrokes as binary frames or as input records',
+    );
+    return;
   }
   if (record?.type === 'input' && typeof record.data === 'string') {
     terminal.input(record.data);

@@ -159,8 +159,8 @@ export class AgentTerminal implements AgentTerminalHandle {
       if (attached.pendingBytes > MAX_VIEWER_BUFFER) this.#drop(attached);
       return;
     }
-    if (attached.viewer.buffered() > MAX_VIEWER_BUFFER) return this.#drop(attached);
-    attached.viewer.data(bytes);
+    if (attached.viewer.buffered() > MAX_VIEWER_BUFFER) this.#drop(attached);
+    else attached.viewer.data(bytes);
   }
 
   #drop(attached: Attached): void {

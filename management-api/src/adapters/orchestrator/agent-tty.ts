@@ -21,7 +21,9 @@ interface PtyBinding {
 }
 let binding: PtyBinding | undefined;
 function ptyBinding(): PtyBinding {
-  binding ??= (createRequire(import.meta.url)('node-pty/lib/utils.js') as { loadNativeModule(name: string): { module: PtyBinding } }).loadNativeModule('pty').module;
+  binding ??= (createRequire(import.meta.url)('node-pty/lib/utils.js') as { loadNativeModule(name: string): { module: PtyBinding } }).loadNativeModule(
+    'pty',
+  ).module;
   return binding;
 }
 
@@ -29,8 +31,10 @@ function ptyBinding(): PtyBinding {
 export function checkTtySize(size: { cols?: unknown; rows?: unknown }): TtySize {
   const cols = size.cols ?? TTY_COLS.default;
   const rows = size.rows ?? TTY_ROWS.default;
-  if (!Number.isInteger(cols) || (cols as number) < TTY_COLS.min || (cols as number) > TTY_COLS.max) throw new AdapterInputError(`cols must be an integer from ${TTY_COLS.min} to ${TTY_COLS.max}`);
-  if (!Number.isInteger(rows) || (rows as number) < TTY_ROWS.min || (rows as number) > TTY_ROWS.max) throw new AdapterInputError(`rows must be an integer from ${TTY_ROWS.min} to ${TTY_ROWS.max}`);
+  if (!Number.isInteger(cols) || (cols as number) < TTY_COLS.min || (cols as number) > TTY_COLS.max)
+    throw new AdapterInputError(`cols must be an integer from ${TTY_COLS.min} to ${TTY_COLS.max}`);
+  if (!Number.isInteger(rows) || (rows as number) < TTY_ROWS.min || (rows as number) > TTY_ROWS.max)
+    throw new AdapterInputError(`rows must be an integer from ${TTY_ROWS.min} to ${TTY_ROWS.max}`);
   return { cols: cols as number, rows: rows as number };
 }
 

@@ -83,7 +83,8 @@ export class TtyAgents {
 
   /** Type `data` into agent `run`'s terminal (409 without one, or once it ended). */
   input(run: AgentRun, data: string): void {
-    if (typeof data !== 'string' || data.length > MAX_INPUT_CHARS) throw new ApiError('ABX_ERR_VALIDATION', `data must be a string of at most ${MAX_INPUT_CHARS} characters`);
+    if (typeof data !== 'string' || data.length > MAX_INPUT_CHARS)
+      throw new ApiError('ABX_ERR_VALIDATION', `data must be a string of at most ${MAX_INPUT_CHARS} characters`);
     const terminal = this.terminal(run);
     if (!run.live || !terminal.live || !terminal.input(data)) throw new ApiError('ABX_ERR_NO_TERMINAL', `agent ${run.id} has ended: its terminal is closed`);
   }
