@@ -22,6 +22,7 @@ const suites: Record<string, () => Promise<Report>> = {
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),
   boxes: async () => (await import('./boxes-bench.js')).runBoxesBench(),
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
+  terminal: async () => (await import('./terminal-bench.js')).runTerminalBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
