@@ -36,6 +36,7 @@ import { routesPlugin } from './routes/routes-plugin.js';
 import type { MutationLimits } from './routes/events-routes.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.js';
+import { websocketPlugin } from './http/websocket-plugin.js';
 
 /**
  * Defaults of mutating routes: 6,000 requests a minute per route and caller (each agent by its
@@ -115,6 +116,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(errorHandlingPlugin, settings);
   app.register(openApiPlugin);
   app.register(rateLimitPlugin);
+  app.register(websocketPlugin);
   app.register(egressPlugin, settings);
   app.register(sandboxPlugin, settings);
   app.register(resolverPlugin, settings);

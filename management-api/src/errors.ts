@@ -14,6 +14,7 @@ export const errorCodes = {
   ABX_ERR_UNSUPPORTED_MEDIA_TYPE: { status: 415, description: 'The request Content-Type is not accepted by the route (send application/json).' },
   ABX_ERR_NOT_FOUND: { status: 404, description: 'No route or no resource with that name.' },
   ABX_ERR_CONFLICT: { status: 409, description: 'The request conflicts with the current state (for example a bead already claimed by someone else).' },
+  ABX_ERR_NO_TERMINAL: { status: 409, description: 'The agent has no terminal to attach to or type into: it was started without `tty`, or it has ended and its terminal is closed.' },
   ABX_ERR_PRECONDITION_FAILED: { status: 412, description: 'A conditional request (If-Match / If-None-Match) did not hold.' },
   ABX_ERR_RATE_LIMITED: { status: 429, description: 'Too many mutating requests; retry after the number of seconds in the Retry-After header.' },
   ABX_ERR_ADAPTER_OFF: { status: 503, description: 'The adapter slot behind this route is configured `off` in the manifest.' },

@@ -1,4 +1,4 @@
-// Checks of a dashboard session: the cookie, the box's own Origin and the CSRF token of mutations.
+// Checks of a dashboard session: the cookie, the box's own Origin (mutations, WebSocket upgrades) and the CSRF token of mutations.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import '../auth/caller.js';
 import { ApiError } from '../errors.js';
@@ -48,6 +48,11 @@ export function checkCsrf(request: FastifyRequest, session: UiSession): ApiError
   return undefined;
 }
 
+/** Whether the request asks to become a WebSocket. */
+export function isWebSocketUpgrade(request: FastifyRequest): boolean {
+  return (request.headers.upgrade ?? '').toLowerCase() === 'websocket';
+}
+
 /** Whether the method changes state (anything but GET, HEAD, OPTIONS). */
 export function isMutation(method: string): boolean {
   return !SAFE_METHODS.has(method);
@@ -68,8 +73,10 @@ export function sessionAuthenticator(store: SessionStore, parse: CookieParser): 
       request.log.warn({ event: 'AuthRejected', scheme: 'session', route: request.routeOptions.url ?? request.url }, 'rejected an unknown, expired or signed-out dashboard session');
       return new ApiError('ABX_ERR_AUTH_INVALID', 'the dashboard session is unknown, expired or signed out: sign in again (POST /ui/session)');
     }
-    if (isMutation(request.method)) {
-      const refused = checkCsrf(request, session);
+    // A WebSocket upgrade is a GET no browser keeps to its own origin (no CORS), and the page cannot
+    // add the CSRF token to it: the box's own Origin is required, so no other site drives a terminal.
+    if (isMutation(request.method) || isWebSocketUpgrade(request)) {
+      const refused = isMutation(request.method) ? checkCsrf(request, session) : checkOrigin(request);
       if (refused) {
         request.log.warn({ event: 'CsrfRejected', route: request.routeOptions.url ?? request.url }, refused.message);
         return refused;

@@ -6,6 +6,7 @@ import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import type { SpawnRequest } from '../adapters/orchestrator/orchestrator-adapter.js';
 import { AGENT_NAME } from '../adapters/orchestrator/spawn-request.js';
+import { TTY_COLS, TTY_ROWS } from '../adapters/orchestrator/agent-tty.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { callerOf } from '../auth/caller.js';
 import { ApiError, errorBodySchema } from '../errors.js';
@@ -20,7 +21,7 @@ export const DEFAULT_GRACE_MS = 5_000;
 /** A comment line this often keeps proxies from timing an output stream out. */
 const HEARTBEAT_MS = 15_000;
 
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+export const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
 const agentSchema = {
   type: 'object',
   properties: {
@@ -41,6 +42,7 @@ const agentSchema = {
     },
     limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } } },
     reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk' },
+    tty: { type: 'boolean', description: 'The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input' },
   },
 } as const;
 const refusalsSchema = {
@@ -50,7 +52,7 @@ const refusalsSchema = {
 } as const;
 const oneAgentSchema = { ...agentSchema, properties: { ...agentSchema.properties, refusals: refusalsSchema } } as const;
 const chunkSchema = { type: 'object', properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } } } as const;
-const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } } } as const;
+export const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } } } as const;
 const spawnBody = {
   type: 'object',
   additionalProperties: false,
@@ -73,6 +75,9 @@ const spawnBody = {
         disk: { type: 'string', pattern: '^[0-9]{1,15}[kmg]?$', description: 'Disk under its working and temporary directories, a number with an optional unit k, m or g' },
       },
     },
+    tty: { type: 'boolean', description: 'Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout)' },
+    cols: { type: 'integer', minimum: TTY_COLS.min, maximum: TTY_COLS.max, description: `Columns of the terminal (with tty; default ${TTY_COLS.default})` },
+    rows: { type: 'integer', minimum: TTY_ROWS.min, maximum: TTY_ROWS.max, description: `Rows of the terminal (with tty; default ${TTY_ROWS.default})` },
   },
 } as const;
 

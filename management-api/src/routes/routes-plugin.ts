@@ -10,6 +10,7 @@ import { registerMeshHostRoutes } from './mesh-host-routes.js';
 import { registerMetaRoute } from './meta-route.js';
 import { registerPodRoutes } from './pods-routes.js';
 import { registerProbeRoutes } from './probe-routes.js';
+import { registerTerminalRoutes } from './terminal-routes.js';
 
 /** Options of {@link routesPlugin}. */
 export interface RoutesPluginOptions {
@@ -33,8 +34,9 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerMemoryRoutes(app, limits);
     registerEventRoutes(app, limits);
     registerAgentRoutes(app, limits);
+    registerTerminalRoutes(app, limits);
     registerEgressRoutes(app, limits);
     registerDocsRoute(app);
   },
-  { name: 'agentbox-routes', dependencies: ['agentbox-state', 'agentbox-request-gate', 'agentbox-error-handling', 'agentbox-openapi', 'agentbox-rate-limit'] },
+  { name: 'agentbox-routes', dependencies: ['agentbox-state', 'agentbox-request-gate', 'agentbox-error-handling', 'agentbox-openapi', 'agentbox-rate-limit', 'agentbox-websocket'] },
 );

@@ -18,10 +18,11 @@ export class AgentRun {
     info: Omit<AgentProcess, 'state'>,
     readonly child: ChildProcess,
     classify: ExitClassifier,
-    options: { maxOutputBytes?: number; clock?: () => Date; onEnd?: (run: AgentRun) => void } = {},
+    /** `terminalOutput`: the output comes from the agent's terminal, whose reader ends it (not the pipes' close). */
+    options: { maxOutputBytes?: number; clock?: () => Date; onEnd?: (run: AgentRun) => void; terminalOutput?: boolean } = {},
   ) {
     const clock = options.clock ?? (() => new Date());
-    this.#info = { ...info, state: 'running' };
+    this.#info = { ...info, state: 'running', ...(options.terminalOutput ? { tty: true } : {}) };
     this.output = new OutputLog(options.maxOutputBytes, clock);
     this.#capture('stdout');
     this.#capture('stderr');
@@ -36,7 +37,7 @@ export class AgentRun {
       });
     });
     // 'close' comes after both pipes are drained (and every process holding them has gone).
-    child.once('close', () => this.output.end());
+    if (!options.terminalOutput) child.once('close', () => this.output.end());
   }
 
   /** The agent's id. */

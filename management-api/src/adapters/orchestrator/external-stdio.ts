@@ -1,6 +1,7 @@
 // orchestrator/external-stdio: agents run by an external command spoken to with JSON-RPC 2.0 over its stdin/stdout.
 import type { AdapterContext, SlotHealth } from '../adapter.js';
-import { AdapterUnavailableError } from '../../adapter-errors.js';
+import { AdapterInputError, AdapterUnavailableError } from '../../adapter-errors.js';
+import { ApiError } from '../../errors.js';
 import { agentEnvironment } from './agent-env.js';
 import { StdioRpcClient } from './json-rpc-client.js';
 import { PROTOCOL, type AgentList, type OutputPage } from './json-rpc.js';
@@ -73,7 +74,11 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     async close() {
       await client?.close();
     },
-    spawn: (request) => call<AgentProcess>('agent.spawn', request),
+    // Terminals live in the API's process (the pty master, the screen): the protocol carries none.
+    spawn: async (request) => {
+      if (request?.tty) throw new AdapterInputError('tty: agents of orchestrator/external-stdio have no terminal; terminals are served by orchestrator/local-procmgr');
+      return call<AgentProcess>('agent.spawn', request);
+    },
     list: async () => (await call<AgentList>('agent.list', {})).agents,
     status: (id) => call<AgentProcess>('agent.status', { id }),
     terminate: (id, graceMs) => call<AgentProcess>('agent.terminate', { id, graceMs }, (Number.isFinite(graceMs) ? graceMs : 0) + TERMINATE_SLACK_MS),
@@ -81,6 +86,12 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
       // The first page is fetched now, so an unknown id fails here, not on the first iteration.
       const first = await call<OutputPage>('agent.output', { id, after: request.after ?? 0, waitMs: 0 });
       return pages(id, request, first, call);
+    },
+    terminal: async (id) => {
+      throw new ApiError('ABX_ERR_NO_TERMINAL', `agent ${JSON.stringify(id)} has no terminal: orchestrator/external-stdio runs agents without one`);
+    },
+    input: async (id) => {
+      throw new ApiError('ABX_ERR_NO_TERMINAL', `agent ${JSON.stringify(id)} has no terminal: orchestrator/external-stdio runs agents without one`);
     },
   };
 }

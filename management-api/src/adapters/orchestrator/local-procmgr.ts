@@ -66,5 +66,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     status: async (id) => ready().status(id),
     terminate: async (id, graceMs) => ready().terminate(id, graceMs),
     output: async (id, request) => ready().output(id, request),
+    terminal: async (id) => ready().terminal(id),
+    input: async (id, data) => ready().input(id, data),
   };
 }

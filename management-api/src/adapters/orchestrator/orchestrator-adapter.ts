@@ -2,6 +2,7 @@
 import type { AdapterLifecycle } from '../adapter.js';
 import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/limits/budgets.js';
 import type { Autonomy } from '../../policy/policy-types.js';
+import type { AgentTerminalHandle } from './agent-terminal.js';
 
 /** Version of this interface; implementations report it and /v1/meta lists it. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -19,6 +20,10 @@ export interface SpawnRequest {
   limits?: RequestedLimits;
   /** How the agent meets a [policy] ask (its egress and provider calls); the policy's default when absent. */
   autonomy?: Autonomy;
+  /** Run the agent on a pseudo-terminal (its stdin, stdout and stderr), with this size (defaults 120 × 40). */
+  tty?: boolean;
+  cols?: number;
+  rows?: number;
 }
 
 /** Where an agent process is in its life. */
@@ -43,6 +48,8 @@ export interface AgentProcess {
   limits?: AgentLimits;
   /** Why the orchestrator ended the agent on its own: `limit:memory`, `limit:cpu`, `limit:processes` or `limit:disk`. */
   reason?: LimitReason;
+  /** The agent runs on a pseudo-terminal (GET /v1/agents/:id/terminal). */
+  tty?: boolean;
 }
 
 /** One chunk of captured output. */
@@ -72,7 +79,11 @@ export interface OrchestratorAdapter extends AdapterLifecycle {
   terminate(id: string, graceMs: number): Promise<AgentProcess>;
   /** Resolves once the stream is open. */
   output(id: string, request: OutputRequest): Promise<AsyncIterable<OutputChunk>>;
+  /** The terminal of a tty agent, to attach viewers to; 409 ABX_ERR_NO_TERMINAL for an agent without one. */
+  terminal(id: string): Promise<AgentTerminalHandle>;
+  /** Type `data` into a running tty agent's terminal; 409 ABX_ERR_NO_TERMINAL without one or once it ended. */
+  input(id: string, data: string): Promise<void>;
 }
 
 /** The operations the resolver dispatches (and measures) for this slot. */
-export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output'] as const satisfies ReadonlyArray<keyof OrchestratorAdapter>;
+export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output', 'terminal', 'input'] as const satisfies ReadonlyArray<keyof OrchestratorAdapter>;

@@ -1,5 +1,5 @@
 // The local process manager: spawns agents in the workspace with a clean environment, tracks, streams and ends them.
-import { spawn } from 'node:child_process';
+import { spawn, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -21,6 +21,8 @@ import { checkCommand } from '../../sandbox/agent-command.js';
 import type { AgentEgress } from '../../egress/agent-credential.js';
 import { agentDirectories } from '../../sandbox/agent-directories.js';
 import { followKeeperReports } from '../../sandbox/keeper-reports.js';
+import { TtyAgents } from './tty-agents.js';
+import type { AgentTerminalHandle } from './agent-terminal.js';
 
 /** How the manager is set up. */
 export interface ProcessManagerOptions {
@@ -58,6 +60,7 @@ export class ProcessManager {
   readonly #records: PidRecords | undefined;
   readonly #accounting: AgentAccounting;
   readonly #confined = new Map<string, ConfinedSpawn>();
+  readonly #ttys = new TtyAgents();
   #workspace: string | undefined;
 
   constructor(private readonly options: ProcessManagerOptions) {
@@ -103,13 +106,26 @@ export class ProcessManager {
     env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}) }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
-    const child = spawn(confined.command, confined.args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])], ...confined.ids });
+    // A tty agent: the same launcher argv with its terminal set up first (tty-agents.ts).
+    const onTty = (() => {
+      try {
+        return this.#ttys.prepare(request, confined, this.options.sandbox?.launcher);
+      } catch (err) {
+        void confined.release();
+        this.options.credentials?.revoke(id);
+        this.options.egress?.revoke(id);
+        throw err;
+      }
+    })();
+    const how = onTty ?? { command: confined.command, args: confined.args, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])] };
+    const child = spawn(how.command, how.args, { cwd, env, detached: true, stdio: how.stdio as StdioOptions, ...confined.ids });
     await new Promise<void>((resolve, reject) => {
       // A keeper is ready once it runs (a signal before its handlers ends it before it forks the
       // agent); its pipe carries its reports. Inside bubblewrap the launcher's byte says its forwarder listens.
       child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
       child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
     }).catch(async (err: unknown) => {
+      onTty?.tty.close();
       await confined.release();
       this.options.credentials?.revoke(id);
       this.options.egress?.revoke(id);
@@ -120,8 +136,10 @@ export class ProcessManager {
     const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt }, child, (r, exit) => this.#classify(r, exit), {
       ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
       onEnd: (r) => this.#ended(r),
+      ...(onTty ? { terminalOutput: true } : {}),
     });
     this.#runs.set(id, run);
+    if (onTty) this.#ttys.follow(run, onTty.tty);
     // Before anything can end it: its exit is only seen in a later turn of the event loop, so the start is recorded first.
     this.options.audit?.started({ id, name: request.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, cwd) || '.', envNames: Object.keys(request.env ?? {}), limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
@@ -191,6 +209,16 @@ export class ProcessManager {
     return this.#run(id).output;
   }
 
+  /** The terminal of tty agent `id`. */
+  terminal(id: string): AgentTerminalHandle {
+    return this.#ttys.terminal(this.#run(id));
+  }
+
+  /** Type `data` into tty agent `id`'s terminal. */
+  input(id: string, data: string): void {
+    this.#ttys.input(this.#run(id), data);
+  }
+
   /** Terminate every live agent (in parallel), each with `graceMs`. */
   async closeAll(graceMs: number): Promise<void> {
     await Promise.allSettled([...this.#runs.values()].filter((r) => r.live).map((r) => this.#terminate(r.id, graceMs, { kind: 'box', reason: 'shutdown' })));
@@ -226,6 +254,7 @@ export class ProcessManager {
     this.#accounting.ended(run.id);
     const info = this.#record(run);
     this.options.audit?.ended({ ...info, reason: info.reason ?? endReason(run, info), startedAt: info.startedAt, endedAt: info.endedAt!, ...optional('peakPssBytes', this.#accounting.peakPss(info.id)) });
+    this.#ttys.ended(info);
     this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal, reason: info.reason, usage: info.usage }, `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`);
     void this.#records?.remove(info.id);
     const confined = this.#confined.get(info.id);
@@ -251,6 +280,7 @@ export class ProcessManager {
     for (const run of ended.slice(0, Math.max(0, excess))) {
       this.#runs.delete(run.id);
       this.#accounting.forget(run.id);
+      this.#ttys.forget(run.id);
     }
   }
 }

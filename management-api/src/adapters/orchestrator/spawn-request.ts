@@ -23,6 +23,8 @@ export function checkSpawnRequest(request: SpawnRequest): void {
   if (request.env !== undefined && (typeof request.env !== 'object' || request.env === null || Array.isArray(request.env))) throw new AdapterInputError('env must be an object of strings');
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new AdapterInputError('cwd must be a string');
   if (request.autonomy !== undefined && !AUTONOMIES.includes(request.autonomy)) throw new AdapterInputError(`autonomy must be ${AUTONOMIES.map((a) => JSON.stringify(a)).join(' or ')}`);
+  if (request.tty !== undefined && typeof request.tty !== 'boolean') throw new AdapterInputError('tty must be true or false');
+  if (!request.tty && (request.cols !== undefined || request.rows !== undefined)) throw new AdapterInputError('cols and rows size a terminal: they need tty: true');
 }
 
 /** Refuse a grace period that is not a whole number of milliseconds between 0 and {@link MAX_GRACE_MS}. */

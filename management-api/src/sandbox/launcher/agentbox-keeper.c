@@ -45,7 +45,7 @@ static void on_signal(int sig) {
 }
 
 /* Signals a terminal or a group signal may send the keeper: the agent answers them, not the keeper. */
-static const int ignored[] = {SIGHUP, SIGINT, SIGQUIT, SIGUSR2, SIGPIPE, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
+static const int ignored[] = {SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGUSR2, SIGPIPE, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
 static const int handled[] = {SIGTERM, SIGUSR1, SIGALRM, SIGCHLD};
 
 static long long now_ms(void) {

@@ -28,6 +28,9 @@
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
+ * Any of these may be preceded by --tty FD COLSxROWS: the agent runs on the pseudo-terminal whose
+ *     master the box passed as FD (agentbox-tty.c); `--tty FD SIZE -- COMMAND` only does that and
+ *     execs COMMAND (an agent of a box whose sandbox is turned off).
  * Or: agentbox-sandbox --parent-death -- COMMAND [ARG]...: exec COMMAND with SIGTERM as its
  *     parent-death signal (agentbox-parent-death.c; how `agentbox up` ties the box to itself).
  * Exit codes before exec: 64 usage, 121 the kernel cannot enforce, 122 a policy path, 123 setup,
@@ -226,6 +229,17 @@ int main(int argc, char **argv) {
   unsigned long long required = MIN_ABI, memory_limit = 0;
   /* The parent is read first thing: the check after prctl compares against the one that started us. */
   pid_t parent = getppid();
+  /* First, before any other option: nothing else runs while the agent could hold the master. */
+  if (argc > 3 && strcmp(argv[1], "--tty") == 0) {
+    take_terminal(argv[2], argv[3]);
+    argv[3] = argv[0];
+    argv += 3;
+    argc -= 3;
+    if (argc > 2 && strcmp(argv[1], "--") == 0) {
+      execvp(argv[2], argv + 2);
+      die_errno(errno == ENOENT ? 127 : 126, "cannot execute", argv[2]);
+    }
+  }
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
   if (argc > 2 && strcmp(argv[1], "--parent-death") == 0 && strcmp(argv[2], "--") == 0) return run_with_parent_death(argv + 3, parent);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {

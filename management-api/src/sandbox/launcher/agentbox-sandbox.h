@@ -75,6 +75,11 @@ unsigned long long kept_resident_bytes(void);
 int next_memory_look_ms(unsigned long long used, unsigned long long limit);
 /* What a plain spawn starts with (agentbox-sandbox.c): default dispositions, an empty mask; only fds 0-2. */
 void reset_signals(void);
+/* agentbox-tty.c: `--tty FD COLSxROWS` takes the terminal whose master is FD as stdio and controlling terminal. */
+void take_terminal(const char *fd_text, const char *size);
+/* Make the caller's process group the terminal's foreground group (job control signals go to it). */
+void become_foreground(void);
+extern int on_terminal;
 void close_extra_fds(void);
 /* Every descriptor above 2 but `keep` closed (agentbox-sandbox.c). */
 void close_except(int keep);

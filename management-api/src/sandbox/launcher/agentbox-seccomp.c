@@ -10,6 +10,7 @@
 #include <netinet/tcp.h>
 #include <sched.h>
 #include <stddef.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -138,6 +139,19 @@ static const unsigned tcp_refused[] = {
   TCP_ULP,              /* upper-layer protocols (kTLS): kernel attack surface (CVE-2023-0461); TLS libraries fall back */
 };
 
+/* ioctl(fd, TIOCSTI) pushes bytes into a terminal's input as if typed, and TIOCLINUX's selection
+ * pasting does the same on a virtual console: either would let an agent type into a terminal it
+ * holds a descriptor of (its own, or one the box or another agent shares), so a command it types
+ * runs outside the agent's reach. Refused whatever dev.tty.legacy_tiocsti says. */
+static void terminal_injection(struct prog *p) {
+  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 5));
+  put(p, LOAD(ARG_LO(1)));
+  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0));
+  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1));
+  put(p, RET_ERRNO(EPERM));
+  put(p, RET_ALLOW);
+}
+
 static void tcp_options(struct prog *p) {
   unsigned k = sizeof tcp_refused / sizeof tcp_refused[0];
   put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_setsockopt, 0, (unsigned char)(5 + k)));
@@ -189,6 +203,7 @@ void install_seccomp(int allow_unix, int own_ipc) {
   unless_flag(p, SYS_sendmsg, 2, MSG_FASTOPEN);
   unless_flag(p, SYS_sendmmsg, 3, MSG_FASTOPEN); /* the call's flags; the kernel ignores each message's msg_flags */
   tcp_options(p);
+  terminal_injection(p);
   /* clone/unshare: no new namespaces (a user namespace would regain capabilities). */
   put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
   put(p, LOAD(ARG_LO(0)));

@@ -54,6 +54,17 @@ int run_wrapped(char **command) {
   if (pid == 0) {
     signal(SIGTERM, SIG_IGN);
     setpgid(0, 0);
+    if (on_terminal) {
+      /* On a terminal the sandbox's group is the foreground one, so the agent may read it and its
+       * keys (^C, ^Z, ^\) reach it: ignored here like SIGTERM, so they end neither bubblewrap nor its
+       * init (the launcher inside resets the agent's dispositions). */
+      become_foreground();
+      signal(SIGINT, SIG_IGN);
+      signal(SIGQUIT, SIG_IGN);
+      signal(SIGTSTP, SIG_IGN);
+      signal(SIGTTIN, SIG_IGN);
+      signal(SIGTTOU, SIG_IGN);
+    }
     sigprocmask(SIG_SETMASK, &old, NULL);
     /* The write end as WRAP_STATUS_FD, open across exec (dup2 to itself would keep O_CLOEXEC); blocking for the writer. */
     int end = status_pipe[1];
@@ -101,9 +112,9 @@ void die_of(int sig) {
   kill(getpid(), sig);
 }
 
-/* Signals that end a process by default and may reach the agent's whole group (a SIGTERM passed
- * on, a SIGINT or SIGHUP of a terminal): the waiting parent outlives them, so the agent answers. */
-static const int parent_ignores[] = {SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
+/* Signals that end (or stop) a process by default and may reach the agent's whole group (a SIGTERM passed
+ * on, a SIGINT, SIGHUP or SIGTSTP of a terminal): the waiting parent outlives them, so the agent answers. */
+static const int parent_ignores[] = {SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
 
 void run_as_parent(char **command, int status_fd, int ready_fd) {
   sigset_t all, none;

@@ -1,0 +1,135 @@
+// A tty agent's pseudo-terminal: the master the box keeps, the launcher argv that gives the agent the other end.
+import { closeSync, constants, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import tty from 'node:tty';
+import { AdapterInputError } from '../../adapter-errors.js';
+import type { ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
+
+/** Bounds of a terminal's size (columns, rows), for a spawn and for every resize. */
+export const TTY_COLS = { min: 2, max: 500, default: 120 } as const;
+export const TTY_ROWS = { min: 2, max: 200, default: 40 } as const;
+
+/** The size of a terminal. */
+export interface TtySize {
+  cols: number;
+  rows: number;
+}
+
+/** node-pty's native binding: only its TIOCSWINSZ on a master is used (the pty itself is opened here, close-on-exec). */
+interface PtyBinding {
+  resize(fd: number, cols: number, rows: number): void;
+}
+let binding: PtyBinding | undefined;
+function ptyBinding(): PtyBinding {
+  binding ??= (createRequire(import.meta.url)('node-pty/lib/utils.js') as { loadNativeModule(name: string): { module: PtyBinding } }).loadNativeModule(
+    'pty',
+  ).module;
+  return binding;
+}
+
+/** Refuse a size outside the bounds (AdapterInputError, a 400). */
+export function checkTtySize(size: { cols?: unknown; rows?: unknown }): TtySize {
+  const cols = size.cols ?? TTY_COLS.default;
+  const rows = size.rows ?? TTY_ROWS.default;
+  if (!Number.isInteger(cols) || (cols as number) < TTY_COLS.min || (cols as number) > TTY_COLS.max)
+    throw new AdapterInputError(`cols must be an integer from ${TTY_COLS.min} to ${TTY_COLS.max}`);
+  if (!Number.isInteger(rows) || (rows as number) < TTY_ROWS.min || (rows as number) > TTY_ROWS.max)
+    throw new AdapterInputError(`rows must be an integer from ${TTY_ROWS.min} to ${TTY_ROWS.max}`);
+  return { cols: cols as number, rows: rows as number };
+}
+
+/**
+ * The master of one agent's terminal. It is opened here rather than by node-pty's spawn: Node
+ * opens it close-on-exec, so no other process the API starts (another agent) inherits it, and the
+ * agent is spawned as any other (its ready pipe, its exit status, its signals). The launcher takes
+ * the other end from it (`--tty`, agentbox-tty.c) and closes it before anything of the agent runs.
+ */
+export class AgentTty {
+  readonly #fd: number;
+  #stream: tty.ReadStream | undefined;
+  #closed = false;
+  #size: TtySize;
+
+  constructor(size: TtySize) {
+    this.#size = size;
+    this.#fd = openSync('/dev/ptmx', constants.O_RDWR | constants.O_NOCTTY | constants.O_NONBLOCK);
+  }
+
+  get size(): TtySize {
+    return this.#size;
+  }
+
+  /** The descriptor number the master has in the spawned process: the stdio entry after the others. */
+  childFd(stdio: readonly unknown[]): number {
+    return stdio.length;
+  }
+
+  /**
+   * The spawn of `confined` on this terminal: the launcher (the one the sandbox runs, or `launcher`
+   * when the sandbox is off) with `--tty FD COLSxROWS` first, and the master as descriptor FD.
+   */
+  spawnOf(confined: ConfinedSpawn, launcher: string | undefined, stdio: unknown[]): { command: string; args: string[]; stdio: unknown[] } {
+    const viaLauncher = confined.keeper === true || confined.readyFd === true;
+    if (!viaLauncher && !launcher) throw new AdapterInputError('tty: this orchestrator runs agents without the sandbox launcher, which sets up their terminal');
+    const fd = this.childFd(stdio);
+    const prefix = ['--tty', String(fd), `${this.#size.cols}x${this.#size.rows}`];
+    const full = [...stdio, this.#fd];
+    if (viaLauncher) return { command: confined.command, args: [...prefix, ...confined.args], stdio: full };
+    return { command: launcher!, args: [...prefix, '--', confined.command, ...confined.args], stdio: full };
+  }
+
+  /**
+   * Start reading the agent's output (call once the spawn returned). `onEnd` runs once every
+   * process holding the terminal has closed it (the master then reads EIO) or it was closed here.
+   */
+  read(onData: (data: Buffer) => void, onEnd: () => void): tty.ReadStream {
+    const stream = new tty.ReadStream(this.#fd);
+    this.#stream = stream;
+    stream.on('data', (data: Buffer | string) => onData(typeof data === 'string' ? Buffer.from(data) : data));
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      this.#closed = true;
+      onEnd();
+    };
+    // EIO is how a master says that no process holds the terminal any longer.
+    stream.on('error', end);
+    stream.on('end', end);
+    stream.on('close', end);
+    return stream;
+  }
+
+  /** Type `data` into the terminal (false once it is closed). */
+  write(data: string | Buffer): boolean {
+    if (this.#closed || !this.#stream) return false;
+    this.#stream.write(data);
+    return true;
+  }
+
+  /** Resize the terminal (the agent gets SIGWINCH); false once it is closed. */
+  resize(size: TtySize): boolean {
+    if (this.#closed) return false;
+    ptyBinding().resize(this.#fd, size.cols, size.rows);
+    this.#size = size;
+    return true;
+  }
+
+  /** Stop reading when the consumer is behind (the agent then blocks on its writes), and go on. */
+  pause(): void {
+    this.#stream?.pause();
+  }
+  resume(): void {
+    this.#stream?.resume();
+  }
+
+  /** Close the master (the agent gets SIGHUP if it still runs). */
+  close(): void {
+    if (this.#stream) {
+      this.#stream.destroy();
+      return;
+    }
+    if (!this.#closed) closeSync(this.#fd);
+    this.#closed = true;
+  }
+}
