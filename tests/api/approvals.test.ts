@@ -10,6 +10,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nost
 import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { requestDigest } from '../../management-api/src/approvals/approval-request.js';
+import { runAgentboxAsync } from '../helpers/cli.js';
 import { startProxyProgramme } from './support/egress-proxy-programme.js';
 import { environOf } from './support/agent-processes.js';
 import { makeRoot, startTestServer, waitFor, type TestServer } from './support/harness.js';
@@ -24,6 +25,7 @@ let web: http.Server;
 let webPort = 0;
 let box: TestServer;
 let proxyPort = 0;
+let rootDir = '';
 
 function manifest(): string {
   return [
@@ -41,6 +43,7 @@ t.before(async () => {
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
   webPort = (web.address() as net.AddressInfo).port;
   const root = await makeRoot();
+  rootDir = root.dir;
   const manifestFile = path.join(root.dir, 'agentbox.toml');
   const toml = manifest();
   writeFileSync(manifestFile, toml);
@@ -211,6 +214,37 @@ t.test('a CONNECT: no decision in time is refused, the agent told so', async (t)
   const denied = await connect(proxyPort, `localhost:${webPort}`, `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`);
   t.equal(denied.status, 403);
   t.match(denied.refusal, /timed out \(request apr_[0-9a-f]+\): no decision within 3 s/);
+});
+
+t.test('the CLI: agentbox approvals lists, approve signs with an operator key file, deny with the API key', async (t) => {
+  const cli = (...args: string[]) => runAgentboxAsync([...args, '--url', `http://127.0.0.1:${box.server.apiPort}`, '--root', rootDir]);
+  t.match((await cli('approvals')).stdout, /no approval requests pending/);
+  const first = spawnSupervised('cli-agent');
+  const [a] = await nextPending(1);
+  const listed = await cli('approvals');
+  t.equal(listed.code, 0);
+  t.match(listed.stdout, new RegExp(`^${a!.id} +\\d+s  spawn +cli-agent  command=/bin/sleep args=\\["30"\\]  — rule 0 \\(sleep-asks\\): matched`));
+  t.same(JSON.parse((await cli('approvals', '--json')).stdout).map((x: Approval) => x.id), [a!.id]);
+  const keyFile = path.join(rootDir, 'operator.key');
+  writeFileSync(keyFile, Buffer.from(operator).toString('hex'), { mode: 0o600 });
+  const approved = await cli('approve', a!.id, '--reason', 'from the CLI', '--sign-key-file', keyFile);
+  t.equal(approved.code, 0, approved.stderr);
+  t.match(approved.stdout, `${a!.id}: approved (scope once, signed)`);
+  const spawned = await first;
+  t.equal(spawned.status, 201);
+  await end((spawned.json['agent'] as { id: string }).id);
+
+  const second = spawnSupervised('cli-agent-2');
+  const [b] = await nextPending(1);
+  const strangerFile = path.join(rootDir, 'stranger.key');
+  writeFileSync(strangerFile, Buffer.from(stranger).toString('hex'), { mode: 0o600 });
+  const forged = await cli('approve', b!.id, '--sign-key-file', strangerFile);
+  t.equal(forged.code, 1);
+  t.match(forged.stderr, /ABX_ERR_APPROVAL_SIGNATURE/);
+  t.equal((await cli('deny', b!.id, '--scope', 'agent')).code, 2, 'deny takes no scope');
+  const denied = await cli('deny', b!.id, '--reason', 'no');
+  t.match(denied.stdout, `${b!.id}: denied (scope once, unsigned)`);
+  t.equal((await second).status, 403);
 });
 
 /** CONNECT through the proxy; the status, the X-Agentbox-Egress reason, the refusal header and the body. */
