@@ -111,7 +111,10 @@ export class ControlClient {
   #message(value: unknown): void {
     const m = value as Partial<ControlReply> & Partial<ControlDecision> & Partial<ControlAsk>;
     if (m.decision) return this.options.onDecision(m.decision);
-    if (m.ask) return this.options.onAsk?.(m.ask);
+    if (m.ask) {
+      this.options.onAsk?.(m.ask);
+      return;
+    }
     const w = typeof m.id === 'number' ? this.#waiting.get(m.id) : undefined;
     if (!w) return;
     this.#waiting.delete(m.id!);
