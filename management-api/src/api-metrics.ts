@@ -5,6 +5,7 @@ import { createLimitMetrics, type LimitMetrics } from './sandbox/limits/metrics.
 import { createCredentialMetrics, type CredentialMetrics } from './credentials/metrics.js';
 import { createEgressMetrics, type EgressMetrics } from './egress/metrics.js';
 import { createDashboardMetrics, type DashboardMetrics } from './dashboard/metrics.js';
+import { createApprovalMetrics, type ApprovalMetrics } from './approvals/metrics.js';
 import { createAuditMetrics, createCoreMetrics, type AuditMetrics, type BuildInfo, type CoreMetrics } from './observability/metrics.js';
 
 /** Every metric the API exports. */
@@ -21,6 +22,8 @@ export interface ApiMetrics extends CoreMetrics, AuditMetrics {
   egress: EgressMetrics;
   /** Dashboard streams and sign-ins. */
   dashboard: DashboardMetrics;
+  /** The approvals queue: pending requests, decisions by outcome. */
+  approvals: ApprovalMetrics;
 }
 
 /** Create the registry with default process metrics, build info, the API's own metrics and each area's (in this order). */
@@ -35,6 +38,7 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     credentials: createCredentialMetrics(registry),
     egress: createEgressMetrics(registry),
     dashboard: createDashboardMetrics(registry),
+    approvals: createApprovalMetrics(registry),
     ...createAuditMetrics(registry),
   };
 }

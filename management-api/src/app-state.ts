@@ -13,6 +13,7 @@ import type { AgentSandbox } from './sandbox/agent-sandbox.js';
 import type { EgressController } from './egress/controller.js';
 import type { AgentListener } from './http/agent-listener.js';
 import type { AuditTrail } from './observability/audit-trail.js';
+import type { Approvals } from './approvals/approvals-plugin.js';
 import { apiVersion, imageHash } from './version.js';
 
 /** Shared state of one API instance. */
@@ -46,6 +47,8 @@ export interface AgentboxState {
   agentListener: AgentListener;
   /** Who did what, appended through the events slot (observability/audit-trail.ts). */
   audit: AuditTrail;
+  /** The approvals queue: the approver of supervised asks (approvals/queue.ts). */
+  approvals: Approvals;
 }
 
 declare module 'fastify' {
@@ -91,10 +94,11 @@ export const appStatePlugin = fp<AppStateOptions>(
       egress: app.egress,
       agentListener: app.agentListener,
       audit: app.audit,
+      approvals: app.approvals,
     });
   },
   {
     name: 'agentbox-state',
-    dependencies: ['agentbox-identity', 'agentbox-agent-events', 'agentbox-federation', 'agentbox-adapters', 'agentbox-readiness', 'agentbox-idle-compaction', 'agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-listener'],
+    dependencies: ['agentbox-identity', 'agentbox-agent-events', 'agentbox-federation', 'agentbox-adapters', 'agentbox-readiness', 'agentbox-idle-compaction', 'agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-listener', 'agentbox-approvals'],
   },
 );

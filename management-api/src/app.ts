@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { appStatePlugin } from './app-state.js';
+import { approvalsPlugin } from './approvals/approvals-plugin.js';
 import { resolverPlugin } from './adapters/resolver-plugin.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
 import type { ResolverTiming } from './adapters/slot-supervisor.js';
@@ -120,6 +121,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(egressPlugin, settings);
   app.register(sandboxPlugin, settings);
   app.register(resolverPlugin, settings);
+  app.register(approvalsPlugin, settings);
   app.register(agentEventsPlugin, settings);
   app.register(readinessPlugin, settings);
   app.register(gracefulClosePlugin, settings);

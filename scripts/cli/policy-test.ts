@@ -15,7 +15,8 @@ export const usage = `Usage: agentbox policy test --action spawn|egress|provider
 
 Print which rule of FILE's [policy] (default ./agentbox.toml) decides one action, the fields that
 matched (or that the default applied), the policy version, and the outcome: an ask is refused at
-once for an autonomous agent, and for a supervised one while no approver is reachable. For
+once for an autonomous agent, and for a supervised one held as an approval request until an
+operator decides (agentbox approvals) or policy.approval_timeout_sec denies it. For
 egress and provider actions it also says when the box refuses the action before the policy is
 asked (the egress allowlist, an undeclared provider): a policy never widens either.
 
@@ -64,18 +65,23 @@ export async function run(args: string[]): Promise<number> {
   if (loaded.exitCode !== 0 || !loaded.manifest) return loaded.exitCode || 1;
   const policy = compilePolicy(loaded.manifest.policy);
   const decision = evaluate(policy, action);
-  const outcome = await settle(decision, action, (autonomy as Autonomy | undefined) ?? policy.autonomy);
+  // Offline there is no queue: a supervised ask is shown as held, which is what the box would do with it.
+  const timeout = loaded.manifest.policy.approval_timeout_sec;
+  const held = { hold: async () => ({ approved: false, reason: `held for an operator's decision (agentbox approvals); denied after ${timeout} s without one` }) };
+  const outcome = await settle(decision, action, (autonomy as Autonomy | undefined) ?? policy.autonomy, held);
+  const isHeld = decision.decision === 'ask' && outcome.autonomy === 'supervised';
   const before = refusedBefore(loaded.manifest, action);
   if (values.json) {
-    const report = { action, decision: decision.decision, rule: decision.rule, matched: decision.matched, reason: decision.reason, version: decision.version, outcome: { allowed: outcome.allowed, autonomy: outcome.autonomy, reason: outcome.reason }, before: before ?? null };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    const report = { action, decision: decision.decision, rule: decision.rule, matched: decision.matched, reason: decision.reason, version: decision.version, outcome: { allowed: outcome.allowed, held: isHeld, autonomy: outcome.autonomy, reason: outcome.reason }, before: before ?? null };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}
+`);
     return 0;
   }
   const lines = [
     `decision: ${decision.decision}`,
     `rule:     ${decision.rule === null ? 'policy.default (no rule matches)' : `${ruleName(decision)} = policy.rules[${decision.rule.index}]`}`,
     `why:      ${decision.reason}`,
-    `outcome:  ${outcome.allowed ? 'allowed' : 'denied'}${outcome.allowed ? '' : ` — ${outcome.reason}`}${decision.decision === 'ask' ? ` (autonomy ${outcome.autonomy})` : ''}`,
+    `outcome:  ${outcome.allowed ? 'allowed' : isHeld ? 'held' : 'denied'}${outcome.allowed ? '' : ` — ${outcome.reason}`}${decision.decision === 'ask' ? ` (autonomy ${outcome.autonomy})` : ''}`,
     `policy:   ${decision.version}`,
   ];
   if (before) lines.push(`before:   ${before}`);

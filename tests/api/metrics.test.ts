@@ -54,7 +54,7 @@ t.test('the scrape passes promtool and carries build info, HTTP, adapter and rea
   t.equal(sample(text, 'agentbox_adapter_duration_seconds_count\\{slot="events",impl="local-jsonl",method="append"\\}'), 1);
   t.equal(sample(text, 'agentbox_adapter_health\\{slot="events"\\}'), 1);
   t.equal(sample(text, 'agentbox_adapter_health\\{slot="beads"\\}'), 1, 'off counts as healthy-as-configured');
-  t.equal(sample(text, 'agentbox_adapter_info\\{slot="events",impl="local-jsonl",adapter="events/tcp-test",contract_version="1.0.0"\\}'), 1);
+  t.equal(sample(text, 'agentbox_adapter_info\\{slot="events",impl="local-jsonl",adapter="events/tcp-test",contract_version="1.1.0"\\}'), 1);
   t.ok(sample(text, 'process_resident_memory_bytes'), 'default process metrics');
   t.ok(sample(text, 'nodejs_eventloop_lag_seconds') !== undefined, 'default Node.js metrics');
 

@@ -27,7 +27,7 @@ function manifest(): string {
     '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"',
     `[sandbox.egress]\nallow_domains = ["localhost", "127.0.0.1"]\nallow_ports = [${webPort}]`,
     `[providers.stand]\nenv_var = "STAND_API_KEY"\nbase_url = "${provider.url}/v1"`,
-    '[policy]\ndefault = "allow"',
+    '[policy]\ndefault = "allow"\napproval_timeout_sec = 1',
     '[[policy.rules]]\nid = "no-rm"\naction = "spawn"\ndecision = "deny"\ncommand = "rm"',
     '[[policy.rules]]\nid = "push-asks"\naction = "spawn"\ndecision = "ask"\ncommand = "git"\nargs = ["push"]',
     '[[policy.rules]]\nid = "no-loopback-address"\naction = "egress"\ndecision = "deny"\nhost = "127.0.0.1"',
@@ -69,7 +69,7 @@ t.test('a spawn: a deny and an ask are refused through the API, naming the rule,
   const pushAuto = await box.api('/v1/agents', { body: { name: 'pusher', command: 'git', args: ['push', 'origin'] } });
   t.match(pushAuto, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /rule 1 \("push-asks"\) asks for approval; this agent is autonomous/ } });
   const pushSupervised = await box.api('/v1/agents', { body: { name: 'pusher', command: 'git', args: ['push'], autonomy: 'supervised' } });
-  t.match(pushSupervised, { status: 403, json: { message: /rule 1 \("push-asks"\) asks for approval; no approver reachable/ } });
+  t.match(pushSupervised, { status: 403, json: { message: /rule 1 \("push-asks"\) asks for approval; timed out \(request apr_[0-9a-f]+\): no decision within 1 s/ } });
   t.match(await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], autonomy: 'reckless' } }), { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: /autonomy/ } }, 'an unknown autonomy is refused');
   t.equal(((await box.api('/v1/agents')).json['agents'] as unknown[]).length, 0, 'nothing was started');
   const events = await waitFor('three spawn decisions', async () => {
@@ -79,7 +79,7 @@ t.test('a spawn: a deny and an ask are refused through the API, naming the rule,
   t.match(events[0], { source: 'policy', data: { action: 'spawn', subject: { name: 'cleaner', command: '/bin/rm', args: ['-rf', 'x'], cwd: '.' }, agent: null, rule: { index: 0, id: 'no-rm' }, decision: 'deny', outcome: 'denied', autonomy: 'autonomous', by: { kind: 'api-key' } } });
   t.match(events[0]!.data['policy'], /^sha256:[0-9a-f]{64}$/);
   t.match(events[1], { data: { rule: { index: 1, id: 'push-asks' }, decision: 'ask', outcome: 'denied', reason: 'rule 1 ("push-asks") asks for approval; this agent is autonomous' } });
-  t.match(events[2], { data: { autonomy: 'supervised', reason: 'rule 1 ("push-asks") asks for approval; no approver reachable' } });
+  t.match(events[2], { data: { autonomy: 'supervised', reason: /^rule 1 \("push-asks"\) asks for approval; timed out/ } });
 });
 
 t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an allowed one through', async (t) => {
@@ -117,7 +117,7 @@ t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an
   t.match(refusals[0], { host: '127.0.0.1', reason: 'policy-denied' }, "on the agent's record");
 });
 
-t.test('egress: a supervised agent meets the ask with no approver reachable', async (t) => {
+t.test("egress: a supervised agent's ask is held, and refused when nobody decides (approvals.test.ts has the decisions)", async (t) => {
   const spawned = await box.api('/v1/agents', { body: { name: 'careful', command: '/bin/sleep', args: ['60'], autonomy: 'supervised' } });
   t.equal(spawned.status, 201);
   const agent = spawned.json['agent'] as { id: string; pid: number };
@@ -125,7 +125,7 @@ t.test('egress: a supervised agent meets the ask with no approver reachable', as
   const proxyUrl = new URL((await environOf(agent.pid))['HTTP_PROXY']!);
   const post = await request(proxyPort, `http://localhost:${webPort}/push/y`, 'POST', `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`);
   t.equal(post.status, 403);
-  t.match(post.refusal, /asks for approval; no approver reachable/);
+  t.match(post.refusal, /asks for approval; timed out \(request apr_[0-9a-f]+\): no decision within 1 s/);
 });
 
 t.test('a provider call: refused by the broker for one agent, forwarded for another', async (t) => {

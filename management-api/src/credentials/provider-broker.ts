@@ -152,13 +152,15 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
  * are not recorded one by one (the broker's metrics count them).
  */
 async function enforceProviderPolicy(provider: BrokeredProvider, request: FastifyRequest): Promise<void> {
-  const { manifest, audit } = request.server.agentbox;
+  const { manifest, audit, approvals } = request.server.agentbox;
   const agent = request.agent;
   await enforce(policyOf(manifest.policy), { kind: 'provider', provider: provider.name, ...(agent ? { agent: agent.name } : {}) }, {
     agent: agent?.id ?? null,
     ...(agent?.autonomy ? { autonomy: agent.autonomy } : {}),
     recordAllowed: false,
     record: (data) => audit.action(brokerCaller(request), AUDIT_KINDS.policyDecision, 'broker', data),
+    // A supervised caller's ask holds this request open until decided or timed out.
+    approver: approvals.queue,
   });
 }
 

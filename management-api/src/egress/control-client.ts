@@ -1,6 +1,6 @@
 // The API's side of the egress control channel: one connection, re-established with backoff, requests answered by id, decisions pushed.
 import net from 'node:net';
-import { lineReader, type ControlDecision, type ControlReply, type ControlRequest } from './control-protocol.js';
+import { lineReader, type ControlAsk, type ControlDecision, type ControlReply, type ControlRequest } from './control-protocol.js';
 
 type Body<T> = T extends unknown ? Omit<T, 'id'> : never;
 /** A request without its id (the client numbers them). */
@@ -16,6 +16,8 @@ export interface ControlClientOptions {
   /** Called on each new connection after hello and subscribe, before it counts as connected (replay state here). */
   onConnect: (client: ControlClient, reply: ControlOk) => Promise<void>;
   onDecision: (decision: ControlDecision['decision']) => void;
+  /** The proxy holds a supervised agent's request: answer it (op `answer`) once decided. */
+  onAsk?: (ask: ControlAsk['ask']) => void;
   onStateChange: () => void;
   timing?: { requestTimeoutMs?: number; retryMinMs?: number; retryMaxMs?: number };
 }
@@ -107,9 +109,13 @@ export class ControlClient {
   }
 
   #message(value: unknown): void {
-    const m = value as Partial<ControlReply> & Partial<ControlDecision>;
+    const m = value as Partial<ControlReply> & Partial<ControlDecision> & Partial<ControlAsk>;
     if (m.decision) {
       this.options.onDecision(m.decision);
+      return;
+    }
+    if (m.ask) {
+      this.options.onAsk?.(m.ask);
       return;
     }
     const w = typeof m.id === 'number' ? this.#waiting.get(m.id) : undefined;

@@ -1,7 +1,7 @@
 // The control channel between the management API and the egress proxy: newline-delimited JSON over a 0600 unix socket under the run dir.
 import type { EgressPolicy } from './allowlist.js';
 import type { EgressDecision } from './proxy.js';
-import type { Autonomy } from '../policy/policy-types.js';
+import type { Autonomy, EgressAction, PolicyDecision } from '../policy/policy-types.js';
 
 /**
  * A request from the API. The first one on a connection must be `hello` with the box API key
@@ -15,7 +15,8 @@ export type ControlRequest =
   | { id: number; op: 'revoke'; agent: string }
   | { id: number; op: 'policy-get' }
   | { id: number; op: 'policy-set'; policy: EgressPolicy }
-  | { id: number; op: 'subscribe' };
+  | { id: number; op: 'subscribe' }
+  | { id: number; op: 'answer'; ref: number; approved: boolean; reason: string };
 
 /**
  * `sync` is the API's first request after `hello` and `subscribe` on every connection: the
@@ -40,6 +41,15 @@ export type ControlReply = { id: number; ok: true; port: number; policy: EgressP
 /** Pushed to subscribed connections, one per decision. */
 export interface ControlDecision {
   decision: EgressDecision;
+}
+
+/**
+ * Pushed to subscribed connections when [policy] asks about a supervised agent's request: the
+ * proxy holds the agent's connection open until the API answers `ref` (op `answer`) with the
+ * approvals queue's decision. No subscriber, a closed connection or no answer in time denies.
+ */
+export interface ControlAsk {
+  ask: { ref: number; agent: string | null; decision: PolicyDecision; action: EgressAction };
 }
 
 /** Longest line either side accepts; a policy of many entries stays well below it. */

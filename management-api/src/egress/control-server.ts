@@ -11,8 +11,15 @@ import net from 'node:net';
 import { Allowlist, type EgressPolicy } from './allowlist.js';
 import { entryProblem } from '../grammar/egress-entry.js';
 import type { CredentialStore } from './credential-store.js';
-import { lineReader, type ControlReply, type ControlRequest, type PolicySource } from './control-protocol.js';
+import { lineReader, type ControlAsk, type ControlReply, type ControlRequest, type PolicySource } from './control-protocol.js';
 import type { EgressDecision } from './proxy.js';
+import type { EgressAction, PolicyDecision } from '../policy/policy-types.js';
+
+/** An ask's answer. */
+type Answer = { approved: boolean; reason: string };
+
+/** Asks held at once; more are denied (the API's queue has its own, smaller bound). */
+const ASKS_MAX = 10_000;
 
 /** Decisions kept while no API is subscribed; the oldest go first. */
 const PENDING_MAX = 1_000;
@@ -42,6 +49,11 @@ export interface ControlServerOptions {
 export interface ControlServer {
   /** Send a decision to every subscriber (kept, bounded, while there is none). */
   publish(decision: EgressDecision): void;
+  /**
+   * Hand an ask to the subscribed API and wait for its answer: denied at once when no API is
+   * subscribed, when the last subscriber goes, or after `timeoutMs` without an answer.
+   */
+  ask(agent: string | null, decision: PolicyDecision, action: EgressAction, timeoutMs: number): Promise<Answer>;
   close(): Promise<void>;
 }
 
@@ -49,13 +61,28 @@ export interface ControlServer {
 export async function startControlServer(options: ControlServerOptions): Promise<ControlServer> {
   const subscribers = new Set<net.Socket>();
   const controllers = new Set<net.Socket>();
+  const asks = new Map<number, { resolve: (a: Answer) => void; timer: NodeJS.Timeout }>();
+  let nextRef = 1;
+  const answer = (ref: number, a: Answer): boolean => {
+    const held = asks.get(ref);
+    if (!held) return false;
+    asks.delete(ref);
+    clearTimeout(held.timer);
+    held.resolve(a);
+    return true;
+  };
+  // With no API subscribed nobody can decide: every held ask is denied.
+  const orphaned = (): void => {
+    if (subscribers.size > 0) return;
+    for (const ref of [...asks.keys()]) answer(ref, { approved: false, reason: 'no approver reachable (the API closed its control connection)' });
+  };
   let pending: string[] = [];
   // Every connection, subscribed or not: close must end them all, or server.close() waits on them.
   const open = new Set<net.Socket>();
   const server = net.createServer((socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
-    serve(socket, options, { subscribers, controllers }, () => flush());
+    serve(socket, options, { subscribers, controllers }, () => flush(), answer, orphaned);
   });
   const flush = (): void => {
     for (const line of pending) for (const s of subscribers) s.write(line);
@@ -87,15 +114,28 @@ export async function startControlServer(options: ControlServerOptions): Promise
         }
       }
     },
+    ask(agent, decision, action, timeoutMs) {
+      if (subscribers.size === 0) return Promise.resolve({ approved: false, reason: 'no approver reachable (no API is connected to the egress proxy)' });
+      if (asks.size >= ASKS_MAX) return Promise.resolve({ approved: false, reason: `the egress proxy holds ${ASKS_MAX} asks already` });
+      const ref = nextRef++;
+      const line = `${JSON.stringify({ ask: { ref, agent, decision, action } } satisfies ControlAsk)}\n`;
+      return new Promise<Answer>((resolve) => {
+        const timer = setTimeout(() => answer(ref, { approved: false, reason: `no decision within ${Math.round(timeoutMs / 1000)} s` }), timeoutMs);
+        timer.unref();
+        asks.set(ref, { resolve, timer });
+        for (const s of subscribers) s.write(line);
+      });
+    },
     close: () =>
       new Promise<void>((resolve) => {
+        for (const ref of [...asks.keys()]) answer(ref, { approved: false, reason: 'the egress proxy is stopping' });
         for (const s of open) s.destroy();
         server.close(() => resolve());
       }),
   };
 }
 
-function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscribers: Set<net.Socket>; controllers: Set<net.Socket> }, flush: () => void): void {
+function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscribers: Set<net.Socket>; controllers: Set<net.Socket> }, flush: () => void, answer: (ref: number, a: Answer) => boolean, orphaned: () => void): void {
   const { subscribers, controllers } = sets;
   let authenticated = false;
   const reply = (r: ControlReply): void => void socket.write(`${JSON.stringify(r)}\n`);
@@ -104,6 +144,7 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
   socket.on('error', () => socket.destroy());
   socket.on('close', () => {
     subscribers.delete(socket);
+    orphaned();
     if (!controllers.delete(socket) || controllers.size > 0) return;
     const dropped = options.credentials.size;
     options.credentials.replace([]);
@@ -153,6 +194,11 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
           subscribers.add(socket);
           ok(id);
           return flush();
+        case 'answer':
+          if (typeof req.ref !== 'number' || typeof req.approved !== 'boolean' || typeof req.reason !== 'string') return fail(id, 'answer needs ref (a number), approved (a boolean) and reason (a string)');
+          // An answer to an ask that timed out or was answered already changes nothing.
+          answer(req.ref, { approved: req.approved, reason: req.reason.slice(0, 1000) });
+          return ok(id);
         default:
           return fail(id, `unknown op ${JSON.stringify((req as { op?: unknown }).op)}`.slice(0, 200));
       }

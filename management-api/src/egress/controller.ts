@@ -4,7 +4,8 @@ import { AdapterUnavailableError } from '../adapter-errors.js';
 import { ApiError } from '../errors.js';
 import type { EgressPolicy } from './allowlist.js';
 import { ControlClient, type ControlOk } from './control-client.js';
-import type { CredentialEntry, PolicySource } from './control-protocol.js';
+import type { ControlAsk, CredentialEntry, PolicySource } from './control-protocol.js';
+import type { Approver } from '../policy/settle.js';
 import { EGRESS_REASONS, type EgressMetrics } from './metrics.js';
 import type { EgressDecision, EgressPolicyDecision } from './proxy.js';
 import { POLICY_EVENT_KIND } from '../policy/audit-record.js';
@@ -42,6 +43,8 @@ export interface EgressControllerOptions {
   /** Appends one event to the events slot (rejections are counted by the slot's own metrics and ignored here). */
   appendEvent: (event: { kind: string; source: string; data: Record<string, unknown> }) => Promise<unknown>;
   timing?: ConstructorParameters<typeof ControlClient>[0]['timing'];
+  /** Who decides the proxy's asks (the approvals queue, once the app has one); undefined denies them. */
+  approver?: () => Approver | undefined;
 }
 
 /**
@@ -66,6 +69,7 @@ export class EgressController implements AgentEgress {
       timing: options.timing,
       onConnect: async (client, reply) => this.#replay(client, reply),
       onDecision: (d) => this.#record(d),
+      onAsk: (ask) => void this.#answer(ask),
       onStateChange: () => {
         options.logger[this.#client.connected ? 'info' : 'warn']({ event: this.#client.connected ? 'EgressProxyConnected' : 'EgressProxyDisconnected', socket: options.socketPath }, `egress proxy control channel ${this.#client.connected ? 'up' : 'down'}`);
         for (const l of this.#listeners) l();
@@ -154,6 +158,18 @@ export class EgressController implements AgentEgress {
     this.#port = reply.port;
     const credentials = [...this.#hashes].map(([agent, entry]) => ({ agent, ...entry }));
     await client.call({ op: 'sync', credentials, policy: this.#runtime ?? null });
+  }
+
+  /** Hand the proxy's ask to the approver and send its answer back (a channel down by then leaves the proxy to deny it). */
+  async #answer(ask: ControlAsk['ask']): Promise<void> {
+    const approver = this.options.approver?.();
+    let answer: { approved: boolean; reason: string };
+    try {
+      answer = approver ? await approver.hold(ask.decision, ask.action, { agentId: ask.agent }) : { approved: false, reason: 'no approver reachable' };
+    } catch (err) {
+      answer = { approved: false, reason: `the approver failed: ${(err as Error).message}` };
+    }
+    await this.#client.call({ op: 'answer', ref: ask.ref, ...answer }).catch(() => undefined);
   }
 
   #record(d: EgressDecision): void {

@@ -41,6 +41,8 @@ export const egressPlugin = fp<EgressPluginOptions>(
       metrics: options.metrics.egress,
       setting: options.egress,
       appendEvent: async (event) => (app.hasDecorator('resolver') ? app.resolver.slot('events').append([event]) : undefined),
+      // The approvals queue starts after this plugin (it records through the adapters): asked for at each ask.
+      approver: () => (app.hasDecorator('approvals') ? app.approvals.queue : undefined),
     });
     app.decorate('egress', egress);
     app.addHook('onClose', async () => egress?.close());

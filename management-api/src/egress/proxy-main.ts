@@ -15,6 +15,7 @@ import { createEgressProxy } from './proxy.js';
 import type { Resolver } from './decision.js';
 import { tunnelRelayFrom } from './tunnel.js';
 import { policyOf } from '../policy/compiled-cache.js';
+import type { Approver } from '../policy/settle.js';
 
 /** The proxy's port is taken: a start failure that no restart mends (the message is the one line to show). */
 export class PortInUseError extends Error {
@@ -46,7 +47,12 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
   const credentials = new CredentialStore();
   let control: ControlServer | undefined;
   const relay = tunnelRelayFrom(env);
-  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), relay, policy: policyOf(manifest.policy), ...(resolve ? { resolve } : {}) });
+  // A supervised ask goes to the API's approvals queue; the proxy's own deadline is the queue's plus a margin, so the queue's timeout is the one reported.
+  const askTimeoutMs = (manifest.policy.approval_timeout_sec + 5) * 1000;
+  const approver: Approver = {
+    hold: async (decision, action, context) => (control && action.kind === 'egress' ? control.ask(context?.agentId ?? null, decision, action, askTimeoutMs) : { approved: false, reason: 'no approver reachable' }),
+  };
+  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), relay, policy: policyOf(manifest.policy), approver, ...(resolve ? { resolve } : {}) });
   const port = listenPort(env, 'AGENTBOX_EGRESS_PORT', egress.port);
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => {

@@ -16,7 +16,7 @@ import { AgentConnections, HEADERS_TIMEOUT_MS, MAX_CONNECTIONS } from './connect
 import { refusalBody, refusalHeader } from './refusal.js';
 import type { CompiledPolicy } from '../policy/compile.js';
 import { evaluate } from '../policy/evaluate.js';
-import { settle } from '../policy/settle.js';
+import { settle, type Approver } from '../policy/settle.js';
 import type { DecidingRule, EgressAction, Verdict, Autonomy } from '../policy/policy-types.js';
 
 /** One decision, as the API records it (an event and a metric). */
@@ -59,6 +59,8 @@ export interface EgressProxyOptions {
   maxPerAgent?: number;
   /** The manifest's [policy], asked after the allowlist admitted a request (none: the allowlist alone decides). */
   policy?: CompiledPolicy;
+  /** Who a supervised agent's ask goes to (the API's approvals queue over the control channel); none denies. */
+  approver?: Approver;
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy credential never travel upstream.
@@ -98,7 +100,8 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
       return undefined;
     }
     // The policy is a gate behind the allowlist, never a widening: asked only about what it admitted.
-    const policy = options.policy ? await decidePolicy(options.policy, { kind: 'egress', ...(who.name !== undefined ? { agent: who.name } : {}), host, port, ...http }, who.autonomy) : undefined;
+    // An ask of a supervised agent holds this request (the agent's socket stays open) until the API's queue decides.
+    const policy = options.policy ? await decidePolicy(options.policy, { kind: 'egress', ...(who.name !== undefined ? { agent: who.name } : {}), host, port, ...http }, who.autonomy, options.approver, who.agent) : undefined;
     if (policy && !policy.allowed) {
       options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: 'policy-denied', policy: policy.record });
       refuse(403, 'policy-denied', policy.record.reason);
@@ -158,10 +161,10 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
  * (registered with its credential; the policy's default otherwise). `record` is absent for an
  * allow by the default of a policy without rules: nothing to name, and allowed requests are many.
  */
-async function decidePolicy(policy: CompiledPolicy, action: EgressAction, autonomy: Autonomy | undefined): Promise<{ allowed: true; record?: EgressPolicyDecision } | { allowed: false; record: EgressPolicyDecision }> {
+async function decidePolicy(policy: CompiledPolicy, action: EgressAction, autonomy: Autonomy | undefined, approver: Approver | undefined, agentId: string): Promise<{ allowed: true; record?: EgressPolicyDecision } | { allowed: false; record: EgressPolicyDecision }> {
   const decision = evaluate(policy, action);
   if (decision.decision === 'allow' && decision.rule === null && policy.rules.length === 0) return { allowed: true };
-  const outcome = await settle(decision, action, autonomy ?? policy.autonomy);
+  const outcome = await settle(decision, action, autonomy ?? policy.autonomy, approver, { agentId });
   const http = action.method !== undefined ? { method: action.method.slice(0, 16), path: (action.path ?? '').slice(0, 512) } : {};
   const record: EgressPolicyDecision = { rule: decision.rule, decision: decision.decision, reason: outcome.reason, version: decision.version, autonomy: outcome.autonomy, ...http };
   return outcome.allowed ? { allowed: true, record } : { allowed: false, record };

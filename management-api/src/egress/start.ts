@@ -15,6 +15,7 @@ export interface EgressStartOptions {
   logger: Logger;
   metrics: EgressMetrics;
   appendEvent: EgressControllerOptions['appendEvent'];
+  approver?: EgressControllerOptions['approver'];
   /** An explicit socket, or false for none; undefined decides from the manifest and the environment. */
   setting: { socketPath: string; timing?: EgressControllerOptions['timing'] } | false | undefined;
 }
@@ -37,6 +38,7 @@ export function startEgress(options: EgressStartOptions): EgressController | und
     logger: options.logger.child({ component: 'egress' }),
     metrics: options.metrics,
     appendEvent: options.appendEvent,
+    ...(options.approver ? { approver: options.approver } : {}),
     ...(options.setting?.timing ? { timing: options.setting.timing } : {}),
   }).start();
 }

@@ -19,6 +19,9 @@ export const AUDIT_KINDS = {
   egressPolicy: 'sandbox.egress.policy',
   /** A [policy] decision: every spawn and egress-change decision, every refused provider call (policy/audit-record.ts). */
   policyDecision: POLICY_EVENT_KIND,
+  /** A supervised agent's ask held for an operator, and how it ended (approvals/queue.ts). */
+  approvalRequested: 'approval.requested',
+  approvalDecided: 'approval.decided',
 } as const;
 
 /** One of {@link AUDIT_KINDS}. */

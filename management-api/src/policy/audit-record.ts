@@ -12,7 +12,7 @@ export const POLICY_EVENT_KIND = 'policy.decision';
  * a secret. A refused spawn is recorded before the orchestrator's own checks (which refuse the
  * box key in a command line), so a key there must not reach the log through its refusal.
  */
-function subject(action: PolicyAction): Record<string, unknown> {
+export function actionSubject(action: PolicyAction): Record<string, unknown> {
   const cut = (s: string): string => (secretKind(s) !== undefined ? CENSOR : scrubSecrets(s.length > 512 ? `${s.slice(0, 512)}…` : s));
   switch (action.kind) {
     case 'spawn':
@@ -31,7 +31,7 @@ export function policyEventData(action: PolicyAction, outcome: Outcome, agent: s
   const { decision } = outcome;
   return {
     action: action.kind,
-    subject: subject(action),
+    subject: actionSubject(action),
     agent,
     rule: decision.rule,
     decision: decision.decision,

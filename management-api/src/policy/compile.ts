@@ -71,7 +71,7 @@ export class PolicyRuleError extends Error {
 }
 
 /** Compile `section`. Throws PolicyRuleError for a rule with a field its action lacks or a malformed host (a validated manifest has neither). */
-export function compilePolicy(section: PolicySection): CompiledPolicy {
+export function compilePolicy(section: Pick<PolicySection, 'default' | 'autonomy' | 'rules'>): CompiledPolicy {
   const version = `sha256:${createHash('sha256').update(JSON.stringify([section.default, section.autonomy, section.rules.map(normalRule)])).digest('hex')}`;
   const rules = section.rules.map((rule, index) => compileRule(rule, index, version));
   const index = Object.fromEntries(ACTION_KINDS.map((kind) => [kind, indexRules(rules.filter((r) => r.kind === kind))])) as Record<ActionKind, KindIndex>;

@@ -63,7 +63,7 @@ const spawnBody = {
     args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
     env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },
     cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace' },
-    autonomy: { type: 'string', enum: AUTONOMIES, description: "How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held for a human approver; refused while none is reachable). Default: the manifest's policy.autonomy" },
+    autonomy: { type: 'string', enum: AUTONOMIES, description: "How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held as an approval request, GET /v1/approvals: this request stays open until an operator decides or policy.approval_timeout_sec denies it). Default: the manifest's policy.autonomy" },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -107,11 +107,12 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       const { audit } = app.agentbox;
       audit.admit('starting an agent');
       const caller = callerOf(request);
-      // [policy] decides before anything is created; its decision is on record either way.
+      // [policy] decides before anything is created; its decision is on record either way. A supervised
+      // ask holds this request open (queued in app.agentbox.approvals) until it is decided.
       const policy = policyOf(app.agentbox.manifest.policy);
       const autonomy = request.body.autonomy ?? policy.autonomy;
       const { name, command, args, cwd } = request.body;
-      await enforce(policy, { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}) }, { agent: null, autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data) });
+      await enforce(policy, { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}) }, { agent: null, autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data), approver: app.agentbox.approvals.queue });
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit.as(caller, () => agents().spawn({ ...request.body, autonomy }));
       if (!(await audit.spawnRecorded(agent.id))) {

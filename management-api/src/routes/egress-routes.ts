@@ -91,7 +91,7 @@ async function enforceEgressChange(app: FastifyInstance, request: FastifyRequest
   const allowed: Array<Record<string, unknown>> = [];
   for (const action of actions) {
     const decision = evaluate(policy, action);
-    const outcome = await settle(decision, action, policy.autonomy);
+    const outcome = await settle(decision, action, policy.autonomy, app.agentbox.approvals.queue, { agentId: null });
     if (!outcome.allowed) {
       await record(policyEventData(action, outcome, null));
       throw new ApiError('ABX_ERR_POLICY_DENIED', refusalMessage(outcome));

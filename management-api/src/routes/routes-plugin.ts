@@ -1,6 +1,7 @@
 // Every route of the API as a fastify plugin, registered once the app's state is gathered (each route reads `app.agentbox`).
 import fp from 'fastify-plugin';
 import { registerAgentRoutes } from './agents-routes.js';
+import { registerApprovalRoutes } from './approvals-routes.js';
 import { registerBeadRoutes } from './beads-routes.js';
 import { registerDocsRoute } from './docs-route.js';
 import { registerEgressRoutes } from './egress-routes.js';
@@ -36,6 +37,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerAgentRoutes(app, limits);
     registerTerminalRoutes(app, limits);
     registerEgressRoutes(app, limits);
+    registerApprovalRoutes(app, limits);
     registerDocsRoute(app);
   },
   { name: 'agentbox-routes', dependencies: ['agentbox-state', 'agentbox-request-gate', 'agentbox-error-handling', 'agentbox-openapi', 'agentbox-rate-limit', 'agentbox-websocket'] },

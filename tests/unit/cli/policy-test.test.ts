@@ -61,7 +61,7 @@ t.test('text: the deciding rule, why, the outcome and the version', async (t) =>
   const ask = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/team/app.git/git-receive-pack');
   t.match(ask.stdout, /decision: ask\n.*\nwhy: {6}matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome: {2}denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/);
   const supervised = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/a/b/git-receive-pack', '--autonomy', 'supervised');
-  t.match(supervised.stdout, /asks for approval; no approver reachable \(autonomy supervised\)/);
+  t.match(supervised.stdout, /outcome:  held — .*asks for approval; held for an operator's decision \(agentbox approvals\); denied after 300 s without one \(autonomy supervised\)/);
   const fallback = policyTest('--action', 'egress', '--host', 'github.com', '--port', '443');
   t.match(fallback.stdout, /^decision: deny\nrule: {5}policy\.default \(no rule matches\)\nwhy: {6}no rule matches\noutcome: {2}denied — policy\.default denies \(no rule matches\)/, 'a CONNECT has no method: the default decides');
   const spawn = policyTest('--action', 'spawn', '--profile', 'worker', '--command', '/usr/bin/git', '--arg', 'status');

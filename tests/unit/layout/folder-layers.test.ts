@@ -34,8 +34,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['auth/', 'probes/'],
   // Boot stages and the seal; the HTTP plumbing.
   ['boot/', 'http/'],
-  // The mesh; what the routes see of the app.
-  ['mesh/', 'app-state.ts'],
+  // The mesh; the approvals queue (on the audit trail, holding supervised asks); what the routes see of the app.
+  ['mesh/', 'approvals/', 'app-state.ts'],
   ['routes/'],
   ['dashboard/'],
   // The composition root: every area's metrics, the fastify app.

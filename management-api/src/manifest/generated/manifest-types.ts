@@ -398,9 +398,17 @@ export interface Manifest {
      */
     default: 'allow' | 'deny' | 'ask';
     /**
-     * How an agent meets an ask, unless its spawn request says otherwise (POST /v1/agents autonomy): autonomous denies at once and tells the agent which rule asked; supervised waits for a human approver, and with none reachable (approvals are not in this build) is denied.
+     * How an agent meets an ask, unless its spawn request says otherwise (POST /v1/agents autonomy): autonomous denies at once and tells the agent which rule asked; supervised holds the action as an approval request (GET /v1/approvals) until an operator approves or denies it, or approval_timeout_sec denies it.
      */
     autonomy: 'autonomous' | 'supervised';
+    /**
+     * How long a supervised agent's ask waits for a decision (POST /v1/approvals/{id}) before it is denied.
+     */
+    approval_timeout_sec: number;
+    /**
+     * Approval requests waiting at once, in all; one agent may hold at most a quarter of them (at least 1). An ask beyond either bound is denied at once, saying so.
+     */
+    max_pending_approvals: number;
     /**
      * The rules, in order (the order breaks a full tie only). A field left out matches anything; a rule without fields matches every action of its kind.
      *
@@ -513,7 +521,7 @@ export interface PolicyRule {
    */
   action: 'spawn' | 'egress' | 'provider' | 'egress-change';
   /**
-   * allow, deny, or ask (denied at once for an autonomous agent; for a supervised one, held for a human approver, denied when none is reachable).
+   * allow, deny, or ask (denied at once for an autonomous agent; for a supervised one, held as an approval request until an operator decides or the approval timeout denies it).
    */
   decision: 'allow' | 'deny' | 'ask';
   /**
