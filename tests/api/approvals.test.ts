@@ -23,47 +23,60 @@ const operator = generateSecretKey();
 const stranger = generateSecretKey();
 let web: http.Server;
 let webPort = 0;
+/** A box where operators decide: its requests wait long enough that no decision races the clock. */
 let box: TestServer;
 let proxyPort = 0;
 let rootDir = '';
+/** A box whose requests time out after 3 s, for the cases where nobody decides. */
+let hasty: TestServer;
+let hastyProxyPort = 0;
 
-function manifest(): string {
+/** How long an undecided request of the deciding box waits: far beyond any test's own steps. */
+const DECIDING_TIMEOUT_SEC = 600;
+const HASTY_TIMEOUT_SEC = 3;
+
+function manifest(approvalTimeoutSec: number): string {
   return [
     '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"',
     `[mesh]\noperator_pubkeys = ["${getPublicKey(operator)}"]`,
     `[sandbox.egress]\nallow_domains = ["localhost"]\nallow_ports = [${webPort}]`,
-    '[policy]\ndefault = "allow"\napproval_timeout_sec = 3\nmax_pending_approvals = 8',
+    `[policy]\ndefault = "allow"\napproval_timeout_sec = ${approvalTimeoutSec}\nmax_pending_approvals = 8`,
     '[[policy.rules]]\nid = "sleep-asks"\naction = "spawn"\ndecision = "ask"\ncommand = "sleep"\nargs = ["30"]',
     `[[policy.rules]]\nid = "web-asks"\naction = "egress"\ndecision = "ask"\nhost = "localhost"\nport = ${webPort}`,
   ].join('\n');
+}
+
+/** A box with its own egress proxy programme whose undecided requests time out after `approvalTimeoutSec`. */
+async function startApprovalBox(approvalTimeoutSec: number): Promise<{ box: TestServer; proxyPort: number; rootDir: string }> {
+  const root = await makeRoot();
+  const manifestFile = path.join(root.dir, 'agentbox.toml');
+  const toml = manifest(approvalTimeoutSec);
+  writeFileSync(manifestFile, toml);
+  await ensureApiKey(root.paths.apiKeyFile, createLogger({ level: 'silent' }));
+  const proxy = await startProxyProgramme(root.dir, manifestFile);
+  t.teardown(() => void proxy.proc.kill());
+  const started = await startTestServer({ toml, root, egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } } });
+  t.teardown(() => started.close());
+  await waitFor('the egress control channel', () => started.server.app.agentbox.egress!.status().reachable);
+  return { box: started, proxyPort: proxy.port, rootDir: root.dir };
 }
 
 t.before(async () => {
   web = http.createServer((_req, res) => res.end('hello'));
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
   webPort = (web.address() as net.AddressInfo).port;
-  const root = await makeRoot();
-  rootDir = root.dir;
-  const manifestFile = path.join(root.dir, 'agentbox.toml');
-  const toml = manifest();
-  writeFileSync(manifestFile, toml);
-  await ensureApiKey(root.paths.apiKeyFile, createLogger({ level: 'silent' }));
-  const proxy = await startProxyProgramme(root.dir, manifestFile);
-  t.teardown(() => void proxy.proc.kill());
-  proxyPort = proxy.port;
-  box = await startTestServer({ toml, root, egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } } });
-  await waitFor('the egress control channel', () => box.server.app.agentbox.egress!.status().reachable);
+  ({ box, proxyPort, rootDir } = await startApprovalBox(DECIDING_TIMEOUT_SEC));
+  ({ box: hasty, proxyPort: hastyProxyPort } = await startApprovalBox(HASTY_TIMEOUT_SEC));
 });
-t.teardown(async () => {
-  await box?.close();
+t.teardown(() => {
   web?.close();
 });
 
 const pending = async (): Promise<Approval[]> => (await box.api('/v1/approvals')).json['approvals'] as Approval[];
 const nextPending = (count: number): Promise<Approval[]> => waitFor(`${count} pending approvals`, async () => ((await pending()).length >= count ? pending() : undefined));
-const approvalEvents = async (): Promise<Stored[]> => ((await box.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => e.kind.startsWith('approval.'));
-const spawnSupervised = (name: string, args = ['30']): Promise<Reply> => box.api('/v1/agents', { body: { name, command: '/bin/sleep', args, autonomy: 'supervised' } });
-const end = (id: string) => box.api(`/v1/agents/${id}?graceMs=0`, { method: 'DELETE' });
+const approvalEvents = async (on = box): Promise<Stored[]> => ((await on.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => e.kind.startsWith('approval.'));
+const spawnSupervised = (name: string, args = ['30'], on = box): Promise<Reply> => on.api('/v1/agents', { body: { name, command: '/bin/sleep', args, autonomy: 'supervised' } });
+const end = (id: string, on = box) => on.api(`/v1/agents/${id}?graceMs=0`, { method: 'DELETE' });
 const decide = (id: string, body: Record<string, unknown>, auth?: string): Promise<Reply> => box.api(`/v1/approvals/${id}`, { body, ...(auth ? { auth } : {}) });
 
 /** A signed decision as the dashboard's NIP-07 signer or a CLI would make it. */
@@ -128,10 +141,10 @@ t.test('a spawn: forged decisions are refused and the request stays pending; a s
 
 t.test('a spawn: no decision in approval_timeout_sec denies', async (t) => {
   const started = Date.now();
-  const refused = await spawnSupervised('slow');
+  const refused = await spawnSupervised('slow', ['30'], hasty);
   t.match(refused, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /timed out \(request apr_[0-9a-f]+\): no decision within 3 s/ } });
   t.ok(Date.now() - started >= 2_900, 'held for the timeout');
-  const event = await waitFor('the timeout on record', async () => (await approvalEvents()).find((e) => e.kind === 'approval.decided' && e.data['outcome'] === 'timeout'));
+  const event = await waitFor('the timeout on record', async () => (await approvalEvents(hasty)).find((e) => e.kind === 'approval.decided' && e.data['outcome'] === 'timeout'));
   t.match(event, { data: { name: 'slow', actor: { kind: 'box' } } });
 });
 
@@ -207,11 +220,11 @@ t.test('a CONNECT through the real proxy: held open, approved (signed), denied, 
 });
 
 t.test('a CONNECT: no decision in time is refused, the agent told so', async (t) => {
-  const spawned = await box.api('/v1/agents', { body: { name: 'waiter', command: '/bin/sleep', args: ['60'], autonomy: 'supervised' } });
+  const spawned = await hasty.api('/v1/agents', { body: { name: 'waiter', command: '/bin/sleep', args: ['60'], autonomy: 'supervised' } });
   const agent = spawned.json['agent'] as { id: string; pid: number };
-  t.teardown(() => end(agent.id));
+  t.teardown(() => end(agent.id, hasty));
   const proxyUrl = new URL((await environOf(agent.pid))['HTTP_PROXY']!);
-  const denied = await connect(proxyPort, `localhost:${webPort}`, `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`);
+  const denied = await connect(hastyProxyPort, `localhost:${webPort}`, `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`);
   t.equal(denied.status, 403);
   t.match(denied.refusal, /timed out \(request apr_[0-9a-f]+\): no decision within 3 s/);
 });
