@@ -8,12 +8,13 @@ import { listSegments } from '../../management-api/src/adapters/events/log-files
 import { auditAgainstCheckpoint, type CheckpointAudit } from '../../management-api/src/adapters/events/log-audit.js';
 import { TLOG_FILES } from '../../management-api/src/adapters/events/log-checkpoints.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { parseCosignatureVerifier, verifyCosignature, type VerifiedCosignature } from '../../management-api/src/tlog/cosignature.js';
 import { UsageError, UserError } from './cli-errors.js';
 
 /** The state volume's place under a box root (`/var/lib/agentbox` in the image). */
 const stateDirUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).stateDir;
 
-export const usage = `Usage: agentbox events verify [--root DIR | PATH] [--against CHECKPOINT [--key KEY]] [--json]
+export const usage = `Usage: agentbox events verify [--root DIR | PATH] [--against CHECKPOINT [--key KEY] [--witness-key KEY]] [--json]
 
 Recompute the hash chain of the box's event log (adapter events/local-jsonl) and report the first
 line that breaks it: an edited line (hash mismatch), a removed, inserted or reordered line or
@@ -35,6 +36,11 @@ Options:
                GET /v1/meta gives it (eventLog.verifierKey); default: the log directory's
                tlog/verifier-key, which only shows the log agrees with itself — an outsider
                passes a key obtained elsewhere
+  --witness-key KEY
+               require a cosignature (C2SP tlog-cosignature) of the checkpoint by this
+               witness: its verifier key (<name>+<id>+<key>, type 0x04, as the mesh host's
+               GET /v1/meta gives it under federation.witness.verifierKey), or a file holding
+               it; such a checkpoint is the note of a line of the box's tlog/cosignatures.jsonl
   --json       print {ok, path, files, events, head, firstBad?, incompleteTailBytes?, against?}
   -h, --help   show this help
 
@@ -43,7 +49,7 @@ printed here with one recorded elsewhere to catch that.
 
 Exit codes: 0 intact, 1 a line breaks the chain (file, line number and what is wrong) or the log
 is truncated or rewritten against the checkpoint, 2 bad usage, the log cannot be read, or the
-checkpoint does not verify with the key.`;
+checkpoint does not verify with the key (or carries no valid cosignature by --witness-key).`;
 
 /** The log to verify: a directory of segments, or one segment file. */
 async function resolveLog(positional: string | undefined, root: string | undefined): Promise<{ path: string; kind: 'dir' | 'file' }> {
@@ -70,14 +76,31 @@ async function verifierKeyFor(key: string | undefined, logDir: string): Promise<
   ).trim();
 }
 
-/** Check the log against the checkpoint file; a checkpoint that does not verify is a user error (exit 2). */
-async function audit(logDir: string, against: string, key: string | undefined): Promise<CheckpointAudit> {
+/** Check the log against the checkpoint file; a checkpoint that does not verify (or lacks the witness's cosignature) is a user error (exit 2). */
+async function audit(logDir: string, against: string, key: string | undefined, witnessKey: string | undefined): Promise<CheckpointAudit & { witness?: VerifiedCosignature & { cosignedAt: string } }> {
   const note = await readFile(against, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new UserError(`cannot read the checkpoint ${against}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   });
   const verifierKey = await verifierKeyFor(key, logDir);
+  let witness: (VerifiedCosignature & { cosignedAt: string }) | undefined;
+  if (witnessKey !== undefined) {
+    const text = /^[^+\s]+\+[0-9a-f]{8}\+\S+$/.test(witnessKey.trim())
+      ? witnessKey.trim()
+      : (
+          await readFile(witnessKey, 'utf8').catch((err: NodeJS.ErrnoException) => {
+            throw new UserError(`cannot read the witness key ${witnessKey}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+          })
+        ).trim();
+    try {
+      // A cosignature dated more than 5 minutes ahead of this machine's clock is refused.
+      const found = verifyCosignature(note, parseCosignatureVerifier(text), Math.floor(Date.now() / 1000) + 300);
+      witness = { ...found, cosignedAt: new Date(found.timestamp * 1000).toISOString() };
+    } catch (err) {
+      throw new UserError(`the checkpoint ${against} is not witnessed: ${(err as Error).message}`);
+    }
+  }
   try {
-    return await auditAgainstCheckpoint(logDir, note, verifierKey);
+    return { ...(await auditAgainstCheckpoint(logDir, note, verifierKey)), ...(witness ? { witness } : {}) };
   } catch (err) {
     throw new UserError(`the checkpoint ${against} cannot be used: ${(err as Error).message}`);
   }
@@ -85,9 +108,10 @@ async function audit(logDir: string, against: string, key: string | undefined): 
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: 'string' }, json: { type: 'boolean' }, against: { type: 'string' }, key: { type: 'string' } } });
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: 'string' }, json: { type: 'boolean' }, against: { type: 'string' }, key: { type: 'string' }, 'witness-key': { type: 'string' } } });
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
   if (values.key !== undefined && values.against === undefined) throw new UsageError('--key is used with --against CHECKPOINT');
+  if (values['witness-key'] !== undefined && values.against === undefined) throw new UsageError('--witness-key is used with --against CHECKPOINT');
   const log = await resolveLog(positionals[0], values.root);
   if (values.against !== undefined && log.kind !== 'dir') throw new UsageError('--against checks a whole log: give its directory (or --root), not one segment file');
   let report: VerifyReport;
@@ -96,7 +120,7 @@ export async function run(args: string[]): Promise<number> {
   } catch (err) {
     throw new UserError(`cannot read the event log ${log.path}: ${(err as Error).message}`);
   }
-  const against = values.against !== undefined ? await audit(log.path, values.against, values.key) : undefined;
+  const against = values.against !== undefined ? await audit(log.path, values.against, values.key, values['witness-key']) : undefined;
   const ok = report.ok && (against?.ok ?? true);
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ path: log.path, ...report, ok, chainOk: report.ok, ...(against ? { against } : {}) }, null, 2)}\n`);
@@ -124,6 +148,7 @@ export async function run(args: string[]): Promise<number> {
   }
   if (against) {
     process.stdout.write(`  against the checkpoint of ${against.checkpoint.origin} at size ${against.checkpoint.size} (signature verified): ${against.message}\n`);
+    if (against.witness) process.stdout.write(`  witnessed: cosigned by ${against.witness.witness} at ${against.witness.cosignedAt} (cosignature verified)\n`);
   }
   return 0;
 }

@@ -1,12 +1,15 @@
 // /v1/meta reports every field truthfully; /health reports uptime from the injected clock; /docs/json describes the routes.
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { getPublicKey } from 'nostr-tools/pure';
 import { npubEncode } from 'nostr-tools/nip19';
 import { hexToBytes } from 'nostr-tools/utils';
 import { freePort, TcpBackend } from './support/tcp-backend.js';
 import { tcpAdapterModule } from './support/tcp-adapter.js';
 import { manifestFrom, startTestServer } from './support/harness.js';
+import { WITNESS_KEY_FILE } from '../../management-api/src/mesh/host/witness-key.js';
+import { parseCosignerKey } from '../../management-api/src/tlog/cosignature.js';
 
 const toml = '[agentbox]\nname = "box-7"\n[mesh]\nmode = "host"\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n';
 
@@ -24,13 +27,15 @@ t.test('every /v1/meta field', async (t) => {
   const pkg = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
   const { sha256 } = await manifestFrom(toml);
   const pubkey = getPublicKey(hexToBytes((await readFile(box.paths.identityKeyFile, 'utf8')).trim()));
+  // The witness key a mesh host publishes is the one in its 0600 key file.
+  const witnessKey = parseCosignerKey(await readFile(path.join(box.paths.secretsDir, WITNESS_KEY_FILE), 'utf8')).verifierKey;
   t.same(meta.json, {
     name: 'box-7',
     version: pkg.version,
     imageHash: 'sha256-0123abcd',
     manifestSha256: sha256,
     identity: { pubkey, npub: npubEncode(pubkey), did: `did:nostr:${pubkey}` },
-    federation: { mode: 'host', registry: 'sqlite', heartbeatIntervalSec: 30, members: { registered: 0, evicted: 0 }, lastError: null },
+    federation: { mode: 'host', registry: 'sqlite', heartbeatIntervalSec: 30, members: { registered: 0, evicted: 0 }, lastError: null, witness: { verifierKey: witnessKey, flagged: 0 } },
     adapters: {
       beads: { impl: 'off', adapter: 'beads/off', contractVersion: '1.0.0', state: 'off' },
       pods: { impl: 'off', adapter: 'pods/off', contractVersion: '1.0.0', state: 'off' },

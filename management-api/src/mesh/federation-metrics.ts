@@ -18,6 +18,12 @@ export interface FederationMetrics {
   hostRequests: Counter<'call' | 'outcome'>;
   /** `agentbox_mesh_host_evictions_total`: members this replica evicted after three missed heartbeats. */
   hostEvictions: Counter;
+  /** `agentbox_mesh_witness_offers_total{outcome}`: checkpoints members offered this host, by outcome (cosigned, proof-needed, malformed, refused). */
+  witnessOffers: Counter<'outcome'>;
+  /** `agentbox_mesh_witness_refusals_total{reason}`: checkpoints refused a cosignature, by reason (flagged, or what flagged the member). */
+  witnessRefusals: Counter<'reason'>;
+  /** `agentbox_mesh_witness_flagged_members`: member keys whose log is flagged until an operator clears it. */
+  witnessFlagged: Gauge;
 }
 
 /** Create the federation metrics in `registry`. */
@@ -39,5 +45,18 @@ export function createFederationMetrics(registry: Registry): FederationMetrics {
       registers,
     }),
     hostEvictions: new Counter({ name: 'agentbox_mesh_host_evictions_total', help: 'Members this host replica evicted after three missed heartbeat intervals.', registers }),
+    witnessOffers: new Counter({
+      name: 'agentbox_mesh_witness_offers_total',
+      help: 'Event log checkpoints members offered this mesh host to cosign, by outcome (cosigned; proof-needed: a consistency proof from the last size cosigned is asked for; malformed; refused).',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    witnessRefusals: new Counter({
+      name: 'agentbox_mesh_witness_refusals_total',
+      help: 'Checkpoints this mesh host refused to cosign, by reason: flagged (the member is flagged already), or what flagged it (log-key-changed, bad-signature, origin-changed, shrunk, fork, inconsistent).',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    witnessFlagged: new Gauge({ name: 'agentbox_mesh_witness_flagged_members', help: 'Mesh members whose event log this host flagged as rewritten, until an operator clears them.', registers }),
   };
 }

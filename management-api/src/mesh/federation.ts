@@ -1,11 +1,14 @@
 // Federation by mesh.mode: standalone does nothing (no network call at all), client registers with its host, host runs the registry.
+import path from 'node:path';
 import type { Logger } from 'pino';
+import { isSlotUsable } from '../adapters/slot-state.js';
 import type { AdapterResolver } from '../adapters/resolver.js';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { ReadinessSources } from '../probes/readiness-sources.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import { FederationClient, type ClientStatus, type ClientTiming } from './client/federation-client.js';
 import { memberReport } from './client/member-report.js';
+import { MemberWitness, type WitnessedLogSource } from './client/member-witness.js';
 import type { FederationMetrics } from './federation-metrics.js';
 import { MeshHost, type HostStatus } from './host/mesh-host.js';
 import type { BoxIdentity } from './identity.js';
@@ -65,6 +68,7 @@ export async function startFederation(options: FederationOptions): Promise<Feder
           metrics,
           clock: options.clock,
           ...(options.clientTiming ? { timing: options.clientTiming } : {}),
+          witness: new MemberWitness({ source: () => witnessedLog(options.reportFrom().resolver), eventsDir: path.join(options.paths.stateDir, 'events'), logger: options.logger.child({ component: 'mesh-client' }), clock: options.clock }),
         })
       : undefined;
   const status = (): FederationStatus => {
@@ -88,4 +92,12 @@ export async function startFederation(options: FederationOptions): Promise<Feder
       await host?.close();
     },
   };
+}
+
+/** The event log to offer: the events slot while it is on and usable (a slot without a tree rejects, and nothing is offered). */
+function witnessedLog(resolver: AdapterResolver): WitnessedLogSource | undefined {
+  const events = resolver.statuses().find((s) => s.slot === 'events');
+  if (!events || events.impl === 'off' || !isSlotUsable(events.state)) return undefined;
+  const slot = resolver.slot('events');
+  return { checkpoint: () => slot.checkpoint(), consistencyProof: (from, to) => slot.consistencyProof(from, to), logKey: () => slot.logKey() };
 }

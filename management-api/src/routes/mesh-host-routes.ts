@@ -7,7 +7,8 @@ import { requestUrl } from '../auth/nip98-auth.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import { pubkeyToHex } from '../grammar/pubkey.js';
 import { registryCall, type MeshHost } from '../mesh/host/mesh-host.js';
-import type { Beat, MemberRecord, Registration } from '../mesh/host/registry.js';
+import type { Beat, MemberRecord, Registration, WitnessRecord } from '../mesh/host/registry.js';
+import { MAX_PROOF_HASHES } from '../mesh/host/witness-decision.js';
 
 const PUBKEY = '^([0-9a-f]{64}|npub1[02-9ac-hj-np-z]{58})$';
 const capacitySchema = {
@@ -17,6 +18,39 @@ const capacitySchema = {
 } as const;
 const stringMap = { type: 'object', maxProperties: 32, additionalProperties: { type: 'string', maxLength: 200 } } as const;
 const sessionParams = { type: 'object', required: ['session_id'], properties: { session_id: { type: 'string', pattern: '^[0-9a-f-]{36}$' } } } as const;
+// What the witness tells a member with every registration and heartbeat answer (mesh/host/witness.ts).
+const witnessAnswerSchema = {
+  type: 'object',
+  description: "The host as witness of the member's event log: its witness verifier key, the outcome of the checkpoint offered, the last size and root cosigned, the cosignature line when one was made",
+  properties: {
+    verifier_key: { type: 'string' },
+    outcome: { type: 'string', enum: ['cosigned', 'none', 'proof-needed', 'malformed', 'refused'] },
+    size: { type: ['integer', 'null'] },
+    root: { type: ['string', 'null'] },
+    cosignature: { type: 'string' },
+    reason: { type: 'string' },
+    message: { type: 'string' },
+    flagged: { type: 'boolean' },
+  },
+} as const;
+const BASE64_HASH = '^[A-Za-z0-9+/]{43}=$';
+const witnessOfferSchema = {
+  type: 'object',
+  required: ['checkpoint'],
+  additionalProperties: false,
+  description: "The member's latest signed checkpoint and, when the host cosigned a smaller size, a consistency proof from that size",
+  properties: {
+    checkpoint: { type: 'string', maxLength: 4096 },
+    verifier_key: { type: 'string', maxLength: 300 },
+    proof: {
+      type: 'object',
+      required: ['from', 'path'],
+      additionalProperties: false,
+      properties: { from: { type: 'integer', minimum: 0 }, path: { type: 'array', maxItems: MAX_PROOF_HASHES, items: { type: 'string', pattern: BASE64_HASH } } },
+    },
+  },
+} as const;
+
 const memberErrors = { 400: errorBodySchema, 401: errorBodySchema, 410: errorBodySchema, 503: errorBodySchema };
 
 const registerSchema = {
@@ -35,6 +69,7 @@ const registerSchema = {
       api_endpoint: { type: 'string', pattern: '^https?://', maxLength: 2000 },
       capacity: capacitySchema,
       name: { type: 'string', maxLength: 200, description: "The member box's agentbox.name, shown to operators" },
+      event_log: { type: 'object', required: ['verifier_key'], additionalProperties: false, properties: { verifier_key: { type: 'string', maxLength: 300 } }, description: "The verifier key of the member's event log (absent when its events slot keeps no Merkle tree); pinned by the host as witness" },
     },
   },
   response: {
@@ -45,6 +80,7 @@ const registerSchema = {
         heartbeat_interval_sec: { type: 'integer' },
         endpoints: { type: 'object', properties: { heartbeat: { type: 'string' }, deregister: { type: 'string' }, members: { type: 'string' } } },
         replicas: { type: 'array', items: { type: 'string' }, description: 'API URLs of the host replicas sharing this registry; a member may send its calls to another one when the one it uses is unreachable' },
+        witness: witnessAnswerSchema,
       },
     },
     ...memberErrors,
@@ -62,9 +98,10 @@ const heartbeatSchema = {
     properties: {
       health: { type: 'object', maxProperties: 32, required: ['ready', 'status'], properties: { ready: { type: 'boolean' }, status: { type: 'string', maxLength: 40 } } },
       capacity: capacitySchema,
+      witness: witnessOfferSchema,
     },
   },
-  response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' } } }, ...memberErrors },
+  response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, witness: witnessAnswerSchema } }, ...memberErrors },
 };
 
 const memberSchema = {
@@ -84,10 +121,35 @@ const memberSchema = {
     registered_at: { type: 'string' },
     last_heartbeat_at: { type: 'string' },
     evicted_at: { type: ['string', 'null'] },
+    witness: {
+      type: 'object',
+      description: "The host as witness of the member's event log. state: none (nothing cosigned), cosigned, inconsistent (flagged: refused a cosignature until an operator clears it)",
+      properties: {
+        state: { type: 'string', enum: ['none', 'cosigned', 'inconsistent'] },
+        log_key: { type: ['string', 'null'] },
+        size: { type: ['integer', 'null'] },
+        root: { type: ['string', 'null'] },
+        cosigned_at: { type: ['string', 'null'] },
+        reason: { type: 'string' },
+        detail: { type: 'string' },
+        flagged_at: { type: 'string' },
+      },
+    },
   },
 };
 
-type RegisterBody = { pubkey: string; image_hash: string; manifest_sha256: string; adapters: Record<string, string>; contract_versions: Record<string, string>; api_endpoint: string; capacity: Registration['capacity']; name?: string };
+type RegisterBody = {
+  pubkey: string;
+  image_hash: string;
+  manifest_sha256: string;
+  adapters: Record<string, string>;
+  contract_versions: Record<string, string>;
+  api_endpoint: string;
+  capacity: Registration['capacity'];
+  name?: string;
+  event_log?: { verifier_key: string };
+};
+type BeatBody = Beat & { witness?: { checkpoint: string; verifier_key?: string; proof?: { from: number; path: string[] } } };
 
 /** The member's hex key: the NIP-98 signer (the member gate always sets it on these routes). */
 function signer(request: FastifyRequest): string {
@@ -114,7 +176,14 @@ function memberView(m: MemberRecord) {
     registered_at: m.registeredAt,
     last_heartbeat_at: m.lastHeartbeatAt,
     evicted_at: m.evictedAt,
+    witness: witnessView(m.witness),
   };
+}
+
+function witnessView(w: WitnessRecord | null) {
+  const cosigned = { log_key: w?.logKey ?? null, size: w?.cosigned?.size ?? null, root: w?.cosigned?.root ?? null, cosigned_at: w?.cosigned?.at ?? null };
+  if (w?.flag) return { state: 'inconsistent', ...cosigned, reason: w.flag.reason, detail: w.flag.detail, flagged_at: w.flag.at };
+  return { state: w?.cosigned ? 'cosigned' : 'none', ...cosigned };
 }
 
 /** Register the host routes (only in mode host). */
@@ -131,6 +200,7 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
     const registration: Registration = { pubkey, imageHash: b.image_hash, manifestSha256: b.manifest_sha256, adapters: b.adapters, contractVersions: b.contract_versions, apiEndpoint: b.api_endpoint, capacity: b.capacity, ...(b.name !== undefined ? { name: b.name } : {}) };
     await registryCall(() => host.registry.register(registration, sessionId, host.ttlMs));
     const replicas = await registryCall(() => host.registry.replicas());
+    const witness = await registryCall(() => host.witness.registered(pubkey, b.event_log?.verifier_key));
     metrics.hostRequests.inc({ call: 'register', outcome: 'ok' });
     request.log.info({ event: 'MeshMemberRegistered', pubkey, sessionId, apiEndpoint: b.api_endpoint }, `mesh member ${pubkey} registered`);
     // The endpoints are on the address the member reached (a shared address stays shared).
@@ -141,14 +211,19 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
       heartbeat_interval_sec: host.heartbeatIntervalSec,
       endpoints: { heartbeat: `${base}/v1/mesh/sessions/${sessionId}/heartbeat`, deregister: `${base}/v1/mesh/sessions/${sessionId}`, members: `${base}/v1/mesh/members` },
       replicas,
+      witness,
     };
   });
 
-  app.post<{ Params: { session_id: string }; Body: Beat }>('/v1/mesh/sessions/:session_id/heartbeat', { ...member, schema: heartbeatSchema }, async (request) => {
-    const ok = await registryCall(() => host.registry.heartbeat(request.params.session_id, signer(request), request.body, host.ttlMs));
+  app.post<{ Params: { session_id: string }; Body: BeatBody }>('/v1/mesh/sessions/:session_id/heartbeat', { ...member, schema: heartbeatSchema }, async (request) => {
+    const pubkey = signer(request);
+    const { witness: offer, ...beat } = request.body;
+    const ok = await registryCall(() => host.registry.heartbeat(request.params.session_id, pubkey, beat, host.ttlMs));
     metrics.hostRequests.inc({ call: 'heartbeat', outcome: ok ? 'ok' : 'gone' });
     if (!ok) throw gone(request.params.session_id);
-    return { heartbeat_interval_sec: host.heartbeatIntervalSec };
+    // Only a live session's checkpoint is judged: the signer is the member the session belongs to.
+    const witness = await registryCall(() => host.witness.offer(pubkey, offer && { checkpoint: offer.checkpoint, ...(offer.verifier_key !== undefined ? { verifierKey: offer.verifier_key } : {}), ...(offer.proof ? { proof: offer.proof } : {}) }));
+    return { heartbeat_interval_sec: host.heartbeatIntervalSec, witness };
   });
 
   app.delete<{ Params: { session_id: string } }>('/v1/mesh/sessions/:session_id', { ...member, schema: { summary: 'Mesh host: end a member session (204); later heartbeats get 410', tags: ['mesh'], security: [{ nostr: [] }], params: sessionParams, response: { 204: { type: 'null' }, ...memberErrors } } }, async (request, reply) => {
@@ -161,6 +236,26 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
   });
 
   app.get('/v1/mesh/members', { config: { agent: 'deny' }, schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => membersBody(host));
+
+  app.delete<{ Params: { pubkey: string } }>(
+    '/v1/mesh/members/:pubkey/witness',
+    {
+      // The operator's (bearer key or an operator's NIP-98): a member cannot clear its own flag.
+      config: { agent: 'deny' },
+      schema: {
+        summary: "Mesh host: clear the witness record of a member (its flag, pinned log key and last checkpoint cosigned); its next offer starts afresh. 204, or 404 when there is none",
+        tags: ['mesh'],
+        params: { type: 'object', required: ['pubkey'], properties: { pubkey: { type: 'string', pattern: PUBKEY } } },
+        response: { 204: { type: 'null' }, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 503: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      const pubkey = pubkeyToHex(request.params.pubkey)!;
+      const by = request.nip98?.event.pubkey ?? 'api-key';
+      if (!(await registryCall(() => host.witness.clear(pubkey, by)))) throw new ApiError('ABX_ERR_NOT_FOUND', `the mesh host holds no witness record for ${pubkey}`);
+      void reply.code(204);
+    },
+  );
 }
 
 /** The body of GET /v1/mesh/members (also the dashboard's mesh topic). */

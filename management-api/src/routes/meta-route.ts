@@ -8,7 +8,7 @@ import { sandboxStatusSchema } from '../sandbox/sandbox-report.js';
 /** `federation` in /v1/meta and /health: the mode and, for a client, its registration; for a host, its registry and members. */
 export const federationSchema = {
   type: 'object',
-  description: 'mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError',
+  description: 'mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError, witness {verifierKey (the key cosignatures of members\' checkpoints verify with), flagged}. A client also shows witness {hostKey, size, root, lastOutcome, lastMessage, lastCosignedAt, flagged}',
   properties: { mode: { type: 'string', enum: ['standalone', 'client', 'host'] } },
   additionalProperties: true,
 } as const;

@@ -95,7 +95,7 @@ t.test('a removed line and a garbled line are named at the line that no longer f
 t.test('usage and unreadable logs exit 2', async (t) => {
   const help = runAgentbox(['events', 'verify', '--help']);
   t.equal(help.code, 0);
-  t.match(help.stdout, /Usage: agentbox events verify \[--root DIR \| PATH\] \[--against CHECKPOINT \[--key KEY\]\] \[--json\]/);
+  t.match(help.stdout, /Usage: agentbox events verify \[--root DIR \| PATH\] \[--against CHECKPOINT \[--key KEY\] \[--witness-key KEY\]\] \[--json\]/);
   t.match(runAgentbox(['events', '--help']).stdout, /events verify/);
 
   const both = runAgentbox(['events', 'verify', '--root', root, dir]);

@@ -5,6 +5,7 @@ import { Backoff } from '../../adapters/backoff.js';
 import { CLIENT_STATES, type ClientState, type FederationMetrics } from '../federation-metrics.js';
 import type { BoxIdentity } from '../identity.js';
 import { hostCall, type HostAnswer } from './host-call.js';
+import type { MemberWitness, MemberWitnessStatus } from './member-witness.js';
 
 /** Timings of the client; tests compress them. */
 export interface ClientTiming {
@@ -38,6 +39,8 @@ export interface ClientStatus {
   lastError: string | null;
   /** When the next call is due, while backing off. */
   retryAt: string | null;
+  /** The host as witness of this box's event log (absent when the client offers no checkpoints). */
+  witness?: MemberWitnessStatus;
 }
 
 /** What the client reports: its registration body and each heartbeat's body (built fresh for every call). */
@@ -77,7 +80,17 @@ export class FederationClient {
   #status: Omit<ClientStatus, 'mode' | 'state' | 'hostUrl' | 'host' | 'sessionId' | 'heartbeatIntervalSec'> = { registeredAt: null, lastHeartbeatAt: null, lastError: null, retryAt: null };
 
   constructor(
-    private readonly options: { hostUrl: string; identity: BoxIdentity; report: MemberReport; logger: Logger; metrics: FederationMetrics; clock: () => Date; timing?: Partial<ClientTiming> },
+    private readonly options: {
+      hostUrl: string;
+      identity: BoxIdentity;
+      report: MemberReport;
+      logger: Logger;
+      metrics: FederationMetrics;
+      clock: () => Date;
+      timing?: Partial<ClientTiming>;
+      /** Offers the event log's checkpoints to the host with heartbeats and keeps its cosignatures. */
+      witness?: MemberWitness;
+    },
   ) {
     this.#timing = { ...DEFAULT_CLIENT_TIMING, ...options.timing };
     this.#backoff = new Backoff(this.#timing.backoffInitialMs, this.#timing.backoffMaxMs);
@@ -93,7 +106,17 @@ export class FederationClient {
 
   status(): ClientStatus {
     const s = this.#session;
-    return { mode: 'client', state: this.#state, hostUrl: this.options.hostUrl, host: this.#bases[this.#at] ?? this.options.hostUrl, sessionId: s?.id ?? null, heartbeatIntervalSec: s?.intervalSec ?? null, ...this.#status };
+    const witness = this.options.witness?.status();
+    return {
+      mode: 'client',
+      state: this.#state,
+      hostUrl: this.options.hostUrl,
+      host: this.#bases[this.#at] ?? this.options.hostUrl,
+      sessionId: s?.id ?? null,
+      heartbeatIntervalSec: s?.intervalSec ?? null,
+      ...this.#status,
+      ...(witness ? { witness } : {}),
+    };
   }
 
   #setState(state: ClientState): void {
@@ -111,10 +134,12 @@ export class FederationClient {
 
   async #register(): Promise<void> {
     const base = this.#bases[this.#at]!;
-    const answer = await hostCall(this.options.identity, 'POST', `${base}/v1/register`, await this.options.report.registration(this.#apiEndpoint), this.#timing.requestTimeoutMs, this.#abort.signal);
+    const body = { ...(await this.options.report.registration(this.#apiEndpoint)), ...(await this.options.witness?.registration()) };
+    const answer = await hostCall(this.options.identity, 'POST', `${base}/v1/register`, body, this.#timing.requestTimeoutMs, this.#abort.signal);
     if (this.#closed) return;
     const session = answer.status === 201 && answer.json ? parseSession(answer.json) : undefined;
     if (!session) return this.#failed('register', answer);
+    this.options.witness?.registered(answer.json);
     this.#count('register', 'ok');
     this.#session = session;
     // The address that answered first, then host_url, then the other replicas.
@@ -133,8 +158,10 @@ export class FederationClient {
   async #heartbeat(session: Session): Promise<void> {
     const base = this.#bases[this.#at]!;
     const url = this.#at === 0 ? session.heartbeat : rebase(session.heartbeat, base);
-    const answer = await hostCall(this.options.identity, 'POST', url, await this.options.report.beat(), this.#timing.requestTimeoutMs, this.#abort.signal);
+    const body = { ...(await this.options.report.beat()), ...(await this.options.witness?.offer()) };
+    const answer = await hostCall(this.options.identity, 'POST', url, body, this.#timing.requestTimeoutMs, this.#abort.signal);
     if (this.#closed) return;
+    if (answer.status === 200) await this.options.witness?.answered(answer.json);
     if (answer.status === 410) {
       this.#count('heartbeat', 'gone');
       this.options.logger.warn({ event: 'MeshSessionGone', host: base, sessionId: session.id }, `the mesh host no longer knows session ${session.id} (evicted or restarted): registering again`);

@@ -1,12 +1,16 @@
 // Host mode: the registry, the key check of members, and a sweep that evicts silent members and announces this replica.
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiError } from '../../errors.js';
 import type { NormalizedManifest } from '../../manifest/load-manifest.js';
 import type { RuntimePaths } from '../../runtime-paths.js';
 import type { FederationMetrics } from '../federation-metrics.js';
+import type { Cosigner } from '../../tlog/cosignature.js';
 import { pubkeyToHex } from '../../grammar/pubkey.js';
 import { Nip98Verifier } from '../nip98.js';
 import { openRegistry } from './open-registry.js';
+import { MeshWitness } from './witness.js';
+import { loadWitnessKey, WITNESS_KEY_FILE } from './witness-key.js';
 import { RegistryUnavailableError, type MemberRecord, type MeshRegistry } from './registry.js';
 
 /** A member is evicted after this many heartbeat intervals without one. */
@@ -23,6 +27,8 @@ export interface HostStatus {
   members: { registered: number; evicted: number };
   /** The last registry failure, cleared by the next success. */
   lastError: string | null;
+  /** The witness verifier key members' checkpoints are cosigned with, and how many members are flagged. */
+  witness: { verifierKey: string; flagged: number };
 }
 
 /** The hex keys of `mesh.allowed_pubkeys`; throws naming the entry when one cannot be decoded (rule E037 refuses it first). */
@@ -55,6 +61,8 @@ export class MeshHost {
   #sweeping: Promise<void> | undefined;
   #apiUrl: string | undefined;
   #status: HostStatus;
+  /** The witness of members' event logs. */
+  readonly witness: MeshWitness;
 
   private constructor(
     readonly registry: MeshRegistry,
@@ -62,7 +70,9 @@ export class MeshHost {
     private readonly logger: Logger,
     readonly metrics: FederationMetrics,
     clock: () => Date,
+    cosigner: Cosigner,
   ) {
+    this.witness = new MeshWitness(registry, cosigner, metrics, logger, clock);
     this.heartbeatIntervalSec = manifest.mesh.heartbeat_interval_sec;
     this.verifier = new Nip98Verifier({
       allowed: memberAllowlist(manifest.mesh.allowed_pubkeys),
@@ -70,14 +80,16 @@ export class MeshHost {
       replays: { admit: (id, expiresAt, now) => registryCall(() => registry.admit(id, expiresAt, now)) },
       allowlistKey: 'mesh.allowed_pubkeys of the mesh host',
     });
-    this.#status = { mode: 'host', registry: registry.kind, heartbeatIntervalSec: this.heartbeatIntervalSec, members: { registered: 0, evicted: 0 }, lastError: null };
+    this.#status = { mode: 'host', registry: registry.kind, heartbeatIntervalSec: this.heartbeatIntervalSec, members: { registered: 0, evicted: 0 }, lastError: null, witness: { verifierKey: cosigner.verifierKey, flagged: 0 } };
   }
 
   /** Open the registry (throws when it cannot be opened: the API does not start) and start the sweep. */
   static async start(options: { manifest: NormalizedManifest; paths: RuntimePaths; env: Readonly<Record<string, string | undefined>>; clock: () => Date; logger: Logger; metrics: FederationMetrics }): Promise<MeshHost> {
     const logger = options.logger.child({ component: 'mesh-host' });
+    // The key first: a key file that cannot be used stops the API before a registry is opened.
+    const cosigner = await loadWitnessKey(path.join(options.paths.secretsDir, WITNESS_KEY_FILE), logger);
     const registry = await openRegistry({ ...options, logger });
-    const host = new MeshHost(registry, options.manifest, logger, options.metrics, options.clock);
+    const host = new MeshHost(registry, options.manifest, logger, options.metrics, options.clock, cosigner);
     host.#schedule(0);
     return host;
   }
@@ -94,7 +106,7 @@ export class MeshHost {
   }
 
   status(): HostStatus {
-    return { ...this.#status, members: { ...this.#status.members } };
+    return { ...this.#status, members: { ...this.#status.members }, witness: { ...this.#status.witness } };
   }
 
   /**
@@ -142,6 +154,9 @@ export class MeshHost {
     this.#status.members = { registered, evicted: members.length - registered };
     this.metrics.hostMembers.set({ state: 'registered' }, registered);
     this.metrics.hostMembers.set({ state: 'evicted' }, members.length - registered);
+    const flagged = await this.registry.flaggedCount();
+    this.#status.witness.flagged = flagged;
+    this.metrics.witnessFlagged.set(flagged);
   }
 
   #failed(err: unknown): void {

@@ -1,7 +1,7 @@
 // The member registry in a shared Postgres database: several host replicas, one mesh. Deadlines use the database's clock.
 import pg from 'pg';
 import { scrubSecrets } from '../../secrets/redact.js';
-import { RegistryUnavailableError, type Beat, type Eviction, type MemberRecord, type MeshRegistry, type Registration } from './registry.js';
+import { RegistryUnavailableError, type Beat, type CosignedCheckpoint, type Eviction, type MemberRecord, type MeshRegistry, type Registration, type WitnessFlag, type WitnessRecord } from './registry.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS mesh_members (
@@ -26,7 +26,47 @@ CREATE INDEX IF NOT EXISTS mesh_members_expiry ON mesh_members (state, expires_a
 CREATE TABLE IF NOT EXISTS mesh_tokens (sig TEXT PRIMARY KEY, expires_at BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS mesh_tokens_expiry ON mesh_tokens (expires_at);
 CREATE TABLE IF NOT EXISTS mesh_replicas (url TEXT PRIMARY KEY, expires_at TIMESTAMPTZ NOT NULL);
+-- The witness's record per member key: apart from mesh_members, so neither deregistering nor
+-- registering again clears a flag or forgets the last checkpoint cosigned.
+CREATE TABLE IF NOT EXISTS mesh_witness (
+  pubkey TEXT PRIMARY KEY,
+  log_key TEXT,
+  origin TEXT,
+  size BIGINT,
+  root TEXT,
+  note TEXT,
+  cosigned_at TIMESTAMPTZ,
+  flag_reason TEXT,
+  flag_detail TEXT,
+  flagged_at TIMESTAMPTZ
+);
 `;
+
+/** The witness columns, prefixed for the member listing's join. */
+const WITNESS_COLUMNS = 'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
+
+interface WitnessRow {
+  w_pubkey: string | null;
+  w_log_key: string | null;
+  w_origin: string | null;
+  /** BIGINT: node-postgres answers a string. */
+  w_size: string | null;
+  w_root: string | null;
+  w_note: string | null;
+  w_cosigned_at: Date | null;
+  w_flag_reason: string | null;
+  w_flag_detail: string | null;
+  w_flagged_at: Date | null;
+}
+
+function toWitness(r: Partial<WitnessRow>): WitnessRecord | null {
+  if (!r.w_pubkey) return null;
+  return {
+    logKey: r.w_log_key ?? null,
+    cosigned: r.w_size === null || r.w_size === undefined ? null : { origin: r.w_origin!, size: Number(r.w_size), root: r.w_root!, note: r.w_note!, at: r.w_cosigned_at!.toISOString() },
+    flag: r.w_flag_reason ? { reason: r.w_flag_reason, detail: r.w_flag_detail ?? '', at: r.w_flagged_at!.toISOString() } : null,
+  };
+}
 
 // Two replicas starting at once would race on CREATE TABLE IF NOT EXISTS (a unique violation in
 // pg_type); one advisory lock, held for the migration's transaction, serialises them.
@@ -34,7 +74,7 @@ const MIGRATION_LOCK = 0x6d657368; // 'mesh'
 
 const ttl = (param: string): string => `now() + (${param}::double precision * interval '1 millisecond')`;
 
-interface Row {
+interface Row extends Partial<WitnessRow> {
   pubkey: string;
   session_id: string;
   state: 'registered' | 'evicted';
@@ -67,6 +107,7 @@ function toRecord(r: Row): MemberRecord {
     lastHeartbeatAt: r.last_heartbeat_at.toISOString(),
     evictedAt: r.evicted_at?.toISOString() ?? null,
     name: r.name,
+    witness: toWitness(r),
   };
 }
 
@@ -147,8 +188,50 @@ export class PostgresRegistry implements MeshRegistry {
   }
 
   async members(): Promise<MemberRecord[]> {
-    const r = await this.#query<Row>('members', `SELECT * FROM mesh_members ORDER BY registered_at, pubkey`);
+    const r = await this.#query<Row>('members', `SELECT m.*, ${WITNESS_COLUMNS} FROM mesh_members m LEFT JOIN mesh_witness w ON w.pubkey = m.pubkey ORDER BY m.registered_at, m.pubkey`);
     return r.rows.map(toRecord);
+  }
+
+  async witness(pubkey: string): Promise<WitnessRecord | undefined> {
+    const r = await this.#query<WitnessRow>('witness read', `SELECT ${WITNESS_COLUMNS} FROM mesh_witness w WHERE w.pubkey = $1`, [pubkey]);
+    return r.rows[0] ? (toWitness(r.rows[0]) ?? undefined) : undefined;
+  }
+
+  async pinLogKey(pubkey: string, logKey: string): Promise<WitnessRecord> {
+    await this.#query('witness key', `INSERT INTO mesh_witness (pubkey, log_key) VALUES ($1, $2) ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key WHERE mesh_witness.size IS NULL`, [pubkey, logKey]);
+    return (await this.witness(pubkey))!;
+  }
+
+  async recordCosigned(pubkey: string, previous: { size: number; root: string } | null, logKey: string, next: CosignedCheckpoint): Promise<boolean> {
+    // Compare and set: of two replicas cosigning from the same previous checkpoint, one records.
+    const r = await this.#query(
+      'witness cosignature',
+      `INSERT INTO mesh_witness (pubkey, log_key, origin, size, root, note, cosigned_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key, origin = excluded.origin, size = excluded.size, root = excluded.root, note = excluded.note, cosigned_at = excluded.cosigned_at
+       WHERE mesh_witness.flag_reason IS NULL AND (($8::bigint IS NULL AND mesh_witness.size IS NULL) OR (mesh_witness.size = $8::bigint AND mesh_witness.root = $9))
+       RETURNING pubkey`,
+      [pubkey, logKey, next.origin, next.size, next.root, next.note, new Date(next.at), previous?.size ?? null, previous?.root ?? null],
+    );
+    return r.rowCount === 1;
+  }
+
+  async flagWitness(pubkey: string, flag: WitnessFlag): Promise<void> {
+    await this.#query(
+      'witness flag',
+      `INSERT INTO mesh_witness (pubkey, flag_reason, flag_detail, flagged_at) VALUES ($1, $2, $3, $4)
+       ON CONFLICT (pubkey) DO UPDATE SET flag_reason = excluded.flag_reason, flag_detail = excluded.flag_detail, flagged_at = excluded.flagged_at WHERE mesh_witness.flag_reason IS NULL`,
+      [pubkey, flag.reason, flag.detail, new Date(flag.at)],
+    );
+  }
+
+  async clearWitness(pubkey: string): Promise<boolean> {
+    const r = await this.#query('witness reset', `DELETE FROM mesh_witness WHERE pubkey = $1`, [pubkey]);
+    return r.rowCount === 1;
+  }
+
+  async flaggedCount(): Promise<number> {
+    const r = await this.#query<{ n: string }>('witness count', `SELECT count(*) AS n FROM mesh_witness WHERE flag_reason IS NOT NULL`);
+    return Number(r.rows[0]?.n ?? 0);
   }
 
   async admit(id: string, expiresAt: number, now: number): Promise<'fresh' | 'replayed'> {

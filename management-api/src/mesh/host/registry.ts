@@ -50,6 +50,35 @@ export interface MemberRecord {
   evictedAt: string | null;
   /** The box name it registered with, or null. */
   name: string | null;
+  /** What this host, as witness, holds of the member's event log (null: nothing yet). */
+  witness: WitnessRecord | null;
+}
+
+/** The last checkpoint of a member's log this host cosigned (times ISO). */
+export interface CosignedCheckpoint {
+  origin: string;
+  size: number;
+  /** Root hash, base64. */
+  root: string;
+  /** The member's signed note with this host's cosignature line. */
+  note: string;
+  at: string;
+}
+
+/** Why a member's log is flagged: set when it offered a checkpoint inconsistent with the last one cosigned; cleared only by an operator. */
+export interface WitnessFlag {
+  /** A bounded reason (the metric's label): see `mesh/host/witness.ts`. */
+  reason: string;
+  detail: string;
+  at: string;
+}
+
+/** What the host, as witness, keeps per member key (kept across deregistration and registration). */
+export interface WitnessRecord {
+  /** The verifier key of the member's log, pinned at its first registration or offer. */
+  logKey: string | null;
+  cosigned: CosignedCheckpoint | null;
+  flag: WitnessFlag | null;
 }
 
 /** A member just evicted (for the log and the metrics). */
@@ -83,6 +112,21 @@ export interface MeshRegistry extends TokenLedger {
    * does, so that every eviction is logged and counted whoever notices it).
    */
   members(): Promise<MemberRecord[]>;
+  /** The witness record of `pubkey`, if any. */
+  witness(pubkey: string): Promise<WitnessRecord | undefined>;
+  /** Pin `logKey` as the key of `pubkey`'s log unless a checkpoint was cosigned under a pinned key already; the record after. */
+  pinLogKey(pubkey: string, logKey: string): Promise<WitnessRecord>;
+  /**
+   * Record `next` as the last checkpoint cosigned for `pubkey`, only if the last one is still
+   * `previous` (null: none) and the member is not flagged; false when another call won.
+   */
+  recordCosigned(pubkey: string, previous: { size: number; root: string } | null, logKey: string, next: CosignedCheckpoint): Promise<boolean>;
+  /** Flag `pubkey`'s log (a flag already set is kept: the first reason stands). */
+  flagWitness(pubkey: string, flag: WitnessFlag): Promise<void>;
+  /** Forget everything witnessed of `pubkey` (the operator's reset); false when there was nothing. */
+  clearWitness(pubkey: string): Promise<boolean>;
+  /** How many member keys are flagged. */
+  flaggedCount(): Promise<number>;
   /** Record that a host replica answers at `url` for the next `ttlMs`. */
   announceReplica(url: string, ttlMs: number): Promise<void>;
   /** The API URLs of the host replicas seen within their announced time. */

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { ReplayCache } from '../replay-cache.js';
-import type { Beat, Eviction, MemberRecord, MeshRegistry, Registration } from './registry.js';
+import type { Beat, CosignedCheckpoint, Eviction, MemberRecord, MeshRegistry, Registration, WitnessFlag, WitnessRecord } from './registry.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS mesh_members (
@@ -25,9 +25,48 @@ CREATE TABLE IF NOT EXISTS mesh_members (
 );
 CREATE INDEX IF NOT EXISTS mesh_members_expiry ON mesh_members (state, expires_at);
 CREATE TABLE IF NOT EXISTS mesh_replicas (url TEXT PRIMARY KEY, expires_at INTEGER NOT NULL);
+-- The witness's record per member key: apart from mesh_members, so neither deregistering nor
+-- registering again clears a flag or forgets the last checkpoint cosigned.
+CREATE TABLE IF NOT EXISTS mesh_witness (
+  pubkey TEXT PRIMARY KEY,
+  log_key TEXT,
+  origin TEXT,
+  size INTEGER,
+  root TEXT,
+  note TEXT,
+  cosigned_at INTEGER,
+  flag_reason TEXT,
+  flag_detail TEXT,
+  flagged_at INTEGER
+);
 `;
 
-interface Row {
+/** The witness columns, prefixed for the member listing's join. */
+const WITNESS_COLUMNS = 'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
+
+interface WitnessRow {
+  w_pubkey: string | null;
+  w_log_key: string | null;
+  w_origin: string | null;
+  w_size: number | null;
+  w_root: string | null;
+  w_note: string | null;
+  w_cosigned_at: number | null;
+  w_flag_reason: string | null;
+  w_flag_detail: string | null;
+  w_flagged_at: number | null;
+}
+
+function toWitness(r: Partial<WitnessRow>): WitnessRecord | null {
+  if (!r.w_pubkey) return null;
+  return {
+    logKey: r.w_log_key ?? null,
+    cosigned: r.w_size === null || r.w_size === undefined ? null : { origin: r.w_origin!, size: r.w_size, root: r.w_root!, note: r.w_note!, at: iso(r.w_cosigned_at!) },
+    flag: r.w_flag_reason ? { reason: r.w_flag_reason, detail: r.w_flag_detail ?? '', at: iso(r.w_flagged_at!) } : null,
+  };
+}
+
+interface Row extends Partial<WitnessRow> {
   pubkey: string;
   session_id: string;
   state: 'registered' | 'evicted';
@@ -62,6 +101,7 @@ function toRecord(r: Row): MemberRecord {
     lastHeartbeatAt: iso(r.last_heartbeat_at),
     evictedAt: r.evicted_at === null ? null : iso(r.evicted_at),
     name: r.name,
+    witness: toWitness(r),
   };
 }
 
@@ -101,7 +141,17 @@ export class SqliteRegistry implements MeshRegistry {
       deregister: db.prepare(`DELETE FROM mesh_members WHERE session_id = ? AND pubkey = ? RETURNING pubkey`),
       evict: db.prepare(`UPDATE mesh_members SET state = 'evicted', evicted_at = @now WHERE state = 'registered' AND expires_at < @now RETURNING pubkey, session_id`),
       forget: db.prepare(`DELETE FROM mesh_members WHERE state = 'evicted' AND evicted_at < @before`),
-      members: db.prepare(`SELECT * FROM mesh_members ORDER BY registered_at, pubkey`),
+      members: db.prepare(`SELECT m.*, ${WITNESS_COLUMNS} FROM mesh_members m LEFT JOIN mesh_witness w ON w.pubkey = m.pubkey ORDER BY m.registered_at, m.pubkey`),
+      witness: db.prepare(`SELECT ${WITNESS_COLUMNS} FROM mesh_witness w WHERE w.pubkey = ?`),
+      pin: db.prepare(`INSERT INTO mesh_witness (pubkey, log_key) VALUES (@pubkey, @logKey) ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key WHERE mesh_witness.size IS NULL`),
+      cosigned: db.prepare(`INSERT INTO mesh_witness (pubkey, log_key, origin, size, root, note, cosigned_at) VALUES (@pubkey, @logKey, @origin, @size, @root, @note, @at)
+        ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key, origin = excluded.origin, size = excluded.size, root = excluded.root, note = excluded.note, cosigned_at = excluded.cosigned_at
+        WHERE mesh_witness.flag_reason IS NULL AND ((@prevSize IS NULL AND mesh_witness.size IS NULL) OR (mesh_witness.size = @prevSize AND mesh_witness.root = @prevRoot))
+        RETURNING pubkey`),
+      flag: db.prepare(`INSERT INTO mesh_witness (pubkey, flag_reason, flag_detail, flagged_at) VALUES (@pubkey, @reason, @detail, @at)
+        ON CONFLICT (pubkey) DO UPDATE SET flag_reason = excluded.flag_reason, flag_detail = excluded.flag_detail, flagged_at = excluded.flagged_at WHERE mesh_witness.flag_reason IS NULL`),
+      clearWitness: db.prepare(`DELETE FROM mesh_witness WHERE pubkey = ? RETURNING pubkey`),
+      flagged: db.prepare(`SELECT count(*) AS n FROM mesh_witness WHERE flag_reason IS NOT NULL`),
       announce: db.prepare(`INSERT INTO mesh_replicas (url, expires_at) VALUES (@url, @expires) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`),
       replicas: db.prepare(`SELECT url FROM mesh_replicas WHERE expires_at >= ? ORDER BY url`),
     };
@@ -153,6 +203,33 @@ export class SqliteRegistry implements MeshRegistry {
 
   async members(): Promise<MemberRecord[]> {
     return (this.#stmt('members').all() as Row[]).map(toRecord);
+  }
+
+  async witness(pubkey: string): Promise<WitnessRecord | undefined> {
+    const row = this.#stmt('witness').get(pubkey) as WitnessRow | undefined;
+    return row ? (toWitness(row) ?? undefined) : undefined;
+  }
+
+  async pinLogKey(pubkey: string, logKey: string): Promise<WitnessRecord> {
+    this.#stmt('pin').run({ pubkey, logKey });
+    return (await this.witness(pubkey))!;
+  }
+
+  async recordCosigned(pubkey: string, previous: { size: number; root: string } | null, logKey: string, next: CosignedCheckpoint): Promise<boolean> {
+    const row = this.#stmt('cosigned').get({ pubkey, logKey, origin: next.origin, size: next.size, root: next.root, note: next.note, at: Date.parse(next.at), prevSize: previous?.size ?? null, prevRoot: previous?.root ?? null });
+    return row !== undefined;
+  }
+
+  async flagWitness(pubkey: string, flag: WitnessFlag): Promise<void> {
+    this.#stmt('flag').run({ pubkey, reason: flag.reason, detail: flag.detail, at: Date.parse(flag.at) });
+  }
+
+  async clearWitness(pubkey: string): Promise<boolean> {
+    return this.#stmt('clearWitness').get(pubkey) !== undefined;
+  }
+
+  async flaggedCount(): Promise<number> {
+    return (this.#stmt('flagged').get() as { n: number }).n;
   }
 
   admit(id: string, expiresAt: number, now: number): 'fresh' | 'replayed' | 'full' {
