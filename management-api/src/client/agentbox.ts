@@ -50,6 +50,14 @@ export class Agentbox {
     return streamRoute(this.#t, key, input, options);
   }
 
+  /**
+   * A route this client's types do not know yet (a newer box): method, path template and loose
+   * inputs; the JSON answer, untyped. Prefer {@link call} for every route the types list.
+   */
+  request(method: string, path: string, input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown } = {}, options?: CallOptions): Promise<unknown> {
+    return this.#t.json({ method, path, ...input, signal: options?.signal });
+  }
+
   /** Liveness: answers while the process runs. */
   livez(options?: CallOptions): Promise<RouteResponse<'GET /livez'>> {
     return callRoute(this.#t, 'GET /livez', undefined, options);
