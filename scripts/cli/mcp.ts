@@ -22,13 +22,20 @@ Nothing but the protocol is written to stdout; problems go to stderr.`;
 
 /** Run the command: serve until stdin closes. */
 export async function run(args: string[], env = process.env): Promise<number> {
-  const { values } = parseArgs({ args, options: { url: { type: 'string' }, manifest: { type: 'string' }, root: { type: 'string' }, token: { type: 'string' } } });
+  const { values } = parseArgs({
+    args,
+    options: { url: { type: 'string' }, manifest: { type: 'string' }, root: { type: 'string' }, token: { type: 'string' } },
+  });
   const token = values.token ?? env['AGENTBOX_TOKEN'];
   const url = values.url ?? env['AGENTBOX_API_URL'];
   // The key file is read only when no token is given: an agent's MCP server never holds the box key.
   const target = token && url ? undefined : await resolveTarget({ ...values, ...(url ? { url } : {}) }, env);
   const secret = token ?? target?.key;
-  if (!secret) throw new UserError(`no credential: pass --token (or set AGENTBOX_TOKEN), or --root naming a box whose API key is readable (${target?.paths.apiKeyFile ?? 'secrets/api-key'})`, 2);
+  if (!secret)
+    throw new UserError(
+      `no credential: pass --token (or set AGENTBOX_TOKEN), or --root naming a box whose API key is readable (${target?.paths.apiKeyFile ?? 'secrets/api-key'})`,
+      2,
+    );
   const box = new Agentbox({ url: url ?? target!.url, auth: token ? { agentToken: token } : { apiKey: secret } });
   const server = createMcpServer(box);
   const transport = new StdioServerTransport();

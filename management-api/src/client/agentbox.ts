@@ -54,7 +54,12 @@ export class Agentbox {
    * A route this client's types do not know yet (a newer box): method, path template and loose
    * inputs; the JSON answer, untyped. Prefer {@link call} for every route the types list.
    */
-  request(method: string, path: string, input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown } = {}, options?: CallOptions): Promise<unknown> {
+  request(
+    method: string,
+    path: string,
+    input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown } = {},
+    options?: CallOptions,
+  ): Promise<unknown> {
     return this.#t.json({ method, path, ...input, signal: options?.signal });
   }
 

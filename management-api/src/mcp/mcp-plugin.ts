@@ -24,14 +24,20 @@ function ownUrl(app: FastifyInstance): string {
  */
 function bearerOf(request: FastifyRequest): string {
   const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
-  if (!m) throw new ApiError('ABX_ERR_AUTH_INVALID', '/mcp takes the box API key or an agent token as "Authorization: Bearer <token>": a NIP-98 signature or a dashboard session covers one request and cannot be passed on to the calls the tools make');
+  if (!m)
+    throw new ApiError(
+      'ABX_ERR_AUTH_INVALID',
+      '/mcp takes the box API key or an agent token as "Authorization: Bearer <token>": a NIP-98 signature or a dashboard session covers one request and cannot be passed on to the calls the tools make',
+    );
   return m[1]!;
 }
 
 /** Registers /mcp; the request gate (registered before) authenticates it like any route. */
 export const mcpPlugin = fp(
   async (app) => {
-    app.post('/mcp', { config: { agent: 'allow' }, schema: { summary: 'MCP (streamable HTTP, stateless): the tools and resources of docs/user/clients.md, scoped by the caller', tags: ['mcp'] } }, async (request, reply) => {
+    // Hidden from the OpenAPI document: JSON-RPC, not a REST route for the typed client (docs/user/api.md describes it).
+    // Hidden from the OpenAPI document: JSON-RPC rather than a REST route of the typed client (docs/user/api.md describes it).
+    app.post('/mcp', { config: { agent: 'allow' }, schema: { hide: true } }, async (request, reply) => {
       const box = new Agentbox({ url: ownUrl(app), auth: { apiKey: bearerOf(request) }, retries: 0 });
       const server = createMcpServer(box);
       // Stateless: one server and transport per request, JSON answers, nothing kept between calls.
@@ -51,7 +57,11 @@ export const mcpPlugin = fp(
         method,
         url: '/mcp',
         ...notAllowed,
-        handler: async (_request, reply) => reply.code(405).header('allow', 'POST').send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: /mcp is stateless, POST only' }, id: null }),
+        handler: async (_request, reply) =>
+          reply
+            .code(405)
+            .header('allow', 'POST')
+            .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: /mcp is stateless, POST only' }, id: null }),
       });
     }
   },

@@ -12,14 +12,25 @@ export function registerResources(server: McpServer, box: Agentbox): void {
     new ResourceTemplate('agentbox://agents/{id}/output', {
       // An agent token may not list agents: it then lists none, and still reads its own output by URI.
       list: async () => ({
-        resources: (await box.agents.list().catch(() => [])).map((a) => ({ uri: `agentbox://agents/${a.id}/output`, name: `${a.name ?? a.id} output`, mimeType: 'text/plain' })),
+        resources: (await box.agents.list().catch(() => [])).map((a) => ({
+          uri: `agentbox://agents/${a.id}/output`,
+          name: `${a.name ?? a.id} output`,
+          mimeType: 'text/plain',
+        })),
       }),
     }),
     { description: "An agent's captured output so far", mimeType: 'text/plain' },
-    async (uri, { id }) => ({ contents: [{ uri: uri.href, mimeType: 'text/plain', text: (await box.agents.output(String(id))).map((c) => c.text ?? '').join('') }] }),
+    async (uri, { id }) => ({
+      contents: [{ uri: uri.href, mimeType: 'text/plain', text: (await box.agents.output(String(id))).map((c) => c.text ?? '').join('') }],
+    }),
   );
-  server.registerResource('event-feed', 'agentbox://events', { description: `The newest ${FEED_EVENTS} events of the box's log, oldest first`, mimeType: 'application/json' }, async (uri) => {
-    const page = await box.events.query({ limit: FEED_EVENTS });
-    return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(page.items ?? [], null, 2) }] };
-  });
+  server.registerResource(
+    'event-feed',
+    'agentbox://events',
+    { description: `The newest ${FEED_EVENTS} events of the box's log, oldest first`, mimeType: 'application/json' },
+    async (uri) => {
+      const page = await box.events.query({ limit: FEED_EVENTS });
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(page.items ?? [], null, 2) }] };
+    },
+  );
 }

@@ -30,14 +30,17 @@ export function registerTools(server: McpServer, box: Agentbox): void {
   server.registerTool('list_agents', { description: 'Every agent the box knows, oldest first, with state, exit code and resource use.', inputSchema: {} }, () =>
     toolResult(() => box.agents.list()),
   );
-  server.registerTool('get_agent', { description: "One agent's record, with its recent egress refusals.", inputSchema: { id: agentId } }, ({ id }) => toolResult(() => box.agents.get(id)));
+  server.registerTool('get_agent', { description: "One agent's record, with its recent egress refusals.", inputSchema: { id: agentId } }, ({ id }) =>
+    toolResult(() => box.agents.get(id)),
+  );
   server.registerTool(
     'read_output',
     {
       description: `Read an agent's captured output after chunk "after"; with follow_ms, also wait for new output until the agent ends or follow_ms pass (at most ${MAX_FOLLOW_MS} ms).`,
       inputSchema: { id: agentId, after: z.number().int().min(0).optional(), follow_ms: z.number().int().min(0).max(MAX_FOLLOW_MS).optional() },
     },
-    ({ id, after, follow_ms }) => toolResult(() => (follow_ms ? follow(box, id, after ?? 0, follow_ms) : box.agents.output(id, { after: after ?? 0 }).then(render))),
+    ({ id, after, follow_ms }) =>
+      toolResult(() => (follow_ms ? follow(box, id, after ?? 0, follow_ms) : box.agents.output(id, { after: after ?? 0 }).then(render))),
   );
   server.registerTool(
     'send_input',
@@ -58,31 +61,54 @@ export function registerTools(server: McpServer, box: Agentbox): void {
   );
   server.registerTool(
     'terminate_agent',
-    { description: 'End an agent: SIGTERM, then SIGKILL after grace_ms; answers the final record.', inputSchema: { id: agentId, grace_ms: z.number().int().min(0).max(600_000).optional() } },
+    {
+      description: 'End an agent: SIGTERM, then SIGKILL after grace_ms; answers the final record.',
+      inputSchema: { id: agentId, grace_ms: z.number().int().min(0).max(600_000).optional() },
+    },
     ({ id, grace_ms }) => toolResult(() => box.agents.terminate(id, grace_ms === undefined ? {} : { graceMs: grace_ms })),
   );
   server.registerTool(
     'search_memory',
-    { description: 'Search a memory namespace by text (nearest first).', inputSchema: { namespace: z.string().min(1), text: z.string().min(1), k: z.number().int().min(1).max(100).optional().describe('How many hits (default 10)') } },
+    {
+      description: 'Search a memory namespace by text (nearest first).',
+      inputSchema: {
+        namespace: z.string().min(1),
+        text: z.string().min(1),
+        k: z.number().int().min(1).max(100).optional().describe('How many hits (default 10)'),
+      },
+    },
     ({ namespace, text, k }) => toolResult(() => box.memory.search(namespace, { text, k: k ?? 10 })),
   );
   server.registerTool(
     'create_bead',
     {
       description: 'Create a bead (a task receipt).',
-      inputSchema: { title: z.string().min(1), body: z.string().optional(), kind: z.enum(['epic', 'task']).optional(), parentId: z.string().optional(), dependsOn: z.array(z.string()).optional() },
+      inputSchema: {
+        title: z.string().min(1),
+        body: z.string().optional(),
+        kind: z.enum(['epic', 'task']).optional(),
+        parentId: z.string().optional(),
+        dependsOn: z.array(z.string()).optional(),
+      },
     },
     (input) => toolResult(() => box.beads.create(input)),
   );
-  server.registerTool('list_beads', { description: 'Beads that are open and ready to claim.', inputSchema: { limit: z.number().int().min(1).max(500).optional() } }, ({ limit }) =>
-    toolResult(() => box.beads.ready(limit ? { limit } : {})),
+  server.registerTool(
+    'list_beads',
+    { description: 'Beads that are open and ready to claim.', inputSchema: { limit: z.number().int().min(1).max(500).optional() } },
+    ({ limit }) => toolResult(() => box.beads.ready(limit ? { limit } : {})),
   );
-  server.registerTool('claim_bead', { description: 'Claim an open, ready bead (exactly one claimant wins).', inputSchema: { id: z.string().min(1), claimant: z.string().min(1) } }, ({ id, claimant }) =>
-    toolResult(() => box.beads.claim(id, claimant)),
+  server.registerTool(
+    'claim_bead',
+    { description: 'Claim an open, ready bead (exactly one claimant wins).', inputSchema: { id: z.string().min(1), claimant: z.string().min(1) } },
+    ({ id, claimant }) => toolResult(() => box.beads.claim(id, claimant)),
   );
   server.registerTool(
     'close_bead',
-    { description: 'Close a bead with its outcome.', inputSchema: { id: z.string().min(1), outcome: z.enum(['success', 'failure', 'cancelled']), note: z.string().optional() } },
+    {
+      description: 'Close a bead with its outcome.',
+      inputSchema: { id: z.string().min(1), outcome: z.enum(['success', 'failure', 'cancelled']), note: z.string().optional() },
+    },
     ({ id, outcome, note }) => toolResult(() => box.beads.close(id, { outcome, ...(note ? { note } : {}) })),
   );
 }
