@@ -23,6 +23,7 @@ const suites: Record<string, () => Promise<Report>> = {
   boxes: async () => (await import('./boxes-bench.js')).runBoxesBench(),
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
   policy: async () => (await import('./policy-bench.js')).runPolicyBench(),
+  client: async () => (await import('./client-bench.js')).runClientBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
