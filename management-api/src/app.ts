@@ -23,6 +23,7 @@ import { requestGatePlugin } from './http/request-gate-plugin.js';
 import { requestId } from './http/request-id.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
+import { mcpPlugin } from './mcp/mcp-plugin.js';
 import { agentEventsPlugin } from './mesh/agent-events-plugin.js';
 import type { AgentEventTiming } from './mesh/agent-events.js';
 import type { ClientTiming } from './mesh/client/federation-client.js';
@@ -127,6 +128,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(gracefulClosePlugin, settings);
   app.register(appStatePlugin, settings);
   app.register(routesPlugin, settings);
+  app.register(mcpPlugin);
   app.register(dashboardPlugin);
   app.register(providerBrokerPlugin, settings);
   // Load them all now, so a start that fails throws here. fastify does not undo a failed start by

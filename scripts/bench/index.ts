@@ -24,6 +24,7 @@ const suites: Record<string, () => Promise<Report>> = {
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
   policy: async () => (await import('./policy-bench.js')).runPolicyBench(),
   terminal: async () => (await import('./terminal-bench.js')).runTerminalBench(),
+  client: async () => (await import('./client-bench.js')).runClientBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });

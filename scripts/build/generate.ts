@@ -1,11 +1,12 @@
 // Regenerates every file derived from the schema (TypeScript types, the precompiled validator,
-// the manifest reference) — or, with --check, fails when a checked-in copy is stale.
+// the manifest reference) and from the routes (the client's types) — or, with --check, fails when a checked-in copy is stale.
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateManifestTypes } from './generate/manifest-types.js';
 import { generateValidator } from './generate/validator.js';
 import { generateManifestReference } from './generate/manifest-reference.js';
+import { generateClientTypes } from './generate/client-types.js';
 import { starterManifest } from '../cli/starter-manifest.js';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -16,12 +17,17 @@ const targets: Array<{ file: string; make: (schema: object) => Promise<string> |
   { file: 'docs/user/manifest.md', make: generateManifestReference },
   // The reference manifest is the standalone starter, so `init` and the reference never drift.
   { file: 'agentbox.toml', make: () => starterManifest({ mode: 'standalone', schemaRef: './schema/agentbox.schema.json' }) },
+  // The client's route types, from the OpenAPI document of the app the routes build: a route added
+  // or changed without regenerating makes --check fail.
+  { file: 'management-api/src/client/generated/api-types.ts', make: generateClientTypes },
 ];
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
-    process.stdout.write('Usage: node dist/scripts/build/generate.js [--check]\n\nRegenerate the files derived from schema/agentbox.schema.json.\n  --check  write nothing; exit 1 if a checked-in file differs from what would be generated\n');
+    process.stdout.write(
+      "Usage: node dist/scripts/build/generate.js [--check]\n\nRegenerate the files derived from schema/agentbox.schema.json and from the routes (the client's types).\n  --check  write nothing; exit 1 if a checked-in file differs from what would be generated\n",
+    );
     return;
   }
   const check = args.includes('--check');

@@ -26,6 +26,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'down', summary: 'stop the box running under a root (--root DIR), from any shell', load: compiled('down') },
   { name: 'boxes', summary: 'list the boxes running on this machine: root, ports, pid, ready (--json)', load: compiled('boxes') },
   { name: 'status', summary: 'show readiness, adapter slots and supervised programmes of a running box', load: compiled('status') },
+  { name: 'mcp', summary: "serve the box's MCP tools and resources on stdio (an assistant starts and watches agents through it)", load: () => import('./mcp.js') },
   { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: compiled('health') },
   { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: compiled('doctor') },
   { name: 'approvals', summary: "list the approval requests a running box holds (supervised agents' asks) with the time left (--json)", load: compiled('approvals') },

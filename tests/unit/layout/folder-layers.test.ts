@@ -16,8 +16,8 @@ const src = fileURLToPath(new URL('../../../management-api/src/', import.meta.ur
  */
 const FLOORS: readonly (readonly string[])[] = [
   // Facts and grammars: the error table, the version, box facts, secrets, the value grammars rules and runtime share,
-  // and the pure transparency-log code (Merkle trees, proofs, signed notes).
-  ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/', 'tlog/'],
+  // and the pure transparency-log code (Merkle trees, proofs, signed notes); the typed API client (fetch only, it runs in browsers too).
+  ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/', 'tlog/', 'client/'],
   // What stands on them: the errors adapters and their subsystems raise, every runtime path, every
   // port a box binds, what each supervised programme does (watch its parent, record a failed start),
   // and the policy evaluator (pure, on the grammars; below the manifest, whose rules use it).
@@ -36,7 +36,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['boot/', 'http/'],
   // The mesh; the approvals queue (on the audit trail, holding supervised asks); what the routes see of the app.
   ['mesh/', 'approvals/', 'app-state.ts'],
-  ['routes/'],
+  // Every HTTP route; the MCP server and its /mcp route, which call the routes through the client.
+  ['routes/', 'mcp/'],
   ['dashboard/'],
   // The composition root: every area's metrics, the fastify app.
   ['api-metrics.ts', 'app.ts'],

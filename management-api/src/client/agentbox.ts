@@ -1,0 +1,191 @@
+// `Agentbox`: the typed client of one box, a method per route grouped by family, over fetch only (Node ≥ 20 and browsers).
+import type { Credential } from './auth.js';
+import { AgentboxError } from './errors.js';
+import type { RouteKey, Routes } from './generated/api-types.js';
+import { type CallOptions, callRoute, type InputArgs, type RouteInput, type RouteResponse, streamRoute } from './route-call.js';
+import type { SseMessage } from './sse.js';
+import { Transport, type TransportOptions } from './transport.js';
+
+/** What the client is made with: the box URL, a credential, and optionally fetch and retry settings. */
+export interface AgentboxOptions extends Omit<TransportOptions, 'credential'> {
+  /** `{apiKey}`, `{agentToken}` or `{nip98: signer}`; absent, only the probes answer. */
+  auth?: Credential;
+}
+
+type Body<K extends RouteKey> = RouteInput<K> extends { body?: infer B } ? B : never;
+type Query<K extends RouteKey> = RouteInput<K> extends { query?: infer Q } ? Q : never;
+/** An agent's record, as the API answers it. */
+export type Agent = NonNullable<RouteResponse<'GET /v1/agents/{id}'>['agent']>;
+/** One chunk of an agent's captured output. */
+export type OutputChunk = NonNullable<RouteResponse<'GET /v1/agents/{id}/output'>['chunks']>[number];
+/** One event of the box's log. */
+export type BoxEvent = NonNullable<RouteResponse<'GET /v1/events'>['items']>[number];
+/** What following an agent's output yields: each chunk, then the agent's record once it has ended. */
+export type OutputEvent = { type: 'output'; chunk: OutputChunk } | { type: 'end'; agent: Agent };
+
+/** A pod resource as read: its bytes as text, content type and ETag (status 304 when If-None-Match held). */
+export interface PodResource {
+  status: number;
+  contentType: string | undefined;
+  etag: string | undefined;
+  text: string;
+}
+
+/** The client of one box. Every method throws {@link AgentboxError} on a refusal or a failure to reach the box. */
+export class Agentbox {
+  readonly #t: Transport;
+
+  constructor(options: AgentboxOptions) {
+    const { auth, ...rest } = options;
+    this.#t = new Transport({ ...rest, ...(auth ? { credential: auth } : {}) });
+  }
+
+  /** Any route by its key, typed from the API's schemas (routes added later are here once the types are regenerated). */
+  call<K extends RouteKey>(key: K, ...[input, options]: InputArgs<K>): Promise<RouteResponse<K>> {
+    return callRoute(this.#t, key, input, options);
+  }
+
+  /** Any event-stream route by its key: its Server-Sent Events as they come. */
+  stream<K extends RouteKey>(key: K, ...[input, options]: InputArgs<K>): AsyncGenerator<SseMessage> {
+    return streamRoute(this.#t, key, input, options);
+  }
+
+  /**
+   * A route this client's types do not know yet (a newer box): method, path template and loose
+   * inputs; the JSON answer, untyped. Prefer {@link call} for every route the types list.
+   */
+  request(
+    method: string,
+    path: string,
+    input: { params?: Record<string, string>; query?: Record<string, unknown>; body?: unknown } = {},
+    options?: CallOptions,
+  ): Promise<unknown> {
+    return this.#t.json({ method, path, ...input, signal: options?.signal });
+  }
+
+  /** Liveness: answers while the process runs. */
+  livez(options?: CallOptions): Promise<RouteResponse<'GET /livez'>> {
+    return callRoute(this.#t, 'GET /livez', undefined, options);
+  }
+
+  /** Readiness, also when not ready (503 is an answer here, not an error). */
+  ready(options?: CallOptions): Promise<RouteResponse<'GET /ready'>> {
+    return callRoute(this.#t, 'GET /ready', undefined, options, [503]);
+  }
+
+  health(options?: CallOptions): Promise<RouteResponse<'GET /health'>> {
+    return callRoute(this.#t, 'GET /health', undefined, options);
+  }
+
+  meta(options?: CallOptions): Promise<RouteResponse<'GET /v1/meta'>> {
+    return callRoute(this.#t, 'GET /v1/meta', undefined, options);
+  }
+
+  /** Agent processes: start, list, read and follow output, terminate. */
+  readonly agents = {
+    /** Start an agent (by command; by profile once the API offers it: the body is the route's own type). */
+    spawn: async (body: Body<'POST /v1/agents'>, options?: CallOptions): Promise<Agent> =>
+      need((await callRoute(this.#t, 'POST /v1/agents', { body }, options)).agent, 'POST /v1/agents'),
+    list: async (options?: CallOptions): Promise<Agent[]> => (await callRoute(this.#t, 'GET /v1/agents', undefined, options)).agents ?? [],
+    get: async (id: string, options?: CallOptions): Promise<Agent> =>
+      need((await callRoute(this.#t, 'GET /v1/agents/{id}', { params: { id } }, options)).agent, 'GET /v1/agents/{id}'),
+    /** The captured output after chunk `after` (default 0), as it is now. */
+    output: async (id: string, query: { after?: number } = {}, options?: CallOptions): Promise<OutputChunk[]> =>
+      (await callRoute(this.#t, 'GET /v1/agents/{id}/output', { params: { id }, query: { ...query, follow: false } }, options)).chunks ?? [],
+    /** Follow the output live: each chunk, then `end` with the record; stop early by breaking the loop or aborting `signal`. */
+    follow: (id: string, query: { after?: number } = {}, options?: CallOptions): AsyncGenerator<OutputEvent> => this.#follow(id, query.after ?? 0, options),
+    /** SIGTERM, then SIGKILL after `graceMs` (the API's default when absent); the final record. */
+    terminate: async (id: string, query: Query<'DELETE /v1/agents/{id}'> = {}, options?: CallOptions): Promise<Agent> =>
+      need((await callRoute(this.#t, 'DELETE /v1/agents/{id}', { params: { id }, query }, options)).agent, 'DELETE /v1/agents/{id}'),
+  };
+
+  /** Task receipts. */
+  readonly beads = {
+    create: (body: Body<'POST /v1/beads'>, options?: CallOptions) => callRoute(this.#t, 'POST /v1/beads', { body }, options),
+    list: (query: Query<'GET /v1/beads'> = {}, options?: CallOptions) => callRoute(this.#t, 'GET /v1/beads', { query }, options),
+    ready: (query: Query<'GET /v1/beads/ready'> = {}, options?: CallOptions) => callRoute(this.#t, 'GET /v1/beads/ready', { query }, options),
+    get: (id: string, options?: CallOptions) => callRoute(this.#t, 'GET /v1/beads/{id}', { params: { id } }, options),
+    claim: (id: string, claimant: string, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/beads/{id}/claim', { params: { id }, body: { claimant } }, options),
+    close: (id: string, body: Body<'POST /v1/beads/{id}/close'>, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/beads/{id}/close', { params: { id }, body }, options),
+  };
+
+  /** Vector memory, by namespace. */
+  readonly memory = {
+    put: (namespace: string, body: Body<'POST /v1/memory/{namespace}'>, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/memory/{namespace}', { params: { namespace }, body }, options),
+    list: (namespace: string, query: Query<'GET /v1/memory/{namespace}'> = {}, options?: CallOptions) =>
+      callRoute(this.#t, 'GET /v1/memory/{namespace}', { params: { namespace }, query }, options),
+    search: (namespace: string, body: Body<'POST /v1/memory/{namespace}/search'>, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/memory/{namespace}/search', { params: { namespace }, body }, options),
+    get: (namespace: string, id: string, options?: CallOptions) =>
+      callRoute(this.#t, 'GET /v1/memory/{namespace}/{id}', { params: { namespace, id } }, options),
+    delete: (namespace: string, id: string, options?: CallOptions) =>
+      callRoute(this.#t, 'DELETE /v1/memory/{namespace}/{id}', { params: { namespace, id } }, options),
+  };
+
+  /** The box's event log: append, query, follow live, and its transparency-log checkpoint and proofs. */
+  readonly events = {
+    append: (body: Body<'POST /v1/events'>, options?: CallOptions) => callRoute(this.#t, 'POST /v1/events', { body }, options),
+    query: (query: Query<'GET /v1/events'> = {}, options?: CallOptions) => callRoute(this.#t, 'GET /v1/events', { query }, options),
+    /** Live events (after replaying from `since`) until aborted or the box closes the stream. */
+    stream: (query: Query<'GET /v1/events/stream'> = {}, options?: CallOptions): AsyncGenerator<BoxEvent> => this.#events(query, options),
+    checkpoint: (options?: CallOptions) => callRoute(this.#t, 'GET /v1/events/checkpoint', undefined, options),
+    inclusionProof: (query: Query<'GET /v1/events/proof/inclusion'>, options?: CallOptions) =>
+      callRoute(this.#t, 'GET /v1/events/proof/inclusion', { query }, options),
+    consistencyProof: (query: Query<'GET /v1/events/proof/consistency'>, options?: CallOptions) =>
+      callRoute(this.#t, 'GET /v1/events/proof/consistency', { query }, options),
+  };
+
+  /** The egress allowlist the proxy enforces. */
+  readonly egress = {
+    get: (options?: CallOptions) => callRoute(this.#t, 'GET /v1/sandbox/egress', undefined, options),
+    put: (body: Body<'PUT /v1/sandbox/egress'>, options?: CallOptions) => callRoute(this.#t, 'PUT /v1/sandbox/egress', { body }, options),
+  };
+
+  /** Pod storage: resources of any content type, conditional by ETag. */
+  readonly pods = {
+    get: async (path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<PodResource> => {
+      const res = await this.#t.send({ method: 'GET', path: '/v1/pods/{*}', params: { '*': path }, headers, signal: options?.signal, accept: [304] });
+      return {
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? undefined,
+        etag: res.headers.get('etag') ?? undefined,
+        text: await res.text(),
+      };
+    },
+    put: async (
+      path: string,
+      text: string,
+      contentType: string,
+      headers: { 'if-match'?: string; 'if-none-match'?: string } = {},
+      options?: CallOptions,
+    ): Promise<RouteResponse<'PUT /v1/pods/{*}'>> =>
+      this.#t.json({ method: 'PUT', path: '/v1/pods/{*}', params: { '*': path }, headers, raw: { text, contentType }, signal: options?.signal }),
+    delete: async (path: string, headers: { 'if-match'?: string } = {}, options?: CallOptions): Promise<void> => {
+      await this.#t.send({ method: 'DELETE', path: '/v1/pods/{*}', params: { '*': path }, headers, signal: options?.signal });
+    },
+  };
+
+  async *#follow(id: string, after: number, options: CallOptions | undefined): AsyncGenerator<OutputEvent> {
+    for await (const message of streamRoute(this.#t, 'GET /v1/agents/{id}/output', { params: { id }, query: { after, follow: true } }, options)) {
+      if (message.event === 'output') yield { type: 'output', chunk: JSON.parse(message.data) as OutputChunk };
+      else if (message.event === 'end') {
+        yield { type: 'end', agent: (JSON.parse(message.data) as { agent: Agent }).agent };
+        return;
+      }
+    }
+  }
+
+  async *#events(query: Query<'GET /v1/events/stream'>, options: CallOptions | undefined): AsyncGenerator<BoxEvent> {
+    for await (const message of streamRoute(this.#t, 'GET /v1/events/stream', { query }, options)) yield JSON.parse(message.data) as BoxEvent;
+  }
+}
+
+function need<T>(value: T | undefined, key: string): T {
+  if (value === undefined) throw new AgentboxError('ABX_CLIENT_BAD_RESPONSE', 200, `${key}: the answer lacks its record`);
+  return value;
+}
+
+export type { Routes, RouteKey };

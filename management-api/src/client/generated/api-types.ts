@@ -1,0 +1,842 @@
+// generated from the API's OpenAPI document (each route's schemas) by `npm run generate` — do not edit
+
+/** Every error code the API answers with, as `{error: code, message}` (docs/errors.md). */
+export type ErrorCode =
+  | "ABX_ERR_AUTH_REQUIRED"
+  | "ABX_ERR_AUTH_INVALID"
+  | "ABX_ERR_AGENT_SCOPE"
+  | "ABX_ERR_AGENT_LISTENER"
+  | "ABX_ERR_CSRF"
+  | "ABX_ERR_VALIDATION"
+  | "ABX_ERR_MALFORMED_BODY"
+  | "ABX_ERR_BAD_REQUEST"
+  | "ABX_ERR_BODY_TOO_LARGE"
+  | "ABX_ERR_UNSUPPORTED_MEDIA_TYPE"
+  | "ABX_ERR_NOT_FOUND"
+  | "ABX_ERR_CONFLICT"
+  | "ABX_ERR_PRECONDITION_FAILED"
+  | "ABX_ERR_RATE_LIMITED"
+  | "ABX_ERR_ADAPTER_OFF"
+  | "ABX_ERR_ADAPTER_DEGRADED"
+  | "ABX_ERR_ADAPTER_UNAVAILABLE"
+  | "ABX_ERR_ADAPTER_TIMEOUT"
+  | "ABX_ERR_MESH_SESSION_GONE"
+  | "ABX_ERR_MESH_REGISTRY_UNAVAILABLE"
+  | "ABX_ERR_SANDBOX_UNAVAILABLE"
+  | "ABX_ERR_PROVIDER_UNREACHABLE"
+  | "ABX_ERR_PROVIDER_TIMEOUT"
+  | "ABX_ERR_PROVIDER_KEY_MISSING"
+  | "ABX_ERR_PROVIDER_PATH"
+  | "ABX_ERR_DISK_LOW"
+  | "ABX_ERR_EGRESS_UNAVAILABLE"
+  | "ABX_ERR_AUDIT_UNAVAILABLE"
+  | "ABX_ERR_POLICY_DENIED"
+  | "ABX_ERR_SHUTTING_DOWN"
+  | "ABX_ERR_INTERNAL";
+
+/** Every route: path parameters, query, headers, JSON body and the JSON answer of its 2xx responses. */
+export interface Routes {
+  /** Aggregate health for people: slots, mounts, seal, supervised programmes, federation (mesh registration or members), relays, uptime */
+  "GET /health": {
+    response: ({
+      status?: "ok" | "degraded";
+      ready?: boolean;
+      uptimeSec?: number;
+      startedAt?: string;
+      slots?: ({
+        [key: string]: {
+          impl?: string;
+          adapter?: string;
+          critical?: boolean;
+          state?: string;
+          reason?: string;
+          since?: string;
+        } | undefined;
+      });
+      mounts?: Array<{
+        name?: string;
+        path?: string;
+        writable?: boolean;
+        error?: string;
+      }>;
+      seal?: {
+        path?: string;
+        present?: boolean;
+        /** why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker) */
+        failure?: string;
+      };
+      programs?: {
+        [key: string]: unknown;
+      };
+      /** mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError */
+      federation?: ({
+        mode?: "standalone" | "client" | "host";
+        [key: string]: unknown;
+      });
+      /** agent confinement: confined (Landlock, seccomp and rlimits enforced), unconfined (sandbox.enabled = false), unavailable (enabled but this host cannot enforce it: spawns are refused) or unknown (no local orchestrator probed it) */
+      sandbox?: ({
+        enabled?: boolean;
+        mode?: "confined" | "unconfined" | "unavailable" | "unknown";
+        landlockAbi?: number;
+        requiredAbi?: number;
+        missing?: string;
+        /** sandbox.namespaces and, once probed, whether each agent runs in bubblewrap here (own user, PID, network namespaces), why not, and how /proc is given (fresh, or the outer one read-only where a fresh one cannot be mounted), and whether bwrap's --disable-userns is used */
+        namespaces?: ({
+          setting?: "auto" | "required" | "off";
+          active?: boolean;
+          reason?: string;
+          proc?: "fresh" | "ro-bind";
+          disableUserns?: boolean;
+          checkedAt?: string;
+        });
+      });
+      /** present while agent events are published: the relays and which are connected */
+      relays?: {
+        configured?: Array<string>;
+        reachable?: Array<string>;
+      };
+    });
+  };
+  /** Liveness: the process answers (no external checks), also while it shuts down */
+  "GET /livez": {
+    response: {
+      live?: true;
+    };
+  };
+  /** Readiness: 200 when the seal exists, the mounts are writable, every critical adapter slot is healthy and (while agent events are published) a relay is reachable; 503 from the moment the API starts shutting down */
+  "GET /ready": {
+    response: {
+      ready?: true;
+      since?: string;
+      requirements?: Array<string>;
+      degraded?: Array<string>;
+    };
+  };
+  /** Every agent the orchestrator knows, oldest first */
+  "GET /v1/agents": {
+    response: ({
+      agents?: (Array<({
+        id?: string;
+        name?: string;
+        command?: string;
+        args?: Array<string>;
+        state?: "starting" | "running" | "exited" | "failed" | "terminated" | "crash-loop";
+        pid?: number;
+        exitCode?: number;
+        signal?: string;
+        startedAt?: string;
+        endedAt?: string;
+        /** Resource use of the agent's process tree as last sampled (about once a second), kept after the exit */
+        usage?: {
+          rss_bytes?: number;
+          pss_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          disk_bytes?: number;
+        };
+        /** The budgets the agent runs under */
+        limits?: {
+          memory_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          disk_bytes?: number;
+        };
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        reason?: string;
+      })>);
+    });
+  };
+  /** Start an agent process in the workspace */
+  "POST /v1/agents": {
+    body: ({
+      /** What the agent is; crash loops are counted by name. No dot: it separates the memory namespaces agent.<name>.<more> */
+      name: string;
+      /** Executable, absolute or found on the agent PATH */
+      command: string;
+      args?: Array<string>;
+      /** Extra, non-secret variables; secret-looking names and values are refused */
+      env?: ({
+        [key: string]: string | undefined;
+      });
+      /** Working directory relative to the workspace */
+      cwd?: string;
+      /** How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held for a human approver; refused while none is reachable). Default: the manifest's policy.autonomy */
+      autonomy?: "autonomous" | "supervised";
+      /** Budgets below the manifest's sandbox.limits: a request may lower them, never raise them */
+      limits?: {
+        /** Memory (PSS of the process tree), a number with an optional unit k, m or g */
+        memory?: string;
+        /** CPU seconds of the process tree */
+        cpu_seconds?: number;
+        /** Processes in the tree at once */
+        processes?: number;
+        /** Disk under its working and temporary directories, a number with an optional unit k, m or g */
+        disk?: string;
+      };
+    });
+    response: ({
+      agent?: ({
+        id?: string;
+        name?: string;
+        command?: string;
+        args?: Array<string>;
+        state?: "starting" | "running" | "exited" | "failed" | "terminated" | "crash-loop";
+        pid?: number;
+        exitCode?: number;
+        signal?: string;
+        startedAt?: string;
+        endedAt?: string;
+        /** Resource use of the agent's process tree as last sampled (about once a second), kept after the exit */
+        usage?: {
+          rss_bytes?: number;
+          pss_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          disk_bytes?: number;
+        };
+        /** The budgets the agent runs under */
+        limits?: {
+          memory_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          disk_bytes?: number;
+        };
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        reason?: string;
+      });
+    });
+  };
+  /** One agent, with its recent egress refusals */
+  "GET /v1/agents/{id}": {
+    params: {
+      id: string;
+    };
+    response: ({
+      agent?: ({
+        id?: string;
+        name?: string;
+        command?: string;
+        args?: Array<string>;
+        state?: "starting" | "running" | "exited" | "failed" | "terminated" | "crash-loop";
+        pid?: number;
+        exitCode?: number;
+        signal?: string;
+        startedAt?: string;
+        endedAt?: string;
+        /** Resource use of the agent's process tree as last sampled (about once a second), kept after the exit */
+        usage?: {
+          rss_bytes?: number;
+          pss_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          disk_bytes?: number;
+        };
+        /** The budgets the agent runs under */
+        limits?: {
+          memory_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          disk_bytes?: number;
+        };
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        reason?: string;
+        /** The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it */
+        refusals?: Array<{
+          at?: string;
+          host?: string;
+          port?: number;
+          reason?: string;
+          allowWith?: string;
+        }>;
+      });
+    });
+  };
+  /** Terminate an agent: SIGTERM to its process group, SIGKILL after graceMs; answers with the final record */
+  "DELETE /v1/agents/{id}": {
+    params: {
+      id: string;
+    };
+    query?: {
+      graceMs?: number;
+    };
+    response: ({
+      agent?: ({
+        id?: string;
+        name?: string;
+        command?: string;
+        args?: Array<string>;
+        state?: "starting" | "running" | "exited" | "failed" | "terminated" | "crash-loop";
+        pid?: number;
+        exitCode?: number;
+        signal?: string;
+        startedAt?: string;
+        endedAt?: string;
+        /** Resource use of the agent's process tree as last sampled (about once a second), kept after the exit */
+        usage?: {
+          rss_bytes?: number;
+          pss_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          disk_bytes?: number;
+        };
+        /** The budgets the agent runs under */
+        limits?: {
+          memory_bytes?: number;
+          cpu_seconds?: number;
+          processes?: number;
+          disk_bytes?: number;
+        };
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        reason?: string;
+      });
+    });
+  };
+  /** Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID */
+  "GET /v1/agents/{id}/output": {
+    params: {
+      id: string;
+    };
+    query?: {
+      after?: number;
+      follow?: boolean;
+    };
+    response: {
+      chunks?: Array<{
+        seq?: number;
+        stream?: string;
+        time?: string;
+        text?: string;
+      }>;
+    };
+  };
+  /** List beads in creation order, optionally by status and epic */
+  "GET /v1/beads": {
+    query?: ({
+      status?: "open" | "claimed" | "closed";
+      parentId?: string;
+      limit?: number;
+      cursor?: string;
+    });
+    response: ({
+      items?: (Array<({
+        id?: string;
+        kind?: "epic" | "task";
+        title?: string;
+        body?: string;
+        parentId?: string;
+        dependsOn?: Array<string>;
+        status?: "open" | "claimed" | "closed";
+        claimedBy?: string;
+        claimedAt?: string;
+        closedAt?: string;
+        outcome?: "success" | "failure" | "cancelled";
+        outcomeNote?: string;
+        createdAt?: string;
+        updatedAt?: string;
+      })>);
+      nextCursor?: string;
+    });
+  };
+  /** Create a bead (an epic or a task) */
+  "POST /v1/beads": {
+    body: ({
+      /** An epic groups tasks (default task) */
+      kind?: "epic" | "task";
+      title: string;
+      body?: string;
+      /** The epic this bead belongs to */
+      parentId?: string;
+      /** Beads that must close with success first */
+      dependsOn?: Array<string>;
+    });
+    response: ({
+      bead?: ({
+        id?: string;
+        kind?: "epic" | "task";
+        title?: string;
+        body?: string;
+        parentId?: string;
+        dependsOn?: Array<string>;
+        status?: "open" | "claimed" | "closed";
+        claimedBy?: string;
+        claimedAt?: string;
+        closedAt?: string;
+        outcome?: "success" | "failure" | "cancelled";
+        outcomeNote?: string;
+        createdAt?: string;
+        updatedAt?: string;
+      });
+    });
+  };
+  /** The ready queue: open beads whose dependencies all closed with success, oldest first */
+  "GET /v1/beads/ready": {
+    query?: {
+      limit?: number;
+      cursor?: string;
+    };
+    response: ({
+      items?: (Array<({
+        id?: string;
+        kind?: "epic" | "task";
+        title?: string;
+        body?: string;
+        parentId?: string;
+        dependsOn?: Array<string>;
+        status?: "open" | "claimed" | "closed";
+        claimedBy?: string;
+        claimedAt?: string;
+        closedAt?: string;
+        outcome?: "success" | "failure" | "cancelled";
+        outcomeNote?: string;
+        createdAt?: string;
+        updatedAt?: string;
+      })>);
+      nextCursor?: string;
+    });
+  };
+  /** One bead */
+  "GET /v1/beads/{id}": {
+    params: {
+      id: string;
+    };
+    response: ({
+      bead?: ({
+        id?: string;
+        kind?: "epic" | "task";
+        title?: string;
+        body?: string;
+        parentId?: string;
+        dependsOn?: Array<string>;
+        status?: "open" | "claimed" | "closed";
+        claimedBy?: string;
+        claimedAt?: string;
+        closedAt?: string;
+        outcome?: "success" | "failure" | "cancelled";
+        outcomeNote?: string;
+        createdAt?: string;
+        updatedAt?: string;
+      });
+    });
+  };
+  /** Claim an open, ready bead: exactly one of concurrent claimants wins (409 for the others); the winner may repeat the claim */
+  "POST /v1/beads/{id}/claim": {
+    params: {
+      id: string;
+    };
+    body: {
+      claimant: string;
+    };
+    response: ({
+      bead?: ({
+        id?: string;
+        kind?: "epic" | "task";
+        title?: string;
+        body?: string;
+        parentId?: string;
+        dependsOn?: Array<string>;
+        status?: "open" | "claimed" | "closed";
+        claimedBy?: string;
+        claimedAt?: string;
+        closedAt?: string;
+        outcome?: "success" | "failure" | "cancelled";
+        outcomeNote?: string;
+        createdAt?: string;
+        updatedAt?: string;
+      });
+      claimed?: boolean;
+    });
+  };
+  /** Close a bead with an outcome (success, failure, cancelled); repeating the same close is harmless */
+  "POST /v1/beads/{id}/close": {
+    params: {
+      id: string;
+    };
+    body: ({
+      outcome: "success" | "failure" | "cancelled";
+      note?: string;
+    });
+    response: ({
+      bead?: ({
+        id?: string;
+        kind?: "epic" | "task";
+        title?: string;
+        body?: string;
+        parentId?: string;
+        dependsOn?: Array<string>;
+        status?: "open" | "claimed" | "closed";
+        claimedBy?: string;
+        claimedAt?: string;
+        closedAt?: string;
+        outcome?: "success" | "failure" | "cancelled";
+        outcomeNote?: string;
+        createdAt?: string;
+        updatedAt?: string;
+      });
+    });
+  };
+  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
+  "GET /v1/dashboard/stream": {
+    query?: {
+      /** Comma-separated topics */
+      topics?: string;
+    };
+    response: string;
+  };
+  /** Query events, oldest first, by kind and inclusive time range; page with nextCursor */
+  "GET /v1/events": {
+    query?: {
+      /** Only these kinds (repeat the parameter for several) */
+      kind?: Array<string>;
+      /** ISO-8601 time, inclusive */
+      since?: string;
+      /** ISO-8601 time, inclusive */
+      until?: string;
+      limit?: number;
+      cursor?: string;
+    };
+    response: {
+      items?: Array<{
+        id?: string;
+        seq?: number;
+        time?: string;
+        kind?: string;
+        source?: string;
+        data?: {
+          [key: string]: unknown;
+        };
+      }>;
+      nextCursor?: string;
+    };
+  };
+  /** Append one event to the event sink; 201 once it is durable */
+  "POST /v1/events": {
+    body: {
+      /** Dotted event kind, e.g. agent.note */
+      kind: string;
+      /** Who emits the event (default api) */
+      source?: string;
+      /** Free-form JSON payload */
+      data?: Record<string, unknown>;
+    };
+    response: {
+      event?: {
+        id?: string;
+        seq?: number;
+        time?: string;
+        kind?: string;
+        source?: string;
+        data?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+  };
+  /** The event log's latest signed checkpoint: a C2SP tlog-checkpoint signed note (origin, size, base64 RFC 6962 root), text/plain */
+  "GET /v1/events/checkpoint": {
+    response: string;
+  };
+  /** RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint) */
+  "GET /v1/events/proof/consistency": {
+    query: {
+      from: number;
+      to?: number;
+    };
+    response: {
+      from?: number;
+      to?: number;
+      /** base64 hashes */
+      path?: Array<string>;
+    };
+  };
+  /** RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint) */
+  "GET /v1/events/proof/inclusion": {
+    query: {
+      index: number;
+      size?: number;
+    };
+    response: {
+      index?: number;
+      size?: number;
+      /** base64 SHA-256(0x00 || the stored line) */
+      leafHash?: string;
+      /** base64 hashes, deepest sibling first */
+      path?: Array<string>;
+    };
+  };
+  /** Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since */
+  "GET /v1/events/stream": {
+    query?: {
+      /** Only these kinds (repeat the parameter for several) */
+      kind?: Array<string>;
+      /** ISO-8601 time, inclusive */
+      since?: string;
+    };
+    response: string;
+  };
+  /** List memories of a namespace in insertion order (without vectors) */
+  "GET /v1/memory/{namespace}": {
+    params: {
+      /** Isolates callers: letters, digits, ".", "_", "-" */
+      namespace: string;
+    };
+    query?: {
+      limit?: number;
+      cursor?: string;
+    };
+    response: {
+      items?: Array<{
+        id?: string;
+        namespace?: string;
+        text?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+        createdAt?: string;
+      }>;
+      nextCursor?: string;
+    };
+  };
+  /** Store a memory (an existing id is replaced); without a vector the built-in text embedder computes one */
+  "POST /v1/memory/{namespace}": {
+    params: {
+      /** Isolates callers: letters, digits, ".", "_", "-" */
+      namespace: string;
+    };
+    body: {
+      id?: string;
+      text: string;
+      /** Any JSON object, at most 16384 bytes */
+      metadata?: Record<string, unknown>;
+      /** integrations.memory.dimension numbers */
+      vector?: Array<number>;
+    };
+    response: {
+      id?: string;
+    };
+  };
+  /** Nearest memories to a text or a vector, best first (score = cosine similarity) */
+  "POST /v1/memory/{namespace}/search": {
+    params: {
+      /** Isolates callers: letters, digits, ".", "_", "-" */
+      namespace: string;
+    };
+    body: {
+      text?: string;
+      /** integrations.memory.dimension numbers */
+      vector?: Array<number>;
+      k: number;
+    };
+    response: {
+      hits?: Array<{
+        id?: string;
+        score?: number;
+        text?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+      }>;
+    };
+  };
+  /** One memory with its vector */
+  "GET /v1/memory/{namespace}/{id}": {
+    params: {
+      /** Isolates callers: letters, digits, ".", "_", "-" */
+      namespace: string;
+      id: string;
+    };
+    response: {
+      memory?: {
+        id?: string;
+        namespace?: string;
+        text?: string;
+        metadata?: {
+          [key: string]: unknown;
+        };
+        createdAt?: string;
+        vector?: Array<number>;
+      };
+    };
+  };
+  /** Delete a memory; deleted is false when there was none */
+  "DELETE /v1/memory/{namespace}/{id}": {
+    params: {
+      /** Isolates callers: letters, digits, ".", "_", "-" */
+      namespace: string;
+      id: string;
+    };
+    response: {
+      deleted?: boolean;
+    };
+  };
+  /** Identity of the box: API version, Nostr identity (npub, hex public key, did:nostr), image hash, manifest sha256, federation mode, adapters and their contract versions, metrics endpoint */
+  "GET /v1/meta": {
+    response: ({
+      name?: string;
+      version?: string;
+      imageHash?: string;
+      manifestSha256?: string;
+      identity?: {
+        npub?: string;
+        pubkey?: string;
+        did?: string;
+      };
+      /** mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError */
+      federation?: ({
+        mode?: "standalone" | "client" | "host";
+        [key: string]: unknown;
+      });
+      adapters?: ({
+        [key: string]: {
+          impl?: string;
+          adapter?: string;
+          contractVersion?: string;
+          state?: string;
+        } | undefined;
+      });
+      metrics?: {
+        url?: string;
+      };
+      /** the agents' listener: the API's base URL agents are given (AGENTBOX_API_URL), on 127.0.0.1; it serves agent-token routes only */
+      agentApiUrl?: string;
+      /** agent confinement: confined (Landlock, seccomp and rlimits enforced), unconfined (sandbox.enabled = false), unavailable (enabled but this host cannot enforce it: spawns are refused) or unknown (no local orchestrator probed it) */
+      sandbox?: ({
+        enabled?: boolean;
+        mode?: "confined" | "unconfined" | "unavailable" | "unknown";
+        landlockAbi?: number;
+        requiredAbi?: number;
+        missing?: string;
+        /** sandbox.namespaces and, once probed, whether each agent runs in bubblewrap here (own user, PID, network namespaces), why not, and how /proc is given (fresh, or the outer one read-only where a fresh one cannot be mounted), and whether bwrap's --disable-userns is used */
+        namespaces?: ({
+          setting?: "auto" | "required" | "off";
+          active?: boolean;
+          reason?: string;
+          proc?: "fresh" | "ro-bind";
+          disableUserns?: boolean;
+          checkedAt?: string;
+        });
+      });
+      /** the event log's origin and the signed-note verifier key its checkpoints verify with (absent when the events slot keeps no Merkle tree) */
+      eventLog?: {
+        origin?: string;
+        verifierKey?: string;
+      };
+    });
+  };
+  /** A resource (its bytes, Content-Type, ETag, Last-Modified; 304 on a matching If-None-Match) or, for a path ending in /, a page of the container members */
+  "GET /v1/pods/{*}": {
+    params: {
+      /** The pod path after /v1/pods/; a trailing / names a container */
+      "*": string;
+    };
+    query?: {
+      limit?: number;
+      cursor?: string;
+    };
+    headers?: {
+      /** Write or delete only if the current ETag is one of these (or * for any existing) */
+      "if-match"?: string;
+      /** PUT: * creates only if absent. GET: answer 304 when the ETag matches */
+      "if-none-match"?: string;
+    };
+    response: unknown;
+  };
+  /** Create or replace a resource with the request body and its Content-Type (201 created, 200 replaced); an empty PUT to a path ending in / creates a container */
+  "PUT /v1/pods/{*}": {
+    params: {
+      /** The pod path after /v1/pods/; a trailing / names a container */
+      "*": string;
+    };
+    headers?: {
+      /** Write or delete only if the current ETag is one of these (or * for any existing) */
+      "if-match"?: string;
+      /** PUT: * creates only if absent. GET: answer 304 when the ETag matches */
+      "if-none-match"?: string;
+    };
+    response: {
+      path?: string;
+      etag?: string;
+      created?: boolean;
+    };
+  };
+  /** Delete a resource, or an empty container; If-Match makes it conditional */
+  "DELETE /v1/pods/{*}": {
+    params: {
+      /** The pod path after /v1/pods/; a trailing / names a container */
+      "*": string;
+    };
+    headers?: {
+      /** Write or delete only if the current ETag is one of these (or * for any existing) */
+      "if-match"?: string;
+      /** PUT: * creates only if absent. GET: answer 304 when the ETag matches */
+      "if-none-match"?: string;
+    };
+    response: undefined;
+  };
+  /** The allowlist the egress proxy enforces now, and whether it is the manifest's or a runtime change */
+  "GET /v1/sandbox/egress": {
+    response: ({
+      port?: number;
+      source?: "manifest" | "runtime";
+      allow_domains?: Array<string>;
+      allow_ports?: Array<number>;
+    });
+  };
+  /** Replace the allowlist: effective for the next request, kept until the API restarts (the manifest is the list at boot) */
+  "PUT /v1/sandbox/egress": {
+    body: {
+      /** Domains agents may reach: exact names (example.com) or *.suffix (*.example.com matches any subdomain, not example.com itself). Changeable at run time through the API. Loopback, link-local, private and metadata addresses are refused unless listed here. */
+      allow_domains: Array<string>;
+      /** Destination ports agents may reach on allowed domains. */
+      allow_ports: Array<number>;
+    };
+    response: ({
+      port?: number;
+      source?: "manifest" | "runtime";
+      allow_domains?: Array<string>;
+      allow_ports?: Array<number>;
+    });
+  };
+}
+
+/** A route, as "METHOD /path/{param}". */
+export type RouteKey = keyof Routes;
+
+/** Every route, in the order of the document. */
+export const ROUTE_KEYS: readonly RouteKey[] = [
+  "GET /health",
+  "GET /livez",
+  "GET /ready",
+  "GET /v1/agents",
+  "POST /v1/agents",
+  "GET /v1/agents/{id}",
+  "DELETE /v1/agents/{id}",
+  "GET /v1/agents/{id}/output",
+  "GET /v1/beads",
+  "POST /v1/beads",
+  "GET /v1/beads/ready",
+  "GET /v1/beads/{id}",
+  "POST /v1/beads/{id}/claim",
+  "POST /v1/beads/{id}/close",
+  "GET /v1/dashboard/stream",
+  "GET /v1/events",
+  "POST /v1/events",
+  "GET /v1/events/checkpoint",
+  "GET /v1/events/proof/consistency",
+  "GET /v1/events/proof/inclusion",
+  "GET /v1/events/stream",
+  "GET /v1/memory/{namespace}",
+  "POST /v1/memory/{namespace}",
+  "POST /v1/memory/{namespace}/search",
+  "GET /v1/memory/{namespace}/{id}",
+  "DELETE /v1/memory/{namespace}/{id}",
+  "GET /v1/meta",
+  "GET /v1/pods/{*}",
+  "PUT /v1/pods/{*}",
+  "DELETE /v1/pods/{*}",
+  "GET /v1/sandbox/egress",
+  "PUT /v1/sandbox/egress",
+];

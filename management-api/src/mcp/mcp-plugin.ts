@@ -1,0 +1,69 @@
+// POST /mcp: the box's MCP server over streamable HTTP (stateless), for the bearer key or an agent token, as a fastify plugin.
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import type {} from '@fastify/swagger';
+import '../auth/agent-access.js';
+import { Agentbox } from '../client/agentbox.js';
+import { ApiError } from '../errors.js';
+import { listenerUrl } from '../grammar/url.js';
+import { createMcpServer } from './mcp-server.js';
+
+/** Where the API itself is reached from inside the process: its own listener, on loopback for a wildcard bind. */
+function ownUrl(app: FastifyInstance): string {
+  const address = app.server.address() as AddressInfo | null;
+  if (!address || typeof address !== 'object') throw new ApiError('ABX_ERR_SHUTTING_DOWN', 'the API is not listening');
+  return listenerUrl(address.address, address.port);
+}
+
+/**
+ * The caller's own bearer credential (the API key or an agent token), passed on unchanged to every
+ * call the tools make, so the API applies the caller's scope. A NIP-98 signature covers one URL
+ * and is accepted once, and a dashboard session is the browser's: neither can be passed on.
+ */
+function bearerOf(request: FastifyRequest): string {
+  const m = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  if (!m)
+    throw new ApiError(
+      'ABX_ERR_AUTH_INVALID',
+      '/mcp takes the box API key or an agent token as "Authorization: Bearer <token>": a NIP-98 signature or a dashboard session covers one request and cannot be passed on to the calls the tools make',
+    );
+  return m[1]!;
+}
+
+/** Registers /mcp; the request gate (registered before) authenticates it like any route. */
+export const mcpPlugin = fp(
+  async (app) => {
+    // Hidden from the OpenAPI document: JSON-RPC, not a REST route for the typed client (docs/user/api.md describes it).
+    // Hidden from the OpenAPI document: JSON-RPC rather than a REST route of the typed client (docs/user/api.md describes it).
+    app.post('/mcp', { config: { agent: 'allow' }, schema: { hide: true } }, async (request, reply) => {
+      const box = new Agentbox({ url: ownUrl(app), auth: { apiKey: bearerOf(request) }, retries: 0 });
+      const server = createMcpServer(box);
+      // Stateless: one server and transport per request, JSON answers, nothing kept between calls.
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      reply.hijack();
+      reply.raw.on('close', () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    });
+    // No server-initiated stream and no session to end in stateless mode: the spec's answer is 405.
+    const notAllowed = { config: { agent: 'allow' as const }, schema: { hide: true } };
+    for (const method of ['GET', 'DELETE'] as const) {
+      app.route({
+        method,
+        url: '/mcp',
+        ...notAllowed,
+        handler: async (_request, reply) =>
+          reply
+            .code(405)
+            .header('allow', 'POST')
+            .send({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: /mcp is stateless, POST only' }, id: null }),
+      });
+    }
+  },
+  { name: 'agentbox-mcp', dependencies: ['agentbox-request-gate', 'agentbox-routes'] },
+);

@@ -1,0 +1,136 @@
+// The MCP tools: what an assistant needs to drive agents in a box, each one call (or a bounded follow) of the typed client.
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { Agentbox, OutputChunk } from '../client/agentbox.js';
+import { AgentboxError } from '../client/errors.js';
+import { ROUTE_KEYS } from '../client/generated/api-types.js';
+import { toolResult } from './tool-result.js';
+
+/** The longest an output follow may wait, so a tool call always ends. */
+export const MAX_FOLLOW_MS = 60_000;
+
+const agentId = z.string().min(1).max(64).describe('The agent id (from start_agent or list_agents)');
+
+/** Register every tool on `server`, calling the box through `box` (which carries the caller's own credential). */
+export function registerTools(server: McpServer, box: Agentbox): void {
+  server.registerTool(
+    'start_agent',
+    {
+      description: 'Start an agent process in the box workspace (refused by the box policy or the caller scope with the reason).',
+      inputSchema: {
+        name: z.string().describe('What the agent is (letters, digits, - and _; no dot)'),
+        command: z.string().min(1).describe('Executable, absolute or on the agent PATH'),
+        args: z.array(z.string()).optional(),
+        cwd: z.string().optional().describe('Working directory relative to the workspace'),
+        env: z.record(z.string()).optional().describe('Extra non-secret variables'),
+      },
+    },
+    (input) => toolResult(() => box.agents.spawn(input)),
+  );
+  server.registerTool('list_agents', { description: 'Every agent the box knows, oldest first, with state, exit code and resource use.', inputSchema: {} }, () =>
+    toolResult(() => box.agents.list()),
+  );
+  server.registerTool('get_agent', { description: "One agent's record, with its recent egress refusals.", inputSchema: { id: agentId } }, ({ id }) =>
+    toolResult(() => box.agents.get(id)),
+  );
+  server.registerTool(
+    'read_output',
+    {
+      description: `Read an agent's captured output after chunk "after"; with follow_ms, also wait for new output until the agent ends or follow_ms pass (at most ${MAX_FOLLOW_MS} ms).`,
+      inputSchema: { id: agentId, after: z.number().int().min(0).optional(), follow_ms: z.number().int().min(0).max(MAX_FOLLOW_MS).optional() },
+    },
+    ({ id, after, follow_ms }) =>
+      toolResult(() => (follow_ms ? follow(box, id, after ?? 0, follow_ms) : box.agents.output(id, { after: after ?? 0 }).then(render))),
+  );
+  server.registerTool(
+    'send_input',
+    { description: "Type text into a running tty agent's terminal (end a line with \\r).", inputSchema: { id: agentId, data: z.string().min(1) } },
+    ({ id, data }) =>
+      toolResult(async () => {
+        try {
+          await box.request('POST', '/v1/agents/{id}/input', { params: { id }, body: { data } });
+        } catch (err) {
+          // The input route came with terminals: an API whose routes predate them answers "no such route".
+          if (err instanceof AgentboxError && err.code === 'ABX_ERR_NOT_FOUND' && !(ROUTE_KEYS as readonly string[]).includes('POST /v1/agents/{id}/input')) {
+            throw new AgentboxError(err.code, err.status, `this box's API has no input route (POST /v1/agents/{id}/input), or no agent ${id}: ${err.message}`);
+          }
+          throw err;
+        }
+        return `sent ${data.length} characters to ${id}`;
+      }),
+  );
+  server.registerTool(
+    'terminate_agent',
+    {
+      description: 'End an agent: SIGTERM, then SIGKILL after grace_ms; answers the final record.',
+      inputSchema: { id: agentId, grace_ms: z.number().int().min(0).max(600_000).optional() },
+    },
+    ({ id, grace_ms }) => toolResult(() => box.agents.terminate(id, grace_ms === undefined ? {} : { graceMs: grace_ms })),
+  );
+  server.registerTool(
+    'search_memory',
+    {
+      description: 'Search a memory namespace by text (nearest first).',
+      inputSchema: {
+        namespace: z.string().min(1),
+        text: z.string().min(1),
+        k: z.number().int().min(1).max(100).optional().describe('How many hits (default 10)'),
+      },
+    },
+    ({ namespace, text, k }) => toolResult(() => box.memory.search(namespace, { text, k: k ?? 10 })),
+  );
+  server.registerTool(
+    'create_bead',
+    {
+      description: 'Create a bead (a task receipt).',
+      inputSchema: {
+        title: z.string().min(1),
+        body: z.string().optional(),
+        kind: z.enum(['epic', 'task']).optional(),
+        parentId: z.string().optional(),
+        dependsOn: z.array(z.string()).optional(),
+      },
+    },
+    (input) => toolResult(() => box.beads.create(input)),
+  );
+  server.registerTool(
+    'list_beads',
+    { description: 'Beads that are open and ready to claim.', inputSchema: { limit: z.number().int().min(1).max(500).optional() } },
+    ({ limit }) => toolResult(() => box.beads.ready(limit ? { limit } : {})),
+  );
+  server.registerTool(
+    'claim_bead',
+    { description: 'Claim an open, ready bead (exactly one claimant wins).', inputSchema: { id: z.string().min(1), claimant: z.string().min(1) } },
+    ({ id, claimant }) => toolResult(() => box.beads.claim(id, claimant)),
+  );
+  server.registerTool(
+    'close_bead',
+    {
+      description: 'Close a bead with its outcome.',
+      inputSchema: { id: z.string().min(1), outcome: z.enum(['success', 'failure', 'cancelled']), note: z.string().optional() },
+    },
+    ({ id, outcome, note }) => toolResult(() => box.beads.close(id, { outcome, ...(note ? { note } : {}) })),
+  );
+}
+
+/** Chunks as one text, with the seq to pass as `after` next time. */
+function render(chunks: OutputChunk[]): { text: string; next_after: number; chunks: number } {
+  return { text: chunks.map((c) => c.text ?? '').join(''), next_after: chunks.at(-1)?.seq ?? 0, chunks: chunks.length };
+}
+
+/** Follow until the agent ends or `ms` pass: what came, and the record when it ended. */
+async function follow(box: Agentbox, id: string, after: number, ms: number): Promise<unknown> {
+  const chunks: OutputChunk[] = [];
+  const signal = AbortSignal.timeout(ms);
+  let ended: unknown;
+  try {
+    for await (const e of box.agents.follow(id, { after }, { signal })) {
+      if (e.type === 'output') chunks.push(e.chunk);
+      else ended = e.agent;
+    }
+  } catch (err) {
+    // The deadline is the normal end of a follow of a running agent.
+    if (!(err instanceof AgentboxError && err.code === 'ABX_CLIENT_ABORTED' && signal.aborted)) throw err;
+  }
+  return { ...render(chunks), next_after: chunks.at(-1)?.seq ?? after, ...(ended ? { ended } : { running: true }) };
+}

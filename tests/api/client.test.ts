@@ -1,0 +1,179 @@
+// The TypeScript client (agentbox/client) against a real box: every route through a named method, typed errors,
+// bearer, agent-token and NIP-98 auth, output and event streams, and retries only where they are safe.
+import t from 'tap';
+import { readFile } from 'node:fs/promises';
+import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { Agentbox, AgentboxError, ROUTE_KEYS, type OutputEvent } from 'agentbox/client';
+import { freePort } from './support/tcp-backend.js';
+import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+
+const operator = generateSecretKey();
+const toml = `[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[mesh]\noperator_pubkeys = ["${getPublicKey(operator)}"]\n`;
+
+let box: TestServer;
+t.before(async () => {
+  box = await startTestServer({ toml });
+});
+t.teardown(() => box?.close());
+
+/** Real fetch, with every request it sends noted as "METHOD /path/{template}". */
+function recorded(seen: Set<string>, attempts: string[] = []): typeof fetch {
+  return async (input, init) => {
+    const url = new URL(String(input));
+    attempts.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+    const key = ROUTE_KEYS.find((k) => {
+      const [method, template] = k.split(' ') as [string, string];
+      const pattern = new RegExp(`^${template.replace(/\{\*\}/g, '.+').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+      return method === (init?.method ?? 'GET') && pattern.test(url.pathname);
+    });
+    if (key) seen.add(key);
+    return fetch(input, init);
+  };
+}
+
+/** Await `p` and hand back the AgentboxError it rejects with. */
+async function refusal(p: Promise<unknown>): Promise<AgentboxError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof AgentboxError) return err;
+    throw err;
+  }
+  throw new Error('expected a refusal');
+}
+
+const seen = new Set<string>();
+
+t.test('every route through a named method, with the bearer key', async (t) => {
+  const c = new Agentbox({ url: box.server.apiUrl, auth: { apiKey: box.key }, fetch: recorded(seen) });
+  t.match(await c.livez(), { live: true });
+  t.match(await c.ready(), { ready: Boolean });
+  t.match(await c.health(), { status: String });
+  t.match(await c.meta(), { version: String });
+
+  const agent = await c.agents.spawn({ name: 'talker', command: '/bin/sh', args: ['-c', 'echo one; sleep 0.2; echo two'] });
+  t.match(agent, { id: String, name: 'talker' });
+  const events: OutputEvent[] = [];
+  for await (const e of c.agents.follow(agent.id)) events.push(e);
+  t.same(
+    events
+      .filter((e) => e.type === 'output')
+      .map((e) => (e.type === 'output' ? e.chunk.text : ''))
+      .join(''),
+    'one\ntwo\n',
+    'follow yields the output as it comes',
+  );
+  t.match(events.at(-1), { type: 'end', agent: { id: agent.id, state: 'exited', exitCode: 0 } }, 'then the record');
+  t.same((await c.agents.output(agent.id)).map((x) => x.text).join(''), 'one\ntwo\n', 'output reads it after the fact');
+  t.ok(
+    (await c.agents.list()).some((a) => a.id === agent.id),
+    'list',
+  );
+  t.equal((await c.agents.get(agent.id)).id, agent.id, 'get');
+  const sleeper = await c.agents.spawn({ name: 'sleeper', command: '/bin/sleep', args: ['600'] });
+  t.match(await c.agents.terminate(sleeper.id, { graceMs: 100 }), { id: sleeper.id }, 'terminate');
+
+  const { bead } = await c.beads.create({ title: 'typed' });
+  t.match(await c.beads.claim(bead!.id!, 'me'), { claimed: true });
+  t.ok((await c.beads.list()).items?.some((b) => b.id === bead!.id));
+  t.same((await c.beads.ready()).items, [], 'nothing ready once claimed');
+  t.match(await c.beads.get(bead!.id!), { bead: { status: 'claimed' } });
+  t.match(await c.beads.close(bead!.id!, { outcome: 'success' }), { bead: { status: 'closed' } });
+
+  const appended = await c.events.append({ kind: 'client.test', data: { n: 1 } });
+  t.match(appended, { event: { kind: 'client.test' } });
+  t.ok((await c.events.query({ kind: ['client.test'] })).items?.length, 'query by kind');
+  const live = new AbortController();
+  for await (const e of c.events.stream({ kind: ['client.test'], since: '2000-01-01T00:00:00Z' }, { signal: live.signal })) {
+    t.match(e, { kind: 'client.test' }, 'the live stream replays from since');
+    live.abort();
+    break;
+  }
+  // The log's checkpoint and proofs: answered or refused, each is typed.
+  for (const p of [() => c.events.checkpoint(), () => c.events.inclusionProof({ index: 0, size: 1 }), () => c.events.consistencyProof({ from: 1, to: 1 })])
+    await p().catch((err) => t.type(err, AgentboxError));
+
+  // Slots that are off, the egress proxy absent: typed refusals, routes reached all the same.
+  for (const p of [
+    () => c.memory.put('notes', { text: 'x' }),
+    () => c.memory.list('notes'),
+    () => c.memory.search('notes', { text: 'x', k: 1 }),
+    () => c.memory.get('notes', 'm1'),
+    () => c.memory.delete('notes', 'm1'),
+    () => c.pods.get('a/b.txt'),
+    () => c.pods.put('a/b.txt', 'hello', 'text/plain'),
+    () => c.pods.delete('a/b.txt'),
+  ]) {
+    t.match(await refusal(p()), { code: 'ABX_ERR_ADAPTER_OFF', status: 503 }, 'an off slot is ABX_ERR_ADAPTER_OFF');
+  }
+  t.match(await refusal(c.egress.get()), { code: 'ABX_ERR_EGRESS_UNAVAILABLE', status: 503 });
+  t.match(await refusal(c.egress.put({ allow_domains: ['example.org'], allow_ports: [443] })), { status: 503 });
+  const dashboard = new AbortController();
+  await (async () => {
+    for await (const m of c.stream('GET /v1/dashboard/stream', { query: { topics: 'agents' } }, { signal: dashboard.signal })) {
+      t.match(m, { data: String }, 'the generic stream reads any SSE route');
+      dashboard.abort();
+      break;
+    }
+  })().catch((err) => t.type(err, AgentboxError));
+
+  t.same(
+    ROUTE_KEYS.filter((k) => !seen.has(k)),
+    [],
+    'every route of the generated types was called (a new route needs a method on Agentbox and a call here)',
+  );
+});
+
+t.test('errors carry the API code, status, message and request id', async (t) => {
+  const c = new Agentbox({ url: box.server.apiUrl, auth: { apiKey: box.key } });
+  const missing = await refusal(c.agents.get('no-such-agent'));
+  t.match(missing, { name: 'AgentboxError', code: 'ABX_ERR_NOT_FOUND', status: 404, message: /no-such-agent/, requestId: String });
+  t.match(await refusal(c.beads.create({ title: '' })), { code: 'ABX_ERR_VALIDATION', status: 400 });
+  t.match(await refusal(new Agentbox({ url: box.server.apiUrl }).meta()), { code: 'ABX_ERR_AUTH_REQUIRED', status: 401 });
+  t.match(await refusal(new Agentbox({ url: box.server.apiUrl, auth: { apiKey: 'wrong' } }).meta()), { code: 'ABX_ERR_AUTH_INVALID' });
+  t.throws(() => new Agentbox({ url: 'not a url' }), { code: 'ABX_CLIENT_INPUT', message: /not an absolute URL/ });
+  t.match(await refusal(c.agents.get('')), { code: 'ABX_CLIENT_INPUT', message: /path parameter id is missing/ });
+});
+
+t.test("an agent token sees only its agent's scope", async (t) => {
+  const c = new Agentbox({ url: box.server.apiUrl, auth: { apiKey: box.key } });
+  const agent = await c.agents.spawn({ name: 'scoped', command: '/bin/sleep', args: ['600'] });
+  const token = await waitFor('its token', async () => /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(await readFile(`/proc/${agent.pid}/environ`, 'utf8'))?.[1]);
+  const mine = new Agentbox({ url: box.server.apiUrl, auth: { agentToken: token } });
+  t.equal((await mine.agents.get(agent.id)).id, agent.id, 'its own record');
+  t.match(await refusal(mine.agents.list()), { code: 'ABX_ERR_AGENT_SCOPE', status: 403 }, 'not the list');
+  await c.agents.terminate(agent.id, { graceMs: 100 });
+});
+
+t.test('NIP-98: a signer of an operator key, each attempt signed anew', async (t) => {
+  const signed: string[] = [];
+  const c = new Agentbox({
+    url: box.server.apiUrl,
+    auth: {
+      nip98: (template) => {
+        signed.push(template.tags.map((x) => x.join('=')).join(' '));
+        return finalizeEvent(template, operator);
+      },
+    },
+  });
+  t.match(await c.meta(), { version: String }, 'a GET');
+  t.match(await c.events.append({ kind: 'client.nip98', data: {} }), { event: { kind: 'client.nip98' } }, 'a POST with its payload hash');
+  t.match(signed[1], /^u=http:\/\/127\.0\.0\.1:\d+\/v1\/events method=POST payload=[0-9a-f]{64}$/);
+  const stranger = new Agentbox({ url: box.server.apiUrl, auth: { nip98: (template) => finalizeEvent(template, generateSecretKey()) } });
+  t.match(await refusal(stranger.meta()), { code: 'ABX_ERR_AUTH_INVALID', status: 401 }, 'an unlisted key is refused');
+});
+
+t.test('retries: GETs on connection errors, never a POST', async (t) => {
+  const closed = `http://127.0.0.1:${await freePort()}`;
+  const attempts: string[] = [];
+  const c = new Agentbox({ url: closed, auth: { apiKey: 'k' }, fetch: recorded(new Set(), attempts), retries: 2 });
+  t.match(await refusal(c.meta()), { code: 'ABX_CLIENT_UNREACHABLE', status: 0, message: /cannot reach/ });
+  t.equal(attempts.length, 3, 'a GET is tried three times');
+  attempts.length = 0;
+  t.match(await refusal(c.beads.create({ title: 'x' })), { code: 'ABX_CLIENT_UNREACHABLE' });
+  t.equal(attempts.length, 1, 'a POST once');
+  attempts.length = 0;
+  const off = new Agentbox({ url: box.server.apiUrl, auth: { apiKey: box.key }, fetch: recorded(new Set(), attempts) });
+  t.match(await refusal(off.memory.list('notes')), { code: 'ABX_ERR_ADAPTER_OFF' });
+  t.equal(attempts.length, 1, 'a 503 without Retry-After is not retried');
+});
