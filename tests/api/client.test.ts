@@ -71,6 +71,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   );
   t.equal((await c.agents.get(agent.id)).id, agent.id, 'get');
   const sleeper = await c.agents.spawn({ name: 'sleeper', command: '/bin/sleep', args: ['600'] });
+  t.match(await refusal(c.agents.input(sleeper.id, 'x')), { code: 'ABX_ERR_NO_TERMINAL', status: 409 }, 'input: a piped agent has no terminal');
   t.match(await c.agents.terminate(sleeper.id, { graceMs: 100 }), { id: sleeper.id }, 'terminate');
 
   const { bead } = await c.beads.create({ title: 'typed' });
@@ -92,6 +93,17 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   // The log's checkpoint and proofs: answered or refused, each is typed.
   for (const p of [() => c.events.checkpoint(), () => c.events.inclusionProof({ index: 0, size: 1 }), () => c.events.consistencyProof({ from: 1, to: 1 })])
     await p().catch((err) => t.type(err, AgentboxError));
+
+  // Approvals: none pending on a box without a policy; deciding an unknown request is a typed refusal.
+  t.match(await c.approvals.list(), { approvals: [] }, 'approvals list');
+  t.match(await refusal(c.approvals.get('apr_000000000000000000')), { code: 'ABX_ERR_APPROVAL_NOT_FOUND', status: 404 });
+  t.match(await refusal(c.approvals.decide('apr_000000000000000000', { decision: 'deny' })), { code: 'ABX_ERR_APPROVAL_NOT_FOUND', status: 404 });
+  const queue = new AbortController();
+  for await (const m of c.approvals.stream({ signal: queue.signal })) {
+    t.equal(m.event, 'snapshot', 'the approvals stream opens with a snapshot');
+    queue.abort();
+    break;
+  }
 
   // Slots that are off, the egress proxy absent: typed refusals, routes reached all the same.
   for (const p of [

@@ -97,6 +97,19 @@ export class Agentbox {
     /** SIGTERM, then SIGKILL after `graceMs` (the API's default when absent); the final record. */
     terminate: async (id: string, query: Query<'DELETE /v1/agents/{id}'> = {}, options?: CallOptions): Promise<Agent> =>
       need((await callRoute(this.#t, 'DELETE /v1/agents/{id}', { params: { id }, query }, options)).agent, 'DELETE /v1/agents/{id}'),
+    /** Type `data` into a tty agent's terminal (the terminal itself is a WebSocket: GET /v1/agents/{id}/terminal). */
+    input: (id: string, data: string, options?: CallOptions) => callRoute(this.#t, 'POST /v1/agents/{id}/input', { params: { id }, body: { data } }, options),
+  };
+
+  /** Requests a supervised agent's `ask` holds, and the operator's decisions on them. */
+  readonly approvals = {
+    list: (options?: CallOptions) => callRoute(this.#t, 'GET /v1/approvals', undefined, options),
+    get: (id: string, options?: CallOptions) => callRoute(this.#t, 'GET /v1/approvals/{id}', { params: { id } }, options),
+    /** Approve or deny; `signed` carries an operator's signed statement (a Nostr event of kind 4751), else the decision is recorded unsigned. */
+    decide: (id: string, body: Body<'POST /v1/approvals/{id}'>, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/approvals/{id}', { params: { id }, body }, options),
+    /** The queue live: a snapshot, then each request and decision as it happens, until aborted. */
+    stream: (options?: CallOptions): AsyncGenerator<SseMessage> => streamRoute(this.#t, 'GET /v1/approvals/stream', undefined, options),
   };
 
   /** Task receipts. */

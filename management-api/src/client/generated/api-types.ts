@@ -14,6 +14,7 @@ export type ErrorCode =
   | "ABX_ERR_UNSUPPORTED_MEDIA_TYPE"
   | "ABX_ERR_NOT_FOUND"
   | "ABX_ERR_CONFLICT"
+  | "ABX_ERR_NO_TERMINAL"
   | "ABX_ERR_PRECONDITION_FAILED"
   | "ABX_ERR_RATE_LIMITED"
   | "ABX_ERR_ADAPTER_OFF"
@@ -31,6 +32,10 @@ export type ErrorCode =
   | "ABX_ERR_EGRESS_UNAVAILABLE"
   | "ABX_ERR_AUDIT_UNAVAILABLE"
   | "ABX_ERR_POLICY_DENIED"
+  | "ABX_ERR_APPROVAL_NOT_FOUND"
+  | "ABX_ERR_APPROVAL_DECIDED"
+  | "ABX_ERR_APPROVAL_CHANGED"
+  | "ABX_ERR_APPROVAL_SIGNATURE"
   | "ABX_ERR_SHUTTING_DOWN"
   | "ABX_ERR_INTERNAL";
 
@@ -68,7 +73,7 @@ export interface Routes {
       programs?: {
         [key: string]: unknown;
       };
-      /** mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError */
+      /** mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError, witness {verifierKey (the key cosignatures of members' checkpoints verify with), flagged}. A client also shows witness {hostKey, size, root, lastOutcome, lastMessage, lastCosignedAt, flagged} */
       federation?: ({
         mode?: "standalone" | "client" | "host";
         [key: string]: unknown;
@@ -144,6 +149,8 @@ export interface Routes {
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
         reason?: string;
+        /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
+        tty?: boolean;
       })>);
     });
   };
@@ -161,7 +168,7 @@ export interface Routes {
       });
       /** Working directory relative to the workspace */
       cwd?: string;
-      /** How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held for a human approver; refused while none is reachable). Default: the manifest's policy.autonomy */
+      /** How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held as an approval request, GET /v1/approvals: this request stays open until an operator decides or policy.approval_timeout_sec denies it). Default: the manifest's policy.autonomy */
       autonomy?: "autonomous" | "supervised";
       /** Budgets below the manifest's sandbox.limits: a request may lower them, never raise them */
       limits?: {
@@ -174,6 +181,12 @@ export interface Routes {
         /** Disk under its working and temporary directories, a number with an optional unit k, m or g */
         disk?: string;
       };
+      /** Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout) */
+      tty?: boolean;
+      /** Columns of the terminal (with tty; default 120) */
+      cols?: number;
+      /** Rows of the terminal (with tty; default 40) */
+      rows?: number;
     });
     response: ({
       agent?: ({
@@ -205,6 +218,8 @@ export interface Routes {
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
         reason?: string;
+        /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
+        tty?: boolean;
       });
     });
   };
@@ -243,6 +258,8 @@ export interface Routes {
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
         reason?: string;
+        /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
+        tty?: boolean;
         /** The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it */
         refusals?: Array<{
           at?: string;
@@ -292,8 +309,20 @@ export interface Routes {
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
         reason?: string;
+        /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
+        tty?: boolean;
       });
     });
+  };
+  /** Type text into a running tty agent's terminal (as keystrokes: end a line with \r) */
+  "POST /v1/agents/{id}/input": {
+    params: {
+      id: string;
+    };
+    body: {
+      data: string;
+    };
+    response: undefined;
   };
   /** Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID */
   "GET /v1/agents/{id}/output": {
@@ -312,6 +341,157 @@ export interface Routes {
         text?: string;
       }>;
     };
+  };
+  /** Pending approval requests, oldest first */
+  "GET /v1/approvals": {
+    response: ({
+      approvals?: (Array<({
+        id?: string;
+        /** sha256: of the canonical JSON of {action, agent, arguments, policy} */
+        digest?: string;
+        action?: "spawn" | "egress" | "provider" | "egress-change";
+        /** The agent's name (null: an operator's action) */
+        agent?: string | null;
+        agentId?: string | null;
+        arguments?: {
+          [key: string]: unknown;
+        };
+        rule?: {
+          index?: number;
+          id?: string;
+        } | null;
+        reason?: string;
+        policy?: string;
+        created?: string;
+        expires?: string;
+        state?: "pending" | "approved" | "denied" | "timeout";
+        decision?: {
+          outcome?: string;
+          reason?: string;
+          scope?: string;
+          at?: string;
+          by?: {
+            actor?: {
+              [key: string]: unknown;
+            };
+            signed?: boolean;
+            pubkey?: string;
+            signature?: {
+              id?: string;
+              sig?: string;
+            };
+          };
+        };
+      })>);
+    });
+  };
+  /** Approval requests as Server-Sent Events: a `snapshot` of the pending ones, then one `requested` or `decided` record per change */
+  "GET /v1/approvals/stream": {
+    response: string;
+  };
+  /** One approval request, pending or recently decided */
+  "GET /v1/approvals/{id}": {
+    params: {
+      id: string;
+    };
+    response: ({
+      approval?: ({
+        id?: string;
+        /** sha256: of the canonical JSON of {action, agent, arguments, policy} */
+        digest?: string;
+        action?: "spawn" | "egress" | "provider" | "egress-change";
+        /** The agent's name (null: an operator's action) */
+        agent?: string | null;
+        agentId?: string | null;
+        arguments?: {
+          [key: string]: unknown;
+        };
+        rule?: {
+          index?: number;
+          id?: string;
+        } | null;
+        reason?: string;
+        policy?: string;
+        created?: string;
+        expires?: string;
+        state?: "pending" | "approved" | "denied" | "timeout";
+        decision?: {
+          outcome?: string;
+          reason?: string;
+          scope?: string;
+          at?: string;
+          by?: {
+            actor?: {
+              [key: string]: unknown;
+            };
+            signed?: boolean;
+            pubkey?: string;
+            signature?: {
+              id?: string;
+              sig?: string;
+            };
+          };
+        };
+      });
+    });
+  };
+  /** Approve or deny a pending request, with a reason and a scope; signed by an operator key (signed) or unsigned with the API key or a dashboard session */
+  "POST /v1/approvals/{id}": {
+    params: {
+      id: string;
+    };
+    body: ({
+      decision: "approve" | "deny";
+      reason?: string;
+      /** once (this request), agent (later asks of the same rule by the same agent, until the API restarts) or until=<ISO time> (the same, until then; at most 24 h) */
+      scope?: string;
+      /** The digest the decider saw: a request whose digest differs is refused (409 ABX_ERR_APPROVAL_CHANGED) */
+      digest?: string;
+      /** A Nostr event of kind 4751 signed by a key of mesh.operator_pubkeys, its content the JSON statement {request, digest, policy, decision, scope, expires} */
+      signed?: {
+        [key: string]: unknown;
+      };
+    });
+    response: ({
+      approval?: ({
+        id?: string;
+        /** sha256: of the canonical JSON of {action, agent, arguments, policy} */
+        digest?: string;
+        action?: "spawn" | "egress" | "provider" | "egress-change";
+        /** The agent's name (null: an operator's action) */
+        agent?: string | null;
+        agentId?: string | null;
+        arguments?: {
+          [key: string]: unknown;
+        };
+        rule?: {
+          index?: number;
+          id?: string;
+        } | null;
+        reason?: string;
+        policy?: string;
+        created?: string;
+        expires?: string;
+        state?: "pending" | "approved" | "denied" | "timeout";
+        decision?: {
+          outcome?: string;
+          reason?: string;
+          scope?: string;
+          at?: string;
+          by?: {
+            actor?: {
+              [key: string]: unknown;
+            };
+            signed?: boolean;
+            pubkey?: string;
+            signature?: {
+              id?: string;
+              sig?: string;
+            };
+          };
+        };
+      });
+    });
   };
   /** List beads in creation order, optionally by status and epic */
   "GET /v1/beads": {
@@ -684,7 +864,7 @@ export interface Routes {
         pubkey?: string;
         did?: string;
       };
-      /** mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError */
+      /** mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError, witness {verifierKey (the key cosignatures of members' checkpoints verify with), flagged}. A client also shows witness {hostKey, size, root, lastOutcome, lastMessage, lastCosignedAt, flagged} */
       federation?: ({
         mode?: "standalone" | "client" | "host";
         [key: string]: unknown;
@@ -814,7 +994,12 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "POST /v1/agents",
   "GET /v1/agents/{id}",
   "DELETE /v1/agents/{id}",
+  "POST /v1/agents/{id}/input",
   "GET /v1/agents/{id}/output",
+  "GET /v1/approvals",
+  "GET /v1/approvals/stream",
+  "GET /v1/approvals/{id}",
+  "POST /v1/approvals/{id}",
   "GET /v1/beads",
   "POST /v1/beads",
   "GET /v1/beads/ready",
