@@ -133,6 +133,12 @@ t.test('host mode', async (t) => {
   t.test('/v1/meta names the mode', async (t) => {
     t.match((await box.api('/v1/meta')).json['federation'], { mode: 'host', registry: 'sqlite' });
   });
+
+  t.test('the OpenAPI document describes the member routes and their NIP-98 scheme', async (t) => {
+    const doc = await box.api('/docs/json');
+    t.equal(doc.status, 200);
+    t.match(doc.json, { components: { securitySchemes: { nostr: { type: 'http', scheme: 'Nostr' } } }, paths: { '/v1/register': { post: { security: [{ nostr: [] }] } } } });
+  });
 });
 
 t.test('a standalone or client box has no member routes', async (t) => {

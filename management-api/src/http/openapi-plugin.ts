@@ -10,7 +10,13 @@ export const openApiPlugin = fp(
       openapi: {
         openapi: '3.1.0',
         info: { title: 'Agentbox management API', version: apiVersion(), description: 'Probes, metadata and adapter routes of one box. Errors are {error: ABX_ERR_*, message} (docs/errors.md).' },
-        components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'The box API key (<state>/secrets/api-key)' } } },
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', description: 'The box API key (<state>/secrets/api-key)' },
+            // The mesh host's member routes: a NIP-98 event signed by a registered box's key (docs/user/mesh.md).
+            nostr: { type: 'http', scheme: 'Nostr', description: 'Authorization: Nostr <base64 of a NIP-98 event signed by an allowed box key>' },
+          },
+        },
         security: [{ bearer: [] }],
       },
     });
