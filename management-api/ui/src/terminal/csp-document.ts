@@ -6,25 +6,30 @@
 export interface CspDocument {
   /** The document to pass as xterm's `documentOverride`. */
   document: Document;
+  /**
+   * Run `open` (xterm's `Terminal.open`) with the real document creating elements as the stand-in
+   * does: xterm 6 creates a few elements from `window.document` whatever its `documentOverride`
+   * (the scrollbar's `<style>`). `open` is synchronous, so nothing else runs before it is restored.
+   */
+  opening(open: () => void): void;
   /** Drop every stylesheet this terminal added to the page. */
   dispose(): void;
 }
 
 /**
- * The page's document for xterm.js, with two of its elements changed:
- *
- * - `<style>`: xterm writes its theme and cell sizes into `<style>` elements, whose text the CSP
- *   refuses (nothing would be laid out, and each refusal is a console error). It gets an inert
- *   `<template>` instead (hidden, never parsed as CSS) whose `textContent` goes into a constructed
- *   stylesheet adopted by the document: constructed stylesheets are CSSOM, which the CSP does not govern.
- * - `<span>`: cells in 24-bit colour get `setAttribute('style', …)`, which the CSP refuses too;
- *   on these spans a style attribute goes through `style.cssText` (CSSOM) instead.
+ * The page's document for xterm.js, with one of its elements changed: xterm writes its theme and
+ * cell sizes into `<style>` elements, whose text the CSP refuses (nothing would be laid out, and
+ * each refusal is a console error). It gets an inert `<template>` instead (hidden, never parsed as
+ * CSS) whose `textContent` goes into a constructed stylesheet adopted by the document: constructed
+ * stylesheets are CSSOM, which the CSP does not govern. (Cells in 24-bit colour: `cell-styles.ts`.)
  *
  * Nothing else changes: every other property is the real document's, so the page's CSP stays as
  * strict as it is for the rest of the dashboard. The CSS text comes from xterm itself (colours it
  * has parsed into numbers, sizes it measured), never from the agent's bytes.
  */
 export function cspDocument(real: Document = document): CspDocument {
+  // The prototype's own method: `real.createElement` is the stand-in's while `opening` runs.
+  const create = (tag: string, options?: ElementCreationOptions): HTMLElement => Document.prototype.createElement.call(real, tag, options);
   const sheets = new Set<CSSStyleSheet>();
   const adopt = (sheet: CSSStyleSheet) => {
     sheets.add(sheet);
@@ -36,7 +41,7 @@ export function cspDocument(real: Document = document): CspDocument {
   };
 
   const styleHolder = (): HTMLElement => {
-    const holder = real.createElement('template');
+    const holder = create('template');
     holder.dataset['xtermStyle'] = '';
     const sheet = new CSSStyleSheet();
     let text = '';
@@ -56,20 +61,9 @@ export function cspDocument(real: Document = document): CspDocument {
     return holder;
   };
 
-  const styledSpan = (): HTMLElement => {
-    const span = real.createElement('span');
-    span.setAttribute = function setAttribute(this: HTMLElement, name: string, value: string) {
-      if (name.toLowerCase() === 'style') this.style.cssText = value;
-      else Element.prototype.setAttribute.call(this, name, value);
-    };
-    return span;
-  };
-
   const createElement = (tag: string, options?: ElementCreationOptions): HTMLElement => {
-    const name = tag.toLowerCase();
-    if (name === 'style') return styleHolder();
-    if (name === 'span') return styledSpan();
-    return real.createElement(tag, options);
+    if (tag.toLowerCase() === 'style') return styleHolder();
+    return create(tag, options);
   };
 
   // Everything else is the real document's, its methods bound to it (a native method called on the proxy would throw).
@@ -85,6 +79,16 @@ export function cspDocument(real: Document = document): CspDocument {
   });
   return {
     document: stand,
+    opening(open) {
+      const own = Object.getOwnPropertyDescriptor(real, 'createElement');
+      real.createElement = createElement as Document['createElement'];
+      try {
+        open();
+      } finally {
+        if (own) Object.defineProperty(real, 'createElement', own);
+        else delete (real as { createElement?: unknown }).createElement;
+      }
+    },
     dispose: () => {
       for (const sheet of [...sheets]) drop(sheet);
     },

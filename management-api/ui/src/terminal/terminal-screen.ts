@@ -1,6 +1,7 @@
 // The terminal emulator on the page (xterm.js and its fit addon), loaded on demand as its own chunk: what the view draws the agent's bytes with.
 import { FitAddon } from '@xterm/addon-fit';
 import { Terminal } from '@xterm/xterm';
+import { colourCellsThroughCssom } from './cell-styles.js';
 import { cspDocument } from './csp-document.js';
 
 /** Columns and rows. */
@@ -42,7 +43,8 @@ export function openScreen(host: HTMLElement): Screen {
   });
   const fit = new FitAddon();
   terminal.loadAddon(fit);
-  terminal.open(host);
+  doc.opening(() => terminal.open(host));
+  colourCellsThroughCssom(terminal);
   fit.fit();
 
   // The element follows the window and the panel; the terminal follows the element, once per frame.

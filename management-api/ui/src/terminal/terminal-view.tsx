@@ -60,6 +60,8 @@ export function TerminalView({ agent }: { agent: Agent }) {
           open: () => {
             connection?.resize(opened.size.cols, opened.size.rows);
             setStatus({ kind: 'attached', size: opened.size });
+            // In view and focused, ready for typing: xterm also draws nothing while it is scrolled out of view.
+            host.current?.scrollIntoView({ block: 'nearest' });
             opened.focus();
           },
           data: (bytes) => opened.write(bytes),

@@ -67,7 +67,7 @@ export function SpawnForm({ onSpawned }: { onSpawned: (a: Agent) => void }) {
             <input value={fields.disk} data-testid="spawn-disk" onInput={set('disk')} />
           </Field>
         </fieldset>
-        <label>
+        <label class="tty-check">
           <input
             type="checkbox"
             checked={fields.tty}
