@@ -14,10 +14,10 @@ export interface Size {
 
 const gzip9 = (data: Buffer | Uint8Array): number => gzipSync(data, { level: 9 }).length;
 
-/** The JS and CSS under `uiRoot/assets` (the bundle the page loads). */
+/** The JS and CSS under `uiRoot/assets` the page loads (`app-*`; chunks such as the terminal emulator come only when needed). */
 export function shippedSize(uiRoot: string): Size {
   const dir = path.join(uiRoot, 'assets');
-  const files = readdirSync(dir).filter((f) => f.endsWith('.js') || f.endsWith('.css'));
+  const files = readdirSync(dir).filter((f) => f.startsWith('app-') && (f.endsWith('.js') || f.endsWith('.css')));
   if (!files.some((f) => f.endsWith('.js'))) throw new Error(`dashboard bench: no script in ${dir}; run npm run build`);
   let raw = 0;
   let gz = 0;

@@ -15,10 +15,12 @@ export interface SpawnFields {
   cpuSeconds: string;
   processes: string;
   disk: string;
+  /** Run on a pseudo-terminal (the dashboard then shows its terminal). */
+  tty: boolean;
 }
 
 /** Empty fields, as the form starts. */
-export const EMPTY_SPAWN: SpawnFields = { name: '', command: '', args: '', cwd: '', env: '', memory: '', cpuSeconds: '', processes: '', disk: '' };
+export const EMPTY_SPAWN: SpawnFields = { name: '', command: '', args: '', cwd: '', env: '', memory: '', cpuSeconds: '', processes: '', disk: '', tty: false };
 
 // As the API's schema takes them: a number with an optional unit k, m or g.
 const SIZE = /^[0-9]{1,15}[kmg]?$/;
@@ -29,6 +31,7 @@ export function spawnBody(f: SpawnFields): { body: SpawnBody } | { problem: stri
   // No shell-style splitting to get wrong: one argument per line, kept as typed.
   const body: SpawnBody = { name: f.name.trim(), command: f.command.trim(), args: f.args.split('\n').filter((l) => l !== '') };
   if (f.cwd.trim()) body.cwd = f.cwd.trim();
+  if (f.tty) body.tty = true;
 
   const env: Record<string, string> = {};
   for (const [i, line] of f.env.split('\n').entries()) {

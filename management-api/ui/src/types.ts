@@ -61,6 +61,8 @@ export interface Agent {
   reason?: string;
   usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
   limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
+  /** Runs on a pseudo-terminal: the dashboard shows its terminal instead of the output panel. */
+  tty?: boolean;
 }
 
 /** One connection the egress proxy refused an agent (GET /v1/agents/:id `refusals`, newest last). */
@@ -87,6 +89,7 @@ export interface SpawnBody {
   cwd?: string;
   env?: Record<string, string>;
   limits?: { memory?: string; cpu_seconds?: number; processes?: number; disk?: string };
+  tty?: boolean;
 }
 
 /** The agent sandbox as /health and /v1/meta report it (management-api/src/sandbox/sandbox-report.ts). */

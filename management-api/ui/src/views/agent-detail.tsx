@@ -51,6 +51,8 @@ export function AgentDetail({ agent }: { agent: Agent }) {
           {agent.state}
           {agent.pid !== undefined && !ended(agent) ? `, pid ${agent.pid}` : ''}
         </dd>
+        <dt>Terminal</dt>
+        <dd data-testid="detail-tty">{agent.tty ? 'yes: a pseudo-terminal, shown below' : 'no: its output is shown below'}</dd>
         <dt>Started</dt>
         <dd>{time(agent.startedAt)}</dd>
         <dt>Ended</dt>

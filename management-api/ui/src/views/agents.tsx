@@ -8,6 +8,7 @@ import { AgentDetail } from './agent-detail.js';
 import { ended } from './agent-facts.js';
 import { AgentOutput } from './agent-output.js';
 import { AgentRow, AGENT_COLUMNS } from './agent-row.js';
+import { TerminalView } from '../terminal/terminal-view.js';
 import { SpawnForm } from './spawn-form.js';
 
 /** The agents view, from the `agents` topic. */
@@ -59,7 +60,8 @@ export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
         )}
       </section>
       {chosen ? <AgentDetail agent={chosen} key={`detail-${chosen.id}`} /> : null}
-      {chosen ? <AgentOutput agent={chosen} key={chosen.id} /> : null}
+      {chosen?.tty ? <TerminalView agent={chosen} key={`terminal-${chosen.id}`} /> : null}
+      {chosen && !chosen.tty ? <AgentOutput agent={chosen} key={chosen.id} /> : null}
       <section aria-labelledby="h-egress" class="card">
         <h2 id="h-egress">Sandbox egress policy</h2>
         {topic.sandbox ? (

@@ -1,4 +1,4 @@
-// The spawn form: name, command and arguments, and optionally a working directory, environment variables and lower budgets.
+// The spawn form: name, command and arguments, and optionally a working directory, environment variables, lower budgets and a terminal (tty).
 import { useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote, Field } from '../components/common.js';
@@ -10,7 +10,7 @@ export function SpawnForm({ onSpawned }: { onSpawned: (a: Agent) => void }) {
   const [fields, setFields] = useState<SpawnFields>(EMPTY_SPAWN);
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
-  const set = (key: keyof SpawnFields) => (e: Event) => {
+  const set = (key: Exclude<keyof SpawnFields, 'tty'>) => (e: Event) => {
     const value = (e.currentTarget as HTMLInputElement | HTMLTextAreaElement).value;
     setFields((f) => ({ ...f, [key]: value }));
   };
@@ -67,6 +67,15 @@ export function SpawnForm({ onSpawned }: { onSpawned: (a: Agent) => void }) {
             <input value={fields.disk} data-testid="spawn-disk" onInput={set('disk')} />
           </Field>
         </fieldset>
+        <label class="tty-check">
+          <input
+            type="checkbox"
+            checked={fields.tty}
+            data-testid="spawn-tty"
+            onChange={(e) => setFields((f) => ({ ...f, tty: (e.currentTarget as HTMLInputElement).checked }))}
+          />{' '}
+          Terminal (tty): run on a pseudo-terminal, for interactive programs; the dashboard shows its terminal
+        </label>
         <div>
           <button type="submit" disabled={busy} data-testid="spawn">
             {busy ? 'Starting…' : 'Spawn'}
