@@ -26,6 +26,17 @@ for (const namespaces of ['auto', 'off'] as const) {
     };
     const status = async (id: string): Promise<Agent> => (await box.api(`/v1/agents/${id}`)).json['agent'] as Agent;
 
+    t.test('a TERM the caller asks for wins over the xterm default', async (t) => {
+      const agent = await spawn('term-asked', { command: '/bin/sh', args: ['-c', 'echo "term=$TERM"'], env: { TERM: 'vt100' }, tty: true });
+      const ended = await waitFor('the agent to end', async () => {
+        const a = await status(agent.id);
+        return a.state === 'running' ? undefined : a;
+      });
+      t.equal(ended.exitCode, 0);
+      const log = (await box.api(`/v1/agents/${agent.id}/output`)).json['chunks'] as Array<{ text: string }>;
+      t.match(log.map((c) => c.text).join(''), /term=vt100/);
+    });
+
     t.test('a shell on a terminal: echo, several viewers, a late one gets the screen, resize, input, the end', async (t) => {
       const agent = await spawn('shell', { ...BASH, tty: true, cols: 100, rows: 30 });
       t.equal(agent.tty, true, 'the record says tty');
@@ -35,6 +46,9 @@ for (const namespaces of ['auto', 'off'] as const) {
       await one.waitFor('hi-42\r\n');
       one.send('stty size\r');
       await one.waitFor('30 100');
+      one.send('echo "term=$TERM"\r');
+      await one.waitFor('term=xterm-256color\r\n');
+      t.pass('a tty agent is told its terminal is an xterm');
 
       // A viewer attaching late is sent the screen first: what the shell printed before it came.
       const two = await openViewer(box, agent.id);

@@ -6,6 +6,9 @@ import { AdapterInputError } from '../../adapter-errors.js';
 import type { ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
 
 /** Bounds of a terminal's size (columns, rows), for a spawn and for every resize. */
+/** The terminal type tty agents are told they run on: the box emulates an xterm (@xterm/headless, xterm.js in the dashboard). */
+export const TTY_TERM = 'xterm-256color';
+
 export const TTY_COLS = { min: 2, max: 500, default: 120 } as const;
 export const TTY_ROWS = { min: 2, max: 200, default: 40 } as const;
 

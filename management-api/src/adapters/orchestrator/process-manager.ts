@@ -22,6 +22,7 @@ import type { AgentEgress } from '../../egress/agent-credential.js';
 import { agentDirectories } from '../../sandbox/agent-directories.js';
 import { followKeeperReports } from '../../sandbox/keeper-reports.js';
 import { TtyAgents } from './tty-agents.js';
+import { TTY_TERM } from './agent-tty.js';
 import type { AgentTerminalHandle } from './agent-terminal.js';
 
 /** How the manager is set up. */
@@ -93,6 +94,8 @@ export class ProcessManager {
     const id = `agt_${randomBytes(9).toString('base64url')}`;
     const box = { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace };
     let env = agentEnvironment(this.options.parentEnv, request.env, box);
+    // A tty agent's terminal is an xterm (the box's screen and the dashboard's view), whatever the API's own TERM: say so unless the caller did.
+    if (request.tty && request.env?.['TERM'] === undefined) env['TERM'] = TTY_TERM;
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
     const target = { id, name: request.name, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
     // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
