@@ -96,18 +96,11 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
             querystring: { type: 'object', additionalProperties: false, properties: { list: flag, format: { type: 'string', enum: ['tar'] } } },
             response: {
               200: {
-                description: 'The file bytes, a tar stream, or {path, entries, truncated} with ?list',
-                content: {
-                  'application/octet-stream': {},
-                  'application/x-tar': {},
-                  'application/json': {
-                    schema: {
-                      type: 'object',
-                      properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
-                    },
-                  },
-                },
+                description: 'The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON',
+                type: 'object',
+                properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
               },
+              304: { description: 'Not modified (If-None-Match)', type: 'null' },
               ...errors,
             },
           },
