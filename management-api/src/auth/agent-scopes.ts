@@ -96,7 +96,7 @@ export const agentScopes = {
       b['source'] = own;
     },
   },
-  /** Its own record and output, by `:id`. */
+  /** Its own record, output and workspace files, by `:id`. */
   agentSelf: {
     admit(request, agent) {
       const id = params(request)['id'];

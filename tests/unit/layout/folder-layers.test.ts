@@ -26,8 +26,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.
   ['observability/', 'server-config.ts'],
-  // The agents' subsystems, each on its own: confinement and limits, credentials, the egress proxy.
-  ['sandbox/', 'credentials/', 'egress/'],
+  // The agents' subsystems, each on its own: confinement and limits, credentials, the egress proxy, workspace files.
+  ['sandbox/', 'credentials/', 'egress/', 'workspace-files/'],
   // The five adapter slots (the orchestrator drives the subsystems below).
   ['adapters/'],
   // Who is calling, and what readiness is made of.

@@ -50,6 +50,8 @@ export interface AgentProcess {
   reason?: LimitReason;
   /** The agent runs on a pseudo-terminal (GET /v1/agents/:id/terminal). */
   tty?: boolean;
+  /** Its working directory relative to the box's workspace (`.` for the workspace itself); the files API serves it. */
+  cwd?: string;
 }
 
 /** One chunk of captured output. */

@@ -136,7 +136,7 @@ export class ProcessManager {
     });
     this.#confined.set(id, confined);
     const startedAt = new Date().toISOString();
-    const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt }, child, (r, exit) => this.#classify(r, exit), {
+    const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt, cwd: path.relative(this.#workspace, cwd) || '.' }, child, (r, exit) => this.#classify(r, exit), {
       ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
       onEnd: (r) => this.#ended(r),
       ...(onTty ? { terminalOutput: true } : {}),

@@ -1,0 +1,303 @@
+// /v1/agents/:id/files/*: an agent's workspace files — read, list, write atomically, delete, and tar streams both ways.
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type {} from '@fastify/swagger';
+import type {} from '@fastify/rate-limit';
+import '../app-state.js';
+import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter.js';
+import { agentScopes } from '../auth/agent-scopes.js';
+import { ApiError, errorBodySchema } from '../errors.js';
+import { openWorkspace, type Workspace } from '../workspace-files/agent-workspace.js';
+import { walkDirs } from '../workspace-files/dir-fd.js';
+import { removePath } from '../workspace-files/file-delete.js';
+import { parseFilePath } from '../workspace-files/file-path.js';
+import { etagOf, listDir, modeString, openRegular } from '../workspace-files/file-read.js';
+import { writeFileAtomic } from '../workspace-files/file-write.js';
+import { extractTar } from '../workspace-files/tar-extract.js';
+import { uploadLimits } from '../workspace-files/tar-limits.js';
+import { packArchive } from '../workspace-files/tar-pack.js';
+import { idParams } from './agents-routes.js';
+import type { MutationLimits } from './events-routes.js';
+
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  412: errorBodySchema,
+  413: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+  507: errorBodySchema,
+};
+const params = {
+  type: 'object',
+  required: ['id'],
+  properties: {
+    id: idParams.properties.id,
+    '*': { type: 'string', maxLength: 4096, description: "The path relative to the agent's working directory; empty for the directory itself" },
+  },
+} as const;
+const flag = { type: 'string', maxLength: 8 } as const;
+const entrySchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string', enum: ['file', 'dir', 'symlink', 'other'] },
+    size: { type: 'integer' },
+    mode: { type: 'string', description: 'Permission bits in octal, e.g. 0644' },
+    mtime: { type: 'string' },
+    target: { type: 'string', description: "A symbolic link's target, as data (links are never followed)" },
+  },
+} as const;
+const writtenSchema = {
+  type: 'object',
+  properties: { path: { type: 'string' }, created: { type: 'boolean' }, size: { type: 'integer' }, etag: { type: 'string' } },
+} as const;
+const extractedSchema = {
+  type: 'object',
+  properties: { path: { type: 'string' }, files: { type: 'integer' }, dirs: { type: 'integer' }, symlinks: { type: 'integer' }, bytes: { type: 'integer' } },
+} as const;
+
+interface FilesRoute {
+  Params: { id: string; '*'?: string };
+  Querystring: { list?: string; format?: string; recursive?: string };
+  Headers: { 'if-match'?: string; 'if-none-match'?: string; 'x-file-mode'?: string };
+}
+
+/** `?list`, `?list=1`, `?recursive=true`: present and not false. */
+const on = (v: string | undefined): boolean => v !== undefined && v !== 'false' && v !== '0';
+
+/**
+ * Register the files routes in a scope of their own: bodies arrive as raw streams (a PUT's bytes,
+ * a POST's tar), never buffered or parsed, which must not change how the other routes parse JSON.
+ * The bearer key and a dashboard session reach every agent's files; an agent token its own only
+ * (`agentSelf`). An ended agent's files are served as long as the orchestrator keeps its record.
+ */
+export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits): void {
+  const self = { agent: agentScopes.agentSelf };
+  const mutation = { config: { ...self, rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } } };
+
+  void app.register(async (scope) => {
+    scope.removeAllContentTypeParsers();
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+
+    for (const url of ['/v1/agents/:id/files', '/v1/agents/:id/files/*']) {
+      scope.get<FilesRoute>(
+        url,
+        {
+          config: self,
+          schema: {
+            summary:
+              "A file of the agent's working directory (its bytes, ETag, Last-Modified, X-File-Mode); a directory with ?list (JSON entries) or ?format=tar (a tar stream). Symbolic links are listed, never followed: GET of one is 409",
+            tags: ['files'],
+            params,
+            querystring: { type: 'object', additionalProperties: false, properties: { list: flag, format: { type: 'string', enum: ['tar'] } } },
+            response: {
+              200: {
+                description: 'The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON',
+                type: 'object',
+                properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
+              },
+              304: { description: 'Not modified (If-None-Match)', type: 'null' },
+              ...errors,
+            },
+          },
+        },
+        async (request, reply) => {
+          const segments = parseFilePath(request.params['*'] ?? '');
+          return withWorkspace(
+            app,
+            request,
+            async (ws) => {
+              if (on(request.query.list)) {
+                const { entries, truncated } = await listDir(ws, segments);
+                return reply
+                  .type('application/json; charset=utf-8')
+                  .serializer(JSON.stringify)
+                  .send({ path: segments.join('/'), entries, truncated });
+              }
+              if (request.query.format === 'tar') return sendTar(ws, segments, reply);
+              return sendFile(ws, segments, request, reply);
+            },
+            request.query.format === 'tar' || !on(request.query.list),
+          );
+        },
+      );
+
+      scope.put<FilesRoute>(
+        url,
+        {
+          ...mutation,
+          schema: {
+            summary:
+              'Create or replace a file with the request body, atomically (a temporary file renamed over the name); missing parent directories are made. X-File-Mode sets the permission bits (default 0644; setuid, setgid and sticky never set); If-None-Match: * creates only, If-Match replaces only that ETag',
+            tags: ['files'],
+            params,
+            headers: {
+              type: 'object',
+              properties: {
+                'x-file-mode': { type: 'string', pattern: '^0?[0-7]{3,4}$' },
+                'if-match': { type: 'string', maxLength: 1024 },
+                'if-none-match': { type: 'string', maxLength: 1024 },
+              },
+            },
+            response: { 200: writtenSchema, 201: writtenSchema, ...errors },
+          },
+        },
+        async (request, reply) => {
+          const segments = parseFilePath(request.params['*'] ?? '');
+          const agent = await admitWrite(app, request);
+          const { fileBytes, totalBytes, totalName } = uploadLimits(budgetLeft(agent));
+          const max = Math.min(fileBytes, totalBytes);
+          const declared = Number(request.headers['content-length'] ?? Number.NaN);
+          if (declared > max)
+            throw new ApiError(
+              'ABX_ERR_FILE_TOO_LARGE',
+              `the body of ${declared} bytes is over ${max === totalBytes && totalBytes < fileBytes ? totalName : 'the per-file limit'} (${max} bytes)`,
+            );
+          const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch, 'x-file-mode': mode } = request.headers;
+          const written = await withWorkspace(app, request, (ws) =>
+            writeFileAtomic(ws, segments, bodyOf(request), {
+              maxBytes: max,
+              limitName: max === totalBytes && totalBytes < fileBytes ? totalName : 'the per-file limit',
+              parents: true,
+              ...(mode !== undefined ? { mode: Number.parseInt(mode, 8) } : {}),
+              ...(ifMatch !== undefined ? { ifMatch } : {}),
+              ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}),
+            }),
+          );
+          void reply.code(written.created ? 201 : 200).header('etag', written.etag);
+          return { path: segments.join('/'), created: written.created, size: written.size, etag: written.etag };
+        },
+      );
+
+      scope.post<FilesRoute>(
+        url,
+        {
+          ...mutation,
+          schema: {
+            summary:
+              'Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted',
+            tags: ['files'],
+            params,
+            response: { 200: extractedSchema, ...errors },
+          },
+        },
+        async (request) => {
+          const segments = parseFilePath(request.params['*'] ?? '');
+          const agent = await admitWrite(app, request);
+          const report = await withWorkspace(app, request, (ws) => extractTar(ws, segments, bodyOf(request), uploadLimits(budgetLeft(agent))));
+          return { path: segments.join('/'), ...report };
+        },
+      );
+
+      scope.delete<FilesRoute>(
+        url,
+        {
+          ...mutation,
+          schema: {
+            summary:
+              'Delete a file, a symbolic link (never its target) or an empty directory; with ?recursive a directory and everything in it (links inside are removed, not followed)',
+            tags: ['files'],
+            params,
+            querystring: { type: 'object', additionalProperties: false, properties: { recursive: flag } },
+            response: { 200: { type: 'object', properties: { path: { type: 'string' }, removed: { type: 'integer' } } }, ...errors },
+          },
+        },
+        async (request) => {
+          const segments = parseFilePath(request.params['*'] ?? '');
+          const { removed } = await withWorkspace(app, request, (ws) => removePath(ws, segments, on(request.query.recursive)));
+          return { path: segments.join('/'), removed };
+        },
+      );
+    }
+  });
+}
+
+/** The agent's record: unknown ids are 404 (the orchestrator's), an agent without a working directory 409. */
+async function agentOf(app: FastifyInstance, id: string): Promise<AgentProcess & { cwd: string }> {
+  const agent = await app.agentbox.resolver.slot('orchestrator').status(id);
+  if (typeof agent.cwd !== 'string')
+    throw new ApiError('ABX_ERR_CONFLICT', `agent ${id} has no working directory this box can reach (its orchestrator does not report one)`);
+  return agent as AgentProcess & { cwd: string };
+}
+
+/** Run `work` on the agent's workspace, closed afterwards unless the answer streams from it (`streams`: closed when the reply ends). */
+async function withWorkspace<T>(app: FastifyInstance, request: FastifyRequest<FilesRoute>, work: (ws: Workspace) => Promise<T>, streams = false): Promise<T> {
+  const agent = await agentOf(app, request.params.id);
+  const ws = await openWorkspace(app.agentbox.paths.workspaceDir, agent.cwd);
+  if (!streams) {
+    try {
+      return await work(ws);
+    } finally {
+      await ws.close();
+    }
+  }
+  try {
+    return await work(ws);
+  } catch (err) {
+    await ws.close();
+    throw err;
+  }
+}
+
+/** Before a write: the box has disk to spare, and the agent's record (for its budget). */
+async function admitWrite(app: FastifyInstance, request: FastifyRequest<FilesRoute>): Promise<AgentProcess> {
+  await app.agentbox.probes.disk.admit();
+  return app.agentbox.resolver.slot('orchestrator').status(request.params.id);
+}
+
+/** What the agent's disk budget has left, as last sampled; undefined without a budget. */
+function budgetLeft(agent: AgentProcess): number | undefined {
+  const budget = agent.limits?.disk_bytes;
+  if (!budget) return undefined;
+  return Math.max(0, budget - (agent.usage?.disk_bytes ?? 0));
+}
+
+function bodyOf(request: FastifyRequest): Readable {
+  const body = request.body;
+  if (body instanceof Readable) return body;
+  if (body === undefined || body === null) return Readable.from([]);
+  return Readable.from([Buffer.isBuffer(body) ? body : Buffer.from(String(body))]);
+}
+
+/** A regular file's bytes, streamed from its descriptor; the workspace closes when the reply ends. */
+async function sendFile(ws: Workspace, segments: readonly string[], request: FastifyRequest<FilesRoute>, reply: FastifyReply): Promise<FastifyReply> {
+  const { handle, stat } = await openRegular(ws, segments);
+  const etag = etagOf(stat);
+  void reply
+    .header('etag', etag)
+    .header('last-modified', new Date(Number(stat.mtimeMs)).toUTCString())
+    .header('x-file-mode', modeString(stat))
+    .type('application/octet-stream');
+  const notModified = request.headers['if-none-match']?.split(',').some((t) => t.trim() === etag) === true;
+  const size = Number(stat.size);
+  if (notModified || size === 0) {
+    await handle.close();
+    await ws.close();
+    return notModified ? reply.code(304).send() : reply.header('content-length', 0).send(Buffer.alloc(0));
+  }
+  const stream = handle.createReadStream({ start: 0, end: size - 1, highWaterMark: 1 << 20 });
+  stream.once('close', () => void ws.close());
+  return reply.header('content-length', size).send(stream);
+}
+
+/** A directory as a tar stream. */
+async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply): Promise<FastifyReply> {
+  const dir = await walkDirs(ws.root, segments);
+  const report = { entries: 0, skipped: 0 };
+  const stream = Readable.from(packArchive(ws, dir, report), { objectMode: false, highWaterMark: 1 << 20 });
+  stream.once('close', () => {
+    void (async () => {
+      if (dir !== ws.root) await dir.close();
+      await ws.close();
+    })();
+  });
+  const name = segments.at(-1) ?? 'workspace';
+  return reply
+    .type('application/x-tar')
+    .header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}.tar"`)
+    .send(stream);
+}

@@ -1,0 +1,113 @@
+// openat-style steps through a workspace: each directory held open and each name resolved from its descriptor, never through a link.
+import { constants, type BigIntStats } from 'node:fs';
+import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
+import { ApiError } from '../errors.js';
+import { throughLink } from './file-path.js';
+
+/** A directory opened without following a link in its last component. */
+export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/** Who files the API makes in a workspace belong to: the agent's ids on a root box, else nobody to change to. */
+export interface Owner {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * The path of `name` inside the directory open as `dir`. /proc/self/fd/N is the directory itself
+ * however it was renamed or replaced since it was opened, so only `name` is looked up, and the
+ * calls that use this path (open with O_NOFOLLOW, lstat, mkdir, unlink, rename) never follow a
+ * link in it: Node has no openat, and this is the same walk.
+ */
+export function at(dir: FileHandle, name: string): string {
+  return `/proc/self/fd/${dir.fd}/${name}`;
+}
+
+/** `name` in `dir`, or undefined when it does not exist. */
+export async function lstatAt(dir: FileHandle, name: string): Promise<BigIntStats | undefined> {
+  try {
+    return await lstat(at(dir, name), { bigint: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Open directory `name` in `dir`; `shown` is the workspace path named in errors. */
+export async function openDirAt(dir: FileHandle, name: string, shown: string): Promise<FileHandle> {
+  try {
+    return await open(at(dir, name), DIR_FLAGS);
+  } catch (err) {
+    throw await dirError(dir, name, shown, err as NodeJS.ErrnoException);
+  }
+}
+
+async function dirError(dir: FileHandle, name: string, shown: string, err: NodeJS.ErrnoException): Promise<unknown> {
+  if (err.code === 'ENOENT') return notFound(shown);
+  if (err.code === 'ELOOP') return throughLink(shown);
+  if (err.code === 'ENOTDIR') {
+    const st = await lstatAt(dir, name).catch(() => undefined);
+    return st?.isSymbolicLink() ? throughLink(shown) : notADirectory(shown);
+  }
+  return err;
+}
+
+/**
+ * Walk `segments` down from `root` and answer the last directory open (the caller closes it).
+ * With `create`, missing directories are made (mode 0755, given to the owner); a link or a file in
+ * the way is refused all the same.
+ */
+export async function walkDirs(root: FileHandle, segments: readonly string[], create?: { owner: Owner | undefined }): Promise<FileHandle> {
+  let dir = root;
+  try {
+    for (let i = 0; i < segments.length; i++) {
+      const name = segments[i]!;
+      const shown = segments.slice(0, i + 1).join('/');
+      if (create) await mkdirAt(dir, name, create.owner);
+      const next = await openDirAt(dir, name, shown);
+      if (dir !== root) await dir.close();
+      dir = next;
+    }
+    return dir;
+  } catch (err) {
+    if (dir !== root) await dir.close();
+    throw err;
+  }
+}
+
+/** Make directory `name` in `dir` unless something is there (what is there is judged when opened). */
+export async function mkdirAt(dir: FileHandle, name: string, owner: Owner | undefined, mode = 0o755): Promise<boolean> {
+  try {
+    await mkdir(at(dir, name), { mode });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  if (owner) {
+    const made = await open(at(dir, name), DIR_FLAGS);
+    try {
+      await made.chown(owner.uid, owner.gid);
+      await made.chmod(mode);
+    } finally {
+      await made.close();
+    }
+  }
+  return true;
+}
+
+/** The 404 for a workspace entry. */
+export function notFound(shown: string): ApiError {
+  return new ApiError('ABX_ERR_NOT_FOUND', `workspace entry "${shown}" not found`);
+}
+
+/** The 409 for a file where a directory is needed. */
+export function notADirectory(shown: string): ApiError {
+  return new ApiError('ABX_ERR_FILE_TYPE', `workspace entry "${shown}" is not a directory`);
+}
+
+/** What an entry is, as listings say it. */
+export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
+
+export function entryType(st: BigIntStats): EntryType {
+  return st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : 'other';
+}

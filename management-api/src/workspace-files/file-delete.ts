@@ -1,0 +1,60 @@
+// Deleting from a workspace: a file, a link (never its target), an empty directory, or with recursive a tree walked by descriptors.
+import { readdir, rmdir, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { ApiError } from '../errors.js';
+import type { Workspace } from './agent-workspace.js';
+import { at, lstatAt, notFound, openDirAt, walkDirs } from './dir-fd.js';
+
+/**
+ * Remove `segments`. A symbolic link is removed itself. A directory needs `recursive` unless
+ * empty; the walk opens each subdirectory with O_NOFOLLOW from its parent's descriptor, so a link
+ * planted in the tree (or a directory swapped for one mid-walk) is unlinked, never descended into.
+ */
+export async function removePath(ws: Workspace, segments: readonly string[], recursive: boolean): Promise<{ removed: number }> {
+  const shown = segments.join('/');
+  if (segments.length === 0) throw new ApiError('ABX_ERR_FILE_PATH', 'the workspace itself is not deleted; delete what is in it');
+  const dir = await walkDirs(ws.root, segments.slice(0, -1));
+  try {
+    const name = segments.at(-1)!;
+    const st = await lstatAt(dir, name);
+    if (!st) throw notFound(shown);
+    if (!st.isDirectory()) {
+      await unlink(at(dir, name));
+      return { removed: 1 };
+    }
+    if (!recursive) {
+      try {
+        await rmdir(at(dir, name));
+        return { removed: 1 };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOTEMPTY')
+          throw new ApiError('ABX_ERR_FILE_TYPE', `workspace directory "${shown}" is not empty: delete it with ?recursive`);
+        throw err;
+      }
+    }
+    return { removed: await removeTree(dir, name, shown) };
+  } finally {
+    if (dir !== ws.root) await dir.close();
+  }
+}
+
+/** Remove directory `name` of `parent` and everything in it; answers the entries removed. */
+export async function removeTree(parent: FileHandle, name: string, shown: string): Promise<number> {
+  const dir = await openDirAt(parent, name, shown);
+  let removed = 0;
+  try {
+    for (const child of await readdir(at(dir, '.'))) {
+      const st = await lstatAt(dir, child);
+      if (!st) continue;
+      if (st.isDirectory()) removed += await removeTree(dir, child, `${shown}/${child}`);
+      else {
+        await unlink(at(dir, child));
+        removed++;
+      }
+    }
+  } finally {
+    await dir.close();
+  }
+  await rmdir(at(parent, name));
+  return removed + 1;
+}

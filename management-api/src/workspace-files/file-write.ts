@@ -1,0 +1,124 @@
+// Writing a workspace file atomically: a temporary file in the same directory, given to the agent, then renamed over the name.
+import { randomBytes } from 'node:crypto';
+import { constants, type BigIntStats } from 'node:fs';
+import { open, rename, unlink } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { ApiError } from '../errors.js';
+import type { Workspace } from './agent-workspace.js';
+import { at, lstatAt, walkDirs, type Owner } from './dir-fd.js';
+import { etagOf, isDirectory, typeRefused } from './file-read.js';
+
+/** What a write may not exceed, and its preconditions. */
+export interface WriteOptions {
+  /** Permission bits; setuid, setgid and sticky are dropped. Default 0644. */
+  mode?: number;
+  /** Bytes the body may hold (the per-file limit, or what the disk budget has left if less). */
+  maxBytes: number;
+  /** Why `maxBytes` is what it is, for the error. */
+  limitName: string;
+  ifMatch?: string;
+  ifNoneMatch?: string;
+  /** Create missing parent directories. */
+  parents?: boolean;
+}
+
+/** Permission bits a written entry may have: never setuid, setgid or sticky. */
+export const sanitiseMode = (mode: number): number => mode & 0o777;
+
+/**
+ * Write `body` to `segments`: into `.<name>.<random>.tmp` (O_EXCL, O_NOFOLLOW, mode 0600, given to
+ * the agent), then chmod and rename over the name, so a reader sees the old file or the new one
+ * whole. Nothing is left behind on failure. Not flushed to disk before the answer (a crash may
+ * lose the new content; never half of it under the name).
+ */
+export async function writeFileAtomic(
+  ws: Workspace,
+  segments: readonly string[],
+  body: Readable,
+  options: WriteOptions,
+): Promise<{ created: boolean; etag: string; size: number }> {
+  const shown = segments.join('/');
+  if (segments.length === 0) throw isDirectory(shown);
+  const dir = await walkDirs(ws.root, segments.slice(0, -1), options.parents ? { owner: ws.owner } : undefined);
+  try {
+    const name = segments.at(-1)!;
+    const current = await lstatAt(dir, name);
+    checkReplaceable(current, shown);
+    checkConditions(current, options, shown);
+    const tmp = `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`;
+    const size = await writeNew(dir, tmp, body, ws.owner, sanitiseMode(options.mode ?? 0o644), options, shown);
+    try {
+      // Checked again just before the rename: a directory put there meanwhile is not replaced.
+      checkReplaceable(await lstatAt(dir, name), shown);
+      await rename(at(dir, tmp), at(dir, name));
+    } catch (err) {
+      await unlink(at(dir, tmp)).catch(() => undefined);
+      throw err;
+    }
+    const st = (await lstatAt(dir, name))!;
+    return { created: current === undefined, etag: etagOf(st), size };
+  } finally {
+    if (dir !== ws.root) await dir.close();
+  }
+}
+
+/** Create `name` in `dir` exclusively and copy `body` into it, stopping past `maxBytes`; removed on failure. */
+export async function writeNew(
+  dir: import('node:fs/promises').FileHandle,
+  name: string,
+  body: Readable,
+  owner: Owner | undefined,
+  mode: number,
+  limit: { maxBytes: number; limitName: string },
+  shown: string,
+): Promise<number> {
+  const handle = await open(at(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  let size = 0;
+  try {
+    if (owner) await handle.chown(owner.uid, owner.gid);
+    for await (const chunk of body) {
+      const buf = chunk as Buffer;
+      size += buf.length;
+      if (size > limit.maxBytes) throw tooLarge(shown, limit.maxBytes, limit.limitName);
+      let off = 0;
+      while (off < buf.length) off += (await handle.write(buf, off, buf.length - off)).bytesWritten;
+    }
+    await handle.chmod(mode);
+    await handle.close();
+    return size;
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await unlink(at(dir, name)).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The 413 for a write over a limit. */
+export function tooLarge(shown: string, max: number, limitName: string): ApiError {
+  return new ApiError('ABX_ERR_FILE_TOO_LARGE', `"${shown}" is over ${limitName} (${max} bytes)`);
+}
+
+/** Only a regular file (or nothing) is replaced: never a directory, link, FIFO or device. */
+function checkReplaceable(st: BigIntStats | undefined, shown: string): void {
+  if (!st || st.isFile()) return;
+  if (st.isDirectory()) throw isDirectory(shown);
+  throw typeRefused(
+    shown,
+    st.isSymbolicLink() ? 'a symbolic link; it is not written through (DELETE it first)' : 'not a regular file (a FIFO, socket or device)',
+  );
+}
+
+/** If-None-Match: * creates only; If-Match: replaces only the file with one of these ETags (or * for any). */
+function checkConditions(st: BigIntStats | undefined, options: WriteOptions, shown: string): void {
+  const { ifMatch, ifNoneMatch } = options;
+  if (ifNoneMatch !== undefined) {
+    if (ifNoneMatch.trim() !== '*') throw new ApiError('ABX_ERR_BAD_REQUEST', 'If-None-Match on a PUT takes only * (create, never replace)');
+    if (st) throw new ApiError('ABX_ERR_PRECONDITION_FAILED', `"${shown}" exists (If-None-Match: *)`);
+  }
+  if (ifMatch !== undefined) {
+    const tags = ifMatch.split(',').map((s) => s.trim());
+    if (!st) throw new ApiError('ABX_ERR_PRECONDITION_FAILED', `"${shown}" does not exist (If-Match)`);
+    if (!tags.includes('*') && !tags.includes(etagOf(st)))
+      throw new ApiError('ABX_ERR_PRECONDITION_FAILED', `"${shown}" has ETag ${etagOf(st)}, not ${ifMatch}`);
+  }
+}

@@ -1,0 +1,236 @@
+// Workspace files on a real box with real sandboxed agents: round trips, atomic replace, tar both ways, and the adversarial paths and tars.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import http from 'node:http';
+import { lstat, mkdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+
+let box: TestServer;
+t.before(async () => {
+  box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' });
+});
+t.teardown(() => box?.close());
+
+type Agent = { id: string; pid: number };
+const spawn = async (name: string, script: string): Promise<Agent> => {
+  const res = await box.api('/v1/agents', { body: { name, command: '/bin/sh', args: ['-c', script] } });
+  if (res.status !== 201) throw new Error(`spawn failed: ${JSON.stringify(res.json)}`);
+  return res.json['agent'] as Agent;
+};
+const tokenOf = async (pid: number): Promise<string> => /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(await readFile(`/proc/${pid}/environ`, 'utf8'))?.[1] ?? '';
+const raw = (p: string, init: RequestInit & { auth?: string } = {}) =>
+  fetch(box.server.apiUrl + p, { ...init, headers: { authorization: `Bearer ${init.auth ?? box.key}`, ...(init.headers as Record<string, string>) } });
+
+// A GET sent as written: fetch would normalise "..", "." and "%2e%2e" before they reach the box.
+const rawGet = (p: string): Promise<{ status: number; error: string }> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(box.server.apiUrl);
+    const req = http.request({ host: url.hostname, port: url.port, path: p, headers: { authorization: `Bearer ${box.key}` } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, error: (JSON.parse(text) as { error: string }).error }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+// A tar built byte by byte here (not by the code under test), so any name or type can be written.
+function header(name: string, type: string, size = 0, mode = 0o644, linkname = ''): Buffer {
+  const h = Buffer.alloc(512);
+  h.write(name, 0, 100);
+  h.write(`${mode.toString(8).padStart(7, '0')}\0`, 100);
+  h.write('0000000\0', 108);
+  h.write('0000000\0', 116);
+  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
+  h.write('00000000000\0', 136);
+  h.write('        ', 148);
+  h.write(type, 156);
+  h.write(linkname, 157, 100);
+  h.write('ustar\u000000', 257);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
+  return h;
+}
+const file = (name: string, content: string, mode = 0o644) => {
+  const data = Buffer.from(content);
+  return Buffer.concat([header(name, '0', data.length, mode), data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
+};
+const tar = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.alloc(1024)]);
+
+let alpha: Agent;
+let beta: Agent;
+let ws: string;
+t.before(async () => {
+  alpha = await spawn(
+    'alpha',
+    'echo made-by-agent > out.txt && mkdir -p sub && echo deep > sub/deep.txt && ln -s /etc escape && ln -s out.txt inner && touch ready && exec sleep 600',
+  );
+  beta = await spawn('beta', 'exec sleep 600');
+  ws = path.join(box.paths.workspaceDir, 'alpha');
+  await waitFor('the agent wrote its files', () =>
+    stat(path.join(ws, 'ready')).then(
+      () => true,
+      () => false,
+    ),
+  );
+});
+
+t.test('read what the agent wrote, list a directory', async (t) => {
+  const res = await raw(`/v1/agents/${alpha.id}/files/out.txt`);
+  t.equal(res.status, 200);
+  t.equal(await res.text(), 'made-by-agent\n');
+  t.ok(res.headers.get('etag'));
+  const list = await box.api(`/v1/agents/${alpha.id}/files/?list`);
+  t.equal(list.status, 200);
+  const entries = list.json['entries'] as Array<{ name: string; type: string; target?: string }>;
+  t.match(
+    entries.find((e) => e.name === 'escape'),
+    { type: 'symlink', target: '/etc' },
+    'a link is listed with its target',
+  );
+  t.match(
+    entries.find((e) => e.name === 'sub'),
+    { type: 'dir' },
+  );
+  t.match(
+    entries.find((e) => e.name === 'out.txt'),
+    { type: 'file', size: 14 },
+  );
+});
+
+t.test('put: created, replaced atomically, owned by the agent, mode sanitised, preconditions', async (t) => {
+  const put = await raw(`/v1/agents/${alpha.id}/files/new/dir/a.txt`, { method: 'PUT', body: 'one', headers: { 'x-file-mode': '4755' } });
+  t.equal(put.status, 201);
+  const etag = put.headers.get('etag')!;
+  const st = await stat(path.join(ws, 'new/dir/a.txt'));
+  t.equal(st.mode & 0o7777, 0o755, 'setuid dropped');
+  const dirSt = await stat(ws);
+  t.equal(st.uid, dirSt.uid, "the file belongs to the agent's uid");
+  t.equal((await stat(path.join(ws, 'new'))).uid, dirSt.uid, 'so do the directories made for it');
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/new/dir/a.txt`, { method: 'PUT', body: 'two', headers: { 'if-none-match': '*' } })).status, 412);
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/new/dir/a.txt`, { method: 'PUT', body: 'two', headers: { 'if-match': '"nope"' } })).status, 412);
+  const replaced = await raw(`/v1/agents/${alpha.id}/files/new/dir/a.txt`, { method: 'PUT', body: 'two', headers: { 'if-match': etag } });
+  t.equal(replaced.status, 200);
+  t.equal(await readFile(path.join(ws, 'new/dir/a.txt'), 'utf8'), 'two');
+  t.notOk((await readFile(path.join(ws, 'new/dir'), { encoding: 'utf8' }).catch(() => '')).includes('.tmp'), 'no temporary file left');
+  t.same(execFileSync('ls', ['-A', path.join(ws, 'new/dir')], { encoding: 'utf8' }).trim(), 'a.txt', 'no temporary file left');
+});
+
+t.test('adversarial paths: .., encoded .., absolute, NUL, links in the path', async (t) => {
+  for (const p of ['../beta/x', 'sub/../../x', '%2e%2e/x', 'sub/%2E%2E/%2e%2e/x', '/etc/passwd', 'a%00b', 'a//b', './out.txt']) {
+    t.match(await rawGet(`/v1/agents/${alpha.id}/files/${p}`), { status: 400, error: 'ABX_ERR_FILE_PATH' }, `GET ${p} refused`);
+  }
+  t.match(
+    await box.api(`/v1/agents/${alpha.id}/files/escape/passwd`),
+    { status: 400, json: { error: 'ABX_ERR_FILE_PATH', message: /symbolic link/ } },
+    'GET through a link',
+  );
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/escape`), { status: 409, json: { error: 'ABX_ERR_FILE_TYPE' } }, 'GET of a link is refused');
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/inner`), { status: 409 }, 'even one pointing inside');
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/escape/pwned`, { method: 'PUT', body: 'x' })).status, 400, 'PUT through a link');
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/escape`, { method: 'PUT', body: 'x' })).status, 409, 'PUT over a link is refused');
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/escape/passwd`, { method: 'DELETE' })).status, 400, 'DELETE through a link');
+  t.ok(await stat('/etc/passwd'));
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/escape?list`)).status, 400, 'a link is not listed through');
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/escape?format=tar`)).status, 400, 'nor packed through');
+  await mkdir(path.join(ws, 'fifo-dir'), { recursive: true });
+  execFileSync('mkfifo', [path.join(ws, 'fifo-dir/pipe')]);
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/fifo-dir/pipe`), { status: 409, json: { error: 'ABX_ERR_FILE_TYPE' } }, 'a FIFO is never opened');
+  execFileSync('ln', ['/etc/hostname', path.join(ws, 'hard')]);
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/hard`), { status: 409, json: { message: /hard links/ } }, 'a hard link to a file the agent does not own');
+});
+
+t.test('delete: a file, a link (not its target), a tree with a link to outside', async (t) => {
+  await mkdir(path.join(ws, 'tree/inner'), { recursive: true });
+  await writeFile(path.join(ws, 'tree/inner/f'), 'x');
+  await symlink('/etc', path.join(ws, 'tree/inner/etc-link'));
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/tree`, { method: 'DELETE' }), { status: 409, json: { message: /not empty/ } });
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/tree?recursive`, { method: 'DELETE' }), { status: 200, json: { removed: 4 } });
+  t.ok(await stat('/etc/hostname'), 'the link target survives');
+  await symlink('/etc/hostname', path.join(ws, 'lnk'));
+  t.equal((await box.api(`/v1/agents/${alpha.id}/files/lnk`, { method: 'DELETE' })).status, 200);
+  t.ok(await stat('/etc/hostname'));
+  t.equal((await box.api(`/v1/agents/${alpha.id}/files/lnk`, { method: 'DELETE' })).status, 404);
+});
+
+t.test('tar both ways', async (t) => {
+  const res = await raw(`/v1/agents/${alpha.id}/files/sub?format=tar`);
+  t.equal(res.status, 200);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  const listing = execFileSync('tar', ['-tvf', '-'], { input: bytes, encoding: 'utf8' });
+  t.match(listing, /deep\.txt/);
+  const up = await raw(`/v1/agents/${alpha.id}/files/uploaded`, {
+    method: 'POST',
+    body: tar(header('d/', '5', 0, 0o755), file('d/f.txt', 'hello', 0o4755), header('d/rel', '2', 0, 0o777, 'f.txt')),
+    headers: { 'content-type': 'application/x-tar' },
+  });
+  t.equal(up.status, 200, await up.clone().text());
+  t.match(await up.json(), { files: 1, dirs: 1, symlinks: 1, bytes: 5 });
+  t.equal(await readFile(path.join(ws, 'uploaded/d/f.txt'), 'utf8'), 'hello');
+  t.equal((await stat(path.join(ws, 'uploaded/d/f.txt'))).mode & 0o7777, 0o755, 'setuid dropped');
+  t.equal(await readlink(path.join(ws, 'uploaded/d/rel')), 'f.txt');
+  t.equal((await stat(path.join(ws, 'uploaded/d/f.txt'))).uid, (await stat(ws)).uid, "extracted files are the agent's");
+  t.same(execFileSync('ls', ['-A', path.join(ws, 'uploaded')], { encoding: 'utf8' }).trim(), 'd', 'no staging directory left');
+});
+
+t.test('adversarial tars: refused whole, nothing written', async (t) => {
+  const cases: Array<[string, Buffer, string]> = [
+    ['../ name', tar(file('ok.txt', 'x'), file('../evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
+    ['nested ..', tar(file('ok.txt', 'x'), file('a/../../evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
+    ['absolute name', tar(file('ok.txt', 'x'), file('/tmp/evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
+    ['link out then file through it', tar(file('ok.txt', 'x'), header('l', '2', 0, 0o777, '../../..'), file('l/evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
+    ['absolute link', tar(header('l', '2', 0, 0o777, '/etc')), 'ABX_ERR_TAR_REFUSED'],
+    [
+      'link inside then file through it',
+      tar(file('ok.txt', 'x'), header('d', '5', 0, 0o755), header('l', '2', 0, 0o777, 'd'), file('l/evil.txt', 'x')),
+      'ABX_ERR_TAR_REFUSED',
+    ],
+    ['hard link to /etc/passwd', tar(file('ok.txt', 'x'), header('pw', '1', 0, 0o644, '/etc/passwd')), 'ABX_ERR_TAR_REFUSED'],
+    ['character device', tar(file('ok.txt', 'x'), header('null', '3')), 'ABX_ERR_TAR_REFUSED'],
+    ['block device', tar(header('sda', '4')), 'ABX_ERR_TAR_REFUSED'],
+    ['fifo', tar(header('p', '6')), 'ABX_ERR_TAR_REFUSED'],
+    ['oversized entry', tar(file('ok.txt', 'x'), header('big', '0', 300 * 1024 * 1024)), 'ABX_ERR_FILE_TOO_LARGE'],
+    ['not a tar', Buffer.alloc(1024, 7), 'ABX_ERR_TAR_REFUSED'],
+    ['truncated', file('ok.txt', 'x'.repeat(2000)).subarray(0, 900), 'ABX_ERR_TAR_REFUSED'],
+  ];
+  for (const [what, body, code] of cases) {
+    const res = await raw(`/v1/agents/${alpha.id}/files/adv`, { method: 'POST', body, headers: { 'content-type': 'application/x-tar' } });
+    const json = (await res.json()) as { error: string; message: string };
+    t.equal(json.error, code, `${what}: ${json.message}`);
+    const left = execFileSync('ls', ['-A', path.join(ws, 'adv')], { encoding: 'utf8' }).trim();
+    t.equal(left, '', `${what}: nothing written`);
+  }
+  await t.rejects(lstat('/tmp/evil.txt'));
+  await t.rejects(lstat(path.join(box.paths.workspaceDir, 'evil.txt')));
+});
+
+t.test('too many entries', async (t) => {
+  const entry = header('d/', '5', 0, 0o755);
+  const body = tar(...Array.from({ length: 100_001 }, () => entry));
+  const res = await raw(`/v1/agents/${alpha.id}/files/many`, { method: 'POST', body, headers: { 'content-type': 'application/x-tar' } });
+  t.match(await res.json(), { error: 'ABX_ERR_FILE_TOO_LARGE', message: /more than 100000 entries/ });
+});
+
+t.test("agent tokens: its own workspace, never another's", async (t) => {
+  const ta = await tokenOf(alpha.pid);
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/out.txt`, { auth: ta })).status, 200, 'reads its own');
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/mine.txt`, { auth: ta, method: 'PUT', body: 'x' })).status, 201, 'writes its own');
+  const other = await raw(`/v1/agents/${beta.id}/files/?list`, { auth: ta });
+  t.equal(other.status, 403);
+  t.match(await other.json(), { error: 'ABX_ERR_AGENT_SCOPE', message: /workspace files/ });
+  t.equal((await raw(`/v1/agents/${beta.id}/files/x`, { auth: ta, method: 'PUT', body: 'x' })).status, 403);
+  t.equal((await raw(`/v1/agents/${beta.id}/files/x`, { auth: ta, method: 'POST', body: tar(file('x', 'x')) })).status, 403);
+  t.equal((await raw(`/v1/agents/${beta.id}/files/x`, { auth: ta, method: 'DELETE' })).status, 403);
+  t.equal((await raw(`/v1/agents/${beta.id}/files/x`, { method: 'PUT', body: 'x' })).status, 201, 'the API key reaches every workspace');
+});
+
+t.test("an ended agent's files are still served", async (t) => {
+  const done = await spawn('gamma', 'echo result > result.txt');
+  await waitFor('gamma ended', async () => ((await box.api(`/v1/agents/${done.id}`)).json['agent'] as { state: string }).state !== 'running');
+  const res = await raw(`/v1/agents/${done.id}/files/result.txt`);
+  t.equal(res.status, 200);
+  t.equal(await res.text(), 'result\n');
+  t.equal((await raw('/v1/agents/agt_nope/files/x')).status, 404);
+});
