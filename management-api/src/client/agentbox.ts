@@ -31,6 +31,14 @@ export interface PodResource {
   text: string;
 }
 
+/** A workspace file as read: status (304 when `if-none-match` held), ETag, permission bits and bytes. */
+export interface WorkspaceFile {
+  status: number;
+  etag: string | undefined;
+  mode: string | undefined;
+  bytes: Uint8Array;
+}
+
 /** The client of one box. Every method throws {@link AgentboxError} on a refusal or a failure to reach the box. */
 export class Agentbox {
   readonly #t: Transport;
@@ -99,6 +107,40 @@ export class Agentbox {
       need((await callRoute(this.#t, 'DELETE /v1/agents/{id}', { params: { id }, query }, options)).agent, 'DELETE /v1/agents/{id}'),
     /** Type `data` into a tty agent's terminal (the terminal itself is a WebSocket: GET /v1/agents/{id}/terminal). */
     input: (id: string, data: string, options?: CallOptions) => callRoute(this.#t, 'POST /v1/agents/{id}/input', { params: { id }, body: { data } }, options),
+  };
+
+  /**
+   * An agent's workspace files. `path` is relative to its working directory ('' is the directory
+   * itself); links are listed, never followed; writes are atomic.
+   */
+  readonly files = {
+    /** A directory's entries (name, type, size, mode, mtime, a link's target). */
+    list: (id: string, path = '', options?: CallOptions): Promise<unknown> => this.#t.json({ ...filesRoute(id, path, 'GET'), query: { list: 'true' }, signal: options?.signal }),
+    /** A file's bytes with its ETag and mode (status 304 and no bytes when `if-none-match` held). */
+    read: async (id: string, path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<WorkspaceFile> => {
+      const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), headers, signal: options?.signal, accept: [304] });
+      return { status: res.status, etag: res.headers.get('etag') ?? undefined, mode: res.headers.get('x-file-mode') ?? undefined, bytes: new Uint8Array(await res.arrayBuffer()) };
+    },
+    /** Create or replace a file (parents made); `x-file-mode` sets its permission bits, `if-match`/`if-none-match: *` make it conditional. */
+    write: (
+      id: string,
+      path: string,
+      data: string | Uint8Array,
+      headers: { 'x-file-mode'?: string; 'if-match'?: string; 'if-none-match'?: string } = {},
+      options?: CallOptions,
+    ): Promise<unknown> => this.#t.json({ ...filesRoute(id, path, 'PUT'), headers, raw: { text: data, contentType: 'application/octet-stream' }, signal: options?.signal }),
+    /** Remove a file, a link or an empty directory; `recursive` a whole tree (links inside removed, not followed). */
+    delete: (id: string, path: string, query: { recursive?: boolean } = {}, options?: CallOptions): Promise<unknown> =>
+      this.#t.json({ ...filesRoute(id, path, 'DELETE'), query: query.recursive ? { recursive: 'true' } : {}, signal: options?.signal }),
+    /** A directory as a tar stream (the response body, read it as it comes). */
+    tar: async (id: string, path = '', options?: CallOptions): Promise<ReadableStream<Uint8Array>> => {
+      const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), query: { format: 'tar' }, signal: options?.signal });
+      if (!res.body) throw new AgentboxError('ABX_CLIENT_BAD_RESPONSE', res.status, 'the tar answer has no body');
+      return res.body;
+    },
+    /** Extract a tar into a directory: every entry checked, all or nothing. */
+    untar: (id: string, path: string, tar: Uint8Array, options?: CallOptions): Promise<unknown> =>
+      this.#t.json({ ...filesRoute(id, path, 'POST'), raw: { text: tar, contentType: 'application/x-tar' }, signal: options?.signal }),
   };
 
   /** Requests a supervised agent's `ask` holds, and the operator's decisions on them. */
@@ -194,6 +236,12 @@ export class Agentbox {
   async *#events(query: Query<'GET /v1/events/stream'>, options: CallOptions | undefined): AsyncGenerator<BoxEvent> {
     for await (const message of streamRoute(this.#t, 'GET /v1/events/stream', { query }, options)) yield JSON.parse(message.data) as BoxEvent;
   }
+}
+
+/** The route of an agent's workspace path: the directory itself, or a path below it. */
+function filesRoute(id: string, path: string, method: string): { method: string; path: string; params: Record<string, string> } {
+  const below = path.replace(/^\/+/, '');
+  return below === '' ? { method, path: '/v1/agents/{id}/files', params: { id } } : { method, path: '/v1/agents/{id}/files/{*}', params: { id, '*': below } };
 }
 
 function need<T>(value: T | undefined, key: string): T {

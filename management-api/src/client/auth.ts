@@ -30,7 +30,7 @@ export async function authorization(
   credential: Credential | undefined,
   url: string,
   method: string,
-  body: string | undefined,
+  body: string | Uint8Array | undefined,
   now: () => number,
 ): Promise<string | undefined> {
   if (!credential) return undefined;
@@ -40,7 +40,7 @@ export async function authorization(
     ['u', url],
     ['method', method],
   ];
-  if (body !== undefined && body.length > 0) tags.push(['payload', await sha256Hex(utf8(body))]);
+  if (body !== undefined && body.length > 0) tags.push(['payload', await sha256Hex(typeof body === 'string' ? utf8(body) : new Uint8Array(body))]);
   const event = await credential.nip98({ kind: 27235, created_at: Math.floor(now() / 1000), tags, content: '' });
   return `Nostr ${base64(utf8(JSON.stringify(event)))}`;
 }

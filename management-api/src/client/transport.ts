@@ -25,8 +25,8 @@ export interface RequestSpec {
   headers?: Record<string, string | undefined> | undefined;
   /** Sent as JSON. */
   body?: unknown;
-  /** Sent as is, with its content type (pods). */
-  raw?: { text: string; contentType: string } | undefined;
+  /** Sent as is, with its content type (pods' text, workspace files' bytes, a tar stream's bytes). */
+  raw?: { text: string | Uint8Array; contentType: string } | undefined;
   signal?: AbortSignal | undefined;
   /** Statuses besides 2xx that are answers rather than errors (e.g. 503 of /ready, 304 of a conditional GET). */
   accept?: readonly number[];
@@ -79,7 +79,9 @@ export class Transport {
   /** Send the request; the answer when its status is 2xx or accepted, else an AgentboxError. */
   async send(spec: RequestSpec): Promise<Response> {
     const url = this.url(spec);
-    const body = spec.raw ? spec.raw.text : spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    // Bytes are copied once into a buffer of their own: fetch takes an ArrayBuffer-backed view, not a shared or Node-pooled one.
+    const raw = spec.raw?.text;
+    const body = raw !== undefined ? (typeof raw === 'string' ? raw : new Uint8Array(raw)) : spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const retries = spec.method === 'GET' ? this.#retries : 0;
     for (let attempt = 0; ; attempt++) {
       const headers: Record<string, string> = {};
