@@ -6,6 +6,7 @@ import { registerBeadRoutes } from './beads-routes.js';
 import { registerDocsRoute } from './docs-route.js';
 import { registerEgressRoutes } from './egress-routes.js';
 import { registerEventRoutes, type MutationLimits } from './events-routes.js';
+import { registerExecRoutes } from './exec-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { registerMeshHostRoutes } from './mesh-host-routes.js';
 import { registerMetaRoute } from './meta-route.js';
@@ -36,6 +37,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerEventRoutes(app, limits);
     registerAgentRoutes(app, limits);
     registerTerminalRoutes(app, limits);
+    registerExecRoutes(app, limits);
     registerEgressRoutes(app, limits);
     registerApprovalRoutes(app, limits);
     registerDocsRoute(app);
