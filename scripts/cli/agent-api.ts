@@ -71,11 +71,20 @@ export async function resolveAgent(target: BoxTarget, ref: string | undefined): 
     if (found.length === 0) return undefined;
     const live = found.filter((a) => LIVE_STATES.has(a.state));
     if (live.length === 1) return live[0];
-    throw new UserError(`"${ref}" is ambiguous: ${how} ${found.length} agents (${found.map((a) => `${a.id} ${a.name} ${a.state}`).join('; ')}); give more of the id`, 2);
+    throw new UserError(
+      `"${ref}" is ambiguous: ${how} ${found.length} agents (${found.map((a) => `${a.id} ${a.name} ${a.state}`).join('; ')}); give more of the id`,
+      2,
+    );
   };
-  const byPrefix = pick(agents.filter((a) => a.id.startsWith(ref) || a.id.startsWith(`agt_${ref}`)), 'it starts the id of');
+  const byPrefix = pick(
+    agents.filter((a) => a.id.startsWith(ref) || a.id.startsWith(`agt_${ref}`)),
+    'it starts the id of',
+  );
   if (byPrefix) return byPrefix;
-  const byName = pick(agents.filter((a) => a.name === ref), 'it is the name of');
+  const byName = pick(
+    agents.filter((a) => a.name === ref),
+    'it is the name of',
+  );
   if (byName) return byName;
   throw new UserError(`no agent "${ref}" on ${target.url} (not an id, id prefix or name; see \`agentbox ps -a\`)`, 1);
 }

@@ -27,7 +27,8 @@ export function graceOf(signal: string | undefined, grace: string | undefined): 
     if (grace !== undefined) throw new UsageError('--grace is for SIGTERM; --signal KILL sends SIGKILL at once');
     return 0;
   }
-  if (sig !== 'TERM' && sig !== '15') throw new UsageError(`--signal ${signal}: the box ends agents with TERM (then KILL after the grace) or KILL; it sends no other signal`);
+  if (sig !== 'TERM' && sig !== '15')
+    throw new UsageError(`--signal ${signal}: the box ends agents with TERM (then KILL after the grace) or KILL; it sends no other signal`);
   if (grace === undefined) return 5_000;
   if (!/^[0-9]+(\.[0-9]+)?$/.test(grace) || Number(grace) > 600) throw new UsageError(`--grace ${JSON.stringify(grace)}: give seconds from 0 to 600`);
   return Math.round(Number(grace) * 1000);
@@ -35,7 +36,11 @@ export function graceOf(signal: string | undefined, grace: string | undefined): 
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...targetOptions, signal: { type: 'string', short: 's' }, grace: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...targetOptions, signal: { type: 'string', short: 's' }, grace: { type: 'string' } },
+  });
   if (!positionals.length) throw new UsageError('name the agents to end');
   const graceMs = graceOf(values.signal, values.grace);
   const target = await resolveTarget(values);

@@ -42,7 +42,11 @@ export function tailOf(chunks: readonly Chunk[], lines: number): Chunk[] {
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...targetOptions, follow: { type: 'boolean', short: 'f' }, tail: { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...targetOptions, follow: { type: 'boolean', short: 'f' }, tail: { type: 'string' } },
+  });
   if (positionals.length > 1) throw new UsageError(`one agent, not ${positionals.length}`);
   if (values.tail !== undefined && !/^[0-9]+$/.test(values.tail)) throw new UsageError(`--tail ${JSON.stringify(values.tail)}: give a number of lines`);
   const target = await resolveTarget(values);

@@ -47,7 +47,14 @@ export function formatTable(agents: readonly AgentRecord[], now: number): string
   });
   const header = ['ID', 'NAME', 'COMMAND', 'STATE', 'PID', 'STARTED', 'DURATION', 'ENDED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ').trimEnd()).join('\n');
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 /** Run the command. */

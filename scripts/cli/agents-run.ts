@@ -24,7 +24,13 @@ ${targetHelp} (with -d: the agent's record)
 
 Exit codes: the agent's; 0 with -d or after detaching; 1 refused or unreachable; 2 bad usage.`;
 
-const LIMITS: Record<string, 'memory' | 'cpu_seconds' | 'processes' | 'disk'> = { memory: 'memory', cpu_seconds: 'cpu_seconds', cpu: 'cpu_seconds', processes: 'processes', disk: 'disk' };
+const LIMITS: Record<string, 'memory' | 'cpu_seconds' | 'processes' | 'disk'> = {
+  memory: 'memory',
+  cpu_seconds: 'cpu_seconds',
+  cpu: 'cpu_seconds',
+  processes: 'processes',
+  disk: 'disk',
+};
 
 /** `--limit K=V` values as the API's limits object. */
 export function limitsOf(values: readonly string[] | undefined): Record<string, string | number> | undefined {
@@ -33,7 +39,8 @@ export function limitsOf(values: readonly string[] | undefined): Record<string, 
   for (const pair of values) {
     const [key, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
     const name = LIMITS[key];
-    if (!name || pair.indexOf('=') < 0 || value === '') throw new UsageError(`--limit ${JSON.stringify(pair)}: give memory=SIZE, cpu_seconds=N, processes=N or disk=SIZE`);
+    if (!name || pair.indexOf('=') < 0 || value === '')
+      throw new UsageError(`--limit ${JSON.stringify(pair)}: give memory=SIZE, cpu_seconds=N, processes=N or disk=SIZE`);
     if (name === 'cpu_seconds' || name === 'processes') {
       if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`--limit ${key}: ${JSON.stringify(value)} is not a whole number`);
       limits[name] = Number(value);
@@ -44,17 +51,30 @@ export function limitsOf(values: readonly string[] | undefined): Record<string, 
 
 /** A default agent name from a command: its base name with what names may not hold replaced. */
 export function nameFor(command: string): string {
-  const base = path.basename(command).replace(/[^A-Za-z0-9_-]/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 64);
+  const base = path
+    .basename(command)
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
   return base || 'agent';
 }
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
   const { before, command } = splitCommand(args);
-  const { values, positionals } = parseArgs({ args: before, allowPositionals: true, options: { ...targetOptions, ...launchOptions, name: { type: 'string' }, cwd: { type: 'string' }, limit: { type: 'string', multiple: true } } });
+  const { values, positionals } = parseArgs({
+    args: before,
+    allowPositionals: true,
+    options: { ...targetOptions, ...launchOptions, name: { type: 'string' }, cwd: { type: 'string' }, limit: { type: 'string', multiple: true } },
+  });
   const mode = launchMode(values);
   if (command && positionals.length) throw new UsageError(`give a profile or a command after --, not both ("${positionals[0]}")`);
-  if (!command && positionals.length !== 1) throw new UsageError(positionals.length ? `one profile, not ${positionals.length} ("${positionals.join('" "')}"); a command goes after --` : 'name a profile, or give a command after --');
+  if (!command && positionals.length !== 1)
+    throw new UsageError(
+      positionals.length
+        ? `one profile, not ${positionals.length} ("${positionals.join('" "')}"); a command goes after --`
+        : 'name a profile, or give a command after --',
+    );
   const profile = command ? undefined : positionals[0]!;
   const [cmd, ...cmdArgs] = command ?? [];
   const env = envOf(values.env);
@@ -72,7 +92,11 @@ export async function run(args: string[]): Promise<number> {
   if (res.status !== 201) {
     const message = String(res.body['message'] ?? '');
     // A box from before agent profiles: its schema knows no "profile" and wants a command.
-    if (profile && res.status === 400 && /profile|command/.test(message)) throw new UserError(`this box does not run agent profiles yet (POST /v1/agents answered: ${message}); run the command itself: agentbox run -- COMMAND [ARG…]`, 1);
+    if (profile && res.status === 400 && /profile|command/.test(message))
+      throw new UserError(
+        `this box does not run agent profiles yet (POST /v1/agents answered: ${message}); run the command itself: agentbox run -- COMMAND [ARG…]`,
+        1,
+      );
     throw refusal('starting the agent', res);
   }
   return follow(target, res.body['agent'] as AgentRecord, mode, values.json === true);

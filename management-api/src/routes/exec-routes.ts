@@ -18,7 +18,12 @@ const execBody = {
   properties: {
     command: { type: 'string', minLength: 1, maxLength: 4096, description: "Executable, absolute or found on the agent's PATH" },
     args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
-    env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: "Extra, non-secret variables on top of the agent's environment" },
+    env: {
+      type: 'object',
+      maxProperties: 100,
+      additionalProperties: { type: 'string', maxLength: 32768 },
+      description: "Extra, non-secret variables on top of the agent's environment",
+    },
     tty: { type: 'boolean', description: 'Run the command on a pseudo-terminal of its own (GET /v1/agents/{newId}/terminal)' },
     cols: { type: 'integer', minimum: TTY_COLS.min, maximum: TTY_COLS.max },
     rows: { type: 'integer', minimum: TTY_ROWS.min, maximum: TTY_ROWS.max },
@@ -54,11 +59,24 @@ export function registerExecRoutes(app: FastifyInstance, limits: MutationLimits)
       // [policy] judges the command as a spawn of the agent it runs in.
       const policy = policyOf(app.agentbox.manifest.policy);
       const { command, args } = request.body;
-      await enforce(policy, { kind: 'spawn', agent: host.name, command, args }, { agent: null, autonomy: policy.autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data), approver: app.agentbox.approvals.queue });
+      await enforce(
+        policy,
+        { kind: 'spawn', agent: host.name, command, args },
+        {
+          agent: null,
+          autonomy: policy.autonomy,
+          recordAllowed: true,
+          record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data),
+          approver: app.agentbox.approvals.queue,
+        },
+      );
       const agent = await audit.as(caller, () => agents().exec(request.params.id, { ...request.body, args: args ?? [] }));
       if (!(await audit.spawnRecorded(agent.id))) {
         await audit.as({ kind: 'box', reason: 'audit-unavailable' }, () => agents().terminate(agent.id, 0));
-        throw new ApiError('ABX_ERR_AUDIT_UNAVAILABLE', `command ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical; see /health`);
+        throw new ApiError(
+          'ABX_ERR_AUDIT_UNAVAILABLE',
+          `command ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical; see /health`,
+        );
       }
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);

@@ -39,7 +39,11 @@ t.test('run -d, ps, logs, names and prefixes, kill', async (t) => {
   t.equal(logs.code, 0);
   t.equal(logs.stdout, 'hello-out\n', 'stdout to stdout, by name');
   t.equal(logs.stderr, 'hello-err\n', 'stderr to stderr');
-  t.match(await cli('logs', '--tail', '1', id.slice(0, 8)), { stdout: '', stderr: 'hello-err\n' }, 'an id prefix; --tail 1 of the merged output is the stderr line');
+  t.match(
+    await cli('logs', '--tail', '1', id.slice(0, 8)),
+    { stdout: '', stderr: 'hello-err\n' },
+    'an id prefix; --tail 1 of the merged output is the stderr line',
+  );
 
   t.match(await cli('logs', 'nobody'), { code: 1, stderr: /no agent "nobody"/ });
   mkdirSync(path.join(box.paths.workspaceDir, 'twin'));

@@ -40,11 +40,15 @@ t.test('run -it: a shell on this terminal, resize, detach, attach again, the exi
   t.pass('the agent’s terminal has the local size');
   let mark = session.text().length;
   session.term.resize(120, 33);
-  await waitFor('the resize to reach the agent', async () => {
-    session.term.write('stty size\r');
-    await new Promise((r) => setTimeout(r, 200));
-    return /33 120/.test(session.text().slice(mark));
-  }, 15_000);
+  await waitFor(
+    'the resize to reach the agent',
+    async () => {
+      session.term.write('stty size\r');
+      await new Promise((r) => setTimeout(r, 200));
+      return /33 120/.test(session.text().slice(mark));
+    },
+    15_000,
+  );
   t.pass('a local resize (SIGWINCH) resizes the agent’s terminal');
 
   // Raw mode: Ctrl-C reaches the agent (the shell drops the line), the CLI stays.

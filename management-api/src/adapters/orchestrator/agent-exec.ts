@@ -81,9 +81,12 @@ export class ExecHosts {
 /** Refuse a malformed exec request with AdapterInputError (the adapter may be called without a route in front). */
 export function checkExecRequest(request: ExecRequest): void {
   if (!request || typeof request !== 'object') throw new AdapterInputError('an exec request is an object with command and args');
-  if (typeof request.command !== 'string' || request.command === '' || request.command.includes('\u0000')) throw new AdapterInputError('command must be a non-empty string without NUL bytes');
-  if (!Array.isArray(request.args) || request.args.length > 256 || !request.args.every((a) => typeof a === 'string' && !a.includes('\u0000'))) throw new AdapterInputError('args must be an array of at most 256 strings without NUL bytes');
-  if (!request.tty && (request.cols !== undefined || request.rows !== undefined)) throw new AdapterInputError('cols and rows size a terminal: they need tty: true');
+  if (typeof request.command !== 'string' || request.command === '' || request.command.includes('\u0000'))
+    throw new AdapterInputError('command must be a non-empty string without NUL bytes');
+  if (!Array.isArray(request.args) || request.args.length > 256 || !request.args.every((a) => typeof a === 'string' && !a.includes('\u0000')))
+    throw new AdapterInputError('args must be an array of at most 256 strings without NUL bytes');
+  if (!request.tty && (request.cols !== undefined || request.rows !== undefined))
+    throw new AdapterInputError('cols and rows size a terminal: they need tty: true');
 }
 
 /** The exec'd command's environment: the agent's, the checked extras, and its own id beside the agent's. */
