@@ -5,7 +5,6 @@ import type { AgentLimits } from '../../sandbox/limits/budgets.js';
 import type { ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
 import { launcherReady } from '../../sandbox/namespace-sandbox.js';
 import { agentEnvironment } from './agent-env.js';
-import type { AgentState } from './orchestrator-adapter.js';
 
 /** What a caller asks to run inside a running agent: its sandbox, directory, uid, egress credential and API token are the agent's. */
 export interface ExecRequest {
@@ -106,7 +105,7 @@ export function whenStarted(child: ChildProcess, confined: ConfinedSpawn, comman
 }
 
 /** An exec'd command's end: its own exit, never counted toward its agent's crash loop. */
-export function execState(terminating: boolean, exit: { code: number | null }): AgentState {
+export function execState(terminating: boolean, exit: { code: number | null }): 'terminated' | 'exited' | 'failed' {
   if (terminating) return 'terminated';
   return exit.code === 0 ? 'exited' : 'failed';
 }
