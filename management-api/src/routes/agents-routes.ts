@@ -43,6 +43,7 @@ const agentSchema = {
     limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } } },
     reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk' },
     tty: { type: 'boolean', description: 'The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input' },
+    execOf: { type: 'string', description: 'A command exec\'d into this agent (POST /v1/agents/{id}/exec): it runs in that agent\'s sandbox and ends with it' },
   },
 } as const;
 const refusalsSchema = {

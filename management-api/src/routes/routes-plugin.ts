@@ -7,6 +7,7 @@ import { registerDocsRoute } from './docs-route.js';
 import { registerEgressRoutes } from './egress-routes.js';
 import { registerEventRoutes, type MutationLimits } from './events-routes.js';
 import { registerFileRoutes } from './files-routes.js';
+import { registerExecRoutes } from './exec-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { registerMeshHostRoutes } from './mesh-host-routes.js';
 import { registerMetaRoute } from './meta-route.js';
@@ -38,6 +39,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerAgentRoutes(app, limits);
     registerTerminalRoutes(app, limits);
     registerFileRoutes(app, limits);
+    registerExecRoutes(app, limits);
     registerEgressRoutes(app, limits);
     registerApprovalRoutes(app, limits);
     registerDocsRoute(app);

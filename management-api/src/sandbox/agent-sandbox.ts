@@ -85,6 +85,8 @@ export const INSTALLATION_ENTRIES = ['dist', 'node_modules', 'config', 'schema',
 /** Confines the agents of one box. One instance per box; the orchestrator calls {@link confine} per spawn. */
 export class AgentSandbox {
   readonly #live = new Map<string, string>();
+  /** Each running agent's private temporary directory, which a command exec'd into it shares. */
+  readonly #tmps = new Map<string, string>();
   #capability: Promise<SandboxCapability> | undefined;
   #probed: SandboxCapability | undefined;
   #readOnly: string[] | undefined;
@@ -152,23 +154,36 @@ export class AgentSandbox {
    * itself, and when it is, holds or lies inside the directory of an agent still running: each
    * agent writes only its own directory. Unchanged when the sandbox is off.
    */
-  async confine(agent: { id: string; name: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number }): Promise<ConfinedSpawn> {
+  async confine(agent: { id: string; name: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number }, options: { joining?: string } = {}): Promise<ConfinedSpawn> {
     if (!this.settings.enabled) return unconfined(agent);
     const capability = await this.start();
     if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
     this.#namespaces.checkUsable();
     if (agent.cwd === agent.workspace) throw new ApiError('ABX_ERR_VALIDATION', 'working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)');
-    for (const [other, dir] of this.#live) {
-      if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new ApiError('ABX_ERR_CONFLICT', `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
-    }
     const { paths, limits } = this.settings;
-    await mkdir(paths.tmpDir, { recursive: true });
-    const tmp = await mkdtemp(path.join(paths.tmpDir, 'agent-'));
-    this.#live.set(agent.id, agent.cwd);
-    const release = async () => {
-      this.#live.delete(agent.id);
-      await removeTree(tmp);
-    };
+    let tmp: string;
+    let release: () => Promise<void>;
+    if (options.joining !== undefined) {
+      // A command exec'd into a running agent: exactly its directories, which stay the agent's (it releases them).
+      const joined = this.#tmps.get(options.joining);
+      if (joined === undefined || this.#live.get(options.joining) !== agent.cwd) throw new ApiError('ABX_ERR_CONFLICT', `agent ${options.joining} is not running confined in ${path.relative(agent.workspace, agent.cwd)}`);
+      tmp = joined;
+      release = async () => {};
+    } else {
+      for (const [other, dir] of this.#live) {
+        if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new ApiError('ABX_ERR_CONFLICT', `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
+      }
+      await mkdir(paths.tmpDir, { recursive: true });
+      const own = await mkdtemp(path.join(paths.tmpDir, 'agent-'));
+      tmp = own;
+      this.#live.set(agent.id, agent.cwd);
+      this.#tmps.set(agent.id, own);
+      release = async () => {
+        this.#live.delete(agent.id);
+        this.#tmps.delete(agent.id);
+        await removeTree(own);
+      };
+    }
     // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
     // forwards the loopback ports of the API and the egress proxy to the box's sockets.
     const transparent = this.#namespaces.transparent();

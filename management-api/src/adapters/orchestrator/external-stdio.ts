@@ -93,6 +93,10 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     input: async (id) => {
       throw new ApiError('ABX_ERR_NO_TERMINAL', `agent ${JSON.stringify(id)} has no terminal: orchestrator/external-stdio runs agents without one`);
     },
+    // The sandbox a command would join is the external process manager's, out of this process's reach.
+    exec: async (id) => {
+      throw new ApiError('ABX_ERR_CONFLICT', `cannot exec into agent ${JSON.stringify(id)}: orchestrator/external-stdio runs agents elsewhere; exec is served by orchestrator/local-procmgr`);
+    },
   };
 }
 

@@ -68,5 +68,6 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     output: async (id, request) => ready().output(id, request),
     terminal: async (id) => ready().terminal(id),
     input: async (id, data) => ready().input(id, data),
+    exec: async (id, request) => ready().exec(id, request),
   };
 }

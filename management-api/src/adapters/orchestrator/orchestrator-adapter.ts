@@ -3,6 +3,7 @@ import type { AdapterLifecycle } from '../adapter.js';
 import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/limits/budgets.js';
 import type { Autonomy } from '../../policy/policy-types.js';
 import type { AgentTerminalHandle } from './agent-terminal.js';
+import type { ExecRequest } from './agent-exec.js';
 
 /** Version of this interface; implementations report it and /v1/meta lists it. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -52,6 +53,8 @@ export interface AgentProcess {
   tty?: boolean;
   /** Its working directory relative to the box's workspace (`.` for the workspace itself); the files API serves it. */
   cwd?: string;
+  /** A command exec'd into this agent (POST /v1/agents/:id/exec): it runs in that agent's sandbox and ends with it. */
+  execOf?: string;
 }
 
 /** One chunk of captured output. */
@@ -85,7 +88,9 @@ export interface OrchestratorAdapter extends AdapterLifecycle {
   terminal(id: string): Promise<AgentTerminalHandle>;
   /** Type `data` into a running tty agent's terminal; 409 ABX_ERR_NO_TERMINAL without one or once it ended. */
   input(id: string, data: string): Promise<void>;
+  /** Run a command in running agent `id`'s sandbox, directory and identity; ended with it. */
+  exec(id: string, request: ExecRequest): Promise<AgentProcess>;
 }
 
 /** The operations the resolver dispatches (and measures) for this slot. */
-export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output', 'terminal', 'input'] as const satisfies ReadonlyArray<keyof OrchestratorAdapter>;
+export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output', 'terminal', 'input', 'exec'] as const satisfies ReadonlyArray<keyof OrchestratorAdapter>;

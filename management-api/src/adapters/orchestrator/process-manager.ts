@@ -24,6 +24,7 @@ import { followKeeperReports } from '../../sandbox/keeper-reports.js';
 import { TtyAgents } from './tty-agents.js';
 import { TTY_TERM } from './agent-tty.js';
 import type { AgentTerminalHandle } from './agent-terminal.js';
+import { checkExecRequest, execEnvironment, ExecHosts, execState, whenStarted, type ExecRequest } from './agent-exec.js';
 
 /** How the manager is set up. */
 export interface ProcessManagerOptions {
@@ -62,6 +63,7 @@ export class ProcessManager {
   readonly #accounting: AgentAccounting;
   readonly #confined = new Map<string, ConfinedSpawn>();
   readonly #ttys = new TtyAgents();
+  readonly #execs = new ExecHosts();
   #workspace: string | undefined;
 
   constructor(private readonly options: ProcessManagerOptions) {
@@ -142,6 +144,7 @@ export class ProcessManager {
       ...(onTty ? { terminalOutput: true } : {}),
     });
     this.#runs.set(id, run);
+    this.#execs.add(id, { name: request.name, target, env, limits });
     if (onTty) this.#ttys.follow(run, onTty.tty);
     // Before anything can end it: its exit is only seen in a later turn of the event loop, so the start is recorded first.
     this.options.audit?.started({ id, name: request.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, cwd) || '.', envNames: Object.keys(request.env ?? {}), limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt });
@@ -159,6 +162,49 @@ export class ProcessManager {
     await this.#records?.add(id, run.pid);
     // A process that already ended had its record removed before it was written.
     if (!run.live) await this.#records?.remove(id);
+    this.#evictEnded();
+    return started;
+  }
+
+  /**
+   * Run a command in live agent `targetId`: its sandbox policy (same launcher argv, Landlock grants
+   * and uid), its directory and temporary directory, its environment (its egress credential and API
+   * token: what the command does is the agent's), under a budget of the agent's limits; ended with it.
+   */
+  async exec(targetId: string, request: ExecRequest): Promise<AgentProcess> {
+    if (!this.#workspace) throw new AdapterUnavailableError('orchestrator', 'the process manager is not started');
+    checkExecRequest(request);
+    const host = this.#execs.host(targetId);
+    if (!this.#run(targetId).live) throw new AdapterConflictError(`agent ${targetId} has ended; a command runs only in a running agent`);
+    const id = `agt_${randomBytes(9).toString('base64url')}`;
+    const env = execEnvironment(host, request.env, id);
+    const target = { ...host.target, command: checkCommand(request.command, env['PATH']), args: request.args };
+    const confined = await (this.options.sandbox ? this.options.sandbox.confine(target, { joining: targetId }) : Promise.resolve(unconfined(target)));
+    const onTty = this.#ttys.prepare({ name: host.name, ...request }, confined, this.options.sandbox?.launcher);
+    const how = onTty ?? { command: confined.command, args: confined.args, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])] };
+    const child = spawn(how.command, how.args, { cwd: target.cwd, env: { ...env, ...confined.env }, detached: true, stdio: how.stdio as StdioOptions, ...confined.ids });
+    await whenStarted(child, confined, request.command).catch((err: unknown) => {
+      onTty?.tty.close();
+      throw err;
+    });
+    this.#confined.set(id, confined);
+    this.#execs.attach(targetId, id);
+    const run = new AgentRun({ id, name: host.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt: new Date().toISOString(), execOf: targetId }, child, (r, exit) => execState(r.terminating, exit), {
+      ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
+      onEnd: (r) => this.#ended(r),
+      ...(onTty ? { terminalOutput: true } : {}),
+    });
+    this.#runs.set(id, run);
+    if (onTty) this.#ttys.follow(run, onTty.tty);
+    this.options.audit?.started({ id, name: host.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, target.cwd) || '.', envNames: Object.keys(request.env ?? {}), limits: host.limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt: run.snapshot().startedAt });
+    const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
+    this.#accounting.follow(id, run.pid, host.limits, overBudget, confined.overhead, []);
+    const started = this.#record(run);
+    this.options.logger.info({ event: 'AgentExecStarted', agent: id, execOf: targetId, name: host.name, pid: run.pid }, `command exec'd into agent ${targetId}`);
+    await this.#records?.add(id, run.pid);
+    if (!run.live) await this.#records?.remove(id);
+    // The agent may have ended while the command started: the command goes too.
+    if (!this.#runs.get(targetId)?.live) void this.#terminate(id, 0, { kind: 'box', reason: 'agent-ended' }).catch(() => undefined);
     this.#evictEnded();
     return started;
   }
@@ -254,6 +300,8 @@ export class ProcessManager {
   }
 
   #ended(run: AgentRun): void {
+    // Commands exec'd into it end with it (docker exec's are ended with their container the same way).
+    for (const child of this.#execs.ended(run.id)) void this.#terminate(child, LEFTOVER_GRACE_MS, { kind: 'box', reason: 'agent-ended' }).catch(() => undefined);
     this.#accounting.ended(run.id);
     const info = this.#record(run);
     this.options.audit?.ended({ ...info, reason: info.reason ?? endReason(run, info), startedAt: info.startedAt, endedAt: info.endedAt!, ...optional('peakPssBytes', this.#accounting.peakPss(info.id)) });
@@ -284,6 +332,7 @@ export class ProcessManager {
       this.#runs.delete(run.id);
       this.#accounting.forget(run.id);
       this.#ttys.forget(run.id);
+      this.#execs.forget(run.id);
     }
   }
 }

@@ -1,0 +1,103 @@
+// `agentbox run [options] PROFILE` / `agentbox run [options] -- CMD ARGS…`: start an agent, attached (-it), detached (-d), or followed to its exit.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { call, refusal, type AgentRecord } from './agent-api.js';
+import { envOf, follow, launchHelp, launchMode, launchOptions, ttyFields } from './agent-launch.js';
+import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
+import { UsageError, UserError } from './cli-errors.js';
+import { splitCommand } from './split-command.js';
+
+export const usage = `Usage: agentbox run [options] PROFILE
+       agentbox run [options] -- COMMAND [ARG…]
+
+Start an agent on the running box: a profile of the manifest ([agents.PROFILE]) or a command.
+Without -d or -t the output is shown until the agent ends; the exit code is the agent's
+(128 + N when signal N ended it).
+
+Options:
+  --name NAME        the agent's name (default: the profile, or the command's base name)
+${launchHelp}
+  --cwd DIR          working directory, relative to the workspace (default <workspace>/<name>)
+  --limit K=V        a budget below the box's: memory=512m, cpu_seconds=60, processes=50, disk=1g (repeatable)
+${targetHelp} (with -d: the agent's record)
+  -h, --help         show this help
+
+Exit codes: the agent's; 0 with -d or after detaching; 1 refused or unreachable; 2 bad usage.`;
+
+const LIMITS: Record<string, 'memory' | 'cpu_seconds' | 'processes' | 'disk'> = {
+  memory: 'memory',
+  cpu_seconds: 'cpu_seconds',
+  cpu: 'cpu_seconds',
+  processes: 'processes',
+  disk: 'disk',
+};
+
+/** `--limit K=V` values as the API's limits object. */
+export function limitsOf(values: readonly string[] | undefined): Record<string, string | number> | undefined {
+  if (!values?.length) return undefined;
+  const limits: Record<string, string | number> = {};
+  for (const pair of values) {
+    const [key, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+    const name = LIMITS[key];
+    if (!name || pair.indexOf('=') < 0 || value === '')
+      throw new UsageError(`--limit ${JSON.stringify(pair)}: give memory=SIZE, cpu_seconds=N, processes=N or disk=SIZE`);
+    if (name === 'cpu_seconds' || name === 'processes') {
+      if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`--limit ${key}: ${JSON.stringify(value)} is not a whole number`);
+      limits[name] = Number(value);
+    } else limits[name] = value;
+  }
+  return limits;
+}
+
+/** A default agent name from a command: its base name with what names may not hold replaced. */
+export function nameFor(command: string): string {
+  const base = path
+    .basename(command)
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 64);
+  return base || 'agent';
+}
+
+/** Run the command. */
+export async function run(args: string[]): Promise<number> {
+  const { before, command } = splitCommand(args);
+  const { values, positionals } = parseArgs({
+    args: before,
+    allowPositionals: true,
+    options: { ...targetOptions, ...launchOptions, name: { type: 'string' }, cwd: { type: 'string' }, limit: { type: 'string', multiple: true } },
+  });
+  const mode = launchMode(values);
+  if (command && positionals.length) throw new UsageError(`give a profile or a command after --, not both ("${positionals[0]}")`);
+  if (!command && positionals.length !== 1)
+    throw new UsageError(
+      positionals.length
+        ? `one profile, not ${positionals.length} ("${positionals.join('" "')}"); a command goes after --`
+        : 'name a profile, or give a command after --',
+    );
+  const profile = command ? undefined : positionals[0]!;
+  const [cmd, ...cmdArgs] = command ?? [];
+  const env = envOf(values.env);
+  const limits = limitsOf(values.limit);
+  const body = {
+    name: values.name ?? profile ?? nameFor(cmd!),
+    ...(profile ? { profile } : { command: cmd, args: cmdArgs }),
+    ...(env ? { env } : {}),
+    ...(values.cwd ? { cwd: values.cwd } : {}),
+    ...(limits ? { limits } : {}),
+    ...ttyFields(mode),
+  };
+  const target = await resolveTarget(values);
+  const res = await call(target, 'POST', '/v1/agents', body);
+  if (res.status !== 201) {
+    const message = String(res.body['message'] ?? '');
+    // A box from before agent profiles: its schema knows no "profile" and wants a command.
+    if (profile && res.status === 400 && /profile|command/.test(message))
+      throw new UserError(
+        `this box does not run agent profiles yet (POST /v1/agents answered: ${message}); run the command itself: agentbox run -- COMMAND [ARG…]`,
+        1,
+      );
+    throw refusal('starting the agent', res);
+  }
+  return follow(target, res.body['agent'] as AgentRecord, mode, values.json === true);
+}
