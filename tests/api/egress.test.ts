@@ -213,13 +213,18 @@ t.test('egress through the proxy programme', async (t) => {
   });
 
   await t.test('each decision is an event and a metric', async (t) => {
+    // The proxy reports decisions to the API as they happen, and the API appends them in turn: wait
+    // until the last decision the steps above made (an address allowed after the runtime change) is in.
+    const expected = ['allowed:exact', 'denied:domain-not-listed', 'denied:port-not-listed', 'denied:no-credential', 'denied:bad-credential', 'allowed:address'];
+    const reasonsOf = (items: Array<{ data: Record<string, unknown> }>) => new Set(items.map((e) => `${e.data['decision']}:${e.data['reason']}`));
     const events = await waitFor('the decisions', async () => {
       const r = await server.api('/v1/events?kind=sandbox.egress&limit=200');
       const items = r.json['items'] as Array<{ data: Record<string, unknown> }>;
-      return items.some((e) => e.data['reason'] === 'no-credential') ? items : undefined;
+      const seen = reasonsOf(items);
+      return expected.every((x) => seen.has(x)) ? items : undefined;
     });
-    const reasons = new Set(events.map((e) => `${e.data['decision']}:${e.data['reason']}`));
-    for (const r of ['allowed:exact', 'denied:domain-not-listed', 'denied:port-not-listed', 'denied:no-credential', 'denied:bad-credential', 'allowed:address']) t.ok(reasons.has(r), r);
+    const reasons = reasonsOf(events);
+    for (const r of expected) t.ok(reasons.has(r), r);
     t.ok(events.some((e) => e.data['agent'] === 'agt_test1' && e.data['host'] === '127.0.0.1' && e.data['decision'] === 'allowed'), 'agent, host and port are recorded');
     const metrics = await (await fetch(server.server.metricsUrl)).text();
     t.match(metrics, /agentbox_egress_decisions_total\{decision="denied",reason="no-credential"\} [1-9]/);

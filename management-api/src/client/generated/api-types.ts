@@ -36,6 +36,10 @@ export type ErrorCode =
   | "ABX_ERR_APPROVAL_DECIDED"
   | "ABX_ERR_APPROVAL_CHANGED"
   | "ABX_ERR_APPROVAL_SIGNATURE"
+  | "ABX_ERR_FILE_PATH"
+  | "ABX_ERR_FILE_TYPE"
+  | "ABX_ERR_FILE_TOO_LARGE"
+  | "ABX_ERR_TAR_REFUSED"
   | "ABX_ERR_SHUTTING_DOWN"
   | "ABX_ERR_INTERNAL";
 
@@ -151,6 +155,8 @@ export interface Routes {
         reason?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
+        /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
+        execOf?: string;
       })>);
     });
   };
@@ -220,6 +226,8 @@ export interface Routes {
         reason?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
+        /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
+        execOf?: string;
       });
     });
   };
@@ -260,6 +268,8 @@ export interface Routes {
         reason?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
+        /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
+        execOf?: string;
         /** The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it */
         refusals?: Array<{
           at?: string;
@@ -311,8 +321,184 @@ export interface Routes {
         reason?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
+        /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
+        execOf?: string;
       });
     });
+  };
+  /** Run a command in a running agent's sandbox: the same launcher policy, uid, Landlock grants, working and temporary directories, egress credential and API token, under a budget of the agent's limits; ended with the agent. Answers with the command's own record (execOf names the agent): follow it through /output, /terminal and DELETE like any agent */
+  "POST /v1/agents/{id}/exec": {
+    params: {
+      id: string;
+    };
+    body: ({
+      /** Executable, absolute or found on the agent's PATH */
+      command: string;
+      args?: Array<string>;
+      /** Extra, non-secret variables on top of the agent's environment */
+      env?: ({
+        [key: string]: string | undefined;
+      });
+      /** Run the command on a pseudo-terminal of its own (GET /v1/agents/{newId}/terminal) */
+      tty?: boolean;
+      cols?: number;
+      rows?: number;
+    });
+    response: {
+      agent?: {
+        [key: string]: unknown;
+      };
+    };
+  };
+  /** A file of the agent's working directory (its bytes, ETag, Last-Modified, X-File-Mode); a directory with ?list (JSON entries) or ?format=tar (a tar stream). Symbolic links are listed, never followed: GET of one is 409 */
+  "GET /v1/agents/{id}/files": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    query?: {
+      list?: string;
+      format?: "tar";
+    };
+    response: ({
+      path?: string;
+      entries?: (Array<({
+        name?: string;
+        type?: "file" | "dir" | "symlink" | "other";
+        size?: number;
+        /** Permission bits in octal, e.g. 0644 */
+        mode?: string;
+        mtime?: string;
+        /** A symbolic link's target, as data (links are never followed) */
+        target?: string;
+      })>);
+      truncated?: boolean;
+    });
+  };
+  /** Create or replace a file with the request body, atomically (a temporary file renamed over the name); missing parent directories are made. X-File-Mode sets the permission bits (default 0644; setuid, setgid and sticky never set); If-None-Match: * creates only, If-Match replaces only that ETag */
+  "PUT /v1/agents/{id}/files": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    headers?: {
+      "x-file-mode"?: string;
+      "if-match"?: string;
+      "if-none-match"?: string;
+    };
+    response: {
+      path?: string;
+      created?: boolean;
+      size?: number;
+      etag?: string;
+    };
+  };
+  /** Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted */
+  "POST /v1/agents/{id}/files": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    response: {
+      path?: string;
+      files?: number;
+      dirs?: number;
+      symlinks?: number;
+      bytes?: number;
+    };
+  };
+  /** Delete a file, a symbolic link (never its target) or an empty directory; with ?recursive a directory and everything in it (links inside are removed, not followed) */
+  "DELETE /v1/agents/{id}/files": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    query?: {
+      recursive?: string;
+    };
+    response: {
+      path?: string;
+      removed?: number;
+    };
+  };
+  /** A file of the agent's working directory (its bytes, ETag, Last-Modified, X-File-Mode); a directory with ?list (JSON entries) or ?format=tar (a tar stream). Symbolic links are listed, never followed: GET of one is 409 */
+  "GET /v1/agents/{id}/files/{*}": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    query?: {
+      list?: string;
+      format?: "tar";
+    };
+    response: ({
+      path?: string;
+      entries?: (Array<({
+        name?: string;
+        type?: "file" | "dir" | "symlink" | "other";
+        size?: number;
+        /** Permission bits in octal, e.g. 0644 */
+        mode?: string;
+        mtime?: string;
+        /** A symbolic link's target, as data (links are never followed) */
+        target?: string;
+      })>);
+      truncated?: boolean;
+    });
+  };
+  /** Create or replace a file with the request body, atomically (a temporary file renamed over the name); missing parent directories are made. X-File-Mode sets the permission bits (default 0644; setuid, setgid and sticky never set); If-None-Match: * creates only, If-Match replaces only that ETag */
+  "PUT /v1/agents/{id}/files/{*}": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    headers?: {
+      "x-file-mode"?: string;
+      "if-match"?: string;
+      "if-none-match"?: string;
+    };
+    response: {
+      path?: string;
+      created?: boolean;
+      size?: number;
+      etag?: string;
+    };
+  };
+  /** Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted */
+  "POST /v1/agents/{id}/files/{*}": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    response: {
+      path?: string;
+      files?: number;
+      dirs?: number;
+      symlinks?: number;
+      bytes?: number;
+    };
+  };
+  /** Delete a file, a symbolic link (never its target) or an empty directory; with ?recursive a directory and everything in it (links inside are removed, not followed) */
+  "DELETE /v1/agents/{id}/files/{*}": {
+    params: {
+      id: string;
+      /** The path relative to the agent's working directory; empty for the directory itself */
+      "*": string;
+    };
+    query?: {
+      recursive?: string;
+    };
+    response: {
+      path?: string;
+      removed?: number;
+    };
   };
   /** Type text into a running tty agent's terminal (as keystrokes: end a line with \r) */
   "POST /v1/agents/{id}/input": {
@@ -994,6 +1180,15 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "POST /v1/agents",
   "GET /v1/agents/{id}",
   "DELETE /v1/agents/{id}",
+  "POST /v1/agents/{id}/exec",
+  "GET /v1/agents/{id}/files",
+  "PUT /v1/agents/{id}/files",
+  "POST /v1/agents/{id}/files",
+  "DELETE /v1/agents/{id}/files",
+  "GET /v1/agents/{id}/files/{*}",
+  "PUT /v1/agents/{id}/files/{*}",
+  "POST /v1/agents/{id}/files/{*}",
+  "DELETE /v1/agents/{id}/files/{*}",
   "POST /v1/agents/{id}/input",
   "GET /v1/agents/{id}/output",
   "GET /v1/approvals",
