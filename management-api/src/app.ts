@@ -122,8 +122,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(egressPlugin, settings);
   app.register(sandboxPlugin, settings);
   app.register(resolverPlugin, settings);
-  app.register(approvalsPlugin, settings);
   app.register(agentEventsPlugin, settings);
+  app.register(approvalsPlugin, settings);
   app.register(readinessPlugin, settings);
   app.register(gracefulClosePlugin, settings);
   app.register(appStatePlugin, settings);

@@ -11,8 +11,8 @@ import { COSIGNATURES_FILE, type CosignatureRecord } from '../../management-api/
 import { EMPTY_ROOT, leafHash } from '../../management-api/src/tlog/rfc6962.js';
 import { hashesToStore, rootFromFrontier } from '../../management-api/src/tlog/stored-hashes.js';
 
-/** The decision kinds: what agents were allowed to do and who decided (policy decisions by prefix). */
-const DECISION_KINDS = new Set(['agent.spawn', 'agent.terminate', 'agent.exit', 'sandbox.egress.policy']);
+/** The decision kinds: what agents were allowed to do and who decided (policy decisions by prefix; an operator's decision on an approval request). */
+const DECISION_KINDS = new Set(['agent.spawn', 'agent.terminate', 'agent.exit', 'sandbox.egress.policy', 'approval.decided']);
 const isDecision = (kind: string): boolean => DECISION_KINDS.has(kind) || kind.startsWith('policy.');
 
 /** A cosignature of a checkpoint, as the report lists it. */

@@ -10,8 +10,8 @@ import { UsageError, UserError } from './cli-errors.js';
 export const usage = `Usage: agentbox audit [--root DIR] [--since TIME] [--agent ID] [--json]
 
 List the decisions in the box's event log (adapter events/local-jsonl): agent.spawn,
-agent.terminate, agent.exit, sandbox.egress.policy and every policy.* event, with who asked and
-the outcome; then the checkpoints the box signed and which of them a witness (the mesh host)
+agent.terminate, agent.exit, sandbox.egress.policy, every policy.* event and approval.decided,
+with who asked (or decided) and the outcome; then the checkpoints the box signed and which of them a witness (the mesh host)
 cosigned. A decision is witnessed once a cosigned checkpoint covers it and the log still hashes
 to that checkpoint's root (checked here, from the log itself).
 
@@ -71,7 +71,9 @@ function print(r: AuditReport): string {
   const out: string[] = [`${r.log}: ${r.entries} entries, ${r.decisions.length} decision${r.decisions.length === 1 ? '' : 's'}`];
   for (const d of r.decisions) {
     const by = d.data['by'] as { kind?: string; pubkey?: string; agent?: string; reason?: string } | undefined;
-    const who = by ? ` by ${by.kind ?? '?'}${by.pubkey ? ` ${by.pubkey.slice(0, 12)}…` : by.agent ? ` ${by.agent}` : by.reason ? ` (${by.reason})` : ''}` : '';
+    // An approval's decider: the operator key of a signed decision, else the caller that made it.
+    const approver = typeof d.data['approver'] === 'string' ? ` by ${d.data['approver'].slice(0, 12)}…${d.data['signed'] === true ? ' (signed)' : ''}` : '';
+    const who = approver || !by ? approver : ` by ${by.kind ?? '?'}${by.pubkey ? ` ${by.pubkey.slice(0, 12)}…` : by.agent ? ` ${by.agent}` : by.reason ? ` (${by.reason})` : ''}`;
     const about = d.agent ? ` agent ${d.agent}${typeof d.data['name'] === 'string' ? ` (${d.data['name']})` : ''}` : '';
     const outcome = typeof d.data['outcome'] === 'string' ? ` → ${d.data['outcome']}` : typeof d.data['state'] === 'string' ? ` → ${d.data['state']}` : '';
     const witnessed = d.witnessedAt

@@ -39,7 +39,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'approve', summary: 'approve a pending approval request: --reason, --scope once|agent|until=TIME, --sign-key-file for a signed decision', load: compiled('approve') },
   { name: 'deny', summary: 'deny a pending approval request: --reason, --sign-key-file for a signed decision', load: compiled('deny') },
   { name: 'identity', summary: "print the box's Nostr identity (npub, hex public key, did:nostr), creating or importing its key", load: compiled('identity') },
-  { name: 'events verify', summary: "check the event log's hash chain, and with --against a signed checkpoint; exit 0 intact, 1 naming the first bad line or a truncated or rewritten log, 2 unreadable", load: () => import('./events-verify.js') },
+  { name: 'events verify', summary: "check the event log's hash chain, and with --against a signed checkpoint (or, with --remote URL, a running box against it); exit 0 intact, 1 naming the first bad line or a truncated, rewritten or forked log, 2 unreadable", load: () => import('./events-verify.js') },
   { name: 'audit', summary: "list the decisions in the box's event log and which checkpoints a witness cosigned (--since, --agent, --json)", load: () => import('./audit.js') },
   { name: 'image build', summary: 'build the test image of a manifest offline from this machine (the production image: nix build .#image); --load into DOCKER_HOST', load: compiled('image-build') },
   { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf, image-config.json and artifacts.json from a manifest (offline, via Nix)', load: compiled('render') },

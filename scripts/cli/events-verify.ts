@@ -10,11 +10,13 @@ import { TLOG_FILES } from '../../management-api/src/adapters/events/log-checkpo
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { parseCosignatureVerifier, verifyCosignature, type VerifiedCosignature } from '../../management-api/src/tlog/cosignature.js';
 import { UsageError, UserError } from './cli-errors.js';
+import { verifyRemote } from './events-remote-verify.js';
 
 /** The state volume's place under a box root (`/var/lib/agentbox` in the image). */
 const stateDirUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).stateDir;
 
 export const usage = `Usage: agentbox events verify [--root DIR | PATH] [--against CHECKPOINT [--key KEY] [--witness-key KEY]] [--json]
+       agentbox events verify --remote URL --against OLD_CHECKPOINT [--key KEY] [--key-file FILE | --root DIR] [--json]
 
 Recompute the hash chain of the box's event log (adapter events/local-jsonl) and report the first
 line that breaks it: an edited line (hash mismatch), a removed, inserted or reordered line or
@@ -42,13 +44,24 @@ Options:
                GET /v1/meta gives it under federation.witness.verifierKey), or a file holding
                it; such a checkpoint is the note of a line of the box's tlog/cosignatures.jsonl
   --json       print {ok, path, files, events, head, firstBad?, incompleteTailBytes?, against?}
+               (with --remote: {ok, outcome, url, origin, old, current, keySource, message})
   -h, --help   show this help
+
+Remote (a box on another machine, without its files):
+  --remote URL the box's API: its current checkpoint (GET /v1/events/checkpoint) and a
+               consistency proof from the size of --against to it (GET /v1/events/proof/
+               consistency) are verified: grown (the old log is a prefix), same, or forked
+               (truncated or rewritten since the old checkpoint)
+  --key KEY    the verifier key both checkpoints must verify with; without it, the key the box
+               names in GET /v1/meta, accepted only when the old checkpoint verifies with it (a
+               note names its key by a 4-byte id only, so another key needs --key)
+  --key-file F the box's API key (default: the key file under --root, $AGENTBOX_ROOT or ./.agentbox)
 
 Removing lines from the very end leaves a shorter chain that still verifies: compare the head
 printed here with one recorded elsewhere to catch that.
 
-Exit codes: 0 intact, 1 a line breaks the chain (file, line number and what is wrong) or the log
-is truncated or rewritten against the checkpoint, 2 bad usage, the log cannot be read, or the
+Exit codes: 0 intact (remote: grown or same), 1 a line breaks the chain (file, line number and what is wrong) or the log
+is truncated or rewritten against the checkpoint (remote: forked), 2 bad usage, the box cannot be reached, the log cannot be read, or the
 checkpoint does not verify with the key (or carries no valid cosignature by --witness-key).`;
 
 /** The log to verify: a directory of segments, or one segment file. */
@@ -108,7 +121,13 @@ async function audit(logDir: string, against: string, key: string | undefined, w
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { root: { type: 'string' }, json: { type: 'boolean' }, against: { type: 'string' }, key: { type: 'string' }, 'witness-key': { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { root: { type: 'string' }, json: { type: 'boolean' }, against: { type: 'string' }, key: { type: 'string' }, 'witness-key': { type: 'string' }, remote: { type: 'string' }, 'key-file': { type: 'string' } },
+  });
+  if (values.remote !== undefined) return runRemote(values, positionals);
+  if (values['key-file'] !== undefined) throw new UsageError('--key-file (the box API key) is used with --remote URL');
   if (positionals.length > 1) throw new UsageError(`expected at most one PATH, got ${positionals.length}`);
   if (values.key !== undefined && values.against === undefined) throw new UsageError('--key is used with --against CHECKPOINT');
   if (values['witness-key'] !== undefined && values.against === undefined) throw new UsageError('--witness-key is used with --against CHECKPOINT');
@@ -151,4 +170,26 @@ export async function run(args: string[]): Promise<number> {
     if (against.witness) process.stdout.write(`  witnessed: cosigned by ${against.witness.witness} at ${against.witness.cosignedAt} (cosignature verified)\n`);
   }
   return 0;
+}
+
+/** `--remote URL --against OLD`: the box's current checkpoint and a consistency proof from OLD's size, over its API. */
+async function runRemote(values: { remote?: string; against?: string; key?: string; 'key-file'?: string; root?: string; json?: boolean; 'witness-key'?: string }, positionals: string[]): Promise<number> {
+  if (values.against === undefined) throw new UsageError('--remote URL needs --against OLD_CHECKPOINT: the checkpoint the box is held to');
+  if (positionals.length > 0) throw new UsageError('--remote checks a box over its API: give no PATH');
+  if (values['witness-key'] !== undefined) throw new UsageError('--witness-key checks a local log against a cosigned checkpoint; with --remote, verify the old checkpoint locally first');
+  if (!/^https?:\/\/[^\s]+$/.test(values.remote ?? '')) throw new UsageError(`--remote ${JSON.stringify(values.remote)} is not an http(s) URL`);
+  const keyFile = values['key-file'] ?? runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') }).apiKeyFile;
+  const apiKey = (
+    await readFile(keyFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (values['key-file'] !== undefined) throw new UserError(`cannot read --key-file ${keyFile}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
+      return '';
+    })
+  ).trim();
+  const report = await verifyRemote({ url: values.remote!, against: values.against, ...(values.key !== undefined ? { key: values.key } : {}), ...(apiKey ? { apiKey } : {}) });
+  if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else {
+    const line = `${report.url}: ${report.outcome}: ${report.message} (log ${report.origin}; both checkpoints verified with ${report.keySource === 'key' ? '--key' : "the box's key, which the old checkpoint verifies with"})\n`;
+    (report.ok ? process.stdout : process.stderr).write(line);
+  }
+  return report.ok ? 0 : 1;
 }

@@ -28,7 +28,8 @@ export interface ApprovalsPluginOptions {
 }
 
 /**
- * After the adapters (every request and decision is appended through the audit trail). The egress
+ * After the adapters (every request and decision is appended through the audit trail) and the
+ * agent events (a new request is published to the relays). The egress
  * controller, started earlier, reaches the queue through `app.approvals` once it exists; until
  * then a proxy's ask is denied as having no approver.
  */
@@ -40,11 +41,13 @@ export const approvalsPlugin = fp<ApprovalsPluginOptions>(
       maxPending: policy.max_pending_approvals,
       metrics: options.metrics.approvals,
       record: (kind, data) => app.audit.record(kind, 'approvals', data),
+      // Published with the agent events, where sovereign_mesh publishes them (a no-op otherwise).
+      onRequest: (request, subject) => app.agentEvents.approvalRequested(request, subject),
     });
     const approvers = new Set(mesh.operator_pubkeys.map((k) => pubkeyToHex(k)).filter((k): k is string => k !== undefined));
     app.decorate('approvals', { queue, approvers, used: new UsedEvents() });
     // Before the server stops accepting: a held request answers (denied) instead of holding the close.
     app.addHook('preClose', async () => queue.close());
   },
-  { name: 'agentbox-approvals', dependencies: ['agentbox-adapters'] },
+  { name: 'agentbox-approvals', dependencies: ['agentbox-adapters', 'agentbox-agent-events'] },
 );

@@ -20,8 +20,8 @@ export interface ApprovalQueueOptions {
   metrics: ApprovalMetrics;
   /** Appends an audit event (never rejects). */
   record: (kind: (typeof APPROVAL_EVENT_KINDS)[keyof typeof APPROVAL_EVENT_KINDS], data: Record<string, unknown>) => Promise<unknown>;
-  /** Told of a new request (relays publish it); never throws. */
-  onRequest?: (request: ApprovalRequest) => void;
+  /** Told of a new request with its arguments as the log keeps them (censored): relays publish it; never throws. */
+  onRequest?: (request: ApprovalRequest, subject: Record<string, unknown>) => void;
   now?: () => number;
 }
 
@@ -95,9 +95,10 @@ export class ApprovalQueue implements Approver {
     });
     this.options.metrics.pending.set(this.#pending.size);
     // The log gets the action as policy.decision events carry it: bounded, secret-looking values censored.
-    await this.options.record(APPROVAL_EVENT_KINDS.requested, { ...requestedData(request), arguments: actionSubject(action) });
+    const subject = actionSubject(action);
+    await this.options.record(APPROVAL_EVENT_KINDS.requested, { ...requestedData(request), arguments: subject });
     this.#emit({ type: 'requested', request });
-    this.options.onRequest?.(request);
+    this.options.onRequest?.(request, subject);
     return answer;
   }
 

@@ -1,4 +1,4 @@
-// The dashboard's four topics, each built by the same code the matching /v1 and probe routes answer with.
+// The dashboard's topics, each built by the same code the matching /v1 and probe routes answer with.
 import type { FastifyInstance } from 'fastify';
 import '../app-state.js';
 import { BEADS_PAGER } from '../adapters/beads/bead-rows.js';
@@ -9,7 +9,7 @@ import { metaBody } from '../routes/meta-route.js';
 import { healthBody } from '../routes/probe-routes.js';
 
 /** The topics of GET /v1/dashboard/stream. */
-export const TOPICS = ['overview', 'agents', 'beads', 'mesh'] as const;
+export const TOPICS = ['overview', 'agents', 'beads', 'mesh', 'approvals'] as const;
 /** One topic. */
 export type Topic = (typeof TOPICS)[number];
 
@@ -39,6 +39,8 @@ export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
       if (!host) return { available: false, host: false, mode: app.agentbox.manifest.mesh.mode, reason: `mesh.mode = "${app.agentbox.manifest.mesh.mode}"` };
       return available(async () => ({ members: (await membersBody(host)).members }));
     },
+    // As GET /v1/approvals answers: the pending requests, oldest first.
+    approvals: async () => ({ approvals: app.agentbox.approvals.queue.list() }),
   };
   return (topic) => producers[topic]();
 }

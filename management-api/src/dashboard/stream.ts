@@ -14,7 +14,7 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const topicList = `^(${TOPICS.join('|')})(,(${TOPICS.join('|')}))*$`;
 
 const streamSchema = {
-  summary: 'The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh; default all) an `event: <topic>` message with its JSON on connect and whenever it changes',
+  summary: 'The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes',
   tags: ['dashboard'],
   querystring: { type: 'object', additionalProperties: false, properties: { topics: { type: 'string', pattern: topicList, maxLength: 100, description: 'Comma-separated topics' } } },
   response: { 200: { description: 'text/event-stream: `event: <topic>` / `data: <JSON>` records and `: ping` comments', type: 'string' }, 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },

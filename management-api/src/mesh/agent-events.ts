@@ -2,9 +2,11 @@
 // the agent watcher and the bead routes, published to sovereign_mesh.relays and the embedded relay.
 import type { Logger } from 'pino';
 import type { Bead } from '../adapters/beads/beads-adapter.js';
+import type { ApprovalRequest } from '../approvals/approval-request.js';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import type { ApiMetrics } from '../api-metrics.js';
 import { agentEvent, beadEvent, type EventOrigin } from './agent-event.js';
+import { approvalRequestEvent } from './approval-event.js';
 import { AgentWatcher, type ListAgents } from './agent-watcher.js';
 import type { BoxIdentity } from './identity.js';
 import { DEFAULT_LINK_TIMING, type RelayLinkTiming } from './relay-link.js';
@@ -26,6 +28,8 @@ export interface AgentEvents {
   beadChanged(bead: Bead): void;
   /** An agent was just spawned or terminated: look now rather than at the next poll. */
   agentsChanged(): void;
+  /** A request now waits for an operator: published so approvers watching the relays see it (`subject`: its censored arguments). */
+  approvalRequested(request: ApprovalRequest, subject: Record<string, unknown>): void;
   /** Relays and which are reachable; undefined while publishing is off (no relay is required). */
   relayStatus(): RelayStatus | undefined;
   /** Call `listener` when relay reachability changes. */
@@ -33,7 +37,7 @@ export interface AgentEvents {
   close(): void;
 }
 
-const OFF: AgentEvents = { beadChanged: () => undefined, agentsChanged: () => undefined, relayStatus: () => undefined, onRelayChange: () => undefined, close: () => undefined };
+const OFF: AgentEvents = { beadChanged: () => undefined, agentsChanged: () => undefined, approvalRequested: () => undefined, relayStatus: () => undefined, onRelayChange: () => undefined, close: () => undefined };
 
 /** Options of {@link startAgentEvents}. */
 export interface AgentEventOptions {
@@ -87,6 +91,7 @@ export function startAgentEvents(options: AgentEventOptions): AgentEvents {
       publisher.publish(beadEvent(bead, origin, options.clock()));
     },
     agentsChanged: () => void watcher.poll(),
+    approvalRequested: (request, subject) => void publisher.publish(approvalRequestEvent(request, subject, origin, options.clock())),
     relayStatus: () => publisher.status(),
     onRelayChange: (listener) => publisher.onChange(listener),
     close() {

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import { useDashboard } from './live.js';
 import { AgentsView } from './views/agents.js';
+import { ApprovalsView } from './views/approvals.js';
 import { BeadsView } from './views/beads.js';
 import { EventsView } from './views/events.js';
 import { MemoryView } from './views/memory.js';
@@ -11,12 +12,24 @@ import { OverviewView } from './views/overview.js';
 const VIEWS = [
   { id: 'overview', label: 'Overview' },
   { id: 'agents', label: 'Agents' },
+  { id: 'approvals', label: 'Approvals' },
   { id: 'beads', label: 'Beads' },
   { id: 'events', label: 'Events' },
   { id: 'memory', label: 'Memory' },
   { id: 'mesh', label: 'Mesh' },
 ] as const;
 type ViewId = (typeof VIEWS)[number]['id'];
+
+/** How many approval requests wait, beside the tab's name (nothing when none). */
+function PendingBadge({ count }: { count: number }) {
+  if (count === 0) return null;
+  return (
+    <span class="count-badge" data-testid="approvals-pending">
+      {count}
+      <span class="sr-only"> pending</span>
+    </span>
+  );
+}
 
 /** The views behind a tab list (arrow keys move between tabs, as the ARIA tabs pattern asks). */
 export function Dashboard({ onStreamClosed, onSessionEnded }: { onStreamClosed: () => void; onSessionEnded: () => void }) {
@@ -51,6 +64,7 @@ export function Dashboard({ onStreamClosed, onSessionEnded }: { onStreamClosed: 
               onKeyDown={(e) => onKey(e, i)}
             >
               {v.label}
+              {v.id === 'approvals' ? <PendingBadge count={live.approvals?.approvals.length ?? 0} /> : null}
             </button>
           ))}
         </div>
@@ -62,6 +76,7 @@ export function Dashboard({ onStreamClosed, onSessionEnded }: { onStreamClosed: 
         <div role="tabpanel" id={`panel-${view}`} aria-labelledby={`tab-${view}`} data-testid={`view-${view}`}>
           {view === 'overview' ? <OverviewView overview={live.overview} /> : null}
           {view === 'agents' ? <AgentsView topic={live.agents} /> : null}
+          {view === 'approvals' ? <ApprovalsView topic={live.approvals} /> : null}
           {view === 'beads' ? <BeadsView topic={live.beads} /> : null}
           {view === 'events' ? <EventsView slot={live.overview?.health.slots?.['events']} /> : null}
           {view === 'memory' ? <MemoryView slot={memorySlot} /> : null}

@@ -179,3 +179,25 @@ export interface OutputChunk {
   time: string;
   text: string;
 }
+
+/** A pending approval request (GET /v1/approvals items; management-api/src/approvals/approval-request.ts). */
+export interface ApprovalRequest {
+  id: string;
+  /** What a signed decision states: `sha256:` of {action, agent, arguments, policy}. */
+  digest: string;
+  action: 'spawn' | 'egress' | 'provider' | 'egress-change';
+  agent: string | null;
+  agentId: string | null;
+  arguments: Record<string, unknown>;
+  rule: { index: number; id?: string } | null;
+  reason: string;
+  policy: string;
+  created: string;
+  expires: string;
+  state: string;
+}
+
+/** The `approvals` topic: the pending requests, oldest first. */
+export interface ApprovalsTopic {
+  approvals: ApprovalRequest[];
+}
