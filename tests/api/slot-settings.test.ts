@@ -43,8 +43,9 @@ t.test('the resolver hands each factory its slot, its settings and nothing of th
   const { manifest } = await manifestFrom(toml);
   for (const slot of SLOTS) {
     const context = seen.get(slot);
-    // The orchestrator alone starts agents: it alone is told how they are confined and accounted.
-    const keys = ['env', 'logger', 'paths', 'settings', 'slot', ...(slot === 'orchestrator' ? ['sandbox'] : [])].sort();
+    // The orchestrator alone starts agents: it alone is told how they are confined and accounted. The
+    // events slot alone keeps the audit log: it alone is told [audit] (how often it signs checkpoints).
+    const keys = ['env', 'logger', 'paths', 'settings', 'slot', ...(slot === 'orchestrator' ? ['sandbox'] : []), ...(slot === 'events' ? ['audit'] : [])].sort();
     t.same(Object.keys(context ?? {}).sort(), keys, `${slot}: the context's keys`);
     t.equal(context?.slot, slot);
     t.same(context?.settings, manifest.integrations[slot], `${slot}: its own [integrations.${slot}]`);

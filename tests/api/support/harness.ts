@@ -9,7 +9,13 @@ import { runtimePaths, type RuntimePaths } from '../../../management-api/src/run
 import { startServer, type RunningServer, type StartOptions } from '../../../management-api/src/start-server.js';
 
 /** Resolver and readiness timings short enough for tests. */
-export const FAST_TIMING = { connectTimeoutMs: 500, healthIntervalMs: 100, healthTimeoutMs: 300, reconnectInitialMs: 50, reconnectMaxMs: 200, sealRecheckMs: 200, mountCheckMs: 100 };
+/**
+ * The slots' timing in tests: checks and retries come often, so a change is seen at once; the
+ * deadlines (a slot's connect, a health answer) are the product's own scale, because a test that is
+ * not about a deadline must not fail when a loaded machine is slow. A test about a deadline sets a
+ * tight one itself, against a backend that never answers (resolver.test.ts, degraded-slots.test.ts).
+ */
+export const FAST_TIMING = { connectTimeoutMs: 10_000, healthIntervalMs: 100, healthTimeoutMs: 5_000, reconnectInitialMs: 50, reconnectMaxMs: 200, sealRecheckMs: 200, mountCheckMs: 100 };
 
 /** A manifest with every slot off (override per test). */
 export const ALL_OFF = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n';
