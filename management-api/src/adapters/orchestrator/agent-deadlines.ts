@@ -1,14 +1,14 @@
 // An agent's lifecycle deadlines: timeout_sec (since its start) and idle_timeout_sec (no output, and on a terminal no input either).
-import type { OutputLog } from './output-log.js';
+import type { DeadlineReason } from './orchestrator-adapter.js';
 
-/** Why a deadline ended an agent. */
-export type DeadlineReason = 'timeout' | 'idle';
+export type { DeadlineReason } from './orchestrator-adapter.js';
 
 /** What the deadlines of one agent watch. */
 export interface DeadlineWatch {
   timeoutSec?: number;
   idleTimeoutSec?: number;
-  output: Pick<OutputLog, 'lastSeq'>;
+  /** The agent's output log (its number of the last chunk grows with every write). */
+  output: { readonly lastSeq: number };
   /** When the agent's terminal last took input (ms since the epoch), for a tty agent. */
   lastInputAt?: () => number;
 }

@@ -3,7 +3,6 @@ import type { AdapterLifecycle } from '../adapter.js';
 import type { AgentLimits, AgentUsage, LimitReason, RequestedLimits } from '../../sandbox/limits/budgets.js';
 import type { Autonomy } from '../../policy/policy-types.js';
 import type { AgentTerminalHandle } from './agent-terminal.js';
-import type { DeadlineReason } from './agent-deadlines.js';
 
 /** Version of this interface; implementations report it and /v1/meta lists it. */
 export const CONTRACT_VERSION = '1.0.0';
@@ -36,6 +35,9 @@ export interface SpawnRequest {
   /** End it after this many seconds without output (nor, on a terminal, input): reason `idle`. */
   idleTimeoutSec?: number;
 }
+
+/** Why a deadline ended an agent: timeout_sec or idle_timeout_sec (agent-deadlines.ts). */
+export type DeadlineReason = 'timeout' | 'idle';
 
 /** Where an agent process is in its life. */
 export type AgentState = 'starting' | 'running' | 'exited' | 'failed' | 'terminated' | 'crash-loop';
