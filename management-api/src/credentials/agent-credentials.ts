@@ -40,7 +40,7 @@ export function agentCredentials(options: AgentCredentialOptions): AgentCredenti
       metrics?.liveTokens.set(tokens.size);
       const base = options.apiUrl();
       const env: Record<string, string> = { [TOKEN_VARIABLE]: token, [API_URL_VARIABLE]: base };
-      for (const p of options.providers) env[p.variable] = base + brokerPath(p.name);
+      for (const p of options.providers) if (!agent.providers || agent.providers.includes(p.name)) env[p.variable] = base + brokerPath(p.name);
       return env;
     },
     revoke(id) {

@@ -18,6 +18,8 @@ export interface AgentPrincipal {
   readonly createdBeads: Set<string>;
   /** How it meets a [policy] ask, as its spawn set it (the policy's default when absent). */
   readonly autonomy?: Autonomy;
+  /** The providers its profile lets it call through the broker; every brokered provider when absent (an ad-hoc spawn). */
+  readonly providers?: readonly string[];
 }
 
 const digest = (token: string): string => createHash('sha256').update(token, 'utf8').digest('base64url');
@@ -35,11 +37,11 @@ export class AgentTokens {
   readonly #digestById = new Map<string, string>();
 
   /** Issue a fresh token for agent `id` (replacing any earlier one of the same id). */
-  issue(agent: { id: string; name: string; autonomy?: Autonomy }): string {
+  issue(agent: { id: string; name: string; autonomy?: Autonomy; providers?: readonly string[] }): string {
     this.revoke(agent.id);
     const token = `abx_agent_${randomBytes(TOKEN_BYTES).toString('base64url')}`;
     const d = digest(token);
-    this.#byDigest.set(d, { id: agent.id, name: agent.name, createdBeads: new Set(), ...(agent.autonomy ? { autonomy: agent.autonomy } : {}) });
+    this.#byDigest.set(d, { id: agent.id, name: agent.name, createdBeads: new Set(), ...(agent.autonomy ? { autonomy: agent.autonomy } : {}), ...(agent.providers ? { providers: [...agent.providers] } : {}) });
     this.#digestById.set(agent.id, d);
     return token;
   }

@@ -8,8 +8,12 @@ import type { Autonomy } from '../policy/policy-types.js';
 export interface AgentCredentialHooks {
   /** Throw AdapterInputError when the command, args or env of a spawn request carry the operator key. */
   check(request: { command: string; args: readonly string[]; env?: Readonly<Record<string, string>> }): void;
-  /** Issue agent `id`'s token (carrying its [policy] autonomy, when the spawn set one); the variables to add to its environment. */
-  issue(agent: { id: string; name: string; autonomy?: Autonomy }): Record<string, string>;
+  /**
+   * Issue agent `id`'s token (carrying its [policy] autonomy, when the spawn set one, and the
+   * providers its profile allows: only theirs are announced, and the broker refuses the others);
+   * the variables to add to its environment.
+   */
+  issue(agent: { id: string; name: string; autonomy?: Autonomy; providers?: readonly string[] }): Record<string, string>;
   /** The agent has exited or is being terminated: its token stops working. */
   revoke(id: string): void;
 }

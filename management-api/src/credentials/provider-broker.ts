@@ -93,6 +93,12 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
     metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
     throw err;
   }
+  // An agent started from a profile calls only the providers the profile names, whatever URL it builds.
+  const allowed = request.agent?.providers;
+  if (allowed && !allowed.includes(provider.name)) {
+    metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
+    throw new ApiError('ABX_ERR_AGENT_SCOPE', `this agent's profile does not name provider ${provider.name} (agents.profiles.<name>.providers lists what it may call: ${allowed.join(', ') || 'none'})`);
+  }
   // [policy] after the provider configuration (only declared providers have a route), before the key is read.
   await enforceProviderPolicy(provider, request).catch((err: unknown) => {
     metrics.providerRequests.inc({ ...labels, outcome: 'refused' });

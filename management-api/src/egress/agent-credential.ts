@@ -7,6 +7,8 @@ import type { Autonomy } from '../policy/policy-types.js';
 export interface AgentFacts {
   name: string;
   autonomy?: Autonomy;
+  /** Egress entries the proxy admits for this agent alone, after the box's allowlist (its profile's egress.allow_domains). */
+  allowDomains?: string[];
 }
 
 /** What the orchestrator asks of the egress proxy at an agent's spawn and exit. */

@@ -11,7 +11,7 @@ import type { Autonomy, EgressAction, PolicyDecision } from '../policy/policy-ty
 export type ControlRequest =
   | { id: number; op: 'hello'; key: string }
   | { id: number; op: 'sync'; credentials: CredentialEntry[]; policy: EgressPolicy | null }
-  | { id: number; op: 'register'; agent: string; hash: string; name?: string; autonomy?: Autonomy }
+  | { id: number; op: 'register'; agent: string; hash: string; name?: string; autonomy?: Autonomy; allowDomains?: string[] }
   | { id: number; op: 'revoke'; agent: string }
   | { id: number; op: 'policy-get' }
   | { id: number; op: 'policy-set'; policy: EgressPolicy }
@@ -30,6 +30,8 @@ export interface CredentialEntry {
   /** The agent's name and autonomy, for [policy] decisions. */
   name?: string;
   autonomy?: Autonomy;
+  /** Egress entries admitted for this agent alone, on top of the box's allowlist. */
+  allowDomains?: string[];
 }
 
 /** Where the allowlist in force came from: the proxy's manifest, or a change through the API. */

@@ -177,7 +177,7 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
           return ok(id);
         }
         case 'register':
-          options.credentials.set(req.agent, req.hash, { ...(req.name !== undefined ? { name: req.name } : {}), ...(req.autonomy !== undefined ? { autonomy: req.autonomy } : {}) });
+          options.credentials.set(req.agent, req.hash, { ...(req.name !== undefined ? { name: req.name } : {}), ...(req.autonomy !== undefined ? { autonomy: req.autonomy } : {}), ...(req.allowDomains !== undefined ? { allowDomains: req.allowDomains } : {}) });
           return ok(id);
         case 'revoke':
           options.credentials.delete(req.agent);

@@ -95,7 +95,7 @@ export class EgressController implements AgentEgress {
 
   async issue(agentId: string, facts?: AgentFacts): Promise<Record<string, string>> {
     const { secret, hash } = newProxyCredential();
-    const entry = { hash, ...(facts?.name !== undefined ? { name: facts.name } : {}), ...(facts?.autonomy !== undefined ? { autonomy: facts.autonomy } : {}) };
+    const entry = { hash, ...(facts?.name !== undefined ? { name: facts.name } : {}), ...(facts?.autonomy !== undefined ? { autonomy: facts.autonomy } : {}), ...(facts?.allowDomains?.length ? { allowDomains: [...facts.allowDomains] } : {}) };
     // Known before it is sent: a sync running meanwhile on the same connection then carries it
     // too, or precedes the register; either way the proxy ends up holding it.
     this.#hashes.set(agentId, entry);

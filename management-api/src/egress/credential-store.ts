@@ -1,6 +1,7 @@
 // Per-agent proxy credentials as the egress proxy knows them: sha256 hashes only, checked in constant time.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AUTONOMIES, type Autonomy } from '../policy/policy-types.js';
+import { entryProblem } from '../grammar/egress-entry.js';
 
 /** An agent id as the orchestrator makes them; anything else in a credential is refused unread. */
 export const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -9,6 +10,8 @@ const HASH = /^[0-9a-f]{64}$/;
 const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** Longer headers are refused before decoding: a credential is 32 base64url characters. */
 const MAX_HEADER = 512;
+/** Most extra egress entries one agent's credential carries (a profile's egress.allow_domains). */
+const MAX_EXTRA_DOMAINS = 256;
 
 /** The sha256 (hex) a credential is registered and stored as. */
 export function hashCredential(secret: string): string {
@@ -19,6 +22,8 @@ export function hashCredential(secret: string): string {
 export interface AgentFacts {
   name?: string;
   autonomy?: Autonomy;
+  /** Entries admitted for this agent alone, after the box's allowlist refused a host (its profile's egress.allow_domains). */
+  allowDomains?: readonly string[];
 }
 
 /** Who sent a request: an agent with a valid credential (and its facts), or why not (`agent` is the claimed id, when well-formed). */
@@ -35,14 +40,16 @@ export class CredentialStore {
     if (!HASH.test(hash)) throw new Error('a credential hash is 64 lower-case hex digits (sha256)');
     if (facts.name !== undefined && (typeof facts.name !== 'string' || !AGENT_NAME.test(facts.name))) throw new Error(`agent name ${JSON.stringify(facts.name).slice(0, 80)} is malformed`);
     if (facts.autonomy !== undefined && !AUTONOMIES.includes(facts.autonomy)) throw new Error(`autonomy ${JSON.stringify(facts.autonomy).slice(0, 40)} is neither autonomous nor supervised`);
+    const extra = facts.allowDomains;
+    if (extra !== undefined && (!Array.isArray(extra) || extra.length > MAX_EXTRA_DOMAINS || !extra.every((e) => typeof e === 'string' && entryProblem(e) === undefined))) throw new Error(`allowDomains must be at most ${MAX_EXTRA_DOMAINS} well-formed egress entries`);
     this.#hashes.set(agent, Buffer.from(hash, 'hex'));
-    this.#facts.set(agent, { ...(facts.name !== undefined ? { name: facts.name } : {}), ...(facts.autonomy !== undefined ? { autonomy: facts.autonomy } : {}) });
+    this.#facts.set(agent, { ...(facts.name !== undefined ? { name: facts.name } : {}), ...(facts.autonomy !== undefined ? { autonomy: facts.autonomy } : {}), ...(extra?.length ? { allowDomains: [...extra] } : {}) });
   }
 
   /** Replace every credential by `entries` at once; nothing changes when one is malformed (it throws). */
   replace(entries: ReadonlyArray<{ agent: string; hash: string } & AgentFacts>): void {
     const next = new CredentialStore();
-    for (const { agent, hash, name, autonomy } of entries) next.set(agent, hash, { ...(name !== undefined ? { name } : {}), ...(autonomy !== undefined ? { autonomy } : {}) });
+    for (const { agent, hash, name, autonomy, allowDomains } of entries) next.set(agent, hash, { ...(name !== undefined ? { name } : {}), ...(autonomy !== undefined ? { autonomy } : {}), ...(allowDomains !== undefined ? { allowDomains } : {}) });
     this.#hashes.clear();
     this.#facts.clear();
     for (const [agent, hash] of next.#hashes) this.#hashes.set(agent, hash);

@@ -8,7 +8,7 @@
 // the target, decide, connect to the checked address, relay (tunnel.ts).
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Allowlist } from './allowlist.js';
+import { Allowlist } from './allowlist.js';
 import type { CredentialStore } from './credential-store.js';
 import { decide, systemResolver, type Resolver } from './decision.js';
 import { openTunnel, type TunnelRelay } from './tunnel.js';
@@ -93,7 +93,12 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
       refuse(429, 'too-many-connections');
       return undefined;
     }
-    const verdict = await decide(options.allowlist(), host, port, resolve);
+    const boxList = options.allowlist();
+    let verdict = await decide(boxList, host, port, resolve);
+    // The agent's own extra entries (its profile's), registered by the API with its credential, are
+    // asked only about a host the box's list does not name, and with the box's ports: they add
+    // names, never ports, and never undo a refusal of an address the box's list named.
+    if (!verdict.allowed && verdict.reason === 'domain-not-listed' && who.allowDomains?.length) verdict = await decide(new Allowlist({ allow_domains: [...who.allowDomains], allow_ports: boxList.policy.allow_ports }), host, port, resolve);
     if (!verdict.allowed) {
       options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: verdict.reason });
       refuse(403, verdict.reason);

@@ -26,6 +26,8 @@ export interface SpawnAction {
   command: string;
   args: readonly string[];
   cwd?: string;
+  /** The manifest profile it is started from (agents.profiles.<name>), when one. */
+  profile?: string;
 }
 
 /** A connection through the egress proxy; `method` and `path` only for plain HTTP (a CONNECT shows host and port alone). */

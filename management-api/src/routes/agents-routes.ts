@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
-import type { SpawnRequest } from '../adapters/orchestrator/orchestrator-adapter.js';
-import { AGENT_NAME } from '../adapters/orchestrator/spawn-request.js';
+import { resolveSpawn, type SpawnBody } from '../adapters/orchestrator/agent-profiles.js';
+import { AGENT_NAME, MAX_DEADLINE_SEC } from '../adapters/orchestrator/spawn-request.js';
 import { TTY_COLS, TTY_ROWS } from '../adapters/orchestrator/agent-tty.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { callerOf } from '../auth/caller.js';
@@ -41,7 +41,9 @@ const agentSchema = {
       properties: { rss_bytes: { type: 'integer' }, pss_bytes: { type: 'integer' }, cpu_seconds: { type: 'number' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer', description: 'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)' } },
     },
     limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } } },
-    reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk' },
+    reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)' },
+    durationMs: { type: 'integer', description: 'Milliseconds from the start to the end, once ended' },
+    profile: { type: 'string', description: 'The manifest profile it was started from (agents.profiles.<name>)' },
     tty: { type: 'boolean', description: 'The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input' },
     execOf: { type: 'string', description: 'A command exec\'d into this agent (POST /v1/agents/{id}/exec): it runs in that agent\'s sandbox and ends with it' },
   },
@@ -57,11 +59,13 @@ export const idParams = { type: 'object', additionalProperties: false, required:
 const spawnBody = {
   type: 'object',
   additionalProperties: false,
-  required: ['name', 'command'],
   properties: {
-    name: { type: 'string', pattern: AGENT_NAME.source, description: 'What the agent is; crash loops are counted by name. No dot: it separates the memory namespaces agent.<name>.<more>' },
-    command: { type: 'string', minLength: 1, maxLength: 4096, description: 'Executable, absolute or found on the agent PATH' },
-    args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, default: [] },
+    profile: { type: 'string', pattern: AGENT_NAME.source, description: 'Start a profile of the manifest (agents.profiles.<name>): its command, args, env, cwd, providers, egress, limits, tty and deadlines. The request may then override only name, args, cwd, cols, rows, autonomy, add env variables, and lower limits, timeout_sec and idle_timeout_sec (docs/user/agents.md)' },
+    name: { type: 'string', pattern: AGENT_NAME.source, description: 'What the agent is; crash loops are counted by name (default with a profile: the profile name). No dot: it separates the memory namespaces agent.<name>.<more>' },
+    command: { type: 'string', minLength: 1, maxLength: 4096, description: 'Executable, absolute or found on the agent PATH (an ad-hoc spawn; never with a profile)' },
+    args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, description: "Arguments (default: none, or the profile's)" },
+    timeout_sec: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_SEC, description: 'End the agent this many seconds after its start: state terminated, reason timeout' },
+    idle_timeout_sec: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_SEC, description: 'End the agent after this many seconds without output (and, on a terminal, without input): state terminated, reason idle' },
     env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },
     cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace' },
     autonomy: { type: 'string', enum: AUTONOMIES, description: "How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held as an approval request, GET /v1/approvals: this request stays open until an operator decides or policy.approval_timeout_sec denies it). Default: the manifest's policy.autonomy" },
@@ -99,7 +103,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     for (const c of open) c.abort();
   });
 
-  app.post<{ Body: SpawnRequest }>(
+  app.post<{ Body: SpawnBody }>(
     '/v1/agents',
     { bodyLimit: limits.bodyLimit, config: rateLimit, schema: { summary: 'Start an agent process in the workspace', tags: ['agents'], body: spawnBody, response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors } } },
     async (request, reply) => {
@@ -111,11 +115,13 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       // [policy] decides before anything is created; its decision is on record either way. A supervised
       // ask holds this request open (queued in app.agentbox.approvals) until it is decided.
       const policy = policyOf(app.agentbox.manifest.policy);
-      const autonomy = request.body.autonomy ?? policy.autonomy;
-      const { name, command, args, cwd } = request.body;
-      await enforce(policy, { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}) }, { agent: null, autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data), approver: app.agentbox.approvals.queue });
+      // A profile becomes the request it stands for first: the policy decides on what will run.
+      const spawn = resolveSpawn(request.body, app.agentbox.manifest.agents.profiles);
+      const autonomy = spawn.autonomy ?? policy.autonomy;
+      const { name, command, args, cwd, profile } = spawn;
+      await enforce(policy, { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}), ...(profile !== undefined ? { profile } : {}) }, { agent: null, autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data), approver: app.agentbox.approvals.queue });
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
-      const agent = await audit.as(caller, () => agents().spawn({ ...request.body, autonomy }));
+      const agent = await audit.as(caller, () => agents().spawn({ ...spawn, autonomy }));
       if (!(await audit.spawnRecorded(agent.id))) {
         // adapters.critical has events: an agent whose start is not on record does not run.
         await audit.as({ kind: 'box', reason: 'audit-unavailable' }, () => agents().terminate(agent.id, 0));

@@ -68,6 +68,8 @@ export class AgentTerminal implements AgentTerminalHandle {
   #paused = false;
   #ended: Record<string, unknown> | undefined;
   #outputEnded = false;
+  /** When input was last typed (ms since the epoch; 0 before any). */
+  lastInputAt = 0;
 
   constructor(tty: AgentTty) {
     this.#tty = tty;
@@ -131,6 +133,8 @@ export class AgentTerminal implements AgentTerminalHandle {
   }
 
   input(data: string | Buffer): boolean {
+    // Read by idle_timeout_sec (agent-deadlines.ts): a person typing keeps a tty agent alive.
+    this.lastInputAt = Date.now();
     return this.#tty.write(data);
   }
 

@@ -25,7 +25,20 @@ export interface SpawnRequest {
   tty?: boolean;
   cols?: number;
   rows?: number;
+  /** The manifest profile it was started from (agents.profiles.<name>), when one. */
+  profile?: string;
+  /** Providers whose broker addresses it is given, and which the broker serves it; all brokered providers when absent (an ad-hoc spawn). */
+  providers?: readonly string[];
+  /** Egress entries its proxy credential admits on top of the box's allowlist (a profile's egress.allow_domains). */
+  allowDomains?: readonly string[];
+  /** End it this many seconds after its start (reason `timeout`). */
+  timeoutSec?: number;
+  /** End it after this many seconds without output (nor, on a terminal, input): reason `idle`. */
+  idleTimeoutSec?: number;
 }
+
+/** Why a deadline ended an agent: timeout_sec or idle_timeout_sec (agent-deadlines.ts). */
+export type DeadlineReason = 'timeout' | 'idle';
 
 /** Where an agent process is in its life. */
 export type AgentState = 'starting' | 'running' | 'exited' | 'failed' | 'terminated' | 'crash-loop';
@@ -47,8 +60,12 @@ export interface AgentProcess {
   usage?: AgentUsage;
   /** The budgets the agent runs under. */
   limits?: AgentLimits;
-  /** Why the orchestrator ended the agent on its own: `limit:memory`, `limit:cpu`, `limit:processes` or `limit:disk`. */
-  reason?: LimitReason;
+  /** Why the orchestrator ended the agent on its own: a budget (`limit:memory`, `limit:cpu`, `limit:processes`, `limit:disk`) or a deadline (`timeout`, `idle`). */
+  reason?: LimitReason | DeadlineReason;
+  /** Milliseconds from its start to its end, once ended. */
+  durationMs?: number;
+  /** The manifest profile it was started from. */
+  profile?: string;
   /** The agent runs on a pseudo-terminal (GET /v1/agents/:id/terminal). */
   tty?: boolean;
   /** Its working directory relative to the box's workspace (`.` for the workspace itself); the files API serves it. */

@@ -23,6 +23,7 @@ import { agentDirectories } from '../../sandbox/agent-directories.js';
 import { followKeeperReports } from '../../sandbox/keeper-reports.js';
 import { TtyAgents } from './tty-agents.js';
 import { TTY_TERM } from './agent-tty.js';
+import { AgentDeadlines, type DeadlineReason } from './agent-deadlines.js';
 import type { AgentTerminalHandle } from './agent-terminal.js';
 import { checkExecRequest, execEnvironment, ExecHosts, execState, whenStarted, type ExecRequest } from './agent-exec.js';
 
@@ -64,6 +65,10 @@ export class ProcessManager {
   readonly #confined = new Map<string, ConfinedSpawn>();
   readonly #ttys = new TtyAgents();
   readonly #execs = new ExecHosts();
+  readonly #deadlines = new AgentDeadlines();
+  /** Agents a deadline ended (timeout_sec, idle_timeout_sec), and the profile each was started from. */
+  readonly #deadlineReasons = new Map<string, DeadlineReason>();
+  readonly #profiles = new Map<string, string>();
   #workspace: string | undefined;
 
   constructor(private readonly options: ProcessManagerOptions) {
@@ -102,13 +107,13 @@ export class ProcessManager {
     const target = { id, name: request.name, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
     // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
     // #ended): issuing it tells which port the proxy listens on, which the sandbox lets the agent reach.
-    const proxyEnv = this.options.egress ? await this.options.egress.issue(id, { name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}) }) : {};
+    const proxyEnv = this.options.egress ? await this.options.egress.issue(id, { name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}), ...(request.allowDomains?.length ? { allowDomains: [...request.allowDomains] } : {}) }) : {};
     const confined = await (this.options.sandbox ? this.options.sandbox.confine(target) : Promise.resolve(unconfined(target))).catch((err: unknown) => {
       this.options.egress?.revoke(id);
       throw err;
     });
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
-    env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}) }) };
+    env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}), ...(request.providers ? { providers: request.providers } : {}) }) };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
     // A tty agent: the same launcher argv with its terminal set up first (tty-agents.ts).
@@ -145,6 +150,7 @@ export class ProcessManager {
     });
     this.#runs.set(id, run);
     this.#execs.add(id, { name: request.name, target, env, limits });
+    if (request.profile !== undefined) this.#profiles.set(id, request.profile);
     if (onTty) this.#ttys.follow(run, onTty.tty);
     // Before anything can end it: its exit is only seen in a later turn of the event loop, so the start is recorded first.
     this.options.audit?.started({ id, name: request.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, cwd) || '.', envNames: Object.keys(request.env ?? {}), limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt });
@@ -155,6 +161,13 @@ export class ProcessManager {
       if (run.live && !run.terminating) this.options.audit?.terminating({ id, name: request.name, graceMs: 0 }, { kind: 'box', reason });
       run.requestTermination();
       this.#accounting.endedBySandbox(id, reason, { residentBytes: bytes });
+    });
+    // Ended through the same path as a DELETE, by the box, so the reason is on the record and in the audit trail.
+    const deadlines = { ...optional('timeoutSec', request.timeoutSec), ...optional('idleTimeoutSec', request.idleTimeoutSec) };
+    if (run.live) this.#deadlines.follow(id, { ...deadlines, output: run.output, ...(onTty ? { lastInputAt: () => this.#ttys.lastInputAt(id) } : {}) }, (reason) => {
+      if (!run.live || run.terminating) return;
+      this.#deadlineReasons.set(id, reason);
+      this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason }).catch((err: unknown) => this.options.logger.error({ event: 'AgentDeadlineEndFailed', agent: id, reason, err }, `could not end agent ${request.name} (${reason})`));
     });
     // The record as of the start: a short-lived agent may end while the pid record is written.
     const started = this.#record(run);
@@ -276,7 +289,13 @@ export class ProcessManager {
 
   /** The run's record with its accounting (budgets, figures, limit reason). */
   #record(run: AgentRun): AgentProcess {
-    return { ...run.snapshot(), ...this.#accounting.account(run.id) };
+    const info: AgentProcess = { ...run.snapshot(), ...this.#accounting.account(run.id) };
+    const deadline = this.#deadlineReasons.get(run.id);
+    if (deadline && !info.reason) info.reason = deadline;
+    const profile = this.#profiles.get(run.id);
+    if (profile !== undefined) info.profile = profile;
+    if (info.endedAt) info.durationMs = Date.parse(info.endedAt) - Date.parse(info.startedAt);
+    return info;
   }
 
   #run(id: string): AgentRun {
@@ -289,6 +308,8 @@ export class ProcessManager {
     if (run.terminating) {
       // Ended over a budget (reason limit:*): nobody asked it to stop, so it counts as a failure
       // of its name, and an agent that goes over its budget run after run is a crash loop.
+      // A deadline (timeout, idle) is the operator's own bound, not a failure of the agent.
+      if (this.#deadlineReasons.has(run.id)) return 'terminated';
       if (this.#accounting.account(run.id)?.reason) return this.#crashLoop.recordFailure(run.name) ? 'crash-loop' : 'terminated';
       return 'terminated';
     }
@@ -303,6 +324,7 @@ export class ProcessManager {
     // Commands exec'd into it end with it (docker exec's are ended with their container the same way).
     for (const child of this.#execs.ended(run.id)) void this.#terminate(child, LEFTOVER_GRACE_MS, { kind: 'box', reason: 'agent-ended' }).catch(() => undefined);
     this.#accounting.ended(run.id);
+    this.#deadlines.forget(run.id);
     const info = this.#record(run);
     this.options.audit?.ended({ ...info, reason: info.reason ?? endReason(run, info), startedAt: info.startedAt, endedAt: info.endedAt!, ...optional('peakPssBytes', this.#accounting.peakPss(info.id)) });
     this.#ttys.ended(info);
@@ -333,6 +355,8 @@ export class ProcessManager {
       this.#accounting.forget(run.id);
       this.#ttys.forget(run.id);
       this.#execs.forget(run.id);
+      this.#deadlineReasons.delete(run.id);
+      this.#profiles.delete(run.id);
     }
   }
 }

@@ -12,6 +12,8 @@ export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** The longest grace period terminate accepts. */
 export const MAX_GRACE_MS = 10 * 60_000;
 const MAX_ARGS = 256;
+/** The longest timeout_sec / idle_timeout_sec (a year, as the manifest's). */
+export const MAX_DEADLINE_SEC = 31_536_000;
 const MAX_TEXT = 8192;
 
 /** Refuse a malformed spawn request with AdapterInputError. */
@@ -24,6 +26,12 @@ export function checkSpawnRequest(request: SpawnRequest): void {
   if (request.cwd !== undefined && typeof request.cwd !== 'string') throw new AdapterInputError('cwd must be a string');
   if (request.autonomy !== undefined && !AUTONOMIES.includes(request.autonomy)) throw new AdapterInputError(`autonomy must be ${AUTONOMIES.map((a) => JSON.stringify(a)).join(' or ')}`);
   if (request.tty !== undefined && typeof request.tty !== 'boolean') throw new AdapterInputError('tty must be true or false');
+  for (const key of ['timeoutSec', 'idleTimeoutSec'] as const) {
+    const v = request[key];
+    if (v !== undefined && (!Number.isInteger(v) || v < 1 || v > MAX_DEADLINE_SEC)) throw new AdapterInputError(`${key === 'timeoutSec' ? 'timeout_sec' : 'idle_timeout_sec'} must be a whole number of seconds from 1 to ${MAX_DEADLINE_SEC}`);
+  }
+  if (request.providers !== undefined && (!Array.isArray(request.providers) || !request.providers.every((p) => typeof p === 'string'))) throw new AdapterInputError('providers must be an array of provider names');
+  if (request.allowDomains !== undefined && (!Array.isArray(request.allowDomains) || !request.allowDomains.every((d) => typeof d === 'string'))) throw new AdapterInputError('allowDomains must be an array of egress entries');
   if (!request.tty && (request.cols !== undefined || request.rows !== undefined)) throw new AdapterInputError('cols and rows size a terminal: they need tty: true');
 }
 

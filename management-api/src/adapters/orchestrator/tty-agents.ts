@@ -74,6 +74,11 @@ export class TtyAgents {
     this.#terminals.delete(id);
   }
 
+  /** When agent `id`'s terminal last took input (0 before any, or without a terminal). */
+  lastInputAt(id: string): number {
+    return this.#terminals.get(id)?.lastInputAt ?? 0;
+  }
+
   /** The terminal of agent `run` (409 when it has none). */
   terminal(run: AgentRun): AgentTerminalHandle {
     const terminal = this.#terminals.get(run.id);

@@ -390,6 +390,17 @@ export interface Manifest {
     };
   };
   /**
+   * Agents the box starts by name. Profiles live under [agents.profiles.<name>], not [agents.<name>], so keys of [agents] itself (such as the image's agent packages) can never be mistaken for a profile. See docs/user/agents.md.
+   */
+  agents: {
+    /**
+     * Agent profiles by name: the name a spawn request gives as profile, and its agents' default name. Claude Code and Codex CLI, reaching their providers through the broker only (declare anthropic and openai under [providers] with a base_url):
+     */
+    profiles: {
+      [k: string]: AgentProfile | undefined;
+    };
+  };
+  /**
    * What agents may do, decided per action on top of confinement: ordered rules over agent spawns, egress connections, provider calls and runtime changes of the egress allowlist, each allow, deny or ask (see docs/user/policy.md). The most specific matching rule decides (the most fields constrained, then the most literal characters); at equal specificity deny beats ask beats allow, then the first listed rule. Policy is an extra gate, never a widening: the egress allowlist and the provider configuration apply first. Absent, everything the box already allows stays allowed.
    */
   policy: {
@@ -507,6 +518,77 @@ export interface Program {
    * Restart policy: always, on-failure (an unexpected exit) or never.
    */
   autorestart: 'always' | 'on-failure' | 'never';
+}
+/**
+ * An agent profile: what POST /v1/agents {"profile": NAME} starts. A spawn request may change only what docs/user/agents.md lists (name, args, cwd, added env, cols, rows, autonomy, lower limits and timeouts); never the command, providers or egress.
+ */
+export interface AgentProfile {
+  /**
+   * Executable, absolute or found on the agent PATH (for example "claude").
+   */
+  command: string;
+  /**
+   * Arguments; a spawn request may replace them.
+   *
+   * @maxItems 256
+   */
+  args: string[];
+  /**
+   * Non-secret variables for the agent. Names or values that look like secrets are refused (rule E053): an agent reaches its providers through the broker, never with a key.
+   */
+  env: {
+    [k: string]: string | undefined;
+  };
+  /**
+   * Working directory relative to the workspace (no absolute path, no ..; rule E056). Default: the agent's own directory <workspace>/<name>.
+   */
+  cwd?: string;
+  /**
+   * Names of [providers] this profile's agents may call through the broker (rule E054): only their <NAME>_BASE_URL variables are given, and the broker refuses them any other provider. Empty: none.
+   */
+  providers: string[];
+  /**
+   * Egress allowances of this profile's agents on top of sandbox.egress, theirs alone; the ports stay sandbox.egress.allow_ports.
+   */
+  egress: {
+    /**
+     * Extra domains this profile's agents may reach, in the grammar of sandbox.egress.allow_domains (rule E057).
+     */
+    allow_domains: string[];
+  };
+  /**
+   * Budgets of this profile's agents, each at most sandbox.limits (rule E055); a key left out keeps sandbox.limits.
+   */
+  limits: {
+    /**
+     * Memory of the process tree, a number with an optional unit k, m or g.
+     */
+    memory?: string;
+    /**
+     * CPU seconds of the process tree.
+     */
+    cpu_seconds?: number;
+    /**
+     * Processes in the tree at once.
+     */
+    processes?: number;
+    /**
+     * Disk under its working and temporary directories, a number with an optional unit k, m or g.
+     */
+    disk?: string;
+  };
+  /**
+   * Run on a pseudo-terminal (GET /v1/agents/{id}/terminal).
+   */
+  tty: boolean;
+  /**
+   * End the agent this many seconds after its start (state terminated, reason timeout). A spawn request may lower it.
+   */
+  timeout_sec?: number;
+  /**
+   * End the agent after this many seconds without output (and, on a terminal, without input either): state terminated, reason idle. A spawn request may lower it.
+   */
+  idle_timeout_sec?: number;
 }
 /**
  * One rule of [policy]: the action it is about, its decision, and the fields it matches. Patterns: * matches any run of characters and ? one character; host is an exact name, *.suffix (subdomains only), a literal address or *.

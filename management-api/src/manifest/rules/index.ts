@@ -46,6 +46,11 @@ import { exceptionVolumeWithoutKubernetesForm } from './e049-exception-volume-wi
 import { malformedAdvertiseUrl } from './e050-malformed-advertise-url.js';
 import { malformedPolicyRule } from './e051-malformed-policy-rule.js';
 import { policyProviderUndeclared } from './e052-policy-provider-undeclared.js';
+import { agentProfileSecretEnv } from './e053-agent-profile-secret-env.js';
+import { agentProfileProviderUndeclared } from './e054-agent-profile-provider-undeclared.js';
+import { agentProfileLimitAboveSandbox } from './e055-agent-profile-limit-above-sandbox.js';
+import { agentProfileCwdOutsideWorkspace } from './e056-agent-profile-cwd-outside-workspace.js';
+import { agentProfileMalformedEgressEntry } from './e057-agent-profile-malformed-egress-entry.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -116,6 +121,11 @@ export const ruleCatalogue: readonly Rule[] = [
   malformedAdvertiseUrl,
   malformedPolicyRule,
   policyProviderUndeclared,
+  agentProfileSecretEnv,
+  agentProfileProviderUndeclared,
+  agentProfileLimitAboveSandbox,
+  agentProfileCwdOutsideWorkspace,
+  agentProfileMalformedEgressEntry,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
