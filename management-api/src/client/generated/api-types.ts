@@ -151,8 +151,12 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
+        /** Milliseconds from the start to the end, once ended */
+        durationMs?: number;
+        /** The manifest profile it was started from (agents.profiles.<name>) */
+        profile?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
@@ -163,11 +167,18 @@ export interface Routes {
   /** Start an agent process in the workspace */
   "POST /v1/agents": {
     body: ({
-      /** What the agent is; crash loops are counted by name. No dot: it separates the memory namespaces agent.<name>.<more> */
-      name: string;
-      /** Executable, absolute or found on the agent PATH */
-      command: string;
+      /** Start a profile of the manifest (agents.profiles.<name>): its command, args, env, cwd, providers, egress, limits, tty and deadlines. The request may then override only name, args, cwd, cols, rows, autonomy, add env variables, and lower limits, timeout_sec and idle_timeout_sec (docs/user/agents.md) */
+      profile?: string;
+      /** What the agent is; crash loops are counted by name (default with a profile: the profile name). No dot: it separates the memory namespaces agent.<name>.<more> */
+      name?: string;
+      /** Executable, absolute or found on the agent PATH (an ad-hoc spawn; never with a profile) */
+      command?: string;
+      /** Arguments (default: none, or the profile's) */
       args?: Array<string>;
+      /** End the agent this many seconds after its start: state terminated, reason timeout */
+      timeout_sec?: number;
+      /** End the agent after this many seconds without output (and, on a terminal, without input): state terminated, reason idle */
+      idle_timeout_sec?: number;
       /** Extra, non-secret variables; secret-looking names and values are refused */
       env?: ({
         [key: string]: string | undefined;
@@ -222,8 +233,12 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
+        /** Milliseconds from the start to the end, once ended */
+        durationMs?: number;
+        /** The manifest profile it was started from (agents.profiles.<name>) */
+        profile?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
@@ -264,8 +279,12 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
+        /** Milliseconds from the start to the end, once ended */
+        durationMs?: number;
+        /** The manifest profile it was started from (agents.profiles.<name>) */
+        profile?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
@@ -317,8 +336,12 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
+        /** Milliseconds from the start to the end, once ended */
+        durationMs?: number;
+        /** The manifest profile it was started from (agents.profiles.<name>) */
+        profile?: string;
         /** The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input */
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
@@ -844,7 +867,7 @@ export interface Routes {
       });
     });
   };
-  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
+  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
   "GET /v1/dashboard/stream": {
     query?: {
       /** Comma-separated topics */
