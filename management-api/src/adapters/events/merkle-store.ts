@@ -5,7 +5,7 @@ import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { proveConsistency, proveInclusion, treeRoot, type ConsistencyProof, type InclusionProof, type ReadNodes } from '../../tlog/prove.js';
-import { HASH_SIZE, leafHash } from '../../tlog/rfc6962.js';
+import { HASH_SIZE, leafHash, leafHashOfText } from '../../tlog/rfc6962.js';
 import { frontierNodes, hashesToStore, storedHashCount, storedHashIndex } from '../../tlog/stored-hashes.js';
 import { ProofRangeError } from '../../tlog/proof-plan.js';
 import { LogCorruptError } from './log-recovery.js';
@@ -98,7 +98,7 @@ export class MerkleStore {
     if (!lines.length || this.#failed) return;
     const out: Buffer[] = [];
     for (const line of lines) {
-      for (const h of hashesToStore(this.#size, leafHash(Buffer.from(line, 'utf8')), this.#frontier)) out.push(h);
+      for (const h of hashesToStore(this.#size, leafHashOfText(line), this.#frontier)) out.push(h);
       this.#size += 1;
     }
     this.#queueWrite(Buffer.concat(out));
