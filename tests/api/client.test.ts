@@ -72,6 +72,8 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.equal((await c.agents.get(agent.id)).id, agent.id, 'get');
   const sleeper = await c.agents.spawn({ name: 'sleeper', command: '/bin/sleep', args: ['600'] });
   t.match(await refusal(c.agents.input(sleeper.id, 'x')), { code: 'ABX_ERR_NO_TERMINAL', status: 409 }, 'input: a piped agent has no terminal');
+  const execd = await c.agents.exec(sleeper.id, { command: '/bin/true' });
+  t.equal(execd.execOf, sleeper.id, 'exec: a command in the agent\'s sandbox, its own record naming the agent');
   // Its workspace files: write, read, list, a tar down and back up, delete; the directory itself refuses a write and a delete.
   await c.files.write(sleeper.id, 'notes/a.txt', 'hello');
   t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, 'notes/a.txt')).bytes), 'hello', 'files: written then read');
@@ -79,6 +81,8 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.match(JSON.stringify(await c.files.list(sleeper.id)), /"notes"/, 'files: the working directory listed');
   const tar = new Uint8Array(await new Response(await c.files.tar(sleeper.id, 'notes')).arrayBuffer());
   await c.files.untar(sleeper.id, '', tar);
+  await c.files.untar(sleeper.id, 'restored', tar);
+  t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, 'restored/a.txt')).bytes), 'hello', 'files: a tar into a directory below');
   t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, 'a.txt')).bytes), 'hello', 'files: a tar down and back up');
   await c.files.delete(sleeper.id, 'notes', { recursive: true });
   t.type(await refusal(c.files.write(sleeper.id, '', 'x')), AgentboxError, 'files: the directory itself is not a file to write');
