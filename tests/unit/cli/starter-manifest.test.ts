@@ -24,7 +24,7 @@ t.test('the standalone starter means the embedded default and writes every defau
   t.equal(starter.sha256, empty.sha256, 'normalizes to the same manifest as an empty file');
   const written = new Set(leafPaths(parse(text)));
   // Maps keyed by the operator's names are empty by default: the starter shows them as comments.
-  const missing = leafPaths(empty.manifest).filter((p) => !written.has(p) && !['programs', 'providers', 'security.exceptions'].includes(p));
+  const missing = leafPaths(empty.manifest).filter((p) => !written.has(p) && !['programs', 'providers', 'security.exceptions', 'agents.profiles'].includes(p));
   t.same(missing.sort(), [...FLOATING_PORT_KEYS].sort(), 'every key with a default is written out, but the ports a second box may move');
   for (const key of FLOATING_PORT_KEYS) t.match(text, new RegExp(`^# ${key.split('.').pop()} = \\d+$`, 'm'), `${key} is shown, commented out`);
   t.match(text, /^# \[programs\.worker\]\n# command = "\/usr\/bin\/env"$/m, 'maps are shown as commented schema examples');

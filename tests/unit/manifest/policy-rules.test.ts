@@ -12,7 +12,7 @@ const provider = '[providers.anthropic]\nenv_var = "K"\nbase_url = "https://api.
 t.test('no [policy]: no finding, and the defaults allow everything', async (t) => {
   const r = await load('');
   t.same(r.diagnostics, []);
-  t.same(r.manifest?.policy, { default: 'allow', autonomy: 'autonomous', rules: [] });
+  t.same(r.manifest?.policy, { default: 'allow', autonomy: 'autonomous', rules: [], approval_timeout_sec: 300, max_pending_approvals: 64 });
 });
 
 t.test('the schema refuses an unknown action, decision, field or autonomy', async (t) => {
