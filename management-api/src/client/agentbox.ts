@@ -105,6 +105,13 @@ export class Agentbox {
     /** SIGTERM, then SIGKILL after `graceMs` (the API's default when absent); the final record. */
     terminate: async (id: string, query: Query<'DELETE /v1/agents/{id}'> = {}, options?: CallOptions): Promise<Agent> =>
       need((await callRoute(this.#t, 'DELETE /v1/agents/{id}', { params: { id }, query }, options)).agent, 'DELETE /v1/agents/{id}'),
+    /**
+     * Run a command in a running agent's sandbox and working directory (as `docker exec`); the
+     * command's own record (its `execOf` names the agent): read its output, follow or terminate it by its id.
+     */
+    exec: async (id: string, body: Body<'POST /v1/agents/{id}/exec'>, options?: CallOptions): Promise<Agent> =>
+      // The route's answer schema leaves the record open (additionalProperties): it is an agent record all the same.
+      need((await callRoute(this.#t, 'POST /v1/agents/{id}/exec', { params: { id }, body }, options)).agent as Agent | undefined, 'POST /v1/agents/{id}/exec'),
     /** Type `data` into a tty agent's terminal (the terminal itself is a WebSocket: GET /v1/agents/{id}/terminal). */
     input: (id: string, data: string, options?: CallOptions) => callRoute(this.#t, 'POST /v1/agents/{id}/input', { params: { id }, body: { data } }, options),
   };
