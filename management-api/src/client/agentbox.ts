@@ -39,6 +39,14 @@ export interface WorkspaceFile {
   bytes: Uint8Array;
 }
 
+/** A workspace file opened as a stream: ETag, permission bits, size when the box sent it, and the bytes as they come. */
+export interface WorkspaceFileStream {
+  etag: string | undefined;
+  mode: string | undefined;
+  size: number | undefined;
+  body: ReadableStream<Uint8Array>;
+}
+
 /** The client of one box. Every method throws {@link AgentboxError} on a refusal or a failure to reach the box. */
 export class Agentbox {
   readonly #t: Transport;
@@ -127,6 +135,18 @@ export class Agentbox {
     read: async (id: string, path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<WorkspaceFile> => {
       const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), headers, signal: options?.signal, accept: [304] });
       return { status: res.status, etag: res.headers.get('etag') ?? undefined, mode: res.headers.get('x-file-mode') ?? undefined, bytes: new Uint8Array(await res.arrayBuffer()) };
+    },
+    /** A file as a stream with its size (Content-Length), to read only the start of a large one: cancel `body` when done. */
+    open: async (id: string, path: string, options?: CallOptions): Promise<WorkspaceFileStream> => {
+      const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), signal: options?.signal });
+      if (!res.body) throw new AgentboxError('ABX_CLIENT_BAD_RESPONSE', res.status, 'the file answer has no body');
+      const length = res.headers.get('content-length');
+      return {
+        etag: res.headers.get('etag') ?? undefined,
+        mode: res.headers.get('x-file-mode') ?? undefined,
+        size: length === null ? undefined : Number(length),
+        body: res.body,
+      };
     },
     /** Create or replace a file (parents made); `x-file-mode` sets its permission bits, `if-match`/`if-none-match: *` make it conditional. */
     write: (
