@@ -72,21 +72,32 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.equal((await c.agents.get(agent.id)).id, agent.id, 'get');
   const sleeper = await c.agents.spawn({ name: 'sleeper', command: '/bin/sleep', args: ['600'] });
   t.match(await refusal(c.agents.input(sleeper.id, 'x')), { code: 'ABX_ERR_NO_TERMINAL', status: 409 }, 'input: a piped agent has no terminal');
-  const execd = await c.agents.exec(sleeper.id, { command: '/bin/true' });
-  t.equal(execd.execOf, sleeper.id, 'exec: a command in the agent\'s sandbox, its own record naming the agent');
-  // Its workspace files: write, read, list, a tar down and back up, delete; the directory itself refuses a write and a delete.
-  await c.files.write(sleeper.id, 'notes/a.txt', 'hello');
-  t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, 'notes/a.txt')).bytes), 'hello', 'files: written then read');
-  t.match(JSON.stringify(await c.files.list(sleeper.id, 'notes')), /"a\.txt"/, 'files: listed');
-  t.match(JSON.stringify(await c.files.list(sleeper.id)), /"notes"/, 'files: the working directory listed');
+
+  // Workspace files, then a command exec'd into the agent that reads one of them.
+  const written = await c.files.write(sleeper.id, 'notes/a.txt', 'hello files');
+  t.match(written, { path: 'notes/a.txt', created: true, size: 11 }, 'files.write');
+  t.match(await c.files.list(sleeper.id), { entries: [{ name: 'notes', type: 'dir' }] }, 'files.list of the directory itself');
+  t.match(await c.files.list(sleeper.id, 'notes'), { path: 'notes', entries: [{ name: 'a.txt', type: 'file', size: 11 }] }, 'files.list below it');
+  const read = await c.files.read(sleeper.id, 'notes/a.txt');
+  t.equal(new TextDecoder().decode(read.bytes), 'hello files', 'files.read');
+  t.equal(read.etag, (written as { etag: string }).etag, 'with the ETag the write answered');
   const tar = new Uint8Array(await new Response(await c.files.tar(sleeper.id, 'notes')).arrayBuffer());
-  await c.files.untar(sleeper.id, '', tar);
-  await c.files.untar(sleeper.id, 'restored', tar);
-  t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, 'restored/a.txt')).bytes), 'hello', 'files: a tar into a directory below');
-  t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, 'a.txt')).bytes), 'hello', 'files: a tar down and back up');
-  await c.files.delete(sleeper.id, 'notes', { recursive: true });
-  t.type(await refusal(c.files.write(sleeper.id, '', 'x')), AgentboxError, 'files: the directory itself is not a file to write');
-  t.type(await refusal(c.files.delete(sleeper.id, '')), AgentboxError, 'files: nor one to delete');
+  t.match(await c.files.untar(sleeper.id, 'copy', tar), { path: 'copy', files: 1 }, 'files.untar of files.tar');
+  t.match(await c.files.untar(sleeper.id, '', tar), { path: '', files: 1 }, 'into the directory itself');
+  t.match(await refusal(c.files.write(sleeper.id, '', 'x')), { status: 409 }, 'the directory itself is not a file to write');
+  t.match(await refusal(c.files.delete(sleeper.id, '')), { code: 'ABX_ERR_FILE_PATH', status: 400 }, 'nor to delete');
+  // `.` and `..` reach the box as given (the URL parser would resolve them to another route) and are refused there.
+  t.match(await refusal(c.files.read(sleeper.id, '../x')), { code: 'ABX_ERR_FILE_PATH', message: /"\.\.\/x" is refused/ }, 'a .. path is the box\'s refusal');
+  t.match(await refusal(c.files.delete(sleeper.id, '..')), { code: 'ABX_ERR_FILE_PATH' }, 'a lone .. too');
+  t.match(await refusal(c.files.list(sleeper.id, 'notes/.')), { code: 'ABX_ERR_FILE_PATH' }, 'and a . segment');
+  t.equal((await c.agents.get(sleeper.id)).state, 'running', 'the agent route above the files was not reached');
+  t.match(await c.files.delete(sleeper.id, 'copy', { recursive: true }), { path: 'copy', removed: Number }, 'files.delete');
+  const cat = await c.agents.exec(sleeper.id, { command: '/bin/cat', args: ['notes/a.txt'] });
+  t.match(cat, { id: String, execOf: sleeper.id }, "exec: the command's own record, naming the agent");
+  const catEvents: OutputEvent[] = [];
+  for await (const e of c.agents.follow(cat.id)) catEvents.push(e);
+  t.match(catEvents.at(-1), { type: 'end', agent: { exitCode: 0 } }, 'it ran to its end');
+  t.same((await c.agents.output(cat.id)).map((x) => x.text).join(''), 'hello files', "in the agent's directory");
   t.match(await c.agents.terminate(sleeper.id, { graceMs: 100 }), { id: sleeper.id }, 'terminate');
 
   const { bead } = await c.beads.create({ title: 'typed' });

@@ -39,6 +39,14 @@ export interface WorkspaceFile {
   bytes: Uint8Array;
 }
 
+/** A workspace file opened as a stream: ETag, permission bits, size when the box sent it, and the bytes as they come. */
+export interface WorkspaceFileStream {
+  etag: string | undefined;
+  mode: string | undefined;
+  size: number | undefined;
+  body: ReadableStream<Uint8Array>;
+}
+
 /** The client of one box. Every method throws {@link AgentboxError} on a refusal or a failure to reach the box. */
 export class Agentbox {
   readonly #t: Transport;
@@ -105,9 +113,13 @@ export class Agentbox {
     /** SIGTERM, then SIGKILL after `graceMs` (the API's default when absent); the final record. */
     terminate: async (id: string, query: Query<'DELETE /v1/agents/{id}'> = {}, options?: CallOptions): Promise<Agent> =>
       need((await callRoute(this.#t, 'DELETE /v1/agents/{id}', { params: { id }, query }, options)).agent, 'DELETE /v1/agents/{id}'),
-    /** A command in agent `id`'s sandbox and workspace (its confinement, uid and egress credential); the command's own record. */
+    /**
+     * Run a command in a running agent's sandbox and working directory (as `docker exec`); the
+     * command's own record (its `execOf` names the agent): read its output, follow or terminate it by its id.
+     */
     exec: async (id: string, body: Body<'POST /v1/agents/{id}/exec'>, options?: CallOptions): Promise<Agent> =>
-      need((await callRoute(this.#t, 'POST /v1/agents/{id}/exec', { params: { id }, body }, options)).agent, 'POST /v1/agents/{id}/exec'),
+      // The route's answer schema leaves the record open (additionalProperties): it is an agent record all the same.
+      need((await callRoute(this.#t, 'POST /v1/agents/{id}/exec', { params: { id }, body }, options)).agent as Agent | undefined, 'POST /v1/agents/{id}/exec'),
     /** Type `data` into a tty agent's terminal (the terminal itself is a WebSocket: GET /v1/agents/{id}/terminal). */
     input: (id: string, data: string, options?: CallOptions) => callRoute(this.#t, 'POST /v1/agents/{id}/input', { params: { id }, body: { data } }, options),
   };
@@ -123,6 +135,18 @@ export class Agentbox {
     read: async (id: string, path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<WorkspaceFile> => {
       const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), headers, signal: options?.signal, accept: [304] });
       return { status: res.status, etag: res.headers.get('etag') ?? undefined, mode: res.headers.get('x-file-mode') ?? undefined, bytes: new Uint8Array(await res.arrayBuffer()) };
+    },
+    /** A file as a stream with its size (Content-Length), to read only the start of a large one: cancel `body` when done. */
+    open: async (id: string, path: string, options?: CallOptions): Promise<WorkspaceFileStream> => {
+      const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), signal: options?.signal });
+      if (!res.body) throw new AgentboxError('ABX_CLIENT_BAD_RESPONSE', res.status, 'the file answer has no body');
+      const length = res.headers.get('content-length');
+      return {
+        etag: res.headers.get('etag') ?? undefined,
+        mode: res.headers.get('x-file-mode') ?? undefined,
+        size: length === null ? undefined : Number(length),
+        body: res.body,
+      };
     },
     /** Create or replace a file (parents made); `x-file-mode` sets its permission bits, `if-match`/`if-none-match: *` make it conditional. */
     write: (

@@ -63,8 +63,14 @@ export class Transport {
     const pathname = spec.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
       const value = spec.params?.[name];
       if (typeof value !== 'string' || value === '') throw new AgentboxError('ABX_CLIENT_INPUT', 0, `${spec.path}: the path parameter ${name} is missing`);
-      // `{*}` is a path of its own: its slashes stay, each segment is encoded.
-      return name === '*' ? value.split('/').map(encodeURIComponent).join('/') : encodeURIComponent(value);
+      // `{*}` is a path of its own: its slashes stay, each segment is encoded. A `.` or `..` segment would be
+      // resolved by the URL parser (`files/../x` becoming another route of the agent): then the slashes are
+      // encoded too, and a path that is only `.` or `..` gets an encoded trailing `/`, so it reaches the box
+      // as a path and the box judges it.
+      if (name !== '*') return encodeURIComponent(value);
+      const segments = value.split('/');
+      if (!segments.some((s) => s === '.' || s === '..')) return segments.map(encodeURIComponent).join('/');
+      return value === '.' || value === '..' ? `${value}%2F` : encodeURIComponent(value);
     });
     let search = '';
     for (const [key, value] of Object.entries(spec.query ?? {})) {

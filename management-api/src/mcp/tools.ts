@@ -3,15 +3,13 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Agentbox, OutputChunk } from '../client/agentbox.js';
 import { AgentboxError } from '../client/errors.js';
-import { ROUTE_KEYS } from '../client/generated/api-types.js';
+import { agentId } from './tool-inputs.js';
 import { toolResult } from './tool-result.js';
 
 /** The longest an output follow may wait, so a tool call always ends. */
 export const MAX_FOLLOW_MS = 60_000;
 
-const agentId = z.string().min(1).max(64).describe('The agent id (from start_agent or list_agents)');
-
-/** Register every tool on `server`, calling the box through `box` (which carries the caller's own credential). */
+/** Register the agent and bead tools on `server`, calling the box through `box` (which carries the caller's own credential). */
 export function registerTools(server: McpServer, box: Agentbox): void {
   server.registerTool(
     'start_agent',
@@ -47,17 +45,23 @@ export function registerTools(server: McpServer, box: Agentbox): void {
     { description: "Type text into a running tty agent's terminal (end a line with \\r).", inputSchema: { id: agentId, data: z.string().min(1) } },
     ({ id, data }) =>
       toolResult(async () => {
-        try {
-          await box.request('POST', '/v1/agents/{id}/input', { params: { id }, body: { data } });
-        } catch (err) {
-          // The input route came with terminals: an API whose routes predate them answers "no such route".
-          if (err instanceof AgentboxError && err.code === 'ABX_ERR_NOT_FOUND' && !(ROUTE_KEYS as readonly string[]).includes('POST /v1/agents/{id}/input')) {
-            throw new AgentboxError(err.code, err.status, `this box's API has no input route (POST /v1/agents/{id}/input), or no agent ${id}: ${err.message}`);
-          }
-          throw err;
-        }
+        await box.agents.input(id, data);
         return `sent ${data.length} characters to ${id}`;
       }),
+  );
+  server.registerTool(
+    'exec_in_agent',
+    {
+      description:
+        "Run a command in a running agent's sandbox and working directory (its uid, confinement and environment; ended with the agent). Answers the command's own agent record (execOf names the agent): read what it prints with read_output on the new id, follow_ms to wait for its end.",
+      inputSchema: {
+        id: agentId.describe('The running agent to run the command in'),
+        command: z.string().min(1).describe("Executable, absolute or on the agent's PATH"),
+        args: z.array(z.string()).optional(),
+        env: z.record(z.string()).optional().describe("Extra non-secret variables on top of the agent's"),
+      },
+    },
+    ({ id, command, args, env }) => toolResult(() => box.agents.exec(id, { command, ...(args ? { args } : {}), ...(env ? { env } : {}) })),
   );
   server.registerTool(
     'terminate_agent',
