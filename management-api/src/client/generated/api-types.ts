@@ -844,7 +844,7 @@ export interface Routes {
       });
     });
   };
-  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
+  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
   "GET /v1/dashboard/stream": {
     query?: {
       /** Comma-separated topics */
