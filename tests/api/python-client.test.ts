@@ -47,7 +47,12 @@ t.test('the package compiles and imports with warnings as errors', async (t) => 
 });
 
 t.test("the Python client's unittest suite against the box", async (t) => {
-  const env = { AGENTBOX_URL: box.server.apiUrl, AGENTBOX_KEY: box.key, AGENTBOX_TEST_NOSTR_SECRET: Buffer.from(operator).toString('hex'), AGENTBOX_REPO: repo };
+  const env = {
+    AGENTBOX_URL: box.server.apiUrl,
+    AGENTBOX_KEY: box.key,
+    AGENTBOX_TEST_NOSTR_SECRET: Buffer.from(operator).toString('hex'),
+    AGENTBOX_REPO: repo,
+  };
   const run = await python(['-W', 'error', '-m', 'unittest', 'discover', '-s', 'clients/python/tests', '-t', 'clients/python', '-v'], env);
   const ran = Number(/^Ran (\d+) tests?/m.exec(run.stderr)?.[1] ?? 0);
   t.equal(run.code, 0, 'every Python test passes', { output: run.stderr.slice(-8000) });
