@@ -11,8 +11,9 @@ abx_require_node
 # prometheus: promtool for the metrics exposition; bubblewrap, util-linux (setpriv, nsenter) and
 # iproute2: the sandboxed runtime-contract cases; strace: the standalone box is shown to make no network call;
 # chromium (+ fonts-liberation, only recommended by it, so pages render text): the dashboard's browser tests
-# (tests/ui) drive Debian's browser, as puppeteer cannot download its own.
-abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace chromium fonts-liberation
+# (tests/ui) drive Debian's browser, as puppeteer cannot download its own. python3: the Python client's
+# suite (tests/api/python-client.test.ts), on Debian's interpreter and standard library only.
+abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace chromium fonts-liberation python3
 # docker.io (dockerd), tini, ca-certificates: the container end-to-end cases (tests/e2e).
 abx_require_container_engine
 abx_require_npm_build

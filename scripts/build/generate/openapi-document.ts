@@ -14,8 +14,18 @@ import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
  */
 const MINIMAL_MANIFEST = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n';
 
-/** The OpenAPI 3.1 document of an app built from a minimal manifest (nothing listens). */
-export async function openApiDocument(): Promise<Record<string, unknown>> {
+let built: Promise<Record<string, unknown>> | undefined;
+
+/**
+ * The OpenAPI 3.1 document of an app built from a minimal manifest (nothing listens). Built once
+ * per process: both clients' files come from it. Callers read it, never change it.
+ */
+export function openApiDocument(): Promise<Record<string, unknown>> {
+  built ??= buildDocument();
+  return built;
+}
+
+async function buildDocument(): Promise<Record<string, unknown>> {
   const loaded = await loadManifestSource(MINIMAL_MANIFEST, { targetArch: 'x86_64', env: {} });
   if (!loaded.manifest || !loaded.sha256) throw new Error(`the generator's manifest is invalid: ${JSON.stringify(loaded.diagnostics)}`);
   const root = await mkdtemp(path.join(tmpdir(), 'agentbox-openapi-'));
