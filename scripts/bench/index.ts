@@ -25,6 +25,7 @@ const suites: Record<string, () => Promise<Report>> = {
   policy: async () => (await import('./policy-bench.js')).runPolicyBench(),
   terminal: async () => (await import('./terminal-bench.js')).runTerminalBench(),
   client: async () => (await import('./client-bench.js')).runClientBench(),
+  files: async () => (await import('./files-bench.js')).runFilesBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });

@@ -34,6 +34,7 @@ export const commands: readonly CommandEntry[] = [
   { name: 'logs', summary: "print an agent's output (-f to follow it, --tail N)", load: compiled('agents-logs') },
   { name: 'attach', summary: "join a tty agent's terminal (its screen first; Ctrl-P Ctrl-Q detaches), or follow a piped agent's output", load: compiled('agents-attach') },
   { name: 'exec', summary: "run a command in a running agent's sandbox, directory and identity (-it, -d)", load: compiled('agents-exec') },
+  { name: 'cp', summary: "copy files and directories between this machine and an agent's workspace (AGENT:PATH), either way", load: compiled('cp') },
   { name: 'kill', summary: 'end agents: SIGTERM, SIGKILL after --grace (--signal KILL: at once)', load: compiled('agents-kill') },
   { name: 'approvals', summary: "list the approval requests a running box holds (supervised agents' asks) with the time left (--json)", load: compiled('approvals') },
   { name: 'approve', summary: 'approve a pending approval request: --reason, --scope once|agent|until=TIME, --sign-key-file for a signed decision', load: compiled('approve') },

@@ -15,7 +15,7 @@ import { etagOf, listDir, modeString, openRegular } from '../workspace-files/fil
 import { writeFileAtomic } from '../workspace-files/file-write.js';
 import { extractTar } from '../workspace-files/tar-extract.js';
 import { uploadLimits } from '../workspace-files/tar-limits.js';
-import { packArchive } from '../workspace-files/tar-pack.js';
+import { packTar } from '../workspace-files/tar-pack.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -288,7 +288,7 @@ async function sendFile(ws: Workspace, segments: readonly string[], request: Fas
 async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply): Promise<FastifyReply> {
   const dir = await walkDirs(ws.root, segments);
   const report = { entries: 0, skipped: 0 };
-  const stream = Readable.from(packArchive(ws, dir, report), { objectMode: false, highWaterMark: 1 << 20 });
+  const stream = packTar(ws, dir, report);
   stream.once('close', () => {
     void (async () => {
       if (dir !== ws.root) await dir.close();

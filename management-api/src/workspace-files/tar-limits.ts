@@ -5,8 +5,6 @@ export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 export const MAX_TAR_ENTRIES = 100_000;
 /** Most file bytes one tar upload may write. */
 export const MAX_TAR_BYTES = 1024 * 1024 * 1024;
-/** Longest pax or GNU long-name record read. */
-export const MAX_META_BYTES = 64 * 1024;
 
 /** What one upload may write. */
 export interface UploadLimits {

@@ -1,11 +1,13 @@
-// A workspace directory as a tar stream: regular files, directories and links as links, walked by descriptors; nothing else is packed.
+// A workspace directory as a tar stream packed by tar-stream: regular files, directories and links as links, walked by descriptors; nothing else is packed.
 import { constants } from 'node:fs';
 import { open, readdir, readlink, type FileHandle } from 'node:fs/promises';
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
+import * as tar from 'tar-stream';
 import type { Workspace } from './agent-workspace.js';
 import { at, lstatAt, openDirAt } from './dir-fd.js';
-import { END, encodeHeader, padding } from './tar-format.js';
 
-/** What a pack skipped: special files and files linked in from elsewhere are left out, and counted. */
+/** What a pack wrote and skipped: special files and files linked in from elsewhere are left out, and counted. */
 export interface PackReport {
   entries: number;
   skipped: number;
@@ -14,18 +16,33 @@ export interface PackReport {
 const CHUNK = 1 << 20;
 
 /**
- * The entries under the directory `dir` (open; the caller closes it), as tar blocks. Names are
+ * The tar of the directory `dir` (open; the caller closes it once the stream closed). Names are
  * relative to it, directories end in `/`; modes keep their permission bits only; owners are
  * absent. A file is read from a descriptor opened with O_NOFOLLOW and checked to be the file
  * listed; one that shrinks while read is padded with zeros to its listed size, one that grows is
- * cut to it (a tar header states the size first).
+ * cut to it (a tar header states the size first). Long and non-ASCII names go in pax records.
  */
-export async function* packDirectory(ws: Workspace, dir: FileHandle, report: PackReport, prefix = ''): AsyncGenerator<Buffer> {
+export function packTar(ws: Workspace, dir: FileHandle, report: PackReport): Readable {
+  const pack = tar.pack();
+  void (async () => {
+    try {
+      await packDirectory(pack, ws, dir, report, '');
+      pack.finalize();
+    } catch (err) {
+      pack.destroy(err as Error);
+    }
+  })();
+  // A node stream for fastify and fetch; tar-stream's own is a streamx one.
+  return Readable.from(pack, { objectMode: false, highWaterMark: CHUNK });
+}
+
+async function packDirectory(pack: tar.Pack, ws: Workspace, dir: FileHandle, report: PackReport, prefix: string): Promise<void> {
   for (const name of (await readdir(at(dir, '.'))).sort()) {
+    if (pack.destroyed) return;
     const st = await lstatAt(dir, name);
     if (!st) continue;
     const rel = `${prefix}${name}`;
-    const mtime = Number(st.mtimeMs) / 1000;
+    const mtime = new Date(Number(st.mtimeMs));
     const mode = Number(st.mode) & 0o777;
     if (st.isDirectory()) {
       let sub: FileHandle;
@@ -38,8 +55,8 @@ export async function* packDirectory(ws: Workspace, dir: FileHandle, report: Pac
       }
       try {
         report.entries++;
-        yield encodeHeader({ name: `${rel}/`, type: '5', mode, size: 0, mtime });
-        yield* packDirectory(ws, sub, report, `${rel}/`);
+        await entry(pack, { name: `${rel}/`, type: 'directory', mode, mtime });
+        await packDirectory(pack, ws, sub, report, `${rel}/`);
       } finally {
         await sub.close();
       }
@@ -47,7 +64,7 @@ export async function* packDirectory(ws: Workspace, dir: FileHandle, report: Pac
       const target = await readlink(at(dir, name)).catch(() => undefined);
       if (target === undefined) continue;
       report.entries++;
-      yield encodeHeader({ name: rel, type: '2', mode: 0o777, size: 0, mtime, linkname: target });
+      await entry(pack, { name: rel, type: 'symlink', mode: 0o777, mtime, linkname: target });
     } else if (st.isFile() && !(st.nlink > 1n && Number(st.uid) !== ws.ownUid)) {
       const handle = await open(at(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY).catch(() => undefined);
       if (!handle) {
@@ -60,10 +77,8 @@ export async function* packDirectory(ws: Workspace, dir: FileHandle, report: Pac
           report.skipped++;
           continue;
         }
-        const size = Number(st.size);
         report.entries++;
-        yield encodeHeader({ name: rel, type: '0', mode, size, mtime });
-        yield* fileBlocks(handle, size);
+        await entry(pack, { name: rel, type: 'file', mode, mtime, size: Number(st.size) }, handle);
       } finally {
         await handle.close();
       }
@@ -73,23 +88,23 @@ export async function* packDirectory(ws: Workspace, dir: FileHandle, report: Pac
   }
 }
 
-/** The whole archive of `dir`, end blocks included. */
-export async function* packArchive(ws: Workspace, dir: FileHandle, report: PackReport): AsyncGenerator<Buffer> {
-  yield* packDirectory(ws, dir, report);
-  yield END;
-}
-
-async function* fileBlocks(handle: FileHandle, size: number): AsyncGenerator<Buffer> {
-  let left = size;
-  while (left > 0) {
-    const buf = Buffer.allocUnsafe(Math.min(CHUNK, left));
-    const { bytesRead } = await handle.read(buf, 0, buf.length, null);
-    if (bytesRead === 0) {
-      yield Buffer.alloc(left);
-      break;
+/** One entry into the pack, with exactly `header.size` bytes of `handle` when given; resolves once the pack took it. */
+async function entry(pack: tar.Pack, header: Parameters<tar.Pack['entry']>[0], handle?: FileHandle): Promise<void> {
+  let done!: (err?: Error | null) => void;
+  const taken = new Promise<void>((resolve, reject) => {
+    done = (err) => (err ? reject(err) : resolve());
+  });
+  const sink = pack.entry(header, done);
+  if (handle) {
+    let left = header.size ?? 0;
+    while (left > 0) {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK, left));
+      const { bytesRead } = await handle.read(buf, 0, buf.length, null);
+      const chunk = bytesRead === 0 ? Buffer.alloc(left) : buf.subarray(0, bytesRead);
+      left -= chunk.length;
+      if (!sink.write(chunk)) await Promise.race([once(sink, 'drain'), taken]);
     }
-    left -= bytesRead;
-    yield buf.subarray(0, bytesRead);
+    sink.end(undefined);
   }
-  yield padding(size);
+  await taken;
 }

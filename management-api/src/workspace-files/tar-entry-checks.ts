@@ -1,0 +1,93 @@
+// What a tar entry may be before anything is written: its name confined, its link kept inside, its type one of file, directory or link.
+import { ApiError } from '../errors.js';
+import { parseFilePath } from './file-path.js';
+import { sanitiseMode } from './file-write.js';
+
+/** An entry accepted for extraction: where it goes, what it is, its sanitised mode. */
+export type CheckedEntry =
+  | { kind: 'root' }
+  | { kind: 'dir'; segments: string[]; shown: string; mode: number }
+  | { kind: 'file'; segments: string[]; shown: string; mode: number; size: number }
+  | { kind: 'symlink'; segments: string[]; shown: string; target: string };
+
+/** A header as tar-stream decodes it: `type` is null for a type flag the library does not name. */
+export interface TarHeader {
+  name: string;
+  type: string | null;
+  size?: number;
+  mode?: number;
+  linkname?: string | null;
+}
+
+/**
+ * Judge one header as tar-stream decoded it (pax and GNU long names already applied). `base` is
+ * where the upload lands, in workspace segments: link targets are judged from there. Refused:
+ * absolute names, `..` and control characters; hard links, devices, FIFOs and every type the
+ * library does not name; links pointing outside; a directory carrying data (tar-stream would read
+ * that data as further headers, where another tar would skip it: one reading for every reader).
+ */
+export function checkEntry(header: TarHeader, base: readonly string[]): CheckedEntry {
+  const segments = entryPath(header.name);
+  const shown = segments.join('/');
+  const size = header.size ?? 0;
+  if (segments.length === 0) {
+    if (header.type !== 'directory') throw tarRefused(`entry ${JSON.stringify(header.name)} names the target directory itself but is not a directory`);
+    return { kind: 'root' };
+  }
+  const mode = header.mode ?? 0;
+  if (!Number.isInteger(mode) || mode < 0) throw tarRefused(`"${shown}" has a malformed mode`);
+  switch (header.type) {
+    case 'directory':
+      if (size !== 0) throw tarRefused(`"${shown}" is a directory entry carrying ${size} bytes of data`);
+      return { kind: 'dir', segments, shown, mode: sanitiseMode(mode) };
+    case 'file':
+    case 'contiguous-file':
+      if (!Number.isSafeInteger(size) || size < 0) throw tarRefused(`"${shown}" has a malformed size`);
+      return { kind: 'file', segments, shown, mode: sanitiseMode(mode), size };
+    case 'symlink': {
+      const target = header.linkname ?? '';
+      checkLinkTarget(base, segments, target, shown);
+      return { kind: 'symlink', segments, shown, target };
+    }
+    case 'link':
+      throw tarRefused(`"${shown}" is a hard link (to ${JSON.stringify(header.linkname)}); hard links are not extracted: pack the file itself`);
+    case 'character-device':
+    case 'block-device':
+      throw tarRefused(`"${shown}" is a device; devices are never extracted`);
+    case 'fifo':
+      throw tarRefused(`"${shown}" is a FIFO; FIFOs are never extracted`);
+    default:
+      throw tarRefused(`"${shown}" has entry type ${JSON.stringify(header.type)}, which is not extracted (files, directories and links only)`);
+  }
+}
+
+/** An entry's name as workspace segments: a leading "./" (or several) dropped; absolute names, `..` and control characters refused. */
+function entryPath(name: string): string[] {
+  let rest = name;
+  while (rest.startsWith('./')) rest = rest.slice(2);
+  if (rest === '.' || rest === '') return [];
+  if (name.startsWith('/')) throw tarRefused(`entry ${JSON.stringify(name)} has an absolute name`);
+  try {
+    return parseFilePath(rest);
+  } catch (err) {
+    throw tarRefused(`entry ${JSON.stringify(name)}: ${(err as Error).message}`);
+  }
+}
+
+/** A link's target must be relative and, read from the link's own directory, stay inside the workspace. */
+function checkLinkTarget(base: readonly string[], segments: readonly string[], target: string, shown: string): void {
+  if (target === '' || target.includes('\0')) throw tarRefused(`link "${shown}" has an empty target`);
+  if (target.startsWith('/')) throw tarRefused(`link "${shown}" points to an absolute path (${JSON.stringify(target)}); links must stay inside the workspace`);
+  // Counted step by step: a climb out and back in ("../../x/y") is refused too, as it names what is outside.
+  let depth = base.length + segments.length - 1;
+  for (const part of target.split('/')) {
+    if (part === '..') depth--;
+    else if (part !== '.' && part !== '') depth++;
+    if (depth < 0) throw tarRefused(`link "${shown}" points outside the workspace (${JSON.stringify(target)})`);
+  }
+}
+
+/** The refusal of a whole upload. */
+export function tarRefused(why: string): ApiError {
+  return new ApiError('ABX_ERR_TAR_REFUSED', `the tar was refused, nothing was written: ${why}`);
+}

@@ -1,0 +1,156 @@
+// Workspace files: a 1 MB PUT+GET round trip, and a tar download of a source-like tree beside local `tar -c` of the same tree, in one run.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { startBenchBox, type BenchBox } from './dashboard-box.js';
+import { ms, quantile, median, table } from './stats.js';
+
+const ROUND_TRIPS = Number(process.env['AGENTBOX_BENCH_FILES_ROUND_TRIPS'] || 300);
+const TAR_RUNS = Number(process.env['AGENTBOX_BENCH_FILES_TAR_RUNS'] || 7);
+const FILES = 2_000;
+const MB = 1024 * 1024;
+
+/** A tree like a source checkout: 40 directories of 50 files, most of them 4–28 KB of text, 20 of them 1 MB; about 50 MB in all. */
+function makeTree(dir: string): number {
+  let total = 0;
+  const line = 'export function handler(request: Request): Promise<Response> { return route(request, table); }\n';
+  for (let i = 0; i < FILES; i++) {
+    const sub = path.join(dir, `pkg${String(i % 40).padStart(2, '0')}`, i % 3 === 0 ? 'src' : 'lib');
+    mkdirSync(sub, { recursive: true });
+    const size = i % 100 === 0 ? MB : 4096 + ((i * 7919) % 24_000);
+    const body = Buffer.alloc(size);
+    for (let off = 0; off < size; off += line.length) body.write(line, off);
+    // A few random bytes per file, so no two files are alike.
+    randomBytes(16).copy(body, 0);
+    writeFileSync(path.join(sub, `file${i}.ts`), body);
+    total += size;
+  }
+  return total;
+}
+
+/** Wall time (ms) of a shell command. */
+function timeShell(cmd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn('/bin/sh', ['-c', cmd], { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${cmd}: exit ${code}`))));
+  });
+}
+
+/** Wall time (ms) and bytes of a tar download read to its end. */
+async function timeDownload(box: BenchBox, id: string, dir: string): Promise<{ ms: number; bytes: number }> {
+  const start = performance.now();
+  const res = await fetch(`${box.apiUrl}/v1/agents/${id}/files/${dir}?format=tar`, { headers: { authorization: `Bearer ${box.key}` } });
+  if (res.status !== 200 || !res.body) throw new Error(`tar download: ${res.status}`);
+  let bytes = 0;
+  for await (const chunk of res.body) bytes += (chunk as Uint8Array).byteLength;
+  return { ms: performance.now() - start, bytes };
+}
+
+/** Run both measures; the figures that matter: round-trip p50, and the download's throughput as a share of local tar's. */
+export async function runFilesBench(): Promise<{ text: string; json: Record<string, unknown> }> {
+  const uiRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../ui');
+  const work = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), 'agentbox-files-bench-'));
+  const box = await startBenchBox(uiRoot);
+  try {
+    const spawned = await box.api('POST', '/v1/agents', { name: 'files-bench', command: '/bin/sh', args: ['-c', 'exec sleep 600'] });
+    if (spawned.status !== 201) throw new Error(`files bench: spawn: ${JSON.stringify(spawned.json)}`);
+    const id = (spawned.json['agent'] as { id: string }).id;
+    const auth = { authorization: `Bearer ${box.key}` };
+
+    // 1 MB round trip: PUT then GET of the same file, timed together and apart.
+    const payload = randomBytes(MB);
+    const put: number[] = [];
+    const get: number[] = [];
+    const both: number[] = [];
+    for (let i = 0; i < ROUND_TRIPS + 30; i++) {
+      const s = performance.now();
+      const p = await fetch(`${box.apiUrl}/v1/agents/${id}/files/rt.bin`, { method: 'PUT', headers: auth, body: payload });
+      await p.arrayBuffer();
+      const m = performance.now();
+      const g = await fetch(`${box.apiUrl}/v1/agents/${id}/files/rt.bin`, { headers: auth });
+      const got = await g.arrayBuffer();
+      const e = performance.now();
+      if (p.status >= 300 || got.byteLength !== MB) throw new Error(`files bench: round trip ${p.status}/${g.status}`);
+      if (i < 30) continue;
+      put.push(m - s);
+      get.push(e - m);
+      both.push(e - s);
+    }
+
+    // The tree: made locally, uploaded as one tar, then downloaded against local tar of the local copy.
+    const tree = path.join(work, 'tree');
+    const treeBytes = makeTree(tree);
+    const tarBody = execFileSync('tar', ['-c', '-C', tree, '.'], { maxBuffer: 256 * MB });
+    const up = await fetch(`${box.apiUrl}/v1/agents/${id}/files/tree`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/x-tar' },
+      body: tarBody,
+    });
+    if (up.status !== 200) throw new Error(`files bench: upload: ${up.status} ${await up.text()}`);
+    const download: number[] = [];
+    const localNull: number[] = [];
+    const localPipe: number[] = [];
+    let tarBytes = 0;
+    await timeDownload(box, id, 'tree');
+    await timeShell(`tar -c -C '${tree}' . | cat > /dev/null`);
+    for (let i = 0; i < TAR_RUNS; i++) {
+      const d = await timeDownload(box, id, 'tree');
+      download.push(d.ms);
+      tarBytes = d.bytes;
+      localNull.push(await timeShell(`tar -c -C '${tree}' . > /dev/null`));
+      localPipe.push(await timeShell(`tar -c -C '${tree}' . | cat > /dev/null`));
+    }
+    const rate = (t: number) => tarBytes / MB / (t / 1000);
+    const [dl, ln, lp] = [median(download), median(localNull), median(localPipe)];
+    const figures = {
+      roundTrip: { p50Ms: quantile(both, 0.5), p99Ms: quantile(both, 0.99), putP50Ms: quantile(put, 0.5), getP50Ms: quantile(get, 0.5), samples: both.length },
+      tar: {
+        files: FILES,
+        treeBytes,
+        tarBytes,
+        downloadMs: dl,
+        localDevNullMs: ln,
+        localPipeMs: lp,
+        downloadMBps: rate(dl),
+        localDevNullMBps: rate(ln),
+        localPipeMBps: rate(lp),
+        ratioVsDevNull: ln / dl,
+        ratioVsPipe: lp / dl,
+      },
+    };
+    const text = [
+      `Workspace files (loopback HTTP, one box in this process; ${ROUND_TRIPS} round trips, ${TAR_RUNS} tar runs interleaved, medians)`,
+      '',
+      table(
+        ['1 MB file', 'p50', 'p99'],
+        [
+          ['PUT + GET', ms(quantile(both, 0.5)), ms(quantile(both, 0.99))],
+          ['PUT', ms(quantile(put, 0.5)), ms(quantile(put, 0.99))],
+          ['GET', ms(quantile(get, 0.5)), ms(quantile(get, 0.99))],
+        ],
+      ),
+      '',
+      `tree: ${FILES} files, ${(treeBytes / MB).toFixed(1)} MB of data, tar ${(tarBytes / MB).toFixed(1)} MB`,
+      table(
+        ['tar of the tree', 'time', 'MB/s', 'download ÷ this'],
+        [
+          ['GET ?format=tar (read to the end)', ms(dl), rate(dl).toFixed(0), '1.00'],
+          ['tar -c -C DIR . > /dev/null', ms(ln), rate(ln).toFixed(0), (ln / dl).toFixed(2)],
+          ['tar -c -C DIR . | cat > /dev/null', ms(lp), rate(lp).toFixed(0), (lp / dl).toFixed(2)],
+        ],
+      ),
+      '',
+      'GNU tar writing to /dev/null itself does not read file contents (it recognises the device), so the piped line is the like-for-like baseline.',
+    ].join('\n');
+    return { text, json: figures };
+  } finally {
+    await box.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,117 @@
+// `agentbox cp AGENT:path DST`: a file by GET into a local file (or stdout), a directory as a tar stream extracted locally with the box's own entry checks.
+import { randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { chmod, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { ApiError } from '../../management-api/src/errors.js';
+import { extractTar } from '../../management-api/src/workspace-files/tar-extract.js';
+import { UserError } from './cli-errors.js';
+import type { Operand } from './cp-operands.js';
+import { progress } from './cp-progress.js';
+import { filesUrl, refused, remoteKind, send } from './cp-remote.js';
+import type { BoxTarget } from './box-target.js';
+import { DOWNLOAD_LIMITS, openLocalTree } from './local-tree.js';
+
+/** What a copy moved: bytes of file data, entries (files, directories, links). */
+export interface CopyReport {
+  kind: 'file' | 'dir';
+  from: string;
+  to: string;
+  bytes: number;
+  entries: number;
+}
+
+type Remote = Extract<Operand, { kind: 'remote' }>;
+
+/** Copy the remote `src` of agent `id` to the local path (or stdout) `dst`. */
+export async function download(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>): Promise<CopyReport> {
+  const shown = `${src.agent}:${src.segments.join('/')}`;
+  const kind = src.segments.length === 0 ? 'dir' : await remoteKind(target, id, src.segments, shown);
+  if (kind === 'missing') throw new UserError(`${shown}: no such path in the agent's workspace`, 1);
+  if (kind === 'dir') return downloadDir(target, id, src, dst, shown);
+  return downloadFile(target, id, src, dst, shown);
+}
+
+async function downloadFile(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
+  const res = await send(target, 'GET', filesUrl(target, id, src.segments));
+  if (!res.ok || !res.body) throw await refused(shown, res);
+  const total = Number(res.headers.get('content-length') ?? Number.NaN);
+  const meter = progress(shown, Number.isFinite(total) ? total : undefined);
+  const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  if (dst.kind === 'stdio') {
+    await pipeline(body, meter.meter, process.stdout, { end: false });
+    meter.done();
+    return { kind: 'file', from: shown, to: '-', bytes: meter.bytes(), entries: 1 };
+  }
+  const into = await isDir(dst.path);
+  const file = into ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
+  // Written beside its name and renamed over it: an interrupted copy never leaves half a file under the name.
+  const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.part`);
+  try {
+    await pipeline(body, meter.meter, createWriteStream(part, { flags: 'wx', mode: 0o600 }));
+    const mode = Number.parseInt(res.headers.get('x-file-mode') ?? '644', 8);
+    await chmod(part, mode & 0o777);
+    await rename(part, file);
+  } catch (err) {
+    await unlink(part).catch(() => undefined);
+    throw localError(file, err);
+  } finally {
+    meter.done();
+  }
+  return { kind: 'file', from: shown, to: file, bytes: meter.bytes(), entries: 1 };
+}
+
+/**
+ * A directory: its tar into DST/<name> when DST is a directory (the workspace itself: into DST),
+ * else into DST, made for it. Extracted as the box extracts an upload: each entry checked (a link
+ * leading out of the copy, a hard link, a device refused), staged, moved in only when the whole
+ * tar was accepted; a refused tar leaves nothing behind, not even the directory made for it.
+ */
+async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
+  const res = await send(target, 'GET', filesUrl(target, id, src.segments, '?format=tar'));
+  if (!res.ok || !res.body) throw await refused(shown, res);
+  const meter = progress(shown);
+  const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  if (dst.kind === 'stdio') {
+    await pipeline(body, meter.meter, process.stdout, { end: false });
+    meter.done();
+    return { kind: 'dir', from: shown, to: '-', bytes: meter.bytes(), entries: 0 };
+  }
+  const dir = src.segments.length > 0 && (await isDir(dst.path)) ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
+  const made = await mkdir(dir).then(
+    () => true,
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EEXIST') return false;
+      throw localError(dir, err);
+    },
+  );
+  body.once('error', (err) => meter.meter.destroy(err));
+  const ws = await openLocalTree(dir).catch((err) => {
+    throw localError(dir, err);
+  });
+  try {
+    const report = await extractTar(ws, [], body.pipe(meter.meter), DOWNLOAD_LIMITS);
+    return { kind: 'dir', from: shown, to: dir, bytes: report.bytes, entries: report.files + report.dirs + report.symlinks };
+  } catch (err) {
+    if (made) await rmdir(dir).catch(() => undefined);
+    if (err instanceof ApiError) throw new UserError(`${shown} -> ${dir}: ${err.message}`, 1);
+    throw localError(dir, err);
+  } finally {
+    meter.done();
+    await ws.close();
+  }
+}
+
+async function isDir(p: string): Promise<boolean> {
+  return (await stat(p).catch(() => undefined))?.isDirectory() === true;
+}
+
+/** A local file system error as the user's: the path and the reason. */
+export function localError(p: string, err: unknown): unknown {
+  const e = err as NodeJS.ErrnoException;
+  if (e instanceof UserError || !e.code) return err;
+  return new UserError(`${p}: ${e.code === 'ENOENT' ? 'no such file or directory' : e.message}`, 1);
+}

@@ -1,0 +1,34 @@
+// `agentbox cp` operands: which side is an agent's workspace (AGENT:path), which a local path or `-`.
+import { parseFilePath } from '../../management-api/src/workspace-files/file-path.js';
+import { UsageError, UserError } from './cli-errors.js';
+
+/** One side of a copy. */
+export type Operand = { kind: 'remote'; agent: string; segments: string[]; raw: string } | { kind: 'local'; path: string } | { kind: 'stdio' };
+
+/**
+ * `AGENT:path` is an agent's workspace (the agent by id, id prefix or name; the path relative to
+ * its working directory, a leading `/` being that directory); `-` is stdin or stdout; anything else
+ * is local. A local path with a colon before its first slash is written `./a:b`, as for scp.
+ */
+export function parseOperand(arg: string): Operand {
+  if (arg === '-') return { kind: 'stdio' };
+  const m = /^([^/:.][^/:]*):(.*)$/s.exec(arg);
+  if (!m) return { kind: 'local', path: arg };
+  const [, agent, rest] = m as unknown as [string, string, string];
+  const relative = rest.replace(/^\/+/, '');
+  try {
+    return { kind: 'remote', agent, segments: parseFilePath(relative), raw: rest };
+  } catch (err) {
+    // Checked here, before any request: fetch would resolve a ".." in the URL itself.
+    throw new UserError(`${arg}: ${(err as Error).message}`, 1);
+  }
+}
+
+/** The two operands, exactly one of them remote. */
+export function parseOperands(src: string | undefined, dst: string | undefined): { src: Operand; dst: Operand } {
+  if (src === undefined || dst === undefined) throw new UsageError('give a source and a destination');
+  const s = parseOperand(src);
+  const d = parseOperand(dst);
+  if ((s.kind === 'remote') === (d.kind === 'remote')) throw new UsageError('exactly one side is AGENT:PATH (the other a local path or -)');
+  return { src: s, dst: d };
+}

@@ -1,0 +1,62 @@
+// The files API as `agentbox cp` calls it: URLs of workspace paths, streamed requests, what a remote path is.
+import type { Readable } from 'node:stream';
+import type { BoxTarget } from './box-target.js';
+import { UserError } from './cli-errors.js';
+
+/** The URL of `segments` in agent `id`'s workspace; each segment percent-encoded, so a name is never read as URL syntax. */
+export function filesUrl(target: BoxTarget, id: string, segments: readonly string[], query = ''): string {
+  const below = segments.map(encodeURIComponent).join('/');
+  return `${target.url}/v1/agents/${encodeURIComponent(id)}/files${below ? `/${below}` : ''}${query}`;
+}
+
+/** A request with the box's key; a body stream is sent as it is read. Unreachable: exit 1. */
+export async function send(target: BoxTarget, method: string, url: string, body?: Readable, headers: Record<string, string> = {}): Promise<Response> {
+  const auth: Record<string, string> = target.key ? { authorization: `Bearer ${target.key}` } : {};
+  try {
+    return await fetch(url, {
+      method,
+      headers: { ...auth, ...headers },
+      // undici reads a Node stream as an async iterable; `duplex` is required for a streamed body.
+      ...(body ? { body: body as unknown as RequestInit['body'], duplex: 'half' } : {}),
+    } as RequestInit);
+  } catch (err) {
+    const e = err as Error & { cause?: Error };
+    throw new UserError(`cannot reach ${target.url}: ${e.cause?.message ?? e.message}. Is the box running?`, 1);
+  }
+}
+
+/** The box's refusal of `what` as a user error (exit 1), naming its code. */
+export async function refused(what: string, res: Response): Promise<UserError> {
+  const text = await res.text().catch(() => '');
+  let error: string | undefined;
+  let message = text;
+  try {
+    ({ error, message = text } = JSON.parse(text) as { error?: string; message?: string });
+  } catch {
+    // Not JSON: the text as it came.
+  }
+  if (res.status === 404 && error === 'ABX_ERR_NOT_FOUND') return new UserError(`${what}: no such path (${message})`, 1);
+  return new UserError(`${what}: ${res.status}${error ? ` ${error}` : ''}: ${message}`, 1);
+}
+
+/** What a workspace path is: a directory, a file (or other entry that is not one), or nothing. */
+export async function remoteKind(target: BoxTarget, id: string, segments: readonly string[], shown: string): Promise<'dir' | 'other' | 'missing'> {
+  const res = await send(target, 'GET', filesUrl(target, id, segments, '?list'));
+  if (res.ok) {
+    await res.body?.cancel();
+    return 'dir';
+  }
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => ({}))) as { error?: string };
+  if (res.status === 409 && body.error === 'ABX_ERR_FILE_TYPE') {
+    await res.body?.cancel();
+    return 'other';
+  }
+  if (res.status === 404 && body.error === 'ABX_ERR_NOT_FOUND') {
+    await res.body?.cancel();
+    return 'missing';
+  }
+  throw await refused(shown, res);
+}

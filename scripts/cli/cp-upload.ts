@@ -1,0 +1,63 @@
+// `agentbox cp SRC AGENT:path`: a local file (or stdin) by PUT, a local directory packed with tar-stream and POSTed as one all-or-nothing upload.
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { packTar } from '../../management-api/src/workspace-files/tar-pack.js';
+import type { BoxTarget } from './box-target.js';
+import { UserError } from './cli-errors.js';
+import { type CopyReport, localError } from './cp-download.js';
+import type { Operand } from './cp-operands.js';
+import { progress } from './cp-progress.js';
+import { filesUrl, refused, remoteKind, send } from './cp-remote.js';
+import { openLocalTree } from './local-tree.js';
+
+type Remote = Extract<Operand, { kind: 'remote' }>;
+
+/** Copy the local path (or stdin) `src` to the remote `dst` of agent `id`. */
+export async function upload(target: BoxTarget, id: string, src: Exclude<Operand, Remote>, dst: Remote): Promise<CopyReport> {
+  const st = src.kind === 'local' ? await stat(src.path).catch((err) => Promise.reject(localError(src.path, err))) : undefined;
+  const name = src.kind === 'local' ? path.basename(path.resolve(src.path)) : undefined;
+  const shown = `${dst.agent}:${dst.segments.join('/')}`;
+  // Into DST/<name> when DST is a directory, as cp does; else DST itself.
+  const kind = dst.segments.length === 0 ? 'dir' : await remoteKind(target, id, dst.segments, shown);
+  if (st?.isDirectory()) {
+    if (kind === 'other') throw new UserError(`${shown} is a file; a directory is copied into a directory or a new path`, 1);
+    const segments = kind === 'dir' ? [...dst.segments, name!] : dst.segments;
+    return uploadDir(target, id, (src as { path: string }).path, segments, `${dst.agent}:${segments.join('/')}`);
+  }
+  if (st && !st.isFile()) throw new UserError(`${(src as { path: string }).path} is neither a file nor a directory`, 1);
+  if (kind === 'dir' && !name) throw new UserError(`${shown} is a directory; name the file to write from stdin (AGENT:dir/name)`, 1);
+  const segments = kind === 'dir' ? [...dst.segments, name!] : dst.segments;
+  const to = `${dst.agent}:${segments.join('/')}`;
+  const meter = progress(to, st ? Number(st.size) : undefined);
+  const body = (src.kind === 'local' ? createReadStream(src.path) : process.stdin).pipe(meter.meter);
+  const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
+  if (st) headers['x-file-mode'] = (st.mode & 0o777).toString(8).padStart(4, '0');
+  try {
+    const res = await send(target, 'PUT', filesUrl(target, id, segments), body, headers);
+    if (!res.ok) throw await refused(to, res);
+    const written = (await res.json()) as { size: number };
+    return { kind: 'file', from: src.kind === 'local' ? src.path : '-', to, bytes: written.size, entries: 1 };
+  } finally {
+    meter.done();
+  }
+}
+
+async function uploadDir(target: BoxTarget, id: string, dir: string, segments: string[], to: string): Promise<CopyReport> {
+  const ws = await openLocalTree(dir).catch((err) => Promise.reject(localError(dir, err)));
+  const meter = progress(to);
+  try {
+    const report = { entries: 0, skipped: 0 };
+    const tar: Readable = packTar(ws, ws.root, report);
+    tar.once('error', (err) => meter.meter.destroy(err));
+    const res = await send(target, 'POST', filesUrl(target, id, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });
+    if (!res.ok) throw await refused(to, res);
+    const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };
+    if (report.skipped > 0) process.stderr.write(`agentbox cp: ${report.skipped} special or hard-linked entries of ${dir} were left out\n`);
+    return { kind: 'dir', from: dir, to, bytes: done.bytes, entries: done.files + done.dirs + done.symlinks };
+  } finally {
+    meter.done();
+    await ws.close();
+  }
+}

@@ -1,0 +1,114 @@
+// `agentbox cp` as the installed bin against a real box with a real sandboxed agent: files and directories both ways, stdio, and what is refused.
+import t from 'tap';
+import { spawn } from 'node:child_process';
+import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { agentboxBin, runAgentboxAsync, type CliResult } from '../../helpers/cli.js';
+import { startTestServer, waitFor } from '../../api/support/harness.js';
+
+const ORCHESTRATOR = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
+const work = await mkdtemp(path.join(tmpdir(), 'agentbox-cli-cp-'));
+t.teardown(() => rm(work, { recursive: true, force: true }));
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
+
+const box = await startTestServer({ toml: ORCHESTRATOR, env: { PATH: '/usr/bin:/bin' } });
+t.teardown(() => box.close());
+const target = ['--url', box.server.apiUrl, '--root', box.paths.root];
+const cli = (...args: string[]) => runAgentboxAsync(['cp', ...target, ...args], { cwd: work, env });
+/** The bin with `input` on its stdin. */
+const cliWithInput = (input: string, ...args: string[]): Promise<CliResult> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [agentboxBin, 'cp', ...target, ...args], { cwd: work, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+
+const res = await box.api('/v1/agents', {
+  body: {
+    name: 'copier',
+    command: '/bin/sh',
+    args: [
+      '-c',
+      'echo made-by-agent > out.txt && mkdir -p tree/deep && echo leaf > tree/deep/leaf.txt && ln -s deep/leaf.txt tree/rel && mkdir evil && ln -s /etc evil/escape && touch ready && exec sleep 600',
+    ],
+  },
+});
+const agent = res.json['agent'] as { id: string };
+const ws = path.join(box.paths.workspaceDir, 'copier');
+await waitFor('the agent wrote its files', () =>
+  stat(path.join(ws, 'ready')).then(
+    () => true,
+    () => false,
+  ),
+);
+
+t.test('a file down, into a directory, to stdout; by name and by id prefix', async (t) => {
+  const r = await cli('copier:out.txt', 'got.txt');
+  t.equal(r.code, 0, r.stderr);
+  t.equal(await readFile(path.join(work, 'got.txt'), 'utf8'), 'made-by-agent\n');
+  await mkdir(path.join(work, 'into'));
+  t.equal((await cli(`${agent.id.slice(0, 10)}:/out.txt`, 'into')).code, 0, 'an id prefix; a leading / is the workspace root');
+  t.equal(await readFile(path.join(work, 'into/out.txt'), 'utf8'), 'made-by-agent\n', 'into an existing directory, under its own name');
+  t.match(await cli('copier:out.txt', '-'), { code: 0, stdout: 'made-by-agent\n' });
+});
+
+t.test('a file up, from a path and from stdin; --json', async (t) => {
+  await writeFile(path.join(work, 'up.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
+  const r = await cli('--json', 'up.sh', 'copier:bin/up.sh');
+  t.equal(r.code, 0, r.stderr);
+  t.same(JSON.parse(r.stdout), { kind: 'file', from: 'up.sh', to: 'copier:bin/up.sh', bytes: 18, entries: 1 });
+  t.equal(await readFile(path.join(ws, 'bin/up.sh'), 'utf8'), '#!/bin/sh\necho hi\n');
+  t.equal((await stat(path.join(ws, 'bin/up.sh'))).mode & 0o777, 0o755, 'the local mode is kept');
+  t.equal((await stat(path.join(ws, 'bin/up.sh'))).uid, (await stat(ws)).uid, "the file is the agent's");
+  t.equal((await cliWithInput('from stdin', '-', 'copier:piped.txt')).code, 0);
+  t.equal(await readFile(path.join(ws, 'piped.txt'), 'utf8'), 'from stdin');
+  t.match(await cliWithInput('x', '-', 'copier:bin'), { code: 1, stderr: /is a directory; name the file/ });
+});
+
+t.test('a directory down and up, links kept as links', async (t) => {
+  const r = await cli('--json', 'copier:tree', 'tree-copy');
+  t.equal(r.code, 0, r.stderr);
+  t.match(JSON.parse(r.stdout), { kind: 'dir', bytes: 5, entries: 3 });
+  t.equal(await readFile(path.join(work, 'tree-copy/deep/leaf.txt'), 'utf8'), 'leaf\n');
+  t.equal(await readlink(path.join(work, 'tree-copy/rel')), 'deep/leaf.txt');
+  t.equal((await cli('copier:tree', 'tree-copy')).code, 0, 'again, onto the copy: inside it');
+  t.ok(await stat(path.join(work, 'tree-copy/tree/deep/leaf.txt')));
+
+  await mkdir(path.join(work, 'src/lib'), { recursive: true });
+  await writeFile(path.join(work, 'src/lib/a.ts'), 'export const a = 1;\n');
+  await writeFile(path.join(work, 'src/main.ts'), 'import "./lib/a";\n');
+  await symlink('lib/a.ts', path.join(work, 'src/alias.ts'));
+  const up = await cli('--json', 'src', 'copier:');
+  t.equal(up.code, 0, up.stderr);
+  t.match(JSON.parse(up.stdout), { kind: 'dir', to: 'copier:src', entries: 4 });
+  t.equal(await readFile(path.join(ws, 'src/lib/a.ts'), 'utf8'), 'export const a = 1;\n');
+  t.equal(await readlink(path.join(ws, 'src/alias.ts')), 'lib/a.ts');
+  t.equal((await cli('src', 'copier:fresh')).code, 0, 'onto a missing path: it becomes that path');
+  t.ok(await stat(path.join(ws, 'fresh/main.ts')));
+});
+
+t.test('refused: a path out of the workspace, a link out in a downloaded tree, no such agent or path', async (t) => {
+  t.match(await cli('copier:../other/x', 'x'), { code: 1, stderr: /must not contain "\.\." segments/ });
+  t.match(await cli('out.txt', 'copier:a/../../x'), { code: 1, stderr: /must not contain "\.\." segments/ });
+  const evil = await cli('copier:evil', 'evil-copy');
+  t.equal(evil.code, 1);
+  t.match(evil.stderr, /link "escape" points to an absolute path \("\/etc"\)/);
+  await t.rejects(lstat(path.join(work, 'evil-copy')), 'nothing left behind, not even the directory');
+  t.match(await cli('copier:escape-nothing', 'x'), { code: 1, stderr: /no such path/ });
+  t.match(await cli('nobody:out.txt', 'x'), { code: 1, stderr: /no agent "nobody"/ });
+  t.match(await cli('missing-local.txt', 'copier:x'), { code: 1, stderr: /missing-local\.txt: no such file or directory/ });
+  t.match(await cli('a', 'b'), { code: 2, stderr: /exactly one side is AGENT:PATH/ });
+  t.match(await cli('copier:evil/escape', 'x'), { code: 1, stderr: /symbolic link/ }, 'a link in the workspace is not read through');
+});
+
+t.test('--help', async (t) => {
+  const r = await runAgentboxAsync(['cp', '--help'], { cwd: work, env });
+  t.equal(r.code, 0);
+  t.match(r.stdout, /Usage: agentbox cp \[options\] SRC DST/);
+});
