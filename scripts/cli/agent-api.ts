@@ -16,6 +16,10 @@ export interface AgentRecord {
   startedAt: string;
   endedAt?: string;
   reason?: string;
+  /** Milliseconds from its start to its end, once ended. */
+  durationMs?: number;
+  /** The manifest profile it was started from; absent for an ad-hoc spawn. */
+  profile?: string;
   tty?: boolean;
   execOf?: string;
 }

@@ -6,7 +6,9 @@ import { UsageError } from './cli-errors.js';
 
 export const usage = `Usage: agentbox ps [-a] [--url URL] [--manifest FILE] [--root DIR] [--json]
 
-List the running agents: id, name, command, state, pid, start, duration, and how each ended.
+List the running agents: id, name, profile (- for an ad-hoc spawn), command, state, pid, start,
+duration (running time while it runs), and how each ended: exit code or signal, and the box's
+reason (timeout, idle, limit:…).
 Commands started with \`agentbox exec\` show the agent they run in.
 
 Options:
@@ -37,15 +39,17 @@ export function formatTable(agents: readonly AgentRecord[], now: number): string
     return [
       a.id,
       a.execOf ? `${a.name} (exec in ${a.execOf})` : a.name,
+      // A dash, not an empty cell: the columns stay split on blanks (awk, cut).
+      a.profile ?? '-',
       command.length > 40 ? `${command.slice(0, 39)}…` : command,
       `${a.state}${a.tty ? ' tty' : ''}`,
       a.pid === undefined ? '' : String(a.pid),
       a.startedAt.replace(/\.\d+Z$/, 'Z'),
-      formatDuration((a.endedAt ? Date.parse(a.endedAt) : now) - Date.parse(a.startedAt)),
+      formatDuration(a.durationMs ?? (a.endedAt ? Date.parse(a.endedAt) : now) - Date.parse(a.startedAt)),
       endOf(a),
     ];
   });
-  const header = ['ID', 'NAME', 'COMMAND', 'STATE', 'PID', 'STARTED', 'DURATION', 'ENDED'];
+  const header = ['ID', 'NAME', 'PROFILE', 'COMMAND', 'STATE', 'PID', 'STARTED', 'DURATION', 'ENDED'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows]
     .map((r) =>

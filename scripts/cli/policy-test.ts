@@ -8,6 +8,9 @@ import { evaluate } from '../../management-api/src/policy/evaluate.js';
 import { ruleName, settle } from '../../management-api/src/policy/settle.js';
 import { ACTION_KINDS, AUTONOMIES, type ActionKind, type Autonomy, type PolicyAction } from '../../management-api/src/policy/policy-types.js';
 import { Allowlist } from '../../management-api/src/egress/allowlist.js';
+import type { SpawnRequest } from '../../management-api/src/adapters/orchestrator/orchestrator-adapter.js';
+import { resolveSpawn, type AgentProfiles, type SpawnBody } from '../../management-api/src/adapters/orchestrator/agent-profiles.js';
+import { AdapterInputError } from '../../management-api/src/adapter-errors.js';
 import { ruleContextFrom, targetArchHelp } from './rule-context.js';
 import { UsageError } from './cli-errors.js';
 
@@ -21,7 +24,9 @@ egress and provider actions it also says when the box refuses the action before 
 asked (the egress allowlist, an undeclared provider): a policy never widens either.
 
 Fields, by action:
-  spawn          --profile NAME (the agent's name) --command CMD [--arg A]… [--cwd DIR]
+  spawn          --agent NAME --command CMD [--arg A]… [--cwd DIR] (an ad-hoc spawn), or
+                 --profile NAME [--agent NAME] [--arg A]… [--cwd DIR] (a spawn of agents.profiles.NAME:
+                 its command, args and cwd, as POST /v1/agents {"profile"} resolves them)
   egress         --host HOST --port N [--method M --path P (plain HTTP only)] [--agent NAME]
   provider       --provider NAME [--agent NAME] (no agent: an operator's call)
   egress-change  [--host ENTRY] [--port N] (what the change adds; neither: it only removes)
@@ -56,13 +61,14 @@ export async function run(args: string[]): Promise<number> {
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected ${JSON.stringify(positionals[0])}: the manifest is given with --file`);
-  const action = actionFrom(values);
+  const kind = kindFrom(values);
   const autonomy = values.autonomy;
   if (autonomy !== undefined && !(AUTONOMIES as readonly string[]).includes(autonomy)) throw new UsageError(`--autonomy must be autonomous or supervised, not "${autonomy}"`);
   const file = values.file ?? 'agentbox.toml';
   const loaded = await loadManifestFile(file, ruleContextFrom(values['target-arch']));
   for (const d of loaded.diagnostics) process.stderr.write(`${formatDiagnostic(file, d)}\n`);
   if (loaded.exitCode !== 0 || !loaded.manifest) return loaded.exitCode || 1;
+  const action = actionFrom(values, kind, loaded.manifest.agents.profiles);
   const policy = compilePolicy(loaded.manifest.policy);
   const decision = evaluate(policy, action);
   // Offline there is no queue: a supervised ask is shown as held, which is what the box would do with it.
@@ -89,8 +95,8 @@ export async function run(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The action the options describe; a UsageError names a missing or foreign field. */
-function actionFrom(values: Values): PolicyAction {
+/** The action kind, before the manifest is read; a UsageError names an option of another kind. */
+function kindFrom(values: Values): ActionKind {
   const kind = values['action'] as string | undefined;
   if (kind === undefined) throw new UsageError('--action is required: spawn, egress, provider or egress-change');
   if (!(ACTION_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--action must be spawn, egress, provider or egress-change, not "${kind}"`);
@@ -98,6 +104,11 @@ function actionFrom(values: Values): PolicyAction {
   for (const option of ['profile', 'agent', 'command', 'arg', 'cwd', 'host', 'port', 'method', 'path', 'provider']) {
     if (values[option] !== undefined && !FIELD_OPTIONS[k].includes(option)) throw new UsageError(`--${option} is not a field of ${k === 'spawn' || k === 'provider' ? 'a' : 'an'} ${k} action (its fields: ${FIELD_OPTIONS[k].map((o) => `--${o}`).join(', ')})`);
   }
+  return k;
+}
+
+/** The action the options describe (a spawn by profile resolved against the manifest's profiles); a UsageError names a missing field. */
+function actionFrom(values: Values, k: ActionKind, profiles: AgentProfiles): PolicyAction {
   const text = (name: string): string | undefined => values[name] as string | undefined;
   const need = (name: string): string => text(name) ?? fail(`${k === 'spawn' || k === 'provider' ? 'a' : 'an'} ${k} action needs --${name}`);
   const port = (required: boolean): number | undefined => {
@@ -108,8 +119,11 @@ function actionFrom(values: Values): PolicyAction {
   };
   switch (k) {
     case 'spawn': {
-      const name = text('profile') ?? text('agent') ?? fail('a spawn action needs --profile NAME (the agent\'s name)');
-      return { kind: 'spawn', agent: name, command: need('command'), args: (values['arg'] as string[] | undefined) ?? [], ...(text('cwd') !== undefined ? { cwd: text('cwd')! } : {}) };
+      if (text('profile') === undefined && text('agent') === undefined) fail('a spawn action needs --agent NAME and --command CMD, or --profile NAME');
+      if (text('profile') === undefined) need('command');
+      const body = { ...optional('profile', text('profile')), ...optional('name', text('agent')), ...optional('command', text('command')), ...optional('args', values['arg'] as string[] | undefined), ...optional('cwd', text('cwd')) };
+      const spawn = spawnOf(body, profiles);
+      return { kind: 'spawn', agent: spawn.name, command: spawn.command, args: spawn.args, ...(spawn.cwd !== undefined ? { cwd: spawn.cwd } : {}), ...(spawn.profile !== undefined ? { profile: spawn.profile } : {}) };
     }
     case 'egress': {
       if ((text('method') === undefined) !== (text('path') === undefined)) throw new UsageError('--method and --path go together (a plain HTTP request); leave both out for a CONNECT');
@@ -122,6 +136,20 @@ function actionFrom(values: Values): PolicyAction {
       return { kind: 'egress-change', ...(text('host') !== undefined ? { host: text('host')! } : {}), ...(p !== undefined ? { port: p } : {}) };
     }
   }
+}
+
+/** What the box decides on: the request a profile stands for, resolved as POST /v1/agents resolves it. */
+function spawnOf(body: SpawnBody, profiles: AgentProfiles): SpawnRequest {
+  try {
+    return resolveSpawn(body, profiles);
+  } catch (err) {
+    if (err instanceof AdapterInputError) fail(err.message.replace('leave it out, or spawn ad hoc without "profile"', 'leave out --command, or --profile'));
+    throw err;
+  }
+}
+
+function optional<K extends string, V>(key: K, value: V | undefined): Partial<Record<K, V>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, V>);
 }
 
 function fail(message: string): never {

@@ -34,6 +34,9 @@ function manifest(): string {
     `[[policy.rules]]\nid = "post-asks"\naction = "egress"\ndecision = "ask"\nhost = "localhost"\nmethod = "POST"\npath = "/push/*"`,
     '[[policy.rules]]\nid = "cheap-no-stand"\naction = "provider"\ndecision = "deny"\nprovider = "stand"\nagent = "cheap-*"',
     '[[policy.rules]]\nid = "no-internal"\naction = "egress-change"\ndecision = "deny"\nhost = "*.internal.example"',
+    '[[policy.rules]]\nid = "no-reviewer"\naction = "spawn"\ndecision = "deny"\nprofile = "reviewer"',
+    '[agents.profiles.reviewer]\ncommand = "/bin/true"',
+    '[agents.profiles.coder]\ncommand = "/bin/true"',
   ].join('\n');
 }
 
@@ -80,6 +83,20 @@ t.test('a spawn: a deny and an ask are refused through the API, naming the rule,
   t.match(events[0]!.data['policy'], /^sha256:[0-9a-f]{64}$/);
   t.match(events[1], { data: { rule: { index: 1, id: 'push-asks' }, decision: 'ask', outcome: 'denied', reason: 'rule 1 ("push-asks") asks for approval; this agent is autonomous' } });
   t.match(events[2], { data: { autonomy: 'supervised', reason: /^rule 1 \("push-asks"\) asks for approval; timed out/ } });
+});
+
+t.test('a spawn by profile: a profile rule refuses one profile, another profile and the same command ad hoc start', async (t) => {
+  const reviewer = await box.api('/v1/agents', { body: { profile: 'reviewer' } });
+  t.match(reviewer, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /^refused by \[policy\]: rule 6 \("no-reviewer"\) denies \(matched profile=reviewer\)/ } });
+  const renamed = await box.api('/v1/agents', { body: { profile: 'reviewer', name: 'someone-else' } });
+  t.equal(renamed.status, 403, 'naming the agent otherwise does not step round a profile rule');
+  const coder = await box.api('/v1/agents', { body: { profile: 'coder' } });
+  t.equal(coder.status, 201, JSON.stringify(coder.json));
+  t.match(coder.json['agent'], { name: 'coder', profile: 'coder' });
+  const adHoc = await box.api('/v1/agents', { body: { name: 'reviewer', command: '/bin/true' } });
+  t.equal(adHoc.status, 201, 'an ad-hoc spawn has no profile: the profile rule does not match it');
+  const denied = await waitFor('the profile decision on record', async () => (await policyEvents()).find((e) => e.data['action'] === 'spawn' && (e.data['subject'] as { profile?: string }).profile === 'reviewer'));
+  t.match(denied, { data: { subject: { name: 'reviewer', command: '/bin/true', profile: 'reviewer' }, rule: { index: 6, id: 'no-reviewer' }, decision: 'deny', outcome: 'denied' } });
 });
 
 t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an allowed one through', async (t) => {
@@ -156,7 +173,8 @@ t.test('an allowlist change adding a denied host is refused; one adding nothing 
   t.match(refused, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /rule 5 \("no-internal"\) denies/ } });
   t.match((await box.api('/v1/sandbox/egress')).json, { source: 'manifest', allow_domains: ['localhost', '127.0.0.1'] }, 'the list did not change');
   t.equal((await box.api('/v1/sandbox/egress', { method: 'PUT', body: { allow_domains: ['localhost', 'registry.npmjs.org'], allow_ports: [webPort] } })).status, 200);
-  const [event] = (await policyEvents()).filter((e) => e.data['action'] === 'egress-change');
+  // The decision is appended beside the answer, not before it: wait for it rather than race it.
+  const event = await waitFor('the egress-change decision on record', async () => (await policyEvents()).find((e) => e.data['action'] === 'egress-change'));
   t.match(event, { source: 'policy', data: { subject: { host: 'db.internal.example' }, rule: { index: 5 }, outcome: 'denied', by: { kind: 'api-key' } } });
 });
 

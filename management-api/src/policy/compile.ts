@@ -14,6 +14,8 @@ export interface PreparedAction {
   commandBase?: string;
   args?: readonly string[];
   cwd?: string;
+  /** The profile a spawn is started from; absent for an ad-hoc spawn. */
+  profile?: string;
   host?: CanonicalHost;
   port?: number;
   method?: string;
@@ -83,7 +85,7 @@ export function compilePolicy(section: Pick<PolicySection, 'default' | 'autonomy
 /** The rule with its keys in one order, absent fields left out: what the version digests. */
 function normalRule(rule: PolicyRule): unknown[] {
   const r = rule as unknown as Record<string, unknown>;
-  return ['id', 'action', 'decision', 'agent', 'command', 'args', 'cwd', 'host', 'port', 'method', 'path', 'provider'].map((k) => (r[k] === undefined ? null : r[k]));
+  return ['id', 'action', 'decision', 'agent', 'command', 'args', 'cwd', 'profile', 'host', 'port', 'method', 'path', 'provider'].map((k) => (r[k] === undefined ? null : r[k]));
 }
 
 function compileRule(rule: PolicyRule, index: number, version: string): CompiledRule {
@@ -102,7 +104,7 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
     shown.push(`${name}=${glob.source}`);
     literal += glob.literal;
   };
-  for (const name of ['agent', 'command', 'args', 'cwd', 'host', 'port', 'method', 'path', 'provider'] as const) {
+  for (const name of ['agent', 'command', 'args', 'cwd', 'profile', 'host', 'port', 'method', 'path', 'provider'] as const) {
     if (rule[name] !== undefined && !allowed.includes(name)) throw new PolicyRuleError(`${where}: ${rule.action.startsWith('e') ? 'an' : 'a'} ${rule.action} rule has no field ${name} (its fields: ${allowed.join(', ')})`);
   }
   field('agent', globOf(rule.agent), (a) => a.agent);
@@ -118,6 +120,13 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
     literal += globs.reduce((n, g) => n + g.literal, 0);
   }
   field('cwd', globOf(rule.cwd), (a) => a.cwd);
+  if (rule.profile !== undefined) {
+    // Unlike other fields, `*` still constrains: it matches every spawn by profile and no ad-hoc one.
+    const glob = compileGlob(rule.profile);
+    tests.push((a) => a.profile !== undefined && glob.test(a.profile));
+    shown.push(`profile=${rule.profile}`);
+    literal += glob.literal;
+  }
   if (rule.host !== undefined) {
     const problem = hostPatternProblem(rule.host);
     if (problem) throw new PolicyRuleError(`${where}.host = ${JSON.stringify(rule.host)}: ${problem}`);

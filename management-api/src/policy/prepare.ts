@@ -9,7 +9,7 @@ export function prepareAction(action: PolicyAction): PreparedAction {
   switch (action.kind) {
     case 'spawn': {
       const slash = action.command.lastIndexOf('/');
-      return { kind: 'spawn', agent: action.agent, command: action.command, commandBase: slash >= 0 ? action.command.slice(slash + 1) : action.command, args: action.args, cwd: normalCwd(action.cwd) };
+      return { kind: 'spawn', agent: action.agent, command: action.command, commandBase: slash >= 0 ? action.command.slice(slash + 1) : action.command, args: action.args, cwd: normalCwd(action.cwd), ...(action.profile !== undefined ? { profile: action.profile } : {}) };
     }
     case 'egress':
       return {

@@ -2,18 +2,18 @@
 import type { ActionKind, Verdict } from './policy-types.js';
 
 /** A field a rule may constrain. */
-export type RuleField = 'agent' | 'command' | 'args' | 'cwd' | 'host' | 'port' | 'method' | 'path' | 'provider';
+export type RuleField = 'agent' | 'command' | 'args' | 'cwd' | 'profile' | 'host' | 'port' | 'method' | 'path' | 'provider';
 
 /** The fields each kind of action has (a rule of that kind may constrain these only). */
 export const FIELDS_BY_KIND: Readonly<Record<ActionKind, readonly RuleField[]>> = {
-  spawn: ['agent', 'command', 'args', 'cwd'],
+  spawn: ['agent', 'command', 'args', 'cwd', 'profile'],
   egress: ['agent', 'host', 'port', 'method', 'path'],
   provider: ['agent', 'provider'],
   'egress-change': ['host', 'port'],
 };
 
 /** Every field, in the order decisions list them. */
-export const ALL_FIELDS: readonly RuleField[] = ['agent', 'command', 'args', 'cwd', 'host', 'port', 'method', 'path', 'provider'];
+export const ALL_FIELDS: readonly RuleField[] = ['agent', 'command', 'args', 'cwd', 'profile', 'host', 'port', 'method', 'path', 'provider'];
 
 /** At equal specificity: deny beats ask beats allow. */
 export const STRENGTH: Readonly<Record<Verdict, number>> = { allow: 0, ask: 1, deny: 2 };

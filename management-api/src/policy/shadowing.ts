@@ -35,6 +35,7 @@ export function covers(a: PolicyRule, b: PolicyRule): boolean {
       : field === 'method' ? a.method === undefined || a.method === b.method
       : field === 'args' ? argsCover(a.args, b.args)
       : field === 'command' ? commandCovers(a.command, b.command)
+      : field === 'profile' ? profileCovers(a.profile, b.profile)
       : globCovers(a[field], b[field]);
     if (!ok) return false;
   }
@@ -45,6 +46,13 @@ function globCovers(a: string | undefined, b: string | undefined): boolean {
   if (a === undefined || compileGlob(a).any) return true;
   if (b === undefined) return false;
   return a === b || (compileGlob(b).exact && compileGlob(a).test(b));
+}
+
+/** A profile pattern, even `*`, matches only spawns by profile: it covers no rule that leaves the field out. */
+function profileCovers(a: string | undefined, b: string | undefined): boolean {
+  if (a === undefined) return true;
+  if (b === undefined) return false;
+  return compileGlob(a).any || globCovers(a, b);
 }
 
 function argsCover(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {

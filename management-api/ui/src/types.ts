@@ -58,7 +58,12 @@ export interface Agent {
   signal?: string;
   startedAt?: string;
   endedAt?: string;
+  /** Why the box ended it: a budget (`limit:cpu`, …) or a deadline (`timeout`, `idle`). */
   reason?: string;
+  /** Milliseconds from its start to its end, once ended. */
+  durationMs?: number;
+  /** The manifest profile it was started from (agents.profiles.<name>); absent for an ad-hoc spawn. */
+  profile?: string;
   usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
   limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
   /** Runs on a pseudo-terminal: the dashboard shows its terminal instead of the output panel. */

@@ -49,6 +49,16 @@ decision = "allow"
 action = "spawn"
 decision = "allow"
 command = "git"
+
+[[policy.rules]]
+id = "no-reviewer"
+action = "spawn"
+decision = "deny"
+profile = "reviewer"
+
+[agents.profiles.reviewer]
+command = "/usr/bin/git"
+args = ["log"]
 `,
 );
 const env = { ...process.env, K: 'set' };
@@ -61,11 +71,22 @@ t.test('text: the deciding rule, why, the outcome and the version', async (t) =>
   const ask = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/team/app.git/git-receive-pack');
   t.match(ask.stdout, /decision: ask\n.*\nwhy: {6}matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome: {2}denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/);
   const supervised = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/a/b/git-receive-pack', '--autonomy', 'supervised');
-  t.match(supervised.stdout, /outcome:  held — .*asks for approval; held for an operator's decision \(agentbox approvals\); denied after 300 s without one \(autonomy supervised\)/);
+  t.match(supervised.stdout, /outcome: {2}held — .*asks for approval; held for an operator's decision \(agentbox approvals\); denied after 300 s without one \(autonomy supervised\)/);
   const fallback = policyTest('--action', 'egress', '--host', 'github.com', '--port', '443');
   t.match(fallback.stdout, /^decision: deny\nrule: {5}policy\.default \(no rule matches\)\nwhy: {6}no rule matches\noutcome: {2}denied — policy\.default denies \(no rule matches\)/, 'a CONNECT has no method: the default decides');
-  const spawn = policyTest('--action', 'spawn', '--profile', 'worker', '--command', '/usr/bin/git', '--arg', 'status');
+  const spawn = policyTest('--action', 'spawn', '--agent', 'worker', '--command', '/usr/bin/git', '--arg', 'status');
   t.match(spawn.stdout, /decision: allow\nrule: {5}rule 4 = policy\.rules\[4\]\nwhy: {6}matched command=git/);
+});
+
+t.test('spawn by profile: the rules see the command of the profile, and a profile rule decides', async (t) => {
+  const r = policyTest('--action', 'spawn', '--profile', 'reviewer', '--json');
+  t.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as Record<string, unknown>;
+  t.match(report, { action: { kind: 'spawn', agent: 'reviewer', command: '/usr/bin/git', args: ['log'], profile: 'reviewer' }, decision: 'deny', rule: { index: 5, id: 'no-reviewer' }, matched: ['profile=reviewer'] });
+  // The same command ad hoc has no profile: the command rule decides.
+  t.match(policyTest('--action', 'spawn', '--agent', 'reviewer', '--command', '/usr/bin/git', '--arg', 'log').stdout, /decision: allow\nrule: {5}rule 4 /);
+  const named = JSON.parse(policyTest('--action', 'spawn', '--profile', 'reviewer', '--agent', 'second', '--arg', 'show', '--json').stdout) as Record<string, unknown>;
+  t.match(named, { action: { agent: 'second', args: ['show'], profile: 'reviewer' }, decision: 'deny' }, '--agent names it, --arg replaces the profile\'s args');
 });
 
 t.test('what the box refuses before the policy is asked', async (t) => {
@@ -93,7 +114,10 @@ t.test('bad usage is named, exit 2; a manifest with errors exits 1', async (t) =
     [['--action', 'egress', '--host', 'x.com', '--port', '99999'], /--port must be a port 1-65535/],
     [['--action', 'egress', '--host', 'x.com', '--port', '80', '--method', 'GET'], /--method and --path go together/],
     [['--action', 'egress', '--host', 'x.com', '--port', '80', '--provider', 'p'], /--provider is not a field of an egress action/],
-    [['--action', 'spawn', '--command', 'git'], /needs --profile NAME/],
+    [['--action', 'spawn', '--command', 'git'], /needs --agent NAME and --command CMD, or --profile NAME/],
+    [['--action', 'spawn', '--agent', 'w'], /a spawn action needs --command/],
+    [['--action', 'spawn', '--profile', 'nobody'], /profile "nobody" is not under \[agents\.profiles\] \(profiles: reviewer\)/],
+    [['--action', 'spawn', '--profile', 'reviewer', '--command', 'sh'], /command comes from profile reviewer .*; leave out --command, or --profile/],
     [['--action', 'provider', '--provider', 'p', '--autonomy', 'free'], /--autonomy must be autonomous or supervised/],
   ];
   for (const [args, message] of cases) {

@@ -12,7 +12,7 @@ const provider = '[providers.anthropic]\nenv_var = "K"\nbase_url = "https://api.
 t.test('no [policy]: no finding, and the defaults allow everything', async (t) => {
   const r = await load('');
   t.same(r.diagnostics, []);
-  t.same(r.manifest?.policy, { default: 'allow', autonomy: 'autonomous', rules: [], approval_timeout_sec: 300, max_pending_approvals: 64 });
+  t.same(r.manifest?.policy, { default: 'allow', autonomy: 'autonomous', approval_timeout_sec: 300, max_pending_approvals: 64, rules: [] });
 });
 
 t.test('the schema refuses an unknown action, decision, field or autonomy', async (t) => {
@@ -30,6 +30,9 @@ t.test('E051: a field of another action, a malformed host, a repeated id — eac
   t.match(found[0], { line: 7, message: /policy.rules\[0\] is an egress rule, and an egress action has no provider/, hint: /agent, host, port, method, path/ });
   t.match(found[3], { message: /a wildcard is allowed only as a leading \*\./ });
   t.match(found[4], { message: /also the id of policy.rules\[2\]/ });
+  const profiled = (await load(rule({ action: 'provider', decision: 'deny', profile: 'coder' }))).diagnostics;
+  t.match(profiled, [{ id: 'E051', pointer: '/policy/rules/0/profile', message: /a provider action has no profile/, hint: /agent, provider/ }], 'profile is a field of spawn rules only');
+  t.same(await ids(rule({ action: 'spawn', decision: 'deny', profile: 'coder' })), [], 'a spawn rule takes it');
 });
 
 t.test('E052: a provider rule matching no brokered provider', async (t) => {
@@ -61,6 +64,9 @@ t.test('W022: shadowed rules — a tie lost to deny, a duplicate, a more specifi
   t.same(await ids(rule({ action: 'spawn', decision: 'allow', command: 'git' }) + rule({ action: 'spawn', decision: 'ask', command: '/usr/bin/git' }) + rule({ action: 'spawn', decision: 'deny', command: 'git' })), ['W022@/policy/rules/0'], 'only the tie lost to deny; the path decides for itself');
   t.same(await ids(domains + rule({ action: 'egress', decision: 'deny', host: '*.example.com' }) + rule({ action: 'egress', decision: 'allow', host: 'a.example.com' })), [], 'a more specific exception is not shadowed');
   t.same(await ids(rule({ action: 'spawn', decision: 'deny', command: 'git' }) + rule({ action: 'spawn', decision: 'allow', command: 'git', args: ['status'] })), [], 'an extra field makes it more specific');
+  t.same(await ids(rule({ action: 'spawn', decision: 'deny', profile: 'coder' }) + rule({ action: 'spawn', decision: 'allow', profile: 'coder' })), ['W022@/policy/rules/1'], 'a profile rule lost to deny');
+  t.same(await ids(rule({ action: 'spawn', decision: 'deny', profile: '*' }) + rule({ action: 'spawn', decision: 'allow' })), [], 'profile = "*" outranks a field-less rule but leaves it the ad-hoc spawns');
+  t.same(await ids(rule({ action: 'spawn', decision: 'deny', profile: 'c*' }) + rule({ action: 'spawn', decision: 'deny', profile: 'coder', command: 'claude' })), [], 'a second field: more specific');
   const [d] = (await load(domains + rule({ action: 'egress', decision: 'allow', host: 'a.example.com' }) + rule({ action: 'egress', decision: 'deny', host: 'a.example.com' }))).diagnostics;
   t.match(d, { line: 4, message: /policy.rules\[0\] \(allow\) never decides: policy.rules\[1\] \(deny\) matches every action it matches and outranks it \(at equal specificity deny beats allow\)/ });
 });

@@ -13,7 +13,7 @@ const decide = (rules: PolicyRule[], action: PolicyAction, extra: Partial<Policy
   return `${d.rule === null ? 'default' : d.rule.index}:${d.decision}`;
 };
 const egress = (host: string, port = 443, more: Partial<PolicyAction & { kind: 'egress' }> = {}): PolicyAction => ({ kind: 'egress', host, port, ...more });
-const spawn = (command: string, args: string[] = [], more: { agent?: string; cwd?: string } = {}): PolicyAction => ({ kind: 'spawn', agent: more.agent ?? 'worker', command, args, ...(more.cwd !== undefined ? { cwd: more.cwd } : {}) });
+const spawn = (command: string, args: string[] = [], more: { agent?: string; cwd?: string; profile?: string } = {}): PolicyAction => ({ kind: 'spawn', agent: more.agent ?? 'worker', command, args, ...(more.cwd !== undefined ? { cwd: more.cwd } : {}), ...(more.profile !== undefined ? { profile: more.profile } : {}) });
 const provider = (name: string, agent?: string): PolicyAction => ({ kind: 'provider', provider: name, ...(agent !== undefined ? { agent } : {}) });
 
 t.test('no rule: the default decides, for every kind, and names itself', async (t) => {
@@ -115,6 +115,32 @@ t.test('spawn: command by last segment or as written, args by position, cwd, age
   t.equal(decide(rules, spawn('make', [])), 'default:allow', 'no cwd is .');
 });
 
+t.test('spawn: by profile — a profile rule outranks the default and a field-less rule; an ad-hoc spawn has no profile', async (t) => {
+  const byProfile = (profile?: string) => spawn('claude', [], profile !== undefined ? { agent: profile, profile } : {});
+  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile('reviewer'), { default: 'deny' }), '0:allow', 'over the default');
+  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile('coder'), { default: 'deny' }), 'default:deny', 'another profile');
+  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile(), { default: 'deny' }), 'default:deny', 'an ad-hoc spawn of the same command');
+  const rules: PolicyRule[] = [
+    { action: 'spawn', decision: 'deny' },
+    { action: 'spawn', decision: 'allow', profile: '*' },
+    { action: 'spawn', decision: 'ask', profile: 'rev*' },
+  ];
+  t.equal(decide(rules, byProfile('coder')), '1:allow', '* matches every spawn by profile, and constrains (it outranks the field-less rule)');
+  t.equal(decide(rules, byProfile('reviewer')), '2:ask', 'more literal characters decide');
+  t.equal(decide(rules, byProfile()), '0:deny', '* never matches an ad-hoc spawn');
+  const d = evaluate(policy(rules), byProfile('reviewer'));
+  t.same(d.matched, ['profile=rev*']);
+});
+
+t.test('spawn: deny beats allow at equal specificity with profile, whatever the order', async (t) => {
+  const action = spawn('claude', [], { agent: 'coder', profile: 'coder' });
+  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'coder' }, { action: 'spawn', decision: 'deny', profile: 'coder' }], action), '1:deny');
+  t.equal(decide([{ action: 'spawn', decision: 'deny', profile: 'coder' }, { action: 'spawn', decision: 'allow', profile: 'coder' }], action), '0:deny');
+  // One field of five literal characters each: a profile rule and an agent rule tie.
+  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'coder' }, { action: 'spawn', decision: 'deny', agent: 'coder' }], action), '1:deny');
+  t.equal(decide([{ action: 'spawn', decision: 'deny', profile: 'coder' }, { action: 'spawn', decision: 'allow', profile: 'coder', command: 'claude' }], action), '1:allow', 'a second field makes the allow more specific');
+});
+
 t.test('provider: by name and agent', async (t) => {
   const rules: PolicyRule[] = [
     { action: 'provider', decision: 'allow', provider: 'anthropic' },
@@ -156,6 +182,7 @@ t.test('a decision names the rule, the matched fields and the version; the versi
 t.test('a field the action kind lacks, or a malformed host, is refused at compile time', async (t) => {
   t.throws(() => policy([{ action: 'egress', decision: 'deny', provider: 'x' }]), PolicyRuleError);
   t.throws(() => policy([{ action: 'provider', decision: 'deny', host: 'x.com' }]), /a provider rule has no field host/);
+  t.throws(() => policy([{ action: 'egress', decision: 'deny', profile: 'coder' }]), /an egress rule has no field profile/);
   t.throws(() => policy([{ action: 'egress', decision: 'deny', host: 'a*.example.com' }]), /policy.rules\[0\].host/);
 });
 

@@ -625,6 +625,10 @@ export interface PolicyRule {
    */
   cwd?: string;
   /**
+   * spawn: the profile the agent is started from (agents.profiles.<name>; pattern). An ad-hoc spawn has no profile, so a rule with this field never matches one; * matches every spawn by profile.
+   */
+  profile?: string;
+  /**
    * egress, egress-change: the host as the agent names it (egress-change: an allow_domains entry being added); an exact name, *.suffix, a literal address or *.
    */
   host?: string;

@@ -1,11 +1,11 @@
-// One agent in full: its command, times, exit and reason, usage against its budgets, and its egress refusals.
+// One agent in full: its profile, command, times, exit and reason, usage against its budgets, and its egress refusals.
 import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote } from '../components/common.js';
-import { bytes, elapsed, time } from '../format.js';
+import { bytes, time } from '../format.js';
 import { useNow } from '../now.js';
 import type { Agent, AgentDetail as Detail, EgressRefusal } from '../types.js';
-import { commandLine, ended, exitText } from './agent-facts.js';
+import { commandLine, durationText, ended, exitWords, reasonText } from './agent-facts.js';
 import { AgentRefusals } from './agent-refusals.js';
 
 /**
@@ -40,6 +40,8 @@ export function AgentDetail({ agent }: { agent: Agent }) {
         {agent.name} <span class="muted small">{agent.id}</span>
       </h2>
       <dl class="facts">
+        <dt>Profile</dt>
+        <dd data-testid="detail-profile">{agent.profile ?? 'none: an ad-hoc spawn'}</dd>
         <dt>Command</dt>
         <dd>
           <code class="full" data-testid="detail-command">
@@ -58,11 +60,14 @@ export function AgentDetail({ agent }: { agent: Agent }) {
         <dt>Ended</dt>
         <dd>{time(agent.endedAt)}</dd>
         <dt>Duration</dt>
-        <dd>{elapsed(agent.startedAt, agent.endedAt, now)}</dd>
+        <dd data-testid="detail-duration">
+          {durationText(agent, now)}
+          {ended(agent) ? '' : ' so far'}
+        </dd>
         <dt>Exit</dt>
-        <dd data-testid="detail-exit">{exitText(agent)}</dd>
+        <dd data-testid="detail-exit">{exitWords(agent)}</dd>
         <dt>Ended by the box</dt>
-        <dd data-testid="detail-reason">{agent.reason ?? '—'}</dd>
+        <dd data-testid="detail-reason">{reasonText(agent)}</dd>
         <dt>Memory (PSS / RSS)</dt>
         <dd>
           {bytes(usage?.pss_bytes)} / {bytes(usage?.rss_bytes)}, limit {bytes(limits?.memory_bytes)}

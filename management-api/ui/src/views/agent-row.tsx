@@ -1,12 +1,12 @@
-// One row of the agents table: name, state, command, duration, exit, reason, usage, limits, and its actions (details, terminate).
+// One row of the agents table: name, profile, state, command, duration, exit, reason, usage, limits, and its actions (details, terminate).
 import { Badge } from '../components/common.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { bytes, elapsed, time } from '../format.js';
+import { bytes, time } from '../format.js';
 import type { Agent } from '../types.js';
-import { commandLine, ended, exitText } from './agent-facts.js';
+import { commandLine, durationText, ended, exitText, reasonText } from './agent-facts.js';
 
 /** The column headings, in the order {@link AgentRow} fills them. */
-export const AGENT_COLUMNS = ['Name', 'State', 'Command', 'Duration', 'Exit', 'Reason', 'Usage', 'Limits', 'Actions'];
+export const AGENT_COLUMNS = ['Name', 'Profile', 'State', 'Command', 'Duration', 'Exit', 'Reason', 'Usage', 'Limits', 'Actions'];
 
 /** `agent` as a row; `now` times a running agent. */
 export function AgentRow({ agent: a, selected, now, onSelect, onTerminate }: { agent: Agent; selected: boolean; now: number; onSelect: () => void; onTerminate: () => void }) {
@@ -17,6 +17,7 @@ export function AgentRow({ agent: a, selected, now, onSelect, onTerminate }: { a
         {a.name}
         <div class="muted small">{a.id}</div>
       </th>
+      <td data-testid="agent-profile">{a.profile ?? '—'}</td>
       <td>
         <Badge value={a.state} testId="agent-state" />
       </td>
@@ -24,10 +25,10 @@ export function AgentRow({ agent: a, selected, now, onSelect, onTerminate }: { a
         <code data-testid="agent-command">{command}</code>
       </td>
       <td title={`started ${time(a.startedAt)}${a.endedAt ? `, ended ${time(a.endedAt)}` : ''}`} data-testid="agent-duration">
-        {elapsed(a.startedAt, a.endedAt, now)}
+        {durationText(a, now)}
       </td>
       <td data-testid="agent-exit">{exitText(a)}</td>
-      <td data-testid="agent-reason">{a.reason ?? '—'}</td>
+      <td data-testid="agent-reason">{reasonText(a)}</td>
       <td class="small" data-testid="agent-usage">
         {a.usage ? `${bytes(a.usage.pss_bytes)} PSS, ${a.usage.cpu_seconds !== undefined ? a.usage.cpu_seconds.toFixed(2) : '—'} s CPU, ${a.usage.processes ?? '—'} proc.` : '—'}
       </td>
