@@ -322,8 +322,12 @@ GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
     "usage": GetV1AgentsResponseAgentsItemUsage,
     # The budgets the agent runs under
     "limits": GetV1AgentsResponseAgentsItemLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
+    # Milliseconds from the start to the end, once ended
+    "durationMs": int,
+    # The manifest profile it was started from (agents.profiles.<name>)
+    "profile": str,
     # The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
@@ -347,11 +351,18 @@ PostV1AgentsBodyLimits = TypedDict("PostV1AgentsBodyLimits", {
 }, total=False)
 
 PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
-    # What the agent is; crash loops are counted by name. No dot: it separates the memory namespaces agent.<name>.<more>
-    "name": Required[str],
-    # Executable, absolute or found on the agent PATH
-    "command": Required[str],
+    # Start a profile of the manifest (agents.profiles.<name>): its command, args, env, cwd, providers, egress, limits, tty and deadlines. The request may then override only name, args, cwd, cols, rows, autonomy, add env variables, and lower limits, timeout_sec and idle_timeout_sec (docs/user/agents.md)
+    "profile": str,
+    # What the agent is; crash loops are counted by name (default with a profile: the profile name). No dot: it separates the memory namespaces agent.<name>.<more>
+    "name": str,
+    # Executable, absolute or found on the agent PATH (an ad-hoc spawn; never with a profile)
+    "command": str,
+    # Arguments (default: none, or the profile's)
     "args": list[str],
+    # End the agent this many seconds after its start: state terminated, reason timeout
+    "timeout_sec": int,
+    # End the agent after this many seconds without output (and, on a terminal, without input): state terminated, reason idle
+    "idle_timeout_sec": int,
     # Extra, non-secret variables; secret-looking names and values are refused
     "env": dict[str, str],
     # Working directory relative to the workspace
@@ -401,8 +412,12 @@ PostV1AgentsResponseAgent = TypedDict("PostV1AgentsResponseAgent", {
     "usage": PostV1AgentsResponseAgentUsage,
     # The budgets the agent runs under
     "limits": PostV1AgentsResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
+    # Milliseconds from the start to the end, once ended
+    "durationMs": int,
+    # The manifest profile it was started from (agents.profiles.<name>)
+    "profile": str,
     # The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
@@ -458,8 +473,12 @@ GetV1AgentsIdResponseAgent = TypedDict("GetV1AgentsIdResponseAgent", {
     "usage": GetV1AgentsIdResponseAgentUsage,
     # The budgets the agent runs under
     "limits": GetV1AgentsIdResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
+    # Milliseconds from the start to the end, once ended
+    "durationMs": int,
+    # The manifest profile it was started from (agents.profiles.<name>)
+    "profile": str,
     # The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
@@ -513,8 +532,12 @@ DeleteV1AgentsIdResponseAgent = TypedDict("DeleteV1AgentsIdResponseAgent", {
     "usage": DeleteV1AgentsIdResponseAgentUsage,
     # The budgets the agent runs under
     "limits": DeleteV1AgentsIdResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
+    # Milliseconds from the start to the end, once ended
+    "durationMs": int,
+    # The manifest profile it was started from (agents.profiles.<name>)
+    "profile": str,
     # The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
