@@ -5,7 +5,10 @@ import type { SlotName } from './adapters/adapter.js';
 /** The slot is configured `off`: every operation rejects with this (503 ABX_ERR_ADAPTER_OFF). */
 export class AdapterOffError extends ApiError {
   override name = 'AdapterOffError';
-  constructor(readonly slot: SlotName, operation: string) {
+  constructor(
+    readonly slot: SlotName,
+    operation: string,
+  ) {
     super('ABX_ERR_ADAPTER_OFF', `adapter slot "${slot}" is off in the manifest; ${operation} is unavailable (set adapters.${slot} to enable it)`);
   }
 }
@@ -13,7 +16,10 @@ export class AdapterOffError extends ApiError {
 /** The slot is degraded: the resolver refuses operations until it reconnects (503 ABX_ERR_ADAPTER_DEGRADED). */
 export class AdapterDegradedError extends ApiError {
   override name = 'AdapterDegradedError';
-  constructor(readonly slot: SlotName, readonly reason: string) {
+  constructor(
+    readonly slot: SlotName,
+    readonly reason: string,
+  ) {
     super('ABX_ERR_ADAPTER_DEGRADED', `adapter slot "${slot}" is degraded (${reason}); reconnecting in the background`);
   }
 }
@@ -24,7 +30,11 @@ export class AdapterDegradedError extends ApiError {
  */
 export class AdapterUnavailableError extends ApiError {
   override name = 'AdapterUnavailableError';
-  constructor(readonly slot: SlotName, detail: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly slot: SlotName,
+    detail: string,
+    options?: { cause?: unknown },
+  ) {
     super('ABX_ERR_ADAPTER_UNAVAILABLE', `adapter slot "${slot}" backend unavailable: ${detail}`);
     if (options?.cause !== undefined) this.cause = options.cause;
   }
@@ -33,7 +43,11 @@ export class AdapterUnavailableError extends ApiError {
 /** The backend did not answer in time (504 ABX_ERR_ADAPTER_TIMEOUT). */
 export class AdapterTimeoutError extends ApiError {
   override name = 'AdapterTimeoutError';
-  constructor(readonly slot: SlotName, operation: string, ms: number) {
+  constructor(
+    readonly slot: SlotName,
+    operation: string,
+    ms: number,
+  ) {
     super('ABX_ERR_ADAPTER_TIMEOUT', `adapter slot "${slot}" did not complete ${operation} within ${ms} ms`);
   }
 }
@@ -75,7 +89,10 @@ export class AdapterInputError extends ApiError {
  */
 export class FatalAdapterError extends Error {
   override name = 'FatalAdapterError';
-  constructor(readonly slot: SlotName, readonly reason: string) {
+  constructor(
+    readonly slot: SlotName,
+    readonly reason: string,
+  ) {
     super(`critical adapter slot "${slot}" failed to connect: ${reason}`);
   }
 }

@@ -99,6 +99,17 @@ export const appStatePlugin = fp<AppStateOptions>(
   },
   {
     name: 'agentbox-state',
-    dependencies: ['agentbox-identity', 'agentbox-agent-events', 'agentbox-federation', 'agentbox-adapters', 'agentbox-readiness', 'agentbox-idle-compaction', 'agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-listener', 'agentbox-approvals'],
+    dependencies: [
+      'agentbox-identity',
+      'agentbox-agent-events',
+      'agentbox-federation',
+      'agentbox-adapters',
+      'agentbox-readiness',
+      'agentbox-idle-compaction',
+      'agentbox-sandbox',
+      'agentbox-egress',
+      'agentbox-agent-listener',
+      'agentbox-approvals',
+    ],
   },
 );

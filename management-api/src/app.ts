@@ -104,7 +104,12 @@ type AppSettings = Omit<AppOptions, 'env' | 'clock' | 'limits'> & {
  * in reverse order. A service is added with one plugin file beside it and one line here.
  */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  const settings: AppSettings = { ...options, env: options.env ?? process.env, clock: options.clock ?? (() => new Date()), limits: { ...DEFAULT_LIMITS, ...options.limits } };
+  const settings: AppSettings = {
+    ...options,
+    env: options.env ?? process.env,
+    clock: options.clock ?? (() => new Date()),
+    limits: { ...DEFAULT_LIMITS, ...options.limits },
+  };
   const app = createInstance(settings);
   app.register(requestTracingPlugin);
   app.register(apiKeyPlugin, settings);

@@ -94,7 +94,13 @@ export interface BoxFactsShape {
   image: ImageFact;
   runtime: { dirs: Readonly<Record<string, string>>; files: Readonly<Record<string, string>> };
   baseline: { protectedPaths: readonly string[]; tmpfs: Readonly<Record<string, string>> };
-  programs: { firstOperatorPriority: number; startFailedExit: number; parentDeathCommand: string; alsoReserved: readonly string[]; box: Readonly<Record<string, BoxProgramFact>> };
+  programs: {
+    firstOperatorPriority: number;
+    startFailedExit: number;
+    parentDeathCommand: string;
+    alsoReserved: readonly string[];
+    box: Readonly<Record<string, BoxProgramFact>>;
+  };
   features: Readonly<Record<string, FeatureFact>>;
   /**
    * The one exception that belongs to a setting rather than a feature: `exception` (its

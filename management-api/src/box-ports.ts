@@ -41,15 +41,46 @@ function overridden(env: Readonly<Record<string, string | undefined>>, name: str
 export function boxPorts(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): BoxPort[] {
   const m = manifest;
   const ports: BoxPort[] = [
-    { name: 'API', program: 'management-api', key: 'api.port', envVar: 'AGENTBOX_API_PORT', host: env['AGENTBOX_API_BIND'] || m.api.bind, port: overridden(env, 'AGENTBOX_API_PORT', m.api.port) },
-    { name: 'metrics', program: 'management-api', key: 'observability.metrics_port', envVar: 'AGENTBOX_METRICS_PORT', host: env['AGENTBOX_METRICS_BIND'] || m.observability.metrics_bind, port: overridden(env, 'AGENTBOX_METRICS_PORT', m.observability.metrics_port) },
+    {
+      name: 'API',
+      program: 'management-api',
+      key: 'api.port',
+      envVar: 'AGENTBOX_API_PORT',
+      host: env['AGENTBOX_API_BIND'] || m.api.bind,
+      port: overridden(env, 'AGENTBOX_API_PORT', m.api.port),
+    },
+    {
+      name: 'metrics',
+      program: 'management-api',
+      key: 'observability.metrics_port',
+      envVar: 'AGENTBOX_METRICS_PORT',
+      host: env['AGENTBOX_METRICS_BIND'] || m.observability.metrics_bind,
+      port: overridden(env, 'AGENTBOX_METRICS_PORT', m.observability.metrics_port),
+    },
   ];
   // The proxy listens on loopback only (egress/proxy-main.ts).
-  if (m.sandbox.enabled) ports.push({ name: 'egress proxy', program: 'egress-proxy', key: 'sandbox.egress.port', envVar: 'AGENTBOX_EGRESS_PORT', host: '127.0.0.1', port: overridden(env, 'AGENTBOX_EGRESS_PORT', m.sandbox.egress.port) });
-  if (m.sovereign_mesh.relay.enabled) ports.push({ name: 'relay', program: 'relay', key: 'sovereign_mesh.relay.port', envVar: 'AGENTBOX_RELAY_PORT', host: m.sovereign_mesh.relay.bind, port: overridden(env, 'AGENTBOX_RELAY_PORT', m.sovereign_mesh.relay.port) });
+  if (m.sandbox.enabled)
+    ports.push({
+      name: 'egress proxy',
+      program: 'egress-proxy',
+      key: 'sandbox.egress.port',
+      envVar: 'AGENTBOX_EGRESS_PORT',
+      host: '127.0.0.1',
+      port: overridden(env, 'AGENTBOX_EGRESS_PORT', m.sandbox.egress.port),
+    });
+  if (m.sovereign_mesh.relay.enabled)
+    ports.push({
+      name: 'relay',
+      program: 'relay',
+      key: 'sovereign_mesh.relay.port',
+      envVar: 'AGENTBOX_RELAY_PORT',
+      host: m.sovereign_mesh.relay.bind,
+      port: overridden(env, 'AGENTBOX_RELAY_PORT', m.sovereign_mesh.relay.port),
+    });
   for (const [feature, f] of Object.entries(boxFacts.features)) {
     if (!settingOn(m, f.setting)) continue;
-    for (const p of f.programs) if (p.port > 0) ports.push({ name: `feature ${feature}`, program: p.name, key: f.setting.key.join('.'), host: '0.0.0.0', port: p.port });
+    for (const p of f.programs)
+      if (p.port > 0) ports.push({ name: `feature ${feature}`, program: p.name, key: f.setting.key.join('.'), host: '0.0.0.0', port: p.port });
   }
   for (const [name, p] of Object.entries(m.programs)) {
     if (p && p.port > 0) ports.push({ name: `programme ${name}`, program: name, key: `programs.${name}.port`, host: '0.0.0.0', port: p.port });

@@ -50,7 +50,10 @@ export function advertisedUrl(manifest: NormalizedManifest, env: Readonly<Record
   const raw = fromManifest !== '' ? fromManifest : env[ADVERTISE_URL_ENV];
   if (raw === undefined || raw === '') return undefined;
   const problem = advertiseUrlProblem(raw);
-  if (problem) throw new ListenConfigError(`${fromManifest !== '' ? 'mesh.advertise_url' : ADVERTISE_URL_ENV} = "${raw}" ${problem}; set it to the http(s) address other boxes reach this API at`);
+  if (problem)
+    throw new ListenConfigError(
+      `${fromManifest !== '' ? 'mesh.advertise_url' : ADVERTISE_URL_ENV} = "${raw}" ${problem}; set it to the http(s) address other boxes reach this API at`,
+    );
   return raw.replace(/\/+$/, '');
 }
 

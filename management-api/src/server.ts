@@ -52,7 +52,12 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
   }
   const { manifest, sha256 } = loaded;
   // Before the app (and fastify) load, so every span from here on has a provider.
-  const telemetry = await startTelemetry({ endpoint: manifest.observability.otlp_endpoint, serviceVersion: apiVersion(), imageHash: imageHash(env), boxName: manifest.agentbox.name });
+  const telemetry = await startTelemetry({
+    endpoint: manifest.observability.otlp_endpoint,
+    serviceVersion: apiVersion(),
+    imageHash: imageHash(env),
+    boxName: manifest.agentbox.name,
+  });
   const logger = createLogger({ level: manifest.observability.log_level });
   for (const w of loaded.warnings) logger.warn({ event: 'ManifestWarning', id: w.id, pointer: w.pointer }, w.message);
 
@@ -66,7 +71,16 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
           await clearFailedStarts(startFailuresFile(paths.runDir));
         }
       : undefined;
-    server = await startServer({ manifest, manifestSha256: sha256, paths, logger, env, listen, ...(onBound ? { onBound } : {}), ...(options.overrides ? { overrides: options.overrides } : {}) });
+    server = await startServer({
+      manifest,
+      manifestSha256: sha256,
+      paths,
+      logger,
+      env,
+      listen,
+      ...(onBound ? { onBound } : {}),
+      ...(options.overrides ? { overrides: options.overrides } : {}),
+    });
   } catch (err) {
     const taken = portTaken(err, listen);
     if (taken) {
@@ -93,10 +107,18 @@ export async function runServer(options: RunOptions = {}): Promise<number> {
  * each failure in a row (boot/restart-pacing.ts), so a box whose backend is down does not restart
  * its API in a tight loop; run by hand it exits at once.
  */
-async function failedStart(code: number, env: Readonly<Record<string, string | undefined>>, runDir: string, log: (line: string, fields: { failures: number; pauseMs: number }) => void): Promise<number> {
+async function failedStart(
+  code: number,
+  env: Readonly<Record<string, string | undefined>>,
+  runDir: string,
+  log: (line: string, fields: { failures: number; pauseMs: number }) => void,
+): Promise<number> {
   if (!startedBySupervisord(env)) return code;
   const { failures, pauseMs } = await recordFailedStart(startFailuresFile(runDir));
-  log(`start failure ${failures} in a row; pausing ${pauseMs} ms before exiting so supervisord does not restart the API in a tight loop`, { failures, pauseMs });
+  log(`start failure ${failures} in a row; pausing ${pauseMs} ms before exiting so supervisord does not restart the API in a tight loop`, {
+    failures,
+    pauseMs,
+  });
   await pauseUnlessStopped(pauseMs);
   return code;
 }
@@ -105,7 +127,14 @@ async function failedStart(code: number, env: Readonly<Record<string, string | u
 function portTaken(err: unknown, listen: ListenConfig): BoxPort | undefined {
   const e = err as NodeJS.ErrnoException & { port?: number };
   if (e?.code !== 'EADDRINUSE') return undefined;
-  const metrics: BoxPort = { name: 'metrics', program: 'management-api', key: 'observability.metrics_port', envVar: 'AGENTBOX_METRICS_PORT', host: listen.metricsHost, port: listen.metricsPort };
+  const metrics: BoxPort = {
+    name: 'metrics',
+    program: 'management-api',
+    key: 'observability.metrics_port',
+    envVar: 'AGENTBOX_METRICS_PORT',
+    host: listen.metricsHost,
+    port: listen.metricsPort,
+  };
   const api: BoxPort = { name: 'API', program: 'management-api', key: 'api.port', envVar: 'AGENTBOX_API_PORT', host: listen.apiHost, port: listen.apiPort };
   return e.port === listen.metricsPort && e.port !== listen.apiPort ? metrics : api;
 }

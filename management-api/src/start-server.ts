@@ -47,13 +47,26 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     await metricsServer.close();
     throw err;
   }
-  await options.onBound?.().catch((err: unknown) => logger.warn({ err, event: 'ApiOnBoundFailed' }, 'a step after the listeners were bound failed; the API runs on'));
+  await options
+    .onBound?.()
+    .catch((err: unknown) => logger.warn({ err, event: 'ApiOnBoundFailed' }, 'a step after the listeners were bound failed; the API runs on'));
   const apiPort = (app.server.address() as AddressInfo).port;
   const apiUrl = urlFor(listen.apiHost, apiPort, '', options.manifest.api.bind);
   // The bound ports are announced even when the manifest asks for warn or error only: with
   // ephemeral ports there is no other way to find the API. `silent` is still respected.
   const announce = logger.isLevelEnabled('info') || logger.level === 'silent' ? logger : logger.child({}, { level: 'info' });
-  announce.info({ event: 'ApiListening', apiUrl, ...(listen.advertiseUrl ? { advertiseUrl: listen.advertiseUrl } : {}), metricsUrl, apiPort, metricsPort: metricsServer.port, apiKeyFile: options.paths.apiKeyFile }, `management API on ${apiUrl}, metrics on ${metricsUrl}`);
+  announce.info(
+    {
+      event: 'ApiListening',
+      apiUrl,
+      ...(listen.advertiseUrl ? { advertiseUrl: listen.advertiseUrl } : {}),
+      metricsUrl,
+      apiPort,
+      metricsPort: metricsServer.port,
+      apiKeyFile: options.paths.apiKeyFile,
+    },
+    `management API on ${apiUrl}, metrics on ${metricsUrl}`,
+  );
   return {
     app,
     apiUrl,

@@ -201,7 +201,18 @@ export async function runApiBench(): Promise<string> {
       const cpu = median(cpuPerRequest.get(t.name)!);
       const bareCpu = median(cpuPerRequest.get(targets[0]!.name)!);
       const spread = `${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`;
-      return [t.name, median(rs.map((r) => r.requests.average)).toFixed(0), median(ratios).toFixed(2), spread, `${cpu.toFixed(1)} µs`, (bareCpu / cpu).toFixed(2), `${median(rs.map((r) => r.latency.p50))} ms`, `${median(rs.map((r) => r.latency.p99))} ms`, `${Math.max(...rs.map((r) => r.latency.p99))} ms`, String(rs.reduce((sum, r) => sum + r.non2xx + r.errors, 0))];
+      return [
+        t.name,
+        median(rs.map((r) => r.requests.average)).toFixed(0),
+        median(ratios).toFixed(2),
+        spread,
+        `${cpu.toFixed(1)} µs`,
+        (bareCpu / cpu).toFixed(2),
+        `${median(rs.map((r) => r.latency.p50))} ms`,
+        `${median(rs.map((r) => r.latency.p99))} ms`,
+        `${Math.max(...rs.map((r) => r.latency.p99))} ms`,
+        String(rs.reduce((sum, r) => sum + r.non2xx + r.errors, 0)),
+      ];
     });
 
     // Scraped once the load is over, as Prometheus would between bursts; each scrape is paired
@@ -230,7 +241,21 @@ export async function runApiBench(): Promise<string> {
     return [
       `API benchmark — autocannon, ${CONNECTIONS} connections, ${WARMUP_SEC} s warm-up then ${ROUNDS} interleaved rounds of ${DURATION_SEC} s per target (medians), 127.0.0.1, Node ${process.version}${API_NODE_OPTIONS ? `, API NODE_OPTIONS=${API_NODE_OPTIONS}` : ''}, load average before: ${loadBefore}, after: ${loadAverage()}`,
       '',
-      table(['target', 'req/s (median)', 'vs bare (median of rounds)', 'vs bare (range over rounds)', 'server CPU per request', 'vs bare by CPU', 'p50', 'p99 (median)', 'p99 (worst round)', 'non-2xx/errors'], rows),
+      table(
+        [
+          'target',
+          'req/s (median)',
+          'vs bare (median of rounds)',
+          'vs bare (range over rounds)',
+          'server CPU per request',
+          'vs bare by CPU',
+          'p50',
+          'p99 (median)',
+          'p99 (worst round)',
+          'non-2xx/errors',
+        ],
+        rows,
+      ),
       '',
       table(
         ['measure', 'value', 'target'],

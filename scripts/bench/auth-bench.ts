@@ -67,7 +67,10 @@ async function overHttp(identity: BoxIdentity): Promise<{ bearer: Figures; nip98
     for (let round = 0; round < ROUNDS; round++) {
       for (const scheme of round % 2 === 0 ? (['bearer', 'nip98'] as const) : (['nip98', 'bearer'] as const)) {
         // Signed just before the round: every token is fresh and used once (the replay cache).
-        const headers = scheme === 'bearer' ? Array.from({ length: REQUESTS }, () => `Bearer ${key}`) : await Promise.all(Array.from({ length: REQUESTS }, () => nip98Header(identity, url, 'GET')));
+        const headers =
+          scheme === 'bearer'
+            ? Array.from({ length: REQUESTS }, () => `Bearer ${key}`)
+            : await Promise.all(Array.from({ length: REQUESTS }, () => nip98Header(identity, url, 'GET')));
         const cpu0 = cpuSeconds(pid);
         for (const authorization of headers) {
           const t0 = performance.now();

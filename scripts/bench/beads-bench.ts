@@ -50,7 +50,10 @@ async function direct(dir: string, synchronous: 'NORMAL' | 'FULL'): Promise<{ cr
 
 /** The same through AdapterResolver's dispatching operations (degraded check, metrics, tracing). */
 async function viaResolver(dir: string): Promise<{ create: number; pairs: number }> {
-  const loaded = await loadManifestSource('[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n', { targetArch: 'x86_64', env: {} });
+  const loaded = await loadManifestSource('[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n', {
+    targetArch: 'x86_64',
+    env: {},
+  });
   const resolver = await AdapterResolver.start({
     manifest: loaded.manifest!,
     paths: runtimePaths({ AGENTBOX_ROOT: path.join(dir, 'box') }),
@@ -72,7 +75,9 @@ function rawInserts(dir: string, synchronous: 'NORMAL' | 'FULL'): { single: numb
   const db = new BetterSqlite3(path.join(dir, `raw-${synchronous}.sqlite`));
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
-  db.exec('CREATE TABLE t (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL)');
+  db.exec(
+    'CREATE TABLE t (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, title TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL)',
+  );
   const insert = db.prepare("INSERT INTO t (id, title, status, created_at) VALUES (?, ?, 'open', ?)");
   let t0 = performance.now();
   for (let i = 0; i < N; i++) insert.run(`single-${i}`, `bench ${i}`, new Date().toISOString());

@@ -34,8 +34,16 @@ async function freePort(): Promise<number> {
 /** A polling seal as a baseline: `supervisorctl status` every `intervalMs` until every required programme runs. */
 async function pollingSeal(conf: string, required: string[], oneshot: string, sealFile: string, intervalMs: number, stop: () => boolean): Promise<void> {
   while (!stop()) {
-    const out = await run('supervisorctl', ['-c', conf, 'status']).then((r) => r.stdout, (e: { stdout?: string }) => e.stdout ?? '');
-    const state = new Map(out.split('\n').map((l) => l.split(/\s+/)).map(([name, st]) => [name, st]));
+    const out = await run('supervisorctl', ['-c', conf, 'status']).then(
+      (r) => r.stdout,
+      (e: { stdout?: string }) => e.stdout ?? '',
+    );
+    const state = new Map(
+      out
+        .split('\n')
+        .map((l) => l.split(/\s+/))
+        .map(([name, st]) => [name, st]),
+    );
     // The same conditions as the listener: required programmes RUNNING, stage B exited.
     if (required.every((p) => state.get(p) === 'RUNNING') && state.get(oneshot) === 'EXITED') {
       writeFileSync(sealFile, `${JSON.stringify({ sealed_at: new Date().toISOString() })}\n`);
@@ -90,7 +98,10 @@ async function bootOnce(manifest: string): Promise<BootSample> {
   const { openSync } = await import('node:fs');
   const out = openSync(logFile, 'a');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', out, out] });
+  const child = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], {
+    env,
+    stdio: ['ignore', out, out],
+  });
   const paths = runtimePaths({ AGENTBOX_ROOT: path.join(root, 'box') });
   const conf = paths.supervisordConf;
   const seal = paths.sealFile;
@@ -139,13 +150,31 @@ export async function runBootBench(manifest = repoPath('agentbox.toml'), runs = 
     table(
       ['measurement', 'median', 'p90', 'runs', 'target'],
       [
-        ['boot-to-ready: `agentbox up --local` start → first /ready 200', ms(median(col('bootToReadyMs'))), ms(quantile(col('bootToReadyMs'), 0.9)), String(col('bootToReadyMs').length), '≤ 2.0 s median'],
-        ['seal latency, event listener (last condition met → seal file)', ms(median(col('sealLatencyMs'))), ms(quantile(col('sealLatencyMs'), 0.9)), String(col('sealLatencyMs').length), '≤ 100 ms'],
-        ['seal latency, polling baseline (`supervisorctl status` every 2 s)', ms(median(col('pollingSealLatencyMs'))), ms(quantile(col('pollingSealLatencyMs'), 0.9)), String(col('pollingSealLatencyMs').length), ''],
+        [
+          'boot-to-ready: `agentbox up --local` start → first /ready 200',
+          ms(median(col('bootToReadyMs'))),
+          ms(quantile(col('bootToReadyMs'), 0.9)),
+          String(col('bootToReadyMs').length),
+          '≤ 2.0 s median',
+        ],
+        [
+          'seal latency, event listener (last condition met → seal file)',
+          ms(median(col('sealLatencyMs'))),
+          ms(quantile(col('sealLatencyMs'), 0.9)),
+          String(col('sealLatencyMs').length),
+          '≤ 100 ms',
+        ],
+        [
+          'seal latency, polling baseline (`supervisorctl status` every 2 s)',
+          ms(median(col('pollingSealLatencyMs'))),
+          ms(quantile(col('pollingSealLatencyMs'), 0.9)),
+          String(col('pollingSealLatencyMs').length),
+          '',
+        ],
       ],
     ),
     '',
-    'Conditions (required programmes RUNNING, from supervisord\'s log; stage B done, from its StageBCompleted event) are',
-    'timed in milliseconds, seal times from the seal files\' sealed_at. The polling baseline checks supervisorctl status.',
+    "Conditions (required programmes RUNNING, from supervisord's log; stage B done, from its StageBCompleted event) are",
+    "timed in milliseconds, seal times from the seal files' sealed_at. The polling baseline checks supervisorctl status.",
   ].join('\n');
 }

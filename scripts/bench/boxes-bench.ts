@@ -28,7 +28,11 @@ function up(work: string, name: string, registry: string): Started {
   const log = path.join(work, `${name}.log`);
   const out = openSync(log, 'a');
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: registry };
-  const proc = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--quiet', '--manifest', repoPath('agentbox.toml'), '--root', root], { cwd: work, env, stdio: ['ignore', out, out] });
+  const proc = spawn(
+    process.execPath,
+    [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--quiet', '--manifest', repoPath('agentbox.toml'), '--root', root],
+    { cwd: work, env, stdio: ['ignore', out, out] },
+  );
   return { proc, root, log };
 }
 
@@ -54,11 +58,16 @@ async function readyAfter(s: Started, t0: number, registry: string): Promise<num
 
 /** Stop the boxes (SIGTERM to their `agentbox up`) and wait for each to exit. */
 async function stop(started: Started[]): Promise<void> {
-  await Promise.all(started.map((s) => new Promise<void>((resolve) => {
-    if (s.proc.exitCode !== null) return resolve();
-    s.proc.once('exit', () => resolve());
-    s.proc.kill('SIGTERM');
-  })));
+  await Promise.all(
+    started.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (s.proc.exitCode !== null) return resolve();
+          s.proc.once('exit', () => resolve());
+          s.proc.kill('SIGTERM');
+        }),
+    ),
+  );
 }
 
 /** `count` boxes started at once; each one's boot-to-ready. */
@@ -91,7 +100,15 @@ export async function runBoxesBench(): Promise<string> {
       });
     }
     const base = median(alone);
-    const rows = [['one box alone', ms(base), ms(quantile(alone, 0.9)), '1.00×'], ...together.map((s, i) => [`${TOGETHER} together: the ${['first', 'second', 'third'][i] ?? `#${i + 1}`} ready`, ms(median(s)), ms(quantile(s, 0.9)), `${(median(s) / base).toFixed(2)}×`])];
+    const rows = [
+      ['one box alone', ms(base), ms(quantile(alone, 0.9)), '1.00×'],
+      ...together.map((s, i) => [
+        `${TOGETHER} together: the ${['first', 'second', 'third'][i] ?? `#${i + 1}`} ready`,
+        ms(median(s)),
+        ms(quantile(s, 0.9)),
+        `${(median(s) / base).toFixed(2)}×`,
+      ]),
+    ];
     const worst = Math.max(...together.map((s) => median(s) / base));
     return [
       `Boxes on one machine — \`agentbox up --local\` with npm start's defaults (reference manifest, no port variables), start → first /ready 200; ${RUNS} runs, alone and ${TOGETHER} together interleaved; load average at start ${loadavg()[0]!.toFixed(2)}`,

@@ -44,7 +44,10 @@ async function localOnce(manifest: string, root: string, apiPort: number, metric
   const env = { ...process.env, AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
   const log = openSync(path.join(root, 'up-local.log'), 'a');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], { env, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [repoPath('dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifest, '--root', path.join(root, 'box')], {
+    env,
+    stdio: ['ignore', log, log],
+  });
   closeSync(log);
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
@@ -66,8 +69,10 @@ export async function runContainerBench(runs = Number(process.env['AGENTBOX_BENC
     writeFileSync(manifest, `[agentbox]\nname = "bench"\n\n[api]\nport = ${api}\n\n[observability]\nmetrics_port = ${metrics}\n`);
     mkdirSync(path.join(dir, 'workspace'));
     chownSync(path.join(dir, 'workspace'), boxFacts.image.uid, boxFacts.image.gid);
-    const cli = (...args: string[]) => spawnSync(process.execPath, [repoPath('dist/bin/agentbox.js'), ...args], { cwd: dir, env: engine.env, encoding: 'utf8' });
-    const compose = (...args: string[]) => spawnSync('docker-compose', ['-p', 'agentboxbench', '-f', 'docker-compose.yml', ...args], { cwd: dir, env: engine.env, encoding: 'utf8' });
+    const cli = (...args: string[]) =>
+      spawnSync(process.execPath, [repoPath('dist/bin/agentbox.js'), ...args], { cwd: dir, env: engine.env, encoding: 'utf8' });
+    const compose = (...args: string[]) =>
+      spawnSync('docker-compose', ['-p', 'agentboxbench', '-f', 'docker-compose.yml', ...args], { cwd: dir, env: engine.env, encoding: 'utf8' });
     if (cli('render', '--out', '.').status !== 0) throw new Error('agentbox render failed');
     const b0 = performance.now();
     const built = cli('image', 'build', '--load');
@@ -86,7 +91,14 @@ export async function runContainerBench(runs = Number(process.env['AGENTBOX_BENC
       container.push((await firstReady(`http://127.0.0.1:${api}/ready`, 120_000)) - t0);
       compose('down', '-v', '--timeout', '10');
     }
-    const row = (name: string, xs: number[], target = ''): string[] => [name, ms(median(xs)), ms(Math.min(...xs)), ms(quantile(xs, 1)), String(xs.length), target];
+    const row = (name: string, xs: number[], target = ''): string[] => [
+      name,
+      ms(median(xs)),
+      ms(Math.min(...xs)),
+      ms(quantile(xs, 1)),
+      String(xs.length),
+      target,
+    ];
     return [
       '## Container (the generated docker-compose.yml under a private engine)',
       '',

@@ -36,7 +36,10 @@ export async function runDashboardBench(): Promise<DashboardReport> {
   const text = [
     `dashboard: reproduce with \`npm run bench -- --only dashboard\` (AGENTBOX_BENCH_DASHBOARD_RUNS=${RUNS}, AGENTBOX_BENCH_DASHBOARD_LINES=${LINES}, AGENTBOX_CHROMIUM=${CHROMIUM})`,
     `shipped size: ${shipped.files.join(', ')} in ${uiRoot} (gzip level 9)`,
-    table(['bundle', 'raw', 'gzip', `≤ ${kib(TARGET.gzipBytes)} gzip`], [sizeRow('dashboard JS + CSS (dist/ui/assets)', shipped, true), sizeRow('baseline: Preact alone (core, hooks, JSX runtime), minified', preact, false)]),
+    table(
+      ['bundle', 'raw', 'gzip', `≤ ${kib(TARGET.gzipBytes)} gzip`],
+      [sizeRow('dashboard JS + CSS (dist/ui/assets)', shipped, true), sizeRow('baseline: Preact alone (core, hooks, JSX runtime), minified', preact, false)],
+    ),
   ];
   const json: Record<string, unknown> = { size: { shipped, preact, targetGzipBytes: TARGET.gzipBytes } };
   if (!existsSync(CHROMIUM)) {
@@ -55,25 +58,39 @@ export async function runDashboardBench(): Promise<DashboardReport> {
     const meta = pct(renders.map((r) => r.meta));
     const fresh = await liveOutput(browser, box, LINES, 0);
     const full = await liveOutput(browser, box, LINES, BACKLOG);
-    const [dom, raw, fullDom, fullRaw] = [fresh.dom, fresh.raw, full.dom, full.raw].map(pct) as [ReturnType<typeof pct>, ReturnType<typeof pct>, ReturnType<typeof pct>, ReturnType<typeof pct>];
+    const [dom, raw, fullDom, fullRaw] = [fresh.dom, fresh.raw, full.dom, full.raw].map(pct) as [
+      ReturnType<typeof pct>,
+      ReturnType<typeof pct>,
+      ReturnType<typeof pct>,
+      ReturnType<typeof pct>,
+    ];
     const row = (label: string, p: ReturnType<typeof pct>, mark: string) => [label, ms(p.p50), ms(p.p95), ms(p.max), mark];
     text.push(
       `first render after sign-in: ${RUNS} runs, each a fresh browser context (no cookie), timed in the page with performance.now() from the form's submit`,
-      table(['measure', 'p50', 'p95', 'max', `≤ ${TARGET.renderMs} ms`], [
-        row('submit → overview shows READY and its 5 slot rows', render, yes(render.p95 <= TARGET.renderMs)),
-        row('  of which: submit → POST /ui/session answered', session, ''),
-        row('baseline: fetch(/v1/meta) round trip from the page', meta, ''),
-      ]),
+      table(
+        ['measure', 'p50', 'p95', 'max', `≤ ${TARGET.renderMs} ms`],
+        [
+          row('submit → overview shows READY and its 5 slot rows', render, yes(render.p95 <= TARGET.renderMs)),
+          row('  of which: submit → POST /ui/session answered', session, ''),
+          row('baseline: fetch(/v1/meta) round trip from the page', meta, ''),
+        ],
+      ),
       `live output: ${LINES} lines of an agent (a Node script through the local orchestrator, sandboxed, one line per 20 ms stamped with Date.now()), arrival stamped with Date.now() in the page`,
-      table(['path', 'p50', 'p95', 'max', `p95 ≤ ${TARGET.outputP95Ms} ms`], [
-        row('dashboard output panel (MutationObserver on the log)', dom, yes(dom.p95 <= TARGET.outputP95Ms)),
-        row('baseline: raw EventSource on /v1/agents/:id/output', raw, ''),
-        row(`output panel already holding ${BACKLOG.toLocaleString('en-US')} chunks`, fullDom, yes(fullDom.p95 <= TARGET.outputP95Ms)),
-        row('baseline: raw EventSource, same agent', fullRaw, ''),
-      ]),
+      table(
+        ['path', 'p50', 'p95', 'max', `p95 ≤ ${TARGET.outputP95Ms} ms`],
+        [
+          row('dashboard output panel (MutationObserver on the log)', dom, yes(dom.p95 <= TARGET.outputP95Ms)),
+          row('baseline: raw EventSource on /v1/agents/:id/output', raw, ''),
+          row(`output panel already holding ${BACKLOG.toLocaleString('en-US')} chunks`, fullDom, yes(fullDom.p95 <= TARGET.outputP95Ms)),
+          row('baseline: raw EventSource, same agent', fullRaw, ''),
+        ],
+      ),
       '(wall-clock stamps have 1 ms resolution)',
     );
-    Object.assign(json, { firstRender: { runs: RUNS, render, session, meta, targetMs: TARGET.renderMs }, liveOutput: { lines: LINES, dom, raw, backlog: BACKLOG, fullDom, fullRaw, targetP95Ms: TARGET.outputP95Ms } });
+    Object.assign(json, {
+      firstRender: { runs: RUNS, render, session, meta, targetMs: TARGET.renderMs },
+      liveOutput: { lines: LINES, dom, raw, backlog: BACKLOG, fullDom, fullRaw, targetP95Ms: TARGET.outputP95Ms },
+    });
     return { text: text.join('\n'), json };
   } finally {
     await browser.close();

@@ -82,11 +82,13 @@ export async function liveOutput(browser: Browser, box: BenchBox, lines: number,
     await page.waitForSelector(`[data-testid="agent-${name}"] [data-testid="follow"]`, WAIT);
     await page.click(`[data-testid="agent-${name}"] [data-testid="follow"]`);
     // Both paths attached and past their replay of what was written before: count from now on.
-    await page.waitForFunction(`(document.querySelector('[data-testid="agent-output"]')?.textContent ?? '').includes('L 1 ')`, { timeout: 20_000 + backlog * 20 });
+    await page.waitForFunction(`(document.querySelector('[data-testid="agent-output"]')?.textContent ?? '').includes('L 1 ')`, {
+      timeout: 20_000 + backlog * 20,
+    });
     // The raw stream starts after what the panel already shows (no replay to parse), and lines
     // count from half a second after both are attached, when the panel's first render is done.
     const logged = await box.api('GET', `/v1/agents/${encodeURIComponent(agentId)}/output`);
-    const after = ((logged.json['chunks'] as Array<{ seq: number }>).at(-1)?.seq ?? 0);
+    const after = (logged.json['chunks'] as Array<{ seq: number }>).at(-1)?.seq ?? 0;
     await page.evaluate(armProbes(agentId, after));
     await page.waitForFunction('window.__live.rawOpen && window.__live.raw.size > 0', WAIT);
     const since = Number(await page.evaluate('Date.now()')) + 500;

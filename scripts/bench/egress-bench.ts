@@ -85,7 +85,15 @@ async function startForwarder(socket: string): Promise<{ port: number; cpu: () =
   const child = spawn(launcher, [...system, '--forward', `${port}=${socket}`, '--', '/bin/sleep', '3600'], { stdio: 'ignore', detached: true });
   const close = (): void => void (child.pid && process.kill(-child.pid, 'SIGKILL'));
   for (let i = 0; ; i++) {
-    const listening = await new Promise<boolean>((resolve) => net.connect(port, '127.0.0.1').once('connect', function (this: net.Socket) { this.destroy(); resolve(true); }).once('error', () => resolve(false)));
+    const listening = await new Promise<boolean>((resolve) =>
+      net
+        .connect(port, '127.0.0.1')
+        .once('connect', function (this: net.Socket) {
+          this.destroy();
+          resolve(true);
+        })
+        .once('error', () => resolve(false)),
+    );
     if (listening) break;
     if (i === 100) {
       close();
@@ -98,7 +106,10 @@ async function startForwarder(socket: string): Promise<{ port: number; cpu: () =
 }
 
 /** A proxy programme with the given relay, a credential registered; CPU seconds it has used so far on demand. */
-async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ via: { port: number; auth: string }; sandboxSocket: string; cpu: () => number; close: () => void }> {
+async function startProxy(
+  relay: TunnelRelay,
+  allowPorts: number[],
+): Promise<{ via: { port: number; auth: string }; sandboxSocket: string; cpu: () => number; close: () => void }> {
   const dir = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), `agentbox-egress-bench-${relay}-`));
   const paths = runtimePaths({ AGENTBOX_ROOT: dir });
   const manifest = path.join(dir, 'agentbox.toml');
@@ -115,7 +126,14 @@ async function startProxy(relay: TunnelRelay, allowPorts: number[]): Promise<{ v
   try {
     const port = await new Promise<number>((resolve, reject) => {
       proxy.once('exit', (code) => reject(new Error(`the egress proxy exited (${code}) before its control socket answered`)));
-      client = new ControlClient({ socketPath: paths.egressControlSocket, apiKey: key, onConnect: async (_c, reply) => resolve(reply.port), onDecision: () => undefined, onStateChange: () => undefined, timing: { retryMinMs: 20, retryMaxMs: 100 } });
+      client = new ControlClient({
+        socketPath: paths.egressControlSocket,
+        apiKey: key,
+        onConnect: async (_c, reply) => resolve(reply.port),
+        onDecision: () => undefined,
+        onStateChange: () => undefined,
+        timing: { retryMinMs: 20, retryMaxMs: 100 },
+      });
       client.start();
     });
     const { secret, hash } = newProxyCredential();
@@ -159,7 +177,11 @@ export async function runEgressBench(): Promise<string> {
     const forwarder = await startForwarder(proxies.buffer.sandboxSocket);
     if (forwarder) {
       stops.push(forwarder.close);
-      paths.push({ name: 'forwarder + proxy (an agent in bubblewrap)', via: { port: forwarder.port, auth: proxies.buffer.via.auth }, cpu: () => proxies.buffer.cpu() + forwarder.cpu() });
+      paths.push({
+        name: 'forwarder + proxy (an agent in bubblewrap)',
+        via: { port: forwarder.port, auth: proxies.buffer.via.auth },
+        cpu: () => proxies.buffer.cpu() + forwarder.cpu(),
+      });
     }
     const figures = new Map<string, PathFigures>(paths.map((p) => [p.name, { setup: [], rates: [], proxyCpu: [], clientCpu: [] }]));
     // Warm every path (JIT in the proxies, first connections) before measuring.
@@ -188,11 +210,32 @@ export async function runEgressBench(): Promise<string> {
       const relayed = p.name !== 'direct';
       const pass = p.via ? (quantile(f.setup, 0.5) <= SETUP_TARGET_MS && best >= THROUGHPUT_TARGET ? 'yes' : 'NO') : '';
       const setup = (q: number): string => (f.setup.length ? ms(quantile(f.setup, q)) : '–');
-      return [p.name, setup(0.5), setup(0.95), `${mb(Math.max(...f.rates))}${relayed ? ` (${best.toFixed(2)}×)` : ''}`, `${mb(median(f.rates))}${relayed ? ` (${mid.toFixed(2)}×)` : ''}`, `${median(f.clientCpu).toFixed(2)} s`, p.cpu ? `${median(f.proxyCpu).toFixed(2)} s` : '', pass];
+      return [
+        p.name,
+        setup(0.5),
+        setup(0.95),
+        `${mb(Math.max(...f.rates))}${relayed ? ` (${best.toFixed(2)}×)` : ''}`,
+        `${mb(median(f.rates))}${relayed ? ` (${mid.toFixed(2)}×)` : ''}`,
+        `${median(f.clientCpu).toFixed(2)} s`,
+        p.cpu ? `${median(f.proxyCpu).toFixed(2)} s` : '',
+        pass,
+      ];
     });
     return [
       `egress: client and servers in processes of their own, the proxy programme (or the baseline C relay) in its own; ${CONNECTS} set-ups per path to a silent server, ${BULK_RUNS} × ${BULK_BYTES / 1024 / 1024} MiB read per path, paths interleaved; load average at start ${loadavg()[0]!.toFixed(2)} on ${(await import('node:os')).cpus().length} CPUs`,
-      table(['path', 'set-up p50', 'set-up p95', 'bulk best', 'bulk median', 'client CPU per GiB', 'relay CPU per GiB', `pass (set-up ≤ ${SETUP_TARGET_MS} ms, best ≥ ${THROUGHPUT_TARGET}×)`], rows),
+      table(
+        [
+          'path',
+          'set-up p50',
+          'set-up p95',
+          'bulk best',
+          'bulk median',
+          'client CPU per GiB',
+          'relay CPU per GiB',
+          `pass (set-up ≤ ${SETUP_TARGET_MS} ms, best ≥ ${THROUGHPUT_TARGET}×)`,
+        ],
+        rows,
+      ),
     ].join('\n');
   } finally {
     for (const stop of stops) stop();

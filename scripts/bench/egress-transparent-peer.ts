@@ -53,7 +53,9 @@ function open(plan: AgentPlan, port: number, viaProxy: boolean): Promise<net.Soc
       s.setNoDelay(true);
       s.once('error', reject);
       if (!viaProxy) return void s.once('connect', () => resolve(s));
-      s.once('connect', () => s.write(`CONNECT ${plan.name}:${port} HTTP/1.1\r\nHost: ${plan.name}:${port}\r\nProxy-Authorization: Basic ${plan.proxy.auth}\r\n\r\n`));
+      s.once('connect', () =>
+        s.write(`CONNECT ${plan.name}:${port} HTTP/1.1\r\nHost: ${plan.name}:${port}\r\nProxy-Authorization: Basic ${plan.proxy.auth}\r\n\r\n`),
+      );
       connectAnswered(s).then(() => resolve(s), reject);
     }, reject);
   });

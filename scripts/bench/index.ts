@@ -30,7 +30,9 @@ const suites: Record<string, () => Promise<Report>> = {
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
 if (values.help) {
-  process.stdout.write(`Usage: npm run bench [-- --only NAME ... [--json]]\n\n--json prints one JSON object per suite: {suite, text, figures?}\n\nSuites: ${Object.keys(suites).join(', ')}\n`);
+  process.stdout.write(
+    `Usage: npm run bench [-- --only NAME ... [--json]]\n\n--json prints one JSON object per suite: {suite, text, figures?}\n\nSuites: ${Object.keys(suites).join(', ')}\n`,
+  );
 } else {
   const names = values.only ?? Object.keys(suites);
   for (const name of names) {

@@ -96,7 +96,14 @@ export async function runLimitsBench(): Promise<string> {
     return [
       `Agent accounting — ${AGENTS} agents × 3 processes, ${processes} processes on the machine, ${SAMPLES} samples each (interleaved), load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} CPUs, Node ${process.version}`,
       '',
-      table(['per sample', 'p50', 'p95', 'max'], [[`no sample (the probe alone): event loop held (longest)`, ms(median(idle!.held)), ms(quantile(idle!.held, 0.95)), ms(Math.max(...idle!.held))], ...row('before (synchronous reads)', before!), ...row('now (stat slices + smaps_rollup on the thread pool)', now!)]),
+      table(
+        ['per sample', 'p50', 'p95', 'max'],
+        [
+          [`no sample (the probe alone): event loop held (longest)`, ms(median(idle!.held)), ms(quantile(idle!.held, 0.95)), ms(Math.max(...idle!.held))],
+          ...row('before (synchronous reads)', before!),
+          ...row('now (stat slices + smaps_rollup on the thread pool)', now!),
+        ],
+      ),
       '',
       `At one sample a second: ${(median(now!.cpu) / 10).toFixed(2)} % of one core now, ${(median(before!.cpu) / 10).toFixed(2)} % before.`,
     ].join('\n');

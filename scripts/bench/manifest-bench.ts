@@ -66,7 +66,12 @@ export async function runManifestBench(): Promise<string> {
         ['validate reference manifest in-process (parse+schema+rules+hash)', ms(median(full)), ms(quantile(full, 0.99)), '≤ 1 ms median'],
         ['baseline: smol-toml parse only', ms(median(bare)), ms(quantile(bare, 0.99)), ''],
         ['bare `node -e 0` wall time (40 runs, interleaved)', ms(nodeMedian), ms(quantile(wall.get('node -e 0')!, 0.99)), ''],
-        ['`node_modules/.bin/agentbox config validate agentbox.toml`', ms(binMedian), ms(quantile(wall.get('agentbox config validate agentbox.toml')!, 0.99)), '≤ 1.5× node -e 0'],
+        [
+          '`node_modules/.bin/agentbox config validate agentbox.toml`',
+          ms(binMedian),
+          ms(quantile(wall.get('agentbox config validate agentbox.toml')!, 0.99)),
+          '≤ 1.5× node -e 0',
+        ],
         ['  ratio bin / node', `${(binMedian / nodeMedian).toFixed(2)}×`, '', '≤ 1.50×'],
         ['validate a 10,000-programme manifest (bin, 3 runs)', ms(big), '', '< 5 s'],
       ],

@@ -71,16 +71,31 @@ interface Row {
 }
 
 async function context(env: Record<string, string>, root: string, adapter: string): Promise<AdapterContext<'memory'>> {
-  const toml = adapter === 'external-pg'
-    ? `[adapters]\nmemory = "external-pg"\n[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:9/"\n[integrations.memory]\nconnection_env = "PGURL"\ndimension = ${D}\n`
-    : `[adapters]\nmemory = "local-ruvector"\n[integrations.memory]\ndimension = ${D}\n`;
+  const toml =
+    adapter === 'external-pg'
+      ? `[adapters]\nmemory = "external-pg"\n[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:9/"\n[integrations.memory]\nconnection_env = "PGURL"\ndimension = ${D}\n`
+      : `[adapters]\nmemory = "local-ruvector"\n[integrations.memory]\ndimension = ${D}\n`;
   const loaded = await loadManifestSource(toml, { targetArch: 'x86_64', env: {} });
   if (!loaded.manifest) throw new Error(`bench manifest invalid: ${JSON.stringify(loaded.diagnostics)}`);
-  return { slot: 'memory', settings: loaded.manifest.integrations.memory, paths: runtimePaths({ AGENTBOX_ROOT: root }), logger: pino({ level: 'silent' }), env };
+  return {
+    slot: 'memory',
+    settings: loaded.manifest.integrations.memory,
+    paths: runtimePaths({ AGENTBOX_ROOT: root }),
+    logger: pino({ level: 'silent' }),
+    env,
+  };
 }
 
 /** Store `data`, then time `QUERIES` searches and compare each answer with the exact top-10. */
-async function measure(store: string, dataName: string, adapter: MemoryAdapter, data: Float32Array[], queries: Float32Array[], truth: string[][], afterLoad: () => Promise<string>): Promise<Row> {
+async function measure(
+  store: string,
+  dataName: string,
+  adapter: MemoryAdapter,
+  data: Float32Array[],
+  queries: Float32Array[],
+  truth: string[][],
+  afterLoad: () => Promise<string>,
+): Promise<Row> {
   const namespace = 'bench';
   const t0 = performance.now();
   for (let i = 0; i < data.length; i++) await adapter.store(namespace, { id: `v${i}`, text: '', vector: data[i]! });
@@ -99,7 +114,16 @@ async function measure(store: string, dataName: string, adapter: MemoryAdapter, 
     const expected = new Set(truth[q]);
     found += hits.filter((h) => expected.has(h.id)).length / K;
   }
-  return { store, data: dataName, n: data.length, insertPerSec, p50: median(times), p99: quantile(times, 0.99), recall: found / queries.length, note: `${ackNote}; ${note}` };
+  return {
+    store,
+    data: dataName,
+    n: data.length,
+    insertPerSec,
+    p50: median(times),
+    p99: quantile(times, 0.99),
+    recall: found / queries.length,
+    note: `${ackNote}; ${note}`,
+  };
 }
 
 function exactBaseline(dataName: string, data: Float32Array[], queries: Float32Array[]): { row: Row; truth: string[][] } {
@@ -116,7 +140,19 @@ function exactBaseline(dataName: string, data: Float32Array[], queries: Float32A
     times.push(performance.now() - t);
     return ids;
   });
-  return { row: { store: 'exact brute force (JS scan, baseline)', data: dataName, n: data.length, insertPerSec, p50: median(times), p99: quantile(times, 0.99), recall: 1, note: 'ground truth' }, truth };
+  return {
+    row: {
+      store: 'exact brute force (JS scan, baseline)',
+      data: dataName,
+      n: data.length,
+      insertPerSec,
+      p50: median(times),
+      p99: quantile(times, 0.99),
+      recall: 1,
+      note: 'ground truth',
+    },
+    truth,
+  };
 }
 
 /** PGlite with pgvector, served on 127.0.0.1 (an ephemeral port) so `pg` connects as to any server. */
@@ -170,7 +206,17 @@ export async function runMemoryBench(): Promise<string> {
     const pgRoot = mkdtempSync(path.join(tmpdir(), 'agentbox-memory-bench-'));
     const pgAdapter = new ExternalPgMemory(await context({ PGURL: server.url }, pgRoot, 'external-pg'));
     await pgAdapter.connect(AbortSignal.timeout(60_000));
-    rows.push(await measure('external-pg (PGlite + pgvector)', name, pgAdapter, pgData, queries, pgExact.truth, async () => `pgvector HNSW, ef_search 200${pgN < n ? `; n = ${pgN}: PGlite (WASM) inserts too slowly for ${n}` : ''}`));
+    rows.push(
+      await measure(
+        'external-pg (PGlite + pgvector)',
+        name,
+        pgAdapter,
+        pgData,
+        queries,
+        pgExact.truth,
+        async () => `pgvector HNSW, ef_search 200${pgN < n ? `; n = ${pgN}: PGlite (WASM) inserts too slowly for ${n}` : ''}`,
+      ),
+    );
     await pgAdapter.close();
     await server.stop();
     rmSync(pgRoot, { recursive: true, force: true });

@@ -38,7 +38,11 @@ async function sign(url: string, identity: BoxIdentity, body: unknown): Promise<
 }
 
 async function send(request: Signed): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(request.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: request.authorization }, body: request.body });
+  const res = await fetch(request.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: request.authorization },
+    body: request.body,
+  });
   return { status: res.status, json: (await res.json().catch(() => ({}))) as Record<string, unknown> };
 }
 
@@ -74,13 +78,28 @@ export async function runMeshBench(): Promise<string> {
   writeFileSync(paths.sealFile, '');
   const adapters = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n';
   const allowed = members.map((m) => `"${m.identity.pubkey}"`).join(',\n  ');
-  writeFileSync(path.join(root, 'agentbox.toml'), `${adapters}[mesh]\nmode = "host"\nheartbeat_interval_sec = ${INTERVAL_SEC}\nallowed_pubkeys = [\n  ${allowed}\n]\n`);
+  writeFileSync(
+    path.join(root, 'agentbox.toml'),
+    `${adapters}[mesh]\nmode = "host"\nheartbeat_interval_sec = ${INTERVAL_SEC}\nallowed_pubkeys = [\n  ${allowed}\n]\n`,
+  );
   const api = await startApi(root);
   const pid = api.spawned.child.pid!;
   try {
     const capacity = { agents_running: 0, free_memory_bytes: 1 << 30 };
     const registerUrl = `${api.apiUrl}/v1/register`;
-    const registrations = await Promise.all(members.map((m, i) => sign(registerUrl, m.identity, { pubkey: m.identity.pubkey, image_hash: 'bench', manifest_sha256: '0'.repeat(64), adapters: {}, contract_versions: {}, api_endpoint: `http://10.0.0.${i % 250}:9090`, capacity })));
+    const registrations = await Promise.all(
+      members.map((m, i) =>
+        sign(registerUrl, m.identity, {
+          pubkey: m.identity.pubkey,
+          image_hash: 'bench',
+          manifest_sha256: '0'.repeat(64),
+          adapters: {},
+          contract_versions: {},
+          api_endpoint: `http://10.0.0.${i % 250}:9090`,
+          capacity,
+        }),
+      ),
+    );
     const t0 = performance.now();
     const registerLatencies = await paced(MEMBERS, INTERVAL_SEC * 1000, async (i) => {
       const m = members[i]!;
@@ -122,9 +141,30 @@ export async function runMeshBench(): Promise<string> {
       table(
         ['requests', 'p50', 'p99', 'max', 'host CPU / request', 'host CPU share'],
         [
-          ['register (NIP-98)', ms(quantile(registerLatencies, 0.5)), ms(quantile(registerLatencies, 0.99)), ms(Math.max(...registerLatencies)), '-', `${registerSec.toFixed(1)} s for all`],
-          ['heartbeat (NIP-98)', ms(quantile(heartbeat, 0.5)), ms(quantile(heartbeat, 0.99)), ms(Math.max(...heartbeat)), `${((heartbeatCpu * 1e6) / heartbeat.length).toFixed(0)} µs`, `${((heartbeatCpu / (ROUNDS * INTERVAL_SEC)) * 100).toFixed(0)} % of a core`],
-          ['baseline /livez, same rate', ms(quantile(baseline, 0.5)), ms(quantile(baseline, 0.99)), ms(Math.max(...baseline)), `${((baselineCpu * 1e6) / baseline.length).toFixed(0)} µs`, `${((baselineCpu / (ROUNDS * INTERVAL_SEC)) * 100).toFixed(0)} % of a core`],
+          [
+            'register (NIP-98)',
+            ms(quantile(registerLatencies, 0.5)),
+            ms(quantile(registerLatencies, 0.99)),
+            ms(Math.max(...registerLatencies)),
+            '-',
+            `${registerSec.toFixed(1)} s for all`,
+          ],
+          [
+            'heartbeat (NIP-98)',
+            ms(quantile(heartbeat, 0.5)),
+            ms(quantile(heartbeat, 0.99)),
+            ms(Math.max(...heartbeat)),
+            `${((heartbeatCpu * 1e6) / heartbeat.length).toFixed(0)} µs`,
+            `${((heartbeatCpu / (ROUNDS * INTERVAL_SEC)) * 100).toFixed(0)} % of a core`,
+          ],
+          [
+            'baseline /livez, same rate',
+            ms(quantile(baseline, 0.5)),
+            ms(quantile(baseline, 0.99)),
+            ms(Math.max(...baseline)),
+            `${((baselineCpu * 1e6) / baseline.length).toFixed(0)} µs`,
+            `${((baselineCpu / (ROUNDS * INTERVAL_SEC)) * 100).toFixed(0)} % of a core`,
+          ],
         ],
       ),
       `host RSS after the load: ${rssMb(pid).toFixed(1)} MB; members listed as registered: ${registered} of ${MEMBERS}; target p99 heartbeat ≤ 20 ms`,

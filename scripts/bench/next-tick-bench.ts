@@ -22,10 +22,18 @@ export async function runNextTickBench(): Promise<string> {
     results.pinned.push(probe(true));
   }
   const ns = (xs: number[]): string => `${median(xs).toFixed(0)} ns`;
-  const row = (name: string, rs: Array<{ before: number; after: number }>): string[] => [name, ns(rs.map((r) => r.before)), ns(rs.map((r) => r.after)), `${(median(rs.map((r) => r.after)) / median(rs.map((r) => r.before))).toFixed(2)}×`];
+  const row = (name: string, rs: Array<{ before: number; after: number }>): string[] => [
+    name,
+    ns(rs.map((r) => r.before)),
+    ns(rs.map((r) => r.after)),
+    `${(median(rs.map((r) => r.after)) / median(rs.map((r) => r.before))).toFixed(2)}×`,
+  ];
   return [
     `nextTick benchmark — ${RUNS} fresh processes per variant (median of best-of-3), Node ${process.version}; "after" follows 4 full collections made while no tick was queued`,
     '',
-    table(['variant', 'per nextTick, fresh', 'after idle full GCs', 'after / fresh'], [row('Node as is', results.plain), row('with the API\'s tick-shape pin', results.pinned)]),
+    table(
+      ['variant', 'per nextTick, fresh', 'after idle full GCs', 'after / fresh'],
+      [row('Node as is', results.plain), row("with the API's tick-shape pin", results.pinned)],
+    ),
   ].join('\n');
 }

@@ -17,7 +17,10 @@ function rules(): PolicyRule[] {
   for (let i = 0; out.length < RULES; i++) {
     const decision = decisions[i % 3]!;
     switch (i % 10) {
-      case 0: case 1: case 2: case 3:
+      case 0:
+      case 1:
+      case 2:
+      case 3:
         out.push({ action: 'egress', decision, host: `h${i}.example${i % 40}.com`, ...(i % 8 === 0 ? { port: 443 } : {}) });
         break;
       case 4:
@@ -48,20 +51,34 @@ function actions(count: number): PolicyAction[] {
   const out: PolicyAction[] = [];
   for (let i = 0; i < count; i++) {
     switch (i % 8) {
-      case 0: case 1:
+      case 0:
+      case 1:
         out.push({ kind: 'egress', agent: `team-${i % 7}x`, host: `h${(i * 10) % 2000}.example${(i * 10) % 40}.com`, port: 443 });
         break;
       case 2:
         out.push({ kind: 'egress', agent: `bot-${i % 500}`, host: `deep.sub.example${i % 40}.com`, port: 1024 + (i % 100) });
         break;
       case 3:
-        out.push({ kind: 'egress', agent: 'team-1', host: `api${(i % 100) * 10 + 5}.example${((i % 100) * 10 + 5) % 40}.com`, port: 80, method: 'POST', path: `/v${i % 5}/repo/push` });
+        out.push({
+          kind: 'egress',
+          agent: 'team-1',
+          host: `api${(i % 100) * 10 + 5}.example${((i % 100) * 10 + 5) % 40}.com`,
+          port: 80,
+          method: 'POST',
+          path: `/v${i % 5}/repo/push`,
+        });
         break;
       case 4:
         out.push({ kind: 'egress', host: `nowhere${i}.org`, port: 443 });
         break;
       case 5:
-        out.push({ kind: 'spawn', agent: `worker-${i % 13}`, command: `/usr/bin/tool${(i % 100) * 10 + 6}`, args: ['run', `x${i}`], cwd: `repos/r${(i % 100) * 10 + 7}/src` });
+        out.push({
+          kind: 'spawn',
+          agent: `worker-${i % 13}`,
+          command: `/usr/bin/tool${(i % 100) * 10 + 6}`,
+          args: ['run', `x${i}`],
+          cwd: `repos/r${(i % 100) * 10 + 7}/src`,
+        });
         break;
       case 6:
         out.push({ kind: 'provider', provider: `p${i % 60}`, agent: `team-${i % 9}a` });
@@ -105,14 +122,21 @@ export async function runPolicyBench(): Promise<{ text: string; json: Record<str
   const shadowMs = performance.now() - shadowStart;
   const work = actions(DECISIONS);
   // The index and the scan must agree before either is timed.
-  for (const a of work.slice(0, 5_000)) if (evaluate(policy, a).rule?.index !== scan(policy, a).rule?.index) throw new Error(`index and scan disagree on ${JSON.stringify(a)}`);
+  for (const a of work.slice(0, 5_000))
+    if (evaluate(policy, a).rule?.index !== scan(policy, a).rule?.index) throw new Error(`index and scan disagree on ${JSON.stringify(a)}`);
   times(work.slice(0, 20_000), (a) => evaluate(policy, a)); // warm-up (JIT)
   times(work.slice(0, 20_000), (a) => scan(policy, a));
   // Interleaved halves, so both see the same machine state.
   const half = DECISIONS / 2;
   const indexed = [...times(work.slice(0, half), (a) => evaluate(policy, a)), ...times(work.slice(half), (a) => evaluate(policy, a))];
   const naive = [...times(work.slice(half), (a) => scan(policy, a)), ...times(work.slice(0, half), (a) => scan(policy, a))];
-  const row = (name: string, s: number[]) => [name, median(s).toFixed(2), quantile(s, 0.99).toFixed(2), quantile(s, 0.999).toFixed(2), s.reduce((m, x) => Math.max(m, x), 0).toFixed(1)];
+  const row = (name: string, s: number[]) => [
+    name,
+    median(s).toFixed(2),
+    quantile(s, 0.99).toFixed(2),
+    quantile(s, 0.999).toFixed(2),
+    s.reduce((m, x) => Math.max(m, x), 0).toFixed(1),
+  ];
   const figures = {
     rules: RULES,
     decisions: DECISIONS,

@@ -34,7 +34,8 @@ async function managerFor(dir: string, mode: Mode, i: number): Promise<{ manager
   const manager = new ProcessManager({ workspaceDir: paths.workspaceDir, parentEnv: { PATH: process.env['PATH'] }, logger, sandbox });
   await manager.start();
   const capability = await sandbox.start();
-  if (mode.enabled && !capability.enforceable) throw new Error(`sandbox bench: the launcher cannot confine agents here: ${capability.missing} (build it with node scripts/build/build-launcher.mjs)`);
+  if (mode.enabled && !capability.enforceable)
+    throw new Error(`sandbox bench: the launcher cannot confine agents here: ${capability.missing} (build it with node scripts/build/build-launcher.mjs)`);
   return { manager, sandbox };
 }
 

@@ -92,7 +92,11 @@ export async function runTlogBench(): Promise<{ text: string; json: Record<strin
     await buildTree(treeFile);
     const buildMs = performance.now() - built;
     const handle = await open(treeFile, 'r');
-    const read: ReadNodes = (nodes) => readHashes(handle, nodes.map((n) => storedHashIndex(n.level, n.index)));
+    const read: ReadNodes = (nodes) =>
+      readHashes(
+        handle,
+        nodes.map((n) => storedHashIndex(n.level, n.index)),
+      );
     const size = TREE;
     const root = await treeRoot(size, read);
     // Sizes just below the full tree and across it, indices spread over the log.
@@ -126,7 +130,12 @@ export async function runTlogBench(): Promise<{ text: string; json: Record<strin
     const proofRows = [
       ['inclusion proof', ms(quantile(inclusion, 0.5)), ms(quantile(inclusion, 0.99)), quantile(inclusion, 0.99) <= 1 ? 'yes' : 'NO'],
       ['consistency proof', ms(quantile(consistency, 0.5)), ms(quantile(consistency, 0.99)), quantile(consistency, 0.99) <= 1 ? 'yes' : 'NO'],
-      ['checkpoint signature (note + Ed25519)', ms(quantile(signing, 0.5)), ms(quantile(signing, 0.99)), quantile(signing, 0.99) <= 5 ? 'yes (≤ 5 ms)' : 'NO (≤ 5 ms)'],
+      [
+        'checkpoint signature (note + Ed25519)',
+        ms(quantile(signing, 0.5)),
+        ms(quantile(signing, 0.99)),
+        quantile(signing, 0.99) <= 5 ? 'yes (≤ 5 ms)' : 'NO (≤ 5 ms)',
+      ],
       ['checkpoint signed and kept (fsync of history and latest)', ms(quantile(durable, 0.5)), ms(quantile(durable, 0.99)), ''],
     ];
     const text = [

@@ -11,7 +11,10 @@ const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const { source, binary } = JSON.parse(readFileSync(path.join(repo, 'schema/box-facts.json'), 'utf8')).image.sandboxLauncher;
 // `source` is the main file; every C file beside it is part of the launcher (headers too, for the date).
 const dir = path.dirname(path.join(repo, source));
-const files = readdirSync(dir).filter((f) => /\.[ch]$/.test(f)).sort().map((f) => path.join(dir, f));
+const files = readdirSync(dir)
+  .filter((f) => /\.[ch]$/.test(f))
+  .sort()
+  .map((f) => path.join(dir, f));
 const out = path.join(repo, binary);
 
 const mtime = (p) => {
@@ -27,7 +30,12 @@ const cc = process.env.CC || 'cc';
 
 /** The compiler on PATH (or the absolute CC) and the headers the launcher includes, or what is missing. */
 function missingToolchain() {
-  const onPath = cc.includes('/') ? [cc] : (process.env.PATH ?? '').split(':').filter(Boolean).map((d) => path.join(d, cc));
+  const onPath = cc.includes('/')
+    ? [cc]
+    : (process.env.PATH ?? '')
+        .split(':')
+        .filter(Boolean)
+        .map((d) => path.join(d, cc));
   if (!onPath.some((p) => mtime(p) >= 0)) return `no C compiler (${cc}) on PATH`;
   for (const header of ['/usr/include/stdio.h', '/usr/include/linux/seccomp.h']) if (mtime(header) < 0) return `${header} is missing`;
   return undefined;
@@ -48,7 +56,9 @@ if (missing) {
   try {
     execFileSync(cc, ['-O2', '-Wall', '-Wextra', '-Werror', '-o', tmp, ...files.filter((f) => f.endsWith('.c'))], { stdio: 'inherit' });
   } catch (err) {
-    process.stderr.write(`error: compiling ${source} with ${cc} failed (${err.code ?? err.status}): install a C compiler and libc headers (Debian: apt-get install gcc libc6-dev)\n`);
+    process.stderr.write(
+      `error: compiling ${source} with ${cc} failed (${err.code ?? err.status}): install a C compiler and libc headers (Debian: apt-get install gcc libc6-dev)\n`,
+    );
     process.exit(1);
   }
   renameSync(tmp, out);

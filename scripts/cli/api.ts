@@ -32,7 +32,13 @@ export async function run(args: string[]): Promise<number> {
     manifestFile,
     onListening: (server) => {
       process.stderr.write(
-        [`agentbox api: listening on ${server.apiUrl}`, `  metrics:  ${server.metricsUrl}`, `  API key:  ${server.apiKeyFile} (send it as "Authorization: Bearer <key>")`, `  probes:   ${server.apiUrl}/ready  ${server.apiUrl}/health`, ''].join('\n'),
+        [
+          `agentbox api: listening on ${server.apiUrl}`,
+          `  metrics:  ${server.metricsUrl}`,
+          `  API key:  ${server.apiKeyFile} (send it as "Authorization: Bearer <key>")`,
+          `  probes:   ${server.apiUrl}/ready  ${server.apiUrl}/health`,
+          '',
+        ].join('\n'),
       );
     },
   });

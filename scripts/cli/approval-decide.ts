@@ -27,7 +27,11 @@ Exit codes: 0 decided, 1 refused or unreachable, 2 usage.`;
 
 /** Run a decision. */
 export async function runDecision(decision: 'approve' | 'deny', args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...targetOptions, reason: { type: 'string' }, scope: { type: 'string' }, 'sign-key-file': { type: 'string' } } });
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { ...targetOptions, reason: { type: 'string' }, scope: { type: 'string' }, 'sign-key-file': { type: 'string' } },
+  });
   const id = positionals[0];
   if (!id || positionals.length > 1) throw new UsageError(`name one approval request: agentbox ${decision} ID`);
   if (decision === 'deny' && values.scope !== undefined) throw new UsageError('--scope applies to approve only');
@@ -41,22 +45,36 @@ export async function runDecision(decision: 'approve' | 'deny', args: string[]):
     const a = (got as { approval: { id: string; digest: string; policy: string; expires: string } }).approval;
     // The scope as the box writes it (until= with the time in ISO form): what the box checks the statement against.
     const stated = scope.startsWith('until=') ? `until=${new Date(Date.parse(scope.slice(6))).toISOString().replace(/\.\d{3}Z$/, 'Z')}` : scope;
-    const content = JSON.stringify({ request: a.id, digest: a.digest, policy: a.policy, decision, scope: stated, expires: Math.floor(Date.parse(a.expires) / 1000) });
+    const content = JSON.stringify({
+      request: a.id,
+      digest: a.digest,
+      policy: a.policy,
+      decision,
+      scope: stated,
+      expires: Math.floor(Date.parse(a.expires) / 1000),
+    });
     body['signed'] = finalizeEvent({ kind: 4751, created_at: Math.floor(Date.now() / 1000), tags: [], content }, secret);
     body['digest'] = a.digest;
   }
   const res = await post(target, `/v1/approvals/${encodeURIComponent(id)}`, body);
-  if (res.status !== 200) throw new UserError(`${decision} ${id} refused (${res.status}): ${(res.body as { error?: string; message?: string }).error ?? ''} ${(res.body as { message?: string }).message ?? ''}`.trim(), 1);
+  if (res.status !== 200)
+    throw new UserError(
+      `${decision} ${id} refused (${res.status}): ${(res.body as { error?: string; message?: string }).error ?? ''} ${(res.body as { message?: string }).message ?? ''}`.trim(),
+      1,
+    );
   const approval = (res.body as { approval: { state: string; decision?: { scope?: string; by?: { signed?: boolean } } } }).approval;
   if (values.json) process.stdout.write(`${JSON.stringify(approval, null, 2)}\n`);
-  else process.stdout.write(`${id}: ${approval.state} (scope ${approval.decision?.scope ?? 'once'}, ${approval.decision?.by?.signed ? 'signed' : 'unsigned'})\n`);
+  else
+    process.stdout.write(`${id}: ${approval.state} (scope ${approval.decision?.scope ?? 'once'}, ${approval.decision?.by?.signed ? 'signed' : 'unsigned'})\n`);
   return 0;
 }
 
 async function secretKey(file: string): Promise<Uint8Array> {
-  const text = (await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-    throw new UserError(`cannot read --sign-key-file ${file}: ${err.code ?? err.message}`, 2);
-  })).trim();
+  const text = (
+    await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      throw new UserError(`cannot read --sign-key-file ${file}: ${err.code ?? err.message}`, 2);
+    })
+  ).trim();
   if (/^[0-9a-f]{64}$/i.test(text)) return Uint8Array.from(Buffer.from(text, 'hex'));
   if (text.startsWith('nsec1')) {
     try {
@@ -71,7 +89,12 @@ async function secretKey(file: string): Promise<Uint8Array> {
 
 async function post(target: BoxTarget, pathname: string, body: unknown): Promise<{ status: number; body: unknown }> {
   try {
-    const res = await fetch(target.url + pathname, { method: 'POST', headers: { 'content-type': 'application/json', ...(target.key ? { authorization: `Bearer ${target.key}` } : {}) }, body: JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(target.url + pathname, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(target.key ? { authorization: `Bearer ${target.key}` } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
     return { status: res.status, body: await res.json().catch(() => ({})) };
   } catch (err) {
     throw new UserError(`cannot reach ${target.url}${pathname}: ${(err as Error).message}`, 1);

@@ -32,7 +32,9 @@ export interface ListedApproval {
 export function formatApproval(a: ListedApproval, now: number): string {
   const left = Math.max(0, Math.round((Date.parse(a.expires) - now) / 1000));
   const rule = a.rule === null ? 'policy.default' : `rule ${a.rule.index}${a.rule.id ? ` (${a.rule.id})` : ''}`;
-  const args = Object.entries(a.arguments).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+  const args = Object.entries(a.arguments)
+    .map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(' ');
   return `${a.id}  ${`${left}s`.padStart(5)}  ${a.action.padEnd(13)} ${a.agent ?? '(operator)'}${a.agentId ? ` [${a.agentId}]` : ''}  ${args}  — ${rule}: ${a.reason}`;
 }
 
@@ -41,7 +43,8 @@ export async function run(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: targetOptions });
   const target = await resolveTarget(values);
   const { status, body } = await getFromBox(target, '/v1/approvals');
-  if (status !== 200) throw new UserError(`${target.url}/v1/approvals answered ${status}: ${(body as { message?: string }).message ?? JSON.stringify(body)}`, 1);
+  if (status !== 200)
+    throw new UserError(`${target.url}/v1/approvals answered ${status}: ${(body as { message?: string }).message ?? JSON.stringify(body)}`, 1);
   const list = (body as { approvals: ListedApproval[] }).approvals;
   if (values.json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else if (list.length === 0) process.stdout.write('no approval requests pending\n');

@@ -73,7 +73,10 @@ function print(r: AuditReport): string {
     const by = d.data['by'] as { kind?: string; pubkey?: string; agent?: string; reason?: string } | undefined;
     // An approval's decider: the operator key of a signed decision, else the caller that made it.
     const approver = typeof d.data['approver'] === 'string' ? ` by ${d.data['approver'].slice(0, 12)}…${d.data['signed'] === true ? ' (signed)' : ''}` : '';
-    const who = approver || !by ? approver : ` by ${by.kind ?? '?'}${by.pubkey ? ` ${by.pubkey.slice(0, 12)}…` : by.agent ? ` ${by.agent}` : by.reason ? ` (${by.reason})` : ''}`;
+    const who =
+      approver || !by
+        ? approver
+        : ` by ${by.kind ?? '?'}${by.pubkey ? ` ${by.pubkey.slice(0, 12)}…` : by.agent ? ` ${by.agent}` : by.reason ? ` (${by.reason})` : ''}`;
     const about = d.agent ? ` agent ${d.agent}${typeof d.data['name'] === 'string' ? ` (${d.data['name']})` : ''}` : '';
     const outcome = typeof d.data['outcome'] === 'string' ? ` → ${d.data['outcome']}` : typeof d.data['state'] === 'string' ? ` → ${d.data['state']}` : '';
     const witnessed = d.witnessedAt

@@ -52,7 +52,8 @@ export function entryFile(dir: string, root: string): string {
 function ownDir(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const st = lstatSync(dir);
-  if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid())) throw new Error(`${dir} is not a directory of this user; remove it (or set XDG_RUNTIME_DIR)`);
+  if (!st.isDirectory() || (process.getuid && st.uid !== process.getuid()))
+    throw new Error(`${dir} is not a directory of this user; remove it (or set XDG_RUNTIME_DIR)`);
   if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
   return dir;
 }

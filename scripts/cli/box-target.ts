@@ -40,7 +40,8 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
   if (!url) {
     const manifestFile = values.manifest ?? 'agentbox.toml';
     const loaded = await loadManifestFile(manifestFile, { targetArch: manifestArch(), env: {} });
-    if (!loaded.manifest) throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
+    if (!loaded.manifest)
+      throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
     url = listenerUrl(loaded.manifest.api.bind, Number(env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port));
   }
   const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
@@ -70,6 +71,9 @@ export async function getFromBox(target: BoxTarget, pathname: string): Promise<{
     }
     return { status: res.status, body };
   } catch (err) {
-    throw new UserError(`cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)?`, 1);
+    throw new UserError(
+      `cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)?`,
+      1,
+    );
   }
 }

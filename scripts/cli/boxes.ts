@@ -41,7 +41,16 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write('no box is running (start one with agentbox up --local)\n');
     return 0;
   }
-  const table = [['ROOT', 'PID', 'READY', 'PORTS', 'STARTED'], ...rows.map((r) => [r.root, `${r.pid}${r.detached ? ' (detached)' : ''}`, r.ready ? 'yes' : 'no', r.ports.map((p) => `${p.name} ${p.port}`).join(', '), r.startedAt])];
+  const table = [
+    ['ROOT', 'PID', 'READY', 'PORTS', 'STARTED'],
+    ...rows.map((r) => [
+      r.root,
+      `${r.pid}${r.detached ? ' (detached)' : ''}`,
+      r.ready ? 'yes' : 'no',
+      r.ports.map((p) => `${p.name} ${p.port}`).join(', '),
+      r.startedAt,
+    ]),
+  ];
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   for (const row of table) process.stdout.write(`${row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')}\n`);
   return 0;

@@ -19,31 +19,72 @@ export const commands: readonly CommandEntry[] = [
   { name: 'config validate', summary: 'check a manifest (schema and rules); exit 0 valid, 1 errors, 2 unreadable', load: () => import('./config-validate.js') },
   { name: 'config show', summary: 'print the normalized manifest (every default applied) as JSON', load: () => import('./config-show.js') },
   { name: 'config explain', summary: 'explain a rule id (E001, W001, …) with a bad and a good example', load: () => import('./config-explain.js') },
-  { name: 'policy test', summary: 'show which [policy] rule decides an action (spawn, egress, provider, egress-change) and why', load: () => import('./policy-test.js') },
+  {
+    name: 'policy test',
+    summary: 'show which [policy] rule decides an action (spawn, egress, provider, egress-change) and why',
+    load: () => import('./policy-test.js'),
+  },
   { name: 'init', summary: 'write a commented starter agentbox.toml', load: () => import('./init.js') },
   { name: 'api', summary: 'run the management API (probes, /v1/meta, adapter routes) and its metrics listener', load: compiled('api') },
   { name: 'up', summary: 'run the box on this host (--local): the same entrypoint and supervisord config as the image', load: compiled('up') },
   { name: 'down', summary: 'stop the box running under a root (--root DIR), from any shell', load: compiled('down') },
   { name: 'boxes', summary: 'list the boxes running on this machine: root, ports, pid, ready (--json)', load: compiled('boxes') },
   { name: 'status', summary: 'show readiness, adapter slots and supervised programmes of a running box', load: compiled('status') },
-  { name: 'mcp', summary: "serve the box's MCP tools and resources on stdio (an assistant starts and watches agents through it)", load: () => import('./mcp.js') },
+  {
+    name: 'mcp',
+    summary: "serve the box's MCP tools and resources on stdio (an assistant starts and watches agents through it)",
+    load: () => import('./mcp.js'),
+  },
   { name: 'health', summary: 'scrape the metrics endpoint (found through /v1/meta) and summarise health', load: compiled('health') },
   { name: 'doctor', summary: 'check this host for running a box, with a fix for each failure', load: compiled('doctor') },
-  { name: 'run', summary: 'start an agent (a profile, or -- COMMAND): -it on this terminal, -d detached, else its output until it ends', load: compiled('agents-run') },
+  {
+    name: 'run',
+    summary: 'start an agent (a profile, or -- COMMAND): -it on this terminal, -d detached, else its output until it ends',
+    load: compiled('agents-run'),
+  },
   { name: 'ps', summary: "list a running box's agents: id, name, command, state, pid, duration, how each ended (-a, --json)", load: compiled('agents-ps') },
   { name: 'logs', summary: "print an agent's output (-f to follow it, --tail N)", load: compiled('agents-logs') },
-  { name: 'attach', summary: "join a tty agent's terminal (its screen first; Ctrl-P Ctrl-Q detaches), or follow a piped agent's output", load: compiled('agents-attach') },
+  {
+    name: 'attach',
+    summary: "join a tty agent's terminal (its screen first; Ctrl-P Ctrl-Q detaches), or follow a piped agent's output",
+    load: compiled('agents-attach'),
+  },
   { name: 'exec', summary: "run a command in a running agent's sandbox, directory and identity (-it, -d)", load: compiled('agents-exec') },
   { name: 'cp', summary: "copy files and directories between this machine and an agent's workspace (AGENT:PATH), either way", load: compiled('cp') },
   { name: 'kill', summary: 'end agents: SIGTERM, SIGKILL after --grace (--signal KILL: at once)', load: compiled('agents-kill') },
-  { name: 'approvals', summary: "list the approval requests a running box holds (supervised agents' asks) with the time left (--json)", load: compiled('approvals') },
-  { name: 'approve', summary: 'approve a pending approval request: --reason, --scope once|agent|until=TIME, --sign-key-file for a signed decision', load: compiled('approve') },
+  {
+    name: 'approvals',
+    summary: "list the approval requests a running box holds (supervised agents' asks) with the time left (--json)",
+    load: compiled('approvals'),
+  },
+  {
+    name: 'approve',
+    summary: 'approve a pending approval request: --reason, --scope once|agent|until=TIME, --sign-key-file for a signed decision',
+    load: compiled('approve'),
+  },
   { name: 'deny', summary: 'deny a pending approval request: --reason, --sign-key-file for a signed decision', load: compiled('deny') },
   { name: 'identity', summary: "print the box's Nostr identity (npub, hex public key, did:nostr), creating or importing its key", load: compiled('identity') },
-  { name: 'events verify', summary: "check the event log's hash chain, and with --against a signed checkpoint (or, with --remote URL, a running box against it); exit 0 intact, 1 naming the first bad line or a truncated, rewritten or forked log, 2 unreadable", load: () => import('./events-verify.js') },
-  { name: 'audit', summary: "list the decisions in the box's event log and which checkpoints a witness cosigned (--since, --agent, --json)", load: () => import('./audit.js') },
-  { name: 'image build', summary: 'build the test image of a manifest offline from this machine (the production image: nix build .#image); --load into DOCKER_HOST', load: compiled('image-build') },
-  { name: 'render', summary: 'generate docker-compose.yml, supervisord.conf, image-config.json and artifacts.json from a manifest (offline, via Nix)', load: compiled('render') },
+  {
+    name: 'events verify',
+    summary:
+      "check the event log's hash chain, and with --against a signed checkpoint (or, with --remote URL, a running box against it); exit 0 intact, 1 naming the first bad line or a truncated, rewritten or forked log, 2 unreadable",
+    load: () => import('./events-verify.js'),
+  },
+  {
+    name: 'audit',
+    summary: "list the decisions in the box's event log and which checkpoints a witness cosigned (--since, --agent, --json)",
+    load: () => import('./audit.js'),
+  },
+  {
+    name: 'image build',
+    summary: 'build the test image of a manifest offline from this machine (the production image: nix build .#image); --load into DOCKER_HOST',
+    load: compiled('image-build'),
+  },
+  {
+    name: 'render',
+    summary: 'generate docker-compose.yml, supervisord.conf, image-config.json and artifacts.json from a manifest (offline, via Nix)',
+    load: compiled('render'),
+  },
 ];
 
 /** The command named by the first one or two words of argv, and how many words it used. */
@@ -60,7 +101,9 @@ export function findCommand(argv: readonly string[]): { command: CommandEntry; w
 }
 
 function groupCommand(group: string, members: CommandEntry[]): CommandEntry {
-  const usage = [`Usage: agentbox ${group} <subcommand> [options]`, '', 'Subcommands:', ...members.map((m) => `  ${m.name.padEnd(18)}  ${m.summary}`)].join('\n');
+  const usage = [`Usage: agentbox ${group} <subcommand> [options]`, '', 'Subcommands:', ...members.map((m) => `  ${m.name.padEnd(18)}  ${m.summary}`)].join(
+    '\n',
+  );
   return {
     name: group,
     summary: '',

@@ -38,12 +38,18 @@ export async function run(args: string[]): Promise<number> {
   checks.push(
     loaded.exitCode === 0
       ? { name: 'manifest', ok: true, detail: `${manifestFile} is valid (${loaded.warningCount} warnings)` }
-      : { name: 'manifest', ok: false, detail: `${manifestFile}: ${firstError?.message ?? 'invalid'}`, fix: `npx agentbox config validate ${manifestFile}${loaded.exitCode === 2 ? ' (or create one: npx agentbox init)' : ''}` },
+      : {
+          name: 'manifest',
+          ok: false,
+          detail: `${manifestFile}: ${firstError?.message ?? 'invalid'}`,
+          fix: `npx agentbox config validate ${manifestFile}${loaded.exitCode === 2 ? ' (or create one: npx agentbox init)' : ''}`,
+        },
   );
   const m = loaded.manifest;
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const running = boxAt(root);
-  if (running) checks.push({ name: 'box', ok: true, detail: `a box already runs under ${root} (supervisord pid ${running.pid}); its own ports are not checked` });
+  if (running)
+    checks.push({ name: 'box', ok: true, detail: `a box already runs under ${root} (supervisord pid ${running.pid}); its own ports are not checked` });
   if (m && !running) {
     // Every port the box binds, as agentbox up checks them; 0 is a free port chosen at start, and
     // a taken default the manifest does not set moves to a free one (port-check.ts).
@@ -57,10 +63,25 @@ export async function run(args: string[]): Promise<number> {
       const free = await portFree(p.host, p.port);
       const floats = p.envVar !== undefined && process.env[p.envVar] === undefined && !(raw.ok && setsKey(raw.value, p.key));
       if (!free && floats) {
-        checks.push({ name, ok: true, detail: `${p.host}:${p.port} is in use; ${manifestFile} leaves ${p.key} at its default, so agentbox up chooses a free port (set ${p.key} or ${p.envVar} to require one)` });
+        checks.push({
+          name,
+          ok: true,
+          detail: `${p.host}:${p.port} is in use; ${manifestFile} leaves ${p.key} at its default, so agentbox up chooses a free port (set ${p.key} or ${p.envVar} to require one)`,
+        });
         continue;
       }
-      checks.push(free ? { name, ok: true, detail: `${p.host}:${p.port} is free (${p.key}${p.envVar ? `, override ${p.envVar}` : ''})` } : { name, ok: false, detail: portInUseLine(p), fix: p.envVar ? `${p.envVar}=0 agentbox up --local (any free port), or set ${p.key} in ${manifestFile}` : `set ${p.key} in ${manifestFile} to a free port` });
+      checks.push(
+        free
+          ? { name, ok: true, detail: `${p.host}:${p.port} is free (${p.key}${p.envVar ? `, override ${p.envVar}` : ''})` }
+          : {
+              name,
+              ok: false,
+              detail: portInUseLine(p),
+              fix: p.envVar
+                ? `${p.envVar}=0 agentbox up --local (any free port), or set ${p.key} in ${manifestFile}`
+                : `set ${p.key} in ${manifestFile} to a free port`,
+            },
+      );
     }
   }
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
@@ -89,7 +110,16 @@ async function permissionChecks(dir: string, files: string[]): Promise<PrereqChe
     }
     const mode = st.mode & 0o777;
     const ok = (mode & ~want) === 0 && !st.isSymbolicLink();
-    out.push(ok ? { name: `permissions ${path.basename(p)}`, ok: true, detail: `${p} is ${mode.toString(8)}` } : { name: `permissions ${path.basename(p)}`, ok: false, detail: `${p} is ${st.isSymbolicLink() ? 'a symlink' : mode.toString(8)}, readable by others`, fix: `chmod ${want.toString(8)} ${p}` });
+    out.push(
+      ok
+        ? { name: `permissions ${path.basename(p)}`, ok: true, detail: `${p} is ${mode.toString(8)}` }
+        : {
+            name: `permissions ${path.basename(p)}`,
+            ok: false,
+            detail: `${p} is ${st.isSymbolicLink() ? 'a symlink' : mode.toString(8)}, readable by others`,
+            fix: `chmod ${want.toString(8)} ${p}`,
+          },
+    );
   }
   return out;
 }

@@ -69,7 +69,9 @@ async function resolveLog(positional: string | undefined, root: string | undefin
   if (positional !== undefined && root !== undefined) throw new UsageError('give either --root DIR or a PATH, not both');
   const target = positional ?? path.join(runtimePaths({ AGENTBOX_ROOT: path.resolve(root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') }).stateDir, 'events');
   const info = await stat(target).catch((err: NodeJS.ErrnoException) => {
-    throw new UserError(`cannot read the event log ${target}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}${positional === undefined ? '; pass --root DIR (the box root) or the log directory' : ''}`);
+    throw new UserError(
+      `cannot read the event log ${target}: ${err.code === 'ENOENT' ? 'no such file or directory' : err.message}${positional === undefined ? '; pass --root DIR (the box root) or the log directory' : ''}`,
+    );
   });
   if (info.isDirectory()) {
     if ((await listSegments(target, 'events')).length === 0) throw new UserError(`${target} holds no event log segments (events-000001.jsonl, …)`);
@@ -84,13 +86,20 @@ async function verifierKeyFor(key: string | undefined, logDir: string): Promise<
   const file = key ?? path.join(logDir, 'tlog', TLOG_FILES.verifierKey);
   return (
     await readFile(file, 'utf8').catch((err: NodeJS.ErrnoException) => {
-      throw new UserError(`cannot read the verifier key ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}${key === undefined ? '; pass --key with the verifier key from GET /v1/meta (eventLog.verifierKey)' : ''}`);
+      throw new UserError(
+        `cannot read the verifier key ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}${key === undefined ? '; pass --key with the verifier key from GET /v1/meta (eventLog.verifierKey)' : ''}`,
+      );
     })
   ).trim();
 }
 
 /** Check the log against the checkpoint file; a checkpoint that does not verify (or lacks the witness's cosignature) is a user error (exit 2). */
-async function audit(logDir: string, against: string, key: string | undefined, witnessKey: string | undefined): Promise<CheckpointAudit & { witness?: VerifiedCosignature & { cosignedAt: string } }> {
+async function audit(
+  logDir: string,
+  against: string,
+  key: string | undefined,
+  witnessKey: string | undefined,
+): Promise<CheckpointAudit & { witness?: VerifiedCosignature & { cosignedAt: string } }> {
   const note = await readFile(against, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new UserError(`cannot read the checkpoint ${against}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
   });
@@ -124,7 +133,15 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { root: { type: 'string' }, json: { type: 'boolean' }, against: { type: 'string' }, key: { type: 'string' }, 'witness-key': { type: 'string' }, remote: { type: 'string' }, 'key-file': { type: 'string' } },
+    options: {
+      root: { type: 'string' },
+      json: { type: 'boolean' },
+      against: { type: 'string' },
+      key: { type: 'string' },
+      'witness-key': { type: 'string' },
+      remote: { type: 'string' },
+      'key-file': { type: 'string' },
+    },
   });
   if (values.remote !== undefined) return runRemote(values, positionals);
   if (values['key-file'] !== undefined) throw new UsageError('--key-file (the box API key) is used with --remote URL');
@@ -132,7 +149,8 @@ export async function run(args: string[]): Promise<number> {
   if (values.key !== undefined && values.against === undefined) throw new UsageError('--key is used with --against CHECKPOINT');
   if (values['witness-key'] !== undefined && values.against === undefined) throw new UsageError('--witness-key is used with --against CHECKPOINT');
   const log = await resolveLog(positionals[0], values.root);
-  if (values.against !== undefined && log.kind !== 'dir') throw new UsageError('--against checks a whole log: give its directory (or --root), not one segment file');
+  if (values.against !== undefined && log.kind !== 'dir')
+    throw new UsageError('--against checks a whole log: give its directory (or --root), not one segment file');
   let report: VerifyReport;
   try {
     report = log.kind === 'dir' ? await verifyEventLog(log.path) : await verifyEventLogFile(log.path);
@@ -158,25 +176,35 @@ export async function run(args: string[]): Promise<number> {
   }
   const files = `${report.files} file${report.files === 1 ? '' : 's'}`;
   if (against && !against.ok) {
-    process.stderr.write(`the hash chain itself holds (${report.events} events in ${files}, head seq ${report.head.seq}): a chain cut at its end or rebuilt after an edit verifies on its own; the checkpoint is what catches it\n`);
+    process.stderr.write(
+      `the hash chain itself holds (${report.events} events in ${files}, head seq ${report.head.seq}): a chain cut at its end or rebuilt after an edit verifies on its own; the checkpoint is what catches it\n`,
+    );
     return 1;
   }
   process.stdout.write(`${log.path}: intact, ${report.events} events in ${files}; head seq ${report.head.seq}, hash ${report.head.hash}\n`);
   if (report.incompleteTailBytes) {
-    process.stdout.write(`  ${report.incompleteTailBytes} bytes after the last newline: an append cut short by a crash, never acknowledged (discarded when the log is next opened)\n`);
+    process.stdout.write(
+      `  ${report.incompleteTailBytes} bytes after the last newline: an append cut short by a crash, never acknowledged (discarded when the log is next opened)\n`,
+    );
   }
   if (against) {
-    process.stdout.write(`  against the checkpoint of ${against.checkpoint.origin} at size ${against.checkpoint.size} (signature verified): ${against.message}\n`);
+    process.stdout.write(
+      `  against the checkpoint of ${against.checkpoint.origin} at size ${against.checkpoint.size} (signature verified): ${against.message}\n`,
+    );
     if (against.witness) process.stdout.write(`  witnessed: cosigned by ${against.witness.witness} at ${against.witness.cosignedAt} (cosignature verified)\n`);
   }
   return 0;
 }
 
 /** `--remote URL --against OLD`: the box's current checkpoint and a consistency proof from OLD's size, over its API. */
-async function runRemote(values: { remote?: string; against?: string; key?: string; 'key-file'?: string; root?: string; json?: boolean; 'witness-key'?: string }, positionals: string[]): Promise<number> {
+async function runRemote(
+  values: { remote?: string; against?: string; key?: string; 'key-file'?: string; root?: string; json?: boolean; 'witness-key'?: string },
+  positionals: string[],
+): Promise<number> {
   if (values.against === undefined) throw new UsageError('--remote URL needs --against OLD_CHECKPOINT: the checkpoint the box is held to');
   if (positionals.length > 0) throw new UsageError('--remote checks a box over its API: give no PATH');
-  if (values['witness-key'] !== undefined) throw new UsageError('--witness-key checks a local log against a cosigned checkpoint; with --remote, verify the old checkpoint locally first');
+  if (values['witness-key'] !== undefined)
+    throw new UsageError('--witness-key checks a local log against a cosigned checkpoint; with --remote, verify the old checkpoint locally first');
   if (!/^https?:\/\/[^\s]+$/.test(values.remote ?? '')) throw new UsageError(`--remote ${JSON.stringify(values.remote)} is not an http(s) URL`);
   const keyFile = values['key-file'] ?? runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') }).apiKeyFile;
   const apiKey = (
@@ -185,7 +213,12 @@ async function runRemote(values: { remote?: string; against?: string; key?: stri
       return '';
     })
   ).trim();
-  const report = await verifyRemote({ url: values.remote!, against: values.against, ...(values.key !== undefined ? { key: values.key } : {}), ...(apiKey ? { apiKey } : {}) });
+  const report = await verifyRemote({
+    url: values.remote!,
+    against: values.against,
+    ...(values.key !== undefined ? { key: values.key } : {}),
+    ...(apiKey ? { apiKey } : {}),
+  });
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {
     const line = `${report.url}: ${report.outcome}: ${report.message} (log ${report.origin}; both checkpoints verified with ${report.keySource === 'key' ? '--key' : "the box's key, which the old checkpoint verifies with"})\n`;

@@ -29,7 +29,8 @@ export function parseExposition(text: string): Sample[] {
     const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
     if (!m) continue;
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_x, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_x, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: m[1]!, labels, value: Number(m[3]) });
   }
   return samples;
@@ -61,7 +62,11 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`metrics ${metricsUrl} (${samples.length} samples)\n`);
     process.stdout.write(`ready: ${ready ? 'yes' : 'no'}\n`);
     for (const [slot, v] of Object.entries(slots)) process.stdout.write(`  ${slot.padEnd(13)} ${v === 1 ? 'healthy' : `unhealthy (${v})`}\n`);
-    process.stdout.write(`build: ${Object.entries(build).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+    process.stdout.write(
+      `build: ${Object.entries(build)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(' ')}\n`,
+    );
   }
   return healthy ? 0 : 3;
 }

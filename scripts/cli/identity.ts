@@ -30,7 +30,11 @@ Exit codes: 0 done, 1 the key file or FILE cannot be used, 2 bad usage.`;
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { root: { type: 'string' }, import: { type: 'string' }, replace: { type: 'boolean' }, json: { type: 'boolean' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { root: { type: 'string' }, import: { type: 'string' }, replace: { type: 'boolean' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
   if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}" (a key is read only from a file: --import FILE)`);
   if (values.replace && values.import === undefined) throw new UsageError('--replace goes with --import FILE');
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
@@ -56,7 +60,9 @@ export async function run(args: string[]): Promise<number> {
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ ...identity, file, created, imported }, null, 2)}\n`);
   } else {
-    process.stdout.write(`npub    ${identity.npub}\npubkey  ${identity.pubkey}\ndid     ${identity.did}\nfile    ${file}${created ? ' (created)' : imported ? ' (imported)' : ''}\n`);
+    process.stdout.write(
+      `npub    ${identity.npub}\npubkey  ${identity.pubkey}\ndid     ${identity.did}\nfile    ${file}${created ? ' (created)' : imported ? ' (imported)' : ''}\n`,
+    );
   }
   return 0;
 }

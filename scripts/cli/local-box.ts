@@ -27,10 +27,22 @@ const PASSED_THROUGH = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LC_ALL', 'TZ
  * Render `manifestFile` under `root` and build the entrypoint's environment. Returns the
  * validation result alone when the manifest is invalid.
  */
-export async function prepareLocalBox(manifestFile: string, root: string, context: RuleContext, env: NodeJS.ProcessEnv): Promise<{ validation: LoadResult; box?: LocalBox }> {
+export async function prepareLocalBox(
+  manifestFile: string,
+  root: string,
+  context: RuleContext,
+  env: NodeJS.ProcessEnv,
+): Promise<{ validation: LoadResult; box?: LocalBox }> {
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   const configDir = paths.configDir;
-  const { validation, rendered } = await renderManifest({ manifestFile, outDir: configDir, root: paths.root, bin: repoPath('config/bin'), workspaceDir: paths.workspaceDir, context });
+  const { validation, rendered } = await renderManifest({
+    manifestFile,
+    outDir: configDir,
+    root: paths.root,
+    bin: repoPath('config/bin'),
+    workspaceDir: paths.workspaceDir,
+    context,
+  });
   if (!rendered || !validation.manifest) return { validation };
   await mkdir(configDir, { recursive: true });
   await writeRendered(configDir, rendered.files);
@@ -44,7 +56,13 @@ export async function prepareLocalBox(manifestFile: string, root: string, contex
   const entryEnv: Record<string, string> = {};
   for (const name of PASSED_THROUGH) if (env[name] !== undefined) entryEnv[name] = env[name]!;
   // Overrides for parallel runs and the variables the manifest names (how external backends' credentials reach their adapters).
-  const named = [...Object.values(m.providers).map((p) => p?.env_var ?? ''), m.integrations.memory.connection_env, m.integrations.beads.token_env, m.integrations.pods.token_env, m.integrations.events.token_env];
+  const named = [
+    ...Object.values(m.providers).map((p) => p?.env_var ?? ''),
+    m.integrations.memory.connection_env,
+    m.integrations.beads.token_env,
+    m.integrations.pods.token_env,
+    m.integrations.events.token_env,
+  ];
   for (const name of [...Object.keys(env).filter((k) => k.startsWith('AGENTBOX_')), ...named]) if (name && env[name] !== undefined) entryEnv[name] = env[name]!;
   Object.assign(entryEnv, {
     AGENTBOX_ROOT: paths.root,

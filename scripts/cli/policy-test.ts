@@ -55,15 +55,28 @@ export async function run(args: string[]): Promise<number> {
     args,
     allowPositionals: true,
     options: {
-      action: { type: 'string' }, profile: { type: 'string' }, agent: { type: 'string' }, command: { type: 'string' }, arg: { type: 'string', multiple: true }, cwd: { type: 'string' },
-      host: { type: 'string' }, port: { type: 'string' }, method: { type: 'string' }, path: { type: 'string' }, provider: { type: 'string' },
-      autonomy: { type: 'string' }, file: { type: 'string' }, json: { type: 'boolean' }, 'target-arch': { type: 'string' },
+      action: { type: 'string' },
+      profile: { type: 'string' },
+      agent: { type: 'string' },
+      command: { type: 'string' },
+      arg: { type: 'string', multiple: true },
+      cwd: { type: 'string' },
+      host: { type: 'string' },
+      port: { type: 'string' },
+      method: { type: 'string' },
+      path: { type: 'string' },
+      provider: { type: 'string' },
+      autonomy: { type: 'string' },
+      file: { type: 'string' },
+      json: { type: 'boolean' },
+      'target-arch': { type: 'string' },
     },
   });
   if (positionals.length > 0) throw new UsageError(`unexpected ${JSON.stringify(positionals[0])}: the manifest is given with --file`);
   const kind = kindFrom(values);
   const autonomy = values.autonomy;
-  if (autonomy !== undefined && !(AUTONOMIES as readonly string[]).includes(autonomy)) throw new UsageError(`--autonomy must be autonomous or supervised, not "${autonomy}"`);
+  if (autonomy !== undefined && !(AUTONOMIES as readonly string[]).includes(autonomy))
+    throw new UsageError(`--autonomy must be autonomous or supervised, not "${autonomy}"`);
   const file = values.file ?? 'agentbox.toml';
   const loaded = await loadManifestFile(file, ruleContextFrom(values['target-arch']));
   for (const d of loaded.diagnostics) process.stderr.write(`${formatDiagnostic(file, d)}\n`);
@@ -73,12 +86,23 @@ export async function run(args: string[]): Promise<number> {
   const decision = evaluate(policy, action);
   // Offline there is no queue: a supervised ask is shown as held, which is what the box would do with it.
   const timeout = loaded.manifest.policy.approval_timeout_sec;
-  const held = { hold: async () => ({ approved: false, reason: `held for an operator's decision (agentbox approvals); denied after ${timeout} s without one` }) };
+  const held = {
+    hold: async () => ({ approved: false, reason: `held for an operator's decision (agentbox approvals); denied after ${timeout} s without one` }),
+  };
   const outcome = await settle(decision, action, (autonomy as Autonomy | undefined) ?? policy.autonomy, held);
   const isHeld = decision.decision === 'ask' && outcome.autonomy === 'supervised';
   const before = refusedBefore(loaded.manifest, action);
   if (values.json) {
-    const report = { action, decision: decision.decision, rule: decision.rule, matched: decision.matched, reason: decision.reason, version: decision.version, outcome: { allowed: outcome.allowed, held: isHeld, autonomy: outcome.autonomy, reason: outcome.reason }, before: before ?? null };
+    const report = {
+      action,
+      decision: decision.decision,
+      rule: decision.rule,
+      matched: decision.matched,
+      reason: decision.reason,
+      version: decision.version,
+      outcome: { allowed: outcome.allowed, held: isHeld, autonomy: outcome.autonomy, reason: outcome.reason },
+      before: before ?? null,
+    };
     process.stdout.write(`${JSON.stringify(report, null, 2)}
 `);
     return 0;
@@ -102,7 +126,10 @@ function kindFrom(values: Values): ActionKind {
   if (!(ACTION_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--action must be spawn, egress, provider or egress-change, not "${kind}"`);
   const k = kind as ActionKind;
   for (const option of ['profile', 'agent', 'command', 'arg', 'cwd', 'host', 'port', 'method', 'path', 'provider']) {
-    if (values[option] !== undefined && !FIELD_OPTIONS[k].includes(option)) throw new UsageError(`--${option} is not a field of ${k === 'spawn' || k === 'provider' ? 'a' : 'an'} ${k} action (its fields: ${FIELD_OPTIONS[k].map((o) => `--${o}`).join(', ')})`);
+    if (values[option] !== undefined && !FIELD_OPTIONS[k].includes(option))
+      throw new UsageError(
+        `--${option} is not a field of ${k === 'spawn' || k === 'provider' ? 'a' : 'an'} ${k} action (its fields: ${FIELD_OPTIONS[k].map((o) => `--${o}`).join(', ')})`,
+      );
   }
   return k;
 }
@@ -121,13 +148,33 @@ function actionFrom(values: Values, k: ActionKind, profiles: AgentProfiles): Pol
     case 'spawn': {
       if (text('profile') === undefined && text('agent') === undefined) fail('a spawn action needs --agent NAME and --command CMD, or --profile NAME');
       if (text('profile') === undefined) need('command');
-      const body = { ...optional('profile', text('profile')), ...optional('name', text('agent')), ...optional('command', text('command')), ...optional('args', values['arg'] as string[] | undefined), ...optional('cwd', text('cwd')) };
+      const body = {
+        ...optional('profile', text('profile')),
+        ...optional('name', text('agent')),
+        ...optional('command', text('command')),
+        ...optional('args', values['arg'] as string[] | undefined),
+        ...optional('cwd', text('cwd')),
+      };
       const spawn = spawnOf(body, profiles);
-      return { kind: 'spawn', agent: spawn.name, command: spawn.command, args: spawn.args, ...(spawn.cwd !== undefined ? { cwd: spawn.cwd } : {}), ...(spawn.profile !== undefined ? { profile: spawn.profile } : {}) };
+      return {
+        kind: 'spawn',
+        agent: spawn.name,
+        command: spawn.command,
+        args: spawn.args,
+        ...(spawn.cwd !== undefined ? { cwd: spawn.cwd } : {}),
+        ...(spawn.profile !== undefined ? { profile: spawn.profile } : {}),
+      };
     }
     case 'egress': {
-      if ((text('method') === undefined) !== (text('path') === undefined)) throw new UsageError('--method and --path go together (a plain HTTP request); leave both out for a CONNECT');
-      return { kind: 'egress', host: need('host'), port: port(true)!, ...(text('agent') !== undefined ? { agent: text('agent')! } : {}), ...(text('method') !== undefined ? { method: text('method')!, path: text('path')! } : {}) };
+      if ((text('method') === undefined) !== (text('path') === undefined))
+        throw new UsageError('--method and --path go together (a plain HTTP request); leave both out for a CONNECT');
+      return {
+        kind: 'egress',
+        host: need('host'),
+        port: port(true)!,
+        ...(text('agent') !== undefined ? { agent: text('agent')! } : {}),
+        ...(text('method') !== undefined ? { method: text('method')!, path: text('path')! } : {}),
+      };
     }
     case 'provider':
       return { kind: 'provider', provider: need('provider'), ...(text('agent') !== undefined ? { agent: text('agent')! } : {}) };
@@ -161,9 +208,11 @@ function refusedBefore(m: NormalizedManifest, action: PolicyAction): string | un
   if (action.kind === 'egress') {
     if (!m.sandbox.enabled) return 'no egress proxy runs (sandbox.enabled = false): the policy is never asked about egress';
     const list = new Allowlist({ allow_domains: [...m.sandbox.egress.allow_domains], allow_ports: [...m.sandbox.egress.allow_ports] });
-    if (list.match(action.host) === undefined) return `the egress proxy refuses ${action.host} first (domain-not-listed: no sandbox.egress.allow_domains entry admits it)`;
+    if (list.match(action.host) === undefined)
+      return `the egress proxy refuses ${action.host} first (domain-not-listed: no sandbox.egress.allow_domains entry admits it)`;
     if (!list.allowsPort(action.port)) return `the egress proxy refuses port ${action.port} first (port-not-listed: not in sandbox.egress.allow_ports)`;
   }
-  if (action.kind === 'provider' && !brokeredProviders(m).some((p) => p.name === action.provider)) return `the broker serves no provider ${action.provider} (declared under [providers], enabled, with a base_url): the call is refused first`;
+  if (action.kind === 'provider' && !brokeredProviders(m).some((p) => p.name === action.provider))
+    return `the broker serves no provider ${action.provider} (declared under [providers], enabled, with a base_url): the call is refused first`;
   return undefined;
 }

@@ -58,7 +58,12 @@ export function setsKey(raw: Readonly<Record<string, unknown>>, key: string): bo
  * now, so a second box on the machine starts beside the first; a pinned one must be free. Ports in
  * `reserved` (those of boxes recorded as running or starting) count as taken, free or not yet bound.
  */
-export async function checkBoxPorts(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>>, pinned: (key: string) => boolean = () => true, reserved: ReadonlySet<number> = new Set()): Promise<PortCheck> {
+export async function checkBoxPorts(
+  manifest: NormalizedManifest,
+  env: Readonly<Record<string, string | undefined>>,
+  pinned: (key: string) => boolean = () => true,
+  reserved: ReadonlySet<number> = new Set(),
+): Promise<PortCheck> {
   const ports: BoxPort[] = [];
   const chosen: Record<string, string> = {};
   const taken: BoxPort[] = [];

@@ -84,11 +84,17 @@ async function render(args: string[]): Promise<number> {
   });
   const target = deployTargetFrom(values.target);
   if (values.replicas !== undefined && (!/^[1-9][0-9]{0,2}$/.test(values.replicas) || target !== 'kubernetes')) {
-    throw new UsageError(target === 'kubernetes' ? `--replicas must be a number from 1 to 999, not "${values.replicas}"` : '--replicas applies to --target kubernetes only');
+    throw new UsageError(
+      target === 'kubernetes' ? `--replicas must be a number from 1 to 999, not "${values.replicas}"` : '--replicas applies to --target kubernetes only',
+    );
   }
   const sandboxApi = values['agent-sandbox-api'];
   if (sandboxApi !== undefined && (!isSandboxApi(sandboxApi) || target !== 'agent-sandbox')) {
-    throw new UsageError(target === 'agent-sandbox' ? `--agent-sandbox-api must be one of ${SANDBOX_APIS.join(', ')}, not "${sandboxApi}"` : '--agent-sandbox-api applies to --target agent-sandbox only');
+    throw new UsageError(
+      target === 'agent-sandbox'
+        ? `--agent-sandbox-api must be one of ${SANDBOX_APIS.join(', ')}, not "${sandboxApi}"`
+        : '--agent-sandbox-api applies to --target agent-sandbox only',
+    );
   }
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}" (name the manifest with --manifest)`);
   const manifestFile = values.manifest ?? 'agentbox.toml';
@@ -113,7 +119,8 @@ async function render(args: string[]): Promise<number> {
     });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    if (e.code === 'ENOENT' || e.code === 'EISDIR' || e.code === 'EACCES') throw new UserError(`cannot read the manifest ${manifestFile}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, 2);
+    if (e.code === 'ENOENT' || e.code === 'EISDIR' || e.code === 'EACCES')
+      throw new UserError(`cannot read the manifest ${manifestFile}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`, 2);
     if (err instanceof NixNotFoundError) throw new UserError(err.message, 2);
     if (err instanceof NixEvalError || err instanceof NormalizationMismatchError) throw new UserError(err.message, 1);
     throw err;
@@ -124,7 +131,10 @@ async function render(args: string[]): Promise<number> {
     for (const d of validation.diagnostics) (d.severity === 'error' ? process.stderr : process.stdout).write(`${formatDiagnostic(manifestFile, d)}\n`);
   }
   if (!rendered) {
-    if (values.json) process.stdout.write(`${JSON.stringify({ manifest: manifestFile, rendered: false, exitCode: validation.exitCode, diagnostics: validation.diagnostics }, null, 2)}\n`);
+    if (values.json)
+      process.stdout.write(
+        `${JSON.stringify({ manifest: manifestFile, rendered: false, exitCode: validation.exitCode, diagnostics: validation.diagnostics }, null, 2)}\n`,
+      );
     else process.stderr.write(`${manifestFile}: invalid, nothing rendered\n`);
     return validation.exitCode;
   }

@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 // Compiled: dist/scripts/cli → three levels up; from source (tests): scripts/cli → two.
-const root = [path.resolve(here, '../../..'), path.resolve(here, '../..')].find((p) => existsSync(path.join(p, 'schema/agentbox.schema.json'))) ?? path.resolve(here, '../..');
+const root =
+  [path.resolve(here, '../../..'), path.resolve(here, '../..')].find((p) => existsSync(path.join(p, 'schema/agentbox.schema.json'))) ??
+  path.resolve(here, '../..');
 
 /** Absolute path of `relative` inside the Agentbox installation. */
 export function repoPath(relative: string): string {

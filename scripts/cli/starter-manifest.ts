@@ -35,10 +35,15 @@ export function starterManifest(options: StarterOptions): string {
   const out = [
     `#:schema ${options.schemaRef}`,
     ...comment(`agentbox.toml — ${root.description ?? ''}`),
-    ...comment('Generated from schema/agentbox.schema.json: every key below shows its default, and deleting a key means the same. Check this file with `npx agentbox config validate`; see every resolved value with `npx agentbox config show`.'),
+    ...comment(
+      'Generated from schema/agentbox.schema.json: every key below shows its default, and deleting a key means the same. Check this file with `npx agentbox config validate`; see every resolved value with `npx agentbox config show`.',
+    ),
   ];
   for (const [name, node] of Object.entries(root.properties ?? {})) section(out, [name], resolveRef(node, root), root, overrides);
-  return `${out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd()}\n`;
+  return `${out
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trimEnd()}\n`;
 }
 
 /** Write the table at `path`: its description, header and keys, then its sub-tables and maps. */
@@ -53,7 +58,13 @@ function table(out: string[], path: string[], node: SchemaNode, root: SchemaNode
     const value = overrides.has(at) ? overrides.get(at) : child.default;
     if (value === undefined) continue;
     // A port left out floats (box-ports.ts): written commented, so a second box can start beside the first.
-    if ((FLOATING_PORT_KEYS as readonly string[]).includes(at)) out.push(...comment(`${child.description ?? ''} Left out: ${tomlValue(value)}, or in local mode a free port when ${tomlValue(value)} is taken (agentbox up says which); set it to require exactly this port.`), `# ${key} = ${tomlValue(value)}`);
+    if ((FLOATING_PORT_KEYS as readonly string[]).includes(at))
+      out.push(
+        ...comment(
+          `${child.description ?? ''} Left out: ${tomlValue(value)}, or in local mode a free port when ${tomlValue(value)} is taken (agentbox up says which); set it to require exactly this port.`,
+        ),
+        `# ${key} = ${tomlValue(value)}`,
+      );
     else out.push(...comment(child.description ?? ''), `${key} = ${tomlValue(value)}`);
   }
   for (const [key, child] of children.filter(([, n]) => n.type === 'object')) section(out, [...path, key], child, root, overrides);

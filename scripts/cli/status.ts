@@ -40,7 +40,9 @@ export async function run(args: string[]): Promise<number> {
   let programs: ProgramStatus[] | undefined;
   if (existsSync(target.supervisordConf)) {
     // supervisorctl exits 3 when a programme is not RUNNING; its output is still the table.
-    const out = await promisify(execFile)('supervisorctl', ['-c', target.supervisordConf, 'status'], { timeout: 10_000 }).catch((err: { stdout?: string }) => ({ stdout: err.stdout ?? '' }));
+    const out = await promisify(execFile)('supervisorctl', ['-c', target.supervisordConf, 'status'], { timeout: 10_000 }).catch((err: { stdout?: string }) => ({
+      stdout: err.stdout ?? '',
+    }));
     programs = parseSupervisorStatus(out.stdout);
   }
   const report = { url: target.url, ready: ready.status === 200, readiness: ready.body, health: health.body, programs: programs ?? null };
@@ -48,10 +50,13 @@ export async function run(args: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const r = ready.body as { reason?: string; missing?: string[]; degraded?: string[] };
-    process.stdout.write(`${target.url}: ${report.ready ? 'READY' : `NOT READY (${r.reason ?? 'unknown'}${r.missing?.length ? `: ${r.missing.join(', ')}` : ''})`}\n`);
+    process.stdout.write(
+      `${target.url}: ${report.ready ? 'READY' : `NOT READY (${r.reason ?? 'unknown'}${r.missing?.length ? `: ${r.missing.join(', ')}` : ''})`}\n`,
+    );
     const h = health.body as { status?: string; slots?: Record<string, { impl?: string; state?: string; reason?: string }> };
     process.stdout.write(`health: ${h.status ?? 'unknown'}\n`);
-    for (const [slot, s] of Object.entries(h.slots ?? {})) process.stdout.write(`  ${slot.padEnd(13)} ${String(s.impl ?? '').padEnd(15)} ${s.state ?? ''}${s.reason ? ` (${s.reason})` : ''}\n`);
+    for (const [slot, s] of Object.entries(h.slots ?? {}))
+      process.stdout.write(`  ${slot.padEnd(13)} ${String(s.impl ?? '').padEnd(15)} ${s.state ?? ''}${s.reason ? ` (${s.reason})` : ''}\n`);
     if (programs) {
       process.stdout.write('programmes:\n');
       for (const p of programs) process.stdout.write(`  ${p.name.padEnd(16)} ${p.state.padEnd(9)} ${p.detail}\n`);

@@ -54,7 +54,14 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { local: { type: 'boolean' }, manifest: { type: 'string' }, root: { type: 'string' }, quiet: { type: 'boolean' }, detach: { type: 'boolean' }, 'target-arch': { type: 'string' } },
+    options: {
+      local: { type: 'boolean' },
+      manifest: { type: 'string' },
+      root: { type: 'string' },
+      quiet: { type: 'boolean' },
+      detach: { type: 'boolean' },
+      'target-arch': { type: 'string' },
+    },
   });
   if (positionals.length) throw new UsageError(`unexpected argument "${String(positionals[0])}"`);
   if (!values.local) throw new UsageError('only --local is supported here; for containers run `agentbox render` and `docker-compose up`');
@@ -67,7 +74,11 @@ export async function run(args: string[]): Promise<number> {
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   // Before rendering: the configs of a running box must not change under it.
   const running = runningSupervisor(root);
-  if (running) throw new UserError(`a box is already running under ${root} (supervisord pid ${running}); stop it with \`agentbox down --root ${root}\`, or use another --root`, 1);
+  if (running)
+    throw new UserError(
+      `a box is already running under ${root} (supervisord pid ${running}); stop it with \`agentbox down --root ${root}\`, or use another --root`,
+      1,
+    );
   let prepared: Awaited<ReturnType<typeof prepareLocalBox>>;
   try {
     prepared = await prepareLocalBox(manifestFile, root, ruleContextFrom(values['target-arch']), process.env);
@@ -94,7 +105,8 @@ export async function run(args: string[]): Promise<number> {
     release();
     throw new UserError(ports.taken.map((p) => portInUseLine(p)).join('\n'), 1);
   }
-  for (const p of ports.moved) say(`port ${p.from} (the ${p.name}'s default) is in use: using ${p.port}; set ${p.key} in the manifest or ${p.envVar} to require a port`);
+  for (const p of ports.moved)
+    say(`port ${p.from} (the ${p.name}'s default) is in use: using ${p.port}; set ${p.key} in the manifest or ${p.envVar} to require a port`);
   Object.assign(box.env, ports.chosen);
   const apiPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_API_PORT')!.port;
   const metricsPort = ports.ports.find((p) => p.envVar === 'AGENTBOX_METRICS_PORT')!.port;
@@ -106,14 +118,19 @@ export async function run(args: string[]): Promise<number> {
   // Attached, the entrypoint runs with SIGTERM as its parent-death signal, which survives its exec
   // of supervisord: when this command dies, however it dies, supervisord stops the box in order.
   const launcher = installedLauncher();
-  if (!detach && !existsSync(launcher)) throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build/build-launcher.mjs\` (npm start does)`, 1);
+  if (!detach && !existsSync(launcher))
+    throw new UserError(`the sandbox launcher ${launcher} is not built; build it with \`node scripts/build/build-launcher.mjs\` (npm start does)`, 1);
   const argv = detach ? [entrypoint] : [launcher, '--parent-death', '--', entrypoint];
   // The box's own programmes watch this process too (programme/parent-watch.ts): they stop at once, not when supervisord next wakes.
   if (!detach) box.env['AGENTBOX_OWNER_PID'] = String(process.pid);
   say(`starting ${manifestFile} under ${box.paths.root}`);
   const logFile = path.join(box.paths.logDir, 'box.log');
   if (detach) mkdirSync(box.paths.logDir, { recursive: true });
-  const output = detach ? { stdio: openSync(logFile, 'a', 0o600), close: () => {} } : values.quiet ? { stdio: 'ignore' as const, close: () => {} } : boxConsole();
+  const output = detach
+    ? { stdio: openSync(logFile, 'a', 0o600), close: () => {} }
+    : values.quiet
+      ? { stdio: 'ignore' as const, close: () => {} }
+      : boxConsole();
   const child = spawn(argv[0]!, argv.slice(1), {
     env: box.env,
     // Its own process group: Ctrl-C reaches only this command, which stops supervisord in order.
@@ -170,7 +187,9 @@ export async function run(args: string[]): Promise<number> {
     say(`API      ${box.apiUrl}  (GET /ready, /health, /v1/meta; docs at /docs/json)`);
     say(`dashboard ${box.apiUrl}/ui/  (sign in with the API key below)`);
     say(`metrics  ${box.metricsUrl}`);
-    say(`API key  ${box.paths.apiKeyFile}  (send it as: Authorization: Bearer $(cat ${path.relative(process.cwd(), box.paths.apiKeyFile) || box.paths.apiKeyFile}))`);
+    say(
+      `API key  ${box.paths.apiKeyFile}  (send it as: Authorization: Bearer $(cat ${path.relative(process.cwd(), box.paths.apiKeyFile) || box.paths.apiKeyFile}))`,
+    );
     if (detach) {
       say(`running in the background (supervisord pid ${supervisorPid}); log ${logFile}; stop it with: agentbox down --root ${box.paths.root}`);
       child.unref();

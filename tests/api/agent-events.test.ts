@@ -25,7 +25,8 @@ const metric = async (box: TestServer, pattern: string): Promise<number | undefi
 };
 const label = (e: Event): string | undefined => e.tags.find((tag) => tag[0] === 'l')?.[1];
 /** Stored events, re-parsed so that signatures are checked afresh. */
-const stored = async (relay: TestRelay): Promise<Event[]> => (await relay.events({ kinds: [AGENT_EVENT_KIND] })).map((e) => JSON.parse(JSON.stringify(e)) as Event).sort((a, b) => a.created_at - b.created_at);
+const stored = async (relay: TestRelay): Promise<Event[]> =>
+  (await relay.events({ kinds: [AGENT_EVENT_KIND] })).map((e) => JSON.parse(JSON.stringify(e)) as Event).sort((a, b) => a.created_at - b.created_at);
 
 t.test('bead transitions and agent lifecycle reach the relay, signed by the box', async (t) => {
   const relay = await startTestRelay();
@@ -36,7 +37,9 @@ t.test('bead transitions and agent lifecycle reach the relay, signed by the box'
   });
   await seal(box);
   await waitFor('ready with the relay', async () => (await box.api('/ready', { auth: false })).status === 200);
-  t.match((await box.api('/ready', { auth: false })).json, { requirements: ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:orchestrator', 'relay'] });
+  t.match((await box.api('/ready', { auth: false })).json, {
+    requirements: ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:orchestrator', 'relay'],
+  });
   const pubkey = ((await box.api('/v1/meta')).json['identity'] as { pubkey: string }).pubkey;
 
   const bead = (await box.api('/v1/beads', { body: { title: 'secret plans', body: 'do not publish' } })).json['bead'] as { id: string };
@@ -60,17 +63,27 @@ t.test('bead transitions and agent lifecycle reach the relay, signed by the box'
   for (const e of events) {
     t.ok(verifyEvent(e), `event ${e.id.slice(0, 8)} has a valid signature`);
     t.equal(e.pubkey, pubkey, 'signed by the box identity');
-    t.same(e.tags.slice(0, 3), [['t', 'agentbox'], ['L', 'dev.agentbox'], ['l', label(e), 'dev.agentbox']]);
+    t.same(e.tags.slice(0, 3), [
+      ['t', 'agentbox'],
+      ['L', 'dev.agentbox'],
+      ['l', label(e), 'dev.agentbox'],
+    ]);
     t.notMatch(e.content, /secret plans|do not publish|private note|\/bin\/sh|exit 1/, 'no titles, bodies, notes or commands');
   }
   const beadEvents = events.filter((e) => e.tags.some((tag) => tag[0] === 'bead' && tag[1] === bead.id));
   // Nostr times are in seconds: events of one second have no order, so compare as sets.
   t.same(beadEvents.map(label).sort(), ['bead.claimed', 'bead.closed', 'bead.open'], 'each transition once');
-  t.match(JSON.parse(beadEvents.find((e) => label(e) === 'bead.closed')!.content), { type: 'bead.closed', bead: { id: bead.id, status: 'closed', outcome: 'success', claimedBy: 'worker-1' } });
+  t.match(JSON.parse(beadEvents.find((e) => label(e) === 'bead.closed')!.content), {
+    type: 'bead.closed',
+    bead: { id: bead.id, status: 'closed', outcome: 'success', claimedBy: 'worker-1' },
+  });
   const once = events.filter((e) => e.tags.some((tag) => tag[0] === 'agent' && tag[2] === 'once'));
   t.same(once.map(label).sort(), ['agent.exit', 'agent.spawn']);
   t.match(JSON.parse(once.find((e) => label(e) === 'agent.exit')!.content), { type: 'agent.exit', agent: { name: 'once', state: 'failed', exitCode: 3 } });
-  t.ok(events.some((e) => label(e) === 'agent.crash-loop' && JSON.parse(e.content).agent.name === 'crashy'), 'the crash loop');
+  t.ok(
+    events.some((e) => label(e) === 'agent.crash-loop' && JSON.parse(e.content).agent.name === 'crashy'),
+    'the crash loop',
+  );
   t.equal(await metric(box, `agentbox_mesh_events_published_total\\{relay="${relay.url}"\\}`), events.length);
   t.equal(await metric(box, `agentbox_mesh_relay_up\\{relay="${relay.url}"\\}`), 1);
 

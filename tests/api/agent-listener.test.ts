@@ -23,7 +23,10 @@ const spawn = (name: string, command: string, args: string[]): Promise<Agent> =>
 const environ = environOf;
 const finished = async (id: string): Promise<string> => {
   await waitFor('the agent to finish', async () => ((await box.api(`/v1/agents/${id}`)).json['agent'] as Agent | undefined)?.state !== 'running', 20_000);
-  return ((await box.api(`/v1/agents/${id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');
+  return ((await box.api(`/v1/agents/${id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>)
+    .filter((c) => c.stream === 'stdout')
+    .map((c) => c.text)
+    .join('');
 };
 
 /** The URL and token a live agent finds in its environment. */
@@ -33,7 +36,9 @@ let sleeper: Agent;
 t.before(async () => {
   sleeper = await spawn('sleeper', '/bin/sleep', ['600']);
   // Until the exec, /proc shows the parent's environment.
-  const env = await waitFor('the agent to run with its environment', async () => ((await environ(sleeper.pid))['AGENTBOX_TOKEN'] ? environ(sleeper.pid) : undefined));
+  const env = await waitFor('the agent to run with its environment', async () =>
+    (await environ(sleeper.pid))['AGENTBOX_TOKEN'] ? environ(sleeper.pid) : undefined,
+  );
   agentUrl = env['AGENTBOX_API_URL'] ?? '';
   token = env['AGENTBOX_TOKEN'] ?? '';
 });
@@ -49,10 +54,22 @@ t.test("the agents' listener serves agent tokens, and refuses the API key, sign-
   const own = await fetch(`${agentUrl}/v1/agents/${sleeper.id}`, { headers: { authorization: `Bearer ${token}` } });
   t.equal(own.status, 200, "an agent's own record, with its token");
   const operatorCall = await fetch(`${agentUrl}/v1/agents`, { headers: { authorization: `Bearer ${box.key}` } });
-  t.match({ status: operatorCall.status, body: await operatorCall.json() }, { status: 403, body: { error: 'ABX_ERR_AGENT_LISTENER' } }, 'the API key is refused there');
+  t.match(
+    { status: operatorCall.status, body: await operatorCall.json() },
+    { status: 403, body: { error: 'ABX_ERR_AGENT_LISTENER' } },
+    'the API key is refused there',
+  );
   const origin = new URL(agentUrl).origin;
-  const signIn = await fetch(`${agentUrl}/ui/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: box.key }) });
-  t.match({ status: signIn.status, body: await signIn.json() }, { status: 403, body: { error: 'ABX_ERR_AGENT_LISTENER' } }, 'sign-in is refused there, even with the right key');
+  const signIn = await fetch(`${agentUrl}/ui/session`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ apiKey: box.key }),
+  });
+  t.match(
+    { status: signIn.status, body: await signIn.json() },
+    { status: 403, body: { error: 'ABX_ERR_AGENT_LISTENER' } },
+    'sign-in is refused there, even with the right key',
+  );
   t.equal(signIn.headers.get('set-cookie'), null, 'no session cookie');
   for (const p of ['/ui/', '/ui/session', '/health', '/docs/json', '/v1/nowhere']) {
     const res = await fetch(agentUrl + p);
@@ -60,7 +77,11 @@ t.test("the agents' listener serves agent tokens, and refuses the API key, sign-
   }
   for (const p of ['/livez', '/ready']) t.equal((await fetch(agentUrl + p)).status, 200, `${p} answers there`);
   const scope = await fetch(`${agentUrl}/v1/agents`, { headers: { authorization: `Bearer ${token}` } });
-  t.match({ status: scope.status, body: await scope.json() }, { status: 403, body: { error: 'ABX_ERR_AGENT_SCOPE' } }, 'agent scopes apply there as on the operator port');
+  t.match(
+    { status: scope.status, body: await scope.json() },
+    { status: 403, body: { error: 'ABX_ERR_AGENT_SCOPE' } },
+    'agent scopes apply there as on the operator port',
+  );
 });
 
 t.test("an agent hammering sign-in never spends the operator's sign-in budget", async (t) => {
@@ -85,17 +106,22 @@ t.test("an idle flood of the agents' listener is capped; the API and /ready keep
     for (const s of sockets) s.destroy();
   });
   await Promise.all(
-    Array.from({ length: flood }, () =>
-      new Promise<void>((resolve) => {
-        const s = net.connect(Number(port), '127.0.0.1', () => resolve());
-        s.on('error', () => resolve());
-        s.on('close', () => (closedByServer += 1));
-        sockets.push(s);
-      }),
+    Array.from(
+      { length: flood },
+      () =>
+        new Promise<void>((resolve) => {
+          const s = net.connect(Number(port), '127.0.0.1', () => resolve());
+          s.on('error', () => resolve());
+          s.on('close', () => (closedByServer += 1));
+          sockets.push(s);
+        }),
     ),
   );
   await waitFor('the excess connections to be closed', () => closedByServer >= flood - AGENT_MAX_CONNECTIONS, 5_000);
-  t.ok(box.server.app.agentbox.agentListener.connections() <= AGENT_MAX_CONNECTIONS, `at most ${AGENT_MAX_CONNECTIONS} held (${box.server.app.agentbox.agentListener.connections()})`);
+  t.ok(
+    box.server.app.agentbox.agentListener.connections() <= AGENT_MAX_CONNECTIONS,
+    `at most ${AGENT_MAX_CONNECTIONS} held (${box.server.app.agentbox.agentListener.connections()})`,
+  );
   t.equal((await box.api('/ready', { auth: false })).status, 200, '/ready answers 200 on the operator port');
   t.equal((await box.api('/v1/meta')).status, 200, 'the operator is answered');
   // Idle connections are closed by the listener itself (no request head within its headers timeout).

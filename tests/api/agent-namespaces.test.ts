@@ -23,8 +23,15 @@ t.test('a name with a dot is refused at spawn, by the route and by the orchestra
     t.match(res, { status: 400, json: { error: 'ABX_ERR_VALIDATION' } }, `${name} refused`);
     t.throws(() => checkSpawnRequest({ name, command: '/bin/true', args: [] }), AdapterInputError, `${name}: the adapter refuses it without a route in front`);
   }
-  t.same(((await box.api('/v1/agents')).json['agents'] as Array<{ name: string }>).filter((a) => a.name.includes('.')), [], 'no dotted agent runs');
-  t.notOk(ownsNamespace({ id: 'agt_x', name: 'team.x', createdBeads: new Set() } as Parameters<typeof ownsNamespace>[0], 'agent.team.x'), 'a dotted name, should one appear, owns nothing');
+  t.same(
+    ((await box.api('/v1/agents')).json['agents'] as Array<{ name: string }>).filter((a) => a.name.includes('.')),
+    [],
+    'no dotted agent runs',
+  );
+  t.notOk(
+    ownsNamespace({ id: 'agt_x', name: 'team.x', createdBeads: new Set() } as Parameters<typeof ownsNamespace>[0], 'agent.team.x'),
+    'a dotted name, should one appear, owns nothing',
+  );
 });
 
 t.test("agent team reaches agent.team and agent.team.*, and no other agent's data", async (t) => {

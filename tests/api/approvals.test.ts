@@ -15,7 +15,18 @@ import { startProxyProgramme } from './support/egress-proxy-programme.js';
 import { environOf } from './support/agent-processes.js';
 import { makeRoot, startTestServer, waitFor, type TestServer } from './support/harness.js';
 
-type Approval = { id: string; digest: string; policy: string; expires: string; action: string; agent: string | null; agentId: string | null; arguments: Record<string, unknown>; state: string; rule: { index: number; id?: string } | null };
+type Approval = {
+  id: string;
+  digest: string;
+  policy: string;
+  expires: string;
+  action: string;
+  agent: string | null;
+  agentId: string | null;
+  arguments: Record<string, unknown>;
+  state: string;
+  rule: { index: number; id?: string } | null;
+};
 type Stored = { kind: string; source: string; data: Record<string, unknown> };
 type Reply = Awaited<ReturnType<TestServer['api']>>;
 
@@ -73,28 +84,54 @@ t.teardown(() => {
 });
 
 const pending = async (): Promise<Approval[]> => (await box.api('/v1/approvals')).json['approvals'] as Approval[];
-const nextPending = (count: number): Promise<Approval[]> => waitFor(`${count} pending approvals`, async () => ((await pending()).length >= count ? pending() : undefined));
-const approvalEvents = async (on = box): Promise<Stored[]> => ((await on.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => e.kind.startsWith('approval.'));
-const spawnSupervised = (name: string, args = ['30'], on = box): Promise<Reply> => on.api('/v1/agents', { body: { name, command: '/bin/sleep', args, autonomy: 'supervised' } });
+const nextPending = (count: number): Promise<Approval[]> =>
+  waitFor(`${count} pending approvals`, async () => ((await pending()).length >= count ? pending() : undefined));
+const approvalEvents = async (on = box): Promise<Stored[]> =>
+  ((await on.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => e.kind.startsWith('approval.'));
+const spawnSupervised = (name: string, args = ['30'], on = box): Promise<Reply> =>
+  on.api('/v1/agents', { body: { name, command: '/bin/sleep', args, autonomy: 'supervised' } });
 const end = (id: string, on = box) => on.api(`/v1/agents/${id}?graceMs=0`, { method: 'DELETE' });
-const decide = (id: string, body: Record<string, unknown>, auth?: string): Promise<Reply> => box.api(`/v1/approvals/${id}`, { body, ...(auth ? { auth } : {}) });
+const decide = (id: string, body: Record<string, unknown>, auth?: string): Promise<Reply> =>
+  box.api(`/v1/approvals/${id}`, { body, ...(auth ? { auth } : {}) });
 
 /** A signed decision as the dashboard's NIP-07 signer or a CLI would make it. */
 function sign(key: Uint8Array, a: Approval, decision: 'approve' | 'deny', scope = 'once', changes: Record<string, unknown> = {}): Event {
-  const content = JSON.stringify({ request: a.id, digest: a.digest, policy: a.policy, decision, scope, expires: Math.floor(Date.parse(a.expires) / 1000), ...changes });
+  const content = JSON.stringify({
+    request: a.id,
+    digest: a.digest,
+    policy: a.policy,
+    decision,
+    scope,
+    expires: Math.floor(Date.parse(a.expires) / 1000),
+    ...changes,
+  });
   return finalizeEvent({ kind: 4751, created_at: Math.floor(Date.now() / 1000), tags: [], content }, key);
 }
 
 t.test('a spawn: held, listed with its digest, approved with the API key (unsigned), then started', async (t) => {
   const answer = spawnSupervised('builder');
   const [a] = await nextPending(1);
-  t.match(a, { action: 'spawn', agent: 'builder', agentId: null, arguments: { command: '/bin/sleep', args: ['30'] }, rule: { index: 0, id: 'sleep-asks' }, state: 'pending' });
-  t.equal(a!.digest, requestDigest({ kind: 'spawn', agent: 'builder', command: '/bin/sleep', args: ['30'] }, { version: a!.policy }), 'the digest is of the action, the agent, its arguments and the policy version');
+  t.match(a, {
+    action: 'spawn',
+    agent: 'builder',
+    agentId: null,
+    arguments: { command: '/bin/sleep', args: ['30'] },
+    rule: { index: 0, id: 'sleep-asks' },
+    state: 'pending',
+  });
+  t.equal(
+    a!.digest,
+    requestDigest({ kind: 'spawn', agent: 'builder', command: '/bin/sleep', args: ['30'] }, { version: a!.policy }),
+    'the digest is of the action, the agent, its arguments and the policy version',
+  );
   const metrics = await (await fetch(box.server.metricsUrl)).text();
   t.match(metrics, /agentbox_approvals_pending 1/);
   const decided = await decide(a!.id, { decision: 'approve', reason: 'ok for the build' });
   t.equal(decided.status, 200);
-  t.match(decided.json['approval'], { state: 'approved', decision: { outcome: 'approved', reason: 'ok for the build', scope: 'once', by: { signed: false, actor: { kind: 'api-key' } } } });
+  t.match(decided.json['approval'], {
+    state: 'approved',
+    decision: { outcome: 'approved', reason: 'ok for the build', scope: 'once', by: { signed: false, actor: { kind: 'api-key' } } },
+  });
   const spawned = await answer;
   t.equal(spawned.status, 201, 'the held spawn went ahead');
   await end((spawned.json['agent'] as { id: string }).id);
@@ -103,8 +140,15 @@ t.test('a spawn: held, listed with its digest, approved with the API key (unsign
     const all = (await approvalEvents()).filter((e) => e.data['request'] === a!.id);
     return all.length >= 2 ? all : undefined;
   });
-  t.match(events[0], { kind: 'approval.requested', source: 'approvals', data: { digest: a!.digest, action: 'spawn', name: 'builder', rule: { id: 'sleep-asks' } } });
-  t.match(events[1], { kind: 'approval.decided', data: { outcome: 'approved', signed: false, actor: { kind: 'api-key' }, scope: 'once', reason: 'ok for the build' } });
+  t.match(events[0], {
+    kind: 'approval.requested',
+    source: 'approvals',
+    data: { digest: a!.digest, action: 'spawn', name: 'builder', rule: { id: 'sleep-asks' } },
+  });
+  t.match(events[1], {
+    kind: 'approval.decided',
+    data: { outcome: 'approved', signed: false, actor: { kind: 'api-key' }, scope: 'once', reason: 'ok for the build' },
+  });
   t.match(await (await fetch(box.server.metricsUrl)).text(), /agentbox_approval_decisions_total\{outcome="approved"\} 1/);
 });
 
@@ -115,28 +159,51 @@ t.test('a spawn: forged decisions are refused and the request stays pending; a s
   t.match(wrongSigner, { status: 403, json: { error: 'ABX_ERR_APPROVAL_SIGNATURE', message: /is not an operator key of this box/ } });
   const changed = await decide(a!.id, { decision: 'approve', signed: sign(operator, a!, 'approve', 'once', { digest: `sha256:${'0'.repeat(64)}` }) });
   t.match(changed, { status: 409, json: { error: 'ABX_ERR_APPROVAL_CHANGED' } }, 'a decision for a changed request');
-  t.match(await decide(a!.id, { decision: 'approve', digest: `sha256:${'1'.repeat(64)}` }), { status: 409, json: { error: 'ABX_ERR_APPROVAL_CHANGED' } }, 'also unsigned, when the digest seen is named');
+  t.match(
+    await decide(a!.id, { decision: 'approve', digest: `sha256:${'1'.repeat(64)}` }),
+    { status: 409, json: { error: 'ABX_ERR_APPROVAL_CHANGED' } },
+    'also unsigned, when the digest seen is named',
+  );
   const tampered = { ...sign(operator, a!, 'deny'), content: JSON.stringify({ request: a!.id }) };
   t.match(await decide(a!.id, { decision: 'deny', signed: tampered }), { status: 403, json: { message: /does not verify/ } }, 'content changed after signing');
-  t.match(await decide(a!.id, { decision: 'approve', signed: sign(operator, a!, 'deny') }), { status: 403, json: { message: /states "deny", the call asks to approve/ } });
+  t.match(await decide(a!.id, { decision: 'approve', signed: sign(operator, a!, 'deny') }), {
+    status: 403,
+    json: { message: /states "deny", the call asks to approve/ },
+  });
   t.equal((await pending())[0]?.state, 'pending', 'still pending after every refusal');
   const signed = sign(operator, a!, 'deny');
   const denied = await decide(a!.id, { decision: 'deny', reason: 'not now', signed });
   t.equal(denied.status, 200);
-  t.match(denied.json['approval'], { state: 'denied', decision: { by: { signed: true, pubkey: getPublicKey(operator), signature: { id: signed.id, sig: signed.sig } } } });
+  t.match(denied.json['approval'], {
+    state: 'denied',
+    decision: { by: { signed: true, pubkey: getPublicKey(operator), signature: { id: signed.id, sig: signed.sig } } },
+  });
   const refused = await answer;
-  t.match(refused, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: new RegExp(`asks for approval; denied by ${getPublicKey(operator)} \\(signed\\) \\(request ${a!.id}\\): not now`) } });
+  t.match(refused, {
+    status: 403,
+    json: {
+      error: 'ABX_ERR_POLICY_DENIED',
+      message: new RegExp(`asks for approval; denied by ${getPublicKey(operator)} \\(signed\\) \\(request ${a!.id}\\): not now`),
+    },
+  });
 
   // The same action again: a new request with the same digest; the old signed event is a replay.
   const again = spawnSupervised('pusher');
   const [b] = await nextPending(1);
   t.equal(b!.digest, a!.digest, 'the same action has the same digest');
-  t.match(await decide(b!.id, { decision: 'deny', reason: 'not now', signed }), { status: 403, json: { error: 'ABX_ERR_APPROVAL_SIGNATURE', message: /it is for request/ } }, 'a replayed decision');
+  t.match(
+    await decide(b!.id, { decision: 'deny', reason: 'not now', signed }),
+    { status: 403, json: { error: 'ABX_ERR_APPROVAL_SIGNATURE', message: /it is for request/ } },
+    'a replayed decision',
+  );
   t.equal((await decide(b!.id, { decision: 'deny' })).status, 200);
   t.equal((await again).status, 403);
   const refusedEvents = (await approvalEvents()).filter((e) => e.data['outcome'] === 'refused');
   t.ok(refusedEvents.length >= 5, 'each refused decision is on record');
-  t.ok(refusedEvents.some((e) => e.data['approver'] === getPublicKey(stranger)), 'naming the key that tried');
+  t.ok(
+    refusedEvents.some((e) => e.data['approver'] === getPublicKey(stranger)),
+    'naming the key that tried',
+  );
 });
 
 t.test('a spawn: no decision in approval_timeout_sec denies', async (t) => {
@@ -144,7 +211,9 @@ t.test('a spawn: no decision in approval_timeout_sec denies', async (t) => {
   const refused = await spawnSupervised('slow', ['30'], hasty);
   t.match(refused, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /timed out \(request apr_[0-9a-f]+\): no decision within 3 s/ } });
   t.ok(Date.now() - started >= 2_900, 'held for the timeout');
-  const event = await waitFor('the timeout on record', async () => (await approvalEvents(hasty)).find((e) => e.kind === 'approval.decided' && e.data['outcome'] === 'timeout'));
+  const event = await waitFor('the timeout on record', async () =>
+    (await approvalEvents(hasty)).find((e) => e.kind === 'approval.decided' && e.data['outcome'] === 'timeout'),
+  );
   t.match(event, { data: { name: 'slow', actor: { kind: 'box' } } });
 });
 
@@ -201,7 +270,16 @@ t.test('a CONNECT through the real proxy: held open, approved (signed), denied, 
   const [a] = await nextPending(1);
   t.match(a, { action: 'egress', agent: 'fetcher', agentId: agent.id, arguments: { host: 'localhost', port: webPort }, rule: { id: 'web-asks' } });
   t.match(await decide(a!.id, { decision: 'approve', signed: sign(stranger, a!, 'approve') }), { status: 403 }, 'a wrong signer');
-  t.match(await decide(a!.id, { decision: 'approve', signed: sign(operator, a!, 'approve', 'once', { digest: requestDigest({ kind: 'egress', agent: 'fetcher', host: 'localhost', port: webPort + 1 }, { version: a!.policy }) }) }), { status: 409 }, 'a decision for another port');
+  t.match(
+    await decide(a!.id, {
+      decision: 'approve',
+      signed: sign(operator, a!, 'approve', 'once', {
+        digest: requestDigest({ kind: 'egress', agent: 'fetcher', host: 'localhost', port: webPort + 1 }, { version: a!.policy }),
+      }),
+    }),
+    { status: 409 },
+    'a decision for another port',
+  );
   t.equal((await decide(a!.id, { decision: 'approve', signed: sign(operator, a!, 'approve') })).status, 200);
   const opened = await tunnel;
   t.equal(opened.status, 200, 'the tunnel opened once approved');
@@ -215,7 +293,9 @@ t.test('a CONNECT through the real proxy: held open, approved (signed), denied, 
   t.equal(denied.status, 403);
   t.equal(denied.reason, 'policy-denied');
   t.match(denied.refusal, /asks for approval; denied by api-key \(request apr_[0-9a-f]+\): enough/);
-  const event = await waitFor('the egress policy.decision', async () => ((await box.api('/v1/events?limit=1000&kind=policy.decision')).json['items'] as Stored[]).find((e) => e.data['action'] === 'egress'));
+  const event = await waitFor('the egress policy.decision', async () =>
+    ((await box.api('/v1/events?limit=1000&kind=policy.decision')).json['items'] as Stored[]).find((e) => e.data['action'] === 'egress'),
+  );
   t.match(event, { source: 'egress', data: { agent: agent.id, decision: 'ask', outcome: 'denied', autonomy: 'supervised' } });
 });
 
@@ -237,7 +317,10 @@ t.test('the CLI: agentbox approvals lists, approve signs with an operator key fi
   const listed = await cli('approvals');
   t.equal(listed.code, 0);
   t.match(listed.stdout, new RegExp(`^${a!.id} +\\d+s  spawn +cli-agent  command=/bin/sleep args=\\["30"\\]  — rule 0 \\(sleep-asks\\): matched`));
-  t.same(JSON.parse((await cli('approvals', '--json')).stdout).map((x: Approval) => x.id), [a!.id]);
+  t.same(
+    JSON.parse((await cli('approvals', '--json')).stdout).map((x: Approval) => x.id),
+    [a!.id],
+  );
   const keyFile = path.join(rootDir, 'operator.key');
   writeFileSync(keyFile, Buffer.from(operator).toString('hex'), { mode: 0o600 });
   const approved = await cli('approve', a!.id, '--reason', 'from the CLI', '--sign-key-file', keyFile);
@@ -280,7 +363,12 @@ function connect(port: number, target: string, auth: string): Promise<{ status: 
       s.destroy();
       const reason = /x-agentbox-egress: (\S+)/i.exec(got)?.[1];
       const refusal = /x-agentbox-refusal: ([^\r]+)/i.exec(got)?.[1];
-      resolve({ status: Number(got.split(' ')[1]), ...(reason ? { reason } : {}), ...(refusal ? { refusal } : {}), body: got.slice(got.indexOf('\r\n\r\n') + 4) });
+      resolve({
+        status: Number(got.split(' ')[1]),
+        ...(reason ? { reason } : {}),
+        ...(refusal ? { refusal } : {}),
+        body: got.slice(got.indexOf('\r\n\r\n') + 4),
+      });
     };
     s.once('error', reject);
     s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`);

@@ -16,7 +16,8 @@ import { asBrowser, openSse, signIn } from './support/dashboard.js';
 import { makeRoot, startTestServer, waitFor, type TestServer } from './support/harness.js';
 
 const operator = generateSecretKey();
-const adapters = (critical: string[]) => `[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\ncritical = ${JSON.stringify(critical)}\n`;
+const adapters = (critical: string[]) =>
+  `[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\ncritical = ${JSON.stringify(critical)}\n`;
 const toml = `${adapters(['orchestrator'])}[mesh]\noperator_pubkeys = ["${npubEncode(getPublicKey(operator))}"]\n[sandbox.limits]\ncpu_seconds = 30\n[sandbox.egress]\nallow_domains = ["example.org"]\nallow_ports = [443]\n`;
 
 type Stored = { seq: number; kind: string; source: string; data: Record<string, unknown> };
@@ -25,13 +26,24 @@ const AUDIT = new Set(['agent.spawn', 'agent.terminate', 'agent.exit', 'bead.ope
 
 /** A NIP-98 Authorization header for one request, signed by `sk`. */
 function nostr(sk: Uint8Array, url: string, method: string, body: string): string {
-  const template: EventTemplate = { kind: 27235, created_at: Math.floor(Date.now() / 1000), content: '', tags: [['u', url], ['method', method], ['payload', payloadHash(body)]] };
+  const template: EventTemplate = {
+    kind: 27235,
+    created_at: Math.floor(Date.now() / 1000),
+    content: '',
+    tags: [
+      ['u', url],
+      ['method', method],
+      ['payload', payloadHash(body)],
+    ],
+  };
   return `Nostr ${Buffer.from(JSON.stringify(finalizeEvent(template, sk))).toString('base64')}`;
 }
 
-const ended = (box: TestServer, id: string) => waitFor(`agent ${id} to end`, async () => ((await box.api(`/v1/agents/${id}`)).json['agent'] as Agent).state !== 'running', 20_000);
+const ended = (box: TestServer, id: string) =>
+  waitFor(`agent ${id} to end`, async () => ((await box.api(`/v1/agents/${id}`)).json['agent'] as Agent).state !== 'running', 20_000);
 /** Every audit event in the log, oldest first. */
-const auditEvents = async (box: TestServer): Promise<Stored[]> => ((await box.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => AUDIT.has(e.kind));
+const auditEvents = async (box: TestServer): Promise<Stored[]> =>
+  ((await box.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => AUDIT.has(e.kind));
 
 t.test('agents, beads and the allowlist leave a complete, chained trail', async (t) => {
   const root = await makeRoot();
@@ -44,15 +56,23 @@ t.test('agents, beads and the allowlist leave a complete, chained trail', async 
   t.teardown(() => box.close());
   await waitFor('the egress control channel', () => box.server.app.agentbox.egress!.status().reachable);
   const sandbox = box.server.app.agentbox.sandbox.status().namespaces.active ? 'bubblewrap' : 'launcher';
-  const live = await openSse(`${box.server.apiUrl}/v1/events/stream?kind=agent.exit&kind=bead.closed&kind=sandbox.egress.policy`, { authorization: `Bearer ${box.key}` });
+  const live = await openSse(`${box.server.apiUrl}/v1/events/stream?kind=agent.exit&kind=bead.closed&kind=sandbox.egress.policy`, {
+    authorization: `Bearer ${box.key}`,
+  });
   t.teardown(() => live.close());
 
   // One agent exits on its own (with a variable whose value must not be recorded), one is terminated, one goes over its CPU budget.
-  const once = (await box.api('/v1/agents', { body: { name: 'once', command: '/bin/sh', args: ['-c', 'exit 3'], env: { GREETING: 'value-never-recorded' }, limits: { processes: 8 } } })).json['agent'] as Agent;
+  const once = (
+    await box.api('/v1/agents', {
+      body: { name: 'once', command: '/bin/sh', args: ['-c', 'exit 3'], env: { GREETING: 'value-never-recorded' }, limits: { processes: 8 } },
+    })
+  ).json['agent'] as Agent;
   await ended(box, once.id);
   const sleeper = (await box.api('/v1/agents', { body: { name: 'sleeper', command: 'sleep', args: ['30'] } })).json['agent'] as Agent;
   t.equal((await box.api(`/v1/agents/${sleeper.id}?graceMs=2000`, { method: 'DELETE' })).status, 200);
-  const spinner = (await box.api('/v1/agents', { body: { name: 'spinner', command: '/bin/sh', args: ['-c', 'while :; do :; done'], limits: { cpu_seconds: 1 } } })).json['agent'] as Agent;
+  const spinner = (
+    await box.api('/v1/agents', { body: { name: 'spinner', command: '/bin/sh', args: ['-c', 'while :; do :; done'], limits: { cpu_seconds: 1 } } })
+  ).json['agent'] as Agent;
   await ended(box, spinner.id);
 
   // One bead through its life: created with the key, claimed with the key, closed by a NIP-98 operator.
@@ -60,21 +80,40 @@ t.test('agents, beads and the allowlist leave a complete, chained trail', async 
   t.equal((await box.api(`/v1/beads/${bead.id}/claim`, { body: { claimant: 'worker-1' } })).status, 200);
   const closeBody = JSON.stringify({ outcome: 'success', note: 'done' });
   const closeUrl = `${box.server.apiUrl}/v1/beads/${bead.id}/close`;
-  t.equal((await box.api(`/v1/beads/${bead.id}/close`, { auth: false, rawBody: closeBody, method: 'POST', headers: { authorization: nostr(operator, closeUrl, 'POST', closeBody), 'content-type': 'application/json' } })).status, 200);
+  t.equal(
+    (
+      await box.api(`/v1/beads/${bead.id}/close`, {
+        auth: false,
+        rawBody: closeBody,
+        method: 'POST',
+        headers: { authorization: nostr(operator, closeUrl, 'POST', closeBody), 'content-type': 'application/json' },
+      })
+    ).status,
+    200,
+  );
 
   // An agent creates and claims a bead of its own with its token.
-  const script = "const h={authorization:'Bearer '+process.env.AGENTBOX_TOKEN,'content-type':'application/json'};const u=process.env.AGENTBOX_API_URL;" +
+  const script =
+    "const h={authorization:'Bearer '+process.env.AGENTBOX_TOKEN,'content-type':'application/json'};const u=process.env.AGENTBOX_API_URL;" +
     "const b=await (await fetch(u+'/v1/beads',{method:'POST',headers:h,body:JSON.stringify({title:'mine'})})).json();" +
     "const c=await fetch(u+'/v1/beads/'+b.bead.id+'/claim',{method:'POST',headers:h,body:JSON.stringify({claimant:process.env.AGENTBOX_AGENT_NAME})});console.log(b.bead.id,c.status)";
-  const worker = (await box.api('/v1/agents', { body: { name: 'worker', command: process.execPath, args: ['--input-type=module', '-e', script] } })).json['agent'] as Agent;
+  const worker = (await box.api('/v1/agents', { body: { name: 'worker', command: process.execPath, args: ['--input-type=module', '-e', script] } })).json[
+    'agent'
+  ] as Agent;
   await ended(box, worker.id);
-  const output = ((await box.api(`/v1/agents/${worker.id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');
+  const output = ((await box.api(`/v1/agents/${worker.id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>)
+    .filter((c) => c.stream === 'stdout')
+    .map((c) => c.text)
+    .join('');
   const [agentBead, claimStatus] = output.trim().split(' ');
   t.equal(claimStatus, '200', `the agent claimed its bead (output: ${output})`);
 
   // The allowlist changed from the dashboard.
   const browser = await signIn(box);
-  t.equal((await asBrowser(box, browser, '/v1/sandbox/egress', { method: 'PUT', body: { allow_domains: ['example.org', 'pypi.org'], allow_ports: [443] } })).status, 200);
+  t.equal(
+    (await asBrowser(box, browser, '/v1/sandbox/egress', { method: 'PUT', body: { allow_domains: ['example.org', 'pypi.org'], allow_ports: [443] } })).status,
+    200,
+  );
 
   const events = await waitFor('the last exit and the policy change', async () => {
     const all = await auditEvents(box);
@@ -87,8 +126,31 @@ t.test('agents, beads and the allowlist leave a complete, chained trail', async 
   const find = (kind: string, agent: string) => events.find((e) => e.kind === kind && e.data['agent'] === agent)!;
   const apiKey = { kind: 'api-key' };
 
-  t.match(find('agent.spawn', once.id), { source: 'orchestrator', data: { name: 'once', command: '/bin/sh', args: ['-c', 'exit 3'], cwd: 'once', envNames: ['GREETING'], limits: { processes: 8, cpu_seconds: 30 }, sandbox, by: apiKey } });
-  t.match(find('agent.exit', once.id), { source: 'orchestrator', data: { name: 'once', state: 'failed', reason: 'failed', exitCode: 3, durationMs: Number, usage: { cpu_seconds: Number, processes: Number, peak_pss_bytes: Number }, limits: { processes: 8 } } });
+  t.match(find('agent.spawn', once.id), {
+    source: 'orchestrator',
+    data: {
+      name: 'once',
+      command: '/bin/sh',
+      args: ['-c', 'exit 3'],
+      cwd: 'once',
+      envNames: ['GREETING'],
+      limits: { processes: 8, cpu_seconds: 30 },
+      sandbox,
+      by: apiKey,
+    },
+  });
+  t.match(find('agent.exit', once.id), {
+    source: 'orchestrator',
+    data: {
+      name: 'once',
+      state: 'failed',
+      reason: 'failed',
+      exitCode: 3,
+      durationMs: Number,
+      usage: { cpu_seconds: Number, processes: Number, peak_pss_bytes: Number },
+      limits: { processes: 8 },
+    },
+  });
   t.match(find('agent.terminate', sleeper.id), { data: { name: 'sleeper', graceMs: 2000, by: apiKey } });
   t.match(find('agent.exit', sleeper.id), { data: { state: 'terminated', reason: 'terminated', signal: 'SIGTERM' } });
   t.match(find('agent.terminate', spinner.id), { data: { by: { kind: 'box', reason: 'limit:cpu' } } });
@@ -97,13 +159,27 @@ t.test('agents, beads and the allowlist leave a complete, chained trail', async 
   t.notOk(find('agent.terminate', once.id), 'an agent that ended on its own was not terminated');
 
   const beadEvents = events.filter((e) => e.data['bead'] === bead.id);
-  t.same(beadEvents.map((e) => e.kind), ['bead.open', 'bead.claimed', 'bead.closed'], 'the bead: open, claimed, closed in order');
+  t.same(
+    beadEvents.map((e) => e.kind),
+    ['bead.open', 'bead.claimed', 'bead.closed'],
+    'the bead: open, claimed, closed in order',
+  );
   t.match(beadEvents[0], { source: 'beads', data: { bead: bead.id, kind: 'task', title: 'audit me', dependsOn: [], by: apiKey } });
   t.match(beadEvents[1], { data: { claimant: 'worker-1', by: apiKey } });
   t.match(beadEvents[2], { data: { outcome: 'success', by: { kind: 'nip98', pubkey: getPublicKey(operator) } } });
   const byWorker = { kind: 'agent', agent: worker.id, name: 'worker' };
-  t.same(events.filter((e) => e.data['bead'] === agentBead).map((e) => [e.kind, e.data['by']]), [['bead.open', byWorker], ['bead.claimed', byWorker]], "the agent's own bead, by the agent");
-  t.match(events.find((e) => e.kind === 'sandbox.egress.policy'), { source: 'egress', data: { allow_domains: ['example.org', 'pypi.org'], allow_ports: [443], source: 'runtime', by: { kind: 'session', via: 'api-key' } } });
+  t.same(
+    events.filter((e) => e.data['bead'] === agentBead).map((e) => [e.kind, e.data['by']]),
+    [
+      ['bead.open', byWorker],
+      ['bead.claimed', byWorker],
+    ],
+    "the agent's own bead, by the agent",
+  );
+  t.match(
+    events.find((e) => e.kind === 'sandbox.egress.policy'),
+    { source: 'egress', data: { allow_domains: ['example.org', 'pypi.org'], allow_ports: [443], source: 'runtime', by: { kind: 'session', via: 'api-key' } } },
+  );
 
   const text = JSON.stringify(events);
   t.notMatch(text, /value-never-recorded/, 'environment values are never recorded');
@@ -113,7 +189,11 @@ t.test('agents, beads and the allowlist leave a complete, chained trail', async 
 
   await live.next((m) => JSON.parse(m.data).kind === 'sandbox.egress.policy');
   const streamed = live.messages.map((m) => JSON.parse(m.data) as Stored);
-  t.same(streamed.map((e) => e.seq), events.filter((e) => ['agent.exit', 'bead.closed', 'sandbox.egress.policy'].includes(e.kind)).map((e) => e.seq), 'the live stream delivered the same events');
+  t.same(
+    streamed.map((e) => e.seq),
+    events.filter((e) => ['agent.exit', 'bead.closed', 'sandbox.egress.policy'].includes(e.kind)).map((e) => e.seq),
+    'the live stream delivered the same events',
+  );
 
   const report = await verifyEventLog(path.join(box.paths.stateDir, 'events'));
   t.match(report, { ok: true }, 'the chain verifies');
@@ -134,7 +214,11 @@ t.test('a critical events slot that cannot record refuses actions, and never sto
   const refused = await box.api('/v1/agents', { body: { name: 'later', command: '/bin/true' } });
   t.equal(refused.status, 503);
   t.match(refused.json, { error: 'ABX_ERR_AUDIT_UNAVAILABLE', message: /adapters\.critical/ });
-  t.same(((await box.api('/v1/agents')).json['agents'] as Agent[]).map((a) => a.id), [sleeper.id], 'nothing was started');
+  t.same(
+    ((await box.api('/v1/agents')).json['agents'] as Agent[]).map((a) => a.id),
+    [sleeper.id],
+    'nothing was started',
+  );
   const bead = await box.api('/v1/beads', { body: { title: 'unrecorded' } });
   t.equal(bead.status, 503);
   t.match(bead.json, { error: 'ABX_ERR_AUDIT_UNAVAILABLE' });

@@ -133,7 +133,9 @@ t.test('schemas are compiled with JSON Schema 2020-12', async (t) => {
   registerAjv2020(app);
   registerErrorHandling(app);
   // prefixItems exists only in 2020-12: a draft-07 validator would not enforce it.
-  app.post('/pair', { schema: { body: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], minItems: 2, items: false } } }, async () => ({ ok: true }));
+  app.post('/pair', { schema: { body: { type: 'array', prefixItems: [{ type: 'string' }, { type: 'integer' }], minItems: 2, items: false } } }, async () => ({
+    ok: true,
+  }));
   t.teardown(() => app.close());
   t.equal((await app.inject({ method: 'POST', url: '/pair', payload: ['a', 1] })).statusCode, 200);
   const bad = await app.inject({ method: 'POST', url: '/pair', payload: [1, 'a'] });
@@ -143,11 +145,18 @@ t.test('schemas are compiled with JSON Schema 2020-12', async (t) => {
 });
 
 t.test('errorResponse maps any error to a table code and hides internals of 5xx', async (t) => {
-  t.same(errorResponse(new Error('ECONNREFUSED 10.0.0.7:5432')).body, { error: 'ABX_ERR_INTERNAL', message: 'internal error; see the API log for this request id' });
+  t.same(errorResponse(new Error('ECONNREFUSED 10.0.0.7:5432')).body, {
+    error: 'ABX_ERR_INTERNAL',
+    message: 'internal error; see the API log for this request id',
+  });
   t.equal(errorResponse(new Error('boom')).status, 500);
   t.equal(errorResponse(Object.assign(new SyntaxError('bad'), { statusCode: 400 })).body.error, 'ABX_ERR_MALFORMED_BODY');
   t.equal(errorResponse(Object.assign(new Error('gone'), { statusCode: 404 })).body.error, 'ABX_ERR_NOT_FOUND');
   t.equal(errorResponse(Object.assign(new Error('big'), { statusCode: 413 })).body.error, 'ABX_ERR_BODY_TOO_LARGE');
   t.equal(errorResponse(Object.assign(new Error('type'), { statusCode: 415 })).body.error, 'ABX_ERR_UNSUPPORTED_MEDIA_TYPE');
-  t.same(errorResponse(Object.assign(new Error('odd header'), { statusCode: 431 })), { status: 400, body: { error: 'ABX_ERR_BAD_REQUEST', message: 'odd header' }, headers: {} });
+  t.same(errorResponse(Object.assign(new Error('odd header'), { statusCode: 431 })), {
+    status: 400,
+    body: { error: 'ABX_ERR_BAD_REQUEST', message: 'odd header' },
+    headers: {},
+  });
 });

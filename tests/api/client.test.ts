@@ -87,7 +87,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.match(await refusal(c.files.write(sleeper.id, '', 'x')), { status: 409 }, 'the directory itself is not a file to write');
   t.match(await refusal(c.files.delete(sleeper.id, '')), { code: 'ABX_ERR_FILE_PATH', status: 400 }, 'nor to delete');
   // `.` and `..` reach the box as given (the URL parser would resolve them to another route) and are refused there.
-  t.match(await refusal(c.files.read(sleeper.id, '../x')), { code: 'ABX_ERR_FILE_PATH', message: /"\.\.\/x" is refused/ }, 'a .. path is the box\'s refusal');
+  t.match(await refusal(c.files.read(sleeper.id, '../x')), { code: 'ABX_ERR_FILE_PATH', message: /"\.\.\/x" is refused/ }, "a .. path is the box's refusal");
   t.match(await refusal(c.files.delete(sleeper.id, '..')), { code: 'ABX_ERR_FILE_PATH' }, 'a lone .. too');
   t.match(await refusal(c.files.list(sleeper.id, 'notes/.')), { code: 'ABX_ERR_FILE_PATH' }, 'and a . segment');
   t.equal((await c.agents.get(sleeper.id)).state, 'running', 'the agent route above the files was not reached');

@@ -23,7 +23,8 @@ t.test('sign-in with the key sets a locked-down session cookie; a wrong key, a m
   t.ok(Math.abs(Date.parse(b.body['expiresAt'] as string) - Date.now() - 8 * 3600_000) < 60_000, 'expires in 8 h');
   t.notMatch(JSON.stringify(b.body), box.key, 'the key is not echoed');
 
-  const post = (headers: Record<string, string>, body: unknown) => fetch(`${box.server.apiUrl}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const post = (headers: Record<string, string>, body: unknown) =>
+    fetch(`${box.server.apiUrl}/ui/session`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
   const wrong = await post({ origin: b.origin }, { apiKey: 'x'.repeat(43) });
   t.equal(wrong.status, 401);
   t.same(await wrong.json(), { error: 'ABX_ERR_AUTH_INVALID', message: 'that is not the box API key (<state>/secrets/api-key)' });
@@ -86,7 +87,10 @@ t.test('the cookie authenticates /v1 routes; mutations need the Origin and the C
 
   const refusedOut = await fetch(`${box.server.apiUrl}/ui/session`, { method: 'DELETE', headers: { cookie: b.cookie, origin: b.origin } });
   t.equal(refusedOut.status, 403, 'sign-out needs the CSRF token too');
-  const out = await fetch(`${box.server.apiUrl}/ui/session`, { method: 'DELETE', headers: { cookie: b.cookie, origin: b.origin, 'x-csrf-token': b.csrfToken } });
+  const out = await fetch(`${box.server.apiUrl}/ui/session`, {
+    method: 'DELETE',
+    headers: { cookie: b.cookie, origin: b.origin, 'x-csrf-token': b.csrfToken },
+  });
   t.equal(out.status, 204);
   t.match(out.headers.get('set-cookie') ?? '', /^agentbox_session=;.*Expires=Thu, 01 Jan 1970/i, 'the cookie is cleared');
   const after = await asBrowser(box, b, '/v1/meta');
@@ -116,24 +120,51 @@ t.test('NIP-98 sign-in where operators are listed; refused where they are not', 
   const url = `${box.server.apiUrl}/ui/session`;
   const origin = new URL(url).origin;
   const signed = async (key: Uint8Array, body: string) => {
-    const template: EventTemplate = { kind: 27235, created_at: Math.floor(Date.now() / 1000), content: '', tags: [['u', url], ['method', 'POST'], ['payload', payloadHash(body)]] };
+    const template: EventTemplate = {
+      kind: 27235,
+      created_at: Math.floor(Date.now() / 1000),
+      content: '',
+      tags: [
+        ['u', url],
+        ['method', 'POST'],
+        ['payload', payloadHash(body)],
+      ],
+    };
     return `Nostr ${Buffer.from(JSON.stringify(finalizeEvent(template, key))).toString('base64')}`;
   };
-  const res = await fetch(url, { method: 'POST', headers: { origin, 'content-type': 'application/json', authorization: await signed(operator, '{}') }, body: '{}' });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', authorization: await signed(operator, '{}') },
+    body: '{}',
+  });
   t.equal(res.status, 201);
   t.match(await res.json(), { via: 'nip98', csrfToken: String });
   const cookie = (res.headers.get('set-cookie') ?? '').split(';')[0]!;
   t.equal((await fetch(`${box.server.apiUrl}/v1/meta`, { headers: { cookie } })).status, 200);
 
-  const stranger = await fetch(url, { method: 'POST', headers: { origin, 'content-type': 'application/json', authorization: await signed(generateSecretKey(), '{}') }, body: '{}' });
+  const stranger = await fetch(url, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', authorization: await signed(generateSecretKey(), '{}') },
+    body: '{}',
+  });
   t.equal(stranger.status, 401, 'a key not listed');
-  const tampered = await fetch(url, { method: 'POST', headers: { origin, 'content-type': 'application/json', authorization: await signed(operator, '{}') }, body: JSON.stringify({ apiKey: 'x' }) });
+  const tampered = await fetch(url, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json', authorization: await signed(operator, '{}') },
+    body: JSON.stringify({ apiKey: 'x' }),
+  });
   t.equal(tampered.status, 401, 'a body other than the signed one');
-  await waitFor('the sign-in metric', async () => /agentbox_dashboard_sign_ins_total\{result="ok",via="nip98"\} 1/.test(await (await fetch(box.server.metricsUrl)).text()));
+  await waitFor('the sign-in metric', async () =>
+    /agentbox_dashboard_sign_ins_total\{result="ok",via="nip98"\} 1/.test(await (await fetch(box.server.metricsUrl)).text()),
+  );
 
   const plain = await startTestServer({ toml: BEADS });
   t.teardown(() => plain.close());
-  const off = await fetch(`${plain.server.apiUrl}/ui/session`, { method: 'POST', headers: { origin: new URL(plain.server.apiUrl).origin, 'content-type': 'application/json', authorization: await signed(operator, '{}') }, body: '{}' });
+  const off = await fetch(`${plain.server.apiUrl}/ui/session`, {
+    method: 'POST',
+    headers: { origin: new URL(plain.server.apiUrl).origin, 'content-type': 'application/json', authorization: await signed(operator, '{}') },
+    body: '{}',
+  });
   t.equal(off.status, 401);
   t.match(await off.json(), { error: 'ABX_ERR_AUTH_INVALID', message: /NIP-98 sign-in is off/ });
 });
@@ -143,7 +174,11 @@ t.test('sign-in is rate limited', async (t) => {
   t.teardown(() => box.close());
   const origin = new URL(box.server.apiUrl).origin;
   const statuses: number[] = [];
-  for (let i = 0; i < 31; i++) statuses.push((await fetch(`${box.server.apiUrl}/ui/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{"apiKey":"wrong"}' })).status);
+  for (let i = 0; i < 31; i++)
+    statuses.push(
+      (await fetch(`${box.server.apiUrl}/ui/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: '{"apiKey":"wrong"}' }))
+        .status,
+    );
   t.same(statuses.slice(0, 30), Array(30).fill(401));
   t.equal(statuses[30], 429);
 });

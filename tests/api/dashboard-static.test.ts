@@ -9,22 +9,25 @@ import { defaultUiRoot, UI_CSP } from '../../management-api/src/dashboard/static
 import { startTestServer } from './support/harness.js';
 import { makeUiFixture } from './support/dashboard.js';
 
-const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+const CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** A raw GET (no client-side path normalisation), for traversal attempts. */
 function rawGet(base: string, rawPath: string): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
   const { hostname, port } = new URL(base);
   return new Promise((resolve, reject) => {
-    http.get({ hostname, port, path: rawPath }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
-    }).on('error', reject);
+    http
+      .get({ hostname, port, path: rawPath }, (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+      })
+      .on('error', reject);
   });
 }
 
-function securityHeaders(t: Tap.Test, headers: { get(name: string): string | null } , what: string): void {
+function securityHeaders(t: Tap.Test, headers: { get(name: string): string | null }, what: string): void {
   t.equal(headers.get('content-security-policy'), CSP, `${what}: CSP`);
   t.equal(headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
   t.equal(headers.get('referrer-policy'), 'no-referrer', `${what}: referrer-policy`);
@@ -33,7 +36,7 @@ function securityHeaders(t: Tap.Test, headers: { get(name: string): string | nul
 }
 
 t.test('built files are served without the key, with the security headers and the right caching', async (t) => {
-  t.equal(UI_CSP, CSP, 'the policy is exactly the contract\'s');
+  t.equal(UI_CSP, CSP, "the policy is exactly the contract's");
   const ui = await makeUiFixture();
   const box = await startTestServer({ ui: { root: ui.root } });
   t.teardown(async () => {
@@ -67,7 +70,15 @@ t.test('built files are served without the key, with the security headers and th
   const session = await fetch(`${base}/ui/session`);
   securityHeaders(t, session.headers, '/ui/session');
 
-  for (const attempt of ['/ui/../outside-secret.txt', '/ui/assets/../../outside-secret.txt', '/ui/..%2foutside-secret.txt', '/ui/%2e%2e/outside-secret.txt', '/ui/assets/..%2f..%2foutside-secret.txt', '/ui/assets/%2e%2e%2f%2e%2e%2foutside-secret.txt', '/ui/..%5coutside-secret.txt']) {
+  for (const attempt of [
+    '/ui/../outside-secret.txt',
+    '/ui/assets/../../outside-secret.txt',
+    '/ui/..%2foutside-secret.txt',
+    '/ui/%2e%2e/outside-secret.txt',
+    '/ui/assets/..%2f..%2foutside-secret.txt',
+    '/ui/assets/%2e%2e%2f%2e%2e%2foutside-secret.txt',
+    '/ui/..%5coutside-secret.txt',
+  ]) {
     const r = await rawGet(base, attempt);
     t.ok([400, 403, 404].includes(r.status), `${attempt} is refused (${r.status})`);
     t.notMatch(r.body, /not for the web/, `${attempt} does not leak the file`);
@@ -75,7 +86,11 @@ t.test('built files are served without the key, with the security headers and th
 
   const doc = (await box.api('/docs/json')).json as { paths: Record<string, unknown> };
   t.ok(doc.paths['/v1/dashboard/stream'], 'the stream is in the API document');
-  t.same(Object.keys(doc.paths).filter((p) => p.startsWith('/ui')), [], '/ui routes are not');
+  t.same(
+    Object.keys(doc.paths).filter((p) => p.startsWith('/ui')),
+    [],
+    '/ui routes are not',
+  );
 });
 
 t.test('without a built dashboard /ui/ answers 503 saying how to build it', async (t) => {

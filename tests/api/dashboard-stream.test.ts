@@ -15,13 +15,23 @@ t.test('the stream sends the four topics, then what changes, and nothing else', 
   t.teardown(() => stream.close());
   t.equal(stream.status, 200);
   t.match(stream.headers['content-type'], /^text\/event-stream/);
-  t.match(parse(await stream.next((m) => m.event === 'overview')), { ready: { status: 503, body: { ready: false, missing: ['seal'] } } }, 'not ready before the seal');
+  t.match(
+    parse(await stream.next((m) => m.event === 'overview')),
+    { ready: { status: 503, body: { ready: false, missing: ['seal'] } } },
+    'not ready before the seal',
+  );
   await writeFile(box.paths.sealFile, 'sealed\n');
   await stream.next((m) => m.event === 'overview' && m.data.includes('"status":200'));
 
-  const first = await Promise.all(['overview', 'agents', 'beads', 'mesh'].map((topic) => stream.next((m) => m.event === topic && (topic !== 'overview' || m.data.includes('"status":200')))));
+  const first = await Promise.all(
+    ['overview', 'agents', 'beads', 'mesh'].map((topic) => stream.next((m) => m.event === topic && (topic !== 'overview' || m.data.includes('"status":200')))),
+  );
   const [overview, agents, beads, mesh] = first.map(parse);
-  t.match(overview, { ready: { status: 200, body: { ready: true } }, health: { status: String, slots: { beads: { impl: 'local-sqlite' } } }, meta: { manifestSha256: String, version: String } });
+  t.match(overview, {
+    ready: { status: 200, body: { ready: true } },
+    health: { status: String, slots: { beads: { impl: 'local-sqlite' } } },
+    meta: { manifestSha256: String, version: String },
+  });
   t.notOk('uptimeSec' in (overview!['health'] as object), 'no ever-changing uptime in the overview');
   t.same((overview!['health'] as Record<string, unknown>)['startedAt'], (await box.api('/health', { auth: false })).json['startedAt']);
   t.same(agents, { available: true, agents: [], sandbox: null });
@@ -74,7 +84,11 @@ t.test('topics can be chosen; the stream needs a credential; closing the app end
   const stream = await openSse(`${box.server.apiUrl}/v1/dashboard/stream?topics=beads`, { authorization: `Bearer ${box.key}` });
   await stream.next((m) => m.event === 'beads');
   await new Promise((r) => setTimeout(r, 200));
-  t.same(stream.messages.map((m) => m.event), ['beads'], 'only the topic asked for');
+  t.same(
+    stream.messages.map((m) => m.event),
+    ['beads'],
+    'only the topic asked for',
+  );
   const started = Date.now();
   await box.close();
   closed = true;
@@ -84,7 +98,10 @@ t.test('topics can be chosen; the stream needs a credential; closing the app end
 
 t.test("a session's open streams are cut when it ends: sign-out, expiry", async (t) => {
   const TTL_MS = 1_500;
-  const box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n', ui: { sessionTtlMs: TTL_MS } });
+  const box = await startTestServer({
+    toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n',
+    ui: { sessionTtlMs: TTL_MS },
+  });
   t.teardown(() => box.close());
   const stay = await signIn(box);
   const leave = await signIn(box);
@@ -97,12 +114,20 @@ t.test("a session's open streams are cut when it ends: sign-out, expiry", async 
   const events = await open(leave, '/v1/events/stream');
   const other = await open(stay, '/v1/dashboard/stream?topics=overview');
   await dashboard.next((m) => m.event === 'overview');
-  const out = await fetch(`${box.server.apiUrl}/ui/session`, { method: 'DELETE', headers: { cookie: leave.cookie, origin: leave.origin, 'x-csrf-token': leave.csrfToken } });
+  const out = await fetch(`${box.server.apiUrl}/ui/session`, {
+    method: 'DELETE',
+    headers: { cookie: leave.cookie, origin: leave.origin, 'x-csrf-token': leave.csrfToken },
+  });
   t.equal(out.status, 204, 'signed out');
   await Promise.all([dashboard.ended, events.ended]);
-  for (const stream of [dashboard, events]) t.equal(stream.messages.at(-1)?.event, 'session-ended', "the signed-out session's stream ended at once, its last record saying why");
+  for (const stream of [dashboard, events])
+    t.equal(stream.messages.at(-1)?.event, 'session-ended', "the signed-out session's stream ended at once, its last record saying why");
   t.match(dashboard.raw(), /event: session-ended\ndata: \{\}\n\n$/, 'ended cleanly after that record (no broken chunked response)');
-  t.equal(await Promise.race([other.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))]), 'open', "another session's stream stays open");
+  t.equal(
+    await Promise.race([other.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))]),
+    'open',
+    "another session's stream stays open",
+  );
   // The other session runs out after TTL_MS: its stream ends then, with no request to notice it.
   await other.ended;
   t.equal(other.messages.at(-1)?.event, 'session-ended', 'and ends when that session expires');

@@ -24,7 +24,11 @@ t.test('a non-critical slot losing its backend: /ready stays 200 with it in degr
   const [, eventsBackend, memoryBackend] = backends as [TcpBackend, TcpBackend, TcpBackend];
   const box = await startTestServer({
     toml: manifest,
-    overrides: { orchestrator: tcpAdapterModule('orchestrator', orchPort), events: tcpAdapterModule('events', eventsPort), memory: tcpAdapterModule('memory', memoryPort) },
+    overrides: {
+      orchestrator: tcpAdapterModule('orchestrator', orchPort),
+      events: tcpAdapterModule('events', eventsPort),
+      memory: tcpAdapterModule('memory', memoryPort),
+    },
   });
   t.teardown(async () => {
     await box.close();
@@ -35,7 +39,10 @@ t.test('a non-critical slot losing its backend: /ready stays 200 with it in degr
   const accepted = await box.api('/v1/events', { body: { kind: 'agent.note', data: { n: 1 } } });
   t.equal(accepted.status, 201, 'events accepted while healthy');
   t.match(accepted.json, { event: { kind: 'agent.note', source: 'api', data: { n: 1 }, seq: 1 } });
-  t.ok(eventsBackend.received.some((l) => l.includes('"op":"append"')), 'the operation reached the backend');
+  t.ok(
+    eventsBackend.received.some((l) => l.includes('"op":"append"')),
+    'the operation reached the backend',
+  );
 
   await memoryBackend.stop();
   await eventsBackend.stop();
@@ -47,7 +54,12 @@ t.test('a non-critical slot losing its backend: /ready stays 200 with it in degr
   t.same(degraded.json['degraded'], ['memory', 'events']);
   const health = await box.api('/health', { auth: false });
   t.equal(health.json['status'], 'degraded');
-  t.match(health.json['slots'], { memory: { state: 'degraded', critical: false }, events: { state: 'degraded' }, orchestrator: { state: 'healthy', critical: true }, beads: { state: 'off' } });
+  t.match(health.json['slots'], {
+    memory: { state: 'degraded', critical: false },
+    events: { state: 'degraded' },
+    orchestrator: { state: 'healthy', critical: true },
+    beads: { state: 'off' },
+  });
 
   const refused = await box.api('/v1/events', { body: { kind: 'agent.note' } });
   t.equal(refused.status, 503);
@@ -91,7 +103,10 @@ t.test('a backend down at start: the slot starts degraded, and recovers when a s
   const [orchPort, eventsPort] = [await freePort(), await freePort()];
   const orch = new TcpBackend(orchPort);
   await orch.start();
-  const box = await startTestServer({ toml: eventsOnly, overrides: { orchestrator: tcpAdapterModule('orchestrator', orchPort), events: tcpAdapterModule('events', eventsPort) } });
+  const box = await startTestServer({
+    toml: eventsOnly,
+    overrides: { orchestrator: tcpAdapterModule('orchestrator', orchPort), events: tcpAdapterModule('events', eventsPort) },
+  });
   const late = new TcpBackend(eventsPort);
   t.teardown(async () => {
     await box.close();
@@ -104,7 +119,10 @@ t.test('a backend down at start: the slot starts degraded, and recovers when a s
   t.equal(ready.status, 200, 'a non-critical slot down at start does not fail readiness');
   t.same(ready.json['degraded'], ['events']);
   await late.start();
-  await waitFor('events healthy', async () => ((await box.api('/health', { auth: false })).json['slots'] as Record<string, { state: string }>)['events']?.state === 'healthy');
+  await waitFor(
+    'events healthy',
+    async () => ((await box.api('/health', { auth: false })).json['slots'] as Record<string, { state: string }>)['events']?.state === 'healthy',
+  );
   t.ok(box.logs.events('SlotRestored').some((e) => e['slot'] === 'events'));
 });
 
@@ -132,7 +150,14 @@ t.test('a backend that accepts but never answers: connect times out', async (t) 
 t.test('implementations that do not exist yet are reported degraded (not-implemented), never healthy', async (t) => {
   // A registry where nothing but `off` exists, as before the adapter implementations landed.
   const stubs = Object.fromEntries(
-    SLOTS.map((slot) => [slot, { local: { impl: registry[slot].local.impl, load: notImplemented(slot, registry[slot].local.impl) }, external: { impl: registry[slot].external.impl, load: notImplemented(slot, registry[slot].external.impl) }, off: registry[slot].off }]),
+    SLOTS.map((slot) => [
+      slot,
+      {
+        local: { impl: registry[slot].local.impl, load: notImplemented(slot, registry[slot].local.impl) },
+        external: { impl: registry[slot].external.impl, load: notImplemented(slot, registry[slot].external.impl) },
+        off: registry[slot].off,
+      },
+    ]),
   ) as unknown as AdapterRegistry;
   const box = await startTestServer({ toml: '', registry: stubs });
   t.teardown(() => box.close());

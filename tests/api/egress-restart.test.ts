@@ -12,8 +12,6 @@ import { makeRoot, startTestServer, type TestServer } from './support/harness.js
 import { startProxyProgramme as startProxy } from './support/egress-proxy-programme.js';
 import { waitFor } from '../helpers/wait.js';
 
-
-
 /** The status of a CONNECT to `target` through the proxy with `auth` (`id:secret`). */
 function connectStatus(port: number, target: string, auth: string): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -22,7 +22,17 @@ t.test('statuses are HTTP error statuses and descriptions are present', async (t
 });
 
 t.test('adapter errors carry documented codes and their statuses', async (t) => {
-  const { AdapterConflictError, AdapterDegradedError, AdapterInputError, AdapterNotFoundError, AdapterOffError, AdapterPreconditionError, AdapterTimeoutError, AdapterUnavailableError, FatalAdapterError } = await import('../../management-api/src/adapter-errors.js');
+  const {
+    AdapterConflictError,
+    AdapterDegradedError,
+    AdapterInputError,
+    AdapterNotFoundError,
+    AdapterOffError,
+    AdapterPreconditionError,
+    AdapterTimeoutError,
+    AdapterUnavailableError,
+    FatalAdapterError,
+  } = await import('../../management-api/src/adapter-errors.js');
   const cases: Array<[Error & { code?: string; statusCode?: number }, string, number]> = [
     [new AdapterOffError('pods', 'put'), 'ABX_ERR_ADAPTER_OFF', 503],
     [new AdapterDegradedError('memory', 'connect-failed: x'), 'ABX_ERR_ADAPTER_DEGRADED', 503],
@@ -40,5 +50,8 @@ t.test('adapter errors carry documented codes and their statuses', async (t) => 
     t.ok(err.message.length > 5);
   }
   t.match(new AdapterUnavailableError('events', 'x', { cause: new Error('EPIPE') }).cause, { message: 'EPIPE' });
-  t.match(new FatalAdapterError('orchestrator', 'connect-timeout'), { slot: 'orchestrator', message: 'critical adapter slot "orchestrator" failed to connect: connect-timeout' });
+  t.match(new FatalAdapterError('orchestrator', 'connect-timeout'), {
+    slot: 'orchestrator',
+    message: 'critical adapter slot "orchestrator" failed to connect: connect-timeout',
+  });
 });

@@ -15,7 +15,8 @@ const b64 = (s: string): Buffer => Buffer.from(s, 'base64');
 t.test('checkpoint and proofs over HTTP, a checkpoint at the interval and at shutdown', async (t) => {
   const box = await startTestServer({ toml });
   t.teardown(() => box.close());
-  const note = async (): Promise<string> => (await fetch(`${box.server.apiUrl}/v1/events/checkpoint`, { headers: { authorization: `Bearer ${box.key}` } })).text();
+  const note = async (): Promise<string> =>
+    (await fetch(`${box.server.apiUrl}/v1/events/checkpoint`, { headers: { authorization: `Bearer ${box.key}` } })).text();
 
   const anonymous = await fetch(`${box.server.apiUrl}/v1/events/checkpoint`);
   t.equal(anonymous.status, 401, 'the checkpoint route is authenticated');
@@ -51,7 +52,8 @@ t.test('checkpoint and proofs over HTTP, a checkpoint at the interval and at shu
   t.match(bad.json, { error: 'ABX_ERR_VALIDATION' });
 
   const doc = (await box.api('/docs/json')).json as { paths: Record<string, unknown> };
-  for (const route of ['/v1/events/checkpoint', '/v1/events/proof/inclusion', '/v1/events/proof/consistency']) t.ok(doc.paths[route], `${route} in the OpenAPI document`);
+  for (const route of ['/v1/events/checkpoint', '/v1/events/proof/inclusion', '/v1/events/proof/consistency'])
+    t.ok(doc.paths[route], `${route} in the OpenAPI document`);
 
   // One more append, then stop well before the next interval: the shutdown signs it.
   t.equal((await box.api('/v1/events', { body: { kind: 'test.audit', data: { last: true } } })).status, 201);
@@ -63,7 +65,10 @@ t.test('checkpoint and proofs over HTTP, a checkpoint at the interval and at shu
   t.ok(atShutdown.size >= size, 'the shutdown checkpoint covers every append');
   t.equal(atShutdown.size, grown.size + 1, 'exactly the appends made');
   t.ok(copy.length > 0);
-  const lines = (await readFile(history, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as { size: number });
+  const lines = (await readFile(history, 'utf8'))
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { size: number });
   t.equal(lines[lines.length - 1]!.size, atShutdown.size, 'the history ends with the shutdown checkpoint');
 });
 

@@ -43,18 +43,26 @@ t.test('programmes from supervisord (apt supervisor), then a dead socket reporte
 
   const box = await startTestServer({ env: { AGENTBOX_SUPERVISOR_URL: `unix://${sock}` } });
   t.teardown(() => box.close());
-  const programs = await waitFor('sleeper RUNNING and one-shot EXITED', async () => {
-    const h = await box.api('/health', { auth: false });
-    const p = h.json['programs'] as { available: boolean; programs: Array<{ name: string; state: string; pid: number }> } | undefined;
-    const sleeper = p?.programs.find((x) => x.name === 'sleeper');
-    const oneShot = p?.programs.find((x) => x.name === 'one-shot');
-    return sleeper?.state === 'RUNNING' && oneShot?.state === 'EXITED' ? p : undefined;
-  }, 10_000);
+  const programs = await waitFor(
+    'sleeper RUNNING and one-shot EXITED',
+    async () => {
+      const h = await box.api('/health', { auth: false });
+      const p = h.json['programs'] as { available: boolean; programs: Array<{ name: string; state: string; pid: number }> } | undefined;
+      const sleeper = p?.programs.find((x) => x.name === 'sleeper');
+      const oneShot = p?.programs.find((x) => x.name === 'one-shot');
+      return sleeper?.state === 'RUNNING' && oneShot?.state === 'EXITED' ? p : undefined;
+    },
+    10_000,
+  );
   t.equal(programs.available, true);
   t.ok((programs.programs.find((x) => x.name === 'sleeper')?.pid ?? 0) > 0, 'with its pid');
   const sleeper = programs.programs.find((x) => x.name === 'sleeper') as { startedAt?: number } | undefined;
   t.ok(Math.abs((sleeper?.startedAt ?? 0) - Date.now() / 1000) < 60, 'and when it started (epoch seconds)');
-  t.match(programs.programs.find((x) => x.name === 'one-shot'), { exitStatus: 0 }, 'and how a finished one exited');
+  t.match(
+    programs.programs.find((x) => x.name === 'one-shot'),
+    { exitStatus: 0 },
+    'and how a finished one exited',
+  );
 
   supervisord.kill('SIGKILL');
   await exited;
@@ -65,6 +73,7 @@ t.test('programmes from supervisord (apt supervisor), then a dead socket reporte
 
 t.test('no socket, no section; the XML-RPC answer is parsed with entities', async (t) => {
   t.equal(await supervisedPrograms('/nonexistent/supervisord.sock'), undefined);
-  const xml = '<?xml version="1.0"?><methodResponse><params><param><value><array><data><value><struct><member><name>name</name><value><string>a&amp;b</string></value></member><member><name>group</name><value><string>g</string></value></member><member><name>statename</name><value><string>BACKOFF</string></value></member><member><name>pid</name><value><int>0</int></value></member><member><name>description</name><value><string>Exited too quickly</string></value></member></struct></value></data></array></value></param></params></methodResponse>';
+  const xml =
+    '<?xml version="1.0"?><methodResponse><params><param><value><array><data><value><struct><member><name>name</name><value><string>a&amp;b</string></value></member><member><name>group</name><value><string>g</string></value></member><member><name>statename</name><value><string>BACKOFF</string></value></member><member><name>pid</name><value><int>0</int></value></member><member><name>description</name><value><string>Exited too quickly</string></value></member></struct></value></data></array></value></param></params></methodResponse>';
   t.same(parseProcessInfo(xml), [{ name: 'a&b', group: 'g', state: 'BACKOFF', description: 'Exited too quickly', pid: 0, exitStatus: 0, startedAt: 0 }]);
 });

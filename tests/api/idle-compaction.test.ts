@@ -25,7 +25,10 @@ t.test('one full collection after each burst, none while idle', async (t) => {
   await waitFor('a collection after the burst', () => idle.compactions === settled + 1);
   await new Promise((r) => setTimeout(r, 700));
   t.equal(idle.compactions, settled + 1, 'exactly one per burst');
-  t.ok(majors.some((at) => at > burstEnded), 'and it was a full collection made by the engine');
+  t.ok(
+    majors.some((at) => at > burstEnded),
+    'and it was a full collection made by the engine',
+  );
 
   await box.api('/livez', { auth: false });
   await waitFor('a collection after the next burst', () => idle.compactions === settled + 2);

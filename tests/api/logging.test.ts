@@ -18,23 +18,44 @@ const leakyMemory: AdapterModule<MemoryAdapter> = {
 };
 
 t.test('a request carrying the API key and an adapter failing with a connection string leave no secret in the logs', async (t) => {
-  const box = await startTestServer({ logLevel: 'trace', toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "external-pg"\nevents = "off"\norchestrator = "off"\n[integrations.memory]\nconnection_env = "AGENTBOX_PG_URL"\n[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:9"\n', overrides: { memory: leakyMemory } });
+  const box = await startTestServer({
+    logLevel: 'trace',
+    toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "external-pg"\nevents = "off"\norchestrator = "off"\n[integrations.memory]\nconnection_env = "AGENTBOX_PG_URL"\n[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:9"\n',
+    overrides: { memory: leakyMemory },
+  });
   t.teardown(() => box.close());
   const meta = await box.api('/v1/meta', { headers: { cookie: 'session=abcdef', 'x-request-id': 'req-redaction-1' } });
   t.equal(meta.status, 200);
   const health = await box.api('/health', { auth: false });
   const reason = (health.json['slots'] as Record<string, { reason: string }>)['memory']?.reason;
   t.equal(reason, 'connect-failed: cannot reach postgres://agent:[Redacted]@127.0.0.1:1/memory: ECONNREFUSED', 'the reported reason is scrubbed too');
-  box.server.app.log.info({ apiKey: box.key, nested: { token: 'tok-123456789', password: 'pw-123456789' }, connectionString: connection }, `connecting with ${connection} and password=hunter2xyz`);
+  box.server.app.log.info(
+    { apiKey: box.key, nested: { token: 'tok-123456789', password: 'pw-123456789' }, connectionString: connection },
+    `connecting with ${connection} and password=hunter2xyz`,
+  );
 
   const text = box.logs.text();
-  for (const secret of [box.key, 's3cr3t-pass', 'session=abcdef', 'tok-123456789', 'pw-123456789', 'hunter2xyz']) t.notOk(text.includes(secret), `"${secret.slice(0, 6)}…" is not in the logs`);
-  const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  for (const secret of [box.key, 's3cr3t-pass', 'session=abcdef', 'tok-123456789', 'pw-123456789', 'hunter2xyz'])
+    t.notOk(text.includes(secret), `"${secret.slice(0, 6)}…" is not in the logs`);
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   t.ok(lines.length > 5, 'logs are JSON lines');
   const incoming = lines.find((l) => l['reqId'] === 'req-redaction-1' && (l['req'] as { headers?: unknown } | undefined)?.headers);
-  t.match(incoming, { req: { method: 'GET', url: '/v1/meta', headers: { authorization: '[Redacted]', cookie: '[Redacted]' } } }, 'the request log keeps headers but redacts credentials');
-  t.ok(lines.some((l) => l['reqId'] === 'req-redaction-1' && l['msg'] === 'request completed'), 'request lines carry the request id');
-  t.match(box.logs.events('SlotDegraded').find((e) => e['slot'] === 'memory'), { reason: /postgres:\/\/agent:\[Redacted\]@127\.0\.0\.1:1/ });
+  t.match(
+    incoming,
+    { req: { method: 'GET', url: '/v1/meta', headers: { authorization: '[Redacted]', cookie: '[Redacted]' } } },
+    'the request log keeps headers but redacts credentials',
+  );
+  t.ok(
+    lines.some((l) => l['reqId'] === 'req-redaction-1' && l['msg'] === 'request completed'),
+    'request lines carry the request id',
+  );
+  t.match(
+    box.logs.events('SlotDegraded').find((e) => e['slot'] === 'memory'),
+    { reason: /postgres:\/\/agent:\[Redacted\]@127\.0\.0\.1:1/ },
+  );
   const manual = lines.find((l) => String(l['msg']).startsWith('connecting with'));
   t.match(manual, { apiKey: '[Redacted]', connectionString: '[Redacted]', nested: { token: '[Redacted]', password: '[Redacted]' } });
   t.match(manual?.['msg'], 'postgres://agent:[Redacted]@127.0.0.1:1/memory and password=[Redacted]');
@@ -44,32 +65,75 @@ t.test('credentials in a URL never reach the logs: query parameters named like c
   const box = await startTestServer({ logLevel: 'trace' });
   t.teardown(() => box.close());
   // The key in a query string is refused (only the Authorization header counts) …
-  const refused = await box.api(`/v1/beads?api_key=${box.key}&limit=5`, { auth: false, headers: { 'x-request-id': 'req-query-key', referer: 'https://ui.example/page?token=ref-query-9999' } });
+  const refused = await box.api(`/v1/beads?api_key=${box.key}&limit=5`, {
+    auth: false,
+    headers: { 'x-request-id': 'req-query-key', referer: 'https://ui.example/page?token=ref-query-9999' },
+  });
   t.equal(refused.status, 401);
   // … also with a wrong bearer key (AuthRejected names the route), on an unknown route, and in a fragment-like or encoded name.
   t.equal((await box.api('/v1/beads?access_token=tok-query-1111&kind=epic', { auth: 'wrong-key' })).status, 401);
   t.equal((await box.api('/v1/nowhere?X-Amz-Signature=sig-query-2222&token=tok-query-3333')).status, 404);
   t.equal((await box.api('/v1/meta?api%5Fkey=enc-query-4444')).status, 200);
-  box.server.app.log.error({ err: new Error('GET https://sink.example/v1/events?apikey=err-query-5555 failed'), target: 'https://bob:url-pass-6666@sink.example/x?sig=sig-query-7777' }, 'calling https://sink.example/hook?secret=msg-query-8888&page=2');
+  box.server.app.log.error(
+    {
+      err: new Error('GET https://sink.example/v1/events?apikey=err-query-5555 failed'),
+      target: 'https://bob:url-pass-6666@sink.example/x?sig=sig-query-7777',
+    },
+    'calling https://sink.example/hook?secret=msg-query-8888&page=2',
+  );
 
   const text = box.logs.text();
-  for (const secret of [box.key, 'tok-query-1111', 'sig-query-2222', 'tok-query-3333', 'enc-query-4444', 'err-query-5555', 'url-pass-6666', 'sig-query-7777', 'msg-query-8888', 'ref-query-9999']) t.notOk(text.includes(secret), `"${secret.slice(0, 9)}…" is not in the logs`);
-  const lines = text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  for (const secret of [
+    box.key,
+    'tok-query-1111',
+    'sig-query-2222',
+    'tok-query-3333',
+    'enc-query-4444',
+    'err-query-5555',
+    'url-pass-6666',
+    'sig-query-7777',
+    'msg-query-8888',
+    'ref-query-9999',
+  ])
+    t.notOk(text.includes(secret), `"${secret.slice(0, 9)}…" is not in the logs`);
+  const lines = text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const completed = lines.find((l) => l['reqId'] === 'req-query-key' && l['msg'] === 'request completed');
-  t.match(completed, { req: { url: '/v1/beads?api_key=[Redacted]&limit=5', headers: { referer: 'https://ui.example/page?token=[Redacted]' } }, res: { statusCode: 401 } }, 'the request line keeps the path and harmless parameters; headers holding URLs are scrubbed too');
+  t.match(
+    completed,
+    { req: { url: '/v1/beads?api_key=[Redacted]&limit=5', headers: { referer: 'https://ui.example/page?token=[Redacted]' } }, res: { statusCode: 401 } },
+    'the request line keeps the path and harmless parameters; headers holding URLs are scrubbed too',
+  );
   t.match(box.logs.events('AuthRejected')[0], { route: '/v1/beads' });
   const manual = lines.find((l) => String(l['msg']).startsWith('calling'));
   t.equal(manual?.['msg'], 'calling https://sink.example/hook?secret=[Redacted]&page=2');
-  t.match(manual, { err: { message: 'GET https://sink.example/v1/events?apikey=[Redacted] failed' }, target: 'https://bob:[Redacted]@sink.example/x?sig=[Redacted]' });
+  t.match(manual, {
+    err: { message: 'GET https://sink.example/v1/events?apikey=[Redacted] failed' },
+    target: 'https://bob:[Redacted]@sink.example/x?sig=[Redacted]',
+  });
 });
 
 t.test('scrubUrl: which parameters are credentials', async (t) => {
   const cases: Array<[string, string]> = [
     ['/v1/beads?limit=10&kind=epic', '/v1/beads?limit=10&kind=epic'],
-    ['/v1/beads?key=a1&apikey=a2&api-key=a3&apiKey=a4&subscription-key=a5', '/v1/beads?key=[Redacted]&apikey=[Redacted]&api-key=[Redacted]&apiKey=[Redacted]&subscription-key=[Redacted]'],
-    ['https://h/p?token=b1&access_token=b2&refresh_token=b3&id_token=b4&jwt=b5', 'https://h/p?token=[Redacted]&access_token=[Redacted]&refresh_token=[Redacted]&id_token=[Redacted]&jwt=[Redacted]'],
-    ['https://h/p?auth=c1&password=c2&passwd=c3&pwd=c4&secret=c5&client_secret=c6', 'https://h/p?auth=[Redacted]&password=[Redacted]&passwd=[Redacted]&pwd=[Redacted]&secret=[Redacted]&client_secret=[Redacted]'],
-    ['https://blob/c?sv=2020&sig=d1&X-Amz-Credential=d2&X-Amz-Signature=d3&session=d4', 'https://blob/c?sv=2020&sig=[Redacted]&X-Amz-Credential=[Redacted]&X-Amz-Signature=[Redacted]&session=[Redacted]'],
+    [
+      '/v1/beads?key=a1&apikey=a2&api-key=a3&apiKey=a4&subscription-key=a5',
+      '/v1/beads?key=[Redacted]&apikey=[Redacted]&api-key=[Redacted]&apiKey=[Redacted]&subscription-key=[Redacted]',
+    ],
+    [
+      'https://h/p?token=b1&access_token=b2&refresh_token=b3&id_token=b4&jwt=b5',
+      'https://h/p?token=[Redacted]&access_token=[Redacted]&refresh_token=[Redacted]&id_token=[Redacted]&jwt=[Redacted]',
+    ],
+    [
+      'https://h/p?auth=c1&password=c2&passwd=c3&pwd=c4&secret=c5&client_secret=c6',
+      'https://h/p?auth=[Redacted]&password=[Redacted]&passwd=[Redacted]&pwd=[Redacted]&secret=[Redacted]&client_secret=[Redacted]',
+    ],
+    [
+      'https://blob/c?sv=2020&sig=d1&X-Amz-Credential=d2&X-Amz-Signature=d3&session=d4',
+      'https://blob/c?sv=2020&sig=[Redacted]&X-Amz-Credential=[Redacted]&X-Amz-Signature=[Redacted]&session=[Redacted]',
+    ],
     ['https://h/cb#access_token=e1&state=xyz', 'https://h/cb#access_token=[Redacted]&state=xyz'],
     ['https://user:pw@h/p?q=1', 'https://user:[Redacted]@h/p?q=1'],
     ['https://h/p?token=', 'https://h/p?token='],

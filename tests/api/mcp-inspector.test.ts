@@ -77,8 +77,7 @@ async function drive(
   const expected = ['start_agent', 'list_agents', 'get_agent', 'read_output', 'send_input', 'terminate_agent', 'exec_in_agent'];
   expected.push('list_files', 'read_file', 'write_file', 'delete_file', 'list_approvals', 'decide_approval');
   expected.push('search_memory', 'create_bead', 'list_beads', 'claim_bead', 'close_bead');
-  for (const name of expected)
-    t.ok(names.includes(name), `${label}: lists ${name}`);
+  for (const name of expected) t.ok(names.includes(name), `${label}: lists ${name}`);
 
   const started = await call(target, 'start_agent', { name: `echo-${label}`, command: '/bin/sh', args: JSON.stringify(['-c', `echo hello from ${label}`]) });
   t.notOk(started.isError, `${label}: start_agent`);
@@ -120,7 +119,11 @@ type Checks = Parameters<typeof drive>[0];
 async function files(t: Checks, target: string[], label: string): Promise<void> {
   const host = json(await call(target, 'start_agent', { name: `files-${label}`, command: '/bin/sleep', args: '["600"]' })) as { id: string };
   const text = `written through ${label}`;
-  t.match(json(await call(target, 'write_file', { id: host.id, path: 'notes/a.txt', content: text })), { path: 'notes/a.txt', created: true }, `${label}: write_file`);
+  t.match(
+    json(await call(target, 'write_file', { id: host.id, path: 'notes/a.txt', content: text })),
+    { path: 'notes/a.txt', created: true },
+    `${label}: write_file`,
+  );
   t.match(
     json(await call(target, 'read_file', { id: host.id, path: 'notes/a.txt' })),
     { path: 'notes/a.txt', encoding: 'utf8', binary: false, truncated: false, size: text.length, content: text, etag: String },
@@ -131,7 +134,11 @@ async function files(t: Checks, target: string[], label: string): Promise<void> 
     { truncated: true, size: text.length, content: 'written' },
     `${label}: read_file stops at max_bytes`,
   );
-  t.match(json(await call(target, 'write_file', { id: host.id, path: 'notes/b.bin', content: 'AAEC/w==', encoding: 'base64' })), { size: 4 }, `${label}: write_file of base64`);
+  t.match(
+    json(await call(target, 'write_file', { id: host.id, path: 'notes/b.bin', content: 'AAEC/w==', encoding: 'base64' })),
+    { size: 4 },
+    `${label}: write_file of base64`,
+  );
   t.match(
     json(await call(target, 'read_file', { id: host.id, path: 'notes/b.bin' })),
     { encoding: 'base64', binary: true, content: 'AAEC/w==' },
@@ -139,12 +146,20 @@ async function files(t: Checks, target: string[], label: string): Promise<void> 
   );
   const listed = json(await call(target, 'list_files', { id: host.id, path: 'notes' })) as { entries: Array<{ name: string; type: string }> };
   t.same(listed.entries.map((e) => `${e.type} ${e.name}`).sort(), ['file a.txt', 'file b.bin'], `${label}: list_files`);
-  t.match(json(await call(target, 'list_files', { id: host.id })), { entries: [{ name: 'notes', type: 'dir' }] }, `${label}: list_files of the directory itself`);
+  t.match(
+    json(await call(target, 'list_files', { id: host.id })),
+    { entries: [{ name: 'notes', type: 'dir' }] },
+    `${label}: list_files of the directory itself`,
+  );
   const outside = await call(target, 'read_file', { id: host.id, path: '../x' });
   t.equal(outside.isError, true, `${label}: a path out of the workspace is a tool error`);
   t.match(outside.content[0]!.text, /^ABX_ERR_FILE_PATH: workspace path "\.\.\/x" is refused/, `${label}: with the API's code and reason`);
   t.match(json(await call(target, 'delete_file', { id: host.id, path: 'notes/b.bin' })), { removed: 1 }, `${label}: delete_file`);
-  t.match(await call(target, 'read_file', { id: host.id, path: 'notes/b.bin' }), { isError: true, content: [{ text: /^ABX_ERR_NOT_FOUND: / }] }, `${label}: gone`);
+  t.match(
+    await call(target, 'read_file', { id: host.id, path: 'notes/b.bin' }),
+    { isError: true, content: [{ text: /^ABX_ERR_NOT_FOUND: / }] },
+    `${label}: gone`,
+  );
 
   const exec = json(await call(target, 'exec_in_agent', { id: host.id, command: '/bin/cat', args: '["notes/a.txt"]' })) as { id: string; execOf: string };
   t.equal(exec.execOf, host.id, `${label}: exec_in_agent answers the command's record, naming the agent`);
@@ -173,7 +188,10 @@ async function approvals(t: Checks, target: string[], label: string): Promise<vo
   t.notOk(decided.isError, `${label}: decide_approval`);
   t.match(
     json(decided),
-    { state: 'approved', decision: { outcome: 'approved', reason: `approved over ${label}`, scope: 'once', by: { signed: false, actor: { kind: 'api-key' } } } },
+    {
+      state: 'approved',
+      decision: { outcome: 'approved', reason: `approved over ${label}`, scope: 'once', by: { signed: false, actor: { kind: 'api-key' } } },
+    },
     `${label}: recorded unsigned, as the key's decision`,
   );
   const spawned = await answer;
@@ -207,7 +225,11 @@ t.test('an agent token through /mcp sees only what that agent may touch', async 
   t.match(json(await call(target, 'read_file', { id: agent.id, path: 'own.txt' })), { content: 'own words' }, 'and reads them');
   const other = (await box.api('/v1/agents', { body: { name: 'neighbour', command: '/bin/sleep', args: ['600'] } })).json['agent'] as { id: string };
   t.match(await call(target, 'list_files', { id: other.id }), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, "not another agent's");
-  t.match(await call(target, 'exec_in_agent', { id: agent.id, command: '/bin/true' }), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'exec is the operator\'s');
+  t.match(
+    await call(target, 'exec_in_agent', { id: agent.id, command: '/bin/true' }),
+    { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] },
+    "exec is the operator's",
+  );
 
   const { answer, request } = await heldSpawn('held-token');
   t.match(await call(target, 'list_approvals'), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'it may not list approvals');

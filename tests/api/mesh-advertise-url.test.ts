@@ -13,7 +13,11 @@ const CLIENT_URL = 'http://box-a-0.box-a-pods.team.svc:9090';
 t.test('host replicas and clients advertise the URL they are given', async (t) => {
   const port = await freePort();
   const probe = new TestMember();
-  const client = await startTestServer({ toml: `${ALL_OFF}[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:${port}"\n`, advertiseUrl: CLIENT_URL, meshClientTiming: CLIENT_TIMING });
+  const client = await startTestServer({
+    toml: `${ALL_OFF}[mesh]\nmode = "client"\nhost_url = "http://127.0.0.1:${port}"\n`,
+    advertiseUrl: CLIENT_URL,
+    meshClientTiming: CLIENT_TIMING,
+  });
   t.teardown(() => client.close());
   const clientKey = ((await client.api('/v1/meta')).json['identity'] as Record<string, string>)['pubkey']!;
   const host = await startTestServer({
@@ -31,5 +35,8 @@ t.test('host replicas and clients advertise the URL they are given', async (t) =
   const members = async () => (await host.api('/v1/mesh/members')).json['members'] as Array<Record<string, unknown>>;
   const member = await waitFor('the client registered', async () => (await members()).find((m) => m['pubkey'] === clientKey));
   t.equal(member['api_endpoint'], CLIENT_URL, "the client's api_endpoint is its advertised URL");
-  t.ok(client.logs.events('ApiListening').some((e) => e['advertiseUrl'] === CLIENT_URL), 'the start-up line names the advertised URL');
+  t.ok(
+    client.logs.events('ApiListening').some((e) => e['advertiseUrl'] === CLIENT_URL),
+    'the start-up line names the advertised URL',
+  );
 });

@@ -45,7 +45,16 @@ t.test('a mesh client', async (t) => {
     const fed = await waitFor('registered', async () => ((await federation(client))['state'] === 'registered' ? federation(client) : undefined));
     t.match(fed, { sessionId: /^[0-9a-f-]{36}$/, heartbeatIntervalSec: 5, registeredAt: String, lastError: null });
     const member = await waitFor('a heartbeat with health', async () => (await members(host)).find((m) => m['pubkey'] === pubkey && m['health'] !== null));
-    t.match(member, { name: client.server.app.agentbox.manifest.agentbox.name, state: 'registered', api_endpoint: client.server.apiUrl, manifest_sha256: client.server.app.agentbox.manifestSha256, adapters: { orchestrator: 'off' }, contract_versions: { orchestrator: String }, health: { ready: true, status: 'ok', slots: { beads: 'off' } }, capacity: { agents_running: 0, free_memory_bytes: Number } });
+    t.match(member, {
+      name: client.server.app.agentbox.manifest.agentbox.name,
+      state: 'registered',
+      api_endpoint: client.server.apiUrl,
+      manifest_sha256: client.server.app.agentbox.manifestSha256,
+      adapters: { orchestrator: 'off' },
+      contract_versions: { orchestrator: String },
+      health: { ready: true, status: 'ok', slots: { beads: 'off' } },
+      capacity: { agents_running: 0, free_memory_bytes: Number },
+    });
     t.match((await client.api('/v1/meta')).json['federation'], { mode: 'client', state: 'registered', lastHeartbeatAt: String });
     t.match(await metrics(client), /agentbox_mesh_client_calls_total\{call="heartbeat",outcome="ok"\} [1-9]/);
   });
@@ -108,7 +117,10 @@ t.test('a standalone box makes no network call, even with a host_url', async (t)
   t.teardown(() => new Promise<void>((resolve) => listener.close(() => resolve())));
   const address = listener.address() as { port: number };
   // The same client timings: a client would have called within 50 ms.
-  const box = await startTestServer({ toml: `${ALL_OFF}[mesh]\nmode = "standalone"\nhost_url = "http://127.0.0.1:${address.port}"\n`, meshClientTiming: CLIENT_TIMING });
+  const box = await startTestServer({
+    toml: `${ALL_OFF}[mesh]\nmode = "standalone"\nhost_url = "http://127.0.0.1:${address.port}"\n`,
+    meshClientTiming: CLIENT_TIMING,
+  });
   t.match(await federation(box), { mode: 'standalone', state: 'disabled' });
   await new Promise((r) => setTimeout(r, 300));
   await box.close();

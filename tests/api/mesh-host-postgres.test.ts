@@ -14,7 +14,15 @@ import { ALL_OFF, makeRoot, waitFor } from './support/harness.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const serverJs = `${repo}dist/management-api/src/bin/management-api.js`;
-const member = (pubkey: string) => ({ pubkey, imageHash: 'sha256:x', manifestSha256: 'a'.repeat(64), adapters: { beads: 'off' }, contractVersions: { beads: '1' }, apiEndpoint: 'http://127.0.0.1:1', capacity: { agents_running: 0, free_memory_bytes: 1 } });
+const member = (pubkey: string) => ({
+  pubkey,
+  imageHash: 'sha256:x',
+  manifestSha256: 'a'.repeat(64),
+  adapters: { beads: 'off' },
+  contractVersions: { beads: '1' },
+  apiEndpoint: 'http://127.0.0.1:1',
+  capacity: { agents_running: 0, free_memory_bytes: 1 },
+});
 const beat = { health: { ready: true, status: 'ok' }, capacity: { agents_running: 1, free_memory_bytes: 2 } };
 
 t.test('two registries on one database', async (t) => {
@@ -71,7 +79,10 @@ async function box(t: { teardown(fn: () => unknown): void }, toml: string, env: 
     await writeFile(root.paths.identityKeyFile, `${bytesToHex(secret)}\n`, { mode: 0o600 });
   }
   await writeFile(`${root.dir}/agentbox.toml`, toml);
-  const child: ChildProcess = spawn(process.execPath, [serverJs, '--manifest', `${root.dir}/agentbox.toml`], { env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [serverJs, '--manifest', `${root.dir}/agentbox.toml`], {
+    env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr?.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -97,7 +108,9 @@ t.test('two host processes on one Postgres, a client process failing over betwee
   const clientKey = generateSecretKey();
   const hostToml = `${ALL_OFF}[mesh]\nmode = "host"\nheartbeat_interval_sec = 5\nallowed_pubkeys = ["${getPublicKey(clientKey)}"]\nregistry = "postgres"\nregistry_connection_file = "${secretDir.dir}/pg-url"\n`;
   const hostA = await box(t, hostToml);
-  const hostB = await box(t, hostToml.replace(`registry_connection_file = "${secretDir.dir}/pg-url"`, 'registry_connection_env = "MESH_PG_URL"'), { MESH_PG_URL: cluster.url });
+  const hostB = await box(t, hostToml.replace(`registry_connection_file = "${secretDir.dir}/pg-url"`, 'registry_connection_env = "MESH_PG_URL"'), {
+    MESH_PG_URL: cluster.url,
+  });
   // Both replicas have announced themselves in the shared registry before the client registers.
   const db = new pg.Client({ connectionString: cluster.url });
   await db.connect();
@@ -113,10 +126,14 @@ t.test('two host processes on one Postgres, a client process failing over betwee
 
   hostA.child.kill('SIGKILL');
   await hostA.exited;
-  const moved = await waitFor('heartbeating at B', async () => {
-    const f = await fed();
-    return f['state'] === 'registered' && f['host'] === hostB.url && f['lastError'] === null ? f : undefined;
-  }, 20_000);
+  const moved = await waitFor(
+    'heartbeating at B',
+    async () => {
+      const f = await fed();
+      return f['state'] === 'registered' && f['host'] === hostB.url && f['lastError'] === null ? f : undefined;
+    },
+    20_000,
+  );
   t.equal(moved['sessionId'], registered['sessionId'], 'the same session continues at the other replica (shared registry)');
   t.match(client.out(), /"event":"MeshHostUnavailable"/, 'the failure was seen and backed off');
 

@@ -17,15 +17,34 @@ t.test('an older registry file gains the name column; old members are unnamed, n
   const file = path.join(dir, 'mesh.sqlite');
   const old = new BetterSqlite3(file);
   old.exec(OLD_SCHEMA);
-  old.prepare(`INSERT INTO mesh_members VALUES ('${'a'.repeat(64)}', 's-old', 'registered', 'http://127.0.0.1:1', 'sha256:x', '${'0'.repeat(64)}', '{}', '{}', NULL, '{"agents_running":0,"free_memory_bytes":1}', 1, 1, 9e15, NULL)`).run();
+  old
+    .prepare(
+      `INSERT INTO mesh_members VALUES ('${'a'.repeat(64)}', 's-old', 'registered', 'http://127.0.0.1:1', 'sha256:x', '${'0'.repeat(64)}', '{}', '{}', NULL, '{"agents_running":0,"free_memory_bytes":1}', 1, 1, 9e15, NULL)`,
+    )
+    .run();
   old.close();
 
   const registry = new SqliteRegistry(file, () => new Date());
   await registry.open();
   t.teardown(() => registry.close());
-  const member = { pubkey: 'b'.repeat(64), imageHash: 'sha256:x', manifestSha256: '0'.repeat(64), adapters: {}, contractVersions: {}, apiEndpoint: 'http://127.0.0.1:2', capacity: { agents_running: 0, free_memory_bytes: 1 } };
+  const member = {
+    pubkey: 'b'.repeat(64),
+    imageHash: 'sha256:x',
+    manifestSha256: '0'.repeat(64),
+    adapters: {},
+    contractVersions: {},
+    apiEndpoint: 'http://127.0.0.1:2',
+    capacity: { agents_running: 0, free_memory_bytes: 1 },
+  };
   await registry.register({ ...member, name: 'new-box' }, 's-new', 60_000);
-  t.match(await registry.members(), [{ pubkey: 'a'.repeat(64), name: null }, { pubkey: 'b'.repeat(64), name: 'new-box' }]);
+  t.match(await registry.members(), [
+    { pubkey: 'a'.repeat(64), name: null },
+    { pubkey: 'b'.repeat(64), name: 'new-box' },
+  ]);
   await registry.register(member, 's-again', 60_000);
-  t.match((await registry.members()).find((m) => m.pubkey === member.pubkey), { name: null }, 'registering again without a name forgets the old one');
+  t.match(
+    (await registry.members()).find((m) => m.pubkey === member.pubkey),
+    { name: null },
+    'registering again without a name forgets the old one',
+  );
 });

@@ -11,7 +11,8 @@ import { manifestFrom, startTestServer } from './support/harness.js';
 import { WITNESS_KEY_FILE } from '../../management-api/src/mesh/host/witness-key.js';
 import { parseCosignerKey } from '../../management-api/src/tlog/cosignature.js';
 
-const toml = '[agentbox]\nname = "box-7"\n[mesh]\nmode = "host"\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n';
+const toml =
+  '[agentbox]\nname = "box-7"\n[mesh]\nmode = "host"\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n';
 
 t.test('every /v1/meta field', async (t) => {
   const port = await freePort();
@@ -35,7 +36,14 @@ t.test('every /v1/meta field', async (t) => {
     imageHash: 'sha256-0123abcd',
     manifestSha256: sha256,
     identity: { pubkey, npub: npubEncode(pubkey), did: `did:nostr:${pubkey}` },
-    federation: { mode: 'host', registry: 'sqlite', heartbeatIntervalSec: 30, members: { registered: 0, evicted: 0 }, lastError: null, witness: { verifierKey: witnessKey, flagged: 0 } },
+    federation: {
+      mode: 'host',
+      registry: 'sqlite',
+      heartbeatIntervalSec: 30,
+      members: { registered: 0, evicted: 0 },
+      lastError: null,
+      witness: { verifierKey: witnessKey, flagged: 0 },
+    },
     adapters: {
       beads: { impl: 'off', adapter: 'beads/off', contractVersion: '1.0.0', state: 'off' },
       pods: { impl: 'off', adapter: 'pods/off', contractVersion: '1.0.0', state: 'off' },
@@ -76,7 +84,11 @@ t.test('/health uptime and timestamps come from the injected clock', async (t) =
 t.test('/docs/json describes the probes and the API routes', async (t) => {
   const box = await startTestServer();
   t.teardown(() => box.close());
-  const doc = (await box.api('/docs/json')).json as { openapi: string; paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>; components: { securitySchemes: Record<string, unknown> } };
+  const doc = (await box.api('/docs/json')).json as {
+    openapi: string;
+    paths: Record<string, Record<string, { security?: unknown[]; requestBody?: unknown }>>;
+    components: { securitySchemes: Record<string, unknown> };
+  };
   t.equal(doc.openapi, '3.1.0');
   for (const p of ['/livez', '/ready', '/health']) t.same(doc.paths[p]?.['get']?.security, [], `${p} is documented as public`);
   t.ok(doc.paths['/v1/meta']?.['get'], '/v1/meta');

@@ -18,7 +18,11 @@ t.test('the scrape passes promtool and carries build info, HTTP, adapter and rea
   const port = await freePort();
   const backend = new TcpBackend(port);
   await backend.start();
-  const box = await startTestServer({ toml: manifest, env: { AGENTBOX_IMAGE_HASH: 'sha256-test-image' }, overrides: { events: tcpAdapterModule('events', port) } });
+  const box = await startTestServer({
+    toml: manifest,
+    env: { AGENTBOX_IMAGE_HASH: 'sha256-test-image' },
+    overrides: { events: tcpAdapterModule('events', port) },
+  });
   t.teardown(async () => {
     await box.close();
     await backend.stop();
@@ -81,9 +85,16 @@ t.test('the metrics listener serves /metrics only; the API does not serve metric
   const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
   t.equal(head.status, 200);
   t.equal((await box.api('/metrics')).status, 404);
-  t.equal(sample(await (await fetch(box.server.metricsUrl)).text(), 'agentbox_adapter_dispatch_total\\{slot="events",impl="off",method="append",outcome="off"\\}'), undefined);
+  t.equal(
+    sample(await (await fetch(box.server.metricsUrl)).text(), 'agentbox_adapter_dispatch_total\\{slot="events",impl="off",method="append",outcome="off"\\}'),
+    undefined,
+  );
   t.equal((await box.api('/v1/events', { body: { kind: 'agent.note' } })).json['error'], 'ABX_ERR_ADAPTER_OFF');
-  t.equal(sample(await (await fetch(box.server.metricsUrl)).text(), 'agentbox_adapter_dispatch_total\\{slot="events",impl="off",method="append",outcome="off"\\}'), 1, 'off dispatches are counted as off');
+  t.equal(
+    sample(await (await fetch(box.server.metricsUrl)).text(), 'agentbox_adapter_dispatch_total\\{slot="events",impl="off",method="append",outcome="off"\\}'),
+    1,
+    'off dispatches are counted as off',
+  );
 });
 
 t.test('request stats: cumulative buckets with le semantics, sums and counts per status', async (t) => {
@@ -91,7 +102,13 @@ t.test('request stats: cumulative buckets with le semantics, sums and counts per
   const { RequestStats } = await import('../../management-api/src/observability/request-stats.js');
   const registry = new Registry();
   const stats = new RequestStats(registry, { counter: 'x_requests_total', histogram: 'x_seconds' }, { counter: 'c', histogram: 'h' }, [0.1, 1]);
-  for (const [status, s] of [[200, 0.1], [200, 0.05], [500, 1], [200, 3]] as const) stats.route('GET', '/a').record(status, s);
+  for (const [status, s] of [
+    [200, 0.1],
+    [200, 0.05],
+    [500, 1],
+    [200, 3],
+  ] as const)
+    stats.route('GET', '/a').record(status, s);
   const text = await registry.metrics();
   t.equal(sample(text, 'x_seconds_bucket\\{method="GET",route="/a",le="0.1"\\}'), 2, 'a value equal to a bound counts in that bucket');
   t.equal(sample(text, 'x_seconds_bucket\\{method="GET",route="/a",le="1"\\}'), 3);

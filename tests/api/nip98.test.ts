@@ -19,7 +19,15 @@ const b64 = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('bas
 
 /** A NIP-98 header signed by `sk`; `edit` changes the template before signing. */
 function token(sk: Uint8Array, url: string, method: string, body?: string, edit: (e: EventTemplate) => void = () => {}): string {
-  const template: EventTemplate = { kind: 27235, created_at: now(), content: '', tags: [['u', url], ['method', method]] };
+  const template: EventTemplate = {
+    kind: 27235,
+    created_at: now(),
+    content: '',
+    tags: [
+      ['u', url],
+      ['method', method],
+    ],
+  };
   if (body !== undefined) template.tags.push(['payload', payloadHash(body)]);
   edit(template);
   return `Nostr ${b64(finalizeEvent(template, sk))}`;
@@ -30,7 +38,12 @@ t.test('NIP-98 signed requests', async (t) => {
   t.teardown(() => box.close());
   const base = box.server.apiUrl;
   const call = (pathname: string, authorization: string, init: { method?: string; body?: string } = {}) =>
-    box.api(pathname, { auth: false, headers: { authorization }, ...(init.method ? { method: init.method } : {}), ...(init.body !== undefined ? { rawBody: init.body } : {}) });
+    box.api(pathname, {
+      auth: false,
+      headers: { authorization },
+      ...(init.method ? { method: init.method } : {}),
+      ...(init.body !== undefined ? { rawBody: init.body } : {}),
+    });
   const body = JSON.stringify({ kind: 'test.nip98', data: { n: 1 } });
 
   t.equal((await call('/v1/events', token(operator, `${base}/v1/events`, 'GET'))).status, 200, 'a GET signed by an operator (listed as npub)');
@@ -53,23 +66,51 @@ t.test('NIP-98 signed requests', async (t) => {
     t.match(r.json, { error: 'ABX_ERR_AUTH_INVALID', message: reason }, what);
     return r;
   };
-  const r = await refused('an unlisted key with a valid signature', token(stranger, `${base}/v1/events`, 'GET'), {}, /is not allowed: list it in mesh.operator_pubkeys/);
+  const r = await refused(
+    'an unlisted key with a valid signature',
+    token(stranger, `${base}/v1/events`, 'GET'),
+    {},
+    /is not allowed: list it in mesh.operator_pubkeys/,
+  );
   t.match(r.headers.get('www-authenticate'), /^Nostr/);
 
   const forged = JSON.parse(Buffer.from(token(operator, `${base}/v1/events`, 'GET').slice(6), 'base64').toString()) as Record<string, unknown>;
-  forged['tags'] = [['u', `${base}/v1/beads`], ['method', 'GET']];
+  forged['tags'] = [
+    ['u', `${base}/v1/beads`],
+    ['method', 'GET'],
+  ];
   await refused('a signed event with its tags changed', `Nostr ${b64(forged)}`, { path: '/v1/beads' }, /wrong id or signature/);
   const impostor = JSON.parse(Buffer.from(token(stranger, `${base}/v1/events`, 'GET').slice(6), 'base64').toString()) as Record<string, unknown>;
   impostor['pubkey'] = getPublicKey(operator);
   await refused("another key's signature under an operator's pubkey", `Nostr ${b64(impostor)}`, {}, /wrong id or signature/);
-  await refused('an expired token', token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.created_at -= 120)), {}, /more than 60 s from the server's clock/);
-  await refused('a token from the future', token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.created_at += 120)), {}, /more than 60 s/);
-  await refused('another kind', token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.kind = 1)), {}, /kind 1, not 27235/);
+  await refused(
+    'an expired token',
+    token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.created_at -= 120)),
+    {},
+    /more than 60 s from the server's clock/,
+  );
+  await refused(
+    'a token from the future',
+    token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.created_at += 120)),
+    {},
+    /more than 60 s/,
+  );
+  await refused(
+    'another kind',
+    token(operator, `${base}/v1/events`, 'GET', undefined, (e) => void (e.kind = 1)),
+    {},
+    /kind 1, not 27235/,
+  );
   await refused('another path', token(operator, `${base}/v1/beads`, 'GET'), {}, /u tag does not match the request URL/);
   await refused('another query', token(operator, `${base}/v1/events?limit=1`, 'GET'), {}, /u tag does not match/);
   await refused('another host name', token(operator, `${base.replace('127.0.0.1', 'localhost')}/v1/events`, 'GET'), {}, /u tag does not match/);
   await refused('another method', token(operator, `${base}/v1/events`, 'GET'), { method: 'POST', body }, /method tag does not match POST/);
-  await refused('another body', token(operator, `${base}/v1/events`, 'POST', JSON.stringify({ kind: 'test.other' })), { body }, /payload tag does not match the sha256 of the request body/);
+  await refused(
+    'another body',
+    token(operator, `${base}/v1/events`, 'POST', JSON.stringify({ kind: 'test.other' })),
+    { body },
+    /payload tag does not match the sha256 of the request body/,
+  );
   await refused('a body without a payload tag', token(operator, `${base}/v1/events`, 'POST'), { body }, /has a body but the Nostr token has no payload tag/);
   await refused('a token that is not base64 JSON', 'Nostr bm90IGpzb24=', {}, /not base64 of a JSON event/);
 
@@ -85,7 +126,8 @@ t.test('NIP-98 signed requests', async (t) => {
   t.ok(box.logs.events('AuthRejected').some((e) => e['scheme'] === 'nostr' && e['reason'] === 'replayed'));
   const identitySecret = (await readFile(box.paths.identityKeyFile, 'utf8')).trim();
   const text = box.logs.text();
-  for (const secret of [identitySecret, nsecEncode(hexToBytes(identitySecret)), once.slice(6)]) t.notOk(text.includes(secret), `"${secret.slice(0, 8)}…" is not in the logs`);
+  for (const secret of [identitySecret, nsecEncode(hexToBytes(identitySecret)), once.slice(6)])
+    t.notOk(text.includes(secret), `"${secret.slice(0, 8)}…" is not in the logs`);
 });
 
 t.test('without listed keys a Nostr header is a wrong API key', async (t) => {

@@ -53,7 +53,12 @@ t.before(async () => {
   const proxy = await startProxyProgramme(root.dir, manifestFile);
   t.teardown(() => void proxy.proc.kill());
   proxyPort = proxy.port;
-  box = await startTestServer({ toml, root, env: { STAND_API_KEY: 'sk-stand-in-real-key-0123456789abcdef' }, egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } } });
+  box = await startTestServer({
+    toml,
+    root,
+    env: { STAND_API_KEY: 'sk-stand-in-real-key-0123456789abcdef' },
+    egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } },
+  });
   await waitFor('the egress control channel', () => box.server.app.agentbox.egress!.status().reachable);
 });
 t.teardown(async () => {
@@ -62,7 +67,8 @@ t.teardown(async () => {
   web?.close();
 });
 
-const policyEvents = async (): Promise<Stored[]> => ((await box.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => e.kind === 'policy.decision');
+const policyEvents = async (): Promise<Stored[]> =>
+  ((await box.api('/v1/events?limit=1000')).json['items'] as Stored[]).filter((e) => e.kind === 'policy.decision');
 
 t.test('a spawn: a deny and an ask are refused through the API, naming the rule, and recorded', async (t) => {
   const rm = await box.api('/v1/agents', { body: { name: 'cleaner', command: '/bin/rm', args: ['-rf', 'x'] } });
@@ -72,22 +78,51 @@ t.test('a spawn: a deny and an ask are refused through the API, naming the rule,
   const pushAuto = await box.api('/v1/agents', { body: { name: 'pusher', command: 'git', args: ['push', 'origin'] } });
   t.match(pushAuto, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /rule 1 \("push-asks"\) asks for approval; this agent is autonomous/ } });
   const pushSupervised = await box.api('/v1/agents', { body: { name: 'pusher', command: 'git', args: ['push'], autonomy: 'supervised' } });
-  t.match(pushSupervised, { status: 403, json: { message: /rule 1 \("push-asks"\) asks for approval; timed out \(request apr_[0-9a-f]+\): no decision within 1 s/ } });
-  t.match(await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], autonomy: 'reckless' } }), { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: /autonomy/ } }, 'an unknown autonomy is refused');
+  t.match(pushSupervised, {
+    status: 403,
+    json: { message: /rule 1 \("push-asks"\) asks for approval; timed out \(request apr_[0-9a-f]+\): no decision within 1 s/ },
+  });
+  t.match(
+    await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], autonomy: 'reckless' } }),
+    { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: /autonomy/ } },
+    'an unknown autonomy is refused',
+  );
   t.equal(((await box.api('/v1/agents')).json['agents'] as unknown[]).length, 0, 'nothing was started');
   const events = await waitFor('three spawn decisions', async () => {
     const all = (await policyEvents()).filter((e) => e.data['action'] === 'spawn');
     return all.length >= 3 ? all : undefined;
   });
-  t.match(events[0], { source: 'policy', data: { action: 'spawn', subject: { name: 'cleaner', command: '/bin/rm', args: ['-rf', 'x'], cwd: '.' }, agent: null, rule: { index: 0, id: 'no-rm' }, decision: 'deny', outcome: 'denied', autonomy: 'autonomous', by: { kind: 'api-key' } } });
+  t.match(events[0], {
+    source: 'policy',
+    data: {
+      action: 'spawn',
+      subject: { name: 'cleaner', command: '/bin/rm', args: ['-rf', 'x'], cwd: '.' },
+      agent: null,
+      rule: { index: 0, id: 'no-rm' },
+      decision: 'deny',
+      outcome: 'denied',
+      autonomy: 'autonomous',
+      by: { kind: 'api-key' },
+    },
+  });
   t.match(events[0]!.data['policy'], /^sha256:[0-9a-f]{64}$/);
-  t.match(events[1], { data: { rule: { index: 1, id: 'push-asks' }, decision: 'ask', outcome: 'denied', reason: 'rule 1 ("push-asks") asks for approval; this agent is autonomous' } });
+  t.match(events[1], {
+    data: {
+      rule: { index: 1, id: 'push-asks' },
+      decision: 'ask',
+      outcome: 'denied',
+      reason: 'rule 1 ("push-asks") asks for approval; this agent is autonomous',
+    },
+  });
   t.match(events[2], { data: { autonomy: 'supervised', reason: /^rule 1 \("push-asks"\) asks for approval; timed out/ } });
 });
 
 t.test('a spawn by profile: a profile rule refuses one profile, another profile and the same command ad hoc start', async (t) => {
   const reviewer = await box.api('/v1/agents', { body: { profile: 'reviewer' } });
-  t.match(reviewer, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /^refused by \[policy\]: rule 6 \("no-reviewer"\) denies \(matched profile=reviewer\)/ } });
+  t.match(reviewer, {
+    status: 403,
+    json: { error: 'ABX_ERR_POLICY_DENIED', message: /^refused by \[policy\]: rule 6 \("no-reviewer"\) denies \(matched profile=reviewer\)/ },
+  });
   const renamed = await box.api('/v1/agents', { body: { profile: 'reviewer', name: 'someone-else' } });
   t.equal(renamed.status, 403, 'naming the agent otherwise does not step round a profile rule');
   const coder = await box.api('/v1/agents', { body: { profile: 'coder' } });
@@ -95,8 +130,17 @@ t.test('a spawn by profile: a profile rule refuses one profile, another profile 
   t.match(coder.json['agent'], { name: 'coder', profile: 'coder' });
   const adHoc = await box.api('/v1/agents', { body: { name: 'reviewer', command: '/bin/true' } });
   t.equal(adHoc.status, 201, 'an ad-hoc spawn has no profile: the profile rule does not match it');
-  const denied = await waitFor('the profile decision on record', async () => (await policyEvents()).find((e) => e.data['action'] === 'spawn' && (e.data['subject'] as { profile?: string }).profile === 'reviewer'));
-  t.match(denied, { data: { subject: { name: 'reviewer', command: '/bin/true', profile: 'reviewer' }, rule: { index: 6, id: 'no-reviewer' }, decision: 'deny', outcome: 'denied' } });
+  const denied = await waitFor('the profile decision on record', async () =>
+    (await policyEvents()).find((e) => e.data['action'] === 'spawn' && (e.data['subject'] as { profile?: string }).profile === 'reviewer'),
+  );
+  t.match(denied, {
+    data: {
+      subject: { name: 'reviewer', command: '/bin/true', profile: 'reviewer' },
+      rule: { index: 6, id: 'no-reviewer' },
+      decision: 'deny',
+      outcome: 'denied',
+    },
+  });
 });
 
 t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an allowed one through', async (t) => {
@@ -108,7 +152,10 @@ t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an
   const denied = await connect(proxyPort, `127.0.0.1:${webPort}`, auth);
   t.equal(denied.status, 403, 'the allowlist admits 127.0.0.1, the policy refuses it');
   t.equal(denied.reason, 'policy-denied');
-  t.match(denied.refusal, /rule=policy-denied; allow-with=a \[policy\] rule that allows it .*; policy="rule 2 \(\\"no-loopback-address\\"\) denies \(matched host=127\.0\.0\.1\)"/);
+  t.match(
+    denied.refusal,
+    /rule=policy-denied; allow-with=a \[policy\] rule that allows it .*; policy="rule 2 \(\\"no-loopback-address\\"\) denies \(matched host=127\.0\.0\.1\)"/,
+  );
   t.match(denied.body, /^agentbox egress refused 127\.0\.0\.1:\d+: policy-denied: rule 2 \("no-loopback-address"\) denies \(matched host=127\.0\.0\.1\)/);
   const allowed = await connect(proxyPort, `localhost:${webPort}`, auth);
   t.equal(allowed.status, 200, 'a CONNECT the policy has nothing against');
@@ -125,11 +172,32 @@ t.test('egress: a CONNECT and a plain HTTP request refused by the real proxy, an
     const all = (await policyEvents()).filter((e) => e.data['action'] === 'egress');
     return all.length >= 3 ? all : undefined;
   });
-  t.match(events[0], { source: 'egress', data: { action: 'egress', subject: { host: '127.0.0.1', port: webPort }, agent: agent.id, rule: { index: 2, id: 'no-loopback-address' }, decision: 'deny', outcome: 'denied', autonomy: 'autonomous' } });
+  t.match(events[0], {
+    source: 'egress',
+    data: {
+      action: 'egress',
+      subject: { host: '127.0.0.1', port: webPort },
+      agent: agent.id,
+      rule: { index: 2, id: 'no-loopback-address' },
+      decision: 'deny',
+      outcome: 'denied',
+      autonomy: 'autonomous',
+    },
+  });
   t.match(events[0]!.data['policy'], /^sha256:[0-9a-f]{64}$/);
-  t.match(events[1], { data: { subject: { host: 'localhost', method: 'POST', path: '/push/x' }, rule: { index: 3 }, decision: 'ask', reason: 'rule 3 ("post-asks") asks for approval; this agent is autonomous' } });
-  const egressEvents = ((await box.api('/v1/events?limit=1000&kind=sandbox.egress')).json['items'] as Stored[]);
-  t.ok(egressEvents.some((e) => e.data['reason'] === 'policy-denied' && (e.data['policy'] as Record<string, unknown>)?.['decision'] === 'deny'), 'the egress decision carries the policy rule');
+  t.match(events[1], {
+    data: {
+      subject: { host: 'localhost', method: 'POST', path: '/push/x' },
+      rule: { index: 3 },
+      decision: 'ask',
+      reason: 'rule 3 ("post-asks") asks for approval; this agent is autonomous',
+    },
+  });
+  const egressEvents = (await box.api('/v1/events?limit=1000&kind=sandbox.egress')).json['items'] as Stored[];
+  t.ok(
+    egressEvents.some((e) => e.data['reason'] === 'policy-denied' && (e.data['policy'] as Record<string, unknown>)?.['decision'] === 'deny'),
+    'the egress decision carries the policy rule',
+  );
   const refusals = ((await box.api(`/v1/agents/${agent.id}`)).json['agent'] as { refusals: Array<Record<string, unknown>> }).refusals;
   t.match(refusals[0], { host: '127.0.0.1', reason: 'policy-denied' }, "on the agent's record");
 });
@@ -140,7 +208,12 @@ t.test("egress: a supervised agent's ask is held, and refused when nobody decide
   const agent = spawned.json['agent'] as { id: string; pid: number };
   t.teardown(() => box.api(`/v1/agents/${agent.id}?graceMs=0`, { method: 'DELETE' }));
   const proxyUrl = new URL((await environOf(agent.pid))['HTTP_PROXY']!);
-  const post = await request(proxyPort, `http://localhost:${webPort}/push/y`, 'POST', `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`);
+  const post = await request(
+    proxyPort,
+    `http://localhost:${webPort}/push/y`,
+    'POST',
+    `Basic ${Buffer.from(`${proxyUrl.username}:${proxyUrl.password}`).toString('base64')}`,
+  );
   t.equal(post.status, 403);
   t.match(post.refusal, /asks for approval; timed out \(request apr_[0-9a-f]+\): no decision within 1 s/);
 });
@@ -165,14 +238,26 @@ t.test('a provider call: refused by the broker for one agent, forwarded for anot
     return all.length >= 1 ? all : undefined;
   });
   t.equal(events.length, 1, 'allowed calls are not recorded one by one');
-  t.match(events[0], { source: 'broker', data: { subject: { provider: 'stand' }, agent: cheap.id, rule: { index: 4, id: 'cheap-no-stand' }, outcome: 'denied', by: { kind: 'agent', agent: cheap.id, name: 'cheap-1' } } });
+  t.match(events[0], {
+    source: 'broker',
+    data: {
+      subject: { provider: 'stand' },
+      agent: cheap.id,
+      rule: { index: 4, id: 'cheap-no-stand' },
+      outcome: 'denied',
+      by: { kind: 'agent', agent: cheap.id, name: 'cheap-1' },
+    },
+  });
 });
 
 t.test('an allowlist change adding a denied host is refused; one adding nothing denied goes through', async (t) => {
   const refused = await box.api('/v1/sandbox/egress', { method: 'PUT', body: { allow_domains: ['localhost', 'db.internal.example'], allow_ports: [webPort] } });
   t.match(refused, { status: 403, json: { error: 'ABX_ERR_POLICY_DENIED', message: /rule 5 \("no-internal"\) denies/ } });
   t.match((await box.api('/v1/sandbox/egress')).json, { source: 'manifest', allow_domains: ['localhost', '127.0.0.1'] }, 'the list did not change');
-  t.equal((await box.api('/v1/sandbox/egress', { method: 'PUT', body: { allow_domains: ['localhost', 'registry.npmjs.org'], allow_ports: [webPort] } })).status, 200);
+  t.equal(
+    (await box.api('/v1/sandbox/egress', { method: 'PUT', body: { allow_domains: ['localhost', 'registry.npmjs.org'], allow_ports: [webPort] } })).status,
+    200,
+  );
   // The decision is appended beside the answer, not before it: wait for it rather than race it.
   const event = await waitFor('the egress-change decision on record', async () => (await policyEvents()).find((e) => e.data['action'] === 'egress-change'));
   t.match(event, { source: 'policy', data: { subject: { host: 'db.internal.example' }, rule: { index: 5 }, outcome: 'denied', by: { kind: 'api-key' } } });
@@ -198,7 +283,12 @@ function connect(port: number, target: string, auth: string): Promise<{ status: 
       s.destroy();
       const reason = /x-agentbox-egress: (\S+)/i.exec(got)?.[1];
       const refusal = /x-agentbox-refusal: ([^\r]+)/i.exec(got)?.[1];
-      resolve({ status: Number(got.split(' ')[1]), ...(reason ? { reason } : {}), ...(refusal ? { refusal } : {}), body: got.slice(got.indexOf('\r\n\r\n') + 4) });
+      resolve({
+        status: Number(got.split(' ')[1]),
+        ...(reason ? { reason } : {}),
+        ...(refusal ? { refusal } : {}),
+        body: got.slice(got.indexOf('\r\n\r\n') + 4),
+      });
     };
     s.once('error', reject);
     s.write(`CONNECT ${target} HTTP/1.1\r\nHost: ${target}\r\nProxy-Authorization: ${auth}\r\n\r\n`);

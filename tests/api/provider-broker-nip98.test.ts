@@ -24,7 +24,16 @@ t.test('a NIP-98 signed call with a body goes through the broker; a tampered bod
   t.teardown(() => box.close());
   const url = `${box.server.apiUrl}/v1/providers/stand/chat/completions`;
   const signed = (body: string): string => {
-    const template: EventTemplate = { kind: 27235, created_at: Math.floor(Date.now() / 1000), content: '', tags: [['u', url], ['method', 'POST'], ['payload', payloadHash(body)]] };
+    const template: EventTemplate = {
+      kind: 27235,
+      created_at: Math.floor(Date.now() / 1000),
+      content: '',
+      tags: [
+        ['u', url],
+        ['method', 'POST'],
+        ['payload', payloadHash(body)],
+      ],
+    };
     return `Nostr ${Buffer.from(JSON.stringify(finalizeEvent(template, operator))).toString('base64')}`;
   };
   const post = (authorization: string, body: string) => fetch(url, { method: 'POST', headers: { authorization, 'content-type': 'application/json' }, body });

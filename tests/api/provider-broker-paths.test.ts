@@ -79,8 +79,15 @@ t.test('no path that climbs out of base_url is forwarded; the key never arrives 
     }
   }
   const outside = provider.arrivals.filter((a) => !a.url.startsWith('/v1/') && !a.url.startsWith('/anthropic/'));
-  t.same(outside.map((a) => a.url), [], 'nothing arrived outside base_url');
-  t.notOk(provider.arrivals.some((a) => JSON.stringify(a.headers).includes(REAL_KEY)), 'the key did not arrive at all');
+  t.same(
+    outside.map((a) => a.url),
+    [],
+    'nothing arrived outside base_url',
+  );
+  t.notOk(
+    provider.arrivals.some((a) => JSON.stringify(a.headers).includes(REAL_KEY)),
+    'the key did not arrive at all',
+  );
   const metrics = await (await fetch(box.server.metricsUrl)).text();
   t.match(metrics, new RegExp(`agentbox_provider_requests_total\\{provider="stand",outcome="refused"\\} ${CLIMBS.length}`));
 });

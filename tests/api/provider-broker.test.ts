@@ -38,7 +38,11 @@ t.teardown(async () => {
 type Agent = SpawnedAgent;
 const spawn = (name: string, command: string, args: string[]): Promise<Agent> => spawnAgent(box, name, command, args);
 const environ = environOf;
-const output = async (id: string): Promise<string> => ((await box.api(`/v1/agents/${id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');
+const output = async (id: string): Promise<string> =>
+  ((await box.api(`/v1/agents/${id}/output`)).json['chunks'] as Array<{ stream: string; text: string }>)
+    .filter((c) => c.stream === 'stdout')
+    .map((c) => c.text)
+    .join('');
 
 /** A live agent and its token, read from its environment as the agent sees it. */
 let sleeper: Agent;
@@ -65,14 +69,23 @@ t.test('an agent gets its token, the API URL and one <NAME>_BASE_URL per enabled
     t.notOk(cmdline.includes(secret), 'no key in the cmdline');
   }
   const refused = await box.api('/v1/agents', { body: { name: 'leaky', command: '/bin/echo', args: [`--key=${box.key}`] } });
-  t.match(refused, { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: /carry the box API key/ } }, 'a spawn that would hand the operator key to an agent is refused');
+  t.match(
+    refused,
+    { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: /carry the box API key/ } },
+    'a spawn that would hand the operator key to an agent is refused',
+  );
   t.notOk(JSON.stringify(refused.json).includes(box.key), 'the refusal does not echo the key');
 });
 
 t.test("an agent's own call reaches the provider with the real key and without its token", async (t) => {
   const script = `fetch(process.env.STAND_BASE_URL + '/chat/completions?stream=false', { method: 'POST', headers: { authorization: 'Bearer ' + process.env.AGENTBOX_TOKEN, 'content-type': 'application/json', 'x-trace': 'kept' }, body: JSON.stringify({ model: 'm', messages: ['hi'] }) }).then(async (r) => console.log(r.status, await r.text()))`;
   const caller = await spawn('caller', process.execPath, ['-e', script]);
-  await waitFor('the agent to finish', async () => (await box.api(`/v1/agents/${caller.id}`)).json['agent'] && ((await box.api(`/v1/agents/${caller.id}`)).json['agent'] as Agent).state !== 'running', 10_000);
+  await waitFor(
+    'the agent to finish',
+    async () =>
+      (await box.api(`/v1/agents/${caller.id}`)).json['agent'] && ((await box.api(`/v1/agents/${caller.id}`)).json['agent'] as Agent).state !== 'running',
+    10_000,
+  );
   const printed = await output(caller.id);
   t.match(printed, /^200 /, 'the agent got the provider answer');
   const arrival = provider.arrivals.find((a) => a.url.startsWith('/v1/chat/completions'));
@@ -88,7 +101,11 @@ t.test("an agent's own call reaches the provider with the real key and without i
 
 t.test('x-api-key (Anthropic style) is swapped in place; hop-by-hop headers stay behind', async (t) => {
   const api = `http://127.0.0.1:${box.server.apiPort}/v1/providers/anthro-test`;
-  const res = await fetch(`${api}/v1/messages`, { method: 'POST', headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'proxy-authorization': 'Basic eDp5' }, body: '{"max_tokens":1}' });
+  const res = await fetch(`${api}/v1/messages`, {
+    method: 'POST',
+    headers: { 'x-api-key': token, 'anthropic-version': '2023-06-01', 'content-type': 'application/json', 'proxy-authorization': 'Basic eDp5' },
+    body: '{"max_tokens":1}',
+  });
   t.equal(res.status, 200);
   t.equal(res.headers.get('x-provider'), 'stand-in', 'provider headers come back');
   t.equal(res.headers.get('x-hop'), null, 'headers the provider lists in Connection do not');
@@ -101,7 +118,11 @@ t.test('x-api-key (Anthropic style) is swapped in place; hop-by-hop headers stay
 });
 
 t.test('a streamed answer reaches the agent event by event', async (t) => {
-  const res = await fetch(`http://127.0.0.1:${box.server.apiPort}/v1/providers/stand/stream`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: '{}' });
+  const res = await fetch(`http://127.0.0.1:${box.server.apiPort}/v1/providers/stand/stream`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: '{}',
+  });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /text\/event-stream/);
   const reader = res.body!.getReader();
@@ -125,7 +146,11 @@ t.test('a streamed answer reaches the agent event by event', async (t) => {
 
 t.test('a large upload streams through (past the 1 MiB JSON body limit)', async (t) => {
   const size = 8 * 1024 * 1024;
-  const res = await fetch(`http://127.0.0.1:${box.server.apiPort}/v1/providers/stand/upload`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' }, body: new Uint8Array(size) });
+  const res = await fetch(`http://127.0.0.1:${box.server.apiPort}/v1/providers/stand/upload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(size),
+  });
   t.equal(res.status, 200);
   t.same(await res.json(), { bytes: size });
 });
@@ -141,7 +166,11 @@ t.test('provider down → 502, key missing → 503, no or a wrong token → 401'
   t.equal((await fetch(`${api}/stand/x`)).status, 401, 'no token');
   t.equal((await fetch(`${api}/stand/x`, { headers: { 'x-api-key': 'abx_agent_not-a-live-token' } })).status, 401, 'an unknown token');
   t.equal((await fetch(`${api}/off/x`, { headers: { authorization: `Bearer ${box.key}` } })).status, 404, 'a disabled provider has no route');
-  t.match(await (await fetch(`${api}/off/x`, { headers: { authorization: `Bearer ${token}` } })).json(), { error: 'ABX_ERR_AGENT_SCOPE' }, 'which an agent token is refused, like any undeclared route');
+  t.match(
+    await (await fetch(`${api}/off/x`, { headers: { authorization: `Bearer ${token}` } })).json(),
+    { error: 'ABX_ERR_AGENT_SCOPE' },
+    'which an agent token is refused, like any undeclared route',
+  );
   const metrics = await (await fetch(box.server.metricsUrl)).text();
   t.match(metrics, /agentbox_provider_requests_total\{provider="down",outcome="unreachable"\} 1/);
   t.match(metrics, /agentbox_provider_requests_total\{provider="keyless",outcome="no-key"\} 1/);
@@ -163,7 +192,25 @@ t.test('a provider with an unverifiable certificate never sees the request; a si
   const dir = await mkdtemp(path.join(os.tmpdir(), 'stand-in-tls-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const [key, cert] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
-  await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1']);
+  await promisify(execFile)('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    key,
+    '-out',
+    cert,
+    '-days',
+    '1',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-addext',
+    'subjectAltName=IP:127.0.0.1',
+  ]);
   const selfSigned = await startStandInProvider({ tls: { key: await readFile(key, 'utf8'), cert: await readFile(cert, 'utf8') } });
   t.teardown(() => selfSigned.close());
   const other = await startTestServer({
@@ -178,7 +225,8 @@ t.test('a provider with an unverifiable certificate never sees the request; a si
   t.teardown(() => other.close());
   const agent = (await other.api('/v1/agents', { body: { name: 'tls', command: '/bin/sleep', args: ['600'] } })).json['agent'] as Agent;
   const agentToken = (await environ(agent.pid))['AGENTBOX_TOKEN'];
-  const call = (name: string, rest: string) => fetch(`http://127.0.0.1:${other.server.apiPort}/v1/providers/${name}${rest}`, { headers: { authorization: `Bearer ${agentToken}` } });
+  const call = (name: string, rest: string) =>
+    fetch(`http://127.0.0.1:${other.server.apiPort}/v1/providers/${name}${rest}`, { headers: { authorization: `Bearer ${agentToken}` } });
 
   const tls = await call('selfsigned', '/v1/models');
   t.equal(tls.status, 502);

@@ -61,8 +61,14 @@ t.test('readiness follows the seal, the critical orchestrator backend and the mo
 
   const flips = box.logs.events('ReadinessChanged').map((e) => e['ready']);
   t.same(flips, [false, true, false, true, false, true, false], 'every transition is logged as ReadinessChanged');
-  t.ok(box.logs.events('SlotDegraded').some((e) => e['slot'] === 'orchestrator'), 'the degradation is logged');
-  t.ok(box.logs.events('SlotRestored').some((e) => e['slot'] === 'orchestrator'), 'the restoration is logged');
+  t.ok(
+    box.logs.events('SlotDegraded').some((e) => e['slot'] === 'orchestrator'),
+    'the degradation is logged',
+  );
+  t.ok(
+    box.logs.events('SlotRestored').some((e) => e['slot'] === 'orchestrator'),
+    'the restoration is logged',
+  );
 });
 
 t.test('the seal is noticed by the safety-net re-check when its directory appears late', async (t) => {
@@ -105,7 +111,10 @@ t.test('/health reports whether agents get their own namespaces', async (t) => {
   const box = await startTestServer({ toml: manifest });
   t.teardown(() => box.close());
   // The local orchestrator probed user namespaces with bwrap once at start (they work on the test machine).
-  t.match((await box.api('/health', { auth: false })).json['sandbox'], { mode: 'confined', namespaces: { setting: 'auto', active: true, proc: 'fresh', checkedAt: String } });
+  t.match((await box.api('/health', { auth: false })).json['sandbox'], {
+    mode: 'confined',
+    namespaces: { setting: 'auto', active: true, proc: 'fresh', checkedAt: String },
+  });
 });
 
 t.test('/livez answers without any external check', async (t) => {

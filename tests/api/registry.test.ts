@@ -32,12 +32,23 @@ t.test('every registry entry loads a module named <slot>/<impl> with the slot co
   await t.rejects(loadImplementation('beads', 'local-postgres'), /no implementation "local-postgres" for adapter slot "beads"/);
 });
 
-t.test('the registry answers to the facts file\'s names, and refuses a module that names another implementation', async (t) => {
-  for (const slot of SLOTS) t.same(implementationNames(slot), [boxFacts.slots[slot].local, boxFacts.slots[slot].external, boxFacts.slots[slot].off], `${slot}: the facts file's names`);
+t.test("the registry answers to the facts file's names, and refuses a module that names another implementation", async (t) => {
+  for (const slot of SLOTS)
+    t.same(implementationNames(slot), [boxFacts.slots[slot].local, boxFacts.slots[slot].external, boxFacts.slots[slot].off], `${slot}: the facts file's names`);
   // The pods slot's local entry loads the beads module, as a module left unrenamed after its fact changed would.
-  const loaders = Object.fromEntries(SLOTS.map((slot) => [slot, { local: () => registry[slot].local.load(), external: () => registry[slot].external.load(), off: () => registry[slot].off.load() }]));
-  const mixedUp = registryOf({ ...loaders, pods: { ...loaders['pods']!, local: () => registry.beads.local.load() } } as unknown as Parameters<typeof registryOf>[0]);
-  await t.rejects(loadImplementation('pods', boxFacts.slots.pods.local, {}, mixedUp), /schema\/box-facts\.json names the local implementation of slot "pods" "local-fs", but its module is beads\/local-sqlite; rename the module \(and its ADAPTER\) or correct slots\.pods\.local/);
+  const loaders = Object.fromEntries(
+    SLOTS.map((slot) => [
+      slot,
+      { local: () => registry[slot].local.load(), external: () => registry[slot].external.load(), off: () => registry[slot].off.load() },
+    ]),
+  );
+  const mixedUp = registryOf({ ...loaders, pods: { ...loaders['pods']!, local: () => registry.beads.local.load() } } as unknown as Parameters<
+    typeof registryOf
+  >[0]);
+  await t.rejects(
+    loadImplementation('pods', boxFacts.slots.pods.local, {}, mixedUp),
+    /schema\/box-facts\.json names the local implementation of slot "pods" "local-fs", but its module is beads\/local-sqlite; rename the module \(and its ADAPTER\) or correct slots\.pods\.local/,
+  );
   t.equal((await loadImplementation('beads', boxFacts.slots.beads.local, {}, mixedUp)).ADAPTER, 'beads/local-sqlite', 'a module that matches loads');
 });
 
@@ -48,7 +59,11 @@ t.test('off contract: lifecycle succeeds, health says off, every operation rejec
   for (const slot of SLOTS) {
     const module = await loadImplementation(slot, 'off');
     const context: AdapterContext = { slot, settings: manifest.integrations[slot], paths: root.paths, logger: pino({ level: 'silent' }), env: {} };
-    const adapter = module.create(context) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>> & { connect(s: AbortSignal): Promise<void>; health(s: AbortSignal): Promise<unknown>; close(): Promise<void> };
+    const adapter = module.create(context) as unknown as Record<string, (...a: unknown[]) => Promise<unknown>> & {
+      connect(s: AbortSignal): Promise<void>;
+      health(s: AbortSignal): Promise<unknown>;
+      close(): Promise<void>;
+    };
     await adapter.connect(AbortSignal.timeout(1_000));
     await adapter.connect(AbortSignal.timeout(1_000));
     t.same(await adapter.health(AbortSignal.timeout(1_000)), { state: 'off' }, `${slot} health`);
@@ -61,7 +76,10 @@ t.test('off contract: lifecycle succeeds, health says off, every operation rejec
         () => undefined,
         (e: unknown) => e,
       );
-      t.ok(err instanceof AdapterOffError && err.code === 'ABX_ERR_ADAPTER_OFF' && err.statusCode === 503 && err.message.includes(op), `${slot}.${op} rejects with AdapterOffError`);
+      t.ok(
+        err instanceof AdapterOffError && err.code === 'ABX_ERR_ADAPTER_OFF' && err.statusCode === 503 && err.message.includes(op),
+        `${slot}.${op} rejects with AdapterOffError`,
+      );
     }
     await adapter.close();
     await adapter.close();

@@ -43,7 +43,16 @@ t.test('a slot named in adapters.critical is fatal at start too, and fails /read
     const r = await box.api('/ready', { auth: false });
     return r.status === 200 ? r : undefined;
   });
-  t.same(ok.json['requirements'], ['seal', 'mount:state', 'mount:workspace', 'mount:run', 'disk:state', 'disk:workspace', 'adapter:events', 'adapter:orchestrator']);
+  t.same(ok.json['requirements'], [
+    'seal',
+    'mount:state',
+    'mount:workspace',
+    'mount:run',
+    'disk:state',
+    'disk:workspace',
+    'adapter:events',
+    'adapter:orchestrator',
+  ]);
   await events.stop();
   const down = await waitFor('UNREADY', async () => {
     const r = await box.api('/ready', { auth: false });
@@ -58,7 +67,11 @@ t.test('a backend that stops answering: the health probe times out and the slot 
   const events = new TcpBackend(eventsPort);
   await orch.start();
   await events.start();
-  const box = await startTestServer({ toml: local, timing: { healthTimeoutMs: 150 }, overrides: { orchestrator: tcpAdapterModule('orchestrator', orchPort), events: tcpAdapterModule('events', eventsPort) } });
+  const box = await startTestServer({
+    toml: local,
+    timing: { healthTimeoutMs: 150 },
+    overrides: { orchestrator: tcpAdapterModule('orchestrator', orchPort), events: tcpAdapterModule('events', eventsPort) },
+  });
   t.teardown(async () => {
     await box.close();
     await orch.stop();
@@ -130,7 +143,9 @@ t.test('withDeadline rejects at the deadline even when the work ignores its sign
   t.ok(sawAbort, 'the signal fired');
   t.equal(await withDeadline('quick', 1_000, async () => 42), 42);
   const outer = new AbortController();
-  const pending = failure(withDeadline('outer', 10_000, (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))), outer.signal));
+  const pending = failure(
+    withDeadline('outer', 10_000, (signal) => new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')))), outer.signal),
+  );
   outer.abort();
   t.match(await pending, { message: 'stopped' });
 });

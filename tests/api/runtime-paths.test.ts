@@ -41,8 +41,14 @@ t.test('the image layout, and the same layout under AGENTBOX_ROOT', async (t) =>
 t.test('listeners: manifest values, environment overrides, validation, URLs', async (t) => {
   const { manifest } = await manifestFrom('[api]\nport = 9000\nbind = "127.0.0.1"\n[observability]\nmetrics_port = 9001\n');
   t.same(listenConfig(manifest, {}), { apiHost: '127.0.0.1', apiPort: 9000, metricsHost: '127.0.0.1', metricsPort: 9001 });
-  t.same(listenConfig(manifest, { AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_API_BIND: '0.0.0.0', AGENTBOX_METRICS_BIND: '::' }), { apiHost: '0.0.0.0', apiPort: 0, metricsHost: '::', metricsPort: 0 });
-  for (const bad of ['-1', '65536', '80a', ' 80']) t.throws(() => listenConfig(manifest, { AGENTBOX_API_PORT: bad }), { name: 'ListenConfigError' }, `"${bad}" refused`);
+  t.same(listenConfig(manifest, { AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_API_BIND: '0.0.0.0', AGENTBOX_METRICS_BIND: '::' }), {
+    apiHost: '0.0.0.0',
+    apiPort: 0,
+    metricsHost: '::',
+    metricsPort: 0,
+  });
+  for (const bad of ['-1', '65536', '80a', ' 80'])
+    t.throws(() => listenConfig(manifest, { AGENTBOX_API_PORT: bad }), { name: 'ListenConfigError' }, `"${bad}" refused`);
   t.equal(urlFor('0.0.0.0', 80, '/metrics'), 'http://127.0.0.1:80/metrics', 'a wildcard bind is shown as loopback');
   t.equal(urlFor('::', 80), 'http://[::1]:80');
   t.equal(urlFor('fd00::5', 81), 'http://[fd00::5]:81');
@@ -66,7 +72,11 @@ t.test('the advertised URL: mesh.advertise_url, else AGENTBOX_ADVERTISE_URL, els
     ['http://0.0.0.0:9090', /wildcard address/],
   ] as const) {
     t.throws(() => listenConfig(plain, { AGENTBOX_ADVERTISE_URL: bad }), { name: 'ListenConfigError', message: why }, `"${bad}" refused`);
-    t.throws(() => listenConfig(plain, { AGENTBOX_ADVERTISE_URL: bad }), { message: /^AGENTBOX_ADVERTISE_URL = /, name: 'ListenConfigError' }, 'the message names the variable');
+    t.throws(
+      () => listenConfig(plain, { AGENTBOX_ADVERTISE_URL: bad }),
+      { message: /^AGENTBOX_ADVERTISE_URL = /, name: 'ListenConfigError' },
+      'the message names the variable',
+    );
   }
 });
 
@@ -76,7 +86,11 @@ t.test('stage A, stage B and the API resolve the manifest file the same way', as
   t.equal(manifestFileFrom({}), '/etc/agentbox/agentbox.toml', 'the image layout');
   t.equal(manifestFileFrom({ AGENTBOX_ROOT: root }), path.join(root, 'etc/agentbox/agentbox.toml'), 're-rooted with AGENTBOX_ROOT');
   t.equal(manifestFileFrom({ AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: '/srv/box.toml' }), '/srv/box.toml', 'AGENTBOX_MANIFEST wins');
-  t.equal(manifestFileFrom({ AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: '' }), path.join(root, 'etc/agentbox/agentbox.toml'), 'an empty AGENTBOX_MANIFEST counts as unset');
+  t.equal(
+    manifestFileFrom({ AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: '' }),
+    path.join(root, 'etc/agentbox/agentbox.toml'),
+    'an empty AGENTBOX_MANIFEST counts as unset',
+  );
 
   // Only AGENTBOX_ROOT is set: each stage must find <root>/etc/agentbox/agentbox.toml.
   const paths = runtimePaths({ AGENTBOX_ROOT: root });

@@ -22,7 +22,7 @@ t.test("sandbox on: confined, with the kernel ABI; the agent may connect to the 
   t.teardown(() => box.close());
   const health = (await box.api('/health', { auth: false })).json;
   t.match(health['sandbox'], { enabled: true, mode: 'confined', requiredAbi: 6 });
-  t.ok(((health['sandbox'] as { landlockAbi: number }).landlockAbi) >= 6, 'the kernel Landlock ABI is reported');
+  t.ok((health['sandbox'] as { landlockAbi: number }).landlockAbi >= 6, 'the kernel Landlock ABI is reported');
   t.same((await box.api('/v1/meta')).json['sandbox'], health['sandbox'], '/v1/meta says the same');
   const port = Number(new URL(box.server.app.agentbox.agentListener.url()!).port);
   const operator = box.server.apiPort;
@@ -37,7 +37,10 @@ t.test("sandbox on: confined, with the kernel ABI; the agent may connect to the 
 });
 
 t.test('sandbox off (acknowledged): /health and /v1/meta say unconfined, and the start is logged as a warning', async (t) => {
-  const box = await startTestServer({ toml: `${LOCAL_ORCHESTRATOR}[security]\naudit_acknowledged = true\n[sandbox]\nenabled = false\n`, env: { PATH: process.env['PATH'] } });
+  const box = await startTestServer({
+    toml: `${LOCAL_ORCHESTRATOR}[security]\naudit_acknowledged = true\n[sandbox]\nenabled = false\n`,
+    env: { PATH: process.env['PATH'] },
+  });
   t.teardown(() => box.close());
   t.match((await box.api('/health', { auth: false })).json['sandbox'], { enabled: false, mode: 'unconfined' });
   t.match((await box.api('/v1/meta')).json['sandbox'], { enabled: false, mode: 'unconfined' });

@@ -14,13 +14,18 @@ const serverJs = `${repo}dist/management-api/src/bin/management-api.js`;
 const cliJs = `${repo}${(JSON.parse(readFileSync(`${repo}package.json`, 'utf8')) as { bin: { agentbox: string } }).bin.agentbox}`;
 
 /** A spawned process with its output collected, and a way to wait for a line or the exit. */
-function launch(args: string[], env: Record<string, string>): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<{ code: number | null; signal: string | null; at: number }> } {
+function launch(
+  args: string[],
+  env: Record<string, string>,
+): { child: ChildProcess; out: () => string; err: () => string; exited: Promise<{ code: number | null; signal: string | null; at: number }> } {
   const child = spawn(process.execPath, args, { cwd: repo, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr?.on('data', (c: Buffer) => (err += c.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; signal: string | null; at: number }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
+  );
   return { child, out: () => out, err: () => err, exited };
 }
 
@@ -35,7 +40,9 @@ async function until<T>(what: string, get: () => T | undefined, ms = 15_000): Pr
 }
 
 const listening = (out: () => string) => () => {
-  const line = out().split('\n').find((l) => l.includes('"event":"ApiListening"'));
+  const line = out()
+    .split('\n')
+    .find((l) => l.includes('"event":"ApiListening"'));
   return line ? (JSON.parse(line) as { apiUrl: string; metricsUrl: string; apiPort: number; metricsPort: number; apiKeyFile: string }) : undefined;
 };
 
@@ -84,15 +91,27 @@ t.test('`agentbox api` prints the URLs and the key file, honours the manifest lo
   p.child.kill('SIGINT');
   const { code } = await p.exited;
   t.equal(code, 0);
-  const infoLines = p.out().split('\n').filter((l) => l.includes('"level":30'));
-  t.same(infoLines.map((l) => (JSON.parse(l) as { event?: string }).event), ['ApiListening'], 'at warn only the port announcement is logged at info');
+  const infoLines = p
+    .out()
+    .split('\n')
+    .filter((l) => l.includes('"level":30'));
+  t.same(
+    infoLines.map((l) => (JSON.parse(l) as { event?: string }).event),
+    ['ApiListening'],
+    'at warn only the port announcement is logged at info',
+  );
 });
 
 t.test('an orchestrator that cannot connect: the process exits 1', async (t) => {
   const root = await makeRoot();
   t.teardown(root.cleanup);
   await writeFile(`${root.dir}/m.toml`, ALL_OFF);
-  const p = launch([`${repo}tests/api/fixtures/fatal-orchestrator.mjs`, `${root.dir}/m.toml`], { AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', TEST_ORCHESTRATOR_PORT: String(await freePort()) });
+  const p = launch([`${repo}tests/api/fixtures/fatal-orchestrator.mjs`, `${root.dir}/m.toml`], {
+    AGENTBOX_ROOT: root.dir,
+    AGENTBOX_API_PORT: '0',
+    AGENTBOX_METRICS_PORT: '0',
+    TEST_ORCHESTRATOR_PORT: String(await freePort()),
+  });
   t.teardown(() => p.child.kill('SIGKILL'));
   const { code, at } = await p.exited;
   t.equal(code, 1, 'exit 1');
@@ -105,13 +124,22 @@ t.test('under supervisord a failed start pauses before exiting, longer each time
   t.teardown(root.cleanup);
   await writeFile(`${root.dir}/m.toml`, ALL_OFF);
   const failures = `${root.paths.runDir}/api-start-failures.json`;
-  const env = { AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', TEST_ORCHESTRATOR_PORT: String(await freePort()), SUPERVISOR_ENABLED: '1' };
+  const env = {
+    AGENTBOX_ROOT: root.dir,
+    AGENTBOX_API_PORT: '0',
+    AGENTBOX_METRICS_PORT: '0',
+    TEST_ORCHESTRATOR_PORT: String(await freePort()),
+    SUPERVISOR_ENABLED: '1',
+  };
   const failOnce = async (): Promise<{ code: number | null; pausedMs: number; out: string }> => {
     const p = launch([`${repo}tests/api/fixtures/fatal-orchestrator.mjs`, `${root.dir}/m.toml`], env);
     t.teardown(() => p.child.kill('SIGKILL'));
     const { code, at } = await p.exited;
     // From the moment the process logged the pause (its own clock, so a slow pipe cannot shorten it) to its exit.
-    const paced = p.out().split('\n').find((l) => l.includes('"event":"ApiRestartPaced"'));
+    const paced = p
+      .out()
+      .split('\n')
+      .find((l) => l.includes('"event":"ApiRestartPaced"'));
     return { code, pausedMs: paced ? at - (JSON.parse(paced) as { time: number }).time : 0, out: p.out() };
   };
 
@@ -159,7 +187,12 @@ t.test('start-up failures: invalid manifest exit 1, bad port override exit 2, po
   await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
   const taken = String((blocker.address() as net.AddressInfo).port);
-  const busy = launch([serverJs, '--manifest', `${root.dir}/m.toml`], { AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: taken, AGENTBOX_METRICS_PORT: '0', AGENTBOX_MANIFEST: 'ignored-when-flag-given' });
+  const busy = launch([serverJs, '--manifest', `${root.dir}/m.toml`], {
+    AGENTBOX_ROOT: root.dir,
+    AGENTBOX_API_PORT: taken,
+    AGENTBOX_METRICS_PORT: '0',
+    AGENTBOX_MANIFEST: 'ignored-when-flag-given',
+  });
   t.equal((await busy.exited).code, 1);
   t.match(busy.out(), /"event":"ApiStartFailed".*EADDRINUSE/);
 

@@ -54,7 +54,12 @@ interface RawAnswer {
  * Keep a connection busy with a request the hung backend never answers (so closing does not reap
  * it), start closing the API, send `late` on the same connection, and return both answers.
  */
-async function lateRequestWhileClosing(t: { teardown(fn: () => void): void }, box: Awaited<ReturnType<typeof hungBox>>['box'], events: TcpBackend, late: string): Promise<RawAnswer[]> {
+async function lateRequestWhileClosing(
+  t: { teardown(fn: () => void): void },
+  box: Awaited<ReturnType<typeof hungBox>>['box'],
+  events: TcpBackend,
+  late: string,
+): Promise<RawAnswer[]> {
   const { port } = new URL(box.server.apiUrl);
   const socket = net.connect({ host: '127.0.0.1', port: Number(port) });
   t.teardown(() => socket.destroy());
@@ -62,7 +67,9 @@ async function lateRequestWhileClosing(t: { teardown(fn: () => void): void }, bo
   socket.on('data', (c: Buffer) => (received += c.toString('utf8')));
   await new Promise((resolve) => socket.once('connect', resolve));
   const body = JSON.stringify({ kind: 'agent.stuck' });
-  socket.write(`POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${box.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+  socket.write(
+    `POST /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${box.key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
   await waitFor('the operation to reach the backend', () => events.received.some((l) => l.includes('agent.stuck')));
   const closing = box.close();
   await new Promise((r) => setTimeout(r, 100));
@@ -72,7 +79,11 @@ async function lateRequestWhileClosing(t: { teardown(fn: () => void): void }, bo
   return received
     .split('HTTP/1.1 ')
     .slice(1)
-    .map((r) => ({ status: Number(r.slice(0, 3)), head: r.slice(0, r.indexOf('\r\n\r\n')), json: JSON.parse(r.slice(r.indexOf('\r\n\r\n') + 4)) as Record<string, unknown> }));
+    .map((r) => ({
+      status: Number(r.slice(0, 3)),
+      head: r.slice(0, r.indexOf('\r\n\r\n')),
+      json: JSON.parse(r.slice(r.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>,
+    }));
 }
 
 t.test('a request arriving on an open connection while the API closes gets 503 ABX_ERR_SHUTTING_DOWN in the usual shape', async (t) => {
@@ -80,7 +91,11 @@ t.test('a request arriving on an open connection while the API closes gets 503 A
   const answers = await lateRequestWhileClosing(t, box, events, `GET /v1/meta HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${box.key}\r\n\r\n`);
   t.equal(answers.length, 2, 'two answers on the connection');
   t.match(answers[0], { status: 503, json: { error: 'ABX_ERR_ADAPTER_UNAVAILABLE' } }, 'the stuck request, after the grace period');
-  t.match(answers[1], { status: 503, json: { error: 'ABX_ERR_SHUTTING_DOWN', message: 'the API is shutting down' } }, 'the late one, refused in the usual shape');
+  t.match(
+    answers[1],
+    { status: 503, json: { error: 'ABX_ERR_SHUTTING_DOWN', message: 'the API is shutting down' } },
+    'the late one, refused in the usual shape',
+  );
 });
 
 t.test('from the moment the API starts closing /ready is 503 (missing "api")', async (t) => {

@@ -45,7 +45,15 @@ t.test('the resolver hands each factory its slot, its settings and nothing of th
     const context = seen.get(slot);
     // The orchestrator alone starts agents: it alone is told how they are confined and accounted. The
     // events slot alone keeps the audit log: it alone is told [audit] (how often it signs checkpoints).
-    const keys = ['env', 'logger', 'paths', 'settings', 'slot', ...(slot === 'orchestrator' ? ['sandbox'] : []), ...(slot === 'events' ? ['audit'] : [])].sort();
+    const keys = [
+      'env',
+      'logger',
+      'paths',
+      'settings',
+      'slot',
+      ...(slot === 'orchestrator' ? ['sandbox'] : []),
+      ...(slot === 'events' ? ['audit'] : []),
+    ].sort();
     t.same(Object.keys(context ?? {}).sort(), keys, `${slot}: the context's keys`);
     t.equal(context?.slot, slot);
     t.same(context?.settings, manifest.integrations[slot], `${slot}: its own [integrations.${slot}]`);

@@ -92,30 +92,39 @@ t.test('a critical slot that cannot connect: buildApp throws its error, and ever
     () => undefined,
     (e: unknown) => e,
   );
-  t.type(err, FatalAdapterError, 'the failing plugin\'s own error');
+  t.type(err, FatalAdapterError, "the failing plugin's own error");
   t.equal((err as FatalAdapterError).slot, 'orchestrator');
   t.ok(existsSync(sqliteRegistryFile(root.paths)), 'the mesh host had opened its registry before the adapters started');
   await settle();
   t.same(heldHandles(), before, 'no timer, socket, server or file operation left behind');
-  t.same(created.alive(), [], 'every timer, socket and pipe the start created is gone, unreferenced ones too (idle compaction, the egress controller\'s retries)');
+  t.same(
+    created.alive(),
+    [],
+    "every timer, socket and pipe the start created is gone, unreferenced ones too (idle compaction, the egress controller's retries)",
+  );
   t.same(openFilesUnder(root.dir), [], 'the registry and the key files are closed');
 });
 
-t.test('the API port taken: the start fails, the agents\' listener and the metrics listener are closed, and a new start on that port succeeds once it is free', async (t) => {
-  const port = await freePort();
-  const squatter = net.createServer();
-  await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
-  await settle();
-  const before = heldHandles();
-  const root = await makeRoot();
-  await t.rejects(startTestServer({ toml: hostToml.replace('orchestrator = "local-procmgr"', 'orchestrator = "off"'), apiPort: port, root }), { code: 'EADDRINUSE' });
-  await settle();
-  t.same(heldHandles(), before, 'no listener, socket or timer left behind');
-  await new Promise<void>((resolve) => squatter.close(() => resolve()));
-  const box = await startTestServer({ toml: ALL_OFF, apiPort: port });
-  t.teardown(() => box.close());
-  t.equal(box.server.apiPort, port);
-});
+t.test(
+  "the API port taken: the start fails, the agents' listener and the metrics listener are closed, and a new start on that port succeeds once it is free",
+  async (t) => {
+    const port = await freePort();
+    const squatter = net.createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    await settle();
+    const before = heldHandles();
+    const root = await makeRoot();
+    await t.rejects(startTestServer({ toml: hostToml.replace('orchestrator = "local-procmgr"', 'orchestrator = "off"'), apiPort: port, root }), {
+      code: 'EADDRINUSE',
+    });
+    await settle();
+    t.same(heldHandles(), before, 'no listener, socket or timer left behind');
+    await new Promise<void>((resolve) => squatter.close(() => resolve()));
+    const box = await startTestServer({ toml: ALL_OFF, apiPort: port });
+    t.teardown(() => box.close());
+    t.equal(box.server.apiPort, port);
+  },
+);
 
 t.test('a plugin registered before those it depends on is refused by name', async (t) => {
   const app = Fastify();

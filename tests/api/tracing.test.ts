@@ -45,7 +45,10 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
   const port = await freePort();
   const backend = new TcpBackend(port);
   await backend.start();
-  const box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n', overrides: { events: tcpAdapterModule('events', port) } });
+  const box = await startTestServer({
+    toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n',
+    overrides: { events: tcpAdapterModule('events', port) },
+  });
   t.teardown(async () => {
     await box.close();
     await backend.stop();
@@ -87,9 +90,18 @@ t.test('spans for requests and adapter dispatches arrive at the OTLP endpoint', 
 
   const sameTrace = spans.filter((s) => s.traceId === ok?.traceId && s !== ok);
   t.ok(sameTrace.length >= 1, 'the dispatch span belongs to the request trace');
-  t.ok(sameTrace.some((s) => s.spanId === ok?.parentSpanId), 'and is a child of a request span');
-  t.ok(sameTrace.some((s) => Object.values(s.attributes).some((a) => a.value.stringValue === '/v1/events')), 'the request span names the route');
-  t.notOk(spans.some((s) => s.attributes.some((a) => a.value.stringValue === '/ready')), 'probes are not traced');
+  t.ok(
+    sameTrace.some((s) => s.spanId === ok?.parentSpanId),
+    'and is a child of a request span',
+  );
+  t.ok(
+    sameTrace.some((s) => Object.values(s.attributes).some((a) => a.value.stringValue === '/v1/events')),
+    'the request span names the route',
+  );
+  t.notOk(
+    spans.some((s) => s.attributes.some((a) => a.value.stringValue === '/ready')),
+    'probes are not traced',
+  );
 
   t.equal(joined?.traceId, callerTrace, "the dispatch continues the caller's trace");
   const callerChildren = spans.filter((s) => s.traceId === callerTrace && s.parentSpanId === callerSpan);
@@ -111,7 +123,9 @@ t.test('exception events, status messages and names are scrubbed on export too',
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(scrubbingExporter(memory))] });
   t.teardown(() => provider.shutdown());
   const tracer = provider.getTracer('scrub-test');
-  const span = tracer.startSpan('GET /hook?token=name-secret-1', { attributes: { 'url.full': 'https://u:attr-pass-2@h/p?sig=attr-sig-3&q=1', 'list': ['a', '/x?key=list-key-4'], 'count': 3 } });
+  const span = tracer.startSpan('GET /hook?token=name-secret-1', {
+    attributes: { 'url.full': 'https://u:attr-pass-2@h/p?sig=attr-sig-3&q=1', list: ['a', '/x?key=list-key-4'], count: 3 },
+  });
   span.recordException(new Error('POST https://h/p?apikey=exc-key-5 refused'));
   span.setStatus({ code: 2, message: 'failed calling https://h/p?password=status-pw-6' });
   span.end();
@@ -120,7 +134,8 @@ t.test('exception events, status messages and names are scrubbed on export too',
   await provider.forceFlush();
   const [scrubbed, plain] = memory.getFinishedSpans();
   const text = JSON.stringify(scrubbed, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
-  for (const secret of ['name-secret-1', 'attr-pass-2', 'attr-sig-3', 'list-key-4', 'exc-key-5', 'status-pw-6']) t.notOk(text.includes(secret), `${secret} is scrubbed`);
+  for (const secret of ['name-secret-1', 'attr-pass-2', 'attr-sig-3', 'list-key-4', 'exc-key-5', 'status-pw-6'])
+    t.notOk(text.includes(secret), `${secret} is scrubbed`);
   t.equal(scrubbed?.name, 'GET /hook?token=[Redacted]');
   t.equal(scrubbed?.attributes['url.full'], 'https://u:[Redacted]@h/p?sig=[Redacted]&q=1');
   t.same(scrubbed?.attributes['list'], ['a', '/x?key=[Redacted]']);

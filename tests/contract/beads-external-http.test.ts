@@ -34,7 +34,10 @@ t.test('the remote box holds the data: what the client writes, the box serves to
 
 t.test('a wrong token leaves the slot degraded with a reason that names the fix, never the token', async (t) => {
   const secret = 'wrong-token-7f3a9c1e5b2d4f60a8c7e6d5';
-  const h = await startSlot('beads', clientManifest(box.url, { env: 'BEADS_TOKEN' }), { env: { BEADS_TOKEN: secret }, timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  const h = await startSlot('beads', clientManifest(box.url, { env: 'BEADS_TOKEN' }), {
+    env: { BEADS_TOKEN: secret },
+    timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 },
+  });
   t.teardown(() => h.close());
   t.equal(h.state(), 'degraded');
   t.match(h.reason(), /401.*token_env/);
@@ -60,7 +63,12 @@ t.test('a token file readable by others still works but is reported', async (t) 
   writeFileSync(file, `${box.key}\n`);
   chmodSync(file, 0o644);
   const warnings: string[] = [];
-  const client = new HttpBeads({ url: box.url, token: { token_env: '', token_file: file }, env: {}, logger: { warn: (o: { event: string }) => warnings.push(o.event) } as never });
+  const client = new HttpBeads({
+    url: box.url,
+    token: { token_env: '', token_file: file },
+    env: {},
+    logger: { warn: (o: { event: string }) => warnings.push(o.event) } as never,
+  });
   await client.connect(AbortSignal.timeout(5_000));
   t.same(warnings, ['IntegrationTokenFileOpen']);
   t.same((await client.list({ limit: 1 })).items.length <= 1, true);
@@ -85,6 +93,11 @@ t.test('a service that answers too slowly is a timeout', async (t) => {
     slow.closeAllConnections();
     return new Promise((resolve) => slow.close(resolve));
   });
-  const client = new HttpBeads({ url: `http://127.0.0.1:${(slow.address() as { port: number }).port}`, token: { token_env: '', token_file: '' }, env: {}, timeoutMs: 200 });
+  const client = new HttpBeads({
+    url: `http://127.0.0.1:${(slow.address() as { port: number }).port}`,
+    token: { token_env: '', token_file: '' },
+    env: {},
+    timeoutMs: 200,
+  });
   await t.rejects(client.connect(AbortSignal.timeout(5_000)), { code: 'ABX_ERR_ADAPTER_TIMEOUT' });
 });

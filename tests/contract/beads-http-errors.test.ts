@@ -19,7 +19,18 @@ t.teardown(() => new Promise((resolve) => server.close(resolve)));
 
 const base = () => `http://127.0.0.1:${(server.address() as { port: number }).port}/api/`;
 const call = (extra: Partial<Parameters<typeof callJson>[0]> = {}) =>
-  callJson<unknown>({ slot: 'beads', base: base(), token: 'secret-token-123456789', timeoutMs: 2_000, operation: 'claim', method: 'POST', path: '/v1/beads/bd-1/claim', body: { claimant: 'a' }, subject: 'bead bd-1', ...extra });
+  callJson<unknown>({
+    slot: 'beads',
+    base: base(),
+    token: 'secret-token-123456789',
+    timeoutMs: 2_000,
+    operation: 'claim',
+    method: 'POST',
+    path: '/v1/beads/bd-1/claim',
+    body: { claimant: 'a' },
+    subject: 'bead bd-1',
+    ...extra,
+  });
 const error = (code: string, message: string) => JSON.stringify({ error: code, message });
 
 t.test('a 2xx answer is parsed; the request carries the token, the JSON body and a clean URL', async (t) => {
@@ -40,7 +51,11 @@ t.test('each status maps to the adapter error a caller can act on, never quoting
     [409, error('ABX_ERR_CONFLICT', 'bead bd-1 is already claimed by b'), { code: 'ABX_ERR_CONFLICT', message: 'bead bd-1 is already claimed by b' }],
     [412, error('ABX_ERR_PRECONDITION_FAILED', 'stale'), { code: 'ABX_ERR_PRECONDITION_FAILED' }],
     [413, error('ABX_ERR_BODY_TOO_LARGE', 'too big'), { code: 'ABX_ERR_VALIDATION', message: /413 ABX_ERR_BODY_TOO_LARGE: too big/ }],
-    [401, error('ABX_ERR_AUTH_INVALID', 'wrong key'), { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /401.*refused our credentials.*integrations\.beads\.token_env/ }],
+    [
+      401,
+      error('ABX_ERR_AUTH_INVALID', 'wrong key'),
+      { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /401.*refused our credentials.*integrations\.beads\.token_env/ },
+    ],
     [403, 'forbidden', { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /403/ }],
     [500, error('ABX_ERR_INTERNAL', 'internal error'), { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /answered 500 ABX_ERR_INTERNAL: internal error/ }],
     [502, '<html>bad gateway</html>', { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /answered 502: <html>bad gateway/ }],
@@ -67,7 +82,10 @@ t.test('an unreachable service, a missed deadline and a caller abort are told ap
   await new Promise<void>((resolve) => gone.listen(0, '127.0.0.1', resolve));
   const port = (gone.address() as { port: number }).port;
   await new Promise((resolve) => gone.close(resolve));
-  await t.rejects(call({ base: `http://127.0.0.1:${port}/` }), { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`) });
+  await t.rejects(call({ base: `http://127.0.0.1:${port}/` }), {
+    code: 'ABX_ERR_ADAPTER_UNAVAILABLE',
+    message: new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}: ECONNREFUSED`),
+  });
   const slow = createServer(() => undefined);
   await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
   t.teardown(() => {

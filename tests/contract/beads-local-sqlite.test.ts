@@ -93,12 +93,23 @@ t.test('several processes claiming the same beads on one file: each bead has exa
   writeFileSync(goFile, '');
   const results = await Promise.all(workers.map((w) => w.done));
 
-  t.same(results.flatMap((r) => r.errors), [], 'no worker saw anything but wins and conflicts');
+  t.same(
+    results.flatMap((r) => r.errors),
+    [],
+    'no worker saw anything but wins and conflicts',
+  );
   const winners = new Map<string, string[]>();
   for (const r of results) for (const id of r.won) winners.set(id, [...(winners.get(id) ?? []), r.claimant]);
   t.equal(winners.size, ids.length, 'every bead was won');
-  t.ok([...winners.values()].every((w) => w.length === 1), 'no bead was won twice');
-  t.equal(results.reduce((n, r) => n + r.conflicts, 0), ids.length * (workers.length - 1), 'every other attempt was a conflict');
+  t.ok(
+    [...winners.values()].every((w) => w.length === 1),
+    'no bead was won twice',
+  );
+  t.equal(
+    results.reduce((n, r) => n + r.conflicts, 0),
+    ids.length * (workers.length - 1),
+    'every other attempt was a conflict',
+  );
   t.ok(results.filter((r) => r.won.length > 0).length > 1, 'the claims really were contended between processes');
   const mismatched = [];
   for (const id of ids) if ((await h.ops.get(id)).claimedBy !== winners.get(id)![0]) mismatched.push(id);

@@ -3,7 +3,10 @@ import t from 'tap';
 import { removeBox, startBox, type BeadsBox } from './beads-remote-box.js';
 import { onlySlot } from './pods-harness.js';
 
-type Reply = { status: number; body: Record<string, unknown> & { bead?: Record<string, unknown>; items?: Array<Record<string, unknown>>; nextCursor?: string } };
+type Reply = {
+  status: number;
+  body: Record<string, unknown> & { bead?: Record<string, unknown>; items?: Array<Record<string, unknown>>; nextCursor?: string };
+};
 
 function client(box: BeadsBox) {
   return async (method: string, pathname: string, body?: unknown, auth: string | false = box.key): Promise<Reply> => {
@@ -64,7 +67,7 @@ t.test('the routes refuse what their schemas do not allow, with ABX_ERR_VALIDATI
     removeBox(box);
   });
   const call = client(box);
-  const id = ((await call('POST', '/v1/beads', { title: 'x' })).body.bead!['id'] as string);
+  const id = (await call('POST', '/v1/beads', { title: 'x' })).body.bead!['id'] as string;
   const refused: Array<[string, string, unknown]> = [
     ['POST', '/v1/beads', {}],
     ['POST', '/v1/beads', { title: '' }],
@@ -77,7 +80,8 @@ t.test('the routes refuse what their schemas do not allow, with ABX_ERR_VALIDATI
     ['GET', '/v1/beads?status=stale', undefined],
     ['GET', '/v1/beads?cursor=forged', undefined],
   ];
-  for (const [method, url, body] of refused) t.match(await call(method, url, body), { status: 400, body: { error: 'ABX_ERR_VALIDATION' } }, `${method} ${url} ${JSON.stringify(body) ?? ''}`);
+  for (const [method, url, body] of refused)
+    t.match(await call(method, url, body), { status: 400, body: { error: 'ABX_ERR_VALIDATION' } }, `${method} ${url} ${JSON.stringify(body) ?? ''}`);
   t.equal((await call('GET', `/v1/beads/${id}`)).body.bead!['status'], 'open', 'nothing changed');
 });
 

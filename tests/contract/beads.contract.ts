@@ -45,13 +45,25 @@ const cases = {
     for (let i = 0; i < 5; i++) children.push(await ops.create({ title: `child ${i}`, parentId: epic.id }));
     t.ok(children.every((c) => c.parentId === epic.id));
     const { pages, items } = await allPages((cursor) => ops.list({ parentId: epic.id, limit: 2, ...(cursor ? { cursor } : {}) }));
-    t.same(pages.map((p) => p.length), [2, 2, 1], 'pages of two, the last without a cursor');
-    t.same(items.map((b) => b.id), children.map((c) => c.id), 'every child once, oldest first');
+    t.same(
+      pages.map((p) => p.length),
+      [2, 2, 1],
+      'pages of two, the last without a cursor',
+    );
+    t.same(
+      items.map((b) => b.id),
+      children.map((c) => c.id),
+      'every child once, oldest first',
+    );
   },
 
   async 'list filters by status'(t: Test, ops: Ops) {
     const epic = await ops.create({ kind: 'epic', title: 'status filter' });
-    const [a, b, c] = [await ops.create({ title: 'a', parentId: epic.id }), await ops.create({ title: 'b', parentId: epic.id }), await ops.create({ title: 'c', parentId: epic.id })];
+    const [a, b, c] = [
+      await ops.create({ title: 'a', parentId: epic.id }),
+      await ops.create({ title: 'b', parentId: epic.id }),
+      await ops.create({ title: 'c', parentId: epic.id }),
+    ];
     await ops.claim(b!.id, 'agent-1');
     await ops.closeBead(c!.id, 'success');
     const ids = async (status: 'open' | 'claimed' | 'closed') => (await ops.list({ parentId: epic.id, status })).items.map((x) => x.id);
@@ -140,10 +152,17 @@ const cases = {
     const mine: string[] = [];
     for (let i = 0; i < 5; i++) mine.push((await ops.create({ title: `ready ${i}` })).id);
     const { pages, items } = await allPages((cursor) => ops.readyQueue({ limit: 2, ...(cursor ? { cursor } : {}) }));
-    t.ok(pages.every((p) => p.length <= 2), 'no page is larger than asked');
+    t.ok(
+      pages.every((p) => p.length <= 2),
+      'no page is larger than asked',
+    );
     const ids = items.map((x) => x.id);
     t.equal(new Set(ids).size, ids.length, 'no bead appears twice across pages');
-    t.same(ids.filter((id) => mine.includes(id)), mine, 'this case’s beads all appear, in creation order');
+    t.same(
+      ids.filter((id) => mine.includes(id)),
+      mine,
+      'this case’s beads all appear, in creation order',
+    );
     t.ok(items.every((x) => x.status === 'open'));
   },
 

@@ -34,15 +34,29 @@ t.test('delivery is batched and in order; the cursor is durable; delivered spool
   const h = await start(sink, { overrides: { events: quickRetries({ spoolFileBytes: 16 * 1024, batchEvents: 100 }) } });
   t.teardown(() => h.close());
   const before = sink.deliveries.length;
-  const acked = (await Promise.all(Array.from({ length: 12 }, (_, b) => h.ops.append(Array.from({ length: 50 }, (_, i) => ({ kind: 'test.order', source: 't', data: { b, i } })))))).flat();
+  const acked = (
+    await Promise.all(
+      Array.from({ length: 12 }, (_, b) => h.ops.append(Array.from({ length: 50 }, (_, i) => ({ kind: 'test.order', source: 't', data: { b, i } })))),
+    )
+  ).flat();
   await waitFor('delivery of 600 events', () => sink.received.filter((e) => e.kind === 'test.order').length === 600, 10_000);
   const got = sink.received.filter((e) => e.kind === 'test.order');
-  t.same(got.map((e) => e.id), [...acked].sort((a, b) => a.seq - b.seq).map((e) => e.id), 'the sink received every event once, in seq order');
+  t.same(
+    got.map((e) => e.id),
+    [...acked].sort((a, b) => a.seq - b.seq).map((e) => e.id),
+    'the sink received every event once, in seq order',
+  );
   const batches = sink.deliveries.slice(before);
-  t.ok(batches.every((b) => b.length <= 100), 'no batch exceeds the batch size');
+  t.ok(
+    batches.every((b) => b.length <= 100),
+    'no batch exceeds the batch size',
+  );
   t.ok(batches.length < 600 / 2, `600 events took ${batches.length} POSTs`);
   const spool = path.join(h.paths.stateDir, 'events-spool');
-  await waitFor('the cursor', () => JSON.parse(readFileSync(path.join(spool, 'delivered.json'), 'utf8')).delivered === acked.reduce((m, e) => Math.max(m, e.seq), 0));
+  await waitFor(
+    'the cursor',
+    () => JSON.parse(readFileSync(path.join(spool, 'delivered.json'), 'utf8')).delivered === acked.reduce((m, e) => Math.max(m, e.seq), 0),
+  );
   await waitFor('delivered spool files to be pruned', () => readdirSync(spool).filter((f) => f.endsWith('.jsonl')).length === 1);
 });
 
@@ -50,9 +64,15 @@ t.test('a sink answering 5xx is retried until it accepts, without reordering or 
   const h = await start(sink);
   t.teardown(() => h.close());
   sink.failNext(503, 3);
-  const acked = [...(await h.ops.append([{ kind: 'test.retry', source: 't', data: { n: 1 } }])), ...(await h.ops.append([{ kind: 'test.retry', source: 't', data: { n: 2 } }]))];
+  const acked = [
+    ...(await h.ops.append([{ kind: 'test.retry', source: 't', data: { n: 1 } }])),
+    ...(await h.ops.append([{ kind: 'test.retry', source: 't', data: { n: 2 } }])),
+  ];
   await waitFor('delivery after the failures', () => sink.received.filter((e) => e.kind === 'test.retry').length === 2);
-  t.same(sink.received.filter((e) => e.kind === 'test.retry').map((e) => e.id), acked.map((e) => e.id));
+  t.same(
+    sink.received.filter((e) => e.kind === 'test.retry').map((e) => e.id),
+    acked.map((e) => e.id),
+  );
   t.equal(h.state(), 'healthy', 'transient sink errors do not degrade the slot');
 });
 
@@ -70,7 +90,10 @@ t.test('a sink that keeps refusing (4xx) degrades the slot; the spooled events a
 });
 
 t.test('a wrong token fails the connect with a reason naming the fix; no spool is created', async (t) => {
-  const h = await startSlot('events', sinkManifest(sink.url), { env: { SINK_TOKEN: 'not-the-token-00000000' }, timing: { ...FAST, reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  const h = await startSlot('events', sinkManifest(sink.url), {
+    env: { SINK_TOKEN: 'not-the-token-00000000' },
+    timing: { ...FAST, reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 },
+  });
   t.teardown(() => h.close());
   t.equal(h.state(), 'degraded');
   t.match(h.reason(), /refused our credentials \(401\).*token_env/);

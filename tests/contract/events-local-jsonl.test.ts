@@ -1,7 +1,19 @@
 // events/local-jsonl through the resolver: the events contract, plus what only the local log has
 // (the hash chain and its verification, group commit, rotation, torn tails, failed writes).
 import t from 'tap';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync, appendFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+  appendFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { AdapterModule } from '../../management-api/src/adapters/adapter.js';
@@ -38,7 +50,10 @@ t.test('each line chains to the one before; verify accepts the log and reports i
   t.equal(file, 'events-000001.jsonl');
   const parsed = lines(path.join(logDir(h.paths.stateDir), file!)).map((l) => JSON.parse(l) as { seq: number; prev: string; hash: string });
   t.equal(parsed[0]!.prev, '0'.repeat(64), 'the first line chains to the genesis hash');
-  t.ok(parsed.every((e, i) => i === 0 || e.prev === parsed[i - 1]!.hash), 'every later line names the hash of the one before');
+  t.ok(
+    parsed.every((e, i) => i === 0 || e.prev === parsed[i - 1]!.hash),
+    'every later line names the hash of the one before',
+  );
   const report = await verifyEventLog(logDir(h.paths.stateDir));
   t.match(report, { ok: true, files: 1, events: 20, head: { seq: acked.at(-1)!.seq, hash: parsed.at(-1)!.hash } });
 });
@@ -91,12 +106,20 @@ t.test('rotation by size: the chain and the seq continue across files and restar
     pages.push(...page.items);
     cursor = page.nextCursor;
   } while (cursor);
-  t.same(pages.map((e) => e.seq), acked.filter((e) => e.kind === 'test.odd').map((e) => e.seq), 'a query pages across files');
+  t.same(
+    pages.map((e) => e.seq),
+    acked.filter((e) => e.kind === 'test.odd').map((e) => e.seq),
+    'a query pages across files',
+  );
 
   const middle = path.join(dir, files[1]!);
   const saved = readFileSync(middle);
   rmSync(middle);
-  t.match(await verifyEventLog(dir), { ok: false, firstBad: { file: files[2], line: 1, reason: /prev does not match/ } }, 'a deleted file breaks the chain at the next one');
+  t.match(
+    await verifyEventLog(dir),
+    { ok: false, firstBad: { file: files[2], line: 1, reason: /prev does not match/ } },
+    'a deleted file breaks the chain at the next one',
+  );
   writeFileSync(middle, saved);
 });
 
@@ -123,7 +146,10 @@ t.test('a torn last line left by a crash is discarded at the next start; the cha
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-events-torn-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const h = await start({ root });
-  const acked = await h.ops.append([{ kind: 'test.torn', source: 't' }, { kind: 'test.torn', source: 't' }]);
+  const acked = await h.ops.append([
+    { kind: 'test.torn', source: 't' },
+    { kind: 'test.torn', source: 't' },
+  ]);
   await h.close();
   const file = path.join(logDir(h.paths.stateDir), 'events-000001.jsonl');
   appendFileSync(file, '{"seq":3,"id":"half-writ');
@@ -156,19 +182,24 @@ t.test('a write on a broken descriptor fails the batch; the slot reconnects and 
   t.teardown(() => h.close());
   const kept = await h.ops.append([{ kind: 'test.ebadf', source: 't', data: { n: 1 } }]);
   const file = path.join(logDir(h.paths.stateDir), 'events-000001.jsonl');
-  const fd = readdirSync('/proc/self/fd').map(Number).find((n) => {
-    try {
-      return readlinkSync(`/proc/self/fd/${n}`) === file;
-    } catch {
-      return false;
-    }
-  });
+  const fd = readdirSync('/proc/self/fd')
+    .map(Number)
+    .find((n) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${n}`) === file;
+      } catch {
+        return false;
+      }
+    });
   t.type(fd, 'number', 'found the log descriptor');
   closeSync(fd!);
   // Take the freed number at once with a read-only file, so the log's next write is refused (EBADF).
   const standIn = openSync('/dev/null', 'r');
   t.equal(standIn, fd, 'the descriptor number now refers to a read-only file');
-  const lost = Promise.all([h.ops.append([{ kind: 'test.ebadf', source: 't', data: { n: 2 } }]), h.ops.append([{ kind: 'test.ebadf', source: 't', data: { n: 3 } }])]);
+  const lost = Promise.all([
+    h.ops.append([{ kind: 'test.ebadf', source: 't', data: { n: 2 } }]),
+    h.ops.append([{ kind: 'test.ebadf', source: 't', data: { n: 3 } }]),
+  ]);
   await t.rejects(lost, { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /EBADF|cannot be appended/ });
   await waitFor('the slot to reconnect', () => h.state() === 'healthy', 5_000);
   const after = await h.ops.append([{ kind: 'test.ebadf', source: 't', data: { n: 4 } }]);
@@ -190,7 +221,10 @@ t.test('recovery: an empty newest segment takes the head from the one before; a 
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-events-recover-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const first = await start({ root });
-  const acked = await first.ops.append([{ kind: 'test.recover', source: 't' }, { kind: 'test.recover', source: 't' }]);
+  const acked = await first.ops.append([
+    { kind: 'test.recover', source: 't' },
+    { kind: 'test.recover', source: 't' },
+  ]);
   await first.close();
   const dir = path.join(root, 'var/lib/agentbox/events');
   // A rotation that crashed before its first write leaves an empty newest segment.

@@ -14,7 +14,8 @@ async function call(box: BeadsBox, method: string, pathname: string, body?: unkn
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-const post = async (box: BeadsBox, kind: string, data: Record<string, unknown> = {}) => (await call(box, 'POST', '/v1/events', { kind, source: 'route-test', data })).body['event'] as StoredEvent;
+const post = async (box: BeadsBox, kind: string, data: Record<string, unknown> = {}) =>
+  (await call(box, 'POST', '/v1/events', { kind, source: 'route-test', data })).body['event'] as StoredEvent;
 
 /**
  * An SSE client on node:http (one socket per stream, closed by `close()`): the records it has read
@@ -37,7 +38,12 @@ async function openStream(box: BeadsBox, query: string, headers: Record<string, 
     while ((cut = buffer.indexOf('\n\n')) >= 0) {
       const block = buffer.slice(0, cut);
       buffer = buffer.slice(cut + 2);
-      const fields = Object.fromEntries(block.split('\n').filter((l) => !l.startsWith(':') && l.includes(': ')).map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]));
+      const fields = Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => !l.startsWith(':') && l.includes(': '))
+          .map((l) => [l.slice(0, l.indexOf(': ')), l.slice(l.indexOf(': ') + 2)]),
+      );
       if (fields['data'] !== undefined) records.push(fields as { data: string });
     }
   });
@@ -65,9 +71,15 @@ t.test('append and query over HTTP', async (t) => {
   t.match(created.body['event'], { kind: 'agent.note', source: 'api', data: { text: 'hello' }, seq: 1 });
   for (let i = 0; i < 4; i++) await post(box, i % 2 ? 'agent.odd' : 'agent.even', { i });
   const page = await call(box, 'GET', '/v1/events?kind=agent.odd&kind=agent.note&limit=2');
-  t.same((page.body['items'] as StoredEvent[]).map((e) => e.kind), ['agent.note', 'agent.odd']);
+  t.same(
+    (page.body['items'] as StoredEvent[]).map((e) => e.kind),
+    ['agent.note', 'agent.odd'],
+  );
   const rest = await call(box, 'GET', `/v1/events?kind=agent.odd&kind=agent.note&limit=2&cursor=${page.body['nextCursor'] as string}`);
-  t.same((rest.body['items'] as StoredEvent[]).map((e) => e.seq), [5]);
+  t.same(
+    (rest.body['items'] as StoredEvent[]).map((e) => e.seq),
+    [5],
+  );
   t.notOk('nextCursor' in rest.body, 'the last page has no cursor');
   const first = (created.body['event'] as StoredEvent).time;
   t.equal(((await call(box, 'GET', `/v1/events?until=${encodeURIComponent(first)}`)).body['items'] as StoredEvent[]).length >= 1, true, 'a time bound');
@@ -91,26 +103,49 @@ t.test('the SSE stream: live events by kind, resume with Last-Event-ID, replay w
   const done1 = await post(box, 'build.done', { n: 1 });
   const done2 = await post(box, 'build.done', { n: 2 });
   const got = await live.until(2);
-  t.same(got.map((r) => JSON.parse(r.data) as StoredEvent), [done1, done2], 'only the kind asked for, as stored');
-  t.same(got.map((r) => r.id), [`${done1.seq}@${done1.time}`, `${done2.seq}@${done2.time}`], 'each record carries a resumable id');
+  t.same(
+    got.map((r) => JSON.parse(r.data) as StoredEvent),
+    [done1, done2],
+    'only the kind asked for, as stored',
+  );
+  t.same(
+    got.map((r) => r.id),
+    [`${done1.seq}@${done1.time}`, `${done2.seq}@${done2.time}`],
+    'each record carries a resumable id',
+  );
   live.close();
 
   await post(box, 'build.done', { n: 3 });
   const resumed = await openStream(box, '?kind=build.done', { 'last-event-id': got[0]!.id! });
   const replay = await resumed.until(2);
-  t.same(replay.map((r) => (JSON.parse(r.data) as StoredEvent).data['n']), [2, 3], 'resuming replays what came after the last id, without repeats');
+  t.same(
+    replay.map((r) => (JSON.parse(r.data) as StoredEvent).data['n']),
+    [2, 3],
+    'resuming replays what came after the last id, without repeats',
+  );
   const done4 = await post(box, 'build.done', { n: 4 });
   t.same(JSON.parse((await resumed.until(3))[2]!.data), done4, 'then continues live');
   resumed.close();
 
   const fromStart = await openStream(box, `?since=${encodeURIComponent(early.time)}`);
   const all = await fromStart.until(6);
-  t.same(all.map((r) => (JSON.parse(r.data) as StoredEvent).seq), [1, 2, 3, 4, 5, 6], 'since replays every kind from that time');
+  t.same(
+    all.map((r) => (JSON.parse(r.data) as StoredEvent).seq),
+    [1, 2, 3, 4, 5, 6],
+    'since replays every kind from that time',
+  );
   fromStart.close();
 
-  for (const [query, headers] of [['', { 'last-event-id': 'garbage' }], ['?since=yesterday', {}]] as const) {
+  for (const [query, headers] of [
+    ['', { 'last-event-id': 'garbage' }],
+    ['?since=yesterday', {}],
+  ] as const) {
     const bad = await fetch(`${box.url}/v1/events/stream${query}`, { headers: { authorization: `Bearer ${box.key}`, ...headers } });
-    t.match({ status: bad.status, body: await bad.json() }, { status: 400, body: { error: 'ABX_ERR_VALIDATION' } }, `refused before streaming: ${query || JSON.stringify(headers)}`);
+    t.match(
+      { status: bad.status, body: await bad.json() },
+      { status: 400, body: { error: 'ABX_ERR_VALIDATION' } },
+      `refused before streaming: ${query || JSON.stringify(headers)}`,
+    );
   }
 });
 

@@ -17,7 +17,15 @@ export function quickRetries(extra: { spoolFileBytes?: number; batchEvents?: num
     ADAPTER: 'events/external-http',
     CONTRACT_VERSION: '1.0.0',
     create: (ctx) =>
-      new HttpEvents({ url: ctx.settings.url, token: ctx.settings, env: ctx.env, spoolDir: path.join(ctx.paths.stateDir, 'events-spool'), retryInitialMs: 20, retryMaxMs: 100, ...extra }),
+      new HttpEvents({
+        url: ctx.settings.url,
+        token: ctx.settings,
+        env: ctx.env,
+        spoolDir: path.join(ctx.paths.stateDir, 'events-spool'),
+        retryInitialMs: 20,
+        retryMaxMs: 100,
+        ...extra,
+      }),
   };
 }
 
@@ -40,7 +48,11 @@ export interface EventSink {
 function body(req: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     let text = '';
-    req.setEncoding('utf8').on('data', (d: string) => (text += d)).on('end', () => resolve(text)).on('error', reject);
+    req
+      .setEncoding('utf8')
+      .on('data', (d: string) => (text += d))
+      .on('end', () => resolve(text))
+      .on('error', reject);
   });
 }
 

@@ -37,11 +37,18 @@ async function queryAll(ops: Ops, filter: EventFilter, expected: number, limit =
 
 const cases = {
   async 'append resolves with stored events: increasing seq, unique ids, times, data defaulted'(t: Test, ops: Ops, kind: string) {
-    const stored = await ops.append([{ kind, source: 'contract', data: { n: 1 } }, { kind, source: 'contract' }, { kind: `${kind}.other`, source: 'contract', data: { nested: { a: [1, 2] } } }]);
+    const stored = await ops.append([
+      { kind, source: 'contract', data: { n: 1 } },
+      { kind, source: 'contract' },
+      { kind: `${kind}.other`, source: 'contract', data: { nested: { a: [1, 2] } } },
+    ]);
     t.equal(stored.length, 3);
     t.ok(stored[0]!.seq < stored[1]!.seq && stored[1]!.seq < stored[2]!.seq, 'seq strictly increases in call order');
     t.equal(new Set(stored.map((e) => e.id)).size, 3, 'ids are unique');
-    t.ok(stored.every((e) => ISO.test(e.time)), 'times are ISO-8601');
+    t.ok(
+      stored.every((e) => ISO.test(e.time)),
+      'times are ISO-8601',
+    );
     t.ok(stored[0]!.time <= stored[2]!.time, 'times do not go backwards');
     t.same(stored[1]!.data, {}, 'absent data is stored as {}');
     t.same(stored[2]!.data, { nested: { a: [1, 2] } });
@@ -49,19 +56,36 @@ const cases = {
   },
 
   async 'query returns stored events by kind, oldest first, exactly as acknowledged'(t: Test, ops: Ops, kind: string) {
-    const acked = [...(await ops.append([{ kind, source: 'a', data: { i: 0 } }])), ...(await ops.append([{ kind: `${kind}.x`, source: 'b' }, { kind, source: 'a', data: { i: 1 } }]))];
+    const acked = [
+      ...(await ops.append([{ kind, source: 'a', data: { i: 0 } }])),
+      ...(await ops.append([
+        { kind: `${kind}.x`, source: 'b' },
+        { kind, source: 'a', data: { i: 1 } },
+      ])),
+    ];
     const { items } = await queryAll(ops, { kinds: [kind] }, 2);
     t.same(items, [acked[0], acked[2]], 'only the kind asked for, in seq order, field for field');
     const both = await queryAll(ops, { kinds: [kind, `${kind}.x`] }, 3);
-    t.same(both.items.map((e) => e.seq), acked.map((e) => e.seq), 'several kinds at once');
+    t.same(
+      both.items.map((e) => e.seq),
+      acked.map((e) => e.seq),
+      'several kinds at once',
+    );
   },
 
   async 'query pages with a cursor and never repeats an event'(t: Test, ops: Ops, kind: string) {
     const acked = await ops.append(Array.from({ length: 25 }, (_, i) => ({ kind, source: 'pager', data: { i } })));
     await queryAll(ops, { kinds: [kind] }, 25);
     const { pages, items } = await queryAll(ops, { kinds: [kind] }, 25, 10);
-    t.same(pages.map((p) => p.length), [10, 10, 5], 'full pages, then the rest without a cursor');
-    t.same(items.map((e) => e.id), acked.map((e) => e.id));
+    t.same(
+      pages.map((p) => p.length),
+      [10, 10, 5],
+      'full pages, then the rest without a cursor',
+    );
+    t.same(
+      items.map((e) => e.id),
+      acked.map((e) => e.id),
+    );
   },
 
   async 'query by an inclusive time range'(t: Test, ops: Ops, kind: string) {
@@ -89,9 +113,22 @@ const cases = {
         if (got.length === 3) controller.abort();
       }
     })();
-    const acked = [...(await ops.append([{ kind: `${kind}.noise`, source: 'after' }, { kind, source: 'after', data: { i: 1 } }])), ...(await ops.append([{ kind, source: 'after', data: { i: 2 } }, { kind, source: 'after', data: { i: 3 } }]))];
+    const acked = [
+      ...(await ops.append([
+        { kind: `${kind}.noise`, source: 'after' },
+        { kind, source: 'after', data: { i: 1 } },
+      ])),
+      ...(await ops.append([
+        { kind, source: 'after', data: { i: 2 } },
+        { kind, source: 'after', data: { i: 3 } },
+      ])),
+    ];
     await reading;
-    t.same(got, acked.filter((e) => e.kind === kind), 'exactly the matching events appended after subscribing, in order');
+    t.same(
+      got,
+      acked.filter((e) => e.kind === kind),
+      'exactly the matching events appended after subscribing, in order',
+    );
   },
 
   async 'a subscription whose signal aborts ends cleanly, even before any event'(t: Test, ops: Ops, kind: string) {
@@ -108,7 +145,10 @@ const cases = {
     t.equal(new Set(acked.map((e) => e.seq)).size, 200, 'no seq handed out twice');
     const { items } = await queryAll(ops, { kinds: [kind] }, 200);
     t.same(new Set(items.map((e) => e.id)), new Set(acked.map((e) => e.id)), 'every acknowledged event is stored');
-    t.ok(items.every((e, i) => i === 0 || e.seq > items[i - 1]!.seq), 'stored in seq order');
+    t.ok(
+      items.every((e, i) => i === 0 || e.seq > items[i - 1]!.seq),
+      'stored in seq order',
+    );
   },
 
   async 'input is refused with ABX_ERR_VALIDATION'(t: Test, ops: Ops, kind: string) {

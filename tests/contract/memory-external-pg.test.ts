@@ -29,7 +29,10 @@ t.test('the connection string can come from a 0600 file', async (t) => {
   const file = path.join(dir, 'pg-url');
   writeFileSync(file, `${server.url}\n`);
   chmodSync(file, 0o600);
-  const h = await startSlot('memory', onlySlot('memory', 'external-pg', `${MESH_CLIENT}[integrations.memory]\nconnection_file = "${file}"\ntable = "file_memory"\n`));
+  const h = await startSlot(
+    'memory',
+    onlySlot('memory', 'external-pg', `${MESH_CLIENT}[integrations.memory]\nconnection_file = "${file}"\ntable = "file_memory"\n`),
+  );
   t.teardown(() => h.close());
   t.equal(h.state(), 'healthy', h.reason());
   await h.ops.store('f', { id: 'one', text: 'from a file' });
@@ -77,7 +80,11 @@ t.test('backend gone mid-run: clear unavailable errors, and every acknowledged s
   t.ok(failure instanceof AdapterUnavailableError, 'the store is refused as unavailable');
   t.match(failure, { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', statusCode: 503, message: /memory.*backend unavailable: store failed/ });
   t.equal(h.state(), 'degraded', 'the failure degrades the slot at once');
-  await t.rejects(h.ops.search('durable', { text: 'acknowledged', k: 1 }), { code: 'ABX_ERR_ADAPTER_DEGRADED' }, 'and later calls are refused without touching the backend');
+  await t.rejects(
+    h.ops.search('durable', { text: 'acknowledged', k: 1 }),
+    { code: 'ABX_ERR_ADAPTER_DEGRADED' },
+    'and later calls are refused without touching the backend',
+  );
   server = await startPglite({ port, dataDir });
   t.teardown(() => server.stop());
   await waitFor('the slot to recover', () => h.state() === 'healthy', 20_000);
@@ -92,7 +99,10 @@ t.test('a real Postgres without pgvector: permanently degraded, naming the packa
   const h = await startSlot('memory', manifest, { env: { AGENTBOX_PG_URL: cluster.url }, timing: FAST });
   t.teardown(() => h.close());
   t.equal(h.state(), 'degraded');
-  t.match(h.reason(), /the Postgres server lacks the pgvector extension: install postgresql-1\d-pgvector \(or use a server with it\) and run CREATE EXTENSION vector/);
+  t.match(
+    h.reason(),
+    /the Postgres server lacks the pgvector extension: install postgresql-1\d-pgvector \(or use a server with it\) and run CREATE EXTENSION vector/,
+  );
   t.notMatch(h.reason(), /pg-test-secret/, 'no password in the reason');
   await new Promise((r) => setTimeout(r, 600));
   t.equal(h.state(), 'degraded', 'permanent: no reconnect turns it healthy');

@@ -61,11 +61,16 @@ t.test('data lives under <state>/memory and survives a restart on the same volum
   t.equal((await second.ops.list('kept', { limit: 100 })).items.length, 29);
   // As in the repair case below: a reopened engine can answer poorly for a while under load, and
   // the recall guard keeps the namespace exact until a retried calibration passes.
-  const reopened = await waitFor('index mode after the reopen', async () => {
-    await second.ops.search('kept', { vector: seededVector(12, DIM), k: 1 });
-    await created[0]!.settled('kept');
-    return created[0]!.stats('kept')?.mode === 'index';
-  }, 20_000, 1000).catch(() => false);
+  const reopened = await waitFor(
+    'index mode after the reopen',
+    async () => {
+      await second.ops.search('kept', { vector: seededVector(12, DIM), k: 1 });
+      await created[0]!.settled('kept');
+      return created[0]!.stats('kept')?.mode === 'index';
+    },
+    20_000,
+    1000,
+  ).catch(() => false);
   if (reopened) t.match(created[0]!.stats('kept'), { mode: 'index', size: 29 }, 'answered by the reopened index');
   else t.ok((created[0]!.stats('kept')?.recall ?? 1) < 0.95, 'exact mode only because the measured recall was below target');
   t.equal((await second.ops.search('kept', { vector: seededVector(12, DIM), k: 1 }))[0]?.id, 'k12', 'the nearest memory is right either way');
@@ -81,18 +86,30 @@ t.test('a store interrupted between the catalogue and the index is repaired at t
   // What a crash after the catalogue commit leaves: a row the index never saw.
   const db = new BetterSqlite3(file);
   const vector = Float32Array.from(seededVector(999, DIM));
-  db.prepare('INSERT INTO memories (namespace, id, text, metadata, vector, created_at) VALUES (?, ?, ?, ?, ?, ?)').run('repair', 'orphan', 'only in the catalogue', '{}', Buffer.from(vector.buffer), new Date().toISOString());
+  db.prepare('INSERT INTO memories (namespace, id, text, metadata, vector, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+    'repair',
+    'orphan',
+    'only in the catalogue',
+    '{}',
+    Buffer.from(vector.buffer),
+    new Date().toISOString(),
+  );
   db.close();
   const created: localModule.LocalRuvectorMemory[] = [];
   const second = await startSlot('memory', manifest, { root, overrides: indexed(0, created) });
   t.teardown(() => second.close());
   // Right after a reopen the engine may still be rebuilding its graph, and under heavy load its
   // answers can stay poor for a while; a failed calibration is retried after its back-off.
-  const reachedIndex = await waitFor('index mode after the reopen', async () => {
-    await second.ops.search('repair', { vector, k: 1 });
-    await created[0]!.settled('repair');
-    return created[0]!.stats('repair')?.mode === 'index';
-  }, 20_000, 1000).catch(() => false);
+  const reachedIndex = await waitFor(
+    'index mode after the reopen',
+    async () => {
+      await second.ops.search('repair', { vector, k: 1 });
+      await created[0]!.settled('repair');
+      return created[0]!.stats('repair')?.mode === 'index';
+    },
+    20_000,
+    1000,
+  ).catch(() => false);
   if (!reachedIndex) {
     // The recall guard refused the index: answers come from the exact scan, and must still be right.
     t.ok((created[0]!.stats('repair')?.recall ?? 1) < 0.95, 'exact mode only because the measured recall was below target');
@@ -135,17 +152,31 @@ t.test('a large index reopens in its worker: the API thread runs on, answers are
   clearInterval(ticker);
   t.ok(longestStall < openMs / 4, `the API thread never stalled for long (longest ${longestStall.toFixed(0)} ms during an open of ${openMs.toFixed(0)} ms)`);
 
-  const reachedIndex = await waitFor('index mode after the reopen', async () => {
-    await created[0]!.settled('big');
-    return created[0]!.stats('big')?.mode === 'index';
-  }, 20_000, 1000).catch(() => false);
+  const reachedIndex = await waitFor(
+    'index mode after the reopen',
+    async () => {
+      await created[0]!.settled('big');
+      return created[0]!.stats('big')?.mode === 'index';
+    },
+    20_000,
+    1000,
+  ).catch(() => false);
   if (!reachedIndex) t.ok((created[0]!.stats('big')?.recall ?? 1) < 0.95, 'exact mode only because the measured recall was below target');
   // The index is approximate: one exact-match query through it misses its own point now and then
   // (measured here: 1 in 20 with 18 candidates), so search with room, and check the index file itself below.
   const how = reachedIndex ? 'through the index' : 'by the exact scan';
-  t.ok((await second.ops.search('big', { vector: late, k: 20 })).some((h) => h.id === 'late'), `the memory stored during the open, ${how}`);
-  t.ok((await second.ops.search('big', { vector: replaced, k: 20 })).some((h) => h.id === 'b2'), `the vector replaced during the open, ${how}`);
-  t.notOk((await second.ops.search('big', { vector: seededVector(5001, DIM), k: 5 })).some((h) => h.id === 'b1'), 'the memory deleted during the open stays gone');
+  t.ok(
+    (await second.ops.search('big', { vector: late, k: 20 })).some((h) => h.id === 'late'),
+    `the memory stored during the open, ${how}`,
+  );
+  t.ok(
+    (await second.ops.search('big', { vector: replaced, k: 20 })).some((h) => h.id === 'b2'),
+    `the vector replaced during the open, ${how}`,
+  );
+  t.notOk(
+    (await second.ops.search('big', { vector: seededVector(5001, DIM), k: 5 })).some((h) => h.id === 'b1'),
+    'the memory deleted during the open stays gone',
+  );
   t.equal(created[0]!.stats('big')?.size, N, 'N - 1 + 1 memories');
   await second.close();
 

@@ -28,7 +28,11 @@ async function app(impl: string) {
 t.test('store, search, get, list, delete over HTTP', async (t) => {
   const { app: api, close } = await app('local-ruvector');
   t.teardown(close);
-  const stored = await api.inject({ method: 'POST', url: '/v1/memory/notes', payload: { id: 'n1', text: 'rotate the signing keys monthly', metadata: { team: 'ops' } } });
+  const stored = await api.inject({
+    method: 'POST',
+    url: '/v1/memory/notes',
+    payload: { id: 'n1', text: 'rotate the signing keys monthly', metadata: { team: 'ops' } },
+  });
   t.equal(stored.statusCode, 201);
   t.same(stored.json(), { id: 'n1' });
   await api.inject({ method: 'POST', url: '/v1/memory/notes', payload: { text: 'buy milk', vector: seededVector(1, 384) } });

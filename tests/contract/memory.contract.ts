@@ -65,7 +65,10 @@ const cases = {
     t.match(record.createdAt, ISO);
     t.ok(record.vector instanceof Float32Array, 'the vector is a Float32Array');
     t.equal(record.vector.length, dim);
-    t.ok(record.vector.every((x, i) => Math.abs(x - vector[i]!) < 1e-6), 'the vector is the one stored');
+    t.ok(
+      record.vector.every((x, i) => Math.abs(x - vector[i]!) < 1e-6),
+      'the vector is the one stored',
+    );
     const fresh = await ops.store('c-retrieve', { text: 'no id given' });
     t.match(fresh.id, /^[0-9a-f-]{36}$/, 'an id is assigned when none is given');
     t.not(fresh.id, 'note-1');
@@ -76,7 +79,10 @@ const cases = {
     for (const [i, text] of texts.entries()) await ops.store('c-text', { id: `t${i}`, text });
     const stored = await ops.retrieve('c-text', 't2');
     const expected = embedText(texts[2]!, dim);
-    t.ok(stored.vector.every((x, i) => Math.abs(x - expected[i]!) < 1e-6), 'the stored vector is the embedder output');
+    t.ok(
+      stored.vector.every((x, i) => Math.abs(x - expected[i]!) < 1e-6),
+      'the stored vector is the embedder output',
+    );
     const hits = await ops.search('c-text', { text: 'postgres connection pool exhausted', k: 3 });
     t.equal(hits[0]?.id, 't2', 'the identical text ranks first');
     t.ok(Math.abs(hits[0]!.score - 1) < 1e-4, 'with cosine similarity 1');
@@ -93,14 +99,24 @@ const cases = {
     t.equal(hits[0]?.id, 'v17', 'the stored vector itself first');
     t.ok(Math.abs(hits[0]!.score - 1) < 1e-4);
     t.match(hits[0], { text: 'vector 17', metadata: { i: 17 } }, 'hits carry text and metadata');
-    const exact = vectors.map((v, i) => ({ id: `v${i}`, score: cosine(query, v) })).sort((a, b) => b.score - a.score).slice(0, 5);
-    t.same(hits.map((h) => h.id), exact.map((e) => e.id), 'the same top-5 as brute force');
+    const exact = vectors
+      .map((v, i) => ({ id: `v${i}`, score: cosine(query, v) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 5);
+    t.same(
+      hits.map((h) => h.id),
+      exact.map((e) => e.id),
+      'the same top-5 as brute force',
+    );
     hits.forEach((h, i) => {
       t.ok(Math.abs(h.score - exact[i]!.score) < 1e-4, `score ${i} is the cosine similarity`);
     });
     const all = await ops.search('c-rank', { vector: Float32Array.from(seededVector(999, dim)), k: 100 });
     t.equal(all.length, 40, 'k larger than the namespace returns everything');
-    t.ok(all.every((h, i) => i === 0 || all[i - 1]!.score >= h.score), 'best first');
+    t.ok(
+      all.every((h, i) => i === 0 || all[i - 1]!.score >= h.score),
+      'best first',
+    );
   },
 
   async 'namespaces are isolated'(t: Test, ops: Ops, dim: number) {
@@ -108,8 +124,15 @@ const cases = {
     await ops.store('c-ns-b', { id: 'same', text: 'beta', vector: seededVector(8, dim) });
     t.equal((await ops.retrieve('c-ns-a', 'same')).text, 'alpha');
     t.equal((await ops.retrieve('c-ns-b', 'same')).text, 'beta');
-    t.same((await ops.search('c-ns-a', { vector: seededVector(8, dim), k: 10 })).map((h) => h.text), ['alpha'], 'search sees only its namespace');
-    t.same((await ops.list('c-ns-b', {})).items.map((m) => m.text), ['beta']);
+    t.same(
+      (await ops.search('c-ns-a', { vector: seededVector(8, dim), k: 10 })).map((h) => h.text),
+      ['alpha'],
+      'search sees only its namespace',
+    );
+    t.same(
+      (await ops.list('c-ns-b', {})).items.map((m) => m.text),
+      ['beta'],
+    );
     t.equal(await ops.delete('c-ns-a', 'same'), true);
     t.equal((await ops.retrieve('c-ns-b', 'same')).text, 'beta', 'a delete in one namespace leaves the other');
     t.same(await ops.search('c-ns-unused', { text: 'alpha', k: 3 }), [], 'an empty namespace finds nothing');
@@ -130,8 +153,14 @@ const cases = {
     t.equal(await ops.delete('c-del', 'd1'), false, 'nothing left to delete');
     t.equal(await ops.delete('c-del', 'never'), false);
     await t.rejects(ops.retrieve('c-del', 'd1'), { code: 'ABX_ERR_NOT_FOUND', statusCode: 404 });
-    t.notOk((await ops.search('c-del', { vector: seededVector(31, dim), k: 3 })).some((h) => h.id === 'd1'), 'not found by its own vector');
-    t.same((await ops.list('c-del', {})).items.map((m) => m.id), ['d0', 'd2']);
+    t.notOk(
+      (await ops.search('c-del', { vector: seededVector(31, dim), k: 3 })).some((h) => h.id === 'd1'),
+      'not found by its own vector',
+    );
+    t.same(
+      (await ops.list('c-del', {})).items.map((m) => m.id),
+      ['d0', 'd2'],
+    );
   },
 
   async 'list pages in insertion order with an opaque cursor'(t: Test, ops: Ops, dim: number) {
@@ -149,7 +178,11 @@ const cases = {
     await ops.store('c-replace', { id: 'r', text: 'new', metadata: { v: 2 }, vector: seededVector(61, dim) });
     t.match(await ops.retrieve('c-replace', 'r'), { text: 'new', metadata: { v: 2 } });
     const hits = await ops.search('c-replace', { vector: seededVector(61, dim), k: 5 });
-    t.same(hits.map((h) => h.id), ['r'], 'one record, found by its new vector');
+    t.same(
+      hits.map((h) => h.id),
+      ['r'],
+      'one record, found by its new vector',
+    );
     t.ok(Math.abs(hits[0]!.score - 1) < 1e-4);
     t.equal((await ops.list('c-replace', {})).items.length, 1);
   },

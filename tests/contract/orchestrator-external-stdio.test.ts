@@ -24,7 +24,11 @@ t.test('the orchestrator command itself gets the allowlisted environment, not th
   const orchestratorPid = parentPid(agent.pid!);
   t.not(orchestratorPid, process.pid, 'the agent is a child of the orchestrator command, not of the API');
   const environ = readFileSync(`/proc/${orchestratorPid}/environ`, 'utf8').split('\0');
-  for (const name of Object.keys(PARENT_SECRETS)) t.notOk(environ.some((e) => e.startsWith(`${name}=`)), `${name} is not passed on`);
+  for (const name of Object.keys(PARENT_SECRETS))
+    t.notOk(
+      environ.some((e) => e.startsWith(`${name}=`)),
+      `${name} is not passed on`,
+    );
   t.ok(environ.includes(`AGENTBOX_ROOT=${h.paths.root}`), 'it is told where the box lives');
   await h.ops.terminate(agent.id, 1000);
 });
@@ -32,7 +36,10 @@ t.test('the orchestrator command itself gets the allowlisted environment, not th
 t.test('protocol: parse errors, bad requests, unknown methods, notifications, concurrent calls', async (t) => {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-stdio-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  const child = spawn(process.execPath, [await stdioOrchestrator()], { env: { PATH: process.env['PATH'], AGENTBOX_ROOT: root }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [await stdioOrchestrator()], {
+    env: { PATH: process.env['PATH'], AGENTBOX_ROOT: root },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const answers: Array<Record<string, unknown>> = [];
   createInterface({ input: child.stdout }).on('line', (line) => answers.push(JSON.parse(line) as Record<string, unknown>));
   const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -67,18 +74,28 @@ t.test('protocol: parse errors, bad requests, unknown methods, notifications, co
 
 t.test('a command speaking another protocol is fatal at start (the orchestrator is critical)', async (t) => {
   // cat echoes each request back: JSON, but no answer to initialize.
-  await t.rejects(startSlot('orchestrator', stdioManifest('/bin/cat', []), { env, timing: { connectTimeoutMs: 3000 } }), { name: 'FatalAdapterError', message: /orchestrator.*(speaks|timed out|did not complete)/ });
+  await t.rejects(startSlot('orchestrator', stdioManifest('/bin/cat', []), { env, timing: { connectTimeoutMs: 3000 } }), {
+    name: 'FatalAdapterError',
+    message: /orchestrator.*(speaks|timed out|did not complete)/,
+  });
 });
 
 t.test('a command that cannot run is fatal at start, saying why', async (t) => {
-  await t.rejects(startSlot('orchestrator', stdioManifest('/nonexistent/orchestrator', []), { env }), { name: 'FatalAdapterError', message: /could not run: ENOENT/ });
+  await t.rejects(startSlot('orchestrator', stdioManifest('/nonexistent/orchestrator', []), { env }), {
+    name: 'FatalAdapterError',
+    message: /could not run: ENOENT/,
+  });
 });
 
 const shim = path.join(repoRoot, 'config/stdio-orchestrator');
 const compiled = path.join(repoRoot, 'dist/management-api/src/adapters/orchestrator/stdio-orchestrator-main.js');
-t.test('the shipped config/stdio-orchestrator runs the compiled orchestrator', existsSync(compiled) ? {} : { skip: 'dist/ is not built (npm run build; npm test builds it first)' }, async (t) => {
-  const h = await startSlot('orchestrator', stdioManifest(shim, []), { env });
-  t.teardown(() => h.close());
-  const agent = await h.ops.spawn({ name: 'shim', command: '/bin/echo', args: ['via the shim'] });
-  t.equal((await collect(h.ops, agent.id)).map((c) => c.text).join(''), 'via the shim\n');
-});
+t.test(
+  'the shipped config/stdio-orchestrator runs the compiled orchestrator',
+  existsSync(compiled) ? {} : { skip: 'dist/ is not built (npm run build; npm test builds it first)' },
+  async (t) => {
+    const h = await startSlot('orchestrator', stdioManifest(shim, []), { env });
+    t.teardown(() => h.close());
+    const agent = await h.ops.spawn({ name: 'shim', command: '/bin/echo', args: ['via the shim'] });
+    t.equal((await collect(h.ops, agent.id)).map((c) => c.text).join(''), 'via the shim\n');
+  },
+);

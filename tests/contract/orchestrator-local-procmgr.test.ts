@@ -12,7 +12,8 @@ t.test('contract (the launcher alone: namespaces off)', async (t) => {
 });
 
 t.test('contract (each agent in bubblewrap)', async (t) => {
-  const pidNamespace = 'an agent sees the pids of its own PID namespace, not the host pids this case checks; tests/unit/sandbox/namespace-sandbox.test.ts shows what it leaves running ends with it';
+  const pidNamespace =
+    'an agent sees the pids of its own PID namespace, not the host pids this case checks; tests/unit/sandbox/namespace-sandbox.test.ts shows what it leaves running ends with it';
   orchestratorContract(
     t,
     async () => {

@@ -45,16 +45,42 @@ t.test('spawn, list, status, output (JSON and SSE with resume)', async (t) => {
   t.match(stream.headers.get('content-type'), /^text\/event-stream/);
   const records = sse(await stream.text());
   const output = records.filter((r) => r.event === 'output').map((r) => JSON.parse(r.data!) as { seq: number; stream: string; text: string });
-  t.equal(output.filter((c) => c.stream === 'stdout').map((c) => c.text).join(''), 'one\nthree\n');
-  t.equal(output.filter((c) => c.stream === 'stderr').map((c) => c.text).join(''), 'two\n');
-  t.same(records.filter((r) => r.event === 'output').map((r) => Number(r.id)), output.map((c) => c.seq), 'each event id is its chunk number');
+  t.equal(
+    output
+      .filter((c) => c.stream === 'stdout')
+      .map((c) => c.text)
+      .join(''),
+    'one\nthree\n',
+  );
+  t.equal(
+    output
+      .filter((c) => c.stream === 'stderr')
+      .map((c) => c.text)
+      .join(''),
+    'two\n',
+  );
+  t.same(
+    records.filter((r) => r.event === 'output').map((r) => Number(r.id)),
+    output.map((c) => c.seq),
+    'each event id is its chunk number',
+  );
   const end = records.find((r) => r.event === 'end');
   t.match(JSON.parse(end!.data!), { agent: { id: agent.id, state: 'exited', exitCode: 0 } }, 'the stream ends with the final record');
 
-  const resumed = sse(await (await box.call(`/v1/agents/${agent.id}/output`, { headers: { accept: 'text/event-stream', 'last-event-id': String(output[0]!.seq) } })).text());
-  t.same(resumed.filter((r) => r.event === 'output').map((r) => Number(r.id)), output.slice(1).map((c) => c.seq), 'Last-Event-ID resumes after it');
+  const resumed = sse(
+    await (await box.call(`/v1/agents/${agent.id}/output`, { headers: { accept: 'text/event-stream', 'last-event-id': String(output[0]!.seq) } })).text(),
+  );
+  t.same(
+    resumed.filter((r) => r.event === 'output').map((r) => Number(r.id)),
+    output.slice(1).map((c) => c.seq),
+    'Last-Event-ID resumes after it',
+  );
   const plain = await json(await box.call(`/v1/agents/${agent.id}/output?after=${output[0]!.seq}`));
-  t.same((plain['chunks'] as Array<{ seq: number }>).map((c) => c.seq), output.slice(1).map((c) => c.seq), 'JSON output with after');
+  t.same(
+    (plain['chunks'] as Array<{ seq: number }>).map((c) => c.seq),
+    output.slice(1).map((c) => c.seq),
+    'JSON output with after',
+  );
   t.match(await json(await box.call(`/v1/agents/${agent.id}`)), { agent: { id: agent.id, state: 'exited' } });
 });
 
@@ -66,7 +92,12 @@ t.test('DELETE terminates with grace and answers the final record', async (t) =>
 });
 
 t.test('refusals: schema, secrets, unknown ids, authentication', async (t) => {
-  for (const body of [{ command: '/bin/true' }, { name: 'x', command: '/bin/true', extra: 1 }, { name: 'bad name', command: '/bin/true' }, { name: 'x', command: '/bin/true', env: { N: 1 } }]) {
+  for (const body of [
+    { command: '/bin/true' },
+    { name: 'x', command: '/bin/true', extra: 1 },
+    { name: 'bad name', command: '/bin/true' },
+    { name: 'x', command: '/bin/true', env: { N: 1 } },
+  ]) {
     const res = await post(body);
     t.equal(res.status, 400, JSON.stringify(body));
     t.match(await json(res), { error: 'ABX_ERR_VALIDATION' });
@@ -85,28 +116,49 @@ t.test('refusals: schema, secrets, unknown ids, authentication', async (t) => {
 
 t.test('closing the app ends open output streams', async (t) => {
   const own = await startApiBox(onlySlot('orchestrator', 'local-procmgr'), registerAgentRoutes, probe);
-  const agent = (await json(await own.call('/v1/agents', { method: 'POST', body: JSON.stringify({ name: 'quiet', command: 'sleep', args: ['30'] }), headers: { 'content-type': 'application/json' } })))['agent'] as Agent;
+  const agent = (
+    await json(
+      await own.call('/v1/agents', {
+        method: 'POST',
+        body: JSON.stringify({ name: 'quiet', command: 'sleep', args: ['30'] }),
+        headers: { 'content-type': 'application/json' },
+      }),
+    )
+  )['agent'] as Agent;
   const stream = await own.call(`/v1/agents/${agent.id}/output?follow=true`);
   const reading = stream.text();
   const started = Date.now();
   await own.close();
   await reading.catch(() => '');
   t.ok(Date.now() - started < 10_000, 'close did not wait on the stream');
-  await waitFor('the agent to be ended by the close', () => {
-    try {
-      process.kill(agent.pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  }, 10_000);
+  await waitFor(
+    'the agent to be ended by the close',
+    () => {
+      try {
+        process.kill(agent.pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    },
+    10_000,
+  );
 });
 
 t.test('orchestrator off: 503 ABX_ERR_ADAPTER_OFF', async (t) => {
   const off = await startApiBox(onlySlot('orchestrator', 'off'), registerAgentRoutes, probe);
   t.teardown(() => off.close());
-  for (const [method, p] of [['GET', '/v1/agents'], ['POST', '/v1/agents'], ['GET', '/v1/agents/agt_x'], ['GET', '/v1/agents/agt_x/output'], ['DELETE', '/v1/agents/agt_x']] as const) {
-    const res = await off.call(p, { method, ...(method === 'POST' ? { body: JSON.stringify({ name: 'a', command: '/bin/true' }), headers: { 'content-type': 'application/json' } } : {}) });
+  for (const [method, p] of [
+    ['GET', '/v1/agents'],
+    ['POST', '/v1/agents'],
+    ['GET', '/v1/agents/agt_x'],
+    ['GET', '/v1/agents/agt_x/output'],
+    ['DELETE', '/v1/agents/agt_x'],
+  ] as const) {
+    const res = await off.call(p, {
+      method,
+      ...(method === 'POST' ? { body: JSON.stringify({ name: 'a', command: '/bin/true' }), headers: { 'content-type': 'application/json' } } : {}),
+    });
     t.equal(res.status, 503, `${method} ${p}`);
     t.match(await json(res), { error: 'ABX_ERR_ADAPTER_OFF' });
   }

@@ -35,7 +35,11 @@ export function stdioOrchestrator(): Promise<string> {
 
 /** Manifest text selecting external-stdio with `command` and `args`. */
 export function stdioManifest(command: string, args: string[]): string {
-  return onlySlot('orchestrator', 'external-stdio', `${MESH_CLIENT}[integrations.orchestrator]\ncommand = ${JSON.stringify(command)}\nargs = ${JSON.stringify(args)}\n`);
+  return onlySlot(
+    'orchestrator',
+    'external-stdio',
+    `${MESH_CLIENT}[integrations.orchestrator]\ncommand = ${JSON.stringify(command)}\nargs = ${JSON.stringify(args)}\n`,
+  );
 }
 
 /** Manifest text selecting external-stdio with the reference orchestrator run by this Node.js. */

@@ -42,10 +42,14 @@ export function parentPid(pid: number): number {
 
 /** Poll status until the agent has ended. */
 export async function ended(ops: Ops, id: string, timeoutMs = 15_000): Promise<AgentProcess> {
-  return waitFor(`agent ${id} to end`, async () => {
-    const s = await ops.status(id);
-    return s.endedAt ? s : undefined;
-  }, timeoutMs);
+  return waitFor(
+    `agent ${id} to end`,
+    async () => {
+      const s = await ops.status(id);
+      return s.endedAt ? s : undefined;
+    },
+    timeoutMs,
+  );
 }
 
 /** All chunks of an agent's output (following until it ends). */
@@ -70,7 +74,10 @@ const cases = {
     t.type(agent.id, 'string');
     t.type(agent.pid, 'number');
     t.ok(!Number.isNaN(Date.parse(agent.startedAt)));
-    t.ok((await ops.list()).some((a) => a.id === agent.id), 'listed');
+    t.ok(
+      (await ops.list()).some((a) => a.id === agent.id),
+      'listed',
+    );
     const done = await ended(ops, agent.id);
     t.match(done, { id: agent.id, state: 'exited', exitCode: 0 });
     t.ok(done.endedAt && Date.parse(done.endedAt) >= Date.parse(agent.startedAt));
@@ -81,11 +88,18 @@ const cases = {
     const chunks = await collect(ops, agent.id);
     t.equal(joined(chunks, 'stdout'), 'one\nthree\n');
     t.equal(joined(chunks, 'stderr'), 'two\n');
-    t.ok(chunks.every((c, i) => i === 0 || c.seq > chunks[i - 1]!.seq), 'seq strictly increases');
+    t.ok(
+      chunks.every((c, i) => i === 0 || c.seq > chunks[i - 1]!.seq),
+      'seq strictly increases',
+    );
     t.ok(chunks.every((c) => !Number.isNaN(Date.parse(c.time))));
     const later = [];
     for await (const c of await ops.output(agent.id, { after: chunks[0]!.seq, follow: false, signal: AbortSignal.timeout(5000) })) later.push(c);
-    t.same(later.map((c) => c.seq), chunks.slice(1).map((c) => c.seq), 'after skips what was seen');
+    t.same(
+      later.map((c) => c.seq),
+      chunks.slice(1).map((c) => c.seq),
+      'after skips what was seen',
+    );
     const again = await collect(ops, agent.id);
     t.same(joined(again), joined(chunks), 'following an ended agent replays and ends');
   },
@@ -120,9 +134,18 @@ const cases = {
     t.match(env, /^PATH=/m);
     t.match(env, /^MY_SETTING=on$/m);
     t.match(env, new RegExp(`^AGENTBOX_AGENT_ID=${agent.id}$`, 'm'));
-    await t.rejects(ops.spawn({ name: 'env2', command: '/usr/bin/env', args: [], env: { API_TOKEN: 'x' } }), { code: 'ABX_ERR_VALIDATION', message: /named like a secret/ });
-    await t.rejects(ops.spawn({ name: 'env3', command: '/usr/bin/env', args: [], env: { SETTING: PARENT_SECRETS['GITHUB_TOKEN']! } }), { code: 'ABX_ERR_VALIDATION', message: /appears to hold/ });
-    await t.rejects(ops.spawn({ name: 'env4', command: '/usr/bin/env', args: [], env: { AGENTBOX_ROOT: '/' } }), { code: 'ABX_ERR_VALIDATION', message: /reserved/ });
+    await t.rejects(ops.spawn({ name: 'env2', command: '/usr/bin/env', args: [], env: { API_TOKEN: 'x' } }), {
+      code: 'ABX_ERR_VALIDATION',
+      message: /named like a secret/,
+    });
+    await t.rejects(ops.spawn({ name: 'env3', command: '/usr/bin/env', args: [], env: { SETTING: PARENT_SECRETS['GITHUB_TOKEN']! } }), {
+      code: 'ABX_ERR_VALIDATION',
+      message: /appears to hold/,
+    });
+    await t.rejects(ops.spawn({ name: 'env4', command: '/usr/bin/env', args: [], env: { AGENTBOX_ROOT: '/' } }), {
+      code: 'ABX_ERR_VALIDATION',
+      message: /reserved/,
+    });
   },
 
   async 'working directory: inside the workspace only'(t: Test, ops: Ops, workspace: string) {

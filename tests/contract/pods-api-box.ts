@@ -24,7 +24,12 @@ export interface ApiBox {
  * Build the app from `toml` under a temporary root, register routes with `register` unless the app
  * already has `probe` (once the core registers them itself), and listen on an ephemeral port.
  */
-export async function startApiBox(toml: string, register: (app: FastifyInstance, limits: MutationLimits) => void, probe: { method: 'GET' | 'POST'; url: string }, options: { env?: Record<string, string | undefined>; limits?: Partial<MutationLimits> } = {}): Promise<ApiBox> {
+export async function startApiBox(
+  toml: string,
+  register: (app: FastifyInstance, limits: MutationLimits) => void,
+  probe: { method: 'GET' | 'POST'; url: string },
+  options: { env?: Record<string, string | undefined>; limits?: Partial<MutationLimits> } = {},
+): Promise<ApiBox> {
   const loaded = await loadManifestSource(toml, { targetArch: 'x86_64', env: {} });
   if (loaded.exitCode !== 0 || !loaded.manifest || !loaded.sha256) throw new Error(`test manifest is invalid: ${JSON.stringify(loaded.diagnostics)}`);
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-api-box-'));

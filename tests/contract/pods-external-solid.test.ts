@@ -26,14 +26,17 @@ t.test('the data is on the Solid server, reachable over plain LDP', async (t) =>
   const { etag } = await h.ops.put('/ldp/visible.txt', text('on the server'), { contentType: 'text/plain' });
   const direct = await fetch(new URL('ldp/visible.txt', server!.url));
   t.equal(await direct.text(), 'on the server');
-  t.equal(direct.headers.get('etag'), etag, 'the ETag is the server\'s own');
+  t.equal(direct.headers.get('etag'), etag, "the ETag is the server's own");
   t.match(direct.headers.get('link') ?? '', /ldp#Resource/);
 });
 
 t.test('Solid auxiliary resources (.acl, .meta) are not reachable through the slot', async (t) => {
   const h = await startSlot('pods', manifest(server!.url));
   t.teardown(() => h.close());
-  await t.rejects(h.ops.put('/.acl', text('@prefix acl: <http://www.w3.org/ns/auth/acl#>.'), { contentType: 'text/turtle' }), { code: 'ABX_ERR_VALIDATION', message: /auxiliary/ });
+  await t.rejects(h.ops.put('/.acl', text('@prefix acl: <http://www.w3.org/ns/auth/acl#>.'), { contentType: 'text/turtle' }), {
+    code: 'ABX_ERR_VALIDATION',
+    message: /auxiliary/,
+  });
   await t.rejects(h.ops.get('/x/doc.meta'), { code: 'ABX_ERR_VALIDATION' });
 });
 
@@ -52,7 +55,9 @@ t.test('a bearer token from token_file is sent, and never shows in errors', asyn
 });
 
 t.test('a token_env naming an unset variable fails the connect with a clear reason', async (t) => {
-  const h = await startSlot('pods', manifest(server!.url, 'token_env = "AGENTBOX_TEST_UNSET_POD_TOKEN"\n'), { timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  const h = await startSlot('pods', manifest(server!.url, 'token_env = "AGENTBOX_TEST_UNSET_POD_TOKEN"\n'), {
+    timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 },
+  });
   t.teardown(() => h.close());
   t.equal(h.state(), 'degraded');
   t.match(h.reason(), /AGENTBOX_TEST_UNSET_POD_TOKEN.*not set/);
@@ -60,7 +65,9 @@ t.test('a token_env naming an unset variable fails the connect with a clear reas
 });
 
 t.test('a URL that is not a Solid server is refused at connect', async (t) => {
-  const h = await startSlot('pods', manifest(new URL('.well-known/solid', server!.url).href), { timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 } });
+  const h = await startSlot('pods', manifest(new URL('.well-known/solid', server!.url).href), {
+    timing: { reconnectInitialMs: 60_000, reconnectMaxMs: 60_000 },
+  });
   t.teardown(() => h.close());
   t.equal(h.state(), 'degraded');
   t.match(h.reason(), /connect-failed/);

@@ -21,7 +21,11 @@ t.test('resources are files under <state>/pods with a sidecar holding the conten
   t.equal(readFileSync(path.join(dir, 'readme.md'), 'utf8'), 'hi');
   t.match(JSON.parse(readFileSync(path.join(dir, '.abx-meta.readme.md'), 'utf8')), { contentType: 'text/markdown; charset=utf-8' });
   t.same(readdirSync(dir).sort(), ['.abx-meta.readme.md', 'readme.md'], 'no temporary files remain');
-  t.same((await h.ops.list('/docs/', {})).items.map((i) => i.path), ['/docs/readme.md'], 'sidecars are not listed');
+  t.same(
+    (await h.ops.list('/docs/', {})).items.map((i) => i.path),
+    ['/docs/readme.md'],
+    'sidecars are not listed',
+  );
 });
 
 t.test('symbolic links planted in the pod are never followed', async (t) => {
@@ -53,7 +57,10 @@ t.test('symbolic links planted in the pod are never followed', async (t) => {
   t.ok(existsSync(path.join(pod, 'evil-file')), 'the link itself was not removed either');
   const rootNames = (await h.ops.list('/', {})).items.map((i) => i.path);
   t.same(rootNames, ['/inner/'], 'links are not listed');
-  t.same((await h.ops.list('/inner/', {})).items.map((i) => i.path), ['/inner/ok.txt']);
+  t.same(
+    (await h.ops.list('/inner/', {})).items.map((i) => i.path),
+    ['/inner/ok.txt'],
+  );
 });
 
 t.test('a crash between the data and sidecar renames: the bytes win, the ETag still matches them', async (t) => {

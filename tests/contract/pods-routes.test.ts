@@ -54,7 +54,11 @@ t.test('any content type is stored as bytes, JSON included', async (t) => {
   const bytes = Buffer.from([0, 255, 1, 254]);
   t.equal((await box.call('/v1/pods/raw.bin', { method: 'PUT', body: bytes, headers: { 'content-type': 'application/octet-stream' } })).status, 201);
   t.same([...Buffer.from(await (await box.call('/v1/pods/raw.bin')).arrayBuffer())], [...bytes]);
-  t.equal((await box.call('/v1/pods/broken.json', { method: 'PUT', body: '{not json', headers: { 'content-type': 'application/json' } })).status, 201, 'not parsed');
+  t.equal(
+    (await box.call('/v1/pods/broken.json', { method: 'PUT', body: '{not json', headers: { 'content-type': 'application/json' } })).status,
+    201,
+    'not parsed',
+  );
   t.equal(await (await box.call('/v1/pods/broken.json')).text(), '{not json');
   const noType = await box.call('/v1/pods/untyped', { method: 'PUT', body: 'x' });
   t.equal(noType.status, 201);
@@ -64,9 +68,15 @@ t.test('containers: created by an empty PUT, listed as JSON with paging', async 
   t.equal((await box.call('/v1/pods/box/', { method: 'PUT' })).status, 201);
   for (const n of ['c', 'a', 'b']) await box.call(`/v1/pods/box/${n}.txt`, { method: 'PUT', body: n, headers: { 'content-type': 'text/plain' } });
   const page = await json(await box.call('/v1/pods/box/?limit=2'));
-  t.same((page['items'] as Array<{ path: string }>).map((i) => i.path), ['/box/a.txt', '/box/b.txt']);
+  t.same(
+    (page['items'] as Array<{ path: string }>).map((i) => i.path),
+    ['/box/a.txt', '/box/b.txt'],
+  );
   const rest = await json(await box.call(`/v1/pods/box/?limit=2&cursor=${encodeURIComponent(page['nextCursor'] as string)}`));
-  t.same((rest['items'] as Array<{ path: string }>).map((i) => i.path), ['/box/c.txt']);
+  t.same(
+    (rest['items'] as Array<{ path: string }>).map((i) => i.path),
+    ['/box/c.txt'],
+  );
   t.equal(rest['nextCursor'], undefined);
   const root = await json(await box.call('/v1/pods/'));
   t.ok((root['items'] as Array<{ path: string; isContainer: boolean }>).some((i) => i.path === '/box/' && i.isContainer));
@@ -86,7 +96,14 @@ t.test('traversal is refused over HTTP too, whatever the encoding', async (t) =>
       req.on('error', reject);
       req.end();
     });
-  for (const p of ['/v1/pods/a/../../etc/passwd', '/v1/pods/a/%2e%2e/%2e%2e/etc/passwd', '/v1/pods/..%2f..%2fetc/passwd', '/v1/pods/a/%252e%252e/x', '/v1/pods/.abx-meta.x', '/v1/pods/a/./b']) {
+  for (const p of [
+    '/v1/pods/a/../../etc/passwd',
+    '/v1/pods/a/%2e%2e/%2e%2e/etc/passwd',
+    '/v1/pods/..%2f..%2fetc/passwd',
+    '/v1/pods/a/%252e%252e/x',
+    '/v1/pods/.abx-meta.x',
+    '/v1/pods/a/./b',
+  ]) {
     const res = await raw(p);
     t.equal(res.status, 400, p);
     t.match(JSON.parse(res.body), { error: 'ABX_ERR_VALIDATION' });
@@ -108,7 +125,12 @@ t.test('authentication, body limit and header checks', async (t) => {
 t.test('pods off: 503 ABX_ERR_ADAPTER_OFF on every route', async (t) => {
   const off = await startApiBox(onlySlot('pods', 'off'), registerPodRoutes, probe);
   t.teardown(() => off.close());
-  for (const [method, p] of [['GET', '/v1/pods/a.txt'], ['GET', '/v1/pods/'], ['PUT', '/v1/pods/a.txt'], ['DELETE', '/v1/pods/a.txt']] as const) {
+  for (const [method, p] of [
+    ['GET', '/v1/pods/a.txt'],
+    ['GET', '/v1/pods/'],
+    ['PUT', '/v1/pods/a.txt'],
+    ['DELETE', '/v1/pods/a.txt'],
+  ] as const) {
     const res = await off.call(p, { method, ...(method === 'PUT' ? { body: 'x', headers: { 'content-type': 'text/plain' } } : {}) });
     t.equal(res.status, 503, `${method} ${p}`);
     t.match(await json(res), { error: 'ABX_ERR_ADAPTER_OFF' });

@@ -15,7 +15,19 @@ const str = (b: Uint8Array) => Buffer.from(b).toString('utf8');
 const plain = { contentType: 'text/plain' };
 
 /** Paths that escape the pod or are not pod paths; every operation must refuse them as input errors. */
-export const HOSTILE_PATHS = ['relative.txt', '/../outside.txt', '/a/../../outside.txt', '/a/%2e%2e/%2e%2e/outside.txt', '/a/%252e%252e/x', '/a/%2F..%2Fx', '//double', '/a\\..\\b', '/nul\u0000byte', '/.abx-meta.x', '/a/./b'];
+export const HOSTILE_PATHS = [
+  'relative.txt',
+  '/../outside.txt',
+  '/a/../../outside.txt',
+  '/a/%2e%2e/%2e%2e/outside.txt',
+  '/a/%252e%252e/x',
+  '/a/%2F..%2Fx',
+  '//double',
+  '/a\\..\\b',
+  '/nul\u0000byte',
+  '/.abx-meta.x',
+  '/a/./b',
+];
 
 const cases = {
   async 'put then get returns the bytes, content type and a strong ETag'(t: Test, ops: Ops, base: string) {
@@ -53,7 +65,11 @@ const cases = {
     t.equal(v2.created, false, 'the matching ETag is accepted');
     await t.rejects(ops.put(`${base}m.txt`, text('three'), { ...plain, ifMatch: v1.etag }), { code: 'ABX_ERR_PRECONDITION_FAILED' });
     t.equal(str((await ops.get(`${base}m.txt`)).body), 'two');
-    await t.rejects(ops.put(`${base}absent.txt`, text('x'), { ...plain, ifMatch: v1.etag }), { code: 'ABX_ERR_PRECONDITION_FAILED' }, 'If-Match on an absent resource fails');
+    await t.rejects(
+      ops.put(`${base}absent.txt`, text('x'), { ...plain, ifMatch: v1.etag }),
+      { code: 'ABX_ERR_PRECONDITION_FAILED' },
+      'If-Match on an absent resource fails',
+    );
     await t.rejects(ops.get(`${base}absent.txt`), { code: 'ABX_ERR_NOT_FOUND' }, 'and creates nothing');
   },
 
@@ -117,7 +133,11 @@ const cases = {
       pages++;
     } while (cursor && pages < 10);
     t.equal(pages, 3);
-    t.same(seen, [...names.sort(), 'sub/'].map((n) => `${base}list/${n}`), 'sorted, no repeats, sub-container with "/", no grandchildren');
+    t.same(
+      seen,
+      [...names.sort(), 'sub/'].map((n) => `${base}list/${n}`),
+      'sorted, no repeats, sub-container with "/", no grandchildren',
+    );
     const all = await ops.list(`${base}list/`, {});
     t.equal(all.nextCursor, undefined);
     const a = all.items.find((i) => i.path.endsWith('/a.txt'));
@@ -136,10 +156,13 @@ const cases = {
   },
 
   async 'names with spaces, unicode and percent signs round-trip'(t: Test, ops: Ops, base: string) {
-    const odd = ['ümlaut file.txt', '100% sure.txt', 'quote\'s (1).txt'];
+    const odd = ['ümlaut file.txt', '100% sure.txt', "quote's (1).txt"];
     for (const n of odd) await ops.put(`${base}odd/${n}`, text(n), plain);
     const listed = (await ops.list(`${base}odd/`, {})).items.map((i) => i.path);
-    t.same(listed, odd.sort().map((n) => `${base}odd/${n}`));
+    t.same(
+      listed,
+      odd.sort().map((n) => `${base}odd/${n}`),
+    );
     for (const n of odd) t.equal(str((await ops.get(`${base}odd/${n}`)).body), n);
   },
 

@@ -56,17 +56,26 @@ interface Listed {
 
 t.test('three boxes started at once with no port set: each gets its own ports and becomes ready', async (t) => {
   const boxes = ['first', 'second', 'third'].map((name) => up(t, name));
-  const listed = await waitFor('all three ready', () => {
-    const r = agentbox('boxes', '--json');
-    const all = JSON.parse(r.stdout || '[]') as Listed[];
-    return all.length === 3 && all.every((b) => b.ready) ? all : undefined;
-  }, 90_000, 250);
+  const listed = await waitFor(
+    'all three ready',
+    () => {
+      const r = agentbox('boxes', '--json');
+      const all = JSON.parse(r.stdout || '[]') as Listed[];
+      return all.length === 3 && all.every((b) => b.ready) ? all : undefined;
+    },
+    90_000,
+    250,
+  );
   t.same(listed.map((b) => b.root).sort(), boxes.map((b) => b.root).sort(), 'agentbox boxes lists each');
   const ports = listed.flatMap((b) => b.ports.map((p) => p.port));
   t.equal(new Set(ports).size, ports.length, `no port is shared between the boxes (${ports.join(', ')})`);
   for (const b of listed) t.equal((await fetch(`${b.apiUrl}/ready`)).status, 200, `${b.root} answers /ready on its own port`);
   // All three default to one API port: at most one of them has it, the others say where they went.
-  const movedApi = boxes.filter((b) => /agentbox: port \d+ \(the API's default\) is in use: using \d+; set api\.port in the manifest or AGENTBOX_API_PORT to require a port/.test(readFileSync(b.log, 'utf8')));
+  const movedApi = boxes.filter((b) =>
+    /agentbox: port \d+ \(the API's default\) is in use: using \d+; set api\.port in the manifest or AGENTBOX_API_PORT to require a port/.test(
+      readFileSync(b.log, 'utf8'),
+    ),
+  );
   t.ok(movedApi.length >= 2, `the boxes whose default API port was taken say which port they use instead (${movedApi.length} of 3)`);
   for (const b of boxes) {
     const down = agentbox('down', '--root', b.root);
@@ -77,16 +86,26 @@ t.test('three boxes started at once with no port set: each gets its own ports an
 
 t.test('a port the manifest sets, taken by another box, stops the start with the line that names it', async (t) => {
   const first = up(t, 'holder');
-  const held = await waitFor('the holder ready', () => {
-    const all = JSON.parse(agentbox('boxes', '--json').stdout || '[]') as Listed[];
-    return all.find((b) => b.root === first.root && b.ready);
-  }, 60_000, 250);
+  const held = await waitFor(
+    'the holder ready',
+    () => {
+      const all = JSON.parse(agentbox('boxes', '--json').stdout || '[]') as Listed[];
+      return all.find((b) => b.root === first.root && b.ready);
+    },
+    60_000,
+    250,
+  );
   const apiPort = held.ports.find((p) => p.name === 'API')!.port;
   const pinned = path.join(work, 'pinned.toml');
   writeFileSync(pinned, `${BOOT_ONLY_MANIFEST}\n[api]\nport = ${apiPort}\n`);
   const second = up(t, 'pinned', pinned);
   t.equal(await second.exited, 1, 'refused');
-  t.match(readFileSync(second.log, 'utf8'), new RegExp(`port ${apiPort} on 127\\.0\\.0\\.1 is already in use: the API \\(programme management-api, manifest key api\\.port, override AGENTBOX_API_PORT\\)`));
+  t.match(
+    readFileSync(second.log, 'utf8'),
+    new RegExp(
+      `port ${apiPort} on 127\\.0\\.0\\.1 is already in use: the API \\(programme management-api, manifest key api\\.port, override AGENTBOX_API_PORT\\)`,
+    ),
+  );
   t.equal(agentbox('down', '--root', first.root).code, 0);
   await first.exited;
 });

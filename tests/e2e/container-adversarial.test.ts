@@ -15,7 +15,8 @@ const { dirs, files } = boxFacts.runtime;
 const STAND_IN_PORT = 18081;
 const CLOSED_PORT = 18082;
 const STAND_IN_FILE = `${dirs.tmpDir}/stand-in.mjs`;
-const WRITE = 'const fs=require("fs"),p=require("path");fs.mkdirSync(p.dirname(process.argv[1]),{recursive:true});fs.writeFileSync(process.argv[1],process.argv[2])';
+const WRITE =
+  'const fs=require("fs"),p=require("path");fs.mkdirSync(p.dirname(process.argv[1]),{recursive:true});fs.writeFileSync(process.argv[1],process.argv[2])';
 // Bytes on stdin (a static binary is far past the 128 KiB an argument may hold), mode 0755.
 const WRITE_EXECUTABLE = 'const fs=require("fs");fs.writeFileSync(process.argv[1],fs.readFileSync(0));fs.chmodSync(process.argv[1],0o755)';
 
@@ -46,16 +47,31 @@ t.test('adversarial agents in the container', { skip: e2eSkipped && 'AGENTBOX_E2
   const adversarial: AdversarialBox = {
     apiUrl: box.apiUrl,
     async call(method, url, body) {
-      const res = await fetch(box.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(10_000) });
+      const res = await fetch(box.apiUrl + url, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+        ...(body ? { body: JSON.stringify(body) } : {}),
+        signal: AbortSignal.timeout(10_000),
+      });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     },
     writeFile: async (file, text) => void box.exec('node', '-e', WRITE, file, text),
     async writeExecutable(file, data) {
-      const r = spawnSync(dockerBinary(engine.env), ['exec', '-i', box.container(), 'node', '-e', WRITE_EXECUTABLE, file], { env: engine.env, input: data, encoding: 'utf8' });
+      const r = spawnSync(dockerBinary(engine.env), ['exec', '-i', box.container(), 'node', '-e', WRITE_EXECUTABLE, file], {
+        env: engine.env,
+        input: data,
+        encoding: 'utf8',
+      });
       if (r.status !== 0) throw new Error(`writing ${file} in the container: ${r.error?.message ?? r.stderr}`);
     },
     readFile: async (file) => box.exec('cat', file),
-    paths: { workspace: dirs.workspaceDir, apiKeyFile: files.apiKeyFile, identityKeyFile: files.identityKeyFile, stateDir: dirs.stateDir, installation: boxFacts.image.appDir },
+    paths: {
+      workspace: dirs.workspaceDir,
+      apiKeyFile: files.apiKeyFile,
+      identityKeyFile: files.identityKeyFile,
+      stateDir: dirs.stateDir,
+      installation: boxFacts.image.appDir,
+    },
     readOnlyRoot: true,
     // uid 1000 without capabilities: the box cannot give agents an uid of their own.
     agentsShareBoxUid: true,

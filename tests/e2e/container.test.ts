@@ -55,8 +55,20 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
 
   t.test('RC-02 in the container: the boot events, and the seal follows the required programmes', async (t) => {
     const events = box.events().map((e) => e.event);
-    for (const e of ['StageAStarted', 'SecretsReady', 'ArtifactProbesPassed', 'StageACompleted', 'StageBCompleted', 'BootstrapSealStarted', 'BootstrapCompleted']) t.ok(events.includes(e), `event ${e}`);
-    t.ok(box.events().every((e) => typeof e['agentbox.stage'] === 'string'), 'every event names its stage');
+    for (const e of [
+      'StageAStarted',
+      'SecretsReady',
+      'ArtifactProbesPassed',
+      'StageACompleted',
+      'StageBCompleted',
+      'BootstrapSealStarted',
+      'BootstrapCompleted',
+    ])
+      t.ok(events.includes(e), `event ${e}`);
+    t.ok(
+      box.events().every((e) => typeof e['agentbox.stage'] === 'string'),
+      'every event names its stage',
+    );
     const sealed = () => box.exec('node', '-e', 'process.stdout.write(String(require("fs").existsSync(process.argv[1])))', boxFacts.runtime.files.sealFile);
     t.equal(sealed(), 'true', 'the seal exists');
     supervisorctl(box, 'stop', 'worker');
@@ -69,7 +81,10 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
 
   t.test('hardening: uid 1000, no capabilities, no-new-privileges, read-only root', async (t) => {
     const procs = containerProcesses(box);
-    t.ok(procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /server\.js/.test(p.cmd)) && procs.some((p) => /tini/.test(p.cmd)), `tini, supervisord and the API among ${procs.length} processes`);
+    t.ok(
+      procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /server\.js/.test(p.cmd)) && procs.some((p) => /tini/.test(p.cmd)),
+      `tini, supervisord and the API among ${procs.length} processes`,
+    );
     for (const p of procs) {
       t.same(p.uids.split(/\s+/), ['1000', '1000', '1000', '1000'], `${p.cmd.slice(0, 50)}: uid 1000 (real, effective, saved, fs)`);
       t.equal(p.capEff, '0000000000000000', `${p.cmd.slice(0, 50)}: CapEff 0`);
@@ -83,16 +98,41 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     for (const d of writable) t.equal(result[d], 'ok', `${d} is writable (tmpfs or volume)`);
     for (const d of readOnly) t.equal(result[d], 'EROFS', `${d} is on the read-only root`);
     // Every writable mount is a tmpfs, the state volume or the workspace (Docker's own /etc files are root's).
-    const mounts = box.exec('cat', '/proc/self/mountinfo').split('\n').filter(Boolean).map((l) => {
-      const [pre, post] = l.split(' - ');
-      const f = pre!.split(' ');
-      return { point: f[4]!, opts: f[5]!, fs: post!.split(' ')[0]! };
-    });
-    const rw = mounts.filter((m) => m.opts.split(',').includes('rw') && !['proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'mqueue'].includes(m.fs) && !m.point.startsWith('/dev') && !m.point.startsWith('/proc') && !m.point.startsWith('/sys'));
+    const mounts = box
+      .exec('cat', '/proc/self/mountinfo')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [pre, post] = l.split(' - ');
+        const f = pre!.split(' ');
+        return { point: f[4]!, opts: f[5]!, fs: post!.split(' ')[0]! };
+      });
+    const rw = mounts.filter(
+      (m) =>
+        m.opts.split(',').includes('rw') &&
+        !['proc', 'sysfs', 'cgroup', 'cgroup2', 'devpts', 'mqueue'].includes(m.fs) &&
+        !m.point.startsWith('/dev') &&
+        !m.point.startsWith('/proc') &&
+        !m.point.startsWith('/sys'),
+    );
     const tmpfs = Object.keys(boxFacts.baseline.tmpfs);
-    t.same(rw.map((m) => m.point).filter((p) => !p.startsWith('/etc/')).sort(), [...tmpfs, dirs.stateDir, dirs.workspaceDir].sort(), 'the only writable mounts: the baseline tmpfs, the state volume, the workspace');
-    t.same(rw.filter((m) => tmpfs.includes(m.point)).map((m) => m.fs), tmpfs.map(() => 'tmpfs'), `${tmpfs.join(', ')} are tmpfs`);
-    const etc = JSON.parse(box.exec('node', '-e', probe, JSON.stringify(['/etc/hosts', '/etc/hostname', '/etc/resolv.conf'].map((f) => `${f}.d`)))) as Record<string, string>;
+    t.same(
+      rw
+        .map((m) => m.point)
+        .filter((p) => !p.startsWith('/etc/'))
+        .sort(),
+      [...tmpfs, dirs.stateDir, dirs.workspaceDir].sort(),
+      'the only writable mounts: the baseline tmpfs, the state volume, the workspace',
+    );
+    t.same(
+      rw.filter((m) => tmpfs.includes(m.point)).map((m) => m.fs),
+      tmpfs.map(() => 'tmpfs'),
+      `${tmpfs.join(', ')} are tmpfs`,
+    );
+    const etc = JSON.parse(box.exec('node', '-e', probe, JSON.stringify(['/etc/hosts', '/etc/hostname', '/etc/resolv.conf'].map((f) => `${f}.d`)))) as Record<
+      string,
+      string
+    >;
     t.notOk(Object.values(etc).includes('ok'), `Docker's /etc mounts take no writes: ${JSON.stringify(etc)}`);
   });
 
@@ -105,12 +145,25 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     t.equal((await box.call('POST', '/v1/memory/notes', { id: 'keys', text: 'rotate the signing keys every month' })).status, 201);
     const event = await box.call<{ event: { id: string } }>('POST', '/v1/events', { kind: 'agent.note', source: 'e2e', data: { text: 'before the restart' } });
     t.equal(event.status, 201);
-    const pod = await fetch(`${box.apiUrl}/v1/pods/notes/plan.md`, { method: 'PUT', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/markdown' }, body: '# plan' });
+    const pod = await fetch(`${box.apiUrl}/v1/pods/notes/plan.md`, {
+      method: 'PUT',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/markdown' },
+      body: '# plan',
+    });
     t.equal(pod.status, 201);
     box.exec('node', '-e', 'require("fs").mkdirSync(process.argv[1], { recursive: true })', `${dirs.workspaceDir}/repo`);
-    const agent = await box.call<AgentAnswer>('POST', '/v1/agents', { name: 'builder', command: '/bin/sh', args: ['-c', 'echo building; echo done > done.txt'], cwd: 'repo' });
+    const agent = await box.call<AgentAnswer>('POST', '/v1/agents', {
+      name: 'builder',
+      command: '/bin/sh',
+      args: ['-c', 'echo building; echo done > done.txt'],
+      cwd: 'repo',
+    });
     t.equal(agent.status, 201, `an agent spawned: ${JSON.stringify(agent.body)}`);
-    await waitFor('the agent to exit', async () => (await box.call<AgentAnswer>('GET', `/v1/agents/${agent.body.agent.id}`)).body.agent.state === 'exited', 15_000);
+    await waitFor(
+      'the agent to exit',
+      async () => (await box.call<AgentAnswer>('GET', `/v1/agents/${agent.body.agent.id}`)).body.agent.state === 'exited',
+      15_000,
+    );
 
     const down = box.compose('down');
     t.equal(down.status, 0, `docker-compose down: ${down.stderr}`);
@@ -143,8 +196,13 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
   t.test('RC-06 in the container: kill -9 of the API, supervisord restarts it, readiness recovers', (t) => rc06KilledApiRestarts(t, running));
 
   t.test('RC-08 in the container: no secret in any environment or in the logs', async (t) => {
-    const st = box.exec('node', '-e', `const s=require('fs').statSync(process.argv[1]);process.stdout.write((s.mode&0o777).toString(8)+' '+s.uid)`, boxFacts.runtime.files.apiKeyFile);
-    t.equal(st, '600 1000', 'the API key file is 0600, the box user\'s');
+    const st = box.exec(
+      'node',
+      '-e',
+      `const s=require('fs').statSync(process.argv[1]);process.stdout.write((s.mode&0o777).toString(8)+' '+s.uid)`,
+      boxFacts.runtime.files.apiKeyFile,
+    );
+    t.equal(st, '600 1000', "the API key file is 0600, the box user's");
     await rc08NoSecretInEnvironmentOrLogs(t, running);
   });
 
@@ -160,7 +218,11 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
     // supervisord's own line (the API logs a "received SIGTERM" of its own a moment later).
     const since = logs.lastIndexOf('received SIGTERM indicating exit request');
     t.ok(since > 0, 'supervisord received SIGTERM');
-    const stopped = logs.slice(since).split('\n').map((l) => /stopped: (\S+)/.exec(l)?.[1]).filter((n): n is string => n !== undefined);
+    const stopped = logs
+      .slice(since)
+      .split('\n')
+      .map((l) => /stopped: (\S+)/.exec(l)?.[1])
+      .filter((n): n is string => n !== undefined);
     t.same(stopped, ['worker', 'management-api', 'egress-proxy', 'seal-listener'], 'highest priority number first, the seal listener last');
   });
 });

@@ -39,7 +39,14 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
   const log = openSync(logFile, 'a');
   // Through `env -i`, so the box runs with a user's plain environment and not with the test
   // runner's instrumentation, which it injects into the environment of every process it spawns.
-  const userEnv = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
+  const userEnv = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? '/root',
+    LANG: 'C.UTF-8',
+    AGENTBOX_API_PORT: String(apiPort),
+    AGENTBOX_METRICS_PORT: String(metricsPort),
+    AGENTBOX_EGRESS_PORT: '0',
+  };
   const npm = spawn('env', ['-i', ...Object.entries(userEnv).map(([k, v]) => `${k}=${v}`), 'npm', 'start', '--', '--root', root], {
     cwd: repoRoot,
     stdio: ['ignore', log, log],
@@ -64,7 +71,11 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
 
   const key = readFileSync(path.join(root, 'var/lib/agentbox/secrets/api-key'), 'utf8').trim();
   const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown) => {
-    const res = await fetch(API + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(API + url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, body: (await res.json()) as T };
   };
 
@@ -74,7 +85,10 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
   const build = await call<BeadAnswer>('POST', '/v1/beads', { title: 'build', parentId: epic.body.bead.id });
   const buildId = build.body.bead.id as string;
   const ready = await call('GET', '/v1/beads/ready');
-  t.ok((ready.body.items as Array<{ id: string }>).some((b) => b.id === buildId), 'the new bead is in the ready queue');
+  t.ok(
+    (ready.body.items as Array<{ id: string }>).some((b) => b.id === buildId),
+    'the new bead is in the ready queue',
+  );
   const claim = await call('POST', `/v1/beads/${buildId}/claim`, { claimant: 'agent-1' });
   t.equal(claim.status, 200);
   t.equal((await call('POST', `/v1/beads/${buildId}/claim`, { claimant: 'agent-2' })).status, 409, 'a second claimant loses');
@@ -95,11 +109,16 @@ t.test('npm start: ready, the api.md flows, clean stop', { timeout: 600_000 }, a
   t.equal(appended.status, 201);
   const reader = stream.body!.getReader();
   let seen = '';
-  await waitFor('the event on the stream', async () => {
-    const { value } = await reader.read();
-    seen += new TextDecoder().decode(value);
-    return seen.includes(appended.body.event.id as string);
-  }, 10_000, 0);
+  await waitFor(
+    'the event on the stream',
+    async () => {
+      const { value } = await reader.read();
+      seen += new TextDecoder().decode(value);
+      return seen.includes(appended.body.event.id as string);
+    },
+    10_000,
+    0,
+  );
   controller.abort();
 
   // Agents: spawn in the workspace and read what it printed.

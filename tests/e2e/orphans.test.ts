@@ -31,7 +31,16 @@ interface TestBox {
 const plain: TestBox = { root, manifest };
 // A plain user environment (not the test runner's instrumentation), a registry of this test's own,
 // and every port chosen free by `agentbox up`.
-const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8', XDG_RUNTIME_DIR: path.join(work, 'xdg'), AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0', AGENTBOX_RELAY_PORT: '0' };
+const env = {
+  PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+  HOME: process.env['HOME'] ?? '/root',
+  LANG: 'C.UTF-8',
+  XDG_RUNTIME_DIR: path.join(work, 'xdg'),
+  AGENTBOX_API_PORT: '0',
+  AGENTBOX_METRICS_PORT: '0',
+  AGENTBOX_EGRESS_PORT: '0',
+  AGENTBOX_RELAY_PORT: '0',
+};
 
 /** Live processes of the box: those whose command line or environment name its root. */
 function boxProcesses(b: TestBox = plain): number[] {
@@ -70,17 +79,25 @@ interface Up {
 async function up(t: Tap.Test, extra: string[] = [], b: TestBox = plain): Promise<Up> {
   const log = path.join(work, `up-${Date.now()}.log`);
   const fd = openSync(log, 'a');
-  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root, ...extra], { cwd: work, env, stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root, ...extra], {
+    cwd: work,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   t.teardown(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
   });
-  const banner = await waitFor('the ready banner', () => {
-    const text = readFileSync(log, 'utf8');
-    if (proc.exitCode !== null && !/press Ctrl-C|running in the background/.test(text)) throw new Error(`agentbox up exited ${proc.exitCode}:\n${text}`);
-    return /press Ctrl-C|running in the background/.test(text) ? text : undefined;
-  }, 120_000);
+  const banner = await waitFor(
+    'the ready banner',
+    () => {
+      const text = readFileSync(log, 'utf8');
+      if (proc.exitCode !== null && !/press Ctrl-C|running in the background/.test(text)) throw new Error(`agentbox up exited ${proc.exitCode}:\n${text}`);
+      return /press Ctrl-C|running in the background/.test(text) ? text : undefined;
+    },
+    120_000,
+  );
   const apiUrl = /agentbox: API +(\S+)/.exec(banner)?.[1];
   if (!apiUrl) throw new Error(`no API URL in:\n${banner}`);
   return { proc, log, apiUrl, exited };
@@ -88,7 +105,9 @@ async function up(t: Tap.Test, extra: string[] = [], b: TestBox = plain): Promis
 
 /** The box's processes, up included, once every programme runs. */
 async function tree(u: Up, b: TestBox = plain, markers: string[] = b === plain ? ['/bin/sleep'] : []): Promise<number[]> {
-  await waitFor('every programme', () => ['bin/management-api.js', 'bin/egress-proxy.js', 'bin/seal-listener.js', 'supervisord', ...markers].every((m) => pidOf(m, b)));
+  await waitFor('every programme', () =>
+    ['bin/management-api.js', 'bin/egress-proxy.js', 'bin/seal-listener.js', 'supervisord', ...markers].every((m) => pidOf(m, b)),
+  );
   return [u.proc.pid!, ...boxProcesses(b)];
 }
 
@@ -143,7 +162,11 @@ for (const [program, marker] of [
       return pid && pid !== target ? pid : undefined;
     });
     t.notOk(alive(target), 'the killed process is gone');
-    t.same(pids.filter((p) => p !== target && !alive(p)), [], 'nothing else of the box ended with it');
+    t.same(
+      pids.filter((p) => p !== target && !alive(p)),
+      [],
+      'nothing else of the box ended with it',
+    );
     await waitFor('/ready 200 again', async () => (await readyStatus(u.apiUrl)) === 200);
     const down = agentbox('down', '--root', root);
     t.equal(down.code, 0, down.stderr);
@@ -156,11 +179,24 @@ t.test('agentbox boxes lists the running box with its ports; --detach leaves it 
   const u = await up(t, ['--detach']);
   t.equal(await u.exited, 0, 'agentbox up --detach returns once ready');
   t.equal(await readyStatus(u.apiUrl), 200, 'the box runs on');
-  const listed = JSON.parse(agentbox('boxes', '--json').stdout) as Array<{ root: string; pid: number; ready: boolean; detached: boolean; apiUrl: string; ports: Array<{ name: string; port: number }> }>;
+  const listed = JSON.parse(agentbox('boxes', '--json').stdout) as Array<{
+    root: string;
+    pid: number;
+    ready: boolean;
+    detached: boolean;
+    apiUrl: string;
+    ports: Array<{ name: string; port: number }>;
+  }>;
   t.equal(listed.length, 1);
   t.match(listed[0], { root, ready: true, detached: true, apiUrl: u.apiUrl });
-  t.same(listed[0]!.ports.map((p) => p.name), ['API', 'metrics', 'egress proxy']);
-  t.ok(listed[0]!.ports.every((p) => p.port > 0), 'the ports chosen free are listed');
+  t.same(
+    listed[0]!.ports.map((p) => p.name),
+    ['API', 'metrics', 'egress proxy'],
+  );
+  t.ok(
+    listed[0]!.ports.every((p) => p.port > 0),
+    'the ports chosen free are listed',
+  );
   const table = agentbox('boxes');
   t.match(table.stdout, new RegExp(`${root}\\s+${listed[0]!.pid} \\(detached\\)\\s+yes`));
   const again = agentbox('up', '--local', '--manifest', manifest, '--root', root);
@@ -180,13 +216,25 @@ t.test('a taken port stops agentbox up before anything starts, naming port, prog
   await new Promise<void>((ok) => holder.listen(0, '127.0.0.1', () => ok()));
   t.teardown(() => holder.close());
   const port = (holder.address() as { port: number }).port;
-  const r = spawnSync(process.execPath, [cli, 'up', '--local', '--manifest', manifest, '--root', root], { cwd: work, env: { ...process.env, ...env, AGENTBOX_EGRESS_PORT: String(port) }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [cli, 'up', '--local', '--manifest', manifest, '--root', root], {
+    cwd: work,
+    env: { ...process.env, ...env, AGENTBOX_EGRESS_PORT: String(port) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   t.equal(r.status, 1);
   const lines = r.stderr.trim().split('\n');
   t.equal(lines.length, 1, 'one line');
-  t.match(lines[0], `agentbox up: port ${port} on 127.0.0.1 is already in use: the egress proxy (programme egress-proxy, manifest key sandbox.egress.port, override AGENTBOX_EGRESS_PORT)`);
+  t.match(
+    lines[0],
+    `agentbox up: port ${port} on 127.0.0.1 is already in use: the egress proxy (programme egress-proxy, manifest key sandbox.egress.port, override AGENTBOX_EGRESS_PORT)`,
+  );
   t.same(boxProcesses(), [], 'nothing started');
-  const doctor = spawnSync(process.execPath, [cli, 'doctor', '--manifest', manifest, '--root', root], { cwd: work, env: { ...process.env, ...env, AGENTBOX_EGRESS_PORT: String(port) }, encoding: 'utf8' });
+  const doctor = spawnSync(process.execPath, [cli, 'doctor', '--manifest', manifest, '--root', root], {
+    cwd: work,
+    env: { ...process.env, ...env, AGENTBOX_EGRESS_PORT: String(port) },
+    encoding: 'utf8',
+  });
   t.equal(doctor.status, 1, 'doctor fails');
   t.match(doctor.stdout, `FAIL  egress proxy port: port ${port} on 127.0.0.1 is already in use`);
 });
@@ -217,7 +265,11 @@ t.test('a required programme that cannot start stops agentbox up with its reason
   writeFileSync(b.manifest, `${BOOT_ONLY_MANIFEST}\n[programs.crash]\ncommand = "/bin/false"\nrequired_for_readiness = true\n`);
   const log = path.join(work, 'failing.log');
   const fd = openSync(log, 'a');
-  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root], { cwd: work, env, stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root], {
+    cwd: work,
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   t.teardown(() => {
     if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');

@@ -42,7 +42,10 @@ t.test('backend dies mid-run: a clear error, the slot degrades, recovers, and ac
   await h.ops.claim(acked[0]!.id, 'agent-1');
 
   await box.stop();
-  await t.rejects(h.ops.create({ title: 'during the outage' }), { code: 'ABX_ERR_ADAPTER_UNAVAILABLE', message: /beads.*cannot reach http:\/\/127\.0\.0\.1:\d+/ });
+  await t.rejects(h.ops.create({ title: 'during the outage' }), {
+    code: 'ABX_ERR_ADAPTER_UNAVAILABLE',
+    message: /beads.*cannot reach http:\/\/127\.0\.0\.1:\d+/,
+  });
   t.equal(h.state(), 'degraded', 'one backend failure degrades the slot at once');
   await t.rejects(h.ops.list({}), { code: 'ABX_ERR_ADAPTER_DEGRADED', message: /reconnecting/ });
 

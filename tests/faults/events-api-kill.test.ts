@@ -19,7 +19,11 @@ const CLIENTS = 8;
 
 /** Start the API, fire REQUESTS appends at once, SIGKILL the process once KILL_AFTER were answered 201. */
 async function round(root: string, manifestFile: string, label: string): Promise<{ acked: StoredEvent[]; signal: string | null; failed: number }> {
-  const child = spawn(process.execPath, [serverJs, '--manifest', manifestFile], { cwd: repo, env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0' }, stdio: ['ignore', 'pipe', 'ignore'] });
+  const child = spawn(process.execPath, [serverJs, '--manifest', manifestFile], {
+    cwd: repo,
+    env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const exited = new Promise<string | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   let out = '';
   const apiUrl = await new Promise<string>((resolve, reject) => {
@@ -39,7 +43,11 @@ async function round(root: string, manifestFile: string, label: string): Promise
     while (sent < REQUESTS) {
       const i = sent++;
       try {
-        const res = await fetch(`${apiUrl}/v1/events`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'fault.api-kill', source: label, data: { i } }) });
+        const res = await fetch(`${apiUrl}/v1/events`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ kind: 'fault.api-kill', source: label, data: { i } }),
+        });
         if (res.status !== 201) throw new Error(`status ${res.status}`);
         acked.push(((await res.json()) as { event: StoredEvent }).event);
         if (acked.length === KILL_AFTER) child.kill('SIGKILL');
@@ -81,7 +89,11 @@ t.test('SIGKILL of the API mid-append, twice: every 201 is stored, the chain ver
     for (const e of page.items) stored.set(e.id, e);
     cursor = page.nextCursor;
   } while (cursor);
-  t.same(acked.filter((e) => JSON.stringify(stored.get(e.id)) !== JSON.stringify(e)), [], `all ${acked.length} acknowledged events are stored as acknowledged (${stored.size} stored)`);
+  t.same(
+    acked.filter((e) => JSON.stringify(stored.get(e.id)) !== JSON.stringify(e)),
+    [],
+    `all ${acked.length} acknowledged events are stored as acknowledged (${stored.size} stored)`,
+  );
   const report = await verifyEventLog(path.join(root, 'var/lib/agentbox/events'));
   t.equal(report.ok, true, `the chain verifies ${JSON.stringify(report.firstBad ?? {})}`);
   const [next] = await h.ops.append([{ kind: 'fault.api-kill', source: 'after' }]);

@@ -48,7 +48,11 @@ t.test('sink dies mid-run: appends are still acknowledged (spooled), then all de
 
   await sink.start();
   await waitFor('delivery of everything spooled', () => sink.received.length === acked.length, 10_000);
-  t.same(ids(sink.received, 'fault.mid'), acked.map((e) => e.id), 'every acknowledged event, once, in order');
+  t.same(
+    ids(sink.received, 'fault.mid'),
+    acked.map((e) => e.id),
+    'every acknowledged event, once, in order',
+  );
 });
 
 t.test('sink down across an API restart: the spool survives and is delivered after the restart', async (t) => {
@@ -66,7 +70,11 @@ t.test('sink down across an API restart: the spool survives and is delivered aft
   t.equal(second.state(), 'degraded', 'the restarted API cannot reach the sink');
   await sink.start();
   await waitFor('delivery after the restart', () => sink.received.length === 30, 10_000);
-  t.same(ids(sink.received, 'fault.restart'), acked.map((e) => e.id), 'the events acknowledged before the restart, in order');
+  t.same(
+    ids(sink.received, 'fault.restart'),
+    acked.map((e) => e.id),
+    'the events acknowledged before the restart, in order',
+  );
   const [next] = await second.ops.append([{ kind: 'fault.restart', source: 't' }]);
   t.equal(next!.seq, acked.at(-1)!.seq + 1, 'the spool’s seq continues');
 });

@@ -6,7 +6,16 @@ import { execFile, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdtempSync as makeTemp, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { goldenDir, goldenFixtures, GOLDEN_CONTEXT, main, referenceIsCurrent, renderGolden, staleGoldens, updateGoldens } from '../../scripts/cli/render-golden.js';
+import {
+  goldenDir,
+  goldenFixtures,
+  GOLDEN_CONTEXT,
+  main,
+  referenceIsCurrent,
+  renderGolden,
+  staleGoldens,
+  updateGoldens,
+} from '../../scripts/cli/render-golden.js';
 import { changedFiles, OPTIONAL_COMPOSE_FILES, renderManifest, TARGET_FILES } from '../../scripts/cli/render-box.js';
 import { repoRoot } from '../helpers/cli.js';
 
@@ -20,7 +29,9 @@ function mkdtempSync(prefix: string): string {
 /** Run a command (in `cwd`, default this process's); resolves to its exit code and output (never rejects). */
 function run(cmd: string, args: string[], cwd?: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(cmd, args, { encoding: 'utf8', ...(cwd ? { cwd } : {}) }, (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }));
+    execFile(cmd, args, { encoding: 'utf8', ...(cwd ? { cwd } : {}) }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr }),
+    );
   });
 }
 
@@ -54,9 +65,14 @@ t.test('golden files say they are generated, where the format has comments', asy
     t.match(conf.split('\n')[0], new RegExp(`^; generated from ${name}\\.toml by \`agentbox render\` - do not edit$`), `${name}/supervisord.conf`);
     for (const target of ['kubernetes', 'agent-sandbox']) {
       const yaml = readFileSync(path.join(goldenDir(), name, `${target}.yaml`), 'utf8');
-      t.match(yaml.split('\n')[0], new RegExp(`^# generated from ${name}\\.toml by \`agentbox render --target ${target}\` - do not edit$`), `${name}/${target}.yaml`);
+      t.match(
+        yaml.split('\n')[0],
+        new RegExp(`^# generated from ${name}\\.toml by \`agentbox render --target ${target}\` - do not edit$`),
+        `${name}/${target}.yaml`,
+      );
     }
-    for (const json of ['image-config.json', 'artifacts.json']) t.doesNotThrow(() => JSON.parse(readFileSync(path.join(goldenDir(), name, json), 'utf8')), `${name}/${json} is JSON`);
+    for (const json of ['image-config.json', 'artifacts.json'])
+      t.doesNotThrow(() => JSON.parse(readFileSync(path.join(goldenDir(), name, json), 'utf8')), `${name}/${json} is JSON`);
   }
 });
 
@@ -67,7 +83,10 @@ t.test('every generated compose file passes docker-compose config -q', async (t)
     names.map(async (name) => {
       // In the rendered directory, as the header says: a seccomp profile path is relative to it.
       const dir = path.join(goldenDir(), name);
-      const [quiet, resolved] = await Promise.all([run('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], dir), run('docker-compose', ['-f', 'docker-compose.yml', 'config'], dir)]);
+      const [quiet, resolved] = await Promise.all([
+        run('docker-compose', ['-f', 'docker-compose.yml', 'config', '-q'], dir),
+        run('docker-compose', ['-f', 'docker-compose.yml', 'config'], dir),
+      ]);
       return { name, quiet, resolved };
     }),
   );
@@ -100,7 +119,8 @@ t.test('the golden script checks (exit 0) and, with --update, writes exactly the
   const optional = (await goldenFixtures()).filter((name) => existsSync(path.join(goldenDir(), name, OPTIONAL_COMPOSE_FILES[0]!))).length;
   t.ok(optional >= 1, 'a fixture renders the optional seccomp profile');
   t.equal(written.length, (await goldenFixtures()).length * Object.values(TARGET_FILES).flat().length + optional);
-  for (const file of written) t.equal(readFileSync(file, 'utf8'), readFileSync(path.join(goldenDir(), path.relative(dir, file)), 'utf8'), path.relative(dir, file));
+  for (const file of written)
+    t.equal(readFileSync(file, 'utf8'), readFileSync(path.join(goldenDir(), path.relative(dir, file)), 'utf8'), path.relative(dir, file));
   const script = spawnSync(process.execPath, [path.join(repoRoot, 'dist/scripts/cli/render-golden.js')], { cwd: repoRoot, encoding: 'utf8' });
   t.equal(script.status, 0, 'the compiled script agrees', { stderr: script.stderr });
 });

@@ -56,7 +56,7 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     readApiKey: { what: "read the box's API key", refused: [hidden(layer)] },
     readIdentityKey: { what: "read the box's identity key", refused: [hidden(layer)] },
     readOtherAgent: { what: "read a file in another agent's directory", refused: [hidden(layer)] },
-    readApiEnviron: { what: "read /proc/<api pid>/environ", refused: layer === 'landlock' ? ['EACCES'] : ['ENOENT', 'EACCES'] },
+    readApiEnviron: { what: 'read /proc/<api pid>/environ', refused: layer === 'landlock' ? ['EACCES'] : ['ENOENT', 'EACCES'] },
     signalApi: { what: 'signal the API', refused: [foreign(layer)] },
     signalOtherAgent: { what: 'SIGKILL another agent', refused: [foreign(layer)] },
     proxyUnlistedHost: { what: 'GET an unlisted host through the proxy', refused: ['403 domain-not-listed'] },
@@ -87,8 +87,14 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     utimeApiKey: { what: "change the times of the box's API key", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
     // A root box runs each agent name as a uid of its own: metadata and inotify of another agent's files are the kernel's to refuse.
     // Its directory is closed to every other uid: the path does not even resolve (EACCES, not EPERM).
-    chmodOtherAgent: { what: "change the mode of a file another agent wrote", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
-    utimeOtherAgent: { what: "change the times of a file another agent wrote", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
+    chmodOtherAgent: {
+      what: 'change the mode of a file another agent wrote',
+      refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'],
+    },
+    utimeOtherAgent: {
+      what: 'change the times of a file another agent wrote',
+      refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'],
+    },
     watchOtherAgent: { what: "watch another agent's directory with inotify", refused: shareUid ? ['skipped'] : layer === 'landlock' ? ['EACCES'] : ['ENOENT'] },
     writeEtc: { what: 'write in /etc', refused: [readOnly(layer, readOnlyRoot)] },
     // The launcher's seccomp filter, the same in both layers: it answers before the kernel looks the pid up.
@@ -107,10 +113,10 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     // Outside bubblewrap the IPC namespace is the box's: refused. Inside, it is the agent's own
     // (no channel to anyone), so SysV IPC works there (a PostgreSQL server needs it); a POSIX
     // queue is created there and Landlock then refuses to open it.
-    sysvShm: { what: 'create a SysV shared memory segment (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
-    sysvMsg: { what: 'create a SysV message queue (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
-    sysvSem: { what: 'create a SysV semaphore set (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
-    posixMqueue: { what: 'create a POSIX message queue (in the box\'s IPC namespace)', refused: layer === 'landlock' ? ['EPERM'] : ['created'] },
+    sysvShm: { what: "create a SysV shared memory segment (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
+    sysvMsg: { what: "create a SysV message queue (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
+    sysvSem: { what: "create a SysV semaphore set (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
+    posixMqueue: { what: "create a POSIX message queue (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['created'] },
     // These read a value first (allowed): outside the agent's PID namespace that read answers ESRCH.
     setpriorityApi: { what: 'renice the API (to its own value)', refused: [foreign(layer)] },
     schedSetaffinityApi: { what: "set the API's CPU affinity (to its own mask)", refused: [foreign(layer)] },

@@ -19,7 +19,9 @@ export function buildProbe(): Buffer {
     try {
       execFileSync(process.env['CC'] || 'cc', ['-static', '-O2', '-s', '-o', out, source], { stdio: ['ignore', 'ignore', 'pipe'] });
     } catch (err) {
-      throw new Error(`compiling adversarial-probe.c with -static failed (Debian: apt-get install gcc libc6-dev): ${String((err as { stderr?: Buffer }).stderr ?? err)}`);
+      throw new Error(
+        `compiling adversarial-probe.c with -static failed (Debian: apt-get install gcc libc6-dev): ${String((err as { stderr?: Buffer }).stderr ?? err)}`,
+      );
     }
     return readFileSync(out);
   } finally {
@@ -75,16 +77,33 @@ async function spawnAgent(box: AdversarialBox, t: Test, request: Record<string, 
 }
 
 const record = async (box: AdversarialBox, id: string): Promise<Agent> => (await box.call('GET', `/v1/agents/${id}`)).body['agent'] as Agent;
-const ended = (box: AdversarialBox, id: string, what: string) => waitFor(what, async () => { const a = await record(box, id); return ENDED.includes(a.state) ? a : undefined; }, 60_000, 100);
+const ended = (box: AdversarialBox, id: string, what: string) =>
+  waitFor(
+    what,
+    async () => {
+      const a = await record(box, id);
+      return ENDED.includes(a.state) ? a : undefined;
+    },
+    60_000,
+    100,
+  );
 
 /** The JSON lines the agent printed, once a line is there. */
 async function printed<T>(box: AdversarialBox, id: string, what: string): Promise<T> {
-  return waitFor(what, async () => {
-    const { body } = await box.call('GET', `/v1/agents/${id}/output`);
-    const text = (body['chunks'] as Array<{ stream: string; text: string }>).filter((c) => c.stream === 'stdout').map((c) => c.text).join('');
-    const line = text.split('\n').find((l) => l.startsWith('{'));
-    return line ? (JSON.parse(line) as T) : undefined;
-  }, 60_000, 100);
+  return waitFor(
+    what,
+    async () => {
+      const { body } = await box.call('GET', `/v1/agents/${id}/output`);
+      const text = (body['chunks'] as Array<{ stream: string; text: string }>)
+        .filter((c) => c.stream === 'stdout')
+        .map((c) => c.text)
+        .join('');
+      const line = text.split('\n').find((l) => l.startsWith('{'));
+      return line ? (JSON.parse(line) as T) : undefined;
+    },
+    60_000,
+    100,
+  );
 }
 
 /** Run the suite against `box` (ready, its agents confined); every refusal and control is one assertion. */
@@ -101,7 +120,11 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
   await box.writeFile(path.join(workspace, 'victim', 'notes.txt'), 'private to the victim');
 
   // The victim writes a file of its own first (owned by its uid, where it has one), then waits.
-  const victim = await spawnAgent(box, t, { name: 'victim', command: '/bin/sh', args: ['-c', 'echo mine > mine.txt && echo \'{"victim":"ready"}\' && exec /bin/sleep 300'] });
+  const victim = await spawnAgent(box, t, {
+    name: 'victim',
+    command: '/bin/sh',
+    args: ['-c', 'echo mine > mine.txt && echo \'{"victim":"ready"}\' && exec /bin/sleep 300'],
+  });
   await printed(box, victim.id, 'the victim to write its own file');
   const config: AttackConfig = {
     ...box.paths,
@@ -132,15 +155,27 @@ export async function runAdversarialSuite(t: Test, box: AdversarialBox): Promise
       t.equal(out[name]?.ready, 200, `${what}: /ready 200 right after`);
     }
     for (const [name, { what, outcome }] of Object.entries(allowed())) t.equal(out[name]?.outcome, outcome, what);
-    t.same(Object.keys(out).sort(), [...Object.keys(refusals(layer, box.readOnlyRoot, box.agentsShareBoxUid)), ...Object.keys(allowed())].sort(), 'every attempt was made and judged');
+    t.same(
+      Object.keys(out).sort(),
+      [...Object.keys(refusals(layer, box.readOnlyRoot, box.agentsShareBoxUid)), ...Object.keys(allowed())].sort(),
+      'every attempt was made and judged',
+    );
     // Its sign-in attempts spent nothing of the operator's budget.
     const origin = new URL(box.apiUrl).origin;
-    const signIn = await fetch(`${box.apiUrl}/ui/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: 'not-the-key' }) });
+    const signIn = await fetch(`${box.apiUrl}/ui/session`, {
+      method: 'POST',
+      headers: { origin, 'content-type': 'application/json' },
+      body: JSON.stringify({ apiKey: 'not-the-key' }),
+    });
     t.equal(signIn.status, 401, "the operator's sign-in is still answered (401 for a wrong key, never 429)");
     // The token it wrote while alive: revoked with its exit.
     const token = (await box.readFile(path.join(workspace, 'attacker', 'token.txt'))).trim();
     const late = await fetch(`${box.apiUrl}/v1/agents/${attacker.id}`, { headers: { authorization: `Bearer ${token}` } });
-    t.match({ status: late.status, body: await late.json() }, { status: 401, body: { error: 'ABX_ERR_AUTH_INVALID' } }, "the agent's token after it exited: 401");
+    t.match(
+      { status: late.status, body: await late.json() },
+      { status: 401, body: { error: 'ABX_ERR_AUTH_INVALID' } },
+      "the agent's token after it exited: 401",
+    );
   });
 
   t.test('the memory hog is ended with limit:memory', async (t) => {

@@ -18,7 +18,9 @@ export interface PostgresCluster {
 export function postgresBinDir(): string | undefined {
   const base = '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base).filter((v) => existsSync(path.join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(base)
+    .filter((v) => existsSync(path.join(base, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(base, versions[0], 'bin') : undefined;
 }
 
@@ -46,7 +48,18 @@ export async function startPostgres(): Promise<PostgresCluster> {
   const port = await freePort();
   run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   // Unix socket in the private directory, TCP on loopback only; fsync off: the data is thrown away.
-  run('pg_ctl', ['-D', data, '-w', '-t', '60', '-l', path.join(root, 'server.log'), '-o', `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    data,
+    '-w',
+    '-t',
+    '60',
+    '-l',
+    path.join(root, 'server.log'),
+    '-o',
+    `-c listen_addresses=127.0.0.1 -p ${port} -k ${root} -c fsync=off`,
+    'start',
+  ]);
   let stopped = false;
   return {
     port,

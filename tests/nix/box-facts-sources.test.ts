@@ -10,7 +10,10 @@ import { factLiterals, pathsIn, sourceLiterals, type Literal } from './fact-lite
  */
 const allowed: ReadonlyArray<{ match: (l: Literal) => boolean; why: string }> = [
   {
-    match: (l) => l.lang === 'ts' && /rules\/e00[24]-|rules\/e039-|rules\/w008-/.test(l.file) && pathsIn(l.text).every((p) => p === '/run/secrets' || p.startsWith('/run/secrets/')),
+    match: (l) =>
+      l.lang === 'ts' &&
+      /rules\/e00[24]-|rules\/e039-|rules\/w008-/.test(l.file) &&
+      pathsIn(l.text).every((p) => p === '/run/secrets' || p.startsWith('/run/secrets/')),
     why: 'hints name /run/secrets/<file>, where Docker mounts secrets, as an example of a secret file: not a path of the box',
   },
 ];
@@ -35,13 +38,15 @@ t.test('no source spells out a path, command or fixed port of the facts file: bo
   const commands = literals.filter((l) => l.kind === 'string' && [...factLiterals.commands].some((c) => new RegExp(`/${c}($|[ "'])`).test(l.text)));
   t.same(where(commands), [], 'read the paths of the box commands from the facts file');
   const ports = literals.filter((l) => factLiterals.ports.has(l.kind === 'number' ? l.text : (/(?:^|:)(\d+)$/.exec(l.text)?.[1] ?? '')));
-  t.same(where(ports), [], 'read the features\' fixed ports from the facts file');
+  t.same(where(ports), [], "read the features' fixed ports from the facts file");
 });
 
 t.test('box commands and slot implementations a source names are ones the facts file lists', async (t) => {
   const commands = literals.filter((l) => [...l.text.matchAll(/(?:^|\/)bin\/(agentbox-[a-z-]+)/g)].some((m) => !factLiterals.commands.has(m[1]!)));
   t.same(where(commands), [], 'a command under bin/ that the facts file does not list');
-  const impls = literals.filter((l) => /^(local|external)-[a-z]+$/.test(l.text.replace(/^[a-z]+\//, '')) && !factLiterals.impls.has(l.text.replace(/^[a-z]+\//, '')));
+  const impls = literals.filter(
+    (l) => /^(local|external)-[a-z]+$/.test(l.text.replace(/^[a-z]+\//, '')) && !factLiterals.impls.has(l.text.replace(/^[a-z]+\//, '')),
+  );
   t.same(where(impls), [], 'a slot implementation that the facts file does not list');
 });
 

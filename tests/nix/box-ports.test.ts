@@ -16,8 +16,14 @@ const fixtures = readdirSync(path.join(repoRoot, 'tests/fixtures/manifests'))
   .filter((f) => f.endsWith('.toml'))
   .map((f) => [f, readFileSync(path.join(repoRoot, 'tests/fixtures/manifests', f), 'utf8')] as const);
 const edges: ReadonlyArray<readonly [string, string]> = [
-  ['sandbox off, relay on', '[sandbox]\nenabled = false\n\n[security]\naudit_acknowledged = true\n\n[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = 7001\n'],
-  ['moved ports', '[api]\nport = 9300\n\n[observability]\nmetrics_port = 9301\n\n[sandbox.egress]\nport = 3300\n\n[programs.web]\ncommand = "/bin/true"\nport = 9400\n'],
+  [
+    'sandbox off, relay on',
+    '[sandbox]\nenabled = false\n\n[security]\naudit_acknowledged = true\n\n[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = 7001\n',
+  ],
+  [
+    'moved ports',
+    '[api]\nport = 9300\n\n[observability]\nmetrics_port = 9301\n\n[sandbox.egress]\nport = 3300\n\n[programs.web]\ncommand = "/bin/true"\nport = 9400\n',
+  ],
 ];
 
 for (const [name, source] of [...fixtures, ...edges]) {
@@ -42,6 +48,10 @@ for (const [name, source] of [...fixtures, ...edges]) {
     const loopbackOnly = new Set(nix.programmes.filter((p) => p.loopbackOnly).map((p) => p.name));
     for (const p of ts.filter((p) => loopbackOnly.has(p.program))) t.equal(p.host, '127.0.0.1', `${p.program} (loopback only) binds loopback`);
     const exposedByTs = [...new Set(ts.filter((p) => !loopbackOnly.has(p.program)).map((p) => p.port))].sort((a, b) => a - b);
-    t.same(exposedByTs, nix.exposed.map(Number).sort((a, b) => a - b), 'ExposedPorts are every port TypeScript lists but the loopback-only ones');
+    t.same(
+      exposedByTs,
+      nix.exposed.map(Number).sort((a, b) => a - b),
+      'ExposedPorts are every port TypeScript lists but the loopback-only ones',
+    );
   });
 }

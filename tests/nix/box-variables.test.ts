@@ -32,7 +32,10 @@ function variablesIn(files: string[]): Set<string> {
 }
 
 /** Set by the Nix library (lib/tests.nix's expected values aside) or by the facts file's image.env, which lib/image-config.nix copies. */
-const setByNix = new Set([...variablesIn(filesUnder('lib', ['.nix']).filter((f) => f !== 'lib/tests.nix')), ...Object.keys(boxFacts.image.env).filter((k) => k.startsWith('AGENTBOX_'))]);
+const setByNix = new Set([
+  ...variablesIn(filesUnder('lib', ['.nix']).filter((f) => f !== 'lib/tests.nix')),
+  ...Object.keys(boxFacts.image.env).filter((k) => k.startsWith('AGENTBOX_')),
+]);
 /** Read by the runtime: the API and the programmes (management-api/src) and the box's commands (config/bin). */
 const readByRuntime = variablesIn([...filesUnder('management-api/src', ['.ts']).filter((f) => !f.includes('/generated/')), ...filesUnder('config/bin', [''])]);
 

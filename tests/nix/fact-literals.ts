@@ -48,7 +48,13 @@ function tsLiterals(file: string): Literal[] {
   const out: Literal[] = [];
   const visit = (node: ts.Node): void => {
     if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
-    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
+    if (
+      ts.isStringLiteral(node) ||
+      ts.isNoSubstitutionTemplateLiteral(node) ||
+      ts.isTemplateHead(node) ||
+      ts.isTemplateMiddle(node) ||
+      ts.isTemplateTail(node)
+    ) {
       out.push({ file, text: node.text, kind: 'string', lang: 'ts' });
     } else if (ts.isNumericLiteral(node)) {
       out.push({ file, text: node.text, kind: 'number', lang: 'ts' });
@@ -111,7 +117,8 @@ export const factLiterals = {
 /** Path-shaped pieces of a literal under the box's own prefixes (absolute, or relative under a root). */
 export function pathsIn(text: string): string[] {
   const found: string[] = [];
-  const re = /(?<![\w.@-])\/?(?:run\/agentbox|var\/lib\/agentbox|var\/log\/agentbox|etc\/agentbox|opt\/agentbox)(?:\/[\w.@-]+)*|(?<![\w.@/-])\/(?:workspace|run)(?:\/[\w.@-]+)*(?![\w@-])/g;
+  const re =
+    /(?<![\w.@-])\/?(?:run\/agentbox|var\/lib\/agentbox|var\/log\/agentbox|etc\/agentbox|opt\/agentbox)(?:\/[\w.@-]+)*|(?<![\w.@/-])\/(?:workspace|run)(?:\/[\w.@-]+)*(?![\w@-])/g;
   for (const m of text.matchAll(re)) found.push(m[0].startsWith('/') ? m[0] : `/${m[0]}`);
   return found;
 }

@@ -35,4 +35,3 @@ export function stubApp(): string {
   chmodSync(path.join(dir, 'bin/agentbox'), 0o755);
   return dir;
 }
-

@@ -48,9 +48,29 @@ function recorded(flake?: string): Record<string, Recorded> {
 }
 
 t.test('flake.lock matches flake.nix (no update needed) and pins every input', async (t) => {
-  const r = spawnSync('nix', ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', '--option', 'build-users-group', '', 'flake', 'metadata', '--json', '--no-update-lock-file', repoRoot], { encoding: 'utf8' });
+  const r = spawnSync(
+    'nix',
+    [
+      '--extra-experimental-features',
+      'nix-command flakes',
+      '--option',
+      'substituters',
+      '',
+      '--option',
+      'build-users-group',
+      '',
+      'flake',
+      'metadata',
+      '--json',
+      '--no-update-lock-file',
+      repoRoot,
+    ],
+    { encoding: 'utf8' },
+  );
   t.equal(r.status, 0, 'exit code 0', { stderr: r.stderr });
-  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'flake.lock'), 'utf8')) as { nodes: Record<string, { locked?: { narHash?: string; rev?: string }; inputs?: Record<string, unknown> }> };
+  const lock = JSON.parse(readFileSync(path.join(repoRoot, 'flake.lock'), 'utf8')) as {
+    nodes: Record<string, { locked?: { narHash?: string; rev?: string }; inputs?: Record<string, unknown> }>;
+  };
   for (const input of ['nixpkgs', 'nix2container', 'flake-utils', 'systems']) {
     t.match(lock.nodes[input]?.locked?.narHash, /^sha256-/, `${input} has a narHash`);
     t.match(lock.nodes[input]?.locked?.rev, /^[0-9a-f]{40}$/, `${input} has a rev`);
@@ -66,7 +86,11 @@ t.test('nix flake check evaluates every output for both systems', async (t) => {
   t.equal(show.code, 0, 'exit code 0', { stderr: show.stderr });
   const outputs = JSON.parse(show.stdout) as Record<string, Record<string, Record<string, unknown>>>;
   for (const system of systems) {
-    t.same(Object.keys(outputs['packages']?.[system] ?? {}).sort(), ['compose', 'default', 'image', 'image-n2c', 'k8s', 'management-api', 'sandbox-launcher', 'supervisord-conf'], `packages.${system}`);
+    t.same(
+      Object.keys(outputs['packages']?.[system] ?? {}).sort(),
+      ['compose', 'default', 'image', 'image-n2c', 'k8s', 'management-api', 'sandbox-launcher', 'supervisord-conf'],
+      `packages.${system}`,
+    );
     t.same(Object.keys(outputs['checks']?.[system] ?? {}).sort(), ['compose', 'golden', 'lib-tests', 'manifest'], `checks.${system}`);
     t.same(Object.keys(outputs['apps']?.[system] ?? {}).sort(), ['render', 'validate'], `apps.${system}`);
     t.ok(outputs['devShells']?.[system]?.['default'], `devShells.${system}.default`);
@@ -89,10 +113,29 @@ t.test('the image builders receive the config the manifest describes', async (t)
     t.equal(image.config.User, '1000:1000');
     t.same(Object.keys(image.config.ExposedPorts), ['9090/tcp', '9091/tcp']);
     t.ok(image.config.Env.includes(`AGENTBOX_MANIFEST_SHA256=${validation.sha256}`), 'the manifest sha256 of the TypeScript loader');
-    t.match(image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH=')), /^AGENTBOX_IMAGE_HASH=[0-9a-f]{64}$/);
+    t.match(
+      image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH=')),
+      /^AGENTBOX_IMAGE_HASH=[0-9a-f]{64}$/,
+    );
     t.same(image.config.Entrypoint, ['/bin/tini', '-s', '--', '/opt/agentbox/bin/agentbox-entrypoint']);
-    for (const name of ['nodejs-20', 'supervisor', 'tini', 'bash', 'coreutils', 'bubblewrap', 'cacert', 'agentbox', 'agentbox-etc', 'passwd', 'group', 'nsswitch.conf']) {
-      t.ok(image.contents.some((p) => p.endsWith(`-${name}`)), `${system}: contents has ${name}`);
+    for (const name of [
+      'nodejs-20',
+      'supervisor',
+      'tini',
+      'bash',
+      'coreutils',
+      'bubblewrap',
+      'cacert',
+      'agentbox',
+      'agentbox-etc',
+      'passwd',
+      'group',
+      'nsswitch.conf',
+    ]) {
+      t.ok(
+        image.contents.some((p) => p.endsWith(`-${name}`)),
+        `${system}: contents has ${name}`,
+      );
     }
     t.match(image.fakeRootCommands, /chown 1000:1000 var\/lib\/agentbox workspace/);
     t.equal(app.pname, 'agentbox');
@@ -100,13 +143,29 @@ t.test('the image builders receive the config the manifest describes', async (t)
     t.equal(app.unresolved, 1, 'importNpmLock gets a resolved URL for every package (all but the root entry)');
     t.ok(app.packages > 100);
     t.ok(app.factsInSrc, `${system}: the application's sources hold schema/box-facts.json`);
-    t.match(app.installPhase, /cp -r dist node_modules package\.json schema lib "\$app\/"/, `${system}: the application carries schema/ (the facts lib/ reads) beside lib/`);
+    t.match(
+      app.installPhase,
+      /cp -r dist node_modules package\.json schema lib "\$app\/"/,
+      `${system}: the application carries schema/ (the facts lib/ reads) beside lib/`,
+    );
     const { launcher } = rec[system]!;
     t.equal(launcher.pname, 'agentbox-sandbox');
-    t.match(launcher.buildPhase, /\$CC -O2 .*-Werror -o agentbox-sandbox \/nix\/store\/[^ ]+\/management-api\/src\/sandbox\/launcher\/\*\.c/, `${system}: the launcher is compiled from its C files with the stdenv compiler`);
-    t.match(app.installPhase, /install -D -m 0755 \/nix\/store\/[^ ]+\/bin\/agentbox-sandbox "\$app\/dist\/native\/agentbox-sandbox"/, `${system}: the application carries the launcher where the orchestrator finds it`);
+    t.match(
+      launcher.buildPhase,
+      /\$CC -O2 .*-Werror -o agentbox-sandbox \/nix\/store\/[^ ]+\/management-api\/src\/sandbox\/launcher\/\*\.c/,
+      `${system}: the launcher is compiled from its C files with the stdenv compiler`,
+    );
+    t.match(
+      app.installPhase,
+      /install -D -m 0755 \/nix\/store\/[^ ]+\/bin\/agentbox-sandbox "\$app\/dist\/native\/agentbox-sandbox"/,
+      `${system}: the application carries the launcher where the orchestrator finds it`,
+    );
   }
-  t.not(rec['x86_64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')), rec['aarch64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')), 'the image hash depends on the (per-system) contents');
+  t.not(
+    rec['x86_64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')),
+    rec['aarch64-linux']!.image.config.Env.find((e) => e.startsWith('AGENTBOX_IMAGE_HASH')),
+    'the image hash depends on the (per-system) contents',
+  );
 });
 
 t.test('a different manifest: new metrics port, a feature and its packages reach the image', async (t) => {
@@ -119,7 +178,10 @@ t.test('a different manifest: new metrics port, a feature and its packages reach
   t.same(Object.keys(rec.image.config.ExposedPorts), ['3100/tcp', '9090/tcp', '9555/tcp']);
   t.equal(rec.image.config.Labels['dev.agentbox.features'], 'playwright');
   t.ok(rec.image.config.Env.includes('AGENTBOX_IMAGE_NAME=agentbox/box-b'));
-  t.ok(rec.image.contents.some((p) => p.endsWith('-playwright-test')), 'the feature packages are in the image');
+  t.ok(
+    rec.image.contents.some((p) => p.endsWith('-playwright-test')),
+    'the feature packages are in the image',
+  );
   t.ok(rec.image.contents.some((p) => p.endsWith('-playwright-browsers')));
   const ts = await loadManifestSource(manifest, ctx);
   t.ok(rec.image.config.Env.includes(`AGENTBOX_MANIFEST_SHA256=${ts.sha256}`));
@@ -145,7 +207,12 @@ t.test('packages.k8s is the kubernetes.yaml agentbox render --target kubernetes 
 
 t.test('an invalid manifest fails the build of the manifest check and of every output', async (t) => {
   const env = { ...process.env, AGENTBOX_STUB_APP: stubApp() };
-  const outputs = [`.#checks.${currentSystem}.manifest`, `.#packages.${currentSystem}.compose`, `.#packages.${currentSystem}.supervisord-conf`, `.#packages.${currentSystem}.k8s`];
+  const outputs = [
+    `.#checks.${currentSystem}.manifest`,
+    `.#packages.${currentSystem}.compose`,
+    `.#packages.${currentSystem}.supervisord-conf`,
+    `.#packages.${currentSystem}.k8s`,
+  ];
   // Schema-valid but refused by a rule (E006 port collision): only the TypeScript validator,
   // run in the build, can say so — and every output depends on that derivation.
   const ruleInvalid = flakeCopy('[api]\nport = 9091\n');

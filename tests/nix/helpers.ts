@@ -36,7 +36,22 @@ export function nixFlake(args: string[], options: { flake?: string; env?: NodeJS
   const expanded = args.map((a) => (a.startsWith('.#') ? `${flake}${a.slice(1)}` : a));
   const r: SpawnSyncReturns<string> = spawnSync(
     'nix',
-    ['--extra-experimental-features', 'nix-command flakes', '--option', 'substituters', '', '--option', 'build-users-group', '', '--option', 'sandbox', 'false', ...expanded, '--no-write-lock-file', ...overrides],
+    [
+      '--extra-experimental-features',
+      'nix-command flakes',
+      '--option',
+      'substituters',
+      '',
+      '--option',
+      'build-users-group',
+      '',
+      '--option',
+      'sandbox',
+      'false',
+      ...expanded,
+      '--no-write-lock-file',
+      ...overrides,
+    ],
     { cwd: options.cwd ?? repoRoot, env: options.env ?? process.env, encoding: 'utf8', timeout: 240_000, maxBuffer: 64 * 1024 * 1024 },
   );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -36,7 +36,11 @@ t.test('each form of pod advertises the address other pods reach it at, and the 
   const client = boxObjects(fixture('federated')).objects;
   const host = boxObjects(fixture('mesh-host')).objects;
   const cases: Array<[string, Env, string]> = [
-    ['StatefulSet pod (its name under the headless Service)', envOf(client.kubernetes, 'StatefulSet'), 'http://box-federated-0.box-federated-pods.team.svc:9090'],
+    [
+      'StatefulSet pod (its name under the headless Service)',
+      envOf(client.kubernetes, 'StatefulSet'),
+      'http://box-federated-0.box-federated-pods.team.svc:9090',
+    ],
     ['Sandbox (the Service the controller names after it)', envOf(client['agent-sandbox'], 'Sandbox'), 'http://box-federated.team.svc:9090'],
     ['SandboxTemplate pod (pooled: its IP)', envOf(client['agent-sandbox'], 'SandboxTemplate'), 'http://10.1.2.3:9090'],
     ['mesh host replica of a Deployment (its IP)', envOf(host.kubernetes, 'Deployment'), 'http://10.1.2.3:9090'],
@@ -47,7 +51,10 @@ t.test('each form of pod advertises the address other pods reach it at, and the 
     t.equal(vars[ADVERTISE_URL_ENV], expected, what);
     t.equal(advertisedUrl(manifest!, vars), expected, `${what}: the API announces it`);
     const names = env.map((e) => e.name);
-    t.ok(names.indexOf(ADVERTISE_URL_ENV) > Math.max(...env.filter((e) => e.valueFrom?.fieldRef).map((e) => names.indexOf(e.name))), `${what}: the pod fields come first (Kubernetes expands only earlier variables)`);
+    t.ok(
+      names.indexOf(ADVERTISE_URL_ENV) > Math.max(...env.filter((e) => e.valueFrom?.fieldRef).map((e) => names.indexOf(e.name))),
+      `${what}: the pod fields come first (Kubernetes expands only earlier variables)`,
+    );
   }
 });
 

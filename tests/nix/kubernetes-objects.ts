@@ -18,7 +18,12 @@ import { nixInstantiate } from './helpers.js';
 import { SANDBOX_APIS, type SandboxApi } from '../../scripts/cli/render-box.js';
 
 /** A generated object, as JSON. */
-export type K8sObject = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: Record<string, unknown> };
+export type K8sObject = Record<string, unknown> & {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: Record<string, unknown>;
+};
 
 type Model = new (data: never) => { validate(): void };
 const builtIn: Record<string, Model> = {
@@ -43,7 +48,11 @@ for (const api of SANDBOX_APIS) {
 
 /** An ajv error as "spec.operatingMode: must be equal to one of the allowed values", or "spec.warmPool: not a field of the CRD (…)". */
 function describe(e: ErrorObject, file: string): string {
-  const at = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~')).reduce((p, s) => (/^\d+$/.test(s) ? `${p}[${s}]` : p ? `${p}.${s}` : s), '');
+  const at = e.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((p, s) => (/^\d+$/.test(s) ? `${p}[${s}]` : p ? `${p}.${s}` : s), '');
   if (e.keyword === 'additionalProperties') {
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
     return `${at ? `${at}.` : ''}${extra}: not a field of the CRD (see ${file})`;

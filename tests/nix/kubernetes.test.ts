@@ -15,9 +15,19 @@ const fixture = (name: string) => path.join(repoRoot, 'tests/fixtures/manifests'
 const ctx = { targetArch: 'x86_64' as const, env: {}, target: 'kubernetes' as const };
 
 interface Container {
-  securityContext: { runAsUser: number; runAsGroup: number; readOnlyRootFilesystem: boolean; allowPrivilegeEscalation: boolean; capabilities: { drop: string[]; add?: string[] } };
+  securityContext: {
+    runAsUser: number;
+    runAsGroup: number;
+    readOnlyRootFilesystem: boolean;
+    allowPrivilegeEscalation: boolean;
+    capabilities: { drop: string[]; add?: string[] };
+  };
   ports: Array<{ containerPort: number }>;
-  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; fieldRef?: { fieldPath: string } } }>;
+  env?: Array<{
+    name: string;
+    value?: string;
+    valueFrom?: { secretKeyRef?: { name: string; key: string; optional?: boolean }; fieldRef?: { fieldPath: string } };
+  }>;
   readinessProbe: { httpGet: { path: string; port: string }; periodSeconds: number; timeoutSeconds: number; failureThreshold: number };
   livenessProbe: { httpGet: { path: string } };
   startupProbe: { periodSeconds: number; failureThreshold: number };
@@ -57,22 +67,41 @@ t.test('the offline check can fail: a wrong type, a field the CRD lacks, v1alpha
   ((sts.spec!['template'] as PodTemplate).spec.containers[0]!.ports[0] as { containerPort: unknown }).containerPort = 'api';
   t.throws(() => validateObject(sts), /containerPort must be integer/);
   const sandbox = objects['agent-sandbox'].find((o) => o.kind === 'Sandbox')!;
-  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, replicas: 1 } }), /Sandbox agentbox: spec\.replicas: not a field of the CRD \(see agent-sandbox-v1beta1\.schema\.json\)/);
-  t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, operatingMode: 'Paused' } }), /spec\.operatingMode: must be equal to one of the allowed values/);
+  t.throws(
+    () => validateObject({ ...sandbox, spec: { ...sandbox.spec, replicas: 1 } }),
+    /Sandbox agentbox: spec\.replicas: not a field of the CRD \(see agent-sandbox-v1beta1\.schema\.json\)/,
+  );
+  t.throws(
+    () => validateObject({ ...sandbox, spec: { ...sandbox.spec, operatingMode: 'Paused' } }),
+    /spec\.operatingMode: must be equal to one of the allowed values/,
+  );
   t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, service: 'yes' } }), /spec\.service: must be boolean/);
   t.throws(() => validateObject({ ...sandbox, spec: { ...sandbox.spec, warmPool: 1 } }), /spec\.warmPool: not a field of the CRD/);
   t.throws(() => validateObject({ ...sandbox, kind: 'SandboxClaim' }), /no schema/);
   const alpha = boxObjects(fixture('reference'), 2, 'v1alpha1').objects['agent-sandbox'].find((o) => o.kind === 'Sandbox')!;
   t.throws(() => validateObject({ ...alpha, spec: { ...alpha.spec, replicas: 2 } }), /Sandbox agentbox: spec\.replicas: must be <= 1/);
-  t.throws(() => validateObject({ ...alpha, spec: { ...alpha.spec, operatingMode: 'Running' } }), /spec\.operatingMode: not a field of the CRD \(see agent-sandbox-v1alpha1\.schema\.json\)/);
+  t.throws(
+    () => validateObject({ ...alpha, spec: { ...alpha.spec, operatingMode: 'Running' } }),
+    /spec\.operatingMode: not a field of the CRD \(see agent-sandbox-v1alpha1\.schema\.json\)/,
+  );
 });
 
 t.test('agent-sandbox v1beta1 by default: the Sandbox runs through operatingMode and asks for its Service; v1alpha1 on request', async (t) => {
   const beta = boxObjects(fixture('reference')).objects['agent-sandbox'];
   const alpha = boxObjects(fixture('reference'), 2, 'v1alpha1').objects['agent-sandbox'];
   const kinds = (objects: K8sObject[]) => objects.map((o) => `${o.apiVersion}/${o.kind}`);
-  t.same(kinds(beta), ['v1/ConfigMap', 'networking.k8s.io/v1/NetworkPolicy', 'extensions.agents.x-k8s.io/v1beta1/SandboxTemplate', 'agents.x-k8s.io/v1beta1/Sandbox']);
-  t.same(kinds(alpha), ['v1/ConfigMap', 'networking.k8s.io/v1/NetworkPolicy', 'extensions.agents.x-k8s.io/v1alpha1/SandboxTemplate', 'agents.x-k8s.io/v1alpha1/Sandbox']);
+  t.same(kinds(beta), [
+    'v1/ConfigMap',
+    'networking.k8s.io/v1/NetworkPolicy',
+    'extensions.agents.x-k8s.io/v1beta1/SandboxTemplate',
+    'agents.x-k8s.io/v1beta1/Sandbox',
+  ]);
+  t.same(kinds(alpha), [
+    'v1/ConfigMap',
+    'networking.k8s.io/v1/NetworkPolicy',
+    'extensions.agents.x-k8s.io/v1alpha1/SandboxTemplate',
+    'agents.x-k8s.io/v1alpha1/Sandbox',
+  ]);
   const [betaSandbox, alphaSandbox] = [beta, alpha].map((objects) => objects.find((o) => o.kind === 'Sandbox')!.spec!);
   const { operatingMode, service, ...betaRest } = betaSandbox!;
   t.equal(operatingMode, 'Running', 'v1beta1: running, suspended by setting Suspended');
@@ -93,7 +122,12 @@ t.test('agent-sandbox v1beta1 by default: the Sandbox runs through operatingMode
 t.test("the pod's security, ports, variables, probes, tmpfs and limits are the compose service's", async (t) => {
   for (const name of await goldenFixtures()) {
     const { service, objects } = boxObjects(fixture(name));
-    const s = service as Record<string, unknown> & { tmpfs: string[]; ports: string[]; healthcheck: { test: string[]; interval: string; timeout: string; retries: number; start_period: string }; labels: Record<string, string> };
+    const s = service as Record<string, unknown> & {
+      tmpfs: string[];
+      ports: string[];
+      healthcheck: { test: string[]; interval: string; timeout: string; retries: number; start_period: string };
+      labels: Record<string, string>;
+    };
     for (const [where, pod] of podTemplates([...objects.kubernetes, ...objects['agent-sandbox']])) {
       const c = pod.spec.containers[0]!;
       const sc = c.securityContext;
@@ -103,9 +137,17 @@ t.test("the pod's security, ports, variables, probes, tmpfs and limits are the c
       t.same(sc.capabilities.drop, s['cap_drop'], `${at}: dropped capabilities`);
       t.same(sc.capabilities.add ?? [], s['cap_add'] ?? [], `${at}: added capabilities`);
       t.equal(sc.allowPrivilegeEscalation, !(s['security_opt'] as string[]).includes('no-new-privileges:true'), `${at}: no privilege escalation`);
-      t.same(c.ports.map((p) => p.containerPort), s.ports.map((p) => Number(p.split(':').at(-1))), `${at}: ports`);
+      t.same(
+        c.ports.map((p) => p.containerPort),
+        s.ports.map((p) => Number(p.split(':').at(-1))),
+        `${at}: ports`,
+      );
       // The variables from the Secret are compose's; the pod adds its own address (kubernetes-advertise.test.ts).
-      t.same((c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name), s['environment'] ?? [], `${at}: variables`);
+      t.same(
+        (c.env ?? []).filter((e) => e.valueFrom?.secretKeyRef).map((e) => e.name),
+        s['environment'] ?? [],
+        `${at}: variables`,
+      );
       const ready = new URL(/fetch\('([^']+)'\)/.exec(s.healthcheck.test[3]!)![1]!);
       t.equal(c.readinessProbe.httpGet.path, ready.pathname, `${at}: readiness path`);
       t.equal(c.livenessProbe.httpGet.path, '/livez', `${at}: liveness path`);
@@ -114,7 +156,10 @@ t.test("the pod's security, ports, variables, probes, tmpfs and limits are the c
       t.equal(`${c.readinessProbe.timeoutSeconds}s`, s.healthcheck.timeout, `${at}: timeout`);
       t.equal(c.readinessProbe.failureThreshold, s.healthcheck.retries, `${at}: retries`);
       const startup = c.startupProbe.periodSeconds * c.startupProbe.failureThreshold;
-      t.ok(startup >= parseInt(s.healthcheck.start_period, 10) && startup < parseInt(s.healthcheck.start_period, 10) + c.startupProbe.periodSeconds, `${at}: startup budget ${startup}s = start_period ${s.healthcheck.start_period}`);
+      t.ok(
+        startup >= parseInt(s.healthcheck.start_period, 10) && startup < parseInt(s.healthcheck.start_period, 10) + c.startupProbe.periodSeconds,
+        `${at}: startup budget ${startup}s = start_period ${s.healthcheck.start_period}`,
+      );
       t.equal(c.resources.limits['memory'], `${String(s['mem_limit']).replace(/[kmg]$/, (u) => `${u.toUpperCase()}i`)}`, `${at}: memory`);
       t.equal(Number(c.resources.limits['cpu']), s['cpus'], `${at}: cpus`);
       const memoryVolumes = new Map(pod.spec.volumes.filter((v) => v.emptyDir?.medium === 'Memory').map((v) => [v.name, v.emptyDir!.sizeLimit]));
@@ -142,7 +187,8 @@ t.test('the manifest sha256 of the TypeScript loader is in the labels and annota
     const { sha, objects } = boxObjects(fixture(name));
     const loaded = await loadManifestSource(readFileSync(fixture(name), 'utf8'), ctx);
     t.equal(sha, loaded.sha256, `${name}: both normalizations agree`);
-    for (const o of [...objects.kubernetes, ...objects['agent-sandbox']]) t.equal(o.metadata.labels?.['dev.agentbox/manifest-sha256'], sha.slice(0, 12), `${name}: ${o.kind} label`);
+    for (const o of [...objects.kubernetes, ...objects['agent-sandbox']])
+      t.equal(o.metadata.labels?.['dev.agentbox/manifest-sha256'], sha.slice(0, 12), `${name}: ${o.kind} label`);
     for (const [where, pod] of podTemplates(objects.kubernetes)) {
       t.equal(pod.metadata.annotations['dev.agentbox.manifest.sha256'], sha, `${name}: ${where} annotation`);
       t.equal(pod.metadata.labels['dev.agentbox/manifest-sha256'], sha.slice(0, 12), `${name}: ${where} pod label (a new manifest rolls the pods)`);
@@ -152,12 +198,21 @@ t.test('the manifest sha256 of the TypeScript loader is in the labels and annota
 
 t.test('a box is a StatefulSet of one; a mesh host on Postgres is a Deployment of replicas behind one Service', async (t) => {
   const box = boxObjects(fixture('reference')).objects.kubernetes;
-  t.same(box.map((o) => o.kind), ['ConfigMap', 'Service', 'Service', 'StatefulSet', 'NetworkPolicy']);
+  t.same(
+    box.map((o) => o.kind),
+    ['ConfigMap', 'Service', 'Service', 'StatefulSet', 'NetworkPolicy'],
+  );
   const sts = box.find((o) => o.kind === 'StatefulSet')!;
   t.equal(sts.spec!['replicas'], 1);
-  t.same((sts.spec!['volumeClaimTemplates'] as Array<{ metadata: { name: string } }>).map((c) => c.metadata.name), ['state', 'workspace']);
+  t.same(
+    (sts.spec!['volumeClaimTemplates'] as Array<{ metadata: { name: string } }>).map((c) => c.metadata.name),
+    ['state', 'workspace'],
+  );
   const host = boxObjects(fixture('mesh-host'), 3).objects.kubernetes;
-  t.same(host.map((o) => o.kind), ['ConfigMap', 'Service', 'Deployment', 'NetworkPolicy']);
+  t.same(
+    host.map((o) => o.kind),
+    ['ConfigMap', 'Service', 'Deployment', 'NetworkPolicy'],
+  );
   const deployment = host.find((o) => o.kind === 'Deployment')!;
   t.equal(deployment.spec!['replicas'], 3);
   const env = (deployment.spec!['template'] as PodTemplate).spec.containers[0]!.env!;
@@ -166,5 +221,9 @@ t.test('a box is a StatefulSet of one; a mesh host on Postgres is a Deployment o
   const svc = host.find((o) => o.kind === 'Service')!;
   t.same(svc.spec!['selector'], (deployment.spec!['selector'] as { matchLabels: unknown }).matchLabels, 'the one Service selects every replica');
   const policy = host.find((o) => o.kind === 'NetworkPolicy')!;
-  t.same((policy.spec!['ingress'] as Array<{ ports: Array<{ port: number }> }>)[0]!.ports.map((p) => p.port), [9090, 9091], 'ingress admits the API and metrics only');
+  t.same(
+    (policy.spec!['ingress'] as Array<{ ports: Array<{ port: number }> }>)[0]!.ports.map((p) => p.port),
+    [9090, 9091],
+    'ingress admits the API and metrics only',
+  );
 });

@@ -33,14 +33,42 @@ t.test('the runner reports a pair whose expression differs', async (t) => {
 });
 
 const failures: Array<[string, string, RegExp]> = [
-  ['an exception that sets a baseline key', `(import ./lib).mergeExceptions { exceptions.x = { reason = "r"; cap_drop = [ ]; }; }`, /security\.mergeExceptions: exception "x" sets "cap_drop"; an exception can only add tmpfs, devices, cap_add, runtime, volumes/],
-  ['an exception that hides a baseline path', `(import ./lib).mergeExceptions { exceptions.x = { reason = "r"; volumes = [ "/h:/workspace" ]; }; }`, /security\.mergeExceptions: exception "x" volume "\/h:\/workspace" would hide the baseline path \/workspace/],
-  ['two runtimes', `(import ./lib).mergeExceptions { exceptions = { a = { reason = "r"; runtime = "nvidia"; }; b = { reason = "r"; runtime = "runsc"; }; }; }`, /only one runtime can be used/],
-  ['an unknown manifest key', `(import ./lib).loadManifest { text = "[observability]\\nmetric_port = 9100\\n"; }`, /schema-defaults\.applyDefaults: unknown key \/observability\/metric_port .*agentbox config validate/],
-  ['a reserved programme name', `(import ./lib).programsFor { manifest = (import ./lib).loadManifest { text = "[programs.bootstrap]\\ncommand = \\"/bin/x\\"\\n"; }; }`, /programs\.programsFor: \[programs\.bootstrap\] uses a name reserved/],
-  ['a feature without its exception', `(import ./lib).securityFor { manifest = (import ./lib).loadManifest { text = "[features]\\nplaywright = true\\n"; }; }`, /security\.securityFor: features\.playwright = true needs \[security\.exceptions\.playwright\]/],
+  [
+    'an exception that sets a baseline key',
+    `(import ./lib).mergeExceptions { exceptions.x = { reason = "r"; cap_drop = [ ]; }; }`,
+    /security\.mergeExceptions: exception "x" sets "cap_drop"; an exception can only add tmpfs, devices, cap_add, runtime, volumes/,
+  ],
+  [
+    'an exception that hides a baseline path',
+    `(import ./lib).mergeExceptions { exceptions.x = { reason = "r"; volumes = [ "/h:/workspace" ]; }; }`,
+    /security\.mergeExceptions: exception "x" volume "\/h:\/workspace" would hide the baseline path \/workspace/,
+  ],
+  [
+    'two runtimes',
+    `(import ./lib).mergeExceptions { exceptions = { a = { reason = "r"; runtime = "nvidia"; }; b = { reason = "r"; runtime = "runsc"; }; }; }`,
+    /only one runtime can be used/,
+  ],
+  [
+    'an unknown manifest key',
+    `(import ./lib).loadManifest { text = "[observability]\\nmetric_port = 9100\\n"; }`,
+    /schema-defaults\.applyDefaults: unknown key \/observability\/metric_port .*agentbox config validate/,
+  ],
+  [
+    'a reserved programme name',
+    `(import ./lib).programsFor { manifest = (import ./lib).loadManifest { text = "[programs.bootstrap]\\ncommand = \\"/bin/x\\"\\n"; }; }`,
+    /programs\.programsFor: \[programs\.bootstrap\] uses a name reserved/,
+  ],
+  [
+    'a feature without its exception',
+    `(import ./lib).securityFor { manifest = (import ./lib).loadManifest { text = "[features]\\nplaywright = true\\n"; }; }`,
+    /security\.securityFor: features\.playwright = true needs \[security\.exceptions\.playwright\]/,
+  ],
   ['a relative runtime root', `(import ./lib).paths.runtimePaths { root = "box"; }`, /paths\.runtimePaths: root must be/],
-  ['an environment value supervisord cannot carry', `(import ./lib).supervisordConfig { manifest = (import ./lib).loadManifest { text = "[programs.w]\\ncommand = \\"/bin/w\\"\\nenvironment = { Q = 'a\\"b' }\\n"; }; }`, /supervisord\.supervisordConfig: \[program:w\] Q contains a double quote/],
+  [
+    'an environment value supervisord cannot carry',
+    `(import ./lib).supervisordConfig { manifest = (import ./lib).loadManifest { text = "[programs.w]\\ncommand = \\"/bin/w\\"\\nenvironment = { Q = 'a\\"b' }\\n"; }; }`,
+    /supervisord\.supervisordConfig: \[program:w\] Q contains a double quote/,
+  ],
 ];
 
 for (const [what, expr, message] of failures) {

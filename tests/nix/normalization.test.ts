@@ -26,7 +26,8 @@ command = "/bin/esc"
 args = ["tab\there", "new\nline", "quote \" and back\\slash", "bell\bform\ffeed", "unicode é ✓ 😀", 'lit\eral']
 environment = { A = "x=y,z", B = "", C = "\u0001" }
 `,
-  'dotted keys and inline tables': 'api.port = 9300\nobservability = { metrics_port = 9301, log_level = "warn" }\nprograms.a = { command = "/bin/a", depends_on = [] }\n',
+  'dotted keys and inline tables':
+    'api.port = 9300\nobservability = { metrics_port = 9301, log_level = "warn" }\nprograms.a = { command = "/bin/a", depends_on = [] }\n',
   'multi-line strings': '[security.exceptions.desktop]\nreason = """\nline one\nline two"""\n[features]\ndesktop = true\n',
   'arrays of integers': '[sovereign_mesh.relay]\nallowed_kinds = [0, 1, 30023]\n',
 };
@@ -66,7 +67,9 @@ t.test('TypeScript and Nix normalize every fixture and edge case identically', a
 t.test('a difference would be seen: a manifest that differs in one value differs in both hashes', async (t) => {
   const a = await loadManifestSource('[api]\nport = 9090\n', ctx);
   const b = await loadManifestSource('[api]\nport = 9091\n', ctx);
-  const r = nixInstantiate(`let lib = import ./lib; in map (text: lib.manifestSha256 { manifest = lib.loadManifest { inherit text; }; }) [ "[api]\\nport = 9090\\n" "[api]\\nport = 9091\\n" ]`);
+  const r = nixInstantiate(
+    `let lib = import ./lib; in map (text: lib.manifestSha256 { manifest = lib.loadManifest { inherit text; }; }) [ "[api]\\nport = 9090\\n" "[api]\\nport = 9091\\n" ]`,
+  );
   t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   t.same(JSON.parse(r.stdout), [a.sha256, b.sha256]);
   t.not(a.sha256, b.sha256);

@@ -20,12 +20,28 @@ t.test('firstDifference names the first differing pointer', async (t) => {
 });
 
 t.test('nix-instantiate is called strict, as JSON, against the dummy store, without substituters', async (t) => {
-  t.same(nixEvalArgs({ file: '/x/render.nix', argstr: { a: '1' } }), ['--eval', '--strict', '--json', '--store', 'dummy://', '--option', 'substituters', '', '--argstr', 'a', '1', '/x/render.nix']);
+  t.same(nixEvalArgs({ file: '/x/render.nix', argstr: { a: '1' } }), [
+    '--eval',
+    '--strict',
+    '--json',
+    '--store',
+    'dummy://',
+    '--option',
+    'substituters',
+    '',
+    '--argstr',
+    'a',
+    '1',
+    '/x/render.nix',
+  ]);
   t.same(nixEvalArgs({ expr: '1 + 1' }).slice(-2), ['--expr', '1 + 1']);
 });
 
 t.test('Nix errors are shown from the first error line, without the trace hint', async (t) => {
-  t.equal(nixErrorMessage('warning: x\nerror: boom\n       at «string»:1:1\n(use \'--show-trace\' to show detailed location information)\n'), 'error: boom\n       at «string»:1:1');
+  t.equal(
+    nixErrorMessage("warning: x\nerror: boom\n       at «string»:1:1\n(use '--show-trace' to show detailed location information)\n"),
+    'error: boom\n       at «string»:1:1',
+  );
   t.equal(nixErrorMessage('something odd'), 'something odd');
   t.equal(nixErrorMessage(''), 'nix-instantiate failed without a message');
 });

@@ -23,7 +23,17 @@ function render(text: string, extra: string[] = []) {
   const b = box(text);
   const r = runAgentbox(['render', '--manifest', b.manifest, '--out', b.out, ...extra]);
   const read = (f: string) => readFileSync(path.join(b.out, f), 'utf8');
-  return { ...b, r, read, image: () => JSON.parse(read('image-config.json')) as { name: string; tag: string; config: { ExposedPorts: Record<string, object>; Labels: Record<string, string>; Env: string[]; User: string } } };
+  return {
+    ...b,
+    r,
+    read,
+    image: () =>
+      JSON.parse(read('image-config.json')) as {
+        name: string;
+        tag: string;
+        config: { ExposedPorts: Record<string, object>; Labels: Record<string, string>; Env: string[]; User: string };
+      },
+  };
 }
 
 const lines = (s: string) => s.split('\n');
@@ -74,9 +84,17 @@ t.test('enabling a feature adds exactly its exception and its programme', async 
   const identity = (l: string) => /^\s+(image|dev\.agentbox\.manifest\.sha256):/.test(l);
   t.same(
     minus(a, b).filter((l) => !identity(l)),
-    ['      dev.agentbox.exception.code-server: "operators review the workspace in a browser IDE"', '      - "127.0.0.1:8443:8443"', '      - "/home/agentbox/.cache:uid=1000,gid=1000,size=256m"'],
+    [
+      '      dev.agentbox.exception.code-server: "operators review the workspace in a browser IDE"',
+      '      - "127.0.0.1:8443:8443"',
+      '      - "/home/agentbox/.cache:uid=1000,gid=1000,size=256m"',
+    ],
   );
-  t.same(minus(b, a).filter((l) => !identity(l)), [], 'no baseline line is removed');
+  t.same(
+    minus(b, a).filter((l) => !identity(l)),
+    [],
+    'no baseline line is removed',
+  );
 
   // image config: the feature's port is exposed and named in the labels.
   t.same(minus(Object.keys(after.image().config.ExposedPorts), Object.keys(before.image().config.ExposedPorts)), ['8443/tcp']);
@@ -93,7 +111,10 @@ t.test('an invalid manifest is refused with its diagnostics and nothing is writt
   t.equal(json.r.code, 1);
   const report = JSON.parse(json.r.stdout) as { rendered: boolean; diagnostics: Array<{ id: string }> };
   t.equal(report.rendered, false);
-  t.ok(report.diagnostics.some((d) => d.id === 'E007'), 'the rule catalogue runs first (E007 feature-needs-exception)');
+  t.ok(
+    report.diagnostics.some((d) => d.id === 'E007'),
+    'the rule catalogue runs first (E007 feature-needs-exception)',
+  );
 });
 
 t.test('unreadable manifest and bad usage exit 2', async (t) => {
@@ -138,7 +159,7 @@ t.test('--check reports what differs and writes nothing; --json describes the re
   t.match(readFileSync(path.join(out, 'supervisord.conf'), 'utf8'), /^; generated from agentbox\.toml/);
 });
 
-t.test('--root re-roots supervisord.conf and defaults --bin to this installation\'s config/bin', async (t) => {
+t.test("--root re-roots supervisord.conf and defaults --bin to this installation's config/bin", async (t) => {
   const b = box(reference);
   const root = path.join(path.dirname(b.manifest), 'root');
   const r = runAgentbox(['render', '--manifest', b.manifest, '--out', b.out, '--root', root]);

@@ -29,7 +29,10 @@ t.test('--target kubernetes writes kubernetes.yaml only; --check finds it up to 
   t.match(r.stdout, /kubernetes\.yaml/);
   const yaml = read('kubernetes.yaml');
   t.match(yaml, /^# generated from agentbox\.toml by `agentbox render --target kubernetes` - do not edit$/m);
-  t.same([...yaml.matchAll(/^kind: "(\w+)"$/gm)].map((m) => m[1]), ['ConfigMap', 'Service', 'Service', 'StatefulSet', 'NetworkPolicy']);
+  t.same(
+    [...yaml.matchAll(/^kind: "(\w+)"$/gm)].map((m) => m[1]),
+    ['ConfigMap', 'Service', 'Service', 'StatefulSet', 'NetworkPolicy'],
+  );
   t.match(yaml, /readOnlyRootFilesystem: true/);
   const check = runAgentbox(['render', '--manifest', manifest, '--out', out, '--target', 'kubernetes', '--check']);
   t.equal(check.code, 0, 'up to date', { stderr: check.stderr });
@@ -70,7 +73,11 @@ t.test('--replicas sets the mesh host Deployment; it is refused with another tar
   const { r, read } = render(meshHost, ['--target', 'kubernetes', '--replicas', '4']);
   t.equal(r.code, 0, 'exit code 0', { stderr: r.stderr });
   t.match(read('kubernetes.yaml'), /kind: "Deployment"[\s\S]*replicas: 4/);
-  for (const args of [['--replicas', '2'], ['--target', 'kubernetes', '--replicas', '0'], ['--target', 'kubernetes', '--replicas', 'many']]) {
+  for (const args of [
+    ['--replicas', '2'],
+    ['--target', 'kubernetes', '--replicas', '0'],
+    ['--target', 'kubernetes', '--replicas', 'many'],
+  ]) {
     const bad = render(meshHost, args);
     t.equal(bad.r.code, 2, `${args.join(' ')}: usage error`);
     t.match(bad.r.stderr, /--replicas/);
@@ -103,7 +110,10 @@ t.test('what has no Kubernetes form is refused for the Kubernetes targets and re
   const compose = render(devices, []);
   t.equal(compose.r.code, 0, 'compose passes the device through', { stderr: compose.r.stderr });
   t.match(compose.read('docker-compose.yml'), /"\/dev\/fuse"/);
-  const hostDir = render(devices.replace('devices = ["/dev/fuse"]', 'volumes = ["/srv/cache:/opt/cache:ro"]').replace('audit_acknowledged = true', 'audit_acknowledged = false'), ['--target', 'kubernetes']);
+  const hostDir = render(
+    devices.replace('devices = ["/dev/fuse"]', 'volumes = ["/srv/cache:/opt/cache:ro"]').replace('audit_acknowledged = true', 'audit_acknowledged = false'),
+    ['--target', 'kubernetes'],
+  );
   t.equal(hostDir.r.code, 0, 'a warning only', { stderr: hostDir.r.stderr });
   t.match(hostDir.r.stdout, /warning W020 exception-volume-is-host-path/);
   t.match(hostDir.read('kubernetes.yaml'), /hostPath:\n\s+path: "\/srv\/cache"/);

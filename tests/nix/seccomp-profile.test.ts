@@ -58,7 +58,10 @@ t.test('securityFor applies it only when agents use namespaces, and never on Kub
   t.same(on.security_opt, ['no-new-privileges:true', `seccomp:./${facts.profileFile}`], 'no-new-privileges kept, the profile added');
   t.equal(on.seccompProfile?.file, facts.profileFile, 'the file render writes');
   t.equal(on.exceptions['sandbox-namespaces'], 'bubblewrap per agent', 'the reason for the audit label');
-  for (const [what, extra] of [['namespaces = "off"', '\\n[sandbox]\\nnamespaces = \\"off\\"\\n'], ['the sandbox off', '\\n[sandbox]\\nenabled = false\\n']] as const) {
+  for (const [what, extra] of [
+    ['namespaces = "off"', '\\n[sandbox]\\nnamespaces = \\"off\\"\\n'],
+    ['the sandbox off', '\\n[sandbox]\\nenabled = false\\n'],
+  ] as const) {
     const off = evalLib<Sec>(`lib.securityFor { manifest = load "${WITH_EXCEPTION}${extra}"; }`);
     t.same([off.security_opt, off.seccompProfile], [['no-new-privileges:true'], null], `not applied with ${what}`);
   }

@@ -26,7 +26,8 @@ export function boxDirs(): { root: string; bin: string } {
   };
   // Test doubles of the box's commands: stage B exits at once, services stay up.
   script('agentbox-bootstrap', 'exit 0');
-  for (const name of ['agentbox-api', 'agentbox-egress-proxy', 'agentbox-relay', 'agentbox-desktop', 'agentbox-telegram-mirror', 'code-server', 'playwright']) script(name, 'exec sleep 1000');
+  for (const name of ['agentbox-api', 'agentbox-egress-proxy', 'agentbox-relay', 'agentbox-desktop', 'agentbox-telegram-mirror', 'code-server', 'playwright'])
+    script(name, 'exec sleep 1000');
   // The real wrapper of features' and operators' programmes (the sandbox launcher's --parent-death mode).
   script('agentbox-parent-death', `exec ${path.join(repoRoot, 'config/bin/agentbox-parent-death')} "$@"`);
   // The real seal listener (management-api/src/boot), driven by the generated environment.
@@ -71,12 +72,15 @@ export function startSupervisord(conf: string, bin: string, root: string): Child
 export function xmlrpc(socketPath: string, method: string): Promise<string> {
   const body = `<?xml version="1.0"?><methodCall><methodName>${method}</methodName><params></params></methodCall>`;
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: '/RPC2', method: 'POST', headers: { 'Content-Type': 'text/xml', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
-      let data = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (data += c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(data) : reject(new Error(`HTTP ${res.statusCode}: ${data}`))));
-    });
+    const req = http.request(
+      { socketPath, path: '/RPC2', method: 'POST', headers: { 'Content-Type': 'text/xml', 'Content-Length': Buffer.byteLength(body) } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (data += c));
+        res.on('end', () => (res.statusCode === 200 ? resolve(data) : reject(new Error(`HTTP ${res.statusCode}: ${data}`))));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

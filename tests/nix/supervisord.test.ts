@@ -57,7 +57,11 @@ t.test('every golden fixture: supervisord parses the config, starts as uid 1000 
     t.match(status.stdout, /management-api\s+(STARTING|RUNNING)/, `${name}: supervisorctl reaches it through the generated [supervisorctl] section`);
   }
   const codes = await Promise.all(boxes.map((b) => shutdown(b.proc, b.socket)));
-  t.same(codes, names.map(() => 0), 'every supervisord shut down cleanly');
+  t.same(
+    codes,
+    names.map(() => 0),
+    'every supervisord shut down cleanly',
+  );
 });
 
 t.test('the reference box reaches the seal: bootstrap exits, management-api runs, the seal listener seals', async (t) => {
@@ -69,7 +73,7 @@ t.test('the reference box reaches the seal: bootstrap exits, management-api runs
   const states = processStates(await xmlrpc(box.socket, 'supervisor.getAllProcessInfo'));
   t.same(states, { bootstrap: 'EXITED', 'egress-proxy': 'RUNNING', 'management-api': 'RUNNING', 'seal-listener': 'RUNNING' });
   // The event line follows the seal file and reaches supervisord's output through a pipe: wait for it rather than race it.
-  await waitFor('BootstrapCompleted in supervisord\'s output', () => /"event":"BootstrapCompleted"/.test(box.output()), 20_000);
+  await waitFor("BootstrapCompleted in supervisord's output", () => /"event":"BootstrapCompleted"/.test(box.output()), 20_000);
   t.match(box.output(), /"event":"BootstrapCompleted"/, 'the listener logged BootstrapCompleted on stderr, which reaches the container log');
 });
 
@@ -101,7 +105,9 @@ t.test('command lines, environments and the readiness tag arrive exactly as the 
       `args = [${args.map((a) => JSON.stringify(a)).join(', ')}]`,
       'required_for_readiness = true',
       'autorestart = "always"',
-      `environment = { ${Object.entries(environment).map(([k, v]) => `${k} = ${JSON.stringify(v)}`).join(', ')} }`,
+      `environment = { ${Object.entries(environment)
+        .map(([k, v]) => `${k} = ${JSON.stringify(v)}`)
+        .join(', ')} }`,
     ].join('\n')}\n`,
   );
   const box = await boot(manifest);
@@ -119,5 +125,9 @@ t.test('command lines, environments and the readiness tag arrive exactly as the 
   t.equal(supervisorSocket(got.env, runtimePaths(got.env)), box.socket, "which names the box's supervisord socket");
   const seal = path.join(box.root, 'run/agentbox/bootstrap.done');
   await waitFor('the seal', () => existsSync(seal), 20_000);
-  t.same((JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required, ['egress-proxy', 'management-api', 'rec'], 'the seal waited for the tagged programme too');
+  t.same(
+    (JSON.parse(readFileSync(seal, 'utf8')) as { required: string[] }).required,
+    ['egress-proxy', 'management-api', 'rec'],
+    'the seal waited for the tagged programme too',
+  );
 });

@@ -38,10 +38,19 @@ t.test('RC-02: /ready is 503 before the seal and 200 after it', async (t) => {
   // output through supervisord: /ready can be 200 before it arrives.
   await waitFor('BootstrapCompleted in the output', () => box.events().some((e) => e.event === 'BootstrapCompleted'));
   const events = box.events().map((e) => e.event);
-  for (const e of ['StageAStarted', 'SecretsReady', 'ArtifactProbesPassed', 'StageACompleted', 'StageBCompleted', 'BootstrapSealStarted', 'BootstrapCompleted']) t.ok(events.includes(e), `event ${e}`);
-  t.ok(box.events().every((e) => typeof e['agentbox.stage'] === 'string'), 'every event names its stage');
+  for (const e of ['StageAStarted', 'SecretsReady', 'ArtifactProbesPassed', 'StageACompleted', 'StageBCompleted', 'BootstrapSealStarted', 'BootstrapCompleted'])
+    t.ok(events.includes(e), `event ${e}`);
+  t.ok(
+    box.events().every((e) => typeof e['agentbox.stage'] === 'string'),
+    'every event names its stage',
+  );
   // The seal is per boot and live: a required programme going down withdraws it.
-  execFileSync('supervisorctl', ['-c', path.join(path.dirname(String(box.events().find((e) => e.event === 'ManifestLoaded')?.['manifest'])), 'supervisord.conf'), 'stop', 'worker']);
+  execFileSync('supervisorctl', [
+    '-c',
+    path.join(path.dirname(String(box.events().find((e) => e.event === 'ManifestLoaded')?.['manifest'])), 'supervisord.conf'),
+    'stop',
+    'worker',
+  ]);
   await waitForStatus(`${box.apiUrl}/ready`, 503);
   t.notOk(existsSync(seal), 'seal withdrawn when a required programme stops');
 });
@@ -52,10 +61,19 @@ t.test('RC-03: a missing required artifact is fatal and /ready never turns 200',
   const { code } = await box.exit;
   t.not(code, 0, 'the entrypoint exits non-zero');
   const events = box.events();
-  t.match(events.find((e) => e.event === 'MissingArtifactDetected'), { capability: 'program:worker', path: '/opt/missing/worker', required: true });
-  t.match(events.find((e) => e.event === 'BootstrapFailed'), { 'agentbox.stage': 'A' });
+  t.match(
+    events.find((e) => e.event === 'MissingArtifactDetected'),
+    { capability: 'program:worker', path: '/opt/missing/worker', required: true },
+  );
+  t.match(
+    events.find((e) => e.event === 'BootstrapFailed'),
+    { 'agentbox.stage': 'A' },
+  );
   t.equal(await statusOf(`${box.apiUrl}/ready`), 0, 'nothing ever listens');
-  t.notOk(box.lines.some((l) => /supervisord started/.test(l)), 'supervisord never starts');
+  t.notOk(
+    box.lines.some((l) => /supervisord started/.test(l)),
+    'supervisord never starts',
+  );
 });
 
 t.test('RC-04: a writable image root in strict mode is refused', async (t) => {
@@ -63,7 +81,10 @@ t.test('RC-04: a writable image root in strict mode is refused', async (t) => {
   t.teardown(() => box.stop());
   const { code } = await box.exit;
   t.equal(code, 1);
-  t.match(box.events().find((e) => e.event === 'ImmutableRootWritable'), { image_root: '/tmp' });
+  t.match(
+    box.events().find((e) => e.event === 'ImmutableRootWritable'),
+    { image_root: '/tmp' },
+  );
   t.ok(box.events().some((e) => e.event === 'BootstrapFailed'));
 });
 
@@ -113,8 +134,10 @@ reason = "runtime-contract case: the devices are absent on purpose"
   // Stage B's line reaches the output through supervisord's pipe, maybe after its marker file.
   t.ok(await waitFor('StageBFailed in the output', () => box.events().some((e) => e.event === 'StageBFailed')), 'StageBFailed emitted');
   // supervisord reports the exit on its next poll, so the listener's event may come a little later.
-  const failed = await waitFor('BootstrapFailed from the seal listener', () => box.events().find((e) => e.event === 'BootstrapFailed' && e['agentbox.stage'] === 'seal'));
-  t.match(failed, { reason: /features\.gpu/ }, 'the seal listener reports stage B\'s reason');
+  const failed = await waitFor('BootstrapFailed from the seal listener', () =>
+    box.events().find((e) => e.event === 'BootstrapFailed' && e['agentbox.stage'] === 'seal'),
+  );
+  t.match(failed, { reason: /features\.gpu/ }, "the seal listener reports stage B's reason");
   t.notOk(existsSync(path.join(box.hostRoot, 'run/agentbox/bootstrap.done')), 'never sealed');
 });
 

@@ -19,34 +19,53 @@ async function box(t: Tap.Test): Promise<SlotHarness<'orchestrator'>> {
 }
 
 /** Spawn the escaping agent `name`; resolves with its id and its daemons' pids once they run. */
-async function spawnEscaping(h: SlotHarness<'orchestrator'>, name: string, o: { count: number; leaderSeconds: number; ignoreTerm?: boolean; processes?: number }): Promise<{ id: string; daemons: number[] }> {
+async function spawnEscaping(
+  h: SlotHarness<'orchestrator'>,
+  name: string,
+  o: { count: number; leaderSeconds: number; ignoreTerm?: boolean; processes?: number },
+): Promise<{ id: string; daemons: number[] }> {
   const dir = path.join(h.paths.workspaceDir, name);
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, 'escape.py'), ESCAPE);
-  const agent = await h.ops.spawn({ name, command: '/usr/bin/python3', args: ['escape.py', String(o.count), String(o.leaderSeconds), o.ignoreTerm ? '1' : '0'], ...(o.processes ? { limits: { processes: o.processes } } : {}) });
+  const agent = await h.ops.spawn({
+    name,
+    command: '/usr/bin/python3',
+    args: ['escape.py', String(o.count), String(o.leaderSeconds), o.ignoreTerm ? '1' : '0'],
+    ...(o.processes ? { limits: { processes: o.processes } } : {}),
+  });
   const file = path.join(dir, 'daemons.txt');
-  const daemons = await waitFor(`agent ${name} to start its daemons`, () => {
-    try {
-      return readFileSync(file, 'utf8').split(' ').map(Number);
-    } catch {
-      return undefined;
-    }
-  }, 15_000, 50);
+  const daemons = await waitFor(
+    `agent ${name} to start its daemons`,
+    () => {
+      try {
+        return readFileSync(file, 'utf8').split(' ').map(Number);
+      } catch {
+        return undefined;
+      }
+    },
+    15_000,
+    50,
+  );
   return { id: agent.id, daemons };
 }
 
 const allGone = (pids: readonly number[]) => waitFor(`processes ${pids.join(' ')} to end`, () => pids.every(processGone), 15_000, 50);
 
-t.test('detached daemons are the agent\'s: counted in its usage and ended by terminate', async (t) => {
+t.test("detached daemons are the agent's: counted in its usage and ended by terminate", async (t) => {
   const h = await box(t);
   const { id, daemons } = await spawnEscaping(h, 'detacher', { count: 5, leaderSeconds: 600 });
   t.equal(daemons.length, 5);
   t.notOk(daemons.some(processGone), 'the daemons run');
   // The leader and its five daemons; the keeper is the sandbox's own and not counted.
-  const counted = await waitFor('a sample that counts the daemons', async () => {
-    const s = await h.ops.status(id);
-    return (s.usage?.processes ?? 0) >= 6 ? s.usage!.processes : undefined;
-  }, 10_000, 100);
+  const counted = await waitFor(
+    'a sample that counts the daemons',
+    async () => {
+      const s = await h.ops.status(id);
+      return (s.usage?.processes ?? 0) >= 6 ? s.usage!.processes : undefined;
+    },
+    10_000,
+    100,
+  );
   t.equal(counted, 6, 'leader + 5 daemons counted');
   await h.ops.terminate(id, 1_000);
   t.match(await ended(h.ops, id), { state: 'terminated' });
@@ -63,7 +82,7 @@ t.test('daemons that ignore SIGTERM end after the grace', async (t) => {
   t.pass('every daemon ended');
 });
 
-t.test('when the agent\'s first process exits, the daemons it left end too', async (t) => {
+t.test("when the agent's first process exits, the daemons it left end too", async (t) => {
   const h = await box(t);
   const { id, daemons } = await spawnEscaping(h, 'leaver', { count: 3, leaderSeconds: 0.2 });
   t.match(await ended(h.ops, id), { state: 'exited', exitCode: 0 }, 'the agent exited with its own status');
@@ -79,7 +98,7 @@ t.test('detached processes count against the process budget', async (t) => {
   t.pass('every daemon ended');
 });
 
-t.test('another agent survives: a keeper ends its own agent\'s processes only', async (t) => {
+t.test("another agent survives: a keeper ends its own agent's processes only", async (t) => {
   const h = await box(t);
   const victim = await spawnEscaping(h, 'victim', { count: 2, leaderSeconds: 600 });
   const attacker = await spawnEscaping(h, 'attacker', { count: 2, leaderSeconds: 0.1 });

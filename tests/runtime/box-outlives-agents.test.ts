@@ -32,7 +32,10 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
   chmodSync(work, 0o711);
   const [apiPort, metricsPort] = [await freePort(), await freePort()];
   const manifestFile = path.join(work, 'agentbox.toml');
-  writeFileSync(manifestFile, `[api]\nport = ${apiPort}\n\n[observability]\nmetrics_port = ${metricsPort}\n\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\ncritical = []\n\n[sandbox]\nnamespaces = "off"\n`);
+  writeFileSync(
+    manifestFile,
+    `[api]\nport = ${apiPort}\n\n[observability]\nmetrics_port = ${metricsPort}\n\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\ncritical = []\n\n[sandbox]\nnamespaces = "off"\n`,
+  );
   const root = path.join(work, 'box');
   mkdirSync(root);
   const local = startLocalBox({ manifestFile, root, apiPort, logFile: path.join(work, 'up.log') });
@@ -41,7 +44,12 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
   const key = apiKeyOf(root);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown) => {
-    const res = await fetch(local.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(10_000) });
+    const res = await fetch(local.apiUrl + url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(10_000),
+    });
     return { status: res.status, body: (await res.json()) as T };
   };
   const programs = async () => (await call<Health>('GET', '/health')).body['programs']?.programs as Array<{ name: string; pid: number; state: string }>;
@@ -53,10 +61,16 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
     t.equal(r.status, 201, `spawn ${name}: ${JSON.stringify(r.body)}`);
     return r.body['agent'] as { id: string; pid: number };
   };
-  const daemonsOf = (name: string) => waitFor(`${name}'s daemons`, () => {
-    const file = path.join(paths.workspaceDir, name, 'daemons.txt');
-    return existsSync(file) ? readFileSync(file, 'utf8').split(' ').map(Number) : undefined;
-  }, 15_000, 50);
+  const daemonsOf = (name: string) =>
+    waitFor(
+      `${name}'s daemons`,
+      () => {
+        const file = path.join(paths.workspaceDir, name, 'daemons.txt');
+        return existsSync(file) ? readFileSync(file, 'utf8').split(' ').map(Number) : undefined;
+      },
+      15_000,
+      50,
+    );
 
   t.test('no programme of the box can dump core, and none works in the checkout', async (t) => {
     const list = await programs();
@@ -71,10 +85,15 @@ t.test('the box outlives its agents, and no agent outlives the box', { timeout: 
   t.test("an agent's clean-up that fails does not take the API down", async (t) => {
     const before = await apiPid();
     const agent = await spawnScript('deep', DEEP_TREE);
-    const record = await waitFor('the deep agent to end', async () => {
-      const a = (await call<{ agent?: { endedAt?: string } }>('GET', `/v1/agents/${agent.id}`)).body['agent'];
-      return a?.endedAt ? a : undefined;
-    }, 30_000, 100);
+    const record = await waitFor(
+      'the deep agent to end',
+      async () => {
+        const a = (await call<{ agent?: { endedAt?: string } }>('GET', `/v1/agents/${agent.id}`)).body['agent'];
+        return a?.endedAt ? a : undefined;
+      },
+      30_000,
+      100,
+    );
     t.match(record, { state: 'exited', exitCode: 0 });
     // The clean-up runs once the agent has ended; then nothing may have restarted.
     await waitFor('the agent temporary directory to go', () => !readdirSync(paths.tmpDir).some((n) => n.startsWith('agent-')), 15_000, 100);

@@ -46,9 +46,19 @@ t.test('a client box calls nothing but its host and its own sockets', { timeout:
 
   const apiPort = Number(new URL(box.apiUrl).port);
   const calls = networkCalls(readFileSync(traceFile, 'utf8'));
-  t.ok(calls.some((c) => c.family === 'AF_UNIX'), 'the trace covers the box (its own unix-socket connections are in it)');
+  t.ok(
+    calls.some((c) => c.family === 'AF_UNIX'),
+    'the trace covers the box (its own unix-socket connections are in it)',
+  );
   const loopback = (c: { host?: string }): boolean => !!c.host && /^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/.test(c.host);
-  t.ok(calls.some((c) => loopback(c) && c.port === hostPort), 'the trace shows the calls to the host');
+  t.ok(
+    calls.some((c) => loopback(c) && c.port === hostPort),
+    'the trace shows the calls to the host',
+  );
   const outward = calls.filter((c) => c.family !== 'AF_UNIX' && !(loopback(c) && (c.port === apiPort || c.port === hostPort)));
-  t.same(outward.map((c) => c.line), [], 'no connect or send to any address but the box itself and its host (no DNS, no other host)');
+  t.same(
+    outward.map((c) => c.line),
+    [],
+    'no connect or send to any address but the box itself and its host (no DNS, no other host)',
+  );
 });

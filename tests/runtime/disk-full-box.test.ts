@@ -46,13 +46,24 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
   const key = apiKeyOf(root);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   const call = async <T = Record<string, unknown>>(method: string, url: string, body?: unknown) => {
-    const res = await fetch(local.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}), signal: AbortSignal.timeout(15_000) });
+    const res = await fetch(local.apiUrl + url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+      signal: AbortSignal.timeout(15_000),
+    });
     return { status: res.status, body: (await res.json()) as T };
   };
-  const agentEnded = (id: string) => waitFor(`agent ${id} to end`, async () => {
-    const { body } = await call<{ agent: AgentRecord }>('GET', `/v1/agents/${id}`);
-    return ['running', 'starting'].includes(body['agent']?.state) ? undefined : body['agent'];
-  }, 60_000, 250);
+  const agentEnded = (id: string) =>
+    waitFor(
+      `agent ${id} to end`,
+      async () => {
+        const { body } = await call<{ agent: AgentRecord }>('GET', `/v1/agents/${id}`);
+        return ['running', 'starting'].includes(body['agent']?.state) ? undefined : body['agent'];
+      },
+      60_000,
+      250,
+    );
   const free = () => {
     const s = statfsSync(root);
     return s.bavail * s.bsize;
@@ -66,13 +77,20 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
   }
 
   t.test('an agent writing past its 4 MiB budget is ended with limit:disk', async (t) => {
-    const spawned = await call<{ agent: AgentRecord }>('POST', '/v1/agents', { name: 'filler', command: '/bin/sh', args: ['-c', 'dd if=/dev/urandom of=big bs=1M count=6 2>/dev/null; sleep 300'] });
+    const spawned = await call<{ agent: AgentRecord }>('POST', '/v1/agents', {
+      name: 'filler',
+      command: '/bin/sh',
+      args: ['-c', 'dd if=/dev/urandom of=big bs=1M count=6 2>/dev/null; sleep 300'],
+    });
     t.equal(spawned.status, 201, JSON.stringify(spawned.body));
     t.equal(spawned.body['agent'].limits.disk_bytes, 4 * MIB);
     const ended = await agentEnded(spawned.body['agent'].id);
     t.match(ended, { state: 'terminated', reason: 'limit:disk' });
     t.ok(ended.usage.disk_bytes > 4 * MIB, `its last figure: ${ended.usage.disk_bytes} bytes`);
-    t.ok(local.events().some((e) => e['event'] === 'AgentLimitExceeded' && e['reason'] === 'limit:disk'), 'AgentLimitExceeded logged');
+    t.ok(
+      local.events().some((e) => e['event'] === 'AgentLimitExceeded' && e['reason'] === 'limit:disk'),
+      'AgentLimitExceeded logged',
+    );
     // What it wrote stays in its directory (the workspace is the operator's): removed here.
     rmSync(path.join(paths.workspaceDir, 'filler'), { recursive: true, force: true });
   });
@@ -86,10 +104,15 @@ t.test('a box on a small disk of its own', { timeout: 240_000, skip: isRoot ? fa
     t.equal(refused.status, 507);
     t.equal(refused.body['error'], 'ABX_ERR_DISK_LOW');
     t.match(refused.body['message'], /free space on .* is .* bytes\), below resources\.min_free_disk 3\.0 MiB \(3145728 bytes\)/);
-    const unready = await waitFor('/ready to answer 503', async () => {
-      const res = await fetch(`${local.apiUrl}/ready`);
-      return res.status === 503 ? ((await res.json()) as Record<string, unknown>) : undefined;
-    }, 20_000, 250);
+    const unready = await waitFor(
+      '/ready to answer 503',
+      async () => {
+        const res = await fetch(`${local.apiUrl}/ready`);
+        return res.status === 503 ? ((await res.json()) as Record<string, unknown>) : undefined;
+      },
+      20_000,
+      250,
+    );
     t.match(unready['missing'], ['disk:state', 'disk:workspace']);
     t.match(unready['reason'], new RegExp(`free space on ${paths.stateDir} is .* below resources.min_free_disk`));
     const during = await call<{ bead: { id: string } }>('POST', '/v1/beads', { title: 'while low' });

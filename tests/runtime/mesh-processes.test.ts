@@ -44,7 +44,10 @@ interface Federation {
  * effect: a test waits for it rather than reading the output once.
  */
 async function logged(box: LocalBox, match: (e: ReturnType<LocalBox['events']>[number]) => boolean): Promise<boolean> {
-  return waitFor('the event in the box output', () => box.events().some(match) || undefined, 15_000, 100).then(() => true, () => false);
+  return waitFor('the event in the box output', () => box.events().some(match) || undefined, 15_000, 100).then(
+    () => true,
+    () => false,
+  );
 }
 
 t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 }, async (t) => {
@@ -61,11 +64,17 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
   const hostUrl = `http://127.0.0.1:${ports.host[0]}`;
   const manifest = (name: 'host' | 'alice' | 'bob', mesh: string): string => {
     const file = path.join(work, name, 'agentbox.toml');
-    writeFileSync(file, `[agentbox]\nname = "${name}"\n\n${ALL_OFF}\n[api]\nport = ${ports[name][0]}\n\n[observability]\nmetrics_port = ${ports[name][1]}\n\n[mesh]\n${mesh}`);
+    writeFileSync(
+      file,
+      `[agentbox]\nname = "${name}"\n\n${ALL_OFF}\n[api]\nport = ${ports[name][0]}\n\n[observability]\nmetrics_port = ${ports[name][1]}\n\n[mesh]\n${mesh}`,
+    );
     return file;
   };
   const files = {
-    host: manifest('host', `mode = "host"\nheartbeat_interval_sec = ${INTERVAL_SEC}\nallowed_pubkeys = ["${aliceId.npub}", "${bobId.pubkey}", "${carol.identity.npub}"]\n`),
+    host: manifest(
+      'host',
+      `mode = "host"\nheartbeat_interval_sec = ${INTERVAL_SEC}\nallowed_pubkeys = ["${aliceId.npub}", "${bobId.pubkey}", "${carol.identity.npub}"]\n`,
+    ),
     alice: manifest('alice', `mode = "client"\nhost_url = "${hostUrl}"\n`),
     bob: manifest('bob', `mode = "client"\nhost_url = "${hostUrl}"\n`),
   };
@@ -93,7 +102,8 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
     return ((await res.json()) as { members: Member[] }).members;
   };
   const find = (list: Member[], pubkey: string): Member | undefined => list.find((m) => m.pubkey === pubkey);
-  const federation = async (box: LocalBox): Promise<Federation> => ((await (await fetch(`${box.apiUrl}/health`)).json()) as { federation: Federation }).federation;
+  const federation = async (box: LocalBox): Promise<Federation> =>
+    ((await (await fetch(`${box.apiUrl}/health`)).json()) as { federation: Federation }).federation;
 
   const listed = await waitFor(
     'both clients registered and heartbeating',
@@ -104,49 +114,101 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
     60_000,
     200,
   );
-  for (const [id, box] of [[aliceId, alice], [bobId, bob]] as const) {
-    t.match(find(listed, id.pubkey), { npub: id.npub, state: 'registered', api_endpoint: box.apiUrl, health: { ready: true, status: 'ok' }, capacity: { agents_running: 0, free_memory_bytes: Number }, evicted_at: null }, `${id.npub.slice(0, 12)}… is listed healthy with its capacity`);
-    t.match(await federation(box), { mode: 'client', state: 'registered', host: hostUrl, sessionId: String, heartbeatIntervalSec: INTERVAL_SEC }, 'the client shows its federation state');
+  for (const [id, box] of [
+    [aliceId, alice],
+    [bobId, bob],
+  ] as const) {
+    t.match(
+      find(listed, id.pubkey),
+      {
+        npub: id.npub,
+        state: 'registered',
+        api_endpoint: box.apiUrl,
+        health: { ready: true, status: 'ok' },
+        capacity: { agents_running: 0, free_memory_bytes: Number },
+        evicted_at: null,
+      },
+      `${id.npub.slice(0, 12)}… is listed healthy with its capacity`,
+    );
+    t.match(
+      await federation(box),
+      { mode: 'client', state: 'registered', host: hostUrl, sessionId: String, heartbeatIntervalSec: INTERVAL_SEC },
+      'the client shows its federation state',
+    );
   }
 
   t.test('the host restarted on its root keeps its registry; each client carries on as designed', async (t) => {
-    const before = new Map([[aliceId.pubkey, await federation(alice)], [bobId.pubkey, await federation(bob)]]);
+    const before = new Map([
+      [aliceId.pubkey, await federation(alice)],
+      [bobId.pubkey, await federation(bob)],
+    ]);
     t.equal(await host.stop(), 0, 'the host stops on SIGTERM');
     const restartedAt = new Date().toISOString();
     host = start('host');
     await host.ready();
     t.ok(find(await members(), aliceId.pubkey), 'the members are still listed (the SQLite registry is on the state volume)');
-    for (const [id, box] of [[aliceId, alice], [bobId, bob]] as const) {
-      const now = await waitFor('a heartbeat accepted by the restarted host', async () => {
-        const f = await federation(box);
-        return f.state === 'registered' && f.lastHeartbeatAt && f.lastHeartbeatAt > restartedAt ? f : undefined;
-      }, 60_000, 200);
+    for (const [id, box] of [
+      [aliceId, alice],
+      [bobId, bob],
+    ] as const) {
+      const now = await waitFor(
+        'a heartbeat accepted by the restarted host',
+        async () => {
+          const f = await federation(box);
+          return f.state === 'registered' && f.lastHeartbeatAt && f.lastHeartbeatAt > restartedAt ? f : undefined;
+        },
+        60_000,
+        200,
+      );
       // A host back within three intervals of a member's last heartbeat still holds its session; past
       // that deadline the member's next heartbeat gets 410 and it registers again at once.
       const old = before.get(id.pubkey)!.sessionId;
       const gone = now.sessionId !== old;
-      if (gone) t.ok(await logged(box, (e) => e.event === 'MeshSessionGone' && e['sessionId'] === old), 'its session outlived by the restart: 410 logged, registered again under a new session');
-      else t.notOk(box.events().some((e) => e.event === 'MeshSessionGone' && e['sessionId'] === old), 'the same session carries on, with no 410');
+      if (gone)
+        t.ok(
+          await logged(box, (e) => e.event === 'MeshSessionGone' && e['sessionId'] === old),
+          'its session outlived by the restart: 410 logged, registered again under a new session',
+        );
+      else
+        t.notOk(
+          box.events().some((e) => e.event === 'MeshSessionGone' && e['sessionId'] === old),
+          'the same session carries on, with no 410',
+        );
       t.comment(`${id.npub.slice(0, 12)}…: ${gone ? 'registered again' : 'same session'} after a host restart of ${Date.now() - Date.parse(restartedAt)} ms`);
     }
   });
 
   t.test('the host restarted with its registry lost: 410, and the clients register again', async (t) => {
-    const before = new Map([[aliceId.pubkey, (await federation(alice)).sessionId], [bobId.pubkey, (await federation(bob)).sessionId]]);
+    const before = new Map([
+      [aliceId.pubkey, (await federation(alice)).sessionId],
+      [bobId.pubkey, (await federation(bob)).sessionId],
+    ]);
     t.equal(await host.stop(), 0);
     const registry = sqliteRegistryFile(runtimePaths({ AGENTBOX_ROOT: root('host') }));
     for (const suffix of ['', '-wal', '-shm']) rmSync(registry + suffix, { force: true });
     host = start('host');
     await host.ready();
-    for (const [id, box] of [[aliceId, alice], [bobId, bob]] as const) {
-      const now = await waitFor('the client registered again', async () => {
-        const f = await federation(box);
-        return f.state === 'registered' && f.sessionId !== before.get(id.pubkey) ? f : undefined;
-      }, 60_000, 200);
+    for (const [id, box] of [
+      [aliceId, alice],
+      [bobId, bob],
+    ] as const) {
+      const now = await waitFor(
+        'the client registered again',
+        async () => {
+          const f = await federation(box);
+          return f.state === 'registered' && f.sessionId !== before.get(id.pubkey) ? f : undefined;
+        },
+        60_000,
+        200,
+      );
       t.match(now, { sessionId: String }, 'a new session');
       t.ok(await logged(box, (e) => e.event === 'MeshSessionGone' && e['sessionId'] === before.get(id.pubkey)), 'after its heartbeat got 410');
     }
-    t.same((await members()).map((m) => m.state), ['registered', 'registered'], 'both listed again');
+    t.same(
+      (await members()).map((m) => m.state),
+      ['registered', 'registered'],
+      'both listed again',
+    );
   });
 
   t.test('a client stopped with SIGTERM deregisters at once; a client killed hard stops heartbeating', async (t) => {
@@ -154,7 +216,10 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
     await alice.killHard();
     t.equal(await bob.stop(), 0, 'bob stops on SIGTERM');
     t.notOk(find(await members(), bobId.pubkey), 'bob is gone from the list as soon as his box has stopped');
-    t.ok(bob.events().some((e) => e.event === 'MeshDeregistered'), 'bob logged his deregistration');
+    t.ok(
+      bob.events().some((e) => e.event === 'MeshDeregistered'),
+      'bob logged his deregistration',
+    );
   });
 
   t.test('bad signatures are refused by the real host process', async (t) => {
@@ -163,11 +228,27 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
     const post = (authorization: string, at = url, sent = body) => send('POST', at, authorization, sent);
     const forged = JSON.parse(Buffer.from(carol.token(url, 'POST', body).slice('Nostr '.length), 'base64').toString()) as Record<string, unknown>;
     forged['content'] = 'changed after signing';
-    t.match(await post(`Nostr ${Buffer.from(JSON.stringify(forged)).toString('base64')}`), { status: 401, json: { message: /wrong id or signature/ } }, 'forged');
+    t.match(
+      await post(`Nostr ${Buffer.from(JSON.stringify(forged)).toString('base64')}`),
+      { status: 401, json: { message: /wrong id or signature/ } },
+      'forged',
+    );
     t.match(await post(carol.token(url, 'POST', body, (e) => void (e.created_at -= 120))), { status: 401, json: { message: /more than 60 s/ } }, 'expired');
-    t.match(await post(carol.token(`${hostUrl}/v1/register/`, 'POST', body)), { status: 401, json: { message: /u tag does not match/ } }, 'signed for another URL');
-    t.match(await post(carol.token(url, 'POST', JSON.stringify(registrationBody(carol.identity, { api_endpoint: 'http://127.0.0.1:2/' })))), { status: 401, json: { message: /payload tag does not match/ } }, 'signed for another body');
-    t.match(await post(stranger.token(url, 'POST', JSON.stringify(registrationBody(stranger.identity))), url, JSON.stringify(registrationBody(stranger.identity))), { status: 401, json: { message: /not allowed/ } }, 'a valid signature by a key not in mesh.allowed_pubkeys');
+    t.match(
+      await post(carol.token(`${hostUrl}/v1/register/`, 'POST', body)),
+      { status: 401, json: { message: /u tag does not match/ } },
+      'signed for another URL',
+    );
+    t.match(
+      await post(carol.token(url, 'POST', JSON.stringify(registrationBody(carol.identity, { api_endpoint: 'http://127.0.0.1:2/' })))),
+      { status: 401, json: { message: /payload tag does not match/ } },
+      'signed for another body',
+    );
+    t.match(
+      await post(stranger.token(url, 'POST', JSON.stringify(registrationBody(stranger.identity))), url, JSON.stringify(registrationBody(stranger.identity))),
+      { status: 401, json: { message: /not allowed/ } },
+      'a valid signature by a key not in mesh.allowed_pubkeys',
+    );
     const once = carol.token(url, 'POST', body);
     t.equal((await post(once)).status, 201, 'the same request properly signed registers');
     t.match(await post(once), { status: 401, json: { message: /already used/ } }, 'replayed');
@@ -178,7 +259,17 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
     const beat = JSON.stringify(beatBody());
     const tampered = carol.token(hb, 'POST', beat).replace(/.{8}$/, 'AAAAAAA=');
     t.equal((await post(tampered, hb, beat)).status, 401, 'heartbeat: forged');
-    t.equal((await post(carol.token(hb, 'POST', beat, (e) => void (e.created_at -= 61)), hb, beat)).status, 401, 'heartbeat: expired');
+    t.equal(
+      (
+        await post(
+          carol.token(hb, 'POST', beat, (e) => void (e.created_at -= 61)),
+          hb,
+          beat,
+        )
+      ).status,
+      401,
+      'heartbeat: expired',
+    );
     t.equal((await post(carol.token(`${hb}?again`, 'POST', beat), hb, beat)).status, 401, 'heartbeat: signed for another URL');
     t.equal((await post(carol.token(hb, 'POST', JSON.stringify(beatBody(3))), hb, beat)).status, 401, 'heartbeat: signed for another body');
     const beatOnce = carol.token(hb, 'POST', beat);
@@ -189,10 +280,15 @@ t.test('one host and two clients, each an `up --local` box', { timeout: 300_000 
 
   t.test('the client killed hard is evicted after three missed heartbeats', async (t) => {
     // Every listing checks the deadlines, so polling it sees the eviction the moment it is due.
-    const gone = await waitFor('the host to evict alice', async () => {
-      const m = find(await members(), aliceId.pubkey);
-      return m?.state === 'evicted' ? m : undefined;
-    }, 60_000, 200);
+    const gone = await waitFor(
+      'the host to evict alice',
+      async () => {
+        const m = find(await members(), aliceId.pubkey);
+        return m?.state === 'evicted' ? m : undefined;
+      },
+      60_000,
+      200,
+    );
     t.match(gone, { state: 'evicted', evicted_at: String }, 'alice is listed as evicted');
     const silentMs = Date.parse(gone.evicted_at!) - Date.parse(gone.last_heartbeat_at);
     t.ok(silentMs > 3 * INTERVAL_SEC * 1000, `evicted only after three intervals without a heartbeat (${silentMs} ms)`);

@@ -52,10 +52,16 @@ t.test('the egress proxy on a taken port: EXITED for good, the line in /ready, n
   t.equal(stateOf(box, 'egress-proxy'), 'EXITED', 'still not restarted while the API came up');
   const events = box.events();
   t.equal(events.filter((e) => e.event === 'EgressProxyFailed').length, 1, 'the proxy was started once');
-  t.ok(events.some((e) => e.event === 'RequiredProgramFailed' && e['program'] === 'egress-proxy'), 'the seal listener reports the programme');
+  t.ok(
+    events.some((e) => e.event === 'RequiredProgramFailed' && e['program'] === 'egress-proxy'),
+    'the seal listener reports the programme',
+  );
   // RUNNING at spawn (startsecs 0): the seal may come a moment before the proxy finds its port taken, never again after.
   t.ok(events.filter((e) => e.event === 'BootstrapCompleted').length <= 1, 'BootstrapCompleted at most once');
-  t.notOk(events.some((e) => e.event === 'BootstrapResealed'), 'never re-sealed');
+  t.notOk(
+    events.some((e) => e.event === 'BootstrapResealed'),
+    'never re-sealed',
+  );
 });
 
 t.test("the API's port taken: the API is not restarted and the marker names api.port and AGENTBOX_API_PORT", async (t) => {
@@ -63,7 +69,12 @@ t.test("the API's port taken: the API is not restarted and the marker names api.
   const box = await startBox({ manifest: BOOT_ONLY_MANIFEST, env: { AGENTBOX_API_PORT: String(port) } });
   t.teardown(() => box.stop());
   const marker = await markerOf(box, 'management-api');
-  t.match(marker.reason, new RegExp(`^port ${port} on 127\\.0\\.0\\.1 is already in use: the API \\(programme management-api, manifest key api\\.port, override AGENTBOX_API_PORT\\)`));
+  t.match(
+    marker.reason,
+    new RegExp(
+      `^port ${port} on 127\\.0\\.0\\.1 is already in use: the API \\(programme management-api, manifest key api\\.port, override AGENTBOX_API_PORT\\)`,
+    ),
+  );
   t.equal(stateOf(box, 'management-api'), 'EXITED');
   t.equal(box.events().filter((e) => e.event === 'ApiStartFailed').length, 1, 'started once, no paced restarts');
 });

@@ -36,8 +36,17 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
   mkdirSync(root, { recursive: true });
   const logFile = path.join(work, 'up.log');
   const log = openSync(logFile, 'a');
-  const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', AGENTBOX_API_PORT: String(apiPort), AGENTBOX_METRICS_PORT: String(metricsPort), AGENTBOX_EGRESS_PORT: '0' };
-  const up = spawn(process.execPath, [path.join(repoRoot, 'dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifestFile, '--root', root], { env, stdio: ['ignore', log, log] });
+  const env = {
+    PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    HOME: process.env['HOME'] ?? '/tmp',
+    AGENTBOX_API_PORT: String(apiPort),
+    AGENTBOX_METRICS_PORT: String(metricsPort),
+    AGENTBOX_EGRESS_PORT: '0',
+  };
+  const up = spawn(process.execPath, [path.join(repoRoot, 'dist/scripts/cli/agentbox.js'), 'up', '--local', '--manifest', manifestFile, '--root', root], {
+    env,
+    stdio: ['ignore', log, log],
+  });
   closeSync(log);
   const exited = new Promise<number | null>((resolve) => up.once('exit', (code) => resolve(code)));
   t.teardown(async () => {
@@ -62,10 +71,16 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
   const reader = await Relay.connect(relayUrl);
   const seen: Event[] = [];
   reader.subscribe([{ kinds: [AGENT_EVENT_KIND] }], { onevent: (e) => void seen.push(e) });
-  const created = await fetch(`${api}/v1/beads`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ title: 'relay check' }) });
+  const created = await fetch(`${api}/v1/beads`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ title: 'relay check' }),
+  });
   t.equal(created.status, 201);
   const { bead } = (await created.json()) as { bead: { id: string } };
-  const opened = await waitFor('the bead.open event on the embedded relay', () => seen.find((e) => e.tags.some((tag) => tag[0] === 'bead' && tag[1] === bead.id)));
+  const opened = await waitFor('the bead.open event on the embedded relay', () =>
+    seen.find((e) => e.tags.some((tag) => tag[0] === 'bead' && tag[1] === bead.id)),
+  );
   reader.close();
   const stranger = await publish(relayUrl, signed(author(), AGENT_EVENT_KIND));
   t.match(stranger, { ok: false, message: /^blocked: ingress_policy "allowlist"/ }, 'a stranger is refused by the default allowlist');
@@ -73,10 +88,14 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
   // kill -9: supervisord restarts it; the stored event is still there and the box reconnects.
   const before = await relayProgramme();
   process.kill(before!.pid, 'SIGKILL');
-  await waitFor('the relay restarted by supervisord', async () => {
-    const now = await relayProgramme();
-    return now && now.state === 'RUNNING' && now.pid !== before!.pid;
-  }, 30_000);
+  await waitFor(
+    'the relay restarted by supervisord',
+    async () => {
+      const now = await relayProgramme();
+      return now && now.state === 'RUNNING' && now.pid !== before!.pid;
+    },
+    30_000,
+  );
   await waitForStatus(`${api}/ready`, 200, 30_000);
   await waitFor('the box connected to the restarted relay', async () => (await health()).relays?.reachable.includes(relayUrl));
   const again = await Relay.connect(relayUrl);
@@ -91,7 +110,11 @@ t.test('up --local: the relay under supervisord, required for readiness, fed by 
     });
   });
   again.close();
-  t.same(stored.map((e) => e.id), [opened.id], 'the event survived the restart (SQLite on the state volume)');
+  t.same(
+    stored.map((e) => e.id),
+    [opened.id],
+    'the event survived the restart (SQLite on the state volume)',
+  );
   t.match(output(), /"event":"RequiredProgramDown","program":"relay"/, 'the seal was withdrawn while the relay was down');
 
   up.kill('SIGTERM');

@@ -38,7 +38,11 @@ t.test('allowlist: the listed keys and the box itself are accepted, anyone else 
   t.same(await publish(url, fromFriend), { ok: true, message: '' }, 'a listed key');
   const stranger = await publish(url, signed(author()));
   t.equal(stranger.ok, false, 'a key not on the list is refused');
-  t.match(stranger.message, /^blocked: ingress_policy "allowlist" accepts only .*sovereign_mesh\.relay\.allowed_pubkeys/, 'NIP-01 "blocked:" naming the policy and the key');
+  t.match(
+    stranger.message,
+    /^blocked: ingress_policy "allowlist" accepts only .*sovereign_mesh\.relay\.allowed_pubkeys/,
+    'NIP-01 "blocked:" naming the policy and the key',
+  );
   const own = hexToBytes(readFileSync(run.paths.identityKeyFile, 'utf8').trim());
   const fromBox = signed({ secret: own, pubkey: boxPubkey(run) });
   t.equal((await publish(url, fromBox)).ok, true, "the box's own key is always accepted");
@@ -46,7 +50,11 @@ t.test('allowlist: the listed keys and the box itself are accepted, anyone else 
   const refused = await publish(url, forgedFriend);
   t.equal(refused.ok, false, 'a listed key with a wrong signature is still refused');
   t.match(refused.message, /^invalid:/, 'by the engine, which checks every signature');
-  t.same((await query(url, [fromFriend.id, fromBox.id, forgedFriend.id])).map((e) => e.id).sort(), [fromFriend.id, fromBox.id].sort(), 'only the accepted events are stored');
+  t.same(
+    (await query(url, [fromFriend.id, fromBox.id, forgedFriend.id])).map((e) => e.id).sort(),
+    [fromFriend.id, fromBox.id].sort(),
+    'only the accepted events are stored',
+  );
 });
 
 t.test('signed-only: any validly signed event is accepted, a forged one is blocked naming the policy', async (t) => {
@@ -56,8 +64,12 @@ t.test('signed-only: any validly signed event is accepted, a forged one is block
   const bad = forged();
   const refused = await publish(url, bad);
   t.equal(refused.ok, false);
-  t.match(refused.message, /^blocked: ingress_policy "signed-only" accepts only validly signed events/, 'refused in the policy\'s name');
-  t.same((await query(url, [anyone.id, bad.id])).map((e) => e.id), [anyone.id], 'the forgery is not stored');
+  t.match(refused.message, /^blocked: ingress_policy "signed-only" accepts only validly signed events/, "refused in the policy's name");
+  t.same(
+    (await query(url, [anyone.id, bad.id])).map((e) => e.id),
+    [anyone.id],
+    'the forgery is not stored',
+  );
 });
 
 t.test('open: any author; what the engine refuses (a wrong signature) stays refused', async (t) => {
@@ -96,7 +108,11 @@ t.test('events are stored in SQLite on the state volume and survive a restart of
   const second = startRelayProgramme(box.root);
   t.teardown(() => second.stop());
   await second.listening;
-  t.same((await query(url, [kept.id])).map((e) => e.id), [kept.id], 'the event is served after the restart');
+  t.same(
+    (await query(url, [kept.id])).map((e) => e.id),
+    [kept.id],
+    'the event is served after the restart',
+  );
 });
 
 t.test('bind and port: it listens where the manifest says, and nowhere else', async (t) => {
@@ -110,9 +126,21 @@ t.test('start-up errors name the manifest key and the fix', async (t) => {
   const taken = await relayWith(t, 'ingress_policy = "signed-only"');
   const cases: Array<[string, string, RegExp]> = [
     ['a port in use', relayManifest(`port = ${taken.port}`), new RegExp(`sovereign_mesh\\.relay\\.port ${taken.port} is already in use`)],
-    ['an address that is not the host\'s', relayManifest(`port = ${await freePort()}\nbind = "192.0.2.1"`), /sovereign_mesh\.relay\.bind "192\.0\.2\.1" is not an address of this host/],
-    ['the relay turned off', relayManifest('').replace('[sovereign_mesh.relay]\nenabled = true', '[sovereign_mesh.relay]\nenabled = false'), /sovereign_mesh\.relay\.enabled is false/],
-    ['an invalid manifest', relayManifest('ingress_policy = "closed"'), /at sovereign_mesh\.relay\.ingress_policy: `sovereign_mesh\.relay\.ingress_policy` must be one of/],
+    [
+      "an address that is not the host's",
+      relayManifest(`port = ${await freePort()}\nbind = "192.0.2.1"`),
+      /sovereign_mesh\.relay\.bind "192\.0\.2\.1" is not an address of this host/,
+    ],
+    [
+      'the relay turned off',
+      relayManifest('').replace('[sovereign_mesh.relay]\nenabled = true', '[sovereign_mesh.relay]\nenabled = false'),
+      /sovereign_mesh\.relay\.enabled is false/,
+    ],
+    [
+      'an invalid manifest',
+      relayManifest('ingress_policy = "closed"'),
+      /at sovereign_mesh\.relay\.ingress_policy: `sovereign_mesh\.relay\.ingress_policy` must be one of/,
+    ],
   ];
   for (const [what, manifest, message] of cases) {
     const box = relayRoot(manifest);

@@ -30,15 +30,43 @@ function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: numb
   writeFileSync(
     conf,
     [
-      '[unix_http_server]', `file=${sock}`, '',
-      '[supervisord]', 'nodaemon=true', `pidfile=${root}/run/agentbox/supervisord.pid`, 'logfile=/dev/null', 'logfile_maxbytes=0', '',
-      '[rpcinterface:supervisor]', 'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface', '',
-      '[supervisorctl]', `serverurl=unix://${sock}`, '',
-      '[program:bootstrap]', `command=${bootstrapCommand}`, 'autorestart=false', 'startsecs=0', 'startretries=0', 'priority=10', '',
-      '[program:api]', 'command=/bin/sleep 1000', 'startsecs=0', 'priority=20', `autostart=${options.apiAutostart === false ? 'false' : 'true'}`, '',
-      '[eventlistener:seal-listener]', `command=${process.execPath} ${listener} --required api --oneshot bootstrap --timeout ${options.timeoutSec ?? 30}`,
+      '[unix_http_server]',
+      `file=${sock}`,
+      '',
+      '[supervisord]',
+      'nodaemon=true',
+      `pidfile=${root}/run/agentbox/supervisord.pid`,
+      'logfile=/dev/null',
+      'logfile_maxbytes=0',
+      '',
+      '[rpcinterface:supervisor]',
+      'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface',
+      '',
+      '[supervisorctl]',
+      `serverurl=unix://${sock}`,
+      '',
+      '[program:bootstrap]',
+      `command=${bootstrapCommand}`,
+      'autorestart=false',
+      'startsecs=0',
+      'startretries=0',
+      'priority=10',
+      '',
+      '[program:api]',
+      'command=/bin/sleep 1000',
+      'startsecs=0',
+      'priority=20',
+      `autostart=${options.apiAutostart === false ? 'false' : 'true'}`,
+      '',
+      '[eventlistener:seal-listener]',
+      `command=${process.execPath} ${listener} --required api --oneshot bootstrap --timeout ${options.timeoutSec ?? 30}`,
       // stderr appended, so the lines of every listener instance stay in one file.
-      'events=PROCESS_STATE', `environment=AGENTBOX_ROOT="${root}"${options.supervisorUrl ? `,AGENTBOX_SUPERVISOR_URL="${options.supervisorUrl}"` : ''}`, `stderr_logfile=${log}`, 'stderr_logfile_maxbytes=0', 'priority=1', '',
+      'events=PROCESS_STATE',
+      `environment=AGENTBOX_ROOT="${root}"${options.supervisorUrl ? `,AGENTBOX_SUPERVISOR_URL="${options.supervisorUrl}"` : ''}`,
+      `stderr_logfile=${log}`,
+      'stderr_logfile_maxbytes=0',
+      'priority=1',
+      '',
     ].join('\n'),
   );
   const proc = spawn('supervisord', ['-n', '-c', conf], { stdio: 'ignore' });
@@ -80,10 +108,17 @@ interface SealEvent {
   from_snapshot?: boolean;
 }
 
-const events = (log: string): SealEvent[] => (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as SealEvent) : []);
+const events = (log: string): SealEvent[] =>
+  existsSync(log)
+    ? readFileSync(log, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as SealEvent)
+    : [];
 
 /** The first `name` event written by the listener process `pid`. */
-const eventOf = (box: Box, name: string, pid: number) => waitFor(`${name} from listener ${pid}`, () => events(box.log).find((e) => e.event === name && e.pid === pid));
+const eventOf = (box: Box, name: string, pid: number) =>
+  waitFor(`${name} from listener ${pid}`, () => events(box.log).find((e) => e.event === name && e.pid === pid));
 
 t.test('seal, withdraw on stop, re-seal on start', async (t) => {
   const sv = startSupervisord('/bin/true');
@@ -105,7 +140,13 @@ t.test('seal, withdraw on stop, re-seal on start', async (t) => {
   await waitFor('the seal to return', () => existsSync(seal));
   // Events queued before the listener's snapshot are history it already knows: only the stop
   // above withdrew the seal (events are delivered in order, so an earlier one would be logged by now).
-  t.same(events(sv.log).filter((e) => e.event === 'RequiredProgramDown').map((e) => (e as SealEvent & { state?: string }).state), ['STOPPING'], 'one withdrawal, for the stop');
+  t.same(
+    events(sv.log)
+      .filter((e) => e.event === 'RequiredProgramDown')
+      .map((e) => (e as SealEvent & { state?: string }).state),
+    ['STOPPING'],
+    'one withdrawal, for the stop',
+  );
 });
 
 t.test('a failed stage B is recorded and never sealed', async (t) => {
@@ -123,13 +164,24 @@ t.test('the seal timeout comes from the generated environment: missing or malfor
   const { AGENTBOX_SEAL_TIMEOUT_SEC: _inherited, ...base } = process.env;
   const run = (env: Record<string, string>, flags: string[] = []) => {
     // stdin closed at once: a listener that starts ends as soon as it would read an event.
-    const r = spawnSync(process.execPath, [listener, '--required', 'api', ...flags], { env: { ...base, AGENTBOX_ROOT: root, ...env }, input: '', encoding: 'utf8', timeout: 30_000 });
-    const lines = r.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { event: string; msg: string; timeout_sec?: number });
+    const r = spawnSync(process.execPath, [listener, '--required', 'api', ...flags], {
+      env: { ...base, AGENTBOX_ROOT: root, ...env },
+      input: '',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    const lines = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { event: string; msg: string; timeout_sec?: number });
     return { code: r.status, lines };
   };
   const missing = run({});
   t.equal(missing.code, 2, 'no AGENTBOX_SEAL_TIMEOUT_SEC: exit 2');
-  t.match(missing.lines.find((l) => l.event === 'BootstrapSealMisconfigured')?.msg, /AGENTBOX_SEAL_TIMEOUT_SEC is not set.*bootstrap\.seal_timeout_sec.*agentbox render/);
+  t.match(
+    missing.lines.find((l) => l.event === 'BootstrapSealMisconfigured')?.msg,
+    /AGENTBOX_SEAL_TIMEOUT_SEC is not set.*bootstrap\.seal_timeout_sec.*agentbox render/,
+  );
   for (const bad of ['abc', '0', '-5', '1.5']) {
     const r = run({ AGENTBOX_SEAL_TIMEOUT_SEC: bad });
     t.equal(r.code, 2, `AGENTBOX_SEAL_TIMEOUT_SEC=${bad}: exit 2`);
@@ -163,7 +215,10 @@ t.test('a listener killed with SIGKILL is restarted and recovers the seal from s
   const third = await listenerPid(sv);
   await eventOf(sv, 'BootstrapSealStarted', third);
   await waitFor('the stale seal to be withdrawn', () => !existsSync(sv.seal));
-  t.match(events(sv.log).find((e) => e.event === 'BootstrapSealStarted' && e.pid === third), { waiting_for: ['api'] });
+  t.match(
+    events(sv.log).find((e) => e.event === 'BootstrapSealStarted' && e.pid === third),
+    { waiting_for: ['api'] },
+  );
   ctl(sv, 'start', 'api');
   await waitFor('the seal to return with the programme', () => existsSync(sv.seal));
 });
@@ -209,6 +264,8 @@ t.test('without an answer from supervisord the listener says so and works from e
   t.teardown(() => stop(sv.proc));
   await waitFor('the seal file', () => existsSync(sv.seal));
   // supervisord copies the listener's stderr into the log: the line may trail the seal file.
-  const started = (await waitFor('BootstrapSealStarted in the log', () => events(sv.log).find((e) => e.event === 'BootstrapSealStarted'))) as SealEvent & { snapshot_error?: string };
+  const started = (await waitFor('BootstrapSealStarted in the log', () => events(sv.log).find((e) => e.event === 'BootstrapSealStarted'))) as SealEvent & {
+    snapshot_error?: string;
+  };
   t.match(started?.snapshot_error, /no supervisord socket at \/nonexistent\/supervisord\.sock/);
 });

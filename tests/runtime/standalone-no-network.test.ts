@@ -44,7 +44,11 @@ t.test('a standalone box on the default manifest calls nothing beyond its own so
   await waitForStatus(`${box.apiUrl}/ready`, 200, 120_000);
   const key = readFileSync(path.join(box.hostRoot, 'var/lib/agentbox/secrets/api-key'), 'utf8').trim();
   const call = async (method: string, url: string, body?: unknown): Promise<number> => {
-    const res = await fetch(box.apiUrl + url, { method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(box.apiUrl + url, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     await res.arrayBuffer();
     return res.status;
   };

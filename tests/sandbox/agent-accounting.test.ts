@@ -58,7 +58,11 @@ const ceiling: LimitSettings = { memory: '2g', cpu_seconds: 3600, processes: 64 
 
 t.test('figures: the RSS and PSS of a process that touched 64 MiB, kept after the exit', async (t) => {
   const { manager, accounting } = await managerWith(t, { ceiling, intervalMs: HOUR });
-  const agent = await manager.spawn({ name: 'toucher', command: process.execPath, args: ['-e', "globalThis.b = Buffer.alloc(64 * 2 ** 20, 1); console.log('ready'); setInterval(() => {}, 1e6)"] });
+  const agent = await manager.spawn({
+    name: 'toucher',
+    command: process.execPath,
+    args: ['-e', "globalThis.b = Buffer.alloc(64 * 2 ** 20, 1); console.log('ready'); setInterval(() => {}, 1e6)"],
+  });
   t.same(agent.usage, { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 }, 'no figures before the first sample');
   t.same(agent.limits, { memory_bytes: 2 * 1024 * MIB, cpu_seconds: 3600, processes: 64 }, "the manifest's budgets");
   await readUntil(manager, agent.id, (text) => text.includes('ready'));
@@ -77,7 +81,11 @@ t.test('figures: the RSS and PSS of a process that touched 64 MiB, kept after th
 
 t.test('limit:memory — an agent that allocates past its memory budget', async (t) => {
   const { manager, registry } = await managerWith(t, { ceiling });
-  const agent = await runToEnd(manager, { command: process.execPath, args: ['-e', 'globalThis.b = Buffer.alloc(160 * 2 ** 20, 1); setInterval(() => {}, 1e6)'], limits: { memory: '96m' } });
+  const agent = await runToEnd(manager, {
+    command: process.execPath,
+    args: ['-e', 'globalThis.b = Buffer.alloc(160 * 2 ** 20, 1); setInterval(() => {}, 1e6)'],
+    limits: { memory: '96m' },
+  });
   t.match(agent, { state: 'terminated', reason: 'limit:memory', limits: { memory_bytes: 96 * MIB } });
   t.ok(agent.usage!.pss_bytes > 96 * MIB, `the figures that ended it stay (PSS ${agent.usage!.pss_bytes})`);
   const text = await registry.metrics();
@@ -118,7 +126,11 @@ t.test('a daemon that calls setsid and is reparented stays the agent’s', async
   await waitFor('the daemon to be reparented', () => readStat(daemonPid) && readStat(daemonPid)!.ppid !== middlePid && !readStat(middlePid));
   await accounting.sample();
   t.equal(manager.status(agent.id).state, 'running');
-  t.equal(manager.status(agent.id).usage!.processes, 2, 'the leader (now sleeping) and the daemon: neither group, session nor descent finds the daemon, having belonged does');
+  t.equal(
+    manager.status(agent.id).usage!.processes,
+    2,
+    'the leader (now sleeping) and the daemon: neither group, session nor descent finds the daemon, having belonged does',
+  );
 });
 
 t.test('sampling survives processes that vanish mid-read', async (t) => {
@@ -149,8 +161,13 @@ t.test('sampling survives processes that vanish mid-read', async (t) => {
 
 t.test('a request may lower the budgets, never raise them', async (t) => {
   const { manager } = await managerWith(t, { ceiling, intervalMs: HOUR });
-  await t.rejects(manager.spawn({ name: 'greedy', command: '/bin/true', args: [], limits: { memory: '4g' } }), { name: 'AdapterInputError', message: /limits\.memory may only lower the manifest's sandbox\.limits\.memory \("2g"\)/ });
-  await t.rejects(manager.spawn({ name: 'greedy', command: '/bin/true', args: [], limits: { processes: 65 } }), { message: /limits\.processes may only lower/ });
+  await t.rejects(manager.spawn({ name: 'greedy', command: '/bin/true', args: [], limits: { memory: '4g' } }), {
+    name: 'AdapterInputError',
+    message: /limits\.memory may only lower the manifest's sandbox\.limits\.memory \("2g"\)/,
+  });
+  await t.rejects(manager.spawn({ name: 'greedy', command: '/bin/true', args: [], limits: { processes: 65 } }), {
+    message: /limits\.processes may only lower/,
+  });
   t.same(manager.list(), [], 'nothing was started');
 });
 

@@ -13,7 +13,13 @@ t.before(async () => {
 });
 t.teardown(() => box?.close());
 
-type Agent = { id: string; state: string; reason?: string; usage?: { rss_bytes: number; pss_bytes: number; cpu_seconds: number; processes: number }; limits?: Record<string, number> };
+type Agent = {
+  id: string;
+  state: string;
+  reason?: string;
+  usage?: { rss_bytes: number; pss_bytes: number; cpu_seconds: number; processes: number };
+  limits?: Record<string, number>;
+};
 const post = (body: unknown) => box.call('/v1/agents', { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
 const agentOf = async (res: Response) => ((await res.json()) as { agent: Agent }).agent;
 
@@ -32,7 +38,14 @@ t.test('a request may lower the budgets, never raise them: clear 400s', async (t
 });
 
 t.test('figures of a running agent in GET /v1/agents/{id}', async (t) => {
-  const agent = await agentOf(await post({ name: 'toucher', command: process.execPath, args: ['-e', 'globalThis.b = Buffer.alloc(48 * 2 ** 20, 1); setInterval(() => {}, 1e6)'], limits: { processes: 4 } }));
+  const agent = await agentOf(
+    await post({
+      name: 'toucher',
+      command: process.execPath,
+      args: ['-e', 'globalThis.b = Buffer.alloc(48 * 2 ** 20, 1); setInterval(() => {}, 1e6)'],
+      limits: { processes: 4 },
+    }),
+  );
   t.same(agent.limits, { memory_bytes: 512 * MIB, cpu_seconds: 30, processes: 4, disk_bytes: 10 * 1024 * MIB }, "the manifest's budgets, lowered where asked");
   // The sampler runs each second: wait for the sample that sees the touched pages.
   const seen = await waitFor('a sample with the touched memory', async () => {

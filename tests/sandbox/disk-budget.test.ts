@@ -34,7 +34,10 @@ t.test('the manifest gives the disk budget; a request lowers it, never raises it
   t.same(resolveLimits(ceiling, undefined), { memory_bytes: 1024 * MIB, cpu_seconds: 600, processes: 32, disk_bytes: 64 * MIB });
   t.same(resolveLimits(ceiling, { disk: '8m' }).disk_bytes, 8 * MIB);
   t.same(resolveLimits(undefined, { disk: '1g' }), { disk_bytes: 1024 * MIB }, 'without a manifest ceiling, what was asked');
-  t.throws(() => resolveLimits(ceiling, { disk: '65m' }), { code: 'ABX_ERR_VALIDATION', message: /^limits\.disk may only lower the manifest's sandbox\.limits\.disk \("64m"\)/ });
+  t.throws(() => resolveLimits(ceiling, { disk: '65m' }), {
+    code: 'ABX_ERR_VALIDATION',
+    message: /^limits\.disk may only lower the manifest's sandbox\.limits\.disk \("64m"\)/,
+  });
   t.throws(() => resolveLimits(ceiling, { disk: 'all' }), { message: /limits\.disk "all" must be a number with an optional unit k, m or g/ });
   t.throws(() => resolveLimits(ceiling, { disk: '0' }), { message: /limits\.disk must be more than 0/ });
 });
@@ -51,7 +54,13 @@ t.test('limit:disk — over the budget, the agent is terminated and its figure k
   mkdirSync(tmp);
   const logs = captureLogs();
   const registry = new Registry();
-  const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), ceiling, metrics: createLimitMetrics(registry), intervalMs: HOUR, diskIntervalMs: HOUR });
+  const accounting = new AgentAccounting({
+    logger: createLogger({ level: 'info', destination: logs.destination }),
+    ceiling,
+    metrics: createLimitMetrics(registry),
+    intervalMs: HOUR,
+    diskIntervalMs: HOUR,
+  });
   t.teardown(() => accounting.close());
   let terminated = 0;
   accounting.follow('agt_disk', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++, 0, [work, tmp]);
@@ -72,7 +81,12 @@ t.test('limit:disk — over the budget, the agent is terminated and its figure k
 t.test('limit:disk — a tree the walk cannot measure counts as over the budget, with the reason logged', async (t) => {
   const dir = scratch(t);
   const logs = captureLogs();
-  const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), ceiling, intervalMs: HOUR, diskIntervalMs: HOUR });
+  const accounting = new AgentAccounting({
+    logger: createLogger({ level: 'info', destination: logs.destination }),
+    ceiling,
+    intervalMs: HOUR,
+    diskIntervalMs: HOUR,
+  });
   t.teardown(() => accounting.close());
   let terminated = 0;
   const deep = path.join(dir, 'x'.repeat(250), 'y'.repeat(250));

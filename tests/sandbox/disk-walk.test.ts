@@ -140,7 +140,12 @@ t.test('a directory chmod 000 by its owner: unmeasurable for a walker without CA
   const script = `import { walkDisk } from ${JSON.stringify(walker)}; console.log(JSON.stringify(await walkDisk([${JSON.stringify(dir)}])));`;
   // The TypeScript loader this test runs under, so the child runs the same source.
   const loader = process.execArgv.filter((a) => a.startsWith('--import=') && a.includes('typescript'));
-  const child = spawnSync(process.execPath, [...loader, '--input-type=module', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: path.dirname(walker) });
+  const child = spawnSync(process.execPath, [...loader, '--input-type=module', '-e', script], {
+    uid: 65534,
+    gid: 65534,
+    encoding: 'utf8',
+    cwd: path.dirname(walker),
+  });
   if (child.status !== 0) {
     t.skip(`cannot run the walker as uid 65534 here: ${child.stderr.trim().split('\n').slice(-1)[0]}`);
     return;

@@ -15,7 +15,11 @@ const ceiling = { memory: '1g', cpu_seconds: 600, processes: 32 };
 t.test('the manifest gives every agent its budgets; a request lowers them', async (t) => {
   t.same(resolveLimits(ceiling, undefined), { memory_bytes: 1024 * MIB, cpu_seconds: 600, processes: 32 });
   t.same(resolveLimits(ceiling, { memory: '256m', cpu_seconds: 5 }), { memory_bytes: 256 * MIB, cpu_seconds: 5, processes: 32 });
-  t.same(resolveLimits(ceiling, { memory: '1g', processes: 32 }), { memory_bytes: 1024 * MIB, cpu_seconds: 600, processes: 32 }, 'equal to the manifest is allowed');
+  t.same(
+    resolveLimits(ceiling, { memory: '1g', processes: 32 }),
+    { memory_bytes: 1024 * MIB, cpu_seconds: 600, processes: 32 },
+    'equal to the manifest is allowed',
+  );
   t.same(resolveLimits(undefined, { processes: 3 }), { processes: 3 }, 'without a manifest ceiling, only what was asked');
   t.same(resolveLimits(undefined, undefined), {});
 });
@@ -53,7 +57,11 @@ t.test('over budget: processes, then memory (by PSS), then CPU', async (t) => {
 
 t.test('/proc parsing', async (t) => {
   const line = '4242 (a (tricky) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 1 0 987654 1000000 512 18446744073709551615';
-  t.same(parseStat(4242, line), { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, ownTicks: 300, reapedTicks: 10, startTime: 987654, rssPages: 512 }, 'a command name with spaces and parentheses');
+  t.same(
+    parseStat(4242, line),
+    { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, ownTicks: 300, reapedTicks: 10, startTime: 987654, rssPages: 512 },
+    'a command name with spaces and parentheses',
+  );
   t.equal(parseStat(1, ''), undefined, 'an empty read (a process going away)');
   t.equal(parseStat(1, '1 (x) S 0 1'), undefined, 'a truncated line');
   t.equal(readProcFile('/proc/0/stat'), undefined, 'a missing file is undefined, not an error');
@@ -70,7 +78,18 @@ t.test('/proc parsing', async (t) => {
 
 t.test('the limit reason is part of the agent exit event', async (t) => {
   const origin = { box: 'b', manifestSha256: 'f'.repeat(64) };
-  const ended = { id: 'agt_1', name: 'n', command: 'x', args: [], state: 'terminated' as const, startedAt: 'a', endedAt: 'b', signal: 'SIGTERM', reason: 'limit:cpu' as const, usage: { rss_bytes: 1, pss_bytes: 1, cpu_seconds: 2, processes: 1 } };
+  const ended = {
+    id: 'agt_1',
+    name: 'n',
+    command: 'x',
+    args: [],
+    state: 'terminated' as const,
+    startedAt: 'a',
+    endedAt: 'b',
+    signal: 'SIGTERM',
+    reason: 'limit:cpu' as const,
+    usage: { rss_bytes: 1, pss_bytes: 1, cpu_seconds: 2, processes: 1 },
+  };
   const event = agentEvent(ended, origin, new Date(0));
   const content = JSON.parse(event.content) as { type: string; agent: Record<string, unknown> };
   t.equal(content.type, 'agent.exit');
@@ -80,7 +99,11 @@ t.test('the limit reason is part of the agent exit event', async (t) => {
 
 t.test('an unreadable /proc costs a sample, not the API', async (t) => {
   const logs = captureLogs();
-  const accounting = new AgentAccounting({ logger: createLogger({ level: 'info', destination: logs.destination }), procRoot: '/nonexistent-proc', intervalMs: 5 });
+  const accounting = new AgentAccounting({
+    logger: createLogger({ level: 'info', destination: logs.destination }),
+    procRoot: '/nonexistent-proc',
+    intervalMs: 5,
+  });
   t.teardown(() => accounting.close());
   accounting.follow('agt_x', process.pid, {}, async () => undefined);
   await waitFor('the failure to be logged', () => logs.events('AgentSamplingFailed').length > 0);

@@ -13,7 +13,13 @@ t.test('the second limit kill of a name within the window is a crash loop, and t
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-limit-loop-'));
   const logger = createLogger({ level: 'silent' });
   const accounting = new AgentAccounting({ logger, ceiling: { memory: '2g', cpu_seconds: 3600, processes: 64 }, intervalMs: 50 });
-  const manager = new ProcessManager({ workspaceDir: dir, parentEnv: { PATH: process.env['PATH'] }, logger, accounting, crashLoop: new CrashLoopDetector(2, 60_000) });
+  const manager = new ProcessManager({
+    workspaceDir: dir,
+    parentEnv: { PATH: process.env['PATH'] },
+    logger,
+    accounting,
+    crashLoop: new CrashLoopDetector(2, 60_000),
+  });
   await manager.start();
   t.teardown(async () => {
     await manager.closeAll(0);

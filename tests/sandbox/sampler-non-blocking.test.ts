@@ -66,8 +66,16 @@ t.test('a sample waiting on a memory read leaves the event loop free, and late t
   release();
   await joined;
   const usage = accounting.account('agt_stuck')!.usage;
-  t.same(usage, { rss_bytes: 100 * 1024, pss_bytes: 50 * 1024, cpu_seconds: 3, processes: 1 }, 'figures from the stat line and the rollup, as a synchronous read gave');
-  t.equal((await metrics.sampleDuration.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value, 1, 'one sample ran: the dropped ticks were not queued, a call during it joined it');
+  t.same(
+    usage,
+    { rss_bytes: 100 * 1024, pss_bytes: 50 * 1024, cpu_seconds: 3, processes: 1 },
+    'figures from the stat line and the rollup, as a synchronous read gave',
+  );
+  t.equal(
+    (await metrics.sampleDuration.get()).values.find((v) => v.metricName?.endsWith('_count'))?.value,
+    1,
+    'one sample ran: the dropped ticks were not queued, a call during it joined it',
+  );
   t.equal(accounting.account('agt_stuck')!.reason, 'limit:memory', 'PSS 50 KiB over a 40 KiB budget: enforced as before');
   t.equal(terminated, 1);
   accounting.close();

@@ -11,12 +11,16 @@ import { PAGE_WAIT, pageText, screenshotDir, seriousViolations } from './support
 import { openUiPage } from './support/ui-page.js';
 
 t.test('an agent refused by the proxy: its details list the host, the rule and the key that would allow it', async (t) => {
-  const toml = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[sandbox.egress]\nallow_domains = ["allowed.example"]\nallow_ports = [80]\n';
+  const toml =
+    '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[sandbox.egress]\nallow_domains = ["allowed.example"]\nallow_ports = [80]\n';
   const root = await makeRoot();
   const manifestFile = path.join(root.dir, 'agentbox.toml');
   await writeFile(manifestFile, toml);
   await ensureApiKey(root.paths.apiKeyFile, createLogger({ level: 'silent' }));
-  const proxy = await runEgressProxy({ AGENTBOX_ROOT: root.dir, AGENTBOX_MANIFEST: manifestFile, AGENTBOX_EGRESS_PORT: '0' }, createLogger({ level: 'silent' }));
+  const proxy = await runEgressProxy(
+    { AGENTBOX_ROOT: root.dir, AGENTBOX_MANIFEST: manifestFile, AGENTBOX_EGRESS_PORT: '0' },
+    createLogger({ level: 'silent' }),
+  );
   t.teardown(() => proxy.close());
   const opened = await openUiPage(toml, { root, egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } } });
   t.teardown(() => opened.close());
@@ -26,10 +30,16 @@ t.test('an agent refused by the proxy: its details list the host, the rule and t
   await waitFor('the control channel', () => box.server.app.agentbox.egress!.status().reachable);
 
   // curl honours HTTP_PROXY (the agent's credential is in it): the proxy refuses the unlisted host.
-  const spawned = await box.api('/v1/agents', { body: { name: 'curious', command: '/bin/sh', args: ['-c', 'curl -s -o /dev/null -w "%{http_code}\\n" http://refused.example/; sleep 30'] } });
+  const spawned = await box.api('/v1/agents', {
+    body: { name: 'curious', command: '/bin/sh', args: ['-c', 'curl -s -o /dev/null -w "%{http_code}\\n" http://refused.example/; sleep 30'] },
+  });
   t.equal(spawned.status, 201, JSON.stringify(spawned.json));
   const id = (spawned.json['agent'] as { id: string }).id;
-  await waitFor('the refusal on the record', async () => ((await box.api(`/v1/agents/${id}`)).json['agent'] as { refusals?: unknown[] }).refusals?.length, 30_000);
+  await waitFor(
+    'the refusal on the record',
+    async () => ((await box.api(`/v1/agents/${id}`)).json['agent'] as { refusals?: unknown[] }).refusals?.length,
+    30_000,
+  );
 
   await page.goto(`${box.server.apiUrl}/ui/`, { waitUntil: 'load' });
   await page.type('[data-testid="api-key"]', box.key);

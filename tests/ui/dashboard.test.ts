@@ -39,11 +39,15 @@ async function inspect(tt: Tap.Test, name: string): Promise<void> {
 
 /** Replace the value of a form field as typing would (the page's state follows `input` events). */
 async function fill(testId: string, value: string): Promise<void> {
-  await page.$eval(`[data-testid="${testId}"]`, (el, v) => {
-    const input = el as HTMLInputElement | HTMLTextAreaElement;
-    input.value = v;
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }, value);
+  await page.$eval(
+    `[data-testid="${testId}"]`,
+    (el, v) => {
+      const input = el as HTMLInputElement | HTMLTextAreaElement;
+      input.value = v;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    value,
+  );
 }
 
 async function openTab(id: string): Promise<void> {
@@ -56,7 +60,11 @@ t.test('the bundle is within budget and the /v1 routes refuse a caller without a
   // The page's script and stylesheet; the terminal emulator is a chunk of its own, loaded when a terminal is shown.
   const assets = all.filter((f) => f.startsWith('app-'));
   t.equal(assets.length, 2, `one script and one stylesheet: ${all.join(', ')}`);
-  t.same(all.filter((f) => !f.startsWith('app-')).map((f) => f.replace(/-[A-Z0-9]+\./, '-HASH.')), ['terminal-screen-HASH.js'], 'and the terminal chunk');
+  t.same(
+    all.filter((f) => !f.startsWith('app-')).map((f) => f.replace(/-[A-Z0-9]+\./, '-HASH.')),
+    ['terminal-screen-HASH.js'],
+    'and the terminal chunk',
+  );
   t.ok(assets.some((f) => /^app-[A-Z0-9]+\.js$/.test(f)) && assets.some((f) => /^app-[A-Z0-9]+\.css$/.test(f)), 'their names carry a content hash');
   let gzip = 0;
   for (const f of assets) gzip += gzipSync(await readFile(path.join(uiRoot, 'assets', f)), { level: 9 }).length;
@@ -99,11 +107,22 @@ t.test('sign in, see NOT READY with its reason, then READY as soon as the box is
   t.match(await text('[data-testid="manifest-sha256"]'), /^[0-9a-f]{24}/);
   // The sandbox mode as /health reports it, in the words of docs/user/sandbox.md.
   const sandbox = (await box.api('/health', { auth: false })).json['sandbox'] as { mode: string; namespaces?: { active?: boolean } };
-  const expected = sandbox.mode === 'confined' ? (sandbox.namespaces?.active ? 'bubblewrap + launcher' : 'launcher alone') : sandbox.mode === 'unconfined' ? 'off' : sandbox.mode;
+  const expected =
+    sandbox.mode === 'confined'
+      ? sandbox.namespaces?.active
+        ? 'bubblewrap + launcher'
+        : 'launcher alone'
+      : sandbox.mode === 'unconfined'
+        ? 'off'
+        : sandbox.mode;
   t.equal(await text('[data-testid="sandbox-mode"]'), expected, `the overview names the sandbox mode (${JSON.stringify(sandbox)})`);
   t.match(await text('[data-testid="sandbox-detail"]'), sandbox.mode === 'confined' ? /Landlock, seccomp and rlimits/ : /./);
   t.notOk(page.url().includes(box.key), 'the key is not in the URL');
-  t.same(await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]), [0, 0, ''], 'nothing kept in storage; the session cookie is HttpOnly');
+  t.same(
+    await page.evaluate(() => [localStorage.length, sessionStorage.length, document.cookie]),
+    [0, 0, ''],
+    'nothing kept in storage; the session cookie is HttpOnly',
+  );
   await inspect(t, '2-overview');
 });
 
@@ -151,7 +170,11 @@ t.test('spawn with a working directory, environment and limits: the table and th
   await page.click('[data-testid="spawn"]');
   await waitText('[data-testid="agent-greeter"] [data-testid="agent-exit"]', '3');
   const row = '[data-testid="agent-greeter"]';
-  t.equal(await text(`${row} [data-testid="agent-command"]`), '/bin/sh -c "echo \\"$GREETING from $(pwd)\\"; exit 3"', 'the command line, an argument with spaces quoted');
+  t.equal(
+    await text(`${row} [data-testid="agent-command"]`),
+    '/bin/sh -c "echo \\"$GREETING from $(pwd)\\"; exit 3"',
+    'the command line, an argument with spaces quoted',
+  );
   t.match(await text(`${row} [data-testid="agent-duration"]`), /^\d+ s$/, 'how long it ran');
   t.equal(await text(`${row} [data-testid="agent-reason"]`), '—', 'it ended on its own: no reason of the box');
   t.match(await text(row), /64\.0 MiB, .* 8 proc\./, 'the lower budgets it asked for');
@@ -213,22 +236,38 @@ t.test('an event posted through the API appears in the feed; the kind filter and
   await box.api('/v1/events', { body: { kind: 'test.other', data: { note: 'another kind' } } });
   await waitText('[data-testid="event-feed"]', 'another kind');
   // A kind the page knows nothing of (as the audit trail writes them): its fields, each as text.
-  const audit = await box.api('/v1/events', { body: { kind: 'audit.egress.changed', source: 'test', data: { actor: 'operator', added: ['example.org'], detail: '<img src=x id=injected>' } } });
+  const audit = await box.api('/v1/events', {
+    body: { kind: 'audit.egress.changed', source: 'test', data: { actor: 'operator', added: ['example.org'], detail: '<img src=x id=injected>' } },
+  });
   t.equal(audit.status, 201);
   await waitText('[data-testid="event-feed"]', 'audit.egress.changed');
-  const fields = await page.$$eval('[data-testid="event"]:first-child [data-testid="event-data"] .event-field', (els) => els.map((e) => [e.querySelector('dt')?.textContent, e.querySelector('dd')?.textContent]));
-  t.same(fields, [['actor', 'operator'], ['added', '["example.org"]'], ['detail', '<img src=x id=injected>']], 'every field by name, nested values as JSON');
+  const fields = await page.$$eval('[data-testid="event"]:first-child [data-testid="event-data"] .event-field', (els) =>
+    els.map((e) => [e.querySelector('dt')?.textContent, e.querySelector('dd')?.textContent]),
+  );
+  t.same(
+    fields,
+    [
+      ['actor', 'operator'],
+      ['added', '["example.org"]'],
+      ['detail', '<img src=x id=injected>'],
+    ],
+    'every field by name, nested values as JSON',
+  );
   t.equal(await page.$('#injected'), null, 'data is shown as text, never as markup');
   await inspect(t, '5-events');
 
   // Only test.ui since a minute ago: the earlier test.ui event is replayed, test.other is not.
   await page.type('[data-testid="event-kinds"]', 'test.ui');
   const since = new Date(Date.now() - 60_000 - new Date().getTimezoneOffset() * 60_000).toISOString().slice(0, 19);
-  await page.$eval('[data-testid="event-since"]', (el, v) => {
-    const input = el as HTMLInputElement;
-    input.value = v;
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  }, since);
+  await page.$eval(
+    '[data-testid="event-since"]',
+    (el, v) => {
+      const input = el as HTMLInputElement;
+      input.value = v;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    since,
+  );
   await page.click('[data-testid="apply-filter"]');
   await waitText('[data-testid="event-feed"]', 'hello from the test');
   await waitText('[data-testid="events-live"]', 'Live');
@@ -255,7 +294,11 @@ t.test('search a memory namespace', async (t) => {
 t.test('the mesh view says this box is no mesh host; the tabs move with the arrow keys', async (t) => {
   await openTab('mesh');
   await waitText('[data-testid="not-mesh-host"]', 'not a mesh host');
-  t.equal(await text('[data-testid="not-mesh-host"]'), 'This box is not a mesh host (mesh.mode = "standalone"): only a host (mesh.mode = "host") lists members.', 'said once, with the mode');
+  t.equal(
+    await text('[data-testid="not-mesh-host"]'),
+    'This box is not a mesh host (mesh.mode = "standalone"): only a host (mesh.mode = "host") lists members.',
+    'said once, with the mode',
+  );
   await inspect(t, '7-mesh');
   // The tabs follow the ARIA pattern: arrow keys move the selection and the focus, wrapping around.
   await page.focus('[data-testid="tab-mesh"]');
@@ -282,6 +325,13 @@ t.test('the page had no console error, uncaught exception or failed request', as
   t.same(problems.failedRequests, [], 'no failed request');
   // The only refusals: the session probe on load (signed out: 401), the wrong key, the bad namespace.
   t.same(problems.httpErrors, ['GET /ui/session 401', 'POST /ui/session 401', 'POST /v1/memory/bad%20name/search 400']);
-  t.equal(problems.consoleErrors.length, problems.httpErrors.length, `console errors are the browser's notes of those refusals only: ${problems.consoleErrors.join(' | ')}`);
-  t.ok(problems.consoleErrors.every((m) => m.startsWith('Failed to load resource: the server responded with a status of 40')), 'no other console error');
+  t.equal(
+    problems.consoleErrors.length,
+    problems.httpErrors.length,
+    `console errors are the browser's notes of those refusals only: ${problems.consoleErrors.join(' | ')}`,
+  );
+  t.ok(
+    problems.consoleErrors.every((m) => m.startsWith('Failed to load resource: the server responded with a status of 40')),
+    'no other console error',
+  );
 });

@@ -55,7 +55,11 @@ t.test('members appear live with state, health, capacity and last heartbeat', as
   // A member registering while the page is open appears without a reload.
   t.equal((await bob.call('POST', `${base}/v1/register`, registrationBody(bob.identity))).status, 201);
   await waitText('[data-testid="mesh-members"]', bob.identity.npub);
-  t.match(await text('[data-testid="mesh-member"]:nth-child(2)'), /unnamed.*no heartbeat yet.*2 agents running, 1\.0 KiB free/s, 'a member that sent no name and no heartbeat yet');
+  t.match(
+    await text('[data-testid="mesh-member"]:nth-child(2)'),
+    /unnamed.*no heartbeat yet.*2 agents running, 1\.0 KiB free/s,
+    'a member that sent no name and no heartbeat yet',
+  );
   await page.screenshot({ path: path.join(screenshotDir(), '8-mesh-host.png'), fullPage: true });
   t.same(await seriousViolations(page), [], 'axe finds no serious or critical violation on the members');
 });

@@ -51,13 +51,21 @@ t.test('lines arriving live touch only the last block of the log, and the view f
   });
   t.ok(first.chunks >= 100 && first.chunks <= 200, `the first block holds ${first.chunks} chunks`);
   const seen = await ticks();
-  await page.waitForFunction((n: number) => (document.querySelector('[data-testid="agent-output"]')?.textContent ?? '').split('tick ').length - 1 >= n + 5, PAGE_WAIT, seen);
+  await page.waitForFunction(
+    (n: number) => (document.querySelector('[data-testid="agent-output"]')?.textContent ?? '').split('tick ').length - 1 >= n + 5,
+    PAGE_WAIT,
+    seen,
+  );
   const after = await page.$eval('[data-testid="agent-output"] .log-block', (el) => ({ seen: (el as HTMLElement).dataset['seen'], text: el.textContent }));
   t.same(after, { seen: 'yes', text: first.text }, 'five more lines arrived and the first block is the same element with the same text');
 
   const text = await page.$eval('[data-testid="agent-output"]', (el) => el.textContent ?? '');
   const lines = text.split('\n').filter((l) => l.startsWith('line '));
-  t.same(lines, Array.from({ length: 200 }, (_, i) => `line ${i + 1}`), 'every line once, in order, each on its own line');
+  t.same(
+    lines,
+    Array.from({ length: 200 }, (_, i) => `line ${i + 1}`),
+    'every line once, in order, each on its own line',
+  );
   t.match(text, /line 200\ntick 1\n/, 'blocks do not split or join lines');
   // Scrolled once per frame: the bottom of the log is in view between frames.
   await page.waitForFunction(() => {

@@ -46,7 +46,11 @@ t.test('a listed operator key signs in, a key not listed is refused with the rea
   t.match(session, { via: 'nip98' }, 'the session was made from the NIP-98 token');
 
   // This box has its beads, events and memory slots off: those views say so instead of failing.
-  for (const [tab, what] of [['beads', /beads slot is not available on this box: .*off/i], ['events', /event log is not available on this box: the events slot is off/], ['memory', /Memory is not available on this box: the memory slot is off/]] as const) {
+  for (const [tab, what] of [
+    ['beads', /beads slot is not available on this box: .*off/i],
+    ['events', /event log is not available on this box: the events slot is off/],
+    ['memory', /Memory is not available on this box: the memory slot is off/],
+  ] as const) {
     await page.click(`[data-testid="tab-${tab}"]`);
     await page.waitForSelector(`[data-testid="view-${tab}"] [data-testid="unavailable"]`, PAGE_WAIT);
     t.match(await text('[data-testid="unavailable"]'), what, `${tab}: unavailable, with the reason`);
@@ -65,7 +69,10 @@ t.test('a session revoked elsewhere: the page is back at sign-in at once, with a
   const cookie = (await page.cookies()).find((c) => c.name === 'agentbox_session')!;
   const { csrfToken } = (await page.evaluate(async () => (await fetch('/ui/session')).json())) as { csrfToken: string };
   const base = ui.box.server.apiUrl;
-  const revoked = await fetch(`${base}/ui/session`, { method: 'DELETE', headers: { cookie: `agentbox_session=${cookie.value}`, 'x-csrf-token': csrfToken, origin: new URL(base).origin } });
+  const revoked = await fetch(`${base}/ui/session`, {
+    method: 'DELETE',
+    headers: { cookie: `agentbox_session=${cookie.value}`, 'x-csrf-token': csrfToken, origin: new URL(base).origin },
+  });
   t.equal(revoked.status, 204, 'revoked through the API');
 
   // No action needed: the live stream's last record says the session ended.

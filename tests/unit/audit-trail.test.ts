@@ -24,11 +24,28 @@ async function openLog(t: { teardown(fn: () => unknown): void }): Promise<{ log:
 function trail(log: LocalJsonlEvents, critical: boolean, usable = () => true) {
   const logs = captureLogs();
   const failures = new Counter({ name: 'audit_failed_test', help: 'test', labelNames: ['kind'] as const, registers: [new Registry()] });
-  const audit = new AuditTrail({ append: (events) => log.append(events), critical, usable, logger: createLogger({ level: 'info', destination: logs.destination }), failures });
+  const audit = new AuditTrail({
+    append: (events) => log.append(events),
+    critical,
+    usable,
+    logger: createLogger({ level: 'info', destination: logs.destination }),
+    failures,
+  });
   return { audit, logs, failed: async () => (await failures.get()).values.map((v) => [v.labels['kind'], v.value]) };
 }
 
-const start = { id: 'agt_1', name: 'one', command: '/bin/true', args: [], cwd: 'one', envNames: ['A'], limits: { processes: 2 }, sandbox: 'launcher' as const, pid: 42, startedAt: '2026-01-01T00:00:00.000Z' };
+const start = {
+  id: 'agt_1',
+  name: 'one',
+  command: '/bin/true',
+  args: [],
+  cwd: 'one',
+  envNames: ['A'],
+  limits: { processes: 2 },
+  sandbox: 'launcher' as const,
+  pid: 42,
+  startedAt: '2026-01-01T00:00:00.000Z',
+};
 
 t.test('hooks record in call order, with the caller the request runs as', async (t) => {
   const { log } = await openLog(t);
@@ -36,13 +53,26 @@ t.test('hooks record in call order, with the caller the request runs as', async 
   const hooks = audit.agentHooks();
   audit.as({ kind: 'api-key' }, () => hooks.started(start));
   hooks.terminating({ id: 'agt_1', name: 'one', graceMs: 5 }, { kind: 'box', reason: 'limit:cpu' });
-  hooks.ended({ id: 'agt_1', name: 'one', state: 'terminated', reason: 'limit:cpu', signal: 'SIGTERM', startedAt: start.startedAt, endedAt: '2026-01-01T00:00:01.500Z', usage: { rss_bytes: 1, pss_bytes: 1, cpu_seconds: 2, processes: 1 }, peakPssBytes: 9 });
+  hooks.ended({
+    id: 'agt_1',
+    name: 'one',
+    state: 'terminated',
+    reason: 'limit:cpu',
+    signal: 'SIGTERM',
+    startedAt: start.startedAt,
+    endedAt: '2026-01-01T00:00:01.500Z',
+    usage: { rss_bytes: 1, pss_bytes: 1, cpu_seconds: 2, processes: 1 },
+    peakPssBytes: 9,
+  });
   hooks.started({ ...start, id: 'agt_2' });
   void audit.action({ kind: 'nip98', pubkey: 'ab' }, 'bead.open', 'beads', { bead: 'bd-1' });
   // Appends become durable in call order: once the last one is, all are.
   t.equal(await audit.record('bead.closed', 'beads', { bead: 'bd-1' }), true);
   const items = (await log.query({ limit: 10 })).items;
-  t.same(items.map((e) => e.kind), ['agent.spawn', 'agent.terminate', 'agent.exit', 'agent.spawn', 'bead.open', 'bead.closed']);
+  t.same(
+    items.map((e) => e.kind),
+    ['agent.spawn', 'agent.terminate', 'agent.exit', 'agent.spawn', 'bead.open', 'bead.closed'],
+  );
   t.match(items[0], { source: 'orchestrator', data: { agent: 'agt_1', envNames: ['A'], by: { kind: 'api-key' } } });
   t.match(items[1], { data: { by: { kind: 'box', reason: 'limit:cpu' } } });
   t.match(items[2], { data: { durationMs: 1500, usage: { cpu_seconds: 2, peak_pss_bytes: 9 }, signal: 'SIGTERM' } });
@@ -58,7 +88,10 @@ t.test('a log that cannot append fails no action; it is logged and counted', asy
   await log.close();
   t.equal(await audit.record('bead.closed', 'beads', { bead: 'bd-1' }), false);
   await audit.action({ kind: 'api-key' }, 'bead.claimed', 'beads', { bead: 'bd-1' });
-  t.same(await failed(), [['bead.closed', 1], ['bead.claimed', 1]]);
+  t.same(await failed(), [
+    ['bead.closed', 1],
+    ['bead.claimed', 1],
+  ]);
   t.equal(logs.events('AuditEventNotRecorded').length, 2);
   t.doesNotThrow(() => audit.admit('anything'), 'not critical: never refused');
 });

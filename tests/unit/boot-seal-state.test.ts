@@ -4,7 +4,8 @@ import { SealState } from '../../management-api/src/boot/seal-state.js';
 import { listen, parseTokens } from '../../management-api/src/boot/supervisor-protocol.js';
 import { reportStageBCompleted, STAGE_B_COMPLETED } from '../../management-api/src/boot/stage-b-report.js';
 
-const ev = (s: SealState, state: string, name: string, extra: Record<string, string> = {}) => s.apply(`PROCESS_STATE_${state}`, { processname: name, ...extra });
+const ev = (s: SealState, state: string, name: string, extra: Record<string, string> = {}) =>
+  s.apply(`PROCESS_STATE_${state}`, { processname: name, ...extra });
 
 t.test('seals only when the one-shot exited cleanly and every required programme runs', async (t) => {
   const s = new SealState({ required: ['management-api', 'worker'], oneshot: 'bootstrap' });
@@ -39,7 +40,11 @@ t.test('a required programme that stays down (FATAL, or an exit supervisord does
   t.same(ev(early, 'FATAL', 'relay'), { kind: 'down', program: 'relay', state: 'FATAL' });
   t.equal(early.sealed, false);
   const seeded = new SealState({ required: ['relay'] });
-  t.same(seeded.seed([{ name: 'relay', state: 'FATAL', exitStatus: 0 }]), { kind: 'down', program: 'relay', state: 'FATAL' }, 'a restarted listener finds it in the snapshot');
+  t.same(
+    seeded.seed([{ name: 'relay', state: 'FATAL', exitStatus: 0 }]),
+    { kind: 'down', program: 'relay', state: 'FATAL' },
+    'a restarted listener finds it in the snapshot',
+  );
 });
 
 t.test('stage B failing is final: never sealed afterwards', async (t) => {
@@ -55,15 +60,28 @@ t.test('stage B failing is final: never sealed afterwards', async (t) => {
 t.test('non-state events are ignored; tokens parse', async (t) => {
   const s = new SealState({ required: ['api'] });
   t.same(s.apply('TICK_5', { when: '1' }), { kind: 'none' });
-  t.same(parseTokens('ver:3.0 server:supervisor eventname:PROCESS_STATE_RUNNING len:54\n'), { ver: '3.0', server: 'supervisor', eventname: 'PROCESS_STATE_RUNNING', len: '54' });
+  t.same(parseTokens('ver:3.0 server:supervisor eventname:PROCESS_STATE_RUNNING len:54\n'), {
+    ver: '3.0',
+    server: 'supervisor',
+    eventname: 'PROCESS_STATE_RUNNING',
+    len: '54',
+  });
 });
 
 t.test('seeding from supervisord: a restarted listener knows what no event will tell it again', async (t) => {
   const p = (name: string, state: string, exitStatus = 0) => ({ name, state, exitStatus });
   const done = new SealState({ required: ['api'], oneshot: 'bootstrap' });
-  t.same(done.seed([p('bootstrap', 'EXITED'), p('api', 'RUNNING'), p('seal-listener', 'STARTING')]), { kind: 'seal' }, 'one-shot exited 0 and api runs: sealed at once');
+  t.same(
+    done.seed([p('bootstrap', 'EXITED'), p('api', 'RUNNING'), p('seal-listener', 'STARTING')]),
+    { kind: 'seal' },
+    'one-shot exited 0 and api runs: sealed at once',
+  );
   t.equal(done.sealed, true);
-  t.same(ev(done, 'STOPPING', 'api', { from_state: 'RUNNING' }), { kind: 'unseal', program: 'api', state: 'STOPPING' }, 'events continue from the seeded state');
+  t.same(
+    ev(done, 'STOPPING', 'api', { from_state: 'RUNNING' }),
+    { kind: 'unseal', program: 'api', state: 'STOPPING' },
+    'events continue from the seeded state',
+  );
 
   const waiting = new SealState({ required: ['api'], oneshot: 'bootstrap' });
   t.same(waiting.seed([p('bootstrap', 'EXITED'), p('api', 'BACKOFF')]), { kind: 'none' });
@@ -83,14 +101,24 @@ t.test('seeding from supervisord: a restarted listener knows what no event will 
 
 t.test('events queued before the snapshot are history: skipped until one continues from the seeded state', async (t) => {
   const s = new SealState({ required: ['api'], oneshot: 'bootstrap' });
-  t.same(s.seed([{ name: 'bootstrap', state: 'EXITED', exitStatus: 0 }, { name: 'api', state: 'RUNNING', exitStatus: 0 }]), { kind: 'seal' });
+  t.same(
+    s.seed([
+      { name: 'bootstrap', state: 'EXITED', exitStatus: 0 },
+      { name: 'api', state: 'RUNNING', exitStatus: 0 },
+    ]),
+    { kind: 'seal' },
+  );
   // supervisord delivers what it queued while the listener started: the way to the snapshot.
   t.same(ev(s, 'STARTING', 'bootstrap', { from_state: 'STOPPED' }), { kind: 'none' });
   t.same(ev(s, 'STARTING', 'api', { from_state: 'STOPPED' }), { kind: 'none' }, 'no false withdrawal');
   t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'none' });
   t.same(ev(s, 'EXITED', 'bootstrap', { from_state: 'RUNNING', expected: '1' }), { kind: 'none' });
   t.equal(s.sealed, true);
-  t.same(ev(s, 'STOPPING', 'api', { from_state: 'RUNNING' }), { kind: 'unseal', program: 'api', state: 'STOPPING' }, 'the first event from the seeded state is live');
+  t.same(
+    ev(s, 'STOPPING', 'api', { from_state: 'RUNNING' }),
+    { kind: 'unseal', program: 'api', state: 'STOPPING' },
+    'the first event from the seeded state is live',
+  );
   t.same(ev(s, 'STOPPED', 'api', { from_state: 'STOPPING' }), { kind: 'none' });
   t.same(ev(s, 'STARTING', 'api', { from_state: 'STOPPED' }), { kind: 'none' }, 'live from then on');
   t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'seal', again: true });
@@ -137,7 +165,9 @@ t.test('the listener protocol hands over the message of a communication event', 
   const done = listen(input, output, (e) => void seen.push({ eventName: e.eventName, processname: e.payload['processname'], data: e.data }));
   const payload = `processname:bootstrap groupname:bootstrap pid:42\n${STAGE_B_COMPLETED}`;
   const state = 'processname:api groupname:api from_state:STARTING pid:43';
-  input.write(`ver:3.0 server:supervisor serial:1 pool:seal-listener poolserial:1 eventname:PROCESS_COMMUNICATION_STDOUT len:${Buffer.byteLength(payload)}\n${payload}`);
+  input.write(
+    `ver:3.0 server:supervisor serial:1 pool:seal-listener poolserial:1 eventname:PROCESS_COMMUNICATION_STDOUT len:${Buffer.byteLength(payload)}\n${payload}`,
+  );
   input.end(`ver:3.0 server:supervisor serial:2 pool:seal-listener poolserial:2 eventname:PROCESS_STATE_RUNNING len:${state.length}\n${state}`);
   await done;
   t.same(seen, [

@@ -24,7 +24,10 @@ t.test('a seal and a failure marker from an earlier boot are gone when stage A c
   const seen: string[] = [];
   const logger = pino({ level: 'silent' });
   const events: BootEvents = { logger, emit: (event) => void seen.push(event), fail: (event) => void seen.push(`fail:${event}`) };
-  const code = await runStageA({ env: { AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifest, AGENTBOX_ARTIFACTS: artifacts, AGENTBOX_LOCAL: '1', PATH: process.env['PATH'] }, events });
+  const code = await runStageA({
+    env: { AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifest, AGENTBOX_ARTIFACTS: artifacts, AGENTBOX_LOCAL: '1', PATH: process.env['PATH'] },
+    events,
+  });
   t.equal(code, 0, `stage A completed (${seen.join(', ')})`);
   t.ok(seen.includes('StageACompleted'));
   t.notOk(existsSync(paths.sealFile), 'the earlier seal is removed');

@@ -15,12 +15,21 @@ const pointer = (key: readonly string[]) => `/${key.join('/')}`;
 
 // The registry and adapters/adapter.ts take their slots and names from the facts file (a missing or
 // extra slot fails to type-check); the schema's enums are written in the schema and tied here.
-t.test('slots: the schema enums, the registry and adapter.ts name the facts file\'s implementations', async (t) => {
+t.test("slots: the schema enums, the registry and adapter.ts name the facts file's implementations", async (t) => {
   const adapters = resolveRef(manifestSchema.properties!['adapters']!);
-  t.same(Object.keys(adapters.properties!).filter((k) => k !== 'critical' && k !== 'connect_timeout_sec'), SLOTS, 'the schema lists the slots in the facts order');
+  t.same(
+    Object.keys(adapters.properties!).filter((k) => k !== 'critical' && k !== 'connect_timeout_sec'),
+    SLOTS,
+    'the schema lists the slots in the facts order',
+  );
   t.same(adapters.properties!['critical']!.items!.enum, SLOTS, 'adapters.critical names exactly the slots');
   t.same([...ADAPTER_SLOTS], SLOTS, 'adapters/adapter.ts SLOTS');
-  for (const slot of SLOTS) t.same(Object.keys(facts.slots[slot]!).sort(), [...IMPLEMENTATION_CLASSES, 'integration'].sort(), `slots.${slot} names one implementation per class and its integration`);
+  for (const slot of SLOTS)
+    t.same(
+      Object.keys(facts.slots[slot]!).sort(),
+      [...IMPLEMENTATION_CLASSES, 'integration'].sort(),
+      `slots.${slot} names one implementation per class and its integration`,
+    );
   t.same(Object.keys(registry), SLOTS, 'the registry has every slot');
   for (const slot of SLOTS) {
     const impls = facts.slots[slot]!;
@@ -30,7 +39,7 @@ t.test('slots: the schema enums, the registry and adapter.ts name the facts file
   }
 });
 
-t.test('slots: the http integrations are the schema\'s httpIntegration entries', async (t) => {
+t.test("slots: the http integrations are the schema's httpIntegration entries", async (t) => {
   const integrations = manifestSchema.properties!['integrations']!.properties!;
   for (const slot of SLOTS) {
     t.equal(facts.slots[slot]!.integration === 'http', integrations[slot]?.$ref === '#/$defs/httpIntegration', `integrations.${slot}`);
@@ -44,7 +53,13 @@ t.test('features: one per security exception but sandbox-namespaces, each settin
   const namespaces = facts.sandboxNamespaces;
   t.equal(namespaces.exception, 'sandbox-namespaces', 'the carve-out is sandbox-namespaces');
   t.notOk(namespaces.exception in facts.features, 'and it is not a feature');
-  t.same(Object.keys(facts.features).sort(), Object.keys(exceptions).filter((k) => k !== namespaces.exception).sort(), 'feature names = the other [security.exceptions] keys');
+  t.same(
+    Object.keys(facts.features).sort(),
+    Object.keys(exceptions)
+      .filter((k) => k !== namespaces.exception)
+      .sort(),
+    'feature names = the other [security.exceptions] keys',
+  );
   const shape = exceptions[namespaces.exception]!;
   t.same(Object.keys(shape.properties ?? {}), ['reason'], 'sandbox-namespaces takes a reason only');
   t.equal(shape.additionalProperties, false, 'and nothing else');
@@ -60,17 +75,29 @@ t.test('features: one per security exception but sandbox-namespaces, each settin
   }
 });
 
-t.test('box programmes: ports and settings are schema keys; priorities are the box\'s', async (t) => {
+t.test("box programmes: ports and settings are schema keys; priorities are the box's", async (t) => {
   for (const [name, p] of Object.entries(facts.programs.box)) {
     for (const key of p.portKeys ?? []) t.equal(schemaAt(pointer(key))?.type, 'integer', `${name}: ${key.join('.')} is an integer key`);
     if (p.setting) t.equal(schemaAt(pointer(p.setting.key))?.type, 'boolean', `${name}: ${p.setting.key.join('.')} is a flag`);
     t.ok(p.priority >= 1 && p.priority < facts.programs.firstOperatorPriority, `${name}: priority ${p.priority} is below the operators'`);
     if (!p.available) t.ok(p.reason && p.instead, `${name}: an unavailable programme says why and what instead`);
   }
-  for (const f of Object.values(facts.features)) for (const p of f.programs) t.ok(p.priority < facts.programs.firstOperatorPriority, `${p.name}: a box priority`);
+  for (const f of Object.values(facts.features))
+    for (const p of f.programs) t.ok(p.priority < facts.programs.firstOperatorPriority, `${p.name}: a box priority`);
   const program = resolveRef(manifestSchema.$defs!['program']!).properties!['priority']!;
-  t.equal(program.default! as number >= facts.programs.firstOperatorPriority, true, 'the default programme priority is an operator priority');
-  t.same([...reservedProgramNames].sort(), ['bootstrap', 'code-server', 'desktop', 'egress-proxy', 'management-api', 'playwright', 'relay', 'seal-listener', 'supervisord', 'telegram-mirror']);
+  t.equal((program.default! as number) >= facts.programs.firstOperatorPriority, true, 'the default programme priority is an operator priority');
+  t.same([...reservedProgramNames].sort(), [
+    'bootstrap',
+    'code-server',
+    'desktop',
+    'egress-proxy',
+    'management-api',
+    'playwright',
+    'relay',
+    'seal-listener',
+    'supervisord',
+    'telegram-mirror',
+  ]);
 });
 
 t.test('the schema says which settings ask for a part this build lacks, and that their other keys are read by nothing', async (t) => {
@@ -85,11 +112,18 @@ t.test('the schema says which settings ask for a part this build lacks, and that
   for (const p of [...Object.values(facts.programs.box), ...Object.values(facts.features)].filter((p) => p.available && p.setting)) {
     t.notMatch(schemaAt(pointer(p.setting!.key))?.description, /E036|read by nothing/, `${p.setting!.key.join('.')} is not described as refused`);
   }
-  t.notMatch(JSON.stringify(schemaAt('/sovereign_mesh/relay')), /E036|does not ship|read by nothing/, 'the embedded relay ships: no key of its table says otherwise');
+  t.notMatch(
+    JSON.stringify(schemaAt('/sovereign_mesh/relay')),
+    /E036|does not ship|read by nothing/,
+    'the embedded relay ships: no key of its table says otherwise',
+  );
 });
 
 t.test('a part is available exactly when its command ships in config/bin', async (t) => {
-  const parts = [...Object.entries(facts.programs.box).map(([n, p]) => [n, p.argv, p.available] as const), ...Object.entries(facts.features).flatMap(([n, f]) => f.programs.map((p) => [n, p.argv, f.available] as const))];
+  const parts = [
+    ...Object.entries(facts.programs.box).map(([n, p]) => [n, p.argv, p.available] as const),
+    ...Object.entries(facts.features).flatMap(([n, f]) => f.programs.map((p) => [n, p.argv, f.available] as const)),
+  ];
   for (const [name, argv, available] of parts) {
     if (!argv[0]!.startsWith('@bin@/')) continue;
     const command = argv[0]!.slice('@bin@/'.length);
@@ -102,7 +136,8 @@ t.test('the runtime layout: files sit in its directories, and the defaults read 
   const dirs = Object.values(facts.runtime.dirs);
   for (const [name, file] of Object.entries(facts.runtime.files)) t.ok(dirs.includes(path.dirname(file)), `${name} (${file}) is in a runtime directory`);
   for (const p of facts.baseline.protectedPaths) t.ok(path.isAbsolute(p), `${p} is absolute`);
-  for (const dir of [facts.runtime.dirs['runDir']!, facts.runtime.dirs['stateDir']!, facts.runtime.dirs['workspaceDir']!]) t.ok(facts.baseline.protectedPaths.includes(dir), `${dir} is protected`);
+  for (const dir of [facts.runtime.dirs['runDir']!, facts.runtime.dirs['stateDir']!, facts.runtime.dirs['workspaceDir']!])
+    t.ok(facts.baseline.protectedPaths.includes(dir), `${dir} is protected`);
   const { manifest } = await loadManifestSource('', { targetArch: 'x86_64', env: {} });
   t.equal(valueAt(manifest, ['api', 'port']), manifest?.api.port, 'valueAt reads a manifest key');
 });

@@ -25,23 +25,37 @@ t.test('the defaults: API, metrics and the egress proxy, each with its key and v
 
 t.test('overrides apply; a malformed one is left to the programme that reads it', async (t) => {
   const m = await manifest('[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\n');
-  const ports = boxPorts(m, { AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: 'x', AGENTBOX_EGRESS_PORT: '4000', AGENTBOX_RELAY_PORT: '4001', AGENTBOX_API_BIND: '0.0.0.0' });
-  t.same(ports.map((p) => [p.name, p.host, p.port]), [
-    ['API', '0.0.0.0', 0],
-    ['metrics', '127.0.0.1', 9091],
-    ['egress proxy', '127.0.0.1', 4000],
-    ['relay', '127.0.0.1', 4001],
-  ]);
+  const ports = boxPorts(m, {
+    AGENTBOX_API_PORT: '0',
+    AGENTBOX_METRICS_PORT: 'x',
+    AGENTBOX_EGRESS_PORT: '4000',
+    AGENTBOX_RELAY_PORT: '4001',
+    AGENTBOX_API_BIND: '0.0.0.0',
+  });
+  t.same(
+    ports.map((p) => [p.name, p.host, p.port]),
+    [
+      ['API', '0.0.0.0', 0],
+      ['metrics', '127.0.0.1', 9091],
+      ['egress proxy', '127.0.0.1', 4000],
+      ['relay', '127.0.0.1', 4001],
+    ],
+  );
 });
 
 t.test('without the sandbox no egress proxy; features and [programs] with a port are listed', async (t) => {
-  const m = await manifest('[sandbox]\nenabled = false\n\n[features]\ncode_server = true\n\n[programs.web]\ncommand = "/bin/true"\nport = 8000\n\n[programs.quiet]\ncommand = "/bin/true"\n');
-  t.same(boxPorts(m).map((p) => [p.name, p.program, p.key, p.envVar, p.port]), [
-    ['API', 'management-api', 'api.port', 'AGENTBOX_API_PORT', 9090],
-    ['metrics', 'management-api', 'observability.metrics_port', 'AGENTBOX_METRICS_PORT', 9091],
-    ['feature code-server', 'code-server', 'features.code_server', undefined, 8443],
-    ['programme web', 'web', 'programs.web.port', undefined, 8000],
-  ]);
+  const m = await manifest(
+    '[sandbox]\nenabled = false\n\n[features]\ncode_server = true\n\n[programs.web]\ncommand = "/bin/true"\nport = 8000\n\n[programs.quiet]\ncommand = "/bin/true"\n',
+  );
+  t.same(
+    boxPorts(m).map((p) => [p.name, p.program, p.key, p.envVar, p.port]),
+    [
+      ['API', 'management-api', 'api.port', 'AGENTBOX_API_PORT', 9090],
+      ['metrics', 'management-api', 'observability.metrics_port', 'AGENTBOX_METRICS_PORT', 9091],
+      ['feature code-server', 'code-server', 'features.code_server', undefined, 8443],
+      ['programme web', 'web', 'programs.web.port', undefined, 8000],
+    ],
+  );
 });
 
 t.test('the line names the port, the programme, the key and the variable, or only the key', async (t) => {
@@ -49,5 +63,8 @@ t.test('the line names the port, the programme, the key and the variable, or onl
     portInUseLine({ name: 'egress proxy', program: 'egress-proxy', key: 'sandbox.egress.port', envVar: 'AGENTBOX_EGRESS_PORT', host: '127.0.0.1', port: 3128 }),
     "port 3128 on 127.0.0.1 is already in use: the egress proxy (programme egress-proxy, manifest key sandbox.egress.port, override AGENTBOX_EGRESS_PORT) cannot listen; another box on this machine? (agentbox boxes; ss -ltnp 'sport = :3128') — set AGENTBOX_EGRESS_PORT (0 = any free port) or sandbox.egress.port in the manifest",
   );
-  t.match(portInUseLine({ name: 'programme web', program: 'web', key: 'programs.web.port', host: '0.0.0.0', port: 8000 }), /\(programme web, manifest key programs\.web\.port\) cannot listen; .* — change programs\.web\.port in the manifest$/);
+  t.match(
+    portInUseLine({ name: 'programme web', program: 'web', key: 'programs.web.port', host: '0.0.0.0', port: 8000 }),
+    /\(programme web, manifest key programs\.web\.port\) cannot listen; .* — change programs\.web\.port in the manifest$/,
+  );
 });

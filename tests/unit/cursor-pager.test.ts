@@ -34,32 +34,53 @@ t.test('a cursor another slot (or nobody) handed out is refused with 400 ABX_ERR
     [PODS_PAGER, b64('m1:1'), 'pod listing'],
   ];
   for (const [pager, cursor, issuer] of cases) {
-    t.throws(() => pager.decodeCursor(cursor), { code: 'ABX_ERR_VALIDATION', statusCode: 400, message: `cursor is not one this ${issuer} handed out` }, `${issuer}: ${cursor}`);
+    t.throws(
+      () => pager.decodeCursor(cursor),
+      { code: 'ABX_ERR_VALIDATION', statusCode: 400, message: `cursor is not one this ${issuer} handed out` },
+      `${issuer}: ${cursor}`,
+    );
   }
 });
 
 t.test('page sizes: the slot default, capped at its maximum; anything but a positive integer refused', async (t) => {
-  t.same([BEADS_PAGER, EVENTS_PAGER, MEMORY_PAGER, PODS_PAGER].map((p) => [p.pageLimit(undefined), p.pageLimit(1e6), p.pageLimit(7)]), [
-    [50, 500, 7],
-    [100, 1000, 7],
-    [50, 500, 7],
-    [100, 1000, 7],
-  ]);
+  t.same(
+    [BEADS_PAGER, EVENTS_PAGER, MEMORY_PAGER, PODS_PAGER].map((p) => [p.pageLimit(undefined), p.pageLimit(1e6), p.pageLimit(7)]),
+    [
+      [50, 500, 7],
+      [100, 1000, 7],
+      [50, 500, 7],
+      [100, 1000, 7],
+    ],
+  );
   for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '5' as unknown as number]) {
-    t.throws(() => BEADS_PAGER.pageLimit(bad), { code: 'ABX_ERR_VALIDATION', message: /^limit must be a positive integer, not .* \(at most 500 are returned\)$/ }, String(bad));
+    t.throws(
+      () => BEADS_PAGER.pageLimit(bad),
+      { code: 'ABX_ERR_VALIDATION', message: /^limit must be a positive integer, not .* \(at most 500 are returned\)$/ },
+      String(bad),
+    );
   }
 });
 
 t.test('the page shape: limit + 1 rows make a page of limit with a cursor after its last item', async (t) => {
   const pager = cursorPager({ codec: seqCursor('t'), defaultLimit: 2, maxLimit: 10, issuer: 'test' });
   const rows = [{ seq: 3 }, { seq: 5 }, { seq: 9 }];
-  t.same(pager.page(rows, 3, (r) => r.seq), { items: rows }, 'all fit: no cursor');
+  t.same(
+    pager.page(rows, 3, (r) => r.seq),
+    { items: rows },
+    'all fit: no cursor',
+  );
   t.notOk('nextCursor' in pager.page(rows, 3, (r) => r.seq), 'the key is absent, not undefined');
   const first = pager.page(rows, 2, (r) => r.seq);
   t.same(first, { items: [{ seq: 3 }, { seq: 5 }], nextCursor: b64('t:5') });
   t.equal(pager.decodeCursor(first.nextCursor), 5);
-  t.same(mapPage(first, (r) => r.seq * 2), { items: [6, 10], nextCursor: b64('t:5') });
-  t.same(mapPage({ items: [1] }, (n) => n + 1), { items: [2] });
+  t.same(
+    mapPage(first, (r) => r.seq * 2),
+    { items: [6, 10], nextCursor: b64('t:5') },
+  );
+  t.same(
+    mapPage({ items: [1] }, (n) => n + 1),
+    { items: [2] },
+  );
   t.equal(afterNameCursor().start, '');
 });
 

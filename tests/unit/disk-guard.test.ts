@@ -21,13 +21,23 @@ t.test('below the threshold: low, a spawn refused with ABX_ERR_DISK_LOW naming p
   t.equal(changes.length, 1, 'the first check reports');
   t.match(guard.states[0], { name: 'state', path: dir, low: true, thresholdBytes: 2 ** 52 });
   t.ok(guard.states[0]!.freeBytes > 0, 'free bytes from statfs');
-  await t.rejects(guard.admit(), { code: 'ABX_ERR_DISK_LOW', statusCode: 507, message: new RegExp(`^no new agent starts while free space on ${dir} is .* bytes\\), below resources\\.min_free_disk .* \\(4503599627370496 bytes\\)`) });
+  await t.rejects(guard.admit(), {
+    code: 'ABX_ERR_DISK_LOW',
+    statusCode: 507,
+    message: new RegExp(`^no new agent starts while free space on ${dir} is .* bytes\\), below resources\\.min_free_disk .* \\(4503599627370496 bytes\\)`),
+  });
   await guard.check();
   t.equal(changes.length, 1, 'no report while nothing flips');
 });
 
 t.test('above the threshold: admitted; a directory statfs cannot read is left to the mount checker', async (t) => {
-  const guard = new DiskGuard([{ name: 'state', path: dir }, { name: 'gone', path: path.join(dir, 'missing') }], { thresholdBytes: 1, intervalMs: HOUR, onChange: () => undefined });
+  const guard = new DiskGuard(
+    [
+      { name: 'state', path: dir },
+      { name: 'gone', path: path.join(dir, 'missing') },
+    ],
+    { thresholdBytes: 1, intervalMs: HOUR, onChange: () => undefined },
+  );
   await guard.start();
   guard.close();
   await guard.admit();
@@ -35,14 +45,21 @@ t.test('above the threshold: admitted; a directory statfs cannot read is left to
 });
 
 t.test('readiness: 503 with disk:<name> missing and the reason, 200 again once space returns', async (t) => {
-  const readiness = new Readiness({ logger: createLogger({ level: 'silent' }), metrics: createMetrics({ version: '0', imageHash: 'dev', manifestSha256: '0'.repeat(64) }), clock: () => new Date() });
+  const readiness = new Readiness({
+    logger: createLogger({ level: 'silent' }),
+    metrics: createMetrics({ version: '0', imageHash: 'dev', manifestSha256: '0'.repeat(64) }),
+    clock: () => new Date(),
+  });
   const base = { sealFile: '/seal', sealPresent: true, mounts: [], slots: [] };
   const state: DiskState = { name: 'state', path: '/var/lib/agentbox', freeBytes: 1024 ** 2, thresholdBytes: 512 * 1024 ** 2, low: true };
   readiness.update({ ...base, disks: [state] });
   const body = JSON.parse(readiness.response.body) as Record<string, unknown>;
   t.equal(readiness.response.status, 503);
   t.same(body['missing'], ['disk:state']);
-  t.equal(body['reason'], 'free space on /var/lib/agentbox is 1.0 MiB (1048576 bytes), below resources.min_free_disk 512.0 MiB (536870912 bytes): new agents are refused until space returns');
+  t.equal(
+    body['reason'],
+    'free space on /var/lib/agentbox is 1.0 MiB (1048576 bytes), below resources.min_free_disk 512.0 MiB (536870912 bytes): new agents are refused until space returns',
+  );
   readiness.update({ ...base, disks: [{ ...state, freeBytes: 600 * 1024 ** 2, low: false }] });
   t.equal(readiness.response.status, 200);
   t.match(JSON.parse(readiness.response.body), { requirements: ['seal', 'disk:state'] });

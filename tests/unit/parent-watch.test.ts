@@ -30,7 +30,10 @@ setInterval(() => {}, 1000);
 async function underShell(t: Tap.Test, env: Record<string, string>): Promise<{ shell: ChildProcess; pid: number; log: string }> {
   const pidFile = path.join(work, `pid-${Math.random()}`);
   const log = `${pidFile}.log`;
-  const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${watcher}" "${pidFile}" 2>"${log}" & wait`], { env: { ...process.env, ...env }, stdio: 'ignore' });
+  const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${watcher}" "${pidFile}" 2>"${log}" & wait`], {
+    env: { ...process.env, ...env },
+    stdio: 'ignore',
+  });
   t.teardown(() => {
     if (shell.exitCode === null) shell.kill('SIGKILL');
   });

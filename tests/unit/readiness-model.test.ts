@@ -22,7 +22,17 @@ const good: ReadinessInputs = {
   sealFile: '/run/agentbox/bootstrap.done',
   sealPresent: true,
   mounts: [{ name: 'state', path: '/var/lib/agentbox', writable: true }],
-  slots: [{ slot: 'orchestrator', impl: 'local-procmgr', adapter: 'orchestrator/local-procmgr', contractVersion: '1.0.0', critical: true, state: 'healthy', since: '2026-01-01T00:00:00.000Z' }],
+  slots: [
+    {
+      slot: 'orchestrator',
+      impl: 'local-procmgr',
+      adapter: 'orchestrator/local-procmgr',
+      contractVersion: '1.0.0',
+      critical: true,
+      state: 'healthy',
+      since: '2026-01-01T00:00:00.000Z',
+    },
+  ],
 };
 
 t.test('READY ⇄ UNREADY from the inputs, then UNREADY for good once shut down', async (t) => {
@@ -42,7 +52,11 @@ t.test('READY ⇄ UNREADY from the inputs, then UNREADY for good once shut down'
   t.equal((await metrics.ready.get()).values[0]?.value, 0, 'the gauge follows');
   readiness.update(good);
   t.equal(readiness.response.status, 503, 'healthy inputs do not make a closing API ready again');
-  t.same(lines.filter((l) => l['event'] === 'ReadinessChanged').map((l) => l['ready']), [true, false, true, false], 'each flip logged once');
+  t.same(
+    lines.filter((l) => l['event'] === 'ReadinessChanged').map((l) => l['ready']),
+    [true, false, true, false],
+    'each flip logged once',
+  );
 });
 
 t.test('shutting down before any input arrived', async (t) => {

@@ -25,7 +25,9 @@ function documentedCases(): Map<string, string> {
 
 /** Markdown files under docs/ and the README. */
 function docFiles(dir = path.join(repoRoot, 'docs')): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? docFiles(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : []));
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? docFiles(path.join(dir, e.name)) : e.name.endsWith('.md') ? [path.join(dir, e.name)] : [],
+  );
 }
 
 t.test('runtime.md lists every RC case of the suite, in order, each in its file', async (t) => {

@@ -27,9 +27,22 @@ t.test('usable: healthy and off; not usable: degraded and connecting', async (t)
 t.test('dispatch calls the adapter exactly when the slot is usable, and refuses with ABX_ERR_ADAPTER_DEGRADED otherwise', async (t) => {
   for (const state of STATES) {
     let calls = 0;
-    const adapter = { connect: async () => undefined, health: async () => ({ state: 'healthy' as const }), close: async () => undefined, append: async () => ++calls, query: async () => calls, subscribe: async () => [] };
+    const adapter = {
+      connect: async () => undefined,
+      health: async () => ({ state: 'healthy' as const }),
+      close: async () => undefined,
+      append: async () => ++calls,
+      query: async () => calls,
+      subscribe: async () => [],
+    };
     // The supervisor's state is what dispatch reads; the adapter is a real object recording its calls.
-    const supervisor = { identity: { slot: 'events', impl: 'local-jsonl', adapter: 'events/local-jsonl', contractVersion: '1.0.0', critical: false }, state, reason: `reason-${state}`, adapter: adapter as AdapterLifecycle, reportFailure: () => undefined } as unknown as SlotSupervisor;
+    const supervisor = {
+      identity: { slot: 'events', impl: 'local-jsonl', adapter: 'events/local-jsonl', contractVersion: '1.0.0', critical: false },
+      state,
+      reason: `reason-${state}`,
+      adapter: adapter as AdapterLifecycle,
+      reportFailure: () => undefined,
+    } as unknown as SlotSupervisor;
     const ops = dispatchingOperations('events', supervisor, metrics(), adapterTracer('test'));
     const outcome = await ops.append([]).then(
       () => 'called',
@@ -44,7 +57,15 @@ t.test('dispatch calls the adapter exactly when the slot is usable, and refuses 
 t.test('readiness: a critical slot must be usable; a non-critical one that is not is listed as degraded', async (t) => {
   for (const state of STATES) {
     const readiness = new Readiness({ logger: pino({ level: 'silent' }), metrics: metrics(), clock: () => new Date(0) });
-    const slot = (name: 'orchestrator' | 'events', critical: boolean) => ({ slot: name, impl: 'x', adapter: `${name}/x`, contractVersion: '1.0.0', critical, state, since: '1970-01-01T00:00:00.000Z' });
+    const slot = (name: 'orchestrator' | 'events', critical: boolean) => ({
+      slot: name,
+      impl: 'x',
+      adapter: `${name}/x`,
+      contractVersion: '1.0.0',
+      critical,
+      state,
+      since: '1970-01-01T00:00:00.000Z',
+    });
     readiness.update({ sealFile: '/seal', sealPresent: true, mounts: [], slots: [slot('orchestrator', true), slot('events', false)] });
     const body = JSON.parse(readiness.response.body) as { ready: boolean; degraded: string[] };
     t.equal(body.ready, isSlotUsable(state), `${state}: ready`);

@@ -17,8 +17,15 @@ function fill(count: number, make: (seq: number) => Chunk = line, blockChunks?: 
 
 t.test('chunks fill blocks of BLOCK_CHUNKS in order, and appending leaves every earlier block the same object', async (t) => {
   const blocks = fill(BLOCK_CHUNKS * 2 + 5);
-  t.same(blocks.map((b) => b.length), [BLOCK_CHUNKS, BLOCK_CHUNKS, 5]);
-  t.same(blocks.flat().map((c) => c.seq), Array.from({ length: BLOCK_CHUNKS * 2 + 5 }, (_, i) => i + 1), 'every chunk once, in order');
+  t.same(
+    blocks.map((b) => b.length),
+    [BLOCK_CHUNKS, BLOCK_CHUNKS, 5],
+  );
+  t.same(
+    blocks.flat().map((c) => c.seq),
+    Array.from({ length: BLOCK_CHUNKS * 2 + 5 }, (_, i) => i + 1),
+    'every chunk once, in order',
+  );
   const next = appendChunk(blocks, line(BLOCK_CHUNKS * 2 + 6));
   t.not(next, blocks, 'a new list (the page sees the change)');
   t.equal(next[0], blocks[0], 'the first block is the same object (its render is skipped)');
@@ -31,9 +38,17 @@ t.test('chunks fill blocks of BLOCK_CHUNKS in order, and appending leaves every 
 t.test('a full block whose last line is unfinished takes the chunks that finish it, up to twice its size', async (t) => {
   const partial = (seq: number): Chunk => ({ seq, text: seq === 3 || seq === 4 ? `part ${seq} ` : `line ${seq}\n` });
   const blocks = fill(6, partial, 3);
-  t.same(blocks.map((b) => b.map((c) => c.seq)), [[1, 2, 3, 4, 5], [6]], 'chunks 4 and 5 join the full block: its line ends with 5');
+  t.same(
+    blocks.map((b) => b.map((c) => c.seq)),
+    [[1, 2, 3, 4, 5], [6]],
+    'chunks 4 and 5 join the full block: its line ends with 5',
+  );
   const endless = fill(8, (seq) => ({ seq, text: 'no newline ' }), 3);
-  t.same(endless.map((b) => b.length), [6, 2], 'without a newline the block still closes at twice its size');
+  t.same(
+    endless.map((b) => b.length),
+    [6, 2],
+    'without a newline the block still closes at twice its size',
+  );
 });
 
 t.test('past MAX_BLOCKS the oldest block is dropped whole', async (t) => {

@@ -81,7 +81,8 @@ export function cursorPager<K>(spec: PagerSpec<K>): CursorPager<K> {
     maxLimit,
     pageLimit(limit) {
       if (limit === undefined) return defaultLimit;
-      if (!Number.isInteger(limit) || limit < 1) throw new AdapterInputError(`limit must be a positive integer, not ${String(limit)} (at most ${maxLimit} are returned)`);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new AdapterInputError(`limit must be a positive integer, not ${String(limit)} (at most ${maxLimit} are returned)`);
       return Math.min(limit, maxLimit);
     },
     encodeCursor: (key) => codec.encode(key),

@@ -37,7 +37,11 @@ const modules: AdapterModules = {
   pods: { local: () => import('./pods/local-fs.js'), external: () => import('./pods/external-solid.js'), off: () => import('./pods/off.js') },
   memory: { local: () => import('./memory/local-ruvector.js'), external: () => import('./memory/external-pg.js'), off: () => import('./memory/off.js') },
   events: { local: () => import('./events/local-jsonl.js'), external: () => import('./events/external-http.js'), off: () => import('./events/off.js') },
-  orchestrator: { local: () => import('./orchestrator/local-procmgr.js'), external: () => import('./orchestrator/external-stdio.js'), off: () => import('./orchestrator/off.js') },
+  orchestrator: {
+    local: () => import('./orchestrator/local-procmgr.js'),
+    external: () => import('./orchestrator/external-stdio.js'),
+    off: () => import('./orchestrator/off.js'),
+  },
 };
 
 /** `load`, refusing a module that names another implementation than the facts file's `impl` for `slot`. */
@@ -45,7 +49,9 @@ function checkedLoader<S extends SlotName>(slot: S, cls: ImplementationClass, im
   return async () => {
     const module = await load();
     if (module.ADAPTER !== `${slot}/${impl}`) {
-      throw new Error(`adapters/registry: schema/box-facts.json names the ${cls} implementation of slot "${slot}" "${impl}", but its module is ${module.ADAPTER}; rename the module (and its ADAPTER) or correct slots.${slot}.${cls}`);
+      throw new Error(
+        `adapters/registry: schema/box-facts.json names the ${cls} implementation of slot "${slot}" "${impl}", but its module is ${module.ADAPTER}; rename the module (and its ADAPTER) or correct slots.${slot}.${cls}`,
+      );
     }
     return module;
   };
@@ -70,7 +76,12 @@ export function implementationNames(slot: SlotName, from: AdapterRegistry = regi
 }
 
 /** Load the module for `impl` of `slot`, or the override for the slot when one is given. */
-export async function loadImplementation<S extends SlotName>(slot: S, impl: string, overrides: RegistryOverrides = {}, from: AdapterRegistry = registry): Promise<AdapterModule<SlotAdapters[S], S>> {
+export async function loadImplementation<S extends SlotName>(
+  slot: S,
+  impl: string,
+  overrides: RegistryOverrides = {},
+  from: AdapterRegistry = registry,
+): Promise<AdapterModule<SlotAdapters[S], S>> {
   const override = overrides[slot] as AdapterModule<SlotAdapters[S], S> | undefined;
   if (override) return override;
   const entries = from[slot] as AdapterRegistry[S];

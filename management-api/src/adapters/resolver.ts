@@ -18,7 +18,12 @@ import { SlotSupervisor, type ResolverTiming, type SlotStatus } from './slot-sup
 import type { SlotAdapters, SlotOperations } from './slot-types.js';
 
 /** Defaults: connect deadline from the manifest, health every 15 s, reconnect from 0.5 s to 30 s. */
-export const DEFAULT_TIMING: Omit<ResolverTiming, 'connectTimeoutMs'> = { healthIntervalMs: 15_000, healthTimeoutMs: 5_000, reconnectInitialMs: 500, reconnectMaxMs: 30_000 };
+export const DEFAULT_TIMING: Omit<ResolverTiming, 'connectTimeoutMs'> = {
+  healthIntervalMs: 15_000,
+  healthTimeoutMs: 5_000,
+  reconnectInitialMs: 500,
+  reconnectMaxMs: 30_000,
+};
 
 /** What the resolver is built from. */
 export interface ResolverOptions {
@@ -77,9 +82,27 @@ export class AdapterResolver {
       const module = await loadImplementation(slot, impl, options.overrides, options.registry ?? builtInRegistry);
       const slotLogger = logger.child({ slot });
       // Only the orchestrator starts agents, so only it is told how they are confined, accounted and credentialled.
-      const orchestratorOnly = slot === 'orchestrator' ? { sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits, confinement: sandbox }, ...(options.agentCredentials ? { agentCredentials: options.agentCredentials } : {}), ...(options.egress ? { egress: options.egress } : {}), ...(options.agentAudit ? { agentAudit: options.agentAudit } : {}) } : {};
+      const orchestratorOnly =
+        slot === 'orchestrator'
+          ? {
+              sandbox: { settings: manifest.sandbox, limitMetrics: options.metrics.agentLimits, confinement: sandbox },
+              ...(options.agentCredentials ? { agentCredentials: options.agentCredentials } : {}),
+              ...(options.egress ? { egress: options.egress } : {}),
+              ...(options.agentAudit ? { agentAudit: options.agentAudit } : {}),
+            }
+          : {};
       const eventsOnly = slot === 'events' ? { audit: manifest.audit } : {};
-      const adapter = createSafely(() => createAdapter(module, { slot, settings: manifest.integrations[slot], paths: options.paths, logger: slotLogger, env: options.env, ...orchestratorOnly, ...eventsOnly }));
+      const adapter = createSafely(() =>
+        createAdapter(module, {
+          slot,
+          settings: manifest.integrations[slot],
+          paths: options.paths,
+          logger: slotLogger,
+          env: options.env,
+          ...orchestratorOnly,
+          ...eventsOnly,
+        }),
+      );
       const identity = { slot, impl, adapter: module.ADAPTER, contractVersion: module.CONTRACT_VERSION, critical: critical.has(slot) };
       supervisors.set(slot, new SlotSupervisor(identity, adapter, { timing, logger: slotLogger, clock: options.clock, onChange }));
       options.metrics.adapterInfo.set({ slot, impl, adapter: module.ADAPTER, contract_version: module.CONTRACT_VERSION }, 1);
@@ -136,6 +159,10 @@ function createSafely(create: () => AdapterLifecycle): AdapterLifecycle {
     return create();
   } catch (err) {
     const failure = err instanceof Error ? err : new Error(String(err));
-    return { connect: () => Promise.reject(failure), health: async () => ({ state: 'degraded', reason: `create-failed: ${failure.message}` }), close: async () => undefined };
+    return {
+      connect: () => Promise.reject(failure),
+      health: async () => ({ state: 'degraded', reason: `create-failed: ${failure.message}` }),
+      close: async () => undefined,
+    };
   }
 }

@@ -149,9 +149,17 @@ export class SlotSupervisor {
 
   async #health(): Promise<SlotHealth> {
     try {
-      return await withDeadline(`health of ${this.identity.slot}`, this.deps.timing.healthTimeoutMs, (signal) => this.adapter.health(signal), this.#abort.signal);
+      return await withDeadline(
+        `health of ${this.identity.slot}`,
+        this.deps.timing.healthTimeoutMs,
+        (signal) => this.adapter.health(signal),
+        this.#abort.signal,
+      );
     } catch (err) {
-      return { state: 'degraded', reason: err instanceof DeadlineError ? `health-timeout: no answer within ${err.ms} ms` : `health-check-failed: ${(err as Error).message}` };
+      return {
+        state: 'degraded',
+        reason: err instanceof DeadlineError ? `health-timeout: no answer within ${err.ms} ms` : `health-check-failed: ${(err as Error).message}`,
+      };
     }
   }
 
@@ -198,7 +206,10 @@ export class SlotSupervisor {
     const { slot, impl } = this.identity;
     const event = state === 'degraded' ? 'SlotDegraded' : previous === 'degraded' ? 'SlotRestored' : state === 'off' ? 'SlotOff' : 'SlotHealthy';
     const level = state === 'degraded' ? 'warn' : 'info';
-    this.deps.logger[level]({ event, impl, state, previous, reason: cleanReason }, `adapter slot ${slot} (${impl}) is ${state}${cleanReason ? `: ${cleanReason}` : ''}`);
+    this.deps.logger[level](
+      { event, impl, state, previous, reason: cleanReason },
+      `adapter slot ${slot} (${impl}) is ${state}${cleanReason ? `: ${cleanReason}` : ''}`,
+    );
     this.deps.onChange(this.status());
   }
 }

@@ -72,11 +72,22 @@ export class ApprovalQueue implements Approver {
     if (this.#closed) return this.#count('closed', { approved: false, reason: 'the API is stopping; no approver reachable' });
     const grant = this.#grants.find(grantKey(base), now);
     if (grant) {
-      return this.#count('granted-by-scope', { approved: grant.approved, reason: `${grant.approved ? 'approved' : 'denied'} by ${grant.by} (scope ${grant.scope} of request ${grant.request})` });
+      return this.#count('granted-by-scope', {
+        approved: grant.approved,
+        reason: `${grant.approved ? 'approved' : 'denied'} by ${grant.by} (scope ${grant.scope} of request ${grant.request})`,
+      });
     }
-    if (this.#pending.size >= this.options.maxPending) return this.#count('queue-full', { approved: false, reason: `the approval queue is full (${this.#pending.size} requests pending; policy.max_pending_approvals)` });
+    if (this.#pending.size >= this.options.maxPending)
+      return this.#count('queue-full', {
+        approved: false,
+        reason: `the approval queue is full (${this.#pending.size} requests pending; policy.max_pending_approvals)`,
+      });
     const mine = [...this.#pending.values()].filter((h) => h.request.agent === agent).length;
-    if (mine >= this.perAgent) return this.#count('queue-full', { approved: false, reason: `${agent === null ? 'operators have' : `agent ${agent} has`} ${mine} approval requests pending already (at most ${this.perAgent})` });
+    if (mine >= this.perAgent)
+      return this.#count('queue-full', {
+        approved: false,
+        reason: `${agent === null ? 'operators have' : `agent ${agent} has`} ${mine} approval requests pending already (at most ${this.perAgent})`,
+      });
     const request: ApprovalRequest = {
       id: `apr_${randomBytes(9).toString('hex')}`,
       digest: requestDigest(action, decision),
@@ -89,7 +100,14 @@ export class ApprovalQueue implements Approver {
       state: 'pending',
     };
     const answer = new Promise<{ approved: boolean; reason: string }>((resolve) => {
-      const timer = setTimeout(() => this.#end(request.id, { outcome: 'timeout', reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (policy.approval_timeout_sec)` }), this.options.timeoutMs);
+      const timer = setTimeout(
+        () =>
+          this.#end(request.id, {
+            outcome: 'timeout',
+            reason: `no decision within ${Math.round(this.options.timeoutMs / 1000)} s (policy.approval_timeout_sec)`,
+          }),
+        this.options.timeoutMs,
+      );
       timer.unref();
       this.#pending.set(request.id, { request, settle: resolve, timer });
     });
@@ -129,7 +147,13 @@ export class ApprovalQueue implements Approver {
     const scope = scopeText(input.scope);
     if (input.scope.kind !== 'once') {
       const who = input.by.pubkey ?? String(input.by.actor['kind']);
-      this.#grants.remember(grantKey(request), { approved: input.approve, until: input.scope.kind === 'until' ? input.scope.until : Number.POSITIVE_INFINITY, request: id, scope, by: who });
+      this.#grants.remember(grantKey(request), {
+        approved: input.approve,
+        until: input.scope.kind === 'until' ? input.scope.until : Number.POSITIVE_INFINITY,
+        request: id,
+        scope,
+        by: who,
+      });
     }
     return this.#end(id, { outcome: input.approve ? 'approved' : 'denied', reason: input.reason, scope, by: input.by })!;
   }
@@ -137,7 +161,14 @@ export class ApprovalQueue implements Approver {
   /** Record a decision refused before it reached the queue (a forged, replayed or stale signature): the request stays pending. */
   async refused(id: string, by: Decider, why: string): Promise<void> {
     this.options.metrics.decisions.inc({ outcome: 'refused' });
-    await this.options.record(APPROVAL_EVENT_KINDS.decided, { request: id, outcome: 'refused', reason: why, actor: by.actor, ...(by.pubkey ? { approver: by.pubkey } : {}), ...(by.signature ? { signature: by.signature } : {}) });
+    await this.options.record(APPROVAL_EVENT_KINDS.decided, {
+      request: id,
+      outcome: 'refused',
+      reason: why,
+      actor: by.actor,
+      ...(by.pubkey ? { approver: by.pubkey } : {}),
+      ...(by.signature ? { signature: by.signature } : {}),
+    });
   }
 
   /** Be told of every new and every decided request; returns the unsubscribe. */
@@ -152,7 +183,11 @@ export class ApprovalQueue implements Approver {
     for (const id of [...this.#pending.keys()]) this.#end(id, { outcome: 'denied', reason: 'the API is stopping; no approver reachable' }, 'closed');
   }
 
-  #end(id: string, decision: { outcome: 'approved' | 'denied' | 'timeout'; reason: string; scope?: string; by?: Decider }, counted?: 'closed'): ApprovalRequest | undefined {
+  #end(
+    id: string,
+    decision: { outcome: 'approved' | 'denied' | 'timeout'; reason: string; scope?: string; by?: Decider },
+    counted?: 'closed',
+  ): ApprovalRequest | undefined {
     const held = this.#pending.get(id);
     if (!held) return undefined;
     this.#pending.delete(id);
@@ -165,7 +200,10 @@ export class ApprovalQueue implements Approver {
     void this.options.record(APPROVAL_EVENT_KINDS.decided, decidedData(request));
     const approved = decision.outcome === 'approved';
     const who = decision.by ? ` by ${decision.by.pubkey ?? String(decision.by.actor['kind'])}${decision.by.signed ? ' (signed)' : ''}` : '';
-    held.settle({ approved, reason: `${decision.outcome === 'timeout' ? 'timed out' : decision.outcome}${who} (request ${id})${decision.reason ? `: ${decision.reason}` : ''}` });
+    held.settle({
+      approved,
+      reason: `${decision.outcome === 'timeout' ? 'timed out' : decision.outcome}${who} (request ${id})${decision.reason ? `: ${decision.reason}` : ''}`,
+    });
     this.#emit({ type: 'decided', request });
     return request;
   }
@@ -181,7 +219,17 @@ export class ApprovalQueue implements Approver {
 }
 
 function requestedData(r: ApprovalRequest): Record<string, unknown> {
-  return { request: r.id, digest: r.digest, action: r.action, agent: r.agentId, name: r.agent, arguments: r.arguments, rule: r.rule, policy: r.policy, expires: r.expires };
+  return {
+    request: r.id,
+    digest: r.digest,
+    action: r.action,
+    agent: r.agentId,
+    name: r.agent,
+    arguments: r.arguments,
+    rule: r.rule,
+    policy: r.policy,
+    expires: r.expires,
+  };
 }
 
 function decidedData(r: ApprovalRequest): Record<string, unknown> {
@@ -197,6 +245,8 @@ function decidedData(r: ApprovalRequest): Record<string, unknown> {
     outcome: d.outcome,
     reason: d.reason,
     ...(d.scope ? { scope: d.scope } : {}),
-    ...(d.by ? { actor: d.by.actor, signed: d.by.signed, ...(d.by.pubkey ? { approver: d.by.pubkey } : {}), ...(d.by.signature ? { signature: d.by.signature } : {}) } : { actor: { kind: 'box', reason: d.outcome } }),
+    ...(d.by
+      ? { actor: d.by.actor, signed: d.by.signed, ...(d.by.pubkey ? { approver: d.by.pubkey } : {}), ...(d.by.signature ? { signature: d.by.signature } : {}) }
+      : { actor: { kind: 'box', reason: d.outcome } }),
   };
 }

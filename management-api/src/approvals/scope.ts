@@ -11,9 +11,11 @@ export function parseScope(text: string, now: number): Scope {
   const m = /^until=(.{1,64})$/.exec(text);
   if (!m) throw new ApiError('ABX_ERR_VALIDATION', `scope ${JSON.stringify(text.slice(0, 80))} is not once, agent or until=<ISO time>`);
   const until = Date.parse(m[1]!);
-  if (Number.isNaN(until)) throw new ApiError('ABX_ERR_VALIDATION', `scope until=${m[1]!.slice(0, 64)}: not a time (write an ISO 8601 time, 2025-01-31T18:00:00Z)`);
+  if (Number.isNaN(until))
+    throw new ApiError('ABX_ERR_VALIDATION', `scope until=${m[1]!.slice(0, 64)}: not a time (write an ISO 8601 time, 2025-01-31T18:00:00Z)`);
   if (until <= now) throw new ApiError('ABX_ERR_VALIDATION', `scope until=${m[1]}: that time has passed`);
-  if (until - now > MAX_UNTIL_MS) throw new ApiError('ABX_ERR_VALIDATION', `scope until=${m[1]}: more than 24 hours ahead; a standing permission belongs in [policy]`);
+  if (until - now > MAX_UNTIL_MS)
+    throw new ApiError('ABX_ERR_VALIDATION', `scope until=${m[1]}: more than 24 hours ahead; a standing permission belongs in [policy]`);
   return { kind: 'until', until };
 }
 

@@ -54,7 +54,10 @@ export function registerAgentPolicies(app: FastifyInstance, metrics?: Credential
     const access = route.config?.agent;
     if (access === undefined && route.config?.public !== true) {
       // Refused to agents all the same; the warning tells the author of a new route to decide.
-      app.log.warn({ event: 'AgentAccessUndeclared', route: route.url, method: route.method }, `route ${String(route.method)} ${route.url} declares no config.agent; agent tokens are refused there`);
+      app.log.warn(
+        { event: 'AgentAccessUndeclared', route: route.url, method: route.method },
+        `route ${String(route.method)} ${route.url} declares no config.agent; agent tokens are refused there`,
+      );
     }
     if (access === undefined || typeof access === 'string') return;
     const { admit, reply } = access;
@@ -72,7 +75,8 @@ export function registerAgentPolicies(app: FastifyInstance, metrics?: Credential
       route.preHandler = [hook, ...asArray(route.preHandler)];
     }
     if (reply) {
-      const hook: preSerializationAsyncHookHandler<unknown> = async (request, _reply, payload) => (request.agent ? reply(payload, request.agent, request) : payload);
+      const hook: preSerializationAsyncHookHandler<unknown> = async (request, _reply, payload) =>
+        request.agent ? reply(payload, request.agent, request) : payload;
       route.preSerialization = [hook, ...asArray(route.preSerialization)];
     }
   });

@@ -84,7 +84,10 @@ export const agentScopes = {
   memoryOwn: {
     admit(request, agent) {
       const namespace = params(request)['namespace'] ?? '';
-      if (!ownsNamespace(agent, namespace)) throw outsideScope(`memory namespace ${JSON.stringify(namespace)} (this agent's are ${agentNamespace(agent.name)} and ${agentNamespace(agent.name)}.*)`);
+      if (!ownsNamespace(agent, namespace))
+        throw outsideScope(
+          `memory namespace ${JSON.stringify(namespace)} (this agent's are ${agentNamespace(agent.name)} and ${agentNamespace(agent.name)}.*)`,
+        );
     },
   },
   /** Appending an event as itself: the source is set to agent:<id>, and no other source is accepted. */
@@ -92,7 +95,8 @@ export const agentScopes = {
     admit(request, agent) {
       const b = body(request);
       const own = agentEventSource(agent);
-      if (b['source'] !== undefined && b['source'] !== own) throw outsideScope(`appending as source ${JSON.stringify(b['source'])} (an agent appends as ${own})`);
+      if (b['source'] !== undefined && b['source'] !== own)
+        throw outsideScope(`appending as source ${JSON.stringify(b['source'])} (an agent appends as ${own})`);
       b['source'] = own;
     },
   },

@@ -16,7 +16,10 @@ const apiKey: SecretKind = {
   createdEvent: 'ApiKeyCreated',
   repairedEvent: 'ApiKeyPermissionsRepaired',
   generate: () => randomBytes(32).toString('base64url'),
-  invalid: (key) => (key.length < MIN_KEY_LENGTH || /\s/.test(key) ? `does not hold a usable key (one line of at least ${MIN_KEY_LENGTH} characters); remove it to generate a new one` : undefined),
+  invalid: (key) =>
+    key.length < MIN_KEY_LENGTH || /\s/.test(key)
+      ? `does not hold a usable key (one line of at least ${MIN_KEY_LENGTH} characters); remove it to generate a new one`
+      : undefined,
 };
 
 /**

@@ -39,7 +39,10 @@ export async function nip98Authenticate(verifier: Nip98Verifier, header: string,
     return undefined;
   }
   void reply.header('www-authenticate', 'Nostr realm="agentbox"');
-  request.log.warn({ event: 'AuthRejected', scheme: 'nostr', reason: verdict.reason, route: request.routeOptions.url ?? request.url }, `rejected a NIP-98 request: ${verdict.message}`);
+  request.log.warn(
+    { event: 'AuthRejected', scheme: 'nostr', reason: verdict.reason, route: request.routeOptions.url ?? request.url },
+    `rejected a NIP-98 request: ${verdict.message}`,
+  );
   return new ApiError('ABX_ERR_AUTH_INVALID', verdict.message);
 }
 
@@ -71,7 +74,10 @@ export function nip98CheckBody(verifier: Nip98Verifier): preValidationHookHandle
     const verdict = verifier.checkPayload(state.event, state.bodyHash, state.bodyLength);
     if (verdict.ok) return done();
     void reply.header('www-authenticate', 'Nostr realm="agentbox"');
-    request.log.warn({ event: 'AuthRejected', scheme: 'nostr', reason: verdict.reason, route: request.routeOptions.url ?? request.url }, `rejected a NIP-98 request: ${verdict.message}`);
+    request.log.warn(
+      { event: 'AuthRejected', scheme: 'nostr', reason: verdict.reason, route: request.routeOptions.url ?? request.url },
+      `rejected a NIP-98 request: ${verdict.message}`,
+    );
     done(new ApiError('ABX_ERR_AUTH_INVALID', verdict.message));
   };
 }

@@ -43,12 +43,17 @@ export async function ensureSecretFile(file: string, kind: SecretKind, logger: L
     // Another process created it between our lstat and link: use theirs.
     return ensureSecretFile(file, kind, logger);
   }
-  if (!existing.isFile()) throw new SecretFileError(`${file} is not a regular file (a symlink or directory is refused); remove it and restart to generate a new ${kind.label}`);
+  if (!existing.isFile())
+    throw new SecretFileError(`${file} is not a regular file (a symlink or directory is refused); remove it and restart to generate a new ${kind.label}`);
   const uid = process.getuid?.();
-  if (uid !== undefined && existing.uid !== uid) throw new SecretFileError(`${file} is owned by uid ${existing.uid}, not by this process (uid ${uid}); fix its owner`);
+  if (uid !== undefined && existing.uid !== uid)
+    throw new SecretFileError(`${file} is owned by uid ${existing.uid}, not by this process (uid ${uid}); fix its owner`);
   if (existing.mode & 0o077) {
     await chmod(file, 0o600);
-    logger.warn({ event: kind.repairedEvent, file, previousMode: (existing.mode & 0o777).toString(8) }, `the ${kind.label} file was readable by others; set it to 0600`);
+    logger.warn(
+      { event: kind.repairedEvent, file, previousMode: (existing.mode & 0o777).toString(8) },
+      `the ${kind.label} file was readable by others; set it to 0600`,
+    );
   }
   const value = (await readFile(file, 'utf8')).trim();
   const problem = kind.invalid(value);
@@ -94,6 +99,9 @@ async function tightenDirectory(dir: string, logger: Logger): Promise<void> {
   if (!st.isDirectory()) throw new SecretFileError(`${dir} is not a directory`);
   if (st.mode & 0o077) {
     await chmod(dir, 0o700);
-    logger.warn({ event: 'SecretsDirPermissionsRepaired', dir, previousMode: (st.mode & 0o777).toString(8) }, 'the secrets directory was open to others; set it to 0700');
+    logger.warn(
+      { event: 'SecretsDirPermissionsRepaired', dir, previousMode: (st.mode & 0o777).toString(8) },
+      'the secrets directory was open to others; set it to 0700',
+    );
   }
 }

@@ -27,7 +27,12 @@ export async function runArtifactProbes(probes: readonly ArtifactProbe[], envPat
 }
 
 async function check(p: ArtifactProbe, envPath: string | undefined): Promise<string | undefined> {
-  const candidates = path.isAbsolute(p.path) ? [p.path] : (envPath ?? '').split(':').filter(Boolean).map((d) => path.join(d, p.path));
+  const candidates = path.isAbsolute(p.path)
+    ? [p.path]
+    : (envPath ?? '')
+        .split(':')
+        .filter(Boolean)
+        .map((d) => path.join(d, p.path));
   if (!candidates.length) return `${p.path} is not an absolute path and PATH is empty`;
   for (const candidate of candidates) {
     const st = await stat(candidate).catch(() => undefined);

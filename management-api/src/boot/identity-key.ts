@@ -12,7 +12,8 @@ const identityKey: SecretKind = {
   createdEvent: 'IdentityKeyCreated',
   repairedEvent: 'IdentityKeyPermissionsRepaired',
   generate: () => bytesToHex(generateSecretKey()),
-  invalid: (hex) => (/^[0-9a-f]{64}$/.test(hex) ? undefined : 'does not hold a 64-character hex secret key; restore it from backup or remove it to generate a new identity'),
+  invalid: (hex) =>
+    /^[0-9a-f]{64}$/.test(hex) ? undefined : 'does not hold a 64-character hex secret key; restore it from backup or remove it to generate a new identity',
 };
 
 /** Load or create the identity key at `file`; returns the public key (hex) and whether it was created. */
@@ -51,7 +52,11 @@ export function parseSecretKey(text: string, source: string): Uint8Array {
  * Import the secret key held in `source` as the box identity at `file` (0600, written atomically).
  * An existing, different identity is replaced only with `replace` (the box's public identity changes).
  */
-export async function importIdentityKey(file: string, source: string, options: { replace: boolean; logger: Logger }): Promise<{ pubkey: string; replaced: boolean; unchanged: boolean }> {
+export async function importIdentityKey(
+  file: string,
+  source: string,
+  options: { replace: boolean; logger: Logger },
+): Promise<{ pubkey: string; replaced: boolean; unchanged: boolean }> {
   const text = await readFile(source, 'utf8').catch((err: NodeJS.ErrnoException) => {
     throw new SecretFileError(`cannot read ${source}: ${err.code ?? err.message}`);
   });
@@ -62,7 +67,8 @@ export async function importIdentityKey(file: string, source: string, options: {
     () => undefined,
   );
   if (current === bytesToHex(secret)) return { pubkey, replaced: false, unchanged: true };
-  if (current !== undefined && !options.replace) throw new SecretFileError(`${file} already holds an identity key; pass --replace to replace it (the box's public identity will change)`);
+  if (current !== undefined && !options.replace)
+    throw new SecretFileError(`${file} already holds an identity key; pass --replace to replace it (the box's public identity will change)`);
   await replaceSecretFile(file, bytesToHex(secret));
   options.logger.info({ event: 'IdentityKeyImported', file, pubkey, replaced: current !== undefined }, 'imported the identity key');
   return { pubkey, replaced: current !== undefined, unchanged: false };

@@ -63,7 +63,11 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
         const why = options.startFailure?.(action.program);
         const reason = why ?? `${action.program} ${action.state === 'FATAL' ? 'could not be started (FATAL)' : 'exited and supervisord does not restart it'}`;
         files.recordProgramFailure(action.program, reason);
-        events.fail('RequiredProgramFailed', { program: action.program, state: action.state, reason }, `${reason}; the box is not ready until it runs (supervisorctl start ${action.program})`);
+        events.fail(
+          'RequiredProgramFailed',
+          { program: action.program, state: action.state, reason },
+          `${reason}; the box is not ready until it runs (supervisorctl start ${action.program})`,
+        );
         break;
       }
       case 'unseal':
@@ -79,18 +83,26 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
   };
   act(initial, true);
   // A seal left by an earlier listener of this boot no longer holds when the snapshot says otherwise.
-  if (initial.kind === 'none' && files.unseal()) events.fail('RequiredProgramDown', { waiting_for: state.pending() }, 'the seal found at start no longer holds; withdrawn');
+  if (initial.kind === 'none' && files.unseal())
+    events.fail('RequiredProgramDown', { waiting_for: state.pending() }, 'the seal found at start no longer holds; withdrawn');
 
   // The timeout counts from the boot, not from this listener's start, when supervisord says when that was.
   const bootStartedMs = snapshot?.ok ? snapshot.bootStartedMs : undefined;
   const spentMs = bootStartedMs === undefined ? 0 : Math.max(0, Date.now() - bootStartedMs);
-  const timer = setTimeout(() => {
-    const waitingFor = state.timeoutPending();
-    if (!waitingFor) return;
-    const reason = `the seal timed out after ${options.timeoutSec} s; still waiting for: ${waitingFor.join(', ')}`;
-    files.recordTimeout(reason, waitingFor);
-    events.fail('BootstrapSealTimeout', { waiting_for: waitingFor, timeout_sec: options.timeoutSec }, `${reason}; still listening: the box seals if they come up`);
-  }, Math.max(0, options.timeoutSec * 1000 - spentMs));
+  const timer = setTimeout(
+    () => {
+      const waitingFor = state.timeoutPending();
+      if (!waitingFor) return;
+      const reason = `the seal timed out after ${options.timeoutSec} s; still waiting for: ${waitingFor.join(', ')}`;
+      files.recordTimeout(reason, waitingFor);
+      events.fail(
+        'BootstrapSealTimeout',
+        { waiting_for: waitingFor, timeout_sec: options.timeoutSec },
+        `${reason}; still listening: the box seals if they come up`,
+      );
+    },
+    Math.max(0, options.timeoutSec * 1000 - spentMs),
+  );
   timer.unref();
   await listen(process.stdin, process.stdout, (event) => act(state.apply(event.eventName, event.payload, event.data), false));
   clearTimeout(timer);
@@ -107,7 +119,9 @@ export class SealSettingsError extends Error {}
 export function sealTimeoutSec(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): number {
   const [source, text] = flag !== undefined ? ['--timeout', flag] : ['AGENTBOX_SEAL_TIMEOUT_SEC', env['AGENTBOX_SEAL_TIMEOUT_SEC']];
   if (text === undefined || text === '') {
-    throw new SealSettingsError('AGENTBOX_SEAL_TIMEOUT_SEC is not set; the generated supervisord.conf sets it from bootstrap.seal_timeout_sec: regenerate it with `agentbox render` (or pass --timeout SECONDS)');
+    throw new SealSettingsError(
+      'AGENTBOX_SEAL_TIMEOUT_SEC is not set; the generated supervisord.conf sets it from bootstrap.seal_timeout_sec: regenerate it with `agentbox render` (or pass --timeout SECONDS)',
+    );
   }
   const value = Number(text);
   if (!/^[0-9]+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < 1) {

@@ -5,7 +5,7 @@ import type { ProgramSnapshot } from './seal-state.js';
 
 /** supervisord's answer, or why there is none. */
 export type SupervisorSnapshot =
-  | { ok: true; programs: ProgramSnapshot[]; /** Earliest programme start supervisord reports, epoch ms. */ bootStartedMs: number | undefined }
+  | { ok: true; programs: ProgramSnapshot[] /** Earliest programme start supervisord reports, epoch ms. */; bootStartedMs: number | undefined }
   | { ok: false; error: string };
 
 /**

@@ -56,7 +56,12 @@ export async function runStageA(options: StageAOptions): Promise<number> {
     const identity = await ensureIdentityKey(paths.identityKeyFile, events.logger).catch((err: Error) => {
       throw new StageAFailure('SecretUnusable', { file: paths.identityKeyFile }, err.message);
     });
-    events.emit('SecretsReady', { api_key_file: paths.apiKeyFile, api_key_created: apiKey.created, identity_pubkey: identity.pubkey, identity_created: identity.created });
+    events.emit('SecretsReady', {
+      api_key_file: paths.apiKeyFile,
+      api_key_created: apiKey.created,
+      identity_pubkey: identity.pubkey,
+      identity_created: identity.created,
+    });
     await probeArtifacts(env, events);
     events.emit('StageACompleted', { elapsed_ms: Math.round(performance.now() - started) });
     return 0;
@@ -87,8 +92,17 @@ async function checkImmutableRoot(env: StageAOptions['env'], strict: boolean, ev
     return;
   }
   await rm(probe, { recursive: true, force: true });
-  if (strict) throw new StageAFailure('ImmutableRootWritable', { image_root: imageRoot }, `the image root ${imageRoot} is writable; run the container with read_only: true, or set security.strict_immutable = false`);
-  events.fail('ImmutableRootWritable', { image_root: imageRoot, strict: false }, 'the image root is writable (allowed because security.strict_immutable = false)');
+  if (strict)
+    throw new StageAFailure(
+      'ImmutableRootWritable',
+      { image_root: imageRoot },
+      `the image root ${imageRoot} is writable; run the container with read_only: true, or set security.strict_immutable = false`,
+    );
+  events.fail(
+    'ImmutableRootWritable',
+    { image_root: imageRoot, strict: false },
+    'the image root is writable (allowed because security.strict_immutable = false)',
+  );
 }
 
 async function createWritableRoots(paths: RuntimePaths): Promise<void> {
@@ -97,7 +111,11 @@ async function createWritableRoots(paths: RuntimePaths): Promise<void> {
       await mkdir(dir, { recursive: true });
       await access(dir, constants.W_OK);
     } catch (err) {
-      throw new StageAFailure('WritableRootMissing', { path: dir }, `${dir} is not writable (${(err as Error).message}); mount a writable volume or tmpfs there`);
+      throw new StageAFailure(
+        'WritableRootMissing',
+        { path: dir },
+        `${dir} is not writable (${(err as Error).message}); mount a writable volume or tmpfs there`,
+      );
     }
   }
   await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
@@ -106,7 +124,8 @@ async function createWritableRoots(paths: RuntimePaths): Promise<void> {
 /** Probes come from `AGENTBOX_ARTIFACTS` (a JSON list rendered from the manifest with the configs). */
 async function probeArtifacts(env: StageAOptions['env'], events: BootEvents): Promise<void> {
   const file = env['AGENTBOX_ARTIFACTS'];
-  if (!file) throw new StageAFailure('ArtifactListMissing', {}, 'AGENTBOX_ARTIFACTS is not set; the entrypoint needs the artifact list rendered with the configs');
+  if (!file)
+    throw new StageAFailure('ArtifactListMissing', {}, 'AGENTBOX_ARTIFACTS is not set; the entrypoint needs the artifact list rendered with the configs');
   let probes: ArtifactProbe[];
   try {
     probes = JSON.parse(await readFile(file, 'utf8')) as ArtifactProbe[];
@@ -120,6 +139,11 @@ async function probeArtifacts(env: StageAOptions['env'], events: BootEvents): Pr
     else events.emit('OptionalArtifactMissing', fields, f.reason);
   }
   const fatal = failures.filter((f) => f.required);
-  if (fatal.length) throw new StageAFailure('ArtifactsMissing', { missing: fatal.map((f) => f.capability) }, `${fatal.length} required artifact(s) missing: ${fatal.map((f) => `${f.capability} (${f.path})`).join(', ')}`);
+  if (fatal.length)
+    throw new StageAFailure(
+      'ArtifactsMissing',
+      { missing: fatal.map((f) => f.capability) },
+      `${fatal.length} required artifact(s) missing: ${fatal.map((f) => `${f.capability} (${f.path})`).join(', ')}`,
+    );
   events.emit('ArtifactProbesPassed', { probes: probes.length });
 }

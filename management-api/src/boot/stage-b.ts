@@ -32,10 +32,14 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
     });
     const requested = manifest.features.gpu;
     const wanted = gpuDevices[requested] ?? [];
-    const present = (await Promise.all(wanted.map(async (d) => ((await stat(d).catch(() => undefined)) ? d : undefined)))).filter((d): d is string => d !== undefined);
+    const present = (await Promise.all(wanted.map(async (d) => ((await stat(d).catch(() => undefined)) ? d : undefined)))).filter(
+      (d): d is string => d !== undefined,
+    );
     if (wanted.length && present.length !== wanted.length) {
       const missing = wanted.filter((d) => !present.includes(d));
-      throw new Error(`features.gpu = "${requested}" but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not present; pass the devices in (security.exceptions.gpu-${requested}.devices) or set gpu = "none"`);
+      throw new Error(
+        `features.gpu = "${requested}" but ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not present; pass the devices in (security.exceptions.gpu-${requested}.devices) or set gpu = "none"`,
+      );
     }
     const fs = await statfs(paths.workspaceDir);
     const hints: RuntimeHints = {

@@ -14,10 +14,13 @@ export async function wakeSupervisord(socketPath: string, timeoutMs = 5000): Pro
   while (Date.now() < deadline) {
     if (existsSync(socketPath)) {
       const ok = await new Promise<boolean>((resolve) => {
-        const req = request({ socketPath, path: '/RPC2', method: 'POST', headers: { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(GET_STATE) } }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode === 200));
-        });
+        const req = request(
+          { socketPath, path: '/RPC2', method: 'POST', headers: { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(GET_STATE) } },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode === 200));
+          },
+        );
         req.on('error', () => resolve(false));
         req.end(GET_STATE);
       });

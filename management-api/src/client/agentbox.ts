@@ -130,11 +130,17 @@ export class Agentbox {
    */
   readonly files = {
     /** A directory's entries (name, type, size, mode, mtime, a link's target). */
-    list: (id: string, path = '', options?: CallOptions): Promise<unknown> => this.#t.json({ ...filesRoute(id, path, 'GET'), query: { list: 'true' }, signal: options?.signal }),
+    list: (id: string, path = '', options?: CallOptions): Promise<unknown> =>
+      this.#t.json({ ...filesRoute(id, path, 'GET'), query: { list: 'true' }, signal: options?.signal }),
     /** A file's bytes with its ETag and mode (status 304 and no bytes when `if-none-match` held). */
     read: async (id: string, path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<WorkspaceFile> => {
       const res = await this.#t.send({ ...filesRoute(id, path, 'GET'), headers, signal: options?.signal, accept: [304] });
-      return { status: res.status, etag: res.headers.get('etag') ?? undefined, mode: res.headers.get('x-file-mode') ?? undefined, bytes: new Uint8Array(await res.arrayBuffer()) };
+      return {
+        status: res.status,
+        etag: res.headers.get('etag') ?? undefined,
+        mode: res.headers.get('x-file-mode') ?? undefined,
+        bytes: new Uint8Array(await res.arrayBuffer()),
+      };
     },
     /** A file as a stream with its size (Content-Length), to read only the start of a large one: cancel `body` when done. */
     open: async (id: string, path: string, options?: CallOptions): Promise<WorkspaceFileStream> => {
@@ -155,7 +161,8 @@ export class Agentbox {
       data: string | Uint8Array,
       headers: { 'x-file-mode'?: string; 'if-match'?: string; 'if-none-match'?: string } = {},
       options?: CallOptions,
-    ): Promise<unknown> => this.#t.json({ ...filesRoute(id, path, 'PUT'), headers, raw: { text: data, contentType: 'application/octet-stream' }, signal: options?.signal }),
+    ): Promise<unknown> =>
+      this.#t.json({ ...filesRoute(id, path, 'PUT'), headers, raw: { text: data, contentType: 'application/octet-stream' }, signal: options?.signal }),
     /** Remove a file, a link or an empty directory; `recursive` a whole tree (links inside removed, not followed). */
     delete: (id: string, path: string, query: { recursive?: boolean } = {}, options?: CallOptions): Promise<unknown> =>
       this.#t.json({ ...filesRoute(id, path, 'DELETE'), query: query.recursive ? { recursive: 'true' } : {}, signal: options?.signal }),

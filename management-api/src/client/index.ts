@@ -1,5 +1,15 @@
 // The package's client entry (`agentbox/client`): the typed client, its error, credentials and the generated route types.
-export { Agentbox, type AgentboxOptions, type Agent, type OutputChunk, type OutputEvent, type BoxEvent, type PodResource, type WorkspaceFile, type WorkspaceFileStream } from './agentbox.js';
+export {
+  Agentbox,
+  type AgentboxOptions,
+  type Agent,
+  type OutputChunk,
+  type OutputEvent,
+  type BoxEvent,
+  type PodResource,
+  type WorkspaceFile,
+  type WorkspaceFileStream,
+} from './agentbox.js';
 export { AgentboxError, type AgentboxErrorCode } from './errors.js';
 export type { Credential, Nip98Signer, Nip98Template, SignedNostrEvent } from './auth.js';
 export type { CallOptions, RouteInput, RouteResponse } from './route-call.js';

@@ -32,8 +32,10 @@ export function agentCredentials(options: AgentCredentialOptions): AgentCredenti
   return {
     check(request) {
       // The key would sit in /proc/<pid>/cmdline or environ, readable by the agent and anything it starts.
-      if (carriesKey(request.command) || request.args.some(carriesKey)) throw new AdapterInputError('the command or args carry the box API key; an agent never receives it (it gets its own token in AGENTBOX_TOKEN)');
-      if (Object.values(request.env ?? {}).some(carriesKey)) throw new AdapterInputError('an env value carries the box API key; an agent never receives it (it gets its own token in AGENTBOX_TOKEN)');
+      if (carriesKey(request.command) || request.args.some(carriesKey))
+        throw new AdapterInputError('the command or args carry the box API key; an agent never receives it (it gets its own token in AGENTBOX_TOKEN)');
+      if (Object.values(request.env ?? {}).some(carriesKey))
+        throw new AdapterInputError('an env value carries the box API key; an agent never receives it (it gets its own token in AGENTBOX_TOKEN)');
     },
     issue(agent) {
       const token = tokens.issue(agent);

@@ -41,7 +41,13 @@ export class AgentTokens {
     this.revoke(agent.id);
     const token = `abx_agent_${randomBytes(TOKEN_BYTES).toString('base64url')}`;
     const d = digest(token);
-    this.#byDigest.set(d, { id: agent.id, name: agent.name, createdBeads: new Set(), ...(agent.autonomy ? { autonomy: agent.autonomy } : {}), ...(agent.providers ? { providers: [...agent.providers] } : {}) });
+    this.#byDigest.set(d, {
+      id: agent.id,
+      name: agent.name,
+      createdBeads: new Set(),
+      ...(agent.autonomy ? { autonomy: agent.autonomy } : {}),
+      ...(agent.providers ? { providers: [...agent.providers] } : {}),
+    });
     this.#digestById.set(agent.id, d);
     return token;
   }

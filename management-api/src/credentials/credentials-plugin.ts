@@ -29,7 +29,13 @@ export const credentialsPlugin = fp<CredentialsPluginOptions>(
     app.decorate('agentTokens', tokens);
     app.decorate(
       'agentCredentials',
-      agentCredentials({ tokens, operatorKey: app.apiKey, apiUrl: () => agentListener.url() ?? 'http://127.0.0.1:0', providers: brokeredProviders(options.manifest), metrics: options.metrics.credentials }),
+      agentCredentials({
+        tokens,
+        operatorKey: app.apiKey,
+        apiUrl: () => agentListener.url() ?? 'http://127.0.0.1:0',
+        providers: brokeredProviders(options.manifest),
+        metrics: options.metrics.credentials,
+      }),
     );
   },
   { name: 'agentbox-agent-credentials', dependencies: ['agentbox-api-key', 'agentbox-agent-listener'] },

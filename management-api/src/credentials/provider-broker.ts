@@ -41,7 +41,20 @@ export interface BrokerOptions {
 
 // Hop-by-hop headers (RFC 9110 §7.6.1) and the agent's own credential never travel on; the proxy
 // sets host itself.
-const DROPPED_REQUEST_HEADERS = ['authorization', 'x-api-key', 'host', 'connection', 'keep-alive', 'proxy-authorization', 'proxy-authenticate', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const DROPPED_REQUEST_HEADERS = [
+  'authorization',
+  'x-api-key',
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-authorization',
+  'proxy-authenticate',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 const DROPPED_RESPONSE_HEADERS = ['connection', 'keep-alive', 'proxy-authenticate', 'proxy-connection', 'trailer', 'transfer-encoding', 'upgrade'];
 
 /**
@@ -60,7 +73,11 @@ export async function registerProviderBroker(app: FastifyInstance, options: Brok
       destroyAgent: true,
       // reply-from turns certificate checks off (tls.rejectUnauthorized = false) unless told otherwise;
       // undici applies `connect` last, so this turns them back on: the key goes only to the real provider.
-      undici: { headersTimeout: timing.headersTimeoutMs, bodyTimeout: timing.bodyTimeoutMs, connect: { timeout: timing.connectTimeoutMs, rejectUnauthorized: true } },
+      undici: {
+        headersTimeout: timing.headersTimeoutMs,
+        bodyTimeout: timing.bodyTimeoutMs,
+        connect: { timeout: timing.connectTimeoutMs, rejectUnauthorized: true },
+      },
     });
     scope.removeAllContentTypeParsers();
     // Any body, unread: it streams to the provider. A NIP-98 request is the exception: its token
@@ -69,7 +86,11 @@ export async function registerProviderBroker(app: FastifyInstance, options: Brok
     const nip98BodyLimit = app.initialConfig.bodyLimit ?? 1024 * 1024;
     scope.addContentTypeParser('*', (request, payload, done) => {
       // Handed on as a stream again: reply-from would re-encode a JSON body it was given parsed.
-      if (request.nip98) readWhole(payload, nip98BodyLimit).then((body) => done(null, Readable.from([body], { objectMode: false })), (err: Error) => done(err, undefined));
+      if (request.nip98)
+        readWhole(payload, nip98BodyLimit).then(
+          (body) => done(null, Readable.from([body], { objectMode: false })),
+          (err: Error) => done(err, undefined),
+        );
       else done(null, payload);
     });
     for (const provider of options.providers) {
@@ -97,17 +118,27 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
   const allowed = request.agent?.providers;
   if (allowed && !allowed.includes(provider.name)) {
     metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
-    throw new ApiError('ABX_ERR_AGENT_SCOPE', `this agent's profile does not name provider ${provider.name} (agents.profiles.<name>.providers lists what it may call: ${allowed.join(', ') || 'none'})`);
+    throw new ApiError(
+      'ABX_ERR_AGENT_SCOPE',
+      `this agent's profile does not name provider ${provider.name} (agents.profiles.<name>.providers lists what it may call: ${allowed.join(', ') || 'none'})`,
+    );
   }
   // [policy] after the provider configuration (only declared providers have a route), before the key is read.
   await enforceProviderPolicy(provider, request).catch((err: unknown) => {
     metrics.providerRequests.inc({ ...labels, outcome: 'refused' });
     throw err;
   });
-  const key = await readSecret({ env: { key: `providers.${provider.name}.env_var`, name: provider.envVar, values: options.env }, file: { key: '', path: '' }, shape: 'token' }).catch(() => undefined);
+  const key = await readSecret({
+    env: { key: `providers.${provider.name}.env_var`, name: provider.envVar, values: options.env },
+    file: { key: '', path: '' },
+    shape: 'token',
+  }).catch(() => undefined);
   if (!key) {
     metrics.providerRequests.inc({ ...labels, outcome: 'no-key' });
-    throw new ApiError('ABX_ERR_PROVIDER_KEY_MISSING', `providers.${provider.name}.env_var names ${provider.envVar || '(nothing)'}, which is not set or empty where the API runs`);
+    throw new ApiError(
+      'ABX_ERR_PROVIDER_KEY_MISSING',
+      `providers.${provider.name}.env_var names ${provider.envVar || '(nothing)'}, which is not set or empty where the API runs`,
+    );
   }
   const useApiKeyHeader = request.headers.authorization === undefined && request.headers['x-api-key'] !== undefined;
   const started = performance.now();
@@ -135,7 +166,11 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
       res.raw.writeHead(res.statusCode, res.getHeaders() as OutgoingHttpHeaders);
       (res.raw as ServerResponse).flushHeaders();
       pipeline(upstream.stream, res.raw, (err) => {
-        if (err && !res.raw.writableFinished) request.log.info({ event: 'ProviderStreamEnded', provider: provider.name, reason: (err as NodeJS.ErrnoException).code ?? err.name }, 'a brokered response ended early');
+        if (err && !res.raw.writableFinished)
+          request.log.info(
+            { event: 'ProviderStreamEnded', provider: provider.name, reason: (err as NodeJS.ErrnoException).code ?? err.name },
+            'a brokered response ended early',
+          );
       });
     },
     onError: (res, { error }) => {
@@ -144,7 +179,10 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
       metrics.providerRequests.inc({ ...labels, outcome: timedOut ? 'timeout' : 'unreachable' });
       const origin = new URL(provider.baseUrl).origin;
       const failure = timedOut
-        ? new ApiError('ABX_ERR_PROVIDER_TIMEOUT', `provider ${provider.name} (${origin}) sent no response headers within ${options.timing?.headersTimeoutMs ?? DEFAULT_BROKER_TIMING.headersTimeoutMs} ms`)
+        ? new ApiError(
+            'ABX_ERR_PROVIDER_TIMEOUT',
+            `provider ${provider.name} (${origin}) sent no response headers within ${options.timing?.headersTimeoutMs ?? DEFAULT_BROKER_TIMING.headersTimeoutMs} ms`,
+          )
         : new ApiError('ABX_ERR_PROVIDER_UNREACHABLE', `provider ${provider.name} (${origin}) cannot be reached: ${describe(error)}`);
       void res.send(failure);
     },
@@ -160,14 +198,18 @@ async function forward(provider: BrokeredProvider, options: BrokerOptions, reque
 async function enforceProviderPolicy(provider: BrokeredProvider, request: FastifyRequest): Promise<void> {
   const { manifest, audit, approvals } = request.server.agentbox;
   const agent = request.agent;
-  await enforce(policyOf(manifest.policy), { kind: 'provider', provider: provider.name, ...(agent ? { agent: agent.name } : {}) }, {
-    agent: agent?.id ?? null,
-    ...(agent?.autonomy ? { autonomy: agent.autonomy } : {}),
-    recordAllowed: false,
-    record: (data) => audit.action(brokerCaller(request), AUDIT_KINDS.policyDecision, 'broker', data),
-    // A supervised caller's ask holds this request open until decided or timed out.
-    approver: approvals.queue,
-  });
+  await enforce(
+    policyOf(manifest.policy),
+    { kind: 'provider', provider: provider.name, ...(agent ? { agent: agent.name } : {}) },
+    {
+      agent: agent?.id ?? null,
+      ...(agent?.autonomy ? { autonomy: agent.autonomy } : {}),
+      recordAllowed: false,
+      record: (data) => audit.action(brokerCaller(request), AUDIT_KINDS.policyDecision, 'broker', data),
+      // A supervised caller's ask holds this request open until decided or timed out.
+      approver: approvals.queue,
+    },
+  );
 }
 
 /** Who called the broker, as auth/caller.ts callerOf names it (that file sits floors above this one). */
@@ -203,7 +245,11 @@ async function readWhole(stream: AsyncIterable<Buffer>, limit: number): Promise<
   let length = 0;
   for await (const chunk of stream) {
     length += chunk.length;
-    if (length > limit) throw new ApiError('ABX_ERR_BODY_TOO_LARGE', `a NIP-98 signed request to the provider broker may carry at most ${limit} bytes (its body is hashed before it is forwarded); authenticate with the API key or an agent token to stream a larger one`);
+    if (length > limit)
+      throw new ApiError(
+        'ABX_ERR_BODY_TOO_LARGE',
+        `a NIP-98 signed request to the provider broker may carry at most ${limit} bytes (its body is hashed before it is forwarded); authenticate with the API key or an agent token to stream a larger one`,
+      );
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, length);

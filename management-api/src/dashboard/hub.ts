@@ -95,7 +95,10 @@ export class DashboardHub {
         try {
           json = JSON.stringify(await this.options.produce(topic));
         } catch (err) {
-          this.options.logger.warn({ err, event: 'DashboardSnapshotFailed', topic }, `the dashboard's ${topic} snapshot failed; it is tried again at the next check`);
+          this.options.logger.warn(
+            { err, event: 'DashboardSnapshotFailed', topic },
+            `the dashboard's ${topic} snapshot failed; it is tried again at the next check`,
+          );
           continue;
         }
         if (this.#last.get(topic) === json) continue;

@@ -50,9 +50,17 @@ const MUTATED: ReadonlyArray<[prefix: string, topic: Topic]> = [
  * Step one, before any route is declared: the session store and the hub, and a response hook on
  * the agent and bead mutation routes only (other routes pay nothing).
  */
-export function prepareDashboard(app: FastifyInstance, options: { key: string; nip98?: Nip98Verifier; clock: () => Date; logger: Logger; metrics: DashboardMetrics; ui?: UiOptions }): Dashboard {
+export function prepareDashboard(
+  app: FastifyInstance,
+  options: { key: string; nip98?: Nip98Verifier; clock: () => Date; logger: Logger; metrics: DashboardMetrics; ui?: UiOptions },
+): Dashboard {
   const store = new SessionStore({ clock: options.clock, ...(options.ui?.sessionTtlMs ? { ttlMs: options.ui.sessionTtlMs } : {}) });
-  const hub = new DashboardHub({ produce: snapshotProducer(app), logger: options.logger, metrics: options.metrics, ...(options.ui?.sampleMs ? { sampleMs: options.ui.sampleMs } : {}) });
+  const hub = new DashboardHub({
+    produce: snapshotProducer(app),
+    logger: options.logger,
+    metrics: options.metrics,
+    ...(options.ui?.sampleMs ? { sampleMs: options.ui.sampleMs } : {}),
+  });
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     if (methods.every((m) => m === 'GET' || m === 'HEAD')) return;
@@ -102,7 +110,17 @@ export interface DashboardPluginOptions {
 export const dashboardSessionsPlugin = fp<DashboardPluginOptions>(
   async (app, options) => {
     const nip98 = app.nip98;
-    app.decorate('dashboard', prepareDashboard(app, { key: app.apiKey, clock: options.clock, logger: options.logger, metrics: options.metrics.dashboard, ...(nip98 ? { nip98 } : {}), ...(options.ui ? { ui: options.ui } : {}) }));
+    app.decorate(
+      'dashboard',
+      prepareDashboard(app, {
+        key: app.apiKey,
+        clock: options.clock,
+        logger: options.logger,
+        metrics: options.metrics.dashboard,
+        ...(nip98 ? { nip98 } : {}),
+        ...(options.ui ? { ui: options.ui } : {}),
+      }),
+    );
   },
   { name: 'agentbox-dashboard-sessions', dependencies: ['agentbox-api-key', 'agentbox-identity'] },
 );

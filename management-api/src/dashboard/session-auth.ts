@@ -33,9 +33,14 @@ export function ownOrigin(request: FastifyRequest): string | undefined {
 /** Refuse a request whose Origin is missing or not the box's own (undefined when it matches). */
 export function checkOrigin(request: FastifyRequest): ApiError | undefined {
   const sent = request.headers.origin;
-  if (sent === undefined) return new ApiError('ABX_ERR_CSRF', 'this request needs an Origin header equal to the box\'s own origin (browsers send it; send it from the dashboard page)');
+  if (sent === undefined)
+    return new ApiError(
+      'ABX_ERR_CSRF',
+      "this request needs an Origin header equal to the box's own origin (browsers send it; send it from the dashboard page)",
+    );
   const own = ownOrigin(request);
-  if (own === undefined || originOf(sent) !== own) return new ApiError('ABX_ERR_CSRF', `the Origin ${JSON.stringify(sent.slice(0, 200))} is not this box's origin ${own ?? '(unknown Host)'}`);
+  if (own === undefined || originOf(sent) !== own)
+    return new ApiError('ABX_ERR_CSRF', `the Origin ${JSON.stringify(sent.slice(0, 200))} is not this box's origin ${own ?? '(unknown Host)'}`);
   return undefined;
 }
 
@@ -44,7 +49,8 @@ export function checkCsrf(request: FastifyRequest, session: UiSession): ApiError
   const origin = checkOrigin(request);
   if (origin) return origin;
   const token = request.headers[CSRF_HEADER];
-  if (typeof token !== 'string' || !sameSecret(token, session.csrfToken)) return new ApiError('ABX_ERR_CSRF', `a mutation with the dashboard session needs the session's CSRF token in ${CSRF_HEADER} (GET /ui/session answers it)`);
+  if (typeof token !== 'string' || !sameSecret(token, session.csrfToken))
+    return new ApiError('ABX_ERR_CSRF', `a mutation with the dashboard session needs the session's CSRF token in ${CSRF_HEADER} (GET /ui/session answers it)`);
   return undefined;
 }
 
@@ -64,13 +70,19 @@ export function isMutation(method: string): boolean {
  * credential), 'accepted', or the error to answer (401 for an unknown, expired or revoked
  * session; 403 ABX_ERR_CSRF for a mutation without the right Origin and token).
  */
-export function sessionAuthenticator(store: SessionStore, parse: CookieParser): (request: FastifyRequest, reply: FastifyReply) => 'accepted' | ApiError | undefined {
+export function sessionAuthenticator(
+  store: SessionStore,
+  parse: CookieParser,
+): (request: FastifyRequest, reply: FastifyReply) => 'accepted' | ApiError | undefined {
   return (request, reply) => {
     const cookie = sessionCookie(request, parse);
     if (cookie === undefined) return undefined;
     const session = store.lookup(cookie);
     if (!session) {
-      request.log.warn({ event: 'AuthRejected', scheme: 'session', route: request.routeOptions.url ?? request.url }, 'rejected an unknown, expired or signed-out dashboard session');
+      request.log.warn(
+        { event: 'AuthRejected', scheme: 'session', route: request.routeOptions.url ?? request.url },
+        'rejected an unknown, expired or signed-out dashboard session',
+      );
       return new ApiError('ABX_ERR_AUTH_INVALID', 'the dashboard session is unknown, expired or signed out: sign in again (POST /ui/session)');
     }
     // A WebSocket upgrade is a GET no browser keeps to its own origin (no CORS), and the page cannot

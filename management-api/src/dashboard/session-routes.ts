@@ -32,7 +32,10 @@ export interface SessionRouteOptions {
   metrics: DashboardMetrics;
 }
 
-const viewSchema = { type: 'object', properties: { csrfToken: { type: 'string' }, expiresAt: { type: 'string' }, via: { type: 'string', enum: ['api-key', 'nip98'] } } } as const;
+const viewSchema = {
+  type: 'object',
+  properties: { csrfToken: { type: 'string' }, expiresAt: { type: 'string' }, via: { type: 'string', enum: ['api-key', 'nip98'] } },
+} as const;
 const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema } as const;
 // Not part of the public API document: the dashboard's own plumbing. Public to the gate: each route checks what it needs itself.
 const hidden = { hide: true } as const;
@@ -41,7 +44,8 @@ const hidden = { hide: true } as const;
 export function registerSessionRoutes(app: FastifyInstance, options: SessionRouteOptions): void {
   const { store, key, nip98, metrics } = options;
   const ttlSec = Math.floor(store.ttlMs / 1000);
-  const echoId = (request: FastifyRequest, reply: FastifyReply): void => void reply.headers(UI_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
+  const echoId = (request: FastifyRequest, reply: FastifyReply): void =>
+    void reply.headers(UI_SECURITY_HEADERS).header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
 
   app.post<{ Body: { apiKey?: string } }>(
     '/ui/session',
@@ -57,7 +61,9 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
         }
         const header = request.headers.authorization;
         if (header === undefined || !NOSTR_SCHEME.test(header)) return;
-        const error = nip98 ? await nip98Authenticate(nip98, header, request, reply) : new ApiError('ABX_ERR_AUTH_INVALID', 'NIP-98 sign-in is off on this box (no mesh.operator_pubkeys)');
+        const error = nip98
+          ? await nip98Authenticate(nip98, header, request, reply)
+          : new ApiError('ABX_ERR_AUTH_INVALID', 'NIP-98 sign-in is off on this box (no mesh.operator_pubkeys)');
         if (error) {
           metrics.signIns.inc({ result: 'invalid', via: 'nip98' });
           throw error;
@@ -97,25 +103,48 @@ export function registerSessionRoutes(app: FastifyInstance, options: SessionRout
     },
   );
 
-  app.get('/ui/session', { config: { public: true }, schema: { ...hidden, summary: 'The signed-in session: its CSRF token and expiry; 401 when not signed in', response: { 200: viewSchema, 401: errorBodySchema } } }, async (request, reply) => {
-    echoId(request, reply);
-    return sessionView(current(request).session);
-  });
+  app.get(
+    '/ui/session',
+    {
+      config: { public: true },
+      schema: {
+        ...hidden,
+        summary: 'The signed-in session: its CSRF token and expiry; 401 when not signed in',
+        response: { 200: viewSchema, 401: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      echoId(request, reply);
+      return sessionView(current(request).session);
+    },
+  );
 
-  app.delete('/ui/session', { config: { public: true }, schema: { ...hidden, summary: 'Sign out: revoke the session and clear the cookie (Origin and x-csrf-token required)', response: { 204: { type: 'null' }, 401: errorBodySchema, 403: errorBodySchema } } }, async (request, reply) => {
-    echoId(request, reply);
-    const { cookie, session } = current(request);
-    const refused = checkCsrf(request, session);
-    if (refused) throw refused;
-    store.revoke(cookie);
-    request.log.info({ event: 'DashboardSignOut', via: session.via }, 'dashboard sign-out');
-    void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', path: '/' }).code(204);
-  });
+  app.delete(
+    '/ui/session',
+    {
+      config: { public: true },
+      schema: {
+        ...hidden,
+        summary: 'Sign out: revoke the session and clear the cookie (Origin and x-csrf-token required)',
+        response: { 204: { type: 'null' }, 401: errorBodySchema, 403: errorBodySchema },
+      },
+    },
+    async (request, reply) => {
+      echoId(request, reply);
+      const { cookie, session } = current(request);
+      const refused = checkCsrf(request, session);
+      if (refused) throw refused;
+      store.revoke(cookie);
+      request.log.info({ event: 'DashboardSignOut', via: session.via }, 'dashboard sign-out');
+      void reply.clearCookie(SESSION_COOKIE, { httpOnly: true, sameSite: 'strict', path: '/' }).code(204);
+    },
+  );
 
   function current(request: FastifyRequest): { cookie: string; session: UiSession } {
     const cookie = sessionCookie(request, (h) => app.parseCookie(h));
     const session = cookie === undefined ? undefined : store.lookup(cookie);
-    if (cookie === undefined || !session) throw new ApiError('ABX_ERR_AUTH_REQUIRED', 'not signed in to the dashboard (or the session expired): POST /ui/session');
+    if (cookie === undefined || !session)
+      throw new ApiError('ABX_ERR_AUTH_REQUIRED', 'not signed in to the dashboard (or the session expired): POST /ui/session');
     return { cookie, session };
   }
 }

@@ -66,7 +66,12 @@ export class SessionStore {
     const timer = setTimeout(() => this.#end(key), this.ttlMs);
     timer.unref();
     this.#enders.set(key, { abort, timer });
-    const session: UiSession = { csrfToken: randomBytes(32).toString('base64url'), expiresAt: new Date(this.options.clock().getTime() + this.ttlMs), via, ended: abort.signal };
+    const session: UiSession = {
+      csrfToken: randomBytes(32).toString('base64url'),
+      expiresAt: new Date(this.options.clock().getTime() + this.ttlMs),
+      via,
+      ended: abort.signal,
+    };
     this.#sessions.set(key, session);
     return { cookie, session };
   }

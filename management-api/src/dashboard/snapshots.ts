@@ -23,16 +23,18 @@ export type SnapshotProducer = (topic: Topic) => Promise<unknown>;
 export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
   const producers: Record<Topic, () => Promise<unknown>> = {
     overview: () => overview(app),
-    agents: () => available(async () => {
-      const agents = await app.agentbox.resolver.slot('orchestrator').list();
-      return { agents, sandbox: await sandboxView(app) };
-    }),
-    beads: () => available(async () => {
-      const beads = app.agentbox.resolver.slot('beads');
-      // The first page of each, as large as the routes allow: a board shows what fits, not a log.
-      const [ready, all] = await Promise.all([beads.readyQueue({ limit: BEADS_PAGER.maxLimit }), beads.list({ limit: BEADS_PAGER.maxLimit })]);
-      return { ready: ready.items, beads: all.items };
-    }),
+    agents: () =>
+      available(async () => {
+        const agents = await app.agentbox.resolver.slot('orchestrator').list();
+        return { agents, sandbox: await sandboxView(app) };
+      }),
+    beads: () =>
+      available(async () => {
+        const beads = app.agentbox.resolver.slot('beads');
+        // The first page of each, as large as the routes allow: a board shows what fits, not a log.
+        const [ready, all] = await Promise.all([beads.readyQueue({ limit: BEADS_PAGER.maxLimit }), beads.list({ limit: BEADS_PAGER.maxLimit })]);
+        return { ready: ready.items, beads: all.items };
+      }),
     mesh: async () => {
       const host = app.agentbox.federation.host;
       // `host: false` tells this apart from a host whose registry fails (also `available: false`).

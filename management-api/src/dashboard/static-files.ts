@@ -8,7 +8,8 @@ import type { ErrorBody } from '../errors.js';
 import { REQUEST_ID_HEADER } from '../http/request-id.js';
 
 /** The Content-Security-Policy of every /ui/ response: nothing inline, nothing from elsewhere. */
-export const UI_CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+export const UI_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 /** Headers every /ui/ response carries. */
 export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -46,7 +47,11 @@ export function defaultUiRoot(moduleUrl: string = import.meta.url): string {
 export async function registerStaticFiles(app: FastifyInstance, options: { root?: string } = {}): Promise<void> {
   const root = path.resolve(options.root ?? defaultUiRoot());
   const built = existsSync(path.join(root, 'index.html'));
-  if (!built) app.log.warn({ event: 'DashboardNotBuilt', root }, `the dashboard is not built (${root}/index.html is missing): /ui/ answers 503 until \`npm run build\` has run`);
+  if (!built)
+    app.log.warn(
+      { event: 'DashboardNotBuilt', root },
+      `the dashboard is not built (${root}/index.html is missing): /ui/ answers 503 until \`npm run build\` has run`,
+    );
 
   await app.register(
     async (ui) => {
@@ -61,7 +66,12 @@ export async function registerStaticFiles(app: FastifyInstance, options: { root?
       // Served through reply.sendFile only (no routes of the plugin's own): these routes are public to the gate.
       await ui.register(fastifyStatic, { root, serve: false, decorateReply: true });
       const route = { config: { public: true }, schema: { hide: true } } as const;
-      const notBuilt = (reply: FastifyReply) => reply.code(503).header('cache-control', 'no-store').type('text/plain; charset=utf-8').send('The dashboard is not built on this box: run `npm run build` (it writes dist/ui), then restart the API.\n');
+      const notBuilt = (reply: FastifyReply) =>
+        reply
+          .code(503)
+          .header('cache-control', 'no-store')
+          .type('text/plain; charset=utf-8')
+          .send('The dashboard is not built on this box: run `npm run build` (it writes dist/ui), then restart the API.\n');
       const send = (reply: FastifyReply, file: string) => {
         if (!built) return notBuilt(reply);
         void reply.header('cache-control', file.startsWith('assets/') ? IMMUTABLE : 'no-store');

@@ -14,10 +14,20 @@ const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 const topicList = `^(${TOPICS.join('|')})(,(${TOPICS.join('|')}))*$`;
 
 const streamSchema = {
-  summary: 'The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes',
+  summary:
+    'The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes',
   tags: ['dashboard'],
-  querystring: { type: 'object', additionalProperties: false, properties: { topics: { type: 'string', pattern: topicList, maxLength: 100, description: 'Comma-separated topics' } } },
-  response: { 200: { description: 'text/event-stream: `event: <topic>` / `data: <JSON>` records and `: ping` comments', type: 'string' }, 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema },
+  querystring: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { topics: { type: 'string', pattern: topicList, maxLength: 100, description: 'Comma-separated topics' } },
+  },
+  response: {
+    200: { description: 'text/event-stream: `event: <topic>` / `data: <JSON>` records and `: ping` comments', type: 'string' },
+    400: errorBodySchema,
+    401: errorBodySchema,
+    403: errorBodySchema,
+  },
 } as const;
 
 /** Register the stream route (authenticated like any /v1 route; never an agent's). */
@@ -27,7 +37,13 @@ export function registerDashboardStream(app: FastifyInstance, hub: DashboardHub)
     reply.hijack();
     const res = reply.raw;
     // `Connection: close`: the socket ends with the stream rather than idling in keep-alive.
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'close', 'x-accel-buffering': 'no', 'x-request-id': request.id });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'close',
+      'x-accel-buffering': 'no',
+      'x-request-id': request.id,
+    });
     res.write('retry: 2000\n\n');
     const ping = setInterval(() => res.write(': ping\n\n'), PING_MS);
     ping.unref();

@@ -83,7 +83,13 @@ export class ControlClient {
     if (this.#closed) return;
     const socket = net.connect(this.options.socketPath);
     this.#socket = socket;
-    socket.on('data', lineReader((m) => this.#message(m), (error) => socket.destroy(new Error(error))));
+    socket.on(
+      'data',
+      lineReader(
+        (m) => this.#message(m),
+        (error) => socket.destroy(new Error(error)),
+      ),
+    );
     socket.once('connect', () => {
       void (async () => {
         await this.call({ op: 'hello', key: this.options.apiKey });

@@ -135,7 +135,14 @@ export async function startControlServer(options: ControlServerOptions): Promise
   };
 }
 
-function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscribers: Set<net.Socket>; controllers: Set<net.Socket> }, flush: () => void, answer: (ref: number, a: Answer) => boolean, orphaned: () => void): void {
+function serve(
+  socket: net.Socket,
+  options: ControlServerOptions,
+  sets: { subscribers: Set<net.Socket>; controllers: Set<net.Socket> },
+  flush: () => void,
+  answer: (ref: number, a: Answer) => boolean,
+  orphaned: () => void,
+): void {
   const { subscribers, controllers } = sets;
   let authenticated = false;
   const reply = (r: ControlReply): void => void socket.write(`${JSON.stringify(r)}\n`);
@@ -177,7 +184,11 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
           return ok(id);
         }
         case 'register':
-          options.credentials.set(req.agent, req.hash, { ...(req.name !== undefined ? { name: req.name } : {}), ...(req.autonomy !== undefined ? { autonomy: req.autonomy } : {}), ...(req.allowDomains !== undefined ? { allowDomains: req.allowDomains } : {}) });
+          options.credentials.set(req.agent, req.hash, {
+            ...(req.name !== undefined ? { name: req.name } : {}),
+            ...(req.autonomy !== undefined ? { autonomy: req.autonomy } : {}),
+            ...(req.allowDomains !== undefined ? { allowDomains: req.allowDomains } : {}),
+          });
           return ok(id);
         case 'revoke':
           options.credentials.delete(req.agent);
@@ -195,7 +206,8 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
           ok(id);
           return flush();
         case 'answer':
-          if (typeof req.ref !== 'number' || typeof req.approved !== 'boolean' || typeof req.reason !== 'string') return fail(id, 'answer needs ref (a number), approved (a boolean) and reason (a string)');
+          if (typeof req.ref !== 'number' || typeof req.approved !== 'boolean' || typeof req.reason !== 'string')
+            return fail(id, 'answer needs ref (a number), approved (a boolean) and reason (a string)');
           // An answer to an ask that timed out or was answered already changes nothing.
           answer(req.ref, { approved: req.approved, reason: req.reason.slice(0, 1000) });
           return ok(id);
@@ -206,10 +218,16 @@ function serve(socket: net.Socket, options: ControlServerOptions, sets: { subscr
       return fail(id, (err as Error).message);
     }
   };
-  socket.on('data', lineReader((m) => (queue = queue.then(() => handle(m))), (error) => {
-    fail(0, error);
-    socket.destroy();
-  }));
+  socket.on(
+    'data',
+    lineReader(
+      (m) => (queue = queue.then(() => handle(m))),
+      (error) => {
+        fail(0, error);
+        socket.destroy();
+      },
+    ),
+  );
 }
 
 async function keyMatches(file: string, given: string): Promise<boolean> {
@@ -227,6 +245,7 @@ export function policyProblem(policy: unknown): string | undefined {
     const problem = typeof d === 'string' ? entryProblem(d) : 'not a string';
     if (problem) return `allow_domains entry ${JSON.stringify(d)}: ${problem}`;
   }
-  for (const port of p.allow_ports) if (!Number.isInteger(port) || port < 1 || port > 65535) return `allow_ports entry ${JSON.stringify(port)} is not a port 1-65535`;
+  for (const port of p.allow_ports)
+    if (!Number.isInteger(port) || port < 1 || port > 65535) return `allow_ports entry ${JSON.stringify(port)} is not a port 1-65535`;
   return undefined;
 }

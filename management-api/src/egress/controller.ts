@@ -71,7 +71,10 @@ export class EgressController implements AgentEgress {
       onDecision: (d) => this.#record(d),
       onAsk: (ask) => void this.#answer(ask),
       onStateChange: () => {
-        options.logger[this.#client.connected ? 'info' : 'warn']({ event: this.#client.connected ? 'EgressProxyConnected' : 'EgressProxyDisconnected', socket: options.socketPath }, `egress proxy control channel ${this.#client.connected ? 'up' : 'down'}`);
+        options.logger[this.#client.connected ? 'info' : 'warn'](
+          { event: this.#client.connected ? 'EgressProxyConnected' : 'EgressProxyDisconnected', socket: options.socketPath },
+          `egress proxy control channel ${this.#client.connected ? 'up' : 'down'}`,
+        );
         for (const l of this.#listeners) l();
       },
     });
@@ -85,7 +88,9 @@ export class EgressController implements AgentEgress {
 
   /** Reachability of the proxy's control channel. */
   status(): EgressStatus {
-    return this.#client.connected ? { reachable: true, socketPath: this.options.socketPath } : { reachable: false, reason: this.#client.lastError, socketPath: this.options.socketPath };
+    return this.#client.connected
+      ? { reachable: true, socketPath: this.options.socketPath }
+      : { reachable: false, reason: this.#client.lastError, socketPath: this.options.socketPath };
   }
 
   /** Be told when reachability changes. */
@@ -95,7 +100,12 @@ export class EgressController implements AgentEgress {
 
   async issue(agentId: string, facts?: AgentFacts): Promise<Record<string, string>> {
     const { secret, hash } = newProxyCredential();
-    const entry = { hash, ...(facts?.name !== undefined ? { name: facts.name } : {}), ...(facts?.autonomy !== undefined ? { autonomy: facts.autonomy } : {}), ...(facts?.allowDomains?.length ? { allowDomains: [...facts.allowDomains] } : {}) };
+    const entry = {
+      hash,
+      ...(facts?.name !== undefined ? { name: facts.name } : {}),
+      ...(facts?.autonomy !== undefined ? { autonomy: facts.autonomy } : {}),
+      ...(facts?.allowDomains?.length ? { allowDomains: [...facts.allowDomains] } : {}),
+    };
     // Known before it is sent: a sync running meanwhile on the same connection then carries it
     // too, or precedes the register; either way the proxy ends up holding it.
     this.#hashes.set(agentId, entry);
@@ -123,7 +133,10 @@ export class EgressController implements AgentEgress {
   async setPolicy(policy: EgressPolicy): Promise<EgressPolicyView> {
     const reply = await this.#call({ op: 'policy-set', policy });
     this.#runtime = policy;
-    this.options.logger.info({ event: 'EgressPolicySet', allowDomains: policy.allow_domains, allowPorts: policy.allow_ports }, 'egress allowlist changed through the API');
+    this.options.logger.info(
+      { event: 'EgressPolicySet', allowDomains: policy.allow_domains, allowPorts: policy.allow_ports },
+      'egress allowlist changed through the API',
+    );
     return this.#view(reply);
   }
 
@@ -175,8 +188,12 @@ export class EgressController implements AgentEgress {
   #record(d: EgressDecision): void {
     // A refused credential only claims its agent id (any local process may write one): such a
     // refusal is an event, never on the record of the agent it names.
-    if (d.decision === 'denied' && d.agent !== null && !UNAUTHENTICATED.has(d.reason)) this.#refusals.add(d.agent, { host: d.host, port: d.port, reason: d.reason });
-    this.options.metrics.decisions.inc({ decision: d.decision === 'allowed' ? 'allowed' : 'denied', reason: EGRESS_REASONS.has(d.reason) ? d.reason : 'other' });
+    if (d.decision === 'denied' && d.agent !== null && !UNAUTHENTICATED.has(d.reason))
+      this.#refusals.add(d.agent, { host: d.host, port: d.port, reason: d.reason });
+    this.options.metrics.decisions.inc({
+      decision: d.decision === 'allowed' ? 'allowed' : 'denied',
+      reason: EGRESS_REASONS.has(d.reason) ? d.reason : 'other',
+    });
     const policy = d.policy ? { policy: { rule: d.policy.rule, decision: d.policy.decision, version: d.policy.version } } : {};
     const data = { agent: d.agent, host: d.host, port: d.port, method: d.method, decision: d.decision, reason: d.reason, ...policy };
     const notRecorded = (err: unknown): void => {
@@ -184,12 +201,23 @@ export class EgressController implements AgentEgress {
     };
     this.options.appendEvent({ kind: EGRESS_EVENT_KIND, source: 'egress', data }).catch(notRecorded);
     // A refusal (or an ask) by [policy] is also a policy decision on record, as spawns and provider calls are.
-    if (d.policy && d.decision === 'denied') this.options.appendEvent({ kind: POLICY_EVENT_KIND, source: 'egress', data: egressPolicyEventData(d, d.policy) }).catch(notRecorded);
+    if (d.policy && d.decision === 'denied')
+      this.options.appendEvent({ kind: POLICY_EVENT_KIND, source: 'egress', data: egressPolicyEventData(d, d.policy) }).catch(notRecorded);
   }
 }
 
 /** The `policy.decision` event of an egress request refused by [policy] (policy/audit-record.ts has the same fields). */
 function egressPolicyEventData(d: EgressDecision, p: EgressPolicyDecision): Record<string, unknown> {
   const subject = { host: d.host, port: d.port, ...(p.method !== undefined ? { method: p.method, path: p.path } : {}) };
-  return { action: 'egress', subject, agent: d.agent, rule: p.rule, decision: p.decision, outcome: d.decision, autonomy: p.autonomy, reason: p.reason, policy: p.version };
+  return {
+    action: 'egress',
+    subject,
+    agent: d.agent,
+    rule: p.rule,
+    decision: p.decision,
+    outcome: d.decision,
+    autonomy: p.autonomy,
+    reason: p.reason,
+    policy: p.version,
+  };
 }

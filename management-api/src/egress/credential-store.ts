@@ -38,18 +38,33 @@ export class CredentialStore {
   set(agent: string, hash: string, facts: AgentFacts = {}): void {
     if (!AGENT_ID.test(agent)) throw new Error(`agent id ${JSON.stringify(agent).slice(0, 80)} is malformed`);
     if (!HASH.test(hash)) throw new Error('a credential hash is 64 lower-case hex digits (sha256)');
-    if (facts.name !== undefined && (typeof facts.name !== 'string' || !AGENT_NAME.test(facts.name))) throw new Error(`agent name ${JSON.stringify(facts.name).slice(0, 80)} is malformed`);
-    if (facts.autonomy !== undefined && !AUTONOMIES.includes(facts.autonomy)) throw new Error(`autonomy ${JSON.stringify(facts.autonomy).slice(0, 40)} is neither autonomous nor supervised`);
+    if (facts.name !== undefined && (typeof facts.name !== 'string' || !AGENT_NAME.test(facts.name)))
+      throw new Error(`agent name ${JSON.stringify(facts.name).slice(0, 80)} is malformed`);
+    if (facts.autonomy !== undefined && !AUTONOMIES.includes(facts.autonomy))
+      throw new Error(`autonomy ${JSON.stringify(facts.autonomy).slice(0, 40)} is neither autonomous nor supervised`);
     const extra = facts.allowDomains;
-    if (extra !== undefined && (!Array.isArray(extra) || extra.length > MAX_EXTRA_DOMAINS || !extra.every((e) => typeof e === 'string' && entryProblem(e) === undefined))) throw new Error(`allowDomains must be at most ${MAX_EXTRA_DOMAINS} well-formed egress entries`);
+    if (
+      extra !== undefined &&
+      (!Array.isArray(extra) || extra.length > MAX_EXTRA_DOMAINS || !extra.every((e) => typeof e === 'string' && entryProblem(e) === undefined))
+    )
+      throw new Error(`allowDomains must be at most ${MAX_EXTRA_DOMAINS} well-formed egress entries`);
     this.#hashes.set(agent, Buffer.from(hash, 'hex'));
-    this.#facts.set(agent, { ...(facts.name !== undefined ? { name: facts.name } : {}), ...(facts.autonomy !== undefined ? { autonomy: facts.autonomy } : {}), ...(extra?.length ? { allowDomains: [...extra] } : {}) });
+    this.#facts.set(agent, {
+      ...(facts.name !== undefined ? { name: facts.name } : {}),
+      ...(facts.autonomy !== undefined ? { autonomy: facts.autonomy } : {}),
+      ...(extra?.length ? { allowDomains: [...extra] } : {}),
+    });
   }
 
   /** Replace every credential by `entries` at once; nothing changes when one is malformed (it throws). */
   replace(entries: ReadonlyArray<{ agent: string; hash: string } & AgentFacts>): void {
     const next = new CredentialStore();
-    for (const { agent, hash, name, autonomy, allowDomains } of entries) next.set(agent, hash, { ...(name !== undefined ? { name } : {}), ...(autonomy !== undefined ? { autonomy } : {}), ...(allowDomains !== undefined ? { allowDomains } : {}) });
+    for (const { agent, hash, name, autonomy, allowDomains } of entries)
+      next.set(agent, hash, {
+        ...(name !== undefined ? { name } : {}),
+        ...(autonomy !== undefined ? { autonomy } : {}),
+        ...(allowDomains !== undefined ? { allowDomains } : {}),
+      });
     this.#hashes.clear();
     this.#facts.clear();
     for (const [agent, hash] of next.#hashes) this.#hashes.set(agent, hash);
@@ -77,7 +92,9 @@ export class CredentialStore {
     const agent = colon > 0 ? decoded.slice(0, colon) : '';
     if (!AGENT_ID.test(agent)) return { ok: false, reason: 'bad-credential' };
     const expected = this.#hashes.get(agent);
-    const given = createHash('sha256').update(decoded.slice(colon + 1), 'utf8').digest();
+    const given = createHash('sha256')
+      .update(decoded.slice(colon + 1), 'utf8')
+      .digest();
     // Compared even for an unknown agent, so timing does not tell known ids from unknown ones.
     const equal = timingSafeEqual(given, expected ?? Buffer.alloc(32));
     return equal && expected ? { ok: true, agent, ...this.#facts.get(agent) } : { ok: false, reason: 'bad-credential', agent };

@@ -9,8 +9,24 @@ export interface EgressMetrics {
 
 /** Every reason the proxy gives; anything else is counted as `other`, so the label stays bounded. */
 export const EGRESS_REASONS: ReadonlySet<string> = new Set([
-  'exact', 'suffix', 'address', 'no-credential', 'bad-credential', 'domain-not-listed', 'port-not-listed', 'unresolvable',
-  'unspecified', 'loopback', 'private', 'cgnat', 'link-local', 'metadata', 'multicast', 'reserved', 'too-many-connections', 'policy-denied',
+  'exact',
+  'suffix',
+  'address',
+  'no-credential',
+  'bad-credential',
+  'domain-not-listed',
+  'port-not-listed',
+  'unresolvable',
+  'unspecified',
+  'loopback',
+  'private',
+  'cgnat',
+  'link-local',
+  'metadata',
+  'multicast',
+  'reserved',
+  'too-many-connections',
+  'policy-denied',
 ]);
 
 /** Create the egress metrics in `registry`. */

@@ -50,14 +50,37 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
   // A supervised ask goes to the API's approvals queue; the proxy's own deadline is the queue's plus a margin, so the queue's timeout is the one reported.
   const askTimeoutMs = (manifest.policy.approval_timeout_sec + 5) * 1000;
   const approver: Approver = {
-    hold: async (decision, action, context) => (control && action.kind === 'egress' ? control.ask(context?.agentId ?? null, decision, action, askTimeoutMs) : { approved: false, reason: 'no approver reachable' }),
+    hold: async (decision, action, context) =>
+      control && action.kind === 'egress'
+        ? control.ask(context?.agentId ?? null, decision, action, askTimeoutMs)
+        : { approved: false, reason: 'no approver reachable' },
   };
-  const server = createEgressProxy({ credentials, allowlist: () => allowlist, onDecision: (d) => control?.publish(d), relay, policy: policyOf(manifest.policy), approver, ...(resolve ? { resolve } : {}) });
+  const server = createEgressProxy({
+    credentials,
+    allowlist: () => allowlist,
+    onDecision: (d) => control?.publish(d),
+    relay,
+    policy: policyOf(manifest.policy),
+    approver,
+    ...(resolve ? { resolve } : {}),
+  });
   const port = listenPort(env, 'AGENTBOX_EGRESS_PORT', egress.port);
   await new Promise<void>((ok, fail) => {
     server.once('error', (err: NodeJS.ErrnoException) => {
       // Another box on this machine (or any programme) holds the port: say which key moves it.
-      if (err.code === 'EADDRINUSE') fail(new PortInUseError(portInUseLine({ name: 'egress proxy', program: 'egress-proxy', key: 'sandbox.egress.port', envVar: 'AGENTBOX_EGRESS_PORT', host: '127.0.0.1', port })));
+      if (err.code === 'EADDRINUSE')
+        fail(
+          new PortInUseError(
+            portInUseLine({
+              name: 'egress proxy',
+              program: 'egress-proxy',
+              key: 'sandbox.egress.port',
+              envVar: 'AGENTBOX_EGRESS_PORT',
+              host: '127.0.0.1',
+              port,
+            }),
+          ),
+        );
       else fail(err);
     });
     server.listen(port, '127.0.0.1', () => ok());
@@ -85,22 +108,35 @@ export async function runEgressProxy(env: Readonly<Record<string, string | undef
     setPolicy: (next) => {
       allowlist = next;
       source = 'runtime';
-      logger.info({ event: 'EgressPolicyChanged', source, allowDomains: next.policy.allow_domains.length, allowPorts: next.policy.allow_ports }, 'egress allowlist replaced');
+      logger.info(
+        { event: 'EgressPolicyChanged', source, allowDomains: next.policy.allow_domains.length, allowPorts: next.policy.allow_ports },
+        'egress allowlist replaced',
+      );
     },
     resetPolicy: () => {
       if (source === 'manifest') return;
       allowlist = manifestList;
       source = 'manifest';
-      logger.info({ event: 'EgressPolicyChanged', source, allowDomains: manifestList.policy.allow_domains.length, allowPorts: manifestList.policy.allow_ports }, "egress allowlist back to the manifest's");
+      logger.info(
+        { event: 'EgressPolicyChanged', source, allowDomains: manifestList.policy.allow_domains.length, allowPorts: manifestList.policy.allow_ports },
+        "egress allowlist back to the manifest's",
+      );
     },
-    onControllerGone: (dropped) => logger.warn({ event: 'EgressControllerGone', dropped }, 'the API that registered the agent credentials disconnected: its credentials are dropped until it syncs again'),
+    onControllerGone: (dropped) =>
+      logger.warn(
+        { event: 'EgressControllerGone', dropped },
+        'the API that registered the agent credentials disconnected: its credentials are dropped until it syncs again',
+      ),
     onDropped: (count) => logger.warn({ event: 'EgressDecisionsDropped', count }, 'no API subscribed: oldest egress decisions dropped'),
   }).catch(async (err: unknown) => {
     server.close();
     await sandboxSocket.close();
     throw err;
   });
-  logger.info({ event: 'EgressProxyListening', port: bound, sandboxSocket: paths.sandboxEgressSocket, control: paths.egressControlSocket, relay }, `egress proxy on 127.0.0.1:${bound}`);
+  logger.info(
+    { event: 'EgressProxyListening', port: bound, sandboxSocket: paths.sandboxEgressSocket, control: paths.egressControlSocket, relay },
+    `egress proxy on 127.0.0.1:${bound}`,
+  );
   return {
     port: bound,
     socketPath: paths.egressControlSocket,

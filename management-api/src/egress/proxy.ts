@@ -64,7 +64,17 @@ export interface EgressProxyOptions {
 }
 
 // Hop-by-hop headers (RFC 9110 7.6.1) and the proxy credential never travel upstream.
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 const MAX_HOST = 255;
 
 /** Build the proxy server (not yet listening). */
@@ -80,7 +90,14 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
   const connections = new AgentConnections(options.maxPerAgent);
 
   /** Authenticate and decide; answers a refusal itself and returns undefined then. `http`: a plain HTTP request's method and path. */
-  async function admit(req: http.IncomingMessage, host: string, port: number, method: EgressDecision['method'], refuse: (status: number, reason: string, detail?: string) => void, http?: { method: string; path: string }): Promise<string | undefined> {
+  async function admit(
+    req: http.IncomingMessage,
+    host: string,
+    port: number,
+    method: EgressDecision['method'],
+    refuse: (status: number, reason: string, detail?: string) => void,
+    http?: { method: string; path: string },
+  ): Promise<string | undefined> {
     const shownHost = host.slice(0, MAX_HOST);
     const who = options.credentials.check(req.headers['proxy-authorization']);
     if (!who.ok) {
@@ -98,7 +115,8 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     // The agent's own extra entries (its profile's), registered by the API with its credential, are
     // asked only about a host the box's list does not name, and with the box's ports: they add
     // names, never ports, and never undo a refusal of an address the box's list named.
-    if (!verdict.allowed && verdict.reason === 'domain-not-listed' && who.allowDomains?.length) verdict = await decide(new Allowlist({ allow_domains: [...who.allowDomains], allow_ports: boxList.policy.allow_ports }), host, port, resolve);
+    if (!verdict.allowed && verdict.reason === 'domain-not-listed' && who.allowDomains?.length)
+      verdict = await decide(new Allowlist({ allow_domains: [...who.allowDomains], allow_ports: boxList.policy.allow_ports }), host, port, resolve);
     if (!verdict.allowed) {
       options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: verdict.reason });
       refuse(403, verdict.reason);
@@ -106,13 +124,29 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     }
     // The policy is a gate behind the allowlist, never a widening: asked only about what it admitted.
     // An ask of a supervised agent holds this request (the agent's socket stays open) until the API's queue decides.
-    const policy = options.policy ? await decidePolicy(options.policy, { kind: 'egress', ...(who.name !== undefined ? { agent: who.name } : {}), host, port, ...http }, who.autonomy, options.approver, who.agent) : undefined;
+    const policy = options.policy
+      ? await decidePolicy(
+          options.policy,
+          { kind: 'egress', ...(who.name !== undefined ? { agent: who.name } : {}), host, port, ...http },
+          who.autonomy,
+          options.approver,
+          who.agent,
+        )
+      : undefined;
     if (policy && !policy.allowed) {
       options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'denied', reason: 'policy-denied', policy: policy.record });
       refuse(403, 'policy-denied', policy.record.reason);
       return undefined;
     }
-    options.onDecision({ agent: who.agent, host: shownHost, port, method, decision: 'allowed', reason: verdict.reason, ...(policy?.record ? { policy: policy.record } : {}) });
+    options.onDecision({
+      agent: who.agent,
+      host: shownHost,
+      port,
+      method,
+      decision: 'allowed',
+      reason: verdict.reason,
+      ...(policy?.record ? { policy: policy.record } : {}),
+    });
     return verdict.address;
   }
 
@@ -123,7 +157,14 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     if (!target) return refuse(400, 'bad-target');
     void admit(req, target.host, target.port, 'CONNECT', refuse).then((address) => {
       if (address === undefined || socket.destroyed) return;
-      openTunnel(socket, address, target.port, head, { onConnect: () => void socket.write('HTTP/1.1 200 Connection established\r\n\r\n'), onConnectFailed: () => refuse(502, 'connect-failed') }, relay);
+      openTunnel(
+        socket,
+        address,
+        target.port,
+        head,
+        { onConnect: () => void socket.write('HTTP/1.1 200 Connection established\r\n\r\n'), onConnectFailed: () => refuse(502, 'connect-failed') },
+        relay,
+      );
     });
   });
 
@@ -133,7 +174,9 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
       if (status === 407) res.setHeader('proxy-authenticate', 'Basic realm="agentbox-egress"');
       const named = refused && status !== 502 ? refused : undefined;
       if (named) res.setHeader('x-agentbox-refusal', refusalHeader(named.host, named.port, reason, detail));
-      res.writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason }).end(named ? refusalBody(named.host, named.port, reason, detail) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
+      res
+        .writeHead(status, { 'content-type': 'text/plain', 'x-agentbox-egress': reason })
+        .end(named ? refusalBody(named.host, named.port, reason, detail) : `egress ${status === 407 ? 'needs a proxy credential' : 'refused'}: ${reason}\n`);
     };
     const target = absoluteTarget(req);
     if (typeof target === 'string') return refuse(400, target);
@@ -142,8 +185,13 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
     void admit(req, url.hostname, port, 'HTTP', refuse, { method: req.method ?? 'GET', path: url.pathname }).then((address) => {
       if (address === undefined) return;
       const headers: http.OutgoingHttpHeaders = {};
-      const listed = new Set(String(req.headers['connection'] ?? '').split(',').map((h) => h.trim().toLowerCase()));
-      for (const [name, value] of Object.entries(req.headers)) if (!HOP_BY_HOP.has(name) && !listed.has(name) && name !== 'host' && value !== undefined) headers[name] = value;
+      const listed = new Set(
+        String(req.headers['connection'] ?? '')
+          .split(',')
+          .map((h) => h.trim().toLowerCase()),
+      );
+      for (const [name, value] of Object.entries(req.headers))
+        if (!HOP_BY_HOP.has(name) && !listed.has(name) && name !== 'host' && value !== undefined) headers[name] = value;
       // RFC 9112 3.2.2: a proxy replaces the Host it received by the request target's. The agent's
       // own Host would name, to a server that routes by name, a host the policy never checked.
       headers['host'] = url.host;
@@ -166,12 +214,25 @@ export function createEgressProxy(options: EgressProxyOptions): http.Server {
  * (registered with its credential; the policy's default otherwise). `record` is absent for an
  * allow by the default of a policy without rules: nothing to name, and allowed requests are many.
  */
-async function decidePolicy(policy: CompiledPolicy, action: EgressAction, autonomy: Autonomy | undefined, approver: Approver | undefined, agentId: string): Promise<{ allowed: true; record?: EgressPolicyDecision } | { allowed: false; record: EgressPolicyDecision }> {
+async function decidePolicy(
+  policy: CompiledPolicy,
+  action: EgressAction,
+  autonomy: Autonomy | undefined,
+  approver: Approver | undefined,
+  agentId: string,
+): Promise<{ allowed: true; record?: EgressPolicyDecision } | { allowed: false; record: EgressPolicyDecision }> {
   const decision = evaluate(policy, action);
   if (decision.decision === 'allow' && decision.rule === null && policy.rules.length === 0) return { allowed: true };
   const outcome = await settle(decision, action, autonomy ?? policy.autonomy, approver, { agentId });
   const http = action.method !== undefined ? { method: action.method.slice(0, 16), path: (action.path ?? '').slice(0, 512) } : {};
-  const record: EgressPolicyDecision = { rule: decision.rule, decision: decision.decision, reason: outcome.reason, version: decision.version, autonomy: outcome.autonomy, ...http };
+  const record: EgressPolicyDecision = {
+    rule: decision.rule,
+    decision: decision.decision,
+    reason: outcome.reason,
+    version: decision.version,
+    autonomy: outcome.autonomy,
+    ...http,
+  };
   return outcome.allowed ? { allowed: true, record } : { allowed: false, record };
 }
 
@@ -182,7 +243,9 @@ async function decidePolicy(policy: CompiledPolicy, action: EgressAction, autono
  * be written `http://authority/…` as sent, not in a shape the URL parser repairs (`http:host`,
  * backslashes), nor carry a user name (a second name before `@`).
  */
-export function absoluteTarget(req: Pick<http.IncomingMessage, 'url' | 'rawHeaders'>): { url: URL; port: number } | 'not-absolute-form' | 'only-http' | 'duplicate-host' | 'bad-target' {
+export function absoluteTarget(
+  req: Pick<http.IncomingMessage, 'url' | 'rawHeaders'>,
+): { url: URL; port: number } | 'not-absolute-form' | 'only-http' | 'duplicate-host' | 'bad-target' {
   const raw = req.url ?? '';
   let hosts = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]!.toLowerCase() === 'host') hosts++;

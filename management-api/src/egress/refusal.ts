@@ -47,7 +47,8 @@ export function refusalHeader(host: string, port: number, reason: string, detail
 /** The body of a refusal: one line a person (or an agent reading its tool's error) can act on. */
 export function refusalBody(host: string, port: number, reason: string, detail?: string): string {
   const shown = printable(host);
-  if (detail !== undefined) return `agentbox egress refused ${shown}:${port}: ${reason}: ${printable(detail)}; to allow it: ${allowWith(shown, port, reason)} (agentbox.toml)\n`;
+  if (detail !== undefined)
+    return `agentbox egress refused ${shown}:${port}: ${reason}: ${printable(detail)}; to allow it: ${allowWith(shown, port, reason)} (agentbox.toml)\n`;
   return `agentbox egress refused ${shown}:${port}: ${reason}; to allow it: ${allowWith(shown, port, reason)} (agentbox.toml, or PUT /v1/sandbox/egress)\n`;
 }
 

@@ -54,7 +54,10 @@ export function createAgentListener(app: FastifyInstance, options: AgentListener
   const timing = { ...AGENT_LISTENER_TIMING, ...options.timing };
   const host = options.host ?? '127.0.0.1';
   const sockets = new WeakSet<Socket>();
-  const server = http.createServer({ headersTimeout: timing.headersMs, keepAliveTimeout: timing.keepAliveMs, requestTimeout: 0, connectionsCheckingInterval: timing.checkMs }, (req, res) => app.routing(req, res));
+  const server = http.createServer(
+    { headersTimeout: timing.headersMs, keepAliveTimeout: timing.keepAliveMs, requestTimeout: 0, connectionsCheckingInterval: timing.checkMs },
+    (req, res) => app.routing(req, res),
+  );
   server.maxConnections = options.maxConnections ?? AGENT_MAX_CONNECTIONS;
   let open = 0;
   let dropped = 0;
@@ -65,7 +68,11 @@ export function createAgentListener(app: FastifyInstance, options: AgentListener
   });
   server.on('drop', () => {
     // Logged once per 100 refusals: a flood must not flood the log too.
-    if (dropped++ % 100 === 0) app.log.warn({ event: 'AgentConnectionsCapped', maxConnections: server.maxConnections, dropped }, `the agents' listener holds ${server.maxConnections} connections; further ones are closed`);
+    if (dropped++ % 100 === 0)
+      app.log.warn(
+        { event: 'AgentConnectionsCapped', maxConnections: server.maxConnections, dropped },
+        `the agents' listener holds ${server.maxConnections} connections; further ones are closed`,
+      );
   });
   // A malformed request or a reset socket: answered by Node (400) or dropped, never an error of the API.
   server.on('clientError', (_err, socket) => socket.destroy());

@@ -36,7 +36,10 @@ function codeFor(e: Partial<FastifyError> & Error): ErrorCode {
  * Install the error and not-found handlers. `onUnmatched` observes every answer given without a
  * route; `gate` runs before the not-found answer, so unknown URLs need the API key too.
  */
-export function registerErrorHandling(app: FastifyInstance, options: { onUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void; gate?: preHandlerHookHandler } = {}): void {
+export function registerErrorHandling(
+  app: FastifyInstance,
+  options: { onUnmatched?: (request: FastifyRequest, reply: FastifyReply) => void; gate?: preHandlerHookHandler } = {},
+): void {
   const { onUnmatched, gate } = options;
   app.setErrorHandler((err, request, reply) => {
     // A refusal before any route matched (say, no API key for an unknown URL) is still a request.

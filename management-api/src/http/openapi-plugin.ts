@@ -9,7 +9,11 @@ export const openApiPlugin = fp(
     await app.register(fastifySwagger, {
       openapi: {
         openapi: '3.1.0',
-        info: { title: 'Agentbox management API', version: apiVersion(), description: 'Probes, metadata and adapter routes of one box. Errors are {error: ABX_ERR_*, message} (docs/errors.md).' },
+        info: {
+          title: 'Agentbox management API',
+          version: apiVersion(),
+          description: 'Probes, metadata and adapter routes of one box. Errors are {error: ABX_ERR_*, message} (docs/errors.md).',
+        },
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', description: 'The box API key (<state>/secrets/api-key)' },

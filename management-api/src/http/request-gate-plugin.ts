@@ -33,5 +33,15 @@ export const requestGatePlugin = fp<RequestGatePluginOptions>(
     });
     app.decorate('requestGate', gate);
   },
-  { name: 'agentbox-request-gate', dependencies: ['agentbox-api-key', 'agentbox-identity', 'agentbox-federation', 'agentbox-agent-listener', 'agentbox-agent-credentials', 'agentbox-dashboard-sessions'] },
+  {
+    name: 'agentbox-request-gate',
+    dependencies: [
+      'agentbox-api-key',
+      'agentbox-identity',
+      'agentbox-federation',
+      'agentbox-agent-listener',
+      'agentbox-agent-credentials',
+      'agentbox-dashboard-sessions',
+    ],
+  },
 );

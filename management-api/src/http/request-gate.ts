@@ -89,9 +89,14 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
         request.agent = agent;
         return done(checkRouteAdmitsAgents(request, auth.metrics));
       }
-      request.log.warn({ event: 'AuthRejected', scheme: 'agent-token', route: request.routeOptions.url ?? request.url }, 'rejected an unknown or revoked agent token');
+      request.log.warn(
+        { event: 'AuthRejected', scheme: 'agent-token', route: request.routeOptions.url ?? request.url },
+        'rejected an unknown or revoked agent token',
+      );
       void reply.header('www-authenticate', 'Bearer realm="agentbox"');
-      return done(new ApiError('ABX_ERR_AUTH_INVALID', 'the agent token is unknown or revoked (an agent token stops working when its agent exits or is terminated)'));
+      return done(
+        new ApiError('ABX_ERR_AUTH_INVALID', 'the agent token is unknown or revoked (an agent token stops working when its agent exits or is terminated)'),
+      );
     }
     done(authenticate(request, reply));
   } as Gate;
@@ -103,7 +108,12 @@ export function registerRequestGate(app: FastifyInstance, auth: GateAuth): Gate 
     const header = request.headers.authorization;
     if (!members || header === undefined || !NOSTR_SCHEME.test(header)) {
       void reply.header('www-authenticate', 'Nostr realm="agentbox"');
-      return done(new ApiError('ABX_ERR_AUTH_REQUIRED', 'mesh member routes require a NIP-98 signed request ("Authorization: Nostr <token>") by a key of the host\'s mesh.allowed_pubkeys'));
+      return done(
+        new ApiError(
+          'ABX_ERR_AUTH_REQUIRED',
+          'mesh member routes require a NIP-98 signed request ("Authorization: Nostr <token>") by a key of the host\'s mesh.allowed_pubkeys',
+        ),
+      );
     }
     nip98Authenticate(members, header, request, reply).then(done, done);
   } as Gate;

@@ -18,7 +18,9 @@ export function hostArch(nodeArch: string = process.arch): TargetArch {
   // Own keys only: a name such as `constructor` must not find the object's prototype.
   const arch = Object.hasOwn(TARGET_ARCH_OF_NODE_ARCH, nodeArch) ? TARGET_ARCH_OF_NODE_ARCH[nodeArch] : undefined;
   if (!arch) {
-    throw new UnknownHostArchError(`this machine's architecture "${nodeArch}" (Node's process.arch) is not one a box is built for: boxes run on x86_64 (Node's x64) or aarch64 (arm64) only`);
+    throw new UnknownHostArchError(
+      `this machine's architecture "${nodeArch}" (Node's process.arch) is not one a box is built for: boxes run on x86_64 (Node's x64) or aarch64 (arm64) only`,
+    );
   }
   return arch;
 }

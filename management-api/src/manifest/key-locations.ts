@@ -59,10 +59,7 @@ export function locateKeys(source: string): Map<string, SourcePosition> {
 }
 
 /** The position of `pointer`, or of its nearest ancestor present in the source. */
-export function nearestPosition(
-  positions: Map<string, SourcePosition>,
-  pointer: string,
-): SourcePosition | undefined {
+export function nearestPosition(positions: Map<string, SourcePosition>, pointer: string): SourcePosition | undefined {
   let p = pointer;
   for (;;) {
     const hit = positions.get(p);

@@ -9,6 +9,9 @@ import { requireManifest } from './load-manifest.js';
  * machine's architecture (host-arch.ts) and `env`. Throws ManifestInvalidError with every
  * diagnostic when it is not valid, UnknownHostArchError on a machine no box is built for.
  */
-export async function loadBoxManifest(env: Readonly<Record<string, string | undefined>>, file: string = manifestFileFrom(env)): ReturnType<typeof requireManifest> {
+export async function loadBoxManifest(
+  env: Readonly<Record<string, string | undefined>>,
+  file: string = manifestFileFrom(env),
+): ReturnType<typeof requireManifest> {
   return requireManifest(file, { targetArch: hostArch(), env });
 }

@@ -12,7 +12,11 @@ export function parseToml(source: string): ParseResult {
   } catch (err) {
     if (err instanceof TomlError) {
       const headline = err.message.split('\n')[0]?.replace(/^Invalid TOML document:\s*/, '') ?? 'invalid TOML';
-      return syntaxError(headline, 'fix the TOML syntax at the marked position (see https://toml.io/en/v1.0.0)', { line: err.line, column: err.column, frame: err.codeblock.replace(/\n+$/, '') });
+      return syntaxError(headline, 'fix the TOML syntax at the marked position (see https://toml.io/en/v1.0.0)', {
+        line: err.line,
+        column: err.column,
+        frame: err.codeblock.replace(/\n+$/, ''),
+      });
     }
     // smol-toml signals every document problem with TomlError; anything else (e.g. stack
     // exhaustion on absurd nesting) is still a syntax problem of the input, not a crash.

@@ -37,11 +37,7 @@ function toDiagnostic(e: ErrorObject, data: unknown): Diagnostic {
         alias: 'unknown-key',
         pointer: e.instancePath + toPointer([key]),
         message: `unknown key \`${key}\` in ${table}`,
-        hint: suggestion
-          ? `did you mean \`${suggestion}\`?`
-          : known.length
-            ? `known keys here: ${known.join(', ')}`
-            : 'remove it',
+        hint: suggestion ? `did you mean \`${suggestion}\`?` : known.length ? `known keys here: ${known.join(', ')}` : 'remove it',
       };
     }
     case 'required': {

@@ -37,7 +37,14 @@ export interface AgentEvents {
   close(): void;
 }
 
-const OFF: AgentEvents = { beadChanged: () => undefined, agentsChanged: () => undefined, approvalRequested: () => undefined, relayStatus: () => undefined, onRelayChange: () => undefined, close: () => undefined };
+const OFF: AgentEvents = {
+  beadChanged: () => undefined,
+  agentsChanged: () => undefined,
+  approvalRequested: () => undefined,
+  relayStatus: () => undefined,
+  onRelayChange: () => undefined,
+  close: () => undefined,
+};
 
 /** Options of {@link startAgentEvents}. */
 export interface AgentEventOptions {
@@ -75,7 +82,12 @@ export function startAgentEvents(options: AgentEventOptions): AgentEvents {
   const origin: EventOrigin = { box: options.manifest.agentbox.name, manifestSha256: options.manifestSha256 };
   const relays = publishTargets(options.manifest, options.env);
   const publisher = new RelayPublisher(relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
-  const watcher = new AgentWatcher({ list: options.listAgents, logger, intervalMs: timing.agentPollMs, onChange: (agent) => publisher.publish(agentEvent(agent, origin, options.clock())) });
+  const watcher = new AgentWatcher({
+    list: options.listAgents,
+    logger,
+    intervalMs: timing.agentPollMs,
+    onChange: (agent) => publisher.publish(agentEvent(agent, origin, options.clock())),
+  });
   // A bead repeated by an idempotent call (the same claim or close again) is announced once.
   const announced = new Map<string, string>();
   publisher.start();

@@ -20,9 +20,7 @@ export class AgentWatcher {
   #again = false;
   #closed = false;
 
-  constructor(
-    private readonly deps: { list: ListAgents; onChange: (agent: AgentProcess) => void; logger: Logger; intervalMs: number },
-  ) {}
+  constructor(private readonly deps: { list: ListAgents; onChange: (agent: AgentProcess) => void; logger: Logger; intervalMs: number }) {}
 
   /** Take the baseline and poll every `intervalMs`. */
   start(): void {

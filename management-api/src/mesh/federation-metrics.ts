@@ -30,21 +30,35 @@ export interface FederationMetrics {
 export function createFederationMetrics(registry: Registry): FederationMetrics {
   const registers = [registry];
   return {
-    clientState: new Gauge({ name: 'agentbox_mesh_client_state', help: 'Mesh client state: 1 for the current one of disabled, registering, registered, backing_off.', labelNames: ['state'] as const, registers }),
+    clientState: new Gauge({
+      name: 'agentbox_mesh_client_state',
+      help: 'Mesh client state: 1 for the current one of disabled, registering, registered, backing_off.',
+      labelNames: ['state'] as const,
+      registers,
+    }),
     clientCalls: new Counter({
       name: 'agentbox_mesh_client_calls_total',
       help: 'Calls of this box to its mesh host, by call (register, heartbeat, deregister) and outcome (ok; gone: the host no longer knows the session; refused: a 4xx answer; error: unreachable, timeout or 5xx).',
       labelNames: ['call', 'outcome'] as const,
       registers,
     }),
-    hostMembers: new Gauge({ name: 'agentbox_mesh_host_members', help: 'Members of this mesh host by state (registered, evicted), as of the last sweep.', labelNames: ['state'] as const, registers }),
+    hostMembers: new Gauge({
+      name: 'agentbox_mesh_host_members',
+      help: 'Members of this mesh host by state (registered, evicted), as of the last sweep.',
+      labelNames: ['state'] as const,
+      registers,
+    }),
     hostRequests: new Counter({
       name: 'agentbox_mesh_host_requests_total',
       help: 'Member calls answered by this mesh host, by call (register, heartbeat, deregister) and outcome (ok; gone: unknown or evicted session, 410).',
       labelNames: ['call', 'outcome'] as const,
       registers,
     }),
-    hostEvictions: new Counter({ name: 'agentbox_mesh_host_evictions_total', help: 'Members this host replica evicted after three missed heartbeat intervals.', registers }),
+    hostEvictions: new Counter({
+      name: 'agentbox_mesh_host_evictions_total',
+      help: 'Members this host replica evicted after three missed heartbeat intervals.',
+      registers,
+    }),
     witnessOffers: new Counter({
       name: 'agentbox_mesh_witness_offers_total',
       help: 'Event log checkpoints members offered this mesh host to cosign, by outcome (cosigned; proof-needed: a consistency proof from the last size cosigned is asked for; malformed; refused).',
@@ -57,6 +71,10 @@ export function createFederationMetrics(registry: Registry): FederationMetrics {
       labelNames: ['reason'] as const,
       registers,
     }),
-    witnessFlagged: new Gauge({ name: 'agentbox_mesh_witness_flagged_members', help: 'Mesh members whose event log this host flagged as rewritten, until an operator clears them.', registers }),
+    witnessFlagged: new Gauge({
+      name: 'agentbox_mesh_witness_flagged_members',
+      help: 'Mesh members whose event log this host flagged as rewritten, until an operator clears them.',
+      registers,
+    }),
   };
 }

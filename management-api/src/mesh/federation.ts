@@ -63,12 +63,24 @@ export async function startFederation(options: FederationOptions): Promise<Feder
       ? new FederationClient({
           hostUrl: manifest.mesh.host_url,
           identity: options.identity,
-          report: memberReport({ pubkey: options.identity.pubkey, name: manifest.agentbox.name, imageHash: options.imageHash, manifestSha256: options.manifestSha256, resolver: () => options.reportFrom().resolver, probes: () => options.reportFrom().probes }),
+          report: memberReport({
+            pubkey: options.identity.pubkey,
+            name: manifest.agentbox.name,
+            imageHash: options.imageHash,
+            manifestSha256: options.manifestSha256,
+            resolver: () => options.reportFrom().resolver,
+            probes: () => options.reportFrom().probes,
+          }),
           logger: options.logger.child({ component: 'mesh-client' }),
           metrics,
           clock: options.clock,
           ...(options.clientTiming ? { timing: options.clientTiming } : {}),
-          witness: new MemberWitness({ source: () => witnessedLog(options.reportFrom().resolver), eventsDir: path.join(options.paths.stateDir, 'events'), logger: options.logger.child({ component: 'mesh-client' }), clock: options.clock }),
+          witness: new MemberWitness({
+            source: () => witnessedLog(options.reportFrom().resolver),
+            eventsDir: path.join(options.paths.stateDir, 'events'),
+            logger: options.logger.child({ component: 'mesh-client' }),
+            clock: options.clock,
+          }),
         })
       : undefined;
   const status = (): FederationStatus => {

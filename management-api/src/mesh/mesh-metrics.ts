@@ -17,14 +17,29 @@ export interface MeshMetrics {
 export function createMeshMetrics(registry: Registry): MeshMetrics {
   const registers = [registry];
   return {
-    published: new Counter({ name: 'agentbox_mesh_events_published_total', help: 'Signed agent events a relay accepted, by relay.', labelNames: ['relay'] as const, registers }),
+    published: new Counter({
+      name: 'agentbox_mesh_events_published_total',
+      help: 'Signed agent events a relay accepted, by relay.',
+      labelNames: ['relay'] as const,
+      registers,
+    }),
     dropped: new Counter({
       name: 'agentbox_mesh_events_dropped_total',
       help: 'Signed agent events given up, by relay and reason: queue-full (the oldest waiting event made room for a new one), rejected (the relay refused it or never answered, every try).',
       labelNames: ['relay', 'reason'] as const,
       registers,
     }),
-    queueLength: new Gauge({ name: 'agentbox_mesh_queue_length', help: 'Signed agent events waiting to be published, by relay.', labelNames: ['relay'] as const, registers }),
-    relayUp: new Gauge({ name: 'agentbox_mesh_relay_up', help: 'Whether the box is connected to the relay (1) or not (0).', labelNames: ['relay'] as const, registers }),
+    queueLength: new Gauge({
+      name: 'agentbox_mesh_queue_length',
+      help: 'Signed agent events waiting to be published, by relay.',
+      labelNames: ['relay'] as const,
+      registers,
+    }),
+    relayUp: new Gauge({
+      name: 'agentbox_mesh_relay_up',
+      help: 'Whether the box is connected to the relay (1) or not (0).',
+      labelNames: ['relay'] as const,
+      registers,
+    }),
   };
 }

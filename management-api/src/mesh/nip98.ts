@@ -76,12 +76,14 @@ export class Nip98Verifier {
     }
     // The replay cache keys on the signature's text: one signature must have one spelling (hex
     // decoding also accepts upper case, which would otherwise replay the same token unnoticed).
-    if (typeof event.sig !== 'string' || !/^[0-9a-f]{128}$/.test(event.sig)) return refuse('malformed', 'the Nostr token event has no signature of 128 lower-case hex characters');
+    if (typeof event.sig !== 'string' || !/^[0-9a-f]{128}$/.test(event.sig))
+      return refuse('malformed', 'the Nostr token event has no signature of 128 lower-case hex characters');
     // A freshly parsed object: verifyEvent's cached verdict cannot come from elsewhere.
     if (!verifyEvent(event)) return refuse('signature', 'the Nostr token event has a wrong id or signature');
     if (!validateEventKind(event)) return refuse('kind', `the Nostr token event has kind ${String(event.kind)}, not 27235 (NIP-98)`);
     const now = this.#now();
-    if (Math.abs(now - event.created_at) > NIP98_WINDOW_SEC) return refuse('expired', `the Nostr token was signed at ${event.created_at}, more than ${NIP98_WINDOW_SEC} s from the server's clock (${now})`);
+    if (Math.abs(now - event.created_at) > NIP98_WINDOW_SEC)
+      return refuse('expired', `the Nostr token was signed at ${event.created_at}, more than ${NIP98_WINDOW_SEC} s from the server's clock (${now})`);
     if (!validateEventUrlTag(event, url)) return refuse('url', `the Nostr token's u tag does not match the request URL ${url} exactly`);
     // Compared case-insensitively (nostr-tools' own getToken examples sign `post`).
     if (!validateEventMethodTag(event, method)) return refuse('method', `the Nostr token's method tag does not match ${method.toUpperCase()}`);
@@ -100,8 +102,10 @@ export class Nip98Verifier {
    */
   checkPayload(event: Event, bodyHash: string | undefined, bodyLength: number): Nip98Verdict {
     const tag = tagValue(event, 'payload');
-    if (tag === undefined) return bodyLength === 0 ? { ok: true, event } : refuse('payload', 'the request has a body but the Nostr token has no payload tag (sha256 of the body)');
-    if (tag.toLowerCase() !== (bodyHash ?? payloadHash(''))) return refuse('payload', "the Nostr token's payload tag does not match the sha256 of the request body");
+    if (tag === undefined)
+      return bodyLength === 0 ? { ok: true, event } : refuse('payload', 'the request has a body but the Nostr token has no payload tag (sha256 of the body)');
+    if (tag.toLowerCase() !== (bodyHash ?? payloadHash('')))
+      return refuse('payload', "the Nostr token's payload tag does not match the sha256 of the request body");
     return { ok: true, event };
   }
 }
@@ -121,7 +125,12 @@ function refuse(reason: Nip98Refusal, message: string): Nip98Verdict {
  */
 export async function nip98Header(identity: BoxIdentity, url: string, method: string, body?: Uint8Array | string): Promise<string> {
   const hash = body === undefined || body.length === 0 ? undefined : payloadHash(body);
-  return getToken(url, method.toUpperCase(), (template) => identity.sign({ ...template, tags: hash ? [...template.tags, ['payload', hash]] : template.tags }), true);
+  return getToken(
+    url,
+    method.toUpperCase(),
+    (template) => identity.sign({ ...template, tags: hash ? [...template.tags, ['payload', hash]] : template.tags }),
+    true,
+  );
 }
 
 /**
@@ -131,7 +140,10 @@ export async function nip98Header(identity: BoxIdentity, url: string, method: st
  */
 export function nip98Allowlist(mesh: { readonly operator_pubkeys: readonly string[]; readonly host_pubkey: string }): Set<string> {
   const out = new Set<string>();
-  const entries = [...mesh.operator_pubkeys.map((k, i) => [`mesh.operator_pubkeys[${i}]`, k] as const), ...(mesh.host_pubkey ? [['mesh.host_pubkey', mesh.host_pubkey] as const] : [])];
+  const entries = [
+    ...mesh.operator_pubkeys.map((k, i) => [`mesh.operator_pubkeys[${i}]`, k] as const),
+    ...(mesh.host_pubkey ? [['mesh.host_pubkey', mesh.host_pubkey] as const] : []),
+  ];
   for (const [where, key] of entries) {
     const hex = pubkeyToHex(key);
     if (hex === undefined) throw new Error(`${where} = "${key}" is not a valid npub or 64-character hex public key`);

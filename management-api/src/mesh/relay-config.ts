@@ -50,7 +50,10 @@ export function relayPort(manifest: NormalizedManifest, env: Readonly<Record<str
 export function relayConfig(manifest: NormalizedManifest, env: Readonly<Record<string, string | undefined>> = {}): RelayConfig {
   const sm = manifest.sovereign_mesh;
   if (!sm.relay.enabled) {
-    throw new RelayConfigError('sovereign_mesh.relay.enabled', 'sovereign_mesh.relay.enabled is false, so the box has no embedded relay to serve; set [sovereign_mesh.relay] enabled = true, or do not start agentbox-relay');
+    throw new RelayConfigError(
+      'sovereign_mesh.relay.enabled',
+      'sovereign_mesh.relay.enabled is false, so the box has no embedded relay to serve; set [sovereign_mesh.relay] enabled = true, or do not start agentbox-relay',
+    );
   }
   if (!sm.enabled) {
     throw new RelayConfigError('sovereign_mesh.enabled', 'the embedded relay needs the Nostr integration: set [sovereign_mesh] enabled = true (rule E010)');
@@ -73,10 +76,21 @@ export function embeddedRelayUrl(manifest: NormalizedManifest, env: Readonly<Rec
  */
 export function listenError(err: NodeJS.ErrnoException, config: Pick<RelayConfig, 'bind' | 'port'>): Error {
   const where = `${config.bind} port ${config.port}`;
-  if (err.code === 'EADDRINUSE') return new RelayConfigError('sovereign_mesh.relay.port', `sovereign_mesh.relay.port ${config.port} is already in use on ${config.bind}; choose a free port in [sovereign_mesh.relay] port`);
-  if (err.code === 'EACCES') return new RelayConfigError('sovereign_mesh.relay.port', `cannot listen on ${where} (permission denied); use a port of 1024 or more in [sovereign_mesh.relay] port (rule E026)`);
+  if (err.code === 'EADDRINUSE')
+    return new RelayConfigError(
+      'sovereign_mesh.relay.port',
+      `sovereign_mesh.relay.port ${config.port} is already in use on ${config.bind}; choose a free port in [sovereign_mesh.relay] port`,
+    );
+  if (err.code === 'EACCES')
+    return new RelayConfigError(
+      'sovereign_mesh.relay.port',
+      `cannot listen on ${where} (permission denied); use a port of 1024 or more in [sovereign_mesh.relay] port (rule E026)`,
+    );
   if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND' || err.code === 'EAI_AGAIN') {
-    return new RelayConfigError('sovereign_mesh.relay.bind', `sovereign_mesh.relay.bind "${config.bind}" is not an address of this host (${err.code}); use 127.0.0.1, or 0.0.0.0 with expose = true`);
+    return new RelayConfigError(
+      'sovereign_mesh.relay.bind',
+      `sovereign_mesh.relay.bind "${config.bind}" is not an address of this host (${err.code}); use 127.0.0.1, or 0.0.0.0 with expose = true`,
+    );
   }
   return err;
 }

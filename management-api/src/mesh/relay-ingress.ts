@@ -29,7 +29,18 @@ export function ingressVerdict(event: Event, rules: IngressRules): BeforeHandleE
     case 'signed-only':
       // The fields alone: verifyEvent caches its verdict under a symbol on the object, which a
       // spread would copy (an event that was signed or verified in this process, then altered).
-      if (verifyEvent({ id: event.id, pubkey: event.pubkey, created_at: event.created_at, kind: event.kind, tags: event.tags, content: event.content, sig: event.sig })) return ACCEPT;
+      if (
+        verifyEvent({
+          id: event.id,
+          pubkey: event.pubkey,
+          created_at: event.created_at,
+          kind: event.kind,
+          tags: event.tags,
+          content: event.content,
+          sig: event.sig,
+        })
+      )
+        return ACCEPT;
       return block('ingress_policy "signed-only" accepts only validly signed events; this event\'s id or signature is wrong');
     case 'open':
       return ACCEPT;

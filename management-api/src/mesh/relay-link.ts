@@ -21,7 +21,14 @@ export interface RelayLinkTiming {
 }
 
 /** Defaults: 5 s to connect or to get an OK, retries from 1 s up to 60 s, 1,000 queued, 5 tries. */
-export const DEFAULT_LINK_TIMING: RelayLinkTiming = { connectTimeoutMs: 5_000, publishTimeoutMs: 5_000, retryInitialMs: 1_000, retryMaxMs: 60_000, queueLimit: 1_000, maxAttempts: 5 };
+export const DEFAULT_LINK_TIMING: RelayLinkTiming = {
+  connectTimeoutMs: 5_000,
+  publishTimeoutMs: 5_000,
+  retryInitialMs: 1_000,
+  retryMaxMs: 60_000,
+  queueLimit: 1_000,
+  maxAttempts: 5,
+};
 
 /**
  * ws emits 'error' after nostr-tools has detached its handler when a connection attempt is
@@ -102,14 +109,18 @@ export class RelayLink {
 
   async #connect(): Promise<void> {
     if (this.#closed) return;
-    const relay = new AbstractRelay(this.url, { verifyEvent, websocketImplementation: ListenedWebSocket as unknown as typeof globalThis.WebSocket, enablePing: true });
+    const relay = new AbstractRelay(this.url, {
+      verifyEvent,
+      websocketImplementation: ListenedWebSocket as unknown as typeof globalThis.WebSocket,
+      enablePing: true,
+    });
     relay.publishTimeout = this.deps.timing.publishTimeoutMs;
     relay.onnotice = (msg) => this.deps.logger.debug({ event: 'RelayNotice', relay: this.url, notice: msg }, 'relay notice');
     this.#connecting = true;
     try {
       await relay.connect({ timeout: this.deps.timing.connectTimeoutMs });
     } catch (err) {
-      this.#lost(relay, typeof err === 'string' ? err : (err as Error).message ?? String(err));
+      this.#lost(relay, typeof err === 'string' ? err : ((err as Error).message ?? String(err)));
       return;
     } finally {
       this.#connecting = false;
@@ -129,7 +140,10 @@ export class RelayLink {
     const wasReachable = this.#reachable;
     this.#setReachable(false);
     const delay = this.#reconnect.next();
-    this.deps.logger[wasReachable ? 'warn' : 'debug']({ event: 'RelayUnreachable', relay: this.url, reason, retryInMs: delay }, `relay ${this.url} unreachable (${reason}); retrying in ${delay} ms`);
+    this.deps.logger[wasReachable ? 'warn' : 'debug'](
+      { event: 'RelayUnreachable', relay: this.url, reason, retryInMs: delay },
+      `relay ${this.url} unreachable (${reason}); retrying in ${delay} ms`,
+    );
     this.#reconnectTimer = setTimeout(() => void this.#connect(), delay).unref();
   }
 
@@ -159,7 +173,10 @@ export class RelayLink {
           if (item.attempts >= this.deps.timing.maxAttempts) {
             this.#settle(item);
             this.deps.metrics.dropped.inc({ relay: this.url, reason: 'rejected' });
-            this.deps.logger.warn({ event: 'AgentEventDropped', relay: this.url, id: item.event.id, reason: (err as Error).message }, `relay ${this.url} did not accept event ${item.event.id} after ${item.attempts} tries`);
+            this.deps.logger.warn(
+              { event: 'AgentEventDropped', relay: this.url, id: item.event.id, reason: (err as Error).message },
+              `relay ${this.url} did not accept event ${item.event.id} after ${item.attempts} tries`,
+            );
             continue;
           }
           // Abandoned (never resolved) if the link closes meanwhile: nothing else waits on it.

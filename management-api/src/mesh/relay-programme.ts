@@ -49,7 +49,15 @@ export async function runRelay(env: Readonly<Record<string, string | undefined>>
     throw err;
   }
   logger.info(
-    { event: 'RelayListening', bind: config.bind, port: relay.port, ingress_policy: config.policy, allowed_pubkeys: config.allowedPubkeys.length, allowed_kinds: config.allowedKinds, database: paths.relayDatabase },
+    {
+      event: 'RelayListening',
+      bind: config.bind,
+      port: relay.port,
+      ingress_policy: config.policy,
+      allowed_pubkeys: config.allowedPubkeys.length,
+      allowed_kinds: config.allowedKinds,
+      database: paths.relayDatabase,
+    },
     `Nostr relay on ${config.bind} port ${relay.port} (ingress_policy ${config.policy})`,
   );
   const signal = await new Promise<NodeJS.Signals>((resolve) => {

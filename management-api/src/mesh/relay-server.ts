@@ -72,7 +72,9 @@ export async function startRelayServer(options: RelayServerOptions): Promise<Run
   await repository.init();
   const relay = new NostrRelay(repository, { logger: engineLogger(logger), logLevel: LogLevel.INFO });
   const rules: IngressRules = { policy: config.policy, allowedPubkeys: config.allowedPubkeys, allowedKinds: config.allowedKinds, boxPubkey: options.boxPubkey };
-  relay.register(ingressGuard(rules, (event, message) => logger.info({ event: 'RelayEventRefused', id: event.id, kind: event.kind, pubkey: event.pubkey }, message)));
+  relay.register(
+    ingressGuard(rules, (event, message) => logger.info({ event: 'RelayEventRefused', id: event.id, kind: event.kind, pubkey: event.pubkey }, message)),
+  );
 
   const server = new WebSocketServer({ host: config.bind, port: config.port });
   serveNostr(server, relay, new Validator());

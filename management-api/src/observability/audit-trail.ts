@@ -66,7 +66,10 @@ export class AuditTrail {
   /** Refuse `action` (503 ABX_ERR_AUDIT_UNAVAILABLE) when events is critical and cannot be appended to now. */
   admit(action: string): void {
     if (this.options.critical && !this.options.usable()) {
-      throw new ApiError('ABX_ERR_AUDIT_UNAVAILABLE', `${action} refused: the events slot is in adapters.critical (no action without an audit trail) and cannot record it now; see /health for the slot's reason`);
+      throw new ApiError(
+        'ABX_ERR_AUDIT_UNAVAILABLE',
+        `${action} refused: the events slot is in adapters.critical (no action without an audit trail) and cannot record it now; see /health for the slot's reason`,
+      );
     }
   }
 
@@ -102,7 +105,8 @@ export class AuditTrail {
         const written = this.record(AUDIT_KINDS.agentSpawn, 'orchestrator', { ...spawnData(agent), by: this.#caller() });
         if (this.options.critical) this.#spawns.set(agent.id, written);
       },
-      terminating: (agent, by) => void this.record(AUDIT_KINDS.agentTerminate, 'orchestrator', { agent: agent.id, name: agent.name, graceMs: agent.graceMs, by: by ?? this.#caller() }),
+      terminating: (agent, by) =>
+        void this.record(AUDIT_KINDS.agentTerminate, 'orchestrator', { agent: agent.id, name: agent.name, graceMs: agent.graceMs, by: by ?? this.#caller() }),
       ended: (agent) => void this.record(AUDIT_KINDS.agentExit, 'orchestrator', exitData(agent)),
     };
   }
@@ -114,7 +118,18 @@ export class AuditTrail {
 }
 
 function spawnData(a: AgentStartFacts): Record<string, unknown> {
-  return { agent: a.id, name: a.name, command: a.command, args: [...a.args], cwd: a.cwd, envNames: [...a.envNames], limits: a.limits, sandbox: a.sandbox, pid: a.pid, startedAt: a.startedAt };
+  return {
+    agent: a.id,
+    name: a.name,
+    command: a.command,
+    args: [...a.args],
+    cwd: a.cwd,
+    envNames: [...a.envNames],
+    limits: a.limits,
+    sandbox: a.sandbox,
+    pid: a.pid,
+    startedAt: a.startedAt,
+  };
 }
 
 function exitData(a: AgentEndFacts): Record<string, unknown> {

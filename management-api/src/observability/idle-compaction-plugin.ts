@@ -19,7 +19,10 @@ export interface IdleCompactionPluginOptions {
 /** Starts the idle watch (a quiet API gives memory back) and stops it when the app closes. */
 export const idleCompactionPlugin = fp<IdleCompactionPluginOptions>(
   async (app, options) => {
-    const idleCompaction = startIdleCompaction({ logger: options.logger, ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}) });
+    const idleCompaction = startIdleCompaction({
+      logger: options.logger,
+      ...(options.timing?.idleCompactionMs ? { idleMs: options.timing.idleCompactionMs } : {}),
+    });
     app.decorate('idleCompaction', idleCompaction);
     app.addHook('onClose', async () => idleCompaction.stop());
   },

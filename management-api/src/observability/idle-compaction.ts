@@ -64,7 +64,10 @@ export function startIdleCompaction(options: { logger: Logger; idleMs?: number }
     const started = performance.now();
     collect();
     compactions++;
-    options.logger.debug({ event: 'IdleCompaction', ms: Math.round((performance.now() - started) * 100) / 100, rssBefore: before, rssAfter: process.memoryUsage.rss() }, 'collected after a burst of requests');
+    options.logger.debug(
+      { event: 'IdleCompaction', ms: Math.round((performance.now() - started) * 100) / 100, rssBefore: before, rssAfter: process.memoryUsage.rss() },
+      'collected after a burst of requests',
+    );
   }, idleMs);
   timer.unref();
   return {

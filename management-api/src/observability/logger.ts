@@ -20,9 +20,20 @@ function serializeError(err: unknown): unknown {
   return scrubValue(out, 2);
 }
 
-function serializeRequest(req: { method: string; url: string; headers?: Record<string, unknown>; ip?: string; socket?: { remoteAddress?: string } }): LoggedRequest {
+function serializeRequest(req: {
+  method: string;
+  url: string;
+  headers?: Record<string, unknown>;
+  ip?: string;
+  socket?: { remoteAddress?: string };
+}): LoggedRequest {
   // Header values can quote URLs too (referer, origin, forwarded): scrubbed like the request's own.
-  return { method: req.method, url: scrubSecrets(req.url), headers: scrubValue({ ...(req.headers ?? {}) }, 1) as Record<string, unknown>, remoteAddress: req.ip ?? req.socket?.remoteAddress };
+  return {
+    method: req.method,
+    url: scrubSecrets(req.url),
+    headers: scrubValue({ ...(req.headers ?? {}) }, 1) as Record<string, unknown>,
+    remoteAddress: req.ip ?? req.socket?.remoteAddress,
+  };
 }
 
 /**
@@ -30,7 +41,11 @@ function serializeRequest(req: { method: string; url: string; headers?: Record<s
  * Known secret keys are removed by path; credentials inside strings (URLs with passwords,
  * `password=` pairs, bearer tokens) are scrubbed from messages, fields and errors.
  */
-export function createLogger(options: { level: LogLevel; destination?: DestinationStream; /** `agentbox.stage` of every line (default `api`). */ stage?: string }): Logger {
+export function createLogger(options: {
+  level: LogLevel;
+  destination?: DestinationStream /** `agentbox.stage` of every line (default `api`). */;
+  stage?: string;
+}): Logger {
   return pino(
     {
       level: options.level,

@@ -53,7 +53,10 @@ export function createCoreMetrics(build: BuildInfo): CoreMetrics {
     http: new RequestStats(
       registry,
       { counter: 'agentbox_http_requests_total', histogram: 'agentbox_http_request_duration_seconds' },
-      { counter: 'HTTP requests answered by the management API, by method, route template and status code.', histogram: 'Time to answer an HTTP request, by method and route template.' },
+      {
+        counter: 'HTTP requests answered by the management API, by method, route template and status code.',
+        histogram: 'Time to answer an HTTP request, by method and route template.',
+      },
       httpBuckets,
     ),
     adapterDispatch: new Counter({

@@ -42,8 +42,20 @@ export class RequestStats {
     help: { counter: string; histogram: string },
     private readonly bounds: readonly number[],
   ) {
-    const counter = { name: names.counter, help: help.counter, type: 'counter', aggregator: 'sum', get: async () => ({ ...counter, values: this.#counterValues() }) };
-    const histogram = { name: names.histogram, help: help.histogram, type: 'histogram', aggregator: 'sum', get: async () => ({ ...histogram, values: this.#histogramValues(names.histogram) }) };
+    const counter = {
+      name: names.counter,
+      help: help.counter,
+      type: 'counter',
+      aggregator: 'sum',
+      get: async () => ({ ...counter, values: this.#counterValues() }),
+    };
+    const histogram = {
+      name: names.histogram,
+      help: help.histogram,
+      type: 'histogram',
+      aggregator: 'sum',
+      get: async () => ({ ...histogram, values: this.#histogramValues(names.histogram) }),
+    };
     // Any object with name, help, type and get() is a metric to the registry.
     registry.registerMetric(counter as unknown as Metric);
     registry.registerMetric(histogram as unknown as Metric);
@@ -63,7 +75,9 @@ export class RequestStats {
   }
 
   #counterValues(): Array<{ labels: Record<string, string>; value: number }> {
-    return this.#all().flatMap((s) => [...s.statuses].map(([status, value]) => ({ labels: { method: s.method, route: s.route, status: String(status) }, value })));
+    return this.#all().flatMap((s) =>
+      [...s.statuses].map(([status, value]) => ({ labels: { method: s.method, route: s.route, status: String(status) }, value })),
+    );
   }
 
   #histogramValues(name: string): Array<{ labels: Record<string, string>; value: number; metricName: string }> {

@@ -16,9 +16,20 @@ export function actionSubject(action: PolicyAction): Record<string, unknown> {
   const cut = (s: string): string => (secretKind(s) !== undefined ? CENSOR : scrubSecrets(s.length > 512 ? `${s.slice(0, 512)}…` : s));
   switch (action.kind) {
     case 'spawn':
-      return { name: action.agent, command: cut(action.command), args: action.args.slice(0, 32).map(cut), cwd: action.cwd ?? '.', ...(action.profile !== undefined ? { profile: action.profile } : {}) };
+      return {
+        name: action.agent,
+        command: cut(action.command),
+        args: action.args.slice(0, 32).map(cut),
+        cwd: action.cwd ?? '.',
+        ...(action.profile !== undefined ? { profile: action.profile } : {}),
+      };
     case 'egress':
-      return { host: cut(action.host), port: action.port, ...(action.method !== undefined ? { method: action.method } : {}), ...(action.path !== undefined ? { path: cut(action.path) } : {}) };
+      return {
+        host: cut(action.host),
+        port: action.port,
+        ...(action.method !== undefined ? { method: action.method } : {}),
+        ...(action.path !== undefined ? { path: cut(action.path) } : {}),
+      };
     case 'provider':
       return { provider: action.provider };
     case 'egress-change':

@@ -74,10 +74,13 @@ export class PolicyRuleError extends Error {
 
 /** Compile `section`. Throws PolicyRuleError for a rule with a field its action lacks or a malformed host (a validated manifest has neither). */
 export function compilePolicy(section: Pick<PolicySection, 'default' | 'autonomy' | 'rules'>): CompiledPolicy {
-  const version = `sha256:${createHash('sha256').update(JSON.stringify([section.default, section.autonomy, section.rules.map(normalRule)])).digest('hex')}`;
+  const version = `sha256:${createHash('sha256')
+    .update(JSON.stringify([section.default, section.autonomy, section.rules.map(normalRule)]))
+    .digest('hex')}`;
   const rules = section.rules.map((rule, index) => compileRule(rule, index, version));
   const index = Object.fromEntries(ACTION_KINDS.map((kind) => [kind, indexRules(rules.filter((r) => r.kind === kind))])) as Record<ActionKind, KindIndex>;
-  const defaultOf = (kind: ActionKind): PolicyDecision => Object.freeze({ action: kind, decision: section.default, rule: null, matched: [], reason: 'no rule matches', version });
+  const defaultOf = (kind: ActionKind): PolicyDecision =>
+    Object.freeze({ action: kind, decision: section.default, rule: null, matched: [], reason: 'no rule matches', version });
   const defaults = Object.fromEntries(ACTION_KINDS.map((kind) => [kind, defaultOf(kind)])) as Record<ActionKind, PolicyDecision>;
   return { version, default: section.default, autonomy: section.autonomy, rules, index, defaults };
 }
@@ -85,7 +88,9 @@ export function compilePolicy(section: Pick<PolicySection, 'default' | 'autonomy
 /** The rule with its keys in one order, absent fields left out: what the version digests. */
 function normalRule(rule: PolicyRule): unknown[] {
   const r = rule as unknown as Record<string, unknown>;
-  return ['id', 'action', 'decision', 'agent', 'command', 'args', 'cwd', 'profile', 'host', 'port', 'method', 'path', 'provider'].map((k) => (r[k] === undefined ? null : r[k]));
+  return ['id', 'action', 'decision', 'agent', 'command', 'args', 'cwd', 'profile', 'host', 'port', 'method', 'path', 'provider'].map((k) =>
+    r[k] === undefined ? null : r[k],
+  );
 }
 
 function compileRule(rule: PolicyRule, index: number, version: string): CompiledRule {
@@ -105,7 +110,10 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
     literal += glob.literal;
   };
   for (const name of ['agent', 'command', 'args', 'cwd', 'profile', 'host', 'port', 'method', 'path', 'provider'] as const) {
-    if (rule[name] !== undefined && !allowed.includes(name)) throw new PolicyRuleError(`${where}: ${rule.action.startsWith('e') ? 'an' : 'a'} ${rule.action} rule has no field ${name} (its fields: ${allowed.join(', ')})`);
+    if (rule[name] !== undefined && !allowed.includes(name))
+      throw new PolicyRuleError(
+        `${where}: ${rule.action.startsWith('e') ? 'an' : 'a'} ${rule.action} rule has no field ${name} (its fields: ${allowed.join(', ')})`,
+      );
   }
   field('agent', globOf(rule.agent), (a) => a.agent);
   if (rule.command !== undefined) {
@@ -152,15 +160,40 @@ function compileRule(rule: PolicyRule, index: number, version: string): Compiled
   field('path', globOf(rule.path), (a) => a.path);
   field('provider', globOf(rule.provider), (a) => a.provider);
   const fields = tests.length;
-  const test = fields === 0 ? () => true : fields === 1 ? tests[0]! : (a: PreparedAction) => {
-    for (const t of tests) if (!t(a)) return false;
-    return true;
-  };
+  const test =
+    fields === 0
+      ? () => true
+      : fields === 1
+        ? tests[0]!
+        : (a: PreparedAction) => {
+            for (const t of tests) if (!t(a)) return false;
+            return true;
+          };
   const deciding = rule.id !== undefined ? { index, id: rule.id } : { index };
   const reason = fields === 0 ? `the rule has no fields: it matches every ${rule.action} action` : `matched ${shown.join(', ')}`;
-  const verdict: PolicyDecision = Object.freeze({ action: rule.action, decision: rule.decision, rule: Object.freeze(deciding), matched: Object.freeze([...shown]), reason, version });
+  const verdict: PolicyDecision = Object.freeze({
+    action: rule.action,
+    decision: rule.decision,
+    rule: Object.freeze(deciding),
+    matched: Object.freeze([...shown]),
+    reason,
+    version,
+  });
   const indexKey = keyOf(rule, host);
-  return { index, ...(rule.id !== undefined ? { id: rule.id } : {}), kind: rule.action, decision: rule.decision, rank: rankOf(fields, literal, rule.decision, index), fields, literal, host, shown, ...(indexKey ? { indexKey } : {}), test, verdict };
+  return {
+    index,
+    ...(rule.id !== undefined ? { id: rule.id } : {}),
+    kind: rule.action,
+    decision: rule.decision,
+    rank: rankOf(fields, literal, rule.decision, index),
+    fields,
+    literal,
+    host,
+    shown,
+    ...(indexKey ? { indexKey } : {}),
+    test,
+    verdict,
+  };
 }
 
 function globOf(source: string | undefined): Glob | undefined {

@@ -31,7 +31,13 @@ export function refusalMessage(outcome: Outcome): string {
  */
 export async function enforce(policy: CompiledPolicy, action: PolicyAction, options: GateOptions): Promise<Outcome> {
   // No [policy] (no rule, default allow): the box behaves as before it had one, with no extra events.
-  if (isOpen(policy)) return { allowed: true, decision: policy.defaults[action.kind], autonomy: options.autonomy ?? policy.autonomy, reason: policy.defaults[action.kind].reason };
+  if (isOpen(policy))
+    return {
+      allowed: true,
+      decision: policy.defaults[action.kind],
+      autonomy: options.autonomy ?? policy.autonomy,
+      reason: policy.defaults[action.kind].reason,
+    };
   const outcome = await settle(evaluate(policy, action), action, options.autonomy ?? policy.autonomy, options.approver, { agentId: options.agent });
   if (!outcome.allowed || options.recordAllowed) await options.record(policyEventData(action, outcome, options.agent));
   if (!outcome.allowed) throw new ApiError('ABX_ERR_POLICY_DENIED', refusalMessage(outcome));

@@ -44,6 +44,11 @@ export function hostMatches(pattern: HostPattern, host: CanonicalHost): boolean 
     case 'exact':
       return host.name === pattern.value;
     case 'suffix':
-      return host.name !== undefined && host.name.length > pattern.value.length + 1 && host.name.endsWith(pattern.value) && host.name.charCodeAt(host.name.length - pattern.value.length - 1) === 46;
+      return (
+        host.name !== undefined &&
+        host.name.length > pattern.value.length + 1 &&
+        host.name.endsWith(pattern.value) &&
+        host.name.charCodeAt(host.name.length - pattern.value.length - 1) === 46
+      );
   }
 }

@@ -9,7 +9,15 @@ export function prepareAction(action: PolicyAction): PreparedAction {
   switch (action.kind) {
     case 'spawn': {
       const slash = action.command.lastIndexOf('/');
-      return { kind: 'spawn', agent: action.agent, command: action.command, commandBase: slash >= 0 ? action.command.slice(slash + 1) : action.command, args: action.args, cwd: normalCwd(action.cwd), ...(action.profile !== undefined ? { profile: action.profile } : {}) };
+      return {
+        kind: 'spawn',
+        agent: action.agent,
+        command: action.command,
+        commandBase: slash >= 0 ? action.command.slice(slash + 1) : action.command,
+        args: action.args,
+        cwd: normalCwd(action.cwd),
+        ...(action.profile !== undefined ? { profile: action.profile } : {}),
+      };
     }
     case 'egress':
       return {
@@ -23,7 +31,11 @@ export function prepareAction(action: PolicyAction): PreparedAction {
     case 'provider':
       return { kind: 'provider', provider: action.provider, ...(action.agent !== undefined ? { agent: action.agent } : {}) };
     case 'egress-change':
-      return { kind: 'egress-change', ...(action.host !== undefined ? { host: canonicalHost(action.host) } : {}), ...(action.port !== undefined ? { port: action.port } : {}) };
+      return {
+        kind: 'egress-change',
+        ...(action.host !== undefined ? { host: canonicalHost(action.host) } : {}),
+        ...(action.port !== undefined ? { port: action.port } : {}),
+      };
   }
 }
 

@@ -17,15 +17,21 @@ export interface PolicyReach {
 export function unreachableBecause(rule: PolicyRule, reach: PolicyReach): { field: 'action' | 'host' | 'port' | 'provider'; why: string } | undefined {
   if (rule.action === 'egress') {
     if (!reach.egressProxy) return { field: 'action', why: 'no egress proxy runs (sandbox.enabled = false), so no egress is decided' };
-    if (rule.port !== undefined && !reach.allowPorts.includes(rule.port)) return { field: 'port', why: `port ${rule.port} is not in sandbox.egress.allow_ports, so the proxy refuses it before the policy is asked` };
+    if (rule.port !== undefined && !reach.allowPorts.includes(rule.port))
+      return { field: 'port', why: `port ${rule.port} is not in sandbox.egress.allow_ports, so the proxy refuses it before the policy is asked` };
     if (rule.host !== undefined && hostPatternProblem(rule.host) === undefined) {
       const host = parseHostPattern(rule.host);
-      if (host.kind !== 'any' && !reach.allowDomains.some((entry) => overlaps(host, entry))) return { field: 'host', why: `no sandbox.egress.allow_domains entry admits ${rule.host}, so the proxy refuses it before the policy is asked` };
+      if (host.kind !== 'any' && !reach.allowDomains.some((entry) => overlaps(host, entry)))
+        return { field: 'host', why: `no sandbox.egress.allow_domains entry admits ${rule.host}, so the proxy refuses it before the policy is asked` };
     }
   }
   if (rule.action === 'provider' && rule.provider !== undefined) {
     const glob = compileGlob(rule.provider);
-    if (!reach.brokeredProviders.some((name) => glob.test(name))) return { field: 'provider', why: `no provider the broker serves matches ${JSON.stringify(rule.provider)} (declared under [providers], enabled, with a base_url)` };
+    if (!reach.brokeredProviders.some((name) => glob.test(name)))
+      return {
+        field: 'provider',
+        why: `no provider the broker serves matches ${JSON.stringify(rule.provider)} (declared under [providers], enabled, with a base_url)`,
+      };
   }
   return undefined;
 }
@@ -41,5 +47,8 @@ function overlaps(pattern: HostPattern, entry: string): boolean {
   if (pattern.kind !== 'suffix') return true;
   if (admitted.kind === 'exact') return hostMatches(pattern, canonicalHost(admitted.value));
   // Two suffixes share hosts when one ends with the other.
-  return admitted.kind === 'suffix' && (admitted.value === pattern.value || admitted.value.endsWith(`.${pattern.value}`) || pattern.value.endsWith(`.${admitted.value}`));
+  return (
+    admitted.kind === 'suffix' &&
+    (admitted.value === pattern.value || admitted.value.endsWith(`.${pattern.value}`) || pattern.value.endsWith(`.${admitted.value}`))
+  );
 }

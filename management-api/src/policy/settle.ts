@@ -38,7 +38,13 @@ export function ruleName(decision: PolicyDecision): string {
 }
 
 /** Settle `decision` for an agent of `autonomy` (an ask goes to `approver` only when supervised). */
-export async function settle(decision: PolicyDecision, action: PolicyAction, autonomy: Autonomy, approver: Approver = noApprover, context?: HoldContext): Promise<Outcome> {
+export async function settle(
+  decision: PolicyDecision,
+  action: PolicyAction,
+  autonomy: Autonomy,
+  approver: Approver = noApprover,
+  context?: HoldContext,
+): Promise<Outcome> {
   const named = ruleName(decision);
   if (decision.decision === 'allow') return { allowed: true, decision, autonomy, reason: `${named} allows (${decision.reason})` };
   if (decision.decision === 'deny') return { allowed: false, decision, autonomy, reason: `${named} denies (${decision.reason})` };

@@ -30,13 +30,19 @@ export function shadowedRules(policy: CompiledPolicy, rules: readonly PolicyRule
 export function covers(a: PolicyRule, b: PolicyRule): boolean {
   for (const field of FIELDS_BY_KIND[a.action]) {
     const ok =
-      field === 'host' ? hostCovers(a.host, b.host)
-      : field === 'port' ? a.port === undefined || a.port === b.port
-      : field === 'method' ? a.method === undefined || a.method === b.method
-      : field === 'args' ? argsCover(a.args, b.args)
-      : field === 'command' ? commandCovers(a.command, b.command)
-      : field === 'profile' ? profileCovers(a.profile, b.profile)
-      : globCovers(a[field], b[field]);
+      field === 'host'
+        ? hostCovers(a.host, b.host)
+        : field === 'port'
+          ? a.port === undefined || a.port === b.port
+          : field === 'method'
+            ? a.method === undefined || a.method === b.method
+            : field === 'args'
+              ? argsCover(a.args, b.args)
+              : field === 'command'
+                ? commandCovers(a.command, b.command)
+                : field === 'profile'
+                  ? profileCovers(a.profile, b.profile)
+                  : globCovers(a[field], b[field]);
     if (!ok) return false;
   }
   return true;

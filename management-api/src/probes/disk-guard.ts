@@ -70,7 +70,11 @@ export class DiskGuard {
   async admit(): Promise<void> {
     await this.check();
     const low = this.#states.find((s) => s.low);
-    if (low) throw new ApiError('ABX_ERR_DISK_LOW', `no new agent starts while ${describeLow(low)}; free space there (agents' files in the workspace, for example) and retry`);
+    if (low)
+      throw new ApiError(
+        'ABX_ERR_DISK_LOW',
+        `no new agent starts while ${describeLow(low)}; free space there (agents' files in the workspace, for example) and retry`,
+      );
   }
 
   async #check(): Promise<void> {

@@ -34,14 +34,33 @@ export interface ReadinessSources {
 }
 
 /** Start the seal watcher and mount checker, evaluate once, and re-evaluate on every change. */
-export async function startReadinessSources(options: { paths: RuntimePaths; resolver: AdapterResolver; logger: Logger; metrics: ApiMetrics; clock: () => Date; timing: ReadinessTiming; minFreeDiskBytes: number; relays?: Pick<AgentEvents, 'relayStatus' | 'onRelayChange'>; egress?: Pick<EgressController, 'status' | 'onChange'> }): Promise<ReadinessSources> {
+export async function startReadinessSources(options: {
+  paths: RuntimePaths;
+  resolver: AdapterResolver;
+  logger: Logger;
+  metrics: ApiMetrics;
+  clock: () => Date;
+  timing: ReadinessTiming;
+  minFreeDiskBytes: number;
+  relays?: Pick<AgentEvents, 'relayStatus' | 'onRelayChange'>;
+  egress?: Pick<EgressController, 'status' | 'onChange'>;
+}): Promise<ReadinessSources> {
   const { paths, resolver, relays, egress } = options;
   const readiness = new Readiness(options);
   let started = false;
   const evaluate = (): void => {
     if (!started) return;
     const relayStatus = relays?.relayStatus();
-    readiness.update({ sealFile: paths.sealFile, sealPresent: seal.present, ...(seal.failure ? { bootstrapFailure: seal.failure } : {}), mounts: mounts.states, slots: resolver.statuses(), ...(relayStatus ? { relays: relayStatus } : {}), ...(egress ? { egress: egress.status() } : {}), disks: disk.states });
+    readiness.update({
+      sealFile: paths.sealFile,
+      sealPresent: seal.present,
+      ...(seal.failure ? { bootstrapFailure: seal.failure } : {}),
+      mounts: mounts.states,
+      slots: resolver.statuses(),
+      ...(relayStatus ? { relays: relayStatus } : {}),
+      ...(egress ? { egress: egress.status() } : {}),
+      disks: disk.states,
+    });
   };
   const seal = new SealWatcher({ file: paths.sealFile, failureFile: paths.bootstrapFailedFile, recheckMs: options.timing.sealRecheckMs, onChange: evaluate });
   const mounts = new MountChecker(requiredMounts(paths), { intervalMs: options.timing.mountCheckMs, onChange: evaluate });

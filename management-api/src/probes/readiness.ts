@@ -132,7 +132,9 @@ export class Readiness {
       requirements.push('egress');
       if (!inputs.egress.reachable) {
         missing.push('egress');
-        reasons.push(`the egress proxy does not answer on ${inputs.egress.socketPath} (${inputs.egress.reason ?? 'unknown'}); agents are not started without it`);
+        reasons.push(
+          `the egress proxy does not answer on ${inputs.egress.socketPath} (${inputs.egress.reason ?? 'unknown'}); agents are not started without it`,
+        );
       }
     }
     const ready = missing.length === 0;

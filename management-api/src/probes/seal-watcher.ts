@@ -70,7 +70,10 @@ export class SealWatcher {
 
   async #ensureWatch(): Promise<void> {
     if (this.#closed) return;
-    const dirIno = await stat(this.#dir).then((s) => s.ino, () => undefined);
+    const dirIno = await stat(this.#dir).then(
+      (s) => s.ino,
+      () => undefined,
+    );
     if (dirIno === undefined) return this.#unwatch();
     if (this.#watcher && dirIno === this.#watchedIno) return;
     this.#unwatch();
@@ -114,7 +117,10 @@ export class SealWatcher {
     try {
       do {
         this.#again = false;
-        const present = await stat(this.options.file).then((s) => s.isFile(), () => false);
+        const present = await stat(this.options.file).then(
+          (s) => s.isFile(),
+          () => false,
+        );
         const failure = await this.#readFailure();
         if (!this.#closed && (present !== this.#present || failure !== this.#failure)) {
           this.#present = present;

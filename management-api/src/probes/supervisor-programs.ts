@@ -35,7 +35,10 @@ const request = '<?xml version="1.0"?><methodCall><methodName>supervisor.getAllP
  * runs outside a box). A socket that does not answer is reported, not thrown.
  */
 export async function supervisedPrograms(socketPath: string, timeoutMs = 2_000): Promise<ProgramsReport | undefined> {
-  const isSocket = await stat(socketPath).then((s) => s.isSocket(), () => false);
+  const isSocket = await stat(socketPath).then(
+    (s) => s.isSocket(),
+    () => false,
+  );
   if (!isSocket) return undefined;
   try {
     const xml = await post(socketPath, timeoutMs);
@@ -48,12 +51,17 @@ export async function supervisedPrograms(socketPath: string, timeoutMs = 2_000):
 
 function post(socketPath: string, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ socketPath, path: '/RPC2', method: 'POST', headers: { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(request) }, timeout: timeoutMs }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`supervisord answered HTTP ${res.statusCode}`))));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      { socketPath, path: '/RPC2', method: 'POST', headers: { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(request) }, timeout: timeoutMs },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(Buffer.concat(chunks).toString('utf8')) : reject(new Error(`supervisord answered HTTP ${res.statusCode}`)),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`supervisord did not answer within ${timeoutMs} ms`)));
     req.on('error', reject);
     req.end(request);
@@ -75,12 +83,19 @@ export function parseProcessInfo(xml: string): ProgramState[] {
 }
 
 function memberValue(xml: string, name: string): string | undefined {
-  const re = new RegExp(`<member>\\s*<name>${name}</name>\\s*<value>\\s*(?:<(?:string|int|i4|boolean)>([^<]*)</(?:string|int|i4|boolean)>|([^<]*))\\s*</value>`);
+  const re = new RegExp(
+    `<member>\\s*<name>${name}</name>\\s*<value>\\s*(?:<(?:string|int|i4|boolean)>([^<]*)</(?:string|int|i4|boolean)>|([^<]*))\\s*</value>`,
+  );
   const m = re.exec(xml);
   if (!m) return undefined;
   return unescapeXml(m[1] ?? m[2] ?? '');
 }
 
 function unescapeXml(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }

@@ -21,7 +21,16 @@ export const DEFAULT_GRACE_MS = 5_000;
 /** A comment line this often keeps proxies from timing an output stream out. */
 const HEARTBEAT_MS = 15_000;
 
-export const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+export const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+  504: errorBodySchema,
+};
 const agentSchema = {
   type: 'object',
   properties: {
@@ -38,37 +47,98 @@ const agentSchema = {
     usage: {
       type: 'object',
       description: "Resource use of the agent's process tree as last sampled (about once a second), kept after the exit",
-      properties: { rss_bytes: { type: 'integer' }, pss_bytes: { type: 'integer' }, cpu_seconds: { type: 'number' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer', description: 'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)' } },
+      properties: {
+        rss_bytes: { type: 'integer' },
+        pss_bytes: { type: 'integer' },
+        cpu_seconds: { type: 'number' },
+        processes: { type: 'integer' },
+        disk_bytes: { type: 'integer', description: 'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)' },
+      },
     },
-    limits: { type: 'object', description: 'The budgets the agent runs under', properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } } },
-    reason: { type: 'string', description: 'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)' },
+    limits: {
+      type: 'object',
+      description: 'The budgets the agent runs under',
+      properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } },
+    },
+    reason: {
+      type: 'string',
+      description:
+        'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)',
+    },
     durationMs: { type: 'integer', description: 'Milliseconds from the start to the end, once ended' },
     profile: { type: 'string', description: 'The manifest profile it was started from (agents.profiles.<name>)' },
     tty: { type: 'boolean', description: 'The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input' },
-    execOf: { type: 'string', description: 'A command exec\'d into this agent (POST /v1/agents/{id}/exec): it runs in that agent\'s sandbox and ends with it' },
+    execOf: { type: 'string', description: "A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it" },
   },
 } as const;
 const refusalsSchema = {
   type: 'array',
-  description: "The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it",
-  items: { type: 'object', properties: { at: { type: 'string' }, host: { type: 'string' }, port: { type: 'integer' }, reason: { type: 'string' }, allowWith: { type: 'string' } } },
+  description:
+    "The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it",
+  items: {
+    type: 'object',
+    properties: { at: { type: 'string' }, host: { type: 'string' }, port: { type: 'integer' }, reason: { type: 'string' }, allowWith: { type: 'string' } },
+  },
 } as const;
 const oneAgentSchema = { ...agentSchema, properties: { ...agentSchema.properties, refusals: refusalsSchema } } as const;
-const chunkSchema = { type: 'object', properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } } } as const;
-export const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } } } as const;
+const chunkSchema = {
+  type: 'object',
+  properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } },
+} as const;
+export const idParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id: { type: 'string', minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$' } },
+} as const;
 const spawnBody = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    profile: { type: 'string', pattern: AGENT_NAME.source, description: 'Start a profile of the manifest (agents.profiles.<name>): its command, args, env, cwd, providers, egress, limits, tty and deadlines. The request may then override only name, args, cwd, cols, rows, autonomy, add env variables, and lower limits, timeout_sec and idle_timeout_sec (docs/user/agents.md)' },
-    name: { type: 'string', pattern: AGENT_NAME.source, description: 'What the agent is; crash loops are counted by name (default with a profile: the profile name). No dot: it separates the memory namespaces agent.<name>.<more>' },
-    command: { type: 'string', minLength: 1, maxLength: 4096, description: 'Executable, absolute or found on the agent PATH (an ad-hoc spawn; never with a profile)' },
+    profile: {
+      type: 'string',
+      pattern: AGENT_NAME.source,
+      description:
+        'Start a profile of the manifest (agents.profiles.<name>): its command, args, env, cwd, providers, egress, limits, tty and deadlines. The request may then override only name, args, cwd, cols, rows, autonomy, add env variables, and lower limits, timeout_sec and idle_timeout_sec (docs/user/agents.md)',
+    },
+    name: {
+      type: 'string',
+      pattern: AGENT_NAME.source,
+      description:
+        'What the agent is; crash loops are counted by name (default with a profile: the profile name). No dot: it separates the memory namespaces agent.<name>.<more>',
+    },
+    command: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 4096,
+      description: 'Executable, absolute or found on the agent PATH (an ad-hoc spawn; never with a profile)',
+    },
     args: { type: 'array', maxItems: 256, items: { type: 'string', maxLength: 8192 }, description: "Arguments (default: none, or the profile's)" },
-    timeout_sec: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_SEC, description: 'End the agent this many seconds after its start: state terminated, reason timeout' },
-    idle_timeout_sec: { type: 'integer', minimum: 1, maximum: MAX_DEADLINE_SEC, description: 'End the agent after this many seconds without output (and, on a terminal, without input): state terminated, reason idle' },
-    env: { type: 'object', maxProperties: 100, additionalProperties: { type: 'string', maxLength: 32768 }, description: 'Extra, non-secret variables; secret-looking names and values are refused' },
+    timeout_sec: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_DEADLINE_SEC,
+      description: 'End the agent this many seconds after its start: state terminated, reason timeout',
+    },
+    idle_timeout_sec: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_DEADLINE_SEC,
+      description: 'End the agent after this many seconds without output (and, on a terminal, without input): state terminated, reason idle',
+    },
+    env: {
+      type: 'object',
+      maxProperties: 100,
+      additionalProperties: { type: 'string', maxLength: 32768 },
+      description: 'Extra, non-secret variables; secret-looking names and values are refused',
+    },
     cwd: { type: 'string', maxLength: 1024, description: 'Working directory relative to the workspace' },
-    autonomy: { type: 'string', enum: AUTONOMIES, description: "How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held as an approval request, GET /v1/approvals: this request stays open until an operator decides or policy.approval_timeout_sec denies it). Default: the manifest's policy.autonomy" },
+    autonomy: {
+      type: 'string',
+      enum: AUTONOMIES,
+      description:
+        "How the agent meets a [policy] rule that asks: autonomous (refused at once, the rule named) or supervised (held as an approval request, GET /v1/approvals: this request stays open until an operator decides or policy.approval_timeout_sec denies it). Default: the manifest's policy.autonomy",
+    },
     limits: {
       type: 'object',
       additionalProperties: false,
@@ -77,7 +147,11 @@ const spawnBody = {
         memory: { type: 'string', pattern: '^[0-9]{1,15}[kmg]?$', description: 'Memory (PSS of the process tree), a number with an optional unit k, m or g' },
         cpu_seconds: { type: 'integer', minimum: 1, description: 'CPU seconds of the process tree' },
         processes: { type: 'integer', minimum: 1, description: 'Processes in the tree at once' },
-        disk: { type: 'string', pattern: '^[0-9]{1,15}[kmg]?$', description: 'Disk under its working and temporary directories, a number with an optional unit k, m or g' },
+        disk: {
+          type: 'string',
+          pattern: '^[0-9]{1,15}[kmg]?$',
+          description: 'Disk under its working and temporary directories, a number with an optional unit k, m or g',
+        },
       },
     },
     tty: { type: 'boolean', description: 'Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout)' },
@@ -105,7 +179,16 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
 
   app.post<{ Body: SpawnBody }>(
     '/v1/agents',
-    { bodyLimit: limits.bodyLimit, config: rateLimit, schema: { summary: 'Start an agent process in the workspace', tags: ['agents'], body: spawnBody, response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors } } },
+    {
+      bodyLimit: limits.bodyLimit,
+      config: rateLimit,
+      schema: {
+        summary: 'Start an agent process in the workspace',
+        tags: ['agents'],
+        body: spawnBody,
+        response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors },
+      },
+    },
     async (request, reply) => {
       // Before anything is created for the agent: a box short of disk keeps what is left for its own state.
       await app.agentbox.probes.disk.admit();
@@ -119,13 +202,26 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       const spawn = resolveSpawn(request.body, app.agentbox.manifest.agents.profiles);
       const autonomy = spawn.autonomy ?? policy.autonomy;
       const { name, command, args, cwd, profile } = spawn;
-      await enforce(policy, { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}), ...(profile !== undefined ? { profile } : {}) }, { agent: null, autonomy, recordAllowed: true, record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data), approver: app.agentbox.approvals.queue });
+      await enforce(
+        policy,
+        { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}), ...(profile !== undefined ? { profile } : {}) },
+        {
+          agent: null,
+          autonomy,
+          recordAllowed: true,
+          record: (data) => audit.action(caller, AUDIT_KINDS.policyDecision, 'policy', data),
+          approver: app.agentbox.approvals.queue,
+        },
+      );
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit.as(caller, () => agents().spawn({ ...spawn, autonomy }));
       if (!(await audit.spawnRecorded(agent.id))) {
         // adapters.critical has events: an agent whose start is not on record does not run.
         await audit.as({ kind: 'box', reason: 'audit-unavailable' }, () => agents().terminate(agent.id, 0));
-        throw new ApiError('ABX_ERR_AUDIT_UNAVAILABLE', `agent ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical (no action without an audit trail); see /health`);
+        throw new ApiError(
+          'ABX_ERR_AUDIT_UNAVAILABLE',
+          `agent ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical (no action without an audit trail); see /health`,
+        );
       }
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);
@@ -133,14 +229,37 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     },
   );
 
-  app.get('/v1/agents', { config: { agent: 'deny' }, schema: { summary: 'Every agent the orchestrator knows, oldest first', tags: ['agents'], response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentSchema } } }, ...errors } } }, async () => ({
-    agents: await agents().list(),
-  }));
+  app.get(
+    '/v1/agents',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'Every agent the orchestrator knows, oldest first',
+        tags: ['agents'],
+        response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentSchema } } }, ...errors },
+      },
+    },
+    async () => ({
+      agents: await agents().list(),
+    }),
+  );
 
-  app.get<{ Params: { id: string } }>('/v1/agents/:id', { config: self, schema: { summary: 'One agent, with its recent egress refusals', tags: ['agents'], params: idParams, response: { 200: { type: 'object', properties: { agent: oneAgentSchema } }, ...errors } } }, async (request) => ({
-    // Only where an egress proxy decides: without one there is nothing to refuse, and no list to show.
-    agent: { ...(await agents().status(request.params.id)), ...(app.agentbox.egress ? { refusals: app.agentbox.egress.refusals(request.params.id) } : {}) },
-  }));
+  app.get<{ Params: { id: string } }>(
+    '/v1/agents/:id',
+    {
+      config: self,
+      schema: {
+        summary: 'One agent, with its recent egress refusals',
+        tags: ['agents'],
+        params: idParams,
+        response: { 200: { type: 'object', properties: { agent: oneAgentSchema } }, ...errors },
+      },
+    },
+    async (request) => ({
+      // Only where an egress proxy decides: without one there is nothing to refuse, and no list to show.
+      agent: { ...(await agents().status(request.params.id)), ...(app.agentbox.egress ? { refusals: app.agentbox.egress.refusals(request.params.id) } : {}) },
+    }),
+  );
 
   app.delete<{ Params: { id: string }; Querystring: { graceMs?: number } }>(
     '/v1/agents/:id',
@@ -168,7 +287,8 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     {
       config: self,
       schema: {
-        summary: 'Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID',
+        summary:
+          'Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID',
         tags: ['agents'],
         params: idParams,
         querystring: { type: 'object', additionalProperties: false, properties: { after: { type: 'integer', minimum: 0 }, follow: { type: 'boolean' } } },
@@ -203,13 +323,25 @@ function resumePoint(request: FastifyRequest<{ Querystring: OutputQuery }>): num
  * with its seq as id, and finally an `end` event carrying the agent's record. An error after the
  * stream started is sent as an `error` event.
  */
-async function streamOutput(app: FastifyInstance, request: FastifyRequest<{ Params: { id: string } }>, reply: FastifyReply, after: number, open: Set<AbortController>): Promise<void> {
+async function streamOutput(
+  app: FastifyInstance,
+  request: FastifyRequest<{ Params: { id: string } }>,
+  reply: FastifyReply,
+  after: number,
+  open: Set<AbortController>,
+): Promise<void> {
   const orchestrator = app.agentbox.resolver.slot('orchestrator');
   const controller = new AbortController();
   const stream = await orchestrator.output(request.params.id, { after, follow: true, signal: controller.signal });
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no', 'x-request-id': request.id });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+    'x-request-id': request.id,
+  });
   res.write('retry: 2000\n\n');
   open.add(controller);
   res.on('close', () => controller.abort());
@@ -218,13 +350,15 @@ async function streamOutput(app: FastifyInstance, request: FastifyRequest<{ Para
   try {
     for await (const chunk of stream) {
       // Wait for the socket to take more, or for the client to go away (then 'drain' never comes).
-      if (!res.write(`id: ${chunk.seq}\nevent: output\ndata: ${JSON.stringify(chunk)}\n\n`)) await once(res, 'drain', { signal: controller.signal }).catch(() => undefined);
+      if (!res.write(`id: ${chunk.seq}\nevent: output\ndata: ${JSON.stringify(chunk)}\n\n`))
+        await once(res, 'drain', { signal: controller.signal }).catch(() => undefined);
     }
     if (!controller.signal.aborted) res.write(`event: end\ndata: ${JSON.stringify({ agent: await orchestrator.status(request.params.id) })}\n\n`);
   } catch (err) {
     if (!controller.signal.aborted) {
       request.log.warn({ err, event: 'AgentOutputStreamFailed' }, 'the agent output stream ended with an error');
-      const body = err instanceof ApiError ? { error: err.code, message: err.message } : { error: 'ABX_ERR_INTERNAL', message: 'the stream failed; see the API log' };
+      const body =
+        err instanceof ApiError ? { error: err.code, message: err.message } : { error: 'ABX_ERR_INTERNAL', message: 'the stream failed; see the API log' };
       res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     }
   } finally {

@@ -12,7 +12,15 @@ import { ApiError, errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 import { HEARTBEAT_MS } from './events-stream.js';
 
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema };
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+};
 const ruleSchema = { type: ['object', 'null'], properties: { index: { type: 'integer' }, id: { type: 'string' } } } as const;
 /** One request as listed (the digest is what a signed decision states). */
 export const approvalSchema = {
@@ -37,12 +45,25 @@ export const approvalSchema = {
         reason: { type: 'string' },
         scope: { type: 'string' },
         at: { type: 'string' },
-        by: { type: 'object', properties: { actor: { type: 'object', additionalProperties: true }, signed: { type: 'boolean' }, pubkey: { type: 'string' }, signature: { type: 'object', properties: { id: { type: 'string' }, sig: { type: 'string' } } } } },
+        by: {
+          type: 'object',
+          properties: {
+            actor: { type: 'object', additionalProperties: true },
+            signed: { type: 'boolean' },
+            pubkey: { type: 'string' },
+            signature: { type: 'object', properties: { id: { type: 'string' }, sig: { type: 'string' } } },
+          },
+        },
       },
     },
   },
 } as const;
-const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id: { type: 'string', pattern: '^apr_[0-9a-f]{18}$' } } } as const;
+const idParams = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: { id: { type: 'string', pattern: '^apr_[0-9a-f]{18}$' } },
+} as const;
 const decisionBody = {
   type: 'object',
   additionalProperties: false,
@@ -50,9 +71,24 @@ const decisionBody = {
   properties: {
     decision: { type: 'string', enum: ['approve', 'deny'] },
     reason: { type: 'string', maxLength: 1000, default: '' },
-    scope: { type: 'string', maxLength: 80, default: 'once', description: 'once (this request), agent (later asks of the same rule by the same agent, until the API restarts) or until=<ISO time> (the same, until then; at most 24 h)' },
-    digest: { type: 'string', maxLength: 80, description: 'The digest the decider saw: a request whose digest differs is refused (409 ABX_ERR_APPROVAL_CHANGED)' },
-    signed: { type: 'object', description: 'A Nostr event of kind 4751 signed by a key of mesh.operator_pubkeys, its content the JSON statement {request, digest, policy, decision, scope, expires}', additionalProperties: true },
+    scope: {
+      type: 'string',
+      maxLength: 80,
+      default: 'once',
+      description:
+        'once (this request), agent (later asks of the same rule by the same agent, until the API restarts) or until=<ISO time> (the same, until then; at most 24 h)',
+    },
+    digest: {
+      type: 'string',
+      maxLength: 80,
+      description: 'The digest the decider saw: a request whose digest differs is refused (409 ABX_ERR_APPROVAL_CHANGED)',
+    },
+    signed: {
+      type: 'object',
+      description:
+        'A Nostr event of kind 4751 signed by a key of mesh.operator_pubkeys, its content the JSON statement {request, digest, policy, decision, scope, expires}',
+      additionalProperties: true,
+    },
   },
 } as const;
 
@@ -72,9 +108,20 @@ export function registerApprovalRoutes(app: FastifyInstance, limits: MutationLim
     for (const end of open) end();
   });
 
-  app.get('/v1/approvals', { config: { agent: 'deny' }, schema: { summary: 'Pending approval requests, oldest first', tags: ['approvals'], response: { 200: { type: 'object', properties: { approvals: { type: 'array', items: approvalSchema } } }, ...errors } } }, async () => ({
-    approvals: approvals().queue.list(),
-  }));
+  app.get(
+    '/v1/approvals',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'Pending approval requests, oldest first',
+        tags: ['approvals'],
+        response: { 200: { type: 'object', properties: { approvals: { type: 'array', items: approvalSchema } } }, ...errors },
+      },
+    },
+    async () => ({
+      approvals: approvals().queue.list(),
+    }),
+  );
 
   app.get(
     '/v1/approvals/stream',
@@ -89,16 +136,35 @@ export function registerApprovalRoutes(app: FastifyInstance, limits: MutationLim
     (request, reply) => streamApprovals(app, request, reply, open),
   );
 
-  app.get<{ Params: { id: string } }>('/v1/approvals/:id', { config: { agent: 'deny' }, schema: { summary: 'One approval request, pending or recently decided', tags: ['approvals'], params: idParams, response: { 200: { type: 'object', properties: { approval: approvalSchema } }, ...errors } } }, async (request) => ({
-    approval: approvals().queue.get(request.params.id),
-  }));
+  app.get<{ Params: { id: string } }>(
+    '/v1/approvals/:id',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'One approval request, pending or recently decided',
+        tags: ['approvals'],
+        params: idParams,
+        response: { 200: { type: 'object', properties: { approval: approvalSchema } }, ...errors },
+      },
+    },
+    async (request) => ({
+      approval: approvals().queue.get(request.params.id),
+    }),
+  );
 
   app.post<{ Params: { id: string }; Body: DecisionBody }>(
     '/v1/approvals/:id',
     {
       bodyLimit: 64 * 1024,
       config: { agent: 'deny', rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
-      schema: { summary: 'Approve or deny a pending request, with a reason and a scope; signed by an operator key (signed) or unsigned with the API key or a dashboard session', tags: ['approvals'], params: idParams, body: decisionBody, response: { 200: { type: 'object', properties: { approval: approvalSchema } }, ...errors } },
+      schema: {
+        summary:
+          'Approve or deny a pending request, with a reason and a scope; signed by an operator key (signed) or unsigned with the API key or a dashboard session',
+        tags: ['approvals'],
+        params: idParams,
+        body: decisionBody,
+        response: { 200: { type: 'object', properties: { approval: approvalSchema } }, ...errors },
+      },
     },
     async (request) => {
       const { queue, approvers, used } = approvals();
@@ -110,7 +176,11 @@ export function registerApprovalRoutes(app: FastifyInstance, limits: MutationLim
       const actor = callerOf(request) as unknown as Record<string, unknown>;
       let by: Decider = { actor, signed: false };
       try {
-        if (body.digest !== undefined && body.digest !== pending.digest) throw new ApiError('ABX_ERR_APPROVAL_CHANGED', `the decision is for a changed request: it names digest ${body.digest}, the request is ${pending.digest}`);
+        if (body.digest !== undefined && body.digest !== pending.digest)
+          throw new ApiError(
+            'ABX_ERR_APPROVAL_CHANGED',
+            `the decision is for a changed request: it names digest ${body.digest}, the request is ${pending.digest}`,
+          );
         if (body.signed !== undefined) {
           const event = checkSignedDecision(body.signed, pending, { decision: body.decision, scope: scopeText(scope) }, approvers, used, now);
           by = { actor, signed: true, pubkey: event.pubkey, signature: { id: event.id, sig: event.sig } };
@@ -118,7 +188,14 @@ export function registerApprovalRoutes(app: FastifyInstance, limits: MutationLim
       } catch (err) {
         if (err instanceof ApiError) {
           const claimed = body.signed as { pubkey?: unknown; id?: unknown; sig?: unknown } | undefined;
-          const attempt: Decider = { actor, signed: false, ...(typeof claimed?.pubkey === 'string' ? { pubkey: claimed.pubkey.slice(0, 64) } : {}), ...(typeof claimed?.id === 'string' && typeof claimed.sig === 'string' ? { signature: { id: claimed.id.slice(0, 64), sig: claimed.sig.slice(0, 128) } } : {}) };
+          const attempt: Decider = {
+            actor,
+            signed: false,
+            ...(typeof claimed?.pubkey === 'string' ? { pubkey: claimed.pubkey.slice(0, 64) } : {}),
+            ...(typeof claimed?.id === 'string' && typeof claimed.sig === 'string'
+              ? { signature: { id: claimed.id.slice(0, 64), sig: claimed.sig.slice(0, 128) } }
+              : {}),
+          };
           await queue.refused(id, attempt, err.message);
         }
         throw err;
@@ -133,7 +210,13 @@ async function streamApprovals(app: FastifyInstance, request: FastifyRequest, re
   const { queue } = app.agentbox.approvals;
   reply.hijack();
   const res = reply.raw;
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'close', 'x-accel-buffering': 'no', 'x-request-id': request.id });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'close',
+    'x-accel-buffering': 'no',
+    'x-request-id': request.id,
+  });
   res.write(`retry: 2000\n\nevent: snapshot\ndata: ${JSON.stringify({ approvals: queue.list() })}\n\n`);
   const unsubscribe = queue.subscribe((change: QueueChange) => void res.write(`event: ${change.type}\ndata: ${JSON.stringify(change.request)}\n\n`));
   const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS);

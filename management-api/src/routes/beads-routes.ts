@@ -39,7 +39,16 @@ const beadSchema = {
 
 const pageSchema = { type: 'object', properties: { items: { type: 'array', items: beadSchema }, nextCursor: { type: 'string' } } } as const;
 const beadReply = { type: 'object', properties: { bead: beadSchema } } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+  504: errorBodySchema,
+};
 const paging = { limit: { type: 'integer', minimum: 1, maximum: BEADS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id } } as const;
 
@@ -69,11 +78,20 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
 
   app.post<{ Body: NewBead }>(
     '/v1/beads',
-    { ...mutation(agentScopes.beadCreate), schema: { summary: 'Create a bead (an epic or a task)', tags: ['beads'], body: newBeadBody, response: { 201: beadReply, ...errors } } },
+    {
+      ...mutation(agentScopes.beadCreate),
+      schema: { summary: 'Create a bead (an epic or a task)', tags: ['beads'], body: newBeadBody, response: { 201: beadReply, ...errors } },
+    },
     async (request, reply) => {
       app.agentbox.audit.admit('creating a bead');
       const bead = await beads().create(request.body);
-      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.beadOpen, 'beads', { bead: bead.id, kind: bead.kind, title: bead.title, ...(bead.parentId ? { parentId: bead.parentId } : {}), dependsOn: bead.dependsOn });
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.beadOpen, 'beads', {
+        bead: bead.id,
+        kind: bead.kind,
+        title: bead.title,
+        ...(bead.parentId ? { parentId: bead.parentId } : {}),
+        dependsOn: bead.dependsOn,
+      });
       app.agentbox.agentEvents.beadChanged(bead);
       void reply.code(201);
       return { bead };
@@ -122,7 +140,12 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
         summary: 'Claim an open, ready bead: exactly one of concurrent claimants wins (409 for the others); the winner may repeat the claim',
         tags: ['beads'],
         params: idParams,
-        body: { type: 'object', additionalProperties: false, required: ['claimant'], properties: { claimant: { type: 'string', minLength: 1, maxLength: BEAD_LIMITS.claimant } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['claimant'],
+          properties: { claimant: { type: 'string', minLength: 1, maxLength: BEAD_LIMITS.claimant } },
+        },
         response: { 200: { type: 'object', properties: { bead: beadSchema, claimed: { type: 'boolean' } } }, ...errors },
       },
     },
@@ -143,7 +166,12 @@ export function registerBeadRoutes(app: FastifyInstance, limits: MutationLimits)
         summary: 'Close a bead with an outcome (success, failure, cancelled); repeating the same close is harmless',
         tags: ['beads'],
         params: idParams,
-        body: { type: 'object', additionalProperties: false, required: ['outcome'], properties: { outcome: { type: 'string', enum: OUTCOMES }, note: { type: 'string', maxLength: BEAD_LIMITS.note } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['outcome'],
+          properties: { outcome: { type: 'string', enum: OUTCOMES }, note: { type: 'string', maxLength: BEAD_LIMITS.note } },
+        },
         response: { 200: beadReply, ...errors },
       },
     },

@@ -49,14 +49,30 @@ export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimit
   const controller = () => egressController(app);
 
   // The operator's alone: an agent neither reads nor widens its own allowlist.
-  app.get('/v1/sandbox/egress', { config: { agent: 'deny' }, schema: { summary: 'The allowlist the egress proxy enforces now, and whether it is the manifest\'s or a runtime change', tags: ['sandbox'], response: { 200: viewSchema, ...errors } } }, async () => egressBody(app));
+  app.get(
+    '/v1/sandbox/egress',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: "The allowlist the egress proxy enforces now, and whether it is the manifest's or a runtime change",
+        tags: ['sandbox'],
+        response: { 200: viewSchema, ...errors },
+      },
+    },
+    async () => egressBody(app),
+  );
 
   app.put<{ Body: EgressPolicy }>(
     '/v1/sandbox/egress',
     {
       bodyLimit: limits.bodyLimit,
       config: { agent: 'deny', rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
-      schema: { summary: 'Replace the allowlist: effective for the next request, kept until the API restarts (the manifest is the list at boot)', tags: ['sandbox'], body: policyBody, response: { 200: viewSchema, ...errors } },
+      schema: {
+        summary: 'Replace the allowlist: effective for the next request, kept until the API restarts (the manifest is the list at boot)',
+        tags: ['sandbox'],
+        body: policyBody,
+        response: { 200: viewSchema, ...errors },
+      },
     },
     async (request) => {
       request.body.allow_domains.forEach((entry, i) => {
@@ -66,7 +82,11 @@ export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimit
       app.agentbox.audit.admit('changing the egress allowlist');
       await enforceEgressChange(app, request, request.body);
       const view = await controller().setPolicy(request.body);
-      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.egressPolicy, 'egress', { allow_domains: view.policy.allow_domains, allow_ports: view.policy.allow_ports, source: view.source });
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.egressPolicy, 'egress', {
+        allow_domains: view.policy.allow_domains,
+        allow_ports: view.policy.allow_ports,
+        source: view.source,
+      });
       return flat(view);
     },
   );
@@ -103,7 +123,8 @@ async function enforceEgressChange(app: FastifyInstance, request: FastifyRequest
 
 function egressController(app: FastifyInstance): EgressController {
   const egress = app.agentbox.egress;
-  if (!egress) throw new ApiError('ABX_ERR_EGRESS_UNAVAILABLE', 'this box runs no egress proxy (sandbox.enabled = false, or the API runs outside the box supervisor)');
+  if (!egress)
+    throw new ApiError('ABX_ERR_EGRESS_UNAVAILABLE', 'this box runs no egress proxy (sandbox.enabled = false, or the API runs outside the box supervisor)');
   return egress;
 }
 

@@ -33,10 +33,22 @@ const newEventSchema = {
 
 const storedEventSchema = {
   type: 'object',
-  properties: { id: { type: 'string' }, seq: { type: 'integer' }, time: { type: 'string' }, kind: { type: 'string' }, source: { type: 'string' }, data: { type: 'object', additionalProperties: true } },
+  properties: {
+    id: { type: 'string' },
+    seq: { type: 'integer' },
+    time: { type: 'string' },
+    kind: { type: 'string' },
+    source: { type: 'string' },
+    data: { type: 'object', additionalProperties: true },
+  },
 };
 
-const kindFilter = { type: 'array', maxItems: 32, items: { type: 'string', pattern: kindPattern, maxLength: 128 }, description: 'Only these kinds (repeat the parameter for several)' } as const;
+const kindFilter = {
+  type: 'array',
+  maxItems: 32,
+  items: { type: 'string', pattern: kindPattern, maxLength: 128 },
+  description: 'Only these kinds (repeat the parameter for several)',
+} as const;
 const timeBound = { type: 'string', minLength: 1, maxLength: 64, description: 'ISO-8601 time, inclusive' } as const;
 const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
 
@@ -84,7 +96,13 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { kind: kindFilter, since: timeBound, until: timeBound, limit: { type: 'integer', minimum: 1, maximum: EVENTS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } },
+          properties: {
+            kind: kindFilter,
+            since: timeBound,
+            until: timeBound,
+            limit: { type: 'integer', minimum: 1, maximum: EVENTS_PAGER.maxLimit },
+            cursor: { type: 'string', maxLength: 256 },
+          },
         },
         response: { 200: { type: 'object', properties: { items: { type: 'array', items: storedEventSchema }, nextCursor: { type: 'string' } } }, ...errors },
       },
@@ -133,8 +151,25 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
       schema: {
         summary: 'RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint)',
         tags: ['events'],
-        querystring: { type: 'object', additionalProperties: false, required: ['index'], properties: { index: { type: 'integer', minimum: 0 }, size: { type: 'integer', minimum: 1 } } },
-        response: { 200: { type: 'object', properties: { index: { type: 'integer' }, size: { type: 'integer' }, leafHash: { type: 'string', description: 'base64 SHA-256(0x00 || the stored line)' }, path: { type: 'array', items: { type: 'string' }, description: 'base64 hashes, deepest sibling first' } } }, 404: errorBodySchema, ...errors },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['index'],
+          properties: { index: { type: 'integer', minimum: 0 }, size: { type: 'integer', minimum: 1 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              index: { type: 'integer' },
+              size: { type: 'integer' },
+              leafHash: { type: 'string', description: 'base64 SHA-256(0x00 || the stored line)' },
+              path: { type: 'array', items: { type: 'string' }, description: 'base64 hashes, deepest sibling first' },
+            },
+          },
+          404: errorBodySchema,
+          ...errors,
+        },
       },
     },
     async (request) => events().inclusionProof(request.query.index, request.query.size),
@@ -147,8 +182,24 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
       schema: {
         summary: 'RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint)',
         tags: ['events'],
-        querystring: { type: 'object', additionalProperties: false, required: ['from'], properties: { from: { type: 'integer', minimum: 1 }, to: { type: 'integer', minimum: 1 } } },
-        response: { 200: { type: 'object', properties: { from: { type: 'integer' }, to: { type: 'integer' }, path: { type: 'array', items: { type: 'string' }, description: 'base64 hashes' } } }, 404: errorBodySchema, ...errors },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: { from: { type: 'integer', minimum: 1 }, to: { type: 'integer', minimum: 1 } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              from: { type: 'integer' },
+              to: { type: 'integer' },
+              path: { type: 'array', items: { type: 'string' }, description: 'base64 hashes' },
+            },
+          },
+          404: errorBodySchema,
+          ...errors,
+        },
       },
     },
     async (request) => events().consistencyProof(request.query.from, request.query.to),

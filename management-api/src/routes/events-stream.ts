@@ -59,7 +59,13 @@ export async function streamEvents(app: FastifyInstance, request: FastifyRequest
   reply.hijack();
   const res = reply.raw;
   // `Connection: close`: the socket ends with the stream rather than idling in keep-alive.
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'close', 'x-accel-buffering': 'no', 'x-request-id': request.id });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'close',
+    'x-accel-buffering': 'no',
+    'x-request-id': request.id,
+  });
   res.write('retry: 2000\n\n');
   const open = streams.get(app);
   open?.add(controller);
@@ -85,7 +91,13 @@ export async function streamEvents(app: FastifyInstance, request: FastifyRequest
     for await (const e of live) await send(e);
   } catch (err) {
     if (!controller.signal.aborted) {
-      const body = err instanceof ApiError ? { error: err.code, message: err.message } : { error: 'ABX_ERR_INTERNAL', message: (err as Error).name === 'SubscriberOverflowError' ? (err as Error).message : 'the stream failed; see the API log' };
+      const body =
+        err instanceof ApiError
+          ? { error: err.code, message: err.message }
+          : {
+              error: 'ABX_ERR_INTERNAL',
+              message: (err as Error).name === 'SubscriberOverflowError' ? (err as Error).message : 'the stream failed; see the API log',
+            };
       request.log.warn({ err, event: 'EventStreamFailed' }, 'the event stream ended with an error');
       res.write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     }

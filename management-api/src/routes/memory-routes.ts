@@ -17,10 +17,30 @@ const id = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' } as
 const vector = { type: 'array', minItems: 2, maxItems: 16_000, items: { type: 'number' }, description: 'integrations.memory.dimension numbers' } as const;
 const metadata = { type: 'object', description: `Any JSON object, at most ${MAX_METADATA_BYTES} bytes` } as const;
 
-const hitSchema = { type: 'object', properties: { id: { type: 'string' }, score: { type: 'number' }, text: { type: 'string' }, metadata: { type: 'object', additionalProperties: true } } } as const;
-const summarySchema = { type: 'object', properties: { id: { type: 'string' }, namespace: { type: 'string' }, text: { type: 'string' }, metadata: { type: 'object', additionalProperties: true }, createdAt: { type: 'string' } } } as const;
+const hitSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, score: { type: 'number' }, text: { type: 'string' }, metadata: { type: 'object', additionalProperties: true } },
+} as const;
+const summarySchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    namespace: { type: 'string' },
+    text: { type: 'string' },
+    metadata: { type: 'object', additionalProperties: true },
+    createdAt: { type: 'string' },
+  },
+} as const;
 const recordSchema = { type: 'object', properties: { ...summarySchema.properties, vector: { type: 'array', items: { type: 'number' } } } } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 404: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+  504: errorBodySchema,
+};
 const nsParams = { type: 'object', additionalProperties: false, required: ['namespace'], properties: { namespace } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['namespace', 'id'], properties: { namespace, id } } as const;
 
@@ -43,7 +63,12 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
         summary: 'Store a memory (an existing id is replaced); without a vector the built-in text embedder computes one',
         tags: ['memory'],
         params: nsParams,
-        body: { type: 'object', additionalProperties: false, required: ['text'], properties: { id, text: { type: 'string', maxLength: MAX_TEXT_CHARS }, metadata, vector } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['text'],
+          properties: { id, text: { type: 'string', maxLength: MAX_TEXT_CHARS }, metadata, vector },
+        },
         response: { 201: { type: 'object', properties: { id: { type: 'string' } } }, ...errors },
       },
     },
@@ -62,7 +87,12 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
         summary: 'Nearest memories to a text or a vector, best first (score = cosine similarity)',
         tags: ['memory'],
         params: nsParams,
-        body: { type: 'object', additionalProperties: false, required: ['k'], properties: { text: { type: 'string', maxLength: MAX_TEXT_CHARS }, vector, k: { type: 'integer', minimum: 1, maximum: MAX_K } } },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['k'],
+          properties: { text: { type: 'string', maxLength: MAX_TEXT_CHARS }, vector, k: { type: 'integer', minimum: 1, maximum: MAX_K } },
+        },
         response: { 200: { type: 'object', properties: { hits: { type: 'array', items: hitSchema } } }, ...errors },
       },
     },
@@ -71,7 +101,15 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
 
   app.get<{ Params: { namespace: string; id: string } }>(
     '/v1/memory/:namespace/:id',
-    { config: { agent }, schema: { summary: 'One memory with its vector', tags: ['memory'], params: idParams, response: { 200: { type: 'object', properties: { memory: recordSchema } }, ...errors } } },
+    {
+      config: { agent },
+      schema: {
+        summary: 'One memory with its vector',
+        tags: ['memory'],
+        params: idParams,
+        response: { 200: { type: 'object', properties: { memory: recordSchema } }, ...errors },
+      },
+    },
     async (request) => {
       const record: MemoryRecord = await memory().retrieve(request.params.namespace, request.params.id);
       return { memory: { ...record, vector: Array.from(record.vector) } };
@@ -80,7 +118,15 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
 
   app.delete<{ Params: { namespace: string; id: string } }>(
     '/v1/memory/:namespace/:id',
-    { ...mutation, schema: { summary: 'Delete a memory; deleted is false when there was none', tags: ['memory'], params: idParams, response: { 200: { type: 'object', properties: { deleted: { type: 'boolean' } } }, ...errors } } },
+    {
+      ...mutation,
+      schema: {
+        summary: 'Delete a memory; deleted is false when there was none',
+        tags: ['memory'],
+        params: idParams,
+        response: { 200: { type: 'object', properties: { deleted: { type: 'boolean' } } }, ...errors },
+      },
+    },
     async (request) => ({ deleted: await memory().delete(request.params.namespace, request.params.id) }),
   );
 
@@ -92,7 +138,11 @@ export function registerMemoryRoutes(app: FastifyInstance, limits: MutationLimit
         summary: 'List memories of a namespace in insertion order (without vectors)',
         tags: ['memory'],
         params: nsParams,
-        querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: MEMORY_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } } },
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { limit: { type: 'integer', minimum: 1, maximum: MEMORY_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } },
+        },
         response: { 200: { type: 'object', properties: { items: { type: 'array', items: summarySchema }, nextCursor: { type: 'string' } } }, ...errors },
       },
     },

@@ -21,7 +21,8 @@ const sessionParams = { type: 'object', required: ['session_id'], properties: { 
 // What the witness tells a member with every registration and heartbeat answer (mesh/host/witness.ts).
 const witnessAnswerSchema = {
   type: 'object',
-  description: "The host as witness of the member's event log: its witness verifier key, the outcome of the checkpoint offered, the last size and root cosigned, the cosignature line when one was made",
+  description:
+    "The host as witness of the member's event log: its witness verifier key, the outcome of the checkpoint offered, the last size and root cosigned, the cosignature line when one was made",
   properties: {
     verifier_key: { type: 'string' },
     outcome: { type: 'string', enum: ['cosigned', 'none', 'proof-needed', 'malformed', 'refused'] },
@@ -46,7 +47,10 @@ const witnessOfferSchema = {
       type: 'object',
       required: ['from', 'path'],
       additionalProperties: false,
-      properties: { from: { type: 'integer', minimum: 0 }, path: { type: 'array', maxItems: MAX_PROOF_HASHES, items: { type: 'string', pattern: BASE64_HASH } } },
+      properties: {
+        from: { type: 'integer', minimum: 0 },
+        path: { type: 'array', maxItems: MAX_PROOF_HASHES, items: { type: 'string', pattern: BASE64_HASH } },
+      },
     },
   },
 } as const;
@@ -54,7 +58,8 @@ const witnessOfferSchema = {
 const memberErrors = { 400: errorBodySchema, 401: errorBodySchema, 410: errorBodySchema, 503: errorBodySchema };
 
 const registerSchema = {
-  summary: 'Mesh host: register a member box (NIP-98 signed by a key of mesh.allowed_pubkeys; pubkey must be the signer). Answers the session, the heartbeat interval and the endpoints to use from then on',
+  summary:
+    'Mesh host: register a member box (NIP-98 signed by a key of mesh.allowed_pubkeys; pubkey must be the signer). Answers the session, the heartbeat interval and the endpoints to use from then on',
   tags: ['mesh'],
   security: [{ nostr: [] }],
   body: {
@@ -69,7 +74,13 @@ const registerSchema = {
       api_endpoint: { type: 'string', pattern: '^https?://', maxLength: 2000 },
       capacity: capacitySchema,
       name: { type: 'string', maxLength: 200, description: "The member box's agentbox.name, shown to operators" },
-      event_log: { type: 'object', required: ['verifier_key'], additionalProperties: false, properties: { verifier_key: { type: 'string', maxLength: 300 } }, description: "The verifier key of the member's event log (absent when its events slot keeps no Merkle tree); pinned by the host as witness" },
+      event_log: {
+        type: 'object',
+        required: ['verifier_key'],
+        additionalProperties: false,
+        properties: { verifier_key: { type: 'string', maxLength: 300 } },
+        description: "The verifier key of the member's event log (absent when its events slot keeps no Merkle tree); pinned by the host as witness",
+      },
     },
   },
   response: {
@@ -79,7 +90,11 @@ const registerSchema = {
         session_id: { type: 'string' },
         heartbeat_interval_sec: { type: 'integer' },
         endpoints: { type: 'object', properties: { heartbeat: { type: 'string' }, deregister: { type: 'string' }, members: { type: 'string' } } },
-        replicas: { type: 'array', items: { type: 'string' }, description: 'API URLs of the host replicas sharing this registry; a member may send its calls to another one when the one it uses is unreachable' },
+        replicas: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'API URLs of the host replicas sharing this registry; a member may send its calls to another one when the one it uses is unreachable',
+        },
         witness: witnessAnswerSchema,
       },
     },
@@ -96,7 +111,12 @@ const heartbeatSchema = {
     type: 'object',
     required: ['health', 'capacity'],
     properties: {
-      health: { type: 'object', maxProperties: 32, required: ['ready', 'status'], properties: { ready: { type: 'boolean' }, status: { type: 'string', maxLength: 40 } } },
+      health: {
+        type: 'object',
+        maxProperties: 32,
+        required: ['ready', 'status'],
+        properties: { ready: { type: 'boolean' }, status: { type: 'string', maxLength: 40 } },
+      },
       capacity: capacitySchema,
       witness: witnessOfferSchema,
     },
@@ -123,7 +143,8 @@ const memberSchema = {
     evicted_at: { type: ['string', 'null'] },
     witness: {
       type: 'object',
-      description: "The host as witness of the member's event log. state: none (nothing cosigned), cosigned, inconsistent (flagged: refused a cosignature until an operator clears it)",
+      description:
+        "The host as witness of the member's event log. state: none (nothing cosigned), cosigned, inconsistent (flagged: refused a cosignature until an operator clears it)",
       properties: {
         state: { type: 'string', enum: ['none', 'cosigned', 'inconsistent'] },
         log_key: { type: ['string', 'null'] },
@@ -158,7 +179,11 @@ function signer(request: FastifyRequest): string {
   return pubkey;
 }
 
-const gone = (id: string): ApiError => new ApiError('ABX_ERR_MESH_SESSION_GONE', `no live mesh session ${id} for this key (unknown, ended, or evicted after missed heartbeats): register again with POST /v1/register`);
+const gone = (id: string): ApiError =>
+  new ApiError(
+    'ABX_ERR_MESH_SESSION_GONE',
+    `no live mesh session ${id} for this key (unknown, ended, or evicted after missed heartbeats): register again with POST /v1/register`,
+  );
 
 function memberView(m: MemberRecord) {
   return {
@@ -194,10 +219,20 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
 
   app.post<{ Body: RegisterBody }>('/v1/register', { ...member, schema: registerSchema }, async (request, reply) => {
     const pubkey = signer(request);
-    if (pubkeyToHex(request.body.pubkey) !== pubkey) throw new ApiError('ABX_ERR_VALIDATION', `body.pubkey must be the key that signed the request (${pubkey})`);
+    if (pubkeyToHex(request.body.pubkey) !== pubkey)
+      throw new ApiError('ABX_ERR_VALIDATION', `body.pubkey must be the key that signed the request (${pubkey})`);
     const b = request.body;
     const sessionId = randomUUID();
-    const registration: Registration = { pubkey, imageHash: b.image_hash, manifestSha256: b.manifest_sha256, adapters: b.adapters, contractVersions: b.contract_versions, apiEndpoint: b.api_endpoint, capacity: b.capacity, ...(b.name !== undefined ? { name: b.name } : {}) };
+    const registration: Registration = {
+      pubkey,
+      imageHash: b.image_hash,
+      manifestSha256: b.manifest_sha256,
+      adapters: b.adapters,
+      contractVersions: b.contract_versions,
+      apiEndpoint: b.api_endpoint,
+      capacity: b.capacity,
+      ...(b.name !== undefined ? { name: b.name } : {}),
+    };
     await registryCall(() => host.registry.register(registration, sessionId, host.ttlMs));
     const replicas = await registryCall(() => host.registry.replicas());
     const witness = await registryCall(() => host.witness.registered(pubkey, b.event_log?.verifier_key));
@@ -209,33 +244,78 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
     return {
       session_id: sessionId,
       heartbeat_interval_sec: host.heartbeatIntervalSec,
-      endpoints: { heartbeat: `${base}/v1/mesh/sessions/${sessionId}/heartbeat`, deregister: `${base}/v1/mesh/sessions/${sessionId}`, members: `${base}/v1/mesh/members` },
+      endpoints: {
+        heartbeat: `${base}/v1/mesh/sessions/${sessionId}/heartbeat`,
+        deregister: `${base}/v1/mesh/sessions/${sessionId}`,
+        members: `${base}/v1/mesh/members`,
+      },
       replicas,
       witness,
     };
   });
 
-  app.post<{ Params: { session_id: string }; Body: BeatBody }>('/v1/mesh/sessions/:session_id/heartbeat', { ...member, schema: heartbeatSchema }, async (request) => {
-    const pubkey = signer(request);
-    const { witness: offer, ...beat } = request.body;
-    const ok = await registryCall(() => host.registry.heartbeat(request.params.session_id, pubkey, beat, host.ttlMs));
-    metrics.hostRequests.inc({ call: 'heartbeat', outcome: ok ? 'ok' : 'gone' });
-    if (!ok) throw gone(request.params.session_id);
-    // Only a live session's checkpoint is judged: the signer is the member the session belongs to.
-    const witness = await registryCall(() => host.witness.offer(pubkey, offer && { checkpoint: offer.checkpoint, ...(offer.verifier_key !== undefined ? { verifierKey: offer.verifier_key } : {}), ...(offer.proof ? { proof: offer.proof } : {}) }));
-    return { heartbeat_interval_sec: host.heartbeatIntervalSec, witness };
-  });
+  app.post<{ Params: { session_id: string }; Body: BeatBody }>(
+    '/v1/mesh/sessions/:session_id/heartbeat',
+    { ...member, schema: heartbeatSchema },
+    async (request) => {
+      const pubkey = signer(request);
+      const { witness: offer, ...beat } = request.body;
+      const ok = await registryCall(() => host.registry.heartbeat(request.params.session_id, pubkey, beat, host.ttlMs));
+      metrics.hostRequests.inc({ call: 'heartbeat', outcome: ok ? 'ok' : 'gone' });
+      if (!ok) throw gone(request.params.session_id);
+      // Only a live session's checkpoint is judged: the signer is the member the session belongs to.
+      const witness = await registryCall(() =>
+        host.witness.offer(
+          pubkey,
+          offer && {
+            checkpoint: offer.checkpoint,
+            ...(offer.verifier_key !== undefined ? { verifierKey: offer.verifier_key } : {}),
+            ...(offer.proof ? { proof: offer.proof } : {}),
+          },
+        ),
+      );
+      return { heartbeat_interval_sec: host.heartbeatIntervalSec, witness };
+    },
+  );
 
-  app.delete<{ Params: { session_id: string } }>('/v1/mesh/sessions/:session_id', { ...member, schema: { summary: 'Mesh host: end a member session (204); later heartbeats get 410', tags: ['mesh'], security: [{ nostr: [] }], params: sessionParams, response: { 204: { type: 'null' }, ...memberErrors } } }, async (request, reply) => {
-    const pubkey = signer(request);
-    const ok = await registryCall(() => host.registry.deregister(request.params.session_id, pubkey));
-    metrics.hostRequests.inc({ call: 'deregister', outcome: ok ? 'ok' : 'gone' });
-    if (!ok) throw gone(request.params.session_id);
-    request.log.info({ event: 'MeshMemberDeregistered', pubkey, sessionId: request.params.session_id }, `mesh member ${pubkey} deregistered`);
-    void reply.code(204);
-  });
+  app.delete<{ Params: { session_id: string } }>(
+    '/v1/mesh/sessions/:session_id',
+    {
+      ...member,
+      schema: {
+        summary: 'Mesh host: end a member session (204); later heartbeats get 410',
+        tags: ['mesh'],
+        security: [{ nostr: [] }],
+        params: sessionParams,
+        response: { 204: { type: 'null' }, ...memberErrors },
+      },
+    },
+    async (request, reply) => {
+      const pubkey = signer(request);
+      const ok = await registryCall(() => host.registry.deregister(request.params.session_id, pubkey));
+      metrics.hostRequests.inc({ call: 'deregister', outcome: ok ? 'ok' : 'gone' });
+      if (!ok) throw gone(request.params.session_id);
+      request.log.info({ event: 'MeshMemberDeregistered', pubkey, sessionId: request.params.session_id }, `mesh member ${pubkey} deregistered`);
+      void reply.code(204);
+    },
+  );
 
-  app.get('/v1/mesh/members', { config: { agent: 'deny' }, schema: { summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)', tags: ['mesh'], response: { 200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } }, 401: errorBodySchema, 503: errorBodySchema } } }, async () => membersBody(host));
+  app.get(
+    '/v1/mesh/members',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'Mesh host: the members, with health and capacity (evicted members stay listed as evicted for a day, or until they register again)',
+        tags: ['mesh'],
+        response: {
+          200: { type: 'object', properties: { heartbeat_interval_sec: { type: 'integer' }, members: { type: 'array', items: memberSchema } } },
+          401: errorBodySchema,
+          503: errorBodySchema,
+        },
+      },
+    },
+    async () => membersBody(host),
+  );
 
   app.delete<{ Params: { pubkey: string } }>(
     '/v1/mesh/members/:pubkey/witness',
@@ -243,7 +323,8 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
       // The operator's (bearer key or an operator's NIP-98): a member cannot clear its own flag.
       config: { agent: 'deny' },
       schema: {
-        summary: "Mesh host: clear the witness record of a member (its flag, pinned log key and last checkpoint cosigned); its next offer starts afresh. 204, or 404 when there is none",
+        summary:
+          'Mesh host: clear the witness record of a member (its flag, pinned log key and last checkpoint cosigned); its next offer starts afresh. 204, or 404 when there is none',
         tags: ['mesh'],
         params: { type: 'object', required: ['pubkey'], properties: { pubkey: { type: 'string', pattern: PUBKEY } } },
         response: { 204: { type: 'null' }, 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 503: errorBodySchema },
@@ -252,7 +333,8 @@ export function registerMeshHostRoutes(app: FastifyInstance, host: MeshHost): vo
     async (request, reply) => {
       const pubkey = pubkeyToHex(request.params.pubkey)!;
       const by = request.nip98?.event.pubkey ?? 'api-key';
-      if (!(await registryCall(() => host.witness.clear(pubkey, by)))) throw new ApiError('ABX_ERR_NOT_FOUND', `the mesh host holds no witness record for ${pubkey}`);
+      if (!(await registryCall(() => host.witness.clear(pubkey, by))))
+        throw new ApiError('ABX_ERR_NOT_FOUND', `the mesh host holds no witness record for ${pubkey}`);
       void reply.code(204);
     },
   );

@@ -8,15 +8,20 @@ import { sandboxStatusSchema } from '../sandbox/sandbox-report.js';
 /** `federation` in /v1/meta and /health: the mode and, for a client, its registration; for a host, its registry and members. */
 export const federationSchema = {
   type: 'object',
-  description: 'mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError, witness {verifierKey (the key cosignatures of members\' checkpoints verify with), flagged}. A client also shows witness {hostKey, size, root, lastOutcome, lastMessage, lastCosignedAt, flagged}',
+  description:
+    "mode standalone: {mode, state: disabled}. client: state (registering, registered, backing_off), hostUrl, host (the address in use), sessionId, heartbeatIntervalSec, registeredAt, lastHeartbeatAt, lastError, retryAt. host: registry, heartbeatIntervalSec, members {registered, evicted}, lastError, witness {verifierKey (the key cosignatures of members' checkpoints verify with), flagged}. A client also shows witness {hostKey, size, root, lastOutcome, lastMessage, lastCosignedAt, flagged}",
   properties: { mode: { type: 'string', enum: ['standalone', 'client', 'host'] } },
   additionalProperties: true,
 } as const;
 
-const adapterSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, contractVersion: { type: 'string' }, state: { type: 'string' } } };
+const adapterSchema = {
+  type: 'object',
+  properties: { impl: { type: 'string' }, adapter: { type: 'string' }, contractVersion: { type: 'string' }, state: { type: 'string' } },
+};
 
 const metaSchema = {
-  summary: 'Identity of the box: API version, Nostr identity (npub, hex public key, did:nostr), image hash, manifest sha256, federation mode, adapters and their contract versions, metrics endpoint',
+  summary:
+    'Identity of the box: API version, Nostr identity (npub, hex public key, did:nostr), image hash, manifest sha256, federation mode, adapters and their contract versions, metrics endpoint',
   tags: ['meta'],
   response: {
     200: {
@@ -30,9 +35,16 @@ const metaSchema = {
         federation: federationSchema,
         adapters: { type: 'object', additionalProperties: adapterSchema },
         metrics: { type: 'object', properties: { url: { type: 'string' } } },
-        agentApiUrl: { type: 'string', description: "the agents' listener: the API's base URL agents are given (AGENTBOX_API_URL), on 127.0.0.1; it serves agent-token routes only" },
+        agentApiUrl: {
+          type: 'string',
+          description: "the agents' listener: the API's base URL agents are given (AGENTBOX_API_URL), on 127.0.0.1; it serves agent-token routes only",
+        },
         sandbox: sandboxStatusSchema,
-        eventLog: { type: 'object', description: "the event log's origin and the signed-note verifier key its checkpoints verify with (absent when the events slot keeps no Merkle tree)", properties: { origin: { type: 'string' }, verifierKey: { type: 'string' } } },
+        eventLog: {
+          type: 'object',
+          description: "the event log's origin and the signed-note verifier key its checkpoints verify with (absent when the events slot keeps no Merkle tree)",
+          properties: { origin: { type: 'string' }, verifierKey: { type: 'string' } },
+        },
       },
     },
     401: errorBodySchema,
@@ -54,7 +66,9 @@ export async function metaBody(app: FastifyInstance) {
     manifestSha256,
     identity: identity.toJSON(),
     federation: await app.agentbox.federation.currentStatus(),
-    adapters: Object.fromEntries(resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }])),
+    adapters: Object.fromEntries(
+      resolver.statuses().map((s) => [s.slot, { impl: s.impl, adapter: s.adapter, contractVersion: s.contractVersion, state: s.state }]),
+    ),
     metrics: { url: metricsUrl },
     ...(app.agentbox.agentListener.url() ? { agentApiUrl: app.agentbox.agentListener.url() } : {}),
     sandbox: app.agentbox.sandbox.status(),

@@ -8,8 +8,22 @@ import type { PodConditions } from '../adapters/pods/pods-adapter.js';
 import { ApiError, errorBodySchema } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 404: errorBodySchema, 409: errorBodySchema, 412: errorBodySchema, 413: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
-const params = { type: 'object', required: ['*'], properties: { '*': { type: 'string', maxLength: 1024, description: 'The pod path after /v1/pods/; a trailing / names a container' } } } as const;
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  412: errorBodySchema,
+  413: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+  504: errorBodySchema,
+};
+const params = {
+  type: 'object',
+  required: ['*'],
+  properties: { '*': { type: 'string', maxLength: 1024, description: 'The pod path after /v1/pods/; a trailing / names a container' } },
+} as const;
 const conditionHeaders = {
   type: 'object',
   properties: {
@@ -42,19 +56,31 @@ export function registerPodRoutes(app: FastifyInstance, limits: MutationLimits):
       {
         config: { agent: 'deny' },
         schema: {
-          summary: 'A resource (its bytes, Content-Type, ETag, Last-Modified; 304 on a matching If-None-Match) or, for a path ending in /, a page of the container members',
+          summary:
+            'A resource (its bytes, Content-Type, ETag, Last-Modified; 304 on a matching If-None-Match) or, for a path ending in /, a page of the container members',
           tags: ['pods'],
           params,
           headers: conditionHeaders,
-          querystring: { type: 'object', additionalProperties: false, properties: { limit: { type: 'integer', minimum: 1, maximum: PODS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 2048 } } },
-          response: { 200: { description: 'The resource bytes, or a JSON listing {items, nextCursor} for a container' }, 304: { description: 'Not modified', type: 'null' }, ...errors },
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { limit: { type: 'integer', minimum: 1, maximum: PODS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 2048 } },
+          },
+          response: {
+            200: { description: 'The resource bytes, or a JSON listing {items, nextCursor} for a container' },
+            304: { description: 'Not modified', type: 'null' },
+            ...errors,
+          },
         },
       },
       async (request, reply) => {
         const podPath = toPodPath(request.params['*']);
         if (podPath.endsWith('/')) {
           const { limit, cursor } = request.query;
-          return reply.type('application/json; charset=utf-8').serializer(JSON.stringify).send(await pods().list(podPath, { ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}) }));
+          return reply
+            .type('application/json; charset=utf-8')
+            .serializer(JSON.stringify)
+            .send(await pods().list(podPath, { ...(limit ? { limit } : {}), ...(cursor ? { cursor } : {}) }));
         }
         const resource = await pods().get(podPath);
         setValidators(reply, resource.etag, resource.modifiedAt);
@@ -68,18 +94,26 @@ export function registerPodRoutes(app: FastifyInstance, limits: MutationLimits):
       {
         ...mutation,
         schema: {
-          summary: 'Create or replace a resource with the request body and its Content-Type (201 created, 200 replaced); an empty PUT to a path ending in / creates a container',
+          summary:
+            'Create or replace a resource with the request body and its Content-Type (201 created, 200 replaced); an empty PUT to a path ending in / creates a container',
           tags: ['pods'],
           params,
           headers: conditionHeaders,
-          response: { 200: { type: 'object', properties: { path: { type: 'string' }, etag: { type: 'string' }, created: { type: 'boolean' } } }, 201: { type: 'object', properties: { path: { type: 'string' }, etag: { type: 'string' }, created: { type: 'boolean' } } }, ...errors },
+          response: {
+            200: { type: 'object', properties: { path: { type: 'string' }, etag: { type: 'string' }, created: { type: 'boolean' } } },
+            201: { type: 'object', properties: { path: { type: 'string' }, etag: { type: 'string' }, created: { type: 'boolean' } } },
+            ...errors,
+          },
         },
       },
       async (request, reply) => {
         const podPath = toPodPath(request.params['*']);
         const body = request.body ?? Buffer.alloc(0);
         const contentType = request.headers['content-type'] ?? (podPath.endsWith('/') ? 'text/turtle' : 'application/octet-stream');
-        const result = await pods().put(podPath, new Uint8Array(body.buffer, body.byteOffset, body.byteLength), { contentType, ...conditions(request.headers) });
+        const result = await pods().put(podPath, new Uint8Array(body.buffer, body.byteOffset, body.byteLength), {
+          contentType,
+          ...conditions(request.headers),
+        });
         void reply.code(result.created ? 201 : 200).header('etag', result.etag);
         if (result.created) void reply.header('location', `/v1/pods${podPath}`);
         return { path: podPath, ...result };
@@ -90,7 +124,13 @@ export function registerPodRoutes(app: FastifyInstance, limits: MutationLimits):
       '/v1/pods/*',
       {
         config: mutation.config,
-        schema: { summary: 'Delete a resource, or an empty container; If-Match makes it conditional', tags: ['pods'], params, headers: conditionHeaders, response: { 204: { description: 'Deleted', type: 'null' }, ...errors } },
+        schema: {
+          summary: 'Delete a resource, or an empty container; If-Match makes it conditional',
+          tags: ['pods'],
+          params,
+          headers: conditionHeaders,
+          response: { 204: { description: 'Deleted', type: 'null' }, ...errors },
+        },
       },
       async (request, reply) => {
         await pods().delete(toPodPath(request.params['*']), conditions(request.headers));

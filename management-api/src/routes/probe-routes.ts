@@ -19,16 +19,44 @@ function probeRouteOptions(app: FastifyInstance) {
 }
 
 const readySchema = {
-  summary: 'Readiness: 200 when the seal exists, the mounts are writable, every critical adapter slot is healthy and (while agent events are published) a relay is reachable; 503 from the moment the API starts shutting down',
+  summary:
+    'Readiness: 200 when the seal exists, the mounts are writable, every critical adapter slot is healthy and (while agent events are published) a relay is reachable; 503 from the moment the API starts shutting down',
   tags: ['probes'],
   security: [],
   response: {
-    200: { type: 'object', properties: { ready: { const: true }, since: { type: 'string' }, requirements: { type: 'array', items: { type: 'string' } }, degraded: { type: 'array', items: { type: 'string' } } } },
-    503: { type: 'object', properties: { ready: { const: false }, since: { type: 'string' }, reason: { type: 'string' }, missing: { type: 'array', items: { type: 'string' } }, degraded: { type: 'array', items: { type: 'string' } } } },
+    200: {
+      type: 'object',
+      properties: {
+        ready: { const: true },
+        since: { type: 'string' },
+        requirements: { type: 'array', items: { type: 'string' } },
+        degraded: { type: 'array', items: { type: 'string' } },
+      },
+    },
+    503: {
+      type: 'object',
+      properties: {
+        ready: { const: false },
+        since: { type: 'string' },
+        reason: { type: 'string' },
+        missing: { type: 'array', items: { type: 'string' } },
+        degraded: { type: 'array', items: { type: 'string' } },
+      },
+    },
   },
 };
 
-const slotSchema = { type: 'object', properties: { impl: { type: 'string' }, adapter: { type: 'string' }, critical: { type: 'boolean' }, state: { type: 'string' }, reason: { type: 'string' }, since: { type: 'string' } } };
+const slotSchema = {
+  type: 'object',
+  properties: {
+    impl: { type: 'string' },
+    adapter: { type: 'string' },
+    critical: { type: 'boolean' },
+    state: { type: 'string' },
+    reason: { type: 'string' },
+    since: { type: 'string' },
+  },
+};
 
 const healthSchema = {
   summary: 'Aggregate health for people: slots, mounts, seal, supervised programmes, federation (mesh registration or members), relays, uptime',
@@ -43,12 +71,32 @@ const healthSchema = {
         uptimeSec: { type: 'number' },
         startedAt: { type: 'string' },
         slots: { type: 'object', additionalProperties: slotSchema },
-        mounts: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } } } },
-        seal: { type: 'object', properties: { path: { type: 'string' }, present: { type: 'boolean' }, failure: { type: 'string', description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)' } } },
+        mounts: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { name: { type: 'string' }, path: { type: 'string' }, writable: { type: 'boolean' }, error: { type: 'string' } },
+          },
+        },
+        seal: {
+          type: 'object',
+          properties: {
+            path: { type: 'string' },
+            present: { type: 'boolean' },
+            failure: {
+              type: 'string',
+              description: 'why the seal is not coming: stage B failed or the seal timed out (as recorded in the bootstrap failure marker)',
+            },
+          },
+        },
         programs: { type: 'object', additionalProperties: true },
         federation: federationSchema,
         sandbox: sandboxStatusSchema,
-        relays: { type: 'object', description: 'present while agent events are published: the relays and which are connected', properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } } },
+        relays: {
+          type: 'object',
+          description: 'present while agent events are published: the relays and which are connected',
+          properties: { configured: { type: 'array', items: { type: 'string' } }, reachable: { type: 'array', items: { type: 'string' } } },
+        },
       },
     },
   },
@@ -57,14 +105,31 @@ const healthSchema = {
 /** Register /livez, /ready and /health. */
 export function registerProbeRoutes(app: FastifyInstance): void {
   const probeRoute = probeRouteOptions(app);
-  app.get('/livez', { ...probeRoute, schema: { summary: 'Liveness: the process answers (no external checks), also while it shuts down', tags: ['probes'], security: [], response: { 200: { type: 'object', properties: { live: { const: true } } } } } }, async (request, reply) => {
-    void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
-    return { live: true };
-  });
+  app.get(
+    '/livez',
+    {
+      ...probeRoute,
+      schema: {
+        summary: 'Liveness: the process answers (no external checks), also while it shuts down',
+        tags: ['probes'],
+        security: [],
+        response: { 200: { type: 'object', properties: { live: { const: true } } } },
+      },
+    },
+    async (request, reply) => {
+      void reply.header(REQUEST_ID_HEADER, request.id).header('cache-control', 'no-store');
+      return { live: true };
+    },
+  );
 
   app.get('/ready', { ...probeRoute, schema: readySchema }, (request, reply) => {
     const { status, body } = app.agentbox.probes.readiness.response;
-    void reply.code(status).header(REQUEST_ID_HEADER, request.id).header('content-type', 'application/json; charset=utf-8').header('cache-control', 'no-store').send(body);
+    void reply
+      .code(status)
+      .header(REQUEST_ID_HEADER, request.id)
+      .header('content-type', 'application/json; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .send(body);
   });
 
   app.get('/health', { ...probeRoute, schema: healthSchema }, async (request, reply) => {
@@ -88,7 +153,12 @@ export async function healthBody(app: FastifyInstance) {
     ready: probes.readiness.ready,
     uptimeSec: Math.max(0, (clock().getTime() - startedAt.getTime()) / 1000),
     startedAt: startedAt.toISOString(),
-    slots: Object.fromEntries(statuses.map(({ slot, ...rest }) => [slot, { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since }])),
+    slots: Object.fromEntries(
+      statuses.map(({ slot, ...rest }) => [
+        slot,
+        { impl: rest.impl, adapter: rest.adapter, critical: rest.critical, state: rest.state, reason: rest.reason, since: rest.since },
+      ]),
+    ),
     mounts: probes.mounts.states,
     seal: { path: paths.sealFile, present: probes.seal.present, ...(!probes.seal.present && probes.seal.failure ? { failure: probes.seal.failure } : {}) },
     ...(programs ? { programs } : {}),

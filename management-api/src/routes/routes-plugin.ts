@@ -44,5 +44,8 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerApprovalRoutes(app, limits);
     registerDocsRoute(app);
   },
-  { name: 'agentbox-routes', dependencies: ['agentbox-state', 'agentbox-request-gate', 'agentbox-error-handling', 'agentbox-openapi', 'agentbox-rate-limit', 'agentbox-websocket'] },
+  {
+    name: 'agentbox-routes',
+    dependencies: ['agentbox-state', 'agentbox-request-gate', 'agentbox-error-handling', 'agentbox-openapi', 'agentbox-rate-limit', 'agentbox-websocket'],
+  },
 );

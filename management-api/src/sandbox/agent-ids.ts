@@ -37,7 +37,10 @@ export async function checkReachable(target: string, ids: HostIds, searchable?: 
     if (searchable?.has(dir)) continue;
     const st = await stat(dir);
     const bit = st.uid === ids.uid ? 0o100 : st.gid === ids.gid ? 0o010 : 0o001;
-    if ((st.mode & bit) === 0) throw new Error(`${dir} is not searchable by uid ${ids.uid}, which agents run as when the box runs as root: allow it (chmod o+x ${dir}) or move the box's root`);
+    if ((st.mode & bit) === 0)
+      throw new Error(
+        `${dir} is not searchable by uid ${ids.uid}, which agents run as when the box runs as root: allow it (chmod o+x ${dir}) or move the box's root`,
+      );
     // Searchable through its owner or group bit for this agent only; through "other", for every agent.
     if (bit === 0o001) searchable?.add(dir);
   }
@@ -129,11 +132,13 @@ export class AgentPathAccess {
   /** Make `shared` and `own` reachable by `ids`, and give it `own`; throws naming the directory to open. */
   async prepare(shared: readonly string[], own: readonly string[], ids: HostIds): Promise<void> {
     const perAgent = 'owns' in this.source ? this.source : undefined;
-    await Promise.all([...shared, ...own].map(async (p) => {
-      if (this.#reachable.has(p)) return;
-      await openPathBelow(this.root, p, this.#searchable);
-      await checkReachable(p, ids, this.#searchable);
-    }));
+    await Promise.all(
+      [...shared, ...own].map(async (p) => {
+        if (this.#reachable.has(p)) return;
+        await openPathBelow(this.root, p, this.#searchable);
+        await checkReachable(p, ids, this.#searchable);
+      }),
+    );
     for (const p of shared) this.#reachable.add(p);
     const give: GiveOptions = perAgent ? { private: true, handOverFrom: (uid) => perAgent.owns(uid) } : {};
     await Promise.all(own.map((dir) => giveDirectory(dir, ids, give)));

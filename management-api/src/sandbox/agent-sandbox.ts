@@ -16,7 +16,10 @@ import { removeTree } from './remove-tree.js';
 export class SandboxUnavailableError extends ApiError {
   override name = 'SandboxUnavailableError';
   constructor(missing: string) {
-    super('ABX_ERR_SANDBOX_UNAVAILABLE', `agents run confined (sandbox.enabled = true) but this host cannot enforce it: ${missing}. No agent was started; fix the host, or set sandbox.enabled = false with security.audit_acknowledged = true (docs/user/sandbox.md)`);
+    super(
+      'ABX_ERR_SANDBOX_UNAVAILABLE',
+      `agents run confined (sandbox.enabled = true) but this host cannot enforce it: ${missing}. No agent was started; fix the host, or set sandbox.enabled = false with security.audit_acknowledged = true (docs/user/sandbox.md)`,
+    );
   }
 }
 
@@ -96,7 +99,14 @@ export class AgentSandbox {
 
   constructor(readonly settings: SandboxSettings) {
     const { paths } = settings;
-    const uids = process.getuid?.() === 0 ? new AgentUids({ root: path.resolve(paths.root), stateFile: path.join(paths.stateDir, 'agent-uids.jsonl'), ...(settings.agentUidClaims ? { claimsDir: settings.agentUidClaims } : {}) }) : undefined;
+    const uids =
+      process.getuid?.() === 0
+        ? new AgentUids({
+            root: path.resolve(paths.root),
+            stateFile: path.join(paths.stateDir, 'agent-uids.jsonl'),
+            ...(settings.agentUidClaims ? { claimsDir: settings.agentUidClaims } : {}),
+          })
+        : undefined;
     this.#access = uids ? new AgentPathAccess(paths.root, uids) : undefined;
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',
@@ -154,24 +164,36 @@ export class AgentSandbox {
    * itself, and when it is, holds or lies inside the directory of an agent still running: each
    * agent writes only its own directory. Unchanged when the sandbox is off.
    */
-  async confine(agent: { id: string; name: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number }, options: { joining?: string } = {}): Promise<ConfinedSpawn> {
+  async confine(
+    agent: { id: string; name: string; command: string; args: readonly string[]; cwd: string; workspace: string; memoryBudget?: number },
+    options: { joining?: string } = {},
+  ): Promise<ConfinedSpawn> {
     if (!this.settings.enabled) return unconfined(agent);
     const capability = await this.start();
     if (!capability.enforceable) throw new SandboxUnavailableError(capability.missing ?? 'the capability probe failed');
     this.#namespaces.checkUsable();
-    if (agent.cwd === agent.workspace) throw new ApiError('ABX_ERR_VALIDATION', 'working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)');
+    if (agent.cwd === agent.workspace)
+      throw new ApiError(
+        'ABX_ERR_VALIDATION',
+        'working directory: the workspace itself is shared by every agent; a confined agent writes only its own directory (omit cwd for <workspace>/<name>, or name a subdirectory)',
+      );
     const { paths, limits } = this.settings;
     let tmp: string;
     let release: () => Promise<void>;
     if (options.joining !== undefined) {
       // A command exec'd into a running agent: exactly its directories, which stay the agent's (it releases them).
       const joined = this.#tmps.get(options.joining);
-      if (joined === undefined || this.#live.get(options.joining) !== agent.cwd) throw new ApiError('ABX_ERR_CONFLICT', `agent ${options.joining} is not running confined in ${path.relative(agent.workspace, agent.cwd)}`);
+      if (joined === undefined || this.#live.get(options.joining) !== agent.cwd)
+        throw new ApiError('ABX_ERR_CONFLICT', `agent ${options.joining} is not running confined in ${path.relative(agent.workspace, agent.cwd)}`);
       tmp = joined;
       release = async () => {};
     } else {
       for (const [other, dir] of this.#live) {
-        if (within(agent.cwd, dir) || within(dir, agent.cwd)) throw new ApiError('ABX_ERR_CONFLICT', `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`);
+        if (within(agent.cwd, dir) || within(dir, agent.cwd))
+          throw new ApiError(
+            'ABX_ERR_CONFLICT',
+            `working directory ${path.relative(agent.workspace, agent.cwd)} overlaps the directory of running agent ${other}; each confined agent writes only a directory of its own`,
+          );
       }
       await mkdir(paths.tmpDir, { recursive: true });
       const own = await mkdtemp(path.join(paths.tmpDir, 'agent-'));
@@ -187,15 +209,25 @@ export class AgentSandbox {
     // In bubblewrap the process limit is the agent's own (its user namespace), and the launcher
     // forwards the loopback ports of the API and the egress proxy to the box's sockets.
     const transparent = this.#namespaces.transparent();
-    const namespaced = this.#namespaces.active ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD, ownIpc: true, ...(transparent ? { transparent } : {}) } : undefined;
+    const namespaced = this.#namespaces.active
+      ? { forwards: this.#namespaces.forwards(), readyFd: READY_FD, statusFd: STATUS_FD, ownIpc: true, ...(transparent ? { transparent } : {}) }
+      : undefined;
     const policy: SandboxPolicy = {
       readOnly: this.#readOnlyRoots(),
       readWrite: [agent.cwd, tmp],
       devices: DEVICES,
       // Under transparent egress also the forwarder's DNS and its ports: in the agent's own network
       // namespace every address is the forwarder's, on loopback.
-      connectPorts: [...new Set([this.settings.apiPort(), this.settings.egressPort(), ...(transparent ? [53, ...transparent.ports] : [])])].filter((p): p is number => p !== undefined && p > 0),
-      rlimits: { dataBytes: sizeBytes(limits.memory), cpuSeconds: limits.cpu_seconds, openFiles: limits.open_files, fileSizeBytes: sizeBytes(limits.file_size), ...(namespaced ? { processes: limits.processes } : {}) },
+      connectPorts: [...new Set([this.settings.apiPort(), this.settings.egressPort(), ...(transparent ? [53, ...transparent.ports] : [])])].filter(
+        (p): p is number => p !== undefined && p > 0,
+      ),
+      rlimits: {
+        dataBytes: sizeBytes(limits.memory),
+        cpuSeconds: limits.cpu_seconds,
+        openFiles: limits.open_files,
+        fileSizeBytes: sizeBytes(limits.file_size),
+        ...(namespaced ? { processes: limits.processes } : {}),
+      },
       ...(this.settings.requireAbi !== undefined ? { requireAbi: this.settings.requireAbi } : {}),
       ...namespaced,
     };
@@ -203,19 +235,26 @@ export class AgentSandbox {
     try {
       // A root box runs each agent name as a uid of its own, so that an agent shares no uid with the
       // box's files and processes, nor with another agent.
-      const ids = this.#access ? await this.#access.idsFor(agent.name).catch((err: Error) => {
-        throw new ApiError('ABX_ERR_CONFLICT', `cannot give agent "${agent.name}" a uid of its own: ${err.message}`);
-      }) : undefined;
+      const ids = this.#access
+        ? await this.#access.idsFor(agent.name).catch((err: Error) => {
+            throw new ApiError('ABX_ERR_CONFLICT', `cannot give agent "${agent.name}" a uid of its own: ${err.message}`);
+          })
+        : undefined;
       if (namespaced) {
         const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
         return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd, ids)), env, release, overhead: SANDBOX_PROCESSES };
       }
       // The launcher alone: it stays as the keeper of the agent's processes.
       const memoryLimit = agent.memoryBudget ? agent.memoryBudget * KEEPER_MEMORY_FACTOR : undefined;
-      const [command, ...args] = [...launcherArgv(this.launcher, { ...policy, keep: true, readyFd: READY_FD, ...(memoryLimit ? { memoryLimit } : {}) }), agent.command, ...agent.args];
-      if (this.#access && ids) await this.#access.prepare(policy.readOnly, policy.readWrite, ids).catch((err: Error) => {
-        throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
-      });
+      const [command, ...args] = [
+        ...launcherArgv(this.launcher, { ...policy, keep: true, readyFd: READY_FD, ...(memoryLimit ? { memoryLimit } : {}) }),
+        agent.command,
+        ...agent.args,
+      ];
+      if (this.#access && ids)
+        await this.#access.prepare(policy.readOnly, policy.readWrite, ids).catch((err: Error) => {
+          throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
+        });
       return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, readyFd: true, ...(ids ? { ids } : {}) };
     } catch (err) {
       await release();

@@ -74,7 +74,10 @@ export class AgentUids {
     let slot = map.names.get(name);
     if (slot === undefined) {
       slot = map.next;
-      if (slot >= AGENT_UID_BLOCK) throw new Error(`this box has run ${AGENT_UID_BLOCK} agent names, each with a uid of its own, and has none left: reuse names, or start the box with a new root`);
+      if (slot >= AGENT_UID_BLOCK)
+        throw new Error(
+          `this box has run ${AGENT_UID_BLOCK} agent names, each with a uid of its own, and has none left: reuse names, or start the box with a new root`,
+        );
       await appendFile(this.options.stateFile, `${JSON.stringify({ name, slot })}\n`, { mode: 0o600 });
       map.names.set(name, slot);
       map.next = slot + 1;
@@ -117,7 +120,13 @@ export class AgentUids {
     if (holder !== undefined) {
       if (await exists(holder)) return false;
       const retired = `${file}.retired-${unique()}`;
-      if (!(await rename(file, retired).then(() => true, () => false))) return false;
+      if (
+        !(await rename(file, retired).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return false;
       const taken = await readFile(retired, 'utf8');
       if (taken !== holder) {
         // Another box claimed it between our read and the rename: give its claim back.
@@ -157,7 +166,8 @@ function parseMap(text: string, file: string): UidMap {
   } catch {
     block = undefined;
   }
-  if (typeof block !== 'number' || !Number.isInteger(block) || block < 0) throw new Error(`${file} is unreadable (its first line names no block): move it away to give this box's agents new uids`);
+  if (typeof block !== 'number' || !Number.isInteger(block) || block < 0)
+    throw new Error(`${file} is unreadable (its first line names no block): move it away to give this box's agents new uids`);
   const names = new Map<string, number>();
   let next = 0;
   for (const line of rest) {
@@ -177,5 +187,8 @@ function parseMap(text: string, file: string): UidMap {
 const unique = () => `${process.pid}-${randomBytes(6).toString('hex')}`;
 
 async function exists(p: string): Promise<boolean> {
-  return stat(p).then(() => true, () => false);
+  return stat(p).then(
+    () => true,
+    () => false,
+  );
 }

@@ -55,10 +55,17 @@ export function probeLauncher(launcher: string, requiredAbi = MIN_LANDLOCK_ABI):
       if (!err) return resolve({ ...base, landlockAbi: abi, enforceable: true });
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'EACCES') {
-        return resolve({ ...base, landlockAbi: 0, enforceable: false, missing: `the sandbox launcher ${launcher} is missing or not executable (${code}): build it with npm run build (needs a C compiler: apt-get install gcc libc6-dev), npm start or npm test` });
+        return resolve({
+          ...base,
+          landlockAbi: 0,
+          enforceable: false,
+          missing: `the sandbox launcher ${launcher} is missing or not executable (${code}): build it with npm run build (needs a C compiler: apt-get install gcc libc6-dev), npm start or npm test`,
+        });
       }
-      if ((err as { code?: unknown }).code === EXIT_KERNEL_CANNOT_ENFORCE) resolve({ ...base, landlockAbi: abi, enforceable: false, missing: kernelMissing(abi, base.requiredAbi) });
-      else resolve({ ...base, landlockAbi: abi, enforceable: false, missing: `the sandbox launcher ${launcher} failed its probe: ${err.message.split('\n')[0]}` });
+      if ((err as { code?: unknown }).code === EXIT_KERNEL_CANNOT_ENFORCE)
+        resolve({ ...base, landlockAbi: abi, enforceable: false, missing: kernelMissing(abi, base.requiredAbi) });
+      else
+        resolve({ ...base, landlockAbi: abi, enforceable: false, missing: `the sandbox launcher ${launcher} failed its probe: ${err.message.split('\n')[0]}` });
     });
   });
 }

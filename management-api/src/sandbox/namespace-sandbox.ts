@@ -121,7 +121,16 @@ export class NamespaceSandbox {
   async start(): Promise<void> {
     if (this.options.namespaces === 'off' || this.#bridges) return;
     const uid = this.#ids?.uid ?? process.getuid?.() ?? -1;
-    this.#verdict = this.#bwrap ? await namespacesVerdict({ bwrap: this.#bwrap, ...(this.#ids ?? {}) }) : { available: false, reason: 'bwrap not found on the box PATH (install bubblewrap)', freshProc: false, disableUserns: false, uid, checkedAt: new Date().toISOString() };
+    this.#verdict = this.#bwrap
+      ? await namespacesVerdict({ bwrap: this.#bwrap, ...(this.#ids ?? {}) })
+      : {
+          available: false,
+          reason: 'bwrap not found on the box PATH (install bubblewrap)',
+          freshProc: false,
+          disableUserns: false,
+          uid,
+          checkedAt: new Date().toISOString(),
+        };
     if (!this.#verdict.available) return;
     const bridges = new HostBridges(this.options.bridges);
     await bridges.start();
@@ -152,18 +161,29 @@ export class NamespaceSandbox {
   status(): NamespacesStatus {
     const v = this.#verdict;
     if (this.options.namespaces === 'off' || !v) return { setting: this.options.namespaces };
-    return { setting: this.options.namespaces, active: this.active, ...(v.reason ? { reason: v.reason } : {}), ...(this.active ? { proc: this.#proc(), disableUserns: v.disableUserns } : {}), checkedAt: v.checkedAt };
+    return {
+      setting: this.options.namespaces,
+      active: this.active,
+      ...(v.reason ? { reason: v.reason } : {}),
+      ...(this.active ? { proc: this.#proc(), disableUserns: v.disableUserns } : {}),
+      checkedAt: v.checkedAt,
+    };
   }
 
   /** Refuse (409) when `required` and bubblewrap cannot be used here: before anything is given to the agent. */
   checkUsable(): void {
     if (this.active || this.options.namespaces !== 'required') return;
-    throw new ApiError('ABX_ERR_CONFLICT', `sandbox.namespaces = "required" but user namespaces are not usable here: ${this.#verdict?.reason ?? 'the sandbox is not started'}; in the container add [security.exceptions.sandbox-namespaces] (see docs/user/sandbox.md), or set sandbox.namespaces = "auto"`);
+    throw new ApiError(
+      'ABX_ERR_CONFLICT',
+      `sandbox.namespaces = "required" but user namespaces are not usable here: ${this.#verdict?.reason ?? 'the sandbox is not started'}; in the container add [security.exceptions.sandbox-namespaces] (see docs/user/sandbox.md), or set sandbox.namespaces = "auto"`,
+    );
   }
 
   /** The forwards of a spawn now: each bridge whose port is known. */
   forwards(): ForwardedPort[] {
-    return this.options.bridges.map((b) => ({ port: typeof b.port === 'function' ? b.port() : b.port, socket: b.socket })).filter((f): f is ForwardedPort => f.port !== undefined && f.port > 0);
+    return this.options.bridges
+      .map((b) => ({ port: typeof b.port === 'function' ? b.port() : b.port, socket: b.socket }))
+      .filter((f): f is ForwardedPort => f.port !== undefined && f.port > 0);
   }
 
   /**
@@ -172,7 +192,12 @@ export class NamespaceSandbox {
    * down to what is bound are made searchable, the agent's read-write directories are given to it,
    * and a bound path it could not reach refuses the spawn (409) naming the directory to open.
    */
-  async wrap(inner: readonly string[], policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>, cwd: string, agentIds?: HostIds): Promise<NamespacedSpawn> {
+  async wrap(
+    inner: readonly string[],
+    policy: Pick<SandboxPolicy, 'readOnly' | 'readWrite' | 'forwards'>,
+    cwd: string,
+    agentIds?: HostIds,
+  ): Promise<NamespacedSpawn> {
     // The sockets' directories are bound, not the sockets: one made again after the spawn (a
     // restarted egress proxy) is the one the agent's forwarder reaches.
     const plan = { readOnly: policy.readOnly, readWrite: policy.readWrite, sockets: [...new Set((policy.forwards ?? []).map((f) => path.dirname(f.socket)))] };
@@ -189,7 +214,16 @@ export class NamespaceSandbox {
     // so it is left out then, and the seccomp filter alone refuses new namespaces (as in Docker).
     const transparent = this.transparent() !== undefined;
     const files = transparent ? [{ source: this.#resolvConf(), dest: resolvConfTarget() }] : [];
-    const argv = bwrapArgv({ bwrap: this.#bwrap!, ...plan, cwd, proc: this.#proc(), disableUserns: !transparent && (this.#verdict?.disableUserns ?? true), files, capAdd: transparent ? TRANSPARENT_CAPS : [], inner });
+    const argv = bwrapArgv({
+      bwrap: this.#bwrap!,
+      ...plan,
+      cwd,
+      proc: this.#proc(),
+      disableUserns: !transparent && (this.#verdict?.disableUserns ?? true),
+      files,
+      capAdd: transparent ? TRANSPARENT_CAPS : [],
+      inner,
+    });
     // The launcher's --wrap runs bwrap so that the agent's end reads as for a plain spawn (agentbox-wrap.c).
     return { command: inner[0]!, args: ['--wrap', '--', ...argv], readyFd: true, ...(ids ? { ids } : {}) };
   }

@@ -18,6 +18,8 @@ export async function removeTree(dir: string): Promise<void> {
 function run(command: string, args: readonly string[]): Promise<{ ok: boolean; stderr: string }> {
   return new Promise((resolve) => {
     // No shell; output bounded: a tree of a million entries must not grow the API's memory.
-    execFile(command, args, { maxBuffer: 64 * 1024, timeout: 120_000 }, (err, _stdout, stderr) => resolve({ ok: !err, stderr: String(stderr ?? err?.message ?? '') }));
+    execFile(command, args, { maxBuffer: 64 * 1024, timeout: 120_000 }, (err, _stdout, stderr) =>
+      resolve({ ok: !err, stderr: String(stderr ?? err?.message ?? '') }),
+    );
   });
 }

@@ -28,7 +28,14 @@ export interface SandboxPluginOptions {
 export const sandboxPlugin = fp<SandboxPluginOptions>(
   async (app, options) => {
     const { agentListener, egress } = app;
-    const sandbox = new AgentSandbox(sandboxSettings(options.manifest, options.paths, () => agentListener.port(), () => egress?.port));
+    const sandbox = new AgentSandbox(
+      sandboxSettings(
+        options.manifest,
+        options.paths,
+        () => agentListener.port(),
+        () => egress?.port,
+      ),
+    );
     app.decorate('sandbox', sandbox);
     warnWhenUnconfined(sandbox, options.logger);
   },

@@ -17,7 +17,10 @@ export function listeningPort(app: FastifyInstance): number | undefined {
 export function warnWhenUnconfined(sandbox: AgentSandbox, logger: Logger): void {
   const status = sandbox.status();
   if (status.mode === 'unconfined') {
-    logger.warn({ event: 'AgentsUnconfined', sandbox: status }, 'sandbox.enabled = false: agents run unconfined with the API\'s own uid and can read its secrets (audit acknowledged)');
+    logger.warn(
+      { event: 'AgentsUnconfined', sandbox: status },
+      "sandbox.enabled = false: agents run unconfined with the API's own uid and can read its secrets (audit acknowledged)",
+    );
   } else if (status.mode === 'unavailable') {
     logger.error({ event: 'SandboxUnavailable', sandbox: status }, `agents cannot be confined on this host, every spawn is refused: ${status.missing}`);
   }
@@ -26,7 +29,8 @@ export function warnWhenUnconfined(sandbox: AgentSandbox, logger: Logger): void 
 /** JSON schema of SandboxStatus for /health and /v1/meta. */
 export const sandboxStatusSchema = {
   type: 'object',
-  description: 'agent confinement: confined (Landlock, seccomp and rlimits enforced), unconfined (sandbox.enabled = false), unavailable (enabled but this host cannot enforce it: spawns are refused) or unknown (no local orchestrator probed it)',
+  description:
+    'agent confinement: confined (Landlock, seccomp and rlimits enforced), unconfined (sandbox.enabled = false), unavailable (enabled but this host cannot enforce it: spawns are refused) or unknown (no local orchestrator probed it)',
   properties: {
     enabled: { type: 'boolean' },
     mode: { type: 'string', enum: ['confined', 'unconfined', 'unavailable', 'unknown'] },
@@ -35,8 +39,16 @@ export const sandboxStatusSchema = {
     missing: { type: 'string' },
     namespaces: {
       type: 'object',
-      description: 'sandbox.namespaces and, once probed, whether each agent runs in bubblewrap here (own user, PID, network namespaces), why not, and how /proc is given (fresh, or the outer one read-only where a fresh one cannot be mounted), and whether bwrap\'s --disable-userns is used',
-      properties: { setting: { type: 'string', enum: ['auto', 'required', 'off'] }, active: { type: 'boolean' }, reason: { type: 'string' }, proc: { type: 'string', enum: ['fresh', 'ro-bind'] }, disableUserns: { type: 'boolean' }, checkedAt: { type: 'string' } },
+      description:
+        "sandbox.namespaces and, once probed, whether each agent runs in bubblewrap here (own user, PID, network namespaces), why not, and how /proc is given (fresh, or the outer one read-only where a fresh one cannot be mounted), and whether bwrap's --disable-userns is used",
+      properties: {
+        setting: { type: 'string', enum: ['auto', 'required', 'off'] },
+        active: { type: 'boolean' },
+        reason: { type: 'string' },
+        proc: { type: 'string', enum: ['fresh', 'ro-bind'] },
+        disableUserns: { type: 'boolean' },
+        checkedAt: { type: 'string' },
+      },
     },
   },
 } as const;

@@ -41,8 +41,21 @@ export interface SandboxSettings {
 }
 
 /** The sandbox settings of a box from its manifest, layout, API port and (once it is known) the egress proxy's port. */
-export function sandboxSettings(manifest: NormalizedManifest, paths: RuntimePaths, apiPort: () => number | undefined, egressPort: () => number | undefined = () => undefined): SandboxSettings {
-  return { enabled: manifest.sandbox.enabled, namespaces: manifest.sandbox.namespaces, limits: manifest.sandbox.limits, egressPort: () => egressPort() ?? manifest.sandbox.egress.port, ...(manifest.sandbox.egress.transparent ? { egressAllowPorts: manifest.sandbox.egress.allow_ports } : {}), apiPort, paths };
+export function sandboxSettings(
+  manifest: NormalizedManifest,
+  paths: RuntimePaths,
+  apiPort: () => number | undefined,
+  egressPort: () => number | undefined = () => undefined,
+): SandboxSettings {
+  return {
+    enabled: manifest.sandbox.enabled,
+    namespaces: manifest.sandbox.namespaces,
+    limits: manifest.sandbox.limits,
+    egressPort: () => egressPort() ?? manifest.sandbox.egress.port,
+    ...(manifest.sandbox.egress.transparent ? { egressAllowPorts: manifest.sandbox.egress.allow_ports } : {}),
+    apiPort,
+    paths,
+  };
 }
 
 /**

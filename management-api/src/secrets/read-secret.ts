@@ -67,14 +67,19 @@ async function readSecretFile(options: ReadSecretOptions): Promise<string> {
     throw new SecretSourceError(`${key} ${path} ${what}`);
   };
   // O_NONBLOCK: opening a FIFO must not wait for a writer before the type check refuses it.
-  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((err: NodeJS.ErrnoException) => fail(`cannot be read: ${err.code ?? 'error'}`));
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK | constants.O_NOCTTY).catch((err: NodeJS.ErrnoException) =>
+    fail(`cannot be read: ${err.code ?? 'error'}`),
+  );
   try {
     const st = await handle.stat();
     if (!st.isFile()) fail('is not a regular file (a directory, FIFO or device cannot hold a secret)');
     const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
     if (st.mode & 0o077) {
       if (options.openFile === 'refuse') fail(`is readable by group or others (mode ${mode}); make it 0600`);
-      options.logger?.warn({ event: options.openEvent ?? 'SecretFileOpen', key, file: path, mode }, `${key} ${path} is readable by group or others (mode ${mode}); make it 0600`);
+      options.logger?.warn(
+        { event: options.openEvent ?? 'SecretFileOpen', key, file: path, mode },
+        `${key} ${path} is readable by group or others (mode ${mode}); make it 0600`,
+      );
     }
     const buffer = Buffer.alloc(MAX_SECRET_BYTES + 1);
     let size = 0;

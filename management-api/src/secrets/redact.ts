@@ -16,7 +16,9 @@ export const REDACT_PATHS: string[] = [
   'res.headers["set-cookie"]',
   'headers.authorization',
   'headers.cookie',
-  ...['apiKey', 'api_key', 'key', 'token', 'password', 'secret', 'nsec', 'secretKey', 'connectionString', 'connection_string', 'dsn', 'authorization'].flatMap((k) => [k, `*.${k}`]),
+  ...['apiKey', 'api_key', 'key', 'token', 'password', 'secret', 'nsec', 'secretKey', 'connectionString', 'connection_string', 'dsn', 'authorization'].flatMap(
+    (k) => [k, `*.${k}`],
+  ),
 ];
 
 // scheme://user:password@host → the password is replaced, the rest is kept for debugging.

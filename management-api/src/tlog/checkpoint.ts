@@ -34,7 +34,8 @@ export function parseCheckpoint(text: string): Checkpoint {
   if (lines.length < 3) throw new CheckpointError(`a checkpoint has at least 3 lines (origin, size, root), this one ${lines.length}`);
   const [origin, size, root, ...extensions] = lines as [string, string, string, ...string[]];
   if (!origin) throw new CheckpointError('line 1 (origin) is empty');
-  if (!/^(0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size))) throw new CheckpointError(`line 2 (tree size) is not a decimal integer: ${JSON.stringify(size.slice(0, 40))}`);
+  if (!/^(0|[1-9][0-9]*)$/.test(size) || !Number.isSafeInteger(Number(size)))
+    throw new CheckpointError(`line 2 (tree size) is not a decimal integer: ${JSON.stringify(size.slice(0, 40))}`);
   const hash = Buffer.from(root, 'base64');
   if (hash.length !== HASH_SIZE || hash.toString('base64') !== root) throw new CheckpointError(`line 3 (root hash) is not the base64 of ${HASH_SIZE} bytes`);
   if (extensions.some((line) => line === '')) throw new CheckpointError('an extension line is empty');

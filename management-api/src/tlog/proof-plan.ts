@@ -58,7 +58,8 @@ export function completeSubtrees(range: LeafRange): NodeRef[] {
 /** The audit path of leaf `index` in a tree of `size` leaves (RFC 6962 PATH), deepest sibling first. */
 export function inclusionRanges(index: number, size: number): LeafRange[] {
   checkSize(size, 'size');
-  if (!Number.isSafeInteger(index) || index < 0 || index >= size) throw new ProofRangeError(`leaf index ${index} is not in a tree of ${size} entries (0 ≤ index < size)`);
+  if (!Number.isSafeInteger(index) || index < 0 || index >= size)
+    throw new ProofRangeError(`leaf index ${index} is not in a tree of ${size} entries (0 ≤ index < size)`);
   const out: LeafRange[] = [];
   const path = (m: number, lo: number, hi: number): void => {
     if (hi - lo <= 1) return;

@@ -38,7 +38,8 @@ export function rootFromInclusion(index: number, size: number, leaf: Buffer, pro
 
 /** Check that `leaf` is entry `index` of the tree of `size` whose root is `root`. */
 export function verifyInclusion(index: number, size: number, leaf: Buffer, proof: readonly Buffer[], root: Buffer): void {
-  if (!rootFromInclusion(index, size, leaf, proof).equals(root)) throw new ProofError(`the inclusion proof of entry ${index} does not lead to the root of the tree of ${size}`);
+  if (!rootFromInclusion(index, size, leaf, proof).equals(root))
+    throw new ProofError(`the inclusion proof of entry ${index} does not lead to the root of the tree of ${size}`);
 }
 
 /** Check that the tree of size `from` with root `fromRoot` is a prefix of the tree of size `to` with root `toRoot`. */
@@ -78,7 +79,8 @@ export function verifyConsistency(from: number, to: number, fromRoot: Buffer, to
     sn = half(sn);
   }
   if (sn !== 0) throw new ProofError('the consistency proof is shorter than the tree is deep');
-  if (!fr.equals(fromRoot)) throw new ProofError(`the consistency proof does not lead to the root of the tree of ${from}: the log was rewritten or the proof is not for it`);
+  if (!fr.equals(fromRoot))
+    throw new ProofError(`the consistency proof does not lead to the root of the tree of ${from}: the log was rewritten or the proof is not for it`);
   if (!sr.equals(toRoot)) throw new ProofError(`the consistency proof does not lead to the root of the tree of ${to}`);
 }
 

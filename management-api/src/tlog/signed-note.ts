@@ -38,7 +38,12 @@ export function isKeyName(name: string): boolean {
 
 /** key ID = SHA-256(name || 0x0A || 0x01 || public key)[:4]. */
 export function keyIdOf(name: string, publicKey: Buffer): Buffer {
-  return createHash('sha256').update(name).update(Buffer.from([0x0a, ED25519])).update(publicKey).digest().subarray(0, 4);
+  return createHash('sha256')
+    .update(name)
+    .update(Buffer.from([0x0a, ED25519]))
+    .update(publicKey)
+    .digest()
+    .subarray(0, 4);
 }
 
 /** A new Ed25519 signer key string for `name`. */
@@ -53,7 +58,8 @@ export function generateSignerKey(name: string): string {
 /** Parse a signer key string (its ID is checked against its key). */
 export function parseSignerKey(text: string): NoteSigner {
   const parts = splitFields(text.trim(), 5);
-  if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') throw new NoteError('a signer key reads PRIVATE+KEY+<name>+<8 hex digits>+<base64 key>');
+  if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY')
+    throw new NoteError('a signer key reads PRIVATE+KEY+<name>+<8 hex digits>+<base64 key>');
   const [, , name, id, material] = parts as [string, string, string, string, string];
   const raw = decodeKeyMaterial(name, id, material);
   const key = privateKeyOf(raw);
@@ -134,11 +140,16 @@ export function openNote(note: string, verifier: NoteVerifier): string {
   const mine = signatures.filter((s) => s.name === verifier.name && s.keyId.equals(verifier.keyId));
   if (!mine.length) {
     const sameName = signatures.find((s) => s.name === verifier.name);
-    throw new NoteError(sameName ? `the note is signed by ${verifier.name} with key ID ${sameName.keyId.toString('hex')}, not with the verifier key's ${verifier.keyId.toString('hex')}` : `the note carries no signature by ${verifier.name} (signed by: ${signatures.map((s) => s.name).join(', ')})`);
+    throw new NoteError(
+      sameName
+        ? `the note is signed by ${verifier.name} with key ID ${sameName.keyId.toString('hex')}, not with the verifier key's ${verifier.keyId.toString('hex')}`
+        : `the note carries no signature by ${verifier.name} (signed by: ${signatures.map((s) => s.name).join(', ')})`,
+    );
   }
   const message = Buffer.from(text, 'utf8');
   for (const s of mine) {
-    if (!verifier.verify(message, s.signature)) throw new NoteError(`the signature by ${verifier.name} does not verify: the note was altered or signed by another key`);
+    if (!verifier.verify(message, s.signature))
+      throw new NoteError(`the signature by ${verifier.name} does not verify: the note was altered or signed by another key`);
   }
   return text;
 }

@@ -38,7 +38,8 @@ export function spawnBody(f: SpawnFields): { body: SpawnBody } | { problem: stri
     if (line.trim() === '') continue;
     const eq = line.indexOf('=');
     const name = eq < 0 ? line.trim() : line.slice(0, eq).trim();
-    if (eq < 0 || !ENV_NAME.test(name)) return { problem: `Environment line ${i + 1}: write NAME=value (a name of letters, digits and _, not starting with a digit).` };
+    if (eq < 0 || !ENV_NAME.test(name))
+      return { problem: `Environment line ${i + 1}: write NAME=value (a name of letters, digits and _, not starting with a digit).` };
     env[name] = line.slice(eq + 1);
   }
   if (Object.keys(env).length > 0) body.env = env;

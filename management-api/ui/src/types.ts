@@ -43,7 +43,15 @@ export interface Overview {
     programs?: { available: true; programs: ProgramState[] } | { available: false; error: string };
     sandbox?: SandboxStatus;
   };
-  meta: { name?: string; version?: string; imageHash?: string; manifestSha256?: string; federation?: { mode?: string }; identity?: { npub?: string }; sandbox?: SandboxStatus };
+  meta: {
+    name?: string;
+    version?: string;
+    imageHash?: string;
+    manifestSha256?: string;
+    federation?: { mode?: string };
+    identity?: { npub?: string };
+    sandbox?: SandboxStatus;
+  };
 }
 
 /** An agent record (GET /v1/agents items). */

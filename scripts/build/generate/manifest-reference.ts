@@ -64,7 +64,9 @@ function arraySection(out: string[], path: string[], items: SchemaNode): void {
 function examples(name: string, node: SchemaNode): string[] {
   const samples = (node.examples ?? []) as Array<Record<string, Record<string, unknown>>>;
   if (!samples.length) return [];
-  const lines = samples.flatMap((sample) => Object.entries(sample).flatMap(([entry, value]) => [`[${name}.${entry}]`, ...Object.entries(value).map(([k, v]) => `${k} = ${tomlValue(v)}`), '']));
+  const lines = samples.flatMap((sample) =>
+    Object.entries(sample).flatMap(([entry, value]) => [`[${name}.${entry}]`, ...Object.entries(value).map(([k, v]) => `${k} = ${tomlValue(v)}`), '']),
+  );
   return ['```toml', ...lines.slice(0, -1), '```', ''];
 }
 

@@ -15,10 +15,7 @@ export function generateValidator(schema: object): string {
   // (with the file extension Node's ESM loader needs for a deep import).
   const code = standaloneCode
     .default(ajv, validate)
-    .replace(
-      /const (func\d+) = require\("(ajv\/dist\/runtime\/[a-z0-9_]+)"\)\.default;/g,
-      'import $1_module from "$2.js";\nconst $1 = $1_module.default;',
-    );
+    .replace(/const (func\d+) = require\("(ajv\/dist\/runtime\/[a-z0-9_]+)"\)\.default;/g, 'import $1_module from "$2.js";\nconst $1 = $1_module.default;');
   // Emitted as TypeScript (unchecked) so the compiler copies it to dist/ and callers get a type.
   return (
     generatedHeader('js') +

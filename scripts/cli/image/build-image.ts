@@ -78,7 +78,12 @@ export async function buildImage(options: BuildImageOptions): Promise<BuiltImage
   const layers = [
     cachedLayer(cacheDir, 'system', systemLayer(host), progress),
     cachedLayer(cacheDir, 'app', appLayer(repoPath('.')), progress),
-    cachedLayer(cacheDir, 'config', configLayer({ manifest: manifestText, supervisordConf: rendered.files['supervisord.conf'], artifacts: rendered.files['artifacts.json'] }), progress),
+    cachedLayer(
+      cacheDir,
+      'config',
+      configLayer({ manifest: manifestText, supervisordConf: rendered.files['supervisord.conf'], artifacts: rendered.files['artifacts.json'] }),
+      progress,
+    ),
   ];
   for (const l of layers) progress(`layer ${l.name}: ${(l.size / 1e6).toFixed(0)} MB${l.cached ? ' (cached)' : ''}`);
 

@@ -36,7 +36,9 @@ export class HostContentError extends Error {
 function hostCommand(name: string): string {
   if (name === 'node') return realpathSync(process.execPath);
   for (const dir of COMMAND_DIRS) if (existsSync(path.join(dir, name))) return path.join(dir, name);
-  throw new HostContentError(`the command ${name} is not in ${COMMAND_DIRS.join(' or ')} on this machine (schema/box-facts.json image.contents needs it): install its Debian package`);
+  throw new HostContentError(
+    `the command ${name} is not in ${COMMAND_DIRS.join(' or ')} on this machine (schema/box-facts.json image.contents needs it): install its Debian package`,
+  );
 }
 
 /** Python's standard library and the modules supervisord imports, from the interpreter itself. */
@@ -50,7 +52,9 @@ function pythonTrees(interpreter: string): string[] {
     '  try: print(md.distribution(m)._path)',
     '  except Exception: pass',
   ].join('\n');
-  const out = execFileSync(interpreter, ['-c', code, ...PYTHON_MODULES], { encoding: 'utf8' }).trim().split('\n');
+  const out = execFileSync(interpreter, ['-c', code, ...PYTHON_MODULES], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   return out.flatMap((dir) => filesUnder(dir, PYTHON_SKIP));
 }
 

@@ -30,7 +30,8 @@ const text = (p: string, content: string, mode = 0o644): TarEntry => {
 export function withParents(entries: TarEntry[]): TarEntry[] {
   const byPath = new Map(entries.map((e) => [e.path, e]));
   for (const e of entries) {
-    for (let d = path.posix.dirname(e.path); d !== '.' && !byPath.has(d); d = path.posix.dirname(d)) byPath.set(d, { type: 'dir', path: d, mode: 0o755, ...root });
+    for (let d = path.posix.dirname(e.path); d !== '.' && !byPath.has(d); d = path.posix.dirname(d))
+      byPath.set(d, { type: 'dir', path: d, mode: 0o755, ...root });
   }
   return [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
@@ -41,7 +42,10 @@ export function systemLayer(host: HostContents): TarEntry[] {
   for (const [imagePath, source] of host.files) entries.push(fromHost(imagePath, source));
   for (const [imagePath, target] of host.links) entries.push({ type: 'symlink', path: rel(imagePath), target, ...root });
   entries.push(
-    text('/etc/passwd', `root:x:0:0:root:/root:/bin/false\n${img.user}:x:${img.uid}:${img.gid}:Agentbox:${img.homeDir}:${img.shell}\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n`),
+    text(
+      '/etc/passwd',
+      `root:x:0:0:root:/root:/bin/false\n${img.user}:x:${img.uid}:${img.gid}:Agentbox:${img.homeDir}:${img.shell}\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n`,
+    ),
     text('/etc/group', `root:x:0:\n${img.group}:x:${img.gid}:\nnogroup:x:65534:\n`),
     text('/etc/nsswitch.conf', 'passwd: files\ngroup: files\nhosts: files dns\n'),
   );
@@ -70,7 +74,9 @@ function tree(dir: string, imageDir: string, skip: (relPath: string) => boolean 
  * nested node_modules (those are entries of their own), like `npm prune --omit=dev`.
  */
 export function productionModules(repo: string): string[] {
-  const lock = JSON.parse(readFileSync(path.join(repo, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean; optional?: boolean; link?: boolean }> };
+  const lock = JSON.parse(readFileSync(path.join(repo, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean; optional?: boolean; link?: boolean }>;
+  };
   return Object.entries(lock.packages)
     .filter(([p, info]) => p !== '' && !info.dev && !info.link)
     .filter(([p, info]) => {
@@ -95,7 +101,12 @@ export function appLayer(repo: string): TarEntry[] {
     entries.push(...tree(path.join(repo, m), path.posix.join(img.appDir, m), (r) => r === 'node_modules'));
   }
   entries.push(...tree(path.join(repo, 'config'), path.posix.join(img.appDir, 'config')));
-  entries.push({ type: 'symlink', path: rel(img.binDir), target: path.posix.relative(path.posix.dirname(img.binDir), path.posix.join(img.appDir, 'config/bin')), ...root });
+  entries.push({
+    type: 'symlink',
+    path: rel(img.binDir),
+    target: path.posix.relative(path.posix.dirname(img.binDir), path.posix.join(img.appDir, 'config/bin')),
+    ...root,
+  });
   return withParents(entries);
 }
 

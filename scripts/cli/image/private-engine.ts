@@ -52,7 +52,10 @@ export class EngineStartError extends Error {
 export async function startPrivateEngine(options: { timeoutMs?: number; extraArgs?: readonly string[] } = {}): Promise<PrivateEngine> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const DOCKERD = DOCKERD_PATHS.find((p) => existsSync(p));
-  if (!DOCKERD) throw new EngineStartError(`no dockerd in ${DOCKERD_PATHS.join(' or ')}: install docker.io (apt-get install docker.io), or set AGENTBOX_E2E=skip to skip the container cases`);
+  if (!DOCKERD)
+    throw new EngineStartError(
+      `no dockerd in ${DOCKERD_PATHS.join(' or ')}: install docker.io (apt-get install docker.io), or set AGENTBOX_E2E=skip to skip the container cases`,
+    );
   if (process.getuid?.() !== 0) throw new EngineStartError('dockerd needs root: run the suite as root (CI does)');
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-engine-'));
   const sock = path.join(dir, 'docker.sock');
@@ -60,7 +63,20 @@ export async function startPrivateEngine(options: { timeoutMs?: number; extraArg
   const releaseIpForward = await holdIpForward(path.basename(dir));
   const logFile = path.join(dir, 'dockerd.log');
   const fd = openSync(logFile, 'a');
-  const args = ['--data-root', path.join(dir, 'data'), '--exec-root', path.join(dir, 'exec'), '--pidfile', path.join(dir, 'docker.pid'), '-H', `unix://${sock}`, '--iptables=false', '--ip6tables=false', '--bridge=none', ...(options.extraArgs ?? [])];
+  const args = [
+    '--data-root',
+    path.join(dir, 'data'),
+    '--exec-root',
+    path.join(dir, 'exec'),
+    '--pidfile',
+    path.join(dir, 'docker.pid'),
+    '-H',
+    `unix://${sock}`,
+    '--iptables=false',
+    '--ip6tables=false',
+    '--bridge=none',
+    ...(options.extraArgs ?? []),
+  ];
   // --pdeathsig: should this process die without stopping it, dockerd still gets SIGTERM and
   // shuts its containers down rather than running on unowned.
   const proc: ChildProcess = spawn('setpriv', ['--pdeathsig', 'SIGTERM', '--', DOCKERD, ...args], { stdio: ['ignore', fd, fd] });

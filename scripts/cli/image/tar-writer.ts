@@ -68,7 +68,8 @@ export class TarWriter {
   add(entry: TarEntry): void {
     const name = entry.type === 'dir' ? `${entry.path}/` : entry.path;
     const linkname = entry.type === 'symlink' ? entry.target : undefined;
-    const pax = (Buffer.byteLength(name) > 100 ? paxRecord('path', name) : '') + (linkname && Buffer.byteLength(linkname) > 100 ? paxRecord('linkpath', linkname) : '');
+    const pax =
+      (Buffer.byteLength(name) > 100 ? paxRecord('path', name) : '') + (linkname && Buffer.byteLength(linkname) > 100 ? paxRecord('linkpath', linkname) : '');
     if (pax) {
       const body = Buffer.from(pax);
       this.out(header('PaxHeader', 'x', { mode: 0o644, uid: 0, gid: 0, size: body.length }));

@@ -28,7 +28,11 @@ export interface Browser {
 /** POST /ui/session with the key, as the page does (Origin of the box). */
 export async function signIn(box: TestServer): Promise<Browser> {
   const origin = new URL(box.server.apiUrl).origin;
-  const res = await fetch(`${box.server.apiUrl}/ui/session`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: box.key }) });
+  const res = await fetch(`${box.server.apiUrl}/ui/session`, {
+    method: 'POST',
+    headers: { origin, 'content-type': 'application/json' },
+    body: JSON.stringify({ apiKey: box.key }),
+  });
   const body = (await res.json()) as Record<string, unknown>;
   if (res.status !== 201) throw new Error(`sign-in failed: ${res.status} ${JSON.stringify(body)}`);
   const setCookie = res.headers.get('set-cookie') ?? '';
@@ -36,14 +40,23 @@ export async function signIn(box: TestServer): Promise<Browser> {
 }
 
 /** fetch with the browser's cookie (and, when `csrf`, its Origin and token) and no Authorization header. */
-export async function asBrowser(box: TestServer, b: Browser, pathname: string, init: { method?: string; body?: unknown; csrf?: boolean; origin?: string; token?: string } = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+export async function asBrowser(
+  box: TestServer,
+  b: Browser,
+  pathname: string,
+  init: { method?: string; body?: unknown; csrf?: boolean; origin?: string; token?: string } = {},
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const headers: Record<string, string> = { cookie: b.cookie };
   if (init.csrf !== false && (init.method ?? 'GET') !== 'GET') {
     headers['origin'] = init.origin ?? b.origin;
     headers['x-csrf-token'] = init.token ?? b.csrfToken;
   }
   if (init.body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(box.server.apiUrl + pathname, { method: init.method ?? 'GET', headers, ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}) });
+  const res = await fetch(box.server.apiUrl + pathname, {
+    method: init.method ?? 'GET',
+    headers,
+    ...(init.body !== undefined ? { body: JSON.stringify(init.body) } : {}),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

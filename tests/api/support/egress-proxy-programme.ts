@@ -8,7 +8,10 @@ const proxyCli = path.join(fileURLToPath(new URL('../../../', import.meta.url)),
 
 /** Start the built proxy for the box at `root` with `manifestFile`, on a free port; resolves once it listens. */
 export async function startProxyProgramme(root: string, manifestFile: string): Promise<{ proc: ChildProcess; port: number }> {
-  const proc = spawn(process.execPath, [proxyCli], { env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifestFile, AGENTBOX_EGRESS_PORT: '0' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [proxyCli], {
+    env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifestFile, AGENTBOX_EGRESS_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const port = await waitFor('the proxy to listen', () => /"event":"EgressProxyListening","port":(\d+)/.exec(out)?.[1]);

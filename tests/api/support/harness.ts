@@ -15,7 +15,15 @@ import { startServer, type RunningServer, type StartOptions } from '../../../man
  * not about a deadline must not fail when a loaded machine is slow. A test about a deadline sets a
  * tight one itself, against a backend that never answers (resolver.test.ts, degraded-slots.test.ts).
  */
-export const FAST_TIMING = { connectTimeoutMs: 10_000, healthIntervalMs: 100, healthTimeoutMs: 5_000, reconnectInitialMs: 50, reconnectMaxMs: 200, sealRecheckMs: 200, mountCheckMs: 100 };
+export const FAST_TIMING = {
+  connectTimeoutMs: 10_000,
+  healthIntervalMs: 100,
+  healthTimeoutMs: 5_000,
+  reconnectInitialMs: 50,
+  reconnectMaxMs: 200,
+  sealRecheckMs: 200,
+  mountCheckMs: 100,
+};
 
 /** A manifest with every slot off (override per test). */
 export const ALL_OFF = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "off"\n';
@@ -58,12 +66,19 @@ export interface TestServer {
   key: string;
   logs: ReturnType<typeof captureLogs>;
   /** fetch against the API; `auth: false` sends no key, a string sends that key. */
-  api(pathname: string, init?: { method?: string; body?: unknown; rawBody?: string; auth?: boolean | string; headers?: Record<string, string> }): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }>;
+  api(
+    pathname: string,
+    init?: { method?: string; body?: unknown; rawBody?: string; auth?: boolean | string; headers?: Record<string, string> },
+  ): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }>;
   close(): Promise<void>;
 }
 
 /** Start the real server on 127.0.0.1 with ephemeral ports (or the API on `apiPort`), in a fresh root or `root`. */
-export async function startTestServer(options: { toml?: string; logLevel?: LogLevel; apiPort?: number; advertiseUrl?: string; root?: Awaited<ReturnType<typeof makeRoot>> } & Partial<Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>> = {}): Promise<TestServer> {
+export async function startTestServer(
+  options: { toml?: string; logLevel?: LogLevel; apiPort?: number; advertiseUrl?: string; root?: Awaited<ReturnType<typeof makeRoot>> } & Partial<
+    Omit<StartOptions, 'manifest' | 'manifestSha256' | 'paths' | 'logger' | 'listen'>
+  > = {},
+): Promise<TestServer> {
   const root = options.root ?? (await makeRoot());
   const { manifest, sha256 } = await manifestFrom(options.toml ?? ALL_OFF);
   const logs = captureLogs();
@@ -79,7 +94,13 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
       manifestSha256: sha256,
       paths: root.paths,
       logger,
-      listen: { apiHost: '127.0.0.1', apiPort: apiPort ?? 0, metricsHost: '127.0.0.1', metricsPort: 0, ...(advertiseUrl !== undefined ? { advertiseUrl } : {}) },
+      listen: {
+        apiHost: '127.0.0.1',
+        apiPort: apiPort ?? 0,
+        metricsHost: '127.0.0.1',
+        metricsPort: 0,
+        ...(advertiseUrl !== undefined ? { advertiseUrl } : {}),
+      },
     });
   } catch (err) {
     // The start's own error is the one to see: a programme of the failed start may still be
@@ -100,7 +121,11 @@ export async function startTestServer(options: { toml?: string; logLevel?: LogLe
       let body: string | undefined = init.rawBody;
       if (init.body !== undefined) body = JSON.stringify(init.body);
       if (body !== undefined && !headers['content-type']) headers['content-type'] = 'application/json';
-      const res = await fetch(server.apiUrl + pathname, { method: init.method ?? (body === undefined ? 'GET' : 'POST'), headers, ...(body !== undefined ? { body } : {}) });
+      const res = await fetch(server.apiUrl + pathname, {
+        method: init.method ?? (body === undefined ? 'GET' : 'POST'),
+        headers,
+        ...(body !== undefined ? { body } : {}),
+      });
       const text = await res.text();
       return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {}, headers: res.headers };
     },

@@ -55,7 +55,15 @@ export class TestMember {
 
   /** A NIP-98 header built by hand so a test can spoil one part (`edit` runs before signing). */
   token(url: string, method: string, body: string | undefined, edit: (e: EventTemplate) => void = () => {}): string {
-    const template: EventTemplate = { kind: 27235, created_at: Math.floor(Date.now() / 1000), content: '', tags: [['u', url], ['method', method]] };
+    const template: EventTemplate = {
+      kind: 27235,
+      created_at: Math.floor(Date.now() / 1000),
+      content: '',
+      tags: [
+        ['u', url],
+        ['method', method],
+      ],
+    };
     if (body !== undefined) template.tags.push(['payload', payloadHash(body)]);
     edit(template);
     return `Nostr ${Buffer.from(JSON.stringify(finalizeEvent(template, this.secret))).toString('base64')}`;

@@ -70,11 +70,17 @@ export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api:
   mkdirSync(path.join(dir, 'workspace'));
   chownSync(path.join(dir, 'workspace'), boxFacts.image.uid, boxFacts.image.gid);
   const env = { ...engine.env };
-  for (const args of [['render', '--out', '.'], ['image', 'build', '--load']]) {
+  for (const args of [
+    ['render', '--out', '.'],
+    ['image', 'build', '--load'],
+  ]) {
     const r = cli(args, dir, env);
     if (r.status !== 0) throw new Error(`agentbox ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   }
-  const project = path.basename(dir).toLowerCase().replace(/[^a-z0-9]/g, '');
+  const project = path
+    .basename(dir)
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, '');
   const compose = (...args: string[]): Run => {
     const r = spawnSync('docker-compose', ['-p', project, '-f', 'docker-compose.yml', ...args], { cwd: dir, env, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -72,7 +72,14 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
   // Under bubblewrap the app is bound at the image's location, /opt/agentbox: the checkout itself
   // may live under /tmp, which the sandbox replaces with its own tmpfs.
   const appDir = options.sandbox ? '/opt/agentbox' : repoRoot;
-  const { validation, rendered } = await renderManifest({ manifestFile, outDir: configDir, root, bin: path.join(appDir, 'config/bin'), workspaceDir: path.join(root, 'workspace'), context: { targetArch: 'x86_64', env: {} } });
+  const { validation, rendered } = await renderManifest({
+    manifestFile,
+    outDir: configDir,
+    root,
+    bin: path.join(appDir, 'config/bin'),
+    workspaceDir: path.join(root, 'workspace'),
+    context: { targetArch: 'x86_64', env: {} },
+  });
   if (!rendered) throw new Error(`test manifest invalid: ${JSON.stringify(validation.diagnostics)}`);
   await writeRendered(configDir, rendered.files);
   chmodSync(configDir, 0o755);
@@ -102,20 +109,34 @@ export async function startBox(options: StartOptions): Promise<BoxRun> {
     ? [
         ...asUid1000,
         'bwrap',
-        '--ro-bind', '/', '/',
-        '--dev', '/dev',
-        '--proc', '/proc',
-        '--tmpfs', '/tmp',
-        '--tmpfs', '/run',
-        '--tmpfs', '/var/log',
-        '--ro-bind', configDir, boxConfig,
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--proc',
+        '/proc',
+        '--tmpfs',
+        '/tmp',
+        '--tmpfs',
+        '/run',
+        '--tmpfs',
+        '/var/log',
+        '--ro-bind',
+        configDir,
+        boxConfig,
         // /opt/agentbox does not exist on the host: mount it on an empty tmpfs, then make that read-only.
-        '--tmpfs', '/opt',
-        '--ro-bind', repoRoot, appDir,
-        '--remount-ro', '/opt',
+        '--tmpfs',
+        '/opt',
+        '--ro-bind',
+        repoRoot,
+        appDir,
+        '--remount-ro',
+        '/opt',
         '--unshare-all',
         ...(options.shareNet ? ['--share-net'] : []),
-        '--cap-drop', 'ALL',
+        '--cap-drop',
+        'ALL',
         '--die-with-parent',
         '--clearenv',
         ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),

@@ -40,7 +40,10 @@ export async function rc08NoSecretInEnvironmentOrLogs(t: Test, box: Pick<Running
   const meta = await fetch(`${box.apiUrl}/v1/meta`, { headers: { authorization: `Bearer ${apiKey}` } });
   t.equal(meta.status, 200);
   const procs = box.processes();
-  t.ok(procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /server\.js/.test(p.cmd)) && procs.some((p) => /seal-listener/.test(p.cmd)), `supervisord, the API and the seal listener among ${procs.length} processes inspected`);
+  t.ok(
+    procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /server\.js/.test(p.cmd)) && procs.some((p) => /seal-listener/.test(p.cmd)),
+    `supervisord, the API and the seal listener among ${procs.length} processes inspected`,
+  );
   for (const p of procs) {
     t.notOk(p.env.includes(apiKey), `API key not in the environment of ${p.cmd.slice(0, 50)}`);
     t.notOk(p.env.includes(identity), `identity key not in the environment of ${p.cmd.slice(0, 50)}`);

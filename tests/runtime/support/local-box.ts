@@ -75,7 +75,10 @@ export function startLocalBox(options: LocalBoxOptions): LocalBox {
   const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', AGENTBOX_EGRESS_PORT: '0', ...options.env };
   // A file, not a pipe: supervisord reopens its stdout by path to forward its programmes' output.
   const fd = openSync(options.logFile, 'a');
-  const proc = spawn(process.execPath, [agentboxBin, 'up', '--local', '--manifest', options.manifestFile, '--root', options.root], { env, stdio: ['ignore', fd, fd] });
+  const proc = spawn(process.execPath, [agentboxBin, 'up', '--local', '--manifest', options.manifestFile, '--root', options.root], {
+    env,
+    stdio: ['ignore', fd, fd],
+  });
   closeSync(fd);
   const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const apiUrl = `http://127.0.0.1:${options.apiPort}`;

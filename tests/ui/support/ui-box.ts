@@ -34,7 +34,13 @@ export async function startUiBox(toml: string, options: UiBoxOptions = {}): Prom
   const uiRoot = await mkdtemp(path.join(os.tmpdir(), 'agentbox-ui-'));
   try {
     await promisify(execFile)(process.execPath, [path.join(repo, 'scripts/build/bundle-ui.mjs'), '--outdir', uiRoot]);
-    const box = await startTestServer({ toml, ui: { root: uiRoot }, ...(options.clock ? { clock: options.clock } : {}), ...(options.root ? { root: options.root } : {}), ...(options.egress ? { egress: options.egress } : {}) });
+    const box = await startTestServer({
+      toml,
+      ui: { root: uiRoot },
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.root ? { root: options.root } : {}),
+      ...(options.egress ? { egress: options.egress } : {}),
+    });
     if (options.seal !== false) {
       await sealBox(box);
       await waitFor('READY', async () => (await box.api('/ready', { auth: false })).status === 200, 10_000);

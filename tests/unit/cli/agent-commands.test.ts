@@ -6,7 +6,8 @@ import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
 import { startTestServer, waitFor } from '../../api/support/harness.js';
 
-const ORCHESTRATOR = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[agents.profiles.napper]\ncommand = "/bin/sleep"\nargs = ["60"]\ntimeout_sec = 1\n';
+const ORCHESTRATOR =
+  '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n[agents.profiles.napper]\ncommand = "/bin/sleep"\nargs = ["60"]\ntimeout_sec = 1\n';
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-cli-agents-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
@@ -28,7 +29,11 @@ t.test('run -d, ps, logs, names and prefixes, kill', async (t) => {
   const ps = await cli('ps');
   t.equal(ps.code, 0, ps.stderr);
   t.match(ps.stdout, /^ID +NAME +PROFILE +COMMAND +STATE +PID +STARTED +DURATION +ENDED$/m);
-  t.match(ps.stdout, new RegExp(`^${id} +sleeper +- +/bin/sh -c echo hello-out.* +running +\\d+ +\\S+Z +\\d+s$`, 'm'), 'an ad-hoc agent: no profile; running: its running time');
+  t.match(
+    ps.stdout,
+    new RegExp(`^${id} +sleeper +- +/bin/sh -c echo hello-out.* +running +\\d+ +\\S+Z +\\d+s$`, 'm'),
+    'an ad-hoc agent: no profile; running: its running time',
+  );
   const json = JSON.parse((await cli('ps', '--json')).stdout) as Agent[];
   t.match(json, [{ id, name: 'sleeper', state: 'running' }]);
 
@@ -80,7 +85,11 @@ t.test('run PROFILE sends the profile; ps -a shows it, and its timeout_sec end; 
   const id = napper.stdout.trim();
   // However long the box takes to end it: the state is awaited, never a time.
   await waitFor('the timeout end', async () => (await status(id)).reason === 'timeout', 30_000);
-  t.match((await cli('ps', '-a')).stdout, new RegExp(`^${id} +napper +napper +/bin/sleep 60 +terminated +(?:\\d+ +)?\\S+Z +\\d+s +SIGTERM timeout$`, 'm'), 'the profile, and how it ended: the signal and the reason');
+  t.match(
+    (await cli('ps', '-a')).stdout,
+    new RegExp(`^${id} +napper +napper +/bin/sleep 60 +terminated +(?:\\d+ +)?\\S+Z +\\d+s +SIGTERM timeout$`, 'm'),
+    'the profile, and how it ended: the signal and the reason',
+  );
 });
 
 t.test('exec: the agent’s directory and uid, not another agent’s, ended with the agent', async (t) => {

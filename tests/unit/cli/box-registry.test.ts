@@ -7,7 +7,18 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
-import { boxAt, entryAlive, entryFile, lockRegistry, processAlive, registerBox, registryDir, runningBoxes, unregisterBox, type BoxEntry } from '../../../scripts/cli/box-registry.js';
+import {
+  boxAt,
+  entryAlive,
+  entryFile,
+  lockRegistry,
+  processAlive,
+  registerBox,
+  registryDir,
+  runningBoxes,
+  unregisterBox,
+  type BoxEntry,
+} from '../../../scripts/cli/box-registry.js';
 import { readStat } from '../../../management-api/src/sandbox/limits/proc-stat.js';
 import { agentboxBin } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
@@ -22,7 +33,24 @@ async function supervisord(t: Tap.Test, root: string): Promise<number> {
   mkdirSync(path.dirname(paths.supervisordConf), { recursive: true });
   writeFileSync(
     paths.supervisordConf,
-    ['[unix_http_server]', `file=${paths.supervisorSocket}`, '', '[supervisord]', 'nodaemon=true', `pidfile=${paths.supervisorPidfile}`, 'logfile=/dev/null', 'logfile_maxbytes=0', '', '[rpcinterface:supervisor]', 'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface', '', '[program:idle]', 'command=/bin/sleep 600', 'startsecs=0', ''].join('\n'),
+    [
+      '[unix_http_server]',
+      `file=${paths.supervisorSocket}`,
+      '',
+      '[supervisord]',
+      'nodaemon=true',
+      `pidfile=${paths.supervisorPidfile}`,
+      'logfile=/dev/null',
+      'logfile_maxbytes=0',
+      '',
+      '[rpcinterface:supervisor]',
+      'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface',
+      '',
+      '[program:idle]',
+      'command=/bin/sleep 600',
+      'startsecs=0',
+      '',
+    ].join('\n'),
   );
   const proc = spawn('supervisord', ['--nodaemon', '--configuration', paths.supervisordConf], { stdio: 'ignore', detached: true });
   t.teardown(() => {
@@ -39,11 +67,26 @@ async function supervisord(t: Tap.Test, root: string): Promise<number> {
 }
 
 function entry(root: string, pid: number): BoxEntry {
-  return { root, manifest: path.join(root, 'agentbox.toml'), pid, upPid: process.pid, supervisordConf: runtimePaths({ AGENTBOX_ROOT: root }).supervisordConf, apiUrl: 'http://127.0.0.1:9', metricsUrl: 'http://127.0.0.1:9/metrics', ports: [{ name: 'API', port: 9 }], startedAt: new Date().toISOString() };
+  return {
+    root,
+    manifest: path.join(root, 'agentbox.toml'),
+    pid,
+    upPid: process.pid,
+    supervisordConf: runtimePaths({ AGENTBOX_ROOT: root }).supervisordConf,
+    apiUrl: 'http://127.0.0.1:9',
+    metricsUrl: 'http://127.0.0.1:9/metrics',
+    ports: [{ name: 'API', port: 9 }],
+    startedAt: new Date().toISOString(),
+  };
 }
 
 function cli(...args: string[]) {
-  const r = spawnSync(process.execPath, [agentboxBin, ...args], { cwd: work, env: { ...process.env, XDG_RUNTIME_DIR: path.join(work, 'xdg') }, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, [agentboxBin, ...args], {
+    cwd: work,
+    env: { ...process.env, XDG_RUNTIME_DIR: path.join(work, 'xdg') },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -63,7 +106,10 @@ t.test('only entries whose supervisord runs with that config count; others are d
   // Gone: a pid that ended.
   const ended = spawnSync('true').pid;
   registerBox(entry(path.join(work, 'ended'), ended), registry);
-  t.same(runningBoxes(registry).map((b) => b.root), [root]);
+  t.same(
+    runningBoxes(registry).map((b) => b.root),
+    [root],
+  );
   t.same(readdirSync(registry).sort(), [path.basename(entryFile(registry, root))], 'stale entries removed');
   t.equal(boxAt(root, registry)?.pid, pid);
   unregisterBox(root, pid + 1, registry);
@@ -103,17 +149,31 @@ t.test('a box still starting (its process not yet supervisord) is alive by pid a
   const child = spawn('/bin/sleep', ['30'], { stdio: 'ignore' });
   t.teardown(() => child.kill('SIGKILL'));
   const startTime = readStat(child.pid!)!.startTime;
-  const entry: BoxEntry = { root: path.join(work, 'starting-box'), manifest: 'm', pid: child.pid!, pidStartTime: startTime, supervisordConf: '/nowhere/supervisord.conf', apiUrl: 'http://127.0.0.1:1', metricsUrl: 'http://127.0.0.1:2/metrics', ports: [{ name: 'API', port: 1 }], startedAt: new Date().toISOString() };
+  const entry: BoxEntry = {
+    root: path.join(work, 'starting-box'),
+    manifest: 'm',
+    pid: child.pid!,
+    pidStartTime: startTime,
+    supervisordConf: '/nowhere/supervisord.conf',
+    apiUrl: 'http://127.0.0.1:1',
+    metricsUrl: 'http://127.0.0.1:2/metrics',
+    ports: [{ name: 'API', port: 1 }],
+    startedAt: new Date().toISOString(),
+  };
   registerBox(entry, dir);
   t.ok(entryAlive(entry), 'the same pid with the same start time');
-  t.same(runningBoxes(dir).map((b) => b.root), [entry.root], 'listed, and kept, while its command line is not supervisord yet');
+  t.same(
+    runningBoxes(dir).map((b) => b.root),
+    [entry.root],
+    'listed, and kept, while its command line is not supervisord yet',
+  );
   t.notOk(entryAlive({ ...entry, pidStartTime: startTime + 1 }), 'a pid reused by another process is not the box');
   child.kill('SIGKILL');
   await waitFor('the process to end', () => !processAlive(child.pid!));
   t.same(runningBoxes(dir), [], 'gone once its process is');
 });
 
-t.test('the registry lock: one holder at a time, and a dead holder\'s lock is taken over', async (t) => {
+t.test("the registry lock: one holder at a time, and a dead holder's lock is taken over", async (t) => {
   const dir = path.join(work, 'locked');
   const release = await lockRegistry(dir);
   let second = false;

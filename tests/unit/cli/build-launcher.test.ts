@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../helpers/cli.js';
 
-const facts = JSON.parse(readFileSync(path.join(repoRoot, 'schema/box-facts.json'), 'utf8')) as { image: { sandboxLauncher: { source: string; binary: string } } };
+const facts = JSON.parse(readFileSync(path.join(repoRoot, 'schema/box-facts.json'), 'utf8')) as {
+  image: { sandboxLauncher: { source: string; binary: string } };
+};
 const { source, binary } = facts.image.sandboxLauncher;
 
 /** A checkout holding only what the script reads: itself, the box facts and the launcher's sources. */

@@ -11,7 +11,11 @@ import { repoRoot } from '../../helpers/cli.js';
 /** Run abx_require_npm_build in `cwd` with `bin` first on PATH; resolves with the exit code and stderr. */
 function requireBuild(cwd: string, bin: string): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn('bash', ['-c', `. ${JSON.stringify(path.join(repoRoot, 'scripts/lib/prereqs.sh'))} && abx_require_npm_build`], { cwd, env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn('bash', ['-c', `. ${JSON.stringify(path.join(repoRoot, 'scripts/lib/prereqs.sh'))} && abx_require_npm_build`], {
+      cwd,
+      env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('close', (code) => resolve({ code, stderr }));
@@ -31,9 +35,20 @@ t.test('concurrent installs and builds take turns on dist/.build.lock', async (t
   const check = async (what: string, expectedCommand: string) => {
     rmSync(log, { force: true });
     const runs = await Promise.all([requireBuild(dir, bin), requireBuild(dir, bin)]);
-    t.same(runs.map((r) => r.code), [0, 0], `${what}: both succeed`);
-    const lines = readFileSync(log, 'utf8').trim().split('\n').map((l) => l.split(' '));
-    t.same(lines.map((l) => `${l[0]} ${l[1]}`), [`start ${expectedCommand}`, `end ${expectedCommand}`, `start ${expectedCommand}`, `end ${expectedCommand}`], `${what}: one after the other, never both at once`);
+    t.same(
+      runs.map((r) => r.code),
+      [0, 0],
+      `${what}: both succeed`,
+    );
+    const lines = readFileSync(log, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => l.split(' '));
+    t.same(
+      lines.map((l) => `${l[0]} ${l[1]}`),
+      [`start ${expectedCommand}`, `end ${expectedCommand}`, `start ${expectedCommand}`, `end ${expectedCommand}`],
+      `${what}: one after the other, never both at once`,
+    );
     t.equal(lines[0]![2], lines[1]![2], `${what}: each run ends before the next starts`);
   };
   // The lock file is newer than what node_modules records: npm ci.

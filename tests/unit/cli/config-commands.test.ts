@@ -85,7 +85,18 @@ t.test('show prints the normalized manifest and its hash', async (t) => {
 });
 
 t.test('every command answers --help with exit 0', async (t) => {
-  for (const args of [['--help'], ['config', '--help'], ['config', 'validate', '--help'], ['config', 'show', '--help'], ['config', 'explain', '--help'], ['init', '--help'], ['status', '--help'], ['health', '--help'], ['doctor', '--help'], ['events', 'verify', '--help']]) {
+  for (const args of [
+    ['--help'],
+    ['config', '--help'],
+    ['config', 'validate', '--help'],
+    ['config', 'show', '--help'],
+    ['config', 'explain', '--help'],
+    ['init', '--help'],
+    ['status', '--help'],
+    ['health', '--help'],
+    ['doctor', '--help'],
+    ['events', 'verify', '--help'],
+  ]) {
     const r = runAgentbox(args);
     t.equal(r.code, 0, args.join(' '));
     t.match(r.stdout, /Usage: agentbox/, args.join(' '));

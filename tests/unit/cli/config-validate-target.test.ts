@@ -37,13 +37,22 @@ t.test('each target rule fires for kubernetes and agent-sandbox, never for compo
       const { code, report } = validate(bad, '--target', target);
       t.equal(code, status, `${id} bad.toml --target ${target}: exit ${status}`);
       t.equal(report.target, target);
-      t.ok(report.diagnostics.some((d) => d.id === id && d.message.includes(`target ${target}`)), `${id} bad.toml --target ${target}: reported, naming the target`);
-      t.notOk(validate(good, '--target', target).report.diagnostics.some((d) => d.id === id), `${id} good.toml --target ${target}: clean`);
+      t.ok(
+        report.diagnostics.some((d) => d.id === id && d.message.includes(`target ${target}`)),
+        `${id} bad.toml --target ${target}: reported, naming the target`,
+      );
+      t.notOk(
+        validate(good, '--target', target).report.diagnostics.some((d) => d.id === id),
+        `${id} good.toml --target ${target}: clean`,
+      );
     }
     for (const args of [['--target', 'compose'], []]) {
       const { code, report } = validate(bad, ...args);
       t.equal(code, 0, `${id} bad.toml ${args.join(' ') || '(no --target)'}: valid for compose`);
-      t.notOk(report.diagnostics.some((d) => d.id === id), `${id}: not reported for compose`);
+      t.notOk(
+        report.diagnostics.some((d) => d.id === id),
+        `${id}: not reported for compose`,
+      );
     }
   }
 });
@@ -52,7 +61,19 @@ t.test('validate --target gives the diagnostics render --target gives', async (t
   for (const id of ['E048', 'W020']) {
     const bad = path.join(rulesDir, id, 'bad.toml');
     const v = validate(bad, '--target', 'kubernetes');
-    const r = runAgentbox(['render', '--json', '--target-arch', 'x86_64', '--target', 'kubernetes', '--check', '--manifest', bad, '--out', path.join(rulesDir, id)]);
+    const r = runAgentbox([
+      'render',
+      '--json',
+      '--target-arch',
+      'x86_64',
+      '--target',
+      'kubernetes',
+      '--check',
+      '--manifest',
+      bad,
+      '--out',
+      path.join(rulesDir, id),
+    ]);
     const rendered = JSON.parse(r.stdout) as { diagnostics: Report['diagnostics'] };
     t.same(v.report.diagnostics, rendered.diagnostics, `${id}: the same findings`);
   }

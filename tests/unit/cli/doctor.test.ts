@@ -33,7 +33,8 @@ t.test('a free host passes every check: exit 0', async (t) => {
   const file = await manifest('free.toml', await freePort(), await freePort());
   const r = await doctor('--manifest', file, '--root', path.join(work, 'fresh-root'));
   t.equal(r.code, 0, r.stdout + r.stderr);
-  for (const name of ['node', 'nix', 'supervisord', 'supervisorctl', 'manifest', 'api port', 'metrics port', 'egress proxy port']) t.match(r.stdout, new RegExp(`^ok {4}${name}: `, 'm'), name);
+  for (const name of ['node', 'nix', 'supervisord', 'supervisorctl', 'manifest', 'api port', 'metrics port', 'egress proxy port'])
+    t.match(r.stdout, new RegExp(`^ok {4}${name}: `, 'm'), name);
   t.match(r.stdout, /^ok {4}permissions secrets: .* does not exist yet \(created at first start\)$/m);
   t.match(r.stdout, /everything needed is in place\n$/);
 });
@@ -45,7 +46,10 @@ t.test('the port of a running API is reported in use, with the fix', async (t) =
   const file = await manifest('busy.toml', apiPort, await freePort());
   const r = await doctor('--manifest', file, '--root', path.join(work, 'fresh-root'));
   t.equal(r.code, 1);
-  t.match(r.stdout, `FAIL  api port: port ${apiPort} on 127.0.0.1 is already in use: the API (programme management-api, manifest key api.port, override AGENTBOX_API_PORT) cannot listen; another box on this machine? (agentbox boxes; ss -ltnp 'sport = :${apiPort}')`);
+  t.match(
+    r.stdout,
+    `FAIL  api port: port ${apiPort} on 127.0.0.1 is already in use: the API (programme management-api, manifest key api.port, override AGENTBOX_API_PORT) cannot listen; another box on this machine? (agentbox boxes; ss -ltnp 'sport = :${apiPort}')`,
+  );
   t.match(r.stdout, `      fix: AGENTBOX_API_PORT=0 agentbox up --local (any free port), or set api.port in ${file}\n`);
   t.match(r.stdout, /^ok {4}metrics port: /m, 'the other checks still run');
   t.match(r.stdout, /some checks failed; apply the fixes above\n$/);
@@ -54,8 +58,15 @@ t.test('the port of a running API is reported in use, with the fix', async (t) =
   t.equal(json.code, 1);
   const report = JSON.parse(json.stdout) as { ok: boolean; checks: Check[] };
   t.equal(report.ok, false);
-  t.match(report.checks.find((c) => c.name === 'api port'), { ok: false, detail: new RegExp(`^port ${apiPort} on 127\\.0\\.0\\.1 is already in use`), fix: /AGENTBOX_API_PORT=0/ });
-  t.same(report.checks.filter((c) => !c.ok).map((c) => c.name), ['api port'], 'only that check fails');
+  t.match(
+    report.checks.find((c) => c.name === 'api port'),
+    { ok: false, detail: new RegExp(`^port ${apiPort} on 127\\.0\\.0\\.1 is already in use`), fix: /AGENTBOX_API_PORT=0/ },
+  );
+  t.same(
+    report.checks.filter((c) => !c.ok).map((c) => c.name),
+    ['api port'],
+    'only that check fails',
+  );
 });
 
 t.test('secrets readable by others fail with the chmod that fixes them', async (t) => {

@@ -15,7 +15,11 @@ t.teardown(() => rmSync(root, { recursive: true, force: true }));
 const dir = path.join(root, 'var/lib/agentbox/events');
 const checkpoint = path.join(root, 'copied-checkpoint');
 
-const segments = (): string[] => readdirSync(dir).filter((f) => /^events-\d+\.jsonl$/.test(f)).sort().map((f) => path.join(dir, f));
+const segments = (): string[] =>
+  readdirSync(dir)
+    .filter((f) => /^events-\d+\.jsonl$/.test(f))
+    .sort()
+    .map((f) => path.join(dir, f));
 const snapshot = (): Map<string, string> => new Map(segments().map((f) => [f, readFileSync(f, 'utf8')]));
 function restore(saved: Map<string, string>): void {
   for (const f of segments()) if (!saved.has(f)) rmSync(f);
@@ -23,7 +27,11 @@ function restore(saved: Map<string, string>): void {
 }
 
 t.before(async () => {
-  const log = new LocalJsonlEvents({ dir, maxFileBytes: 2048, transparency: { keyFile: path.join(root, 'var/lib/agentbox/secrets/event-log.key'), checkpointIntervalMs: 3_600_000 } });
+  const log = new LocalJsonlEvents({
+    dir,
+    maxFileBytes: 2048,
+    transparency: { keyFile: path.join(root, 'var/lib/agentbox/secrets/event-log.key'), checkpointIntervalMs: 3_600_000 },
+  });
   await log.connect(AbortSignal.timeout(10_000));
   for (let i = 0; i < 30; i++) await log.append([{ kind: 'test.audit', source: 'cli-test', data: { i } }]);
   await log.close();
@@ -76,7 +84,10 @@ t.test('a rewritten log with its chain rebuilt: caught, the first changed entry 
   t.equal(runAgentbox(['events', 'verify', dir]).code, 0, 'the rebuilt chain verifies on its own');
   const r = runAgentbox(['events', 'verify', dir, '--against', checkpoint]);
   t.equal(r.code, 1);
-  t.match(r.stderr, /do not hash to the checkpoint's root: the log was rewritten; the first entry that differs from the one signed is seq 12 \(events-\d+\.jsonl:\d+\)/);
+  t.match(
+    r.stderr,
+    /do not hash to the checkpoint's root: the log was rewritten; the first entry that differs from the one signed is seq 12 \(events-\d+\.jsonl:\d+\)/,
+  );
   const json = JSON.parse(runAgentbox(['events', 'verify', '--json', dir, '--against', checkpoint]).stdout);
   t.match(json, { ok: false, against: { problem: 'rewritten', firstDiffering: { index: 11 } } });
   // Without the stored tree the entry cannot be named, but the rewrite is still caught.

@@ -113,5 +113,4 @@ t.test('usage and unreadable logs exit 2', async (t) => {
   const none = runAgentbox(['events', 'verify', empty]);
   t.equal(none.code, 2);
   t.match(none.stderr, /holds no event log segments/);
-
 });

@@ -26,7 +26,11 @@ t.test('creates the key under --root, then reuses it; --json and text agree', as
   t.same(out, { pubkey, npub: npubEncode(pubkey), did: `did:nostr:${pubkey}`, file: keyFile(root), created: true, imported: false });
   const text = runAgentbox(['identity'], { env: { ...process.env, AGENTBOX_ROOT: root } });
   t.equal(text.code, 0, text.stderr);
-  t.match(text.stdout, `npub    ${npubEncode(pubkey)}\npubkey  ${pubkey}\ndid     did:nostr:${pubkey}\nfile    ${keyFile(root)}\n`, 'AGENTBOX_ROOT is the default root; the key is reused');
+  t.match(
+    text.stdout,
+    `npub    ${npubEncode(pubkey)}\npubkey  ${pubkey}\ndid     did:nostr:${pubkey}\nfile    ${keyFile(root)}\n`,
+    'AGENTBOX_ROOT is the default root; the key is reused',
+  );
   for (const r of [first, text]) {
     t.notMatch(r.stdout + r.stderr, secret, 'the secret is never printed');
     t.notMatch(r.stdout + r.stderr, /nsec1/);

@@ -24,19 +24,30 @@ t.test('--out: a docker-save archive named as the compose file names the image',
   const report = JSON.parse(r.stdout) as { reference: string; id: string; loaded: boolean; layers: Array<{ name: string; cached: boolean; diffId: string }> };
   t.equal(report.reference, composeImage, 'the reference the compose file uses');
   t.equal(report.loaded, false);
-  t.same(report.layers.map((l) => l.name), ['system', 'app', 'config']);
+  t.same(
+    report.layers.map((l) => l.name),
+    ['system', 'app', 'config'],
+  );
   const read = (member: string) => execFileSync('tar', ['-xOf', path.join(dir, 'box.tar'), member], { encoding: 'utf8' });
   const manifest = JSON.parse(read('manifest.json')) as Array<{ Config: string; RepoTags: string[]; Layers: string[] }>;
   t.same(manifest[0]!.RepoTags, [composeImage], 'docker load tags it so');
   const config = JSON.parse(read(manifest[0]!.Config)) as { config: unknown; rootfs: { diff_ids: string[] } };
   const rendered = JSON.parse(readFileSync(path.join(dir, 'image-config.json'), 'utf8')) as { config: unknown };
   t.same(config.config, rendered.config, 'the OCI config agentbox render writes to image-config.json');
-  t.same(config.rootfs.diff_ids, report.layers.map((l) => l.diffId), 'the layers it reports');
+  t.same(
+    config.rootfs.diff_ids,
+    report.layers.map((l) => l.diffId),
+    'the layers it reports',
+  );
 
   const again = runAgentbox(['image', 'build', '--out', 'again.tar', '--json'], { cwd: dir, env });
   t.equal(again.code, 0, again.stderr);
   const second = JSON.parse(again.stdout) as typeof report;
-  t.same(second.layers.map((l) => l.cached), [true, true, true], 'a second build reuses every layer');
+  t.same(
+    second.layers.map((l) => l.cached),
+    [true, true, true],
+    'a second build reuses every layer',
+  );
   t.equal(second.id, report.id, 'and gives the same image id');
   for (const f of ['box.tar', 'again.tar']) rmSync(path.join(dir, f));
 });
@@ -59,12 +70,21 @@ t.test('exit codes: 1 for an invalid manifest, 2 for a missing one or bad usage'
 t.test('buildImage in process: the archive and its progress; an invalid manifest is an InvalidManifestError', async (t) => {
   const heard: string[] = [];
   const archive = path.join(dir, 'inproc.tar');
-  const built = await buildImage({ manifestFile: path.join(dir, 'agentbox.toml'), context: { targetArch: 'x86_64', env: {} }, load: false, archive, progress: (m) => heard.push(m) });
+  const built = await buildImage({
+    manifestFile: path.join(dir, 'agentbox.toml'),
+    context: { targetArch: 'x86_64', env: {} },
+    load: false,
+    archive,
+    progress: (m) => heard.push(m),
+  });
   t.equal(built.archive, archive);
   t.match(built.reference, /^agentbox\/cli-image:/);
   t.match(heard.join('\n'), /rendering[\s\S]*layer system[\s\S]*writing/, 'progress on every step');
   rmSync(archive);
   writeFileSync(path.join(dir, 'bad2.toml'), '[agentbox]\nnmae = "x"\n');
-  const err = await buildImage({ manifestFile: path.join(dir, 'bad2.toml'), context: { targetArch: 'x86_64', env: {} }, load: false }).then(() => undefined, (e: unknown) => e);
+  const err = await buildImage({ manifestFile: path.join(dir, 'bad2.toml'), context: { targetArch: 'x86_64', env: {} }, load: false }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   t.ok(err instanceof InvalidManifestError && err.validation.exitCode === 1, 'the validation result comes with it');
 });

@@ -67,13 +67,39 @@ const policyTest = (...args: string[]) => runAgentbox(['policy', 'test', '--file
 t.test('text: the deciding rule, why, the outcome and the version', async (t) => {
   const r = policyTest('--action', 'egress', '--host', 'registry.npmjs.org', '--port', '443');
   t.equal(r.code, 0, r.stderr);
-  t.match(r.stdout, /^decision: allow\nrule: {5}rule 0 \("registry"\) = policy\.rules\[0\]\nwhy: {6}matched host=registry\.npmjs\.org, port=443\noutcome: {2}allowed\npolicy: {3}sha256:[0-9a-f]{64}\n$/);
+  t.match(
+    r.stdout,
+    /^decision: allow\nrule: {5}rule 0 \("registry"\) = policy\.rules\[0\]\nwhy: {6}matched host=registry\.npmjs\.org, port=443\noutcome: {2}allowed\npolicy: {3}sha256:[0-9a-f]{64}\n$/,
+  );
   const ask = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/team/app.git/git-receive-pack');
-  t.match(ask.stdout, /decision: ask\n.*\nwhy: {6}matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome: {2}denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/);
-  const supervised = policyTest('--action', 'egress', '--host', 'github.com', '--port', '80', '--method', 'POST', '--path', '/a/b/git-receive-pack', '--autonomy', 'supervised');
-  t.match(supervised.stdout, /outcome: {2}held — .*asks for approval; held for an operator's decision \(agentbox approvals\); denied after 300 s without one \(autonomy supervised\)/);
+  t.match(
+    ask.stdout,
+    /decision: ask\n.*\nwhy: {6}matched host=github\.com, method=POST, path=\/\*\/git-receive-pack\noutcome: {2}denied — rule 1 \("push-asks"\) asks for approval; this agent is autonomous \(autonomy autonomous\)/,
+  );
+  const supervised = policyTest(
+    '--action',
+    'egress',
+    '--host',
+    'github.com',
+    '--port',
+    '80',
+    '--method',
+    'POST',
+    '--path',
+    '/a/b/git-receive-pack',
+    '--autonomy',
+    'supervised',
+  );
+  t.match(
+    supervised.stdout,
+    /outcome: {2}held — .*asks for approval; held for an operator's decision \(agentbox approvals\); denied after 300 s without one \(autonomy supervised\)/,
+  );
   const fallback = policyTest('--action', 'egress', '--host', 'github.com', '--port', '443');
-  t.match(fallback.stdout, /^decision: deny\nrule: {5}policy\.default \(no rule matches\)\nwhy: {6}no rule matches\noutcome: {2}denied — policy\.default denies \(no rule matches\)/, 'a CONNECT has no method: the default decides');
+  t.match(
+    fallback.stdout,
+    /^decision: deny\nrule: {5}policy\.default \(no rule matches\)\nwhy: {6}no rule matches\noutcome: {2}denied — policy\.default denies \(no rule matches\)/,
+    'a CONNECT has no method: the default decides',
+  );
   const spawn = policyTest('--action', 'spawn', '--agent', 'worker', '--command', '/usr/bin/git', '--arg', 'status');
   t.match(spawn.stdout, /decision: allow\nrule: {5}rule 4 = policy\.rules\[4\]\nwhy: {6}matched command=git/);
 });
@@ -82,11 +108,19 @@ t.test('spawn by profile: the rules see the command of the profile, and a profil
   const r = policyTest('--action', 'spawn', '--profile', 'reviewer', '--json');
   t.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout) as Record<string, unknown>;
-  t.match(report, { action: { kind: 'spawn', agent: 'reviewer', command: '/usr/bin/git', args: ['log'], profile: 'reviewer' }, decision: 'deny', rule: { index: 5, id: 'no-reviewer' }, matched: ['profile=reviewer'] });
+  t.match(report, {
+    action: { kind: 'spawn', agent: 'reviewer', command: '/usr/bin/git', args: ['log'], profile: 'reviewer' },
+    decision: 'deny',
+    rule: { index: 5, id: 'no-reviewer' },
+    matched: ['profile=reviewer'],
+  });
   // The same command ad hoc has no profile: the command rule decides.
   t.match(policyTest('--action', 'spawn', '--agent', 'reviewer', '--command', '/usr/bin/git', '--arg', 'log').stdout, /decision: allow\nrule: {5}rule 4 /);
-  const named = JSON.parse(policyTest('--action', 'spawn', '--profile', 'reviewer', '--agent', 'second', '--arg', 'show', '--json').stdout) as Record<string, unknown>;
-  t.match(named, { action: { agent: 'second', args: ['show'], profile: 'reviewer' }, decision: 'deny' }, '--agent names it, --arg replaces the profile\'s args');
+  const named = JSON.parse(policyTest('--action', 'spawn', '--profile', 'reviewer', '--agent', 'second', '--arg', 'show', '--json').stdout) as Record<
+    string,
+    unknown
+  >;
+  t.match(named, { action: { agent: 'second', args: ['show'], profile: 'reviewer' }, decision: 'deny' }, "--agent names it, --arg replaces the profile's args");
 });
 
 t.test('what the box refuses before the policy is asked', async (t) => {
@@ -100,7 +134,15 @@ t.test('--json', async (t) => {
   const r = policyTest('--action', 'provider', '--provider', 'anthropic', '--agent', 'cheap-2', '--json');
   t.equal(r.code, 0, r.stderr);
   const report = JSON.parse(r.stdout) as Record<string, unknown>;
-  t.match(report, { action: { kind: 'provider', provider: 'anthropic', agent: 'cheap-2' }, decision: 'deny', rule: { index: 2 }, matched: ['agent=cheap-*', 'provider=anthropic'], reason: 'matched agent=cheap-*, provider=anthropic', outcome: { allowed: false, autonomy: 'autonomous', reason: 'rule 2 denies (matched agent=cheap-*, provider=anthropic)' }, before: null });
+  t.match(report, {
+    action: { kind: 'provider', provider: 'anthropic', agent: 'cheap-2' },
+    decision: 'deny',
+    rule: { index: 2 },
+    matched: ['agent=cheap-*', 'provider=anthropic'],
+    reason: 'matched agent=cheap-*, provider=anthropic',
+    outcome: { allowed: false, autonomy: 'autonomous', reason: 'rule 2 denies (matched agent=cheap-*, provider=anthropic)' },
+    before: null,
+  });
   t.match(report['version'], /^sha256:[0-9a-f]{64}$/);
   const operator = JSON.parse(policyTest('--action', 'provider', '--provider', 'anthropic', '--json').stdout) as Record<string, unknown>;
   t.match(operator, { decision: 'allow', rule: { index: 3 } }, "an operator's call: the agent rule does not match");

@@ -17,7 +17,10 @@ t.test('ports asked for as 0 are chosen, free and distinct; a taken port is repo
   const free = await anyFreePort('127.0.0.1');
   t.equal(await portFree('127.0.0.1', taken), false);
   t.equal(await portFree('127.0.0.1', free), true);
-  const r = await loadManifestSource(`[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = ${taken}\n`, { targetArch: 'x86_64', env: {} });
+  const r = await loadManifestSource(`[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nport = ${taken}\n`, {
+    targetArch: 'x86_64',
+    env: {},
+  });
   const check = await checkBoxPorts(r.manifest!, { AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' });
   t.same(Object.keys(check.chosen).sort(), ['AGENTBOX_API_PORT', 'AGENTBOX_EGRESS_PORT', 'AGENTBOX_METRICS_PORT']);
   const chosen = Object.values(check.chosen).map(Number);
@@ -33,7 +36,10 @@ t.test('ports asked for as 0 are chosen, free and distinct; a taken port is repo
     ],
     'the chosen ports are the ones the box is given',
   );
-  t.same(check.taken.map((p) => [p.name, p.key, p.envVar, p.port]), [['relay', 'sovereign_mesh.relay.port', 'AGENTBOX_RELAY_PORT', taken]]);
+  t.same(
+    check.taken.map((p) => [p.name, p.key, p.envVar, p.port]),
+    [['relay', 'sovereign_mesh.relay.port', 'AGENTBOX_RELAY_PORT', taken]],
+  );
 });
 
 t.test('a port the manifest leaves at its default moves to a free one when taken; a pinned or overridden one does not', async (t) => {
@@ -50,10 +56,18 @@ t.test('a port the manifest leaves at its default moves to a free one when taken
   t.equal(await portFree('127.0.0.1', floating.moved[0]!.port), true, 'and it is free');
 
   const pinned = await checkBoxPorts(r.manifest!, { AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' }, (key) => key === 'api.port');
-  t.same(pinned.taken.map((p) => p.key), ['api.port'], 'set in the manifest file: refused');
+  t.same(
+    pinned.taken.map((p) => p.key),
+    ['api.port'],
+    'set in the manifest file: refused',
+  );
   t.same(pinned.moved, []);
   const overridden = await checkBoxPorts(r.manifest!, { AGENTBOX_API_PORT: String(taken), AGENTBOX_METRICS_PORT: '0', AGENTBOX_EGRESS_PORT: '0' }, () => false);
-  t.same(overridden.taken.map((p) => p.key), ['api.port'], 'set by its variable: refused');
+  t.same(
+    overridden.taken.map((p) => p.key),
+    ['api.port'],
+    'set by its variable: refused',
+  );
 });
 
 t.test('setsKey: only keys the file itself writes pin a port', async (t) => {

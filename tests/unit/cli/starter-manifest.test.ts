@@ -29,7 +29,11 @@ t.test('the standalone starter means the embedded default and writes every defau
   for (const key of FLOATING_PORT_KEYS) t.match(text, new RegExp(`^# ${key.split('.').pop()} = \\d+$`, 'm'), `${key} is shown, commented out`);
   t.match(text, /^# \[programs\.worker\]\n# command = "\/usr\/bin\/env"$/m, 'maps are shown as commented schema examples');
   t.match(text, /^# \[security\.exceptions\.playwright\]$/m);
-  t.match(text, /^# TCP port of the management API\. Left out: 9090, or in local mode a free port when 9090 is taken\n# \(agentbox up says which\); set it to require exactly this port\.\n# port = 9090$/m, 'each key carries its schema description');
+  t.match(
+    text,
+    /^# TCP port of the management API\. Left out: 9090, or in local mode a free port when 9090 is taken\n# \(agentbox up says which\); set it to require exactly this port\.\n# port = 9090$/m,
+    'each key carries its schema description',
+  );
   t.match(text, /^# Name of the box: .*\n.*\nname = "agentbox"$/m, 'other keys are written as they are');
 });
 
@@ -47,10 +51,17 @@ t.test('defaults come from the schema, not from the generator', async (t) => {
 
 t.test('client and host starters set their mesh mode and validate cleanly', async (t) => {
   // A host starter cannot know its members' keys: W015 says to add them, and nothing else is reported.
-  for (const [mode, extra, warnings] of [['client', /^host_url = "https:\/\/mesh\.example\.com"$/m, []], ['host', /^host_url = ""$/m, ['W015']]] as const) {
+  for (const [mode, extra, warnings] of [
+    ['client', /^host_url = "https:\/\/mesh\.example\.com"$/m, []],
+    ['host', /^host_url = ""$/m, ['W015']],
+  ] as const) {
     const text = starterManifest({ mode, schemaRef: 'x', hostUrl: 'https://mesh.example.com' });
     const r = await loadManifestSource(text, context);
-    t.same(r.diagnostics.map((d) => d.id), warnings, `${mode}: no errors, warnings ${warnings.join(', ') || 'none'}`);
+    t.same(
+      r.diagnostics.map((d) => d.id),
+      warnings,
+      `${mode}: no errors, warnings ${warnings.join(', ') || 'none'}`,
+    );
     t.equal(r.manifest?.mesh.mode, mode);
     t.match(text, extra);
   }

@@ -38,7 +38,13 @@ t.test('status: exit 3 while not ready, 0 once ready; human output and --json', 
 
   const json = await cli('status', ...target, '--json');
   t.equal(json.code, 3);
-  t.match(JSON.parse(json.stdout), { url, ready: false, readiness: { ready: false, missing: ['seal'] }, health: { status: 'degraded', slots: { beads: { impl: 'off', state: 'off' } } }, programs: null });
+  t.match(JSON.parse(json.stdout), {
+    url,
+    ready: false,
+    readiness: { ready: false, missing: ['seal'] },
+    health: { status: 'degraded', slots: { beads: { impl: 'off', state: 'off' } } },
+    programs: null,
+  });
 
   await seal(box);
   // The address from the manifest this time (api.port), as on a box started from it.
@@ -57,7 +63,23 @@ t.test('status lists the programmes of the box supervisord', async (t) => {
   await mkdir(box.paths.configDir, { recursive: true });
   await writeFile(
     conf,
-    ['[unix_http_server]', `file=${sock}`, '[supervisord]', 'nodaemon=true', 'logfile=/dev/null', 'logfile_maxbytes=0', `pidfile=${box.paths.runDir}/supervisord.pid`, '[rpcinterface:supervisor]', 'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface', '[supervisorctl]', `serverurl=unix://${sock}`, '[program:worker]', 'command=/bin/sleep 300', 'startsecs=0', ''].join('\n'),
+    [
+      '[unix_http_server]',
+      `file=${sock}`,
+      '[supervisord]',
+      'nodaemon=true',
+      'logfile=/dev/null',
+      'logfile_maxbytes=0',
+      `pidfile=${box.paths.runDir}/supervisord.pid`,
+      '[rpcinterface:supervisor]',
+      'supervisor.rpcinterface_factory = supervisor.rpcinterface:make_main_rpcinterface',
+      '[supervisorctl]',
+      `serverurl=unix://${sock}`,
+      '[program:worker]',
+      'command=/bin/sleep 300',
+      'startsecs=0',
+      '',
+    ].join('\n'),
   );
   const supervisord = spawn('supervisord', ['-c', conf], { stdio: 'ignore' });
   const exited = new Promise((resolve) => supervisord.once('exit', resolve));
@@ -67,10 +89,14 @@ t.test('status lists the programmes of the box supervisord', async (t) => {
   });
   await waitFor('the supervisord socket', () => existsSync(sock), 10_000);
   await seal(box);
-  const r = await waitFor('worker RUNNING in the status', async () => {
-    const out = await cli('status', '--url', box.server.apiUrl, '--root', box.paths.root);
-    return /^ {2}worker +RUNNING +pid \d+/m.test(out.stdout) ? out : undefined;
-  }, 10_000);
+  const r = await waitFor(
+    'worker RUNNING in the status',
+    async () => {
+      const out = await cli('status', '--url', box.server.apiUrl, '--root', box.paths.root);
+      return /^ {2}worker +RUNNING +pid \d+/m.test(out.stdout) ? out : undefined;
+    },
+    10_000,
+  );
   t.equal(r.code, 0, r.stderr);
   t.match(r.stdout, /\nprogrammes:\n {2}worker/);
   const json = JSON.parse((await cli('status', '--url', box.server.apiUrl, '--root', box.paths.root, '--json')).stdout) as { programs: unknown };
@@ -103,7 +129,13 @@ t.test('health: metrics found through /v1/meta; exit 3 until ready, 0 when ready
   const json = await cli('health', ...target, '--json');
   t.equal(json.code, 0);
   const report = JSON.parse(json.stdout) as { samples: number };
-  t.match(report, { url: box.server.apiUrl, metricsUrl: box.server.metricsUrl, ready: true, slots: { beads: 1, pods: 1, memory: 1, events: 1, orchestrator: 1 }, build: { manifest_sha256: /^[0-9a-f]{64}$/ } });
+  t.match(report, {
+    url: box.server.apiUrl,
+    metricsUrl: box.server.metricsUrl,
+    ready: true,
+    slots: { beads: 1, pods: 1, memory: 1, events: 1, orchestrator: 1 },
+    build: { manifest_sha256: /^[0-9a-f]{64}$/ },
+  });
   t.ok(report.samples > 10, 'the exposition was parsed');
 
   // Without the box's key (another root): refused, and the fix is named.
@@ -116,17 +148,24 @@ t.test('health: a degraded slot makes it exit 3 and names the slot', async (t) =
   const port = await freePort();
   const backend = new TcpBackend(port);
   await backend.start();
-  const box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "local-ruvector"\nevents = "off"\norchestrator = "off"\n', overrides: { memory: tcpAdapterModule('memory', port) } });
+  const box = await startTestServer({
+    toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "local-ruvector"\nevents = "off"\norchestrator = "off"\n',
+    overrides: { memory: tcpAdapterModule('memory', port) },
+  });
   t.teardown(async () => {
     await box.close();
     await backend.stop();
   });
   await seal(box);
   await backend.stop();
-  const r = await waitFor('memory unhealthy in the summary', async () => {
-    const out = await cli('health', '--url', box.server.apiUrl, '--root', box.paths.root);
-    return /^ {2}memory +unhealthy \(0\)$/m.test(out.stdout) ? out : undefined;
-  }, 10_000);
+  const r = await waitFor(
+    'memory unhealthy in the summary',
+    async () => {
+      const out = await cli('health', '--url', box.server.apiUrl, '--root', box.paths.root);
+      return /^ {2}memory +unhealthy \(0\)$/m.test(out.stdout) ? out : undefined;
+    },
+    10_000,
+  );
   t.equal(r.code, 3);
   t.match(r.stdout, 'ready: yes\n', 'a non-critical slot does not make the box unready, but health says so');
 });

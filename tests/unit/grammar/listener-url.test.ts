@@ -32,13 +32,16 @@ t.test('the scheme: http unless asked (the relay is ws)', async (t) => {
   t.equal(listenerUrl('::', 7777, '', 'ws'), 'ws://[::1]:7777');
 });
 
-t.test('the callers: the API\'s own URLs and the embedded relay\'s show a bind as listenerUrl does', async (t) => {
+t.test("the callers: the API's own URLs and the embedded relay's show a bind as listenerUrl does", async (t) => {
   for (const bind of ['127.0.0.1', '0.0.0.0', '::', '::1', 'fd00::5', '10.1.2.3']) {
     t.equal(urlFor(bind, 9090, '/x'), listenerUrl(bind, 9090, '/x'), `urlFor ${bind}`);
   }
-  t.equal(urlFor('0.0.0.0', 9091, '/metrics', 'fd00::7'), 'http://[fd00::7]:9091/metrics', 'a wildcard listener shows the manifest\'s address');
+  t.equal(urlFor('0.0.0.0', 9091, '/metrics', 'fd00::7'), 'http://[fd00::7]:9091/metrics', "a wildcard listener shows the manifest's address");
   t.equal(urlFor('0.0.0.0', 9091, '', '::'), 'http://[::1]:9091', 'and loopback when that is a wildcard too');
-  const { manifest } = await loadManifestSource('[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nbind = "::"\nexpose = true\n', { targetArch: 'x86_64', env: {} });
+  const { manifest } = await loadManifestSource('[sovereign_mesh]\nenabled = true\n\n[sovereign_mesh.relay]\nenabled = true\nbind = "::"\nexpose = true\n', {
+    targetArch: 'x86_64',
+    env: {},
+  });
   t.ok(manifest, 'the relay manifest is valid');
   t.equal(embeddedRelayUrl(manifest!, { AGENTBOX_RELAY_PORT: '7001' }), 'ws://[::1]:7001');
 });

@@ -23,15 +23,30 @@ t.test('system layer: every command of image.contents, the box user, the mount p
   for (const c of img.contents) for (const cmd of c.commands) t.ok(system.has(`usr/bin/${cmd}`), `${c.name}: /bin/${cmd}`);
   t.match(system.get('usr/bin/sh'), { type: 'symlink', target: 'bash' }, 'sh is bash, as in nixpkgs');
   t.ok(system.has(rel(img.caBundle)), 'the CA bundle where SSL_CERT_FILE points');
-  t.ok([...system.keys()].some((p) => /^usr\/lib\/python3\.\d+\/lib-dynload\/_asyncio\./.test(p)), 'Python\'s extension modules');
-  t.ok([...system.keys()].some((p) => /\/supervisor\/xmlrpc\.py$/.test(p)) && [...system.keys()].some((p) => /supervisor-[\d.]+\.(egg|dist)-info/.test(p)), 'supervisor and its distribution metadata (its console scripts look it up)');
-  t.ok([...system.keys()].some((p) => /libc\.so\.6$/.test(p)), 'the C library of the commands');
+  t.ok(
+    [...system.keys()].some((p) => /^usr\/lib\/python3\.\d+\/lib-dynload\/_asyncio\./.test(p)),
+    "Python's extension modules",
+  );
+  t.ok(
+    [...system.keys()].some((p) => /\/supervisor\/xmlrpc\.py$/.test(p)) && [...system.keys()].some((p) => /supervisor-[\d.]+\.(egg|dist)-info/.test(p)),
+    'supervisor and its distribution metadata (its console scripts look it up)',
+  );
+  t.ok(
+    [...system.keys()].some((p) => /libc\.so\.6$/.test(p)),
+    'the C library of the commands',
+  );
   const passwd = system.get('etc/passwd');
-  t.ok(passwd?.type === 'file' && 'content' in passwd && passwd.content.toString().includes(`${img.user}:x:${img.uid}:${img.gid}:Agentbox:${img.homeDir}:${img.shell}`), 'the box user in /etc/passwd');
+  t.ok(
+    passwd?.type === 'file' &&
+      'content' in passwd &&
+      passwd.content.toString().includes(`${img.user}:x:${img.uid}:${img.gid}:Agentbox:${img.homeDir}:${img.shell}`),
+    'the box user in /etc/passwd',
+  );
   const nss = system.get('etc/nsswitch.conf');
   t.ok(nss?.type === 'file' && 'content' in nss && /^hosts: files dns$/m.test(nss.content.toString()), 'hosts: files dns (service-name DNS)');
   t.match(system.get(rel(boxFacts.runtime.dirs.tmpDir)), { type: 'dir', mode: 0o1777, uid: 0 });
-  for (const d of [boxFacts.runtime.dirs.stateDir, boxFacts.runtime.dirs.workspaceDir]) t.match(system.get(rel(d)), { type: 'dir', uid: img.uid, gid: img.gid }, `${d} belongs to the box user`);
+  for (const d of [boxFacts.runtime.dirs.stateDir, boxFacts.runtime.dirs.workspaceDir])
+    t.match(system.get(rel(d)), { type: 'dir', uid: img.uid, gid: img.gid }, `${d} belongs to the box user`);
   for (const d of Object.keys(boxFacts.baseline.tmpfs)) t.match(system.get(rel(d)), { type: 'dir' }, `${d}: a mount point`);
   const paths = [...system.keys()];
   t.same(paths, [...paths].sort(), 'parents before children');
@@ -46,13 +61,19 @@ t.test('app layer: the image.app entries, production modules only, bin -> config
   t.ok(app.has(under('node_modules/fastify/package.json')), 'a dependency');
   t.notOk(app.has(under('node_modules/tap')), 'no devDependency (tap)');
   t.notOk(app.has(under('node_modules/fast-check')), 'no devDependency (fast-check)');
-  t.ok([...app.keys()].some((p) => p.startsWith(under('node_modules/better-sqlite3/build/Release/')) && p.endsWith('.node')), 'the native module built here');
+  t.ok(
+    [...app.keys()].some((p) => p.startsWith(under('node_modules/better-sqlite3/build/Release/')) && p.endsWith('.node')),
+    'the native module built here',
+  );
 });
 
 t.test('config layer and the cache key: content counts, modification times do not', async (t) => {
   const files = { manifest: '[agentbox]\n', supervisordConf: '[supervisord]\n', artifacts: '[]' };
   const config = configLayer(files);
-  t.ok(config.some((e) => e.path === rel(boxFacts.runtime.files.manifestFile)), 'the manifest where the runtime reads it');
+  t.ok(
+    config.some((e) => e.path === rel(boxFacts.runtime.files.manifestFile)),
+    'the manifest where the runtime reads it',
+  );
   t.not(layerKey(config), layerKey(configLayer({ ...files, manifest: '[agentbox]\nname = "b"\n' })), 'another manifest, another layer');
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-layer-'));
   const f = path.join(dir, 'x');
@@ -96,5 +117,8 @@ t.test('the cache keeps the most recently used layers of each name', async (t) =
   t.equal(files.filter((f) => f.startsWith('app-') && f.endsWith('.tar')).length, KEEP_PER_NAME, `${KEEP_PER_NAME} app layers kept`);
   t.notOk(files.includes(path.basename(first.file)), 'the least recently used one is gone, with its metadata');
   t.notOk(files.includes(`${path.basename(first.file)}.json`));
-  t.ok(files.some((f) => f.startsWith('other-')), 'another name is left alone');
+  t.ok(
+    files.some((f) => f.startsWith('other-')),
+    'another name is left alone',
+  );
 });

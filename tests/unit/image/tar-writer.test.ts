@@ -32,7 +32,7 @@ t.test('GNU tar reads back every entry as written', async (t) => {
   closeSync(fd);
   const file = readFileSync(tarFile);
   t.equal(size, file.length, 'the reported size is the file size');
-  t.equal(sha256, createHash('sha256').update(file).digest('hex'), 'the reported sha256 is the file\'s');
+  t.equal(sha256, createHash('sha256').update(file).digest('hex'), "the reported sha256 is the file's");
   t.equal(size % 512, 0, 'whole blocks');
 
   const listing = execFileSync('tar', ['--numeric-owner', '-tvf', tarFile], { encoding: 'utf8' });
@@ -58,5 +58,8 @@ t.test('a file that shrinks while archived is an error naming it', async (t) => 
   const fd = openSync(path.join(dir, 'x.tar'), 'w');
   t.teardown(() => closeSync(fd));
   const w = new TarWriter(fd);
-  t.throws(() => w.add({ type: 'file', path: 'small', mode: 0o644, uid: 0, gid: 0, size: 10, source: path.join(dir, 'small') }), /small shrank while it was being archived/);
+  t.throws(
+    () => w.add({ type: 'file', path: 'small', mode: 0o644, uid: 0, gid: 0, size: 10, source: path.join(dir, 'small') }),
+    /small shrank while it was being archived/,
+  );
 });

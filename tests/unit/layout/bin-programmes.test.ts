@@ -23,7 +23,11 @@ interface Entry {
 
 /** Every box programme under its facts name, and the image's entrypoint under its command's name without the `agentbox-` prefix. */
 function expectedEntries(facts: FactsOfBin): Entry[] {
-  const programmes = Object.entries(facts.programs.box).map(([name, programme]) => ({ what: `programme ${name}`, name, command: programme.argv[0]!.replace(/^@bin@\//, '') }));
+  const programmes = Object.entries(facts.programs.box).map(([name, programme]) => ({
+    what: `programme ${name}`,
+    name,
+    command: programme.argv[0]!.replace(/^@bin@\//, ''),
+  }));
   return [...programmes, { what: 'the image entrypoint', name: facts.image.entrypoint.replace(/^agentbox-/, ''), command: facts.image.entrypoint }];
 }
 
@@ -43,15 +47,21 @@ function binProblems(facts: FactsOfBin, binFiles: readonly string[], wrapper: (c
       continue;
     }
     const runs = [...text.matchAll(/dist\/management-api\/src\/([\w/.-]+)\.js/g)].map((m) => m[1]!);
-    if (!runs.includes(`bin/${entry.name}`)) problems.push(`${entry.what}: config/bin/${entry.command} does not run dist/management-api/src/bin/${entry.name}.js`);
+    if (!runs.includes(`bin/${entry.name}`))
+      problems.push(`${entry.what}: config/bin/${entry.command} does not run dist/management-api/src/bin/${entry.name}.js`);
     for (const target of runs) {
-      if (!target.startsWith('bin/')) problems.push(`config/bin/${entry.command} runs dist/management-api/src/${target}.js: a process entry belongs in management-api/src/bin/`);
-      else if (!binFiles.includes(`${target.slice('bin/'.length)}.ts`)) problems.push(`config/bin/${entry.command} runs dist/management-api/src/${target}.js, which has no management-api/src/${target}.ts`);
+      if (!target.startsWith('bin/'))
+        problems.push(`config/bin/${entry.command} runs dist/management-api/src/${target}.js: a process entry belongs in management-api/src/bin/`);
+      else if (!binFiles.includes(`${target.slice('bin/'.length)}.ts`))
+        problems.push(`config/bin/${entry.command} runs dist/management-api/src/${target}.js, which has no management-api/src/${target}.ts`);
       else run.add(`${target.slice('bin/'.length)}.ts`);
     }
   }
   for (const file of binFiles) {
-    if (!run.has(file)) problems.push(`management-api/src/bin/${file} is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/`);
+    if (!run.has(file))
+      problems.push(
+        `management-api/src/bin/${file} is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/`,
+      );
   }
   return problems;
 }
@@ -69,7 +79,11 @@ t.test('every box programme and the entrypoint has its bin/ file and its config/
 
 t.test('every bin/ file is only a process shell', async (t) => {
   const long = binFiles.filter((f) => readFileSync(path.join(binDir, f), 'utf8').split('\n').length > MAX_ENTRY_LINES);
-  t.same(long, [], `a bin/ file reads the environment, calls its area's library function and maps the outcome to an exit code, in at most ${MAX_ENTRY_LINES} lines: move the rest into the area`);
+  t.same(
+    long,
+    [],
+    `a bin/ file reads the environment, calls its area's library function and maps the outcome to an exit code, in at most ${MAX_ENTRY_LINES} lines: move the rest into the area`,
+  );
 });
 
 t.test('the check names a missing entry, a missing or stray wrapper target, and an extra bin file', async (t) => {
@@ -81,16 +95,22 @@ t.test('the check names a missing entry, a missing or stray wrapper target, and 
     'agentbox-api': 'exec node "$app/dist/management-api/src/server.js"\n',
     'agentbox-entrypoint': 'node "$app/dist/management-api/src/bin/entrypoint.js"\nnode "$app/dist/management-api/src/bin/waker.js"\n',
   };
-  t.same(binProblems(facts, ['entrypoint.ts', 'extra.ts'], (c) => wrappers[c]), [
-    'programme api: management-api/src/bin/api.ts is missing',
-    'programme api: config/bin/agentbox-api does not run dist/management-api/src/bin/api.js',
-    'config/bin/agentbox-api runs dist/management-api/src/server.js: a process entry belongs in management-api/src/bin/',
-    'config/bin/agentbox-entrypoint runs dist/management-api/src/bin/waker.js, which has no management-api/src/bin/waker.ts',
-    'management-api/src/bin/extra.ts is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/',
-  ]);
-  t.same(binProblems(facts, ['entrypoint.ts', 'api.ts'], (c) => (c === 'agentbox-api' ? undefined : wrappers[c])), [
-    'programme api: config/bin/agentbox-api is missing',
-    'config/bin/agentbox-entrypoint runs dist/management-api/src/bin/waker.js, which has no management-api/src/bin/waker.ts',
-    'management-api/src/bin/api.ts is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/',
-  ]);
+  t.same(
+    binProblems(facts, ['entrypoint.ts', 'extra.ts'], (c) => wrappers[c]),
+    [
+      'programme api: management-api/src/bin/api.ts is missing',
+      'programme api: config/bin/agentbox-api does not run dist/management-api/src/bin/api.js',
+      'config/bin/agentbox-api runs dist/management-api/src/server.js: a process entry belongs in management-api/src/bin/',
+      'config/bin/agentbox-entrypoint runs dist/management-api/src/bin/waker.js, which has no management-api/src/bin/waker.ts',
+      'management-api/src/bin/extra.ts is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/',
+    ],
+  );
+  t.same(
+    binProblems(facts, ['entrypoint.ts', 'api.ts'], (c) => (c === 'agentbox-api' ? undefined : wrappers[c])),
+    [
+      'programme api: config/bin/agentbox-api is missing',
+      'config/bin/agentbox-entrypoint runs dist/management-api/src/bin/waker.js, which has no management-api/src/bin/waker.ts',
+      'management-api/src/bin/api.ts is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/',
+    ],
+  );
 });

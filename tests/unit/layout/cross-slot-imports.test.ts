@@ -34,8 +34,11 @@ t.test('the scan finds a cross-slot import, including a type-only one', async (t
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-cross-slot-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   for (const slot of ['beads', 'events', 'shared']) mkdirSync(path.join(dir, slot));
-  writeFileSync(path.join(dir, 'beads', 'call.ts'), "export const call = 1;\n");
-  writeFileSync(path.join(dir, 'shared', 'util.ts'), "export const util = 1;\n");
-  writeFileSync(path.join(dir, 'events', 'a.ts'), "import type { call } from '../beads/call.js';\nimport { util } from '../shared/util.js';\nexport type A = typeof call | typeof util;\n");
+  writeFileSync(path.join(dir, 'beads', 'call.ts'), 'export const call = 1;\n');
+  writeFileSync(path.join(dir, 'shared', 'util.ts'), 'export const util = 1;\n');
+  writeFileSync(
+    path.join(dir, 'events', 'a.ts'),
+    "import type { call } from '../beads/call.js';\nimport { util } from '../shared/util.js';\nexport type A = typeof call | typeof util;\n",
+  );
   t.same(crossSlotImports(dir, ['beads', 'events']), [`events${path.sep}a.ts → beads${path.sep}call.ts`]);
 });

@@ -85,7 +85,11 @@ t.test('no file under management-api/src imports a value from its own floor or a
 
 t.test('every room is on one floor only', async (t) => {
   const rooms = FLOORS.flat();
-  t.same(rooms.filter((room, i) => rooms.indexOf(room) !== i), [], 'a room listed twice');
+  t.same(
+    rooms.filter((room, i) => rooms.indexOf(room) !== i),
+    [],
+    'a room listed twice',
+  );
 });
 
 t.test('the check names an upward or sideways value import, and lets type-only imports and downward ones pass', async (t) => {
@@ -94,8 +98,14 @@ t.test('the check names an upward or sideways value import, and lets type-only i
   for (const room of ['low', 'high', 'side', 'stray']) mkdirSync(path.join(dir, room));
   writeFileSync(path.join(dir, 'high', 'top.ts'), "import { base } from '../low/base.js';\nexport const top = base + 1;\n");
   writeFileSync(path.join(dir, 'side', 'peer.ts'), 'export const peer = 1;\n');
-  writeFileSync(path.join(dir, 'low', 'types.ts'), "import type { top } from '../high/top.js';\nimport { type peer } from '../side/peer.js';\nexport type T = typeof top | typeof peer;\n");
-  writeFileSync(path.join(dir, 'low', 'base.ts'), "import { top } from '../high/top.js';\nexport const base = 1;\nexport const later = () => import('../side/peer.js');\nexport const t = top;\n");
+  writeFileSync(
+    path.join(dir, 'low', 'types.ts'),
+    "import type { top } from '../high/top.js';\nimport { type peer } from '../side/peer.js';\nexport type T = typeof top | typeof peer;\n",
+  );
+  writeFileSync(
+    path.join(dir, 'low', 'base.ts'),
+    "import { top } from '../high/top.js';\nexport const base = 1;\nexport const later = () => import('../side/peer.js');\nexport const t = top;\n",
+  );
   writeFileSync(path.join(dir, 'stray', 'x.ts'), 'export const x = 1;\n');
   writeFileSync(path.join(dir, 'entry.ts'), "export { top } from './high/top.js';\n");
   const floors = [['low/'], ['high/', 'side/'], ['entry.ts']];
@@ -105,5 +115,8 @@ t.test('the check names an upward or sideways value import, and lets type-only i
     'stray/ is on no floor: add it to FLOORS',
   ]);
   writeFileSync(path.join(dir, 'side', 'peer.ts'), "import { top } from '../high/top.js';\nexport const peer = top;\n");
-  t.ok(layerBreaks(dir, floors).includes("side/ -> high/ (same floor): side/peer.ts: import { top } from '../high/top.js';"), 'a sideways import on one floor is named');
+  t.ok(
+    layerBreaks(dir, floors).includes("side/ -> high/ (same floor): side/peer.ts: import { top } from '../high/top.js';"),
+    'a sideways import on one floor is named',
+  );
 });

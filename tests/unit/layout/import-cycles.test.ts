@@ -21,9 +21,12 @@ t.test('the search finds a cycle through a type-only import and a dynamic import
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-cycles-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   writeFileSync(path.join(dir, 'runner.ts'), "import type { Entry } from './table.js';\nexport const run = (e: Entry) => e;\n");
-  writeFileSync(path.join(dir, 'table.ts'), "export interface Entry { load(): Promise<unknown> }\nexport const entries: Entry[] = [{ load: () => import('./command.js') }];\n");
+  writeFileSync(
+    path.join(dir, 'table.ts'),
+    "export interface Entry { load(): Promise<unknown> }\nexport const entries: Entry[] = [{ load: () => import('./command.js') }];\n",
+  );
   writeFileSync(path.join(dir, 'command.ts'), "import { run } from './runner.js';\nexport default run;\n");
-  writeFileSync(path.join(dir, 'leaf.ts'), "export const leaf = 1;\n");
+  writeFileSync(path.join(dir, 'leaf.ts'), 'export const leaf = 1;\n');
   const cycles = findCycles(importGraph([dir])).map((c) => c.map((f) => path.basename(f)));
   t.same(cycles, [['command.ts', 'runner.ts', 'table.ts', 'command.ts']]);
 });

@@ -15,7 +15,11 @@ t.test('hostArch: x64 is x86_64, arm64 is aarch64, anything else is refused by n
   for (const other of ['ppc64', 's390x', 'ia32', 'arm', 'constructor', '']) {
     t.throws(() => hostArch(other), UnknownHostArchError, `${other || 'an empty name'} is refused`);
   }
-  t.throws(() => hostArch('riscv64'), { message: /"riscv64" \(Node's process\.arch\).*x86_64 \(Node's x64\) or aarch64 \(arm64\)/ }, 'the error names the architecture and the ones a box runs on');
+  t.throws(
+    () => hostArch('riscv64'),
+    { message: /"riscv64" \(Node's process\.arch\).*x86_64 \(Node's x64\) or aarch64 \(arm64\)/ },
+    'the error names the architecture and the ones a box runs on',
+  );
 });
 
 t.test('loadBoxManifest: AGENTBOX_MANIFEST, else the runtime layout under AGENTBOX_ROOT; an explicit file wins', async (t) => {
@@ -37,7 +41,11 @@ t.test("loadBoxManifest runs the rules with the given environment and this machi
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const provider = path.join(dir, 'provider.toml');
   writeFileSync(provider, '[providers.openai]\nenv_var = "AGENTBOX_LOAD_BOX_TEST_KEY"\n');
-  t.same((await loadBoxManifest({ AGENTBOX_MANIFEST: provider })).warnings.map((w) => w.id), ['W004'], 'the variable is unset in the given environment');
+  t.same(
+    (await loadBoxManifest({ AGENTBOX_MANIFEST: provider })).warnings.map((w) => w.id),
+    ['W004'],
+    'the variable is unset in the given environment',
+  );
   t.same((await loadBoxManifest({ AGENTBOX_MANIFEST: provider, AGENTBOX_LOAD_BOX_TEST_KEY: 'k' })).warnings, [], 'and set in it');
   // GPUs are built for x86_64 only (E013): the verdict follows the machine the box runs on.
   const gpu = path.join(dir, 'gpu.toml');

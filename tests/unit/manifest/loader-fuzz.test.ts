@@ -35,10 +35,22 @@ t.test('random bytes decoded as UTF-8 never crash the loader', async (t) => {
 const mutation = fc.oneof(
   fc.record({ kind: fc.constant('delete-line' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('duplicate-line' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('insert-char' as const), at: fc.nat(), ch: fc.constantFrom('[', ']', '=', '"', "'", '{', '}', ',', '#', '\n', '.', ' ', 'x', '1', '\\') }),
+  fc.record({
+    kind: fc.constant('insert-char' as const),
+    at: fc.nat(),
+    ch: fc.constantFrom('[', ']', '=', '"', "'", '{', '}', ',', '#', '\n', '.', ' ', 'x', '1', '\\'),
+  }),
   fc.record({ kind: fc.constant('delete-char' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('retype-value' as const), at: fc.nat(), value: fc.constantFrom('1', '-1', '"x"', 'true', '[]', '{}', '1.5', '1979-05-27', '"0.0.0.0"', '99999999', '"external-http"', '["beads"]') }),
-  fc.record({ kind: fc.constant('add-key' as const), at: fc.nat(), key: fc.constantFrom('port', 'bogus', 'enabled', 'mode', 'reason', 'command', '"quoted key"') }),
+  fc.record({
+    kind: fc.constant('retype-value' as const),
+    at: fc.nat(),
+    value: fc.constantFrom('1', '-1', '"x"', 'true', '[]', '{}', '1.5', '1979-05-27', '"0.0.0.0"', '99999999', '"external-http"', '["beads"]'),
+  }),
+  fc.record({
+    kind: fc.constant('add-key' as const),
+    at: fc.nat(),
+    key: fc.constantFrom('port', 'bogus', 'enabled', 'mode', 'reason', 'command', '"quoted key"'),
+  }),
 );
 
 function mutate(text: string, edits: Array<fc.RecordValue<{ kind: string; at: number } & Record<string, unknown>>>): string {
@@ -48,12 +60,28 @@ function mutate(text: string, edits: Array<fc.RecordValue<{ kind: string; at: nu
     const i = e.at % Math.max(lines.length, 1);
     const pos = e.at % Math.max(out.length, 1);
     switch (e.kind) {
-      case 'delete-line': lines.splice(i, 1); out = lines.join('\n'); break;
-      case 'duplicate-line': lines.splice(i, 0, lines[i] ?? ''); out = lines.join('\n'); break;
-      case 'insert-char': out = out.slice(0, pos) + String(e.ch) + out.slice(pos); break;
-      case 'delete-char': out = out.slice(0, pos) + out.slice(pos + 1); break;
-      case 'retype-value': lines[i] = (lines[i] ?? '').replace(/=.*/, `= ${String(e.value)}`); out = lines.join('\n'); break;
-      case 'add-key': lines.splice(i, 0, `${String(e.key)} = 1`); out = lines.join('\n'); break;
+      case 'delete-line':
+        lines.splice(i, 1);
+        out = lines.join('\n');
+        break;
+      case 'duplicate-line':
+        lines.splice(i, 0, lines[i] ?? '');
+        out = lines.join('\n');
+        break;
+      case 'insert-char':
+        out = out.slice(0, pos) + String(e.ch) + out.slice(pos);
+        break;
+      case 'delete-char':
+        out = out.slice(0, pos) + out.slice(pos + 1);
+        break;
+      case 'retype-value':
+        lines[i] = (lines[i] ?? '').replace(/=.*/, `= ${String(e.value)}`);
+        out = lines.join('\n');
+        break;
+      case 'add-key':
+        lines.splice(i, 0, `${String(e.key)} = 1`);
+        out = lines.join('\n');
+        break;
     }
   }
   return out;
@@ -61,7 +89,9 @@ function mutate(text: string, edits: Array<fc.RecordValue<{ kind: string; at: nu
 
 t.test('mutated valid manifests never crash the loader', async (t) => {
   await fc.assert(
-    fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 6 }), async (edits) => checkOutcome(await loadManifestSource(mutate(reference, edits), ctx))),
+    fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 6 }), async (edits) =>
+      checkOutcome(await loadManifestSource(mutate(reference, edits), ctx)),
+    ),
     { numRuns: 500 },
   );
   t.pass('500 mutated manifests handled');

@@ -41,11 +41,20 @@ t.test('a type error is exit 1 naming the key path and its line', async (t) => {
 });
 
 t.test('bootstrap.seal_timeout_sec is bounded by the schema alone (10..3600; E021 is retired)', async (t) => {
-  for (const [sec, ok] of [[9, false], [10, true], [3600, true], [3601, false]] as const) {
+  for (const [sec, ok] of [
+    [9, false],
+    [10, true],
+    [3600, true],
+    [3601, false],
+  ] as const) {
     const r = await loadManifestSource(`[bootstrap]\nseal_timeout_sec = ${sec}\n`, ctx);
     t.equal(r.exitCode, ok ? 0 : 1, `${sec} s`);
     if (ok) continue;
-    t.same(r.diagnostics.map((d) => [d.id, d.alias, d.pointer, d.line]), [['SCHEMA', 'out-of-range', '/bootstrap/seal_timeout_sec', 2]], `${sec} s is one schema error at its key`);
+    t.same(
+      r.diagnostics.map((d) => [d.id, d.alias, d.pointer, d.line]),
+      [['SCHEMA', 'out-of-range', '/bootstrap/seal_timeout_sec', 2]],
+      `${sec} s is one schema error at its key`,
+    );
     t.match(r.diagnostics[0]?.hint, /10.*3600/, 'the hint gives the bounds');
   }
 });

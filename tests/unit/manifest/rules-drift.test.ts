@@ -18,7 +18,12 @@ function contextFor(id: string): RuleContext {
   const file = `${fixturesDir}/${id}/context.json`;
   if (!existsSync(file)) return defaultContext;
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Partial<RuleContext>;
-  return { targetArch: raw.targetArch ?? 'x86_64', env: raw.env ?? {}, ...(raw.provides ? { provides: raw.provides } : {}), ...(raw.target ? { target: raw.target } : {}) };
+  return {
+    targetArch: raw.targetArch ?? 'x86_64',
+    env: raw.env ?? {},
+    ...(raw.provides ? { provides: raw.provides } : {}),
+    ...(raw.target ? { target: raw.target } : {}),
+  };
 }
 
 /** Every feature and box programme a setting can ask for, as `feature:<name>` / `program:<name>` with its availability. */
@@ -144,14 +149,25 @@ t.test('context.json files are well-formed', async (t) => {
     const file = `${fixturesDir}/${r.id}/context.json`;
     if (!existsSync(file)) continue;
     const raw = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
-    t.same(Object.keys(raw).filter((k) => k !== 'provides' && k !== 'target').sort(), ['env', 'targetArch'], `${r.id}/context.json has targetArch, env and at most provides and target`);
+    t.same(
+      Object.keys(raw)
+        .filter((k) => k !== 'provides' && k !== 'target')
+        .sort(),
+      ['env', 'targetArch'],
+      `${r.id}/context.json has targetArch, env and at most provides and target`,
+    );
     t.ok(raw.targetArch === 'x86_64' || raw.targetArch === 'aarch64', `${r.id}/context.json targetArch is known`);
     if ('target' in raw) t.ok(['compose', 'kubernetes', 'agent-sandbox'].includes(raw.target as string), `${r.id}/context.json target is a render target`);
     if ('provides' in raw) {
       // Only the rules of a part this build lacks may pretend a build that has it (their examples
       // would otherwise always trigger E036 too); each name must be such a part.
-      const lacking = requestedPartsOfAll().filter((p) => !p.available).map((p) => p.part);
-      t.ok(Array.isArray(raw.provides) && (raw.provides as unknown[]).every((p) => lacking.includes(p as string)), `${r.id}/context.json provides only parts this build lacks (${lacking.join(', ')})`);
+      const lacking = requestedPartsOfAll()
+        .filter((p) => !p.available)
+        .map((p) => p.part);
+      t.ok(
+        Array.isArray(raw.provides) && (raw.provides as unknown[]).every((p) => lacking.includes(p as string)),
+        `${r.id}/context.json provides only parts this build lacks (${lacking.join(', ')})`,
+      );
     }
   }
 });

@@ -83,7 +83,7 @@ t.test('depends_on orders the start; priorities order the rest', async (t) => {
   const [m] = [(await loadManifestSource(later, x86)).manifest!];
   t.same(Object.fromEntries(startPriorities(m)), { queue: 600, worker: 601 }, 'the dependant is moved past its dependency');
   const raised = program('queue', 'priority = 600') + program('worker', 'priority = 500\ndepends_on = ["queue"]') + program('cache', 'priority = 601');
-  t.same(await found(raised), ['W002@/programs/cache/priority'], 'a raised start priority can meet another programme\'s');
+  t.same(await found(raised), ['W002@/programs/cache/priority'], "a raised start priority can meet another programme's");
   t.match((await diagnose(raised))[0]?.message, /programs\.cache and programs\.worker both start at priority 601/);
   const typo = program('queue', 'priority = 400') + program('worker', 'depends_on = ["queu"]');
   const [d] = await diagnose(typo);
@@ -244,7 +244,11 @@ t.test('ports: an enabled feature holds its fixed port', async (t) => {
   t.equal(d?.pointer, '/api/port', 'the movable key is blamed, not the feature');
   t.match(d?.message, /already used by features\.code_server \(its programme listens on 8443\)/);
   const desktop = '[features]\ndesktop = true\n\n[security.exceptions.desktop]\nreason = "gui"\n';
-  t.same(await found(program('vnc', 'priority = 200\nport = 5900') + desktop, { ...x86, provides: ['feature:desktop'] }), ['E006@/programs/vnc/port'], 'in a build that has the desktop');
+  t.same(
+    await found(program('vnc', 'priority = 200\nport = 5900') + desktop, { ...x86, provides: ['feature:desktop'] }),
+    ['E006@/programs/vnc/port'],
+    'in a build that has the desktop',
+  );
   const playwright = '[features]\nplaywright = true\n\n[security.exceptions.playwright]\nreason = "browser"\n';
   t.same(await found(`[observability]\nmetrics_port = 3100\n\n${playwright}`), ['E006@/observability/metrics_port']);
 });
@@ -311,7 +315,9 @@ t.test('external adapters: every slot needs its own endpoint', async (t) => {
   );
   t.same(await found(ext('orchestrator = "external-stdio"', '\n[integrations.orchestrator]\ncommand = "/opt/orch/bin/orchestrator"\n')), []);
   t.same(
-    await found('[mesh]\nmode = "host"\nallowed_pubkeys = ["3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"]\n\n[adapters]\nevents = "external-http"\n\n[integrations.events]\nurl = "https://events.example.com"\n'),
+    await found(
+      '[mesh]\nmode = "host"\nallowed_pubkeys = ["3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d"]\n\n[adapters]\nevents = "external-http"\n\n[integrations.events]\nurl = "https://events.example.com"\n',
+    ),
     [],
     'a mesh host may use external adapters',
   );
@@ -407,17 +413,31 @@ t.test('mesh host keys', async (t) => {
   const key = '3bf0c63fcb93463407af97a5e5ee64fa883d107ef9e558472c4eb9aaaefa459d';
   const host = (lines: string) => `[mesh]\nmode = "host"\nallowed_pubkeys = ["${key}"]\n${lines}`;
   t.same(await found(host('registry = "postgres"\n')), ['E039@/mesh/registry_connection_env'], 'postgres without a connection');
-  t.same(await found(host('registry = "postgres"\nregistry_connection_env = "PG"\nregistry_connection_file = "/run/secrets/pg"\n')), ['E039@/mesh/registry_connection_file'], 'both sources');
+  t.same(
+    await found(host('registry = "postgres"\nregistry_connection_env = "PG"\nregistry_connection_file = "/run/secrets/pg"\n')),
+    ['E039@/mesh/registry_connection_file'],
+    'both sources',
+  );
   t.same(await found(host('registry = "postgres"\nregistry_connection_file = "/run/secrets/pg"\n')), [], 'a file alone');
   t.same(await found(host('registry_connection_env = "PG"\n')), [], 'connection keys beside sqlite are not an error on a host');
   t.same(
-    await found(`[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nallowed_pubkeys = ["${key}"]\nregistry = "postgres"\nregistry_connection_env = "PG"\nregistry_connection_file = "/run/secrets/pg"\n`),
+    await found(
+      `[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nallowed_pubkeys = ["${key}"]\nregistry = "postgres"\nregistry_connection_env = "PG"\nregistry_connection_file = "/run/secrets/pg"\n`,
+    ),
     ['W014@/mesh/allowed_pubkeys', 'W014@/mesh/registry', 'W014@/mesh/registry_connection_env', 'W014@/mesh/registry_connection_file'],
     'a client reads none of the host keys (and E039 is a host rule)',
   );
   t.same(await found('[mesh]\nmode = "host"\n'), ['W015@/mesh/allowed_pubkeys'], 'a host nobody may join');
-  t.same(await found(`[mesh]\nmode = "host"\nallowed_pubkeys = ["npub180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6wq"]\n`), ['E037@/mesh/allowed_pubkeys/0'], 'a member npub with a bad checksum');
-  t.same(await found('[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nheartbeat_interval_sec = 2\n'), [], 'a client follows its host\'s interval: E020 is a host rule');
+  t.same(
+    await found(`[mesh]\nmode = "host"\nallowed_pubkeys = ["npub180cvv07tjdrrgpa0j7j7tmnyl2yr6yr7l8j4s3evf6u64th6gkwsyjh6wq"]\n`),
+    ['E037@/mesh/allowed_pubkeys/0'],
+    'a member npub with a bad checksum',
+  );
+  t.same(
+    await found('[mesh]\nmode = "client"\nhost_url = "https://mesh.example.com"\nheartbeat_interval_sec = 2\n'),
+    [],
+    "a client follows its host's interval: E020 is a host rule",
+  );
   t.same(await found(host('host_url = "https://mesh.example.com"\n')), ['W005@/mesh/host_url'], 'a host does not register anywhere');
 });
 
@@ -429,10 +449,18 @@ t.test('the sandbox-namespaces exception: audit, use, Kubernetes', async (t) => 
   t.same(await found(acked), [], 'acknowledged: clean, and W012 counts it as something to acknowledge');
   t.same(await found(`${acked}\n[sandbox]\nnamespaces = "off"\n`), [`E008@${at}`], 'namespaces off: an exception for nothing (E008)');
   t.same(await found(`${acked}\n[sandbox]\nenabled = false\n`), [`E008@${at}`, 'W016@/sandbox/enabled'], 'the sandbox off: E008 too (W016 as always)');
-  t.same(await found('[sandbox]\nnamespaces = "required"\n'), [], 'namespaces without the exception is allowed (agents run under the launcher alone in a container)');
+  t.same(
+    await found('[sandbox]\nnamespaces = "required"\n'),
+    [],
+    'namespaces without the exception is allowed (agents run under the launcher alone in a container)',
+  );
   const k8s: RuleContext = { ...x86, target: 'kubernetes' };
   const auto = await diagnose(acked, k8s);
-  t.same(auto.map((d) => `${d.id}@${d.pointer}`), [`W019@${at}`], 'on Kubernetes: W019');
+  t.same(
+    auto.map((d) => `${d.id}@${d.pointer}`),
+    [`W019@${at}`],
+    'on Kubernetes: W019',
+  );
   t.match(auto[0]!.message, /under the launcher alone/, 'auto: agents run under the launcher alone');
   const required = await diagnose(`${acked}\n[sandbox]\nnamespaces = "required"\n`, { ...x86, target: 'agent-sandbox' });
   t.match(required[0]!.message, /every agent spawn is then refused/, 'required: spawns are refused, and the warning says so');

@@ -5,7 +5,15 @@ import { pino } from 'pino';
 import type { AgentProcess } from '../../../management-api/src/adapters/orchestrator/orchestrator-adapter.js';
 import { AgentWatcher } from '../../../management-api/src/mesh/agent-watcher.js';
 
-const agent = (id: string, state: AgentProcess['state'], extra: Partial<AgentProcess> = {}): AgentProcess => ({ id, name: `n-${id}`, command: '/bin/true', args: [], state, startedAt: '2030-01-01T00:00:00.000Z', ...extra });
+const agent = (id: string, state: AgentProcess['state'], extra: Partial<AgentProcess> = {}): AgentProcess => ({
+  id,
+  name: `n-${id}`,
+  command: '/bin/true',
+  args: [],
+  state,
+  startedAt: '2030-01-01T00:00:00.000Z',
+  ...extra,
+});
 
 t.test('diffs successive listings', async (t) => {
   let listing: AgentProcess[] | Error = [agent('old', 'running')];

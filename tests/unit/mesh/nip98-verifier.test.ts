@@ -13,7 +13,9 @@ const pk = getPublicKey(sk);
 const url = 'http://box.example:8080/v1/beads';
 const T0 = 1_900_000_000;
 const tokenAt = (createdAt: number, tags: string[][] = []): string =>
-  Buffer.from(JSON.stringify(finalizeEvent({ kind: 27235, created_at: createdAt, content: '', tags: [['u', url], ['method', 'post'], ...tags] }, sk))).toString('base64');
+  Buffer.from(JSON.stringify(finalizeEvent({ kind: 27235, created_at: createdAt, content: '', tags: [['u', url], ['method', 'post'], ...tags] }, sk))).toString(
+    'base64',
+  );
 
 t.test('the window is ±60 s inclusive, by the injected clock', async (t) => {
   let now = T0;

@@ -21,7 +21,12 @@ t.test('a handshake that never completes times out without an uncaught error, an
   await once(silent, 'listening');
   const port = (silent.address() as net.AddressInfo).port;
   const logs = captureLogs();
-  const link = new RelayLink(`ws://127.0.0.1:${port}`, { logger: pino({ level: 'debug' }, logs.destination), metrics: createMeshMetrics(new Registry()), timing, onChange: () => undefined });
+  const link = new RelayLink(`ws://127.0.0.1:${port}`, {
+    logger: pino({ level: 'debug' }, logs.destination),
+    metrics: createMeshMetrics(new Registry()),
+    timing,
+    onChange: () => undefined,
+  });
   t.teardown(async () => {
     link.close();
     for (const s of sockets) s.destroy();
@@ -31,7 +36,10 @@ t.test('a handshake that never completes times out without an uncaught error, an
   // Two timed-out attempts: the first one's abandoned socket did not crash the process.
   await waitFor('a second attempt', () => sockets.length >= 2, 5_000);
   t.equal(link.reachable, false);
-  t.ok(logs.events('RelayUnreachable').some((e) => /timed out/.test(String(e['reason']))), 'the timeout is logged as the reason');
+  t.ok(
+    logs.events('RelayUnreachable').some((e) => /timed out/.test(String(e['reason']))),
+    'the timeout is logged as the reason',
+  );
 });
 
 t.test('a refused connection is retried until the relay listens; queued events then go out', async (t) => {

@@ -39,7 +39,11 @@ t.test('AGENTBOX_RELAY_PORT moves the relay and the address the box publishes to
   t.equal(embeddedRelayUrl(m, env), 'ws://127.0.0.1:7444');
   t.same(publishTargets(m, env), ['ws://127.0.0.1:7444']);
   t.equal(relayConfig(m, { AGENTBOX_RELAY_PORT: '' }).port, 7001, 'empty: the manifest');
-  t.throws(() => relayConfig(m, { AGENTBOX_RELAY_PORT: 'seven' }), { name: 'RelayConfigError', key: 'AGENTBOX_RELAY_PORT', message: /AGENTBOX_RELAY_PORT must be a port number/ });
+  t.throws(() => relayConfig(m, { AGENTBOX_RELAY_PORT: 'seven' }), {
+    name: 'RelayConfigError',
+    key: 'AGENTBOX_RELAY_PORT',
+    message: /AGENTBOX_RELAY_PORT must be a port number/,
+  });
 });
 
 t.test('agent events go to the listed relays and to the embedded one, each once', async (t) => {
@@ -47,7 +51,11 @@ t.test('agent events go to the listed relays and to the embedded one, each once'
   t.same(publishTargets(both), ['wss://relay.example.com', 'ws://127.0.0.1:7002']);
   const listedToo = await manifest('enabled = true\nport = 7002', 'enabled = true\npublish_agent_events = true\nrelays = ["ws://127.0.0.1:7002"]');
   t.same(publishTargets(listedToo), ['ws://127.0.0.1:7002'], 'listing the embedded relay as well changes nothing');
-  t.same(publishTargets(await manifest('enabled = false', 'enabled = true\nrelays = ["wss://r.example.com"]')), ['wss://r.example.com'], 'no embedded relay: the list alone');
+  t.same(
+    publishTargets(await manifest('enabled = false', 'enabled = true\nrelays = ["wss://r.example.com"]')),
+    ['wss://r.example.com'],
+    'no embedded relay: the list alone',
+  );
 });
 
 t.test('ingress: policy, kinds and the box key', async (t) => {
@@ -61,7 +69,11 @@ t.test('ingress: policy, kinds and the box key', async (t) => {
   t.match(ingressVerdict(forged, rules({ policy: 'signed-only' })), { canHandle: false, message: /^blocked: ingress_policy "signed-only"/ });
   t.ok(ingressVerdict(event(), rules({ policy: 'signed-only' })).canHandle);
   t.ok(ingressVerdict(forged, rules({ policy: 'open' })).canHandle, 'open leaves the signature to the engine');
-  t.match(ingressVerdict(event(7, secret), rules({ allowedKinds: [1] })), { canHandle: false, message: 'blocked: kind 7 is not in sovereign_mesh.relay.allowed_kinds (1)' }, 'kinds apply even to the box');
+  t.match(
+    ingressVerdict(event(7, secret), rules({ allowedKinds: [1] })),
+    { canHandle: false, message: 'blocked: kind 7 is not in sovereign_mesh.relay.allowed_kinds (1)' },
+    'kinds apply even to the box',
+  );
   const refused: string[] = [];
   const guard = ingressGuard(rules({}), (e, message) => refused.push(`${e.kind}:${message.slice(0, 8)}`));
   await guard.beforeHandleEvent(event(3));

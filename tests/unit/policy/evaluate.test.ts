@@ -13,7 +13,14 @@ const decide = (rules: PolicyRule[], action: PolicyAction, extra: Partial<Policy
   return `${d.rule === null ? 'default' : d.rule.index}:${d.decision}`;
 };
 const egress = (host: string, port = 443, more: Partial<PolicyAction & { kind: 'egress' }> = {}): PolicyAction => ({ kind: 'egress', host, port, ...more });
-const spawn = (command: string, args: string[] = [], more: { agent?: string; cwd?: string; profile?: string } = {}): PolicyAction => ({ kind: 'spawn', agent: more.agent ?? 'worker', command, args, ...(more.cwd !== undefined ? { cwd: more.cwd } : {}), ...(more.profile !== undefined ? { profile: more.profile } : {}) });
+const spawn = (command: string, args: string[] = [], more: { agent?: string; cwd?: string; profile?: string } = {}): PolicyAction => ({
+  kind: 'spawn',
+  agent: more.agent ?? 'worker',
+  command,
+  args,
+  ...(more.cwd !== undefined ? { cwd: more.cwd } : {}),
+  ...(more.profile !== undefined ? { profile: more.profile } : {}),
+});
 const provider = (name: string, agent?: string): PolicyAction => ({ kind: 'provider', provider: name, ...(agent !== undefined ? { agent } : {}) });
 
 t.test('no rule: the default decides, for every kind, and names itself', async (t) => {
@@ -70,7 +77,17 @@ t.test('equal specificity: deny beats ask beats allow, whatever the order; a ful
   const d = evaluate(policy([same('deny', 'first'), same('deny', 'second')]), egress('example.com'));
   t.same(d.rule, { index: 0, id: 'first' }, 'the first listed of two identical rules');
   // Equal specificity across kinds of pattern: a glob path and an exact path of the same length.
-  t.equal(decide([{ action: 'egress', decision: 'allow', path: '/a*' }, { action: 'egress', decision: 'deny', path: '/ab' }], egress('h.example', 80, { method: 'GET', path: '/ab' })), '1:deny', 'more literal characters decide');
+  t.equal(
+    decide(
+      [
+        { action: 'egress', decision: 'allow', path: '/a*' },
+        { action: 'egress', decision: 'deny', path: '/ab' },
+      ],
+      egress('h.example', 80, { method: 'GET', path: '/ab' }),
+    ),
+    '1:deny',
+    'more literal characters decide',
+  );
 });
 
 t.test('egress: method and path match plain HTTP only; a CONNECT shows host and port alone', async (t) => {
@@ -82,7 +99,11 @@ t.test('egress: method and path match plain HTTP only; a CONNECT shows host and 
   t.equal(decide(rules, egress('git.example.com', 80, { method: 'post', path: '/team/repo.git/git-receive-pack' })), '1:ask', 'the method in upper case');
   t.equal(decide(rules, egress('git.example.com', 80, { method: 'GET', path: '/team/repo.git/info/refs' })), '0:allow');
   t.equal(decide(rules, egress('git.example.com', 443)), '0:allow', 'a CONNECT carries no method or path');
-  t.equal(decide(rules, egress('git.example.com', 80, { method: 'POST', path: '/team/repo.git/git-receive-p%61ck' })), '1:ask', 'a percent-escaped letter is the letter');
+  t.equal(
+    decide(rules, egress('git.example.com', 80, { method: 'POST', path: '/team/repo.git/git-receive-p%61ck' })),
+    '1:ask',
+    'a percent-escaped letter is the letter',
+  );
 });
 
 t.test('egress: agent names and ports', async (t) => {
@@ -119,7 +140,11 @@ t.test('spawn: by profile — a profile rule outranks the default and a field-le
   const byProfile = (profile?: string) => spawn('claude', [], profile !== undefined ? { agent: profile, profile } : {});
   t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile('reviewer'), { default: 'deny' }), '0:allow', 'over the default');
   t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile('coder'), { default: 'deny' }), 'default:deny', 'another profile');
-  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile(), { default: 'deny' }), 'default:deny', 'an ad-hoc spawn of the same command');
+  t.equal(
+    decide([{ action: 'spawn', decision: 'allow', profile: 'reviewer' }], byProfile(), { default: 'deny' }),
+    'default:deny',
+    'an ad-hoc spawn of the same command',
+  );
   const rules: PolicyRule[] = [
     { action: 'spawn', decision: 'deny' },
     { action: 'spawn', decision: 'allow', profile: '*' },
@@ -134,11 +159,48 @@ t.test('spawn: by profile — a profile rule outranks the default and a field-le
 
 t.test('spawn: deny beats allow at equal specificity with profile, whatever the order', async (t) => {
   const action = spawn('claude', [], { agent: 'coder', profile: 'coder' });
-  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'coder' }, { action: 'spawn', decision: 'deny', profile: 'coder' }], action), '1:deny');
-  t.equal(decide([{ action: 'spawn', decision: 'deny', profile: 'coder' }, { action: 'spawn', decision: 'allow', profile: 'coder' }], action), '0:deny');
+  t.equal(
+    decide(
+      [
+        { action: 'spawn', decision: 'allow', profile: 'coder' },
+        { action: 'spawn', decision: 'deny', profile: 'coder' },
+      ],
+      action,
+    ),
+    '1:deny',
+  );
+  t.equal(
+    decide(
+      [
+        { action: 'spawn', decision: 'deny', profile: 'coder' },
+        { action: 'spawn', decision: 'allow', profile: 'coder' },
+      ],
+      action,
+    ),
+    '0:deny',
+  );
   // One field of five literal characters each: a profile rule and an agent rule tie.
-  t.equal(decide([{ action: 'spawn', decision: 'allow', profile: 'coder' }, { action: 'spawn', decision: 'deny', agent: 'coder' }], action), '1:deny');
-  t.equal(decide([{ action: 'spawn', decision: 'deny', profile: 'coder' }, { action: 'spawn', decision: 'allow', profile: 'coder', command: 'claude' }], action), '1:allow', 'a second field makes the allow more specific');
+  t.equal(
+    decide(
+      [
+        { action: 'spawn', decision: 'allow', profile: 'coder' },
+        { action: 'spawn', decision: 'deny', agent: 'coder' },
+      ],
+      action,
+    ),
+    '1:deny',
+  );
+  t.equal(
+    decide(
+      [
+        { action: 'spawn', decision: 'deny', profile: 'coder' },
+        { action: 'spawn', decision: 'allow', profile: 'coder', command: 'claude' },
+      ],
+      action,
+    ),
+    '1:allow',
+    'a second field makes the allow more specific',
+  );
 });
 
 t.test('provider: by name and agent', async (t) => {
@@ -174,7 +236,11 @@ t.test('a decision names the rule, the matched fields and the version; the versi
   t.equal(d.reason, 'matched host=github.com, port=443');
   t.equal(evaluate(policy([{ action: 'egress', decision: 'deny' }]), egress('x.example')).reason, 'the rule has no fields: it matches every egress action');
   t.equal(d.version, p.version);
-  t.equal(policy([{ id: 'no-push', action: 'egress', decision: 'deny', host: 'github.com', port: 443 }]).version, p.version, 'the same policy has the same version');
+  t.equal(
+    policy([{ id: 'no-push', action: 'egress', decision: 'deny', host: 'github.com', port: 443 }]).version,
+    p.version,
+    'the same policy has the same version',
+  );
   t.not(policy([{ id: 'no-push', action: 'egress', decision: 'deny', host: 'github.com', port: 22 }]).version, p.version, 'a changed rule changes it');
   t.not(policy([], { default: 'deny' }).version, policy([]).version, 'so does the default');
 });
@@ -188,9 +254,22 @@ t.test('a field the action kind lacks, or a malformed host, is refused at compil
 
 t.test('globs: * any run, ? one character; no backtracking blow-up', async (t) => {
   const cases: Array<[string, string, boolean]> = [
-    ['a*', 'abc', true], ['a*', 'ba', false], ['*c', 'abc', true], ['a*c', 'ac', true], ['a*c', 'ab', false],
-    ['a?c', 'abc', true], ['a?c', 'ac', false], ['*b*b*', 'abab', true], ['*b*b*', 'ab', false], ['a*b?d', 'axxbcd', true],
-    ['?', '', false], ['abc', 'abc', true], ['abc', 'abcd', false], ['*', '', true], ['a**b', 'ab', true], ['*x?z*', 'wxyz', true],
+    ['a*', 'abc', true],
+    ['a*', 'ba', false],
+    ['*c', 'abc', true],
+    ['a*c', 'ac', true],
+    ['a*c', 'ab', false],
+    ['a?c', 'abc', true],
+    ['a?c', 'ac', false],
+    ['*b*b*', 'abab', true],
+    ['*b*b*', 'ab', false],
+    ['a*b?d', 'axxbcd', true],
+    ['?', '', false],
+    ['abc', 'abc', true],
+    ['abc', 'abcd', false],
+    ['*', '', true],
+    ['a**b', 'ab', true],
+    ['*x?z*', 'wxyz', true],
   ];
   for (const [pattern, value, expected] of cases) t.equal(compileGlob(pattern).test(value), expected, `${pattern} ~ ${JSON.stringify(value)}`);
   const evil = compileGlob('*a*a*a*a*a*a*a*a*b');
@@ -201,7 +280,7 @@ t.test('globs: * any run, ? one character; no backtracking blow-up', async (t) =
 
 t.test('the index decides exactly as a scan of every rule does (random policies)', async (t) => {
   let seed = 7;
-  const rand = (n: number): number => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  const rand = (n: number): number => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
   const hosts = ['a.example.com', 'b.example.com', 'example.com', 'x.a.example.com', 'api.test', '203.0.113.7'];
   const hostPatterns = ['*', '*.example.com', '*.a.example.com', 'example.com', 'a.example.com', 'api.test', '*.test', '203.0.113.7'];
   const decisions = ['allow', 'deny', 'ask'] as const;
@@ -214,13 +293,15 @@ t.test('the index decides exactly as a scan of every rule does (random policies)
       ...(rand(4) === 0 ? { agent: ['w*', 'worker', 'x'][rand(3)]! } : {}),
     }));
     const p = policy(rules);
-    for (const host of hosts) for (const port of [80, 443]) {
-      const action = egress(host, port, { agent: 'worker' });
-      const prepared = prepareAction(action);
-      const scan = [...p.rules].filter((r) => r.kind === 'egress' && r.test(prepared)).sort((a, b) => b.rank - a.rank)[0];
-      const d = evaluate(p, action);
-      if (d.rule?.index !== scan?.index) t.fail(`round ${round} ${host}:${port}: index says ${d.rule?.index}, scan says ${scan?.index} — ${JSON.stringify(rules)}`);
-    }
+    for (const host of hosts)
+      for (const port of [80, 443]) {
+        const action = egress(host, port, { agent: 'worker' });
+        const prepared = prepareAction(action);
+        const scan = [...p.rules].filter((r) => r.kind === 'egress' && r.test(prepared)).sort((a, b) => b.rank - a.rank)[0];
+        const d = evaluate(p, action);
+        if (d.rule?.index !== scan?.index)
+          t.fail(`round ${round} ${host}:${port}: index says ${d.rule?.index}, scan says ${scan?.index} — ${JSON.stringify(rules)}`);
+      }
   }
   t.pass('index and scan agree');
 });

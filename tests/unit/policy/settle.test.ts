@@ -30,7 +30,8 @@ t.test('supervised: with no approver reachable, an ask is denied', async (t) => 
 
 t.test('supervised: the approval seam decides a held ask; an autonomous agent never reaches it', async (t) => {
   const asked: string[] = [];
-  const approver: Approver = { hold: async (d) => {
+  const approver: Approver = {
+    hold: async (d) => {
       asked.push(d.reason);
       return { approved: true, reason: 'approved by a test approver' };
     },

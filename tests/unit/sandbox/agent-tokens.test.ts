@@ -37,7 +37,12 @@ t.test('created beads are remembered up to a bound, oldest forgotten first', asy
 t.test('the hooks give the token, the API URL and provider addresses, and refuse the operator key', async (t) => {
   const tokens = new AgentTokens();
   const key = 'operator-key-0123456789-0123456789-abcdefgh';
-  const hooks = agentCredentials({ tokens, operatorKey: key, apiUrl: () => 'http://127.0.0.1:9090', providers: [{ name: 'open-ai', baseUrl: 'https://api.openai.com/v1', envVar: 'OPENAI_API_KEY', variable: 'OPEN_AI_BASE_URL' }] });
+  const hooks = agentCredentials({
+    tokens,
+    operatorKey: key,
+    apiUrl: () => 'http://127.0.0.1:9090',
+    providers: [{ name: 'open-ai', baseUrl: 'https://api.openai.com/v1', envVar: 'OPENAI_API_KEY', variable: 'OPEN_AI_BASE_URL' }],
+  });
   const env = hooks.issue({ id: 'agt_a', name: 'alpha' });
   t.same(Object.keys(env).sort(), ['AGENTBOX_API_URL', 'AGENTBOX_TOKEN', 'OPEN_AI_BASE_URL']);
   t.equal(env['OPEN_AI_BASE_URL'], 'http://127.0.0.1:9090/v1/providers/open-ai');
@@ -53,8 +58,16 @@ t.test('the hooks give the token, the API URL and provider addresses, and refuse
 t.test('broker targets stay under base_url', async (t) => {
   const p = { name: 'p', baseUrl: 'https://api.example.com/v1/' };
   t.equal(targetUrl(p, '/v1/providers/p/chat/completions?x=1&y=%20'), 'https://api.example.com/v1/chat/completions?x=1&y=%20');
-  t.equal(targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p/@evil.example/x'), 'https://api.example.com/@evil.example/x', 'an @ in the path is a path');
-  t.throws(() => targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p.evil.example/x'), { code: 'ABX_ERR_PROVIDER_PATH' }, 'a host cannot be appended');
+  t.equal(
+    targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p/@evil.example/x'),
+    'https://api.example.com/@evil.example/x',
+    'an @ in the path is a path',
+  );
+  t.throws(
+    () => targetUrl({ name: 'p', baseUrl: 'https://api.example.com' }, '/v1/providers/p.evil.example/x'),
+    { code: 'ABX_ERR_PROVIDER_PATH' },
+    'a host cannot be appended',
+  );
   for (const base of ['https://api.example.com/v1', 'https://api.example.com/v1/', 'https://api.example.com/v1//']) {
     t.equal(brokerTarget(base, '/models'), 'https://api.example.com/v1/models', `${base}: one slash between base and path`);
     t.equal(brokerTarget(base, '/'), 'https://api.example.com/v1/', `${base}: the base itself`);
@@ -63,8 +76,7 @@ t.test('broker targets stay under base_url', async (t) => {
   t.equal(brokerTarget('https://api.example.com', '/x/y'), 'https://api.example.com/x/y', 'a base_url without a path admits any plain path');
   for (const path of ['/a/./b', '/a/../a', '/a//b', '/a\\b', '/a%2fb', '/%2E/b', '/a%25/b', '/a/.%3bx/b', '/a/%zz', 'x', '/a#/../../b'])
     t.type(unsafePath(path), 'string', `${path} is refused`);
-  for (const path of ['', '/', '/a/', '/a.b/c..d/...', '/a;b=c/d', '/a%20b/%3a'])
-    t.equal(unsafePath(path), undefined, `${path} is plain`);
+  for (const path of ['', '/', '/a/', '/a.b/c..d/...', '/a;b=c/d', '/a%20b/%3a']) t.equal(unsafePath(path), undefined, `${path} is plain`);
 });
 
 t.test('a spawn refused for its environment or command leaves no live token', async (t) => {
@@ -76,7 +88,12 @@ t.test('a spawn refused for its environment or command leaves no live token', as
   const dir = await mkdtemp(path.join(os.tmpdir(), 'agent-tokens-'));
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const tokens = new AgentTokens();
-  const credentials = agentCredentials({ tokens, operatorKey: 'operator-key-0123456789-0123456789-abcdefgh', apiUrl: () => 'http://127.0.0.1:1', providers: [] });
+  const credentials = agentCredentials({
+    tokens,
+    operatorKey: 'operator-key-0123456789-0123456789-abcdefgh',
+    apiUrl: () => 'http://127.0.0.1:1',
+    providers: [],
+  });
   const manager = new ProcessManager({ workspaceDir: dir, parentEnv: {}, logger: pino({ level: 'silent' }), credentials });
   await manager.start();
   await t.rejects(manager.spawn({ name: 'bad-env', command: '/bin/true', args: [], env: { AGENTBOX_X: '1' } }), AdapterInputError);

@@ -40,7 +40,11 @@ t.test('two boxes on one machine get different blocks', async (t) => {
   const [p, q] = await Promise.all([new AgentUids(box('p')).idsFor('same-name'), new AgentUids(box('q')).idsFor('same-name')]);
   t.not(p.uid, q.uid);
   t.equal(Math.abs(p.uid - q.uid), AGENT_UID_BLOCK, 'a block apart');
-  t.same([readFileSync(path.join(claimsDir, '0'), 'utf8'), readFileSync(path.join(claimsDir, '1'), 'utf8')].sort(), [box('p').root, box('q').root].sort(), 'each claim names its root');
+  t.same(
+    [readFileSync(path.join(claimsDir, '0'), 'utf8'), readFileSync(path.join(claimsDir, '1'), 'utf8')].sort(),
+    [box('p').root, box('q').root].sort(),
+    'each claim names its root',
+  );
 });
 
 t.test("a block whose box's root is gone is taken over; one whose root exists is not", async (t) => {

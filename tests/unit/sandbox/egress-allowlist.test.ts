@@ -26,7 +26,8 @@ t.test('exact names, *.suffix and literal addresses', async (t) => {
 });
 
 t.test('entry problems (rule E045 and the runtime API)', async (t) => {
-  for (const ok of ['example.com', '*.example.com', 'localhost', '127.0.0.1', '::1', 'fd00:ec2::254', '_srv.example.com']) t.equal(entryProblem(ok), undefined, ok);
+  for (const ok of ['example.com', '*.example.com', 'localhost', '127.0.0.1', '::1', 'fd00:ec2::254', '_srv.example.com'])
+    t.equal(entryProblem(ok), undefined, ok);
   t.match(entryProblem('*.10.0.0.1'), /names, not to an address/);
   t.match(entryProblem('a.*.example.com'), /only as a leading/);
   t.match(entryProblem('-bad.example.com'), /not a DNS label/);
@@ -37,10 +38,25 @@ t.test('entry problems (rule E045 and the runtime API)', async (t) => {
 
 t.test('refused ranges, IPv4-mapped forms included', async (t) => {
   const cases: Array<[string, string | undefined]> = [
-    ['127.0.0.1', 'loopback'], ['::1', 'loopback'], ['10.1.2.3', 'private'], ['172.16.0.1', 'private'], ['172.32.0.1', undefined],
-    ['192.168.1.1', 'private'], ['fd12::1', 'private'], ['100.64.0.1', 'cgnat'], ['169.254.1.1', 'link-local'], ['fe80::1', 'link-local'],
-    ['169.254.169.254', 'metadata'], ['fd00:ec2::254', 'metadata'], ['0.0.0.0', 'unspecified'], ['::', 'unspecified'],
-    ['224.0.0.1', 'multicast'], ['ff02::1', 'multicast'], ['255.255.255.255', 'reserved'], ['203.0.113.7', undefined], ['2606:4700::1', undefined],
+    ['127.0.0.1', 'loopback'],
+    ['::1', 'loopback'],
+    ['10.1.2.3', 'private'],
+    ['172.16.0.1', 'private'],
+    ['172.32.0.1', undefined],
+    ['192.168.1.1', 'private'],
+    ['fd12::1', 'private'],
+    ['100.64.0.1', 'cgnat'],
+    ['169.254.1.1', 'link-local'],
+    ['fe80::1', 'link-local'],
+    ['169.254.169.254', 'metadata'],
+    ['fd00:ec2::254', 'metadata'],
+    ['0.0.0.0', 'unspecified'],
+    ['::', 'unspecified'],
+    ['224.0.0.1', 'multicast'],
+    ['ff02::1', 'multicast'],
+    ['255.255.255.255', 'reserved'],
+    ['203.0.113.7', undefined],
+    ['2606:4700::1', undefined],
   ];
   for (const [address, expected] of cases) t.equal(addressClass(canonicalAddress(address)!), expected, address);
   t.equal(canonicalAddress('::ffff:7f00:1'), '127.0.0.1', 'hex-written mapped address');
@@ -49,7 +65,13 @@ t.test('refused ranges, IPv4-mapped forms included', async (t) => {
 });
 
 t.test('decisions: names, ports, resolved addresses', async (t) => {
-  const dns: Record<string, string[]> = { 'api.example.com': ['203.0.113.10'], 'inner.example.com': ['203.0.113.11', '10.0.0.5'], 'meta.example.com': ['169.254.169.254'], 'db.internal': ['10.0.0.9'], 'v6.example.com': ['::ffff:127.0.0.1'] };
+  const dns: Record<string, string[]> = {
+    'api.example.com': ['203.0.113.10'],
+    'inner.example.com': ['203.0.113.11', '10.0.0.5'],
+    'meta.example.com': ['169.254.169.254'],
+    'db.internal': ['10.0.0.9'],
+    'v6.example.com': ['::ffff:127.0.0.1'],
+  };
   const resolve: Resolver = async (name) => {
     const a = dns[name];
     if (!a) throw Object.assign(new Error('ENOTFOUND'), { code: 'ENOTFOUND' });
@@ -61,7 +83,11 @@ t.test('decisions: names, ports, resolved addresses', async (t) => {
   t.same(await decide(l, 'api.example.com', 22, resolve), { allowed: false, reason: 'port-not-listed' });
   t.same(await decide(l, 'meta.example.com', 443, resolve), { allowed: false, reason: 'metadata' }, 'a suffix match never opens the metadata address');
   t.same(await decide(l, 'v6.example.com', 443, resolve), { allowed: false, reason: 'loopback' }, 'a mapped loopback answer is loopback');
-  t.same(await decide(l, 'inner.example.com', 443, resolve), { allowed: true, reason: 'suffix', address: '203.0.113.11' }, 'a private address listed literally passes');
+  t.same(
+    await decide(l, 'inner.example.com', 443, resolve),
+    { allowed: true, reason: 'suffix', address: '203.0.113.11' },
+    'a private address listed literally passes',
+  );
   t.same(await decide(l, 'db.internal', 443, resolve), { allowed: true, reason: 'exact', address: '10.0.0.9' }, 'an exact name may be private');
   t.same(await decide(l, 'nowhere.example.net', 443, resolve), { allowed: false, reason: 'unresolvable' });
   t.same(await decide(l, '10.0.0.5', 443, resolve), { allowed: true, reason: 'address', address: '10.0.0.5' });

@@ -23,17 +23,27 @@ for (const relay of ['buffer', 'pipe'] as const) {
     const { secret, hash } = newProxyCredential();
     credentials.set('agt_one', hash);
     const decisions: EgressDecision[] = [];
-    const proxy = createEgressProxy({ credentials, allowlist: () => new Allowlist({ allow_domains: ['127.0.0.1'], allow_ports: [port] }), onDecision: (d) => decisions.push(d), relay });
+    const proxy = createEgressProxy({
+      credentials,
+      allowlist: () => new Allowlist({ allow_domains: ['127.0.0.1'], allow_ports: [port] }),
+      onDecision: (d) => decisions.push(d),
+      relay,
+    });
     proxy.listen(0, '127.0.0.1');
     await once(proxy, 'listening');
-    t.teardown(() => { proxy.closeAllConnections(); proxy.close(); });
+    t.teardown(() => {
+      proxy.closeAllConnections();
+      proxy.close();
+    });
     const s = net.connect((proxy.address() as net.AddressInfo).port, '127.0.0.1');
-    s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`agt_one:${secret}`).toString('base64')}\r\n\r\n`);
+    s.write(
+      `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`agt_one:${secret}`).toString('base64')}\r\n\r\n`,
+    );
     let answer = '';
     s.on('data', (d: Buffer) => (answer += d.toString()));
     await once(s, 'close');
     t.match(answer, /^HTTP\/1\.1 502 Bad Gateway\r\n/, 'a status line, not a silent close');
     t.match(answer, /X-Agentbox-Egress: connect-failed\r\n/);
-    t.match(decisions, [{ agent: 'agt_one', decision: 'allowed', port }], 'the policy allowed it: the failure is the target\'s');
+    t.match(decisions, [{ agent: 'agt_one', decision: 'allowed', port }], "the policy allowed it: the failure is the target's");
   });
 }

@@ -17,7 +17,10 @@ t.test('each agent holds at most its share of the proxy', async (t) => {
   const upstream = net.createServer((s) => void held.push(s));
   upstream.listen(0, '127.0.0.1');
   await once(upstream, 'listening');
-  t.teardown(() => { for (const s of held) s.destroy(); upstream.close(); });
+  t.teardown(() => {
+    for (const s of held) s.destroy();
+    upstream.close();
+  });
   const port = (upstream.address() as net.AddressInfo).port;
   const credentials = new CredentialStore();
   const hog = newProxyCredential();
@@ -25,11 +28,20 @@ t.test('each agent holds at most its share of the proxy', async (t) => {
   credentials.set('agt_hog', hog.hash);
   credentials.set('agt_other', other.hash);
   const decisions: EgressDecision[] = [];
-  const proxy = createEgressProxy({ credentials, allowlist: () => new Allowlist({ allow_domains: ['localhost'], allow_ports: [port] }), onDecision: (d) => void decisions.push(d), maxPerAgent: CAP });
+  const proxy = createEgressProxy({
+    credentials,
+    allowlist: () => new Allowlist({ allow_domains: ['localhost'], allow_ports: [port] }),
+    onDecision: (d) => void decisions.push(d),
+    maxPerAgent: CAP,
+  });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
   const open: net.Socket[] = [];
-  t.teardown(() => { for (const s of open) s.destroy(); proxy.closeAllConnections(); proxy.close(); });
+  t.teardown(() => {
+    for (const s of open) s.destroy();
+    proxy.closeAllConnections();
+    proxy.close();
+  });
   t.equal(proxy.maxConnections, MAX_CONNECTIONS, 'a ceiling on every connection');
   t.equal(proxy.headersTimeout, HEADERS_TIMEOUT_MS, 'a connection that never asks is closed');
 
@@ -37,7 +49,9 @@ t.test('each agent holds at most its share of the proxy', async (t) => {
   const connect = async (agent: string, secret: string): Promise<number> => {
     const s = net.connect((proxy.address() as net.AddressInfo).port, '127.0.0.1');
     open.push(s);
-    s.write(`CONNECT localhost:${port} HTTP/1.1\r\nHost: localhost:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`${agent}:${secret}`).toString('base64')}\r\n\r\n`);
+    s.write(
+      `CONNECT localhost:${port} HTTP/1.1\r\nHost: localhost:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`${agent}:${secret}`).toString('base64')}\r\n\r\n`,
+    );
     const [data] = (await once(s, 'data')) as [Buffer];
     return Number(data.toString().split(' ')[1]);
   };
@@ -50,5 +64,9 @@ t.test('each agent holds at most its share of the proxy', async (t) => {
   t.equal(await connect('agt_other', other.secret), 200, 'another agent still gets through');
   open[0]!.destroy();
   // The proxy learns of the close asynchronously: a refused try is closed by the proxy and frees nothing.
-  t.equal(await waitFor('a slot to free', async () => ((await connect('agt_hog', hog.secret)) === 200 ? 200 : undefined), 5_000, 20), 200, 'a closed tunnel frees its slot');
+  t.equal(
+    await waitFor('a slot to free', async () => ((await connect('agt_hog', hog.secret)) === 200 ? 200 : undefined), 5_000, 20),
+    200,
+    'a closed tunnel frees its slot',
+  );
 });

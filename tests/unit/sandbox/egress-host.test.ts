@@ -17,7 +17,14 @@ async function hostEcho(): Promise<{ port: number; seen: http.IncomingHttpHeader
   });
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
-  return { port: (server.address() as net.AddressInfo).port, seen, close: () => { server.closeAllConnections(); server.close(); } };
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    seen,
+    close: () => {
+      server.closeAllConnections();
+      server.close();
+    },
+  };
 }
 
 t.test('the request that leaves the proxy names the checked host', async (t) => {
@@ -26,10 +33,17 @@ t.test('the request that leaves the proxy names the checked host', async (t) => 
   const credentials = new CredentialStore();
   const { secret, hash } = newProxyCredential();
   credentials.set('agt_host', hash);
-  const proxy = createEgressProxy({ credentials, allowlist: () => new Allowlist({ allow_domains: ['localhost'], allow_ports: [upstream.port] }), onDecision: () => undefined });
+  const proxy = createEgressProxy({
+    credentials,
+    allowlist: () => new Allowlist({ allow_domains: ['localhost'], allow_ports: [upstream.port] }),
+    onDecision: () => undefined,
+  });
   proxy.listen(0, '127.0.0.1');
   await once(proxy, 'listening');
-  t.teardown(() => { proxy.closeAllConnections(); proxy.close(); });
+  t.teardown(() => {
+    proxy.closeAllConnections();
+    proxy.close();
+  });
   const auth = `Proxy-Authorization: Basic ${Buffer.from(`agt_host:${secret}`).toString('base64')}\r\n`;
   const checked = `localhost:${upstream.port}`;
 
@@ -51,7 +65,10 @@ t.test('the request that leaves the proxy names the checked host', async (t) => 
     }
     const none = await send(`GET http://${checked}/x HTTP/1.0\r\n`);
     t.same([none.status, none.body], [200, `host=${checked}`], 'a request without Host gets the checked one');
-    t.notOk(upstream.seen.some((h) => h['host'] !== checked), 'every request upstream named the checked host');
+    t.notOk(
+      upstream.seen.some((h) => h['host'] !== checked),
+      'every request upstream named the checked host',
+    );
   });
 
   await t.test('requests whose target is not a plain absolute http URL are refused before anything leaves', async (t) => {
@@ -73,7 +90,11 @@ t.test('the request that leaves the proxy names the checked host', async (t) => 
       t.equal(r.status, 400, JSON.stringify(head.split('\r\n')[0]));
       if (r.reason !== undefined) t.equal(r.reason, reason);
       const [method, target] = head.split(' ');
-      const rawHeaders = head.split('\r\n').slice(1).filter(Boolean).flatMap((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]);
+      const rawHeaders = head
+        .split('\r\n')
+        .slice(1)
+        .filter(Boolean)
+        .flatMap((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]);
       t.equal(method === 'GET' && absoluteTarget({ url: target!, rawHeaders }), reason, `the proxy's own verdict on ${target}`);
     }
     t.equal(upstream.seen.length, before, 'none of them reached the server');

@@ -21,8 +21,16 @@ t.test('a port in use is refused naming the port, the programme, sandbox.egress.
   const manifest = path.join(root, 'agentbox.toml');
   writeFileSync(manifest, `[sandbox.egress]\nport = ${port}\n`);
   const env = { AGENTBOX_ROOT: root, AGENTBOX_MANIFEST: manifest };
-  const err = (await runEgressProxy(env, createLogger({ level: 'silent' })).then(() => undefined, (e: unknown) => e)) as Error;
+  const err = (await runEgressProxy(env, createLogger({ level: 'silent' })).then(
+    () => undefined,
+    (e: unknown) => e,
+  )) as Error;
   t.equal(err?.name, 'PortInUseError');
-  t.match(err.message, new RegExp(`^port ${port} on 127\\.0\\.0\\.1 is already in use: the egress proxy \\(programme egress-proxy, manifest key sandbox\\.egress\\.port, override AGENTBOX_EGRESS_PORT\\)`));
+  t.match(
+    err.message,
+    new RegExp(
+      `^port ${port} on 127\\.0\\.0\\.1 is already in use: the egress proxy \\(programme egress-proxy, manifest key sandbox\\.egress\\.port, override AGENTBOX_EGRESS_PORT\\)`,
+    ),
+  );
   t.notOk(err.message.includes('\n'), 'one line');
 });

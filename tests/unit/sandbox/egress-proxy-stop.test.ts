@@ -18,7 +18,10 @@ t.test('close() ends open tunnels instead of waiting for them', async (t) => {
   const upstream = net.createServer((s) => void held.push(s));
   upstream.listen(0, '127.0.0.1');
   await once(upstream, 'listening');
-  t.teardown(() => { for (const s of held) s.destroy(); upstream.close(); });
+  t.teardown(() => {
+    for (const s of held) s.destroy();
+    upstream.close();
+  });
   const port = (upstream.address() as net.AddressInfo).port;
 
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-proxy-stop-'));
@@ -30,7 +33,14 @@ t.test('close() ends open tunnels instead of waiting for them', async (t) => {
   const { key } = await ensureApiKey(paths.apiKeyFile, logger);
   const proxy = await runEgressProxy({ AGENTBOX_ROOT: dir, AGENTBOX_MANIFEST: manifest, AGENTBOX_EGRESS_PORT: '0' }, logger);
   const client = await new Promise<ControlClient>((ok) => {
-    const c: ControlClient = new ControlClient({ socketPath: paths.egressControlSocket, apiKey: key, onConnect: async (): Promise<void> => ok(c), onDecision: () => undefined, onStateChange: () => undefined, timing: { retryMinMs: 20, retryMaxMs: 100 } });
+    const c: ControlClient = new ControlClient({
+      socketPath: paths.egressControlSocket,
+      apiKey: key,
+      onConnect: async (): Promise<void> => ok(c),
+      onDecision: () => undefined,
+      onStateChange: () => undefined,
+      timing: { retryMinMs: 20, retryMaxMs: 100 },
+    });
     c.start();
   });
   t.teardown(() => client.close());
@@ -40,12 +50,17 @@ t.test('close() ends open tunnels instead of waiting for them', async (t) => {
   // Through the TCP port and through the sandboxes' socket, as agents in either mode reach it.
   const tunnels = [net.connect(proxy.port, '127.0.0.1'), net.connect(paths.sandboxEgressSocket)];
   for (const s of tunnels) {
-    s.write(`CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`agt_stop:${secret}`).toString('base64')}\r\n\r\n`);
+    s.write(
+      `CONNECT 127.0.0.1:${port} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nProxy-Authorization: Basic ${Buffer.from(`agt_stop:${secret}`).toString('base64')}\r\n\r\n`,
+    );
     const [data] = (await once(s, 'data')) as [Buffer];
     t.match(data.toString('latin1'), /^HTTP\/1\.1 200/, 'the tunnel is open');
   }
   const closed = tunnels.map((s) => once(s, 'close'));
-  const outcome = await Promise.race([proxy.close().then(() => 'stopped'), new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000).unref())]);
+  const outcome = await Promise.race([
+    proxy.close().then(() => 'stopped'),
+    new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5_000).unref()),
+  ]);
   t.equal(outcome, 'stopped', 'the proxy stops');
   await Promise.all(closed);
   t.pass('and every tunnel ended with it');

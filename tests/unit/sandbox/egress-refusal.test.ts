@@ -13,10 +13,16 @@ t.test('each rule names what would allow it', async (t) => {
 });
 
 t.test('header and body carry printable ASCII only', async (t) => {
-  t.equal(refusalHeader('a.example', 443, 'domain-not-listed'), 'host="a.example"; port=443; rule=domain-not-listed; allow-with=sandbox.egress.allow_domains += "a.example"');
+  t.equal(
+    refusalHeader('a.example', 443, 'domain-not-listed'),
+    'host="a.example"; port=443; rule=domain-not-listed; allow-with=sandbox.egress.allow_domains += "a.example"',
+  );
   const odd = refusalHeader('bad\r\nX-Injected: 1é', 443, 'domain-not-listed');
   t.notMatch(odd, /[\r\n]|[^\x20-\x7e]/, 'no line break or non-ASCII reaches the header');
-  t.match(refusalBody('a.example', 80, 'port-not-listed'), /^agentbox egress refused a\.example:80: port-not-listed; to allow it: sandbox\.egress\.allow_ports \+= 80 /);
+  t.match(
+    refusalBody('a.example', 80, 'port-not-listed'),
+    /^agentbox egress refused a\.example:80: port-not-listed; to allow it: sandbox\.egress\.allow_ports \+= 80 /,
+  );
 });
 
 t.test('the log keeps the last 20 per agent, newest last, and forgets the least recent agents first', async (t) => {
@@ -24,8 +30,17 @@ t.test('the log keeps the last 20 per agent, newest last, and forgets the least 
   for (let i = 1; i <= 25; i++) log.add('agt_a', { host: `h${i}.example`, port: 443, reason: 'domain-not-listed' }, new Date(Date.UTC(2026, 0, 1, 0, 0, i)));
   const kept = log.of('agt_a');
   t.equal(kept.length, RefusalLog.PER_AGENT);
-  t.same(kept.map((r) => r.host), Array.from({ length: 20 }, (_, i) => `h${i + 6}.example`));
-  t.same(kept.at(-1), { at: '2026-01-01T00:00:25.000Z', host: 'h25.example', port: 443, reason: 'domain-not-listed', allowWith: 'sandbox.egress.allow_domains += "h25.example"' });
+  t.same(
+    kept.map((r) => r.host),
+    Array.from({ length: 20 }, (_, i) => `h${i + 6}.example`),
+  );
+  t.same(kept.at(-1), {
+    at: '2026-01-01T00:00:25.000Z',
+    host: 'h25.example',
+    port: 443,
+    reason: 'domain-not-listed',
+    allowWith: 'sandbox.egress.allow_domains += "h25.example"',
+  });
   kept.pop();
   t.equal(log.of('agt_a').length, 20, 'callers get a copy');
   t.same(log.of('agt_none'), []);

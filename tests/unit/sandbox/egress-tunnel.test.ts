@@ -14,8 +14,16 @@ const digest = (b: Buffer): string => createHash('sha256').update(b).digest('hex
  * sockets are tunnelled to it (what the proxy does after admitting a CONNECT); resolves to the
  * agent's end of one tunnel and the proxy side of it.
  */
-async function tunnel(t: Tap.Test, relay: TunnelRelay, serve: (s: net.Socket) => void, head = Buffer.alloc(0)): Promise<{ agent: net.Socket; proxySide: net.Socket }> {
-  const upstream = net.createServer((s) => { s.on('error', () => undefined); serve(s); });
+async function tunnel(
+  t: Tap.Test,
+  relay: TunnelRelay,
+  serve: (s: net.Socket) => void,
+  head = Buffer.alloc(0),
+): Promise<{ agent: net.Socket; proxySide: net.Socket }> {
+  const upstream = net.createServer((s) => {
+    s.on('error', () => undefined);
+    serve(s);
+  });
   upstream.listen(0, '127.0.0.1');
   await once(upstream, 'listening');
   const accepted: net.Socket[] = [];
@@ -30,7 +38,11 @@ async function tunnel(t: Tap.Test, relay: TunnelRelay, serve: (s: net.Socket) =>
   const agent = net.connect((front.address() as net.AddressInfo).port, '127.0.0.1');
   agent.on('error', () => undefined);
   await once(front, 'connection');
-  t.teardown(() => { agent.destroy(); front.close(); upstream.close(); });
+  t.teardown(() => {
+    agent.destroy();
+    front.close();
+    upstream.close();
+  });
   return { agent, proxySide: accepted[0]! };
 }
 
@@ -87,8 +99,13 @@ t.test('an upstream that refuses the connection is reported, not relayed', async
   const port = (closed.address() as net.AddressInfo).port;
   await new Promise((r) => closed.close(r));
   const [a, b] = await pair();
-  t.teardown(() => { a.destroy(); b.destroy(); });
-  const failed = new Promise<string>((resolve) => openTunnel(a, '127.0.0.1', port, Buffer.alloc(0), { onConnect: () => resolve('connected'), onConnectFailed: () => resolve('failed') }));
+  t.teardown(() => {
+    a.destroy();
+    b.destroy();
+  });
+  const failed = new Promise<string>((resolve) =>
+    openTunnel(a, '127.0.0.1', port, Buffer.alloc(0), { onConnect: () => resolve('connected'), onConnectFailed: () => resolve('failed') }),
+  );
   t.equal(await failed, 'failed');
 });
 

@@ -18,7 +18,9 @@ const SIGUSR2 = 12;
 /** The agent's SigIgn mask when its parent shell ignores `ignored` (by number). */
 function agentIgnores(mode: string[], ignored: number[]): bigint {
   const traps = ignored.map((s) => `trap "" ${s};`).join(' ');
-  const r = spawnSync('/bin/sh', ['-c', `${traps} exec "$0" "$@"`, launcher, ...SYSTEM, ...mode, '--', '/bin/grep', '^SigIgn:', '/proc/self/status'], { encoding: 'utf8' });
+  const r = spawnSync('/bin/sh', ['-c', `${traps} exec "$0" "$@"`, launcher, ...SYSTEM, ...mode, '--', '/bin/grep', '^SigIgn:', '/proc/self/status'], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`launcher exited ${r.status}: ${r.stderr}`);
   return BigInt(`0x${r.stdout.split(/\s+/)[1]}`);
 }

@@ -41,9 +41,27 @@ async function sandboxFor(t: Tap.Test, settings: Partial<SandboxSettings>): Prom
 }
 
 /** Run `command args` as agent `id` in `dir` through `sandbox`, as the process manager does; its output and exit. */
-async function runAgent(sandbox: AgentSandbox, dir: string, command: string, args: string[]): Promise<{ out: string; code: number | null; signal: string | null }> {
-  const c = await sandbox.confine({ id: `agt_${path.basename(dir)}`, name: path.basename(dir), command, args, cwd: path.join(paths.workspaceDir, dir), workspace: paths.workspaceDir });
-  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, dir), env: { PATH: '/usr/bin:/bin', ...c.env }, detached: true, stdio: ['ignore', 'pipe', 'pipe', ...(c.readyFd ? ['pipe' as const] : [])], ...c.ids });
+async function runAgent(
+  sandbox: AgentSandbox,
+  dir: string,
+  command: string,
+  args: string[],
+): Promise<{ out: string; code: number | null; signal: string | null }> {
+  const c = await sandbox.confine({
+    id: `agt_${path.basename(dir)}`,
+    name: path.basename(dir),
+    command,
+    args,
+    cwd: path.join(paths.workspaceDir, dir),
+    workspace: paths.workspaceDir,
+  });
+  const child = spawn(c.command, c.args, {
+    cwd: path.join(paths.workspaceDir, dir),
+    env: { PATH: '/usr/bin:/bin', ...c.env },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe', ...(c.readyFd ? ['pipe' as const] : [])],
+    ...c.ids,
+  });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -57,7 +75,9 @@ t.test('an agent in its own namespaces, confined by the launcher inside', async 
   const apiPort = await loopbackService(t);
   const sandbox = await sandboxFor(t, { apiPort: () => apiPort });
   t.match(sandbox.status().namespaces, { setting: 'required', active: true, proc: 'fresh' });
-  const seen = await runAgent(sandbox, 'a', process.execPath, ['-e', `
+  const seen = await runAgent(sandbox, 'a', process.execPath, [
+    '-e',
+    `
     const fs = require('fs'), net = require('net');
     const loaders = (process.env.NODE_OPTIONS ?? '').match(/file:[^" ]+/g) ?? [];
     const r = { state: fs.existsSync(${JSON.stringify(paths.stateDir)}), uid: process.getuid(), loaders: loaders.map((u) => fs.existsSync(new URL(u))) };
@@ -68,7 +88,8 @@ t.test('an agent in its own namespaces, confined by the launcher inside', async 
     const direct = new Promise((res) => net.connect(80, '192.0.2.1').on('connect', () => res('connected')).on('error', (e) => res(e.code)));
     const viaApi = new Promise((res) => { let d = ''; net.connect(${apiPort}, '127.0.0.1').on('data', (b) => d += b).on('end', () => res(d.trim())).on('error', (e) => res(e.code)); });
     Promise.all([direct, viaApi]).then(([d, a]) => { r.direct = d; r.api = a; console.log(JSON.stringify(r)); process.exit(0); });
-  `]);
+  `,
+  ]);
   t.equal(seen.code, 0, seen.out);
   // Under tap its spawn hook adds NODE_OPTIONS (a coverage loader in the checkout) to every child: what follows the
   // JSON line is that loader failing to write its report at exit (the checkout is read-only inside).
@@ -78,21 +99,32 @@ t.test('an agent in its own namespaces, confined by the launcher inside', async 
   t.equal(r[path.join(paths.workspaceDir, 'b', 'notes.txt')], 'ENOENT', "another agent's directory does not exist inside");
   t.not(r['usr'], 'written', `system directories cannot be written (${String(r['usr'])})`);
   t.equal(readFileSync(path.join(paths.workspaceDir, 'a', 'out.txt'), 'utf8'), 'written', 'its own directory is writable');
-  t.ok((r['pids'] as number) <= 4, `a fresh /proc: only the sandbox's own processes (${String(r['pids'])}: bwrap's init, the launcher waiting for the agent, the agent, its forwarder)`);
+  t.ok(
+    (r['pids'] as number) <= 4,
+    `a fresh /proc: only the sandbox's own processes (${String(r['pids'])}: bwrap's init, the launcher waiting for the agent, the agent, its forwarder)`,
+  );
   t.equal(r['direct'], 'EACCES', 'no other TCP port (Landlock, before routing)');
   t.equal(r['api'], 'from-the-api', "the forwarded loopback port reaches the box's socket, and through it the API");
-  t.notOk((r['loaders'] as boolean[]).includes(false), 'every loader NODE_OPTIONS names is visible inside (the checkout is bound at its own path, even under /tmp)');
+  t.notOk(
+    (r['loaders'] as boolean[]).includes(false),
+    'every loader NODE_OPTIONS names is visible inside (the checkout is bound at its own path, even under /tmp)',
+  );
 });
 
 t.test("the API's own NODE_OPTIONS never reaches an agent (the environment is an allowlist)", async (t) => {
   const env = agentEnvironment({ PATH: '/usr/bin:/bin', NODE_OPTIONS: '--require /opt/hook.js' }, undefined, {});
   t.equal(env['NODE_OPTIONS'], undefined);
-  t.equal(agentEnvironment({ PATH: '/bin' }, { NODE_OPTIONS: '--max-old-space-size=512' }, {})['NODE_OPTIONS'], '--max-old-space-size=512', 'a spawn request may set it (its paths must then be visible to the agent)');
+  t.equal(
+    agentEnvironment({ PATH: '/bin' }, { NODE_OPTIONS: '--max-old-space-size=512' }, {})['NODE_OPTIONS'],
+    '--max-old-space-size=512',
+    'a spawn request may set it (its paths must then be visible to the agent)',
+  );
 });
 
 t.test('the process limit is per agent: a fork bomb stops at it, the box forks on', async (t) => {
   const sandbox = await sandboxFor(t, { limits: { ...limits, processes: 20 } });
-  const forks = 'import os, signal\nkids = []\ntry:\n    for _ in range(40):\n        pid = os.fork()\n        if pid == 0:\n            signal.pause()\n        kids.append(pid)\nexcept OSError as e:\n    print("refused", e.strerror)\nprint("started", len(kids))\nfor k in kids:\n    os.kill(k, 9)';
+  const forks =
+    'import os, signal\nkids = []\ntry:\n    for _ in range(40):\n        pid = os.fork()\n        if pid == 0:\n            signal.pause()\n        kids.append(pid)\nexcept OSError as e:\n    print("refused", e.strerror)\nprint("started", len(kids))\nfor k in kids:\n    os.kill(k, 9)';
   const bomb = await runAgent(sandbox, 'a', '/usr/bin/python3', ['-c', forks]);
   const n = Number(/started (\d+)/.exec(bomb.out)?.[1]);
   t.ok(n > 0 && n < 20, `stopped below the limit of 20 (${n} children): ${bomb.out}`);
@@ -105,11 +137,28 @@ t.test('exit status and signals read as for a plain spawn', async (t) => {
   const sandbox = await sandboxFor(t, {});
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 7']), { code: 7, signal: null }, 'an exit status passes');
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'kill -USR1 $$']), { code: null, signal: 'SIGUSR1' }, 'a signal passes');
-  t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 137']), { code: 137, signal: null }, 'a status of 129…159 stays a status (bubblewrap alone would report SIGKILL as 137)');
+  t.match(
+    await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'exit 137']),
+    { code: 137, signal: null },
+    'a status of 129…159 stays a status (bubblewrap alone would report SIGKILL as 137)',
+  );
   t.match(await runAgent(sandbox, 'a', '/bin/sh', ['-c', 'kill -KILL $$']), { code: null, signal: 'SIGKILL' }, 'SIGKILL passes as a signal');
   // SIGTERM to the group (as terminate sends it) once the agent set its handler: the handler runs, the grace is kept.
-  const c = await sandbox.confine({ id: 'agt_term', name: 'term', command: '/bin/sh', args: ['-c', 'trap "echo graceful; exit 3" TERM; echo trapped; while :; do sleep 0.05; done'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
-  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
+  const c = await sandbox.confine({
+    id: 'agt_term',
+    name: 'term',
+    command: '/bin/sh',
+    args: ['-c', 'trap "echo graceful; exit 3" TERM; echo trapped; while :; do sleep 0.05; done'],
+    cwd: path.join(paths.workspaceDir, 'c'),
+    workspace: paths.workspaceDir,
+  });
+  const child = spawn(c.command, c.args, {
+    cwd: path.join(paths.workspaceDir, 'c'),
+    env: { PATH: '/usr/bin:/bin' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+    ...c.ids,
+  });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   let out = '';
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /trapped/.test(out) && resolve()));
@@ -124,8 +173,21 @@ t.test('a SIGKILL to the group the box leads ends the whole sandbox, an agent th
   const sandbox = await sandboxFor(t, {});
   // A marker no other process has: what is left of the agent is found by it on the host.
   const marker = `${31 + Math.random()}`.slice(0, 9);
-  const c = await sandbox.confine({ id: 'agt_kill', name: 'kill', command: '/bin/sh', args: ['-c', `trap "" TERM; echo started; sleep ${marker}`], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
-  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
+  const c = await sandbox.confine({
+    id: 'agt_kill',
+    name: 'kill',
+    command: '/bin/sh',
+    args: ['-c', `trap "" TERM; echo started; sleep ${marker}`],
+    cwd: path.join(paths.workspaceDir, 'c'),
+    workspace: paths.workspaceDir,
+  });
+  const child = spawn(c.command, c.args, {
+    cwd: path.join(paths.workspaceDir, 'c'),
+    env: { PATH: '/usr/bin:/bin' },
+    detached: true,
+    stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
+    ...c.ids,
+  });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => /started/.test(String(d)) && resolve()));
   const closed = new Promise((resolve) => child.on('close', (_code, signal) => resolve(signal)));
@@ -133,12 +195,13 @@ t.test('a SIGKILL to the group the box leads ends the whole sandbox, an agent th
   t.equal(await closed, 'SIGKILL');
   await c.release();
   // bubblewrap goes with the wrapper (--die-with-parent) and the PID namespace with bubblewrap; give the kernel a moment.
-  const left = async (): Promise<string> => new Promise((resolve) => {
-    const ps = spawn('pgrep', ['-f', `sleep ${marker}`], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    ps.stdout.on('data', (d: Buffer) => (out += d));
-    ps.on('close', () => resolve(out.trim()));
-  });
+  const left = async (): Promise<string> =>
+    new Promise((resolve) => {
+      const ps = spawn('pgrep', ['-f', `sleep ${marker}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+      let out = '';
+      ps.stdout.on('data', (d: Buffer) => (out += d));
+      ps.on('close', () => resolve(out.trim()));
+    });
   let found = await left();
   for (let i = 0; found && i < 50; i++) {
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -156,10 +219,18 @@ t.test('the egress proxy listens on its sandbox socket itself; an agent running 
   t.teardown(() => proxy.close());
   const sandbox = await sandboxFor(t, {});
   // Each ask is a request without a credential: the proxy's 407 shows the proxy answered.
-  const agent = "import os, socket, time\ndef ask():\n    s = socket.create_connection(('127.0.0.1', 3128))\n    s.sendall(b'GET http://example.test/ HTTP/1.1\\r\\nHost: example.test\\r\\n\\r\\n')\n    line = s.recv(64).split(b'\\r\\n')[0].decode()\n    s.close()\n    return line or 'nothing'\nprint('first', ask(), flush=True)\nwhile not os.path.exists('go'): time.sleep(0.02)\nprint('second', ask(), flush=True)";
+  const agent =
+    "import os, socket, time\ndef ask():\n    s = socket.create_connection(('127.0.0.1', 3128))\n    s.sendall(b'GET http://example.test/ HTTP/1.1\\r\\nHost: example.test\\r\\n\\r\\n')\n    line = s.recv(64).split(b'\\r\\n')[0].decode()\n    s.close()\n    return line or 'nothing'\nprint('first', ask(), flush=True)\nwhile not os.path.exists('go'): time.sleep(0.02)\nprint('second', ask(), flush=True)";
   const dir = path.join(paths.workspaceDir, 'c');
   rmSync(path.join(dir, 'go'), { force: true });
-  const c = await sandbox.confine({ id: 'agt_restart', name: 'restart', command: '/usr/bin/python3', args: ['-c', agent], cwd: dir, workspace: paths.workspaceDir });
+  const c = await sandbox.confine({
+    id: 'agt_restart',
+    name: 'restart',
+    command: '/usr/bin/python3',
+    args: ['-c', agent],
+    cwd: dir,
+    workspace: paths.workspaceDir,
+  });
   const child = spawn(c.command, c.args, { cwd: dir, env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   let out = '';
@@ -183,36 +254,69 @@ t.test('what an agent leaves running ends with it (its PID namespace goes with i
   t.notOk(existsSync(late), 'the leftover process was killed with the namespace');
 });
 
-t.test('as root, each agent name is an unprivileged uid of its own on the host', { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false }, async (t) => {
-  const claims = mkdtempSync(path.join(tmpdir(), 'agentbox-uid-claims-'));
-  t.teardown(() => rmSync(claims, { recursive: true, force: true }));
-  const sandbox = await sandboxFor(t, { agentUidClaims: claims });
-  const c = await sandbox.confine({ id: 'agt_root', name: 'rooted', command: '/bin/sleep', args: ['30'], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
-  t.ok(c.ids && c.ids.uid >= AGENT_UID_BASE && c.ids.gid === c.ids.uid, `a uid and gid of the agents' range (${JSON.stringify(c.ids)})`);
-  t.equal(statSync(path.join(paths.workspaceDir, 'c')).uid, c.ids?.uid, 'its directory is given to it');
-  t.equal(statSync(path.join(paths.workspaceDir, 'c')).mode & 0o077, 0, 'and closed to every other uid');
-  const child = spawn(c.command, c.args, { cwd: path.join(paths.workspaceDir, 'c'), detached: true, stdio: ['ignore', 'ignore', 'ignore', 'pipe'], ...c.ids });
-  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
-  const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
-  t.match(status, new RegExp(`^Uid:\\s+${c.ids!.uid}\\s+${c.ids!.uid}\\s+${c.ids!.uid}\\s+${c.ids!.uid}$`, 'm'), 'real, effective, saved and fs uid');
-  t.match(status, /^Groups:\s*$/m, 'no supplementary groups');
-  process.kill(-child.pid!, 'SIGTERM');
-  const [, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
-  await c.release();
-  t.equal(signal, 'SIGTERM', 'ends as a plain spawn would');
-  const other = await sandbox.confine({ id: 'agt_other', name: 'other', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'd'), workspace: paths.workspaceDir });
-  await other.release();
-  t.not(other.ids?.uid, c.ids?.uid, 'another name, another uid');
-  const again = await sandbox.confine({ id: 'agt_again', name: 'rooted', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'c'), workspace: paths.workspaceDir });
-  await again.release();
-  t.same(again.ids, c.ids, 'the same name, the same uid');
-});
+t.test(
+  'as root, each agent name is an unprivileged uid of its own on the host',
+  { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false },
+  async (t) => {
+    const claims = mkdtempSync(path.join(tmpdir(), 'agentbox-uid-claims-'));
+    t.teardown(() => rmSync(claims, { recursive: true, force: true }));
+    const sandbox = await sandboxFor(t, { agentUidClaims: claims });
+    const c = await sandbox.confine({
+      id: 'agt_root',
+      name: 'rooted',
+      command: '/bin/sleep',
+      args: ['30'],
+      cwd: path.join(paths.workspaceDir, 'c'),
+      workspace: paths.workspaceDir,
+    });
+    t.ok(c.ids && c.ids.uid >= AGENT_UID_BASE && c.ids.gid === c.ids.uid, `a uid and gid of the agents' range (${JSON.stringify(c.ids)})`);
+    t.equal(statSync(path.join(paths.workspaceDir, 'c')).uid, c.ids?.uid, 'its directory is given to it');
+    t.equal(statSync(path.join(paths.workspaceDir, 'c')).mode & 0o077, 0, 'and closed to every other uid');
+    const child = spawn(c.command, c.args, {
+      cwd: path.join(paths.workspaceDir, 'c'),
+      detached: true,
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+      ...c.ids,
+    });
+    await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+    const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+    t.match(status, new RegExp(`^Uid:\\s+${c.ids!.uid}\\s+${c.ids!.uid}\\s+${c.ids!.uid}\\s+${c.ids!.uid}$`, 'm'), 'real, effective, saved and fs uid');
+    t.match(status, /^Groups:\s*$/m, 'no supplementary groups');
+    process.kill(-child.pid!, 'SIGTERM');
+    const [, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('exit', (c, s) => resolve([c, s])));
+    await c.release();
+    t.equal(signal, 'SIGTERM', 'ends as a plain spawn would');
+    const other = await sandbox.confine({
+      id: 'agt_other',
+      name: 'other',
+      command: '/bin/true',
+      args: [],
+      cwd: path.join(paths.workspaceDir, 'd'),
+      workspace: paths.workspaceDir,
+    });
+    await other.release();
+    t.not(other.ids?.uid, c.ids?.uid, 'another name, another uid');
+    const again = await sandbox.confine({
+      id: 'agt_again',
+      name: 'rooted',
+      command: '/bin/true',
+      args: [],
+      cwd: path.join(paths.workspaceDir, 'c'),
+      workspace: paths.workspaceDir,
+    });
+    await again.release();
+    t.same(again.ids, c.ids, 'the same name, the same uid');
+  },
+);
 
 t.test('required refuses to spawn where namespaces cannot be used; auto runs the launcher alone', async (t) => {
   const missing = path.join(root, 'no-bwrap');
   const required = await sandboxFor(t, { bwrap: missing });
   t.match(required.status().namespaces, { setting: 'required', active: false, reason: /not found \(install bubblewrap\)/ });
-  await t.rejects(required.confine({ id: 'agt_r', name: 'r', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir }), { code: 'ABX_ERR_CONFLICT', message: /sandbox\.namespaces = "required".*not found.*sandbox-namespaces/ });
+  await t.rejects(
+    required.confine({ id: 'agt_r', name: 'r', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir }),
+    { code: 'ABX_ERR_CONFLICT', message: /sandbox\.namespaces = "required".*not found.*sandbox-namespaces/ },
+  );
   const auto = await sandboxFor(t, { bwrap: missing, namespaces: 'auto' });
   const plain = await runAgent(auto, 'a', '/bin/sh', ['-c', 'grep -c . /proc/self/uid_map; grep Seccomp: /proc/self/status']);
   t.match(plain.out, /^1\n/, 'auto: no user namespace of its own (the initial uid map)');
@@ -223,7 +327,7 @@ t.test('required refuses to spawn where namespaces cannot be used; auto runs the
 
 // Inside the container a fresh procfs cannot be mounted (Docker masks /proc paths): bubblewrap binds the outer /proc
 // read-only. The seam forces that mode on a host; bwrap really runs with --ro-bind /proc /proc.
-t.test('the /proc fallback: the box\'s processes are listed, their environment and root stay unreadable', async (t) => {
+t.test("the /proc fallback: the box's processes are listed, their environment and root stay unreadable", async (t) => {
   const sandbox = await sandboxFor(t, { proc: 'ro-bind' });
   t.match(sandbox.status().namespaces, { active: true, proc: 'ro-bind' });
   const other = spawn('/bin/sleep', ['30'], { env: { AGENTBOX_TEST_SECRET: 'abx_other_environ' }, stdio: 'ignore' });
@@ -242,7 +346,11 @@ print(json.dumps(r))`;
   t.equal(seen.code, 0, seen.out);
   const r = JSON.parse(seen.out) as Record<string, unknown>;
   t.equal(r['apiListed'], true, "the outer /proc: the box's processes are listed");
-  t.match(r, { apiEnviron: 'Permission denied', otherEnviron: 'Permission denied', otherRoot: 'Permission denied' }, "another process's environ and root stay unreadable");
+  t.match(
+    r,
+    { apiEnviron: 'Permission denied', otherEnviron: 'Permission denied', otherRoot: 'Permission denied' },
+    "another process's environ and root stay unreadable",
+  );
   t.equal(r['ownEnviron'], 'read', 'its own environ is readable');
   t.notMatch(seen.out, /abx_other_environ/);
 });
@@ -252,23 +360,29 @@ print(json.dumps(r))`;
 // and the agent still starts, in its own namespaces, confined by the launcher inside.
 t.test('under a Docker-like /proc (read-only /proc/sys): agents run without --disable-userns', async (t) => {
   const wrapper = path.join(root, 'bwrap-docker-like');
-  writeFileSync(wrapper, '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --unshare-pid --bind / / --proc /proc --ro-bind /proc/sys /proc/sys --ro-bind /dev/null /proc/keys --dev /dev -- /usr/bin/bwrap "$@"\n');
+  writeFileSync(
+    wrapper,
+    '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --unshare-pid --bind / / --proc /proc --ro-bind /proc/sys /proc/sys --ro-bind /dev/null /proc/keys --dev /dev -- /usr/bin/bwrap "$@"\n',
+  );
   chmodSync(wrapper, 0o755);
   const apiPort = await loopbackService(t);
   const sandbox = await sandboxFor(t, { apiPort: () => apiPort, bwrap: wrapper });
   t.match(sandbox.status().namespaces, { active: true, proc: 'ro-bind', disableUserns: false });
-  const seen = await runAgent(sandbox, 'c', process.execPath, ['-e', `
+  const seen = await runAgent(sandbox, 'c', process.execPath, [
+    '-e',
+    `
     const fs = require('fs'), net = require('net');
     const r = { pid: process.pid, interfaces: fs.readFileSync('/proc/self/net/dev', 'utf8').split('\\n').slice(2).map((l) => l.split(':')[0].trim()).filter(Boolean) };
     try { fs.readFileSync('/proc/1/environ'); r.init = 'read'; } catch (e) { r.init = e.code; }
     const direct = new Promise((res) => net.connect(${apiPort}, '192.0.2.1').on('connect', () => res('connected')).on('error', (e) => res(e.code)));
     const viaApi = new Promise((res) => { let d = ''; net.connect(${apiPort}, '127.0.0.1').on('data', (b) => d += b).on('end', () => res(d.trim())).on('error', (e) => res(e.code)); });
     Promise.all([direct, viaApi]).then(([d, a]) => { r.direct = d; r.api = a; console.log(JSON.stringify(r)); process.exit(0); });
-  `]);
+  `,
+  ]);
   t.equal(seen.code, 0, seen.out);
   const r = JSON.parse(seen.out.split('\n')[0]!) as Record<string, unknown>;
   t.ok((r['pid'] as number) < 10, `its own PID namespace (pid ${String(r['pid'])})`);
-  t.equal(r['init'], 'EACCES', 'the outer PID 1\'s environ is denied');
+  t.equal(r['init'], 'EACCES', "the outer PID 1's environ is denied");
   t.same(r['interfaces'], ['lo'], 'only loopback');
   t.equal(r['direct'], 'ENETUNREACH', 'the API port on another address: no route out');
   t.equal(r['api'], 'from-the-api', 'the forwarded port reaches the API');

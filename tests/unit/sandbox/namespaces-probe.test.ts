@@ -19,7 +19,10 @@ t.test('on this host: namespaces, a fresh /proc and --disable-userns all work', 
 t.test('under a read-only /proc/sys (the container): available, without --disable-userns', async (t) => {
   // bwrap run inside an outer bwrap whose /proc/sys is read-only, as in a Docker container.
   const wrapper = path.join(dir, 'bwrap-ro-sys');
-  writeFileSync(wrapper, '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --unshare-pid --ro-bind / / --proc /proc --ro-bind /proc/sys /proc/sys --dev /dev -- /usr/bin/bwrap "$@"\n');
+  writeFileSync(
+    wrapper,
+    '#!/bin/sh\nexec /usr/bin/bwrap --unshare-user --unshare-pid --ro-bind / / --proc /proc --ro-bind /proc/sys /proc/sys --dev /dev -- /usr/bin/bwrap "$@"\n',
+  );
   chmodSync(wrapper, 0o755);
   const v = await namespacesVerdict({ bwrap: wrapper });
   t.equal(v.available, true, `namespaces still work (${JSON.stringify(v)})`);
@@ -27,7 +30,16 @@ t.test('under a read-only /proc/sys (the container): available, without --disabl
 });
 
 t.test('the agent command carries --disable-userns only where it works', async (t) => {
-  const plan = { bwrap: '/usr/bin/bwrap', readOnly: [], readWrite: [], cwd: '/', proc: 'ro-bind' as const, sockets: [], inner: ['true'], probe: () => undefined };
+  const plan = {
+    bwrap: '/usr/bin/bwrap',
+    readOnly: [],
+    readWrite: [],
+    cwd: '/',
+    proc: 'ro-bind' as const,
+    sockets: [],
+    inner: ['true'],
+    probe: () => undefined,
+  };
   t.ok(bwrapArgv(plan).includes('--disable-userns'), 'by default');
   t.ok(bwrapArgv({ ...plan, disableUserns: true }).includes('--disable-userns'), 'where the probe found it works');
   t.notOk(bwrapArgv({ ...plan, disableUserns: false }).includes('--disable-userns'), 'left out where it does not');

@@ -23,8 +23,38 @@ t.test('a root holding a hidden path is replaced by its other entries', async (t
 });
 
 t.test('the launcher argv ends with -- and carries every rule', async (t) => {
-  const argv = launcherArgv('/x/agentbox-sandbox', { readOnly: ['/usr'], readWrite: ['/w/a'], devices: ['/dev/null'], connectPorts: [9090, 3128], rlimits: { dataBytes: 1, cpuSeconds: 2, openFiles: 16, fileSizeBytes: 4 }, requireAbi: 8 });
-  t.same(argv, ['/x/agentbox-sandbox', '--ro', '/usr', '--rw', '/w/a', '--dev', '/dev/null', '--connect', '9090', '--connect', '3128', '--rlimit', 'data=1', '--rlimit', 'cpu=2', '--rlimit', 'nofile=16', '--rlimit', 'fsize=4', '--require-abi', '8', '--']);
+  const argv = launcherArgv('/x/agentbox-sandbox', {
+    readOnly: ['/usr'],
+    readWrite: ['/w/a'],
+    devices: ['/dev/null'],
+    connectPorts: [9090, 3128],
+    rlimits: { dataBytes: 1, cpuSeconds: 2, openFiles: 16, fileSizeBytes: 4 },
+    requireAbi: 8,
+  });
+  t.same(argv, [
+    '/x/agentbox-sandbox',
+    '--ro',
+    '/usr',
+    '--rw',
+    '/w/a',
+    '--dev',
+    '/dev/null',
+    '--connect',
+    '9090',
+    '--connect',
+    '3128',
+    '--rlimit',
+    'data=1',
+    '--rlimit',
+    'cpu=2',
+    '--rlimit',
+    'nofile=16',
+    '--rlimit',
+    'fsize=4',
+    '--require-abi',
+    '8',
+    '--',
+  ]);
 });
 
 t.test('what an older kernel lacks, in words', async (t) => {

@@ -34,7 +34,27 @@ t.test('--wrap: a status passes, 129…159 reads as the signal, a signal passes'
 });
 
 /** The launcher itself, confined to the system directories, as the command --wrap runs: it writes the status record. */
-const inside = (script: string): string[] => [launcher, '--ro', '/usr', '--ro', '/bin', '--ro', '/lib', '--ro', '/lib64', '--ro', '/etc', '--status-fd', '4', '--ready-fd', '3', '--', '/bin/sh', '-c', script];
+const inside = (script: string): string[] => [
+  launcher,
+  '--ro',
+  '/usr',
+  '--ro',
+  '/bin',
+  '--ro',
+  '/lib',
+  '--ro',
+  '/lib64',
+  '--ro',
+  '/etc',
+  '--status-fd',
+  '4',
+  '--ready-fd',
+  '3',
+  '--',
+  '/bin/sh',
+  '-c',
+  script,
+];
 
 /** Run `--wrap -- <inside(script)>`; its exit and stdout. */
 function wrappedLauncher(script: string, onStart?: (pid: number) => void): Promise<{ code: number | null; signal: string | null; out: string }> {
@@ -62,12 +82,14 @@ t.test('--wrap with the launcher inside on --status-fd: the exact status passes,
 });
 
 t.test('--status-fd: a SIGTERM to the group reaches the agent; the waiting parent outlives it and reports', async (t) => {
-  const agent = 'import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *a: (print("graceful", flush=True), sys.exit(3)))\nprint("started", flush=True)\ntime.sleep(20)';
+  const agent =
+    'import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *a: (print("graceful", flush=True), sys.exit(3)))\nprint("started", flush=True)\ntime.sleep(20)';
   const r = await wrappedLauncher(`exec python3 -c '${agent}'`, (pid) => process.kill(-pid, 'SIGTERM'));
   t.match(r.out, /graceful/, "the agent's handler ran");
   t.match(r, { code: 3, signal: null }, "the agent's own status after its graceful end");
   // The box signals the wrapper's group: the wrapper passes that on, and the agent must get one SIGTERM, not two.
-  const counter = 'import signal, time\nn = []\nsignal.signal(signal.SIGTERM, lambda *a: n.append(1))\nprint("started", flush=True)\nwhile not n: time.sleep(0.01)\ntime.sleep(0.3)\nprint("terms", len(n), flush=True)';
+  const counter =
+    'import signal, time\nn = []\nsignal.signal(signal.SIGTERM, lambda *a: n.append(1))\nprint("started", flush=True)\nwhile not n: time.sleep(0.01)\ntime.sleep(0.3)\nprint("terms", len(n), flush=True)';
   const counted = await wrappedLauncher(`exec python3 -c '${counter}'`, (pid) => process.kill(-pid, 'SIGTERM'));
   t.match(counted.out, /terms 1\n/, 'one SIGTERM reached the agent');
   const killed = await wrappedLauncher('echo started; sleep 20', (pid) => process.kill(pid, 'SIGTERM'));
@@ -85,7 +107,8 @@ t.test('--status-fd must name an open descriptor', async (t) => {
 t.test('--wrap: a SIGTERM to the wrapper reaches the sandbox group once; the command itself ignores it', async (t) => {
   // The command runs with SIGTERM ignored (as bubblewrap must: a shell cannot even trap it); a child that sets a
   // handler of its own (as the agent does once the launcher reset its dispositions) gets it.
-  const agent = 'import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *a: (print("graceful", flush=True), sys.exit(0)))\nprint("started", flush=True)\ntime.sleep(20)';
+  const agent =
+    'import signal, sys, time\nsignal.signal(signal.SIGTERM, lambda *a: (print("graceful", flush=True), sys.exit(0)))\nprint("started", flush=True)\ntime.sleep(20)';
   const script = `python3 -c '${agent}'; echo sh-survived`;
   const r = await wrapped(script, (pid) => process.kill(pid, 'SIGTERM'));
   t.match(r.out, /graceful/, "the inner process's handler ran");
@@ -107,25 +130,37 @@ t.test('--wrap without a command is a usage error; a missing command is 127', as
   t.equal(await new Promise((resolve) => missing.on('close', resolve)), 127);
 });
 
-t.test('as root: a bound path the agents cannot reach refuses the spawn until it is opened', { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false }, async (t) => {
-  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-reach-'));
-  t.teardown(() => rmSync(root, { recursive: true, force: true }));
-  chmodSync(root, 0o711);
-  const closed = path.join(root, 'closed');
-  mkdirSync(path.join(closed, 'tools'), { recursive: true });
-  chmodSync(closed, 0o700);
-  const paths = runtimePaths({ AGENTBOX_ROOT: path.join(root, 'box') });
-  mkdirSync(path.join(paths.workspaceDir, 'a'), { recursive: true });
-  const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g' };
-  const sandbox = new AgentSandbox({ enabled: true, namespaces: 'required', limits, egressPort: () => 3128, apiPort: () => undefined, paths, extraReadOnly: [path.join(closed, 'tools')] });
-  await sandbox.start();
-  t.teardown(() => sandbox.close());
-  const agent = { id: 'agt_reach', name: 'reach', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir };
-  await t.rejects(sandbox.confine(agent), { code: 'ABX_ERR_CONFLICT', message: new RegExp(`${closed} is not searchable by uid \\d+.*chmod o\\+x`) });
-  await t.rejects(sandbox.confine(agent), { code: 'ABX_ERR_CONFLICT' }, 'a failed check is not remembered as passed');
-  chmodSync(closed, 0o711);
-  const c = await sandbox.confine(agent);
-  t.equal(c.command, launcher, 'the launcher wraps bubblewrap');
-  t.same(c.args.slice(0, 2), ['--wrap', '--']);
-  await c.release();
-});
+t.test(
+  'as root: a bound path the agents cannot reach refuses the spawn until it is opened',
+  { skip: process.getuid?.() !== 0 ? 'needs root (CI and the test machine run as root)' : false },
+  async (t) => {
+    const root = mkdtempSync(path.join(tmpdir(), 'agentbox-reach-'));
+    t.teardown(() => rmSync(root, { recursive: true, force: true }));
+    chmodSync(root, 0o711);
+    const closed = path.join(root, 'closed');
+    mkdirSync(path.join(closed, 'tools'), { recursive: true });
+    chmodSync(closed, 0o700);
+    const paths = runtimePaths({ AGENTBOX_ROOT: path.join(root, 'box') });
+    mkdirSync(path.join(paths.workspaceDir, 'a'), { recursive: true });
+    const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g' };
+    const sandbox = new AgentSandbox({
+      enabled: true,
+      namespaces: 'required',
+      limits,
+      egressPort: () => 3128,
+      apiPort: () => undefined,
+      paths,
+      extraReadOnly: [path.join(closed, 'tools')],
+    });
+    await sandbox.start();
+    t.teardown(() => sandbox.close());
+    const agent = { id: 'agt_reach', name: 'reach', command: '/bin/true', args: [], cwd: path.join(paths.workspaceDir, 'a'), workspace: paths.workspaceDir };
+    await t.rejects(sandbox.confine(agent), { code: 'ABX_ERR_CONFLICT', message: new RegExp(`${closed} is not searchable by uid \\d+.*chmod o\\+x`) });
+    await t.rejects(sandbox.confine(agent), { code: 'ABX_ERR_CONFLICT' }, 'a failed check is not remembered as passed');
+    chmodSync(closed, 0o711);
+    const c = await sandbox.confine(agent);
+    t.equal(c.command, launcher, 'the launcher wraps bubblewrap');
+    t.same(c.args.slice(0, 2), ['--wrap', '--']);
+    await c.release();
+  },
+);

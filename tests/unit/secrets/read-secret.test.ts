@@ -18,7 +18,14 @@ function secretFile(name: string, content: string | Buffer, mode = 0o600): strin
 }
 
 /** Options for `integrations.beads`, with the variable and file given (empty = unused). */
-function options(over: { name?: string; values?: Record<string, string>; file?: string; shape?: ReadSecretOptions['shape']; openFile?: 'warn' | 'refuse'; warnings?: unknown[] }): ReadSecretOptions {
+function options(over: {
+  name?: string;
+  values?: Record<string, string>;
+  file?: string;
+  shape?: ReadSecretOptions['shape'];
+  openFile?: 'warn' | 'refuse';
+  warnings?: unknown[];
+}): ReadSecretOptions {
   return {
     env: { key: 'integrations.beads.token_env', name: over.name ?? '', values: over.values ?? {} },
     file: { key: 'integrations.beads.token_file', path: over.file ?? '' },
@@ -41,7 +48,10 @@ t.test('precedence: the file wins over the variable', async (t) => {
 
 t.test('a variable: one trailing newline stripped; unset, empty or not one token refused, naming the key and the variable only', async (t) => {
   t.equal(await readSecret(options({ name: 'TOKEN', values: { TOKEN: 'abc\n' } })), 'abc');
-  await t.rejects(readSecret(options({ name: 'UNSET' })), { name: 'SecretSourceError', message: 'integrations.beads.token_env names UNSET, which is not set or empty' });
+  await t.rejects(readSecret(options({ name: 'UNSET' })), {
+    name: 'SecretSourceError',
+    message: 'integrations.beads.token_env names UNSET, which is not set or empty',
+  });
   await t.rejects(readSecret(options({ name: 'TOKEN', values: { TOKEN: '' } })), /TOKEN, which is not set or empty/);
   await t.rejects(readSecret(options({ name: 'TOKEN', values: { TOKEN: '\n' } })), /names TOKEN, whose value is empty/);
   const err = await readSecret(options({ name: 'TOKEN', values: { TOKEN: 'secret-part other-part' } })).catch((e: Error) => e);
@@ -67,7 +77,10 @@ t.test('shapes: a token has no whitespace; a line may have spaces but not a seco
 });
 
 t.test('only a regular file: a missing file, a directory and a FIFO are refused; a link to a regular file is followed', async (t) => {
-  await t.rejects(readSecret(options({ file: path.join(dir, 'absent') })), { name: 'SecretSourceError', message: `integrations.beads.token_file ${path.join(dir, 'absent')} cannot be read: ENOENT` });
+  await t.rejects(readSecret(options({ file: path.join(dir, 'absent') })), {
+    name: 'SecretSourceError',
+    message: `integrations.beads.token_file ${path.join(dir, 'absent')} cannot be read: ENOENT`,
+  });
   const sub = path.join(dir, 'a-directory');
   mkdirSync(sub);
   await t.rejects(readSecret(options({ file: sub })), /a-directory is not a regular file/);

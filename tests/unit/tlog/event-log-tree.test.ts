@@ -122,7 +122,9 @@ t.test('a log cut or rewritten below its last checkpoint is refused at open', as
   const a = await opened(dir);
   await append(a, 0, 40);
   await a.close();
-  const segments = readdirSync(dir).filter((f) => f.startsWith('events-')).sort();
+  const segments = readdirSync(dir)
+    .filter((f) => f.startsWith('events-'))
+    .sort();
   const last = path.join(dir, segments[segments.length - 1]!);
   const original = readFileSync(last, 'utf8');
 

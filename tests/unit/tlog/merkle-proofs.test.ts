@@ -52,12 +52,33 @@ t.test('the RFC 6962 test vectors of Certificate Transparency', async (t) => {
   t.equal(EMPTY_ROOT.toString('hex'), 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'the empty root is SHA-256 of nothing');
   for (let n = 1; n <= 8; n++) t.equal((await treeRoot(n, read)).toString('hex'), roots[n - 1], `root of ${n}`);
   const inc = await proveInclusion(5, 8, read);
-  t.same(inc.path.map((h) => h.toString('hex')), ['bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']);
+  t.same(
+    inc.path.map((h) => h.toString('hex')),
+    [
+      'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  );
   const cons = await proveConsistency(6, 8, read);
-  t.same(cons.path.map((h) => h.toString('hex')), ['0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a', 'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0', 'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7']);
+  t.same(
+    cons.path.map((h) => h.toString('hex')),
+    [
+      '0ebc5d3437fbe2db158b9f126a1d118e308181031d0a949f8dededebc558ef6a',
+      'ca854ea128ed050b41b35ffc1b87b8eb2bde461e9e3b5596ece6b9d5975a0ae0',
+      'd37ee418976dd95753c1c73862b9398fa2a2cf9b4ff0fdfe8b30cd95209614b7',
+    ],
+  );
   const cons25 = await proveConsistency(2, 5, read);
-  t.same(cons25.path.map((h) => h.toString('hex')), ['5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b']);
-  t.throws(() => verifyConsistency(6, 8, Buffer.from(roots[4]!, 'hex'), Buffer.from(roots[7]!, 'hex'), cons.path), ProofError, 'the proof does not hold for another old root');
+  t.same(
+    cons25.path.map((h) => h.toString('hex')),
+    ['5f083f0a1a33ca076a95279832580db3e0ef4584bdff1f54c8a360f50de3031e', 'bc1a0643b12e4d2d7c77918f44e0f4f79a838b6cf9ec5b5c283e1f4d88599e6b'],
+  );
+  t.throws(
+    () => verifyConsistency(6, 8, Buffer.from(roots[4]!, 'hex'), Buffer.from(roots[7]!, 'hex'), cons.path),
+    ProofError,
+    'the proof does not hold for another old root',
+  );
 });
 
 t.test('every inclusion proof up to 64 leaves equals the naive PATH and verifies; altered ones do not', async (t) => {
@@ -100,7 +121,8 @@ t.test('every consistency proof up to 64 leaves equals the naive PROOF and verif
       verifyConsistency(m, n, oldRoot, newRoot, proof.path);
       t.throws(() => verifyConsistency(m, n, flip(oldRoot), newRoot, proof.path), ProofError);
       t.throws(() => verifyConsistency(m, n, oldRoot, flip(newRoot), proof.path), ProofError);
-      if (want.length) t.throws(() => verifyConsistency(m, n, oldRoot, newRoot, [...proof.path.slice(0, -1), flip(proof.path[proof.path.length - 1]!)]), ProofError);
+      if (want.length)
+        t.throws(() => verifyConsistency(m, n, oldRoot, newRoot, [...proof.path.slice(0, -1), flip(proof.path[proof.path.length - 1]!)]), ProofError);
       checked++;
     }
   }
@@ -110,7 +132,11 @@ t.test('every consistency proof up to 64 leaves equals the naive PROOF and verif
   rewritten[3] = naiveLeaf(Buffer.from('rewritten'));
   const forgedRead: ReadNodes = async (nodes) => nodes.map(({ level, index }) => mth(rewritten.slice(index * 2 ** level, (index + 1) * 2 ** level)));
   const forged = await proveConsistency(10, 40, forgedRead);
-  t.throws(() => verifyConsistency(10, 40, mth(leaves.slice(0, 10)), mth(rewritten), forged.path), ProofError, 'history rewritten below the old size is caught');
+  t.throws(
+    () => verifyConsistency(10, 40, mth(leaves.slice(0, 10)), mth(rewritten), forged.path),
+    ProofError,
+    'history rewritten below the old size is caught',
+  );
 });
 
 t.test('proof bounds are refused with a reason', async (t) => {

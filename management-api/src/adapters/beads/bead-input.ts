@@ -9,7 +9,8 @@ export const BEAD_LIMITS = { title: 500, body: 64 * 1024, claimant: 128, note: 4
 export const OUTCOMES: readonly BeadOutcome[] = ['success', 'failure', 'cancelled'];
 
 function text(value: unknown, name: string, max: number, min = 1): string {
-  if (typeof value !== 'string' || value.length < min || value.length > max) throw new AdapterInputError(`${name} must be a string of ${min} to ${max} characters`);
+  if (typeof value !== 'string' || value.length < min || value.length > max)
+    throw new AdapterInputError(`${name} must be a string of ${min} to ${max} characters`);
   return value;
 }
 
@@ -21,7 +22,8 @@ export function checkNewBead(input: NewBead): Required<Omit<NewBead, 'parentId'>
   const title = text(input.title, 'title', BEAD_LIMITS.title);
   const body = input.body === undefined ? '' : text(input.body, 'body', BEAD_LIMITS.body, 0);
   const deps = input.dependsOn ?? [];
-  if (!Array.isArray(deps) || deps.length > BEAD_LIMITS.dependsOn) throw new AdapterInputError(`dependsOn must be an array of at most ${BEAD_LIMITS.dependsOn} bead ids`);
+  if (!Array.isArray(deps) || deps.length > BEAD_LIMITS.dependsOn)
+    throw new AdapterInputError(`dependsOn must be an array of at most ${BEAD_LIMITS.dependsOn} bead ids`);
   const dependsOn = [...new Set(deps.map((d, i) => text(d, `dependsOn[${i}]`, BEAD_LIMITS.id)))];
   const out: ReturnType<typeof checkNewBead> = { kind, title, body, dependsOn };
   if (input.parentId !== undefined) out.parentId = text(input.parentId, 'parentId', BEAD_LIMITS.id);

@@ -64,17 +64,37 @@ export class HttpBeads implements BeadsAdapter {
   }
 
   async claim(id: string, claimant: string): Promise<ClaimResult> {
-    const r = await this.#call<ClaimResult>({ operation: 'claim', method: 'POST', path: `/v1/beads/${encodeURIComponent(id)}/claim`, body: { claimant }, subject: `bead ${id}` });
+    const r = await this.#call<ClaimResult>({
+      operation: 'claim',
+      method: 'POST',
+      path: `/v1/beads/${encodeURIComponent(id)}/claim`,
+      body: { claimant },
+      subject: `bead ${id}`,
+    });
     return { bead: r.bead, claimed: r.claimed };
   }
 
   async closeBead(id: string, outcome: BeadOutcome, note?: string): Promise<Bead> {
     const body = note === undefined ? { outcome } : { outcome, note };
-    return (await this.#call<{ bead: Bead }>({ operation: 'closeBead', method: 'POST', path: `/v1/beads/${encodeURIComponent(id)}/close`, body, subject: `bead ${id}` })).bead;
+    return (
+      await this.#call<{ bead: Bead }>({
+        operation: 'closeBead',
+        method: 'POST',
+        path: `/v1/beads/${encodeURIComponent(id)}/close`,
+        body,
+        subject: `bead ${id}`,
+      })
+    ).bead;
   }
 
   async readyQueue(request: PageRequest): Promise<Page<Bead>> {
-    return page(await this.#call<Page<Bead>>({ operation: 'readyQueue', method: 'GET', path: `/v1/beads/ready${search({ limit: request.limit, cursor: request.cursor })}` }));
+    return page(
+      await this.#call<Page<Bead>>({
+        operation: 'readyQueue',
+        method: 'GET',
+        path: `/v1/beads/ready${search({ limit: request.limit, cursor: request.cursor })}`,
+      }),
+    );
   }
 
   /** Nothing to release: fetch keeps no session. */

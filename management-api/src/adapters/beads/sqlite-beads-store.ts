@@ -42,12 +42,20 @@ export class SqliteBeadsStore {
       migrate(this.db);
       this.#s = {
         get: this.db.prepare(`SELECT ${BEAD_COLUMNS} FROM beads b WHERE b.id = ?`),
-        insert: this.db.prepare(`INSERT INTO beads (id, kind, title, body, parent_id, created_at, updated_at) VALUES (@id, @kind, @title, @body, @parentId, @now, @now)`),
+        insert: this.db.prepare(
+          `INSERT INTO beads (id, kind, title, body, parent_id, created_at, updated_at) VALUES (@id, @kind, @title, @body, @parentId, @now, @now)`,
+        ),
         insertDep: this.db.prepare(`INSERT INTO bead_dependencies (bead_id, depends_on) VALUES (?, ?)`),
         // One statement each for the common case: the UPDATE's own condition decides who wins.
-        claim: this.db.prepare(`UPDATE beads SET status = 'claimed', claimed_by = @claimant, claimed_at = @now, updated_at = @now WHERE id = @id AND ${ready('beads')} RETURNING ${beadColumns('beads')}`),
-        close: this.db.prepare(`UPDATE beads SET status = 'closed', outcome = @outcome, outcome_note = @note, closed_at = @now, updated_at = @now WHERE id = @id AND status != 'closed' RETURNING ${beadColumns('beads')}`),
-        list: this.db.prepare(`SELECT ${BEAD_COLUMNS} FROM beads b WHERE b.seq > @after AND (@status IS NULL OR b.status = @status) AND (@parentId IS NULL OR b.parent_id = @parentId) ORDER BY b.seq LIMIT @limit`),
+        claim: this.db.prepare(
+          `UPDATE beads SET status = 'claimed', claimed_by = @claimant, claimed_at = @now, updated_at = @now WHERE id = @id AND ${ready('beads')} RETURNING ${beadColumns('beads')}`,
+        ),
+        close: this.db.prepare(
+          `UPDATE beads SET status = 'closed', outcome = @outcome, outcome_note = @note, closed_at = @now, updated_at = @now WHERE id = @id AND status != 'closed' RETURNING ${beadColumns('beads')}`,
+        ),
+        list: this.db.prepare(
+          `SELECT ${BEAD_COLUMNS} FROM beads b WHERE b.seq > @after AND (@status IS NULL OR b.status = @status) AND (@parentId IS NULL OR b.parent_id = @parentId) ORDER BY b.seq LIMIT @limit`,
+        ),
         ready: this.db.prepare(`SELECT ${BEAD_COLUMNS} FROM beads b WHERE b.seq > @after AND ${ready('b')} ORDER BY b.seq LIMIT @limit`),
       };
     } catch (err) {
@@ -86,7 +94,12 @@ export class SqliteBeadsStore {
   /** Beads in creation order, optionally by status and parent. */
   list(query: BeadQuery): Page<Bead> {
     const limit = BEADS_PAGER.pageLimit(query.limit);
-    const rows = this.#s.list.all({ after: BEADS_PAGER.decodeCursor(query.cursor), status: query.status ?? null, parentId: query.parentId ?? null, limit: limit + 1 }) as BeadRow[];
+    const rows = this.#s.list.all({
+      after: BEADS_PAGER.decodeCursor(query.cursor),
+      status: query.status ?? null,
+      parentId: query.parentId ?? null,
+      limit: limit + 1,
+    }) as BeadRow[];
     return page(rows, limit);
   }
 
@@ -146,5 +159,8 @@ export class SqliteBeadsStore {
 
 // One row more than the page tells whether another page exists.
 function page(rows: BeadRow[], limit: number): Page<Bead> {
-  return mapPage(BEADS_PAGER.page(rows, limit, (r) => r.seq), toBead);
+  return mapPage(
+    BEADS_PAGER.page(rows, limit, (r) => r.seq),
+    toBead,
+  );
 }

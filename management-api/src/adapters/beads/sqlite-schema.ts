@@ -51,7 +51,9 @@ export function migrate(db: Database): number {
   const run = db.transaction((): number => {
     const found = db.pragma('user_version', { simple: true }) as number;
     if (found > SCHEMA_VERSION) {
-      throw new SchemaTooNewError(`the beads database is at schema version ${found}, newer than this build's ${SCHEMA_VERSION}; run a newer Agentbox or restore a backup`);
+      throw new SchemaTooNewError(
+        `the beads database is at schema version ${found}, newer than this build's ${SCHEMA_VERSION}; run a newer Agentbox or restore a backup`,
+      );
     }
     for (let v = found; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
     // PRAGMA takes no bound parameters; the value is an integer we computed.

@@ -5,7 +5,10 @@ import { matches } from './log-reader.js';
 /** A subscriber fell too far behind; it should resubscribe and catch up by query from its last seq. */
 export class SubscriberOverflowError extends Error {
   override name = 'SubscriberOverflowError';
-  constructor(readonly lastSeq: number, limit: number) {
+  constructor(
+    readonly lastSeq: number,
+    limit: number,
+  ) {
     super(`the subscriber fell more than ${limit} events behind after seq ${lastSeq}; query from there and subscribe again`);
   }
 }

@@ -17,9 +17,11 @@ export function checkEvents(events: readonly NewEvent[]): void {
     if (!e || typeof e !== 'object') throw new AdapterInputError(`event ${i} is not an object`);
     for (const key of ['kind', 'source'] as const) {
       const v = e[key];
-      if (typeof v !== 'string' || v.length === 0 || v.length > MAX_NAME_LENGTH) throw new AdapterInputError(`event ${i}: ${key} must be a string of 1 to ${MAX_NAME_LENGTH} characters`);
+      if (typeof v !== 'string' || v.length === 0 || v.length > MAX_NAME_LENGTH)
+        throw new AdapterInputError(`event ${i}: ${key} must be a string of 1 to ${MAX_NAME_LENGTH} characters`);
     }
-    if (e.data !== undefined && (e.data === null || typeof e.data !== 'object' || Array.isArray(e.data))) throw new AdapterInputError(`event ${i}: data must be an object`);
+    if (e.data !== undefined && (e.data === null || typeof e.data !== 'object' || Array.isArray(e.data)))
+      throw new AdapterInputError(`event ${i}: data must be an object`);
   });
 }
 

@@ -86,4 +86,12 @@ export interface EventsAdapter extends AdapterLifecycle {
 }
 
 /** The operations the resolver dispatches (and measures) for this slot. */
-export const EVENTS_OPERATIONS = ['append', 'query', 'subscribe', 'checkpoint', 'inclusionProof', 'consistencyProof', 'logKey'] as const satisfies ReadonlyArray<keyof EventsAdapter>;
+export const EVENTS_OPERATIONS = [
+  'append',
+  'query',
+  'subscribe',
+  'checkpoint',
+  'inclusionProof',
+  'consistencyProof',
+  'logKey',
+] as const satisfies ReadonlyArray<keyof EventsAdapter>;

@@ -14,14 +14,22 @@ import { SinkForwarder } from './sink-forwarder.js';
 import { noMerkleTree } from './no-merkle-tree.js';
 
 // The log is the sink's: this box keeps only a spool, so it has no tree to prove from.
-const NO_TREE = noMerkleTree('events/external-http keeps none: the log is the sink\'s');
+const NO_TREE = noMerkleTree("events/external-http keeps none: the log is the sink's");
 
 /** This implementation's registry name. */
 export const ADAPTER = 'events/external-http';
 export { CONTRACT_VERSION } from './events-adapter.js';
 
 /** Defaults: 10 s per request, batches of 500 events or 1 MiB, retries from 0.5 s to 30 s, a 256 MiB spool. */
-export const DEFAULTS = { timeoutMs: 10_000, batchEvents: 500, batchBytes: 1024 * 1024, retryInitialMs: 500, retryMaxMs: 30_000, maxSpoolBytes: 256 * 1024 * 1024, spoolFileBytes: 8 * 1024 * 1024 };
+export const DEFAULTS = {
+  timeoutMs: 10_000,
+  batchEvents: 500,
+  batchBytes: 1024 * 1024,
+  retryInitialMs: 500,
+  retryMaxMs: 30_000,
+  maxSpoolBytes: 256 * 1024 * 1024,
+  spoolFileBytes: 8 * 1024 * 1024,
+};
 
 /** Where the sink is, how to authenticate, where to spool. */
 export interface HttpEventsOptions extends Partial<typeof DEFAULTS> {
@@ -65,7 +73,14 @@ export class HttpEvents implements EventsAdapter {
         this.#forwarder?.notify();
       },
     });
-    const forwarder = new SinkForwarder({ spool, cursorFile: path.join(this.#o.spoolDir, 'delivered.json'), url: this.#o.url, token: this.#token, ...pickTiming(this.#o), ...(this.#o.logger ? { logger: this.#o.logger } : {}) });
+    const forwarder = new SinkForwarder({
+      spool,
+      cursorFile: path.join(this.#o.spoolDir, 'delivered.json'),
+      url: this.#o.url,
+      token: this.#token,
+      ...pickTiming(this.#o),
+      ...(this.#o.logger ? { logger: this.#o.logger } : {}),
+    });
     await forwarder.start().catch(async (err: unknown) => {
       await spool.close();
       throw err;
@@ -92,7 +107,8 @@ export class HttpEvents implements EventsAdapter {
   async append(events: readonly NewEvent[]): Promise<StoredEvent[]> {
     checkEvents(events);
     const { spool, forwarder } = this.#connected();
-    if (forwarder.backlog > this.#o.maxSpoolBytes) throw new AdapterUnavailableError('events', `the spool holds more than ${this.#o.maxSpoolBytes} undelivered bytes; the sink is not accepting deliveries`);
+    if (forwarder.backlog > this.#o.maxSpoolBytes)
+      throw new AdapterUnavailableError('events', `the spool holds more than ${this.#o.maxSpoolBytes} undelivered bytes; the sink is not accepting deliveries`);
     try {
       return await spool.append(events);
     } catch (err) {
@@ -110,7 +126,15 @@ export class HttpEvents implements EventsAdapter {
     if (filter.until !== undefined) qs.set('until', filter.until);
     qs.set('limit', String(limit));
     if (cursor !== undefined) qs.set('cursor', cursor);
-    const page = await callJson<Page<StoredEvent>>({ slot: 'events', base: this.#o.url, token: this.#token, timeoutMs: this.#o.timeoutMs, operation: 'query', method: 'GET', path: `?${qs.toString()}` });
+    const page = await callJson<Page<StoredEvent>>({
+      slot: 'events',
+      base: this.#o.url,
+      token: this.#token,
+      timeoutMs: this.#o.timeoutMs,
+      operation: 'query',
+      method: 'GET',
+      path: `?${qs.toString()}`,
+    });
     return page.nextCursor ? { items: page.items, nextCursor: page.nextCursor } : { items: page.items };
   }
 
@@ -145,14 +169,21 @@ export class HttpEvents implements EventsAdapter {
     const origin = new URL(this.#o.url).origin;
     let response: Response;
     try {
-      response = await fetch(`${this.#o.url}${this.#o.url.includes('?') ? '&' : '?'}limit=1`, { headers: authHeaders(this.#token, false), signal: AbortSignal.any([signal, AbortSignal.timeout(this.#o.timeoutMs)]) });
+      response = await fetch(`${this.#o.url}${this.#o.url.includes('?') ? '&' : '?'}limit=1`, {
+        headers: authHeaders(this.#token, false),
+        signal: AbortSignal.any([signal, AbortSignal.timeout(this.#o.timeoutMs)]),
+      });
       await response.arrayBuffer();
     } catch (err) {
       if ((err as Error).name === 'TimeoutError') throw new AdapterTimeoutError('events', 'connect', this.#o.timeoutMs);
       const code = (err as { cause?: { code?: string } }).cause?.code;
       throw new AdapterUnavailableError('events', `cannot reach the sink at ${origin}: ${code ?? (err as Error).message}`, { cause: err });
     }
-    if (response.status === 401 || response.status === 403) throw new AdapterUnavailableError('events', `the sink at ${origin} refused our credentials (${response.status}); check integrations.events.token_env / token_file`);
+    if (response.status === 401 || response.status === 403)
+      throw new AdapterUnavailableError(
+        'events',
+        `the sink at ${origin} refused our credentials (${response.status}); check integrations.events.token_env / token_file`,
+      );
     if (response.status >= 500) throw new AdapterUnavailableError('events', `the sink at ${origin} answered ${response.status}`);
   }
 }
@@ -164,5 +195,11 @@ function pickTiming(o: typeof DEFAULTS): Pick<typeof DEFAULTS, 'timeoutMs' | 'ba
 /** Build the client from `[integrations.events]`, spooling under `<state>/events-spool`. */
 export function create(context: AdapterContext<'events'>): EventsAdapter {
   const integration = context.settings;
-  return new HttpEvents({ url: integration.url, token: integration, env: context.env, spoolDir: path.join(context.paths.stateDir, 'events-spool'), logger: context.logger });
+  return new HttpEvents({
+    url: integration.url,
+    token: integration,
+    env: context.env,
+    spoolDir: path.join(context.paths.stateDir, 'events-spool'),
+    logger: context.logger,
+  });
 }

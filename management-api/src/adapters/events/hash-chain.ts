@@ -32,11 +32,7 @@ export const EMPTY_HEAD: ChainHead = { seq: 0, hash: GENESIS_HASH, time: '' };
  */
 export function eventHash(prev: string, event: StoredEvent): string {
   const { id, seq, time, kind, source, data } = event;
-  return createHash('sha256')
-    .update(prev)
-    .update('\n')
-    .update(canonicalJson({ id, seq, time, kind, source, data }))
-    .digest('hex');
+  return createHash('sha256').update(prev).update('\n').update(canonicalJson({ id, seq, time, kind, source, data })).digest('hex');
 }
 
 /** Chain `event` after `prev` and render its line (with the trailing newline). */

@@ -211,7 +211,10 @@ export class JsonlLog {
     } catch {
       this.#unusable = new LogUnusableError(`the event log cannot be appended to after a failed ${stage}; it must be reopened`);
     }
-    this.options.logger?.error({ event: 'EventLogWriteFailed', err, stage, events: rejected.reduce((n, p) => n + p.events.length, 0) }, 'writing to the event log failed; the appends were rejected');
+    this.options.logger?.error(
+      { event: 'EventLogWriteFailed', err, stage, events: rejected.reduce((n, p) => n + p.events.length, 0) },
+      'writing to the event log failed; the appends were rejected',
+    );
     for (const p of rejected) p.reject(err);
   }
 

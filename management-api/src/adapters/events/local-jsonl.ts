@@ -182,6 +182,9 @@ export class LocalJsonlEvents implements EventsAdapter {
 
 /** Build the adapter over `<state>/events`, its signing key in the secrets directory. */
 export function create(context: AdapterContext<'events'>): EventsAdapter {
-  const transparency = { keyFile: path.join(context.paths.secretsDir, LOG_KEY_FILE), checkpointIntervalMs: (context.audit?.checkpoint_interval_sec ?? DEFAULT_CHECKPOINT_INTERVAL_SEC) * 1000 };
+  const transparency = {
+    keyFile: path.join(context.paths.secretsDir, LOG_KEY_FILE),
+    checkpointIntervalMs: (context.audit?.checkpoint_interval_sec ?? DEFAULT_CHECKPOINT_INTERVAL_SEC) * 1000,
+  };
   return new LocalJsonlEvents({ dir: path.join(context.paths.stateDir, 'events'), logger: context.logger, transparency });
 }

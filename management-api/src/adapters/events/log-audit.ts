@@ -51,14 +51,29 @@ export async function auditAgainstCheckpoint(dir: string, note: string, verifier
     entries += 1;
   }
   if (entries < c.size) {
-    return { ok: false, checkpoint, entries, problem: 'truncated', message: `the log holds ${entries} entries but the checkpoint covers ${c.size}: ${c.size - entries} entries (seq ${entries + 1} to ${c.size}) were removed` };
+    return {
+      ok: false,
+      checkpoint,
+      entries,
+      problem: 'truncated',
+      message: `the log holds ${entries} entries but the checkpoint covers ${c.size}: ${c.size - entries} entries (seq ${entries + 1} to ${c.size}) were removed`,
+    };
   }
   if (rootFromFrontier(c.size, frontier).equals(c.root)) {
     return { ok: true, checkpoint, entries, message: `the first ${c.size} of the log's ${entries} entries hash to the checkpoint's root` };
   }
   const firstDiffering = await firstChangedEntry(dir, prefix, c.size, c.root);
-  const where = firstDiffering ? `; the first entry that differs from the one signed is seq ${firstDiffering.index + 1} (${firstDiffering.file}:${firstDiffering.line})` : '; the log\'s stored tree no longer gives the signed root either, so the entry cannot be named';
-  return { ok: false, checkpoint, entries, problem: 'rewritten', ...(firstDiffering ? { firstDiffering } : {}), message: `the log's first ${c.size} entries do not hash to the checkpoint's root: the log was rewritten${where}` };
+  const where = firstDiffering
+    ? `; the first entry that differs from the one signed is seq ${firstDiffering.index + 1} (${firstDiffering.file}:${firstDiffering.line})`
+    : "; the log's stored tree no longer gives the signed root either, so the entry cannot be named";
+  return {
+    ok: false,
+    checkpoint,
+    entries,
+    problem: 'rewritten',
+    ...(firstDiffering ? { firstDiffering } : {}),
+    message: `the log's first ${c.size} entries do not hash to the checkpoint's root: the log was rewritten${where}`,
+  };
 }
 
 /** Every complete line of the log, numbered across its segments, with its place. */
@@ -82,7 +97,11 @@ async function firstChangedEntry(dir: string, prefix: string, size: number, root
   if (!handle) return undefined;
   try {
     if ((await handle.stat()).size < storedHashCount(size) * HASH_SIZE) return undefined;
-    const read = (nodes: Array<{ level: number; index: number }>) => readHashes(handle, nodes.map((n) => storedHashIndex(n.level, n.index)));
+    const read = (nodes: Array<{ level: number; index: number }>) =>
+      readHashes(
+        handle,
+        nodes.map((n) => storedHashIndex(n.level, n.index)),
+      );
     if (!(await treeRoot(size, read)).equals(root)) return undefined;
     let index = 0;
     for await (const line of logLines(dir, prefix)) {

@@ -52,7 +52,10 @@ export class LogCheckpoints {
         if (c.origin !== signer.name) throw new Error(`its origin ${c.origin} is not this log's ${signer.name}`);
         keeper.#latest = { origin: c.origin, size: c.size, root: c.root.toString('base64'), note, time: '' };
       } catch (err) {
-        options.logger?.warn({ event: 'EventLogCheckpointIgnored', reason: (err as Error).message }, 'the latest checkpoint on disk does not verify with the log key; ignoring it');
+        options.logger?.warn(
+          { event: 'EventLogCheckpointIgnored', reason: (err as Error).message },
+          'the latest checkpoint on disk does not verify with the log key; ignoring it',
+        );
       }
     }
     return keeper;

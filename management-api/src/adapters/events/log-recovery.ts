@@ -54,7 +54,10 @@ export async function recoverLog(dir: string, prefix: string, logger?: Logger): 
     if (tail.end < size) {
       await handle.truncate(tail.end);
       await handle.datasync();
-      logger?.warn({ event: 'EventLogTornTailDiscarded', file: last.path, bytes: size - tail.end }, 'discarded an unacknowledged partial line at the end of the event log');
+      logger?.warn(
+        { event: 'EventLogTornTailDiscarded', file: last.path, bytes: size - tail.end },
+        'discarded an unacknowledged partial line at the end of the event log',
+      );
     }
     segments.push({ ...last, end: tail.end, ...(await firstOf(last.path)) });
     let lastLine = tail.lastLine;

@@ -34,15 +34,22 @@ export async function loadSigningKey(file: string, logger?: Logger): Promise<Not
     logger?.info({ event: 'EventLogKeyCreated', file, verifierKey: signer.verifierKey }, 'created the event log signing key');
     return signer;
   }
-  if (!info.isFile()) throw new SigningKeyError(`${file} is not a regular file (a symlink or directory is refused); remove it and restart to create a new log signing key`);
+  if (!info.isFile())
+    throw new SigningKeyError(`${file} is not a regular file (a symlink or directory is refused); remove it and restart to create a new log signing key`);
   if (info.mode & 0o077) {
     await chmod(file, 0o600);
-    logger?.warn({ event: 'EventLogKeyPermissionsRepaired', file, previousMode: (info.mode & 0o777).toString(8) }, 'the event log signing key was readable by others; set it to 0600');
+    logger?.warn(
+      { event: 'EventLogKeyPermissionsRepaired', file, previousMode: (info.mode & 0o777).toString(8) },
+      'the event log signing key was readable by others; set it to 0600',
+    );
   }
   try {
     return parseSignerKey(await readFile(file, 'utf8'));
   } catch (err) {
-    if (err instanceof NoteError) throw new SigningKeyError(`${file}: ${err.message}; restore it from a backup, or remove it to start a new log identity (checkpoints signed so far then no longer verify with the new key)`);
+    if (err instanceof NoteError)
+      throw new SigningKeyError(
+        `${file}: ${err.message}; restore it from a backup, or remove it to start a new log identity (checkpoints signed so far then no longer verify with the new key)`,
+      );
     throw err;
   }
 }

@@ -68,12 +68,18 @@ export class MerkleStore {
       await handle.truncate(storedHashCount(keep) * HASH_SIZE);
       const frontier: Buffer[] = [];
       const nodes = frontierNodes(keep);
-      const hashes = await readHashes(handle, nodes.map((n) => storedHashIndex(n.level, n.index)));
+      const hashes = await readHashes(
+        handle,
+        nodes.map((n) => storedHashIndex(n.level, n.index)),
+      );
       for (const [i, n] of nodes.entries()) frontier[n.level] = hashes[i]!;
       const store = new MerkleStore(handle, keep, frontier);
       if (keep < options.entries) {
         await store.#rebuild(options.sources, keep, options.entries);
-        options.logger?.info({ event: 'EventLogTreeRepaired', from: keep, to: options.entries }, `hashed event log entries ${keep} to ${options.entries - 1} into the Merkle tree (past the last signed checkpoint)`);
+        options.logger?.info(
+          { event: 'EventLogTreeRepaired', from: keep, to: options.entries },
+          `hashed event log entries ${keep} to ${options.entries - 1} into the Merkle tree (past the last signed checkpoint)`,
+        );
       }
       await handle.sync();
       return store;
@@ -140,7 +146,11 @@ export class MerkleStore {
 
   async #reader(): Promise<ReadNodes> {
     await this.#drained();
-    return (nodes) => readHashes(this.handle, nodes.map((n) => storedHashIndex(n.level, n.index)));
+    return (nodes) =>
+      readHashes(
+        this.handle,
+        nodes.map((n) => storedHashIndex(n.level, n.index)),
+      );
   }
 
   async #drained(): Promise<void> {
@@ -156,7 +166,9 @@ export class MerkleStore {
       try {
         await writeAt(this.handle, buf, position);
       } catch (err) {
-        this.#failed = new MerkleStoreError(`writing the Merkle tree failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); the event log must be reopened`);
+        this.#failed = new MerkleStoreError(
+          `writing the Merkle tree failed (${(err as NodeJS.ErrnoException).code ?? (err as Error).message}); the event log must be reopened`,
+        );
       }
     });
   }
@@ -188,19 +200,30 @@ async function trustedPrefix(handle: FileHandle, options: MerkleStoreOptions): P
   const trusted = options.trusted;
   if (!trusted || trusted.size === 0) return 0;
   if (trusted.size > options.entries) {
-    throw new LogCorruptError(`the event log holds ${options.entries} entries but its last signed checkpoint covers ${trusted.size}: entries were removed; restore the log from a backup (agentbox events verify --against names what is missing)`);
+    throw new LogCorruptError(
+      `the event log holds ${options.entries} entries but its last signed checkpoint covers ${trusted.size}: entries were removed; restore the log from a backup (agentbox events verify --against names what is missing)`,
+    );
   }
   const stored = Math.floor((await handle.stat()).size / HASH_SIZE);
   if (stored < storedHashCount(trusted.size)) return 0;
-  const read: ReadNodes = (nodes) => readHashes(handle, nodes.map((n) => storedHashIndex(n.level, n.index)));
+  const read: ReadNodes = (nodes) =>
+    readHashes(
+      handle,
+      nodes.map((n) => storedHashIndex(n.level, n.index)),
+    );
   if (!(await treeRoot(trusted.size, read)).equals(trusted.root)) {
-    options.logger?.warn({ event: 'EventLogTreeRebuilt', size: trusted.size }, 'the stored Merkle tree does not give the last signed root; rebuilding it from the log');
+    options.logger?.warn(
+      { event: 'EventLogTreeRebuilt', size: trusted.size },
+      'the stored Merkle tree does not give the last signed root; rebuilding it from the log',
+    );
     return 0;
   }
   const [edge] = await readHashes(handle, [storedHashIndex(0, trusted.size - 1)]);
   for await (const line of storedLines(options.sources, trusted.size - 1)) {
     if (!leafHash(line.bytes).equals(edge!)) {
-      throw new LogCorruptError(`event log entry ${trusted.size - 1} (seq ${trusted.size}) is not the one the last signed checkpoint covers: the log was rewritten; restore it from a backup (agentbox events verify --against names the first entry that differs)`);
+      throw new LogCorruptError(
+        `event log entry ${trusted.size - 1} (seq ${trusted.size}) is not the one the last signed checkpoint covers: the log was rewritten; restore it from a backup (agentbox events verify --against names the first entry that differs)`,
+      );
     }
     break;
   }

@@ -110,7 +110,12 @@ export class SinkForwarder {
 
   async #post(events: StoredEvent[]): Promise<void> {
     const signal = AbortSignal.any([AbortSignal.timeout(this.options.timeoutMs), this.#abort.signal]);
-    const response = await fetch(this.options.url, { method: 'POST', headers: authHeaders(this.options.token, true), body: JSON.stringify({ events }), signal });
+    const response = await fetch(this.options.url, {
+      method: 'POST',
+      headers: authHeaders(this.options.token, true),
+      body: JSON.stringify({ events }),
+      signal,
+    });
     await response.arrayBuffer().catch(() => undefined);
     if (response.ok) return;
     const what = `the sink answered ${response.status}`;
@@ -126,7 +131,10 @@ export class SinkForwarder {
     if (this.#failing === reason) return;
     this.#failing = reason;
     // Logged once per outage, not once per retry; the events stay spooled.
-    this.options.logger?.warn({ event: 'EventsSinkFailing', reason, backlogBytes: this.backlog, delivered: this.#delivered }, `delivering events to the sink failed (${reason}); they stay spooled and are retried`);
+    this.options.logger?.warn(
+      { event: 'EventsSinkFailing', reason, backlogBytes: this.backlog, delivered: this.#delivered },
+      `delivering events to the sink failed (${reason}); they stay spooled and are retried`,
+    );
   }
 
   #recovered(): void {

@@ -1,6 +1,13 @@
 // One JSON request to an Agentbox-style HTTP service, with a deadline and errors mapped to adapter errors.
 import type { SlotName } from '../adapter.js';
-import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterPreconditionError, AdapterTimeoutError, AdapterUnavailableError } from '../../adapter-errors.js';
+import {
+  AdapterConflictError,
+  AdapterInputError,
+  AdapterNotFoundError,
+  AdapterPreconditionError,
+  AdapterTimeoutError,
+  AdapterUnavailableError,
+} from '../../adapter-errors.js';
 import { ApiError } from '../../errors.js';
 
 /** What a request needs. */

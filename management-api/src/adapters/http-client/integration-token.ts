@@ -14,7 +14,12 @@ export interface TokenSource {
  * secret is picked up by a reconnect. `token_file` wins over `token_env` (see readSecret); a token
  * file readable by group or others is used but logged as `IntegrationTokenFileOpen`.
  */
-export function readIntegrationToken(slot: SlotName, source: TokenSource, env: Readonly<Record<string, string | undefined>>, logger?: Pick<Logger, 'warn'>): Promise<string | undefined> {
+export function readIntegrationToken(
+  slot: SlotName,
+  source: TokenSource,
+  env: Readonly<Record<string, string | undefined>>,
+  logger?: Pick<Logger, 'warn'>,
+): Promise<string | undefined> {
   return readSecret({
     env: { key: `integrations.${slot}.token_env`, name: source.token_env, values: env },
     file: { key: `integrations.${slot}.token_file`, path: source.token_file },

@@ -52,9 +52,17 @@ export class ExternalPgMemory implements MemoryAdapter {
     await this.#release();
     const connection = await connectionString(this.context, this.context.logger);
     const target = describeTarget(connection);
-    const pool = new pg.Pool({ connectionString: connection, max: 4, connectionTimeoutMillis: 5_000, idleTimeoutMillis: 30_000, application_name: 'agentbox-memory' });
+    const pool = new pg.Pool({
+      connectionString: connection,
+      max: 4,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      application_name: 'agentbox-memory',
+    });
     // An idle client losing its server emits here; without a listener the process would crash.
-    pool.on('error', (err) => this.context.logger.warn({ event: 'MemoryPgClientError', target, error: scrubSecrets(err.message) }, 'an idle Postgres connection failed'));
+    pool.on('error', (err) =>
+      this.context.logger.warn({ event: 'MemoryPgClientError', target, error: scrubSecrets(err.message) }, 'an idle Postgres connection failed'),
+    );
     const onAbort = (): void => void pool.end().catch(() => undefined);
     signal.addEventListener('abort', onAbort, { once: true });
     let client: pg.PoolClient | undefined;
@@ -117,7 +125,8 @@ export class ExternalPgMemory implements MemoryAdapter {
     checkNamespace(namespace);
     const k = checkK(query.k);
     const literal = vectorLiteral(this.#queryVector(query));
-    const sql = (order: string) => `SELECT id, text, metadata, 1 - (embedding <=> $2::vector) AS score FROM ${this.#table} WHERE namespace = $1 ORDER BY ${order} LIMIT $3`;
+    const sql = (order: string) =>
+      `SELECT id, text, metadata, 1 - (embedding <=> $2::vector) AS score FROM ${this.#table} WHERE namespace = $1 ORDER BY ${order} LIMIT $3`;
     let rows = await this.#query('search', sql('embedding <=> $2::vector'), [namespace, literal, k]);
     if (rows.length < k) {
       // An index scan can come back short (filtered, or pgvector before 0.8). If the namespace holds
@@ -130,10 +139,21 @@ export class ExternalPgMemory implements MemoryAdapter {
 
   async retrieve(namespace: string, id: string): Promise<MemoryRecord> {
     checkNamespace(namespace);
-    const rows = await this.#query('retrieve', `SELECT namespace, id, text, metadata, embedding::text AS embedding, created_at FROM ${this.#table} WHERE namespace = $1 AND id = $2`, [namespace, id]);
+    const rows = await this.#query(
+      'retrieve',
+      `SELECT namespace, id, text, metadata, embedding::text AS embedding, created_at FROM ${this.#table} WHERE namespace = $1 AND id = $2`,
+      [namespace, id],
+    );
     const row = rows[0];
     if (!row) throw new AdapterNotFoundError(`memory "${id}" in namespace "${namespace}"`);
-    return { id: row.id, namespace: row.namespace, text: row.text, metadata: row.metadata, vector: parseVector(row.embedding), createdAt: row.created_at.toISOString() };
+    return {
+      id: row.id,
+      namespace: row.namespace,
+      text: row.text,
+      metadata: row.metadata,
+      vector: parseVector(row.embedding),
+      createdAt: row.created_at.toISOString(),
+    };
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
@@ -152,7 +172,10 @@ export class ExternalPgMemory implements MemoryAdapter {
       [namespace, after, limit + 1],
     );
     // seq is a bigserial: pg hands it over as a string.
-    return mapPage(MEMORY_PAGER.page(rows, limit, (r) => Number(r.seq)), (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: r.metadata, createdAt: r.created_at.toISOString() }));
+    return mapPage(
+      MEMORY_PAGER.page(rows, limit, (r) => Number(r.seq)),
+      (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: r.metadata, createdAt: r.created_at.toISOString() }),
+    );
   }
 
   #queryVector(query: MemoryQuery): Float32Array {

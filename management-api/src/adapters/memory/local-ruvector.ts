@@ -36,7 +36,10 @@ export class LocalRuvectorMemory implements MemoryAdapter {
   #namespaces = new Map<string, MemoryNamespace>();
   #permanent: string | undefined;
 
-  constructor(private readonly context: AdapterContext<'memory'>, private readonly options: LocalRuvectorOptions = {}) {
+  constructor(
+    private readonly context: AdapterContext<'memory'>,
+    private readonly options: LocalRuvectorOptions = {},
+  ) {
     this.dir = path.join(context.paths.stateDir, 'memory');
     this.dimension = context.settings.dimension;
   }
@@ -103,7 +106,12 @@ export class LocalRuvectorMemory implements MemoryAdapter {
     const ns = this.#namespaces.get(namespace);
     if (!ns) return [];
     const scored = await ns.search(normalized(vector), k);
-    const rows = this.#backend(() => catalog.getMany(namespace, scored.map((h) => h.id)));
+    const rows = this.#backend(() =>
+      catalog.getMany(
+        namespace,
+        scored.map((h) => h.id),
+      ),
+    );
     const hits: MemoryHit[] = [];
     for (const { id, score } of scored) {
       const row = rows.get(id);
@@ -169,7 +177,11 @@ export class LocalRuvectorMemory implements MemoryAdapter {
 
   #newNamespace(name: string): MemoryNamespace {
     const file = path.join(this.dir, 'index', `${Buffer.from(name).toString('hex')}.rvdb`);
-    return new MemoryNamespace(name, file, { dimension: this.dimension, exactBelow: this.options.exactBelow ?? DEFAULT_EXACT_BELOW, logger: this.context.logger });
+    return new MemoryNamespace(name, file, {
+      dimension: this.dimension,
+      exactBelow: this.options.exactBelow ?? DEFAULT_EXACT_BELOW,
+      logger: this.context.logger,
+    });
   }
 
   #connected(): MemoryCatalog {

@@ -82,7 +82,9 @@ export class MemoryCatalog {
   getMany(namespace: string, ids: readonly string[]): Map<string, CatalogRow> {
     const out = new Map<string, CatalogRow>();
     if (ids.length === 0) return out;
-    const rows = this.#db.prepare(`SELECT * FROM memories WHERE namespace = ? AND id IN (${ids.map(() => '?').join(',')})`).all(namespace, ...ids) as CatalogRow[];
+    const rows = this.#db
+      .prepare(`SELECT * FROM memories WHERE namespace = ? AND id IN (${ids.map(() => '?').join(',')})`)
+      .all(namespace, ...ids) as CatalogRow[];
     for (const row of rows) out.set(row.id, row);
     return out;
   }
@@ -97,12 +99,17 @@ export class MemoryCatalog {
     const rows = this.#db
       .prepare('SELECT seq, namespace, id, text, metadata, created_at FROM memories WHERE namespace = ? AND seq > ? ORDER BY seq LIMIT ?')
       .all(namespace, after, limit + 1) as Array<Omit<CatalogRow, 'vector'>>;
-    return mapPage(MEMORY_PAGER.page(rows, limit, (r) => r.seq), (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: JSON.parse(r.metadata) as Record<string, unknown>, createdAt: r.created_at }));
+    return mapPage(
+      MEMORY_PAGER.page(rows, limit, (r) => r.seq),
+      (r) => ({ id: r.id, namespace: r.namespace, text: r.text, metadata: JSON.parse(r.metadata) as Record<string, unknown>, createdAt: r.created_at }),
+    );
   }
 
   /** Every (namespace, id, vector), in insertion order, for rebuilding in-memory state at start. */
   *vectors(): Generator<{ namespace: string; id: string; vector: Float32Array }> {
-    for (const row of this.#db.prepare('SELECT namespace, id, vector FROM memories ORDER BY seq').iterate() as Iterable<Pick<CatalogRow, 'namespace' | 'id' | 'vector'>>) {
+    for (const row of this.#db.prepare('SELECT namespace, id, vector FROM memories ORDER BY seq').iterate() as Iterable<
+      Pick<CatalogRow, 'namespace' | 'id' | 'vector'>
+    >) {
       yield { namespace: row.namespace, id: row.id, vector: toFloat32(row.vector) };
     }
   }
@@ -119,7 +126,14 @@ export class MemoryCatalog {
 
 /** A stored row as the interface's record. */
 export function toRecord(row: CatalogRow): MemoryRecord {
-  return { id: row.id, namespace: row.namespace, text: row.text, metadata: JSON.parse(row.metadata) as Record<string, unknown>, vector: toFloat32(row.vector), createdAt: row.created_at };
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    text: row.text,
+    metadata: JSON.parse(row.metadata) as Record<string, unknown>,
+    vector: toFloat32(row.vector),
+    createdAt: row.created_at,
+  };
 }
 
 // A copy, not a view: SQLite's buffer may be unaligned for a Float32Array and is reused.

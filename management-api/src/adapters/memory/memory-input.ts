@@ -21,7 +21,9 @@ export const MAX_TEXT_CHARS = 65_536;
 /** Refuse a namespace that cannot be a path segment or a file name. */
 export function checkNamespace(namespace: string): string {
   if (typeof namespace !== 'string' || !NAMESPACE_PATTERN.test(namespace)) {
-    throw new AdapterInputError(`namespace "${String(namespace).slice(0, 80)}" is invalid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`);
+    throw new AdapterInputError(
+      `namespace "${String(namespace).slice(0, 80)}" is invalid: use 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit`,
+    );
   }
   return namespace;
 }

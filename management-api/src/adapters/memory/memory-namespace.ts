@@ -63,7 +63,11 @@ export class MemoryNamespace {
   #worker: RuvectorIndex | undefined;
   #closing = false;
 
-  constructor(readonly name: string, readonly indexFile: string, private readonly options: NamespaceOptions) {
+  constructor(
+    readonly name: string,
+    readonly indexFile: string,
+    private readonly options: NamespaceOptions,
+  ) {
     this.matrix = new VectorMatrix(options.dimension);
   }
 
@@ -291,13 +295,18 @@ export class MemoryNamespace {
     this.#calibration = { size, recall, at: Date.now(), retryMs };
     this.options.logger[passed ? 'info' : 'warn'](
       { event: passed ? 'MemoryIndexCalibrated' : 'MemoryRecallBelowTarget', namespace: this.name, size, recall, target: TARGET_RECALL },
-      passed ? `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} at ${size} vectors` : `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} is below ${TARGET_RECALL}; searching exactly`,
+      passed
+        ? `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} at ${size} vectors`
+        : `memory namespace ${this.name}: index recall@10 ${recall.toFixed(3)} is below ${TARGET_RECALL}; searching exactly`,
     );
   }
 
   #breakIndex(err: unknown): void {
     this.#indexBroken = true;
-    this.options.logger.error({ event: 'MemoryIndexFailed', namespace: this.name, err }, `memory namespace ${this.name}: index failed; searching exactly until the next connect`);
+    this.options.logger.error(
+      { event: 'MemoryIndexFailed', namespace: this.name, err },
+      `memory namespace ${this.name}: index failed; searching exactly until the next connect`,
+    );
   }
 }
 

@@ -35,7 +35,11 @@ export async function ensureSchema(client: PoolClient, table: string, dimension:
       } catch (err) {
         if ((err as { code?: string }).code !== '42501') throw err;
         await client.query('ROLLBACK');
-        return { ok: false, permanent: 'the database role may not create the pgvector extension: ask the database owner or a superuser to run CREATE EXTENSION vector in this database' };
+        return {
+          ok: false,
+          permanent:
+            'the database role may not create the pgvector extension: ask the database owner or a superuser to run CREATE EXTENSION vector in this database',
+        };
       }
     }
     await client.query(`CREATE TABLE IF NOT EXISTS ${t} (
@@ -60,7 +64,10 @@ export async function ensureSchema(client: PoolClient, table: string, dimension:
   );
   const type = column.rows[0]?.type;
   if (type !== `vector(${dimension})`) {
-    return { ok: false, permanent: `table ${table} stores ${type ?? 'no embedding column'} but integrations.memory.dimension is ${dimension}: set dimension to match, or name another table in integrations.memory.table` };
+    return {
+      ok: false,
+      permanent: `table ${table} stores ${type ?? 'no embedding column'} but integrations.memory.dimension is ${dimension}: set dimension to match, or name another table in integrations.memory.table`,
+    };
   }
   const version = await client.query<{ extversion: string }>(`SELECT extversion FROM pg_extension WHERE extname = 'vector'`);
   return { ok: true, pgvector: version.rows[0]?.extversion ?? 'unknown' };

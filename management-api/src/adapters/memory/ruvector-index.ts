@@ -34,7 +34,10 @@ export class RuvectorIndex {
   /** Resolves once the database is open (its graph rebuilt); rejects when it cannot be. */
   readonly ready: Promise<void>;
 
-  constructor(readonly file: string, dimension: number) {
+  constructor(
+    readonly file: string,
+    dimension: number,
+  ) {
     const workerData: IndexWorkerData = { file, dimension, hnsw: { ...RUVECTOR_HNSW } };
     // Beside this module: .js when built, .ts when the tests run the sources (the worker inherits their loader).
     this.#worker = new Worker(new URL(`./ruvector-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData });

@@ -16,7 +16,11 @@ export function textFeatures(text: string): Map<string, number> {
     features.set(key, (features.get(key) ?? 0) + 1);
   };
   // NFKC folds compatibility forms (full-width letters, ligatures) so they hash like their plain forms.
-  const words = text.normalize('NFKC').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   for (const word of words) {
     add(`w:${word}`);
     const chars = Array.from(`#${word}#`);

@@ -15,7 +15,10 @@ export class VectorMatrix {
   #ids: string[] = [];
   readonly #rows = new Map<string, number>();
 
-  constructor(readonly dimension: number, capacity = 1024) {
+  constructor(
+    readonly dimension: number,
+    capacity = 1024,
+  ) {
     this.#data = new Float32Array(dimension * Math.max(1, capacity));
   }
 

@@ -10,7 +10,23 @@ const RESERVED = new Set<string>(PROXY_VARIABLES);
  * and nothing else. The API's own environment holds credentials (tokens, connection strings);
  * an allowlist, unlike a denylist, cannot leak one that nobody thought to list.
  */
-export const INHERITED_VARIABLES = ['PATH', 'HOME', 'LANG', 'LANGUAGE', 'LC_ALL', 'LC_CTYPE', 'LC_MESSAGES', 'LC_NUMERIC', 'LC_TIME', 'TZ', 'TERM', 'USER', 'LOGNAME', 'SHELL', 'TMPDIR'] as const;
+export const INHERITED_VARIABLES = [
+  'PATH',
+  'HOME',
+  'LANG',
+  'LANGUAGE',
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_MESSAGES',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'TZ',
+  'TERM',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TMPDIR',
+] as const;
 
 /** The search path an agent gets when the parent has none. */
 export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -26,7 +42,11 @@ const MAX_VALUE_BYTES = 32 * 1024;
  * secret, or the name is reserved (`AGENTBOX_*`, the proxy variables): secrets reach agents through files they are
  * given, never through an API call that may be logged or replayed.
  */
-export function agentEnvironment(parent: Readonly<Record<string, string | undefined>>, requested: Readonly<Record<string, string>> | undefined, box: Readonly<Record<string, string>>): Record<string, string> {
+export function agentEnvironment(
+  parent: Readonly<Record<string, string | undefined>>,
+  requested: Readonly<Record<string, string>> | undefined,
+  box: Readonly<Record<string, string>>,
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of INHERITED_VARIABLES) {
     const value = parent[name];
@@ -47,8 +67,12 @@ function checkVariable(name: string, value: unknown): void {
   if (name.toUpperCase().startsWith('AGENTBOX_')) throw new AdapterInputError(`environment variable ${name}: AGENTBOX_* names are reserved for the box`);
   if (RESERVED.has(name)) throw new AdapterInputError(`environment variable ${name} is reserved: the box points agents at its egress proxy itself`);
   if (typeof value !== 'string') throw new AdapterInputError(`environment variable ${name} must be a string`);
-  if (value.includes('\u0000') || Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES) throw new AdapterInputError(`environment variable ${name} holds a NUL byte or is longer than ${MAX_VALUE_BYTES} bytes`);
-  if (isSecretName(name)) throw new AdapterInputError(`environment variable ${name} is named like a secret; secrets are not passed to agents through the API (give the agent a file instead)`);
+  if (value.includes('\u0000') || Buffer.byteLength(value, 'utf8') > MAX_VALUE_BYTES)
+    throw new AdapterInputError(`environment variable ${name} holds a NUL byte or is longer than ${MAX_VALUE_BYTES} bytes`);
+  if (isSecretName(name))
+    throw new AdapterInputError(
+      `environment variable ${name} is named like a secret; secrets are not passed to agents through the API (give the agent a file instead)`,
+    );
   const kind = secretKind(value);
   // The value is never echoed: it may be the very secret being refused.
   if (kind) throw new AdapterInputError(`environment variable ${name} appears to hold ${kind}; secrets are not passed to agents through the API`);

@@ -76,7 +76,8 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     },
     // Terminals live in the API's process (the pty master, the screen): the protocol carries none.
     spawn: async (request) => {
-      if (request?.tty) throw new AdapterInputError('tty: agents of orchestrator/external-stdio have no terminal; terminals are served by orchestrator/local-procmgr');
+      if (request?.tty)
+        throw new AdapterInputError('tty: agents of orchestrator/external-stdio have no terminal; terminals are served by orchestrator/local-procmgr');
       return call<AgentProcess>('agent.spawn', request);
     },
     list: async () => (await call<AgentList>('agent.list', {})).agents,
@@ -95,13 +96,21 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     },
     // The sandbox a command would join is the external process manager's, out of this process's reach.
     exec: async (id) => {
-      throw new ApiError('ABX_ERR_CONFLICT', `cannot exec into agent ${JSON.stringify(id)}: orchestrator/external-stdio runs agents elsewhere; exec is served by orchestrator/local-procmgr`);
+      throw new ApiError(
+        'ABX_ERR_CONFLICT',
+        `cannot exec into agent ${JSON.stringify(id)}: orchestrator/external-stdio runs agents elsewhere; exec is served by orchestrator/local-procmgr`,
+      );
     },
   };
 }
 
 /** Yield the chunks of `first` and the pages after it: until none are left (no follow) or the output is done. */
-async function* pages(id: string, request: OutputRequest, first: OutputPage, call: <T>(method: string, params: unknown, timeoutMs?: number) => Promise<T>): AsyncGenerator<OutputChunk> {
+async function* pages(
+  id: string,
+  request: OutputRequest,
+  first: OutputPage,
+  call: <T>(method: string, params: unknown, timeoutMs?: number) => Promise<T>,
+): AsyncGenerator<OutputChunk> {
   let page = first;
   let after = request.after ?? 0;
   const aborted = new Promise<undefined>((resolve) => request.signal.addEventListener('abort', () => resolve(undefined), { once: true }));

@@ -110,4 +110,6 @@ export interface OrchestratorAdapter extends AdapterLifecycle {
 }
 
 /** The operations the resolver dispatches (and measures) for this slot. */
-export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output', 'terminal', 'input', 'exec'] as const satisfies ReadonlyArray<keyof OrchestratorAdapter>;
+export const ORCHESTRATOR_OPERATIONS = ['spawn', 'list', 'status', 'terminate', 'output', 'terminal', 'input', 'exec'] as const satisfies ReadonlyArray<
+  keyof OrchestratorAdapter
+>;

@@ -96,7 +96,10 @@ export class ProcessManager {
     const limits = this.#accounting.limitsFor(request.limits);
     this.options.credentials?.check(request);
     const until = this.#crashLoop.refusedUntil(request.name);
-    if (until) throw new AdapterConflictError(`agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`);
+    if (until)
+      throw new AdapterConflictError(
+        `agent "${request.name}" is crash-looping (${this.#crashLoop.maxFailures} failures within ${this.#crashLoop.windowMs / 1000} s); it may start again after ${until.toISOString()}`,
+      );
     const cwd = await agentCwd(this.#workspace, request.cwd, request.name);
     const id = `agt_${randomBytes(9).toString('base64url')}`;
     const box = { AGENTBOX_AGENT_ID: id, AGENTBOX_AGENT_NAME: request.name, AGENTBOX_WORKSPACE: this.#workspace };
@@ -104,16 +107,40 @@ export class ProcessManager {
     // A tty agent's terminal is an xterm (the box's screen and the dashboard's view), whatever the API's own TERM: say so unless the caller did.
     if (request.tty && request.env?.['TERM'] === undefined) env['TERM'] = TTY_TERM;
     // Through the sandbox launcher (fail closed); the command is checked first, as the launcher would only exit 127.
-    const target = { id, name: request.name, command: checkCommand(request.command, env['PATH']), args: request.args, cwd, workspace: this.#workspace, ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}) };
+    const target = {
+      id,
+      name: request.name,
+      command: checkCommand(request.command, env['PATH']),
+      args: request.args,
+      cwd,
+      workspace: this.#workspace,
+      ...(limits.memory_bytes ? { memoryBudget: limits.memory_bytes } : {}),
+    };
     // The agent's own proxy credential first (revoked if it cannot start, and when it exits, in
     // #ended): issuing it tells which port the proxy listens on, which the sandbox lets the agent reach.
-    const proxyEnv = this.options.egress ? await this.options.egress.issue(id, { name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}), ...(request.allowDomains?.length ? { allowDomains: [...request.allowDomains] } : {}) }) : {};
+    const proxyEnv = this.options.egress
+      ? await this.options.egress.issue(id, {
+          name: request.name,
+          ...(request.autonomy ? { autonomy: request.autonomy } : {}),
+          ...(request.allowDomains?.length ? { allowDomains: [...request.allowDomains] } : {}),
+        })
+      : {};
     const confined = await (this.options.sandbox ? this.options.sandbox.confine(target) : Promise.resolve(unconfined(target))).catch((err: unknown) => {
       this.options.egress?.revoke(id);
       throw err;
     });
     // Issued once the request passed every check, so a refused spawn leaves no live token behind.
-    env = { ...env, ...confined.env, ...proxyEnv, ...this.options.credentials?.issue({ id, name: request.name, ...(request.autonomy ? { autonomy: request.autonomy } : {}), ...(request.providers ? { providers: request.providers } : {}) }) };
+    env = {
+      ...env,
+      ...confined.env,
+      ...proxyEnv,
+      ...this.options.credentials?.issue({
+        id,
+        name: request.name,
+        ...(request.autonomy ? { autonomy: request.autonomy } : {}),
+        ...(request.providers ? { providers: request.providers } : {}),
+      }),
+    };
     // detached: the agent leads a process group of its own, so signals reach everything it starts.
     // In bubblewrap: unprivileged ids when the box runs as root, and a ready pipe the launcher writes once its forwarder listens.
     // A tty agent: the same launcher argv with its terminal set up first (tty-agents.ts).
@@ -133,7 +160,13 @@ export class ProcessManager {
       // A keeper is ready once it runs (a signal before its handlers ends it before it forks the
       // agent); its pipe carries its reports. Inside bubblewrap the launcher's byte says its forwarder listens.
       child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
-      child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`)));
+      child.once('error', (err: NodeJS.ErrnoException) =>
+        reject(
+          new AdapterInputError(
+            `cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`,
+          ),
+        ),
+      );
     }).catch(async (err: unknown) => {
       onTty?.tty.close();
       await confined.release();
@@ -143,32 +176,60 @@ export class ProcessManager {
     });
     this.#confined.set(id, confined);
     const startedAt = new Date().toISOString();
-    const run = new AgentRun({ id, name: request.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt, cwd: path.relative(this.#workspace, cwd) || '.' }, child, (r, exit) => this.#classify(r, exit), {
-      ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
-      onEnd: (r) => this.#ended(r),
-      ...(onTty ? { terminalOutput: true } : {}),
-    });
+    const run = new AgentRun(
+      {
+        id,
+        name: request.name,
+        command: request.command,
+        args: [...request.args],
+        pid: child.pid!,
+        startedAt,
+        cwd: path.relative(this.#workspace, cwd) || '.',
+      },
+      child,
+      (r, exit) => this.#classify(r, exit),
+      {
+        ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
+        onEnd: (r) => this.#ended(r),
+        ...(onTty ? { terminalOutput: true } : {}),
+      },
+    );
     this.#runs.set(id, run);
     this.#execs.add(id, { name: request.name, target, env, limits });
     if (request.profile !== undefined) this.#profiles.set(id, request.profile);
     if (onTty) this.#ttys.follow(run, onTty.tty);
     // Before anything can end it: its exit is only seen in a later turn of the event loop, so the start is recorded first.
-    this.options.audit?.started({ id, name: request.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, cwd) || '.', envNames: Object.keys(request.env ?? {}), limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt });
+    this.options.audit?.started({
+      id,
+      name: request.name,
+      command: request.command,
+      args: request.args,
+      cwd: path.relative(this.#workspace, cwd) || '.',
+      envNames: Object.keys(request.env ?? {}),
+      limits,
+      sandbox: sandboxMode(confined),
+      pid: run.pid,
+      startedAt,
+    });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
     this.#accounting.follow(id, run.pid, limits, overBudget, confined.overhead, agentDirectories(target, confined));
     // A keeper that ended the agent over its memory says so on its ready pipe, between two samples.
-    if (confined.keeper) followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
-      if (run.live && !run.terminating) this.options.audit?.terminating({ id, name: request.name, graceMs: 0 }, { kind: 'box', reason });
-      run.requestTermination();
-      this.#accounting.endedBySandbox(id, reason, { residentBytes: bytes });
-    });
+    if (confined.keeper)
+      followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
+        if (run.live && !run.terminating) this.options.audit?.terminating({ id, name: request.name, graceMs: 0 }, { kind: 'box', reason });
+        run.requestTermination();
+        this.#accounting.endedBySandbox(id, reason, { residentBytes: bytes });
+      });
     // Ended through the same path as a DELETE, by the box, so the reason is on the record and in the audit trail.
     const deadlines = { ...optional('timeoutSec', request.timeoutSec), ...optional('idleTimeoutSec', request.idleTimeoutSec) };
-    if (run.live) this.#deadlines.follow(id, { ...deadlines, output: run.output, ...(onTty ? { lastInputAt: () => this.#ttys.lastInputAt(id) } : {}) }, (reason) => {
-      if (!run.live || run.terminating) return;
-      this.#deadlineReasons.set(id, reason);
-      this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason }).catch((err: unknown) => this.options.logger.error({ event: 'AgentDeadlineEndFailed', agent: id, reason, err }, `could not end agent ${request.name} (${reason})`));
-    });
+    if (run.live)
+      this.#deadlines.follow(id, { ...deadlines, output: run.output, ...(onTty ? { lastInputAt: () => this.#ttys.lastInputAt(id) } : {}) }, (reason) => {
+        if (!run.live || run.terminating) return;
+        this.#deadlineReasons.set(id, reason);
+        this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason }).catch((err: unknown) =>
+          this.options.logger.error({ event: 'AgentDeadlineEndFailed', agent: id, reason, err }, `could not end agent ${request.name} (${reason})`),
+        );
+      });
     // The record as of the start: a short-lived agent may end while the pid record is written.
     const started = this.#record(run);
     this.options.logger.info({ event: 'AgentSpawned', agent: id, name: request.name, pid: run.pid }, `agent ${request.name} started`);
@@ -195,25 +256,50 @@ export class ProcessManager {
     const confined = await (this.options.sandbox ? this.options.sandbox.confine(target, { joining: targetId }) : Promise.resolve(unconfined(target)));
     const onTty = this.#ttys.prepare({ name: host.name, ...request }, confined, this.options.sandbox?.launcher);
     const how = onTty ?? { command: confined.command, args: confined.args, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])] };
-    const child = spawn(how.command, how.args, { cwd: target.cwd, env: { ...env, ...confined.env }, detached: true, stdio: how.stdio as StdioOptions, ...confined.ids });
+    const child = spawn(how.command, how.args, {
+      cwd: target.cwd,
+      env: { ...env, ...confined.env },
+      detached: true,
+      stdio: how.stdio as StdioOptions,
+      ...confined.ids,
+    });
     await whenStarted(child, confined, request.command).catch((err: unknown) => {
       onTty?.tty.close();
       throw err;
     });
     this.#confined.set(id, confined);
     this.#execs.attach(targetId, id);
-    const run = new AgentRun({ id, name: host.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt: new Date().toISOString(), execOf: targetId }, child, (r, exit) => execState(r.terminating, exit), {
-      ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
-      onEnd: (r) => this.#ended(r),
-      ...(onTty ? { terminalOutput: true } : {}),
-    });
+    const run = new AgentRun(
+      { id, name: host.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt: new Date().toISOString(), execOf: targetId },
+      child,
+      (r, exit) => execState(r.terminating, exit),
+      {
+        ...(this.options.maxOutputBytes ? { maxOutputBytes: this.options.maxOutputBytes } : {}),
+        onEnd: (r) => this.#ended(r),
+        ...(onTty ? { terminalOutput: true } : {}),
+      },
+    );
     this.#runs.set(id, run);
     if (onTty) this.#ttys.follow(run, onTty.tty);
-    this.options.audit?.started({ id, name: host.name, command: request.command, args: request.args, cwd: path.relative(this.#workspace, target.cwd) || '.', envNames: Object.keys(request.env ?? {}), limits: host.limits, sandbox: sandboxMode(confined), pid: run.pid, startedAt: run.snapshot().startedAt });
+    this.options.audit?.started({
+      id,
+      name: host.name,
+      command: request.command,
+      args: request.args,
+      cwd: path.relative(this.#workspace, target.cwd) || '.',
+      envNames: Object.keys(request.env ?? {}),
+      limits: host.limits,
+      sandbox: sandboxMode(confined),
+      pid: run.pid,
+      startedAt: run.snapshot().startedAt,
+    });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
     this.#accounting.follow(id, run.pid, host.limits, overBudget, confined.overhead, []);
     const started = this.#record(run);
-    this.options.logger.info({ event: 'AgentExecStarted', agent: id, execOf: targetId, name: host.name, pid: run.pid }, `command exec'd into agent ${targetId}`);
+    this.options.logger.info(
+      { event: 'AgentExecStarted', agent: id, execOf: targetId, name: host.name, pid: run.pid },
+      `command exec'd into agent ${targetId}`,
+    );
     await this.#records?.add(id, run.pid);
     if (!run.live) await this.#records?.remove(id);
     // The agent may have ended while the command started: the command goes too.
@@ -322,19 +408,40 @@ export class ProcessManager {
 
   #ended(run: AgentRun): void {
     // Commands exec'd into it end with it (docker exec's are ended with their container the same way).
-    for (const child of this.#execs.ended(run.id)) void this.#terminate(child, LEFTOVER_GRACE_MS, { kind: 'box', reason: 'agent-ended' }).catch(() => undefined);
+    for (const child of this.#execs.ended(run.id))
+      void this.#terminate(child, LEFTOVER_GRACE_MS, { kind: 'box', reason: 'agent-ended' }).catch(() => undefined);
     this.#accounting.ended(run.id);
     this.#deadlines.forget(run.id);
     const info = this.#record(run);
-    this.options.audit?.ended({ ...info, reason: info.reason ?? endReason(run, info), startedAt: info.startedAt, endedAt: info.endedAt!, ...optional('peakPssBytes', this.#accounting.peakPss(info.id)) });
+    this.options.audit?.ended({
+      ...info,
+      reason: info.reason ?? endReason(run, info),
+      startedAt: info.startedAt,
+      endedAt: info.endedAt!,
+      ...optional('peakPssBytes', this.#accounting.peakPss(info.id)),
+    });
     this.#ttys.ended(info);
-    this.options.logger.info({ event: 'AgentExited', agent: info.id, name: info.name, state: info.state, exitCode: info.exitCode, signal: info.signal, reason: info.reason, usage: info.usage }, `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`);
+    this.options.logger.info(
+      {
+        event: 'AgentExited',
+        agent: info.id,
+        name: info.name,
+        state: info.state,
+        exitCode: info.exitCode,
+        signal: info.signal,
+        reason: info.reason,
+        usage: info.usage,
+      },
+      `agent ${info.name} ${info.state}${info.reason ? ` (${info.reason})` : ''}`,
+    );
     void this.#records?.remove(info.id);
     const confined = this.#confined.get(info.id);
     this.#confined.delete(info.id);
     // What the agent left (its temporary directory) is its own to shape: a clean-up that fails is
     // logged, never left to reject unhandled (which would end the API and every other agent).
-    confined?.release().catch((err: unknown) => this.options.logger.error({ event: 'AgentCleanupFailed', agent: info.id, err }, `could not clean up after agent ${info.name}`));
+    confined
+      ?.release()
+      .catch((err: unknown) => this.options.logger.error({ event: 'AgentCleanupFailed', agent: info.id, err }, `could not clean up after agent ${info.name}`));
     this.options.credentials?.revoke(info.id);
     this.options.egress?.revoke(info.id);
     // The leader is gone; whatever it left running in its group goes too (after a short grace).

@@ -13,7 +13,10 @@ import { runtimePaths } from '../../runtime-paths.js';
 import { ProcessManager } from './process-manager.js';
 import { serveStdio } from './stdio-server.js';
 
-const logger = createLogger({ level: (process.env['AGENTBOX_ORCHESTRATOR_LOG_LEVEL'] as LogLevel | undefined) ?? 'info', destination: pino.destination({ dest: 2, sync: true }) });
+const logger = createLogger({
+  level: (process.env['AGENTBOX_ORCHESTRATOR_LOG_LEVEL'] as LogLevel | undefined) ?? 'info',
+  destination: pino.destination({ dest: 2, sync: true }),
+});
 const paths = runtimePaths(process.env);
 const manager = new ProcessManager({
   workspaceDir: paths.workspaceDir,

@@ -19,7 +19,13 @@ type Handler = (params: Record<string, unknown>) => Promise<unknown> | unknown;
  * `stop` aborts; then end every agent with `closeGraceMs` and resolve. Requests are handled concurrently, so a
  * long `agent.output` wait does not hold up other calls.
  */
-export async function serveStdio(manager: ProcessManager, input: Readable, output: Writable, logger: Logger, options: { closeGraceMs?: number; stop?: AbortSignal } = {}): Promise<void> {
+export async function serveStdio(
+  manager: ProcessManager,
+  input: Readable,
+  output: Writable,
+  logger: Logger,
+  options: { closeGraceMs?: number; stop?: AbortSignal } = {},
+): Promise<void> {
   const handlers: Record<string, Handler> = {
     initialize: () => ({ protocol: PROTOCOL, server: 'agentbox-stdio-orchestrator', pid: process.pid }),
     ping: () => ({}),
@@ -83,7 +89,8 @@ async function outputPage(manager: ProcessManager, id: string, after: unknown, w
   const from = after === undefined ? 0 : after;
   const wait = waitMs === undefined ? 0 : waitMs;
   if (!Number.isInteger(from) || (from as number) < 0) throw new AdapterInputError('after must be a non-negative integer');
-  if (!Number.isInteger(wait) || (wait as number) < 0 || (wait as number) > MAX_WAIT_MS) throw new AdapterInputError(`waitMs must be an integer from 0 to ${MAX_WAIT_MS}`);
+  if (!Number.isInteger(wait) || (wait as number) < 0 || (wait as number) > MAX_WAIT_MS)
+    throw new AdapterInputError(`waitMs must be an integer from 0 to ${MAX_WAIT_MS}`);
   if ((wait as number) > 0 && log.since(from as number).length === 0 && !log.ended) await log.changed(AbortSignal.timeout(wait as number));
   // Read `ended` first: a chunk appended between the two reads is then still returned.
   const ended = log.ended;

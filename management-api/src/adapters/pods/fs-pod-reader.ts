@@ -43,7 +43,15 @@ export class FsPodReader {
     const meta = await readMeta(found.fsPath, data);
     if (!meta && !locked) return this.exclusive(() => this.get(p, true));
     const contentType = meta?.contentType ?? FALLBACK_CONTENT_TYPE;
-    return { path: p.path, isContainer: false, contentType, etag: meta?.etag ?? strongEtag(contentType, body), size: body.length, modifiedAt: data.mtime.toISOString(), body };
+    return {
+      path: p.path,
+      isContainer: false,
+      contentType,
+      etag: meta?.etag ?? strongEtag(contentType, body),
+      size: body.length,
+      modifiedAt: data.mtime.toISOString(),
+      body,
+    };
   }
 
   /** Metadata of `p` without its body, or undefined when absent. */
@@ -73,7 +81,14 @@ export class FsPodReader {
 
 /** Metadata of a container whose representation is `body`. */
 function containerEntry(podPath: string, body: Buffer, stat: Stats): PodEntry {
-  return { path: podPath, isContainer: true, contentType: CONTAINER_CONTENT_TYPE, etag: strongEtag(CONTAINER_CONTENT_TYPE, body), size: body.length, modifiedAt: stat.mtime.toISOString() };
+  return {
+    path: podPath,
+    isContainer: true,
+    contentType: CONTAINER_CONTENT_TYPE,
+    etag: strongEtag(CONTAINER_CONTENT_TYPE, body),
+    size: body.length,
+    modifiedAt: stat.mtime.toISOString(),
+  };
 }
 
 /** The not-found error for `p`. */

@@ -49,7 +49,8 @@ export class FsPodStore {
       if (!current) throw notFound(p);
       const found = await walk(this.root, p.segments);
       if (p.isContainer) {
-        if ((await this.#reader.memberNames(found.fsPath)).length > 0) throw new AdapterConflictError(`container "${p.path}" is not empty; delete its members first`);
+        if ((await this.#reader.memberNames(found.fsPath)).length > 0)
+          throw new AdapterConflictError(`container "${p.path}" is not empty; delete its members first`);
         await removeLeftovers(found.fsPath);
         await rmdir(found.fsPath);
       } else {
@@ -80,7 +81,8 @@ export class FsPodStore {
   async #putContainer(p: PodPath, conditions: PodConditions): Promise<{ etag: string; created: boolean }> {
     const found = await walk(this.root, p.segments);
     if (found.blockedAt) throw new AdapterConflictError(`"${found.blockedAt}" is a resource, so it cannot hold members`);
-    if (found.stat && !found.stat.isDirectory()) throw new AdapterConflictError(`a resource exists at "${p.path.slice(0, -1)}"; a container cannot have the same name`);
+    if (found.stat && !found.stat.isDirectory())
+      throw new AdapterConflictError(`a resource exists at "${p.path.slice(0, -1)}"; a container cannot have the same name`);
     const current = await this.#reader.entry(p, true);
     checkConditions(p, current, conditions);
     if (current) return { etag: current.etag, created: false };

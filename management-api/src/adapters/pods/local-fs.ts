@@ -30,7 +30,9 @@ export function create(context: AdapterContext<'pods'>): PodsAdapter {
       return await run(store);
     } catch (err) {
       if (err instanceof Error && 'code' in err && typeof (err as NodeJS.ErrnoException).errno === 'number') {
-        throw new AdapterUnavailableError('pods', `${operation} failed on the pod volume: ${(err as NodeJS.ErrnoException).code ?? err.message}`, { cause: err });
+        throw new AdapterUnavailableError('pods', `${operation} failed on the pod volume: ${(err as NodeJS.ErrnoException).code ?? err.message}`, {
+          cause: err,
+        });
       }
       throw err;
     }

@@ -13,7 +13,8 @@ export function checkConditions(p: PodPath, current: { etag: string } | undefine
   const { ifMatch, ifNoneMatch } = conditions;
   if (ifMatch !== undefined) {
     if (!current) throw new AdapterPreconditionError(`If-Match ${ifMatch} failed: "${p.path}" does not exist`);
-    if (ifMatch !== '*' && !etagList(ifMatch).includes(current.etag)) throw new AdapterPreconditionError(`If-Match ${ifMatch} failed: the current ETag of "${p.path}" is ${current.etag}`);
+    if (ifMatch !== '*' && !etagList(ifMatch).includes(current.etag))
+      throw new AdapterPreconditionError(`If-Match ${ifMatch} failed: the current ETag of "${p.path}" is ${current.etag}`);
   }
   if (ifNoneMatch !== undefined) {
     if (ifNoneMatch !== '*') throw new AdapterInputError('If-None-Match supports only "*" (create only if absent)');

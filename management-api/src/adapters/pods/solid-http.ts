@@ -1,5 +1,12 @@
 // HTTP to a Solid server: URLs from pod paths, bearer token, deadlines, and status → adapter error mapping.
-import { AdapterConflictError, AdapterInputError, AdapterNotFoundError, AdapterPreconditionError, AdapterTimeoutError, AdapterUnavailableError } from '../../adapter-errors.js';
+import {
+  AdapterConflictError,
+  AdapterInputError,
+  AdapterNotFoundError,
+  AdapterPreconditionError,
+  AdapterTimeoutError,
+  AdapterUnavailableError,
+} from '../../adapter-errors.js';
 import { scrubSecrets } from '../../secrets/redact.js';
 import type { PodPath } from './pod-path.js';
 

@@ -16,7 +16,9 @@ export function containedNames(containerUrl: URL, body: string): string[] {
   try {
     quads = new Parser({ baseIRI: containerUrl.href, format: 'text/turtle' }).parse(body);
   } catch (err) {
-    throw new AdapterUnavailableError('pods', `the Solid server's listing of ${containerUrl.pathname} is not valid Turtle: ${(err as Error).message}`, { cause: err });
+    throw new AdapterUnavailableError('pods', `the Solid server's listing of ${containerUrl.pathname} is not valid Turtle: ${(err as Error).message}`, {
+      cause: err,
+    });
   }
   const names = new Set<string>();
   for (const quad of quads) {

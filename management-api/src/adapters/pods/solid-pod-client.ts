@@ -19,7 +19,11 @@ export class SolidPodClient {
   /** See PodsAdapter.get. */
   async get(rawPath: string): Promise<PodResource> {
     const p = solidPath(rawPath);
-    const response = await expectOk(await this.http.send(this.http.urlOf(p), { method: 'GET', headers: { accept: p.isContainer ? 'text/turtle' : '*/*' } }), 'GET', p);
+    const response = await expectOk(
+      await this.http.send(this.http.urlOf(p), { method: 'GET', headers: { accept: p.isContainer ? 'text/turtle' : '*/*' } }),
+      'GET',
+      p,
+    );
     const body = new Uint8Array(await response.arrayBuffer());
     return { ...entryFrom(p, response, body.length), body };
   }

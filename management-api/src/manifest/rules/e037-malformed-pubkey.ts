@@ -15,11 +15,13 @@ export const malformedPubkey: Rule = {
     const hint = 'copy the key again from `agentbox identity` (npub or pubkey) of that box or operator; an npub carries a checksum that a typo breaks';
     for (const list of ['operator_pubkeys', 'allowed_pubkeys'] as const) {
       m.mesh[list].forEach((key, i) => {
-        if (pubkeyToHex(key) === undefined) out.push(finding(['mesh', list, i], `mesh.${list}[${i}] = "${key}" is not a valid npub (its checksum does not match)`, hint));
+        if (pubkeyToHex(key) === undefined)
+          out.push(finding(['mesh', list, i], `mesh.${list}[${i}] = "${key}" is not a valid npub (its checksum does not match)`, hint));
       });
     }
     const host = m.mesh.host_pubkey;
-    if (host !== '' && pubkeyToHex(host) === undefined) out.push(finding(['mesh', 'host_pubkey'], `mesh.host_pubkey = "${host}" is not a valid npub (its checksum does not match)`, hint));
+    if (host !== '' && pubkeyToHex(host) === undefined)
+      out.push(finding(['mesh', 'host_pubkey'], `mesh.host_pubkey = "${host}" is not a valid npub (its checksum does not match)`, hint));
     return out;
   },
 };

@@ -21,7 +21,13 @@ export const meshRegistryConnection: Rule = {
       ];
     }
     if (env !== '' && file !== '') {
-      return [finding(['mesh', 'registry_connection_file'], `mesh sets both registry_connection_env = "${env}" and registry_connection_file = "${file}"`, `keep one: delete registry_connection_file to read the variable ${env}, or delete registry_connection_env to read the file`)];
+      return [
+        finding(
+          ['mesh', 'registry_connection_file'],
+          `mesh sets both registry_connection_env = "${env}" and registry_connection_file = "${file}"`,
+          `keep one: delete registry_connection_file to read the variable ${env}, or delete registry_connection_env to read the file`,
+        ),
+      ];
     }
     return [];
   },

@@ -13,7 +13,7 @@ export const unconfinedAgentsNeedAudit: Rule = {
     return [
       finding(
         ['sandbox', 'enabled'],
-        'sandbox.enabled = false runs every agent unconfined, with the API\'s own uid, but security.audit_acknowledged is false',
+        "sandbox.enabled = false runs every agent unconfined, with the API's own uid, but security.audit_acknowledged is false",
         'keep sandbox.enabled = true (agents confined by Landlock, seccomp and rlimits); or review docs/user/sandbox.md and set [security] audit_acknowledged = true',
       ),
     ];

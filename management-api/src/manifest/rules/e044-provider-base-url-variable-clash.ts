@@ -15,12 +15,25 @@ export const providerBaseUrlVariableClash: Rule = {
     for (const p of brokeredProviders(m)) {
       const at = ['providers', p.name, 'base_url'];
       if (p.variable.startsWith('AGENTBOX_')) {
-        out.push(finding(at, `providers.${p.name} would be announced to agents as ${p.variable}, a name reserved for the box (AGENTBOX_*)`, `rename the provider (for example [providers.${p.name}-api])`));
+        out.push(
+          finding(
+            at,
+            `providers.${p.name} would be announced to agents as ${p.variable}, a name reserved for the box (AGENTBOX_*)`,
+            `rename the provider (for example [providers.${p.name}-api])`,
+          ),
+        );
         continue;
       }
       const earlier = first.get(p.variable);
       if (earlier === undefined) first.set(p.variable, p.name);
-      else out.push(finding(at, `providers.${p.name} and providers.${earlier} are both announced to agents as ${p.variable} (names differing only in "-" and "_" map to one variable)`, `rename one of them, or remove base_url from one`));
+      else
+        out.push(
+          finding(
+            at,
+            `providers.${p.name} and providers.${earlier} are both announced to agents as ${p.variable} (names differing only in "-" and "_" map to one variable)`,
+            `rename one of them, or remove base_url from one`,
+          ),
+        );
     }
     return out;
   },

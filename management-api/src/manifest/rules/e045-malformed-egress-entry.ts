@@ -12,7 +12,15 @@ export const malformedEgressEntry: Rule = {
   check(m) {
     return m.sandbox.egress.allow_domains.flatMap((entry, i) => {
       const problem = entryProblem(entry);
-      return problem ? [finding(['sandbox', 'egress', 'allow_domains', i], `sandbox.egress.allow_domains[${i}] = ${JSON.stringify(entry)}: ${problem}`, 'list an exact name (api.example.com), a suffix (*.example.com) or one address (203.0.113.7)')] : [];
+      return problem
+        ? [
+            finding(
+              ['sandbox', 'egress', 'allow_domains', i],
+              `sandbox.egress.allow_domains[${i}] = ${JSON.stringify(entry)}: ${problem}`,
+              'list an exact name (api.example.com), a suffix (*.example.com) or one address (203.0.113.7)',
+            ),
+          ]
+        : [];
     });
   },
 };

@@ -9,7 +9,7 @@ export const exceptionDevicesWithoutKubernetesForm: Rule = {
   id: 'E048',
   alias: 'exception-devices-without-kubernetes-form',
   severity: 'error',
-  summary: 'exception devices other than a GPU feature\'s have no Kubernetes form (--target kubernetes or agent-sandbox)',
+  summary: "exception devices other than a GPU feature's have no Kubernetes form (--target kubernetes or agent-sandbox)",
   check(m, ctx) {
     if (!onKubernetes(ctx)) return [];
     const gpu = gpuExceptionNames();

@@ -9,7 +9,7 @@ export const malformedPolicyRule: Rule = {
   id: 'E051',
   alias: 'malformed-policy-rule',
   severity: 'error',
-  summary: 'a policy rule constrains only its action\'s fields, a host is a name, *.suffix, an address or *, and ids are unique',
+  summary: "a policy rule constrains only its action's fields, a host is a name, *.suffix, an address or *, and ids are unique",
   check(m) {
     const out: RuleFinding[] = [];
     const ids = new Map<string, number>();
@@ -17,14 +17,34 @@ export const malformedPolicyRule: Rule = {
       const fields = FIELDS_BY_KIND[rule.action];
       for (const field of ALL_FIELDS) {
         if (rule[field] === undefined || fields.includes(field)) continue;
-        out.push(finding(['policy', 'rules', i, field], `policy.rules[${i}] is ${article(rule.action)} ${rule.action} rule, and ${article(rule.action)} ${rule.action} action has no ${field}: the rule could never match`, `remove ${field}, or use the fields of ${article(rule.action)} ${rule.action} rule: ${fields.join(', ')}`));
+        out.push(
+          finding(
+            ['policy', 'rules', i, field],
+            `policy.rules[${i}] is ${article(rule.action)} ${rule.action} rule, and ${article(rule.action)} ${rule.action} action has no ${field}: the rule could never match`,
+            `remove ${field}, or use the fields of ${article(rule.action)} ${rule.action} rule: ${fields.join(', ')}`,
+          ),
+        );
       }
       const problem = rule.host === undefined ? undefined : hostPatternProblem(rule.host);
-      if (problem) out.push(finding(['policy', 'rules', i, 'host'], `policy.rules[${i}].host = ${JSON.stringify(rule.host)}: ${problem}`, 'write an exact name (api.example.com), a suffix (*.example.com), one address (203.0.113.7) or * for any host'));
+      if (problem)
+        out.push(
+          finding(
+            ['policy', 'rules', i, 'host'],
+            `policy.rules[${i}].host = ${JSON.stringify(rule.host)}: ${problem}`,
+            'write an exact name (api.example.com), a suffix (*.example.com), one address (203.0.113.7) or * for any host',
+          ),
+        );
       if (rule.id !== undefined) {
         const first = ids.get(rule.id);
         if (first === undefined) ids.set(rule.id, i);
-        else out.push(finding(['policy', 'rules', i, 'id'], `policy.rules[${i}].id = ${JSON.stringify(rule.id)} is also the id of policy.rules[${first}]: decisions and the audit log could not tell them apart`, 'give each rule an id of its own'));
+        else
+          out.push(
+            finding(
+              ['policy', 'rules', i, 'id'],
+              `policy.rules[${i}].id = ${JSON.stringify(rule.id)} is also the id of policy.rules[${first}]: decisions and the audit log could not tell them apart`,
+              'give each rule an id of its own',
+            ),
+          );
       }
     });
     return out;

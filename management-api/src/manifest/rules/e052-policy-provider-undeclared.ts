@@ -16,7 +16,16 @@ export const policyProviderUndeclared: Rule = {
     m.policy.rules.forEach((rule, i) => {
       if (rule.action !== 'provider') return;
       const unreachable = unreachableBecause(rule, { egressProxy: true, allowDomains: [], allowPorts: [], brokeredProviders: served });
-      if (unreachable?.field === 'provider') out.push(finding(['policy', 'rules', i, 'provider'], `policy.rules[${i}]: ${unreachable.why}; the rule can never hold`, served.length ? `name one of ${served.join(', ')}, or declare the provider with a base_url under [providers]` : 'declare the provider with a base_url under [providers], or remove the rule'));
+      if (unreachable?.field === 'provider')
+        out.push(
+          finding(
+            ['policy', 'rules', i, 'provider'],
+            `policy.rules[${i}]: ${unreachable.why}; the rule can never hold`,
+            served.length
+              ? `name one of ${served.join(', ')}, or declare the provider with a base_url under [providers]`
+              : 'declare the provider with a base_url under [providers], or remove the rule',
+          ),
+        );
     });
     return out;
   },

@@ -19,7 +19,14 @@ export const meshHostKeysIgnored: Rule = {
     ];
     const out: RuleFinding[] = [];
     for (const [key, isSet] of set) {
-      if (isSet) out.push(finding(['mesh', key], `mesh.${key} is set but mesh.mode = "${mesh.mode}" does not read it (only a mesh host does)`, `set mesh.mode = "host" to run the registry members join, or delete mesh.${key}`));
+      if (isSet)
+        out.push(
+          finding(
+            ['mesh', key],
+            `mesh.${key} is set but mesh.mode = "${mesh.mode}" does not read it (only a mesh host does)`,
+            `set mesh.mode = "host" to run the registry members join, or delete mesh.${key}`,
+          ),
+        );
     }
     return out;
   },

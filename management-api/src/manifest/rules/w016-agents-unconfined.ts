@@ -14,7 +14,7 @@ export const agentsUnconfined: Rule = {
     return [
       finding(
         ['sandbox', 'enabled'],
-        'sandbox.enabled = false: agents run unconfined with the API\'s own uid; they can read the API key, other agents\' files and reach any host',
+        "sandbox.enabled = false: agents run unconfined with the API's own uid; they can read the API key, other agents' files and reach any host",
         'set sandbox.enabled = true on a kernel with Landlock ABI 6 or later (docs/user/sandbox.md)',
       ),
     ];

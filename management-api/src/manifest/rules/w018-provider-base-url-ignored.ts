@@ -16,7 +16,14 @@ export const providerBaseUrlIgnored: Rule = {
     for (const [name, p] of Object.entries(m.providers)) {
       if (!p || p.base_url === '') continue;
       const at = ['providers', name, 'base_url'];
-      if (!p.enabled) out.push(finding(at, `providers.${name}.base_url is set but the provider is disabled, so agents are not offered it`, `set providers.${name}.enabled = true, or remove base_url`));
+      if (!p.enabled)
+        out.push(
+          finding(
+            at,
+            `providers.${name}.base_url is set but the provider is disabled, so agents are not offered it`,
+            `set providers.${name}.enabled = true, or remove base_url`,
+          ),
+        );
       else if (!local)
         out.push(
           finding(

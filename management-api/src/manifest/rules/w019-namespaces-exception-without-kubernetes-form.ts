@@ -9,7 +9,8 @@ export const namespacesExceptionWithoutKubernetesForm: Rule = {
   id: 'W019',
   alias: 'namespaces-exception-without-kubernetes-form',
   severity: 'warning',
-  summary: '[security.exceptions.sandbox-namespaces] has no Kubernetes form: the pod keeps the RuntimeDefault seccomp profile (--target kubernetes or agent-sandbox)',
+  summary:
+    '[security.exceptions.sandbox-namespaces] has no Kubernetes form: the pod keeps the RuntimeDefault seccomp profile (--target kubernetes or agent-sandbox)',
   check(m, ctx) {
     if (!onKubernetes(ctx) || !hasNamespacesException(m) || !agentsUseNamespaces(m)) return [];
     const agents =

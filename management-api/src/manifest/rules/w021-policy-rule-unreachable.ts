@@ -18,9 +18,11 @@ export const policyRuleUnreachable: Rule = {
       const unreachable = unreachableBecause(rule, reach);
       if (!unreachable) return;
       const hint =
-        unreachable.field === 'port' ? `add ${rule.port} to sandbox.egress.allow_ports, or remove the rule (a policy never widens the allowlist)`
-        : unreachable.field === 'host' ? `add ${JSON.stringify(rule.host)} (or a suffix that admits it) to sandbox.egress.allow_domains, or remove the rule`
-        : 'set sandbox.enabled = true, or remove the egress rules';
+        unreachable.field === 'port'
+          ? `add ${rule.port} to sandbox.egress.allow_ports, or remove the rule (a policy never widens the allowlist)`
+          : unreachable.field === 'host'
+            ? `add ${JSON.stringify(rule.host)} (or a suffix that admits it) to sandbox.egress.allow_domains, or remove the rule`
+            : 'set sandbox.enabled = true, or remove the egress rules';
       out.push(finding(['policy', 'rules', i, unreachable.field], `policy.rules[${i}]: ${unreachable.why}`, hint));
     });
     return out;

@@ -25,8 +25,18 @@ export const policyRuleShadowed: Rule = {
       const a = rules[by]!;
       const b = rules[shadowed]!;
       const moreSpecific = specificityOf(compiled.rules[by]!.rank) > specificityOf(compiled.rules[shadowed]!.rank);
-      const why = moreSpecific ? 'it is more specific' : a.decision !== b.decision ? `at equal specificity ${a.decision} beats ${b.decision}` : 'at a full tie the first listed decides';
-      out.push(finding(['policy', 'rules', shadowed], `policy.rules[${shadowed}] (${b.decision}) never decides: policy.rules[${by}] (${a.decision}) matches every action it matches and outranks it (${why})`, `remove policy.rules[${shadowed}], or make it more specific than policy.rules[${by}] (constrain another field, or a longer pattern)`));
+      const why = moreSpecific
+        ? 'it is more specific'
+        : a.decision !== b.decision
+          ? `at equal specificity ${a.decision} beats ${b.decision}`
+          : 'at a full tie the first listed decides';
+      out.push(
+        finding(
+          ['policy', 'rules', shadowed],
+          `policy.rules[${shadowed}] (${b.decision}) never decides: policy.rules[${by}] (${a.decision}) matches every action it matches and outranks it (${why})`,
+          `remove policy.rules[${shadowed}], or make it more specific than policy.rules[${by}] (constrain another field, or a longer pattern)`,
+        ),
+      );
     }
     return out;
   },

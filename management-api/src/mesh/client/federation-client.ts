@@ -22,7 +22,13 @@ export interface ClientTiming {
 }
 
 /** Default client timings. */
-export const DEFAULT_CLIENT_TIMING: ClientTiming = { secondMs: 1000, backoffInitialMs: 1_000, backoffMaxMs: 60_000, requestTimeoutMs: 5_000, deregisterTimeoutMs: 2_000 };
+export const DEFAULT_CLIENT_TIMING: ClientTiming = {
+  secondMs: 1000,
+  backoffInitialMs: 1_000,
+  backoffMaxMs: 60_000,
+  requestTimeoutMs: 5_000,
+  deregisterTimeoutMs: 2_000,
+};
 
 /** What /health and /v1/meta show of a client. */
 export interface ClientStatus {
@@ -77,7 +83,12 @@ export class FederationClient {
   #timer: NodeJS.Timeout | undefined;
   #inflight: Promise<void> | undefined;
   #closed = false;
-  #status: Omit<ClientStatus, 'mode' | 'state' | 'hostUrl' | 'host' | 'sessionId' | 'heartbeatIntervalSec'> = { registeredAt: null, lastHeartbeatAt: null, lastError: null, retryAt: null };
+  #status: Omit<ClientStatus, 'mode' | 'state' | 'hostUrl' | 'host' | 'sessionId' | 'heartbeatIntervalSec'> = {
+    registeredAt: null,
+    lastHeartbeatAt: null,
+    lastError: null,
+    retryAt: null,
+  };
 
   constructor(
     private readonly options: {
@@ -151,7 +162,10 @@ export class FederationClient {
     this.#status.lastError = null;
     this.#backoff.reset();
     this.#setState('registered');
-    this.options.logger.info({ event: 'MeshRegistered', host: base, sessionId: session.id, heartbeatIntervalSec: session.intervalSec }, `registered with the mesh host ${base}`);
+    this.options.logger.info(
+      { event: 'MeshRegistered', host: base, sessionId: session.id, heartbeatIntervalSec: session.intervalSec },
+      `registered with the mesh host ${base}`,
+    );
     this.#schedule(session.intervalSec * this.#timing.secondMs);
   }
 
@@ -164,7 +178,10 @@ export class FederationClient {
     if (answer.status === 200) await this.options.witness?.answered(answer.json);
     if (answer.status === 410) {
       this.#count('heartbeat', 'gone');
-      this.options.logger.warn({ event: 'MeshSessionGone', host: base, sessionId: session.id }, `the mesh host no longer knows session ${session.id} (evicted or restarted): registering again`);
+      this.options.logger.warn(
+        { event: 'MeshSessionGone', host: base, sessionId: session.id },
+        `the mesh host no longer knows session ${session.id} (evicted or restarted): registering again`,
+      );
       this.#session = undefined;
       this.#backoff.reset();
       this.#setState('registering');
@@ -191,7 +208,10 @@ export class FederationClient {
     if (!refused) this.#at = (this.#at + 1) % this.#bases.length;
     const delay = this.#backoff.next();
     this.#setState('backing_off');
-    this.options.logger.warn({ event: 'MeshHostUnavailable', call, host: this.#bases[this.#at], retryInMs: delay }, `mesh ${call} failed (${why}); retrying in ${delay} ms`);
+    this.options.logger.warn(
+      { event: 'MeshHostUnavailable', call, host: this.#bases[this.#at], retryInMs: delay },
+      `mesh ${call} failed (${why}); retrying in ${delay} ms`,
+    );
     this.#schedule(delay);
   }
 
@@ -215,7 +235,10 @@ export class FederationClient {
     const answer = await hostCall(this.options.identity, 'DELETE', url, undefined, this.#timing.deregisterTimeoutMs, new AbortController().signal);
     const ok = answer.status === 204;
     this.#count('deregister', ok ? 'ok' : answer.status === 410 ? 'gone' : answer.status === 0 || answer.status >= 500 ? 'error' : 'refused');
-    this.options.logger.info({ event: ok ? 'MeshDeregistered' : 'MeshDeregisterFailed', host: base, sessionId: session.id, status: answer.status }, ok ? `deregistered from the mesh host ${base}` : `could not deregister from the mesh host ${base}; it evicts this box after three missed heartbeats`);
+    this.options.logger.info(
+      { event: ok ? 'MeshDeregistered' : 'MeshDeregisterFailed', host: base, sessionId: session.id, status: answer.status },
+      ok ? `deregistered from the mesh host ${base}` : `could not deregister from the mesh host ${base}; it evicts this box after three missed heartbeats`,
+    );
   }
 }
 
@@ -226,7 +249,8 @@ function parseSession(json: Record<string, unknown>): Session | undefined {
   const intervalSec = json['heartbeat_interval_sec'];
   const heartbeat = endpoints?.['heartbeat'];
   const deregister = endpoints?.['deregister'];
-  if (typeof id !== 'string' || typeof intervalSec !== 'number' || !(intervalSec > 0) || typeof heartbeat !== 'string' || typeof deregister !== 'string') return undefined;
+  if (typeof id !== 'string' || typeof intervalSec !== 'number' || !(intervalSec > 0) || typeof heartbeat !== 'string' || typeof deregister !== 'string')
+    return undefined;
   try {
     new URL(heartbeat);
     new URL(deregister);

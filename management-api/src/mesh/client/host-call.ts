@@ -10,12 +10,25 @@ export type HostAnswer = { status: number; json: Record<string, unknown>; error?
  * bytes sent). Resolves with status 0 and the reason when the host cannot be reached, does not
  * answer within `timeoutMs`, or `signal` aborts.
  */
-export async function hostCall(identity: BoxIdentity, method: 'POST' | 'DELETE', url: string, body: unknown, timeoutMs: number, signal: AbortSignal): Promise<HostAnswer> {
+export async function hostCall(
+  identity: BoxIdentity,
+  method: 'POST' | 'DELETE',
+  url: string,
+  body: unknown,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<HostAnswer> {
   const text = body === undefined ? undefined : JSON.stringify(body);
   const headers: Record<string, string> = { authorization: await nip98Header(identity, url, method, text) };
   if (text !== undefined) headers['content-type'] = 'application/json';
   try {
-    const res = await fetch(url, { method, headers, ...(text !== undefined ? { body: text } : {}), signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]), redirect: 'error' });
+    const res = await fetch(url, {
+      method,
+      headers,
+      ...(text !== undefined ? { body: text } : {}),
+      signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+      redirect: 'error',
+    });
     const raw = await res.text();
     let json: Record<string, unknown> = {};
     try {
@@ -26,7 +39,8 @@ export async function hostCall(identity: BoxIdentity, method: 'POST' | 'DELETE',
     return { status: res.status, json };
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    const reason = e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.name === 'AbortError' ? 'aborted' : (e.cause?.code ?? e.cause?.message ?? e.message);
+    const reason =
+      e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : e.name === 'AbortError' ? 'aborted' : (e.cause?.code ?? e.cause?.message ?? e.message);
     return { status: 0, error: `${method} ${url}: ${reason}` };
   }
 }

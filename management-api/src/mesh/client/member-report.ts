@@ -12,10 +12,20 @@ function freeMemoryBytes(): number {
 }
 
 /** The report of this box, read from the live resolver and readiness at every call (both asked for then: the client reports only once the API listens). */
-export function memberReport(box: { pubkey: string; name: string; imageHash: string; manifestSha256: string; resolver: () => AdapterResolver; probes: () => ReadinessSources | undefined }): MemberReport {
+export function memberReport(box: {
+  pubkey: string;
+  name: string;
+  imageHash: string;
+  manifestSha256: string;
+  resolver: () => AdapterResolver;
+  probes: () => ReadinessSources | undefined;
+}): MemberReport {
   const capacity = async (): Promise<{ agents_running: number; free_memory_bytes: number }> => {
     let running = 0;
-    const orchestrator = box.resolver().statuses().find((s) => s.slot === 'orchestrator');
+    const orchestrator = box
+      .resolver()
+      .statuses()
+      .find((s) => s.slot === 'orchestrator');
     if (orchestrator && orchestrator.impl !== 'off' && isSlotUsable(orchestrator.state)) {
       // A failing listing is reported as none running rather than holding the heartbeat back.
       running = await box

@@ -80,11 +80,25 @@ export class MeshHost {
       replays: { admit: (id, expiresAt, now) => registryCall(() => registry.admit(id, expiresAt, now)) },
       allowlistKey: 'mesh.allowed_pubkeys of the mesh host',
     });
-    this.#status = { mode: 'host', registry: registry.kind, heartbeatIntervalSec: this.heartbeatIntervalSec, members: { registered: 0, evicted: 0 }, lastError: null, witness: { verifierKey: cosigner.verifierKey, flagged: 0 } };
+    this.#status = {
+      mode: 'host',
+      registry: registry.kind,
+      heartbeatIntervalSec: this.heartbeatIntervalSec,
+      members: { registered: 0, evicted: 0 },
+      lastError: null,
+      witness: { verifierKey: cosigner.verifierKey, flagged: 0 },
+    };
   }
 
   /** Open the registry (throws when it cannot be opened: the API does not start) and start the sweep. */
-  static async start(options: { manifest: NormalizedManifest; paths: RuntimePaths; env: Readonly<Record<string, string | undefined>>; clock: () => Date; logger: Logger; metrics: FederationMetrics }): Promise<MeshHost> {
+  static async start(options: {
+    manifest: NormalizedManifest;
+    paths: RuntimePaths;
+    env: Readonly<Record<string, string | undefined>>;
+    clock: () => Date;
+    logger: Logger;
+    metrics: FederationMetrics;
+  }): Promise<MeshHost> {
     const logger = options.logger.child({ component: 'mesh-host' });
     // The key first: a key file that cannot be used stops the API before a registry is opened.
     const cosigner = await loadWitnessKey(path.join(options.paths.secretsDir, WITNESS_KEY_FILE), logger);
@@ -116,7 +130,10 @@ export class MeshHost {
   async members(): Promise<MemberRecord[]> {
     for (const e of await this.registry.evictExpired(FORGET_EVICTED_MS)) {
       this.metrics.hostEvictions.inc();
-      this.logger.info({ event: 'MeshMemberEvicted', pubkey: e.pubkey, sessionId: e.sessionId }, `evicted mesh member ${e.pubkey}: no heartbeat for ${MISSED_HEARTBEATS} intervals of ${this.heartbeatIntervalSec} s`);
+      this.logger.info(
+        { event: 'MeshMemberEvicted', pubkey: e.pubkey, sessionId: e.sessionId },
+        `evicted mesh member ${e.pubkey}: no heartbeat for ${MISSED_HEARTBEATS} intervals of ${this.heartbeatIntervalSec} s`,
+      );
     }
     return this.registry.members();
   }

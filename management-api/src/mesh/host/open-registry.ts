@@ -18,7 +18,13 @@ export function sqliteRegistryFile(paths: RuntimePaths): string {
  * comes from `mesh.registry_connection_file` or the variable `mesh.registry_connection_env` names
  * (the file first, as for every secret); errors name the key, never the value.
  */
-export async function openRegistry(options: { manifest: NormalizedManifest; paths: RuntimePaths; env: Readonly<Record<string, string | undefined>>; clock: () => Date; logger: Logger }): Promise<MeshRegistry> {
+export async function openRegistry(options: {
+  manifest: NormalizedManifest;
+  paths: RuntimePaths;
+  env: Readonly<Record<string, string | undefined>>;
+  clock: () => Date;
+  logger: Logger;
+}): Promise<MeshRegistry> {
   const mesh = options.manifest.mesh;
   let registry: MeshRegistry;
   if (mesh.registry === 'postgres') {

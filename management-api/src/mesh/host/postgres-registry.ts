@@ -1,7 +1,17 @@
 // The member registry in a shared Postgres database: several host replicas, one mesh. Deadlines use the database's clock.
 import pg from 'pg';
 import { scrubSecrets } from '../../secrets/redact.js';
-import { RegistryUnavailableError, type Beat, type CosignedCheckpoint, type Eviction, type MemberRecord, type MeshRegistry, type Registration, type WitnessFlag, type WitnessRecord } from './registry.js';
+import {
+  RegistryUnavailableError,
+  type Beat,
+  type CosignedCheckpoint,
+  type Eviction,
+  type MemberRecord,
+  type MeshRegistry,
+  type Registration,
+  type WitnessFlag,
+  type WitnessRecord,
+} from './registry.js';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS mesh_members (
@@ -43,7 +53,8 @@ CREATE TABLE IF NOT EXISTS mesh_witness (
 `;
 
 /** The witness columns, prefixed for the member listing's join. */
-const WITNESS_COLUMNS = 'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
+const WITNESS_COLUMNS =
+  'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
 
 interface WitnessRow {
   w_pubkey: string | null;
@@ -63,7 +74,10 @@ function toWitness(r: Partial<WitnessRow>): WitnessRecord | null {
   if (!r.w_pubkey) return null;
   return {
     logKey: r.w_log_key ?? null,
-    cosigned: r.w_size === null || r.w_size === undefined ? null : { origin: r.w_origin!, size: Number(r.w_size), root: r.w_root!, note: r.w_note!, at: r.w_cosigned_at!.toISOString() },
+    cosigned:
+      r.w_size === null || r.w_size === undefined
+        ? null
+        : { origin: r.w_origin!, size: Number(r.w_size), root: r.w_root!, note: r.w_note!, at: r.w_cosigned_at!.toISOString() },
     flag: r.w_flag_reason ? { reason: r.w_flag_reason, detail: r.w_flag_detail ?? '', at: r.w_flagged_at!.toISOString() } : null,
   };
 }
@@ -126,7 +140,10 @@ export class PostgresRegistry implements MeshRegistry {
     try {
       return await this.#pool.query<R>(text, values);
     } catch (err) {
-      throw new RegistryUnavailableError(`mesh registry (postgres) ${what} failed: ${scrubSecrets((err as Error).message || String((err as { code?: string }).code ?? err))}`, { cause: err });
+      throw new RegistryUnavailableError(
+        `mesh registry (postgres) ${what} failed: ${scrubSecrets((err as Error).message || String((err as { code?: string }).code ?? err))}`,
+        { cause: err },
+      );
     }
   }
 
@@ -156,7 +173,18 @@ export class PostgresRegistry implements MeshRegistry {
          manifest_sha256 = excluded.manifest_sha256, adapters = excluded.adapters, contract_versions = excluded.contract_versions, health = NULL, capacity = excluded.capacity,
          registered_at = excluded.registered_at, last_heartbeat_at = excluded.last_heartbeat_at, expires_at = excluded.expires_at, evicted_at = NULL, name = excluded.name
        RETURNING *`,
-      [m.pubkey, sessionId, m.apiEndpoint, m.imageHash, m.manifestSha256, JSON.stringify(m.adapters), JSON.stringify(m.contractVersions), JSON.stringify(m.capacity), ttlMs, m.name ?? null],
+      [
+        m.pubkey,
+        sessionId,
+        m.apiEndpoint,
+        m.imageHash,
+        m.manifestSha256,
+        JSON.stringify(m.adapters),
+        JSON.stringify(m.contractVersions),
+        JSON.stringify(m.capacity),
+        ttlMs,
+        m.name ?? null,
+      ],
     );
     return toRecord(r.rows[0]!);
   }
@@ -188,7 +216,10 @@ export class PostgresRegistry implements MeshRegistry {
   }
 
   async members(): Promise<MemberRecord[]> {
-    const r = await this.#query<Row>('members', `SELECT m.*, ${WITNESS_COLUMNS} FROM mesh_members m LEFT JOIN mesh_witness w ON w.pubkey = m.pubkey ORDER BY m.registered_at, m.pubkey`);
+    const r = await this.#query<Row>(
+      'members',
+      `SELECT m.*, ${WITNESS_COLUMNS} FROM mesh_members m LEFT JOIN mesh_witness w ON w.pubkey = m.pubkey ORDER BY m.registered_at, m.pubkey`,
+    );
     return r.rows.map(toRecord);
   }
 
@@ -198,7 +229,11 @@ export class PostgresRegistry implements MeshRegistry {
   }
 
   async pinLogKey(pubkey: string, logKey: string): Promise<WitnessRecord> {
-    await this.#query('witness key', `INSERT INTO mesh_witness (pubkey, log_key) VALUES ($1, $2) ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key WHERE mesh_witness.size IS NULL`, [pubkey, logKey]);
+    await this.#query(
+      'witness key',
+      `INSERT INTO mesh_witness (pubkey, log_key) VALUES ($1, $2) ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key WHERE mesh_witness.size IS NULL`,
+      [pubkey, logKey],
+    );
     return (await this.witness(pubkey))!;
   }
 
@@ -246,7 +281,11 @@ export class PostgresRegistry implements MeshRegistry {
   }
 
   async announceReplica(url: string, ttlMs: number): Promise<void> {
-    await this.#query('replica announcement', `INSERT INTO mesh_replicas (url, expires_at) VALUES ($1, ${ttl('$2')}) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`, [url, ttlMs]);
+    await this.#query(
+      'replica announcement',
+      `INSERT INTO mesh_replicas (url, expires_at) VALUES ($1, ${ttl('$2')}) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`,
+      [url, ttlMs],
+    );
   }
 
   async replicas(): Promise<string[]> {

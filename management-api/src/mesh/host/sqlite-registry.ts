@@ -42,7 +42,8 @@ CREATE TABLE IF NOT EXISTS mesh_witness (
 `;
 
 /** The witness columns, prefixed for the member listing's join. */
-const WITNESS_COLUMNS = 'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
+const WITNESS_COLUMNS =
+  'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
 
 interface WitnessRow {
   w_pubkey: string | null;
@@ -61,7 +62,8 @@ function toWitness(r: Partial<WitnessRow>): WitnessRecord | null {
   if (!r.w_pubkey) return null;
   return {
     logKey: r.w_log_key ?? null,
-    cosigned: r.w_size === null || r.w_size === undefined ? null : { origin: r.w_origin!, size: r.w_size, root: r.w_root!, note: r.w_note!, at: iso(r.w_cosigned_at!) },
+    cosigned:
+      r.w_size === null || r.w_size === undefined ? null : { origin: r.w_origin!, size: r.w_size, root: r.w_root!, note: r.w_note!, at: iso(r.w_cosigned_at!) },
     flag: r.w_flag_reason ? { reason: r.w_flag_reason, detail: r.w_flag_detail ?? '', at: iso(r.w_flagged_at!) } : null,
   };
 }
@@ -127,10 +129,12 @@ export class SqliteRegistry implements MeshRegistry {
     db.pragma('synchronous = NORMAL');
     db.exec(SCHEMA);
     // A registry file written before members reported their box name.
-    if (!(db.pragma('table_info(mesh_members)') as Array<{ name: string }>).some((c) => c.name === 'name')) db.exec('ALTER TABLE mesh_members ADD COLUMN name TEXT');
+    if (!(db.pragma('table_info(mesh_members)') as Array<{ name: string }>).some((c) => c.name === 'name'))
+      db.exec('ALTER TABLE mesh_members ADD COLUMN name TEXT');
     this.#db = db;
     this.#s = {
-      register: db.prepare(`INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at, name)
+      register:
+        db.prepare(`INSERT INTO mesh_members (pubkey, session_id, state, api_endpoint, image_hash, manifest_sha256, adapters, contract_versions, health, capacity, registered_at, last_heartbeat_at, expires_at, evicted_at, name)
         VALUES (@pubkey, @sessionId, 'registered', @apiEndpoint, @imageHash, @manifestSha256, @adapters, @contractVersions, NULL, @capacity, @now, @now, @expires, NULL, @name)
         ON CONFLICT (pubkey) DO UPDATE SET session_id = excluded.session_id, state = 'registered', api_endpoint = excluded.api_endpoint, image_hash = excluded.image_hash,
           manifest_sha256 = excluded.manifest_sha256, adapters = excluded.adapters, contract_versions = excluded.contract_versions, health = NULL, capacity = excluded.capacity,
@@ -139,12 +143,19 @@ export class SqliteRegistry implements MeshRegistry {
       beat: db.prepare(`UPDATE mesh_members SET health = @health, capacity = @capacity, last_heartbeat_at = @now, expires_at = @expires
         WHERE session_id = @sessionId AND pubkey = @pubkey AND state = 'registered' AND expires_at >= @now RETURNING pubkey`),
       deregister: db.prepare(`DELETE FROM mesh_members WHERE session_id = ? AND pubkey = ? RETURNING pubkey`),
-      evict: db.prepare(`UPDATE mesh_members SET state = 'evicted', evicted_at = @now WHERE state = 'registered' AND expires_at < @now RETURNING pubkey, session_id`),
+      evict: db.prepare(
+        `UPDATE mesh_members SET state = 'evicted', evicted_at = @now WHERE state = 'registered' AND expires_at < @now RETURNING pubkey, session_id`,
+      ),
       forget: db.prepare(`DELETE FROM mesh_members WHERE state = 'evicted' AND evicted_at < @before`),
-      members: db.prepare(`SELECT m.*, ${WITNESS_COLUMNS} FROM mesh_members m LEFT JOIN mesh_witness w ON w.pubkey = m.pubkey ORDER BY m.registered_at, m.pubkey`),
+      members: db.prepare(
+        `SELECT m.*, ${WITNESS_COLUMNS} FROM mesh_members m LEFT JOIN mesh_witness w ON w.pubkey = m.pubkey ORDER BY m.registered_at, m.pubkey`,
+      ),
       witness: db.prepare(`SELECT ${WITNESS_COLUMNS} FROM mesh_witness w WHERE w.pubkey = ?`),
-      pin: db.prepare(`INSERT INTO mesh_witness (pubkey, log_key) VALUES (@pubkey, @logKey) ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key WHERE mesh_witness.size IS NULL`),
-      cosigned: db.prepare(`INSERT INTO mesh_witness (pubkey, log_key, origin, size, root, note, cosigned_at) VALUES (@pubkey, @logKey, @origin, @size, @root, @note, @at)
+      pin: db.prepare(
+        `INSERT INTO mesh_witness (pubkey, log_key) VALUES (@pubkey, @logKey) ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key WHERE mesh_witness.size IS NULL`,
+      ),
+      cosigned:
+        db.prepare(`INSERT INTO mesh_witness (pubkey, log_key, origin, size, root, note, cosigned_at) VALUES (@pubkey, @logKey, @origin, @size, @root, @note, @at)
         ON CONFLICT (pubkey) DO UPDATE SET log_key = excluded.log_key, origin = excluded.origin, size = excluded.size, root = excluded.root, note = excluded.note, cosigned_at = excluded.cosigned_at
         WHERE mesh_witness.flag_reason IS NULL AND ((@prevSize IS NULL AND mesh_witness.size IS NULL) OR (mesh_witness.size = @prevSize AND mesh_witness.root = @prevRoot))
         RETURNING pubkey`),
@@ -152,7 +163,9 @@ export class SqliteRegistry implements MeshRegistry {
         ON CONFLICT (pubkey) DO UPDATE SET flag_reason = excluded.flag_reason, flag_detail = excluded.flag_detail, flagged_at = excluded.flagged_at WHERE mesh_witness.flag_reason IS NULL`),
       clearWitness: db.prepare(`DELETE FROM mesh_witness WHERE pubkey = ? RETURNING pubkey`),
       flagged: db.prepare(`SELECT count(*) AS n FROM mesh_witness WHERE flag_reason IS NOT NULL`),
-      announce: db.prepare(`INSERT INTO mesh_replicas (url, expires_at) VALUES (@url, @expires) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`),
+      announce: db.prepare(
+        `INSERT INTO mesh_replicas (url, expires_at) VALUES (@url, @expires) ON CONFLICT (url) DO UPDATE SET expires_at = excluded.expires_at`,
+      ),
       replicas: db.prepare(`SELECT url FROM mesh_replicas WHERE expires_at >= ? ORDER BY url`),
     };
   }
@@ -187,7 +200,10 @@ export class SqliteRegistry implements MeshRegistry {
 
   async heartbeat(sessionId: string, pubkey: string, beat: Beat, ttlMs: number): Promise<boolean> {
     const now = this.#now();
-    return this.#stmt('beat').get({ sessionId, pubkey, health: JSON.stringify(beat.health), capacity: JSON.stringify(beat.capacity), now, expires: now + ttlMs }) !== undefined;
+    return (
+      this.#stmt('beat').get({ sessionId, pubkey, health: JSON.stringify(beat.health), capacity: JSON.stringify(beat.capacity), now, expires: now + ttlMs }) !==
+      undefined
+    );
   }
 
   async deregister(sessionId: string, pubkey: string): Promise<boolean> {
@@ -216,7 +232,17 @@ export class SqliteRegistry implements MeshRegistry {
   }
 
   async recordCosigned(pubkey: string, previous: { size: number; root: string } | null, logKey: string, next: CosignedCheckpoint): Promise<boolean> {
-    const row = this.#stmt('cosigned').get({ pubkey, logKey, origin: next.origin, size: next.size, root: next.root, note: next.note, at: Date.parse(next.at), prevSize: previous?.size ?? null, prevRoot: previous?.root ?? null });
+    const row = this.#stmt('cosigned').get({
+      pubkey,
+      logKey,
+      origin: next.origin,
+      size: next.size,
+      root: next.root,
+      note: next.note,
+      at: Date.parse(next.at),
+      prevSize: previous?.size ?? null,
+      prevRoot: previous?.root ?? null,
+    });
     return row !== undefined;
   }
 

@@ -88,7 +88,10 @@ export class AgentAccounting {
     if (!entry || entry.reason) return;
     entry.reason = reason;
     this.options.metrics?.terminations.inc({ reason });
-    this.options.logger.warn({ event: 'AgentLimitExceeded', agent: id, reason, ...detail, usage: entry.sampled.usage, limits: entry.limits }, `agent ${id} went over its budget (${reason}): the sandbox ended it`);
+    this.options.logger.warn(
+      { event: 'AgentLimitExceeded', agent: id, reason, ...detail, usage: entry.sampled.usage, limits: entry.limits },
+      `agent ${id} went over its budget (${reason}): the sandbox ended it`,
+    );
   }
 
   /** The agent has exited: its figures stay as last sampled. */
@@ -183,7 +186,8 @@ export class AgentAccounting {
   #diskTargets(): Array<{ id: string; directories: readonly string[]; budget?: number }> {
     const targets = [];
     for (const [id, entry] of this.#entries) {
-      if (entry.live && !entry.reason && entry.directories.length > 0) targets.push({ id, directories: entry.directories, ...(entry.limits.disk_bytes !== undefined ? { budget: entry.limits.disk_bytes } : {}) });
+      if (entry.live && !entry.reason && entry.directories.length > 0)
+        targets.push({ id, directories: entry.directories, ...(entry.limits.disk_bytes !== undefined ? { budget: entry.limits.disk_bytes } : {}) });
     }
     return targets;
   }
@@ -216,14 +220,18 @@ export class AgentAccounting {
     // A disk figure that is not the whole tree says why (unreadable path, entry cap): the reason is logged, the agent ended.
     const disk = entry.disk ? { disk: entry.disk } : {};
     const why = reason === 'limit:disk' && entry.disk?.unmeasurable ? `; its directories cannot be measured: ${entry.disk.unmeasurable}` : '';
-    this.options.logger.warn({ event: 'AgentLimitExceeded', agent: id, reason, usage, ...disk, limits: entry.limits }, `agent ${id} went over its budget (${reason}${why}): terminating it`);
+    this.options.logger.warn(
+      { event: 'AgentLimitExceeded', agent: id, reason, usage, ...disk, limits: entry.limits },
+      `agent ${id} went over its budget (${reason}${why}): terminating it`,
+    );
     // The process group reaches most of the tree; processes that left it (setpgid, setsid) are
     // signalled one by one, SIGTERM with the group and SIGKILL once the group is gone.
     const strays = members.filter((s) => s.pgrp !== leader);
     signalEach(strays, 'SIGTERM', this.options.procRoot);
     entry.terminate().then(
       () => signalEach(strays, 'SIGKILL', this.options.procRoot),
-      (err: unknown) => this.options.logger.error({ event: 'AgentLimitTerminateFailed', agent: id, reason, err }, `could not terminate agent ${id} over its budget`),
+      (err: unknown) =>
+        this.options.logger.error({ event: 'AgentLimitTerminateFailed', agent: id, reason, err }, `could not terminate agent ${id} over its budget`),
     );
   }
 

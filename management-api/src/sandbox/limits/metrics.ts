@@ -36,7 +36,12 @@ export function createLimitMetrics(registry: Registry): LimitMetrics {
   for (const reason of LIMIT_REASONS) terminations.inc({ reason } satisfies { reason: LimitReason }, 0);
   return {
     agents: new Gauge({ name: 'agentbox_agents_accounted', help: 'Live agents whose processes are sampled from /proc.', registers }),
-    memory: new Gauge({ name: 'agentbox_agent_memory_bytes', help: 'Memory of all live agents at the last sample, by kind (rss, pss).', labelNames: ['kind'] as const, registers }),
+    memory: new Gauge({
+      name: 'agentbox_agent_memory_bytes',
+      help: 'Memory of all live agents at the last sample, by kind (rss, pss).',
+      labelNames: ['kind'] as const,
+      registers,
+    }),
     processes: new Gauge({ name: 'agentbox_agent_processes', help: 'Processes of all live agents at the last sample.', registers }),
     cpu: new Counter({ name: 'agentbox_agent_cpu_seconds_total', help: 'CPU seconds used by agents (user and system), as sampled.', registers }),
     peakMemory: new Histogram({
@@ -52,6 +57,10 @@ export function createLimitMetrics(registry: Registry): LimitMetrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
       registers,
     }),
-    samplesDropped: new Counter({ name: 'agentbox_agent_samples_dropped_total', help: 'Sampling ticks skipped because the previous sample of the agents was still under way.', registers }),
+    samplesDropped: new Counter({
+      name: 'agentbox_agent_samples_dropped_total',
+      help: 'Sampling ticks skipped because the previous sample of the agents was still under way.',
+      registers,
+    }),
   };
 }

@@ -20,14 +20,16 @@ export function resolveLimits(ceiling: LimitSettings | undefined, requested: Req
   const limits: AgentLimits = ceiling ? { memory_bytes: memoryBytes(ceiling.memory), cpu_seconds: ceiling.cpu_seconds, processes: ceiling.processes } : {};
   if (ceiling?.disk !== undefined) limits.disk_bytes = memoryBytes(ceiling.disk);
   if (requested === undefined) return limits;
-  if (typeof requested !== 'object' || requested === null || Array.isArray(requested)) throw new AdapterInputError(`limits must be an object with ${KEYS.join(', ')} (any of them)`);
+  if (typeof requested !== 'object' || requested === null || Array.isArray(requested))
+    throw new AdapterInputError(`limits must be an object with ${KEYS.join(', ')} (any of them)`);
   for (const key of Object.keys(requested)) {
     if (!KEYS.includes(key)) throw new AdapterInputError(`limits.${key} is not a limit a spawn request may set (${KEYS.join(', ')})`);
   }
   for (const [key, field] of SIZED) {
     const value = requested[key];
     if (value === undefined) continue;
-    if (typeof value !== 'string' || !SIZE.test(value)) throw new AdapterInputError(`limits.${key} ${JSON.stringify(value)} must be a number with an optional unit k, m or g (for example "512m")`);
+    if (typeof value !== 'string' || !SIZE.test(value))
+      throw new AdapterInputError(`limits.${key} ${JSON.stringify(value)} must be a number with an optional unit k, m or g (for example "512m")`);
     const bytes = memoryBytes(value);
     if (bytes < 1) throw new AdapterInputError(`limits.${key} must be more than 0 (for example "512m")`);
     limits[field] = lower(key, bytes, limits[field], ceiling?.[key]);
@@ -42,6 +44,9 @@ export function resolveLimits(ceiling: LimitSettings | undefined, requested: Req
 }
 
 function lower(key: string, value: number, ceiling: number | undefined, written: string | number | undefined): number {
-  if (ceiling !== undefined && value > ceiling) throw new AdapterInputError(`limits.${key} may only lower the manifest's sandbox.limits.${key} (${JSON.stringify(written)}); ask for at most that, or raise it in agentbox.toml`);
+  if (ceiling !== undefined && value > ceiling)
+    throw new AdapterInputError(
+      `limits.${key} may only lower the manifest's sandbox.limits.${key} (${JSON.stringify(written)}); ask for at most that, or raise it in agentbox.toml`,
+    );
   return value;
 }

@@ -5,7 +5,21 @@ import { useEffect, useRef, useState } from 'preact/hooks';
  * `label` opens a question (`question`) with a confirming button and Cancel; the focus moves to
  * Cancel, so a second Enter does not confirm by accident, and Escape cancels.
  */
-export function ConfirmButton({ label, question, confirmLabel, ariaLabel, testId, onConfirm }: { label: string; question: string; confirmLabel: string; ariaLabel: string; testId: string; onConfirm: () => void }) {
+export function ConfirmButton({
+  label,
+  question,
+  confirmLabel,
+  ariaLabel,
+  testId,
+  onConfirm,
+}: {
+  label: string;
+  question: string;
+  confirmLabel: string;
+  ariaLabel: string;
+  testId: string;
+  onConfirm: () => void;
+}) {
   const [asking, setAsking] = useState(false);
   const cancelRef = useRef<HTMLButtonElement>(null);
   useEffect(() => {

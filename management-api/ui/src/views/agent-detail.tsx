@@ -74,7 +74,8 @@ export function AgentDetail({ agent }: { agent: Agent }) {
         </dd>
         <dt>CPU</dt>
         <dd>
-          {usage?.cpu_seconds !== undefined ? `${usage.cpu_seconds.toFixed(2)} s` : '—'}, limit {limits?.cpu_seconds !== undefined ? `${limits.cpu_seconds} s` : '—'}
+          {usage?.cpu_seconds !== undefined ? `${usage.cpu_seconds.toFixed(2)} s` : '—'}, limit{' '}
+          {limits?.cpu_seconds !== undefined ? `${limits.cpu_seconds} s` : '—'}
         </dd>
         <dt>Processes</dt>
         <dd>

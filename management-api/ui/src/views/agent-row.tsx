@@ -9,7 +9,19 @@ import { commandLine, durationText, ended, exitText, reasonText } from './agent-
 export const AGENT_COLUMNS = ['Name', 'Profile', 'State', 'Command', 'Duration', 'Exit', 'Reason', 'Usage', 'Limits', 'Actions'];
 
 /** `agent` as a row; `now` times a running agent. */
-export function AgentRow({ agent: a, selected, now, onSelect, onTerminate }: { agent: Agent; selected: boolean; now: number; onSelect: () => void; onTerminate: () => void }) {
+export function AgentRow({
+  agent: a,
+  selected,
+  now,
+  onSelect,
+  onTerminate,
+}: {
+  agent: Agent;
+  selected: boolean;
+  now: number;
+  onSelect: () => void;
+  onTerminate: () => void;
+}) {
   const command = commandLine(a);
   return (
     <tr data-testid={`agent-${a.name}`} class={selected ? 'selected' : undefined}>
@@ -30,7 +42,9 @@ export function AgentRow({ agent: a, selected, now, onSelect, onTerminate }: { a
       <td data-testid="agent-exit">{exitText(a)}</td>
       <td data-testid="agent-reason">{reasonText(a)}</td>
       <td class="small" data-testid="agent-usage">
-        {a.usage ? `${bytes(a.usage.pss_bytes)} PSS, ${a.usage.cpu_seconds !== undefined ? a.usage.cpu_seconds.toFixed(2) : '—'} s CPU, ${a.usage.processes ?? '—'} proc.` : '—'}
+        {a.usage
+          ? `${bytes(a.usage.pss_bytes)} PSS, ${a.usage.cpu_seconds !== undefined ? a.usage.cpu_seconds.toFixed(2) : '—'} s CPU, ${a.usage.processes ?? '—'} proc.`
+          : '—'}
       </td>
       <td class="small">{a.limits ? `${bytes(a.limits.memory_bytes)}, ${a.limits.cpu_seconds ?? '—'} s CPU, ${a.limits.processes ?? '—'} proc.` : '—'}</td>
       <td class="actions">
@@ -38,7 +52,14 @@ export function AgentRow({ agent: a, selected, now, onSelect, onTerminate }: { a
           Details
         </button>
         {ended(a) ? null : (
-          <ConfirmButton label="Terminate" ariaLabel={`Terminate ${a.name}`} question={`Terminate ${a.name}?`} confirmLabel="Yes, terminate" testId="terminate" onConfirm={onTerminate} />
+          <ConfirmButton
+            label="Terminate"
+            ariaLabel={`Terminate ${a.name}`}
+            question={`Terminate ${a.name}?`}
+            confirmLabel="Yes, terminate"
+            testId="terminate"
+            onConfirm={onTerminate}
+          />
         )}
       </td>
     </tr>

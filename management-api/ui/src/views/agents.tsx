@@ -52,7 +52,14 @@ export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
               </thead>
               <tbody>
                 {topic.agents.map((a) => (
-                  <AgentRow key={a.id} agent={a} selected={a.id === selected} now={now} onSelect={() => setSelected(a.id)} onTerminate={() => void terminate(a)} />
+                  <AgentRow
+                    key={a.id}
+                    agent={a}
+                    selected={a.id === selected}
+                    now={now}
+                    onSelect={() => setSelected(a.id)}
+                    onTerminate={() => void terminate(a)}
+                  />
                 ))}
               </tbody>
             </table>

@@ -7,14 +7,27 @@ export function sandboxMode(s: SandboxStatus | undefined): { label: string; deta
   switch (s.mode) {
     case 'confined': {
       const landlock = s.landlockAbi !== undefined ? ` (Landlock ABI ${s.landlockAbi})` : '';
-      if (s.namespaces?.active) return { label: 'bubblewrap + launcher', detail: `Each agent runs in bubblewrap (its own user, PID and network namespaces) around the launcher's Landlock, seccomp and rlimits${landlock}.`, tone: 'ok' };
+      if (s.namespaces?.active)
+        return {
+          label: 'bubblewrap + launcher',
+          detail: `Each agent runs in bubblewrap (its own user, PID and network namespaces) around the launcher's Landlock, seccomp and rlimits${landlock}.`,
+          tone: 'ok',
+        };
       const why = s.namespaces?.setting === 'off' ? 'sandbox.namespaces = "off"' : s.namespaces?.reason;
-      return { label: 'launcher alone', detail: `Agents are confined by the launcher's Landlock, seccomp and rlimits${landlock}, without bubblewrap${why ? `: ${why}` : ''}.`, tone: 'ok' };
+      return {
+        label: 'launcher alone',
+        detail: `Agents are confined by the launcher's Landlock, seccomp and rlimits${landlock}, without bubblewrap${why ? `: ${why}` : ''}.`,
+        tone: 'ok',
+      };
     }
     case 'unconfined':
-      return { label: 'off', detail: 'sandbox.enabled = false: agents run unconfined, with the API\'s own user, and can read its secrets.', tone: 'bad' };
+      return { label: 'off', detail: "sandbox.enabled = false: agents run unconfined, with the API's own user, and can read its secrets.", tone: 'bad' };
     case 'unavailable':
-      return { label: 'unavailable', detail: `The sandbox is on but this host cannot enforce it, so every spawn is refused${s.missing ? `: ${s.missing}` : ''}.`, tone: 'bad' };
+      return {
+        label: 'unavailable',
+        detail: `The sandbox is on but this host cannot enforce it, so every spawn is refused${s.missing ? `: ${s.missing}` : ''}.`,
+        tone: 'bad',
+      };
     default:
       return { label: 'unknown', detail: 'No local orchestrator has probed the sandbox on this box.', tone: 'warn' };
   }

@@ -21,7 +21,8 @@ export function portUses(m: Manifest): PortUse[] {
   for (const feature of Object.values(boxFacts.features as BoxFactsShape['features'])) {
     if (!settingOn(m, feature.setting)) continue;
     for (const p of feature.programs) {
-      if (p.port !== 0) uses.push({ segments: [...feature.setting.key], port: p.port, label: `${feature.setting.key.join('.')} (its programme listens on ${p.port})` });
+      if (p.port !== 0)
+        uses.push({ segments: [...feature.setting.key], port: p.port, label: `${feature.setting.key.join('.')} (its programme listens on ${p.port})` });
     }
   }
   for (const p of Object.values(boxFacts.programs.box as BoxFactsShape['programs']['box'])) {

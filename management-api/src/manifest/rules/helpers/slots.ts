@@ -3,7 +3,9 @@ import type { Manifest } from '../../generated/manifest-types.js';
 import { boxFacts, SLOTS, type BoxFactsShape, type Slot } from '../../../box-facts.js';
 
 /** A slot whose external implementation is configured as an HTTP integration (`url`, `token_env`, `token_file`). */
-export type HttpSlot = { [K in keyof Manifest['integrations']]: Manifest['integrations'][K] extends { url: string; token_env: string } ? K : never }[keyof Manifest['integrations']];
+export type HttpSlot = {
+  [K in keyof Manifest['integrations']]: Manifest['integrations'][K] extends { url: string; token_env: string } ? K : never;
+}[keyof Manifest['integrations']];
 
 /** The local, external and off implementation names of each slot. */
 export const slotImpls: Readonly<Record<Slot, BoxFactsShape['slots'][string]>> = boxFacts.slots;
