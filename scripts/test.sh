@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: sets up everything the tests need on a fresh Debian machine (apt packages, npm
-# dependencies, build, services), runs typecheck + generated-file checks + the tap suite, stops
+# dependencies, build, services), runs typecheck + generated-file checks + format and lint + the tap suite, stops
 # what it started, and ends with the line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,6 +35,9 @@ fi
 
 abx_say "checking generated files are current"
 node dist/scripts/build/generate.js --check
+
+abx_say "checking format and lint (biome; npm run format fixes the format)"
+npx biome check . || abx_die "biome found format or lint problems (above): run npm run format, then fix what it cannot"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
