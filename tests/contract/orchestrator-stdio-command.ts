@@ -1,6 +1,5 @@
 // The reference stdio orchestrator, bundled from its current source for the external-stdio tests.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
 import { repoRoot } from '../helpers/cli.js';
@@ -12,12 +11,16 @@ let bundled: Promise<string> | undefined;
 /**
  * The path of a single-file bundle of the reference orchestrator, built once per test process
  * (~0.1 s) from the source in this checkout: the child runs exactly the code under test, never
- * a stale build. Dependencies are bundled in, so the file runs from a temporary directory.
+ * a stale build. node-pty (native) and the terminal emulator cannot be bundled: they stay
+ * imports, so the file is written under the checkout's node_modules/.cache, where they resolve.
  */
 export function stdioOrchestrator(): Promise<string> {
   bundled ??= (async () => {
-    const outfile = path.join(mkdtempSync(path.join(tmpdir(), 'agentbox-stdio-orchestrator-')), 'stdio-orchestrator.mjs');
+    const cache = path.join(repoRoot, 'node_modules', '.cache');
+    mkdirSync(cache, { recursive: true });
+    const outfile = path.join(mkdtempSync(path.join(cache, 'agentbox-stdio-orchestrator-')), 'stdio-orchestrator.mjs');
     await build({
+      external: ['node-pty', '@xterm/headless', '@xterm/addon-serialize'],
       entryPoints: [entry],
       outfile,
       bundle: true,

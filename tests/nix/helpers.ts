@@ -1,6 +1,8 @@
 // Helpers for the Nix tests: the repository's flake evaluated offline against the stub inputs
 // in tests/nix/stub-*, and plain nix-instantiate evaluations of lib/.
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/cli.js';
 
@@ -67,7 +69,22 @@ export function nixFlakeEval<T = unknown>(attr: string, options: { apply?: strin
 /** nix-instantiate --eval --strict --json of `expr` in the repository root. */
 export function nixInstantiate(expr: string, argstr: Record<string, string> = {}): NixRun {
   const args = ['--eval', '--strict', '--json', '--store', 'dummy://', '--option', 'substituters', ''];
-  for (const [k, v] of Object.entries(argstr)) args.push('--argstr', k, v);
-  const r = spawnSync('nix-instantiate', [...args, '--expr', expr], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  // The kernel caps one argument at 128 KiB (a larger one fails the spawn with E2BIG): a long
+  // string goes through a file that the expression reads as the same string.
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-nix-args-'));
+  try {
+    for (const [k, v] of Object.entries(argstr)) {
+      if (Buffer.byteLength(v) <= 16 * 1024) {
+        args.push('--argstr', k, v);
+        continue;
+      }
+      const file = path.join(dir, `${k}.txt`);
+      writeFileSync(file, v);
+      args.push('--arg', k, `builtins.readFile ${JSON.stringify(file)}`);
+    }
+    const r = spawnSync('nix-instantiate', [...args, '--expr', expr], { cwd: repoRoot, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr || (r.error ? String(r.error) : '') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
