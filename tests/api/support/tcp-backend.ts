@@ -3,7 +3,6 @@ import net from 'node:net';
 import { freePort } from '../../helpers/free-port.js';
 export { freePort };
 
-/** A port that was free a moment ago (listen on 0, note it, close). */
 /**
  * Line protocol: `PING` → `PONG`; `OP <json>` → `OK <json>`. With `silent`, it accepts
  * connections and never answers (a backend that hangs).
