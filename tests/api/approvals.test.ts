@@ -4,16 +4,12 @@
 import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure';
-import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
-import { createLogger } from '../../management-api/src/observability/logger.js';
 import { requestDigest } from '../../management-api/src/approvals/approval-request.js';
 import { runAgentboxAsync } from '../helpers/cli.js';
-import { startProxyProgramme } from './support/egress-proxy-programme.js';
+import { startBoxWithProxy } from './support/box-with-proxy.js';
 import { environOf } from './support/agent-processes.js';
-import { makeRoot, startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { waitFor, type TestServer } from './support/harness.js';
 
 type Approval = {
   id: string;
@@ -59,17 +55,9 @@ function manifest(approvalTimeoutSec: number): string {
 
 /** A box with its own egress proxy programme whose undecided requests time out after `approvalTimeoutSec`. */
 async function startApprovalBox(approvalTimeoutSec: number): Promise<{ box: TestServer; proxyPort: number; rootDir: string }> {
-  const root = await makeRoot();
-  const manifestFile = path.join(root.dir, 'agentbox.toml');
-  const toml = manifest(approvalTimeoutSec);
-  writeFileSync(manifestFile, toml);
-  await ensureApiKey(root.paths.apiKeyFile, createLogger({ level: 'silent' }));
-  const proxy = await startProxyProgramme(root.dir, manifestFile);
-  t.teardown(() => void proxy.proc.kill());
-  const started = await startTestServer({ toml, root, egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } } });
+  const started = await startBoxWithProxy(manifest(approvalTimeoutSec));
   t.teardown(() => started.close());
-  await waitFor('the egress control channel', () => started.server.app.agentbox.egress!.status().reachable);
-  return { box: started, proxyPort: proxy.port, rootDir: root.dir };
+  return started;
 }
 
 t.before(async () => {

@@ -4,14 +4,10 @@
 import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
-import { writeFileSync } from 'node:fs';
-import { ensureApiKey } from '../../management-api/src/auth/api-key-file.js';
-import { createLogger } from '../../management-api/src/observability/logger.js';
 import { startStandInProvider, type StandInProvider } from '../helpers/stand-in-provider.js';
-import { startProxyProgramme } from './support/egress-proxy-programme.js';
+import { startBoxWithProxy } from './support/box-with-proxy.js';
 import { environOf, spawnAgent } from './support/agent-processes.js';
-import { makeRoot, startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { waitFor, type TestServer } from './support/harness.js';
 
 type Stored = { kind: string; source: string; data: Record<string, unknown> };
 
@@ -45,24 +41,11 @@ t.before(async () => {
   await new Promise<void>((r) => web.listen(0, '127.0.0.1', r));
   webPort = (web.address() as net.AddressInfo).port;
   provider = await startStandInProvider();
-  const root = await makeRoot();
-  const manifestFile = path.join(root.dir, 'agentbox.toml');
-  const toml = manifest();
-  writeFileSync(manifestFile, toml);
-  await ensureApiKey(root.paths.apiKeyFile, createLogger({ level: 'silent' }));
-  const proxy = await startProxyProgramme(root.dir, manifestFile);
-  t.teardown(() => void proxy.proc.kill());
-  proxyPort = proxy.port;
-  box = await startTestServer({
-    toml,
-    root,
-    env: { STAND_API_KEY: 'sk-stand-in-real-key-0123456789abcdef' },
-    egress: { socketPath: root.paths.egressControlSocket, timing: { retryMinMs: 20, retryMaxMs: 100 } },
-  });
-  await waitFor('the egress control channel', () => box.server.app.agentbox.egress!.status().reachable);
+  const started = await startBoxWithProxy(manifest(), { STAND_API_KEY: 'sk-stand-in-real-key-0123456789abcdef' });
+  t.teardown(() => started.close());
+  ({ box, proxyPort } = started);
 });
 t.teardown(async () => {
-  await box?.close();
   await provider?.close();
   web?.close();
 });

@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import type { TestServer } from '../api/support/harness.js';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, type PageProblems } from './support/browser.js';
+import { fillField, inspectPage, PAGE_WAIT, pageText, screenshotDir, type PageProblems } from './support/browser.js';
 import { sealBox, type UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
@@ -31,24 +31,8 @@ t.before(async () => {
 });
 t.teardown(() => opened?.close());
 
-/** Screenshot and axe check of the view on screen. */
-async function inspect(tt: Tap.Test, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-  tt.same(await seriousViolations(page), [], `axe finds no serious or critical violation on ${name}`);
-}
-
-/** Replace the value of a form field as typing would (the page's state follows `input` events). */
-async function fill(testId: string, value: string): Promise<void> {
-  await page.$eval(
-    `[data-testid="${testId}"]`,
-    (el, v) => {
-      const input = el as HTMLInputElement | HTMLTextAreaElement;
-      input.value = v;
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-    },
-    value,
-  );
-}
+const inspect = (tt: Tap.Test, name: string): Promise<void> => inspectPage(tt, page, shots, name);
+const fill = (testId: string, value: string): Promise<void> => fillField(page, testId, value);
 
 async function openTab(id: string): Promise<void> {
   await page.click(`[data-testid="tab-${id}"]`);

@@ -1,8 +1,7 @@
 // The terminal view in headless Chromium on a real tty agent (bash): spawn with tty from the form, type, resize, detach, reattach, the end; screenshots and axe at each step.
-import path from 'node:path';
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
-import { PAGE_WAIT, screenshotDir, seriousViolations, type PageProblems } from './support/browser.js';
+import { fillField, inspectPage, PAGE_WAIT, screenshotDir, type PageProblems } from './support/browser.js';
 import type { UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
@@ -21,24 +20,8 @@ t.before(async () => {
 });
 t.teardown(() => opened?.close());
 
-/** Screenshot and axe check of the page as it is. */
-async function inspect(tt: Tap.Test, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
-  tt.same(await seriousViolations(page), [], `axe finds no serious or critical violation on ${name}`);
-}
-
-/** Replace the value of a form field as typing would. */
-async function fill(testId: string, value: string): Promise<void> {
-  await page.$eval(
-    `[data-testid="${testId}"]`,
-    (el, v) => {
-      const input = el as HTMLInputElement | HTMLTextAreaElement;
-      input.value = v;
-      input.dispatchEvent(new Event('input', { bubbles: true }));
-    },
-    value,
-  );
-}
+const inspect = (tt: Tap.Test, name: string): Promise<void> => inspectPage(tt, page, shots, name);
+const fill = (testId: string, value: string): Promise<void> => fillField(page, testId, value);
 
 /** The rows xterm.js has drawn on the page, one line each (its DOM renderer: one element per row); run in the page. */
 function drawnRows(): string {

@@ -100,3 +100,22 @@ export function pageText(page: Page): { text: (selector: string) => Promise<stri
     waitText: (selector, needle) => page.waitForFunction((s, n) => (document.querySelector(s)?.textContent ?? '').includes(n), PAGE_WAIT, selector, needle),
   };
 }
+
+/** Replace the value of a form field as typing would (the page's state follows `input` events). */
+export async function fillField(page: Page, testId: string, value: string): Promise<void> {
+  await page.$eval(
+    `[data-testid="${testId}"]`,
+    (el, v) => {
+      const input = el as HTMLInputElement | HTMLTextAreaElement;
+      input.value = v;
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    value,
+  );
+}
+
+/** Screenshot `name` of the page as it is into `shots`, and check with axe that it has no serious or critical violation. */
+export async function inspectPage(tt: Tap.Test, page: Page, shots: string, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+  tt.same(await seriousViolations(page), [], `axe finds no serious or critical violation on ${name}`);
+}

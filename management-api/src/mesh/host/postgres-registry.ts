@@ -1,6 +1,7 @@
 // The member registry in a shared Postgres database: several host replicas, one mesh. Deadlines use the database's clock.
 import pg from 'pg';
 import { scrubSecrets } from '../../secrets/redact.js';
+import { toWitness, WITNESS_COLUMNS, type WitnessRow } from './witness-row.js';
 import {
   RegistryUnavailableError,
   type Beat,
@@ -52,35 +53,9 @@ CREATE TABLE IF NOT EXISTS mesh_witness (
 );
 `;
 
-/** The witness columns, prefixed for the member listing's join. */
-const WITNESS_COLUMNS =
-  'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
-
-interface WitnessRow {
-  w_pubkey: string | null;
-  w_log_key: string | null;
-  w_origin: string | null;
-  /** BIGINT: node-postgres answers a string. */
-  w_size: string | null;
-  w_root: string | null;
-  w_note: string | null;
-  w_cosigned_at: Date | null;
-  w_flag_reason: string | null;
-  w_flag_detail: string | null;
-  w_flagged_at: Date | null;
-}
-
-function toWitness(r: Partial<WitnessRow>): WitnessRecord | null {
-  if (!r.w_pubkey) return null;
-  return {
-    logKey: r.w_log_key ?? null,
-    cosigned:
-      r.w_size === null || r.w_size === undefined
-        ? null
-        : { origin: r.w_origin!, size: Number(r.w_size), root: r.w_root!, note: r.w_note!, at: r.w_cosigned_at!.toISOString() },
-    flag: r.w_flag_reason ? { reason: r.w_flag_reason, detail: r.w_flag_detail ?? '', at: r.w_flagged_at!.toISOString() } : null,
-  };
-}
+/** node-postgres answers a BIGINT as a string and a TIMESTAMPTZ as a Date. */
+type PostgresWitnessRow = WitnessRow<string, Date>;
+const POSTGRES_VALUES = { size: (n: string) => Number(n), iso: (at: Date) => at.toISOString() };
 
 // Two replicas starting at once would race on CREATE TABLE IF NOT EXISTS (a unique violation in
 // pg_type); one advisory lock, held for the migration's transaction, serialises them.
@@ -88,7 +63,7 @@ const MIGRATION_LOCK = 0x6d657368; // 'mesh'
 
 const ttl = (param: string): string => `now() + (${param}::double precision * interval '1 millisecond')`;
 
-interface Row extends Partial<WitnessRow> {
+interface Row extends Partial<PostgresWitnessRow> {
   pubkey: string;
   session_id: string;
   state: 'registered' | 'evicted';
@@ -121,7 +96,7 @@ function toRecord(r: Row): MemberRecord {
     lastHeartbeatAt: r.last_heartbeat_at.toISOString(),
     evictedAt: r.evicted_at?.toISOString() ?? null,
     name: r.name,
-    witness: toWitness(r),
+    witness: toWitness(r, POSTGRES_VALUES),
   };
 }
 
@@ -224,8 +199,8 @@ export class PostgresRegistry implements MeshRegistry {
   }
 
   async witness(pubkey: string): Promise<WitnessRecord | undefined> {
-    const r = await this.#query<WitnessRow>('witness read', `SELECT ${WITNESS_COLUMNS} FROM mesh_witness w WHERE w.pubkey = $1`, [pubkey]);
-    return r.rows[0] ? (toWitness(r.rows[0]) ?? undefined) : undefined;
+    const r = await this.#query<PostgresWitnessRow>('witness read', `SELECT ${WITNESS_COLUMNS} FROM mesh_witness w WHERE w.pubkey = $1`, [pubkey]);
+    return r.rows[0] ? (toWitness(r.rows[0], POSTGRES_VALUES) ?? undefined) : undefined;
   }
 
   async pinLogKey(pubkey: string, logKey: string): Promise<WitnessRecord> {

@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3, { type Database, type Statement } from 'better-sqlite3';
 import { ReplayCache } from '../replay-cache.js';
+import { toWitness, WITNESS_COLUMNS, type WitnessRow } from './witness-row.js';
 import type { Beat, CosignedCheckpoint, Eviction, MemberRecord, MeshRegistry, Registration, WitnessFlag, WitnessRecord } from './registry.js';
 
 const SCHEMA = `
@@ -41,34 +42,11 @@ CREATE TABLE IF NOT EXISTS mesh_witness (
 );
 `;
 
-/** The witness columns, prefixed for the member listing's join. */
-const WITNESS_COLUMNS =
-  'w.pubkey AS w_pubkey, w.log_key AS w_log_key, w.origin AS w_origin, w.size AS w_size, w.root AS w_root, w.note AS w_note, w.cosigned_at AS w_cosigned_at, w.flag_reason AS w_flag_reason, w.flag_detail AS w_flag_detail, w.flagged_at AS w_flagged_at';
+/** SQLite answers sizes and times (milliseconds) as numbers. */
+type SqliteWitnessRow = WitnessRow<number, number>;
+const SQLITE_VALUES = { size: (n: number) => n, iso: (ms: number) => new Date(ms).toISOString() };
 
-interface WitnessRow {
-  w_pubkey: string | null;
-  w_log_key: string | null;
-  w_origin: string | null;
-  w_size: number | null;
-  w_root: string | null;
-  w_note: string | null;
-  w_cosigned_at: number | null;
-  w_flag_reason: string | null;
-  w_flag_detail: string | null;
-  w_flagged_at: number | null;
-}
-
-function toWitness(r: Partial<WitnessRow>): WitnessRecord | null {
-  if (!r.w_pubkey) return null;
-  return {
-    logKey: r.w_log_key ?? null,
-    cosigned:
-      r.w_size === null || r.w_size === undefined ? null : { origin: r.w_origin!, size: r.w_size, root: r.w_root!, note: r.w_note!, at: iso(r.w_cosigned_at!) },
-    flag: r.w_flag_reason ? { reason: r.w_flag_reason, detail: r.w_flag_detail ?? '', at: iso(r.w_flagged_at!) } : null,
-  };
-}
-
-interface Row extends Partial<WitnessRow> {
+interface Row extends Partial<SqliteWitnessRow> {
   pubkey: string;
   session_id: string;
   state: 'registered' | 'evicted';
@@ -103,7 +81,7 @@ function toRecord(r: Row): MemberRecord {
     lastHeartbeatAt: iso(r.last_heartbeat_at),
     evictedAt: r.evicted_at === null ? null : iso(r.evicted_at),
     name: r.name,
-    witness: toWitness(r),
+    witness: toWitness(r, SQLITE_VALUES),
   };
 }
 
@@ -222,8 +200,8 @@ export class SqliteRegistry implements MeshRegistry {
   }
 
   async witness(pubkey: string): Promise<WitnessRecord | undefined> {
-    const row = this.#stmt('witness').get(pubkey) as WitnessRow | undefined;
-    return row ? (toWitness(row) ?? undefined) : undefined;
+    const row = this.#stmt('witness').get(pubkey) as SqliteWitnessRow | undefined;
+    return row ? (toWitness(row, SQLITE_VALUES) ?? undefined) : undefined;
   }
 
   async pinLogKey(pubkey: string, logKey: string): Promise<WitnessRecord> {
