@@ -1,9 +1,11 @@
-// The cost of agent accounting: samples of 20 agents (3 processes each) through the real process manager: the longest hold of the event loop, wall and CPU, against the synchronous reads the sampler used before.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The cost of agent accounting: samples of 20 agents (3 processes each) through the real process manager: the longest hold of the event loop, wall and CPU — agents under the launcher (their trees walked) and with the sandbox off (all of /proc scanned), against the synchronous reads the sampler used before.
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ProcessManager } from '../../management-api/src/adapters/orchestrator/process-manager.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { AgentSandbox } from '../../management-api/src/sandbox/agent-sandbox.js';
 import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
 import { ProcessTable } from '../../management-api/src/sandbox/limits/agent-tree.js';
 import { listPids, readMemory, readStat, type ProcStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
@@ -69,24 +71,47 @@ async function measure(samplers: ReadonlyArray<() => Promise<void> | void>): Pro
   return figures;
 }
 
+const CEILING = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g' };
+
+/** A process manager with accounting of its own (sampled only when the benchmark says: an hour between timer ticks), its agents confined by the launcher alone or not at all. */
+async function accountedManager(dir: string, launcher: boolean): Promise<{ manager: ProcessManager; accounting: AgentAccounting }> {
+  const paths = runtimePaths({ AGENTBOX_ROOT: path.join(dir, launcher ? 'launcher' : 'plain') });
+  const logger = createLogger({ level: 'silent' });
+  const accounting = new AgentAccounting({ logger, ceiling: CEILING, intervalMs: 3_600_000 });
+  const sandbox = new AgentSandbox({ enabled: launcher, namespaces: 'off', limits: CEILING, egressPort: () => 3128, apiPort: () => 9090, paths });
+  const manager = new ProcessManager({ workspaceDir: paths.workspaceDir, parentEnv: { PATH: process.env['PATH'] }, logger, accounting, sandbox });
+  await manager.start();
+  const capability = await sandbox.start();
+  if (launcher && !capability.enforceable)
+    throw new Error(`limits bench: the launcher cannot confine agents here: ${capability.missing} (build it with node scripts/build/build-launcher.mjs)`);
+  for (let i = 0; i < AGENTS; i++) await manager.spawn({ name: `bench-${i}`, command: '/bin/sh', args: ['-c', 'sleep 600 & sleep 600 & wait'] });
+  // Until every agent shows its three processes.
+  for (;;) {
+    await accounting.sample();
+    if (manager.list().every((a) => a.usage?.processes === 3)) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return { manager, accounting };
+}
+
 /** Run the accounting benchmark and return its report. */
 export async function runLimitsBench(): Promise<string> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-limits-bench-'));
-  const logger = createLogger({ level: 'silent' });
-  // Samples only when the benchmark takes them: an hour between timer ticks.
-  const accounting = new AgentAccounting({ logger, ceiling: { memory: '2g', cpu_seconds: 3600, processes: 128 }, intervalMs: 3_600_000 });
-  const manager = new ProcessManager({ workspaceDir: dir, parentEnv: { PATH: process.env['PATH'] }, logger, accounting });
-  await manager.start();
+  // A root box runs agents as uids of their own, which must be able to reach their workspaces.
+  chmodSync(dir, 0o711);
+  const started: ProcessManager[] = [];
   try {
-    for (let i = 0; i < AGENTS; i++) await manager.spawn({ name: `bench-${i}`, command: '/bin/sh', args: ['-c', 'sleep 600 & sleep 600 & wait'] });
-    // Until every agent shows its three processes.
-    for (;;) {
-      await accounting.sample();
-      if (manager.list().every((a) => a.usage?.processes === 3)) break;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const leaders = manager.list().flatMap((a) => (a.pid === undefined ? [] : [a.pid]));
-    const [idle, before, now] = await measure([() => undefined, () => syncReads(leaders), () => accounting.sample()]);
+    const plain = await accountedManager(dir, false);
+    started.push(plain.manager);
+    const confined = await accountedManager(dir, true);
+    started.push(confined.manager);
+    const leaders = plain.manager.list().flatMap((a) => (a.pid === undefined ? [] : [a.pid]));
+    const [idle, before, scan, walk] = await measure([
+      () => undefined,
+      () => syncReads(leaders),
+      () => plain.accounting.sample(),
+      () => confined.accounting.sample(),
+    ]);
     const processes = listPids().length;
     const row = (name: string, f: Figures): string[][] => [
       [`${name}: event loop held (longest)`, ms(median(f.held)), ms(quantile(f.held, 0.95)), ms(Math.max(...f.held))],
@@ -94,21 +119,22 @@ export async function runLimitsBench(): Promise<string> {
       [`${name}: CPU (user + system, all threads)`, ms(median(f.cpu)), ms(quantile(f.cpu, 0.95)), ms(Math.max(...f.cpu))],
     ];
     return [
-      `Agent accounting — ${AGENTS} agents × 3 processes, ${processes} processes on the machine, ${SAMPLES} samples each (interleaved), load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} CPUs, Node ${process.version}`,
+      `Agent accounting — ${AGENTS} agents × 3 processes per mode, ${processes} processes on the machine, ${SAMPLES} samples each (interleaved), load average ${loadavg()[0]!.toFixed(2)} on ${cpus().length} CPUs, Node ${process.version}`,
       '',
       table(
         ['per sample', 'p50', 'p95', 'max'],
         [
           [`no sample (the probe alone): event loop held (longest)`, ms(median(idle!.held)), ms(quantile(idle!.held, 0.95)), ms(Math.max(...idle!.held))],
-          ...row('before (synchronous reads)', before!),
-          ...row('now (stat slices + smaps_rollup on the thread pool)', now!),
+          ...row('before (synchronous reads of all of /proc, sandbox off)', before!),
+          ...row('sandbox off (all of /proc in slices, smaps_rollup on the thread pool)', scan!),
+          ...row('launcher alone (the agents’ trees walked in slices)', walk!),
         ],
       ),
       '',
-      `At one sample a second: ${(median(now!.cpu) / 10).toFixed(2)} % of one core now, ${(median(before!.cpu) / 10).toFixed(2)} % before.`,
+      `At one sample a second: ${(median(walk!.cpu) / 10).toFixed(2)} % of one core under the launcher, ${(median(scan!.cpu) / 10).toFixed(2)} % with the sandbox off, ${(median(before!.cpu) / 10).toFixed(2)} % before.`,
     ].join('\n');
   } finally {
-    await manager.closeAll(0);
+    for (const manager of started) await manager.closeAll(0);
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -63,7 +63,7 @@ t.test('limit:disk — over the budget, the agent is terminated and its figure k
   });
   t.teardown(() => accounting.close());
   let terminated = 0;
-  accounting.follow('agt_disk', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++, 0, [work, tmp]);
+  accounting.follow('agt_disk', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++, { directories: [work, tmp] });
   writeFileSync(path.join(work, 'a'), Buffer.alloc(2 * MIB, 1));
   await accounting.sampleDisk();
   t.equal(terminated, 0, '2 MiB under a 4 MiB budget');
@@ -101,7 +101,7 @@ t.test('limit:disk — a tree the walk cannot measure counts as over the budget,
     at += `/${'z'.repeat(250)}`;
   }
   process.chdir(home);
-  accounting.follow('agt_deep', sleeper(t), resolveLimits(ceiling, undefined), async () => terminated++, 0, [dir]);
+  accounting.follow('agt_deep', sleeper(t), resolveLimits(ceiling, undefined), async () => terminated++, { directories: [dir] });
   await accounting.sampleDisk();
   t.equal(terminated, 1);
   t.equal(accounting.account('agt_deep')!.reason, 'limit:disk');
@@ -123,7 +123,7 @@ t.test('one walk at a time: a second call joins the walk under way', async (t) =
   for (let i = 0; i < 2000; i++) writeFileSync(path.join(dir, `f${i}`), '');
   const accounting = new AgentAccounting({ logger: createLogger({ level: 'silent' }), ceiling, intervalMs: HOUR, diskIntervalMs: HOUR });
   t.teardown(() => accounting.close());
-  accounting.follow('agt_w', sleeper(t), resolveLimits(ceiling, undefined), async () => undefined, 0, [dir]);
+  accounting.follow('agt_w', sleeper(t), resolveLimits(ceiling, undefined), async () => undefined, { directories: [dir] });
   const first = accounting.sampleDisk();
   t.equal(accounting.sampleDisk(), first, 'the same promise');
   await first;

@@ -59,7 +59,7 @@ t.test('/proc parsing', async (t) => {
   const line = '4242 (a (tricky) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 1 0 987654 1000000 512 18446744073709551615';
   t.same(
     parseStat(4242, line),
-    { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, ownTicks: 300, reapedTicks: 10, startTime: 987654, rssPages: 512 },
+    { pid: 4242, state: 'S', ppid: 1, pgrp: 4242, session: 4242, ownTicks: 300, reapedTicks: 10, startTime: 987654, rssPages: 512, threads: 1 },
     'a command name with spaces and parentheses',
   );
   t.equal(parseStat(1, ''), undefined, 'an empty read (a process going away)');

@@ -54,6 +54,8 @@ export interface ConfinedSpawn {
    * ready pipe (readyFd) stays open for its reports: `limit:memory <bytes>` when it ended the agent.
    */
   keeper?: boolean;
+  /** Every process the agent starts stays a descendant of the spawned process (the keeper is their subreaper; bubblewrap's PID namespace has its init). */
+  contained?: boolean;
   release(): Promise<void>;
 }
 
@@ -242,7 +244,7 @@ export class AgentSandbox {
         : undefined;
       if (namespaced) {
         const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
-        return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd, ids)), env, release, overhead: SANDBOX_PROCESSES };
+        return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd, ids)), env, release, overhead: SANDBOX_PROCESSES, contained: true };
       }
       // The launcher alone: it stays as the keeper of the agent's processes.
       const memoryLimit = agent.memoryBudget ? agent.memoryBudget * KEEPER_MEMORY_FACTOR : undefined;
@@ -255,7 +257,7 @@ export class AgentSandbox {
         await this.#access.prepare(policy.readOnly, policy.readWrite, ids).catch((err: Error) => {
           throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
         });
-      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, readyFd: true, ...(ids ? { ids } : {}) };
+      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, contained: true, readyFd: true, ...(ids ? { ids } : {}) };
     } catch (err) {
       await release();
       throw err;

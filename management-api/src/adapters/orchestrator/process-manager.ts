@@ -212,7 +212,7 @@ export class ProcessManager {
       startedAt,
     });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
-    this.#accounting.follow(id, run.pid, limits, overBudget, confined.overhead, agentDirectories(target, confined));
+    this.#accounting.follow(id, run.pid, limits, overBudget, { ...treeShape(confined), directories: agentDirectories(target, confined) });
     // A keeper that ended the agent over its memory says so on its ready pipe, between two samples.
     if (confined.keeper)
       followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
@@ -294,7 +294,7 @@ export class ProcessManager {
       startedAt: run.snapshot().startedAt,
     });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
-    this.#accounting.follow(id, run.pid, host.limits, overBudget, confined.overhead, []);
+    this.#accounting.follow(id, run.pid, host.limits, overBudget, treeShape(confined));
     const started = this.#record(run);
     this.options.logger.info(
       { event: 'AgentExecStarted', agent: id, execOf: targetId, name: host.name, pid: run.pid },
@@ -469,6 +469,11 @@ export class ProcessManager {
 }
 
 /** How the sandbox confined a spawn: the launcher stays as keeper without bubblewrap; a ready pipe without a keeper is bubblewrap's. */
+/** What accounting is told of the agent's tree: the sandbox's own processes, and whether everything stays under the spawned one. */
+function treeShape(confined: ConfinedSpawn): { overhead: number; contained: boolean } {
+  return { overhead: confined.overhead ?? 0, contained: confined.contained === true };
+}
+
 function sandboxMode(confined: ConfinedSpawn): SandboxMode {
   if (confined.keeper) return 'launcher';
   return confined.readyFd ? 'bubblewrap' : 'off';

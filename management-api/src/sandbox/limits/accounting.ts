@@ -5,7 +5,7 @@ import { DiskSampler, type DiskFigure } from './disk-sampler.js';
 import type { LimitMetrics } from './metrics.js';
 import { resolveLimits } from './request.js';
 import { readStat, type ProcStat } from './proc-stat.js';
-import { UsageSampler, type SampledAgent } from './usage-sampler.js';
+import { UsageSampler, type AgentTreeShape, type SampledAgent } from './usage-sampler.js';
 
 /** How often every agent is sampled. */
 export const SAMPLE_INTERVAL_MS = 1_000;
@@ -69,12 +69,13 @@ export class AgentAccounting {
 
   /**
    * Account the agent `id` led by `pid` from now on; `terminate` ends it when it goes over a
-   * budget. `overhead`: processes of its tree that are the sandbox's, not counted against it.
-   * `directories`: where its disk use is measured (its working directory and private temporary
-   * directory); none, no disk figure.
+   * budget. `tree`: its shape (the sandbox's own processes, whether all its processes stay under
+   * `pid`) and `directories`, where its disk use is measured (its working directory and private
+   * temporary directory); none, no disk figure.
    */
-  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, overhead = 0, dirs: readonly string[] = []): void {
-    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, overhead), limits, terminate, live: true, directories: dirs });
+  follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, tree: AgentTreeShape & { directories?: readonly string[] } = {}): void {
+    const dirs = tree.directories ?? [];
+    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, tree), limits, terminate, live: true, directories: dirs });
     this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
     if (dirs.length > 0) this.#diskTimer ??= setInterval(() => this.#diskTick(), this.options.diskIntervalMs ?? DISK_INTERVAL_MS).unref();
   }

@@ -1,6 +1,7 @@
 // Reads of /proc that never hold the event loop for long: stat lines in short synchronous slices, smaps_rollup on the thread pool.
 import { closeSync, open, read } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { readChildren } from './proc-children.js';
 import { kilobytesIn, pageSize, parseStat, readProcFile, type ProcMemory, type ProcStat } from './proc-stat.js';
 
 /**
@@ -39,6 +40,36 @@ export async function readStatsSliced(pids: readonly number[], procRoot = '/proc
       const s = line === undefined ? undefined : parseStat(pid, line);
       if (s) stats.push(s);
     }
+  }
+  return stats;
+}
+
+/**
+ * The stats of the processes of the trees rooted at `roots` (each root and all its descendants,
+ * found through the children lists), STAT_SLICE reads at a time with a turn of the event loop
+ * between slices. What it costs grows with the agents' processes, not with the machine's: the
+ * sampler walks this way when every agent's processes descend from the process it spawned.
+ * A process that forks between the read of its children and the next sample is found then.
+ */
+export async function readSubtreesSliced(roots: readonly number[], procRoot = '/proc'): Promise<ProcStat[]> {
+  const stats: ProcStat[] = [];
+  const seen = new Set<number>();
+  const queue = [...roots];
+  let reads = 0;
+  for (let i = 0; i < queue.length; i++) {
+    const pid = queue[i]!;
+    if (seen.has(pid)) continue;
+    seen.add(pid);
+    if (reads >= STAT_SLICE) {
+      reads = 0;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    const line = readProcFile(`${procRoot}/${pid}/stat`);
+    const s = line === undefined ? undefined : parseStat(pid, line);
+    reads += 2;
+    if (!s) continue;
+    stats.push(s);
+    for (const child of readChildren(pid, s.threads, procRoot)) queue.push(child);
   }
   return stats;
 }

@@ -17,6 +17,8 @@ export interface ProcStat {
   startTime: number;
   /** Resident set in pages (the figure statm gives too). */
   rssPages: number;
+  /** Threads of the process: each keeps a list of the children it forked (see proc-children.ts). Absent: not known, read them all. */
+  threads?: number;
 }
 
 /** Memory of one process in bytes; `pss` equals `rss` where smaps_rollup could not be read. */
@@ -72,7 +74,18 @@ export function parseStat(pid: number, line: string): ProcStat | undefined {
   const f = line.slice(close + 2).split(' ');
   if (f.length < 22) return undefined;
   const n = (i: number): number => Number(f[i]);
-  return { pid, state: f[0]!, ppid: n(1), pgrp: n(2), session: n(3), ownTicks: n(11) + n(12), reapedTicks: n(13) + n(14), startTime: n(19), rssPages: n(21) };
+  return {
+    pid,
+    state: f[0]!,
+    ppid: n(1),
+    pgrp: n(2),
+    session: n(3),
+    ownTicks: n(11) + n(12),
+    reapedTicks: n(13) + n(14),
+    startTime: n(19),
+    rssPages: n(21),
+    threads: n(17),
+  };
 }
 
 /** One process's stat, or undefined when it has gone. */

@@ -1,7 +1,7 @@
-// One sampler for every agent: each tick scans /proc once, attributes processes to agents and sums their use.
+// One sampler for every agent: each tick reads the agents' processes once (their trees, or all of /proc), attributes them to agents and sums their use.
 import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
 import type { AgentUsage } from './budgets.js';
-import { listPidsAsync, readMemoriesAsync, readStatsSliced } from './proc-read-async.js';
+import { listPidsAsync, readMemoriesAsync, readStatsSliced, readSubtreesSliced } from './proc-read-async.js';
 import { CLOCK_TICKS, readStat, type ProcMemory, type ProcStat } from './proc-stat.js';
 
 /** An agent the sampler follows. */
@@ -11,6 +11,8 @@ export interface SampledAgent {
   readonly leader: number;
   /** Processes of the tree that are the sandbox's own (the shell and bubblewrap around the agent, the forwarder). */
   readonly overhead: number;
+  /** Every process of the agent descends from `leader`, orphans included (see {@link AgentTreeShape.contained}). */
+  readonly contained: boolean;
   /** Figures as of the last sample; kept when the agent is no longer followed. */
   usage: AgentUsage;
   /** Highest PSS seen. */
@@ -19,6 +21,19 @@ export interface SampledAgent {
   members: ProcStat[];
   /** @internal attribution and CPU bookkeeping across samples. */
   readonly state: { leaderStart: number; known: Set<ProcKey>; last: Map<ProcKey, { ticks: number; ppid: number }>; carriedTicks: number };
+}
+
+/** What the sampler is told of an agent's tree when it starts following it. */
+export interface AgentTreeShape {
+  /** Processes of the tree that are the sandbox's own, not counted in its process figure. */
+  overhead?: number;
+  /**
+   * Every process the agent starts stays a descendant of its leader, however it detaches: the
+   * launcher's keeper is their subreaper (an orphan is re-parented to it, not to init), and under
+   * bubblewrap the PID namespace's init is. Such an agent is found by walking its tree; one that
+   * is not (the sandbox is off) needs its session and group looked up in all of /proc.
+   */
+  contained?: boolean;
 }
 
 /** What one tick reports, for metrics and tests. */
@@ -30,8 +45,10 @@ export interface SampleReport {
 }
 
 /**
- * Follows agents' process trees; `sample()` is one pass over /proc that gives the event loop a
- * turn between short slices of reads (proc-read-async.ts). The caller runs one sample at a time.
+ * Follows agents' process trees; `sample()` is one pass that gives the event loop a turn between
+ * short slices of reads (proc-read-async.ts): over the agents' trees when every agent is contained,
+ * so its cost follows the agents' processes and not the machine's, else over all of /proc. The
+ * caller runs one sample at a time.
  */
 export class UsageSampler {
   readonly #agents = new Map<string, SampledAgent>();
@@ -43,15 +60,13 @@ export class UsageSampler {
     return this.#agents.size;
   }
 
-  /**
-   * Start following the agent led by `leader` (its figures start at zero). `overhead` processes
-   * of its tree are the sandbox's own (bubblewrap's), not counted in its process figure.
-   */
-  follow(id: string, leader: number, overhead = 0): SampledAgent {
+  /** Start following the agent led by `leader` (its figures start at zero), whose tree is as `shape` says. */
+  follow(id: string, leader: number, shape: AgentTreeShape = {}): SampledAgent {
     const agent: SampledAgent = {
       id,
       leader,
-      overhead,
+      overhead: shape.overhead ?? 0,
+      contained: shape.contained ?? false,
       usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
       peakPss: 0,
       members: [],
@@ -77,7 +92,7 @@ export class UsageSampler {
    */
   async sample(pids?: readonly number[]): Promise<SampleReport> {
     const started = process.hrtime.bigint();
-    const table = new ProcessTable(await readStatsSliced(pids ?? (await listPidsAsync(this.procRoot)), this.procRoot));
+    const table = new ProcessTable(await this.#readStats(pids));
     // Attribution first for every agent (from the one table), then the memory of all members in
     // one bounded batch, then the sums.
     const plans = [...this.#agents.values()].map((agent) => ({ agent, members: table.members(agent.leader, agent.state.leaderStart, agent.state.known) }));
@@ -90,6 +105,19 @@ export class UsageSampler {
       if (this.#agents.get(agent.id) === agent) cpuGrowth += this.#measure(agent, members, own);
     }
     return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth };
+  }
+
+  /** The stats attribution needs: of `pids` when given, else of the agents' trees when all are contained, else of all of /proc. */
+  async #readStats(pids: readonly number[] | undefined): Promise<ProcStat[]> {
+    if (pids) return readStatsSliced(pids, this.procRoot);
+    const agents = [...this.#agents.values()];
+    if (agents.length > 0 && agents.every((a) => a.contained)) {
+      // The leaders, and what was the agents' at the last sample: a process whose leader has gone
+      // (killed from outside) is found from itself.
+      const roots = agents.flatMap((a) => [a.leader, ...[...a.state.known].map((key) => Number(key.slice(0, key.indexOf(':'))))]);
+      return readSubtreesSliced(roots, this.procRoot);
+    }
+    return readStatsSliced(await listPidsAsync(this.procRoot), this.procRoot);
   }
 
   #measure(agent: SampledAgent, members: ProcStat[], memories: readonly ProcMemory[]): number {
