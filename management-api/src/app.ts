@@ -21,6 +21,7 @@ import { openApiPlugin } from './http/openapi-plugin.js';
 import { rateLimitPlugin } from './http/rate-limit-plugin.js';
 import { requestGatePlugin } from './http/request-gate-plugin.js';
 import { requestId } from './http/request-id.js';
+import { lazySerializerFactory } from './http/serializer.js';
 import { registerAjv2020 } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import { mcpPlugin } from './mcp/mcp-plugin.js';
@@ -163,6 +164,8 @@ function createInstance(settings: AppSettings): FastifyInstance {
     // A plugin's start may wait on a backend for as long as its own deadline allows (the adapters'
     // connect_timeout_sec): fastify's 10 s limit on each plugin would cut it short.
     pluginTimeout: 0,
+    // Response serializers compiled on a route's first answer, not at start (http/serializer.ts).
+    schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
   }) as unknown as FastifyInstance;
   registerAjv2020(app);
   return app;
