@@ -3,7 +3,7 @@ import fp from 'fastify-plugin';
 import type { ApiMetrics } from '../api-metrics.js';
 import type { NormalizedManifest } from '../manifest/load-manifest.js';
 import { brokeredProviders } from '../manifest/rules/helpers/providers.js';
-import { registerProviderBroker, type BrokerTiming } from './provider-broker.js';
+import type { BrokerTiming } from './provider-broker.js';
 
 /** Options of {@link providerBrokerPlugin}. */
 export interface ProviderBrokerPluginOptions {
@@ -20,8 +20,13 @@ export interface ProviderBrokerPluginOptions {
 /** Agents reach their providers through it with their own token (the gate checks it), never with the provider's key. */
 export const providerBrokerPlugin = fp<ProviderBrokerPluginOptions>(
   async (app, options) => {
+    const providers = brokeredProviders(options.manifest);
+    if (providers.length === 0) return;
+    // Loaded only for a box with a brokered provider: the proxying library and its HTTP client are
+    // a twentieth of the API's start-up CPU.
+    const { registerProviderBroker } = await import('./provider-broker.js');
     await registerProviderBroker(app, {
-      providers: brokeredProviders(options.manifest),
+      providers,
       env: options.env,
       metrics: options.metrics.credentials,
       rateLimit: { max: options.limits.max, timeWindow: options.limits.timeWindowMs },

@@ -1,6 +1,5 @@
 // POST /mcp: the box's MCP server over streamable HTTP (stateless), for the bearer key or an agent token, as a fastify plugin.
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type {} from '@fastify/swagger';
@@ -8,7 +7,6 @@ import '../auth/agent-access.js';
 import { Agentbox } from '../client/agentbox.js';
 import { ApiError } from '../errors.js';
 import { listenerUrl } from '../grammar/url.js';
-import { createMcpServer } from './mcp-server.js';
 
 /** Where the API itself is reached from inside the process: its own listener, on loopback for a wildcard bind. */
 function ownUrl(app: FastifyInstance): string {
@@ -32,13 +30,20 @@ function bearerOf(request: FastifyRequest): string {
   return m[1]!;
 }
 
+/**
+ * The MCP SDK and the box's tools, loaded on the first call of /mcp: with the schema library they
+ * bring, they were a twentieth of the API's start-up CPU, for a route many boxes never see.
+ */
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./mcp-server.js')]> | undefined;
+const loadMcp = () => (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./mcp-server.js')]));
+
 /** Registers /mcp; the request gate (registered before) authenticates it like any route. */
 export const mcpPlugin = fp(
   async (app) => {
-    // Hidden from the OpenAPI document: JSON-RPC, not a REST route for the typed client (docs/user/api.md describes it).
     // Hidden from the OpenAPI document: JSON-RPC rather than a REST route of the typed client (docs/user/api.md describes it).
     app.post('/mcp', { config: { agent: 'allow' }, schema: { hide: true } }, async (request, reply) => {
       const box = new Agentbox({ url: ownUrl(app), auth: { apiKey: bearerOf(request) }, retries: 0 });
+      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
       const server = createMcpServer(box);
       // Stateless: one server and transport per request, JSON answers, nothing kept between calls.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

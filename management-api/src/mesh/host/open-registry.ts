@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import type { NormalizedManifest } from '../../manifest/load-manifest.js';
 import type { RuntimePaths } from '../../runtime-paths.js';
 import { readSecret } from '../../secrets/read-secret.js';
-import { PostgresRegistry } from './postgres-registry.js';
 import type { MeshRegistry } from './registry.js';
 import { SqliteRegistry } from './sqlite-registry.js';
 
@@ -36,6 +35,8 @@ export async function openRegistry(options: {
       logger: options.logger,
     });
     if (connection === undefined) throw new Error('mesh.registry = "postgres" needs mesh.registry_connection_env or mesh.registry_connection_file (rule E039)');
+    // Loaded only here: the Postgres driver is most of a second registry's start-up cost, and most hosts use SQLite.
+    const { PostgresRegistry } = await import('./postgres-registry.js');
     registry = new PostgresRegistry(connection);
   } else {
     registry = new SqliteRegistry(sqliteRegistryFile(options.paths), options.clock);
