@@ -1,6 +1,7 @@
 // The ports a box will bind, checked before it starts: a port asked for as 0 (any free port) is
 // chosen here, so `agentbox up` can print and record the real one, and a port already taken stops
 // the start at once with the one line that names it (box-ports.ts portInUseLine).
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { NormalizedManifest } from '../../management-api/src/manifest/load-manifest.js';
 import { boxPorts, type BoxPort } from '../../management-api/src/box-ports.js';
@@ -14,7 +15,38 @@ export function portFree(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** A port free on `host` now, chosen by the kernel. */
+/** The lowest port a chosen one may have: below are the ports services are configured with. */
+export const LOWEST_CHOSEN_PORT = 10_000;
+
+/** The first port of the kernel's ephemeral range, which outgoing connections take their local ports from. */
+export function ephemeralLow(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+/**
+ * A port free on `host` now for a box to listen on later, not in `avoid`. Chosen below the kernel's
+ * ephemeral range: a port there stays free until the box binds it, whereas one from the range
+ * (what listening on port 0 gives) can be taken meanwhile as the local port of any outgoing
+ * connection on the machine, and the box's programme then fails to listen (EADDRINUSE). Random in
+ * LOWEST_CHOSEN_PORT up to the range, so boxes starting together rarely try the same one (the
+ * registry's reservations settle the rest); the kernel's choice only where that span is all taken.
+ */
+export async function quietFreePort(host: string, avoid: (port: number) => boolean = () => false): Promise<number> {
+  const high = ephemeralLow();
+  for (let attempt = 0; high > LOWEST_CHOSEN_PORT && attempt < 200; attempt++) {
+    const port = LOWEST_CHOSEN_PORT + Math.floor(Math.random() * (high - LOWEST_CHOSEN_PORT));
+    if (!avoid(port) && (await portFree(host, port))) return port;
+  }
+  let port = await anyFreePort(host);
+  while (avoid(port)) port = await anyFreePort(host);
+  return port;
+}
+
+/** A port free on `host` now, chosen by the kernel (from its ephemeral range). */
 export function anyFreePort(host: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -68,12 +100,8 @@ export async function checkBoxPorts(
   const chosen: Record<string, string> = {};
   const taken: BoxPort[] = [];
   const moved: PortCheck['moved'] = [];
-  // Released at once: the kernel may hand the same port out again, so never twice here.
-  const freePort = async (host: string): Promise<number> => {
-    let port = await anyFreePort(host);
-    while (reserved.has(port) || ports.some((q) => q.port === port)) port = await anyFreePort(host);
-    return port;
-  };
+  // Never one reserved by another box, nor one already chosen here (each is released at once).
+  const freePort = (host: string): Promise<number> => quietFreePort(host, (port) => reserved.has(port) || ports.some((q) => q.port === port));
   for (const p of boxPorts(manifest, env)) {
     if (p.port === 0 && p.envVar) {
       const port = await freePort(p.host);

@@ -3,7 +3,7 @@
 import t from 'tap';
 import { createServer, type Server } from 'node:net';
 import { loadManifestSource } from '../../../management-api/src/manifest/load-manifest.js';
-import { anyFreePort, checkBoxPorts, portFree, setsKey } from '../../../scripts/cli/port-check.js';
+import { anyFreePort, checkBoxPorts, ephemeralLow, LOWEST_CHOSEN_PORT, portFree, quietFreePort, setsKey } from '../../../scripts/cli/port-check.js';
 
 async function listening(t: Tap.Test): Promise<number> {
   const s: Server = createServer();
@@ -25,7 +25,10 @@ t.test('ports asked for as 0 are chosen, free and distinct; a taken port is repo
   t.same(Object.keys(check.chosen).sort(), ['AGENTBOX_API_PORT', 'AGENTBOX_EGRESS_PORT', 'AGENTBOX_METRICS_PORT']);
   const chosen = Object.values(check.chosen).map(Number);
   t.equal(new Set(chosen).size, 3, 'never the same port twice');
-  t.ok(chosen.every((p) => p > 0));
+  t.ok(
+    chosen.every((p) => p >= LOWEST_CHOSEN_PORT && p < ephemeralLow()),
+    `below the ephemeral range, where no outgoing connection takes them before the box listens: ${chosen.join(', ')}`,
+  );
   t.same(
     check.ports.map((p) => [p.name, p.port]),
     [
@@ -68,6 +71,17 @@ t.test('a port the manifest leaves at its default moves to a free one when taken
     ['api.port'],
     'set by its variable: refused',
   );
+});
+
+t.test('a chosen port is never one to avoid, nor one taken', async (t) => {
+  const taken = await listening(t);
+  const avoided = new Set<number>();
+  for (let i = 0; i < 50; i++) {
+    const port = await quietFreePort('127.0.0.1', (p) => avoided.has(p) || p === taken);
+    t.notOk(avoided.has(port), `${port} was not chosen before`);
+    avoided.add(port);
+  }
+  t.equal(avoided.size, 50);
 });
 
 t.test('setsKey: only keys the file itself writes pin a port', async (t) => {
