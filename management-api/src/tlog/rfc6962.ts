@@ -26,11 +26,3 @@ export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
   input.set(right, 1 + left.length);
   return hash('sha256', input, 'buffer');
 }
-
-/** The leaf hash of a line of text (UTF-8), encoded straight into the hash input: no intermediate copy. */
-export function leafHashOfText(text: string): Buffer {
-  const input = Buffer.allocUnsafe(Buffer.byteLength(text, 'utf8') + 1);
-  input[0] = 0x00;
-  input.write(text, 1, 'utf8');
-  return hash('sha256', input, 'buffer');
-}

@@ -5,8 +5,9 @@ import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { proveConsistency, proveInclusion, treeRoot, type ConsistencyProof, type InclusionProof, type ReadNodes } from '../../tlog/prove.js';
-import { HASH_SIZE, leafHash, leafHashOfText } from '../../tlog/rfc6962.js';
-import { frontierNodes, hashesToStore, storedHashCount, storedHashIndex } from '../../tlog/stored-hashes.js';
+import { HASH_SIZE, leafHash } from '../../tlog/rfc6962.js';
+import { frontierNodes, storedHashCount, storedHashIndex } from '../../tlog/stored-hashes.js';
+import { TreeAppender } from '../../tlog/tree-appender.js';
 import { ProofRangeError } from '../../tlog/proof-plan.js';
 import { LogCorruptError } from './log-recovery.js';
 import { storedLines, type LineSource } from './log-lines.js';
@@ -41,9 +42,8 @@ export class MerkleStoreError extends Error {
  * repaired, never trusted.
  */
 export class MerkleStore {
-  #size: number;
+  readonly #tree: TreeAppender;
   #written: number;
-  readonly #frontier: Buffer[];
   #writing: Promise<void> = Promise.resolve();
   #failed: Error | undefined;
 
@@ -52,9 +52,8 @@ export class MerkleStore {
     size: number,
     frontier: Buffer[],
   ) {
-    this.#size = size;
+    this.#tree = new TreeAppender(size, frontier);
     this.#written = storedHashCount(size);
-    this.#frontier = frontier;
   }
 
   /** Open (or create) the store for the log, repairing what is past the trusted prefix. */
@@ -91,7 +90,7 @@ export class MerkleStore {
 
   /** Entries in the tree (every durable line). */
   get size(): number {
-    return this.#size;
+    return this.#tree.size;
   }
 
   /** Why the store cannot serve, when it cannot. */
@@ -102,12 +101,7 @@ export class MerkleStore {
   /** Add the lines (UTF-8 text without their newlines, in log order) and queue their hashes' write. */
   append(lines: readonly string[]): void {
     if (!lines.length || this.#failed) return;
-    const out: Buffer[] = [];
-    for (const line of lines) {
-      for (const h of hashesToStore(this.#size, leafHashOfText(line), this.#frontier)) out.push(h);
-      this.#size += 1;
-    }
-    this.#queueWrite(Buffer.concat(out));
+    this.#queueWrite(this.#tree.appendText(lines));
   }
 
   /** Wait until every queued hash is written, then fsync the file (before a checkpoint covers them). */
@@ -117,19 +111,19 @@ export class MerkleStore {
   }
 
   /** MTH of the first `size` entries. */
-  async root(size = this.#size): Promise<Buffer> {
+  async root(size = this.size): Promise<Buffer> {
     this.#checkSize(size, 'size');
     return treeRoot(size, await this.#reader());
   }
 
   /** The inclusion proof of entry `index` in the tree of `size` entries. */
-  async inclusion(index: number, size = this.#size): Promise<InclusionProof> {
+  async inclusion(index: number, size = this.size): Promise<InclusionProof> {
     this.#checkSize(size, 'size');
     return proveInclusion(index, size, await this.#reader());
   }
 
   /** The consistency proof between the trees of `from` and `to` entries. */
-  async consistency(from: number, to = this.#size): Promise<ConsistencyProof> {
+  async consistency(from: number, to = this.size): Promise<ConsistencyProof> {
     this.#checkSize(to, 'to');
     return proveConsistency(from, to, await this.#reader());
   }
@@ -141,7 +135,7 @@ export class MerkleStore {
   }
 
   #checkSize(size: number, name: string): void {
-    if (size > this.#size) throw new ProofRangeError(`${name} ${size} is past the tree's ${this.#size} entries`);
+    if (size > this.size) throw new ProofRangeError(`${name} ${size} is past the tree's ${this.size} entries`);
   }
 
   async #reader(): Promise<ReadNodes> {
@@ -174,20 +168,19 @@ export class MerkleStore {
   }
 
   async #rebuild(sources: readonly LineSource[], from: number, entries: number): Promise<void> {
-    let batch: Buffer[] = [];
+    let batch: Uint8Array[] = [];
     for await (const line of storedLines(sources, from)) {
       if (line.index >= entries) break;
-      for (const h of hashesToStore(this.#size, leafHash(line.bytes), this.#frontier)) batch.push(h);
-      this.#size += 1;
-      if (batch.length >= 32_768) {
-        this.#queueWrite(Buffer.concat(batch));
+      batch.push(line.bytes);
+      if (batch.length >= 16_384) {
+        this.#queueWrite(this.#tree.appendBytes(batch));
         batch = [];
         await this.#drained();
       }
     }
-    this.#queueWrite(Buffer.concat(batch));
+    this.#queueWrite(this.#tree.appendBytes(batch));
     await this.#drained();
-    if (this.#size !== entries) throw new LogCorruptError(`the event log's segments hold ${this.#size} lines where its last seq says ${entries}`);
+    if (this.size !== entries) throw new LogCorruptError(`the event log's segments hold ${this.size} lines where its last seq says ${entries}`);
   }
 }
 
