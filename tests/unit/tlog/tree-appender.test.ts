@@ -17,7 +17,9 @@ const lines = Array.from({ length: 3_000 }, (_, i) =>
 /** The reference: every entry through hashesToStore, one Buffer per hash. */
 function reference(entries: readonly string[], size = 0, frontier: Buffer[] = []): { bytes: Buffer; frontier: Buffer[] } {
   const out: Buffer[] = [];
-  entries.forEach((text, i) => out.push(...hashesToStore(size + i, leafHash(Buffer.from(text, 'utf8')), frontier)));
+  entries.forEach((text, i) => {
+    out.push(...hashesToStore(size + i, leafHash(Buffer.from(text, 'utf8')), frontier));
+  });
   return { bytes: Buffer.concat(out), frontier };
 }
 
