@@ -1,6 +1,6 @@
 // A stand-in for Anthropic's Messages API that drives Claude Code through one file edit: a tool call that writes the file, then a final answer.
 import path from 'node:path';
-import { serveModel, workingDirectoryIn, type ModelAnswer, type ModelCall, type StandInModel } from './stand-in-model.js';
+import { serveModel, type BeforeAnswer, workingDirectoryIn, type ModelAnswer, type ModelCall, type StandInModel } from './stand-in-model.js';
 
 /** What the stand-in makes the agent do. */
 export interface AnthropicScript {
@@ -37,16 +37,20 @@ const TOOL_USE_ID = 'toolu_standin_0001';
  * `script.finalText` and `end_turn`. A request offering no such tool (a side request: a title, a
  * classification) gets a short text answer.
  */
-export async function startStandInAnthropic(script: AnthropicScript): Promise<StandInAnthropic> {
+export async function startStandInAnthropic(script: AnthropicScript, beforeAnswer?: BeforeAnswer): Promise<StandInAnthropic> {
   const state: { toolCall?: StandInAnthropic['toolCall']; toolResult?: StandInAnthropic['toolResult'] } = {};
-  const model = await serveModel((call) => answer(call, script, state));
+  const model = await serveModel((call) => answer(call, script, state), beforeAnswer);
   return Object.defineProperties(model, {
     toolCall: { get: () => state.toolCall, enumerable: true },
     toolResult: { get: () => state.toolResult, enumerable: true },
   }) as StandInAnthropic;
 }
 
-function answer(call: ModelCall, script: AnthropicScript, state: { toolCall?: StandInAnthropic['toolCall']; toolResult?: StandInAnthropic['toolResult'] }): ModelAnswer {
+function answer(
+  call: ModelCall,
+  script: AnthropicScript,
+  state: { toolCall?: StandInAnthropic['toolCall']; toolResult?: StandInAnthropic['toolResult'] },
+): ModelAnswer {
   const pathname = call.url.split('?')[0] ?? '';
   const body = call.json ?? {};
   if (call.method === 'POST' && pathname.endsWith('/v1/messages/count_tokens')) return { json: { input_tokens: Math.ceil(call.body.length / 4) } };
@@ -88,7 +92,10 @@ function message(model: string, stream: boolean, content: OutBlock[], stopReason
   const events: Array<{ event: string; data: unknown }> = [
     {
       event: 'message_start',
-      data: { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } },
+      data: {
+        type: 'message_start',
+        message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } },
+      },
     },
   ];
   content.forEach((block, index) => {
@@ -107,7 +114,10 @@ function message(model: string, stream: boolean, content: OutBlock[], stopReason
     }
     events.push({ event: 'content_block_stop', data: { type: 'content_block_stop', index } });
   });
-  events.push({ event: 'message_delta', data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } } });
+  events.push({
+    event: 'message_delta',
+    data: { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } },
+  });
   events.push({ event: 'message_stop', data: { type: 'message_stop' } });
   return { events };
 }

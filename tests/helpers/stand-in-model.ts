@@ -13,9 +13,7 @@ export interface ModelCall {
 }
 
 /** What a route answers: a JSON document, or a stream of server-sent events. */
-export type ModelAnswer =
-  | { status?: number; json: unknown }
-  | { status?: number; events: Array<{ event?: string; data: unknown }> };
+export type ModelAnswer = { status?: number; json: unknown } | { status?: number; events: Array<{ event?: string; data: unknown }> };
 
 /** A running stand-in. */
 export interface StandInModel {
@@ -25,13 +23,16 @@ export interface StandInModel {
   close(): Promise<void>;
 }
 
+/** Called with each request before it is answered; the answer waits for it (a test looks at the waiting agent meanwhile). */
+export type BeforeAnswer = (call: ModelCall) => Promise<void> | void;
+
 /** Serve `answer` on 127.0.0.1, recording every request before it is answered. A throw is a 500 naming it. */
-export async function serveModel(answer: (call: ModelCall) => ModelAnswer): Promise<StandInModel> {
+export async function serveModel(answer: (call: ModelCall) => ModelAnswer, beforeAnswer?: BeforeAnswer): Promise<StandInModel> {
   const calls: ModelCall[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const body = Buffer.concat(chunks).toString('utf8');
       let json: Record<string, unknown> | undefined;
       try {
@@ -43,6 +44,7 @@ export async function serveModel(answer: (call: ModelCall) => ModelAnswer): Prom
       calls.push(call);
       let reply: ModelAnswer;
       try {
+        await beforeAnswer?.(call);
         reply = answer(call);
       } catch (err) {
         reply = { status: 500, json: { type: 'error', error: { type: 'api_error', message: `stand-in: ${(err as Error).message}` } } };

@@ -1,6 +1,6 @@
 // A stand-in for OpenAI's Responses API that drives Codex CLI through one file edit: a shell tool call that writes the file, then a final message.
 import path from 'node:path';
-import { serveModel, workingDirectoryIn, type ModelAnswer, type ModelCall, type StandInModel } from './stand-in-model.js';
+import { serveModel, type BeforeAnswer, workingDirectoryIn, type ModelAnswer, type ModelCall, type StandInModel } from './stand-in-model.js';
 
 /** What the stand-in makes the agent do. */
 export interface ResponsesScript {
@@ -36,10 +36,10 @@ const CALL_ID = 'call_standin_0001';
  * request describes, until the request carries that call's output; then with a final assistant
  * message. A request offering no shell tool gets a short message.
  */
-export async function startStandInResponses(script: ResponsesScript): Promise<StandInResponses> {
+export async function startStandInResponses(script: ResponsesScript, beforeAnswer?: BeforeAnswer): Promise<StandInResponses> {
   if (script.content.includes("'")) throw new Error('stand-in: the content is written between single quotes');
   const state: { toolCall?: StandInResponses['toolCall']; toolOutput?: unknown } = {};
-  const model = await serveModel((call) => answer(call, script, state));
+  const model = await serveModel((call) => answer(call, script, state), beforeAnswer);
   return Object.defineProperties(model, {
     toolCall: { get: () => state.toolCall, enumerable: true },
     toolOutput: { get: () => state.toolOutput, enumerable: true },
@@ -93,7 +93,13 @@ function finalMessage(text: string): Record<string, unknown> {
 /** One response, as JSON or as the Responses API's event stream. */
 function response(model: string, stream: boolean, output: Array<Record<string, unknown>>): ModelAnswer {
   const id = `resp_standin_${Date.now().toString(36)}`;
-  const usage = { input_tokens: 12, input_tokens_details: { cached_tokens: 0 }, output_tokens: 8, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 20 };
+  const usage = {
+    input_tokens: 12,
+    input_tokens_details: { cached_tokens: 0 },
+    output_tokens: 8,
+    output_tokens_details: { reasoning_tokens: 0 },
+    total_tokens: 20,
+  };
   const done = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'completed', model, output, usage };
   if (!stream) return { json: done };
   return {
