@@ -40,6 +40,7 @@ import type { MutationLimits } from './routes/events-routes.js';
 import type { RuntimePaths } from './runtime-paths.js';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.js';
 import { websocketPlugin } from './http/websocket-plugin.js';
+import { inputRequestsPlugin } from './input-requests/input-requests-plugin.js';
 
 /**
  * Defaults of mutating routes: 6,000 requests a minute per route and caller (each agent by its
@@ -64,7 +65,7 @@ export interface AppOptions {
   /** Adapter modules to use instead of the manifest's choice, by slot. */
   overrides?: RegistryOverrides;
   registry?: AdapterRegistry;
-  timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number; idleCompactionMs: number }>;
+  timing?: Partial<ResolverTiming & ReadinessTiming & { shutdownGraceMs: number; idleCompactionMs: number; promptQuietMs: number }>;
   limits?: Partial<MutationLimits>;
   /** Timings of agent event publishing (relay connections, retries, queue bound, agent polling). */
   agentEventTiming?: Partial<AgentEventTiming>;
@@ -130,6 +131,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(resolverPlugin, settings);
   app.register(agentEventsPlugin, settings);
   app.register(approvalsPlugin, settings);
+  app.register(inputRequestsPlugin, settings);
   app.register(readinessPlugin, settings);
   app.register(gracefulClosePlugin, settings);
   app.register(appStatePlugin, settings);

@@ -97,6 +97,19 @@ export const errorCodes = {
     description:
       'The signed decision is refused: not a valid Nostr event of kind 4751, a signer not in mesh.operator_pubkeys, a statement that does not match the call (request, decision, scope, expiry), not fresh, or used before (a replay); the request stays pending.',
   },
+  ABX_ERR_INPUT_REQUEST_NOT_FOUND: {
+    status: 404,
+    description: "No input request has that id (it never existed, was closed long enough ago to be forgotten, or, for an agent's token, is another agent's).",
+  },
+  ABX_ERR_INPUT_REQUEST_CLOSED: {
+    status: 409,
+    description:
+      'The input request is no longer open: answered already, withdrawn (the agent wrote on past its prompt, someone typed into its terminal, or the agent took it back) or ended with its agent; the message says which.',
+  },
+  ABX_ERR_INPUT_REQUESTS_FULL: {
+    status: 429,
+    description: 'An agent may hold 4 open input requests and the box 256 in all: answer or withdraw some before asking again.',
+  },
   ABX_ERR_FILE_PATH: {
     status: 400,
     description:

@@ -63,6 +63,16 @@ export const commands: readonly CommandEntry[] = [
     load: compiled('approve'),
   },
   { name: 'deny', summary: 'deny a pending approval request: --reason, --sign-key-file for a signed decision', load: compiled('deny') },
+  {
+    name: 'inputs',
+    summary: 'list the agents of a running box waiting for a person: the prompt and the last screen lines (--json)',
+    load: compiled('inputs'),
+  },
+  {
+    name: 'answer',
+    summary: "answer an input request: TEXT typed into the agent's terminal, then Enter (--no-enter); - reads stdin",
+    load: compiled('answer'),
+  },
   { name: 'identity', summary: "print the box's Nostr identity (npub, hex public key, did:nostr), creating or importing its key", load: compiled('identity') },
   {
     name: 'events verify',

@@ -131,6 +131,17 @@ t.test('every route through a named method, with the bearer key', async (t) => {
     break;
   }
 
+  // Input requests: none open; an agent's own request raised, answered and read back; an unknown one is a typed refusal.
+  t.match(await c.inputRequests.list(), { inputRequests: [] }, 'input requests list');
+  const asker = await c.agents.spawn({ name: 'asker', command: '/bin/sleep', args: ['30'] });
+  const raised = (await c.inputRequests.raise(asker.id, 'Which branch?')).inputRequest!;
+  t.match(await c.inputRequests.get(raised.id!), { inputRequest: { state: 'open', reason: 'explicit' } });
+  t.match(await c.inputRequests.answer(raised.id!, { text: 'main' }), { inputRequest: { state: 'answered' } });
+  t.match(await c.inputRequests.own(asker.id, raised.id!, { wait: 1 }), { inputRequest: { answer: { text: 'main' } } });
+  t.match(await refusal(c.inputRequests.withdraw(asker.id, raised.id!)), { code: 'ABX_ERR_INPUT_REQUEST_CLOSED', status: 409 });
+  t.match(await refusal(c.inputRequests.get('inp_000000000000000000')), { code: 'ABX_ERR_INPUT_REQUEST_NOT_FOUND', status: 404 });
+  await c.agents.terminate(asker.id, { graceMs: 100 });
+
   // Slots that are off, the egress proxy absent: typed refusals, routes reached all the same.
   for (const p of [
     () => c.memory.put('notes', { text: 'x' }),

@@ -76,6 +76,7 @@ async function drive(
   const names = listed.tools.map((x) => x.name);
   const expected = ['start_agent', 'list_agents', 'get_agent', 'read_output', 'send_input', 'terminate_agent', 'exec_in_agent'];
   expected.push('list_files', 'read_file', 'write_file', 'delete_file', 'list_approvals', 'decide_approval');
+  expected.push('list_input_requests', 'answer_input_request', 'request_input');
   expected.push('search_memory', 'create_bead', 'list_beads', 'claim_bead', 'close_bead');
   for (const name of expected) t.ok(names.includes(name), `${label}: lists ${name}`);
 
@@ -111,6 +112,7 @@ async function drive(
 
   await files(t, target, label);
   await approvals(t, target, label);
+  await inputs(t, target, label);
 }
 
 type Checks = Parameters<typeof drive>[0];
@@ -175,6 +177,36 @@ async function files(t: Checks, target: string[], label: string): Promise<void> 
   t.match(json(await call(target, 'terminate_agent', { id: host.id, grace_ms: '0' })), { id: host.id }, `${label}: terminate_agent`);
 }
 
+/** An agent's own request, raised with its token: listed by list_input_requests, answered by answer_input_request, the answer handed to the agent. */
+async function inputs(t: Checks, target: string[], label: string): Promise<void> {
+  const agent = (await box.api('/v1/agents', { body: { name: `asking-${label}`, command: '/bin/sleep', args: ['600'] } })).json['agent'] as {
+    id: string;
+    pid: number;
+  };
+  const token = await waitFor('the agent token', () => tokenOf(agent.pid));
+  const raised = await box.api(`/v1/agents/${agent.id}/input-requests`, { auth: token, body: { prompt: `a question over ${label}` } });
+  const id = (raised.json['inputRequest'] as { id: string }).id;
+  const listed = json(await call(target, 'list_input_requests')) as unknown as Array<{ id: string; prompt: string }>;
+  t.match(
+    listed.find((r) => r.id === id),
+    { prompt: `a question over ${label}` },
+    `${label}: list_input_requests shows it`,
+  );
+  t.match(
+    json(await call(target, 'answer_input_request', { id, text: 'forty-two' })),
+    { state: 'answered', closed: { answer: { length: 9 } } },
+    `${label}: answer_input_request`,
+  );
+  const own = await box.api(`/v1/agents/${agent.id}/input-requests/${id}`, { auth: token });
+  t.match(own.json, { inputRequest: { answer: { text: 'forty-two' } } }, `${label}: the agent reads the answer`);
+  t.match(
+    await call(target, 'answer_input_request', { id, text: 'again' }),
+    { isError: true, content: [{ text: /^ABX_ERR_INPUT_REQUEST_CLOSED: / }] },
+    `${label}: an answer counts once`,
+  );
+  await box.api(`/v1/agents/${agent.id}?graceMs=0`, { method: 'DELETE' });
+}
+
 /** A spawn held by the ask rule: listed by list_approvals, approved by decide_approval, then started. */
 async function approvals(t: Checks, target: string[], label: string): Promise<void> {
   const { answer, request } = await heldSpawn(`held-${label}`);
@@ -233,6 +265,19 @@ t.test('an agent token through /mcp sees only what that agent may touch', async 
 
   const { answer, request } = await heldSpawn('held-token');
   t.match(await call(target, 'list_approvals'), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'it may not list approvals');
+  t.match(await call(target, 'list_input_requests'), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'nor input requests');
+  const asked = json(await call(target, 'request_input', { id: agent.id, prompt: 'May I?', wait_sec: 0 })) as { id: string; state: string };
+  t.match(asked, { state: 'open', reason: 'explicit' }, 'it asks a person for input as itself');
+  t.match(
+    await call(target, 'request_input', { id: other.id, prompt: 'As the neighbour?', wait_sec: 0 }),
+    { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] },
+    'never as another agent',
+  );
+  t.match(
+    await call(target, 'answer_input_request', { id: asked.id, text: 'yes' }),
+    { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] },
+    'nor answers, not even its own',
+  );
   const decided = await call(target, 'decide_approval', { id: request.id, decision: 'approve' });
   t.match(decided, { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'nor decide one: the API refuses it and the tool says so');
   t.match((await box.api(`/v1/approvals/${request.id}`)).json, { approval: { state: 'pending' } }, 'the request is still pending');

@@ -32,14 +32,16 @@ export function runAgentbox(args: string[], options: { cwd?: string; env?: NodeJ
  * Like {@link runAgentbox}, without blocking this process: for runs against a server that lives
  * in the test process itself (a synchronous spawn would stop it from answering).
  */
-export function runAgentboxAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runAgentboxAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [agentboxBin, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      // Standard input only when the test gives some (then written and closed).
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       timeout: 60_000,
     });
+    if (options.input !== undefined) child.stdin?.end(options.input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -1,4 +1,4 @@
-"""The route families besides agents: approvals, beads, memory, the event log, egress, pods and the dashboard stream."""
+"""The route families besides agents: approvals, input requests, beads, memory, the event log, egress, pods and the dashboard stream."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import TypeAlias, cast
 
 from ._route import route
 from ._routes import (
+    DeleteV1AgentsIdInputRequestsRequestIdResponse,
     DeleteV1MemoryNamespaceIdResponse,
+    GetV1AgentsIdInputRequestsRequestIdResponse,
     GetV1ApprovalsIdResponse,
     GetV1ApprovalsResponse,
     GetV1BeadsIdResponse,
@@ -25,10 +27,13 @@ from ._routes import (
     GetV1EventsResponse,
     GetV1EventsResponseItemsItem,
     GetV1EventsStreamQuery,
+    GetV1InputRequestsIdResponse,
+    GetV1InputRequestsResponse,
     GetV1MemoryNamespaceIdResponse,
     GetV1MemoryNamespaceQuery,
     GetV1MemoryNamespaceResponse,
     GetV1SandboxEgressResponse,
+    PostV1AgentsIdInputRequestsResponse,
     PostV1ApprovalsIdBody,
     PostV1ApprovalsIdResponse,
     PostV1BeadsBody,
@@ -38,6 +43,7 @@ from ._routes import (
     PostV1BeadsResponse,
     PostV1EventsBody,
     PostV1EventsResponse,
+    PostV1InputRequestsIdResponse,
     PostV1MemoryNamespaceBody,
     PostV1MemoryNamespaceResponse,
     PostV1MemoryNamespaceSearchBody,
@@ -78,6 +84,48 @@ class Approvals(_Group):
     def stream(self, timeout: float | None = None) -> Iterator[SseMessage]:
         """The queue live: a `snapshot`, then a `requested` or `decided` message per change, until the loop is left."""
         return self._t.stream("/v1/approvals/stream", timeout=timeout)
+
+
+class InputRequests(_Group):
+    """
+    Agents waiting for a person: the operator lists and answers (a prompt's answer is typed into the
+    agent's terminal); an agent, with its own token, asks, awaits and takes back its own.
+    """
+
+    @route("GET /v1/input-requests")
+    def list(self) -> GetV1InputRequestsResponse:
+        """The open requests, oldest first."""
+        return cast(GetV1InputRequestsResponse, self._t.send("GET", "/v1/input-requests").json())
+
+    @route("GET /v1/input-requests/{id}")
+    def get(self, id: str) -> GetV1InputRequestsIdResponse:
+        return cast(GetV1InputRequestsIdResponse, self._t.send("GET", "/v1/input-requests/{id}", params={"id": id}).json())
+
+    @route("POST /v1/input-requests/{id}")
+    def answer(self, id: str, text: str, enter: bool = True) -> PostV1InputRequestsIdResponse:
+        """Answer: `text`, then Enter unless `enter` is False."""
+        body = {"text": text, "enter": enter}
+        return cast(PostV1InputRequestsIdResponse, self._t.send("POST", "/v1/input-requests/{id}", params={"id": id}, json_body=body).json())
+
+    @route("POST /v1/agents/{id}/input-requests")
+    def raise_request(self, agent_id: str, prompt: str) -> PostV1AgentsIdInputRequestsResponse:
+        """An agent asks for input (`agent_id` is the caller itself when it uses its token)."""
+        answer = self._t.send("POST", "/v1/agents/{id}/input-requests", params={"id": agent_id}, json_body={"prompt": prompt})
+        return cast(PostV1AgentsIdInputRequestsResponse, answer.json())
+
+    @route("GET /v1/agents/{id}/input-requests/{requestId}")
+    def own(self, agent_id: str, request_id: str, wait: int = 0) -> GetV1AgentsIdInputRequestsRequestIdResponse:
+        """An agent's own request, with the answer's text once answered; `wait` seconds (at most 60) while it is open."""
+        params = {"id": agent_id, "requestId": request_id}
+        answer = self._t.send("GET", "/v1/agents/{id}/input-requests/{requestId}", params=params, query={"wait": wait})
+        return cast(GetV1AgentsIdInputRequestsRequestIdResponse, answer.json())
+
+    @route("DELETE /v1/agents/{id}/input-requests/{requestId}")
+    def withdraw(self, agent_id: str, request_id: str) -> DeleteV1AgentsIdInputRequestsRequestIdResponse:
+        """An agent takes back its own open request."""
+        params = {"id": agent_id, "requestId": request_id}
+        answer = self._t.send("DELETE", "/v1/agents/{id}/input-requests/{requestId}", params=params)
+        return cast(DeleteV1AgentsIdInputRequestsRequestIdResponse, answer.json())
 
 
 class Beads(_Group):
@@ -219,5 +267,5 @@ class Dashboard(_Group):
 
     @route("GET /v1/dashboard/stream")
     def stream(self, topics: str | None = None, timeout: float | None = None) -> Iterator[SseMessage]:
-        """An `event: <topic>` message per topic (overview, agents, beads, mesh, approvals; comma-separated) on connect and on each change."""
+        """An `event: <topic>` message per topic (overview, agents, beads, mesh, approvals, inputs; comma-separated) on connect and on each change."""
         return self._t.stream("/v1/dashboard/stream", query={"topics": topics}, timeout=timeout)

@@ -42,6 +42,9 @@ ErrorCode: TypeAlias = Literal[
     "ABX_ERR_APPROVAL_DECIDED",
     "ABX_ERR_APPROVAL_CHANGED",
     "ABX_ERR_APPROVAL_SIGNATURE",
+    "ABX_ERR_INPUT_REQUEST_NOT_FOUND",
+    "ABX_ERR_INPUT_REQUEST_CLOSED",
+    "ABX_ERR_INPUT_REQUESTS_FULL",
     "ABX_ERR_FILE_PATH",
     "ABX_ERR_FILE_TYPE",
     "ABX_ERR_FILE_TOO_LARGE",
@@ -86,6 +89,9 @@ ERROR_CODES: Final[dict[str, tuple[int, str]]] = {
     "ABX_ERR_APPROVAL_DECIDED": (409, "The approval request was decided already (approved, denied or timed out): a decision counts once."),
     "ABX_ERR_APPROVAL_CHANGED": (409, "The signed decision states another digest or policy version than the pending request's: it was made for a changed request and is refused; the request stays pending."),
     "ABX_ERR_APPROVAL_SIGNATURE": (403, "The signed decision is refused: not a valid Nostr event of kind 4751, a signer not in mesh.operator_pubkeys, a statement that does not match the call (request, decision, scope, expiry), not fresh, or used before (a replay); the request stays pending."),
+    "ABX_ERR_INPUT_REQUEST_NOT_FOUND": (404, "No input request has that id (it never existed, was closed long enough ago to be forgotten, or, for an agent's token, is another agent's)."),
+    "ABX_ERR_INPUT_REQUEST_CLOSED": (409, "The input request is no longer open: answered already, withdrawn (the agent wrote on past its prompt, someone typed into its terminal, or the agent took it back) or ended with its agent; the message says which."),
+    "ABX_ERR_INPUT_REQUESTS_FULL": (429, "An agent may hold 4 open input requests and the box 256 in all: answer or withdraw some before asking again."),
     "ABX_ERR_FILE_PATH": (400, "A workspace file path was refused: empty, absolute, with a `..` or `.` segment, an empty segment, a NUL or control character, too long, or passing through a symbolic link (links inside a workspace are listed, never followed)."),
     "ABX_ERR_FILE_TYPE": (409, "The workspace entry is not of the kind the request needs: a directory where a file is read or written (or the reverse), a symbolic link, FIFO, socket or device (never read or written through), a non-empty directory deleted without recursive, or a file with several hard links the agent does not own."),
     "ABX_ERR_FILE_TOO_LARGE": (413, "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; the message names the limit."),
@@ -113,6 +119,9 @@ RouteKey: TypeAlias = Literal[
     "POST /v1/agents/{id}/files/{*}",
     "DELETE /v1/agents/{id}/files/{*}",
     "POST /v1/agents/{id}/input",
+    "POST /v1/agents/{id}/input-requests",
+    "GET /v1/agents/{id}/input-requests/{requestId}",
+    "DELETE /v1/agents/{id}/input-requests/{requestId}",
     "GET /v1/agents/{id}/output",
     "GET /v1/approvals",
     "GET /v1/approvals/stream",
@@ -131,6 +140,9 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/events/proof/consistency",
     "GET /v1/events/proof/inclusion",
     "GET /v1/events/stream",
+    "GET /v1/input-requests",
+    "GET /v1/input-requests/{id}",
+    "POST /v1/input-requests/{id}",
     "GET /v1/memory/{namespace}",
     "POST /v1/memory/{namespace}",
     "POST /v1/memory/{namespace}/search",
@@ -173,6 +185,9 @@ ROUTES: Final[dict[str, Route]] = {
     "POST /v1/agents/{id}/files/{*}": Route("POST", "/v1/agents/{id}/files/{*}", "PostV1AgentsIdFilesRest", "Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted"),
     "DELETE /v1/agents/{id}/files/{*}": Route("DELETE", "/v1/agents/{id}/files/{*}", "DeleteV1AgentsIdFilesRest", "Delete a file, a symbolic link (never its target) or an empty directory; with ?recursive a directory and everything in it (links inside are removed, not followed)"),
     "POST /v1/agents/{id}/input": Route("POST", "/v1/agents/{id}/input", "PostV1AgentsIdInput", "Type text into a running tty agent's terminal (as keystrokes: end a line with \\r)"),
+    "POST /v1/agents/{id}/input-requests": Route("POST", "/v1/agents/{id}/input-requests", "PostV1AgentsIdInputRequests", "An agent asks a person for input (with its own token; for itself only). 201 with the open request; await the answer with GET /v1/agents/{id}/input-requests/{requestId}?wait=SECONDS"),
+    "GET /v1/agents/{id}/input-requests/{requestId}": Route("GET", "/v1/agents/{id}/input-requests/{requestId}", "GetV1AgentsIdInputRequestsRequestId", "An agent's own input request, with the answer's text once answered; `wait` (seconds, at most 60) holds the call while it is open"),
+    "DELETE /v1/agents/{id}/input-requests/{requestId}": Route("DELETE", "/v1/agents/{id}/input-requests/{requestId}", "DeleteV1AgentsIdInputRequestsRequestId", "An agent takes back its own open input request (state withdrawn); 409 once closed"),
     "GET /v1/agents/{id}/output": Route("GET", "/v1/agents/{id}/output", "GetV1AgentsIdOutput", "Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID"),
     "GET /v1/approvals": Route("GET", "/v1/approvals", "GetV1Approvals", "Pending approval requests, oldest first"),
     "GET /v1/approvals/stream": Route("GET", "/v1/approvals/stream", "GetV1ApprovalsStream", "Approval requests as Server-Sent Events: a `snapshot` of the pending ones, then one `requested` or `decided` record per change"),
@@ -184,13 +199,16 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/beads/{id}": Route("GET", "/v1/beads/{id}", "GetV1BeadsId", "One bead"),
     "POST /v1/beads/{id}/claim": Route("POST", "/v1/beads/{id}/claim", "PostV1BeadsIdClaim", "Claim an open, ready bead: exactly one of concurrent claimants wins (409 for the others); the winner may repeat the claim"),
     "POST /v1/beads/{id}/close": Route("POST", "/v1/beads/{id}/close", "PostV1BeadsIdClose", "Close a bead with an outcome (success, failure, cancelled); repeating the same close is harmless"),
-    "GET /v1/dashboard/stream": Route("GET", "/v1/dashboard/stream", "GetV1DashboardStream", "The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes"),
+    "GET /v1/dashboard/stream": Route("GET", "/v1/dashboard/stream", "GetV1DashboardStream", "The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals, inputs; default all) an `event: <topic>` message with its JSON on connect and whenever it changes"),
     "GET /v1/events": Route("GET", "/v1/events", "GetV1Events", "Query events, oldest first, by kind and inclusive time range; page with nextCursor"),
     "POST /v1/events": Route("POST", "/v1/events", "PostV1Events", "Append one event to the event sink; 201 once it is durable"),
     "GET /v1/events/checkpoint": Route("GET", "/v1/events/checkpoint", "GetV1EventsCheckpoint", "The event log's latest signed checkpoint: a C2SP tlog-checkpoint signed note (origin, size, base64 RFC 6962 root), text/plain"),
     "GET /v1/events/proof/consistency": Route("GET", "/v1/events/proof/consistency", "GetV1EventsProofConsistency", "RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint)"),
     "GET /v1/events/proof/inclusion": Route("GET", "/v1/events/proof/inclusion", "GetV1EventsProofInclusion", "RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint)"),
     "GET /v1/events/stream": Route("GET", "/v1/events/stream", "GetV1EventsStream", "Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since"),
+    "GET /v1/input-requests": Route("GET", "/v1/input-requests", "GetV1InputRequests", "Agents waiting for a person: the open input requests, oldest first"),
+    "GET /v1/input-requests/{id}": Route("GET", "/v1/input-requests/{id}", "GetV1InputRequestsId", "One input request, open or recently closed"),
+    "POST /v1/input-requests/{id}": Route("POST", "/v1/input-requests/{id}", "PostV1InputRequestsId", "Answer an open input request: a prompt's text (and Enter) is typed into the agent's terminal; an explicit request's text is handed to the agent. 409 once it is answered, withdrawn or ended"),
     "GET /v1/memory/{namespace}": Route("GET", "/v1/memory/{namespace}", "GetV1MemoryNamespace", "List memories of a namespace in insertion order (without vectors)"),
     "POST /v1/memory/{namespace}": Route("POST", "/v1/memory/{namespace}", "PostV1MemoryNamespace", "Store a memory (an existing id is replaced); without a vector the built-in text embedder computes one"),
     "POST /v1/memory/{namespace}/search": Route("POST", "/v1/memory/{namespace}/search", "PostV1MemoryNamespaceSearch", "Nearest memories to a text or a vector, best first (score = cosine similarity)"),
@@ -730,6 +748,136 @@ PostV1AgentsIdInputBody = TypedDict("PostV1AgentsIdInputBody", {
     "data": Required[str],
 }, total=False)
 
+PostV1AgentsIdInputRequestsParams = TypedDict("PostV1AgentsIdInputRequestsParams", {
+    "id": Required[str],
+}, total=False)
+
+PostV1AgentsIdInputRequestsBody = TypedDict("PostV1AgentsIdInputRequestsBody", {
+    # What the agent asks, shown to the operator
+    "prompt": Required[str],
+}, total=False)
+
+PostV1AgentsIdInputRequestsResponseInputRequestClosedAnswer = TypedDict("PostV1AgentsIdInputRequestsResponseInputRequestClosedAnswer", {
+    "length": int,
+    "enter": bool,
+    "by": dict[str, Any],
+}, total=False)
+
+PostV1AgentsIdInputRequestsResponseInputRequestClosed = TypedDict("PostV1AgentsIdInputRequestsResponseInputRequestClosed", {
+    "at": str,
+    "why": Literal["answer", "output", "input", "agent", "agent-ended", "api-closed"],
+    "answer": PostV1AgentsIdInputRequestsResponseInputRequestClosedAnswer,
+}, total=False)
+
+PostV1AgentsIdInputRequestsResponseInputRequest = TypedDict("PostV1AgentsIdInputRequestsResponseInputRequest", {
+    "id": str,
+    "agentId": str,
+    # The agent's name
+    "agent": str,
+    # prompt: seen on its quiet terminal; explicit: the agent asked through the API
+    "reason": Literal["prompt", "explicit"],
+    # The prompt line that matched, or the agent's own text
+    "prompt": str,
+    # Which prompt pattern matched (a prompt)
+    "pattern": str,
+    # The last lines of its screen when raised (a prompt), trimmed
+    "lines": list[str],
+    "created": str,
+    "state": Literal["open", "answered", "withdrawn", "ended"],
+    "closed": PostV1AgentsIdInputRequestsResponseInputRequestClosed,
+}, total=False)
+
+PostV1AgentsIdInputRequestsResponse = TypedDict("PostV1AgentsIdInputRequestsResponse", {
+    "inputRequest": PostV1AgentsIdInputRequestsResponseInputRequest,
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdParams = TypedDict("GetV1AgentsIdInputRequestsRequestIdParams", {
+    "id": Required[str],
+    "requestId": Required[str],
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdQuery = TypedDict("GetV1AgentsIdInputRequestsRequestIdQuery", {
+    "wait": int,
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdResponseInputRequestClosedAnswer = TypedDict("GetV1AgentsIdInputRequestsRequestIdResponseInputRequestClosedAnswer", {
+    "length": int,
+    "enter": bool,
+    "by": dict[str, Any],
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdResponseInputRequestClosed = TypedDict("GetV1AgentsIdInputRequestsRequestIdResponseInputRequestClosed", {
+    "at": str,
+    "why": Literal["answer", "output", "input", "agent", "agent-ended", "api-closed"],
+    "answer": GetV1AgentsIdInputRequestsRequestIdResponseInputRequestClosedAnswer,
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdResponseInputRequestAnswer = TypedDict("GetV1AgentsIdInputRequestsRequestIdResponseInputRequestAnswer", {
+    "text": str,
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdResponseInputRequest = TypedDict("GetV1AgentsIdInputRequestsRequestIdResponseInputRequest", {
+    "id": str,
+    "agentId": str,
+    # The agent's name
+    "agent": str,
+    # prompt: seen on its quiet terminal; explicit: the agent asked through the API
+    "reason": Literal["prompt", "explicit"],
+    # The prompt line that matched, or the agent's own text
+    "prompt": str,
+    # Which prompt pattern matched (a prompt)
+    "pattern": str,
+    # The last lines of its screen when raised (a prompt), trimmed
+    "lines": list[str],
+    "created": str,
+    "state": Literal["open", "answered", "withdrawn", "ended"],
+    "closed": GetV1AgentsIdInputRequestsRequestIdResponseInputRequestClosed,
+    "answer": GetV1AgentsIdInputRequestsRequestIdResponseInputRequestAnswer,
+}, total=False)
+
+GetV1AgentsIdInputRequestsRequestIdResponse = TypedDict("GetV1AgentsIdInputRequestsRequestIdResponse", {
+    "inputRequest": GetV1AgentsIdInputRequestsRequestIdResponseInputRequest,
+}, total=False)
+
+DeleteV1AgentsIdInputRequestsRequestIdParams = TypedDict("DeleteV1AgentsIdInputRequestsRequestIdParams", {
+    "id": Required[str],
+    "requestId": Required[str],
+}, total=False)
+
+DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequestClosedAnswer = TypedDict("DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequestClosedAnswer", {
+    "length": int,
+    "enter": bool,
+    "by": dict[str, Any],
+}, total=False)
+
+DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequestClosed = TypedDict("DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequestClosed", {
+    "at": str,
+    "why": Literal["answer", "output", "input", "agent", "agent-ended", "api-closed"],
+    "answer": DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequestClosedAnswer,
+}, total=False)
+
+DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequest = TypedDict("DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequest", {
+    "id": str,
+    "agentId": str,
+    # The agent's name
+    "agent": str,
+    # prompt: seen on its quiet terminal; explicit: the agent asked through the API
+    "reason": Literal["prompt", "explicit"],
+    # The prompt line that matched, or the agent's own text
+    "prompt": str,
+    # Which prompt pattern matched (a prompt)
+    "pattern": str,
+    # The last lines of its screen when raised (a prompt), trimmed
+    "lines": list[str],
+    "created": str,
+    "state": Literal["open", "answered", "withdrawn", "ended"],
+    "closed": DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequestClosed,
+}, total=False)
+
+DeleteV1AgentsIdInputRequestsRequestIdResponse = TypedDict("DeleteV1AgentsIdInputRequestsRequestIdResponse", {
+    "inputRequest": DeleteV1AgentsIdInputRequestsRequestIdResponseInputRequest,
+}, total=False)
+
 GetV1AgentsIdOutputParams = TypedDict("GetV1AgentsIdOutputParams", {
     "id": Required[str],
 }, total=False)
@@ -1166,6 +1314,123 @@ GetV1EventsStreamQuery = TypedDict("GetV1EventsStreamQuery", {
     "kind": list[str],
     # ISO-8601 time, inclusive
     "since": str,
+}, total=False)
+
+GetV1InputRequestsResponseInputRequestsItemClosedAnswer = TypedDict("GetV1InputRequestsResponseInputRequestsItemClosedAnswer", {
+    "length": int,
+    "enter": bool,
+    "by": dict[str, Any],
+}, total=False)
+
+GetV1InputRequestsResponseInputRequestsItemClosed = TypedDict("GetV1InputRequestsResponseInputRequestsItemClosed", {
+    "at": str,
+    "why": Literal["answer", "output", "input", "agent", "agent-ended", "api-closed"],
+    "answer": GetV1InputRequestsResponseInputRequestsItemClosedAnswer,
+}, total=False)
+
+GetV1InputRequestsResponseInputRequestsItem = TypedDict("GetV1InputRequestsResponseInputRequestsItem", {
+    "id": str,
+    "agentId": str,
+    # The agent's name
+    "agent": str,
+    # prompt: seen on its quiet terminal; explicit: the agent asked through the API
+    "reason": Literal["prompt", "explicit"],
+    # The prompt line that matched, or the agent's own text
+    "prompt": str,
+    # Which prompt pattern matched (a prompt)
+    "pattern": str,
+    # The last lines of its screen when raised (a prompt), trimmed
+    "lines": list[str],
+    "created": str,
+    "state": Literal["open", "answered", "withdrawn", "ended"],
+    "closed": GetV1InputRequestsResponseInputRequestsItemClosed,
+}, total=False)
+
+GetV1InputRequestsResponse = TypedDict("GetV1InputRequestsResponse", {
+    "inputRequests": list[GetV1InputRequestsResponseInputRequestsItem],
+}, total=False)
+
+GetV1InputRequestsIdParams = TypedDict("GetV1InputRequestsIdParams", {
+    "id": Required[str],
+}, total=False)
+
+GetV1InputRequestsIdResponseInputRequestClosedAnswer = TypedDict("GetV1InputRequestsIdResponseInputRequestClosedAnswer", {
+    "length": int,
+    "enter": bool,
+    "by": dict[str, Any],
+}, total=False)
+
+GetV1InputRequestsIdResponseInputRequestClosed = TypedDict("GetV1InputRequestsIdResponseInputRequestClosed", {
+    "at": str,
+    "why": Literal["answer", "output", "input", "agent", "agent-ended", "api-closed"],
+    "answer": GetV1InputRequestsIdResponseInputRequestClosedAnswer,
+}, total=False)
+
+GetV1InputRequestsIdResponseInputRequest = TypedDict("GetV1InputRequestsIdResponseInputRequest", {
+    "id": str,
+    "agentId": str,
+    # The agent's name
+    "agent": str,
+    # prompt: seen on its quiet terminal; explicit: the agent asked through the API
+    "reason": Literal["prompt", "explicit"],
+    # The prompt line that matched, or the agent's own text
+    "prompt": str,
+    # Which prompt pattern matched (a prompt)
+    "pattern": str,
+    # The last lines of its screen when raised (a prompt), trimmed
+    "lines": list[str],
+    "created": str,
+    "state": Literal["open", "answered", "withdrawn", "ended"],
+    "closed": GetV1InputRequestsIdResponseInputRequestClosed,
+}, total=False)
+
+GetV1InputRequestsIdResponse = TypedDict("GetV1InputRequestsIdResponse", {
+    "inputRequest": GetV1InputRequestsIdResponseInputRequest,
+}, total=False)
+
+PostV1InputRequestsIdParams = TypedDict("PostV1InputRequestsIdParams", {
+    "id": Required[str],
+}, total=False)
+
+PostV1InputRequestsIdBody = TypedDict("PostV1InputRequestsIdBody", {
+    # Typed into the terminal as keystrokes (a prompt), or handed to the agent (explicit)
+    "text": Required[str],
+    # Press Enter (\r) after the text
+    "enter": bool,
+}, total=False)
+
+PostV1InputRequestsIdResponseInputRequestClosedAnswer = TypedDict("PostV1InputRequestsIdResponseInputRequestClosedAnswer", {
+    "length": int,
+    "enter": bool,
+    "by": dict[str, Any],
+}, total=False)
+
+PostV1InputRequestsIdResponseInputRequestClosed = TypedDict("PostV1InputRequestsIdResponseInputRequestClosed", {
+    "at": str,
+    "why": Literal["answer", "output", "input", "agent", "agent-ended", "api-closed"],
+    "answer": PostV1InputRequestsIdResponseInputRequestClosedAnswer,
+}, total=False)
+
+PostV1InputRequestsIdResponseInputRequest = TypedDict("PostV1InputRequestsIdResponseInputRequest", {
+    "id": str,
+    "agentId": str,
+    # The agent's name
+    "agent": str,
+    # prompt: seen on its quiet terminal; explicit: the agent asked through the API
+    "reason": Literal["prompt", "explicit"],
+    # The prompt line that matched, or the agent's own text
+    "prompt": str,
+    # Which prompt pattern matched (a prompt)
+    "pattern": str,
+    # The last lines of its screen when raised (a prompt), trimmed
+    "lines": list[str],
+    "created": str,
+    "state": Literal["open", "answered", "withdrawn", "ended"],
+    "closed": PostV1InputRequestsIdResponseInputRequestClosed,
+}, total=False)
+
+PostV1InputRequestsIdResponse = TypedDict("PostV1InputRequestsIdResponse", {
+    "inputRequest": PostV1InputRequestsIdResponseInputRequest,
 }, total=False)
 
 GetV1MemoryNamespaceParams = TypedDict("GetV1MemoryNamespaceParams", {

@@ -9,7 +9,7 @@ from typing import Any, cast
 from ._agents import Agents, Files
 from ._auth import AgentToken, ApiKey, Credential
 from ._errors import AgentboxError
-from ._groups import Approvals, Beads, Dashboard, Egress, Events, Memory, Pods
+from ._groups import Approvals, Beads, Dashboard, Egress, Events, InputRequests, Memory, Pods
 from ._route import route
 from ._routes import ROUTES, GetHealthResponse, GetLivezResponse, GetReadyResponse, GetV1MetaResponse, RouteKey
 from ._sse import SseMessage
@@ -41,6 +41,7 @@ class Agentbox:
         self.agents = Agents(self._t)
         self.files = Files(self._t)
         self.approvals = Approvals(self._t)
+        self.input_requests = InputRequests(self._t)
         self.beads = Beads(self._t)
         self.memory = Memory(self._t)
         self.events = Events(self._t)

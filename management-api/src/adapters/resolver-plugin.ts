@@ -11,6 +11,7 @@ import type { AdapterRegistry, RegistryOverrides } from './registry.js';
 import { AdapterResolver } from './resolver.js';
 import type { ResolverTiming } from './slot-supervisor.js';
 import { isSlotUsable } from './slot-state.js';
+import { AgentInputRelay } from './orchestrator/agent-input-hooks.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -18,6 +19,8 @@ declare module 'fastify' {
     resolver: AdapterResolver;
     /** Who did what, appended through the events slot (observability/audit-trail.ts). */
     audit: AuditTrail;
+    /** Prompts on tty agents' quiet terminals and agents' ends, passed on to the input requests once they listen. */
+    agentInput: AgentInputRelay;
   }
 }
 
@@ -29,7 +32,8 @@ export interface ResolverPluginOptions {
   metrics: ApiMetrics;
   env: Readonly<Record<string, string | undefined>>;
   clock: () => Date;
-  timing?: Partial<ResolverTiming>;
+  /** `promptQuietMs`: how long a tty agent's output is quiet before its screen is looked at for a prompt (agent-input-hooks.ts). */
+  timing?: Partial<ResolverTiming> & { promptQuietMs?: number };
   /** Adapter modules to use instead of the manifest's choice, by slot. */
   overrides?: RegistryOverrides;
   registry?: AdapterRegistry;
@@ -39,7 +43,8 @@ export interface ResolverPluginOptions {
  * The orchestrator is handed what each agent spawns with: the sandbox, its credentials, its egress
  * proxy credential and the audit trail's hooks around its life. The audit trail (agents' lives,
  * bead transitions, allowlist changes) appends through the events slot, so it is built first and
- * appends once the resolver exists.
+ * appends once the resolver exists. The input requests, built later, listen to the orchestrator's
+ * prompts through the relay decorated here.
  */
 export const resolverPlugin = fp<ResolverPluginOptions>(
   async (app, options) => {
@@ -55,6 +60,7 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
       failures: options.metrics.auditFailures,
     });
     const { egress } = app;
+    const agentInput = new AgentInputRelay(options.timing?.promptQuietMs);
     resolver = await AdapterResolver.start({
       sandbox: app.sandbox,
       manifest: options.manifest,
@@ -66,6 +72,7 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
       clock: options.clock,
       agentCredentials: app.agentCredentials,
       agentAudit: audit.agentHooks(),
+      agentInput,
       ...(egress ? { egress } : {}),
       ...(options.timing ? { timing: options.timing } : {}),
       ...(options.overrides ? { overrides: options.overrides } : {}),
@@ -74,6 +81,7 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
     const started = resolver;
     app.decorate('resolver', started);
     app.decorate('audit', audit);
+    app.decorate('agentInput', agentInput);
     app.addHook('onClose', async () => started.close());
   },
   { name: 'agentbox-adapters', dependencies: ['agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-credentials'] },

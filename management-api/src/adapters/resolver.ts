@@ -7,6 +7,7 @@ import type { RuntimePaths } from '../runtime-paths.js';
 import { AgentSandbox } from '../sandbox/agent-sandbox.js';
 import { sandboxSettings } from '../sandbox/sandbox-settings.js';
 import type { AgentAuditHooks } from '../sandbox/agent-audit-hooks.js';
+import type { AgentInputHooks } from './orchestrator/agent-input-hooks.js';
 import type { AgentCredentialHooks } from '../credentials/hooks.js';
 import type { AgentEgress } from '../egress/agent-credential.js';
 import { SLOTS, type AdapterContext, type AdapterLifecycle, type AdapterModule, type SlotName } from './adapter.js';
@@ -46,6 +47,8 @@ export interface ResolverOptions {
   egress?: AgentEgress;
   /** Given to the orchestrator's context: the audit trail's hooks around each agent's life. */
   agentAudit?: AgentAuditHooks;
+  /** Given to the orchestrator's context: prompts on quiet terminals and agents' ends (the input requests). */
+  agentInput?: AgentInputHooks;
 }
 
 /** The running adapters of a box. */
@@ -89,6 +92,7 @@ export class AdapterResolver {
               ...(options.agentCredentials ? { agentCredentials: options.agentCredentials } : {}),
               ...(options.egress ? { egress: options.egress } : {}),
               ...(options.agentAudit ? { agentAudit: options.agentAudit } : {}),
+              ...(options.agentInput ? { agentInput: options.agentInput } : {}),
             }
           : {};
       const eventsOnly = slot === 'events' ? { audit: manifest.audit } : {};

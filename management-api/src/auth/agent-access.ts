@@ -31,7 +31,7 @@ declare module 'fastify' {
 
 /** Everything an agent token may do, named in every refusal. */
 export const AGENT_SCOPE =
-  'an agent token reaches only its own beads (created by it or claimed by its name), the memory namespaces agent.<name> and agent.<name>.*, appending events (as source agent:<id>), its own record, output and workspace files under /v1/agents/<id>, and the provider broker /v1/providers/*';
+  'an agent token reaches only its own beads (created by it or claimed by its name), the memory namespaces agent.<name> and agent.<name>.*, appending events (as source agent:<id>), its own record, output, workspace files and input requests under /v1/agents/<id>, and the provider broker /v1/providers/*';
 
 /** The 403 for a request outside the agent's scope; `what` says what was refused. */
 export function outsideScope(what: string): ApiError {

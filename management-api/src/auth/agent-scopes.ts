@@ -100,7 +100,7 @@ export const agentScopes = {
       b['source'] = own;
     },
   },
-  /** Its own record, output and workspace files, by `:id`. */
+  /** Its own record, output, workspace files and input requests, by `:id`. */
   agentSelf: {
     admit(request, agent) {
       const id = params(request)['id'];

@@ -188,6 +188,28 @@ export class Agentbox {
     stream: (options?: CallOptions): AsyncGenerator<SseMessage> => streamRoute(this.#t, 'GET /v1/approvals/stream', undefined, options),
   };
 
+  /**
+   * Agents waiting for a person: the operator lists and answers (a prompt's answer is typed into
+   * the agent's terminal); an agent, with its own token, asks, awaits and takes back its own.
+   */
+  readonly inputRequests = {
+    /** The open requests, oldest first. */
+    list: (options?: CallOptions) => callRoute(this.#t, 'GET /v1/input-requests', undefined, options),
+    get: (id: string, options?: CallOptions) => callRoute(this.#t, 'GET /v1/input-requests/{id}', { params: { id } }, options),
+    /** Answer: `text`, then Enter unless `enter: false`. */
+    answer: (id: string, body: Body<'POST /v1/input-requests/{id}'>, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/input-requests/{id}', { params: { id }, body }, options),
+    /** An agent asks for input (agent `agentId` is the caller itself when it uses its token). */
+    raise: (agentId: string, prompt: string, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/agents/{id}/input-requests', { params: { id: agentId }, body: { prompt } }, options),
+    /** An agent's own request, with the answer's text once answered; `wait` seconds (at most 60) while it is open. */
+    own: (agentId: string, requestId: string, query: Query<'GET /v1/agents/{id}/input-requests/{requestId}'> = {}, options?: CallOptions) =>
+      callRoute(this.#t, 'GET /v1/agents/{id}/input-requests/{requestId}', { params: { id: agentId, requestId }, query }, options),
+    /** An agent takes back its own open request. */
+    withdraw: (agentId: string, requestId: string, options?: CallOptions) =>
+      callRoute(this.#t, 'DELETE /v1/agents/{id}/input-requests/{requestId}', { params: { id: agentId, requestId } }, options),
+  };
+
   /** Task receipts. */
   readonly beads = {
     create: (body: Body<'POST /v1/beads'>, options?: CallOptions) => callRoute(this.#t, 'POST /v1/beads', { body }, options),

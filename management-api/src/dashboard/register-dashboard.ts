@@ -80,11 +80,14 @@ export function prepareDashboard(
     // fastifyCookie.parse works once the plugin is registered (below, in the session routes' scope).
     sessions: sessionAuthenticator(store, (header) => fastifyCookie.parse(header)),
     async register() {
-      const { probes, resolver, approvals } = app.agentbox;
+      const { probes, resolver, approvals, inputRequests } = app.agentbox;
       probes.readiness.onChange(() => hub.changed('overview'));
       // A request held or settled (by a decision, a timeout, the API's close) shows at once.
       const unsubscribe = approvals.queue.subscribe(() => hub.changed('approvals'));
       app.addHook('onClose', async () => void unsubscribe());
+      // So does an agent starting or ceasing to wait for a person.
+      const unsubscribeInputs = inputRequests.subscribe(() => hub.changed('inputs'));
+      app.addHook('onClose', async () => void unsubscribeInputs());
       // A slot's state shows in the overview and decides whether agents and beads are available.
       resolver.onChange(() => hub.changed('overview', 'agents', 'beads'));
       await registerStaticFiles(app, options.ui?.root !== undefined ? { root: options.ui.root } : {});

@@ -9,7 +9,7 @@ import { metaBody } from '../routes/meta-route.js';
 import { healthBody } from '../routes/probe-routes.js';
 
 /** The topics of GET /v1/dashboard/stream. */
-export const TOPICS = ['overview', 'agents', 'beads', 'mesh', 'approvals'] as const;
+export const TOPICS = ['overview', 'agents', 'beads', 'mesh', 'approvals', 'inputs'] as const;
 /** One topic. */
 export type Topic = (typeof TOPICS)[number];
 
@@ -43,6 +43,8 @@ export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
     },
     // As GET /v1/approvals answers: the pending requests, oldest first.
     approvals: async () => ({ approvals: app.agentbox.approvals.queue.list() }),
+    // As GET /v1/input-requests answers: agents waiting for a person, oldest first.
+    inputs: async () => ({ inputRequests: app.agentbox.inputRequests.list() }),
   };
   return (topic) => producers[topic]();
 }

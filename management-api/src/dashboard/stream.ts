@@ -15,7 +15,7 @@ const topicList = `^(${TOPICS.join('|')})(,(${TOPICS.join('|')}))*$`;
 
 const streamSchema = {
   summary:
-    'The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes',
+    'The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals, inputs; default all) an `event: <topic>` message with its JSON on connect and whenever it changes',
   tags: ['dashboard'],
   querystring: {
     type: 'object',

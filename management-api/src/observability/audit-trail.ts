@@ -22,6 +22,10 @@ export const AUDIT_KINDS = {
   /** A supervised agent's ask held for an operator, and how it ended (approvals/queue.ts). */
   approvalRequested: 'approval.requested',
   approvalDecided: 'approval.decided',
+  /** An agent waiting for a person, and how its wait ended (input-requests/queue.ts). */
+  inputRequested: 'agent.input_requested',
+  inputAnswered: 'agent.input_answered',
+  inputWithdrawn: 'agent.input_withdrawn',
 } as const;
 
 /** One of {@link AUDIT_KINDS}. */

@@ -7,6 +7,7 @@ import { registerDocsRoute } from './docs-route.js';
 import { registerEgressRoutes } from './egress-routes.js';
 import { registerEventRoutes, type MutationLimits } from './events-routes.js';
 import { registerFileRoutes } from './files-routes.js';
+import { registerInputRequestRoutes } from './input-requests-routes.js';
 import { registerExecRoutes } from './exec-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { registerMeshHostRoutes } from './mesh-host-routes.js';
@@ -42,6 +43,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerExecRoutes(app, limits);
     registerEgressRoutes(app, limits);
     registerApprovalRoutes(app, limits);
+    registerInputRequestRoutes(app, limits);
     registerDocsRoute(app);
   },
   {

@@ -5,6 +5,7 @@ import { AgentsView } from './views/agents.js';
 import { ApprovalsView } from './views/approvals.js';
 import { BeadsView } from './views/beads.js';
 import { EventsView } from './views/events.js';
+import { InputRequestsNotice } from './views/input-requests.js';
 import { MemoryView } from './views/memory.js';
 import { MeshView } from './views/mesh.js';
 import { OverviewView } from './views/overview.js';
@@ -73,9 +74,10 @@ export function Dashboard({ onStreamClosed, onSessionEnded }: { onStreamClosed: 
         </span>
       </nav>
       <main class="content">
+        <InputRequestsNotice topic={live.inputs} />
         <div role="tabpanel" id={`panel-${view}`} aria-labelledby={`tab-${view}`} data-testid={`view-${view}`}>
           {view === 'overview' ? <OverviewView overview={live.overview} /> : null}
-          {view === 'agents' ? <AgentsView topic={live.agents} /> : null}
+          {view === 'agents' ? <AgentsView topic={live.agents} waiting={live.inputs?.inputRequests} /> : null}
           {view === 'approvals' ? <ApprovalsView topic={live.approvals} /> : null}
           {view === 'beads' ? <BeadsView topic={live.beads} /> : null}
           {view === 'events' ? <EventsView slot={live.overview?.health.slots?.['events']} /> : null}

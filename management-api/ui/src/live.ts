@@ -1,6 +1,6 @@
 // Server-Sent Events as Preact hooks: the dashboard stream's topics and any other stream the views follow.
 import { useEffect, useState } from 'preact/hooks';
-import type { AgentsTopic, ApprovalsTopic, BeadsTopic, MeshTopic, Overview } from './types.js';
+import type { AgentsTopic, ApprovalsTopic, BeadsTopic, InputsTopic, MeshTopic, Overview } from './types.js';
 
 /** The latest message of each dashboard topic (undefined until the first arrives). */
 export interface DashboardState {
@@ -9,11 +9,12 @@ export interface DashboardState {
   beads?: BeadsTopic;
   mesh?: MeshTopic;
   approvals?: ApprovalsTopic;
+  inputs?: InputsTopic;
   /** `connecting` until the stream opens, `open`, or `closed` when the browser gave up (e.g. a 401). */
   connection: 'connecting' | 'open' | 'closed';
 }
 
-const TOPICS = ['overview', 'agents', 'beads', 'mesh', 'approvals'] as const;
+const TOPICS = ['overview', 'agents', 'beads', 'mesh', 'approvals', 'inputs'] as const;
 /** The last record of every stream whose session ended (server: management-api/src/dashboard/session-auth.ts). */
 const SESSION_ENDED = 'session-ended';
 

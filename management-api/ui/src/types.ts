@@ -214,3 +214,24 @@ export interface ApprovalRequest {
 export interface ApprovalsTopic {
   approvals: ApprovalRequest[];
 }
+
+/** An open input request: an agent waiting for a person (GET /v1/input-requests items; management-api/src/input-requests/input-request.ts). */
+export interface InputRequest {
+  id: string;
+  agentId: string;
+  /** The agent's name. */
+  agent: string;
+  reason: 'prompt' | 'explicit';
+  /** The prompt line that matched, or the agent's own question. */
+  prompt: string;
+  pattern?: string;
+  /** The last lines of its screen (a prompt). */
+  lines: string[];
+  created: string;
+  state: string;
+}
+
+/** The `inputs` topic: the open requests, oldest first. */
+export interface InputsTopic {
+  inputRequests: InputRequest[];
+}

@@ -34,8 +34,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['auth/', 'probes/'],
   // Boot stages and the seal; the HTTP plumbing.
   ['boot/', 'http/'],
-  // The mesh; the approvals queue (on the audit trail, holding supervised asks); what the routes see of the app.
-  ['mesh/', 'approvals/', 'app-state.ts'],
+  // The mesh; the approvals queue (on the audit trail, holding supervised asks); the input requests (agents waiting for a person); what the routes see of the app.
+  ['mesh/', 'approvals/', 'input-requests/', 'app-state.ts'],
   // Every HTTP route; the MCP server and its /mcp route, which call the routes through the client.
   ['routes/', 'mcp/'],
   ['dashboard/'],

@@ -2,6 +2,7 @@
 import { createRequire } from 'node:module';
 import headless from '@xterm/headless';
 import type { AgentTty, TtySize } from './agent-tty.js';
+import type { ScreenReader, ScreenTail } from './prompt-watch.js';
 
 /** The serialize addon, typed here: its own typings import the browser terminal's, which bring the DOM's types into the API's build. */
 interface Serializer {
@@ -58,8 +59,11 @@ interface Attached {
   pendingBytes: number;
 }
 
+/** Characters of one screen line a tail keeps (a prompt is short; a line may be as wide as the terminal). */
+const TAIL_LINE_CHARS = 400;
+
 /** The server side of one tty agent's terminal. */
-export class AgentTerminal implements AgentTerminalHandle {
+export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
   readonly #tty: AgentTty;
   readonly #screen: InstanceType<typeof headless.Terminal>;
   readonly #serializer = new SerializeAddon();
@@ -70,6 +74,8 @@ export class AgentTerminal implements AgentTerminalHandle {
   #outputEnded = false;
   /** When input was last typed (ms since the epoch; 0 before any). */
   lastInputAt = 0;
+  /** Told of every input, whoever typed it (the prompt watch withdraws a reported prompt). */
+  onInput: (() => void) | undefined;
 
   constructor(tty: AgentTty) {
     this.#tty = tty;
@@ -135,6 +141,7 @@ export class AgentTerminal implements AgentTerminalHandle {
   input(data: string | Buffer): boolean {
     // Read by idle_timeout_sec (agent-deadlines.ts): a person typing keeps a tty agent alive.
     this.lastInputAt = Date.now();
+    this.onInput?.();
     return this.#tty.write(data);
   }
 
@@ -142,6 +149,34 @@ export class AgentTerminal implements AgentTerminalHandle {
     if (!this.#tty.resize(size)) return false;
     this.#screen.resize(size.cols, size.rows);
     return true;
+  }
+
+  /**
+   * The end of the screen once everything written so far is parsed: the cursor's line (or, when
+   * blank, the last non-blank one above it) and the last `count` lines up to the cursor or the
+   * last written line of the screen, whichever is lower, blank lines at either end dropped.
+   */
+  tail(count: number): Promise<ScreenTail> {
+    return new Promise((resolve) => {
+      this.#screen.write('', () => {
+        const buffer = this.#screen.buffer.active;
+        const text = (row: number): string => (buffer.getLine(row)?.translateToString(true) ?? '').slice(0, TAIL_LINE_CHARS).trimEnd();
+        const cursorRow = buffer.baseY + buffer.cursorY;
+        let end = cursorRow;
+        for (let row = buffer.baseY + this.#screen.rows - 1; row > cursorRow; row--)
+          if (text(row)) {
+            end = row;
+            break;
+          }
+        let promptLine = text(cursorRow);
+        if (!promptLine && cursorRow > 0) promptLine = text(cursorRow - 1);
+        const lines: string[] = [];
+        for (let row = Math.max(0, end - count + 1); row <= end; row++) lines.push(text(row));
+        while (lines.length && !lines[0]) lines.shift();
+        while (lines.length && !lines[lines.length - 1]) lines.pop();
+        resolve({ cursorRow, promptLine, lines });
+      });
+    });
   }
 
   /** Close the master (the agent's processes are gone, or should be). */

@@ -32,6 +32,7 @@ export function create(context: AdapterContext<'orchestrator'>): OrchestratorAda
     ...(context.agentCredentials ? { credentials: context.agentCredentials } : {}),
     ...(context.agentAudit ? { audit: context.agentAudit } : {}),
     ...(context.egress ? { egress: context.egress } : {}),
+    ...(context.agentInput ? { input: context.agentInput } : {}),
   });
   let started = false;
 

@@ -3,6 +3,7 @@ import type { SandboxContext } from '../../sandbox/sandbox-context.js';
 import type { AgentAuditHooks } from '../../sandbox/agent-audit-hooks.js';
 import type { AgentCredentialHooks } from '../../credentials/hooks.js';
 import type { AgentEgress } from '../../egress/agent-credential.js';
+import type { AgentInputHooks } from './agent-input-hooks.js';
 
 /** The orchestrator slot's part of its AdapterContext (every field absent for an orchestrator that starts no agents here). */
 export interface OrchestratorContext {
@@ -14,4 +15,6 @@ export interface OrchestratorContext {
   egress?: AgentEgress;
   /** Told of agents' starts, termination requests and exits as they happen (the audit trail). */
   agentAudit?: AgentAuditHooks;
+  /** Told of tty agents waiting at a prompt and of every agent's end (the input requests). */
+  agentInput?: AgentInputHooks;
 }

@@ -25,6 +25,7 @@ import { TtyAgents } from './tty-agents.js';
 import { TTY_TERM } from './agent-tty.js';
 import { AgentDeadlines, type DeadlineReason } from './agent-deadlines.js';
 import type { AgentTerminalHandle } from './agent-terminal.js';
+import type { AgentInputHooks } from './agent-input-hooks.js';
 import { checkExecRequest, execEnvironment, ExecHosts, execState, whenStarted, type ExecRequest } from './agent-exec.js';
 
 /** How the manager is set up. */
@@ -49,6 +50,8 @@ export interface ProcessManagerOptions {
   egress?: AgentEgress;
   /** Told of every start, termination request and exit, as they happen (the audit trail); none when absent. */
   audit?: AgentAuditHooks;
+  /** Told of prompts on tty agents' quiet terminals and of every agent's end (the input requests); none when absent. */
+  input?: AgentInputHooks;
 }
 
 /** After SIGKILL, how long to wait for the exit before calling the process lost. */
@@ -63,7 +66,7 @@ export class ProcessManager {
   readonly #records: PidRecords | undefined;
   readonly #accounting: AgentAccounting;
   readonly #confined = new Map<string, ConfinedSpawn>();
-  readonly #ttys = new TtyAgents();
+  readonly #ttys: TtyAgents;
   readonly #execs = new ExecHosts();
   readonly #deadlines = new AgentDeadlines();
   /** Agents a deadline ended (timeout_sec, idle_timeout_sec), and the profile each was started from. */
@@ -75,6 +78,7 @@ export class ProcessManager {
     this.#crashLoop = options.crashLoop ?? new CrashLoopDetector();
     this.#records = options.recordDir ? new PidRecords(options.recordDir, options.logger) : undefined;
     this.#accounting = options.accounting ?? new AgentAccounting({ logger: options.logger });
+    this.#ttys = new TtyAgents(options.input);
   }
 
   /** Create the workspace if needed and end agents a previous run left behind. */
@@ -421,6 +425,7 @@ export class ProcessManager {
       ...optional('peakPssBytes', this.#accounting.peakPss(info.id)),
     });
     this.#ttys.ended(info);
+    this.options.input?.ended(info.id);
     this.options.logger.info(
       {
         event: 'AgentExited',

@@ -5,6 +5,8 @@ import type { ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
 import type { AgentRun } from './agent-run.js';
 import { AgentTerminal, type AgentTerminalHandle } from './agent-terminal.js';
 import { AgentTty, checkTtySize } from './agent-tty.js';
+import type { AgentInputHooks } from './agent-input-hooks.js';
+import { PromptWatch } from './prompt-watch.js';
 import type { AgentProcess, SpawnRequest } from './orchestrator-adapter.js';
 
 /** Longest text one input call types (POST /v1/agents/:id/input bounds it the same). */
@@ -23,6 +25,10 @@ export interface TtySpawn {
 /** The terminals of one process manager's agents. */
 export class TtyAgents {
   readonly #terminals = new Map<string, AgentTerminal>();
+  readonly #watches = new Map<string, PromptWatch>();
+
+  /** `input`: told of prompts on quiet terminals (none: no agent's screen is looked at). */
+  constructor(private readonly hooks?: AgentInputHooks) {}
 
   /**
    * The spawn of `confined` on a new terminal when `request.tty`, else undefined. The launcher sets
@@ -46,22 +52,31 @@ export class TtyAgents {
   follow(run: AgentRun, tty: AgentTty): void {
     const terminal = new AgentTerminal(tty);
     this.#terminals.set(run.id, terminal);
+    const watch = this.hooks ? new PromptWatch({ id: run.id, name: run.name }, terminal, this.hooks) : undefined;
+    if (watch) {
+      this.#watches.set(run.id, watch);
+      terminal.onInput = () => watch.input();
+    }
     const decoder = new StringDecoder('utf8');
     tty.read(
       (bytes) => {
         run.output.append('stdout', decoder.write(bytes));
         terminal.output(bytes);
+        watch?.output();
       },
       () => {
         run.output.append('stdout', decoder.end());
         run.output.end();
         terminal.outputEnded();
+        watch?.close();
       },
     );
   }
 
   /** The agent ended: viewers get its record once its output has ended; a terminal still held after a while is closed. */
   ended(record: AgentProcess): void {
+    this.#watches.get(record.id)?.close();
+    this.#watches.delete(record.id);
     const terminal = this.#terminals.get(record.id);
     if (!terminal) return;
     terminal.ended({ ...record });

@@ -36,6 +36,9 @@ export type ErrorCode =
   | "ABX_ERR_APPROVAL_DECIDED"
   | "ABX_ERR_APPROVAL_CHANGED"
   | "ABX_ERR_APPROVAL_SIGNATURE"
+  | "ABX_ERR_INPUT_REQUEST_NOT_FOUND"
+  | "ABX_ERR_INPUT_REQUEST_CLOSED"
+  | "ABX_ERR_INPUT_REQUESTS_FULL"
   | "ABX_ERR_FILE_PATH"
   | "ABX_ERR_FILE_TYPE"
   | "ABX_ERR_FILE_TOO_LARGE"
@@ -533,6 +536,123 @@ export interface Routes {
     };
     response: undefined;
   };
+  /** An agent asks a person for input (with its own token; for itself only). 201 with the open request; await the answer with GET /v1/agents/{id}/input-requests/{requestId}?wait=SECONDS */
+  "POST /v1/agents/{id}/input-requests": {
+    params: {
+      id: string;
+    };
+    body: {
+      /** What the agent asks, shown to the operator */
+      prompt: string;
+    };
+    response: ({
+      inputRequest?: ({
+        id?: string;
+        agentId?: string;
+        /** The agent's name */
+        agent?: string;
+        /** prompt: seen on its quiet terminal; explicit: the agent asked through the API */
+        reason?: "prompt" | "explicit";
+        /** The prompt line that matched, or the agent's own text */
+        prompt?: string;
+        /** Which prompt pattern matched (a prompt) */
+        pattern?: string;
+        /** The last lines of its screen when raised (a prompt), trimmed */
+        lines?: Array<string>;
+        created?: string;
+        state?: "open" | "answered" | "withdrawn" | "ended";
+        closed?: ({
+          at?: string;
+          why?: "answer" | "output" | "input" | "agent" | "agent-ended" | "api-closed";
+          answer?: {
+            length?: number;
+            enter?: boolean;
+            by?: {
+              [key: string]: unknown;
+            };
+          };
+        });
+      });
+    });
+  };
+  /** An agent's own input request, with the answer's text once answered; `wait` (seconds, at most 60) holds the call while it is open */
+  "GET /v1/agents/{id}/input-requests/{requestId}": {
+    params: {
+      id: string;
+      requestId: string;
+    };
+    query?: {
+      wait?: number;
+    };
+    response: ({
+      inputRequest?: ({
+        id?: string;
+        agentId?: string;
+        /** The agent's name */
+        agent?: string;
+        /** prompt: seen on its quiet terminal; explicit: the agent asked through the API */
+        reason?: "prompt" | "explicit";
+        /** The prompt line that matched, or the agent's own text */
+        prompt?: string;
+        /** Which prompt pattern matched (a prompt) */
+        pattern?: string;
+        /** The last lines of its screen when raised (a prompt), trimmed */
+        lines?: Array<string>;
+        created?: string;
+        state?: "open" | "answered" | "withdrawn" | "ended";
+        closed?: ({
+          at?: string;
+          why?: "answer" | "output" | "input" | "agent" | "agent-ended" | "api-closed";
+          answer?: {
+            length?: number;
+            enter?: boolean;
+            by?: {
+              [key: string]: unknown;
+            };
+          };
+        });
+        answer?: {
+          text?: string;
+        };
+      });
+    });
+  };
+  /** An agent takes back its own open input request (state withdrawn); 409 once closed */
+  "DELETE /v1/agents/{id}/input-requests/{requestId}": {
+    params: {
+      id: string;
+      requestId: string;
+    };
+    response: ({
+      inputRequest?: ({
+        id?: string;
+        agentId?: string;
+        /** The agent's name */
+        agent?: string;
+        /** prompt: seen on its quiet terminal; explicit: the agent asked through the API */
+        reason?: "prompt" | "explicit";
+        /** The prompt line that matched, or the agent's own text */
+        prompt?: string;
+        /** Which prompt pattern matched (a prompt) */
+        pattern?: string;
+        /** The last lines of its screen when raised (a prompt), trimmed */
+        lines?: Array<string>;
+        created?: string;
+        state?: "open" | "answered" | "withdrawn" | "ended";
+        closed?: ({
+          at?: string;
+          why?: "answer" | "output" | "input" | "agent" | "agent-ended" | "api-closed";
+          answer?: {
+            length?: number;
+            enter?: boolean;
+            by?: {
+              [key: string]: unknown;
+            };
+          };
+        });
+      });
+    });
+  };
   /** Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID */
   "GET /v1/agents/{id}/output": {
     params: {
@@ -867,7 +987,7 @@ export interface Routes {
       });
     });
   };
-  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
+  /** The dashboard live stream (SSE): for each topic (overview, agents, beads, mesh, approvals, inputs; default all) an `event: <topic>` message with its JSON on connect and whenever it changes */
   "GET /v1/dashboard/stream": {
     query?: {
       /** Comma-separated topics */
@@ -965,6 +1085,114 @@ export interface Routes {
       since?: string;
     };
     response: string;
+  };
+  /** Agents waiting for a person: the open input requests, oldest first */
+  "GET /v1/input-requests": {
+    response: ({
+      inputRequests?: (Array<({
+        id?: string;
+        agentId?: string;
+        /** The agent's name */
+        agent?: string;
+        /** prompt: seen on its quiet terminal; explicit: the agent asked through the API */
+        reason?: "prompt" | "explicit";
+        /** The prompt line that matched, or the agent's own text */
+        prompt?: string;
+        /** Which prompt pattern matched (a prompt) */
+        pattern?: string;
+        /** The last lines of its screen when raised (a prompt), trimmed */
+        lines?: Array<string>;
+        created?: string;
+        state?: "open" | "answered" | "withdrawn" | "ended";
+        closed?: ({
+          at?: string;
+          why?: "answer" | "output" | "input" | "agent" | "agent-ended" | "api-closed";
+          answer?: {
+            length?: number;
+            enter?: boolean;
+            by?: {
+              [key: string]: unknown;
+            };
+          };
+        });
+      })>);
+    });
+  };
+  /** One input request, open or recently closed */
+  "GET /v1/input-requests/{id}": {
+    params: {
+      id: string;
+    };
+    response: ({
+      inputRequest?: ({
+        id?: string;
+        agentId?: string;
+        /** The agent's name */
+        agent?: string;
+        /** prompt: seen on its quiet terminal; explicit: the agent asked through the API */
+        reason?: "prompt" | "explicit";
+        /** The prompt line that matched, or the agent's own text */
+        prompt?: string;
+        /** Which prompt pattern matched (a prompt) */
+        pattern?: string;
+        /** The last lines of its screen when raised (a prompt), trimmed */
+        lines?: Array<string>;
+        created?: string;
+        state?: "open" | "answered" | "withdrawn" | "ended";
+        closed?: ({
+          at?: string;
+          why?: "answer" | "output" | "input" | "agent" | "agent-ended" | "api-closed";
+          answer?: {
+            length?: number;
+            enter?: boolean;
+            by?: {
+              [key: string]: unknown;
+            };
+          };
+        });
+      });
+    });
+  };
+  /** Answer an open input request: a prompt's text (and Enter) is typed into the agent's terminal; an explicit request's text is handed to the agent. 409 once it is answered, withdrawn or ended */
+  "POST /v1/input-requests/{id}": {
+    params: {
+      id: string;
+    };
+    body: {
+      /** Typed into the terminal as keystrokes (a prompt), or handed to the agent (explicit) */
+      text: string;
+      /** Press Enter (\r) after the text */
+      enter?: boolean;
+    };
+    response: ({
+      inputRequest?: ({
+        id?: string;
+        agentId?: string;
+        /** The agent's name */
+        agent?: string;
+        /** prompt: seen on its quiet terminal; explicit: the agent asked through the API */
+        reason?: "prompt" | "explicit";
+        /** The prompt line that matched, or the agent's own text */
+        prompt?: string;
+        /** Which prompt pattern matched (a prompt) */
+        pattern?: string;
+        /** The last lines of its screen when raised (a prompt), trimmed */
+        lines?: Array<string>;
+        created?: string;
+        state?: "open" | "answered" | "withdrawn" | "ended";
+        closed?: ({
+          at?: string;
+          why?: "answer" | "output" | "input" | "agent" | "agent-ended" | "api-closed";
+          answer?: {
+            length?: number;
+            enter?: boolean;
+            by?: {
+              [key: string]: unknown;
+            };
+          };
+        });
+      });
+    });
   };
   /** List memories of a namespace in insertion order (without vectors) */
   "GET /v1/memory/{namespace}": {
@@ -1213,6 +1441,9 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "POST /v1/agents/{id}/files/{*}",
   "DELETE /v1/agents/{id}/files/{*}",
   "POST /v1/agents/{id}/input",
+  "POST /v1/agents/{id}/input-requests",
+  "GET /v1/agents/{id}/input-requests/{requestId}",
+  "DELETE /v1/agents/{id}/input-requests/{requestId}",
   "GET /v1/agents/{id}/output",
   "GET /v1/approvals",
   "GET /v1/approvals/stream",
@@ -1231,6 +1462,9 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/events/proof/consistency",
   "GET /v1/events/proof/inclusion",
   "GET /v1/events/stream",
+  "GET /v1/input-requests",
+  "GET /v1/input-requests/{id}",
+  "POST /v1/input-requests/{id}",
   "GET /v1/memory/{namespace}",
   "POST /v1/memory/{namespace}",
   "POST /v1/memory/{namespace}/search",

@@ -12,12 +12,15 @@ export const AGENT_COLUMNS = ['Name', 'Profile', 'State', 'Command', 'Duration',
 export function AgentRow({
   agent: a,
   selected,
+  waiting,
   now,
   onSelect,
   onTerminate,
 }: {
   agent: Agent;
   selected: boolean;
+  /** It waits for a person (an open input request). */
+  waiting?: boolean;
   now: number;
   onSelect: () => void;
   onTerminate: () => void;
@@ -32,6 +35,7 @@ export function AgentRow({
       <td data-testid="agent-profile">{a.profile ?? '—'}</td>
       <td>
         <Badge value={a.state} testId="agent-state" />
+        {waiting ? <Badge value="waiting for input" testId="agent-waiting" /> : null}
       </td>
       <td class="command-cell" title={command}>
         <code data-testid="agent-command">{command}</code>

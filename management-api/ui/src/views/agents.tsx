@@ -3,7 +3,7 @@ import { useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote, Loading, Unavailable } from '../components/common.js';
 import { useNow } from '../now.js';
-import type { Agent, AgentsTopic } from '../types.js';
+import type { Agent, AgentsTopic, InputRequest } from '../types.js';
 import { AgentDetail } from './agent-detail.js';
 import { ended } from './agent-facts.js';
 import { AgentOutput } from './agent-output.js';
@@ -11,8 +11,8 @@ import { AgentRow, AGENT_COLUMNS } from './agent-row.js';
 import { TerminalView } from '../terminal/terminal-view.js';
 import { SpawnForm } from './spawn-form.js';
 
-/** The agents view, from the `agents` topic. */
-export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
+/** The agents view, from the `agents` topic; `waiting` (the `inputs` topic) marks the agents waiting for a person. */
+export function AgentsView({ topic, waiting }: { topic: AgentsTopic | undefined; waiting?: InputRequest[] | undefined }) {
   const [selected, setSelected] = useState<string>();
   const [error, setError] = useState<string>();
   // Hooks before the early returns: the clock ticks only while an agent runs (durations grow).
@@ -56,6 +56,7 @@ export function AgentsView({ topic }: { topic: AgentsTopic | undefined }) {
                     key={a.id}
                     agent={a}
                     selected={a.id === selected}
+                    waiting={waiting?.some((r) => r.agentId === a.id) ?? false}
                     now={now}
                     onSelect={() => setSelected(a.id)}
                     onTerminate={() => void terminate(a)}
