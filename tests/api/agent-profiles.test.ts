@@ -101,6 +101,8 @@ t.test('agent profiles', async (t) => {
     t.equal(path.basename(report.cwd), 'probe');
     t.match(report.env['ANTHROPIC_BASE_URL'], /\/v1\/providers\/anthropic$/, "the profile's provider is announced");
     t.equal(report.env['OPENAI_BASE_URL'], undefined, 'a provider the profile does not name is not');
+    t.equal(report.env['ANTHROPIC_API_KEY'], report.env['AGENTBOX_TOKEN'], "its key variable holds the agent's token");
+    t.equal(report.env['OPENAI_API_KEY'], undefined, 'nor its key variable');
     t.equal(report.tty, false);
   });
 

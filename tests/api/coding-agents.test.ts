@@ -72,16 +72,17 @@ t.test('coding agents on a terminal, confined, through the provider broker', asy
       t.teardown(() => openai.close());
 
       // What a user writes: the providers with their real base URLs (here the stand-ins), the keys in
-      // the box's environment only, and a profile per CLI. Neither CLI reads the agent's token from
-      // AGENTBOX_TOKEN by itself: Claude Code takes its key from ANTHROPIC_API_KEY, Codex from the
-      // variable its provider's env_key names, and Codex takes its base URL from configuration only.
+      // the box's environment only, and a profile per CLI. Claude Code takes the broker's address and
+      // the agent's token from ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, as the box gives them; Codex
+      // takes its key from the variable its provider's env_key names and its base URL from
+      // configuration only.
       const toml = `[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"
 [sandbox]\nnamespaces = "${namespaces}"
 [providers.anthropic]\nenv_var = "ANTHROPIC_API_KEY"\nbase_url = "${anthropic.url}"
 [providers.openai]\nenv_var = "OPENAI_API_KEY"\nbase_url = "${openai.url}/v1"
 [agents.profiles.claude]
-command = "/bin/sh"
-args = ["-c", 'ANTHROPIC_API_KEY="$AGENTBOX_TOKEN" exec claude "$@"', "claude", "-p", "Write a friendly hello.txt here.", "--permission-mode", "acceptEdits"]
+command = "claude"
+args = ["-p", "Write a friendly hello.txt here.", "--permission-mode", "acceptEdits"]
 env = { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = "1", DISABLE_AUTOUPDATER = "1", DISABLE_TELEMETRY = "1" }
 providers = ["anthropic"]
 tty = true
@@ -149,6 +150,8 @@ timeout_sec = 240
             'its base URL is the broker',
           );
           t.match(cli?.env, { HOME: /./, AGENTBOX_AGENT_NAME: profile });
+          const keyVariable = profile === 'claude' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+          t.equal(cli?.env[keyVariable], cli?.env['AGENTBOX_TOKEN'], `${keyVariable} holds the agent's own token, not the provider's key`);
           t.not(cli?.env['HOME'], process.env['HOME'], "its HOME is the agent's private directory, not the box user's");
           for (const p of processes) {
             const text = JSON.stringify(p.env) + p.cmdline;

@@ -52,7 +52,7 @@ t.before(async () => {
   token = (await environ(sleeper.pid))['AGENTBOX_TOKEN'] ?? '';
 });
 
-t.test('an agent gets its token, the API URL and one <NAME>_BASE_URL per enabled provider, never a key', async (t) => {
+t.test('an agent gets its token, the API URL and one <NAME>_BASE_URL and <NAME>_API_KEY (its token) per enabled provider, never a key', async (t) => {
   const env = await environ(sleeper.pid);
   // The agents' own listener (http/agent-listener.ts), never the operator's port.
   const api = box.server.app.agentbox.agentListener.url()!;
@@ -62,6 +62,9 @@ t.test('an agent gets its token, the API URL and one <NAME>_BASE_URL per enabled
   t.equal(env['STAND_BASE_URL'], `${api}/v1/providers/stand`);
   t.equal(env['ANTHRO_TEST_BASE_URL'], `${api}/v1/providers/anthro-test`);
   t.equal(env['OFF_BASE_URL'], undefined, 'a disabled provider is not offered');
+  t.equal(env['STAND_API_KEY'], env['AGENTBOX_TOKEN'], "the provider's key variable holds the agent's own token");
+  t.equal(env['ANTHRO_TEST_API_KEY'], env['AGENTBOX_TOKEN']);
+  t.equal(env['OFF_API_KEY'], undefined);
   const environText = await readFile(`/proc/${sleeper.pid}/environ`, 'utf8');
   const cmdline = await readFile(`/proc/${sleeper.pid}/cmdline`, 'utf8');
   for (const secret of [box.key, REAL_KEY, ANTHRO_KEY]) {

@@ -1,4 +1,4 @@
-// What an agent is given at spawn instead of secrets: its own token, the API's address and the broker's provider addresses.
+// What an agent is given at spawn instead of secrets: its own token (also under each provider's <NAME>_API_KEY), the API's address and the broker's provider addresses.
 import { AdapterInputError } from '../adapter-errors.js';
 import type { BrokeredProvider } from '../manifest/rules/helpers/providers.js';
 import type { AgentCredentialHooks } from './hooks.js';
@@ -42,7 +42,12 @@ export function agentCredentials(options: AgentCredentialOptions): AgentCredenti
       metrics?.liveTokens.set(tokens.size);
       const base = options.apiUrl();
       const env: Record<string, string> = { [TOKEN_VARIABLE]: token, [API_URL_VARIABLE]: base };
-      for (const p of options.providers) if (!agent.providers || agent.providers.includes(p.name)) env[p.variable] = base + brokerPath(p.name);
+      for (const p of options.providers) {
+        if (agent.providers && !agent.providers.includes(p.name)) continue;
+        env[p.variable] = base + brokerPath(p.name);
+        // The agent's own token, where SDKs look for the provider's key: the broker takes it in its place.
+        env[p.keyVariable] = token;
+      }
       return env;
     },
     revoke(id) {

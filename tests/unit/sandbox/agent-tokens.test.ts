@@ -41,10 +41,13 @@ t.test('the hooks give the token, the API URL and provider addresses, and refuse
     tokens,
     operatorKey: key,
     apiUrl: () => 'http://127.0.0.1:9090',
-    providers: [{ name: 'open-ai', baseUrl: 'https://api.openai.com/v1', envVar: 'OPENAI_API_KEY', variable: 'OPEN_AI_BASE_URL' }],
+    providers: [
+      { name: 'open-ai', baseUrl: 'https://api.openai.com/v1', envVar: 'OPENAI_API_KEY', variable: 'OPEN_AI_BASE_URL', keyVariable: 'OPEN_AI_API_KEY' },
+    ],
   });
   const env = hooks.issue({ id: 'agt_a', name: 'alpha' });
-  t.same(Object.keys(env).sort(), ['AGENTBOX_API_URL', 'AGENTBOX_TOKEN', 'OPEN_AI_BASE_URL']);
+  t.same(Object.keys(env).sort(), ['AGENTBOX_API_URL', 'AGENTBOX_TOKEN', 'OPEN_AI_API_KEY', 'OPEN_AI_BASE_URL']);
+  t.equal(env['OPEN_AI_API_KEY'], env['AGENTBOX_TOKEN'], 'the key variable holds the agent token');
   t.equal(env['OPEN_AI_BASE_URL'], 'http://127.0.0.1:9090/v1/providers/open-ai');
   t.ok(tokens.verify(env['AGENTBOX_TOKEN']!));
   hooks.revoke('agt_a');

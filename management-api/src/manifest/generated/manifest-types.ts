@@ -394,7 +394,7 @@ export interface Manifest {
    */
   agents: {
     /**
-     * Agent profiles by name: the name a spawn request gives as profile, and its agents' default name. Claude Code and Codex CLI on a terminal, reaching their providers through the broker only (declare anthropic and openai under [providers] with a base_url; docs/user/agents.md). Neither CLI takes the agent's token from AGENTBOX_TOKEN by itself, so a shell hands it over; a request that replaces args restates the first three:
+     * Agent profiles by name: the name a spawn request gives as profile, and its agents' default name. Claude Code and Codex CLI on a terminal, reaching their providers through the broker only (declare anthropic and openai under [providers] with a base_url; docs/user/agents.md). Claude Code finds the broker and the agent's token in ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY; Codex reads neither, so a shell declares the broker as its provider (a request that replaces its args restates the first three):
      */
     profiles: {
       [k: string]: AgentProfile | undefined;
