@@ -5,6 +5,7 @@ import t from 'tap';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure';
 import { requestDigest } from '../../management-api/src/approvals/approval-request.js';
 import { runAgentboxAsync } from '../helpers/cli.js';
