@@ -24,6 +24,8 @@ const suites: Record<string, () => Promise<Report>> = {
   dashboard: async () => (await import('./dashboard-bench.js')).runDashboardBench(),
   policy: async () => (await import('./policy-bench.js')).runPolicyBench(),
   terminal: async () => (await import('./terminal-bench.js')).runTerminalBench(),
+  'tty-throughput': async () => (await import('./tty-throughput-bench.js')).runTtyThroughputBench(),
+  'tty-idle': async () => (await import('./tty-idle-bench.js')).runTtyIdleBench(),
   client: async () => (await import('./client-bench.js')).runClientBench(),
   files: async () => (await import('./files-bench.js')).runFilesBench(),
 };

@@ -37,6 +37,19 @@ for (const namespaces of ['auto', 'off'] as const) {
       t.match(log.map((c) => c.text).join(''), /term=vt100/);
     });
 
+    // Its last writes are still in the kernel when the terminal hangs up (the reader is behind): they must be read, not dropped with the hang-up.
+    t.test('the end of a fast writer’s output reaches the log and the screen', async (t) => {
+      for (let run = 0; run < 3; run++) {
+        const agent = await spawn(`fast-${run}`, { command: '/usr/bin/seq', args: ['1', '300000'], tty: true });
+        await waitFor('the agent to end', async () => ((await status(agent.id)).state === 'running' ? undefined : true));
+        const log = (await box.api(`/v1/agents/${agent.id}/output?after=0`)).json['chunks'] as Array<{ text: string }>;
+        t.match(log.map((c) => c.text).join(''), /\n299999\r\n300000\r\n$/, `run ${run}: the log ends with the last line`);
+        const late = await openViewer(box, agent.id);
+        t.match(await late.screen(), /299999\s+300000/, `run ${run}: the screen shows the last line`);
+        await late.closed;
+      }
+    });
+
     t.test('a shell on a terminal: echo, several viewers, a late one gets the screen, resize, input, the end', async (t) => {
       const agent = await spawn('shell', { ...BASH, tty: true, cols: 100, rows: 30 });
       t.equal(agent.tty, true, 'the record says tty');

@@ -1,5 +1,5 @@
 // A tty agent's pseudo-terminal: the master the box keeps, the launcher argv that gives the agent the other end.
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
 import { AdapterInputError } from '../../adapter-errors.js';
@@ -86,7 +86,8 @@ export class AgentTty {
    * process holding the terminal has closed it (the master then reads EIO) or it was closed here.
    */
   read(onData: (data: Buffer) => void, onEnd: () => void): tty.ReadStream {
-    const stream = new tty.ReadStream(this.#fd);
+    // Half open: at the end of reading the stream keeps the descriptor, for the drain below.
+    const stream = new tty.ReadStream(this.#fd, { allowHalfOpen: true });
     this.#stream = stream;
     stream.on('data', (data: Buffer | string) => onData(typeof data === 'string' ? Buffer.from(data) : data));
     let ended = false;
@@ -98,8 +99,15 @@ export class AgentTty {
     };
     // EIO is how a master says that no process holds the terminal any longer.
     stream.on('error', end);
-    stream.on('end', end);
     stream.on('close', end);
+    // libuv calls a hang-up with a short read the end of the stream, but a master's reads are
+    // short by nature (at most 4095 bytes), and the kernel may still hold what the agent wrote
+    // last (tens of KiB). Read it here, until the master says EIO, before the output ends.
+    stream.on('end', () => {
+      if (!ended) drainMaster(this.#fd, onData);
+      end();
+      stream.destroy();
+    });
     return stream;
   }
 
@@ -134,5 +142,20 @@ export class AgentTty {
     }
     if (!this.#closed) closeSync(this.#fd);
     this.#closed = true;
+  }
+}
+
+/** Read what is left in a hung-up master (non-blocking) until it says EIO (or EAGAIN): bounded by the kernel's buffers. */
+export function drainMaster(fd: number, onData: (data: Buffer) => void): void {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return;
+    }
+    if (n <= 0) return;
+    onData(Buffer.from(buffer.subarray(0, n)));
   }
 }
