@@ -6,6 +6,7 @@ import { createCredentialMetrics, type CredentialMetrics } from './credentials/m
 import { createEgressMetrics, type EgressMetrics } from './egress/metrics.js';
 import { createDashboardMetrics, type DashboardMetrics } from './dashboard/metrics.js';
 import { createApprovalMetrics, type ApprovalMetrics } from './approvals/metrics.js';
+import { createSnapshotMetrics, type SnapshotMetrics } from './snapshots/snapshot-metrics.js';
 import { createAuditMetrics, createCoreMetrics, type AuditMetrics, type BuildInfo, type CoreMetrics } from './observability/metrics.js';
 
 /** Every metric the API exports. */
@@ -24,6 +25,8 @@ export interface ApiMetrics extends CoreMetrics, AuditMetrics {
   dashboard: DashboardMetrics;
   /** The approvals queue: pending requests, decisions by outcome. */
   approvals: ApprovalMetrics;
+  /** Workspace snapshots: operations by outcome, their time, bytes added and freed. */
+  snapshots: SnapshotMetrics;
 }
 
 /** Create the registry with default process metrics, build info, the API's own metrics and each area's (in this order). */
@@ -39,6 +42,7 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     egress: createEgressMetrics(registry),
     dashboard: createDashboardMetrics(registry),
     approvals: createApprovalMetrics(registry),
+    snapshots: createSnapshotMetrics(registry),
     ...createAuditMetrics(registry),
   };
 }

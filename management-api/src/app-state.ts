@@ -14,6 +14,7 @@ import type { EgressController } from './egress/controller.js';
 import type { AgentListener } from './http/agent-listener.js';
 import type { AuditTrail } from './observability/audit-trail.js';
 import type { Approvals } from './approvals/approvals-plugin.js';
+import type { SnapshotStore } from './snapshots/snapshot-store.js';
 import { apiVersion, imageHash } from './version.js';
 
 /** Shared state of one API instance. */
@@ -49,6 +50,8 @@ export interface AgentboxState {
   audit: AuditTrail;
   /** The approvals queue: the approver of supervised asks (approvals/queue.ts). */
   approvals: Approvals;
+  /** Workspace snapshots (snapshots/snapshot-store.ts). */
+  snapshots: SnapshotStore;
 }
 
 declare module 'fastify' {
@@ -95,6 +98,7 @@ export const appStatePlugin = fp<AppStateOptions>(
       agentListener: app.agentListener,
       audit: app.audit,
       approvals: app.approvals,
+      snapshots: app.snapshots,
     });
   },
   {
@@ -110,6 +114,7 @@ export const appStatePlugin = fp<AppStateOptions>(
       'agentbox-egress',
       'agentbox-agent-listener',
       'agentbox-approvals',
+      'agentbox-snapshots',
     ],
   },
 );

@@ -22,6 +22,11 @@ export const AUDIT_KINDS = {
   /** A supervised agent's ask held for an operator, and how it ended (approvals/queue.ts). */
   approvalRequested: 'approval.requested',
   approvalDecided: 'approval.decided',
+  /** Workspace snapshots: made, deleted, restored into an agent's directory, forked into a new agent (snapshots/). */
+  snapshotCreated: 'snapshot.created',
+  snapshotDeleted: 'snapshot.deleted',
+  snapshotRestored: 'snapshot.restored',
+  snapshotForked: 'snapshot.forked',
 } as const;
 
 /** One of {@link AUDIT_KINDS}. */
