@@ -220,8 +220,8 @@ t.test('bad input: clear 4xx', async (t) => {
   t.equal((await box.api(`/v1/agents/${alpha.id}/snapshots`, { body: { label: 7 } })).status, 400, 'a label is text');
   const fork = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: unknown } });
   t.equal(fork.status, 404, 'a fork of an unknown snapshot');
-  const escape = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: '../out' } });
-  t.equal(escape.status, 400, 'a fork directory outside the workspace');
+  const outside = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: '../out' } });
+  t.equal(outside.status, 400, 'a fork directory outside the workspace');
   const events = await box.api('/v1/events?kind=snapshot.created');
   t.ok((events.json['items'] as unknown[]).length >= 3, `snapshot.created events recorded: ${JSON.stringify(events.json).slice(0, 300)}`);
 });

@@ -106,7 +106,7 @@ class Capture {
     const prev = this.previous.get(rel);
     if (prev && prev.key === statKey(st)) {
       this.reusedFiles++;
-      prev.chunks.forEach((h, i) => this.refer(h, chunkSize(prev.size, i, CHUNK_BYTES)));
+      for (const [i, h] of prev.chunks.entries()) this.refer(h, chunkSize(prev.size, i, CHUNK_BYTES));
       return prev;
     }
     let fd: number;
@@ -141,7 +141,7 @@ class Capture {
       // Still changing: kept as last read, and said so. Its key is emptied so the next snapshot reads it again.
       this.changed++;
       if (this.changedPaths.length < MAX_CHANGED_PATHS) this.changedPaths.push(rel);
-      last!.chunks.forEach((h, i) => this.refer(h, chunkSize(last!.size, i, CHUNK_BYTES)));
+      for (const [i, h] of last!.chunks.entries()) this.refer(h, chunkSize(last!.size, i, CHUNK_BYTES));
       return { ...last!, key: '' };
     } finally {
       closeSync(fd);

@@ -4,7 +4,7 @@ import { checkEntryPath, type SnapshotEntry } from './snapshot-manifest.js';
 
 /** One entry per line, so a reader never holds more than the text and the array. */
 export function serializeEntries(entries: readonly SnapshotEntry[]): Buffer {
-  return Buffer.from(entries.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  return Buffer.from(`${entries.map((e) => JSON.stringify(e)).join('\n')}\n`);
 }
 
 export function sha256Hex(data: Uint8Array): string {

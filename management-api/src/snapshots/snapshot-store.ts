@@ -213,7 +213,7 @@ export class SnapshotStore {
     const file = entriesFile(this.#dir, s.id);
     const sizes = new Map<string, number>();
     for (const e of parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[])
-      if (e.type === 'file') e.chunks.forEach((h, i) => sizes.set(h, chunkSize(e.size, i, CHUNK_BYTES)));
+      if (e.type === 'file') for (const [i, h] of e.chunks.entries()) sizes.set(h, chunkSize(e.size, i, CHUNK_BYTES));
     return sizes;
   }
 
