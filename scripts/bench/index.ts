@@ -26,6 +26,7 @@ const suites: Record<string, () => Promise<Report>> = {
   terminal: async () => (await import('./terminal-bench.js')).runTerminalBench(),
   client: async () => (await import('./client-bench.js')).runClientBench(),
   files: async () => (await import('./files-bench.js')).runFilesBench(),
+  snapshot: async () => (await import('./snapshot-bench.js')).runSnapshotBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });

@@ -28,10 +28,11 @@ const snap = async (id: string, label?: string): Promise<Snapshot> => {
 const stop = (id: string) => box.api(`/v1/agents/${id}?graceMs=0`, { method: 'DELETE' });
 const dirOf = (agent: Agent) => path.join(box.paths.workspaceDir, agent.cwd);
 const tokenOf = async (pid: number): Promise<string> => /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(await readFile(`/proc/${pid}/environ`, 'utf8'))?.[1] ?? '';
+/** Chunks in the store: the entries of every pack index. */
 const objects = async (): Promise<number> => {
-  const root = path.join(box.paths.stateDir, 'snapshots/objects');
+  const root = path.join(box.paths.stateDir, 'snapshots/packs');
   let n = 0;
-  for (const fan of await readdir(root)) n += (await readdir(path.join(root, fan))).length;
+  for (const name of await readdir(root)) if (name.endsWith('.idx')) n += Object.keys(JSON.parse(await readFile(path.join(root, name), 'utf8'))).length;
   return n;
 };
 /** Content, permission bits and mtime of every entry under `dir`, links as their targets. */
@@ -151,7 +152,7 @@ t.test('fork: two agents from one snapshot share nothing on disk; five forks at 
     'the files API serves the fork',
   );
   const bSt = await stat(path.join(dirOf(b), 'big.bin'));
-  t.equal(bSt.nlink, 1, 'a copy, never a hard link into the store');
+  t.equal(bSt.nlink, 1, 'a copy of its own');
   t.equal((await stat(path.join(dirOf(b), 'tool.sh'))).mode & 0o7777, 0o755, 'setuid stripped in a fork too');
 
   const many = await Promise.all(
@@ -181,7 +182,7 @@ t.test('delete frees what no other snapshot refers to and keeps what is shared',
   const count = await objects();
   const del = await box.api(`/v1/snapshots/${one.id}`, { method: 'DELETE' });
   t.equal(del.status, 200);
-  t.match(del.json, { deleted: one.id, freedBytes: 7000, freedObjects: 1 }, 'only the old "goes" was freed');
+  t.match(del.json, { deleted: one.id, freedBytes: 7000, freedChunks: 1 }, 'only the old "goes" was freed');
   t.equal(await objects(), count - 1);
   t.equal((await box.api(`/v1/snapshots/${one.id}`)).status, 404, 'gone');
   await stop(gamma.id);

@@ -1,7 +1,7 @@
 // kill -9 during a snapshot: no half-written snapshot is listed, the store opens clean, a later snapshot works and what the killed one stored is swept.
 import t from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,11 +9,22 @@ import { fileURLToPath } from 'node:url';
 import pino from 'pino';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
-import { listObjects } from '../../management-api/src/snapshots/object-store.js';
+import { loadIndex } from '../../management-api/src/snapshots/object-store.js';
 
 const child = fileURLToPath(new URL('./snapshot-kill-child.ts', import.meta.url));
 // The TypeScript loader this test runs under, so the child runs the same source.
 const loader = process.execArgv.filter((a) => a.startsWith('--import=') && a.includes('typescript'));
+
+/** Bytes of the packs being written in the store's tmp/. */
+function packBytes(storeDir: string): number {
+  try {
+    return readdirSync(path.join(storeDir, 'tmp'))
+      .filter((n) => n.endsWith('.pack'))
+      .reduce((sum, n) => sum + statSync(path.join(storeDir, 'tmp', n)).size, 0);
+  } catch {
+    return 0;
+  }
+}
 
 /** 1,500 distinct files of 16 KiB and 64 distinct MiB in large files: long enough to be killed inside. */
 function makeTree(dir: string): void {
@@ -41,14 +52,14 @@ t.test('SIGKILL mid-capture, then reopen', async (t) => {
   proc.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
   // Killed once the capture has stored objects but before it finished (it prints "done" then).
   for (let i = 0; i < 2000 && !out.includes('done'); i++) {
-    if (out.includes('capturing') && readdirSync(path.join(storeDir, 'objects')).length > 0 && listObjects(storeDir).size >= 50) break;
+    if (out.includes('capturing') && packBytes(storeDir) >= 24 << 20) break;
     await new Promise((r) => setTimeout(r, 5));
   }
   t.notOk(out.includes('done'), 'the capture had not finished');
   proc.kill('SIGKILL');
   t.equal(await exited, 'SIGKILL');
-  const orphans = listObjects(storeDir).size;
-  t.ok(orphans >= 50, `the killed capture had stored ${orphans} objects`);
+  const written = packBytes(storeDir);
+  t.ok(written >= 24 << 20, `the killed capture had written ${written} bytes of its pack`);
   t.same(
     readdirSync(path.join(storeDir, 'manifests')).filter((n) => n.endsWith('.json')),
     [],
@@ -68,7 +79,8 @@ t.test('SIGKILL mid-capture, then reopen', async (t) => {
     [made.id],
   );
   await store.sweep();
-  t.equal(listObjects(storeDir).size, made.stats.chunks, 'the killed capture’s objects that nothing refers to are swept; the new snapshot’s kept');
+  t.equal(loadIndex(storeDir).size, made.stats.chunks, 'the store holds the new snapshot’s chunks, each once');
+  t.same(readdirSync(path.join(storeDir, 'packs')).sort(), [`${made.id}.idx`, `${made.id}.pack`], 'one pack, its index beside it');
   const target = path.join(root, 'restored');
   const back = await store.materialize(made.id, target, undefined, 'restore');
   t.equal(back.files, 1504, 'and it reads back whole');
@@ -98,6 +110,7 @@ t.test('a full disk fails cleanly: 507, nothing listed, what was stored swept', 
   t.match(err, { code: 'ABX_ERR_DISK_LOW', message: /disk filled/ }, 'refused as a full disk');
   t.same(store.list(), [], 'nothing listed');
   await store.sweep();
-  t.equal(listObjects(storeDir).size, 0, 'the objects it stored are swept');
+  t.equal(loadIndex(storeDir).size, 0, 'no chunk kept');
+  t.same(readdirSync(path.join(storeDir, 'packs')), [], 'no pack kept');
   t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'no temporary file left');
 });

@@ -170,7 +170,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
         tags: ['snapshots'],
         params: sidParams,
         response: {
-          200: { type: 'object', properties: { deleted: { type: 'string' }, freedBytes: { type: 'integer' }, freedObjects: { type: 'integer' } } },
+          200: { type: 'object', properties: { deleted: { type: 'string' }, freedBytes: { type: 'integer' }, freedChunks: { type: 'integer' } } },
           ...errors,
         },
       },

@@ -1,9 +1,9 @@
 // A workspace walked into snapshot entries (in the worker, with synchronous calls): descriptor by descriptor, links kept as links, each file hashed in chunks and stored once.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { chunkSize, parseEntries } from './entries-file.js';
-import { ObjectWriter } from './object-store.js';
+import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
 
@@ -22,7 +22,7 @@ class Capture {
   readonly seen = new Set<string>();
   readonly changedPaths: string[] = [];
   readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
-  readonly objects: ObjectWriter;
+  readonly objects: PackWriter;
   readonly previous: Map<string, FileEntry>;
   files = 0;
   dirs = 0;
@@ -34,7 +34,7 @@ class Capture {
   changed = 0;
 
   constructor(readonly job: CaptureJob) {
-    this.objects = new ObjectWriter(job.storeDir);
+    this.objects = new PackWriter(job.storeDir, job.pack);
     this.previous = new Map();
     if (job.previous) {
       const { entriesFile, entriesSha256 } = job.previous;
@@ -174,10 +174,18 @@ class Capture {
 /** Capture the directory open as `job.rootFd`. */
 export function capture(job: CaptureJob): CaptureResult {
   const c = new Capture(job);
-  const root = fstatSync(job.rootFd, { bigint: true });
-  c.entries.push({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
-  c.walk(job.rootFd, '');
+  let packed: boolean;
+  try {
+    const root = fstatSync(job.rootFd, { bigint: true });
+    c.entries.push({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
+    c.walk(job.rootFd, '');
+  } finally {
+    packed = c.objects.close();
+  }
+  // Its index beside it in tmp/: the service moves both into packs/, the index last.
+  if (packed) writeFileSync(c.objects.tmpFile.replace(/\.pack$/, '.idx'), JSON.stringify(c.objects.index), { mode: 0o600 });
   return {
+    packed,
     entries: c.entries,
     changedPaths: c.changedPaths,
     stats: {

@@ -1,22 +1,8 @@
-// A snapshot's tree built in a new private directory (in the worker): files copied from the store (reflinked where the filesystem can), links as links, permission bits only, given to the target agent.
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  copyFileSync,
-  lchownSync,
-  lutimesSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readSync,
-  symlinkSync,
-  utimesSync,
-  writeSync,
-} from 'node:fs';
+// A snapshot's tree built in a new private directory (in the worker): files written from the store's packs, links as links, permission bits only, given to the target agent.
+import { chmodSync, closeSync, constants, lchownSync, lutimesSync, mkdirSync, openSync, readFileSync, readSync, symlinkSync, utimesSync, writeSync } from 'node:fs';
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { chunkSize, parseEntries } from './entries-file.js';
-import { objectPath } from './object-store.js';
+import { loadIndex, packFile, type ChunkLocation } from './object-store.js';
 import { CHUNK_BYTES } from './snapshot-manifest.js';
 import type { MaterializeJob, MaterializeResult } from './snapshot-protocol.js';
 
@@ -34,6 +20,7 @@ export function materialize(job: MaterializeJob): MaterializeResult {
   const entries = parseEntries(readFileSync(job.entriesFile), job.entriesSha256, job.entriesFile);
   mkdirSync(job.target, { mode: 0o700 });
   const root = openSync(job.target, DIR_FLAGS);
+  const packs = new Packs(job.storeDir);
   const result: MaterializeResult = { files: 0, dirs: 0, symlinks: 0, bytes: 0 };
   const own = (p: string) => {
     if (job.owner) lchownSync(p, job.owner.uid, job.owner.gid);
@@ -54,7 +41,7 @@ export function materialize(job: MaterializeJob): MaterializeResult {
         lutimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
         result.symlinks++;
       } else {
-        writeFileFromChunks(job.storeDir, p, e.chunks, e.size);
+        writeFileFromChunks(packs, p, e.chunks, e.size);
         own(p);
         // After the chown, which would clear setuid bits anyway: the mode never carries them.
         chmodSync(p, e.mode & 0o777);
@@ -69,39 +56,53 @@ export function materialize(job: MaterializeJob): MaterializeResult {
     }
     return result;
   } finally {
+    packs.close();
     closeSync(root);
   }
 }
 
-/**
- * A one-chunk file is copied from its object with copy_file_range, or a reflink where the
- * filesystem shares blocks (btrfs, XFS): the copy is the agent's own, never a hard link to the
- * store. A longer file is written chunk after chunk.
- */
-function writeFileFromChunks(storeDir: string, p: string, chunks: readonly string[], size: number): void {
-  if (chunks.length === 1) {
-    copyFileSync(objectPath(storeDir, chunks[0]!), p, constants.COPYFILE_EXCL | constants.COPYFILE_FICLONE);
-    return;
+/** Pack descriptors held open for one materialisation, and the chunk index. */
+class Packs {
+  readonly #fds = new Map<string, number>();
+  readonly #index: Map<string, ChunkLocation>;
+  readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
+
+  constructor(private readonly storeDir: string) {
+    this.#index = loadIndex(storeDir);
   }
+
+  /** Chunk `hash` of `want` bytes, read into `buf`. */
+  read(hash: string, want: number): Buffer {
+    const loc = this.#index.get(hash);
+    if (!loc || loc.length !== want) throw new Error(`snapshot chunk ${hash} is missing from the store: the store is damaged`);
+    let fd = this.#fds.get(loc.pack);
+    if (fd === undefined) {
+      fd = openSync(packFile(this.storeDir, loc.pack), constants.O_RDONLY);
+      this.#fds.set(loc.pack, fd);
+    }
+    let n = 0;
+    while (n < want) {
+      const got = readSync(fd, this.buf, n, want - n, loc.offset + n);
+      if (got === 0) throw new Error(`pack ${loc.pack} is shorter than its index says: the store is damaged`);
+      n += got;
+    }
+    return this.buf.subarray(0, want);
+  }
+
+  close(): void {
+    for (const fd of this.#fds.values()) closeSync(fd);
+  }
+}
+
+/** A new file (O_EXCL, O_NOFOLLOW) written chunk after chunk from the packs: the agent's own copy, never a link into the store. */
+function writeFileFromChunks(packs: Packs, p: string, chunks: readonly string[], size: number): void {
   const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-    chunks.forEach((hash, i) => {
-      const want = chunkSize(size, i, CHUNK_BYTES);
-      const src = openSync(objectPath(storeDir, hash), constants.O_RDONLY);
-      try {
-        let n = 0;
-        while (n < want) {
-          const got = readSync(src, buf, n, want - n, n);
-          if (got === 0) throw new Error(`snapshot object ${hash} is shorter than its chunk: the store is damaged`);
-          n += got;
-        }
-      } finally {
-        closeSync(src);
-      }
+    for (const [i, hash] of chunks.entries()) {
+      const data = packs.read(hash, chunkSize(size, i, CHUNK_BYTES));
       let off = 0;
-      while (off < want) off += writeSync(fd, buf, off, want - off);
-    });
+      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    }
   } finally {
     closeSync(fd);
   }

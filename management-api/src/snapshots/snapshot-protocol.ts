@@ -8,6 +8,8 @@ export interface CaptureJob {
   /** Files of several links owned by another uid were linked in from elsewhere: left out, as the files API does. */
   ownUid: number;
   storeDir: string;
+  /** The pack its new chunks go to (`tmp/<pack>.pack`, its index `tmp/<pack>.idx`). */
+  pack: string;
   /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
   previous?: { entriesFile: string; entriesSha256: string };
 }
@@ -27,6 +29,8 @@ export type SnapshotJob = CaptureJob | MaterializeJob;
 
 /** What a capture found. */
 export interface CaptureResult {
+  /** True when new chunks were written (a pack and its index wait in tmp/). */
+  packed: boolean;
   entries: SnapshotEntry[];
   stats: Omit<SnapshotStats, 'durationMs'>;
   changedPaths: string[];

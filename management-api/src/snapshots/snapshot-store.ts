@@ -1,12 +1,12 @@
 // The snapshot store under the box's state directory: snapshots made, listed, read back into a directory, deleted with a mark-and-sweep of their objects.
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
-import { lstat, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
 import { chunkSize, parseEntries, serializeEntries, sha256Hex } from './entries-file.js';
-import { ensureStoreDirs, listObjects, objectPath, storeLayout } from './object-store.js';
+import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
 import { runJob, JobError } from './run-job.js';
 import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
@@ -103,13 +103,24 @@ export class SnapshotStore {
         const previous = this.list()
           .filter((s) => s.agent.id === source.agent.id && s.agent.cwd === source.agent.cwd)
           .at(-1);
+        const { tmp } = storeLayout(this.#dir);
         const result = await runJob({
           op: 'capture',
           rootFd: source.rootFd,
           ownUid: source.ownUid,
           storeDir: this.#dir,
+          pack: id,
           ...(previous ? { previous: { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } } : {}),
+        }).catch(async (err: unknown) => {
+          await rm(path.join(tmp, `${id}.pack`), { force: true });
+          await rm(path.join(tmp, `${id}.idx`), { force: true });
+          throw err;
         });
+        if (result.packed) {
+          // The pack, then its index: a pack is part of the store once its index is in packs/.
+          await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
+          await rename(path.join(tmp, `${id}.idx`), indexFile(this.#dir, id));
+        }
         const entries = serializeEntries(result.entries);
         await this.#writeFile(entriesFile(this.#dir, id), entries);
         if (this.options.durable !== false) await syncfs(this.#dir);
@@ -167,7 +178,7 @@ export class SnapshotStore {
   }
 
   /** Delete a snapshot and sweep the objects no other snapshot refers to; answers with the bytes freed. */
-  async delete(id: string): Promise<{ freedBytes: number; freedObjects: number }> {
+  async delete(id: string): Promise<{ freedBytes: number; freedChunks: number }> {
     return this.#measure('delete', () =>
       this.#lock.exclusive(async () => {
         this.get(id);
@@ -183,30 +194,88 @@ export class SnapshotStore {
   }
 
   /** Remove objects and entries files no summary refers to (after a kill or a failed capture). */
-  async sweep(): Promise<{ freedBytes: number; freedObjects: number }> {
+  async sweep(): Promise<{ freedBytes: number; freedChunks: number }> {
     return this.#lock.exclusive(() => this.#sweepLocked());
   }
 
-  async #sweepLocked(): Promise<{ freedBytes: number; freedObjects: number }> {
+  /**
+   * Mark every chunk a snapshot refers to, then sweep each pack: one with no live chunk is
+   * removed, one with dead chunks is rewritten with its live ones only (the new pack and index
+   * in place before the old ones go, so a kill in between leaves a chunk twice, never nowhere).
+   * Packs without an index (a capture killed between the two renames) and entries files
+   * without a summary are removed.
+   */
+  async #sweepLocked(): Promise<{ freedBytes: number; freedChunks: number }> {
     const live = new Set<string>();
     for (const s of this.list()) for (const h of (await this.#chunkSizes(s)).keys()) live.add(h);
     let freedBytes = 0;
-    let freedObjects = 0;
-    for (const hash of listObjects(this.#dir)) {
-      if (live.has(hash)) continue;
-      const p = objectPath(this.#dir, hash);
-      freedBytes += (await lstat(p)).size;
-      await unlink(p);
-      freedObjects++;
+    let freedChunks = 0;
+    const packs = listPacks(this.#dir);
+    for (const pack of packs) {
+      const index = await readFile(indexFile(this.#dir, pack), 'utf8')
+        .then((text) => JSON.parse(text) as PackIndex)
+        .catch(() => ({}) as PackIndex);
+      const entries = Object.entries(index);
+      if (entries.length === 0) {
+        // Torn or empty: nothing a summary can rely on.
+        await rm(indexFile(this.#dir, pack), { force: true });
+        await rm(packFile(this.#dir, pack), { force: true });
+        continue;
+      }
+      const kept = entries.filter(([h]) => live.has(h));
+      if (kept.length === entries.length) continue;
+      for (const [h, [, length]] of entries) {
+        if (live.has(h)) continue;
+        freedBytes += length;
+        freedChunks++;
+      }
+      if (kept.length > 0) await this.#repack(pack, kept);
+      await unlink(indexFile(this.#dir, pack));
+      await unlink(packFile(this.#dir, pack));
     }
-    const { manifests } = storeLayout(this.#dir);
+    const { manifests, packs: packDir } = storeLayout(this.#dir);
+    const indexed = new Set(listPacks(this.#dir));
+    for (const name of await readdir(packDir)) if (name.endsWith('.pack') && !indexed.has(name.slice(0, -5))) await rm(path.join(packDir, name), { force: true });
     for (const name of await readdir(manifests)) {
       const id = name.replace(/\.(json|entries)$/, '');
       if (!this.#summaries.has(id)) await rm(path.join(manifests, name), { force: true });
     }
     this.options.metrics?.freedBytes.inc(freedBytes);
-    if (freedObjects > 0) this.options.logger.info({ event: 'SnapshotObjectsSwept', freedObjects, freedBytes }, 'unreferenced snapshot objects removed');
-    return { freedBytes, freedObjects };
+    if (freedChunks > 0) this.options.logger.info({ event: 'SnapshotChunksSwept', freedChunks, freedBytes }, 'unreferenced snapshot chunks removed');
+    return { freedBytes, freedChunks };
+  }
+
+  /** Copy the `kept` chunks of `pack` into a new pack, in place with its index before the caller removes the old one. */
+  async #repack(pack: string, kept: Array<[string, [number, number]]>): Promise<void> {
+    const id = `pck_${randomBytes(9).toString('base64url')}`;
+    const { tmp } = storeLayout(this.#dir);
+    const src = await open(packFile(this.#dir, pack), 'r');
+    const dst = await open(path.join(tmp, `${id}.pack`), 'wx', 0o600);
+    const index: PackIndex = {};
+    try {
+      let at = 0;
+      for (const [hash, [offset, length]] of kept) {
+        const buf = Buffer.allocUnsafe(length);
+        const { bytesRead } = await src.read(buf, 0, length, offset);
+        if (bytesRead !== length) throw new Error(`pack ${pack} is shorter than its index says: the store is damaged`);
+        await dst.write(buf, 0, length, at);
+        index[hash] = [at, length];
+        at += length;
+      }
+      await dst.sync();
+    } finally {
+      await src.close();
+      await dst.close();
+    }
+    await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
+    await this.#writeFile(indexFile(this.#dir, id), Buffer.from(JSON.stringify(index)));
+  }
+
+  /** Bytes the store's packs hold on disk. */
+  async storedBytes(): Promise<number> {
+    let total = 0;
+    for (const pack of listPacks(this.#dir)) total += (await stat(packFile(this.#dir, pack))).size;
+    return total;
   }
 
   async #chunkSizes(s: SnapshotSummary): Promise<Map<string, number>> {
