@@ -172,7 +172,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const rows = [
       [`tar | ${compressor} (baseline)`, ms(median(baseline)), `${(mib / (median(baseline) / 1000)).toFixed(0)} MiB/s`, ''],
       [
-        'first snapshot (flushed: syncfs)',
+        "first snapshot (fsync'd)",
         ms(median(first)),
         `${(mib / (median(first) / 1000)).toFixed(0)} MiB/s`,
         `${(median(baseline) / median(first)).toFixed(2)}× baseline`,

@@ -1,6 +1,19 @@
 // A workspace walked into snapshot entries (in the worker, with synchronous calls): descriptor by descriptor, links kept as links, each file hashed in chunks and stored once.
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  readSync,
+  writeFileSync,
+  type BigIntStats,
+} from 'node:fs';
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { PackWriter } from './object-store.js';
@@ -180,10 +193,18 @@ export function capture(job: CaptureJob): CaptureResult {
     c.entries.push({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
     c.walk(job.rootFd, '');
   } finally {
-    packed = c.objects.close();
+    packed = c.objects.close(job.durable);
   }
   // Its index beside it in tmp/: the service moves both into packs/, the index last.
-  if (packed) writeFileSync(c.objects.tmpFile.replace(/\.pack$/, '.idx'), JSON.stringify(c.objects.index), { mode: 0o600 });
+  if (packed) {
+    const fd = openSync(c.objects.tmpFile.replace(/\.pack$/, '.idx'), 'wx', 0o600);
+    try {
+      writeFileSync(fd, JSON.stringify(c.objects.index));
+      if (job.durable) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
   return {
     packed,
     entries: c.entries,

@@ -1,5 +1,18 @@
 // A snapshot's tree built in a new private directory (in the worker): files written from the store's packs, links as links, permission bits only, given to the target agent.
-import { chmodSync, closeSync, constants, lchownSync, lutimesSync, mkdirSync, openSync, readFileSync, readSync, symlinkSync, utimesSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lchownSync,
+  lutimesSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  symlinkSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { loadIndex, packFile, type ChunkLocation } from './object-store.js';

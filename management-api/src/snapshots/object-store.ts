@@ -1,5 +1,5 @@
 // The content-addressed chunks of the snapshot store, in pack files: each capture appends its new chunks to one pack, indexed by sha256.
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -62,8 +62,9 @@ export function loadIndex(storeDir: string): Map<string, ChunkLocation> {
 /**
  * Appends one capture's new chunks to `tmp/<pack>.pack`. The chunks already stored are looked up
  * in the index loaded at the start (the store's lock keeps a sweep from removing any meanwhile).
- * The pack is not flushed here; the service renames it into `packs/`, writes its index, and
- * flushes the filesystem once before the snapshot's summary is written.
+ * One capture's chunks are one file, so making them durable is one fsync of it (`close(true)`),
+ * however many files the workspace holds; the service renames it into `packs/` with its index
+ * before the snapshot's summary is written.
  */
 export class PackWriter {
   readonly #known: Map<string, ChunkLocation>;
@@ -98,10 +99,14 @@ export class PackWriter {
     return true;
   }
 
-  /** Close the pack; false when nothing was written (no pack to keep). */
-  close(): boolean {
+  /** Close the pack, flushed first when `durable`; false when nothing was written (no pack to keep). */
+  close(durable: boolean): boolean {
     if (this.#fd === undefined) return false;
-    closeSync(this.#fd);
+    try {
+      if (durable) fsyncSync(this.#fd);
+    } finally {
+      closeSync(this.#fd);
+    }
     this.#fd = undefined;
     return true;
   }

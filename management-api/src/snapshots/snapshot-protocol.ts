@@ -10,6 +10,8 @@ export interface CaptureJob {
   storeDir: string;
   /** The pack its new chunks go to (`tmp/<pack>.pack`, its index `tmp/<pack>.idx`). */
   pack: string;
+  /** fsync the pack and its index before answering. */
+  durable: boolean;
   /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
   previous?: { entriesFile: string; entriesSha256: string };
 }
