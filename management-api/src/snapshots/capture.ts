@@ -15,7 +15,7 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
-import { chunkSize, parseEntries } from './entries-file.js';
+import { chunkSize, parseEntries, serializeEntries } from './entries-file.js';
 import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
@@ -207,7 +207,8 @@ export function capture(job: CaptureJob): CaptureResult {
   }
   return {
     packed,
-    entries: c.entries,
+    // A copy of its own: a small Buffer is a view of Node's shared pool, which must not be transferred.
+    entriesText: new Uint8Array(serializeEntries(c.entries)),
     changedPaths: c.changedPaths,
     stats: {
       files: c.files,

@@ -78,6 +78,9 @@ export interface SnapshotSummary {
 /** A manifest path: relative, plain segments (the walk produced it; checked again when read back). */
 export function checkEntryPath(p: string): void {
   if (p === '') return;
-  const bad = p.startsWith('/') || p.split('/').some((s) => s === '' || s === '.' || s === '..') || p.includes('\u0000');
-  if (bad) throw new Error(`snapshot entry path ${JSON.stringify(p)} is not a plain relative path`);
+  if (BAD_PATH.test(p)) throw new Error(`snapshot entry path ${JSON.stringify(p)} is not a plain relative path`);
 }
+
+/** A leading or doubled slash, a trailing slash, a `.` or `..` segment, a NUL. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a NUL is what is refused
+const BAD_PATH = /^\/|\/\/|\/$|(^|\/)\.\.?(\/|$)|\u0000/;

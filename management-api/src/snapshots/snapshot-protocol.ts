@@ -1,5 +1,5 @@
 // Messages between the snapshot service (API thread) and the worker thread that walks, hashes and copies files.
-import type { SnapshotEntry, SnapshotStats } from './snapshot-manifest.js';
+import type { SnapshotStats } from './snapshot-manifest.js';
 
 /** Walk the working directory open as `rootFd` (the API's descriptor: a worker shares the process's), hash and store its files. */
 export interface CaptureJob {
@@ -31,9 +31,10 @@ export type SnapshotJob = CaptureJob | MaterializeJob;
 
 /** What a capture found. */
 export interface CaptureResult {
+  /** The entries file's bytes (serialized in the worker, so no array of entries is cloned across). */
+  entriesText: Uint8Array;
   /** True when new chunks were written (a pack and its index wait in tmp/). */
   packed: boolean;
-  entries: SnapshotEntry[];
   stats: Omit<SnapshotStats, 'durationMs'>;
   changedPaths: string[];
 }

@@ -4,7 +4,7 @@ import { open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promi
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors.js';
-import { chunkSize, parseEntries, serializeEntries, sha256Hex } from './entries-file.js';
+import { chunkSize, parseEntries, sha256Hex } from './entries-file.js';
 import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
 import { runJob, JobError } from './run-job.js';
 import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
@@ -123,7 +123,7 @@ export class SnapshotStore {
           await rename(path.join(tmp, `${id}.idx`), indexFile(this.#dir, id));
           if (this.options.durable !== false) await fsyncDir(storeLayout(this.#dir).packs);
         }
-        const entries = serializeEntries(result.entries);
+        const entries = Buffer.from(result.entriesText.buffer, result.entriesText.byteOffset, result.entriesText.byteLength);
         await this.#writeFile(entriesFile(this.#dir, id), entries);
         const summary: SnapshotSummary = {
           format: MANIFEST_FORMAT,

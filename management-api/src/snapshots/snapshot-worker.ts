@@ -12,4 +12,6 @@ try {
   const e = err as NodeJS.ErrnoException;
   reply = { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
 }
-parentPort!.postMessage(reply);
+// The entries' bytes are moved, not copied.
+const transfer = reply.ok && 'entriesText' in reply.result ? [reply.result.entriesText.buffer as ArrayBuffer] : [];
+parentPort!.postMessage(reply, transfer);
