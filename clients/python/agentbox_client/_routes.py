@@ -1608,7 +1608,7 @@ DeleteV1SnapshotsSidParams = TypedDict("DeleteV1SnapshotsSidParams", {
 DeleteV1SnapshotsSidResponse = TypedDict("DeleteV1SnapshotsSidResponse", {
     "deleted": str,
     "freedBytes": int,
-    "freedObjects": int,
+    "freedChunks": int,
 }, total=False)
 
 PostV1AgentsIdInputResponse: TypeAlias = None

@@ -1367,7 +1367,7 @@ export interface Routes {
     response: {
       deleted?: string;
       freedBytes?: number;
-      freedObjects?: number;
+      freedChunks?: number;
     };
   };
 }
