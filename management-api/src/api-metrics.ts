@@ -7,6 +7,7 @@ import { createEgressMetrics, type EgressMetrics } from './egress/metrics.js';
 import { createDashboardMetrics, type DashboardMetrics } from './dashboard/metrics.js';
 import { createApprovalMetrics, type ApprovalMetrics } from './approvals/metrics.js';
 import { createInputRequestMetrics, type InputRequestMetrics } from './input-requests/metrics.js';
+import { createSnapshotMetrics, type SnapshotMetrics } from './snapshots/snapshot-metrics.js';
 import { createAuditMetrics, createCoreMetrics, type AuditMetrics, type BuildInfo, type CoreMetrics } from './observability/metrics.js';
 
 /** Every metric the API exports. */
@@ -27,6 +28,8 @@ export interface ApiMetrics extends CoreMetrics, AuditMetrics {
   approvals: ApprovalMetrics;
   /** Agents waiting for a person: open requests, and how they ended. */
   inputRequests: InputRequestMetrics;
+  /** Workspace snapshots: operations by outcome, their time, bytes added and freed. */
+  snapshots: SnapshotMetrics;
 }
 
 /** Create the registry with default process metrics, build info, the API's own metrics and each area's (in this order). */
@@ -43,6 +46,7 @@ export function createMetrics(build: BuildInfo): ApiMetrics {
     dashboard: createDashboardMetrics(registry),
     approvals: createApprovalMetrics(registry),
     inputRequests: createInputRequestMetrics(registry),
+    snapshots: createSnapshotMetrics(registry),
     ...createAuditMetrics(registry),
   };
 }

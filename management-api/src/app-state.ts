@@ -15,6 +15,7 @@ import type { AgentListener } from './http/agent-listener.js';
 import type { AuditTrail } from './observability/audit-trail.js';
 import type { Approvals } from './approvals/approvals-plugin.js';
 import type { InputRequestQueue } from './input-requests/queue.js';
+import type { SnapshotStore } from './snapshots/snapshot-store.js';
 import { apiVersion, imageHash } from './version.js';
 
 /** Shared state of one API instance. */
@@ -52,6 +53,8 @@ export interface AgentboxState {
   approvals: Approvals;
   /** Agents waiting for a person (input-requests/queue.ts). */
   inputRequests: InputRequestQueue;
+  /** Workspace snapshots (snapshots/snapshot-store.ts). */
+  snapshots: SnapshotStore;
 }
 
 declare module 'fastify' {
@@ -99,6 +102,7 @@ export const appStatePlugin = fp<AppStateOptions>(
       audit: app.audit,
       approvals: app.approvals,
       inputRequests: app.inputRequests,
+      snapshots: app.snapshots,
     });
   },
   {
@@ -115,6 +119,7 @@ export const appStatePlugin = fp<AppStateOptions>(
       'agentbox-agent-listener',
       'agentbox-approvals',
       'agentbox-input-requests',
+      'agentbox-snapshots',
     ],
   },
 );

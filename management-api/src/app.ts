@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { appStatePlugin } from './app-state.js';
+import { snapshotsPlugin } from './snapshots/snapshots-plugin.js';
 import { approvalsPlugin } from './approvals/approvals-plugin.js';
 import { resolverPlugin } from './adapters/resolver-plugin.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
@@ -132,6 +133,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(agentEventsPlugin, settings);
   app.register(approvalsPlugin, settings);
   app.register(inputRequestsPlugin, settings);
+  app.register(snapshotsPlugin, settings);
   app.register(readinessPlugin, settings);
   app.register(gracefulClosePlugin, settings);
   app.register(appStatePlugin, settings);

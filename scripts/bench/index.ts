@@ -28,6 +28,7 @@ const suites: Record<string, () => Promise<Report>> = {
   'tty-idle': async () => (await import('./tty-idle-bench.js')).runTtyIdleBench(),
   client: async () => (await import('./client-bench.js')).runClientBench(),
   files: async () => (await import('./files-bench.js')).runFilesBench(),
+  snapshot: async () => (await import('./snapshot-bench.js')).runSnapshotBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });

@@ -17,7 +17,9 @@ Without -d or -t the output is shown until the agent ends; the exit code is the 
 Options:
   --name NAME        the agent's name (default: the profile, or the command's base name)
 ${launchHelp}
-  --cwd DIR          working directory, relative to the workspace (default <workspace>/<name>)
+  --cwd DIR          working directory, relative to the workspace (default <workspace>/<name>;
+                     with --from-snapshot a new <name>.<8 hex>, or DIR if it is missing or empty)
+  --from-snapshot ID start on a copy of a snapshot (a fork: agentbox snapshot ls lists them)
   --limit K=V        a budget below the box's: memory=512m, cpu_seconds=60, processes=50, disk=1g (repeatable)
 ${targetHelp} (with -d: the agent's record)
   -h, --help         show this help
@@ -65,7 +67,14 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: before,
     allowPositionals: true,
-    options: { ...targetOptions, ...launchOptions, name: { type: 'string' }, cwd: { type: 'string' }, limit: { type: 'string', multiple: true } },
+    options: {
+      ...targetOptions,
+      ...launchOptions,
+      name: { type: 'string' },
+      cwd: { type: 'string' },
+      'from-snapshot': { type: 'string' },
+      limit: { type: 'string', multiple: true },
+    },
   });
   const mode = launchMode(values);
   if (command && positionals.length) throw new UsageError(`give a profile or a command after --, not both ("${positionals[0]}")`);
@@ -84,6 +93,7 @@ export async function run(args: string[]): Promise<number> {
     ...(profile ? { profile } : { command: cmd, args: cmdArgs }),
     ...(env ? { env } : {}),
     ...(values.cwd ? { cwd: values.cwd } : {}),
+    ...(values['from-snapshot'] ? { fromSnapshot: values['from-snapshot'] } : {}),
     ...(limits ? { limits } : {}),
     ...ttyFields(mode),
   };

@@ -51,6 +51,18 @@ export const commands: readonly CommandEntry[] = [
   },
   { name: 'exec', summary: "run a command in a running agent's sandbox, directory and identity (-it, -d)", load: compiled('agents-exec') },
   { name: 'cp', summary: "copy files and directories between this machine and an agent's workspace (AGENT:PATH), either way", load: compiled('cp') },
+  {
+    name: 'snapshot create',
+    summary: "snapshot an agent's working directory (content-addressed, deduplicated; --label)",
+    load: compiled('snapshot-create'),
+  },
+  { name: 'snapshot ls', summary: "list the box's workspace snapshots: agent, size, bytes each added (--agent, --json)", load: compiled('snapshot-ls') },
+  { name: 'snapshot rm', summary: 'delete snapshots; chunks no other snapshot refers to are freed', load: compiled('snapshot-rm') },
+  {
+    name: 'snapshot restore',
+    summary: "replace an ended agent's working directory with a snapshot (forks: run --from-snapshot)",
+    load: compiled('snapshot-restore'),
+  },
   { name: 'kill', summary: 'end agents: SIGTERM, SIGKILL after --grace (--signal KILL: at once)', load: compiled('agents-kill') },
   {
     name: 'approvals',

@@ -92,6 +92,19 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.match(await refusal(c.files.list(sleeper.id, 'notes/.')), { code: 'ABX_ERR_FILE_PATH' }, 'and a . segment');
   t.equal((await c.agents.get(sleeper.id)).state, 'running', 'the agent route above the files was not reached');
   t.match(await c.files.delete(sleeper.id, 'copy', { recursive: true }), { path: 'copy', removed: Number }, 'files.delete');
+  // Snapshots: made, listed, read, forked, restored into an ended fork, deleted.
+  const snapshot = (await c.snapshots.create(sleeper.id, { label: 'notes' })).snapshot!;
+  t.match(snapshot, { id: /^snp_/, label: 'notes', stats: { files: 2 } }, 'snapshots.create');
+  t.ok(
+    (await c.snapshots.list()).snapshots?.some((s) => s.id === snapshot.id),
+    'snapshots.list',
+  );
+  t.match(await c.snapshots.get(snapshot.id!), { snapshot: { id: snapshot.id, sharing: { storedBytes: 11 } } }, 'snapshots.get');
+  const fork = await c.agents.spawn({ name: 'forked', command: '/bin/cat', args: ['notes/a.txt'], fromSnapshot: snapshot.id! });
+  for await (const e of c.agents.follow(fork.id)) if (e.type === 'end') break;
+  t.same((await c.agents.output(fork.id)).map((x) => x.text).join(''), 'hello files', 'a fork reads the snapshot');
+  t.match(await c.snapshots.restore(fork.id, snapshot.id!), { restored: snapshot.id, files: 2 }, 'snapshots.restore into the ended fork');
+  t.match(await c.snapshots.delete(snapshot.id!), { deleted: snapshot.id }, 'snapshots.delete');
   const cat = await c.agents.exec(sleeper.id, { command: '/bin/cat', args: ['notes/a.txt'] });
   t.match(cat, { id: String, execOf: sleeper.id }, "exec: the command's own record, naming the agent");
   const catEvents: OutputEvent[] = [];

@@ -1,4 +1,4 @@
-"""The route families besides agents: approvals, input requests, beads, memory, the event log, egress, pods and the dashboard stream."""
+"""The route families besides agents: approvals, input requests, beads, memory, the event log, egress, pods, workspace snapshots and the dashboard stream."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from ._route import route
 from ._routes import (
     DeleteV1AgentsIdInputRequestsRequestIdResponse,
     DeleteV1MemoryNamespaceIdResponse,
+    DeleteV1SnapshotsSidResponse,
     GetV1AgentsIdInputRequestsRequestIdResponse,
     GetV1ApprovalsIdResponse,
     GetV1ApprovalsResponse,
@@ -33,7 +34,13 @@ from ._routes import (
     GetV1MemoryNamespaceQuery,
     GetV1MemoryNamespaceResponse,
     GetV1SandboxEgressResponse,
+    GetV1SnapshotsQuery,
+    GetV1SnapshotsResponse,
+    GetV1SnapshotsSidResponse,
     PostV1AgentsIdInputRequestsResponse,
+    PostV1AgentsIdRestoreResponse,
+    PostV1AgentsIdSnapshotsBody,
+    PostV1AgentsIdSnapshotsResponse,
     PostV1ApprovalsIdBody,
     PostV1ApprovalsIdResponse,
     PostV1BeadsBody,
@@ -126,6 +133,31 @@ class InputRequests(_Group):
         params = {"id": agent_id, "requestId": request_id}
         answer = self._t.send("DELETE", "/v1/agents/{id}/input-requests/{requestId}", params=params)
         return cast(DeleteV1AgentsIdInputRequestsRequestIdResponse, answer.json())
+
+
+class Snapshots(_Group):
+    """Workspace snapshots: made of an agent's working directory, listed, read, deleted, restored in place (a fork is agents.spawn with fromSnapshot)."""
+
+    @route("POST /v1/agents/{id}/snapshots")
+    def create(self, id: str, body: PostV1AgentsIdSnapshotsBody | None = None) -> PostV1AgentsIdSnapshotsResponse:
+        return cast(PostV1AgentsIdSnapshotsResponse, self._t.send("POST", "/v1/agents/{id}/snapshots", params={"id": id}, json_body=body or {}).json())
+
+    @route("GET /v1/snapshots")
+    def list(self, query: GetV1SnapshotsQuery | None = None) -> GetV1SnapshotsResponse:
+        return cast(GetV1SnapshotsResponse, self._t.send("GET", "/v1/snapshots", query=query).json())
+
+    @route("GET /v1/snapshots/{sid}")
+    def get(self, sid: str) -> GetV1SnapshotsSidResponse:
+        return cast(GetV1SnapshotsSidResponse, self._t.send("GET", "/v1/snapshots/{sid}", params={"sid": sid}).json())
+
+    @route("DELETE /v1/snapshots/{sid}")
+    def delete(self, sid: str) -> DeleteV1SnapshotsSidResponse:
+        return cast(DeleteV1SnapshotsSidResponse, self._t.send("DELETE", "/v1/snapshots/{sid}", params={"sid": sid}).json())
+
+    @route("POST /v1/agents/{id}/restore")
+    def restore(self, id: str, snapshot: str) -> PostV1AgentsIdRestoreResponse:
+        """Replace an ended agent's working directory with the snapshot."""
+        return cast(PostV1AgentsIdRestoreResponse, self._t.send("POST", "/v1/agents/{id}/restore", params={"id": id}, json_body={"snapshot": snapshot}).json())
 
 
 class Beads(_Group):

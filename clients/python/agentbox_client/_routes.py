@@ -123,6 +123,8 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/agents/{id}/input-requests/{requestId}",
     "DELETE /v1/agents/{id}/input-requests/{requestId}",
     "GET /v1/agents/{id}/output",
+    "POST /v1/agents/{id}/restore",
+    "POST /v1/agents/{id}/snapshots",
     "GET /v1/approvals",
     "GET /v1/approvals/stream",
     "GET /v1/approvals/{id}",
@@ -154,6 +156,9 @@ RouteKey: TypeAlias = Literal[
     "DELETE /v1/pods/{*}",
     "GET /v1/sandbox/egress",
     "PUT /v1/sandbox/egress",
+    "GET /v1/snapshots",
+    "GET /v1/snapshots/{sid}",
+    "DELETE /v1/snapshots/{sid}",
 ]
 
 
@@ -189,6 +194,8 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/agents/{id}/input-requests/{requestId}": Route("GET", "/v1/agents/{id}/input-requests/{requestId}", "GetV1AgentsIdInputRequestsRequestId", "An agent's own input request, with the answer's text once answered; `wait` (seconds, at most 60) holds the call while it is open"),
     "DELETE /v1/agents/{id}/input-requests/{requestId}": Route("DELETE", "/v1/agents/{id}/input-requests/{requestId}", "DeleteV1AgentsIdInputRequestsRequestId", "An agent takes back its own open input request (state withdrawn); 409 once closed"),
     "GET /v1/agents/{id}/output": Route("GET", "/v1/agents/{id}/output", "GetV1AgentsIdOutput", "Captured output after `after`: JSON {chunks}, or with follow=true (or Accept: text/event-stream) live Server-Sent Events until the agent ends; resume with Last-Event-ID"),
+    "POST /v1/agents/{id}/restore": Route("POST", "/v1/agents/{id}/restore", "PostV1AgentsIdRestore", "Replace an ended agent's working directory with a snapshot (409 while it runs): built beside it, then swapped in. Modes (permission bits only), mtimes and links come back; setuid bits, devices and FIFOs never do; files belong to the agent"),
+    "POST /v1/agents/{id}/snapshots": Route("POST", "/v1/agents/{id}/snapshots", "PostV1AgentsIdSnapshots", "Snapshot the agent's working directory, running or ended: content-addressed, deduplicated across snapshots and agents. Each file is as of its own read (read whole, again if it changed meanwhile): not one instant for the whole tree while the agent writes"),
     "GET /v1/approvals": Route("GET", "/v1/approvals", "GetV1Approvals", "Pending approval requests, oldest first"),
     "GET /v1/approvals/stream": Route("GET", "/v1/approvals/stream", "GetV1ApprovalsStream", "Approval requests as Server-Sent Events: a `snapshot` of the pending ones, then one `requested` or `decided` record per change"),
     "GET /v1/approvals/{id}": Route("GET", "/v1/approvals/{id}", "GetV1ApprovalsId", "One approval request, pending or recently decided"),
@@ -220,6 +227,9 @@ ROUTES: Final[dict[str, Route]] = {
     "DELETE /v1/pods/{*}": Route("DELETE", "/v1/pods/{*}", "DeleteV1PodsRest", "Delete a resource, or an empty container; If-Match makes it conditional"),
     "GET /v1/sandbox/egress": Route("GET", "/v1/sandbox/egress", "GetV1SandboxEgress", "The allowlist the egress proxy enforces now, and whether it is the manifest's or a runtime change"),
     "PUT /v1/sandbox/egress": Route("PUT", "/v1/sandbox/egress", "PutV1SandboxEgress", "Replace the allowlist: effective for the next request, kept until the API restarts (the manifest is the list at boot)"),
+    "GET /v1/snapshots": Route("GET", "/v1/snapshots", "GetV1Snapshots", "Every snapshot in the store, oldest first; ?agent=<id> only those of one agent"),
+    "GET /v1/snapshots/{sid}": Route("GET", "/v1/snapshots/{sid}", "GetV1SnapshotsSid", "One snapshot, with what it shares with the others now and what only it holds"),
+    "DELETE /v1/snapshots/{sid}": Route("DELETE", "/v1/snapshots/{sid}", "DeleteV1SnapshotsSid", "Delete a snapshot; the chunks no other snapshot refers to are removed (the answer says how many bytes that freed)"),
 }
 
 # Per route, {prefix}Params, Query, Headers, Body and Response (the JSON of its 2xx answers).
@@ -350,6 +360,8 @@ GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
     "execOf": str,
+    # Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it
+    "cwd": str,
 }, total=False)
 
 GetV1AgentsResponse = TypedDict("GetV1AgentsResponse", {
@@ -391,6 +403,8 @@ PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
     "limits": PostV1AgentsBodyLimits,
     # Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout)
     "tty": bool,
+    # Start the agent on a copy of this snapshot (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk
+    "fromSnapshot": str,
     # Columns of the terminal (with tty; default 120)
     "cols": int,
     # Rows of the terminal (with tty; default 40)
@@ -440,6 +454,8 @@ PostV1AgentsResponseAgent = TypedDict("PostV1AgentsResponseAgent", {
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
     "execOf": str,
+    # Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it
+    "cwd": str,
 }, total=False)
 
 PostV1AgentsResponse = TypedDict("PostV1AgentsResponse", {
@@ -501,6 +517,8 @@ GetV1AgentsIdResponseAgent = TypedDict("GetV1AgentsIdResponseAgent", {
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
     "execOf": str,
+    # Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it
+    "cwd": str,
     # The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it
     "refusals": list[GetV1AgentsIdResponseAgentRefusalsItem],
 }, total=False)
@@ -560,6 +578,8 @@ DeleteV1AgentsIdResponseAgent = TypedDict("DeleteV1AgentsIdResponseAgent", {
     "tty": bool,
     # A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it
     "execOf": str,
+    # Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it
+    "cwd": str,
 }, total=False)
 
 DeleteV1AgentsIdResponse = TypedDict("DeleteV1AgentsIdResponse", {
@@ -896,6 +916,81 @@ GetV1AgentsIdOutputResponseChunksItem = TypedDict("GetV1AgentsIdOutputResponseCh
 
 GetV1AgentsIdOutputResponse = TypedDict("GetV1AgentsIdOutputResponse", {
     "chunks": list[GetV1AgentsIdOutputResponseChunksItem],
+}, total=False)
+
+PostV1AgentsIdRestoreParams = TypedDict("PostV1AgentsIdRestoreParams", {
+    "id": Required[str],
+}, total=False)
+
+PostV1AgentsIdRestoreBody = TypedDict("PostV1AgentsIdRestoreBody", {
+    # A snapshot id (snp_…)
+    "snapshot": Required[str],
+}, total=False)
+
+PostV1AgentsIdRestoreResponse = TypedDict("PostV1AgentsIdRestoreResponse", {
+    "restored": str,
+    "agent": str,
+    "files": int,
+    "bytes": int,
+}, total=False)
+
+PostV1AgentsIdSnapshotsParams = TypedDict("PostV1AgentsIdSnapshotsParams", {
+    "id": Required[str],
+}, total=False)
+
+PostV1AgentsIdSnapshotsBody = TypedDict("PostV1AgentsIdSnapshotsBody", {
+    # A note shown in listings
+    "label": str,
+}, total=False)
+
+PostV1AgentsIdSnapshotsResponseSnapshotAgent = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshotAgent", {
+    "id": str,
+    "name": str,
+    "cwd": str,
+}, total=False)
+
+PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshotStats", {
+    "files": int,
+    "dirs": int,
+    "symlinks": int,
+    # FIFOs, sockets, devices and files of other owners linked in: never captured
+    "skipped": int,
+    # Sum of the files' sizes
+    "bytes": int,
+    "chunks": int,
+    # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
+    "storedBytes": int,
+    "addedChunks": int,
+    # Bytes this snapshot added to the store; the rest was there already (shared)
+    "addedBytes": int,
+    # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
+    "reusedFiles": int,
+    # Files that kept changing while read (three reads); kept as last read
+    "changed": int,
+    "durationMs": int,
+}, total=False)
+
+# GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+PostV1AgentsIdSnapshotsResponseSnapshotSharing = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshotSharing", {
+    "storedBytes": int,
+    "sharedBytes": int,
+    "exclusiveBytes": int,
+}, total=False)
+
+PostV1AgentsIdSnapshotsResponseSnapshot = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshot", {
+    "id": str,
+    "label": str,
+    "createdAt": str,
+    "agent": PostV1AgentsIdSnapshotsResponseSnapshotAgent,
+    "stats": PostV1AgentsIdSnapshotsResponseSnapshotStats,
+    # The first 100 files that kept changing while read
+    "changedPaths": list[str],
+    # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+    "sharing": PostV1AgentsIdSnapshotsResponseSnapshotSharing,
+}, total=False)
+
+PostV1AgentsIdSnapshotsResponse = TypedDict("PostV1AgentsIdSnapshotsResponse", {
+    "snapshot": PostV1AgentsIdSnapshotsResponseSnapshot,
 }, total=False)
 
 GetV1ApprovalsResponseApprovalsItemRule = TypedDict("GetV1ApprovalsResponseApprovalsItemRule", {
@@ -1661,7 +1756,128 @@ PutV1SandboxEgressResponse = TypedDict("PutV1SandboxEgressResponse", {
     "allow_ports": list[int],
 }, total=False)
 
+GetV1SnapshotsQuery = TypedDict("GetV1SnapshotsQuery", {
+    "agent": str,
+}, total=False)
+
+GetV1SnapshotsResponseSnapshotsItemAgent = TypedDict("GetV1SnapshotsResponseSnapshotsItemAgent", {
+    "id": str,
+    "name": str,
+    "cwd": str,
+}, total=False)
+
+GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnapshotsItemStats", {
+    "files": int,
+    "dirs": int,
+    "symlinks": int,
+    # FIFOs, sockets, devices and files of other owners linked in: never captured
+    "skipped": int,
+    # Sum of the files' sizes
+    "bytes": int,
+    "chunks": int,
+    # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
+    "storedBytes": int,
+    "addedChunks": int,
+    # Bytes this snapshot added to the store; the rest was there already (shared)
+    "addedBytes": int,
+    # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
+    "reusedFiles": int,
+    # Files that kept changing while read (three reads); kept as last read
+    "changed": int,
+    "durationMs": int,
+}, total=False)
+
+# GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+GetV1SnapshotsResponseSnapshotsItemSharing = TypedDict("GetV1SnapshotsResponseSnapshotsItemSharing", {
+    "storedBytes": int,
+    "sharedBytes": int,
+    "exclusiveBytes": int,
+}, total=False)
+
+GetV1SnapshotsResponseSnapshotsItem = TypedDict("GetV1SnapshotsResponseSnapshotsItem", {
+    "id": str,
+    "label": str,
+    "createdAt": str,
+    "agent": GetV1SnapshotsResponseSnapshotsItemAgent,
+    "stats": GetV1SnapshotsResponseSnapshotsItemStats,
+    # The first 100 files that kept changing while read
+    "changedPaths": list[str],
+    # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+    "sharing": GetV1SnapshotsResponseSnapshotsItemSharing,
+}, total=False)
+
+GetV1SnapshotsResponse = TypedDict("GetV1SnapshotsResponse", {
+    "snapshots": list[GetV1SnapshotsResponseSnapshotsItem],
+}, total=False)
+
+GetV1SnapshotsSidParams = TypedDict("GetV1SnapshotsSidParams", {
+    # A snapshot id (snp_…)
+    "sid": Required[str],
+}, total=False)
+
+GetV1SnapshotsSidResponseSnapshotAgent = TypedDict("GetV1SnapshotsSidResponseSnapshotAgent", {
+    "id": str,
+    "name": str,
+    "cwd": str,
+}, total=False)
+
+GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSnapshotStats", {
+    "files": int,
+    "dirs": int,
+    "symlinks": int,
+    # FIFOs, sockets, devices and files of other owners linked in: never captured
+    "skipped": int,
+    # Sum of the files' sizes
+    "bytes": int,
+    "chunks": int,
+    # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
+    "storedBytes": int,
+    "addedChunks": int,
+    # Bytes this snapshot added to the store; the rest was there already (shared)
+    "addedBytes": int,
+    # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
+    "reusedFiles": int,
+    # Files that kept changing while read (three reads); kept as last read
+    "changed": int,
+    "durationMs": int,
+}, total=False)
+
+# GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+GetV1SnapshotsSidResponseSnapshotSharing = TypedDict("GetV1SnapshotsSidResponseSnapshotSharing", {
+    "storedBytes": int,
+    "sharedBytes": int,
+    "exclusiveBytes": int,
+}, total=False)
+
+GetV1SnapshotsSidResponseSnapshot = TypedDict("GetV1SnapshotsSidResponseSnapshot", {
+    "id": str,
+    "label": str,
+    "createdAt": str,
+    "agent": GetV1SnapshotsSidResponseSnapshotAgent,
+    "stats": GetV1SnapshotsSidResponseSnapshotStats,
+    # The first 100 files that kept changing while read
+    "changedPaths": list[str],
+    # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+    "sharing": GetV1SnapshotsSidResponseSnapshotSharing,
+}, total=False)
+
+GetV1SnapshotsSidResponse = TypedDict("GetV1SnapshotsSidResponse", {
+    "snapshot": GetV1SnapshotsSidResponseSnapshot,
+}, total=False)
+
+DeleteV1SnapshotsSidParams = TypedDict("DeleteV1SnapshotsSidParams", {
+    # A snapshot id (snp_…)
+    "sid": Required[str],
+}, total=False)
+
+DeleteV1SnapshotsSidResponse = TypedDict("DeleteV1SnapshotsSidResponse", {
+    "deleted": str,
+    "freedBytes": int,
+    "freedChunks": int,
+}, total=False)
+
 PostV1AgentsIdInputResponse: TypeAlias = None
+PostV1AgentsIdSnapshotsBody: TypeAlias = PostV1AgentsIdSnapshotsBody | None
 GetV1ApprovalsStreamResponse: TypeAlias = str
 GetV1DashboardStreamResponse: TypeAlias = str
 GetV1EventsCheckpointResponse: TypeAlias = str

@@ -9,7 +9,7 @@ from typing import Any, cast
 from ._agents import Agents, Files
 from ._auth import AgentToken, ApiKey, Credential
 from ._errors import AgentboxError
-from ._groups import Approvals, Beads, Dashboard, Egress, Events, InputRequests, Memory, Pods
+from ._groups import Approvals, Beads, Dashboard, Egress, Events, InputRequests, Memory, Pods, Snapshots
 from ._route import route
 from ._routes import ROUTES, GetHealthResponse, GetLivezResponse, GetReadyResponse, GetV1MetaResponse, RouteKey
 from ._sse import SseMessage
@@ -47,6 +47,7 @@ class Agentbox:
         self.events = Events(self._t)
         self.egress = Egress(self._t)
         self.pods = Pods(self._t)
+        self.snapshots = Snapshots(self._t)
         self.dashboard = Dashboard(self._t)
 
     @classmethod

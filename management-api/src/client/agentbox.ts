@@ -177,6 +177,22 @@ export class Agentbox {
       this.#t.json({ ...filesRoute(id, path, 'POST'), raw: { text: tar, contentType: 'application/x-tar' }, signal: options?.signal }),
   };
 
+  /**
+   * Workspace snapshots: made of an agent's working directory (running or ended), listed, read
+   * with what they share, deleted, restored in place into an ended agent. A fork is
+   * `agents.spawn({ ..., fromSnapshot })`.
+   */
+  readonly snapshots = {
+    create: (id: string, body: Body<'POST /v1/agents/{id}/snapshots'> = {}, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/agents/{id}/snapshots', { params: { id }, body }, options),
+    list: (query: Query<'GET /v1/snapshots'> = {}, options?: CallOptions) => callRoute(this.#t, 'GET /v1/snapshots', { query }, options),
+    get: (sid: string, options?: CallOptions) => callRoute(this.#t, 'GET /v1/snapshots/{sid}', { params: { sid } }, options),
+    delete: (sid: string, options?: CallOptions) => callRoute(this.#t, 'DELETE /v1/snapshots/{sid}', { params: { sid } }, options),
+    /** Replace an ended agent's working directory with snapshot `sid` (409 while it runs). */
+    restore: (id: string, sid: string, options?: CallOptions) =>
+      callRoute(this.#t, 'POST /v1/agents/{id}/restore', { params: { id }, body: { snapshot: sid } }, options),
+  };
+
   /** Requests a supervised agent's `ask` holds, and the operator's decisions on them. */
   readonly approvals = {
     list: (options?: CallOptions) => callRoute(this.#t, 'GET /v1/approvals', undefined, options),

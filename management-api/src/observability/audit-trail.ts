@@ -26,6 +26,11 @@ export const AUDIT_KINDS = {
   inputRequested: 'agent.input_requested',
   inputAnswered: 'agent.input_answered',
   inputWithdrawn: 'agent.input_withdrawn',
+  /** Workspace snapshots: made, deleted, restored into an agent's directory, forked into a new agent (snapshots/). */
+  snapshotCreated: 'snapshot.created',
+  snapshotDeleted: 'snapshot.deleted',
+  snapshotRestored: 'snapshot.restored',
+  snapshotForked: 'snapshot.forked',
 } as const;
 
 /** One of {@link AUDIT_KINDS}. */

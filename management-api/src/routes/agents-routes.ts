@@ -15,6 +15,8 @@ import { policyOf } from '../policy/compiled-cache.js';
 import { enforce } from '../policy/gate.js';
 import { AUTONOMIES } from '../policy/policy-types.js';
 import type { MutationLimits } from './events-routes.js';
+import { buildFork, type ForkDir } from '../snapshots/workspace-snapshots.js';
+import { snapshotIdSchema } from '../snapshots/snapshot-manifest.js';
 
 /** Grace period of DELETE /v1/agents/:id when the caller names none. */
 export const DEFAULT_GRACE_MS = 5_000;
@@ -69,6 +71,7 @@ const agentSchema = {
     profile: { type: 'string', description: 'The manifest profile it was started from (agents.profiles.<name>)' },
     tty: { type: 'boolean', description: 'The agent runs on a pseudo-terminal: GET /v1/agents/{id}/terminal, POST /v1/agents/{id}/input' },
     execOf: { type: 'string', description: "A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it" },
+    cwd: { type: 'string', description: "Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it" },
   },
 } as const;
 const refusalsSchema = {
@@ -155,6 +158,11 @@ const spawnBody = {
       },
     },
     tty: { type: 'boolean', description: 'Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout)' },
+    fromSnapshot: {
+      ...snapshotIdSchema,
+      description:
+        'Start the agent on a copy of this snapshot (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk',
+    },
     cols: { type: 'integer', minimum: TTY_COLS.min, maximum: TTY_COLS.max, description: `Columns of the terminal (with tty; default ${TTY_COLS.default})` },
     rows: { type: 'integer', minimum: TTY_ROWS.min, maximum: TTY_ROWS.max, description: `Rows of the terminal (with tty; default ${TTY_ROWS.default})` },
   },
@@ -177,7 +185,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     for (const c of open) c.abort();
   });
 
-  app.post<{ Body: SpawnBody }>(
+  app.post<{ Body: SpawnBody & { fromSnapshot?: string } }>(
     '/v1/agents',
     {
       bodyLimit: limits.bodyLimit,
@@ -198,8 +206,11 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       // [policy] decides before anything is created; its decision is on record either way. A supervised
       // ask holds this request open (queued in app.agentbox.approvals) until it is decided.
       const policy = policyOf(app.agentbox.manifest.policy);
+      const { fromSnapshot, ...body } = request.body;
+      // An unknown snapshot is a 404 before the policy is asked about a spawn that cannot happen.
+      if (fromSnapshot !== undefined) app.agentbox.snapshots.get(fromSnapshot);
       // A profile becomes the request it stands for first: the policy decides on what will run.
-      const spawn = resolveSpawn(request.body, app.agentbox.manifest.agents.profiles);
+      const spawn = resolveSpawn(body, app.agentbox.manifest.agents.profiles);
       const autonomy = spawn.autonomy ?? policy.autonomy;
       const { name, command, args, cwd, profile } = spawn;
       await enforce(
@@ -213,8 +224,25 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
           approver: app.agentbox.approvals.queue,
         },
       );
+      // A fork's directory is built before the start, given to the uid the agent will run as.
+      const fork: ForkDir | undefined =
+        fromSnapshot === undefined
+          ? undefined
+          : await buildFork(app.agentbox.snapshots, app.agentbox.paths.workspaceDir, fromSnapshot, name, cwd, await app.agentbox.sandbox.agentOwner(name));
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
-      const agent = await audit.as(caller, () => agents().spawn({ ...spawn, autonomy }));
+      const agent = await audit
+        .as(caller, () => agents().spawn({ ...spawn, ...(fork ? { cwd: fork.cwd } : {}), autonomy }))
+        .catch(async (err: unknown) => {
+          await fork?.discard();
+          throw err;
+        });
+      if (fork) {
+        request.log.info(
+          { event: 'SnapshotForked', snapshot: fromSnapshot, agent: agent.id, cwd: fork.cwd },
+          `agent ${agent.name} started on snapshot ${fromSnapshot}`,
+        );
+        await audit.action(caller, AUDIT_KINDS.snapshotForked, 'snapshots', { snapshot: fromSnapshot, agent: agent.id, name: agent.name, cwd: fork.cwd });
+      }
       if (!(await audit.spawnRecorded(agent.id))) {
         // adapters.critical has events: an agent whose start is not on record does not run.
         await audit.as({ kind: 'box', reason: 'audit-unavailable' }, () => agents().terminate(agent.id, 0));

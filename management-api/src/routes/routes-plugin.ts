@@ -14,6 +14,7 @@ import { registerMeshHostRoutes } from './mesh-host-routes.js';
 import { registerMetaRoute } from './meta-route.js';
 import { registerPodRoutes } from './pods-routes.js';
 import { registerProbeRoutes } from './probe-routes.js';
+import { registerSnapshotRoutes } from './snapshots-routes.js';
 import { registerTerminalRoutes } from './terminal-routes.js';
 
 /** Options of {@link routesPlugin}. */
@@ -40,6 +41,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerAgentRoutes(app, limits);
     registerTerminalRoutes(app, limits);
     registerFileRoutes(app, limits);
+    registerSnapshotRoutes(app, limits);
     registerExecRoutes(app, limits);
     registerEgressRoutes(app, limits);
     registerApprovalRoutes(app, limits);

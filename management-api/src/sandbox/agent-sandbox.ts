@@ -127,6 +127,16 @@ export class AgentSandbox {
     });
   }
 
+  /**
+   * Who a new agent named `name` will run as, so that what is made for it before it starts (a
+   * fork's files) is its own: a uid of its own on a root box with the sandbox on, else undefined
+   * (the box's own ids, as the agent's).
+   */
+  async agentOwner(name: string): Promise<HostIds | undefined> {
+    if (!this.settings.enabled || !this.#access) return undefined;
+    return this.#access.idsFor(name);
+  }
+
   /** The launcher this sandbox uses. */
   get launcher(): string {
     return this.settings.launcher ?? installedLauncher();

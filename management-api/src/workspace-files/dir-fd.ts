@@ -20,7 +20,12 @@ export interface Owner {
  * link in it: Node has no openat, and this is the same walk.
  */
 export function at(dir: FileHandle, name: string): string {
-  return `/proc/self/fd/${dir.fd}/${name}`;
+  return atFd(dir.fd, name);
+}
+
+/** {@link at} for a raw descriptor: the snapshot worker walks with synchronous calls on plain fds. */
+export function atFd(fd: number, name: string): string {
+  return `/proc/self/fd/${fd}/${name}`;
 }
 
 /** `name` in `dir`, or undefined when it does not exist. */

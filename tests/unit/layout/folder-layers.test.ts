@@ -28,8 +28,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['observability/', 'server-config.ts'],
   // The agents' subsystems, each on its own: confinement and limits, credentials, the egress proxy, workspace files.
   ['sandbox/', 'credentials/', 'egress/', 'workspace-files/'],
-  // The five adapter slots (the orchestrator drives the subsystems below).
-  ['adapters/'],
+  // The five adapter slots (the orchestrator drives the subsystems below); workspace snapshots, on the files API's safe walk.
+  ['adapters/', 'snapshots/'],
   // Who is calling, and what readiness is made of.
   ['auth/', 'probes/'],
   // Boot stages and the seal; the HTTP plumbing.

@@ -164,6 +164,8 @@ export interface Routes {
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
         execOf?: string;
+        /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
+        cwd?: string;
       })>);
     });
   };
@@ -203,6 +205,8 @@ export interface Routes {
       };
       /** Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout) */
       tty?: boolean;
+      /** Start the agent on a copy of this snapshot (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk */
+      fromSnapshot?: string;
       /** Columns of the terminal (with tty; default 120) */
       cols?: number;
       /** Rows of the terminal (with tty; default 40) */
@@ -246,6 +250,8 @@ export interface Routes {
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
         execOf?: string;
+        /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
+        cwd?: string;
       });
     });
   };
@@ -292,6 +298,8 @@ export interface Routes {
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
         execOf?: string;
+        /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
+        cwd?: string;
         /** The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it */
         refusals?: Array<{
           at?: string;
@@ -349,6 +357,8 @@ export interface Routes {
         tty?: boolean;
         /** A command exec'd into this agent (POST /v1/agents/{id}/exec): it runs in that agent's sandbox and ends with it */
         execOf?: string;
+        /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
+        cwd?: string;
       });
     });
   };
@@ -669,6 +679,72 @@ export interface Routes {
         time?: string;
         text?: string;
       }>;
+    };
+  };
+  /** Replace an ended agent's working directory with a snapshot (409 while it runs): built beside it, then swapped in. Modes (permission bits only), mtimes and links come back; setuid bits, devices and FIFOs never do; files belong to the agent */
+  "POST /v1/agents/{id}/restore": {
+    params: {
+      id: string;
+    };
+    body: {
+      /** A snapshot id (snp_…) */
+      snapshot: string;
+    };
+    response: {
+      restored?: string;
+      agent?: string;
+      files?: number;
+      bytes?: number;
+    };
+  };
+  /** Snapshot the agent's working directory, running or ended: content-addressed, deduplicated across snapshots and agents. Each file is as of its own read (read whole, again if it changed meanwhile): not one instant for the whole tree while the agent writes */
+  "POST /v1/agents/{id}/snapshots": {
+    params: {
+      id: string;
+    };
+    body: {
+      /** A note shown in listings */
+      label?: string;
+    } | null;
+    response: {
+      snapshot?: {
+        id?: string;
+        label?: string;
+        createdAt?: string;
+        agent?: {
+          id?: string;
+          name?: string;
+          cwd?: string;
+        };
+        stats?: {
+          files?: number;
+          dirs?: number;
+          symlinks?: number;
+          /** FIFOs, sockets, devices and files of other owners linked in: never captured */
+          skipped?: number;
+          /** Sum of the files' sizes */
+          bytes?: number;
+          chunks?: number;
+          /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
+          storedBytes?: number;
+          addedChunks?: number;
+          /** Bytes this snapshot added to the store; the rest was there already (shared) */
+          addedBytes?: number;
+          /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
+          reusedFiles?: number;
+          /** Files that kept changing while read (three reads); kept as last read */
+          changed?: number;
+          durationMs?: number;
+        };
+        /** The first 100 files that kept changing while read */
+        changedPaths?: Array<string>;
+        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
+        sharing?: {
+          storedBytes?: number;
+          sharedBytes?: number;
+          exclusiveBytes?: number;
+        };
+      };
     };
   };
   /** Pending approval requests, oldest first */
@@ -1417,6 +1493,111 @@ export interface Routes {
       allow_ports?: Array<number>;
     });
   };
+  /** Every snapshot in the store, oldest first; ?agent=<id> only those of one agent */
+  "GET /v1/snapshots": {
+    query?: {
+      agent?: string;
+    };
+    response: {
+      snapshots?: Array<{
+        id?: string;
+        label?: string;
+        createdAt?: string;
+        agent?: {
+          id?: string;
+          name?: string;
+          cwd?: string;
+        };
+        stats?: {
+          files?: number;
+          dirs?: number;
+          symlinks?: number;
+          /** FIFOs, sockets, devices and files of other owners linked in: never captured */
+          skipped?: number;
+          /** Sum of the files' sizes */
+          bytes?: number;
+          chunks?: number;
+          /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
+          storedBytes?: number;
+          addedChunks?: number;
+          /** Bytes this snapshot added to the store; the rest was there already (shared) */
+          addedBytes?: number;
+          /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
+          reusedFiles?: number;
+          /** Files that kept changing while read (three reads); kept as last read */
+          changed?: number;
+          durationMs?: number;
+        };
+        /** The first 100 files that kept changing while read */
+        changedPaths?: Array<string>;
+        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
+        sharing?: {
+          storedBytes?: number;
+          sharedBytes?: number;
+          exclusiveBytes?: number;
+        };
+      }>;
+    };
+  };
+  /** One snapshot, with what it shares with the others now and what only it holds */
+  "GET /v1/snapshots/{sid}": {
+    params: {
+      /** A snapshot id (snp_…) */
+      sid: string;
+    };
+    response: {
+      snapshot?: {
+        id?: string;
+        label?: string;
+        createdAt?: string;
+        agent?: {
+          id?: string;
+          name?: string;
+          cwd?: string;
+        };
+        stats?: {
+          files?: number;
+          dirs?: number;
+          symlinks?: number;
+          /** FIFOs, sockets, devices and files of other owners linked in: never captured */
+          skipped?: number;
+          /** Sum of the files' sizes */
+          bytes?: number;
+          chunks?: number;
+          /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
+          storedBytes?: number;
+          addedChunks?: number;
+          /** Bytes this snapshot added to the store; the rest was there already (shared) */
+          addedBytes?: number;
+          /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
+          reusedFiles?: number;
+          /** Files that kept changing while read (three reads); kept as last read */
+          changed?: number;
+          durationMs?: number;
+        };
+        /** The first 100 files that kept changing while read */
+        changedPaths?: Array<string>;
+        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
+        sharing?: {
+          storedBytes?: number;
+          sharedBytes?: number;
+          exclusiveBytes?: number;
+        };
+      };
+    };
+  };
+  /** Delete a snapshot; the chunks no other snapshot refers to are removed (the answer says how many bytes that freed) */
+  "DELETE /v1/snapshots/{sid}": {
+    params: {
+      /** A snapshot id (snp_…) */
+      sid: string;
+    };
+    response: {
+      deleted?: string;
+      freedBytes?: number;
+      freedChunks?: number;
+    };
+  };
 }
 
 /** A route, as "METHOD /path/{param}". */
@@ -1445,6 +1626,8 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/agents/{id}/input-requests/{requestId}",
   "DELETE /v1/agents/{id}/input-requests/{requestId}",
   "GET /v1/agents/{id}/output",
+  "POST /v1/agents/{id}/restore",
+  "POST /v1/agents/{id}/snapshots",
   "GET /v1/approvals",
   "GET /v1/approvals/stream",
   "GET /v1/approvals/{id}",
@@ -1476,4 +1659,7 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "DELETE /v1/pods/{*}",
   "GET /v1/sandbox/egress",
   "PUT /v1/sandbox/egress",
+  "GET /v1/snapshots",
+  "GET /v1/snapshots/{sid}",
+  "DELETE /v1/snapshots/{sid}",
 ];

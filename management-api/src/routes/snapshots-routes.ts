@@ -1,0 +1,228 @@
+// /v1/agents/:id/snapshots, /v1/snapshots and /v1/agents/:id/restore: workspace snapshots made, listed, read, deleted and restored in place.
+import type { FastifyInstance } from 'fastify';
+import type {} from '@fastify/swagger';
+import type {} from '@fastify/rate-limit';
+import '../app-state.js';
+import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter.js';
+import { agentScopes } from '../auth/agent-scopes.js';
+import { callerOf } from '../auth/caller.js';
+import { ApiError, errorBodySchema } from '../errors.js';
+import { AUDIT_KINDS } from '../observability/audit-trail.js';
+import { snapshotIdSchema, type SnapshotSummary } from '../snapshots/snapshot-manifest.js';
+import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
+import { idParams } from './agents-routes.js';
+import type { MutationLimits } from './events-routes.js';
+
+const errors = {
+  400: errorBodySchema,
+  401: errorBodySchema,
+  403: errorBodySchema,
+  404: errorBodySchema,
+  409: errorBodySchema,
+  429: errorBodySchema,
+  503: errorBodySchema,
+  507: errorBodySchema,
+};
+const sidParams = { type: 'object', additionalProperties: false, required: ['sid'], properties: { sid: snapshotIdSchema } } as const;
+const statsSchema = {
+  type: 'object',
+  properties: {
+    files: { type: 'integer' },
+    dirs: { type: 'integer' },
+    symlinks: { type: 'integer' },
+    skipped: { type: 'integer', description: 'FIFOs, sockets, devices and files of other owners linked in: never captured' },
+    bytes: { type: 'integer', description: "Sum of the files' sizes" },
+    chunks: { type: 'integer' },
+    storedBytes: { type: 'integer', description: 'Bytes of the distinct chunks it refers to (what it holds once deduplicated)' },
+    addedChunks: { type: 'integer' },
+    addedBytes: { type: 'integer', description: 'Bytes this snapshot added to the store; the rest was there already (shared)' },
+    reusedFiles: { type: 'integer', description: "Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread" },
+    changed: { type: 'integer', description: 'Files that kept changing while read (three reads); kept as last read' },
+    durationMs: { type: 'integer' },
+  },
+} as const;
+export const snapshotSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    label: { type: 'string' },
+    createdAt: { type: 'string' },
+    agent: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, cwd: { type: 'string' } } },
+    stats: statsSchema,
+    changedPaths: { type: 'array', items: { type: 'string' }, description: 'The first 100 files that kept changing while read' },
+    sharing: {
+      type: 'object',
+      description: 'GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)',
+      properties: { storedBytes: { type: 'integer' }, sharedBytes: { type: 'integer' }, exclusiveBytes: { type: 'integer' } },
+    },
+  },
+} as const;
+
+/** What the routes show of a summary (its format and entries hash are the store's own). */
+export const snapshotView = (s: SnapshotSummary) => ({
+  id: s.id,
+  ...(s.label !== undefined ? { label: s.label } : {}),
+  createdAt: s.createdAt,
+  agent: s.agent,
+  stats: s.stats,
+  changedPaths: s.changedPaths,
+});
+
+/** The agent's record with the working directory the files API serves; 409 without one. */
+async function agentDirOf(app: FastifyInstance, id: string): Promise<AgentProcess & { cwd: string }> {
+  const agent = await app.agentbox.resolver.slot('orchestrator').status(id);
+  if (typeof agent.cwd !== 'string')
+    throw new ApiError('ABX_ERR_CONFLICT', `agent ${id} has no working directory this box can reach (its orchestrator does not report one)`);
+  return agent as AgentProcess & { cwd: string };
+}
+
+/**
+ * An agent token may snapshot its own working directory; listing, reading, deleting and
+ * restoring snapshots are the operator's (a snapshot may be restored into another agent, and
+ * forks are spawns, which agents never make).
+ */
+export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLimits): void {
+  const rateLimit = { max: limits.max, timeWindow: limits.timeWindowMs };
+  const store = () => app.agentbox.snapshots;
+
+  app.post<{ Params: { id: string }; Body: { label?: string } | undefined }>(
+    '/v1/agents/:id/snapshots',
+    {
+      bodyLimit: limits.bodyLimit,
+      config: { agent: agentScopes.agentSelf, rateLimit },
+      schema: {
+        summary:
+          "Snapshot the agent's working directory, running or ended: content-addressed, deduplicated across snapshots and agents. Each file is as of its own read (read whole, again if it changed meanwhile): not one instant for the whole tree while the agent writes",
+        tags: ['snapshots'],
+        params: idParams,
+        body: {
+          type: ['object', 'null'],
+          additionalProperties: false,
+          properties: { label: { type: 'string', maxLength: 200, description: 'A note shown in listings' } },
+        },
+        response: { 201: { type: 'object', properties: { snapshot: snapshotSchema } }, ...errors },
+      },
+    },
+    async (request, reply) => {
+      await app.agentbox.probes.disk.admit();
+      const agent = await agentDirOf(app, request.params.id);
+      const snapshot = await captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label);
+      request.log.info(
+        { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },
+        `snapshot ${snapshot.id} of agent ${agent.name}`,
+      );
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotCreated, 'snapshots', {
+        snapshot: snapshot.id,
+        agent: agent.id,
+        name: agent.name,
+        files: snapshot.stats.files,
+        bytes: snapshot.stats.bytes,
+        addedBytes: snapshot.stats.addedBytes,
+        changed: snapshot.stats.changed,
+      });
+      void reply.code(201).header('location', `/v1/snapshots/${snapshot.id}`);
+      return { snapshot: snapshotView(snapshot) };
+    },
+  );
+
+  app.get<{ Querystring: { agent?: string } }>(
+    '/v1/snapshots',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'Every snapshot in the store, oldest first; ?agent=<id> only those of one agent',
+        tags: ['snapshots'],
+        querystring: { type: 'object', additionalProperties: false, properties: { agent: idParams.properties.id } },
+        response: { 200: { type: 'object', properties: { snapshots: { type: 'array', items: snapshotSchema } } }, ...errors },
+      },
+    },
+    async (request) => ({
+      snapshots: store()
+        .list()
+        .filter((s) => request.query.agent === undefined || s.agent.id === request.query.agent)
+        .map(snapshotView),
+    }),
+  );
+
+  app.get<{ Params: { sid: string } }>(
+    '/v1/snapshots/:sid',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary: 'One snapshot, with what it shares with the others now and what only it holds',
+        tags: ['snapshots'],
+        params: sidParams,
+        response: { 200: { type: 'object', properties: { snapshot: snapshotSchema } }, ...errors },
+      },
+    },
+    async (request) => {
+      const s = store().get(request.params.sid);
+      return { snapshot: { ...snapshotView(s), sharing: await store().sharing(s.id) } };
+    },
+  );
+
+  app.delete<{ Params: { sid: string } }>(
+    '/v1/snapshots/:sid',
+    {
+      config: { agent: 'deny', rateLimit },
+      schema: {
+        summary: 'Delete a snapshot; the chunks no other snapshot refers to are removed (the answer says how many bytes that freed)',
+        tags: ['snapshots'],
+        params: sidParams,
+        response: {
+          200: { type: 'object', properties: { deleted: { type: 'string' }, freedBytes: { type: 'integer' }, freedChunks: { type: 'integer' } } },
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { sid } = request.params;
+      const freed = await store().delete(sid);
+      request.log.info({ event: 'SnapshotDeleted', snapshot: sid, ...freed }, `snapshot ${sid} deleted`);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotDeleted, 'snapshots', { snapshot: sid, ...freed });
+      return { deleted: sid, ...freed };
+    },
+  );
+
+  app.post<{ Params: { id: string }; Body: { snapshot: string } }>(
+    '/v1/agents/:id/restore',
+    {
+      bodyLimit: limits.bodyLimit,
+      config: { agent: 'deny', rateLimit },
+      schema: {
+        summary:
+          "Replace an ended agent's working directory with a snapshot (409 while it runs): built beside it, then swapped in. Modes (permission bits only), mtimes and links come back; setuid bits, devices and FIFOs never do; files belong to the agent",
+        tags: ['snapshots'],
+        params: idParams,
+        body: { type: 'object', additionalProperties: false, required: ['snapshot'], properties: { snapshot: snapshotIdSchema } },
+        response: {
+          200: {
+            type: 'object',
+            properties: { restored: { type: 'string' }, agent: { type: 'string' }, files: { type: 'integer' }, bytes: { type: 'integer' } },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const sid = request.body.snapshot;
+      store().get(sid);
+      const agent = await agentDirOf(app, request.params.id);
+      if (agent.state === 'running' || agent.state === 'starting')
+        throw new ApiError(
+          'ABX_ERR_CONFLICT',
+          `agent ${agent.id} is ${agent.state}: a workspace is restored in place only once its agent has ended (DELETE /v1/agents/${agent.id} first, or fork the snapshot into a new agent)`,
+        );
+      await app.agentbox.probes.disk.admit();
+      const made = await restoreAgent(store(), app.agentbox.paths.workspaceDir, agent, sid);
+      request.log.info({ event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files }, `snapshot ${sid} restored into agent ${agent.name}`);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotRestored, 'snapshots', {
+        snapshot: sid,
+        agent: agent.id,
+        name: agent.name,
+        ...made,
+      });
+      return { restored: sid, agent: agent.id, ...made };
+    },
+  );
+}

@@ -1,0 +1,122 @@
+// A snapshot's tree built in a new private directory (in the worker): files written from the store's packs, links as links, permission bits only, given to the target agent.
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lchownSync,
+  lutimesSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  symlinkSync,
+  utimesSync,
+  writeSync,
+} from 'node:fs';
+import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
+import { chunkSize, parseEntries } from './entries-file.js';
+import { loadIndex, packFile, type ChunkLocation } from './object-store.js';
+import { CHUNK_BYTES } from './snapshot-manifest.js';
+import type { MaterializeJob, MaterializeResult } from './snapshot-protocol.js';
+
+/** Nanoseconds as the seconds utimes takes (a double: about 0.2 µs of precision today). */
+const seconds = (ns: string): number => Number(BigInt(ns)) / 1e9;
+
+/**
+ * Build the snapshot in `job.target`, made here (0700, so nothing else enters it while it is
+ * built; a name already there is refused). Entries come parents first; directories are made
+ * 0700 and get their own mode and mtime last, deepest first, so a read-only directory does not
+ * stop its children. Modes keep the permission bits only: setuid, setgid and sticky never come
+ * back. Only files, directories and links are in a snapshot, so no device or FIFO is ever made.
+ */
+export function materialize(job: MaterializeJob): MaterializeResult {
+  const entries = parseEntries(readFileSync(job.entriesFile), job.entriesSha256, job.entriesFile);
+  mkdirSync(job.target, { mode: 0o700 });
+  const root = openSync(job.target, DIR_FLAGS);
+  const packs = new Packs(job.storeDir);
+  const result: MaterializeResult = { files: 0, dirs: 0, symlinks: 0, bytes: 0 };
+  const own = (p: string) => {
+    if (job.owner) lchownSync(p, job.owner.uid, job.owner.gid);
+  };
+  try {
+    const dirs: Array<{ p: string; mode: number; mtimeNs: string }> = [];
+    for (const e of entries) {
+      // The directory is private and new: a path below its descriptor meets only what was made here.
+      const p = atFd(root, e.path === '' ? '.' : e.path);
+      if (e.type === 'dir') {
+        if (e.path !== '') mkdirSync(p, { mode: 0o700 });
+        own(p);
+        dirs.push({ p, mode: e.mode & 0o777, mtimeNs: e.mtimeNs });
+        result.dirs++;
+      } else if (e.type === 'symlink') {
+        symlinkSync(e.target, p);
+        own(p);
+        lutimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
+        result.symlinks++;
+      } else {
+        writeFileFromChunks(packs, p, e.chunks, e.size);
+        own(p);
+        // After the chown, which would clear setuid bits anyway: the mode never carries them.
+        chmodSync(p, e.mode & 0o777);
+        utimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
+        result.files++;
+        result.bytes += e.size;
+      }
+    }
+    for (const d of dirs.reverse()) {
+      chmodSync(d.p, d.mode);
+      utimesSync(d.p, seconds(d.mtimeNs), seconds(d.mtimeNs));
+    }
+    return result;
+  } finally {
+    packs.close();
+    closeSync(root);
+  }
+}
+
+/** Pack descriptors held open for one materialisation, and the chunk index. */
+class Packs {
+  readonly #fds = new Map<string, number>();
+  readonly #index: Map<string, ChunkLocation>;
+  readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
+
+  constructor(private readonly storeDir: string) {
+    this.#index = loadIndex(storeDir);
+  }
+
+  /** Chunk `hash` of `want` bytes, read into `buf`. */
+  read(hash: string, want: number): Buffer {
+    const loc = this.#index.get(hash);
+    if (!loc || loc.length !== want) throw new Error(`snapshot chunk ${hash} is missing from the store: the store is damaged`);
+    let fd = this.#fds.get(loc.pack);
+    if (fd === undefined) {
+      fd = openSync(packFile(this.storeDir, loc.pack), constants.O_RDONLY);
+      this.#fds.set(loc.pack, fd);
+    }
+    let n = 0;
+    while (n < want) {
+      const got = readSync(fd, this.buf, n, want - n, loc.offset + n);
+      if (got === 0) throw new Error(`pack ${loc.pack} is shorter than its index says: the store is damaged`);
+      n += got;
+    }
+    return this.buf.subarray(0, want);
+  }
+
+  close(): void {
+    for (const fd of this.#fds.values()) closeSync(fd);
+  }
+}
+
+/** A new file (O_EXCL, O_NOFOLLOW) written chunk after chunk from the packs: the agent's own copy, never a link into the store. */
+function writeFileFromChunks(packs: Packs, p: string, chunks: readonly string[], size: number): void {
+  const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    for (const [i, hash] of chunks.entries()) {
+      const data = packs.read(hash, chunkSize(size, i, CHUNK_BYTES));
+      let off = 0;
+      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,40 @@
+// Runs one snapshot job in a worker thread of its own and answers with its result; a full disk is told apart from other failures.
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { CaptureJob, CaptureResult, JobReply, MaterializeJob, MaterializeResult } from './snapshot-protocol.js';
+
+/** A job failed in the worker; `code` is its errno code (ENOSPC, EDQUOT: the disk is full). */
+export class JobError extends Error {
+  constructor(
+    message: string,
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+
+  get diskFull(): boolean {
+    return this.code === 'ENOSPC' || this.code === 'EDQUOT';
+  }
+}
+
+export function runJob(job: CaptureJob): Promise<CaptureResult>;
+export function runJob(job: MaterializeJob): Promise<MaterializeResult>;
+export function runJob(job: CaptureJob | MaterializeJob): Promise<CaptureResult | MaterializeResult> {
+  // Beside this module: .js when built, .ts when the tests run the sources (the worker inherits their loader).
+  const worker = new Worker(new URL(`./snapshot-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData: job });
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    worker.once('message', (reply: JobReply) => {
+      settled = true;
+      if (reply.ok) resolve(reply.result);
+      else reject(new JobError(reply.message, reply.code));
+    });
+    worker.once('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`the snapshot worker exited (code ${code}) without an answer`));
+    });
+  });
+}

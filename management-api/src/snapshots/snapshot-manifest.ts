@@ -1,0 +1,86 @@
+// What a snapshot is on disk: its summary (the commit point), its entries, and the checks a manifest read back must pass.
+
+/** Version of the manifest format; a store refuses a manifest of another. */
+export const MANIFEST_FORMAT = 1;
+
+/**
+ * Files are cut into fixed 1 MiB chunks; a file up to 1 MiB is one chunk. Fixed-size cutting costs
+ * nothing beyond the hash, where a content-defined chunker in JavaScript would at least halve the
+ * throughput; a source-like workspace changes file by file, and an unchanged file is not even read
+ * again (its stat key matches), so what finer chunking would save is small. A large file appended to
+ * keeps every chunk but its last.
+ */
+export const CHUNK_BYTES = 1 << 20;
+
+/** A snapshot id: `snp_` and 12 url-safe characters. */
+export const SNAPSHOT_ID = /^snp_[A-Za-z0-9_-]{12}$/;
+
+/** A snapshot id as the routes' schemas take it. */
+export const snapshotIdSchema = { type: 'string', pattern: SNAPSHOT_ID.source, description: 'A snapshot id (snp_…)' } as const;
+
+/** One entry of a snapshot, by its path relative to the agent's working directory ('' is the directory itself). */
+export type SnapshotEntry =
+  | {
+      type: 'file';
+      path: string;
+      /** Permission bits only (setuid, setgid and sticky are never recorded). */
+      mode: number;
+      /** Modification time in nanoseconds since the epoch, as a decimal string (exact, beyond a double's precision). */
+      mtimeNs: string;
+      size: number;
+      /** sha256 (hex) of each chunk, in order. */
+      chunks: string[];
+      /** dev:ino:size:mtimeNs:ctimeNs when read: the next snapshot of the same agent reuses the chunks of a file whose key is unchanged. */
+      key: string;
+    }
+  | { type: 'dir'; path: string; mode: number; mtimeNs: string }
+  | { type: 'symlink'; path: string; target: string; mtimeNs: string };
+
+/** Figures of one snapshot as it was made. */
+export interface SnapshotStats {
+  files: number;
+  dirs: number;
+  symlinks: number;
+  /** FIFOs, sockets, devices, and files of other owners linked in: left out. */
+  skipped: number;
+  /** Sum of the files' sizes. */
+  bytes: number;
+  /** Distinct chunks referenced, and their bytes (what the snapshot holds once deduplicated). */
+  chunks: number;
+  storedBytes: number;
+  /** Chunks and bytes this snapshot wrote to the store (the rest it shares with what was there). */
+  addedChunks: number;
+  addedBytes: number;
+  /** Files whose chunks were taken from the previous snapshot of the agent without reading them (unchanged stat key). */
+  reusedFiles: number;
+  /** Files that kept changing while read (read three times); kept as last read. */
+  changed: number;
+  durationMs: number;
+}
+
+/** The summary file: what is listed. Written last; a snapshot exists once it is renamed into place. */
+export interface SnapshotSummary {
+  format: typeof MANIFEST_FORMAT;
+  id: string;
+  label?: string;
+  createdAt: string;
+  /** The agent whose working directory it was, and that directory relative to the workspace. */
+  agent: { id: string; name: string; cwd: string };
+  /** Restored files belong to the agent restored into (its uid on a root box), never to a recorded owner. */
+  owner: 'target-agent';
+  stats: SnapshotStats;
+  /** The first paths of files that kept changing while read, at most 100. */
+  changedPaths: string[];
+  /** sha256 of the entries file, checked when it is read. */
+  entriesSha256: string;
+}
+
+/** A manifest path: relative, plain segments (the walk produced it; checked again when read back). */
+export function checkEntryPath(p: string): void {
+  if (p === '') return;
+  if (BAD_PATH.test(p)) throw new Error(`snapshot entry path ${JSON.stringify(p)} is not a plain relative path`);
+}
+
+/** A leading or doubled slash, a trailing slash, a `.` or `..` segment, a NUL. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a NUL is what is refused
+const BAD_PATH = /^\/|\/\/|\/$|(^|\/)\.\.?(\/|$)|\u0000/;

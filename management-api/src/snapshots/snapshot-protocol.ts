@@ -1,0 +1,51 @@
+// Messages between the snapshot service (API thread) and the worker thread that walks, hashes and copies files.
+import type { SnapshotStats } from './snapshot-manifest.js';
+
+/** Walk the working directory open as `rootFd` (the API's descriptor: a worker shares the process's), hash and store its files. */
+export interface CaptureJob {
+  op: 'capture';
+  rootFd: number;
+  /** Files of several links owned by another uid were linked in from elsewhere: left out, as the files API does. */
+  ownUid: number;
+  storeDir: string;
+  /** The pack its new chunks go to (`tmp/<pack>.pack`, its index `tmp/<pack>.idx`). */
+  pack: string;
+  /** fsync the pack and its index before answering. */
+  durable: boolean;
+  /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
+  previous?: { entriesFile: string; entriesSha256: string };
+}
+
+/** Build the tree of a snapshot in `target` (a new directory the worker makes, private until the service moves it). */
+export interface MaterializeJob {
+  op: 'materialize';
+  storeDir: string;
+  entriesFile: string;
+  entriesSha256: string;
+  target: string;
+  /** Who every entry is given to (a root box: the agent's uid); the box's own ids when absent. */
+  owner?: { uid: number; gid: number };
+}
+
+export type SnapshotJob = CaptureJob | MaterializeJob;
+
+/** What a capture found. */
+export interface CaptureResult {
+  /** The entries file's bytes (serialized in the worker, so no array of entries is cloned across). */
+  entriesText: Uint8Array;
+  /** True when new chunks were written (a pack and its index wait in tmp/). */
+  packed: boolean;
+  stats: Omit<SnapshotStats, 'durationMs'>;
+  changedPaths: string[];
+}
+
+/** What a materialisation wrote. */
+export interface MaterializeResult {
+  files: number;
+  dirs: number;
+  symlinks: number;
+  bytes: number;
+}
+
+/** The worker's one message: its result, or its error with the errno code (ENOSPC is told apart). */
+export type JobReply = { ok: true; result: CaptureResult | MaterializeResult } | { ok: false; message: string; code?: string };

@@ -1,0 +1,339 @@
+// The snapshot store under the box's state directory: snapshots made, listed, read back into a directory, deleted with a mark-and-sweep of their objects.
+import { randomBytes } from 'node:crypto';
+import { open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors.js';
+import { chunkSize, parseEntries, sha256Hex } from './entries-file.js';
+import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
+import { runJob, JobError } from './run-job.js';
+import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
+import type { SnapshotMetrics } from './snapshot-metrics.js';
+import type { MaterializeResult } from './snapshot-protocol.js';
+import { StoreLock } from './store-lock.js';
+
+export interface SnapshotStoreOptions {
+  /** The store's directory: under the box's state directory, never in an agent-readable path. */
+  dir: string;
+  logger: Logger;
+  metrics?: SnapshotMetrics;
+  /**
+   * fsync the capture's pack and index (and the entries and summary, always) before the summary
+   * is renamed into place, so a power loss cannot leave a listed snapshot whose chunks never
+   * reached the disk. Default true; the bench turns it off to show its cost.
+   */
+  durable?: boolean;
+}
+
+/** The working directory to capture, open, and whose it is. */
+export interface CaptureSource {
+  rootFd: number;
+  ownUid: number;
+  agent: { id: string; name: string; cwd: string };
+}
+
+/** Bytes a snapshot holds once deduplicated, and how much of it other snapshots hold too. */
+export interface SnapshotSharing {
+  storedBytes: number;
+  /** Bytes of chunks another snapshot also refers to. */
+  sharedBytes: number;
+  /** Bytes only this snapshot refers to: what deleting it frees. */
+  exclusiveBytes: number;
+}
+
+const summaryFile = (dir: string, id: string) => path.join(storeLayout(dir).manifests, `${id}.json`);
+const entriesFile = (dir: string, id: string) => path.join(storeLayout(dir).manifests, `${id}.entries`);
+
+/**
+ * A snapshot is two files in `manifests/`: its entries, then its summary (which records the
+ * entries' sha256), each written to `tmp/` and renamed into place; the summary's rename is the
+ * commit. A kill at any point leaves temporary files (cleared at the next open) and objects no
+ * summary refers to (swept), never a summary of a snapshot whose parts are missing.
+ */
+export class SnapshotStore {
+  readonly #lock = new StoreLock();
+  readonly #summaries = new Map<string, SnapshotSummary>();
+  readonly #dir: string;
+
+  constructor(private readonly options: SnapshotStoreOptions) {
+    this.#dir = options.dir;
+  }
+
+  get dir(): string {
+    return this.#dir;
+  }
+
+  /** Make the folders, clear what a killed run left in `tmp/`, read the summaries; objects no summary refers to are swept in the background. */
+  async open(): Promise<void> {
+    ensureStoreDirs(this.#dir);
+    const { tmp, manifests } = storeLayout(this.#dir);
+    for (const name of await readdir(tmp)) await rm(path.join(tmp, name), { recursive: true, force: true });
+    for (const name of await readdir(manifests)) {
+      if (!name.endsWith('.json')) continue;
+      try {
+        const summary = JSON.parse(await readFile(path.join(manifests, name), 'utf8')) as SnapshotSummary;
+        if (summary.format !== MANIFEST_FORMAT || `${summary.id}.json` !== name) throw new Error(`format ${summary.format}, id ${summary.id}`);
+        this.#summaries.set(summary.id, summary);
+      } catch (err) {
+        this.options.logger.error({ event: 'SnapshotSummaryUnreadable', file: name, err }, `snapshot summary ${name} cannot be read; it is not listed`);
+      }
+    }
+    this.options.metrics?.count.set(this.#summaries.size);
+    void this.sweep().catch((err: unknown) => this.options.logger.error({ event: 'SnapshotSweepFailed', err }, 'the snapshot store sweep failed'));
+  }
+
+  /** Every snapshot, oldest first. */
+  list(): SnapshotSummary[] {
+    return [...this.#summaries.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** One snapshot's summary; 404 when unknown. */
+  get(id: string): SnapshotSummary {
+    const s = SNAPSHOT_ID.test(id) ? this.#summaries.get(id) : undefined;
+    if (!s) throw new ApiError('ABX_ERR_NOT_FOUND', `snapshot ${JSON.stringify(id)} not found`);
+    return s;
+  }
+
+  /** Capture a working directory. Files unchanged since the agent's previous snapshot (same stat key) reuse its chunks unread. */
+  async create(source: CaptureSource, label?: string): Promise<SnapshotSummary> {
+    return this.#measure('create', () =>
+      this.#lock.shared(async () => {
+        const started = performance.now();
+        const id = `snp_${randomBytes(9).toString('base64url')}`;
+        const previous = this.list()
+          .filter((s) => s.agent.id === source.agent.id && s.agent.cwd === source.agent.cwd)
+          .at(-1);
+        const { tmp } = storeLayout(this.#dir);
+        const result = await runJob({
+          op: 'capture',
+          rootFd: source.rootFd,
+          ownUid: source.ownUid,
+          storeDir: this.#dir,
+          pack: id,
+          durable: this.options.durable !== false,
+          ...(previous ? { previous: { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } } : {}),
+        }).catch(async (err: unknown) => {
+          await rm(path.join(tmp, `${id}.pack`), { force: true });
+          await rm(path.join(tmp, `${id}.idx`), { force: true });
+          throw err;
+        });
+        if (result.packed) {
+          // The pack, then its index: a pack is part of the store once its index is in packs/.
+          await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
+          await rename(path.join(tmp, `${id}.idx`), indexFile(this.#dir, id));
+          if (this.options.durable !== false) await fsyncDir(storeLayout(this.#dir).packs);
+        }
+        const entries = Buffer.from(result.entriesText.buffer, result.entriesText.byteOffset, result.entriesText.byteLength);
+        await this.#writeFile(entriesFile(this.#dir, id), entries);
+        const summary: SnapshotSummary = {
+          format: MANIFEST_FORMAT,
+          id,
+          ...(label !== undefined ? { label } : {}),
+          createdAt: new Date().toISOString(),
+          agent: source.agent,
+          owner: 'target-agent',
+          stats: { ...result.stats, durationMs: Math.round(performance.now() - started) },
+          changedPaths: result.changedPaths,
+          entriesSha256: sha256Hex(entries),
+        };
+        await this.#writeFile(summaryFile(this.#dir, id), Buffer.from(JSON.stringify(summary)));
+        this.#summaries.set(id, summary);
+        this.options.metrics?.count.set(this.#summaries.size);
+        this.options.metrics?.addedBytes.inc(result.stats.addedBytes);
+        return summary;
+      }),
+    );
+  }
+
+  /** Build snapshot `id` in the new directory `target` (private while built), given to `owner`. */
+  async materialize(id: string, target: string, owner: { uid: number; gid: number } | undefined, operation: 'restore' | 'fork'): Promise<MaterializeResult> {
+    return this.#measure(operation, () =>
+      this.#lock.shared(async () => {
+        const s = this.get(id);
+        return runJob({
+          op: 'materialize',
+          storeDir: this.#dir,
+          entriesFile: entriesFile(this.#dir, id),
+          entriesSha256: s.entriesSha256,
+          target,
+          ...(owner ? { owner } : {}),
+        });
+      }),
+    );
+  }
+
+  /** Bytes the snapshot holds, shares with others, and holds alone (reads every snapshot's entries). */
+  async sharing(id: string): Promise<SnapshotSharing> {
+    return this.#lock.shared(async () => {
+      const own = await this.#chunkSizes(this.get(id));
+      const others = new Set<string>();
+      for (const s of this.list()) if (s.id !== id) for (const h of (await this.#chunkSizes(s)).keys()) others.add(h);
+      let storedBytes = 0;
+      let sharedBytes = 0;
+      for (const [h, size] of own) {
+        storedBytes += size;
+        if (others.has(h)) sharedBytes += size;
+      }
+      return { storedBytes, sharedBytes, exclusiveBytes: storedBytes - sharedBytes };
+    });
+  }
+
+  /** Delete a snapshot and sweep the objects no other snapshot refers to; answers with the bytes freed. */
+  async delete(id: string): Promise<{ freedBytes: number; freedChunks: number }> {
+    return this.#measure('delete', () =>
+      this.#lock.exclusive(async () => {
+        this.get(id);
+        // The summary goes first: from then on the snapshot does not exist, whatever the rest of the delete meets.
+        await unlink(summaryFile(this.#dir, id));
+        this.#summaries.delete(id);
+        this.options.metrics?.count.set(this.#summaries.size);
+        await fsyncDir(storeLayout(this.#dir).manifests);
+        await rm(entriesFile(this.#dir, id), { force: true });
+        return this.#sweepLocked();
+      }),
+    );
+  }
+
+  /** Remove objects and entries files no summary refers to (after a kill or a failed capture). */
+  async sweep(): Promise<{ freedBytes: number; freedChunks: number }> {
+    return this.#lock.exclusive(() => this.#sweepLocked());
+  }
+
+  /**
+   * Mark every chunk a snapshot refers to, then sweep each pack: one with no live chunk is
+   * removed, one with dead chunks is rewritten with its live ones only (the new pack and index
+   * in place before the old ones go, so a kill in between leaves a chunk twice, never nowhere).
+   * Packs without an index (a capture killed between the two renames) and entries files
+   * without a summary are removed.
+   */
+  async #sweepLocked(): Promise<{ freedBytes: number; freedChunks: number }> {
+    const live = new Set<string>();
+    for (const s of this.list()) for (const h of (await this.#chunkSizes(s)).keys()) live.add(h);
+    let freedBytes = 0;
+    let freedChunks = 0;
+    const packs = listPacks(this.#dir);
+    for (const pack of packs) {
+      const index = await readFile(indexFile(this.#dir, pack), 'utf8')
+        .then((text) => JSON.parse(text) as PackIndex)
+        .catch(() => ({}) as PackIndex);
+      const entries = Object.entries(index);
+      if (entries.length === 0) {
+        // Torn or empty: nothing a summary can rely on.
+        await rm(indexFile(this.#dir, pack), { force: true });
+        await rm(packFile(this.#dir, pack), { force: true });
+        continue;
+      }
+      const kept = entries.filter(([h]) => live.has(h));
+      if (kept.length === entries.length) continue;
+      for (const [h, [, length]] of entries) {
+        if (live.has(h)) continue;
+        freedBytes += length;
+        freedChunks++;
+      }
+      if (kept.length > 0) await this.#repack(pack, kept);
+      await unlink(indexFile(this.#dir, pack));
+      await unlink(packFile(this.#dir, pack));
+    }
+    const { manifests, packs: packDir } = storeLayout(this.#dir);
+    const indexed = new Set(listPacks(this.#dir));
+    for (const name of await readdir(packDir))
+      if (name.endsWith('.pack') && !indexed.has(name.slice(0, -5))) await rm(path.join(packDir, name), { force: true });
+    for (const name of await readdir(manifests)) {
+      const id = name.replace(/\.(json|entries)$/, '');
+      if (!this.#summaries.has(id)) await rm(path.join(manifests, name), { force: true });
+    }
+    this.options.metrics?.freedBytes.inc(freedBytes);
+    if (freedChunks > 0) this.options.logger.info({ event: 'SnapshotChunksSwept', freedChunks, freedBytes }, 'unreferenced snapshot chunks removed');
+    return { freedBytes, freedChunks };
+  }
+
+  /** Copy the `kept` chunks of `pack` into a new pack, in place with its index before the caller removes the old one. */
+  async #repack(pack: string, kept: Array<[string, [number, number]]>): Promise<void> {
+    const id = `pck_${randomBytes(9).toString('base64url')}`;
+    const { tmp } = storeLayout(this.#dir);
+    const src = await open(packFile(this.#dir, pack), 'r');
+    const dst = await open(path.join(tmp, `${id}.pack`), 'wx', 0o600);
+    const index: PackIndex = {};
+    try {
+      let at = 0;
+      for (const [hash, [offset, length]] of kept) {
+        const buf = Buffer.allocUnsafe(length);
+        const { bytesRead } = await src.read(buf, 0, length, offset);
+        if (bytesRead !== length) throw new Error(`pack ${pack} is shorter than its index says: the store is damaged`);
+        await dst.write(buf, 0, length, at);
+        index[hash] = [at, length];
+        at += length;
+      }
+      await dst.sync();
+    } finally {
+      await src.close();
+      await dst.close();
+    }
+    await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
+    await this.#writeFile(indexFile(this.#dir, id), Buffer.from(JSON.stringify(index)));
+  }
+
+  /** Bytes the store's packs hold on disk. */
+  async storedBytes(): Promise<number> {
+    let total = 0;
+    for (const pack of listPacks(this.#dir)) total += (await stat(packFile(this.#dir, pack))).size;
+    return total;
+  }
+
+  async #chunkSizes(s: SnapshotSummary): Promise<Map<string, number>> {
+    const file = entriesFile(this.#dir, s.id);
+    const sizes = new Map<string, number>();
+    for (const e of parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[])
+      if (e.type === 'file') for (const [i, h] of e.chunks.entries()) sizes.set(h, chunkSize(e.size, i, CHUNK_BYTES));
+    return sizes;
+  }
+
+  /** Write `data` to `tmp/`, flush it, rename it to `file` and flush the folder: whole or absent. */
+  async #writeFile(file: string, data: Uint8Array): Promise<void> {
+    const tmp = path.join(storeLayout(this.#dir).tmp, `${path.basename(file)}.${randomBytes(6).toString('hex')}`);
+    const handle = await open(tmp, 'wx', 0o600);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(tmp, file);
+    } catch (err) {
+      await unlink(tmp).catch(() => undefined);
+      throw err;
+    }
+    await fsyncDir(path.dirname(file));
+  }
+
+  /** Time and count an operation; a full disk becomes 507 and what the failed capture stored is swept. */
+  async #measure<T>(operation: string, fn: () => Promise<T>): Promise<T> {
+    const end = this.options.metrics?.duration.startTimer({ operation });
+    try {
+      const value = await fn();
+      this.options.metrics?.operations.inc({ operation, outcome: 'ok' });
+      return value;
+    } catch (err) {
+      const full = (err instanceof JobError && err.diskFull) || ['ENOSPC', 'EDQUOT'].includes((err as NodeJS.ErrnoException).code ?? '');
+      this.options.metrics?.operations.inc({ operation, outcome: full ? 'disk-full' : 'error' });
+      if (full) {
+        if (operation === 'create') void this.sweep().catch(() => undefined);
+        throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: nothing was kept (${(err as Error).message})`);
+      }
+      throw err;
+    } finally {
+      end?.();
+    }
+  }
+}
+
+/** Flush a directory's entries (a rename is durable once its directory is). */
+async function fsyncDir(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,33 @@
+// The snapshot store as a fastify plugin: opened under the box's state directory at start, `app.snapshots`.
+import path from 'node:path';
+import fp from 'fastify-plugin';
+import type { Logger } from 'pino';
+import type { ApiMetrics } from '../api-metrics.js';
+import type { RuntimePaths } from '../runtime-paths.js';
+import { SnapshotStore } from './snapshot-store.js';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Workspace snapshots: content-addressed, deduplicated across snapshots and agents. */
+    snapshots: SnapshotStore;
+  }
+}
+
+/** Options of {@link snapshotsPlugin}. */
+export interface SnapshotsPluginOptions {
+  paths: RuntimePaths;
+  logger: Logger;
+  metrics: Pick<ApiMetrics, 'snapshots'>;
+}
+
+/** The store's directory: on the state volume, which no agent sees (the sandbox hides it). */
+export const snapshotStoreDir = (paths: Pick<RuntimePaths, 'stateDir'>): string => path.join(paths.stateDir, 'snapshots');
+
+export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
+  async (app, options) => {
+    const store = new SnapshotStore({ dir: snapshotStoreDir(options.paths), logger: options.logger, metrics: options.metrics.snapshots });
+    await store.open();
+    app.decorate('snapshots', store);
+  },
+  { name: 'agentbox-snapshots' },
+);

@@ -1,0 +1,116 @@
+// Snapshots of agents' working directories: capture one, restore one in place (swapped in whole), and build a fork's new directory.
+import { randomBytes } from 'node:crypto';
+import { mkdir, realpath, rename, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ApiError } from '../errors.js';
+import { openWorkspace } from '../workspace-files/agent-workspace.js';
+import { parseFilePath } from '../workspace-files/file-path.js';
+import type { SnapshotSummary } from './snapshot-manifest.js';
+import type { SnapshotStore } from './snapshot-store.js';
+
+/** The agent record a snapshot is made of or restored into. */
+export interface AgentDir {
+  id: string;
+  name: string;
+  /** Its working directory relative to the workspace (`.` for the workspace itself). */
+  cwd: string;
+}
+
+/** Ids files are given to; undefined keeps the box's own. */
+export type Owner = { uid: number; gid: number } | undefined;
+
+/** The workspace itself holds every agent's directory: it is never one agent's to snapshot or replace. */
+function refuseWholeWorkspace(agent: AgentDir, what: string): void {
+  if (agent.cwd === '.' || agent.cwd === '')
+    throw new ApiError(
+      'ABX_ERR_CONFLICT',
+      `agent ${agent.id} works in the workspace itself, which holds other agents' directories: it cannot be ${what} (spawn agents in a directory of their own)`,
+    );
+}
+
+/**
+ * Capture the agent's working directory, opened as the files API opens it (its real path
+ * confined to the workspace, then walked by descriptors). Each file is as of its own read: a
+ * file is read whole and kept only if its size, mtime and ctime did not move meanwhile (read
+ * again up to three times, then kept and named in `changedPaths`); files are not all of one
+ * instant while the agent writes.
+ */
+export async function captureAgent(store: SnapshotStore, workspaceDir: string, agent: AgentDir, label?: string): Promise<SnapshotSummary> {
+  refuseWholeWorkspace(agent, 'snapshotted');
+  const ws = await openWorkspace(workspaceDir, agent.cwd);
+  try {
+    return await store.create({ rootFd: ws.root.fd, ownUid: ws.ownUid, agent: { id: agent.id, name: agent.name, cwd: agent.cwd } }, label);
+  } finally {
+    await ws.close();
+  }
+}
+
+/**
+ * Replace an ended agent's working directory with snapshot `id`: built beside it in
+ * `.abx-restore-<random>` (0700, the box's, given to the directory's owner entry by entry),
+ * then the old directory renamed aside and the new one renamed in, and the old one removed. A
+ * failure before the swap leaves the directory as it was.
+ */
+export async function restoreAgent(store: SnapshotStore, workspaceDir: string, agent: AgentDir, id: string): Promise<{ files: number; bytes: number }> {
+  store.get(id);
+  refuseWholeWorkspace(agent, 'restored in place');
+  const ws = await openWorkspace(workspaceDir, agent.cwd);
+  const { path: dir, owner } = ws;
+  await ws.close();
+  const suffix = randomBytes(6).toString('hex');
+  const staging = path.join(path.dirname(dir), `.abx-restore-${suffix}`);
+  const aside = path.join(path.dirname(dir), `.abx-replaced-${suffix}`);
+  try {
+    const made = await store.materialize(id, staging, owner, 'restore');
+    await rename(dir, aside);
+    await rename(staging, dir);
+    await rm(aside, { recursive: true, force: true });
+    return { files: made.files, bytes: made.bytes };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** A fork's working directory, built and in place; `discard` removes it when the agent could not start. */
+export interface ForkDir {
+  /** Relative to the workspace: what the spawn is given as cwd. */
+  cwd: string;
+  discard(): Promise<void>;
+}
+
+/**
+ * Build snapshot `id` as a new agent's working directory: `cwd` when the caller named one (it
+ * must not exist, or be an empty directory), else `<name>.<8 hex>`, a directory no agent name
+ * can have (names hold no dot), so forks started at once never meet. Built in a private
+ * `.abx-fork-<random>` beside it and renamed into place, given to `owner` (the new agent's uid).
+ */
+export async function buildFork(store: SnapshotStore, workspaceDir: string, id: string, name: string, cwd: string | undefined, owner: Owner): Promise<ForkDir> {
+  store.get(id);
+  const workspace = await realpath(workspaceDir);
+  const rel = cwd !== undefined ? parseFilePath(cwd).join('/') : `${name}.${randomBytes(4).toString('hex')}`;
+  if (rel === '') throw new ApiError('ABX_ERR_VALIDATION', 'cwd: a fork needs a directory of its own, not the workspace itself');
+  const target = path.join(workspace, rel);
+  const parent = path.dirname(target);
+  await mkdir(parent, { recursive: true, mode: 0o755 });
+  // Its parents must stay in the workspace: a link among them would place the fork elsewhere.
+  const realParent = await realpath(parent);
+  if (realParent !== workspace && !realParent.startsWith(workspace + path.sep))
+    throw new ApiError('ABX_ERR_FILE_PATH', `cwd ${JSON.stringify(rel)} leads outside the workspace through a symbolic link`);
+  const staging = path.join(realParent, `.abx-fork-${randomBytes(6).toString('hex')}`);
+  const final = path.join(realParent, path.basename(target));
+  try {
+    await store.materialize(id, staging, owner, 'fork');
+    try {
+      // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
+      await rename(staging, final);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+        throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
+      throw err;
+    }
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+  return { cwd: rel, discard: () => rm(final, { recursive: true, force: true }) };
+}

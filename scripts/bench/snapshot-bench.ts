@@ -1,0 +1,219 @@
+// Workspace snapshots: a source-like tree snapshotted beside `tar | zstd -1` of the same tree, a second snapshot after changing 1 % of the files, and forks (the tree built from the store), in one run.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pino from 'pino';
+import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
+import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { median, ms, table } from './stats.js';
+
+const MIB = 1024 * 1024;
+/** The tree's size; the issue's target is stated for 1 GiB (AGENTBOX_BENCH_SNAPSHOT_MIB=1024). */
+const TOTAL_MIB = Number(process.env['AGENTBOX_BENCH_SNAPSHOT_MIB'] || 200);
+const RUNS = Number(process.env['AGENTBOX_BENCH_SNAPSHOT_RUNS'] || 3);
+const FORKS = 10;
+
+/** A deterministic generator, so every run builds the same tree. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let x = Math.imul(s ^ (s >>> 15), 1 | s);
+    x ^= x + Math.imul(x ^ (x >>> 7), 61 | x);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 64 MiB of code-like text from a vocabulary of 4,000 identifiers: compresses like source (zstd -1 about 4:1), with little repetition within zstd's window. */
+function textPool(): Buffer {
+  const rnd = prng(42);
+  const words = Array.from({ length: 4000 }, () =>
+    Array.from({ length: 3 + Math.floor(rnd() * 9) }, () => String.fromCharCode(97 + Math.floor(rnd() * 26))).join(''),
+  );
+  const shapes = [
+    'const {0} = {1}({2});',
+    'if ({0}.{1} !== {2}) return {1};',
+    'export function {0}({1}: {2}) {',
+    '  {0}.{1}({2}, {0});',
+    '}',
+    '// {0} {1} {2}',
+  ];
+  const parts: string[] = [];
+  let size = 0;
+  while (size < 64 * MIB) {
+    const shape = shapes[Math.floor(rnd() * shapes.length)]!;
+    const line = `${'  '.repeat(Math.floor(rnd() * 3))}${shape.replace(/\{\d\}/g, () => words[Math.floor(rnd() * words.length)]!)}\n`;
+    parts.push(line);
+    size += line.length;
+  }
+  return Buffer.from(parts.join(''));
+}
+
+/** Many small files (1–32 KiB) in 200 directories, 85 % of the bytes; the rest in 8 large files. Answers the file paths. */
+export function makeTree(dir: string, totalBytes: number): string[] {
+  const pool = textPool();
+  const rnd = prng(7);
+  const slice = (size: number) => {
+    const at = Math.floor(rnd() * (pool.length - size));
+    const body = Buffer.from(pool.subarray(at, at + size));
+    randomBytes(16).copy(body, 0);
+    return body;
+  };
+  const files: string[] = [];
+  let written = 0;
+  for (let i = 0; written < totalBytes * 0.85; i++) {
+    const sub = path.join(dir, `pkg${i % 200}`, i % 3 === 0 ? 'src' : 'lib');
+    if (i < 600) mkdirSync(sub, { recursive: true });
+    const size = 1024 + Math.floor(rnd() * 31 * 1024);
+    const file = path.join(sub, `file${i}.ts`);
+    writeFileSync(file, slice(size));
+    files.push(file);
+    written += size;
+  }
+  mkdirSync(path.join(dir, 'data'));
+  const large = Math.floor((totalBytes - written) / 8);
+  for (let i = 0; i < 8; i++) {
+    const file = path.join(dir, 'data', `blob${i}.log`);
+    const parts: Buffer[] = [];
+    for (let left = large; left > 0; left -= 4 * MIB) parts.push(slice(Math.min(4 * MIB, left)));
+    writeFileSync(file, Buffer.concat(parts));
+    files.push(file);
+  }
+  return files;
+}
+
+function timeShell(cmd: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn('/bin/bash', ['-o', 'pipefail', '-c', cmd], { stdio: 'ignore' });
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${cmd}: exit ${code}`))));
+  });
+}
+
+function has(command: string): boolean {
+  try {
+    execFileSync('/bin/sh', ['-c', `command -v ${command}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Snapshot the tree into `store`; wall time and the summary. */
+async function snapshot(store: SnapshotStore, tree: string) {
+  const dir = await open(tree, DIR_FLAGS);
+  try {
+    const start = performance.now();
+    const made = await store.create({ rootFd: dir.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_bench', name: 'bench', cwd: 'bench' } });
+    return { ms: performance.now() - start, made };
+  } finally {
+    await dir.close();
+  }
+}
+
+/** A fork's working directory built from the store, then a process started in it until its first output. */
+async function fork(store: SnapshotStore, id: string, target: string): Promise<number> {
+  const start = performance.now();
+  await store.materialize(id, target, undefined, 'fork');
+  await new Promise<void>((resolve, reject) => {
+    const child = spawn('/bin/head', ['-c', '16', 'data/blob0.log'], { cwd: target, stdio: ['ignore', 'pipe', 'ignore'] });
+    child.once('error', reject);
+    child.stdout.once('data', () => resolve());
+  });
+  return performance.now() - start;
+}
+
+export async function runSnapshotBench(): Promise<{ text: string; json: Record<string, unknown> }> {
+  const work = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), 'agentbox-snapshot-bench-'));
+  try {
+    const tree = path.join(work, 'tree');
+    const files = makeTree(tree, TOTAL_MIB * MIB);
+    const compressor = has('zstd') ? 'zstd -1' : 'gzip -1';
+    const baselineCmd = `tar -cf - -C ${JSON.stringify(tree)} . | ${compressor} > /dev/null`;
+    // Both read from the page cache: one untimed read of the tree first.
+    await timeShell(`tar -cf - -C ${JSON.stringify(tree)} . > /dev/null`);
+    const baseline: number[] = [];
+    const first: number[] = [];
+    const firstNoFlush: number[] = [];
+    let summary: Awaited<ReturnType<typeof snapshot>>['made'] | undefined;
+    for (let run = 0; run < RUNS; run++) {
+      baseline.push(await timeShell(baselineCmd));
+      // A fresh store each run: the first snapshot writes every chunk.
+      for (const durable of [true, false]) {
+        const storeDir = path.join(work, `store-${run}-${durable}`);
+        const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }), durable });
+        await store.open();
+        const { ms: took, made } = await snapshot(store, tree);
+        (durable ? first : firstNoFlush).push(took);
+        if (durable) summary = made;
+        rmSync(storeDir, { recursive: true, force: true });
+      }
+    }
+    // The second snapshot: 1 % of the files rewritten (the small ones, as edits are), against the first.
+    const storeDir = path.join(work, 'store');
+    const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }) });
+    await store.open();
+    const one = await snapshot(store, tree);
+    const changed = files.filter((_, i) => i % 100 === 0 && !files[i]!.includes('/data/'));
+    for (const f of changed) writeFileSync(f, Buffer.concat([randomBytes(32), Buffer.from('// edited\n'.repeat(200))]));
+    const two = await snapshot(store, tree);
+
+    const forkOne = await fork(store, two.made.id, path.join(work, 'fork-0'));
+    const startAll = performance.now();
+    const each = await Promise.all(Array.from({ length: FORKS }, (_, i) => fork(store, two.made.id, path.join(work, `fork-${i + 1}`))));
+    const forkAll = performance.now() - startAll;
+
+    const mib = summary!.stats.bytes / MIB;
+    const rows = [
+      [`tar | ${compressor} (baseline)`, ms(median(baseline)), `${(mib / (median(baseline) / 1000)).toFixed(0)} MiB/s`, ''],
+      [
+        "first snapshot (fsync'd)",
+        ms(median(first)),
+        `${(mib / (median(first) / 1000)).toFixed(0)} MiB/s`,
+        `${(median(baseline) / median(first)).toFixed(2)}× baseline`,
+      ],
+      [
+        'first snapshot (not flushed)',
+        ms(median(firstNoFlush)),
+        `${(mib / (median(firstNoFlush) / 1000)).toFixed(0)} MiB/s`,
+        `${(median(baseline) / median(firstNoFlush)).toFixed(2)}× baseline`,
+      ],
+      [
+        `second, ${changed.length} files (1 %) changed`,
+        ms(two.ms),
+        `${((100 * two.ms) / one.ms).toFixed(1)} % of the first's time`,
+        `${((100 * two.made.stats.addedBytes) / one.made.stats.addedBytes).toFixed(2)} % of its added bytes`,
+      ],
+      ['fork: tree built + first output', ms(forkOne), '', ''],
+      [`${FORKS} forks at once`, ms(forkAll), `slowest ${ms(Math.max(...each))}`, ''],
+    ];
+    const text = [
+      `snapshot: ${files.length} files, ${mib.toFixed(0)} MiB (${TOTAL_MIB} MiB asked; AGENTBOX_BENCH_SNAPSHOT_MIB), median of ${RUNS} runs; ${compressor === 'zstd -1' ? '' : 'zstd is not installed: the baseline is gzip -1; '}targets: first ≥ 1.0× baseline, second ≤ 10 % time and ≤ 3 % added bytes, fork ≤ 1 s, ${FORKS} forks ≤ 3 s`,
+      table(['what', 'time', 'rate', 'against'], rows),
+    ].join('\n');
+    return {
+      text,
+      json: {
+        files: files.length,
+        bytes: summary!.stats.bytes,
+        baseline: compressor,
+        baselineMs: median(baseline),
+        firstMs: median(first),
+        firstNoFlushMs: median(firstNoFlush),
+        secondMs: two.ms,
+        secondOfFirstTime: two.ms / one.ms,
+        secondAddedBytes: two.made.stats.addedBytes,
+        secondOfFirstAdded: two.made.stats.addedBytes / one.made.stats.addedBytes,
+        forkMs: forkOne,
+        forksMs: forkAll,
+      },
+    };
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,54 @@
+// What the snapshot commands share: the record the API answers with, sizes as people read them, and the list as a table.
+
+/** A snapshot as /v1/snapshots lists it. */
+export interface SnapshotRecord {
+  id: string;
+  label?: string;
+  createdAt: string;
+  agent: { id: string; name: string; cwd: string };
+  stats: { files: number; bytes: number; storedBytes: number; addedBytes: number; reusedFiles: number; changed: number; durationMs: number };
+  sharing?: { storedBytes: number; sharedBytes: number; exclusiveBytes: number };
+}
+
+/** 1536 → "1.5 KiB". */
+export function formatBytes(n: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return u === 0 ? `${n} B` : `${v.toFixed(1)} ${units[u]}`;
+}
+
+/** One line about a snapshot just made. */
+export function madeLine(s: SnapshotRecord): string {
+  const { files, bytes, addedBytes, reusedFiles, changed, durationMs } = s.stats;
+  const notes = [`${reusedFiles} unchanged`, ...(changed ? [`${changed} changing while read`] : [])].join(', ');
+  return `${s.id}  ${files} files, ${formatBytes(bytes)}, ${formatBytes(addedBytes)} added (${notes}) in ${durationMs} ms`;
+}
+
+/** The table of `agentbox snapshot ls`. */
+export function formatSnapshots(list: readonly SnapshotRecord[]): string {
+  const rows = list.map((s) => [
+    s.id,
+    s.agent.name,
+    s.agent.id,
+    s.createdAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+    String(s.stats.files),
+    formatBytes(s.stats.bytes),
+    formatBytes(s.stats.addedBytes),
+    s.label ?? '',
+  ]);
+  const header = ['SNAPSHOT', 'AGENT', 'AGENT ID', 'CREATED', 'FILES', 'SIZE', 'ADDED', 'LABEL'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows]
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}

@@ -1,0 +1,34 @@
+// `agentbox snapshot restore AGENT SNAPSHOT`: replace an ended agent's working directory with a snapshot.
+import { parseArgs } from 'node:util';
+import { call, refusal, resolveAgent } from './agent-api.js';
+import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
+import { UsageError } from './cli-errors.js';
+import { formatBytes } from './snapshot-format.js';
+
+export const usage = `Usage: agentbox snapshot restore AGENT SNAPSHOT
+
+Replace the working directory of AGENT (an id, a unique id prefix, or a name) with SNAPSHOT, in
+place. The agent must have ended (agentbox kill it first); to carry on from a snapshot while
+others run, start a fork instead: agentbox run --from-snapshot SNAPSHOT …
+Contents, permission bits, mtimes and links come back; setuid bits, devices and FIFOs never do.
+
+Options:
+${targetHelp} (what the restore answered)
+  -h, --help       show this help
+
+Exit codes: 0 restored, 1 refused (the agent runs, an unknown id) or unreachable, 2 bad usage.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
+  if (positionals.length !== 2) throw new UsageError('give the agent, then the snapshot');
+  const target = await resolveTarget(values);
+  const agent = await resolveAgent(target, positionals[0]);
+  const res = await call(target, 'POST', `/v1/agents/${agent.id}/restore`, { snapshot: positionals[1] });
+  if (res.status !== 200) throw refusal(`restoring ${positionals[1]} into ${agent.id}`, res);
+  process.stdout.write(
+    values.json
+      ? `${JSON.stringify(res.body, null, 2)}\n`
+      : `${agent.id}  restored from ${positionals[1]}: ${res.body['files']} files, ${formatBytes(Number(res.body['bytes'] ?? 0))}\n`,
+  );
+  return 0;
+}

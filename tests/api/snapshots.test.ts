@@ -1,0 +1,228 @@
+// Workspace snapshots on a real box with real sandboxed agents: dedup across snapshots, restore in place, forks, deletes that sweep, agent-token scope and bad input.
+import t from 'tap';
+import { execFileSync } from 'node:child_process';
+import { chmod, lstat, readdir, readFile, readlink, stat, symlink, utimes, writeFile, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+
+let box: TestServer;
+t.before(async () => {
+  box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' });
+});
+t.teardown(() => box?.close());
+
+type Agent = { id: string; pid: number; cwd: string; name: string };
+type Snapshot = { id: string; stats: Record<string, number>; sharing?: Record<string, number>; changedPaths: string[] };
+
+const spawn = async (body: Record<string, unknown>): Promise<Agent> => {
+  const res = await box.api('/v1/agents', { body });
+  if (res.status !== 201) throw new Error(`spawn failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json['agent'] as Agent;
+};
+const sleeper = (name: string) => spawn({ name, command: '/bin/sh', args: ['-c', 'exec sleep 600'] });
+const snap = async (id: string, label?: string): Promise<Snapshot> => {
+  const res = await box.api(`/v1/agents/${id}/snapshots`, { body: label ? { label } : {} });
+  if (res.status !== 201) throw new Error(`snapshot failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json['snapshot'] as Snapshot;
+};
+const stop = (id: string) => box.api(`/v1/agents/${id}?graceMs=0`, { method: 'DELETE' });
+const dirOf = (agent: Agent) => path.join(box.paths.workspaceDir, agent.cwd);
+const tokenOf = async (pid: number): Promise<string> => /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(await readFile(`/proc/${pid}/environ`, 'utf8'))?.[1] ?? '';
+/** Chunks in the store: the entries of every pack index. */
+const objects = async (): Promise<number> => {
+  const root = path.join(box.paths.stateDir, 'snapshots/packs');
+  let n = 0;
+  for (const name of await readdir(root)) if (name.endsWith('.idx')) n += Object.keys(JSON.parse(await readFile(path.join(root, name), 'utf8'))).length;
+  return n;
+};
+/** Content, permission bits and mtime of every entry under `dir`, links as their targets. */
+async function treeOf(dir: string, prefix = ''): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) {
+    const p = path.join(dir, name);
+    const st = await lstat(p);
+    const rel = prefix + name;
+    if (st.isSymbolicLink()) out[rel] = `link:${await readlink(p)}`;
+    else if (st.isDirectory()) {
+      out[rel] = `dir:${(st.mode & 0o7777).toString(8)}`;
+      Object.assign(out, await treeOf(p, `${rel}/`));
+    } else if (st.isFile()) out[rel] = `file:${(st.mode & 0o7777).toString(8)}:${Math.round(st.mtimeMs)}:${(await readFile(p)).toString('base64')}`;
+    else out[rel] = 'other';
+  }
+  return out;
+}
+
+/** A source-like little tree: small files, one of 3 MiB (three chunks), a link, a setuid file, a FIFO. */
+async function fill(dir: string): Promise<void> {
+  await mkdir(path.join(dir, 'src/lib'), { recursive: true });
+  for (let i = 0; i < 40; i++) await writeFile(path.join(dir, `src/lib/m${i}.ts`), `export const v${i} = ${i};\n`.repeat(50));
+  await writeFile(path.join(dir, 'README.md'), '# readme\n');
+  await writeFile(path.join(dir, 'big.bin'), Buffer.alloc(3 * 1024 * 1024 + 17, 7));
+  await writeFile(path.join(dir, 'tool.sh'), '#!/bin/sh\necho tool\n');
+  await chmod(path.join(dir, 'tool.sh'), 0o4755);
+  await writeFile(path.join(dir, 'private.key'), 'secret-ish\n', { mode: 0o600 });
+  await chmod(path.join(dir, 'private.key'), 0o600);
+  await utimes(path.join(dir, 'README.md'), 1_600_000_000, 1_600_000_000.123);
+  await symlink('src/lib/m1.ts', path.join(dir, 'link-inside'));
+  await symlink('/etc/passwd', path.join(dir, 'link-out'));
+  execFileSync('mkfifo', [path.join(dir, 'pipe')]);
+}
+
+let alpha: Agent;
+let first: Snapshot;
+let before: Record<string, string>;
+t.before(async () => {
+  alpha = await sleeper('alpha');
+  await fill(dirOf(alpha));
+  before = await treeOf(dirOf(alpha));
+});
+
+t.test('a snapshot of a running agent, then a second after a change: only the change is added', async (t) => {
+  first = await snap(alpha.id, 'first');
+  t.match(first.stats, { files: 44, symlinks: 2, skipped: 1, dirs: 2 }, 'files, links and directories captured; the FIFO left out');
+  t.equal(first.stats['storedBytes'], first.stats['bytes']! - 2 * 1024 * 1024, "big.bin's three identical 1 MiB chunks are stored once");
+  t.equal(first.stats['addedBytes'], first.stats['storedBytes'], 'the first snapshot added all it holds');
+  await writeFile(path.join(dirOf(alpha), 'src/lib/m3.ts'), 'export const changed = true;\n');
+  const second = await snap(alpha.id, 'second');
+  t.equal(second.stats['reusedFiles'], 43, 'every unchanged file was taken from the first snapshot unread');
+  t.equal(second.stats['addedBytes'], Buffer.byteLength('export const changed = true;\n'), 'only the changed file was added');
+  const got = await box.api(`/v1/snapshots/${second.id}`);
+  t.equal(got.status, 200);
+  const sharing = (got.json['snapshot'] as Snapshot).sharing!;
+  t.equal(sharing['exclusiveBytes'], Buffer.byteLength('export const changed = true;\n'), 'what only the second holds');
+  t.equal(sharing['sharedBytes'], sharing['storedBytes']! - sharing['exclusiveBytes']!, 'the rest it shares with the first');
+  // A second agent with the same content: its snapshot adds nothing (dedup across agents).
+  const twin = await sleeper('twin');
+  await fill(dirOf(twin));
+  const twinSnap = await snap(twin.id);
+  t.equal(twinSnap.stats['addedBytes'], 0, 'identical files of another agent are stored once');
+  const list = await box.api('/v1/snapshots');
+  t.same(
+    (list.json['snapshots'] as Snapshot[]).map((s) => s.id),
+    [first.id, second.id, twinSnap.id],
+    'listed oldest first',
+  );
+  const mine = await box.api(`/v1/snapshots?agent=${alpha.id}`);
+  t.equal((mine.json['snapshots'] as Snapshot[]).length, 2, 'filtered by agent');
+  await stop(twin.id);
+});
+
+t.test('restore in place: exact content, modes and mtimes; setuid stripped; links kept; no FIFO; 409 while running', async (t) => {
+  const refused = await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: first.id } });
+  t.equal(refused.status, 409, 'refused while the agent runs');
+  t.equal(refused.json['error'], 'ABX_ERR_CONFLICT');
+  await stop(alpha.id);
+  // Mess the directory up after the snapshot.
+  await writeFile(path.join(dirOf(alpha), 'README.md'), 'overwritten');
+  await writeFile(path.join(dirOf(alpha), 'new-file'), 'not in the snapshot');
+  const res = await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: first.id } });
+  t.equal(res.status, 200, JSON.stringify(res.json));
+  t.match(res.json, { restored: first.id, files: 44 });
+  const after = await treeOf(dirOf(alpha));
+  const expected = { ...before };
+  delete expected['pipe'];
+  expected['tool.sh'] = expected['tool.sh']!.replace(/^file:4755:/, 'file:755:');
+  t.same(after, expected, 'the same tree, setuid dropped, the FIFO absent');
+  t.equal(after['link-out'], 'link:/etc/passwd', 'a link is restored as a link (its target as data), never followed');
+  t.equal(after['README.md']!.split(':')[2], '1600000000123', 'mtime to the millisecond');
+  const st = await stat(path.join(dirOf(alpha), 'src/lib/m0.ts'));
+  t.equal(st.uid, (await stat(dirOf(alpha))).uid, "restored files belong to the agent's directory owner");
+  t.notOk(
+    (await readdir(box.paths.workspaceDir)).some((n) => n.startsWith('.abx-')),
+    'no staging directory left',
+  );
+});
+
+t.test('fork: two agents from one snapshot share nothing on disk; five forks at once', async (t) => {
+  const a = await spawn({
+    name: 'fork-a',
+    command: '/bin/sh',
+    args: ['-c', 'cat README.md; echo changed > README.md; exec sleep 600'],
+    fromSnapshot: first.id,
+  });
+  const b = await spawn({ name: 'fork-b', command: '/bin/sh', args: ['-c', 'exec sleep 600'], fromSnapshot: first.id });
+  t.match(a.cwd, /^fork-a\.[0-9a-f]{8}$/, 'a directory of its own');
+  await waitFor('fork-a changed its copy', async () => (await readFile(path.join(dirOf(a), 'README.md'), 'utf8')) === 'changed\n');
+  t.equal(await readFile(path.join(dirOf(b), 'README.md'), 'utf8'), '# readme\n', "one fork's change is invisible to the other");
+  const out = await box.api(`/v1/agents/${a.id}/output`);
+  t.match(JSON.stringify(out.json), /# readme/, 'the fork read the snapshot content at its start');
+  const listed = await box.api(`/v1/agents/${b.id}/files/?list`);
+  t.ok(
+    (listed.json['entries'] as Array<{ name: string }>).some((e) => e.name === 'big.bin'),
+    'the files API serves the fork',
+  );
+  const bSt = await stat(path.join(dirOf(b), 'big.bin'));
+  t.equal(bSt.nlink, 1, 'a copy of its own');
+  t.equal((await stat(path.join(dirOf(b), 'tool.sh'))).mode & 0o7777, 0o755, 'setuid stripped in a fork too');
+
+  const many = await Promise.all(
+    Array.from({ length: 5 }, (_, i) =>
+      spawn({ name: 'swarm', command: '/bin/sh', args: ['-c', `echo n${i} > mine; exec sleep 600`], fromSnapshot: first.id, limits: {} }),
+    ),
+  );
+  t.equal(new Set(many.map((m) => m.cwd)).size, 5, 'five forks of one name at once, five directories');
+  for (const m of many) t.equal(await readFile(path.join(dirOf(m), 'src/lib/m7.ts'), 'utf8'), 'export const v7 = 7;\n'.repeat(50));
+  for (const m of [a, b, ...many]) await stop(m.id);
+
+  const named = await spawn({ name: 'named', command: '/bin/sh', args: ['-c', 'exec sleep 600'], fromSnapshot: first.id, cwd: 'forks/named' });
+  t.equal(named.cwd, 'forks/named', 'cwd names the fork directory');
+  await stop(named.id);
+  const taken = await box.api('/v1/agents', { body: { name: 'named', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: 'forks/named' } });
+  t.equal(taken.status, 409, 'a fork never lands in a directory with files');
+});
+
+t.test('delete frees what no other snapshot refers to and keeps what is shared', async (t) => {
+  const gamma = await sleeper('gamma');
+  const dir = dirOf(gamma);
+  await writeFile(path.join(dir, 'kept'), 'k'.repeat(5000));
+  await writeFile(path.join(dir, 'goes'), 'g'.repeat(7000));
+  const one = await snap(gamma.id);
+  await writeFile(path.join(dir, 'goes'), 'h'.repeat(9000));
+  const two = await snap(gamma.id);
+  const count = await objects();
+  const del = await box.api(`/v1/snapshots/${one.id}`, { method: 'DELETE' });
+  t.equal(del.status, 200);
+  t.match(del.json, { deleted: one.id, freedBytes: 7000, freedChunks: 1 }, 'only the old "goes" was freed');
+  t.equal(await objects(), count - 1);
+  t.equal((await box.api(`/v1/snapshots/${one.id}`)).status, 404, 'gone');
+  await stop(gamma.id);
+  const restored = await box.api(`/v1/agents/${gamma.id}/restore`, { body: { snapshot: two.id } });
+  t.equal(restored.status, 200, 'the snapshot sharing its objects still restores');
+  t.equal(await readFile(path.join(dir, 'kept'), 'utf8'), 'k'.repeat(5000));
+  t.equal(await readFile(path.join(dir, 'goes'), 'utf8'), 'h'.repeat(9000));
+});
+
+t.test('an agent token snapshots its own workspace and nothing else', async (t) => {
+  const me = await sleeper('selfie');
+  const other = await sleeper('other');
+  const token = await tokenOf(me.pid);
+  t.ok(token, 'the agent holds a token');
+  const own = await box.api(`/v1/agents/${me.id}/snapshots`, { body: {}, auth: token });
+  t.equal(own.status, 201, 'its own workspace');
+  const sid = (own.json['snapshot'] as Snapshot).id;
+  t.equal((await box.api(`/v1/agents/${other.id}/snapshots`, { body: {}, auth: token })).status, 403, "another agent's");
+  t.equal((await box.api('/v1/snapshots', { auth: token })).status, 403, 'listing is the operator’s');
+  t.equal((await box.api(`/v1/snapshots/${sid}`, { auth: token })).status, 403);
+  t.equal((await box.api(`/v1/snapshots/${sid}`, { method: 'DELETE', auth: token })).status, 403);
+  t.equal((await box.api(`/v1/agents/${me.id}/restore`, { body: { snapshot: sid }, auth: token })).status, 403);
+  await stop(me.id);
+  await stop(other.id);
+});
+
+t.test('bad input: clear 4xx', async (t) => {
+  const unknown = 'snp_AAAAAAAAAAAA';
+  t.equal((await box.api(`/v1/snapshots/${unknown}`)).status, 404);
+  t.equal((await box.api(`/v1/snapshots/${unknown}`, { method: 'DELETE' })).status, 404);
+  t.equal((await box.api(`/v1/snapshots/nope`)).status, 400, 'a malformed id');
+  t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: unknown } })).status, 404);
+  t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: {} })).status, 400, 'no snapshot named');
+  t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: first.id, extra: 1 } })).status, 400);
+  t.equal((await box.api('/v1/agents/agt_unknown/snapshots', { body: {} })).status, 404, 'unknown agent');
+  t.equal((await box.api(`/v1/agents/${alpha.id}/snapshots`, { body: { label: 7 } })).status, 400, 'a label is text');
+  const fork = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: unknown } });
+  t.equal(fork.status, 404, 'a fork of an unknown snapshot');
+  const outside = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: '../out' } });
+  t.equal(outside.status, 400, 'a fork directory outside the workspace');
+  const events = await box.api('/v1/events?kind=snapshot.created');
+  t.ok((events.json['items'] as unknown[]).length >= 3, `snapshot.created events recorded: ${JSON.stringify(events.json).slice(0, 300)}`);
+});

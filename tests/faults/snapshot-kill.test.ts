@@ -1,0 +1,116 @@
+// kill -9 during a snapshot: no half-written snapshot is listed, the store opens clean, a later snapshot works and what the killed one stored is swept.
+import t from 'tap';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pino from 'pino';
+import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
+import { loadIndex } from '../../management-api/src/snapshots/object-store.js';
+
+const child = fileURLToPath(new URL('./snapshot-kill-child.ts', import.meta.url));
+// The TypeScript loader this test runs under, so the child runs the same source.
+const loader = process.execArgv.filter((a) => a.startsWith('--import=') && a.includes('typescript'));
+
+/** Bytes of the packs being written in the store's tmp/. */
+function packBytes(storeDir: string): number {
+  try {
+    return readdirSync(path.join(storeDir, 'tmp'))
+      .filter((n) => n.endsWith('.pack'))
+      .reduce((sum, n) => sum + statSync(path.join(storeDir, 'tmp', n)).size, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** 1,500 distinct files of 16 KiB and 64 distinct MiB in large files: long enough to be killed inside. */
+function makeTree(dir: string): void {
+  for (let d = 0; d < 15; d++) {
+    mkdirSync(path.join(dir, `d${d}`), { recursive: true });
+    for (let f = 0; f < 100; f++) writeFileSync(path.join(dir, `d${d}`, `f${f}.txt`), `${d}/${f} `.repeat(2048).slice(0, 16384));
+  }
+  for (let b = 0; b < 4; b++) {
+    const big = Buffer.alloc(16 << 20);
+    for (let i = 0; i < big.length; i += 4096) big.writeUInt32LE(b * 1_000_000 + i, i);
+    writeFileSync(path.join(dir, `big${b}.bin`), big);
+  }
+}
+
+t.test('SIGKILL mid-capture, then reopen', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-snapshot-kill-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const storeDir = path.join(root, 'store');
+  const tree = path.join(root, 'tree');
+  makeTree(tree);
+
+  const proc = spawn(process.execPath, [...loader, child, storeDir, tree], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) => proc.on('exit', (_code, signal) => resolve(signal)));
+  let out = '';
+  proc.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  // Killed once the capture has stored objects but before it finished (it prints "done" then).
+  for (let i = 0; i < 2000 && !out.includes('done'); i++) {
+    if (out.includes('capturing') && packBytes(storeDir) >= 24 << 20) break;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  t.notOk(out.includes('done'), 'the capture had not finished');
+  proc.kill('SIGKILL');
+  t.equal(await exited, 'SIGKILL');
+  const written = packBytes(storeDir);
+  t.ok(written >= 24 << 20, `the killed capture had written ${written} bytes of its pack`);
+  t.same(
+    readdirSync(path.join(storeDir, 'manifests')).filter((n) => n.endsWith('.json')),
+    [],
+    'no summary: nothing looks like a snapshot',
+  );
+
+  const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }), durable: false });
+  await store.open();
+  t.same(store.list(), [], 'nothing listed after the kill');
+  t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'temporary files cleared at open');
+  const dir = await open(tree, DIR_FLAGS);
+  t.teardown(() => dir.close());
+  const made = await store.create({ rootFd: dir.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_after', name: 'after', cwd: 'after' } });
+  t.equal(made.stats.files, 1504, 'a later snapshot works');
+  t.same(
+    store.list().map((s) => s.id),
+    [made.id],
+  );
+  await store.sweep();
+  t.equal(loadIndex(storeDir).size, made.stats.chunks, 'the store holds the new snapshot’s chunks, each once');
+  t.same(readdirSync(path.join(storeDir, 'packs')).sort(), [`${made.id}.idx`, `${made.id}.pack`], 'one pack, its index beside it');
+  const target = path.join(root, 'restored');
+  const back = await store.materialize(made.id, target, undefined, 'restore');
+  t.equal(back.files, 1504, 'and it reads back whole');
+});
+
+t.test('a full disk fails cleanly: 507, nothing listed, what was stored swept', async (t) => {
+  if (process.getuid?.() !== 0) return t.skip('mounting a small tmpfs needs root');
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-snapshot-full-'));
+  const storeDir = path.join(root, 'store');
+  mkdirSync(storeDir);
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', storeDir]);
+  if (mounted.status !== 0) return t.skip(`cannot mount a tmpfs here: ${String(mounted.stderr).trim()}`);
+  t.teardown(() => {
+    spawnSync('umount', [storeDir]);
+    rmSync(root, { recursive: true, force: true });
+  });
+  const tree = path.join(root, 'tree');
+  makeTree(tree);
+  const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }), durable: false });
+  await store.open();
+  const dir = await open(tree, DIR_FLAGS);
+  t.teardown(() => dir.close());
+  const err = await store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: 'agt_full', name: 'full', cwd: 'full' } }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.match(err, { code: 'ABX_ERR_DISK_LOW', message: /disk filled/ }, 'refused as a full disk');
+  t.same(store.list(), [], 'nothing listed');
+  await store.sweep();
+  t.equal(loadIndex(storeDir).size, 0, 'no chunk kept');
+  t.same(readdirSync(path.join(storeDir, 'packs')), [], 'no pack kept');
+  t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'no temporary file left');
+});
