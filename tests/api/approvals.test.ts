@@ -3,6 +3,7 @@
 // an agent token cannot decide; scope agent settles the next ask; the queue is bounded; every step is on record.
 import t from 'tap';
 import http from 'node:http';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure';
