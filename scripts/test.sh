@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: sets up everything the tests need on a fresh Debian machine (apt packages, npm
-# dependencies, build, services), runs typecheck + generated-file checks + format and lint + the tap suite, stops
+# dependencies, build, services), runs typecheck + generated-file checks + format and lint + the tests' typecheck + the tap suite, stops
 # what it started, and ends with the line "N passed, N failed".
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +38,9 @@ node dist/scripts/build/generate.js --check
 
 abx_say "checking format and lint (biome; npm run format fixes the format)"
 npx biome check . || abx_die "biome found format or lint problems (above): run npm run format, then fix what it cannot"
+
+abx_say "type-checking the tests (tap strips their types without checking them)"
+npm run --silent typecheck:tests || abx_die "tsc found type errors in the tests (above): npm run typecheck:tests checks them alone"
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -3,7 +3,7 @@ import t from 'tap';
 import { environOf } from './support/agent-processes.js';
 import { signIn } from './support/dashboard.js';
 import { startTestServer, waitFor } from './support/harness.js';
-import { openViewer } from './support/terminal-viewer.js';
+import { openViewer, refused } from './support/terminal-viewer.js';
 
 const ORCHESTRATOR = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
 type Agent = { id: string; pid: number; state: string; exitCode?: number; signal?: string; reason?: string; tty?: boolean };
@@ -157,21 +157,21 @@ for (const namespaces of ['auto', 'off'] as const) {
         t.match(res.json, { error: 'ABX_ERR_VALIDATION' });
       }
       const piped = await spawn('piped', { command: '/bin/sleep', args: ['600'] });
-      await t.rejects(openViewer(box, piped.id), { status: 409, body: /ABX_ERR_NO_TERMINAL/ }, 'a piped agent has no terminal');
+      await t.rejects(openViewer(box, piped.id), refused(409, /ABX_ERR_NO_TERMINAL/), 'a piped agent has no terminal');
       t.match(await box.api(`/v1/agents/${piped.id}/input`, { body: { data: 'x' } }), {
         status: 409,
         json: { error: 'ABX_ERR_NO_TERMINAL', message: /without "tty": true/ },
       });
-      await t.rejects(openViewer(box, 'agt_nothing'), { status: 404 });
+      await t.rejects(openViewer(box, 'agt_nothing'), refused(404));
 
       const tty = await spawn('target', { command: '/bin/cat', args: [], tty: true });
-      await t.rejects(openViewer(box, tty.id, {}), { status: 401 }, 'no credential');
-      await t.rejects(openViewer(box, tty.id, { authorization: 'Bearer wrong' }), { status: 401 });
+      await t.rejects(openViewer(box, tty.id, {}), refused(401), 'no credential');
+      await t.rejects(openViewer(box, tty.id, { authorization: 'Bearer wrong' }), refused(401));
       t.equal((await box.api(`/v1/agents/${tty.id}/input`, { body: { data: 'x' }, auth: false })).status, 401);
       // The dashboard's session: only from the box's own Origin.
       const browser = await signIn(box);
-      await t.rejects(openViewer(box, tty.id, { cookie: browser.cookie, origin: 'http://evil.example' }), { status: 403, body: /ABX_ERR_CSRF/ });
-      await t.rejects(openViewer(box, tty.id, { cookie: browser.cookie }), { status: 403, body: /ABX_ERR_CSRF/ }, 'no Origin');
+      await t.rejects(openViewer(box, tty.id, { cookie: browser.cookie, origin: 'http://evil.example' }), refused(403, /ABX_ERR_CSRF/));
+      await t.rejects(openViewer(box, tty.id, { cookie: browser.cookie }), refused(403, /ABX_ERR_CSRF/), 'no Origin');
       const own = await openViewer(box, tty.id, { cookie: browser.cookie, origin: browser.origin });
       own.send('from-the-dashboard\r');
       await own.waitFor('from-the-dashboard\r\n');
@@ -181,7 +181,7 @@ for (const namespaces of ['auto', 'off'] as const) {
       const ownToken = (await environOf(tty.pid))['AGENTBOX_TOKEN']!;
       t.ok(foreign && ownToken, 'the agents hold tokens');
       for (const token of [foreign, ownToken]) {
-        await t.rejects(openViewer(box, tty.id, { authorization: `Bearer ${token}` }), { status: 403, body: /ABX_ERR_AGENT_SCOPE/ });
+        await t.rejects(openViewer(box, tty.id, { authorization: `Bearer ${token}` }), refused(403, /ABX_ERR_AGENT_SCOPE/));
         t.match(await box.api(`/v1/agents/${tty.id}/input`, { body: { data: 'x' }, auth: token }), { status: 403, json: { error: 'ABX_ERR_AGENT_SCOPE' } });
       }
       for (const a of [piped, tty]) await box.api(`/v1/agents/${a.id}?graceMs=200`, { method: 'DELETE' });

@@ -3,9 +3,9 @@
 // an agent token cannot decide; scope agent settles the next ask; the queue is bounded; every step is on record.
 import t from 'tap';
 import http from 'node:http';
+import { writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { finalizeEvent, generateSecretKey, getPublicKey, type Event } from 'nostr-tools/pure';
 import { requestDigest } from '../../management-api/src/approvals/approval-request.js';
 import { runAgentboxAsync } from '../helpers/cli.js';

@@ -31,6 +31,13 @@ function recorded(seen: Set<string>, attempts: string[] = []): typeof fetch {
   };
 }
 
+/** `record` with its id, which the API's schema leaves optional: a test can go no further without it. */
+function withId<T extends { id?: string }>(record: T): T & { id: string } {
+  const { id } = record;
+  if (typeof id !== 'string') throw new Error(`no id in ${JSON.stringify(record)}`);
+  return Object.assign(record, { id });
+}
+
 /** Await `p` and hand back the AgentboxError it rejects with. */
 async function refusal(p: Promise<unknown>): Promise<AgentboxError> {
   try {
@@ -51,7 +58,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.match(await c.health(), { status: String });
   t.match(await c.meta(), { version: String });
 
-  const agent = await c.agents.spawn({ name: 'talker', command: '/bin/sh', args: ['-c', 'echo one; sleep 0.2; echo two'] });
+  const agent = withId(await c.agents.spawn({ name: 'talker', command: '/bin/sh', args: ['-c', 'echo one; sleep 0.2; echo two'] }));
   t.match(agent, { id: String, name: 'talker' });
   const events: OutputEvent[] = [];
   for await (const e of c.agents.follow(agent.id)) events.push(e);
@@ -70,7 +77,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
     'list',
   );
   t.equal((await c.agents.get(agent.id)).id, agent.id, 'get');
-  const sleeper = await c.agents.spawn({ name: 'sleeper', command: '/bin/sleep', args: ['600'] });
+  const sleeper = withId(await c.agents.spawn({ name: 'sleeper', command: '/bin/sleep', args: ['600'] }));
   t.match(await refusal(c.agents.input(sleeper.id, 'x')), { code: 'ABX_ERR_NO_TERMINAL', status: 409 }, 'input: a piped agent has no terminal');
 
   // Workspace files, then a command exec'd into the agent that reads one of them.
@@ -105,7 +112,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.same((await c.agents.output(fork.id)).map((x) => x.text).join(''), 'hello files', 'a fork reads the snapshot');
   t.match(await c.snapshots.restore(fork.id, snapshot.id!), { restored: snapshot.id, files: 2 }, 'snapshots.restore into the ended fork');
   t.match(await c.snapshots.delete(snapshot.id!), { deleted: snapshot.id }, 'snapshots.delete');
-  const cat = await c.agents.exec(sleeper.id, { command: '/bin/cat', args: ['notes/a.txt'] });
+  const cat = withId(await c.agents.exec(sleeper.id, { command: '/bin/cat', args: ['notes/a.txt'] }));
   t.match(cat, { id: String, execOf: sleeper.id }, "exec: the command's own record, naming the agent");
   const catEvents: OutputEvent[] = [];
   for await (const e of c.agents.follow(cat.id)) catEvents.push(e);
@@ -146,7 +153,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
 
   // Input requests: none open; an agent's own request raised, answered and read back; an unknown one is a typed refusal.
   t.match(await c.inputRequests.list(), { inputRequests: [] }, 'input requests list');
-  const asker = await c.agents.spawn({ name: 'asker', command: '/bin/sleep', args: ['30'] });
+  const asker = withId(await c.agents.spawn({ name: 'asker', command: '/bin/sleep', args: ['30'] }));
   const raised = (await c.inputRequests.raise(asker.id, 'Which branch?')).inputRequest!;
   t.match(await c.inputRequests.get(raised.id!), { inputRequest: { state: 'open', reason: 'explicit' } });
   t.match(await c.inputRequests.answer(raised.id!, { text: 'main' }), { inputRequest: { state: 'answered' } });
@@ -199,7 +206,7 @@ t.test('errors carry the API code, status, message and request id', async (t) =>
 
 t.test("an agent token sees only its agent's scope", async (t) => {
   const c = new Agentbox({ url: box.server.apiUrl, auth: { apiKey: box.key } });
-  const agent = await c.agents.spawn({ name: 'scoped', command: '/bin/sleep', args: ['600'] });
+  const agent = withId(await c.agents.spawn({ name: 'scoped', command: '/bin/sleep', args: ['600'] }));
   const token = await waitFor('its token', async () => /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(await readFile(`/proc/${agent.pid}/environ`, 'utf8'))?.[1]);
   const mine = new Agentbox({ url: box.server.apiUrl, auth: { agentToken: token } });
   t.equal((await mine.agents.get(agent.id)).id, agent.id, 'its own record');

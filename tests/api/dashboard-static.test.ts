@@ -1,5 +1,5 @@
 // The dashboard's files over real HTTP: security headers, caching, the 308, the 503 of an unbuilt tree, no path traversal.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import http from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,7 +27,7 @@ function rawGet(base: string, rawPath: string): Promise<{ status: number; body: 
   });
 }
 
-function securityHeaders(t: Tap.Test, headers: { get(name: string): string | null }, what: string): void {
+function securityHeaders(t: Test, headers: { get(name: string): string | null }, what: string): void {
   t.equal(headers.get('content-security-policy'), CSP, `${what}: CSP`);
   t.equal(headers.get('x-content-type-options'), 'nosniff', `${what}: nosniff`);
   t.equal(headers.get('referrer-policy'), 'no-referrer', `${what}: referrer-policy`);

@@ -266,10 +266,10 @@ t.test('an agent token through /mcp sees only what that agent may touch', async 
   const { answer, request } = await heldSpawn('held-token');
   t.match(await call(target, 'list_approvals'), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'it may not list approvals');
   t.match(await call(target, 'list_input_requests'), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'nor input requests');
-  const asked = json(await call(target, 'request_input', { id: agent.id, prompt: 'May I?', wait_sec: 0 })) as { id: string; state: string };
+  const asked = json(await call(target, 'request_input', { id: agent.id, prompt: 'May I?', wait_sec: '0' })) as { id: string; state: string };
   t.match(asked, { state: 'open', reason: 'explicit' }, 'it asks a person for input as itself');
   t.match(
-    await call(target, 'request_input', { id: other.id, prompt: 'As the neighbour?', wait_sec: 0 }),
+    await call(target, 'request_input', { id: other.id, prompt: 'As the neighbour?', wait_sec: '0' }),
     { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] },
     'never as another agent',
   );

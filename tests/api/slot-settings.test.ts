@@ -61,6 +61,8 @@ t.test('the resolver hands each factory its slot, its settings and nothing of th
   t.match(seen.get('memory')?.settings, { dimension: 64, table: 'slot_settings' });
   t.match(seen.get('orchestrator')?.settings, { command: '/opt/orchestrator', args: ['--stdio'] });
   t.ok(Object.isFrozen(seen.get('events')?.settings), 'settings are the frozen manifest values');
-  t.same(seen.get('orchestrator')?.sandbox?.settings, manifest.sandbox, "the orchestrator's sandbox: the manifest's [sandbox]");
-  t.ok(seen.get('orchestrator')?.sandbox?.limitMetrics.terminations, 'and the accounting metrics');
+  const orchestrator = seen.get('orchestrator');
+  const sandbox = orchestrator && 'sandbox' in orchestrator ? orchestrator.sandbox : undefined;
+  t.same(sandbox?.settings, manifest.sandbox, "the orchestrator's sandbox: the manifest's [sandbox]");
+  t.ok(sandbox?.limitMetrics.terminations, 'and the accounting metrics');
 });

@@ -34,7 +34,7 @@ t.test('the connection string can come from a 0600 file', async (t) => {
     onlySlot('memory', 'external-pg', `${MESH_CLIENT}[integrations.memory]\nconnection_file = "${file}"\ntable = "file_memory"\n`),
   );
   t.teardown(() => h.close());
-  t.equal(h.state(), 'healthy', h.reason());
+  t.equal(h.state(), 'healthy', h.reason() ?? 'the slot is healthy');
   await h.ops.store('f', { id: 'one', text: 'from a file' });
   t.equal((await h.ops.retrieve('f', 'one')).text, 'from a file');
 });
@@ -69,7 +69,7 @@ t.test('backend gone mid-run: clear unavailable errors, and every acknowledged s
   let server = await startPglite({ port, dataDir });
   const h = await startSlot('memory', manifest, { env: { AGENTBOX_PG_URL: server.url }, timing: FAST });
   t.teardown(() => h.close());
-  t.equal(h.state(), 'healthy', h.reason());
+  t.equal(h.state(), 'healthy', h.reason() ?? 'the slot is healthy');
   const acknowledged: string[] = [];
   for (let i = 0; i < 25; i++) acknowledged.push((await h.ops.store('durable', { id: `a${i}`, text: `acknowledged ${i}`, vector: seededVector(i, DIM) })).id);
   await server.stop();

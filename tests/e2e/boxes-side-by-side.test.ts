@@ -2,7 +2,7 @@
 // (the manifest leaves every port at its default, no AGENTBOX_*_PORT variable), as a second and a
 // third `npm start` would be. Each gets ports of its own, every one becomes ready, `agentbox boxes`
 // lists them all, and `agentbox down` stops each. A port the manifest sets, taken, still stops the start.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,7 +26,7 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-function up(t: Tap.Test, name: string, file = manifest): Started {
+function up(t: Test, name: string, file = manifest): Started {
   const root = path.join(work, name);
   const log = path.join(work, `${name}.log`);
   const fd = openSync(log, 'a');

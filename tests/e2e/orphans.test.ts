@@ -4,7 +4,7 @@
 // replaced it and nothing else of the old tree is gone); each next start of the same box succeeds.
 // Also: `agentbox boxes` lists the box, `agentbox down` stops it from another shell, `--detach`
 // leaves it running, and a taken port stops `agentbox up` with the line that names it.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -76,7 +76,7 @@ interface Up {
 }
 
 /** `agentbox up --local` of the test box, resolved once it printed its ready banner. */
-async function up(t: Tap.Test, extra: string[] = [], b: TestBox = plain): Promise<Up> {
+async function up(t: Test, extra: string[] = [], b: TestBox = plain): Promise<Up> {
   const log = path.join(work, `up-${Date.now()}.log`);
   const fd = openSync(log, 'a');
   const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root, ...extra], {
@@ -128,7 +128,7 @@ async function readyStatus(apiUrl: string): Promise<number> {
 }
 
 /** Within 2 s of the kill, no process of `pids` is alive. */
-async function allGone(t: Tap.Test, pids: number[], what: string, b: TestBox = plain): Promise<void> {
+async function allGone(t: Test, pids: number[], what: string, b: TestBox = plain): Promise<void> {
   await waitFor(`${what}: every process of the box to end`, () => pids.every((p) => !alive(p)), 2_000, 25).catch((err: Error) => {
     const left = pids.filter(alive).map((p) => `${p} ${readFileSync(`/proc/${p}/cmdline`, 'utf8').replace(/\0/g, ' ')}`);
     throw new Error(`${err.message}; still alive: ${left.join('; ')}`);

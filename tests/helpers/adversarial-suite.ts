@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
 import { waitFor } from './wait.js';
 import { allowed, PROVIDER, refusals, type AttackConfig, type Layer } from './adversarial-expectations.js';
 
@@ -61,7 +62,6 @@ export function adversarialManifest(o: { namespaces?: 'auto' | 'required' | 'off
 type Agent = { id: string; pid: number; state: string; reason?: string };
 /** What the suite reads of GET /health. */
 type Health = { sandbox?: { mode?: string; namespaces?: { active?: boolean } }; programs?: { programs: Array<{ name: string; pid: number }> } };
-type Test = Tap.Test;
 
 const ENDED = ['exited', 'failed', 'terminated', 'crash-loop'];
 /** How much the hog touches, and the budget it is spawned with. */

@@ -44,6 +44,8 @@ export function runAgentboxAsync(args: string[], options: { cwd?: string; env?: 
     if (options.input !== undefined) child.stdin?.end(options.input);
     let stdout = '';
     let stderr = '';
+    // Piped above; the typings cannot tell for a stdin chosen at run time.
+    if (!child.stdout || !child.stderr) throw new Error('the CLI was spawned without stdout and stderr pipes');
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);

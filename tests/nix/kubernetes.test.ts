@@ -21,6 +21,7 @@ interface Container {
     readOnlyRootFilesystem: boolean;
     allowPrivilegeEscalation: boolean;
     capabilities: { drop: string[]; add?: string[] };
+    seccompProfile: { type: string };
   };
   ports: Array<{ containerPort: number }>;
   env?: Array<{

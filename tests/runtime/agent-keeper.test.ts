@@ -1,7 +1,7 @@
 // Agents whose processes detach (double fork + setsid) under the launcher alone: counted, held to the process budget, and ended with the agent — on terminate, on exit, past a SIGTERM they ignore.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { ended, processGone } from '../contract/orchestrator.contract.js';
 import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.js';
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
@@ -12,7 +12,7 @@ buildLauncher();
 
 const MANIFEST = `[sandbox]\nnamespaces = "off"\n\n[sandbox.limits]\nprocesses = 16\n`;
 
-async function box(t: Tap.Test): Promise<SlotHarness<'orchestrator'>> {
+async function box(t: Test): Promise<SlotHarness<'orchestrator'>> {
   const h = await startSlot('orchestrator', onlySlot('orchestrator', 'local-procmgr', MANIFEST));
   t.teardown(() => h.close());
   return h;

@@ -3,7 +3,7 @@ import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { collect, ended } from '../contract/orchestrator.contract.js';
 import { onlySlot, startSlot } from '../contract/pods-harness.js';
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
@@ -14,7 +14,7 @@ const PYTHON = '/usr/bin/python3';
 buildLauncher();
 
 /** A TCP listener on 127.0.0.1 that accepts and closes; its port. */
-async function listener(t: Tap.Test): Promise<number> {
+async function listener(t: Test): Promise<number> {
   const server = net.createServer((s) => s.destroy());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -22,7 +22,7 @@ async function listener(t: Tap.Test): Promise<number> {
 }
 
 /** The same on a unix socket at `socket`. */
-async function unixListener(t: Tap.Test, socket: string): Promise<void> {
+async function unixListener(t: Test, socket: string): Promise<void> {
   mkdirSync(path.dirname(socket), { recursive: true });
   const server = net.createServer((s) => s.destroy());
   await new Promise<void>((resolve) => server.listen(socket, resolve));
@@ -143,7 +143,7 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
   const h = await startSlot('orchestrator', onlySlot('orchestrator', 'off'));
   t.teardown(() => h.close());
   const { createLogger } = await import('../../management-api/src/observability/logger.js');
-  const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g' };
+  const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g', disk: '10g' };
   const base = { enabled: true, namespaces: 'off' as const, limits, egressPort: () => 3128, apiPort: () => undefined, paths: h.paths };
   const cases = [
     // The launcher's test-only --require-abi asks for more than any kernel has: as if the kernel were older.
@@ -155,7 +155,7 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
   ];
   const { createLimitMetrics } = await import('../../management-api/src/sandbox/limits/metrics.js');
   const { Registry } = await import('prom-client');
-  const settings = { enabled: true, namespaces: 'off' as const, limits, egress: { port: 3128, allow_domains: [], allow_ports: [443] } };
+  const settings = { enabled: true, namespaces: 'off' as const, limits, egress: { port: 3128, allow_domains: [], allow_ports: [443], transparent: false } };
   for (const { sandbox, message } of cases) {
     const context = { settings, limitMetrics: createLimitMetrics(new Registry()), confinement: sandbox };
     const adapter = create({

@@ -2,7 +2,7 @@
 // port taken in between): the programme that cannot listen is not restarted, the seal listener
 // records its one line (port, programme, manifest key, override variable), /ready gives that line,
 // and the box does not announce BootstrapCompleted again and again.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -11,7 +11,7 @@ import { BOOT_ONLY_MANIFEST, startBox, type BoxRun } from '../runtime-contract/s
 import { waitFor } from '../helpers/wait.js';
 
 /** A listener on a free loopback port, held for the test. */
-async function holdPort(t: Tap.Test): Promise<number> {
+async function holdPort(t: Test): Promise<number> {
   const holder: Server = createServer();
   await new Promise<void>((ok) => holder.listen(0, '127.0.0.1', () => ok()));
   t.teardown(() => holder.close());

@@ -138,7 +138,9 @@ t.test('sampling survives processes that vanish mid-read', async (t) => {
   // A zombie in the tree: sleep 0 exits and the exec'd sleep 300 never waits for it.
   const agent = await manager.spawn({ name: 'zombie', command: '/bin/sh', args: ['-c', 'sleep 0 & echo started; exec sleep 300'] });
   await readUntil(manager, agent.id, (s) => s.includes('started'));
-  await waitFor('the zombie', () => stateOfChildren(agent.pid).includes('Z'));
+  const agentPid = agent.pid;
+  if (agentPid === undefined) throw new Error(`the running agent has no pid: ${JSON.stringify(agent)}`);
+  await waitFor('the zombie', () => stateOfChildren(agentPid).includes('Z'));
   await accounting.sample();
   t.equal(manager.status(agent.id).usage!.processes, 2, 'a zombie is counted (it holds a pid), with no memory read');
 
@@ -148,7 +150,7 @@ t.test('sampling survives processes that vanish mid-read', async (t) => {
   await new Promise((resolve) => gone.once('exit', resolve));
   t.notOk(readStat(pid), 'the process is gone');
   const direct = new UsageSampler();
-  direct.follow('x', agent.pid);
+  direct.follow('x', agentPid);
   await t.resolves(direct.sample([...listPids(), pid]), 'a listed pid that has gone is skipped');
   t.equal(direct.unfollow('x')?.usage.processes, 2, 'and the agent is still measured');
 

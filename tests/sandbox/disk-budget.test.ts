@@ -1,5 +1,5 @@
 // The disk budget: requests lower it, a walk of the agent's directories ends it with limit:disk (over the budget, or unmeasurable), one walk at a time.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,13 +17,13 @@ const HOUR = 3_600_000;
 const ceiling = { memory: '1g', cpu_seconds: 600, processes: 32, disk: '64m' };
 
 /** A process standing in for the agent (its pid is followed), ended with the test. */
-function sleeper(t: Tap.Test): number {
+function sleeper(t: Test): number {
   const child = spawn('sleep', ['300'], { stdio: 'ignore' });
   t.teardown(() => child.kill('SIGKILL'));
   return child.pid!;
 }
 
-function scratch(t: Tap.Test): string {
+function scratch(t: Test): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-disk-'));
   // rm -rf copes with any depth; a removal by absolute paths does not.
   t.teardown(() => void spawnSync('rm', ['-rf', dir]));

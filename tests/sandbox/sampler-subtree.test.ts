@@ -8,8 +8,11 @@ import { UsageSampler } from '../../management-api/src/sandbox/limits/usage-samp
 
 const LEADER = 5000;
 
+/** One process of a fake /proc: `tasks` maps each of its thread ids to that thread's children. */
+type FakeProcess = { pid: number; ppid: number; session: number; ticks: number; tasks: Record<number, number[]> };
+
 /** A /proc laid out as the kernel does, with `tasks` per pid: each thread's children. */
-function fakeProc(processes: Array<{ pid: number; ppid: number; session: number; ticks: number; tasks: Record<number, number[]> }>): string {
+function fakeProc(processes: FakeProcess[]): string {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-fake-proc-'));
   for (const p of processes) {
     const threads = Object.keys(p.tasks).length;
@@ -25,7 +28,7 @@ function fakeProc(processes: Array<{ pid: number; ppid: number; session: number;
   return root;
 }
 
-const tree = [
+const tree: FakeProcess[] = [
   // The keeper; its agent; the agent has two threads, the second forked 5003; 5004 is listed but has gone.
   { pid: LEADER, ppid: 1, session: LEADER, ticks: 100, tasks: { [LEADER]: [5001] } },
   { pid: 5001, ppid: LEADER, session: LEADER, ticks: 200, tasks: { 5001: [], 5002: [5003, 5004] } },

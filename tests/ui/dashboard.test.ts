@@ -2,7 +2,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Page } from 'puppeteer-core';
 import type { TestServer } from '../api/support/harness.js';
 import { fillField, inspectPage, PAGE_WAIT, pageText, screenshotDir, type PageProblems } from './support/browser.js';
@@ -31,7 +31,7 @@ t.before(async () => {
 });
 t.teardown(() => opened?.close());
 
-const inspect = (tt: Tap.Test, name: string): Promise<void> => inspectPage(tt, page, shots, name);
+const inspect = (tt: Test, name: string): Promise<void> => inspectPage(tt, page, shots, name);
 const fill = (testId: string, value: string): Promise<void> => fillField(page, testId, value);
 
 async function openTab(id: string): Promise<void> {

@@ -1,5 +1,5 @@
 // The terminal view in headless Chromium on a real tty agent (bash): spawn with tty from the form, type, resize, detach, reattach, the end; screenshots and axe at each step.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { Page } from 'puppeteer-core';
 import { fillField, inspectPage, PAGE_WAIT, screenshotDir, type PageProblems } from './support/browser.js';
 import type { UiBox } from './support/ui-box.js';
@@ -20,7 +20,7 @@ t.before(async () => {
 });
 t.teardown(() => opened?.close());
 
-const inspect = (tt: Tap.Test, name: string): Promise<void> => inspectPage(tt, page, shots, name);
+const inspect = (tt: Test, name: string): Promise<void> => inspectPage(tt, page, shots, name);
 const fill = (testId: string, value: string): Promise<void> => fillField(page, testId, value);
 
 /** The rows xterm.js has drawn on the page, one line each (its DOM renderer: one element per row); run in the page. */

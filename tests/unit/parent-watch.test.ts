@@ -1,7 +1,7 @@
 // A supervised programme stops when its parent dies (kill -9) or when the `agentbox up` that owns
 // the box does; outside supervisord the watch does nothing. Real processes: a shell as the
 // parent, a Node child running watchParent, and a sleeping process as the owner.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ setInterval(() => {}, 1000);
 );
 
 /** A shell (the parent) running the watcher in the background and waiting; resolves to both and the watcher's stderr file. */
-async function underShell(t: Tap.Test, env: Record<string, string>): Promise<{ shell: ChildProcess; pid: number; log: string }> {
+async function underShell(t: Test, env: Record<string, string>): Promise<{ shell: ChildProcess; pid: number; log: string }> {
   const pidFile = path.join(work, `pid-${Math.random()}`);
   const log = `${pidFile}.log`;
   const shell = spawn('/bin/sh', ['-c', `"${process.execPath}" "${watcher}" "${pidFile}" 2>"${log}" & wait`], {

@@ -9,8 +9,12 @@ export interface Nip98Template {
   content: string;
 }
 
-/** A signed Nostr event as NIP-01 gives it (what nostr-tools' `finalizeEvent` returns). */
-export interface SignedNostrEvent extends Nip98Template {
+/**
+ * A signed Nostr event as NIP-01 gives it (what nostr-tools' `finalizeEvent` returns): its kind a number, as signers
+ * type it; the box refuses any kind but 27235.
+ */
+export interface SignedNostrEvent extends Omit<Nip98Template, 'kind'> {
+  kind: number;
   id: string;
   pubkey: string;
   sig: string;

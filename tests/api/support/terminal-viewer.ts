@@ -75,3 +75,8 @@ export function openViewer(box: TestServer, id: string, headers: Record<string, 
     socket.once('error', reject);
   });
 }
+
+/** What openViewer rejects with when the upgrade is refused with `status` (and a body matching `body`), for t.rejects. */
+export function refused(status: number, body?: RegExp): { message: RegExp; status: number; body?: RegExp } {
+  return { message: new RegExp(`^upgrade refused: ${status} `), status, ...(body ? { body } : {}) };
+}

@@ -1,14 +1,9 @@
 // Shared check of the `off` contract: every operation returns a promise (never throws
 // synchronously) that rejects with ABX_ERR_ADAPTER_OFF.
-
-/** The subset of a tap Test this check uses. */
-interface TapLike {
-  doesNotThrow(fn: () => unknown, message: string): unknown;
-  rejects(p: Promise<unknown>, expected: object, message: string): Promise<unknown>;
-}
+import type { Test } from 'tap';
 
 /** For each `[name, call]`: the call does not throw, and its promise rejects matching `expected`. */
-export async function expectRefusedAsOff(t: TapLike, calls: ReadonlyArray<readonly [string, () => Promise<unknown>]>, expected: object): Promise<void> {
+export async function expectRefusedAsOff(t: Test, calls: ReadonlyArray<readonly [string, () => Promise<unknown>]>, expected: object): Promise<void> {
   for (const [name, call] of calls) {
     let result: Promise<unknown> | undefined;
     t.doesNotThrow(() => (result = call()), `${name} does not throw synchronously`);

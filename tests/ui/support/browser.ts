@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Test } from 'tap';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -115,7 +116,7 @@ export async function fillField(page: Page, testId: string, value: string): Prom
 }
 
 /** Screenshot `name` of the page as it is into `shots`, and check with axe that it has no serious or critical violation. */
-export async function inspectPage(tt: Tap.Test, page: Page, shots: string, name: string): Promise<void> {
+export async function inspectPage(tt: Test, page: Page, shots: string, name: string): Promise<void> {
   await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
   tt.same(await seriousViolations(page), [], `axe finds no serious or critical violation on ${name}`);
 }

@@ -1,7 +1,7 @@
 // The registry of running boxes: an entry counts only while its supervisord runs with that box's
 // config (a dead pid, a zombie or a stranger given the pid is dropped); `agentbox boxes` lists it
 // and `agentbox down` stops it. A real supervisord stands for the box.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,7 @@ const work = mkdtempSync(path.join(tmpdir(), 'agentbox-registry-'));
 const registry = path.join(work, 'xdg/agentbox');
 
 /** A supervisord with the box's config path under `root`, as `agentbox up` runs it. */
-async function supervisord(t: Tap.Test, root: string): Promise<number> {
+async function supervisord(t: Test, root: string): Promise<number> {
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   mkdirSync(paths.runDir, { recursive: true });
   mkdirSync(path.dirname(paths.supervisordConf), { recursive: true });

@@ -2,7 +2,7 @@
 // with a compiler it compiles, without one it says how to get one and lets the build finish; the
 // plain form (npm start, npm test) still fails without a compiler. Runs on a copy of the script and
 // the C sources.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +15,7 @@ const facts = JSON.parse(readFileSync(path.join(repoRoot, 'schema/box-facts.json
 const { source, binary } = facts.image.sandboxLauncher;
 
 /** A checkout holding only what the script reads: itself, the box facts and the launcher's sources. */
-function miniCheckout(t: Tap.Test): string {
+function miniCheckout(t: Test): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-build-launcher-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(path.join(dir, 'scripts/build'), { recursive: true });

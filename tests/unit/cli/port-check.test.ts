@@ -1,11 +1,11 @@
 // `agentbox up`'s check of the ports a box binds, against real listeners: a port asked for as 0 is
 // chosen free (never twice), a taken one is reported with its programme, key and variable.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createServer, type Server } from 'node:net';
 import { loadManifestSource } from '../../../management-api/src/manifest/load-manifest.js';
 import { anyFreePort, checkBoxPorts, ephemeralLow, LOWEST_CHOSEN_PORT, portFree, quietFreePort, setsKey } from '../../../scripts/cli/port-check.js';
 
-async function listening(t: Tap.Test): Promise<number> {
+async function listening(t: Test): Promise<number> {
   const s: Server = createServer();
   await new Promise<void>((ok) => s.listen(0, '127.0.0.1', () => ok()));
   t.teardown(() => s.close());

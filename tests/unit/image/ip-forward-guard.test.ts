@@ -1,12 +1,12 @@
 // ip_forward across engines that overlap: the value before the first is put back by the last,
 // never by one that stops while another still runs (that would cut the other's forwarding).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { holdIpForward, liveEngines } from '../../../scripts/cli/image/ip-forward-guard.js';
 
-function files(t: Tap.Test): { setting: string; registry: string } {
+function files(t: Test): { setting: string; registry: string } {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-forward-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const setting = path.join(dir, 'ip_forward');

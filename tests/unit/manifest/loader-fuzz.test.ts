@@ -53,7 +53,10 @@ const mutation = fc.oneof(
   }),
 );
 
-function mutate(text: string, edits: Array<fc.RecordValue<{ kind: string; at: number } & Record<string, unknown>>>): string {
+/** One edit as the arbitrary above generates it (a union discriminated by `kind`). */
+type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
+
+function mutate(text: string, edits: Mutation[]): string {
   let out = text;
   for (const e of edits) {
     const lines = out.split('\n');

@@ -1,6 +1,6 @@
 // A route that declares no agent access: a warning when it is registered, and agent tokens refused there.
 import t from 'tap';
-import Fastify from 'fastify';
+import Fastify, { type FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { registerErrorHandling } from '../../../management-api/src/http/error-handler.js';
 import { registerRequestGate } from '../../../management-api/src/http/request-gate.js';
@@ -9,7 +9,9 @@ import { captureLogs } from '../../api/support/harness.js';
 
 t.test('an undeclared route is logged and refused to agents; the operator key still works', async (t) => {
   const logs = captureLogs();
-  const app = Fastify({ loggerInstance: pino({ level: 'info' }, logs.destination) });
+  // As fastify's own logger type, which the route helpers take (as the app's instance does).
+  const logger: FastifyBaseLogger = pino({ level: 'info' }, logs.destination);
+  const app = Fastify({ loggerInstance: logger });
   t.teardown(() => app.close());
   const tokens = new AgentTokens();
   const key = 'k'.repeat(43);

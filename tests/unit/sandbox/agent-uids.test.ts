@@ -1,12 +1,12 @@
 // Agent uids of a root box: one per name, kept across restarts in the box's state, one block per
 // box root on the machine, a block whose root is gone taken over. Real files in a claims directory of the test's own.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AGENT_UID_BASE, AGENT_UID_BLOCK, AgentUids } from '../../../management-api/src/sandbox/agent-uids.js';
 
-function fixture(t: Tap.Test) {
+function fixture(t: Test) {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-uids-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const claimsDir = path.join(dir, 'claims');

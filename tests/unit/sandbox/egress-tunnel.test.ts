@@ -1,5 +1,5 @@
 // The tunnel relay with real sockets on 127.0.0.1: every byte in order under back-pressure, bounded buffering, half-closes, both relays.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createHash, randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { once } from 'node:events';
@@ -15,7 +15,7 @@ const digest = (b: Buffer): string => createHash('sha256').update(b).digest('hex
  * agent's end of one tunnel and the proxy side of it.
  */
 async function tunnel(
-  t: Tap.Test,
+  t: Test,
   relay: TunnelRelay,
   serve: (s: net.Socket) => void,
   head = Buffer.alloc(0),

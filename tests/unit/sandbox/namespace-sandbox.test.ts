@@ -1,5 +1,5 @@
 // bubblewrap around the launcher, for real: what an agent inside sees, reaches and may start, who it is on the host, /proc either way.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -22,10 +22,10 @@ const paths = runtimePaths({ AGENTBOX_ROOT: root });
 for (const dir of ['a', 'b', 'c', 'd'].map((d) => path.join(paths.workspaceDir, d)).concat(paths.secretsDir, paths.runDir)) mkdirSync(dir, { recursive: true });
 writeFileSync(path.join(paths.secretsDir, 'api-key'), 'the-api-key');
 writeFileSync(path.join(paths.workspaceDir, 'b', 'notes.txt'), 'agent b only');
-const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g' };
+const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g', disk: '10g' };
 
 /** A loopback service standing in for the API: answers every connection with a line. */
-async function loopbackService(t: Tap.Test): Promise<number> {
+async function loopbackService(t: Test): Promise<number> {
   const server = net.createServer((c) => c.end('from-the-api\n'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
@@ -33,7 +33,7 @@ async function loopbackService(t: Tap.Test): Promise<number> {
 }
 
 /** A started sandbox; closed with the test. */
-async function sandboxFor(t: Tap.Test, settings: Partial<SandboxSettings>): Promise<AgentSandbox> {
+async function sandboxFor(t: Test, settings: Partial<SandboxSettings>): Promise<AgentSandbox> {
   const sandbox = new AgentSandbox({ enabled: true, namespaces: 'required', limits, egressPort: () => 3128, apiPort: () => undefined, paths, ...settings });
   await sandbox.start();
   t.teardown(() => sandbox.close());

@@ -17,8 +17,14 @@ export const REQUEST_TIMEOUT_MS = 10_000;
 export interface SolidRequest {
   method: 'GET' | 'HEAD' | 'PUT' | 'DELETE';
   headers?: Record<string, string>;
-  body?: Uint8Array;
+  /** Bytes over an ArrayBuffer, as fetch's BodyInit takes them (see requestBody). */
+  body?: Uint8Array<ArrayBuffer>;
   signal?: AbortSignal;
+}
+
+/** Bytes fit for a request body: a view of a SharedArrayBuffer, which fetch's BodyInit does not take, is copied. */
+export function requestBody(bytes: Uint8Array): Uint8Array<ArrayBuffer> {
+  return bytes.buffer instanceof ArrayBuffer ? new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength) : new Uint8Array(bytes);
 }
 
 /** A client bound to one server base URL (the pod root container). */

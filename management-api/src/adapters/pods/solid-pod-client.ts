@@ -6,7 +6,7 @@ import { checkContentType } from './pod-conditions.js';
 import { memberPath, parseContainerPath, parsePodPath, type PodPath } from './pod-path.js';
 import { pageOfNames, PODS_PAGER } from './pod-page.js';
 import { containedNames } from './solid-listing.js';
-import { drain, expectOk, type SolidHttp } from './solid-http.js';
+import { drain, expectOk, requestBody, type SolidHttp } from './solid-http.js';
 
 /** How many HEAD requests a listing page sends at once. */
 const LIST_CONCURRENCY = 8;
@@ -39,7 +39,7 @@ export class SolidPodClient {
     if (options.ifMatch !== undefined && !(await this.#head(p))) {
       throw new AdapterPreconditionError(`If-Match ${options.ifMatch} failed: "${p.path}" does not exist`);
     }
-    const response = await this.http.send(this.http.urlOf(p), { method: 'PUT', headers, body: p.isContainer ? new Uint8Array(0) : body });
+    const response = await this.http.send(this.http.urlOf(p), { method: 'PUT', headers, body: p.isContainer ? new Uint8Array(0) : requestBody(body) });
     if (response.status === 409 && p.isContainer) {
       // Solid servers refuse to replace an existing container; for the interface that is "already there".
       await drain(response);

@@ -1,6 +1,7 @@
 // The depends_on graph of the manifest's programmes: its cycles, and the start order it gives
 // (lib/start-order.nix derives the same priorities for supervisord; a test ties the two).
 import type { Manifest } from '../../generated/manifest-types.js';
+import type { DeepReadonly } from '../../deep-freeze.js';
 import { programEntries } from './programs.js';
 
 /**
@@ -59,7 +60,7 @@ export function dependencyCycles(m: Manifest): string[][] {
  * Unknown names and self-dependencies are ignored (E017 refuses them); programmes in or behind a
  * cycle (E018 refuses it) keep their declared priority.
  */
-export function startPriorities(m: Manifest): Map<string, number> {
+export function startPriorities(m: DeepReadonly<Manifest>): Map<string, number> {
   const programs = new Map(programEntries(m));
   const deps = new Map([...programs].map(([name, p]) => [name, p.depends_on.filter((d) => d !== name && programs.has(d))]));
   const dependants = new Map<string, string[]>([...programs.keys()].map((n) => [n, []]));

@@ -1,5 +1,6 @@
 // Every TCP port the box will listen on, and the key (or feature) that sets it.
 import type { Manifest } from '../../generated/manifest-types.js';
+import type { DeepReadonly } from '../../deep-freeze.js';
 import { boxFacts, settingOn, valueAt, type BoxFactsShape } from '../../../box-facts.js';
 import { programEntries } from './programs.js';
 
@@ -16,7 +17,7 @@ export interface PortUse {
  * so a key that collides with one is the one to change), then the box's own programmes' ports
  * (the API, metrics, the relay when enabled; schema/box-facts.json portKeys), then programme ports.
  */
-export function portUses(m: Manifest): PortUse[] {
+export function portUses(m: DeepReadonly<Manifest>): PortUse[] {
   const uses: PortUse[] = [];
   for (const feature of Object.values(boxFacts.features as BoxFactsShape['features'])) {
     if (!settingOn(m, feature.setting)) continue;
