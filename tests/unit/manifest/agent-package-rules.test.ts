@@ -8,8 +8,7 @@ const ids = async (source: string): Promise<string[]> =>
 const list = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
 
 t.test('npm specs: one exact version of a registry package', async (t) => {
-  for (const ok of ['@anthropic-ai/claude-code@2.1.332', 'left-pad@1.3.0', 'x@1.0.0-beta.2', 'x@1.0.0+build.5'])
-    t.equal(npmSpecProblem(ok), undefined, ok);
+  for (const ok of ['@anthropic-ai/claude-code@2.1.332', 'left-pad@1.3.0', 'x@1.0.0-beta.2', 'x@1.0.0+build.5']) t.equal(npmSpecProblem(ok), undefined, ok);
   for (const [bad, why] of [
     ['@openai/codex', /no version/],
     ['@openai/codex@latest', /not an exact version/],
@@ -26,8 +25,7 @@ t.test('npm specs: one exact version of a registry package', async (t) => {
 });
 
 t.test('attribute paths: dotted Nix names', async (t) => {
-  for (const ok of ['git', 'python3Packages.pytest', 'nodePackages_latest.typescript', "a'b", 'gtk-doc'])
-    t.equal(attributePathProblem(ok), undefined, ok);
+  for (const ok of ['git', 'python3Packages.pytest', 'nodePackages_latest.typescript', "a'b", 'gtk-doc']) t.equal(attributePathProblem(ok), undefined, ok);
   t.match(attributePathProblem('pkgs.git'), /pkgs\. prefix/);
   t.match(attributePathProblem('python3Packages..pytest'), /empty segment/);
   t.match(attributePathProblem('git.'), /empty segment/);

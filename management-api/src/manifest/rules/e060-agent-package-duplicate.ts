@@ -26,7 +26,11 @@ export const agentPackageDuplicate: Rule = {
     const out: RuleFinding[] = [];
     for (const { index, first } of repeats(m.agents.packages, (e) => e))
       out.push(
-        finding(['agents', 'packages', index], `agents.packages[${index}] = ${JSON.stringify(m.agents.packages[index])} repeats agents.packages[${first}]`, 'list each package once'),
+        finding(
+          ['agents', 'packages', index],
+          `agents.packages[${index}] = ${JSON.stringify(m.agents.packages[index])} repeats agents.packages[${first}]`,
+          'list each package once',
+        ),
       );
     for (const { index, first } of repeats(m.agents.npm, (e) => splitNpmSpec(e).name))
       out.push(
