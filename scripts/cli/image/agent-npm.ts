@@ -56,10 +56,22 @@ export function checkLock(lock: unknown, specs: readonly string[], file: string)
  * An install goes to a directory of its own and is renamed into place whole, so a concurrent
  * build never sees half a tree. Install scripts run: Claude Code's puts its platform binary in place.
  */
-export async function ensureAgentNpm(o: { specs: readonly string[]; cacheDir: string; lock?: object; progress?: (msg: string) => void }): Promise<AgentNpmInstall> {
+export async function ensureAgentNpm(o: {
+  specs: readonly string[];
+  cacheDir: string;
+  lock?: object;
+  progress?: (msg: string) => void;
+}): Promise<AgentNpmInstall> {
   const project = lockProject(o.specs);
   const key = createHash('sha256')
-    .update(JSON.stringify({ specs: [...o.specs].sort(), lock: o.lock ?? null, platform: `${process.platform}-${process.arch}`, node: process.versions.node.split('.')[0] }))
+    .update(
+      JSON.stringify({
+        specs: [...o.specs].sort(),
+        lock: o.lock ?? null,
+        platform: `${process.platform}-${process.arch}`,
+        node: process.versions.node.split('.')[0],
+      }),
+    )
     .digest('hex')
     .slice(0, 24);
   const prefix = path.join(o.cacheDir, 'npm', key);
@@ -94,7 +106,10 @@ export function packageBins(prefix: string, specs: readonly string[]): Record<st
   const bins: Record<string, string> = {};
   for (const spec of specs) {
     const { name } = splitNpmSpec(spec);
-    const pkg = JSON.parse(readFileSync(path.join(prefix, 'node_modules', name, 'package.json'), 'utf8')) as { name: string; bin?: string | Record<string, string> };
+    const pkg = JSON.parse(readFileSync(path.join(prefix, 'node_modules', name, 'package.json'), 'utf8')) as {
+      name: string;
+      bin?: string | Record<string, string>;
+    };
     const declared = typeof pkg.bin === 'string' ? { [name.replace(/^@[^/]+\//, '')]: pkg.bin } : (pkg.bin ?? {});
     for (const [cmd, file] of Object.entries(declared)) bins[cmd] = path.posix.join(name, path.posix.normalize(file));
   }
