@@ -11,6 +11,7 @@
 let
   agentboxLib = import ./default.nix;
   npmLock = import ./npm-lock.nix;
+  agentTools = import ./agent-tools.nix;
   pathsLib = import ./paths.nix;
   facts = import ./facts.nix;
   img = pathsLib.image;
@@ -28,13 +29,13 @@ let
   ];
   mountDirs = map relative (builtins.attrNames facts.baseline.tmpfs) ++ ownedDirs ++ [ "usr/bin" ];
 
-  # An attribute path (list of names) of pkgs, with an error naming it when absent.
-  pkgAt =
-    path:
+  # An attribute path (list of names) of pkgs, with an error naming it and where it was asked for when absent.
+  pkgFrom =
+    source: path:
     builtins.foldl' (
-      acc: name:
-      acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (named in schema/box-facts.json)")
+      acc: name: acc.${name} or (throw "image.nix: nixpkgs has no ${builtins.concatStringsSep "." path} (named in ${source})")
     ) pkgs path;
+  pkgAt = pkgFrom "schema/box-facts.json";
 in
 rec {
   /**
@@ -133,6 +134,75 @@ rec {
     };
 
   /**
+    The npm agent CLIs of [agents] npm, baked from agents.lock.json (a fixed-output fetch per
+    tarball by its integrity, through importNpmLock: no network at run time, no hash computed
+    online). node_modules under $out/lib/agentbox/agent-clis; each listed package's commands in
+    $out/bin, which joins the image's /bin (agents' PATH). Native binaries are patched to the
+    image's loader (autoPatchelfHook); nothing is stripped, since a Bun-compiled executable
+    (Claude Code) carries its program after the ELF image.
+    - manifest: the normalized manifest
+    - lock: the parsed agents.lock.json (checked against the manifest)
+  */
+  agentClis =
+    { manifest, lock }:
+    let
+      project = agentTools.lockProject { inherit manifest; };
+      packageLock = npmLock.withRegistryResolved {
+        packageLock = agentTools.forSystem {
+          lock = agentTools.checkedLock { inherit manifest lock; };
+          inherit (pkgs) system;
+        };
+      };
+      names = builtins.attrNames project.dependencies;
+      src = pkgs.runCommand "agentbox-agent-clis-src" {
+        project = builtins.toJSON project;
+        lock = builtins.toJSON packageLock;
+        passAsFile = [
+          "project"
+          "lock"
+        ];
+      } ''
+        mkdir -p $out
+        cp "$projectPath" $out/package.json
+        cp "$lockPath" $out/package-lock.json
+      '';
+    in
+    (pkgs.buildNpmPackage.override { inherit nodejs; }) {
+      pname = "agentbox-agent-clis";
+      inherit (project) version;
+      inherit src;
+      npmDeps = pkgs.importNpmLock {
+        package = project;
+        inherit packageLock;
+      };
+      npmConfigHook = pkgs.importNpmLock.npmConfigHook;
+      dontNpmBuild = true;
+      dontStrip = true;
+      nativeBuildInputs = [ pkgs.autoPatchelfHook ];
+      buildInputs = [ pkgs.stdenv.cc.cc.lib ];
+      # Libraries a vendored helper loads from beside itself, or from a libc it brings, are not nixpkgs'.
+      autoPatchelfIgnoreMissingDeps = true;
+      installPhase = ''
+        runHook preInstall
+        dir=$out/lib/agentbox/agent-clis
+        mkdir -p "$dir" "$out/bin"
+        cp -r node_modules "$dir/"
+        for pkg in ${builtins.concatStringsSep " " (map (n: "'${n}'") names)}; do
+          node -e '
+            const [pkg, dir] = process.argv.slice(1);
+            const p = require(dir + "/node_modules/" + pkg + "/package.json");
+            const bin = typeof p.bin === "string" ? { [pkg.replace(/^@[^/]+\//, "")]: p.bin } : (p.bin || {});
+            for (const [cmd, file] of Object.entries(bin)) console.log(cmd + " " + require("path").posix.normalize(file));
+          ' "$pkg" "$dir" | while read -r cmd file; do
+            chmod +x "$dir/node_modules/$pkg/$file"
+            ln -s "../lib/agentbox/agent-clis/node_modules/$pkg/$file" "$out/bin/$cmd"
+          done
+        done
+        runHook postInstall
+      '';
+    };
+
+  /**
     Everything built from one manifest.
     Returns { app; validatedManifest; configFiles; compose; supervisordConf; k8s; image; imageN2c;
     imageConfig; contents; }.
@@ -140,6 +210,8 @@ rec {
     - manifestFile: path of the agentbox.toml to build
     - version: the Agentbox version
     - revision: source revision for the OCI label (default null)
+    - agentsLockFile: the lock of [agents] npm (default: agents.lock.json beside the manifest; read
+      only when [agents] npm lists CLIs)
   */
   mkBox =
     {
@@ -147,12 +219,26 @@ rec {
       manifestFile,
       version,
       revision ? null,
+      agentsLockFile ? dirOf manifestFile + "/agents.lock.json",
     }:
     let
       manifestText = builtins.readFile manifestFile;
       manifest = agentboxLib.loadManifest { text = manifestText; };
       enabledFeatures = agentboxLib.features.enabledFeatures { inherit manifest; };
       featurePackages = builtins.concatLists (map (f: map pkgAt f.packages) enabledFeatures);
+      # The agents' own packages on top of the default toolchain (image.contents), and their npm CLIs.
+      agentPackages = map (pkgFrom "[agents] packages of the manifest") (agentTools.packagePaths { inherit manifest; });
+      agentNpm =
+        if (manifest.agents.npm or [ ]) == [ ] then
+          [ ]
+        else
+          [
+            (agentClis {
+              inherit manifest;
+              lock =
+                if builtins.pathExists agentsLockFile then builtins.fromJSON (builtins.readFile agentsLockFile) else null;
+            })
+          ];
 
       # The TypeScript validator gates every output: an invalid manifest fails the build here. The
       # Kubernetes output is validated for its target, so the rules about what has no Kubernetes form
@@ -224,7 +310,9 @@ rec {
           configFiles
         ]
       ++ etcFiles
-      ++ featurePackages;
+      ++ featurePackages
+      ++ agentPackages
+      ++ agentNpm;
 
       imageConfig = agentboxLib.imageConfig {
         inherit manifest version revision;

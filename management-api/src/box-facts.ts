@@ -82,6 +82,8 @@ export interface ImageFact {
   /** The CA bundle's path (SSL_CERT_FILE, NODE_EXTRA_CA_CERTS). */
   caBundle: string;
   /** The agent sandbox launcher: its C source and the compiled binary, both relative to the application (appDir or a checkout). */
+  /** Where the test image puts the npm agent CLIs of [agents] npm (node_modules/ under it; their commands link into /usr/bin). */
+  agentNpmDir: string;
   sandboxLauncher: { source: string; binary: string };
   /** Fixed environment of the image; `@binDir@` is replaced. The manifest-derived variables come from lib/image-config.nix. */
   env: Readonly<Record<string, string>>;

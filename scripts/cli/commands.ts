@@ -98,6 +98,11 @@ export const commands: readonly CommandEntry[] = [
     load: () => import('./audit.js'),
   },
   {
+    name: 'agents lock',
+    summary: 'write agents.lock.json beside the manifest: the npm lock of its [agents] npm CLIs, which the Nix image fetches',
+    load: compiled('agents-lock'),
+  },
+  {
     name: 'image build',
     summary: 'build the test image of a manifest offline from this machine (the production image: nix build .#image); --load into DOCKER_HOST',
     load: compiled('image-build'),

@@ -11,9 +11,12 @@ import { buildImage, defaultCacheDir, InvalidManifestError, type BuiltImage } fr
 export const usage = `Usage: agentbox image build [--manifest FILE] [--load] [--out FILE] [--json]
 
 Build the test image of a manifest from this machine's files (Node, Debian's supervisor, tini,
-bash, coreutils, the CA bundle) and the project's build output, laid out as the Nix image
+bash, coreutils, bubblewrap, the CA bundle and the agents' default toolchain: git, curl, grep,
+sed, findutils, Python 3), the npm agent CLIs of [agents] npm (installed from the npm registry
+now, cached; from agents.lock.json beside the manifest when present) and the project's build
+output, laid out as the Nix image
 (schema/box-facts.json "image"), with the same OCI config and tagged exactly as the generated
-docker-compose.yml names it — so that file runs unchanged. Offline; nothing is pulled.
+docker-compose.yml names it — so that file runs unchanged. Nothing is pulled; only [agents] npm reaches the npm registry.
 
 The production image comes from Nix: nix build .#image && docker load < result.
 This one is for machines without nixpkgs (tests, CI, a first look).
@@ -71,7 +74,7 @@ async function build(args: string[]): Promise<number> {
     }
     if (e.code === 'ENOENT' && e.path === manifestFile) throw new UserError(`cannot read the manifest ${manifestFile}: no such file`, 2);
     if (err instanceof NixNotFoundError) throw new UserError(err.message, 2);
-    if (err instanceof NixEvalError || ['DockerError', 'HostContentError'].includes(e.name)) throw new UserError(e.message, 1);
+    if (err instanceof NixEvalError || ['DockerError', 'HostContentError', 'AgentNpmError'].includes(e.name)) throw new UserError(e.message, 1);
     throw err;
   }
   const seconds = (Date.now() - started) / 1000;

@@ -46,9 +46,11 @@ abx_prefer_apt() {
 
 # What the container end-to-end cases need: a Docker engine the suite starts itself (dockerd,
 # from docker.io unless one is installed already, e.g. docker-ce), docker-compose v1, tini for
-# the image's init, and the CA bundle the image carries.
+# the image's init, the CA bundle the image carries, and the default toolchain of agents the test
+# image takes from this machine (schema/box-facts.json image.contents: git, curl, grep, sed,
+# findutils, Python 3).
 abx_require_container_engine() {
-  abx_require_apt docker-compose tini ca-certificates
+  abx_require_apt docker-compose tini ca-certificates git curl grep sed findutils python3
   if ! command -v dockerd >/dev/null 2>&1 && [ ! -x /usr/sbin/dockerd ] && [ ! -x /usr/bin/dockerd ]; then
     abx_require_apt docker.io
   fi

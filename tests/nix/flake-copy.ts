@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from './helpers.js';
 
-/** A copy of the flake's tracked files (as a plain directory flake), with `agentbox.toml` replaced. */
-export function flakeCopy(manifest: string): string {
+/** A copy of the flake's tracked files (as a plain directory flake), with `agentbox.toml` replaced and `extra` files (path → text) added. */
+export function flakeCopy(manifest: string, extra: Readonly<Record<string, string>> = {}): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-flake-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const files = spawnSync('git', ['ls-files', '-z'], { cwd: repoRoot, encoding: 'utf8' }).stdout.split('\0').filter(Boolean);
@@ -22,6 +22,7 @@ export function flakeCopy(manifest: string): string {
     }
   }
   writeFileSync(path.join(dir, 'agentbox.toml'), manifest);
+  for (const [file, text] of Object.entries(extra)) writeFileSync(path.join(dir, file), text);
   return `path:${dir}`;
 }
 

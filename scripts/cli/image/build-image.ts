@@ -3,7 +3,7 @@
 // DOCKER_HOST. The production image comes from Nix; this one lets the generated compose file run
 // where nixpkgs cannot be fetched.
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { boxFacts } from '../../../management-api/src/box-facts.js';
@@ -11,6 +11,8 @@ import type { RuleContext } from '../../../management-api/src/manifest/rules/rul
 import type { LoadResult } from '../../../management-api/src/manifest/load-manifest.js';
 import { renderManifest } from '../render-box.js';
 import { repoPath } from '../repo-path.js';
+import { AGENTS_LOCK_FILE, checkLock, ensureAgentNpm, type AgentNpmInstall } from './agent-npm.js';
+import { agentsLayer } from './agents-layer.js';
 import { dockerLoad, imageId } from './docker.js';
 import { hostContents } from './host-contents.js';
 import { cachedLayer, type Layer } from './layer-cache.js';
@@ -75,8 +77,16 @@ export async function buildImage(options: BuildImageOptions): Promise<BuiltImage
 
   progress('collecting commands and libraries from this machine');
   const host = hostContents(boxFacts.image.contents, boxFacts.image.caBundle);
+  // The npm agent CLIs: installed at build time (cached), never at boot; no layer when none are listed.
+  const specs = validation.manifest?.agents.npm ?? [];
+  const nixOnly = validation.manifest?.agents.packages ?? [];
+  if (nixOnly.length) progress(`[agents] packages (${nixOnly.join(', ')}) are nixpkgs attributes: only the Nix image carries them`);
+  const agents = specs.length
+    ? [cachedLayer(cacheDir, 'agents', agentsLayer(await agentNpm(options.manifestFile, specs, cacheDir, progress), new Set(host.files.keys())), progress)]
+    : [];
   const layers = [
     cachedLayer(cacheDir, 'system', systemLayer(host), progress),
+    ...agents,
     cachedLayer(cacheDir, 'app', appLayer(repoPath('.')), progress),
     cachedLayer(
       cacheDir,
@@ -115,6 +125,16 @@ export async function buildImage(options: BuildImageOptions): Promise<BuiltImage
     if (!keep) rmSync(archive, { force: true });
   }
   return { reference, id, layers, loaded: 'loaded', ...(keep ? { archive } : {}) };
+}
+
+/** The CLIs of `specs`, from the lock file beside the manifest when there is one (it must match them). */
+async function agentNpm(manifestFile: string, specs: readonly string[], cacheDir: string, progress: (msg: string) => void): Promise<AgentNpmInstall> {
+  const lockFile = path.join(path.dirname(path.resolve(manifestFile)), AGENTS_LOCK_FILE);
+  const lock = existsSync(lockFile) ? (JSON.parse(readFileSync(lockFile, 'utf8')) as object) : undefined;
+  if (lock) checkLock(lock, specs, lockFile);
+  const install = await ensureAgentNpm({ specs, cacheDir, ...(lock ? { lock } : {}), progress });
+  progress(`agent CLIs ${Object.keys(install.bins).join(', ')}${install.installed ? '' : ' (cached)'}`);
+  return install;
 }
 
 /** A `docker save` archive: manifest.json, the config, and each layer as <diffid>/layer.tar. */

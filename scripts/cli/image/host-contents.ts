@@ -1,8 +1,9 @@
 // What the test image takes from this machine for each entry of the facts file's image.contents:
 // the commands it lists (found in /usr/bin or /usr/sbin, node as the running binary), their
-// interpreters and shared libraries, Python's standard library for supervisord, the CA bundle.
+// interpreters and shared libraries, Python's standard library (supervisord's and the agents'),
+// git's HTTP transport and templates, the CA bundle.
 import { execFileSync } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { ImageContentFact } from '../../../management-api/src/box-facts.js';
 import { canonical, filesUnder, isElf, libraryClosure, shebang, withLinkChain } from './host-files.js';
@@ -27,6 +28,12 @@ const PYTHON_MODULES = ['supervisor', 'pkg_resources'];
 const PYTHON_SKIP = new Set(['test', 'tests', 'idlelib', 'tkinter', 'turtledemo', 'ensurepip', 'lib2to3', 'config-3.11-x86_64-linux-gnu']);
 // Debian's CA bundle (package ca-certificates).
 const HOST_CA_BUNDLE = '/etc/ssl/certs/ca-certificates.crt';
+// Files a package's commands need besides their libraries, by image.contents name: git runs its
+// HTTP transport as a separate program and copies its templates into every new repository (the
+// other git-core programs are built into /usr/bin/git, which Debian links them to).
+const HOST_EXTRAS: Readonly<Record<string, readonly string[]>> = {
+  git: ['/usr/lib/git-core/git-remote-http', '/usr/lib/git-core/git-remote-https', '/usr/share/git-core/templates'],
+};
 
 /** Raised when this machine lacks something the image needs; the message says what to install. */
 export class HostContentError extends Error {
@@ -81,13 +88,23 @@ export function hostContents(contents: readonly ImageContentFact[], caBundle: st
       else files.set(`/usr/bin/${cmd}`, realpathSync(host));
       commands.push(realpathSync(host));
     }
+    for (const extra of HOST_EXTRAS[c.name] ?? []) {
+      if (!existsSync(extra)) throw new HostContentError(`${extra} is missing on this machine (${c.name} needs it): install its Debian package`);
+      // A directory is data (the templates' sample hooks are never run); a file is a program.
+      if (statSync(extra).isDirectory()) for (const f of filesUnder(extra)) addHost(f);
+      else addHost(extra);
+    }
     if (c.name === 'cacert') {
       if (!existsSync(HOST_CA_BUNDLE)) throw new HostContentError(`${HOST_CA_BUNDLE} is missing: install ca-certificates`);
       files.set(caBundle, realpathSync(HOST_CA_BUNDLE));
     }
   }
   // A command that is a script brings its interpreter (supervisord is Python, with its library).
-  const interpreters = new Set(commands.map(shebang).filter((i): i is string => i !== undefined));
+  // Python listed as a command of its own (the agents' python3) brings its library the same way.
+  const interpreters = new Set([
+    ...commands.map(shebang).filter((i): i is string => i !== undefined),
+    ...commands.filter((c) => /^python3(\.\d+)?$/.test(path.basename(c))),
+  ]);
   for (const interp of interpreters) {
     addHost(interp);
     if (/python/.test(path.basename(interp))) for (const p of pythonTrees(interp)) addHost(p);

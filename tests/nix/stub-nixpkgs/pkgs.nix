@@ -41,10 +41,14 @@ let
   # The application: with --impure and AGENTBOX_STUB_APP=<dir with bin/agentbox>, that
   # directory (so checks run the real validator); otherwise a package whose CLI fails loudly.
   hostApp = builtins.getEnv "AGENTBOX_STUB_APP";
+  # Other npm packages (the agent CLIs): an output named after their pname that depends on their
+  # sources and npm dependencies, so evaluating it checks what nixpkgs would (the lock, its entries).
   buildNpmPackage =
     args:
     (
-      if hostApp != "" then
+      if (args.pname or "agentbox") != "agentbox" then
+        run args.pname { inputs = builtins.toJSON { inherit (args) src npmDeps; }; } "mkdir -p $out/bin"
+      else if hostApp != "" then
         {
           name = "agentbox";
           outPath = hostApp;
@@ -90,7 +94,11 @@ in
       passAsFile = [ "text" ];
     } ''mkdir -p $out/bin; { echo '#!/bin/sh'; cat "$textPath"; } > $out/bin/${name}; chmod +x $out/bin/${name}'';
   buildEnv = args: recorder "buildEnv" args;
-  stdenv.mkDerivation = args: recorder "mkDerivation" args;
+  stdenv = {
+    mkDerivation = args: recorder "mkDerivation" args;
+    cc.cc.lib = pkg "gcc-lib";
+  };
+  autoPatchelfHook = pkg "auto-patchelf-hook";
   mkShell = args: recorder "mkShell" args;
   dockerTools.buildLayeredImage = args: recorder "buildLayeredImage" args;
 
@@ -103,6 +111,15 @@ in
   coreutils = pkg "coreutils";
   bubblewrap = pkg "bubblewrap";
   cacert = pkg "cacert";
+  git = pkg "git";
+  curl = pkg "curl";
+  gnugrep = pkg "gnugrep";
+  gnused = pkg "gnused";
+  findutils = pkg "findutils";
+
+  # Packages a test manifest's [agents] packages names.
+  ripgrep = pkg "ripgrep";
+  python3Packages.pytest = pkg "pytest";
   nix = pkg "nix";
   nixfmt = pkg "nixfmt";
   diffutils = host "diffutils";

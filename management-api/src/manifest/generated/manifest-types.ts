@@ -394,6 +394,18 @@ export interface Manifest {
    */
   agents: {
     /**
+     * Packages put into the image for agents, by nixpkgs attribute path ("ripgrep", "python3Packages.pytest"), on top of the default toolchain every image carries (bash, coreutils, git, curl, grep, sed, findutils, Node.js, Python 3, the CA bundle; docs/user/agents.md, Toolchains). Their commands are on agents' PATH. Built into the image, never installed at boot. Rules: E059 (an attribute path), E060 (each once), W023 (already in the default set).
+     *
+     * @maxItems 200
+     */
+    packages: string[];
+    /**
+     * Agent CLIs from the npm registry baked into the image at build time, each as name@exact-version (rule E058: a range or tag would make two builds of one manifest differ; E060: one version per package). Their commands are on agents' PATH; nothing is installed at boot. The Nix build fetches them as agents.lock.json beside the manifest lists them (`agentbox agents lock` writes it: every tarball's URL and integrity).
+     *
+     * @maxItems 50
+     */
+    npm: string[];
+    /**
      * Agent profiles by name: the name a spawn request gives as profile, and its agents' default name. Claude Code and Codex CLI on a terminal, reaching their providers through the broker only (declare anthropic and openai under [providers] with a base_url; docs/user/agents.md). Claude Code finds the broker and the agent's token in ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY; Codex reads neither, so a shell declares the broker as its provider (a request that replaces its args restates the first three):
      */
     profiles: {

@@ -51,6 +51,9 @@ import { agentProfileProviderUndeclared } from './e054-agent-profile-provider-un
 import { agentProfileLimitAboveSandbox } from './e055-agent-profile-limit-above-sandbox.js';
 import { agentProfileCwdOutsideWorkspace } from './e056-agent-profile-cwd-outside-workspace.js';
 import { agentProfileMalformedEgressEntry } from './e057-agent-profile-malformed-egress-entry.js';
+import { agentNpmSpecNotExact } from './e058-agent-npm-spec-not-exact.js';
+import { agentPackageMalformedAttribute } from './e059-agent-package-malformed-attribute.js';
+import { agentPackageDuplicate } from './e060-agent-package-duplicate.js';
 import { openRelayIngress } from './w001-open-relay-ingress.js';
 import { duplicateProgramPriority } from './w002-duplicate-program-priority.js';
 import { readinessProgramNeverRestarts } from './w003-readiness-program-never-restarts.js';
@@ -72,6 +75,7 @@ import { namespacesExceptionWithoutKubernetesForm } from './w019-namespaces-exce
 import { exceptionVolumeIsHostPath } from './w020-exception-volume-is-host-path.js';
 import { policyRuleUnreachable } from './w021-policy-rule-unreachable.js';
 import { policyRuleShadowed } from './w022-policy-rule-shadowed.js';
+import { agentPackageInDefaultSet } from './w023-agent-package-in-default-set.js';
 
 /** Every active rule, errors then warnings, each in id order. Add a rule here, with its doc page and fixtures (the drift test checks). */
 export const ruleCatalogue: readonly Rule[] = [
@@ -126,6 +130,9 @@ export const ruleCatalogue: readonly Rule[] = [
   agentProfileLimitAboveSandbox,
   agentProfileCwdOutsideWorkspace,
   agentProfileMalformedEgressEntry,
+  agentNpmSpecNotExact,
+  agentPackageMalformedAttribute,
+  agentPackageDuplicate,
   openRelayIngress,
   duplicateProgramPriority,
   readinessProgramNeverRestarts,
@@ -147,6 +154,7 @@ export const ruleCatalogue: readonly Rule[] = [
   exceptionVolumeIsHostPath,
   policyRuleUnreachable,
   policyRuleShadowed,
+  agentPackageInDefaultSet,
 ];
 
 /** Ids that once existed; they stay listed so they are never reused. `retired` says why and what replaced them. */
