@@ -107,7 +107,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
     'snapshots.list',
   );
   t.match(await c.snapshots.get(snapshot.id!), { snapshot: { id: snapshot.id, sharing: { storedBytes: 11 } } }, 'snapshots.get');
-  const fork = await c.agents.spawn({ name: 'forked', command: '/bin/cat', args: ['notes/a.txt'], fromSnapshot: snapshot.id! });
+  const fork = withId(await c.agents.spawn({ name: 'forked', command: '/bin/cat', args: ['notes/a.txt'], fromSnapshot: snapshot.id! }));
   for await (const e of c.agents.follow(fork.id)) if (e.type === 'end') break;
   t.same((await c.agents.output(fork.id)).map((x) => x.text).join(''), 'hello files', 'a fork reads the snapshot');
   t.match(await c.snapshots.restore(fork.id, snapshot.id!), { restored: snapshot.id, files: 2 }, 'snapshots.restore into the ended fork');
