@@ -46,6 +46,26 @@ const OFF: AgentEvents = {
   close: () => undefined,
 };
 
+/**
+ * Approval requests only, for a box with relays that does not publish agent events: the relays are
+ * connected at the first request (a box that never asks opens no connection), and they are no part
+ * of readiness (relayStatus stays undefined), since nothing but a waiting approver depends on them.
+ */
+function approvalsOnly(connect: () => RelayPublisher, origin: EventOrigin, clock: () => Date): AgentEvents {
+  let publisher: RelayPublisher | undefined;
+  return {
+    ...OFF,
+    approvalRequested(request, subject) {
+      if (!publisher) {
+        publisher = connect();
+        publisher.start();
+      }
+      publisher.publish(approvalRequestEvent(request, subject, origin, clock()));
+    },
+    close: () => publisher?.close(),
+  };
+}
+
 /** Options of {@link startAgentEvents}. */
 export interface AgentEventOptions {
   manifest: NormalizedManifest;
@@ -71,17 +91,22 @@ export function publishTargets(manifest: NormalizedManifest, env: Readonly<Recor
 }
 
 /**
- * Start publishing when the manifest asks for it (`sovereign_mesh.enabled` and
- * `publish_agent_events`); otherwise return the no-op and open no connection at all.
+ * Start publishing what the manifest asks for: with `sovereign_mesh.enabled` and relays to publish
+ * to, approval requests always go there (approvers watching the relays see them); agent and bead
+ * events, and the relays' part in readiness, only with `publish_agent_events`. Otherwise return
+ * the no-op and open no connection at all.
  */
 export function startAgentEvents(options: AgentEventOptions): AgentEvents {
   const sm = options.manifest.sovereign_mesh;
-  if (!sm.enabled || !sm.publish_agent_events) return OFF;
+  if (!sm.enabled) return OFF;
+  const relays = publishTargets(options.manifest, options.env);
+  if (relays.length === 0) return OFF;
   const timing = { ...DEFAULT_AGENT_EVENT_TIMING, ...options.timing };
   const logger = options.logger.child({ component: 'agent-events' });
   const origin: EventOrigin = { box: options.manifest.agentbox.name, manifestSha256: options.manifestSha256 };
-  const relays = publishTargets(options.manifest, options.env);
-  const publisher = new RelayPublisher(relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
+  const connect = (): RelayPublisher => new RelayPublisher(relays, { identity: options.identity, logger, metrics: options.metrics.mesh, timing });
+  if (!sm.publish_agent_events) return approvalsOnly(connect, origin, options.clock);
+  const publisher = connect();
   const watcher = new AgentWatcher({
     list: options.listAgents,
     logger,
