@@ -29,7 +29,7 @@ export interface AgentboxState {
   metricsUrl: string;
   /** The box's Nostr identity (public forms and a signer; the secret is not reachable from here). */
   identity: BoxIdentity;
-  /** Signed agent events (a no-op unless sovereign_mesh.publish_agent_events). */
+  /** Signed agent events and approval requests (a no-op without sovereign_mesh and relays). */
   agentEvents: AgentEvents;
   /** The box's part in a mesh (mesh.mode): nothing, a client registered with a host, or a host. */
   federation: Federation;

@@ -1,4 +1,4 @@
-// Signed agent events as a fastify plugin: publishing started with the app (no connection unless sovereign_mesh.publish_agent_events), closed with it; `app.agentEvents`.
+// Signed agent events as a fastify plugin: publishing started with the app (agent events with sovereign_mesh.publish_agent_events; approval requests wherever relays are configured), closed with it; `app.agentEvents`.
 import fp from 'fastify-plugin';
 import type { Logger } from 'pino';
 import type { ApiMetrics } from '../api-metrics.js';
@@ -7,7 +7,7 @@ import { startAgentEvents, type AgentEvents, type AgentEventTiming } from './age
 
 declare module 'fastify' {
   interface FastifyInstance {
-    /** Signed agent events (a no-op unless sovereign_mesh.publish_agent_events). */
+    /** Signed agent events and approval requests (a no-op without sovereign_mesh and relays). */
     agentEvents: AgentEvents;
   }
 }
