@@ -21,6 +21,7 @@ const toml = [
   '[adapters]\nbeads = "local-sqlite"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"',
   '[policy]\ndefault = "allow"\napproval_timeout_sec = 3600',
   `[[policy.rules]]\nid = "sleep-asks"\naction = "spawn"\ndecision = "ask"\ncommand = "sleep"\nargs = ${JSON.stringify(HELD.args)}`,
+  '[agents.profiles.greeter]\ncommand = "/bin/sh"\nargs = ["-c", "echo greetings from the profile of $AGENTBOX_AGENT_NAME"]\ntty = true',
 ].join('\n');
 
 let box: TestServer;
@@ -97,6 +98,19 @@ async function drive(
     30_000,
   );
   t.match(output, { chunks: Number }, `${label}: read_output (followed) has the agent's line`);
+
+  // From a profile of the manifest: its command, on a terminal, under the name given.
+  const greeter = json(await call(target, 'start_agent', { profile: 'greeter', name: `greeter-${label}` })) as { id: string; profile?: string; tty?: boolean };
+  t.match(greeter, { profile: 'greeter', tty: true }, `${label}: start_agent from a profile`);
+  const greeting = await waitFor(
+    `${label} greeter output`,
+    async () => {
+      const text = String(json(await call(target, 'read_output', { id: greeter.id, follow_ms: '5000' }))['text']);
+      return text.includes('greetings') ? text : undefined;
+    },
+    30_000,
+  );
+  t.match(greeting, `greetings from the profile of greeter-${label}`, `${label}: the profile's command ran under the name given`);
 
   const bead = json(await call(target, 'create_bead', { title: `bead of ${label}` })) as { bead: { id: string } };
   t.equal(json(await call(target, 'claim_bead', { id: bead.bead.id, claimant: 'someone' }))['claimed'], true, `${label}: claim_bead`);

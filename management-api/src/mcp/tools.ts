@@ -14,13 +14,23 @@ export function registerTools(server: McpServer, box: Agentbox): void {
   server.registerTool(
     'start_agent',
     {
-      description: 'Start an agent process in the box workspace (refused by the box policy or the caller scope with the reason).',
+      description:
+        "Start an agent in the box workspace: a profile of the box's manifest (its command, providers, limits, terminal and deadlines), or an ad-hoc command. Refused by the box policy or the caller scope with the reason.",
       inputSchema: {
-        name: z.string().describe('What the agent is (letters, digits, - and _; no dot)'),
-        command: z.string().min(1).describe('Executable, absolute or on the agent PATH'),
-        args: z.array(z.string()).optional(),
+        profile: z.string().optional().describe('A profile of the manifest (agents.profiles.<name>), e.g. claude; then give no command'),
+        name: z.string().optional().describe('What the agent is (letters, digits, - and _; no dot); default with a profile: its name'),
+        command: z.string().min(1).optional().describe('Executable, absolute or on the agent PATH (an ad-hoc agent, without a profile)'),
+        args: z.array(z.string()).optional().describe("Arguments (with a profile: in place of the profile's)"),
         cwd: z.string().optional().describe('Working directory relative to the workspace'),
         env: z.record(z.string()).optional().describe('Extra non-secret variables'),
+        autonomy: z
+          .enum(['autonomous', 'supervised'])
+          .optional()
+          .describe("How a policy rule that asks is met: refused at once (autonomous) or held for an operator's approval (supervised)"),
+        tty: z.boolean().optional().describe('Run on a terminal (send_input types into it)'),
+        timeout_sec: z.number().int().min(1).optional().describe('End the agent this many seconds after its start'),
+        idle_timeout_sec: z.number().int().min(1).optional().describe('End the agent after this many quiet seconds'),
+        fromSnapshot: z.string().optional().describe('Start on a copy of this workspace snapshot (a fork)'),
       },
     },
     (input) => toolResult(() => box.agents.spawn(input)),
