@@ -27,6 +27,7 @@ const suites: Record<string, () => Promise<Report>> = {
   'tty-throughput': async () => (await import('./tty-throughput-bench.js')).runTtyThroughputBench(),
   'tty-idle': async () => (await import('./tty-idle-bench.js')).runTtyIdleBench(),
   client: async () => (await import('./client-bench.js')).runClientBench(),
+  mcp: async () => (await import('./mcp-bench.js')).runMcpBench(),
   files: async () => (await import('./files-bench.js')).runFilesBench(),
   snapshot: async () => (await import('./snapshot-bench.js')).runSnapshotBench(),
 };

@@ -44,7 +44,7 @@ export function registerTools(server: McpServer, box: Agentbox): void {
   server.registerTool(
     'read_output',
     {
-      description: `Read an agent's captured output after chunk "after"; with follow_ms, also wait for new output until the agent ends or follow_ms pass (at most ${MAX_FOLLOW_MS} ms).`,
+      description: `Read an agent's captured output after chunk "after"; with follow_ms, when there is none yet, wait up to follow_ms (at most ${MAX_FOLLOW_MS} ms) for the first new output or the agent's end. Call again with next_after for more.`,
       inputSchema: { id: agentId, after: z.number().int().min(0).optional(), follow_ms: z.number().int().min(0).max(MAX_FOLLOW_MS).optional() },
     },
     ({ id, after, follow_ms }) =>
@@ -132,8 +132,20 @@ function render(chunks: OutputChunk[]): { text: string; next_after: number; chun
   return { text: chunks.map((c) => c.text ?? '').join(''), next_after: chunks.at(-1)?.seq ?? 0, chunks: chunks.length };
 }
 
-/** Follow until the agent ends or `ms` pass: what came, and the record when it ended. */
+/** The agent's record when it has ended, for an answer that says so. */
+const ENDED_STATES = new Set(['exited', 'failed', 'terminated', 'crash-loop']);
+
+/**
+ * A long poll: the output after `after` as soon as there is some — at once when some is already
+ * there, else the first that comes — or the agent's end, or nothing once `ms` pass. An assistant
+ * sees output as it comes and calls again with `next_after`, as with `tail -f`.
+ */
 async function follow(box: Agentbox, id: string, after: number, ms: number): Promise<unknown> {
+  const ready = await box.agents.output(id, { after });
+  if (ready.length > 0) {
+    const agent = await box.agents.get(id);
+    return { ...render(ready), ...(ENDED_STATES.has(agent.state ?? '') ? { ended: agent } : { running: true }) };
+  }
   const chunks: OutputChunk[] = [];
   const signal = AbortSignal.timeout(ms);
   let ended: unknown;
@@ -141,6 +153,8 @@ async function follow(box: Agentbox, id: string, after: number, ms: number): Pro
     for await (const e of box.agents.follow(id, { after }, { signal })) {
       if (e.type === 'output') chunks.push(e.chunk);
       else ended = e.agent;
+      // The first new output (or the end) answers; what comes after it is the next call's.
+      break;
     }
   } catch (err) {
     // The deadline is the normal end of a follow of a running agent.
