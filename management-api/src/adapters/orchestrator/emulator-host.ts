@@ -13,6 +13,15 @@ export interface EmulatorEvents {
   lost(): void;
 }
 
+/**
+ * Output is posted to the worker in messages of this size at least, or after FLUSH_MS: a master
+ * is read 4 KiB at a time, and a message each way per read (the output, the worker's count of
+ * what it parsed) cost more CPU than the copying. Nothing waits on the screen meanwhile: a request
+ * (a viewer's screen, the prompt watch's tail) posts what is queued before itself.
+ */
+const FLUSH_BYTES = 64 * 1024;
+const FLUSH_MS = 5;
+
 /** A request waiting for the worker's answer. */
 interface Waiting {
   emulator: Emulator;
@@ -31,9 +40,9 @@ export class EmulatorHost {
   /** Emulators of the running worker, by the number it knows them by. */
   readonly #emulators = new Map<number, Emulator>();
   readonly #waiting = new Map<number, Waiting>();
-  /** Emulators with output queued, posted together at the next turn of the loop. */
+  /** Emulators with output queued, posted together after FLUSH_MS unless they fill a message first. */
   readonly #queued = new Set<Emulator>();
-  #flushing = false;
+  #flushTimer: NodeJS.Timeout | undefined;
   #nextId = 0;
   #seq = 0;
   /** Bytes posted to the worker and not yet reported parsed, all emulators together. */
@@ -88,16 +97,14 @@ export class EmulatorHost {
     this.#worker!.postMessage({ ...message, seq });
   }
 
-  /** @internal Output queued on `emulator`: post it at the next turn of the loop, with whatever else comes meanwhile. */
+  /** @internal Output queued on `emulator`: post it in FLUSH_MS, with whatever else comes meanwhile. */
   queue(emulator: Emulator): void {
     this.#queued.add(emulator);
-    if (this.#flushing) return;
-    this.#flushing = true;
-    setImmediate(() => {
-      this.#flushing = false;
+    this.#flushTimer ??= setTimeout(() => {
+      this.#flushTimer = undefined;
       for (const queued of this.#queued) queued.flush();
       this.#queued.clear();
-    });
+    }, FLUSH_MS);
   }
 
   /** @internal The emulator is disposed: forget it. */
@@ -178,7 +185,7 @@ export class EmulatorHost {
 
 /** One agent's emulator, as its terminal uses it. */
 export class Emulator {
-  /** Output not yet posted (one message per turn of the loop rather than one per read of the master). */
+  /** Output not yet posted (see FLUSH_BYTES). */
   #queue: Buffer[] = [];
   #queuedBytes = 0;
   /** @internal Posted and not yet reported parsed (the host's count). */
@@ -194,7 +201,8 @@ export class Emulator {
   write(bytes: Buffer): void {
     this.#queue.push(bytes);
     this.#queuedBytes += bytes.length;
-    if (this.#queue.length === 1) this.host.queue(this);
+    if (this.#queuedBytes >= FLUSH_BYTES) this.flush();
+    else if (this.#queue.length === 1) this.host.queue(this);
   }
 
   resize(cols: number, rows: number): void {
