@@ -50,6 +50,41 @@ for (const namespaces of ['auto', 'off'] as const) {
       }
     });
 
+    // The screen is made in the emulators' worker while the agent goes on writing: a viewer must get it as of one point of the output, then the output from exactly there.
+    t.test('viewers attaching while a fast writer runs: the screen, then the rest, with no gap and no duplicate', async (t) => {
+      const LAST = 300_000;
+      const agent = await spawn('seq-attach', { command: '/usr/bin/seq', args: ['1', String(LAST)], tty: true });
+      const first = await openViewer(box, agent.id);
+      const viewers = [first];
+      for (const mark of ['40000\r\n', '120000\r\n', '200000\r\n']) {
+        await first.waitFor(mark, 0, 30_000).catch(() => undefined);
+        viewers.push(await openViewer(box, agent.id));
+      }
+      let checked = 0;
+      for (const [i, viewer] of viewers.entries()) {
+        const { code } = await viewer.closed;
+        // A viewer whose screen took longer than 1 MiB of output is dropped as too slow (1013): that is the rule, not a gap.
+        if (code === 1013) {
+          t.comment(`viewer ${i} was dropped as too slow`);
+          continue;
+        }
+        t.equal(code, 1000, `viewer ${i}: closed at the end`);
+        const screen = await viewer.screen();
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: the serialized screen's escape sequences are taken out
+        const text = screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '') + viewer.text().slice(screen.length);
+        // A line break, whether the screen or the output after it holds its \r (a read may end between \r and \n, and the screen then moves the cursor instead).
+        const numbers = text
+          .split(/\r?\n/)
+          .filter((line) => line !== '')
+          .map(Number);
+        const start = numbers[0]!;
+        t.same(numbers.filter((n, k) => n !== start + k).slice(0, 3), [], `viewer ${i}: lines ${start}..${LAST} in order, none missing or repeated`);
+        t.equal(numbers.at(-1), LAST, `viewer ${i}: up to the last line`);
+        checked++;
+      }
+      t.ok(checked >= 2, `${checked} viewers checked`);
+    });
+
     t.test('a shell on a terminal: echo, several viewers, a late one gets the screen, resize, input, the end', async (t) => {
       const agent = await spawn('shell', { ...BASH, tty: true, cols: 100, rows: 30 });
       t.equal(agent.tty, true, 'the record says tty');

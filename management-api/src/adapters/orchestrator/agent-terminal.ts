@@ -1,28 +1,21 @@
-// A tty agent's terminal on the server: its screen and scrollback (a headless terminal emulator), its viewers, its input.
-import { createRequire } from 'node:module';
-import headless from '@xterm/headless';
+// A tty agent's terminal on the server: its screen and scrollback (a headless terminal emulator in the emulators' worker), its viewers, its input.
+import type { Emulator, EmulatorHost } from './emulator-host.js';
 import type { AgentTty, TtySize } from './agent-tty.js';
 import type { ScreenReader, ScreenTail } from './prompt-watch.js';
-
-/** The serialize addon, typed here: its own typings import the browser terminal's, which bring the DOM's types into the API's build. */
-interface Serializer {
-  serialize(options?: { scrollback?: number }): string;
-  dispose(): void;
-}
-const { SerializeAddon } = createRequire(import.meta.url)('@xterm/addon-serialize') as { SerializeAddon: new () => Serializer };
 
 /** Lines of scrollback the server keeps per agent. */
 export const SCROLLBACK_LINES = 10_000;
 /**
  * Lines of scrollback a late viewer is sent before the screen. Serializing all 10,000 takes ~100 ms
- * of the event loop; 1,000 take ~15 ms. The whole output is in the agent's output log besides.
+ * (of the emulators' worker, which the other agents' screens then wait for); 1,000 take ~15 ms.
+ * The whole output is in the agent's output log besides.
  */
 export const ATTACH_SCROLLBACK_LINES = 1_000;
 /** Output a viewer may leave unsent before it is dropped (a slow viewer never holds the agent or the others back). */
 export const MAX_VIEWER_BUFFER = 1024 * 1024;
-/** Output handed to the emulator and not yet parsed above which the terminal stops reading (the agent then waits, as on a real terminal). */
-const EMULATOR_HIGH_WATER = 1024 * 1024;
-const EMULATOR_LOW_WATER = 256 * 1024;
+/** Output posted to the emulator and not yet parsed (by the worker's count) above which the terminal stops reading (the agent then waits, as on a real terminal). */
+export const EMULATOR_HIGH_WATER = 1024 * 1024;
+export const EMULATOR_LOW_WATER = 256 * 1024;
 
 /** One viewer, as the transport (a WebSocket) gives it. */
 export interface TerminalViewer {
@@ -59,17 +52,20 @@ interface Attached {
   pendingBytes: number;
 }
 
-/** Characters of one screen line a tail keeps (a prompt is short; a line may be as wide as the terminal). */
-const TAIL_LINE_CHARS = 400;
+/** What a viewer is sent instead of the screen when the emulator is gone (its worker crashed). */
+export const SCREEN_UNAVAILABLE =
+  '\r\n[agentbox: the screen of this terminal is unavailable (the terminal emulator stopped); the output from here on follows]\r\n';
 
 /** The server side of one tty agent's terminal. */
 export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
   readonly #tty: AgentTty;
-  readonly #screen: InstanceType<typeof headless.Terminal>;
-  readonly #serializer = new SerializeAddon();
+  readonly #emulator: Emulator;
   readonly #viewers = new Set<Attached>();
+  /** Output posted to the emulator and not yet parsed by the worker. */
   #unparsed = 0;
   #paused = false;
+  /** The emulator's worker ended under it: output still flows to viewers, with no screen kept. */
+  #lost = false;
   #ended: Record<string, unknown> | undefined;
   #outputEnded = false;
   /** When input was last typed (ms since the epoch; 0 before any). */
@@ -77,11 +73,9 @@ export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
   /** Told of every input, whoever typed it (the prompt watch withdraws a reported prompt). */
   onInput: (() => void) | undefined;
 
-  constructor(tty: AgentTty) {
+  constructor(tty: AgentTty, emulators: EmulatorHost) {
     this.#tty = tty;
-    const { cols, rows } = tty.size;
-    this.#screen = new headless.Terminal({ cols, rows, scrollback: SCROLLBACK_LINES, allowProposedApi: true });
-    this.#screen.loadAddon(this.#serializer as never);
+    this.#emulator = emulators.open(tty.size, SCROLLBACK_LINES, { parsed: (bytes) => this.#parsed(bytes), lost: () => this.#emulatorLost() });
   }
 
   get size(): TtySize {
@@ -92,19 +86,20 @@ export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
     return !this.#outputEnded;
   }
 
-  /** Output of the agent: into the emulator (parsed in slices of the event loop) and to every viewer. */
+  /** Output posted to the emulator and not yet parsed: what back-pressure bounds. */
+  get unparsedBytes(): number {
+    return this.#unparsed;
+  }
+
+  /** Output of the agent: to the emulator (parsed by its worker) and to every viewer. */
   output(bytes: Buffer): void {
-    this.#unparsed += bytes.length;
-    this.#screen.write(bytes, () => {
-      this.#unparsed -= bytes.length;
-      if (this.#paused && this.#unparsed <= EMULATOR_LOW_WATER) {
-        this.#paused = false;
-        this.#tty.resume();
+    if (!this.#lost) {
+      this.#unparsed += bytes.length;
+      this.#emulator.write(bytes);
+      if (!this.#paused && this.#unparsed > EMULATOR_HIGH_WATER) {
+        this.#paused = true;
+        this.#tty.pause();
       }
-    });
-    if (!this.#paused && this.#unparsed > EMULATOR_HIGH_WATER) {
-      this.#paused = true;
-      this.#tty.pause();
     }
     for (const a of this.#viewers) this.#send(a, bytes);
   }
@@ -124,12 +119,11 @@ export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
   attach(viewer: TerminalViewer): TerminalAttachment {
     const attached: Attached = { viewer, pending: [], pendingBytes: 0 };
     this.#viewers.add(attached);
-    // The emulator parses asynchronously: this callback runs once everything written before it is
-    // parsed and before anything written after it, so the screen and the output sent after it meet exactly.
-    this.#screen.write('', () => {
+    // The worker answers once it has parsed everything posted before this request; output read
+    // meanwhile waits in `pending`, so the screen and the output sent after it meet exactly.
+    this.#emulator.screen(ATTACH_SCROLLBACK_LINES, (screen) => {
       if (!this.#viewers.has(attached)) return;
-      const screen = this.#serializer.serialize({ scrollback: ATTACH_SCROLLBACK_LINES });
-      viewer.data(Buffer.from(screen, 'utf8'));
+      viewer.data(screen ?? Buffer.from(SCREEN_UNAVAILABLE, 'utf8'));
       const pending = attached.pending ?? [];
       attached.pending = undefined;
       for (const bytes of pending) this.#send(attached, bytes);
@@ -147,36 +141,18 @@ export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
 
   resize(size: TtySize): boolean {
     if (!this.#tty.resize(size)) return false;
-    this.#screen.resize(size.cols, size.rows);
+    this.#emulator.resize(size.cols, size.rows);
     return true;
   }
 
   /**
    * The end of the screen once everything written so far is parsed: the cursor's line (or, when
    * blank, the last non-blank one above it) and the last `count` lines up to the cursor or the
-   * last written line of the screen, whichever is lower, blank lines at either end dropped.
+   * last written line of the screen, whichever is lower, blank lines at either end dropped
+   * (emulator-worker.ts). Undefined once the emulator is lost.
    */
-  tail(count: number): Promise<ScreenTail> {
-    return new Promise((resolve) => {
-      this.#screen.write('', () => {
-        const buffer = this.#screen.buffer.active;
-        const text = (row: number): string => (buffer.getLine(row)?.translateToString(true) ?? '').slice(0, TAIL_LINE_CHARS).trimEnd();
-        const cursorRow = buffer.baseY + buffer.cursorY;
-        let end = cursorRow;
-        for (let row = buffer.baseY + this.#screen.rows - 1; row > cursorRow; row--)
-          if (text(row)) {
-            end = row;
-            break;
-          }
-        let promptLine = text(cursorRow);
-        if (!promptLine && cursorRow > 0) promptLine = text(cursorRow - 1);
-        const lines: string[] = [];
-        for (let row = Math.max(0, end - count + 1); row <= end; row++) lines.push(text(row));
-        while (lines.length && !lines[0]) lines.shift();
-        while (lines.length && !lines[lines.length - 1]) lines.pop();
-        resolve({ cursorRow, promptLine, lines });
-      });
-    });
+  tail(count: number): Promise<ScreenTail | undefined> {
+    return this.#emulator.tail(count);
   }
 
   /** Close the master (the agent's processes are gone, or should be). */
@@ -188,7 +164,25 @@ export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
   dispose(): void {
     for (const a of this.#viewers) a.viewer.close(1001, 'the agent is gone');
     this.#viewers.clear();
-    this.#screen.dispose();
+    this.#emulator.dispose();
+  }
+
+  #parsed(bytes: number): void {
+    this.#unparsed -= bytes;
+    if (this.#paused && this.#unparsed <= EMULATOR_LOW_WATER) {
+      this.#paused = false;
+      this.#tty.resume();
+    }
+  }
+
+  /** Nothing the worker held will be parsed now: reading goes on (the output log and viewers still take it). */
+  #emulatorLost(): void {
+    this.#lost = true;
+    this.#unparsed = 0;
+    if (this.#paused) {
+      this.#paused = false;
+      this.#tty.resume();
+    }
   }
 
   #send(attached: Attached, bytes: Buffer): void {
@@ -209,10 +203,8 @@ export class AgentTerminal implements AgentTerminalHandle, ScreenReader {
 
   #finishWhenDone(): void {
     if (!this.#ended || !this.#outputEnded) return;
-    // After the emulator has parsed what is left, so a viewer still waiting for its screen gets it first.
-    this.#screen.write('', () => {
-      for (const a of this.#viewers) if (!a.pending) this.#finish(a);
-    });
+    // A viewer still waiting for its screen is finished once it has it (attach); the others have every byte already.
+    for (const a of this.#viewers) if (!a.pending) this.#finish(a);
   }
 
   #finish(attached: Attached): void {

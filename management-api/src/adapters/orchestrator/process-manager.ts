@@ -78,7 +78,7 @@ export class ProcessManager {
     this.#crashLoop = options.crashLoop ?? new CrashLoopDetector();
     this.#records = options.recordDir ? new PidRecords(options.recordDir, options.logger) : undefined;
     this.#accounting = options.accounting ?? new AgentAccounting({ logger: options.logger });
-    this.#ttys = new TtyAgents(options.input);
+    this.#ttys = new TtyAgents(options.input, options.logger);
   }
 
   /** Create the workspace if needed and end agents a previous run left behind. */
@@ -375,6 +375,7 @@ export class ProcessManager {
   async closeAll(graceMs: number): Promise<void> {
     await Promise.allSettled([...this.#runs.values()].filter((r) => r.live).map((r) => this.#terminate(r.id, graceMs, { kind: 'box', reason: 'shutdown' })));
     this.#accounting.close();
+    await this.#ttys.close();
   }
 
   /** The run's record with its accounting (budgets, figures, limit reason). */

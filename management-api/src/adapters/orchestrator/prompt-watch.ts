@@ -5,7 +5,7 @@ import { matchPrompt } from './prompt-patterns.js';
 /** Lines of the screen a prompt is reported with. */
 export const PROMPT_SCREEN_LINES = 10;
 
-/** The end of a screen, read once the emulator has parsed everything written before (agent-terminal.ts `tail`). */
+/** The end of a screen, read once the emulator has parsed everything written before (emulator-worker.ts `tailOf`). */
 export interface ScreenTail {
   /** Absolute row of the cursor (scrollback included): a prompt is the same one while it stays there. */
   cursorRow: number;
@@ -17,7 +17,8 @@ export interface ScreenTail {
 
 /** What the watch reads the screen through. */
 export interface ScreenReader {
-  tail(count: number): Promise<ScreenTail>;
+  /** Undefined when the screen is unavailable (its emulator's worker crashed): nothing to look at. */
+  tail(count: number): Promise<ScreenTail | undefined>;
 }
 
 /**

@@ -1,11 +1,13 @@
 // The process manager's tty agents: the terminal of each spawn that asked for one, its output into the log and the screen.
 import { StringDecoder } from 'node:string_decoder';
+import type { Logger } from 'pino';
 import { ApiError } from '../../errors.js';
 import type { ConfinedSpawn } from '../../sandbox/agent-sandbox.js';
 import type { AgentRun } from './agent-run.js';
 import { AgentTerminal, type AgentTerminalHandle } from './agent-terminal.js';
 import { AgentTty, checkTtySize } from './agent-tty.js';
 import type { AgentInputHooks } from './agent-input-hooks.js';
+import { EmulatorHost } from './emulator-host.js';
 import { PromptWatch } from './prompt-watch.js';
 import type { AgentProcess, SpawnRequest } from './orchestrator-adapter.js';
 
@@ -26,9 +28,16 @@ export interface TtySpawn {
 export class TtyAgents {
   readonly #terminals = new Map<string, AgentTerminal>();
   readonly #watches = new Map<string, PromptWatch>();
+  /** Every agent's screen, in one worker thread off the event loop. */
+  readonly #emulators: EmulatorHost;
 
-  /** `input`: told of prompts on quiet terminals (none: no agent's screen is looked at). */
-  constructor(private readonly hooks?: AgentInputHooks) {}
+  /** `hooks`: told of prompts on quiet terminals (none: no agent's screen is looked at); `logger`: a crash of the emulators' worker. */
+  constructor(
+    private readonly hooks?: AgentInputHooks,
+    logger?: Logger,
+  ) {
+    this.#emulators = new EmulatorHost(logger);
+  }
 
   /**
    * The spawn of `confined` on a new terminal when `request.tty`, else undefined. The launcher sets
@@ -50,7 +59,7 @@ export class TtyAgents {
 
   /** Follow a started tty agent: its output into the run's log (as stdout) and its screen. */
   follow(run: AgentRun, tty: AgentTty): void {
-    const terminal = new AgentTerminal(tty);
+    const terminal = new AgentTerminal(tty, this.#emulators);
     this.#terminals.set(run.id, terminal);
     const watch = this.hooks ? new PromptWatch({ id: run.id, name: run.name }, terminal, this.hooks) : undefined;
     if (watch) {
@@ -87,6 +96,11 @@ export class TtyAgents {
   forget(id: string): void {
     this.#terminals.get(id)?.dispose();
     this.#terminals.delete(id);
+  }
+
+  /** End the emulators' worker (the manager is closing): screens are unavailable after, and a new tty agent would start another. */
+  close(): Promise<void> {
+    return this.#emulators.close();
   }
 
   /** When agent `id`'s terminal last took input (0 before any, or without a terminal). */
