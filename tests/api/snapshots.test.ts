@@ -209,6 +209,32 @@ t.test('an agent token snapshots its own workspace and nothing else', async (t) 
   await stop(other.id);
 });
 
+t.test("an agent's own snapshots stop at its disk budget; the operator's do not", async (t) => {
+  // A 1 MiB budget; the agent writes 600 KiB of fresh bytes between its snapshots.
+  const writer = await spawn({ name: 'hoarder', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '1m' } });
+  const token = await tokenOf(writer.pid);
+  const fresh = (n: number) => writeFile(path.join(dirOf(writer), `blob-${n}.bin`), Buffer.alloc(600 * 1024, n));
+  await fresh(1);
+  t.equal((await box.api(`/v1/agents/${writer.id}/snapshots`, { body: {}, auth: token })).status, 201, 'the first, 600 KiB');
+  await fresh(2);
+  t.equal((await box.api(`/v1/agents/${writer.id}/snapshots`, { body: {}, auth: token })).status, 201, 'the second: 600 KiB held, under 1 MiB');
+  await fresh(3);
+  const refused = await box.api(`/v1/agents/${writer.id}/snapshots`, { body: {}, auth: token });
+  t.match(
+    refused,
+    {
+      status: 409,
+      json: {
+        error: 'ABX_ERR_CONFLICT',
+        message: /hoarder's snapshots already store \d+ bytes of their own, its disk budget \(sandbox\.limits\.disk, 1048576 bytes\)/,
+      },
+    },
+    'the third: 1.2 MiB held, at its budget',
+  );
+  t.equal((await box.api(`/v1/agents/${writer.id}/snapshots`, { body: {} })).status, 201, 'the operator may still snapshot it');
+  await stop(writer.id);
+});
+
 t.test('bad input: clear 4xx', async (t) => {
   const unknown = 'snp_AAAAAAAAAAAA';
   t.equal((await box.api(`/v1/snapshots/${unknown}`)).status, 404);

@@ -77,6 +77,24 @@ async function agentDirOf(app: FastifyInstance, id: string): Promise<AgentProces
 }
 
 /**
+ * An agent's own snapshots may not store more than its disk budget (`sandbox.limits.disk`): the
+ * store lives on the box's state volume, so without a bound an agent could write, snapshot, delete
+ * and write again until the volume is full and the box unready. What each snapshot added when it
+ * was made is counted for every snapshot of that agent name still kept (an upper bound of what they
+ * hold alone). The operator's own snapshots are bounded by the disk guard only.
+ */
+function checkAgentSnapshotBudget(kept: readonly SnapshotSummary[], agent: AgentProcess): void {
+  const budget = agent.limits?.disk_bytes;
+  if (budget === undefined) return;
+  const held = kept.filter((s) => s.agent.name === agent.name).reduce((sum, s) => sum + s.stats.addedBytes, 0);
+  if (held >= budget)
+    throw new ApiError(
+      'ABX_ERR_CONFLICT',
+      `agent ${agent.name}'s snapshots already store ${held} bytes of their own, its disk budget (sandbox.limits.disk, ${budget} bytes): an operator deletes some (agentbox snapshot rm) before it makes another`,
+    );
+}
+
+/**
  * An agent token may snapshot its own working directory; listing, reading, deleting and
  * restoring snapshots are the operator's (a snapshot may be restored into another agent, and
  * forks are spawns, which agents never make).
@@ -106,6 +124,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     async (request, reply) => {
       await app.agentbox.probes.disk.admit();
       const agent = await agentDirOf(app, request.params.id);
+      if (request.agent) checkAgentSnapshotBudget(store().list(), agent);
       const snapshot = await captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label);
       request.log.info(
         { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },
