@@ -104,9 +104,12 @@ export class AgentTty {
     // short by nature (at most 4095 bytes), and the kernel may still hold what the agent wrote
     // last (tens of KiB). Read it here, until the master says EIO, before the output ends.
     stream.on('end', () => {
-      if (!ended) drainMaster(this.#fd, onData);
-      end();
-      stream.destroy();
+      if (ended) return;
+      // Until EIO; not past an end seen meanwhile (an error, or the master closed here).
+      void drainMaster(this.#fd, onData, () => ended || stream.destroyed).finally(() => {
+        end();
+        stream.destroy();
+      });
     });
     return stream;
   }
@@ -145,15 +148,27 @@ export class AgentTty {
   }
 }
 
-/** Read what is left in a hung-up master (non-blocking) until it says EIO (or EAGAIN): bounded by the kernel's buffers. */
-export function drainMaster(fd: number, onData: (data: Buffer) => void): void {
+/** How long a drain waits for the terminal's last holder to close it (a process still exiting). */
+export const DRAIN_WAIT_MS = 2_000;
+
+/**
+ * Read what is left in a hung-up master (non-blocking) until it says EIO: no process holds the
+ * terminal any more and the kernel has handed over everything it was given (a read flushes the
+ * line discipline's pending work first). EAGAIN means some process (one of the agent's, still
+ * exiting) holds it yet: wait and read again, for at most DRAIN_WAIT_MS. Stops at once when
+ * `closed()` says the master was closed meanwhile (its descriptor may be reused).
+ */
+export async function drainMaster(fd: number, onData: (data: Buffer) => void, closed: () => boolean = () => false): Promise<void> {
   const buffer = Buffer.allocUnsafe(64 * 1024);
-  for (;;) {
+  const until = Date.now() + DRAIN_WAIT_MS;
+  while (!closed()) {
     let n: number;
     try {
       n = readSync(fd, buffer, 0, buffer.length, null);
-    } catch {
-      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= until) return;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      continue;
     }
     if (n <= 0) return;
     onData(Buffer.from(buffer.subarray(0, n)));
