@@ -46,8 +46,8 @@ Options:
 
 Environment: AGENTBOX_API_PORT / AGENTBOX_METRICS_PORT / AGENTBOX_EGRESS_PORT / AGENTBOX_RELAY_PORT
 override the manifest's ports (0 = a free port, chosen before the start). \`agentbox boxes\` lists running boxes.
-Exit codes: the box's exit status; 1 invalid manifest, missing prerequisite, a port in use or a
-programme that cannot start; 2 bad usage.`;
+Exit codes: the box's exit status; 1 invalid manifest, missing prerequisite, a port in use, a
+programme that cannot start or a failed stage B; 2 bad usage.`;
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
@@ -172,10 +172,10 @@ export async function run(args: string[]): Promise<number> {
     }),
   );
 
-  // Ready, or a programme that cannot start (the seal listener's failure marker names it), or the box ended.
+  // Ready, or a boot that cannot be (a programme that cannot start, a failed stage B: the seal listener's marker), or the box ended.
   let failure: string | undefined;
   const failed = () => {
-    failure ??= programFailure(box.paths.bootstrapFailedFile);
+    failure ??= finalFailure(box.paths.bootstrapFailedFile);
     return failure !== undefined;
   };
   const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, () => stopping || failed()), exited.then(() => false)]);
@@ -206,11 +206,16 @@ export async function run(args: string[]): Promise<number> {
   return stopping && code === 0 ? 0 : code;
 }
 
-/** The reason a required programme cannot start, once the seal listener has recorded one (not stage B's nor a seal timeout). */
-function programFailure(markerFile: string): string | undefined {
+/**
+ * Why this boot can never be ready, once the seal listener has recorded it: a required programme
+ * that cannot start (its line as is), or stage B's failure. A seal timeout is not final (the box
+ * seals if the programmes come up later), so it is not one.
+ */
+function finalFailure(markerFile: string): string | undefined {
   try {
-    const marker = JSON.parse(readFileSync(markerFile, 'utf8')) as { reason?: unknown; program?: unknown };
-    return typeof marker.program === 'string' && typeof marker.reason === 'string' ? marker.reason : undefined;
+    const marker = JSON.parse(readFileSync(markerFile, 'utf8')) as { reason?: unknown; program?: unknown; timeout?: unknown };
+    if (typeof marker.reason !== 'string' || marker.timeout === true) return undefined;
+    return typeof marker.program === 'string' ? marker.reason : `bootstrap failed: ${marker.reason}`;
   } catch {
     return undefined;
   }

@@ -21,7 +21,10 @@ interface Box {
 }
 
 /** supervisord with a one-shot `bootstrap`, a required `api` and the seal listener. */
-function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: number; apiAutostart?: boolean; supervisorUrl?: string } = {}): Box {
+function startSupervisord(
+  bootstrapCommand: string,
+  options: { timeoutSec?: number; apiAutostart?: boolean; supervisorUrl?: string; apiCommand?: string } = {},
+): Box {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-seal-'));
   mkdirSync(path.join(root, 'run/agentbox'), { recursive: true });
   const sock = path.join(root, 'run/agentbox/supervisord.sock');
@@ -53,7 +56,7 @@ function startSupervisord(bootstrapCommand: string, options: { timeoutSec?: numb
       'priority=10',
       '',
       '[program:api]',
-      'command=/bin/sleep 1000',
+      `command=${options.apiCommand ?? '/bin/sleep 1000'}`,
       'startsecs=0',
       'priority=20',
       `autostart=${options.apiAutostart === false ? 'false' : 'true'}`,
@@ -147,6 +150,29 @@ t.test('seal, withdraw on stop, re-seal on start', async (t) => {
     ['STOPPING'],
     'one withdrawal, for the stop',
   );
+});
+
+t.test('a required programme supervisord restarts for ever (it dies soon after each start) is given up on, recorded and stopped', async (t) => {
+  // startsecs=0: RUNNING at once, then an unexpected exit, restarted at once: supervisord never says FATAL.
+  const sv = startSupervisord('/bin/true', { apiCommand: "/bin/sh -c 'sleep 0.2; exit 3'" });
+  t.teardown(() => stop(sv.proc));
+  // Six starts, each about one turn of supervisord's one-second loop.
+  const sixStarts = 60_000;
+  const marker = await waitFor(
+    'the failure marker naming api',
+    () => {
+      const m = existsSync(sv.failed) ? (JSON.parse(readFileSync(sv.failed, 'utf8')) as { program?: string; reason?: string }) : undefined;
+      return m?.program ? m : undefined;
+    },
+    sixStarts,
+  );
+  t.same(marker, { program: 'api', reason: 'api could not be started (its last 6 starts each ended within 5 s)' });
+  await waitFor('RequiredProgramFailed', () => events(sv.log).some((e) => e.event === 'RequiredProgramFailed'));
+  await waitFor('supervisord to stop it', () => /^api\s+STOPPED/m.test(ctl(sv, 'status', 'api')));
+  t.notOk(existsSync(sv.seal), 'no seal is left');
+  t.equal(spawnSync('supervisorctl', ['-c', sv.conf, 'start', 'api']).status, 0, 'started again by hand');
+  await waitFor('a second give-up after as many failed starts', () => /^api\s+STOPPED/m.test(ctl(sv, 'status', 'api')), sixStarts);
+  t.equal(events(sv.log).filter((e) => e.event === 'RequiredProgramFailed').length, 2, 'one RequiredProgramFailed for each give-up');
 });
 
 t.test('a failed stage B is recorded and never sealed', async (t) => {

@@ -47,6 +47,54 @@ t.test('a required programme that stays down (FATAL, or an exit supervisord does
   );
 });
 
+t.test('failed starts in a row count as FATAL even when supervisord keeps restarting the programme', async (t) => {
+  let now = 0;
+  const dead = new Set<number>();
+  const s = new SealState({ required: ['crash'], now: () => now, processAlive: (pid) => !dead.has(pid) });
+  const run = (pid: number, lastsMs: number, alive = true) => {
+    if (!alive) dead.add(pid);
+    const running = ev(s, 'RUNNING', 'crash', { pid: String(pid) });
+    now += lastsMs;
+    return { running, exited: ev(s, 'EXITED', 'crash', { expected: '0', pid: String(pid) }) };
+  };
+  // supervisord's race: a process that already exited is called RUNNING; it never seals.
+  t.same(run(10, 1, false).running, { kind: 'none' }, 'a RUNNING whose process is gone does not seal');
+  t.equal(s.sealed, false);
+  t.same(ev(s, 'BACKOFF', 'crash'), { kind: 'none' });
+  t.same(ev(s, 'BACKOFF', 'crash'), { kind: 'none' });
+  t.same(run(11, 100), { running: { kind: 'seal' }, exited: { kind: 'unseal', program: 'crash', state: 'EXITED' } }, 'four failed starts');
+  t.same(run(12, 4_999).exited, { kind: 'unseal', program: 'crash', state: 'EXITED' }, 'five');
+  t.same(run(13, 10).exited, {
+    kind: 'down',
+    program: 'crash',
+    state: 'EXITED',
+    reason: 'crash could not be started (its last 6 starts each ended within 5 s)',
+  });
+  t.equal(s.sealed, false);
+  // Until supervisord has stopped it (the listener asks it to), its restarts do not seal.
+  t.same(ev(s, 'STARTING', 'crash'), { kind: 'none' });
+  t.same(ev(s, 'RUNNING', 'crash', { pid: '14' }), { kind: 'none' }, 'a restart before the stop: not back');
+  t.same(s.pending(), ['crash']);
+  t.same(ev(s, 'STOPPING', 'crash'), { kind: 'none' });
+  t.same(ev(s, 'STOPPED', 'crash'), { kind: 'none' });
+  t.same(ev(s, 'RUNNING', 'crash', { pid: '15' }), { kind: 'seal', again: true }, 'started again by hand after the stop: sealed');
+  // A run that lasted counts as a crash of a running programme: counting starts over.
+  const steady = new SealState({ required: ['api'], now: () => now });
+  for (let i = 0; i < 5; i++) ev(steady, 'BACKOFF', 'api');
+  ev(steady, 'RUNNING', 'api', { pid: '20' });
+  now += 5_000;
+  t.same(ev(steady, 'EXITED', 'api', { expected: '0' }), { kind: 'unseal', program: 'api', state: 'EXITED' });
+  for (let i = 0; i < 5; i++) t.same(ev(steady, 'BACKOFF', 'api'), { kind: 'none' }, `failed start ${i + 1} after the steady run`);
+  t.match(ev(steady, 'BACKOFF', 'api'), { kind: 'down', reason: /last 6 starts/ });
+  // supervisord's own FATAL (four backoffs) still comes first when its count holds.
+  const plain = new SealState({ required: ['relay'], now: () => now });
+  for (let i = 0; i < 4; i++) t.same(ev(plain, 'BACKOFF', 'relay'), { kind: 'none' });
+  t.same(ev(plain, 'FATAL', 'relay'), { kind: 'down', program: 'relay', state: 'FATAL' });
+  // Programmes the seal does not wait for are never counted.
+  const other = new SealState({ required: ['api'], now: () => now });
+  for (let i = 0; i < 8; i++) t.same(ev(other, 'BACKOFF', 'worker'), { kind: 'none' });
+});
+
 t.test('stage B failing is final: never sealed afterwards', async (t) => {
   const s = new SealState({ required: ['api'], oneshot: 'bootstrap' });
   ev(s, 'RUNNING', 'api');

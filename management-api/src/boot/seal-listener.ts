@@ -5,7 +5,8 @@ import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { runtimePaths } from '../runtime-paths.js';
-import { supervisorSocket } from '../probes/supervisor-programs.js';
+import { stopSupervisedProgram, supervisorSocket } from '../probes/supervisor-programs.js';
+import { startTimeOf } from '../programme/parent-watch.js';
 import { bootEvents } from './boot-events.js';
 import { listen } from './supervisor-protocol.js';
 import { SealState, type SealAction } from './seal-state.js';
@@ -38,7 +39,12 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
   const events = bootEvents('seal');
   const started = performance.now();
   const files = new SealFiles(options.sealFile, options.failedFile);
-  const state = new SealState({ required: options.required, ...(options.oneshot ? { oneshot: options.oneshot } : {}) });
+  const state = new SealState({
+    required: options.required,
+    ...(options.oneshot ? { oneshot: options.oneshot } : {}),
+    now: () => performance.now(),
+    processAlive: (pid) => startTimeOf(pid) !== undefined,
+  });
   const snapshot = options.supervisorSocket ? await supervisorSnapshot(options.supervisorSocket) : undefined;
   const initial: SealAction = snapshot?.ok ? state.seed(snapshot.programs) : { kind: 'none' };
   events.emit('BootstrapSealStarted', {
@@ -60,9 +66,16 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
         break;
       }
       case 'down': {
-        const why = options.startFailure?.(action.program);
+        const why = options.startFailure?.(action.program) ?? action.reason;
         const reason = why ?? `${action.program} ${action.state === 'FATAL' ? 'could not be started (FATAL)' : 'exited and supervisord does not restart it'}`;
         files.recordProgramFailure(action.program, reason);
+        // supervisord would restart it for ever: stop it, as its FATAL would have.
+        if (action.reason && options.supervisorSocket) {
+          const socket = options.supervisorSocket;
+          void stopSupervisedProgram(socket, action.program).then((error) => {
+            if (error) events.fail('RequiredProgramNotStopped', { program: action.program, error }, `supervisord keeps restarting it: ${error}`);
+          });
+        }
         events.fail(
           'RequiredProgramFailed',
           { program: action.program, state: action.state, reason },

@@ -5,14 +5,19 @@
 // without a restart coming); failed when bootstrap fails. A
 // restarted listener seeds it from supervisord's snapshot, since past events are never replayed.
 import { STAGE_B_COMPLETED } from './stage-b-report.js';
+import { GIVE_UP_AFTER, StartFailures, startLoopReason } from './start-failures.js';
 
 /** What the listener must do after an event. */
 export type SealAction =
   | { kind: 'none' }
   | { kind: 'seal'; again?: boolean }
   | { kind: 'unseal'; program: string; state: string }
-  /** A required programme will not run again by itself: FATAL, or exited with a status supervisord does not restart. */
-  | { kind: 'down'; program: string; state: string }
+  /**
+   * A required programme will not run again by itself: FATAL, or exited with a status supervisord
+   * does not restart, or (with `reason`) failed so many starts in a row that it counts as FATAL
+   * although supervisord keeps restarting it (start-failures.ts): the listener then stops it.
+   */
+  | { kind: 'down'; program: string; state: string; reason?: string }
   | { kind: 'fail'; reason: string };
 
 /** Configuration of the machine. */
@@ -21,6 +26,13 @@ export interface SealConfig {
   required: readonly string[];
   /** The one-shot stage-B programme that must exit with an expected code, or undefined if none. */
   oneshot?: string;
+  /** The listener's clock in ms, which times a run from RUNNING to its exit (default: Date.now). */
+  now?: () => number;
+  /**
+   * Whether a pid is a live process (not a zombie). A RUNNING event whose process has already
+   * exited does not count: supervisord calls a process RUNNING before it reaps it.
+   */
+  processAlive?: (pid: number) => boolean;
 }
 
 /** One programme as supervisord's snapshot (getAllProcessInfo) reports it. */
@@ -45,6 +57,9 @@ export class SealState {
   readonly #catchingUp = new Map<string, string>();
   #everSealed = false;
   #sealed = false;
+  readonly #startFailures: StartFailures;
+  /** Required programmes given up on after failed starts, until supervisord has stopped them. */
+  readonly #givenUp = new Set<string>();
 
   /** Whether the seal holds now. */
   get sealed(): boolean {
@@ -58,11 +73,12 @@ export class SealState {
 
   constructor(private readonly config: SealConfig) {
     this.oneshotDone = config.oneshot === undefined;
+    this.#startFailures = new StartFailures(config.now ?? Date.now);
   }
 
   /** Programmes still awaited (not RUNNING), for progress and timeout messages. */
   pending(): string[] {
-    const waiting = this.config.required.filter((p) => this.states.get(p) !== 'RUNNING');
+    const waiting = this.config.required.filter((p) => this.states.get(p) !== 'RUNNING' || this.#givenUp.has(p));
     return this.oneshotDone ? waiting : [...waiting, `${this.config.oneshot} (one-shot)`];
   }
 
@@ -117,7 +133,16 @@ export class SealState {
       if (payload['from_state'] !== seeded) return { kind: 'none' };
       this.#catchingUp.delete(name);
     }
-    this.states.set(name, state);
+    const required = this.config.required.includes(name);
+    if (this.#givenUp.has(name)) {
+      // Until the listener's stop takes effect, its restarts are the loop it was given up on, not a return.
+      this.states.set(name, state);
+      if (state === 'STOPPED' || state === 'FATAL' || (state === 'EXITED' && payload['expected'] === '1')) this.#givenUp.delete(name);
+      return { kind: 'none' };
+    }
+    const failedStart = required ? this.#countStart(name, state, payload) : undefined;
+    if (failedStart) return failedStart;
+    this.states.set(name, required && state === 'RUNNING' && !this.#alive(payload['pid']) ? 'STARTING' : state);
     if (name === this.config.oneshot) {
       if (state === 'EXITED' && payload['expected'] === '1') this.oneshotDone = true;
       else if ((state === 'EXITED' && payload['expected'] === '0') || state === 'FATAL') {
@@ -136,6 +161,30 @@ export class SealState {
       return { kind: 'unseal', program: name, state };
     }
     return this.#sealIfComplete();
+  }
+
+  /**
+   * Count a required programme's starts; `down` once GIVE_UP_AFTER failed in a row (counting
+   * starts over, so a programme started again by hand gets as many tries).
+   */
+  #countStart(name: string, state: string, payload: Readonly<Record<string, string>>): SealAction | undefined {
+    let inARow = 0;
+    if (state === 'RUNNING') this.#startFailures.running(name);
+    else if (state === 'BACKOFF') inARow = this.#startFailures.backedOff(name);
+    else if (state === 'EXITED' && payload['expected'] === '0') inARow = this.#startFailures.exited(name);
+    else if (state === 'STOPPED' || state === 'FATAL') this.#startFailures.clear(name);
+    if (inARow < GIVE_UP_AFTER) return undefined;
+    this.#startFailures.clear(name);
+    this.#givenUp.add(name);
+    this.states.set(name, state);
+    this.#setSealed(false);
+    return { kind: 'down', program: name, state, reason: startLoopReason(name) };
+  }
+
+  /** Whether the process of a RUNNING event is still alive (unknown counts as alive). */
+  #alive(pid: string | undefined): boolean {
+    const n = Number(pid);
+    return !this.config.processAlive || !Number.isInteger(n) || n <= 0 || this.config.processAlive(n);
   }
 
   /** The one-shot's report that it completed counts as its clean exit (its exit still follows). */

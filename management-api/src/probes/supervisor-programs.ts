@@ -1,5 +1,6 @@
 // Reads supervisord's programme states over its XML-RPC unix socket, for /health and for a
-// restarted seal listener (which must learn the states supervisord will not replay).
+// restarted seal listener (which must learn the states supervisord will not replay); and stops a
+// programme for the seal listener when supervisord would restart one that cannot start for ever.
 import http from 'node:http';
 import { stat } from 'node:fs/promises';
 import type { RuntimePaths } from '../runtime-paths.js';
@@ -49,10 +50,24 @@ export async function supervisedPrograms(socketPath: string, timeoutMs = 2_000):
   }
 }
 
-function post(socketPath: string, timeoutMs: number): Promise<string> {
+/**
+ * Stop a programme (XML-RPC `stopProcess`, not waiting for it): what a supervisord that gave up on
+ * it would have left. Resolves to undefined, or why it could not.
+ */
+export async function stopSupervisedProgram(socketPath: string, name: string, timeoutMs = 2_000): Promise<string | undefined> {
+  const body = `<?xml version="1.0"?><methodCall><methodName>supervisor.stopProcess</methodName><params><param><value><string>${escapeXml(name)}</string></value></param><param><value><boolean>0</boolean></value></param></params></methodCall>`;
+  try {
+    const xml = await post(socketPath, timeoutMs, body);
+    return xml.includes('<fault>') ? `supervisord fault: ${memberValue(xml, 'faultString') ?? 'unknown'}` : undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
+function post(socketPath: string, timeoutMs: number, body = request): Promise<string> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { socketPath, path: '/RPC2', method: 'POST', headers: { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(request) }, timeout: timeoutMs },
+      { socketPath, path: '/RPC2', method: 'POST', headers: { 'content-type': 'text/xml', 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -64,7 +79,7 @@ function post(socketPath: string, timeoutMs: number): Promise<string> {
     );
     req.on('timeout', () => req.destroy(new Error(`supervisord did not answer within ${timeoutMs} ms`)));
     req.on('error', reject);
-    req.end(request);
+    req.end(body);
   });
 }
 
@@ -89,6 +104,10 @@ function memberValue(xml: string, name: string): string | undefined {
   const m = re.exec(xml);
   if (!m) return undefined;
   return unescapeXml(m[1] ?? m[2] ?? '');
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function unescapeXml(text: string): string {

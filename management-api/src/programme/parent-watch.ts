@@ -60,7 +60,7 @@ function ownerOf(env: Readonly<Record<string, string | undefined>>): { pid: numb
 }
 
 /** Field 22 of /proc/<pid>/stat (start time), or undefined when the process is gone or a zombie. */
-function startTimeOf(pid: number): string | undefined {
+export function startTimeOf(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name, which is in parentheses and may hold spaces.
