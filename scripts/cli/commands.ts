@@ -63,6 +63,17 @@ export const commands: readonly CommandEntry[] = [
     summary: "replace an ended agent's working directory with a snapshot (forks: run --from-snapshot)",
     load: compiled('snapshot-restore'),
   },
+  {
+    name: 'backup verify',
+    summary: 'check a backup without restoring it: every file against its SHA-256, the event log against its checkpoint',
+    load: compiled('backup-verify'),
+  },
+  {
+    name: 'backup',
+    summary: "back up a running box's state (stores, event log, pods, snapshots; --with-secrets sealed) into a new directory",
+    load: compiled('backup'),
+  },
+  { name: 'restore', summary: 'restore a backup into a new root, checked whole first', load: compiled('restore') },
   { name: 'kill', summary: 'end agents: SIGTERM, SIGKILL after --grace (--signal KILL: at once)', load: compiled('agents-kill') },
   {
     name: 'approvals',

@@ -42,8 +42,13 @@ for (const namespaces of ['auto', 'off'] as const) {
       for (let run = 0; run < 3; run++) {
         const agent = await spawn(`fast-${run}`, { command: '/usr/bin/seq', args: ['1', '300000'], tty: true });
         await waitFor('the agent to end', async () => ((await status(agent.id)).state === 'running' ? undefined : true));
-        const log = (await box.api(`/v1/agents/${agent.id}/output?after=0`)).json['chunks'] as Array<{ text: string }>;
-        t.match(log.map((c) => c.text).join(''), /\n299999\r\n300000\r\n$/, `run ${run}: the log ends with the last line`);
+        // The agent's state says its process ended; what the kernel held of its output may still be on its way into the log.
+        let text = '';
+        await waitFor('the last line in the log', async () => {
+          text = ((await box.api(`/v1/agents/${agent.id}/output?after=0`)).json['chunks'] as Array<{ text: string }>).map((c) => c.text).join('');
+          return text.endsWith('\n300000\r\n') || undefined;
+        }).catch(() => undefined);
+        t.match(text, /\n299999\r\n300000\r\n$/, `run ${run}: the log ends with the last line`);
         const late = await openViewer(box, agent.id);
         t.match(await late.screen(), /299999\s+300000/, `run ${run}: the screen shows the last line`);
         await late.closed;

@@ -30,6 +30,8 @@ const FLOORS: readonly (readonly string[])[] = [
   ['sandbox/', 'credentials/', 'egress/', 'workspace-files/'],
   // The five adapter slots (the orchestrator drives the subsystems below); workspace snapshots, on the files API's safe walk.
   ['adapters/', 'snapshots/'],
+  // Backing up and restoring a box's stores from outside the running API (the CLI), on their formats.
+  ['backup/'],
   // Who is calling, and what readiness is made of.
   ['auth/', 'probes/'],
   // Boot stages and the seal; the HTTP plumbing.

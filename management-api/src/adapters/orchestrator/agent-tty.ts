@@ -52,6 +52,7 @@ export class AgentTty {
   #stream: tty.ReadStream | undefined;
   #closed = false;
   #size: TtySize;
+  #onData: ((data: Buffer) => void) | undefined;
 
   constructor(size: TtySize) {
     this.#size = size;
@@ -89,6 +90,7 @@ export class AgentTty {
     // Half open: at the end of reading the stream keeps the descriptor, for the drain below.
     const stream = new tty.ReadStream(this.#fd, { allowHalfOpen: true });
     this.#stream = stream;
+    this.#onData = onData;
     stream.on('data', (data: Buffer | string) => onData(typeof data === 'string' ? Buffer.from(data) : data));
     let ended = false;
     const end = () => {
@@ -137,14 +139,37 @@ export class AgentTty {
     this.#stream?.resume();
   }
 
-  /** Close the master (the agent gets SIGHUP if it still runs). */
+  /**
+   * Close the master (the agent gets SIGHUP if it still runs). What the kernel still holds of the
+   * agent's output is read first: reading may be paused (the screen behind), and an agent that
+   * exited has written its last bytes into the terminal, where they would be lost with the master.
+   */
   close(): void {
     if (this.#stream) {
+      if (!this.#closed && !this.#stream.destroyed && this.#onData) readWhatIsThere(this.#fd, this.#onData);
       this.#stream.destroy();
       return;
     }
     if (!this.#closed) closeSync(this.#fd);
     this.#closed = true;
+  }
+}
+
+/**
+ * Read a master until it has nothing more right now (EAGAIN) or no holder (EIO), without waiting.
+ * Synchronous, so libuv (whose reads are paused or between callbacks) never reads it meanwhile.
+ */
+function readWhatIsThere(fd: number, onData: (data: Buffer) => void): void {
+  const buffer = Buffer.allocUnsafe(64 * 1024);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(fd, buffer, 0, buffer.length, null);
+    } catch {
+      return;
+    }
+    if (n <= 0) return;
+    onData(Buffer.from(buffer.subarray(0, n)));
   }
 }
 

@@ -1,0 +1,135 @@
+// `agentbox backup`: a whole, checkable copy of a box's state taken while it runs, written under a
+// temporary name and renamed into place only once its index (written last) is on disk: a backup
+// cut short (kill -9, a full disk) never looks complete.
+import { existsSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runtimePaths } from '../runtime-paths.js';
+import { TMP_PREFIX } from '../adapters/pods/fs-atomic.js';
+import { BACKED_UP_SECRETS, BACKUP_FORMAT, EVENT_LOG_DIR, FILE_TREES, INDEX_FILE, SECRETS_FILE, SQLITE_STORES, type BackupIndex } from './backup-format.js';
+import { backupSqlite } from './copy-sqlite.js';
+import { copyEventLog } from './copy-event-log.js';
+import { copyTree } from './copy-files.js';
+import { indexFiles, syncDir } from './backup-index.js';
+import { sealSecrets } from './secrets-seal.js';
+import { snapshotStoreProblems } from './snapshot-check.js';
+
+/** What to back up and where. */
+export interface BackupOptions {
+  /** The box's root (its state under var/lib/agentbox). */
+  root: string;
+  /** The backup directory to create: missing, or empty. */
+  to: string;
+  /** Seal the identity and event-log keys into the backup with this passphrase. */
+  passphrase?: string;
+  /** Told each step as it starts. */
+  progress?: (step: string) => void;
+}
+
+/** A backup that cannot be made; the message names the file and the fix. */
+export class BackupError extends Error {
+  override name = 'BackupError';
+}
+
+/** Why a write failed, in words that name the file (a full disk above all). */
+export function ioFailure(err: unknown, what: string): BackupError {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ENOSPC') return new BackupError(`no space left on the device while writing ${what}: free some space or back up elsewhere (--to)`);
+  if (e.code === 'EDQUOT') return new BackupError(`the disk quota is exhausted while writing ${what}`);
+  return new BackupError(`${what}: ${e.message}`);
+}
+
+/** Whether `dir` is missing or an empty directory. */
+export async function isEmptyOrMissing(dir: string): Promise<boolean> {
+  try {
+    return (await readdir(dir)).length === 0;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
+    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
+    throw err;
+  }
+}
+
+/** Copies of the snapshot store made before giving up on one that a sweep keeps changing under the copy. */
+const SNAPSHOT_COPY_TRIES = 3;
+
+/**
+ * Copy the pods or the snapshot store. A pod's staged writes and a snapshot's scratch space are
+ * not data. Snapshot summaries are copied before the packs; a copy that still misses a chunk (a
+ * sweep repacked meanwhile) is made again.
+ */
+async function copyStoreTree(from: string, to: string, tree: (typeof FILE_TREES)[number]): Promise<void> {
+  const skip = (rel: string) => path.basename(rel).startsWith(TMP_PREFIX) || (tree === 'snapshots' && rel === 'tmp');
+  for (let attempt = 1; ; attempt++) {
+    await copyTree(from, to, { skip, first: ['manifests'] });
+    if (tree !== 'snapshots') return;
+    const problems = snapshotStoreProblems(to);
+    if (problems.length === 0) return;
+    if (attempt === SNAPSHOT_COPY_TRIES) throw new BackupError(`the snapshot store ${from} changed during ${attempt} copies: ${problems[0]}; try again`);
+    await rm(to, { recursive: true, force: true });
+  }
+}
+
+/** Make the backup; resolves to its index. */
+export async function createBackup(options: BackupOptions): Promise<BackupIndex> {
+  const root = path.resolve(options.root);
+  const to = path.resolve(options.to);
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  if (!existsSync(paths.stateDir)) throw new BackupError(`no box state under ${root} (${paths.stateDir} is missing): pass the box's --root`);
+  if (!(await isEmptyOrMissing(to))) throw new BackupError(`${to} exists and is not empty: back up into a new directory`);
+  const partial = `${to}.partial-${process.pid}`;
+  await rm(partial, { recursive: true, force: true });
+  const say = options.progress ?? (() => undefined);
+  try {
+    await mkdir(partial, { recursive: true, mode: 0o700 });
+    const state = path.join(partial, 'state');
+    const manifest = existsSync(paths.manifestFile);
+    if (manifest) {
+      await mkdir(path.join(partial, 'manifest'), { mode: 0o700 });
+      await copyFile(paths.manifestFile, path.join(partial, 'manifest', 'agentbox.toml'));
+    }
+    for (const store of SQLITE_STORES) {
+      say(`SQLite store ${store} (online backup)`);
+      await mkdir(path.dirname(path.join(state, store)), { recursive: true, mode: 0o700 });
+      await backupSqlite(path.join(paths.stateDir, store), path.join(state, store));
+    }
+    say('event log (up to its latest signed checkpoint)');
+    const eventLog = await copyEventLog(path.join(paths.stateDir, EVENT_LOG_DIR), path.join(state, EVENT_LOG_DIR));
+    for (const tree of FILE_TREES) {
+      say(tree);
+      await copyStoreTree(path.join(paths.stateDir, tree), path.join(state, tree), tree);
+    }
+    let secrets: BackupIndex['secrets'];
+    if (options.passphrase !== undefined) {
+      say('secrets (sealed with the passphrase)');
+      const found: Record<string, Buffer> = {};
+      for (const name of BACKED_UP_SECRETS) {
+        const file = path.join(paths.secretsDir, name);
+        if (existsSync(file)) found[name] = await readFile(file);
+      }
+      await writeFile(path.join(partial, SECRETS_FILE), await sealSecrets(found, options.passphrase), { mode: 0o600 });
+      secrets = { names: Object.keys(found), cipher: 'aes-256-gcm', kdf: 'scrypt' };
+    }
+    say('index (hashing and syncing every file)');
+    const index: BackupIndex = {
+      format: BACKUP_FORMAT,
+      createdAt: new Date().toISOString(),
+      source: root,
+      manifest,
+      ...(eventLog ? { eventLog } : {}),
+      ...(secrets ? { secrets } : {}),
+      files: await indexFiles(partial),
+    };
+    await writeFile(path.join(partial, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`, { mode: 0o644, flush: true });
+    await syncDir(partial);
+    await rm(to, { recursive: true, force: true });
+    await rename(partial, to);
+    await syncDir(path.dirname(to));
+    return index;
+  } catch (err) {
+    await rm(partial, { recursive: true, force: true }).catch(() => undefined);
+    if (err instanceof BackupError) throw err;
+    if ((err as NodeJS.ErrnoException).code) throw ioFailure(err, `the backup ${to}`);
+    throw err;
+  }
+}

@@ -1,0 +1,83 @@
+// `agentbox restore`: a backup into a new root, checked whole first (a damaged backup is refused,
+// naming the file), staged under a temporary name and renamed into place, secrets 0600.
+import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runtimePaths } from '../runtime-paths.js';
+import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
+import { BackupError, ioFailure, isEmptyOrMissing } from './create-backup.js';
+import { syncDir } from './backup-index.js';
+import { openSecrets } from './secrets-seal.js';
+import { verifyBackup } from './verify-backup.js';
+
+/** What to restore and where. */
+export interface RestoreOptions {
+  from: string;
+  /** The new root: missing or empty. */
+  root: string;
+  /** The passphrase the secrets were sealed with; required when the backup holds them, unless `withoutSecrets`. */
+  passphrase?: string;
+  /** Restore without the sealed secrets: the box makes a new identity (and event-log key) at its first start. */
+  withoutSecrets?: boolean;
+  progress?: (step: string) => void;
+}
+
+/** Restore; resolves to the backup's index. */
+export async function restoreBackup(options: RestoreOptions): Promise<BackupIndex> {
+  const from = path.resolve(options.from);
+  const root = path.resolve(options.root);
+  const say = options.progress ?? (() => undefined);
+  if (!(await isEmptyOrMissing(root))) throw new BackupError(`${root} is not empty: restore into a new root (a box never restores over another's state)`);
+  say(`checking ${from}`);
+  const check = await verifyBackup(from);
+  if (!check.ok || !check.index)
+    throw new BackupError(
+      `the backup is not whole: ${check.problems[0]}${check.problems.length > 1 ? ` (and ${check.problems.length - 1} more problems: agentbox backup verify lists them)` : ''}`,
+    );
+  const index = check.index;
+  let secrets: Record<string, Buffer> | undefined;
+  if (index.secrets && !options.withoutSecrets) {
+    if (options.passphrase === undefined)
+      throw new BackupError(
+        'this backup holds sealed secrets (the identity key): give the passphrase (--passphrase-file FILE), or restore --without-secrets for a new identity',
+      );
+    say('opening the sealed secrets');
+    secrets = await openSecrets(await readFile(path.join(from, SECRETS_FILE), 'utf8'), options.passphrase);
+  }
+  const staging = `${root}.restoring-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  const paths = runtimePaths({ AGENTBOX_ROOT: staging });
+  try {
+    // The skeleton a fresh box has (searchable by agents' uids, as `agentbox up` makes it); the stores inside stay 0700.
+    for (const d of [staging, path.dirname(paths.manifestFile), paths.stateDir, paths.runDir, paths.workspaceDir, paths.logDir]) {
+      await mkdir(d, { recursive: true, mode: 0o755 });
+      await chmod(d, 0o755);
+    }
+    say(`restoring ${index.files.length} files`);
+    for (const entry of index.files) {
+      const [top, ...rest] = entry.path.split('/');
+      let target: string | undefined;
+      if (top === 'state') target = path.join(paths.stateDir, ...rest);
+      else if (top === 'manifest') target = paths.manifestFile;
+      if (!target) continue;
+      await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+      await copyFile(path.join(from, ...entry.path.split('/')), target);
+      await chmod(target, entry.mode);
+    }
+    await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
+    await chmod(paths.secretsDir, 0o700);
+    for (const [name, content] of Object.entries(secrets ?? {})) {
+      if (name.includes('/') || name.startsWith('.')) continue;
+      await writeFile(path.join(paths.secretsDir, name), content, { mode: 0o600, flush: true });
+      content.fill(0);
+    }
+    await rm(root, { recursive: true, force: true });
+    await rename(staging, root);
+    await syncDir(path.dirname(root));
+    return index;
+  } catch (err) {
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
+    if (err instanceof BackupError) throw err;
+    if ((err as NodeJS.ErrnoException).code) throw ioFailure(err, `the restore into ${root}`);
+    throw err;
+  }
+}

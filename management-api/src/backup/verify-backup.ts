@@ -1,0 +1,86 @@
+// `agentbox backup verify`: is a backup whole? Its index is read, every file it names must be there
+// with its size and SHA-256, nothing else may be, the event log's chain and checkpoint must hold, and
+// every snapshot must be readable back whole.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { verifyEventLog } from '../adapters/events/log-verify.js';
+import { auditAgainstCheckpoint } from '../adapters/events/log-audit.js';
+import { TLOG_FILES } from '../adapters/events/log-checkpoints.js';
+import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, type BackupIndex } from './backup-format.js';
+import { digestFile, listFiles } from './backup-index.js';
+import { snapshotStoreProblems } from './snapshot-check.js';
+
+/** What checking a backup found: its problems name the file. */
+export interface BackupCheck {
+  ok: boolean;
+  dir: string;
+  index?: BackupIndex;
+  files: number;
+  bytes: number;
+  problems: string[];
+}
+
+/** Read and check the index of the backup in `dir`; throws a message that says what is wrong. */
+export async function readIndex(dir: string): Promise<BackupIndex> {
+  const file = path.join(dir, INDEX_FILE);
+  if (!existsSync(dir)) throw new Error(`${dir}: no such backup`);
+  if (!existsSync(file)) {
+    throw new Error(`${file} is missing: ${dir} is not a complete backup (a backup cut short is left as <dir>.partial-<pid> and never has one)`);
+  }
+  let index: BackupIndex;
+  try {
+    index = JSON.parse(await readFile(file, 'utf8')) as BackupIndex;
+  } catch (err) {
+    throw new Error(`${file} is not valid JSON (${(err as Error).message}): the backup is damaged`);
+  }
+  if (index.format !== BACKUP_FORMAT) throw new Error(`${file}: format ${JSON.stringify(index.format)} is not ${BACKUP_FORMAT}`);
+  if (!Array.isArray(index.files)) throw new Error(`${file}: no file list`);
+  return index;
+}
+
+/** Check the backup in `dir` without restoring it. */
+export async function verifyBackup(dir: string): Promise<BackupCheck> {
+  const problems: string[] = [];
+  let index: BackupIndex;
+  try {
+    index = await readIndex(dir);
+  } catch (err) {
+    return { ok: false, dir, files: 0, bytes: 0, problems: [(err as Error).message] };
+  }
+  let bytes = 0;
+  const listed = new Set<string>();
+  for (const entry of index.files) {
+    listed.add(entry.path);
+    const file = path.join(dir, ...entry.path.split('/'));
+    if (entry.path.split('/').includes('..') || path.isAbsolute(entry.path)) {
+      problems.push(`${INDEX_FILE} names ${entry.path}, outside the backup`);
+      continue;
+    }
+    const found = await digestFile(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
+    if (!found) problems.push(`${file} is missing`);
+    else if (found.bytes !== entry.bytes) problems.push(`${file} has ${found.bytes} bytes, the index says ${entry.bytes}: it was cut short or changed`);
+    else if (found.sha256 !== entry.sha256) problems.push(`${file} does not match its SHA-256 in the index: it is corrupted`);
+    else bytes += found.bytes;
+  }
+  for (const extra of (await listFiles(dir)).filter((p) => !listed.has(p))) problems.push(`${path.join(dir, extra)} is not in the index`);
+  if (index.eventLog && problems.length === 0) problems.push(...(await checkEventLog(path.join(dir, 'state', EVENT_LOG_DIR), index)));
+  if (problems.length === 0) problems.push(...snapshotStoreProblems(path.join(dir, 'state', 'snapshots')));
+  return { ok: problems.length === 0, dir, index, files: index.files.length, bytes, problems };
+}
+
+/** The event log of a backup: its chain from the first line, its size, and the checkpoint's root over it. */
+async function checkEventLog(logDir: string, index: BackupIndex): Promise<string[]> {
+  const expected = index.eventLog!;
+  const chain = await verifyEventLog(logDir);
+  if (!chain.ok) return [`the event log in ${logDir} breaks its hash chain at ${chain.firstBad?.file}:${chain.firstBad?.line} (${chain.firstBad?.reason})`];
+  if (chain.events !== expected.events) return [`the event log in ${logDir} holds ${chain.events} events, the index says ${expected.events}`];
+  if (!expected.checkpoint) return [];
+  const tlog = path.join(logDir, 'tlog');
+  const audit = await auditAgainstCheckpoint(
+    logDir,
+    await readFile(path.join(tlog, TLOG_FILES.checkpoint), 'utf8'),
+    (await readFile(path.join(tlog, TLOG_FILES.verifierKey), 'utf8')).trim(),
+  ).catch((err: Error) => ({ ok: false, message: err.message }));
+  return audit.ok ? [] : [`the event log in ${logDir} does not match its signed checkpoint: ${audit.message}`];
+}

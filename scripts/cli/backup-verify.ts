@@ -1,0 +1,34 @@
+// `agentbox backup verify`: check a backup without restoring it.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { verifyBackup } from '../../management-api/src/backup/verify-backup.js';
+import { UsageError } from './cli-errors.js';
+
+export const usage = `Usage: agentbox backup verify DIR [--json]
+
+Check the backup in DIR without restoring it: its index (backup.json) is there and readable, every
+file it names has its size and SHA-256, no other file is there, the event log's hash chain holds
+from its first line and its entries hash to the root of the signed checkpoint it ends at.
+
+Options:
+  --json      print {ok, dir, files, bytes, problems}
+  -h, --help  show this help
+
+Exit codes: 0 whole, 1 damaged or incomplete (each problem names the file), 2 bad usage.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  if (positionals.length !== 1) throw new UsageError('give the backup directory: agentbox backup verify DIR');
+  const check = await verifyBackup(path.resolve(positionals[0]!));
+  if (values.json) {
+    const { index: _index, ...summary } = check;
+    process.stdout.write(`${JSON.stringify(summary)}\n`);
+  } else if (check.ok) {
+    process.stdout.write(
+      `${check.dir}: whole: ${check.files} files, ${(check.bytes / 1024 / 1024).toFixed(1)} MiB${check.index?.eventLog ? `, ${check.index.eventLog.events} events` : ''}\n`,
+    );
+  } else {
+    for (const problem of check.problems) process.stdout.write(`${problem}\n`);
+  }
+  return check.ok ? 0 : 1;
+}

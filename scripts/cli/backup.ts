@@ -1,0 +1,75 @@
+// `agentbox backup`: back up a box's state while it runs (beads, memory, the event log up to its
+// checkpoint, pods, snapshots; the identity sealed with a passphrase on request) into a new directory.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
+import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
+import { UsageError, UserError } from './cli-errors.js';
+import { readPassphrase } from './backup-passphrase.js';
+
+export const usage = `Usage: agentbox backup [--root DIR] [--to DIR] [--with-secrets [--passphrase-file FILE]] [--json]
+
+Back up the box under --root while it runs, into a new directory: the SQLite stores (beads, the
+memory catalogue) through SQLite's online backup API, the event log up to its latest signed
+checkpoint (events after it are in the next backup), the pods, the workspace snapshots and the
+manifest, with an index of every file's size and SHA-256 (backup.json, written last). A backup cut
+short (kill -9, a full disk) is left as DIR.partial-PID, never as DIR. Agents' working directories
+are not in it: snapshot them first (agentbox snapshot create).
+
+Options:
+  --root DIR      the box's root (default: $AGENTBOX_ROOT, else ./.agentbox)
+  --to DIR        where to write it: a new or empty directory
+                  (default: ./agentbox-backup-<date>-<time>)
+  --with-secrets  also the identity key and the event log's signing key, sealed with a passphrase
+                  (scrypt, AES-256-GCM): from --passphrase-file FILE or $AGENTBOX_BACKUP_PASSPHRASE.
+                  The API key is never backed up: a restored box makes a new one
+  --json          print the index ({format, createdAt, eventLog, secrets, files}) on stdout
+  -h, --help      show this help
+
+Check a backup with \`agentbox backup verify DIR\`; restore it with \`agentbox restore DIR --root NEW\`.
+Exit codes: 0 backed up, 1 the backup failed (the message names the file; nothing is left behind), 2 bad usage.`;
+
+/** A default name that sorts by time and has no characters a shell quotes. */
+function defaultTarget(now = new Date()): string {
+  return `agentbox-backup-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      root: { type: 'string' },
+      to: { type: 'string' },
+      'with-secrets': { type: 'boolean' },
+      'passphrase-file': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}" (the backup directory is --to DIR)`);
+  const passphrase = readPassphrase(values['passphrase-file']);
+  if (values['with-secrets'] && passphrase === undefined)
+    throw new UsageError('--with-secrets needs a passphrase: --passphrase-file FILE or AGENTBOX_BACKUP_PASSPHRASE');
+  if (!values['with-secrets'] && values['passphrase-file'] !== undefined) throw new UsageError('--passphrase-file is used with --with-secrets');
+  const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
+  const to = path.resolve(values.to ?? defaultTarget());
+  const started = performance.now();
+  try {
+    const index = await createBackup({
+      root,
+      to,
+      ...(values['with-secrets'] ? { passphrase: passphrase! } : {}),
+      progress: (step) => process.stderr.write(`agentbox backup: ${step}…\n`),
+    });
+    if (values.json) process.stdout.write(`${JSON.stringify(index)}\n`);
+    const bytes = index.files.reduce((n, f) => n + f.bytes, 0);
+    const log = index.eventLog ? `, ${index.eventLog.events} events${index.eventLog.checkpoint ? ' (to the signed checkpoint)' : ''}` : '';
+    process.stderr.write(
+      `agentbox backup: wrote ${to}: ${index.files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB${log}${index.secrets ? ', secrets sealed' : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof BackupError || err instanceof SecretsSealError) throw new UserError(err.message, 1);
+    throw err;
+  }
+}

@@ -1,0 +1,64 @@
+// `agentbox restore`: a backup into a new root, checked whole first.
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { BackupError } from '../../management-api/src/backup/create-backup.js';
+import { restoreBackup } from '../../management-api/src/backup/restore-backup.js';
+import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { UsageError, UserError } from './cli-errors.js';
+import { readPassphrase } from './backup-passphrase.js';
+
+export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --without-secrets] [--json]
+
+Restore the backup in BACKUP into a new box root DIR (missing or empty: a non-empty root is
+refused). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
+refused, naming the file. Then start the box on it:
+  agentbox up --local --manifest DIR/etc/agentbox/agentbox.toml --root DIR
+
+Options:
+  --root DIR             the new root
+  --passphrase-file FILE the passphrase the secrets were sealed with (or $AGENTBOX_BACKUP_PASSPHRASE);
+                         the identity and event-log keys are written 0600 under DIR
+  --without-secrets      restore a backup that holds sealed secrets without them: the box makes a
+                         new identity at its first start
+  --json                 print {root, files, eventLog, secrets}
+  -h, --help             show this help
+
+Exit codes: 0 restored, 1 the backup is damaged, the passphrase is wrong or the root is not empty, 2 bad usage.`;
+
+export async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      root: { type: 'string' },
+      'passphrase-file': { type: 'string' },
+      'without-secrets': { type: 'boolean' },
+      json: { type: 'boolean' },
+    },
+  });
+  if (positionals.length !== 1) throw new UsageError('give the backup directory: agentbox restore BACKUP --root DIR');
+  if (!values.root) throw new UsageError('--root DIR (the new root) is required');
+  if (values['without-secrets'] && values['passphrase-file'] !== undefined) throw new UsageError('give --passphrase-file or --without-secrets, not both');
+  const passphrase = values['without-secrets'] ? undefined : readPassphrase(values['passphrase-file']);
+  const root = path.resolve(values.root);
+  try {
+    const index = await restoreBackup({
+      from: path.resolve(positionals[0]!),
+      root,
+      ...(passphrase !== undefined ? { passphrase } : {}),
+      ...(values['without-secrets'] ? { withoutSecrets: true } : {}),
+      progress: (step) => process.stderr.write(`agentbox restore: ${step}…\n`),
+    });
+    const secrets = index.secrets && !values['without-secrets'] ? index.secrets.names : [];
+    if (values.json) process.stdout.write(`${JSON.stringify({ root, files: index.files.length, eventLog: index.eventLog ?? null, secrets })}\n`);
+    const manifest = runtimePaths({ AGENTBOX_ROOT: root }).manifestFile;
+    process.stderr.write(
+      `agentbox restore: restored ${index.files.length} files into ${root}${secrets.length ? ` (secrets: ${secrets.join(', ')})` : ''}; start it: agentbox up --local --manifest ${manifest} --root ${root}\n`,
+    );
+    return 0;
+  } catch (err) {
+    if (err instanceof BackupError || err instanceof SecretsSealError) throw new UserError(err.message, 1);
+    throw err;
+  }
+}
