@@ -4,9 +4,9 @@ import { parseArgs } from 'node:util';
 import { verifyBackup } from '../../management-api/src/backup/verify-backup.js';
 import { UsageError } from './cli-errors.js';
 
-export const usage = `Usage: agentbox backup verify DIR [--json]
+export const usage = `Usage: agentbox backup verify DIR|FILE.tar [--json]
 
-Check the backup in DIR without restoring it: its index (backup.json) is there and readable, every
+Check the backup in DIR (or the tar FILE.tar, unpacked into a temporary directory) without restoring it: its index (backup.json) is there and readable, every
 file it names has its size and SHA-256, no other file is there, the event log's hash chain holds
 from its first line and its entries hash to the root of the signed checkpoint it ends at.
 

@@ -7,7 +7,7 @@ import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.j
 import { UsageError, UserError } from './cli-errors.js';
 import { readPassphrase } from './backup-passphrase.js';
 
-export const usage = `Usage: agentbox backup [--root DIR] [--to DIR] [--with-secrets [--passphrase-file FILE]] [--json]
+export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--with-secrets [--passphrase-file FILE]] [--json]
 
 Back up the box under --root while it runs, into a new directory: the SQLite stores (beads, the
 memory catalogue) through SQLite's online backup API, the event log up to its latest signed
@@ -18,8 +18,8 @@ are not in it: snapshot them first (agentbox snapshot create).
 
 Options:
   --root DIR      the box's root (default: $AGENTBOX_ROOT, else ./.agentbox)
-  --to DIR        where to write it: a new or empty directory
-                  (default: ./agentbox-backup-<date>-<time>)
+  --to DIR|FILE   where to write it: a new or empty directory, or a new FILE ending in .tar
+                  (one file to move off the machine; default: ./agentbox-backup-<date>-<time>)
   --with-secrets  also the identity key and the event log's signing key, sealed with a passphrase
                   (scrypt, AES-256-GCM): from --passphrase-file FILE or $AGENTBOX_BACKUP_PASSPHRASE.
                   The API key is never backed up: a restored box makes a new one

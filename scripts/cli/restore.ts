@@ -10,7 +10,7 @@ import { readPassphrase } from './backup-passphrase.js';
 
 export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --without-secrets] [--json]
 
-Restore the backup in BACKUP into a new box root DIR (missing or empty: a non-empty root is
+Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (missing or empty: a non-empty root is
 refused). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
 refused, naming the file. Then start the box on it:
   agentbox up --local --manifest DIR/etc/agentbox/agentbox.toml --root DIR

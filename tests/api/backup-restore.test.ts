@@ -259,3 +259,41 @@ t.test('faults: damage named, non-empty root and wrong passphrase refused, kill 
   t.match(full.stdout, /exit=1\n$/, `the backup fails, and nothing is left on the full disk: ${full.stdout}${full.stderr}`);
   t.match(full.stderr, /no space left on the device while writing the backup .*\/b: free some space or back up elsewhere/);
 });
+
+t.test('one tar file: backed up, verified, restored; a damaged or hostile archive is refused naming the member', async (t) => {
+  const archive = path.join(work, 'box.tar');
+  const made = agentbox('backup', '--root', originalRoot.dir, '--to', archive);
+  t.equal(made.code, 0, made.stderr);
+  t.ok(statSync(archive).isFile(), 'one file');
+  t.notOk(
+    readdirSync(work).some((n) => n.startsWith('box.tar.partial-')),
+    'nothing left beside it',
+  );
+  t.match(agentbox('backup', 'verify', archive), { code: 0, stdout: /box\.tar: whole: \d+ files/ });
+  t.match(agentbox('backup', '--root', originalRoot.dir, '--to', archive), { code: 1, stderr: /exists: back up into a new file/ });
+  const root = path.join(work, 'from-tar');
+  t.match(agentbox('restore', archive, '--root', root), { code: 0 });
+  t.ok(existsSync(path.join(root, 'var/lib/agentbox/beads/beads.sqlite')), 'restored from the tar');
+
+  // One byte of a member changed: named as FILE.tar:member.
+  const bytes = readFileSync(archive);
+  const at = bytes.indexOf(Buffer.from('page 3'));
+  t.ok(at > 0, 'a pod resource in the archive');
+  bytes.writeUInt8(bytes.readUInt8(at) ^ 0x20, at);
+  const damaged = path.join(work, 'damaged.tar');
+  writeFileSync(damaged, bytes);
+  t.match(agentbox('backup', 'verify', damaged), { code: 1, stdout: `${damaged}:state/pods/docs/page-3.txt does not match its SHA-256` });
+  t.match(agentbox('restore', damaged, '--root', path.join(work, 'never-tar')), { code: 1, stderr: `${damaged}:state/pods/docs/page-3.txt` });
+
+  // A member that climbs out is refused before anything is written outside.
+  const tar = await import('tar-stream');
+  const pack = tar.pack();
+  pack.entry({ name: '../escaped', size: 1 }, 'x');
+  pack.finalize();
+  const hostile = path.join(work, 'hostile.tar');
+  const chunks: Buffer[] = [];
+  for await (const c of pack) chunks.push(Buffer.from(c as Uint8Array));
+  writeFileSync(hostile, Buffer.concat(chunks));
+  t.match(agentbox('restore', hostile, '--root', path.join(work, 'never-hostile')), { code: 1, stderr: /member "\.\.\/escaped" is not a plain relative path/ });
+  t.notOk(existsSync(path.join(tmpdir(), 'escaped')), 'nothing escaped');
+});

@@ -2,7 +2,7 @@
 // temporary name and renamed into place only once its index (written last) is on disk: a backup
 // cut short (kill -9, a full disk) never looks complete.
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { TMP_PREFIX } from '../adapters/pods/fs-atomic.js';
@@ -12,42 +12,22 @@ import { copyEventLog } from './copy-event-log.js';
 import { copyTree } from './copy-files.js';
 import { indexFiles, syncDir } from './backup-index.js';
 import { sealSecrets } from './secrets-seal.js';
+import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
+
+export { BackupError } from './backup-errors.js';
+import { isArchiveName, packBackup } from './backup-archive.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
 
 /** What to back up and where. */
 export interface BackupOptions {
   /** The box's root (its state under var/lib/agentbox). */
   root: string;
-  /** The backup directory to create: missing, or empty. */
+  /** The backup to create: a directory (missing, or empty), or a new tar file when it ends in `.tar`. */
   to: string;
   /** Seal the identity and event-log keys into the backup with this passphrase. */
   passphrase?: string;
   /** Told each step as it starts. */
   progress?: (step: string) => void;
-}
-
-/** A backup that cannot be made; the message names the file and the fix. */
-export class BackupError extends Error {
-  override name = 'BackupError';
-}
-
-/** Why a write failed, in words that name the file (a full disk above all). */
-export function ioFailure(err: unknown, what: string): BackupError {
-  const e = err as NodeJS.ErrnoException;
-  if (e.code === 'ENOSPC') return new BackupError(`no space left on the device while writing ${what}: free some space or back up elsewhere (--to)`);
-  if (e.code === 'EDQUOT') return new BackupError(`the disk quota is exhausted while writing ${what}`);
-  return new BackupError(`${what}: ${e.message}`);
-}
-
-/** Whether `dir` is missing or an empty directory. */
-export async function isEmptyOrMissing(dir: string): Promise<boolean> {
-  try {
-    return (await readdir(dir)).length === 0;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-    throw err;
-  }
 }
 
 /** Copies of the snapshot store made before giving up on one that a sweep keeps changing under the copy. */
@@ -76,8 +56,10 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
   const to = path.resolve(options.to);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   if (!existsSync(paths.stateDir)) throw new BackupError(`no box state under ${root} (${paths.stateDir} is missing): pass the box's --root`);
-  if (!(await isEmptyOrMissing(to))) throw new BackupError(`${to} exists and is not empty: back up into a new directory`);
+  if (isArchiveName(to) ? existsSync(to) : !(await isEmptyOrMissing(to)))
+    throw new BackupError(`${to} exists${isArchiveName(to) ? '' : ' and is not empty'}: back up into a new ${isArchiveName(to) ? 'file' : 'directory'}`);
   const partial = `${to}.partial-${process.pid}`;
+  const partialArchive = `${partial}.tar`;
   await rm(partial, { recursive: true, force: true });
   const say = options.progress ?? (() => undefined);
   try {
@@ -122,12 +104,20 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
     };
     await writeFile(path.join(partial, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`, { mode: 0o644, flush: true });
     await syncDir(partial);
-    await rm(to, { recursive: true, force: true });
-    await rename(partial, to);
+    if (isArchiveName(to)) {
+      say(`packing ${to}`);
+      await packBackup(partial, partialArchive);
+      await rename(partialArchive, to);
+      await rm(partial, { recursive: true, force: true });
+    } else {
+      await rm(to, { recursive: true, force: true });
+      await rename(partial, to);
+    }
     await syncDir(path.dirname(to));
     return index;
   } catch (err) {
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
+    await rm(partialArchive, { force: true }).catch(() => undefined);
     if (err instanceof BackupError) throw err;
     if ((err as NodeJS.ErrnoException).code) throw ioFailure(err, `the backup ${to}`);
     throw err;

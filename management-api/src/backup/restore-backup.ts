@@ -4,10 +4,12 @@ import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
-import { BackupError, ioFailure, isEmptyOrMissing } from './create-backup.js';
+import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
+import { SecretsSealError } from './secrets-seal.js';
 import { syncDir } from './backup-index.js';
 import { openSecrets } from './secrets-seal.js';
 import { verifyBackup } from './verify-backup.js';
+import { withBackupDir } from './backup-archive.js';
 
 /** What to restore and where. */
 export interface RestoreOptions {
@@ -28,7 +30,19 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupInde
   const say = options.progress ?? (() => undefined);
   if (!(await isEmptyOrMissing(root))) throw new BackupError(`${root} is not empty: restore into a new root (a box never restores over another's state)`);
   say(`checking ${from}`);
+  try {
+    return await withBackupDir(from, (dir, shown) => restoreFrom(dir, shown, root, options));
+  } catch (err) {
+    // An archive that cannot be unpacked (a member refused, the file missing) is a backup that is not whole.
+    if (err instanceof BackupError || err instanceof SecretsSealError || !(err instanceof Error)) throw err;
+    throw new BackupError(`the backup is not whole: ${err.message}`);
+  }
+}
+
+async function restoreFrom(from: string, shown: (text: string) => string, root: string, options: RestoreOptions): Promise<BackupIndex> {
+  const say = options.progress ?? (() => undefined);
   const check = await verifyBackup(from);
+  check.problems = check.problems.map(shown);
   if (!check.ok || !check.index)
     throw new BackupError(
       `the backup is not whole: ${check.problems[0]}${check.problems.length > 1 ? ` (and ${check.problems.length - 1} more problems: agentbox backup verify lists them)` : ''}`,

@@ -10,6 +10,7 @@ import { TLOG_FILES } from '../adapters/events/log-checkpoints.js';
 import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, type BackupIndex } from './backup-format.js';
 import { digestFile, listFiles } from './backup-index.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
+import { withBackupDir } from './backup-archive.js';
 
 /** What checking a backup found: its problems name the file. */
 export interface BackupCheck {
@@ -39,8 +40,20 @@ export async function readIndex(dir: string): Promise<BackupIndex> {
   return index;
 }
 
-/** Check the backup in `dir` without restoring it. */
-export async function verifyBackup(dir: string): Promise<BackupCheck> {
+/** Check the backup at `source` (a directory, or a tar file) without restoring it. */
+export async function verifyBackup(source: string): Promise<BackupCheck> {
+  try {
+    return await withBackupDir(source, async (dir, shown) => {
+      const check = await verifyBackupDir(dir);
+      return { ...check, dir: source, problems: check.problems.map(shown) };
+    });
+  } catch (err) {
+    return { ok: false, dir: source, files: 0, bytes: 0, problems: [(err as Error).message] };
+  }
+}
+
+/** Check the backup directory `dir`. */
+async function verifyBackupDir(dir: string): Promise<BackupCheck> {
   const problems: string[] = [];
   let index: BackupIndex;
   try {

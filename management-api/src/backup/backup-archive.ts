@@ -1,0 +1,92 @@
+// A backup as one tar file (`--to FILE.tar`): the backup directory packed by tar-stream (regular
+// files and directories only, the index last), and unpacked again for verify and restore, refusing
+// any member that is not a plain relative path.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import * as tar from 'tar-stream';
+import { INDEX_FILE } from './backup-format.js';
+import { listFiles } from './backup-index.js';
+
+/** Whether the backup target is a tar file rather than a directory. */
+export const isArchiveName = (target: string): boolean => target.endsWith('.tar');
+
+/** Pack the backup directory `dir` into the new file `file` (fsynced). */
+export async function packBackup(dir: string, file: string): Promise<void> {
+  const pack = tar.pack();
+  const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+  const written = pipeline(pack, out);
+  try {
+    const files = (await listFiles(dir)).concat(INDEX_FILE);
+    for (const rel of files) {
+      const full = path.join(dir, ...rel.split('/'));
+      const info = await stat(full);
+      await new Promise<void>((resolve, reject) => {
+        const entry = pack.entry({ name: rel, size: info.size, mode: info.mode & 0o777, mtime: info.mtime, type: 'file' }, (err) =>
+          err ? reject(err) : resolve(),
+        );
+        createReadStream(full).on('error', reject).pipe(entry);
+      });
+    }
+    pack.finalize();
+  } catch (err) {
+    pack.destroy(err as Error);
+  }
+  await written;
+  const handle = await open(file, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** A member of a backup archive that is refused. */
+export class ArchiveMemberError extends Error {
+  override name = 'ArchiveMemberError';
+}
+
+/** Unpack the backup archive `file` into the empty directory `into`. */
+export async function unpackBackup(file: string, into: string): Promise<void> {
+  if ((await readdir(into)).length) throw new Error(`${into} is not empty`);
+  const extract = tar.extract();
+  const done = pipeline(createReadStream(file), extract);
+  // A member refused below ends the pipeline early: that rejection is this function's, not unhandled.
+  done.catch(() => undefined);
+  for await (const entry of extract) {
+    const { name, type } = entry.header;
+    const parts = name.replace(/\/$/, '').split('/');
+    if (path.isAbsolute(name) || parts.some((p) => p === '..' || p === '' || p === '.'))
+      throw new ArchiveMemberError(`${file}: member ${JSON.stringify(name)} is not a plain relative path`);
+    if (type === 'directory') {
+      entry.resume();
+      continue;
+    }
+    if (type !== 'file') throw new ArchiveMemberError(`${file}: member ${name} is a ${type}, not a file`);
+    const target = path.join(into, ...parts);
+    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+    await pipeline(entry, createWriteStream(target, { flags: 'wx', mode: (entry.header.mode ?? 0o600) & 0o777 }));
+  }
+  await done;
+}
+
+/**
+ * Run `fn` on the backup at `source`: a directory as is, a tar file unpacked into a temporary
+ * directory (removed after). `fn` gets the directory and how to show a path in it (`FILE.tar:member`).
+ */
+export async function withBackupDir<T>(source: string, fn: (dir: string, shown: (text: string) => string) => Promise<T>): Promise<T> {
+  const info = await stat(source).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') throw new Error(`${source}: no such backup`);
+    throw err;
+  });
+  if (info.isDirectory()) return fn(source, (text) => text);
+  const dir = await mkdtemp(path.join(tmpdir(), 'agentbox-unpacked-'));
+  try {
+    await unpackBackup(source, dir);
+    return await fn(dir, (text) => text.split(`${dir}/`).join(`${source}:`).split(dir).join(source));
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
