@@ -21,13 +21,19 @@ export const lazySerializerFactory: Factory = (externalSchemas, options) => {
         throw new Error(`${route.method} ${route.url}: the ${route.httpStatus} response schema does not compile: ${(error as Error).message}`);
       }
     };
-    registered.push(now);
+    const ref = new WeakRef(now);
+    registered.add(ref);
+    forget.register(now, ref);
     return (doc) => now()(doc);
   };
 };
 
-/** Every serializer the factory has made in this process, to compile them at once. */
-const registered: Array<() => unknown> = [];
+/**
+ * Every serializer the factory has made in this process and whose app still lives, to compile
+ * them at once. Held weakly: a process that builds many apps (the tests) keeps none of the old ones.
+ */
+const registered = new Set<WeakRef<() => unknown>>();
+const forget = new FinalizationRegistry<WeakRef<() => unknown>>((ref) => registered.delete(ref));
 
 /**
  * Compile every response serializer made so far in this process; throws the first schema that
@@ -35,6 +41,12 @@ const registered: Array<() => unknown> = [];
  * schema must fail the suite, not a user's request.
  */
 export function compileAllResponseSerializers(): number {
-  for (const compile of registered) compile();
-  return registered.length;
+  let compiled = 0;
+  for (const ref of registered) {
+    const compile = ref.deref();
+    if (!compile) continue;
+    compile();
+    compiled++;
+  }
+  return compiled;
 }
