@@ -180,11 +180,17 @@ t.test('delete frees what no other snapshot refers to and keeps what is shared',
   await writeFile(path.join(dir, 'goes'), 'h'.repeat(9000));
   const two = await snap(gamma.id);
   const count = await objects();
+  const sharingOf = async (id: string) => ((await box.api(`/v1/snapshots/${id}`)).json['snapshot'] as Snapshot).sharing!;
+  t.match(await sharingOf(two.id), { storedBytes: 14000, sharedBytes: 5000, exclusiveBytes: 9000 }, '"kept" shared with the first');
   const del = await box.api(`/v1/snapshots/${one.id}`, { method: 'DELETE' });
   t.equal(del.status, 200);
   t.match(del.json, { deleted: one.id, freedBytes: 7000, freedChunks: 1 }, 'only the old "goes" was freed');
   t.equal(await objects(), count - 1);
   t.equal((await box.api(`/v1/snapshots/${one.id}`)).status, 404, 'gone');
+  t.match(await sharingOf(two.id), { storedBytes: 14000, sharedBytes: 0, exclusiveBytes: 14000 }, 'after the delete: all its own');
+  const three = await snap(gamma.id);
+  t.match(await sharingOf(two.id), { storedBytes: 14000, sharedBytes: 14000, exclusiveBytes: 0 }, 'a new snapshot of the same files shares them all');
+  t.equal((await box.api(`/v1/snapshots/${three.id}`, { method: 'DELETE' })).status, 200);
   await stop(gamma.id);
   const restored = await box.api(`/v1/agents/${gamma.id}/restore`, { body: { snapshot: two.id } });
   t.equal(restored.status, 200, 'the snapshot sharing its objects still restores');

@@ -53,6 +53,9 @@ const entriesFile = (dir: string, id: string) => path.join(storeLayout(dir).mani
 export class SnapshotStore {
   readonly #lock = new StoreLock();
   readonly #summaries = new Map<string, SnapshotSummary>();
+  /** Snapshots referring to each chunk (#chunkRefs), and a count of the creates and deletes that change them. */
+  #refs: Map<string, number> | undefined;
+  #generation = 0;
   readonly #dir: string;
 
   constructor(private readonly options: SnapshotStoreOptions) {
@@ -138,6 +141,11 @@ export class SnapshotStore {
         };
         await this.#writeFile(summaryFile(this.#dir, id), Buffer.from(JSON.stringify(summary)));
         this.#summaries.set(id, summary);
+        this.#generation++;
+        if (this.#refs) {
+          const refs = this.#refs;
+          for (const h of (await this.#chunkSizes(summary)).keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
+        }
         this.options.metrics?.count.set(this.#summaries.size);
         this.options.metrics?.addedBytes.inc(result.stats.addedBytes);
         return summary;
@@ -162,20 +170,33 @@ export class SnapshotStore {
     );
   }
 
-  /** Bytes the snapshot holds, shares with others, and holds alone (reads every snapshot's entries). */
+  /** Bytes the snapshot holds, shares with others, and holds alone: its own entries against the store's chunk reference counts. */
   async sharing(id: string): Promise<SnapshotSharing> {
     return this.#lock.shared(async () => {
       const own = await this.#chunkSizes(this.get(id));
-      const others = new Set<string>();
-      for (const s of this.list()) if (s.id !== id) for (const h of (await this.#chunkSizes(s)).keys()) others.add(h);
+      const refs = await this.#chunkRefs();
       let storedBytes = 0;
       let sharedBytes = 0;
       for (const [h, size] of own) {
         storedBytes += size;
-        if (others.has(h)) sharedBytes += size;
+        if ((refs.get(h) ?? 0) > 1) sharedBytes += size;
       }
       return { storedBytes, sharedBytes, exclusiveBytes: storedBytes - sharedBytes };
     });
+  }
+
+  /**
+   * How many snapshots refer to each chunk: read from every snapshot's entries once, then kept up
+   * to date by each create and dropped by each delete (rare; the next read builds it again). A
+   * build that a create or delete overtook is used for its caller but not kept.
+   */
+  async #chunkRefs(): Promise<Map<string, number>> {
+    if (this.#refs) return this.#refs;
+    const generation = this.#generation;
+    const refs = new Map<string, number>();
+    for (const s of this.list()) for (const h of (await this.#chunkSizes(s)).keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
+    if (generation === this.#generation) this.#refs = refs;
+    return refs;
   }
 
   /** Delete a snapshot and sweep the objects no other snapshot refers to; answers with the bytes freed. */
@@ -186,6 +207,8 @@ export class SnapshotStore {
         // The summary goes first: from then on the snapshot does not exist, whatever the rest of the delete meets.
         await unlink(summaryFile(this.#dir, id));
         this.#summaries.delete(id);
+        this.#generation++;
+        this.#refs = undefined;
         this.options.metrics?.count.set(this.#summaries.size);
         await fsyncDir(storeLayout(this.#dir).manifests);
         await rm(entriesFile(this.#dir, id), { force: true });
