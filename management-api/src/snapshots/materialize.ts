@@ -3,6 +3,9 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fchmodSync,
+  fchownSync,
+  futimesSync,
   lchownSync,
   lutimesSync,
   mkdirSync,
@@ -16,7 +19,9 @@ import {
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { loadIndex, packFile, type ChunkLocation } from './object-store.js';
-import { CHUNK_BYTES } from './snapshot-manifest.js';
+import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
+
+type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
 import type { MaterializeJob, MaterializeResult } from './snapshot-protocol.js';
 
 /** Nanoseconds as the seconds utimes takes (a double: about 0.2 µs of precision today). */
@@ -54,11 +59,7 @@ export function materialize(job: MaterializeJob): MaterializeResult {
         lutimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
         result.symlinks++;
       } else {
-        writeFileFromChunks(packs, p, e.chunks, e.size);
-        own(p);
-        // After the chown, which would clear setuid bits anyway: the mode never carries them.
-        chmodSync(p, e.mode & 0o777);
-        utimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
+        writeFileFromChunks(packs, p, e, job.owner);
         result.files++;
         result.bytes += e.size;
       }
@@ -107,15 +108,23 @@ class Packs {
   }
 }
 
-/** A new file (O_EXCL, O_NOFOLLOW) written chunk after chunk from the packs: the agent's own copy, never a link into the store. */
-function writeFileFromChunks(packs: Packs, p: string, chunks: readonly string[], size: number): void {
+/**
+ * A new file (O_EXCL, O_NOFOLLOW) written chunk after chunk from the packs: the agent's own copy,
+ * never a link into the store. Owner, mode and mtime are set on its descriptor before it is
+ * closed: on a busy disk three path lookups more per file cost a third of a fork's time.
+ */
+function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: MaterializeJob['owner']): void {
   const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
-    for (const [i, hash] of chunks.entries()) {
-      const data = packs.read(hash, chunkSize(size, i, CHUNK_BYTES));
+    for (const [i, hash] of e.chunks.entries()) {
+      const data = packs.read(hash, chunkSize(e.size, i, CHUNK_BYTES));
       let off = 0;
       while (off < data.length) off += writeSync(fd, data, off, data.length - off);
     }
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+    // After the chown, which would clear setuid bits anyway: the mode never carries them.
+    fchmodSync(fd, e.mode & 0o777);
+    futimesSync(fd, seconds(e.mtimeNs), seconds(e.mtimeNs));
   } finally {
     closeSync(fd);
   }
