@@ -150,6 +150,11 @@ export const errorBodySchema = {
   properties: { error: { type: 'string' }, message: { type: 'string' } },
 } as const;
 
+/** The error responses a route declares: each status answers with {@link errorBodySchema}. */
+export function errorResponses<const S extends readonly number[]>(...statuses: S): Record<S[number], typeof errorBodySchema> {
+  return Object.fromEntries(statuses.map((status) => [status, errorBodySchema])) as Record<S[number], typeof errorBodySchema>;
+}
+
 /** An error that maps to one table entry; the error handler answers with its status and code. */
 export class ApiError extends Error {
   override name = 'ApiError';

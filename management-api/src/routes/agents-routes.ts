@@ -9,7 +9,7 @@ import { AGENT_NAME, MAX_DEADLINE_SEC } from '../adapters/orchestrator/spawn-req
 import { TTY_COLS, TTY_ROWS } from '../adapters/orchestrator/agent-tty.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { callerOf } from '../auth/caller.js';
-import { ApiError, errorBodySchema } from '../errors.js';
+import { ApiError, errorResponses } from '../errors.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { policyOf } from '../policy/compiled-cache.js';
 import { enforce } from '../policy/gate.js';
@@ -23,16 +23,7 @@ export const DEFAULT_GRACE_MS = 5_000;
 /** A comment line this often keeps proxies from timing an output stream out. */
 const HEARTBEAT_MS = 15_000;
 
-export const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  403: errorBodySchema,
-  404: errorBodySchema,
-  409: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-  504: errorBodySchema,
-};
+export const errors = errorResponses(400, 401, 403, 404, 409, 429, 503, 504);
 const agentSchema = {
   type: 'object',
   properties: {

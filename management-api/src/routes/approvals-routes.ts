@@ -8,19 +8,11 @@ import type { QueueChange } from '../approvals/queue.js';
 import { parseScope, scopeText } from '../approvals/scope.js';
 import { checkSignedDecision } from '../approvals/signed-decision.js';
 import { callerOf } from '../auth/caller.js';
-import { ApiError, errorBodySchema } from '../errors.js';
+import { ApiError, errorResponses } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 import { HEARTBEAT_MS } from './events-stream.js';
 
-const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  403: errorBodySchema,
-  404: errorBodySchema,
-  409: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
 const ruleSchema = { type: ['object', 'null'], properties: { index: { type: 'integer' }, id: { type: 'string' } } } as const;
 /** One request as listed (the digest is what a signed decision states). */
 export const approvalSchema = {

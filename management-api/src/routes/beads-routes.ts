@@ -10,7 +10,7 @@ import type { PageRequest } from '../adapters/adapter.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { callerOf } from '../auth/caller.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
-import { errorBodySchema } from '../errors.js';
+import { errorResponses } from '../errors.js';
 import type { AgentPolicy } from '../auth/agent-access.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -39,16 +39,7 @@ const beadSchema = {
 
 const pageSchema = { type: 'object', properties: { items: { type: 'array', items: beadSchema }, nextCursor: { type: 'string' } } } as const;
 const beadReply = { type: 'object', properties: { bead: beadSchema } } as const;
-const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  403: errorBodySchema,
-  404: errorBodySchema,
-  409: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-  504: errorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 429, 503, 504);
 const paging = { limit: { type: 'integer', minimum: 1, maximum: BEADS_PAGER.maxLimit }, cursor: { type: 'string', maxLength: 256 } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['id'], properties: { id } } as const;
 

@@ -6,7 +6,7 @@ import schemaJson from '../../../schema/agentbox.schema.json' with { type: 'json
 import '../app-state.js';
 import { callerOf } from '../auth/caller.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
-import { ApiError, errorBodySchema } from '../errors.js';
+import { ApiError, errorResponses } from '../errors.js';
 import type { EgressPolicy } from '../egress/allowlist.js';
 import { entryProblem } from '../grammar/egress-entry.js';
 import type { EgressController } from '../egress/controller.js';
@@ -42,7 +42,7 @@ const viewSchema = {
     allow_ports: { type: 'array', items: { type: 'integer' } },
   },
 } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema };
+const errors = errorResponses(400, 401, 403, 429, 503);
 
 /** Register the egress routes (authenticated by the app's gate; the change is rate limited). */
 export function registerEgressRoutes(app: FastifyInstance, limits: MutationLimits): void {

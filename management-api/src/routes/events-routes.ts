@@ -6,7 +6,7 @@ import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import { EVENTS_PAGER } from '../adapters/events/log-reader.js';
 import { agentScopes } from '../auth/agent-scopes.js';
-import { errorBodySchema } from '../errors.js';
+import { errorBodySchema, errorResponses } from '../errors.js';
 import { endStreamsOnClose, streamEvents, type StreamQuery } from './events-stream.js';
 
 /** Limits of mutating routes. */
@@ -50,7 +50,7 @@ const kindFilter = {
   description: 'Only these kinds (repeat the parameter for several)',
 } as const;
 const timeBound = { type: 'string', minLength: 1, maxLength: 64, description: 'ISO-8601 time, inclusive' } as const;
-const errors = { 400: errorBodySchema, 401: errorBodySchema, 403: errorBodySchema, 429: errorBodySchema, 503: errorBodySchema, 504: errorBodySchema };
+const errors = errorResponses(400, 401, 403, 429, 503, 504);
 
 interface QueryString {
   kind?: string[];

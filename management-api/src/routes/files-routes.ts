@@ -6,7 +6,7 @@ import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter.js';
 import { agentScopes } from '../auth/agent-scopes.js';
-import { ApiError, errorBodySchema } from '../errors.js';
+import { ApiError, errorResponses } from '../errors.js';
 import { openWorkspace, type Workspace } from '../workspace-files/agent-workspace.js';
 import { walkDirs } from '../workspace-files/dir-fd.js';
 import { removePath } from '../workspace-files/file-delete.js';
@@ -19,18 +19,7 @@ import { packTar } from '../workspace-files/tar-pack.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
-const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  403: errorBodySchema,
-  404: errorBodySchema,
-  409: errorBodySchema,
-  412: errorBodySchema,
-  413: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-  507: errorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 412, 413, 429, 503, 507);
 const params = {
   type: 'object',
   required: ['id'],

@@ -7,7 +7,7 @@ import type { PageRequest } from '../adapters/adapter.js';
 import type { MemoryQuery, MemoryRecord, NewMemory } from '../adapters/memory/memory-adapter.js';
 import { MAX_K, MAX_METADATA_BYTES, MAX_TEXT_CHARS, MEMORY_PAGER } from '../adapters/memory/memory-input.js';
 import { agentScopes } from '../auth/agent-scopes.js';
-import { errorBodySchema } from '../errors.js';
+import { errorResponses } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
 // The adapters check the same patterns; here they turn bad input into 400s before any dispatch.
@@ -32,15 +32,7 @@ const summarySchema = {
   },
 } as const;
 const recordSchema = { type: 'object', properties: { ...summarySchema.properties, vector: { type: 'array', items: { type: 'number' } } } } as const;
-const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  403: errorBodySchema,
-  404: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-  504: errorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 429, 503, 504);
 const nsParams = { type: 'object', additionalProperties: false, required: ['namespace'], properties: { namespace } } as const;
 const idParams = { type: 'object', additionalProperties: false, required: ['namespace', 'id'], properties: { namespace, id } } as const;
 

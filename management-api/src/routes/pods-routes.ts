@@ -5,20 +5,10 @@ import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import { PODS_PAGER } from '../adapters/pods/pod-page.js';
 import type { PodConditions } from '../adapters/pods/pods-adapter.js';
-import { ApiError, errorBodySchema } from '../errors.js';
+import { ApiError, errorResponses } from '../errors.js';
 import type { MutationLimits } from './events-routes.js';
 
-const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  404: errorBodySchema,
-  409: errorBodySchema,
-  412: errorBodySchema,
-  413: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-  504: errorBodySchema,
-};
+const errors = errorResponses(400, 401, 404, 409, 412, 413, 429, 503, 504);
 const params = {
   type: 'object',
   required: ['*'],

@@ -6,23 +6,14 @@ import '../app-state.js';
 import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter.js';
 import { agentScopes } from '../auth/agent-scopes.js';
 import { callerOf } from '../auth/caller.js';
-import { ApiError, errorBodySchema } from '../errors.js';
+import { ApiError, errorResponses } from '../errors.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { snapshotIdSchema, type SnapshotSummary } from '../snapshots/snapshot-manifest.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
-const errors = {
-  400: errorBodySchema,
-  401: errorBodySchema,
-  403: errorBodySchema,
-  404: errorBodySchema,
-  409: errorBodySchema,
-  429: errorBodySchema,
-  503: errorBodySchema,
-  507: errorBodySchema,
-};
+const errors = errorResponses(400, 401, 403, 404, 409, 429, 503, 507);
 const sidParams = { type: 'object', additionalProperties: false, required: ['sid'], properties: { sid: snapshotIdSchema } } as const;
 const statsSchema = {
   type: 'object',
