@@ -132,17 +132,23 @@ export async function startApi(root: string): Promise<{ spawned: Spawned; apiUrl
     // little throughput for a smaller young generation); the bare server runs with defaults.
     NODE_OPTIONS: API_NODE_OPTIONS,
   });
-  const listening = await spawned.line('ApiListening');
-  const apiUrl = String(listening['apiUrl']);
-  let body = '';
-  for (let i = 0; i < 100; i++) {
-    const res = await fetch(`${apiUrl}/ready`);
-    body = await res.text();
-    if (res.status === 200) break;
-    await sleep(50);
+  try {
+    const listening = await spawned.line('ApiListening');
+    const apiUrl = String(listening['apiUrl']);
+    let body = '';
+    for (let i = 0; i < 100; i++) {
+      const res = await fetch(`${apiUrl}/ready`);
+      body = await res.text();
+      if (res.status === 200) break;
+      await sleep(50);
+    }
+    if (!body.includes('"ready":true')) throw new Error(`the API did not become ready: ${body}`);
+    return { spawned, apiUrl, metricsUrl: String(listening['metricsUrl']), body };
+  } catch (err) {
+    // The caller never sees the process of a start that failed: end it here, or it outlives the benchmark.
+    await spawned.stop();
+    throw err;
   }
-  if (!body.includes('"ready":true')) throw new Error(`the API did not become ready: ${body}`);
-  return { spawned, apiUrl, metricsUrl: String(listening['metricsUrl']), body };
 }
 
 /** Run the API benchmarks against the compiled server (`npm run build` first) and return the report. */

@@ -30,6 +30,7 @@ const suites: Record<string, () => Promise<Report>> = {
   mcp: async () => (await import('./mcp-bench.js')).runMcpBench(),
   files: async () => (await import('./files-bench.js')).runFilesBench(),
   snapshot: async () => (await import('./snapshot-bench.js')).runSnapshotBench(),
+  backup: async () => (await import('./backup-bench.js')).runBackupBench(),
 };
 
 const { values } = parseArgs({ options: { only: { type: 'string', multiple: true }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
