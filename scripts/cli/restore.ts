@@ -8,12 +8,15 @@ import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { readPassphrase } from './backup-passphrase.js';
 
+/** Where a box root keeps the manifest it runs: its place in the image, under the root. */
+const manifestUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).manifestFile;
+
 export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --without-secrets] [--json]
 
 Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (missing or empty: a non-empty root is
 refused). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
 refused, naming the file. Then start the box on it:
-  agentbox up --local --manifest DIR/etc/agentbox/agentbox.toml --root DIR
+  agentbox up --local --manifest DIR${manifestUnderRoot} --root DIR
 
 Options:
   --root DIR             the new root
