@@ -14,14 +14,16 @@ import { processAlive as alive } from '../../scripts/cli/box-registry.js';
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-parent-watch-'));
 const watcher = path.join(work, 'watcher.mjs');
 const moduleUrl = pathToFileURL(path.join(repoRoot, 'dist/management-api/src/programme/parent-watch.js')).href;
-// Writes its pid, says which parent is gone, and handles SIGTERM as a programme does.
+// Says which parent is gone, handles SIGTERM as a programme does, and writes its pid once the watch
+// is armed: a test that kills the parent as soon as the pid is there never kills it before the
+// watch has read which parent it watches (the orphan's new parent would then look like its own).
 writeFileSync(
   watcher,
   `import { watchParent } from '${moduleUrl}';
 import { writeFileSync } from 'node:fs';
-writeFileSync(process.argv[2], String(process.pid));
 watchParent({ intervalMs: 50, onGone: (pid) => process.stderr.write('gone ' + pid + '\\n') });
 process.on('SIGTERM', () => { process.stderr.write('SIGTERM\\n'); process.exit(0); });
+writeFileSync(process.argv[2], String(process.pid));
 setInterval(() => {}, 1000);
 `,
 );
