@@ -1,6 +1,5 @@
 // `agentbox backup`: back up a box's state while it runs (beads, memory, the event log up to its
 // checkpoint, pods, snapshots; the identity sealed with a passphrase on request) into a new directory.
-import { setPriority } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
@@ -30,9 +29,6 @@ Options:
 Check a backup with \`agentbox backup verify DIR\`; restore it with \`agentbox restore DIR --root NEW\`.
 Exit codes: 0 backed up, 1 the backup failed (the message names the file; nothing is left behind), 2 bad usage.`;
 
-/** The nice value a backup runs at (lower priority than the box's programmes, which run at 0). */
-const BACKGROUND_NICE = 10;
-
 /** A default name that sorts by time and has no characters a shell quotes. */
 function defaultTarget(now = new Date()): string {
   return `agentbox-backup-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`;
@@ -58,12 +54,6 @@ export async function run(args: string[]): Promise<number> {
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const to = path.resolve(values.to ?? defaultTarget());
   const started = performance.now();
-  // A backup is background work beside a serving box: it yields the CPU to the box's own programmes.
-  try {
-    setPriority(BACKGROUND_NICE);
-  } catch {
-    // Not allowed to change it here: it runs at the usual priority.
-  }
   try {
     const index = await createBackup({
       root,

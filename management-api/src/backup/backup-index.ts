@@ -1,6 +1,5 @@
-// The index of a backup: every file's size, SHA-256 and mode, every file made durable first, so an
-// index on disk never names a file whose bytes are not.
-import { execFile } from 'node:child_process';
+// The index of a backup: every file's size, SHA-256 and mode, each file fsynced as it is hashed,
+// so an index on disk never names a file whose bytes are not.
 import { createHash } from 'node:crypto';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -34,26 +33,15 @@ export async function listFiles(dir: string): Promise<string[]> {
     .sort();
 }
 
-/**
- * Hash and describe every file under `dir` (the index's `files`), and make them durable before the
- * index names them: one sync of the filesystem (`sync --file-system`, syncfs(2)) rather than an
- * fsync per file, whose thousands of journal commits would stall the box's own (its event log's
- * group commit waits on the same journal). Where that command is missing, each file is fsynced.
- */
+/** Hash, fsync and describe every file under `dir` (the index's `files`). */
 export async function indexFiles(dir: string): Promise<BackupFile[]> {
-  const synced = await syncFileSystem(dir);
   const files: BackupFile[] = [];
   for (const rel of await listFiles(dir)) {
     const file = path.join(dir, rel);
-    const { sha256, bytes } = await digestFile(file, !synced);
+    const { sha256, bytes } = await digestFile(file, true);
     files.push({ path: rel, bytes, sha256, mode: (await stat(file)).mode & KEPT_MODE });
   }
   return files;
-}
-
-/** syncfs(2) of the filesystem holding `dir`, through coreutils; false when it could not be run. */
-function syncFileSystem(dir: string): Promise<boolean> {
-  return new Promise((resolve) => execFile('sync', ['--file-system', dir], { timeout: 600_000 }, (err) => resolve(!err)));
 }
 
 /** fsync a directory, so the names in it (a rename, a new file) survive a crash. */
