@@ -43,13 +43,3 @@ export async function indexFiles(dir: string): Promise<BackupFile[]> {
   }
   return files;
 }
-
-/** fsync a directory, so the names in it (a rename, a new file) survive a crash. */
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}

@@ -10,7 +10,8 @@ import { BACKED_UP_SECRETS, BACKUP_FORMAT, EVENT_LOG_DIR, FILE_TREES, INDEX_FILE
 import { backupSqlite } from './copy-sqlite.js';
 import { copyEventLog } from './copy-event-log.js';
 import { copyTree } from './copy-files.js';
-import { indexFiles, syncDir } from './backup-index.js';
+import { syncDirectory } from '../durable-fs.js';
+import { indexFiles } from './backup-index.js';
 import { sealSecrets } from './secrets-seal.js';
 import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
 
@@ -103,7 +104,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
       files: await indexFiles(partial),
     };
     await writeFile(path.join(partial, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`, { mode: 0o644, flush: true });
-    await syncDir(partial);
+    await syncDirectory(partial);
     if (isArchiveName(to)) {
       say(`packing ${to}`);
       await packBackup(partial, partialArchive);
@@ -113,7 +114,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
       await rm(to, { recursive: true, force: true });
       await rename(partial, to);
     }
-    await syncDir(path.dirname(to));
+    await syncDirectory(path.dirname(to));
     return index;
   } catch (err) {
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);

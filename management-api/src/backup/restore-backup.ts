@@ -6,7 +6,7 @@ import { runtimePaths } from '../runtime-paths.js';
 import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
 import { SecretsSealError } from './secrets-seal.js';
-import { syncDir } from './backup-index.js';
+import { syncDirectory } from '../durable-fs.js';
 import { openSecrets } from './secrets-seal.js';
 import { verifyBackup } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
@@ -86,7 +86,7 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
     }
     await rm(root, { recursive: true, force: true });
     await rename(staging, root);
-    await syncDir(path.dirname(root));
+    await syncDirectory(path.dirname(root));
     return index;
   } catch (err) {
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);

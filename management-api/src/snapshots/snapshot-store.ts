@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
 import { chunkSize, parseEntries, sha256Hex } from './entries-file.js';
 import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
@@ -124,7 +125,7 @@ export class SnapshotStore {
           // The pack, then its index: a pack is part of the store once its index is in packs/.
           await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
           await rename(path.join(tmp, `${id}.idx`), indexFile(this.#dir, id));
-          if (this.options.durable !== false) await fsyncDir(storeLayout(this.#dir).packs);
+          if (this.options.durable !== false) await syncDirectory(storeLayout(this.#dir).packs);
         }
         const entries = Buffer.from(result.entriesText.buffer, result.entriesText.byteOffset, result.entriesText.byteLength);
         await this.#writeFile(entriesFile(this.#dir, id), entries);
@@ -210,7 +211,7 @@ export class SnapshotStore {
         this.#generation++;
         this.#refs = undefined;
         this.options.metrics?.count.set(this.#summaries.size);
-        await fsyncDir(storeLayout(this.#dir).manifests);
+        await syncDirectory(storeLayout(this.#dir).manifests);
         await rm(entriesFile(this.#dir, id), { force: true });
         return this.#sweepLocked();
       }),
@@ -327,7 +328,7 @@ export class SnapshotStore {
       await unlink(tmp).catch(() => undefined);
       throw err;
     }
-    await fsyncDir(path.dirname(file));
+    await syncDirectory(path.dirname(file));
   }
 
   /** Time and count an operation; a full disk becomes 507 and what the failed capture stored is swept. */
@@ -348,15 +349,5 @@ export class SnapshotStore {
     } finally {
       end?.();
     }
-  }
-}
-
-/** Flush a directory's entries (a rename is durable once its directory is). */
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
   }
 }

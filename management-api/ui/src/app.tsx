@@ -1,5 +1,5 @@
 // The shell: learns whether a session exists, shows the sign-in or the signed-in dashboard, and signs out.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiProblem, currentSession, describe, onSessionLost, setCsrfToken, signOut } from './api.js';
 import { ErrorNote } from './components/common.js';
 import { Dashboard } from './dashboard.js';
@@ -13,15 +13,19 @@ type Phase = { kind: 'checking' } | { kind: 'signed-out'; notice?: string } | { 
 export function App() {
   const [phase, setPhase] = useState<Phase>({ kind: 'checking' });
   const [error, setError] = useState<string>();
+  // Set from the click on Sign out until its answer: the stream ends when the session is revoked,
+  // often before the sign-out's own answer arrives, and that end is not a session lost.
+  const signingOut = useRef(false);
 
   const enter = (session: SessionInfo) => {
     setCsrfToken(session.csrfToken);
     setError(undefined);
     setPhase({ kind: 'signed-in', session });
   };
-  // Only a signed-in page can lose its session: a sign-out that just ended it keeps its own notice,
-  // whichever arrives first, its answer or the stream's `session-ended`.
+  // Only a signed-in page can lose its session, and not one signing out: a sign-out keeps its own
+  // notice, whichever arrives first, its answer or the stream's `session-ended`.
   const lost = () => {
+    if (signingOut.current) return;
     setCsrfToken('');
     setPhase((p) => (p.kind === 'signed-in' ? { kind: 'signed-out', notice: 'Your session ended. Sign in again.' } : p));
   };
@@ -37,14 +41,18 @@ export function App() {
   }, []);
 
   const leave = async () => {
+    signingOut.current = true;
     try {
       await signOut();
       setCsrfToken('');
       setPhase({ kind: 'signed-out', notice: 'Signed out.' });
     } catch (err) {
+      signingOut.current = false;
       // A session that already ended (expired, revoked, API restarted) is as signed out as can be.
       if (err instanceof ApiProblem && err.status === 401) lost();
       else setError(describe(err));
+    } finally {
+      signingOut.current = false;
     }
   };
 

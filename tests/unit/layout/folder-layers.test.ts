@@ -19,9 +19,10 @@ const FLOORS: readonly (readonly string[])[] = [
   // and the pure transparency-log code (Merkle trees, proofs, signed notes); the typed API client (fetch only, it runs in browsers too).
   ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/', 'tlog/', 'client/'],
   // What stands on them: the errors adapters and their subsystems raise, every runtime path, every
-  // port a box binds, what each supervised programme does (watch its parent, record a failed start),
-  // and the policy evaluator (pure, on the grammars; below the manifest, whose rules use it).
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'programme/', 'policy/'],
+  // port a box binds, the durable writes every store makes (full writes, directory fsync), what each
+  // supervised programme does (watch its parent, record a failed start), and the policy evaluator
+  // (pure, on the grammars; below the manifest, whose rules use it).
+  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'programme/', 'policy/'],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.

@@ -8,7 +8,7 @@ import { readIntegrationToken, type TokenSource } from '../http-client/integrati
 import type { EventFilter, EventsAdapter, NewEvent, StoredEvent } from './events-adapter.js';
 import { EventHub } from './event-hub.js';
 import { checkEvents, checkQuery } from './event-input.js';
-import { ioReason } from './fs-durable.js';
+import { ioReason } from '../../durable-fs.js';
 import { JsonlLog, LogUnusableError } from './jsonl-log.js';
 import { SinkForwarder } from './sink-forwarder.js';
 import { noMerkleTree } from './no-merkle-tree.js';

@@ -4,7 +4,7 @@ import { open, unlink, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { NewEvent, StoredEvent } from './events-adapter.js';
-import { syncDirectory, writeAll } from './fs-durable.js';
+import { syncDirectory, writeAll } from '../../durable-fs.js';
 import { encodeLine, type ChainHead } from './hash-chain.js';
 import { segmentName } from './log-files.js';
 import { recoverLog, type Segment } from './log-recovery.js';

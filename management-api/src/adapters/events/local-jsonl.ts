@@ -9,7 +9,7 @@ import { AdapterUnavailableError } from '../../adapter-errors.js';
 import type { EventFilter, EventsAdapter, LogCheckpoint, LogConsistencyProof, LogInclusionProof, LogKey, NewEvent, StoredEvent } from './events-adapter.js';
 import { EventHub } from './event-hub.js';
 import { checkEvents, checkQuery } from './event-input.js';
-import { ioReason } from './fs-durable.js';
+import { ioReason } from '../../durable-fs.js';
 import { JsonlLog, LogUnusableError } from './jsonl-log.js';
 import { EVENTS_PAGER, readPage } from './log-reader.js';
 import { noMerkleTree } from './no-merkle-tree.js';

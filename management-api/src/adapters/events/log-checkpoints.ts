@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { formatCheckpoint, parseCheckpoint } from '../../tlog/checkpoint.js';
 import { openNote, parseVerifierKey, signNote, type NoteSigner } from '../../tlog/signed-note.js';
-import { replaceFileDurably, writeAll } from './fs-durable.js';
+import { replaceFileDurably, writeAll } from '../../durable-fs.js';
 
 /** File names under the log's `tlog/` directory. */
 export const TLOG_FILES = { tree: 'tree.hashes', checkpoint: 'checkpoint', history: 'checkpoints.jsonl', verifierKey: 'verifier-key' } as const;

@@ -2,7 +2,7 @@
 import { mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { syncDirectory } from './fs-durable.js';
+import { syncDirectory } from '../../durable-fs.js';
 import { chainBreak, decodeLine, EMPTY_HEAD, MalformedLineError, type ChainHead } from './hash-chain.js';
 import { listSegments, readFirstLine, scanTail, segmentName } from './log-files.js';
 

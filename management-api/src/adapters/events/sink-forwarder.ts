@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { Backoff } from '../backoff.js';
 import { authHeaders } from '../http-client/http-call.js';
 import type { StoredEvent } from './events-adapter.js';
-import { replaceFileDurably } from './fs-durable.js';
+import { replaceFileDurably } from '../../durable-fs.js';
 import type { JsonlLog } from './jsonl-log.js';
 import { backlogBytes, readSpool, type SpoolPosition } from './spool-reader.js';
 

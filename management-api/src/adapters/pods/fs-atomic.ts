@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readdir, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { syncDirectory } from '../../durable-fs.js';
 import { RESERVED_PREFIX } from './pod-path.js';
 
 /** Prefix of temporary files; reserved names are hidden from listings and cleaned up. */
@@ -38,22 +39,12 @@ export async function stage(dir: string, data: Uint8Array | string): Promise<Sta
 /** Rename staged files into place (in order) and fsync their directory, so the renames survive a crash. */
 export async function commit(dir: string, moves: ReadonlyArray<{ staged: StagedFile; target: string }>): Promise<void> {
   for (const { staged, target } of moves) await rename(staged.tmpPath, target);
-  await syncDir(dir);
+  await syncDirectory(dir);
 }
 
 /** Remove a staged file that will not be committed. */
 export async function discard(staged: StagedFile | undefined): Promise<void> {
   if (staged) await unlink(staged.tmpPath).catch(() => undefined);
-}
-
-/** fsync a directory, making entries created, renamed or removed in it durable. */
-export async function syncDir(dir: string): Promise<void> {
-  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Remove temporary files a crash left in `dir` (they were never committed, so nothing is lost). */

@@ -3,7 +3,7 @@ import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, realpath, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { AdapterConflictError, AdapterInputError } from '../../adapter-errors.js';
-import { syncDir } from './fs-atomic.js';
+import { syncDirectory } from '../../durable-fs.js';
 
 /** Where a pod path lands on disk. */
 export interface WalkResult {
@@ -53,7 +53,7 @@ export async function ensureContainers(root: string, segments: readonly string[]
     try {
       await mkdir(current, { mode: 0o700 });
       // The new entry in the parent must survive a crash like the data written below it.
-      await syncDir(path.dirname(current));
+      await syncDirectory(path.dirname(current));
       created = true;
       continue;
     } catch (err) {

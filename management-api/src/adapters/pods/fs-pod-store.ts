@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Page, PageRequest } from '../adapter.js';
 import { AdapterConflictError, AdapterInputError } from '../../adapter-errors.js';
 import type { PodConditions, PodEntry, PodPutOptions, PodResource } from './pods-adapter.js';
-import { commit, discard, removeLeftovers, stage, syncDir, type StagedFile } from './fs-atomic.js';
+import { syncDirectory } from '../../durable-fs.js';
+import { commit, discard, removeLeftovers, stage, type StagedFile } from './fs-atomic.js';
 import { ensureContainers, walk } from './fs-guard.js';
 import { metaJson, sidecarOf, strongEtag } from './fs-metadata.js';
 import { FsPodReader, notFound } from './fs-pod-reader.js';
@@ -57,7 +58,7 @@ export class FsPodStore {
         await unlink(found.fsPath);
         await unlink(sidecarOf(found.fsPath)).catch(() => undefined);
       }
-      await syncDir(path.dirname(found.fsPath));
+      await syncDirectory(path.dirname(found.fsPath));
     });
   }
 

@@ -1,4 +1,5 @@
-// Small durability helpers: full writes, directory fsync, atomic replace of a small file.
+// Small durability helpers every store uses: full writes, directory fsync, atomic replace of a small file.
+import { constants } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -15,7 +16,7 @@ export async function writeAll(handle: FileHandle, buf: Buffer): Promise<void> {
 
 /** fsync a directory, so a file created or renamed in it survives a power loss. */
 export async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+  const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
   try {
     await handle.sync();
   } finally {
