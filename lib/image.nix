@@ -55,7 +55,7 @@ rec {
 
   /**
     The agent sandbox launcher: the C files beside image.sandboxLauncher.source (libc and kernel
-    headers only, no libseccomp), compiled with the pinned stdenv; the application carries it at
+    headers only, no libseccomp), compiled with the pinned stdenv and linked statically; the application carries it at
     image.sandboxLauncher.binary.
     - src: the source tree (holds image.sandboxLauncher.source)
     - version: the package version
@@ -66,9 +66,11 @@ rec {
       pname = launcherName;
       inherit version;
       dontUnpack = true;
+      # Linked statically: every spawn execs the launcher, and an exec without the dynamic loader is shorter.
+      buildInputs = [ pkgs.glibc.static ];
       buildPhase = ''
         runHook preBuild
-        $CC -O2 -Wall -Wextra -Werror -o ${launcherName} ${src}/${dirOf facts.image.sandboxLauncher.source}/*.c
+        $CC -O2 -static -Wall -Wextra -Werror -o ${launcherName} ${src}/${dirOf facts.image.sandboxLauncher.source}/*.c
         runHook postBuild
       '';
       installPhase = ''

@@ -26,7 +26,7 @@ interface Recorded {
   image: { name: string; tag: string; config: ImageConfig; contents: string[]; fakeRootCommands: string };
   n2c: { name: string; tag: string; config: ImageConfig; copyToRoot: unknown[] };
   app: { pname: string; version: string; unresolved: number; packages: number; installPhase: string; factsInSrc: boolean };
-  launcher: { pname: string; buildPhase: string; installPhase: string };
+  launcher: { pname: string; buildPhase: string; installPhase: string; buildInputs: string[] };
 }
 
 /** What the stub builders recorded, for every system, in one evaluation. */
@@ -36,7 +36,7 @@ function recorded(flake?: string): Record<string, Recorded> {
     apply: `ps: builtins.mapAttrs (system: p: {
       image = { inherit (p.image.recorded) name tag config contents fakeRootCommands; };
       n2c = { inherit (p.image-n2c.recorded) name tag config copyToRoot; };
-      launcher = { inherit (p.sandbox-launcher.recorded) pname buildPhase installPhase; };
+      launcher = { inherit (p.sandbox-launcher.recorded) pname buildPhase installPhase; buildInputs = map toString p.sandbox-launcher.recorded.buildInputs; };
       app = let a = p.management-api.recorded; lock = a.npmDeps.recorded.packageLock.packages; in {
         inherit (a) pname version installPhase;
         factsInSrc = builtins.pathExists (a.src + "/schema/box-facts.json");
@@ -152,9 +152,10 @@ t.test('the image builders receive the config the manifest describes', async (t)
     t.equal(launcher.pname, 'agentbox-sandbox');
     t.match(
       launcher.buildPhase,
-      /\$CC -O2 .*-Werror -o agentbox-sandbox \/nix\/store\/[^ ]+\/management-api\/src\/sandbox\/launcher\/\*\.c/,
+      /\$CC -O2 -static .*-Werror -o agentbox-sandbox \/nix\/store\/[^ ]+\/management-api\/src\/sandbox\/launcher\/\*\.c/,
       `${system}: the launcher is compiled from its C files with the stdenv compiler`,
     );
+    t.match(launcher.buildInputs.join(' '), /glibc-static/, `${system}: linked statically, against glibc's static archive`);
     t.match(
       app.installPhase,
       /install -D -m 0755 \/nix\/store\/[^ ]+\/bin\/agentbox-sandbox "\$app\/dist\/native\/agentbox-sandbox"/,

@@ -1,5 +1,6 @@
 // The box's MCP server: its tools and resources over a typed client that carries the caller's own credential.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { Agentbox } from '../client/agentbox.js';
 import { apiVersion } from '../version.js';
 import { registerApprovalTools } from './approval-tools.js';
@@ -9,13 +10,24 @@ import { registerResources } from './resources.js';
 import { registerTools } from './tools.js';
 
 /**
+ * One JSON Schema validator for every server. The SDK's server makes a new Ajv instance (with its
+ * formats) for each server unless given one: per /mcp request that was a tenth of the call's CPU.
+ * The box's tools declare no output schema and ask no elicitation, so it holds no per-request state.
+ */
+let validator: AjvJsonSchemaValidator | undefined;
+const sharedValidator = (): AjvJsonSchemaValidator => (validator ??= new AjvJsonSchemaValidator());
+
+/**
  * A new server for one connection (stdio) or one request (/mcp, stateless). Everything it does
  * goes through `box`: the API decides what the caller may touch, so an agent token reaches only
  * its own agent, its files, beads, memory and input requests whichever tool is called, and never approvals, exec
  * or another agent's input requests.
  */
 export function createMcpServer(box: Agentbox): McpServer {
-  const server = new McpServer({ name: 'agentbox', version: apiVersion() }, { capabilities: { tools: {}, resources: {} } });
+  const server = new McpServer(
+    { name: 'agentbox', version: apiVersion() },
+    { capabilities: { tools: {}, resources: {} }, jsonSchemaValidator: sharedValidator() },
+  );
   registerTools(server, box);
   registerFileTools(server, box);
   registerApprovalTools(server, box);

@@ -9,122 +9,109 @@ import { toolResult } from './tool-result.js';
 /** The longest an output follow may wait, so a tool call always ends. */
 export const MAX_FOLLOW_MS = 60_000;
 
+/**
+ * Each tool's description and input schema, built once: a server is made for each /mcp request
+ * (stateless), and building the schemas again for each was a good part of what that cost.
+ */
+const SPECS = {
+  start_agent: {
+    description:
+      "Start an agent in the box workspace: a profile of the box's manifest (its command, providers, limits, terminal and deadlines), or an ad-hoc command. Refused by the box policy or the caller scope with the reason.",
+    inputSchema: z.object({
+      profile: z.string().optional().describe('A profile of the manifest (agents.profiles.<name>), e.g. claude; then give no command'),
+      name: z.string().optional().describe('What the agent is (letters, digits, - and _; no dot); default with a profile: its name'),
+      command: z.string().min(1).optional().describe('Executable, absolute or on the agent PATH (an ad-hoc agent, without a profile)'),
+      args: z.array(z.string()).optional().describe("Arguments (with a profile: in place of the profile's)"),
+      cwd: z.string().optional().describe('Working directory relative to the workspace'),
+      env: z.record(z.string()).optional().describe('Extra non-secret variables'),
+      autonomy: z
+        .enum(['autonomous', 'supervised'])
+        .optional()
+        .describe("How a policy rule that asks is met: refused at once (autonomous) or held for an operator's approval (supervised)"),
+      tty: z.boolean().optional().describe('Run on a terminal (send_input types into it)'),
+      timeout_sec: z.number().int().min(1).optional().describe('End the agent this many seconds after its start'),
+      idle_timeout_sec: z.number().int().min(1).optional().describe('End the agent after this many quiet seconds'),
+      fromSnapshot: z.string().optional().describe('Start on a copy of this workspace snapshot (a fork)'),
+    }),
+  },
+  list_agents: { description: 'Every agent the box knows, oldest first, with state, exit code and resource use.', inputSchema: z.object({}) },
+  get_agent: { description: "One agent's record, with its recent egress refusals.", inputSchema: z.object({ id: agentId }) },
+  read_output: {
+    description: `Read an agent's captured output after chunk "after"; with follow_ms, when there is none yet, wait up to follow_ms (at most ${MAX_FOLLOW_MS} ms) for the first new output or the agent's end. Call again with next_after for more.`,
+    inputSchema: z.object({ id: agentId, after: z.number().int().min(0).optional(), follow_ms: z.number().int().min(0).max(MAX_FOLLOW_MS).optional() }),
+  },
+  send_input: {
+    description: "Type text into a running tty agent's terminal (end a line with \\r).",
+    inputSchema: z.object({ id: agentId, data: z.string().min(1) }),
+  },
+  exec_in_agent: {
+    description:
+      "Run a command in a running agent's sandbox and working directory (its uid, confinement and environment; ended with the agent). Answers the command's own agent record (execOf names the agent): read what it prints with read_output on the new id, follow_ms to wait for its end.",
+    inputSchema: z.object({
+      id: agentId.describe('The running agent to run the command in'),
+      command: z.string().min(1).describe("Executable, absolute or on the agent's PATH"),
+      args: z.array(z.string()).optional(),
+      env: z.record(z.string()).optional().describe("Extra non-secret variables on top of the agent's"),
+    }),
+  },
+  terminate_agent: {
+    description: 'End an agent: SIGTERM, then SIGKILL after grace_ms; answers the final record.',
+    inputSchema: z.object({ id: agentId, grace_ms: z.number().int().min(0).max(600_000).optional() }),
+  },
+  search_memory: {
+    description: 'Search a memory namespace by text (nearest first).',
+    inputSchema: z.object({
+      namespace: z.string().min(1),
+      text: z.string().min(1),
+      k: z.number().int().min(1).max(100).optional().describe('How many hits (default 10)'),
+    }),
+  },
+  create_bead: {
+    description: 'Create a bead (a task receipt).',
+    inputSchema: z.object({
+      title: z.string().min(1),
+      body: z.string().optional(),
+      kind: z.enum(['epic', 'task']).optional(),
+      parentId: z.string().optional(),
+      dependsOn: z.array(z.string()).optional(),
+    }),
+  },
+  list_beads: { description: 'Beads that are open and ready to claim.', inputSchema: z.object({ limit: z.number().int().min(1).max(500).optional() }) },
+  claim_bead: {
+    description: 'Claim an open, ready bead (exactly one claimant wins).',
+    inputSchema: z.object({ id: z.string().min(1), claimant: z.string().min(1) }),
+  },
+  close_bead: {
+    description: 'Close a bead with its outcome.',
+    inputSchema: z.object({ id: z.string().min(1), outcome: z.enum(['success', 'failure', 'cancelled']), note: z.string().optional() }),
+  },
+};
+
 /** Register the agent and bead tools on `server`, calling the box through `box` (which carries the caller's own credential). */
 export function registerTools(server: McpServer, box: Agentbox): void {
-  server.registerTool(
-    'start_agent',
-    {
-      description:
-        "Start an agent in the box workspace: a profile of the box's manifest (its command, providers, limits, terminal and deadlines), or an ad-hoc command. Refused by the box policy or the caller scope with the reason.",
-      inputSchema: {
-        profile: z.string().optional().describe('A profile of the manifest (agents.profiles.<name>), e.g. claude; then give no command'),
-        name: z.string().optional().describe('What the agent is (letters, digits, - and _; no dot); default with a profile: its name'),
-        command: z.string().min(1).optional().describe('Executable, absolute or on the agent PATH (an ad-hoc agent, without a profile)'),
-        args: z.array(z.string()).optional().describe("Arguments (with a profile: in place of the profile's)"),
-        cwd: z.string().optional().describe('Working directory relative to the workspace'),
-        env: z.record(z.string()).optional().describe('Extra non-secret variables'),
-        autonomy: z
-          .enum(['autonomous', 'supervised'])
-          .optional()
-          .describe("How a policy rule that asks is met: refused at once (autonomous) or held for an operator's approval (supervised)"),
-        tty: z.boolean().optional().describe('Run on a terminal (send_input types into it)'),
-        timeout_sec: z.number().int().min(1).optional().describe('End the agent this many seconds after its start'),
-        idle_timeout_sec: z.number().int().min(1).optional().describe('End the agent after this many quiet seconds'),
-        fromSnapshot: z.string().optional().describe('Start on a copy of this workspace snapshot (a fork)'),
-      },
-    },
-    (input) => toolResult(() => box.agents.spawn(input)),
+  server.registerTool('start_agent', SPECS.start_agent, (input) => toolResult(() => box.agents.spawn(input)));
+  server.registerTool('list_agents', SPECS.list_agents, () => toolResult(() => box.agents.list()));
+  server.registerTool('get_agent', SPECS.get_agent, ({ id }) => toolResult(() => box.agents.get(id)));
+  server.registerTool('read_output', SPECS.read_output, ({ id, after, follow_ms }) =>
+    toolResult(() => (follow_ms ? follow(box, id, after ?? 0, follow_ms) : box.agents.output(id, { after: after ?? 0 }).then(render))),
   );
-  server.registerTool('list_agents', { description: 'Every agent the box knows, oldest first, with state, exit code and resource use.', inputSchema: {} }, () =>
-    toolResult(() => box.agents.list()),
+  server.registerTool('send_input', SPECS.send_input, ({ id, data }) =>
+    toolResult(async () => {
+      await box.agents.input(id, data);
+      return `sent ${data.length} characters to ${id}`;
+    }),
   );
-  server.registerTool('get_agent', { description: "One agent's record, with its recent egress refusals.", inputSchema: { id: agentId } }, ({ id }) =>
-    toolResult(() => box.agents.get(id)),
+  server.registerTool('exec_in_agent', SPECS.exec_in_agent, ({ id, command, args, env }) =>
+    toolResult(() => box.agents.exec(id, { command, ...(args ? { args } : {}), ...(env ? { env } : {}) })),
   );
-  server.registerTool(
-    'read_output',
-    {
-      description: `Read an agent's captured output after chunk "after"; with follow_ms, when there is none yet, wait up to follow_ms (at most ${MAX_FOLLOW_MS} ms) for the first new output or the agent's end. Call again with next_after for more.`,
-      inputSchema: { id: agentId, after: z.number().int().min(0).optional(), follow_ms: z.number().int().min(0).max(MAX_FOLLOW_MS).optional() },
-    },
-    ({ id, after, follow_ms }) =>
-      toolResult(() => (follow_ms ? follow(box, id, after ?? 0, follow_ms) : box.agents.output(id, { after: after ?? 0 }).then(render))),
+  server.registerTool('terminate_agent', SPECS.terminate_agent, ({ id, grace_ms }) =>
+    toolResult(() => box.agents.terminate(id, grace_ms === undefined ? {} : { graceMs: grace_ms })),
   );
-  server.registerTool(
-    'send_input',
-    { description: "Type text into a running tty agent's terminal (end a line with \\r).", inputSchema: { id: agentId, data: z.string().min(1) } },
-    ({ id, data }) =>
-      toolResult(async () => {
-        await box.agents.input(id, data);
-        return `sent ${data.length} characters to ${id}`;
-      }),
-  );
-  server.registerTool(
-    'exec_in_agent',
-    {
-      description:
-        "Run a command in a running agent's sandbox and working directory (its uid, confinement and environment; ended with the agent). Answers the command's own agent record (execOf names the agent): read what it prints with read_output on the new id, follow_ms to wait for its end.",
-      inputSchema: {
-        id: agentId.describe('The running agent to run the command in'),
-        command: z.string().min(1).describe("Executable, absolute or on the agent's PATH"),
-        args: z.array(z.string()).optional(),
-        env: z.record(z.string()).optional().describe("Extra non-secret variables on top of the agent's"),
-      },
-    },
-    ({ id, command, args, env }) => toolResult(() => box.agents.exec(id, { command, ...(args ? { args } : {}), ...(env ? { env } : {}) })),
-  );
-  server.registerTool(
-    'terminate_agent',
-    {
-      description: 'End an agent: SIGTERM, then SIGKILL after grace_ms; answers the final record.',
-      inputSchema: { id: agentId, grace_ms: z.number().int().min(0).max(600_000).optional() },
-    },
-    ({ id, grace_ms }) => toolResult(() => box.agents.terminate(id, grace_ms === undefined ? {} : { graceMs: grace_ms })),
-  );
-  server.registerTool(
-    'search_memory',
-    {
-      description: 'Search a memory namespace by text (nearest first).',
-      inputSchema: {
-        namespace: z.string().min(1),
-        text: z.string().min(1),
-        k: z.number().int().min(1).max(100).optional().describe('How many hits (default 10)'),
-      },
-    },
-    ({ namespace, text, k }) => toolResult(() => box.memory.search(namespace, { text, k: k ?? 10 })),
-  );
-  server.registerTool(
-    'create_bead',
-    {
-      description: 'Create a bead (a task receipt).',
-      inputSchema: {
-        title: z.string().min(1),
-        body: z.string().optional(),
-        kind: z.enum(['epic', 'task']).optional(),
-        parentId: z.string().optional(),
-        dependsOn: z.array(z.string()).optional(),
-      },
-    },
-    (input) => toolResult(() => box.beads.create(input)),
-  );
-  server.registerTool(
-    'list_beads',
-    { description: 'Beads that are open and ready to claim.', inputSchema: { limit: z.number().int().min(1).max(500).optional() } },
-    ({ limit }) => toolResult(() => box.beads.ready(limit ? { limit } : {})),
-  );
-  server.registerTool(
-    'claim_bead',
-    { description: 'Claim an open, ready bead (exactly one claimant wins).', inputSchema: { id: z.string().min(1), claimant: z.string().min(1) } },
-    ({ id, claimant }) => toolResult(() => box.beads.claim(id, claimant)),
-  );
-  server.registerTool(
-    'close_bead',
-    {
-      description: 'Close a bead with its outcome.',
-      inputSchema: { id: z.string().min(1), outcome: z.enum(['success', 'failure', 'cancelled']), note: z.string().optional() },
-    },
-    ({ id, outcome, note }) => toolResult(() => box.beads.close(id, { outcome, ...(note ? { note } : {}) })),
-  );
+  server.registerTool('search_memory', SPECS.search_memory, ({ namespace, text, k }) => toolResult(() => box.memory.search(namespace, { text, k: k ?? 10 })));
+  server.registerTool('create_bead', SPECS.create_bead, (input) => toolResult(() => box.beads.create(input)));
+  server.registerTool('list_beads', SPECS.list_beads, ({ limit }) => toolResult(() => box.beads.ready(limit ? { limit } : {})));
+  server.registerTool('claim_bead', SPECS.claim_bead, ({ id, claimant }) => toolResult(() => box.beads.claim(id, claimant)));
+  server.registerTool('close_bead', SPECS.close_bead, ({ id, outcome, note }) => toolResult(() => box.beads.close(id, { outcome, ...(note ? { note } : {}) })));
 }
 
 /** Chunks as one text, with the seq to pass as `after` next time. */
@@ -141,11 +128,11 @@ const ENDED_STATES = new Set(['exited', 'failed', 'terminated', 'crash-loop']);
  * sees output as it comes and calls again with `next_after`, as with `tail -f`.
  */
 async function follow(box: Agentbox, id: string, after: number, ms: number): Promise<unknown> {
-  const ready = await box.agents.output(id, { after });
-  if (ready.length > 0) {
-    const agent = await box.agents.get(id);
-    return { ...render(ready), ...(ENDED_STATES.has(agent.state ?? '') ? { ended: agent } : { running: true }) };
-  }
+  // The record is asked for with the output, not after it: one round trip instead of two. Read
+  // first, it may say running for an agent that ended before its output was read; the next call
+  // (with next_after) then answers its end.
+  const [ready, agent] = await Promise.all([box.agents.output(id, { after }), box.agents.get(id)]);
+  if (ready.length > 0) return { ...render(ready), ...(ENDED_STATES.has(agent.state ?? '') ? { ended: agent } : { running: true }) };
   const chunks: OutputChunk[] = [];
   const signal = AbortSignal.timeout(ms);
   let ended: unknown;

@@ -99,6 +99,8 @@ in
     cc.cc.lib = pkg "gcc-lib";
   };
   autoPatchelfHook = pkg "auto-patchelf-hook";
+  # glibc's static archive (an output of glibc in nixpkgs), for the statically linked launcher.
+  glibc.static = pkg "glibc-static";
   mkShell = args: recorder "mkShell" args;
   dockerTools.buildLayeredImage = args: recorder "buildLayeredImage" args;
 
