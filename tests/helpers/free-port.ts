@@ -100,6 +100,3 @@ export async function freePort(): Promise<number> {
   }
   throw new Error(`no free port found between ${LOWEST} and ${high} (claims in ${LOCK_DIR})`);
 }
-
-/** Kept for callers that say why they need a port below the ephemeral range; every {@link freePort} is one. */
-export const freePortBelowEphemeral = freePort;

@@ -8,7 +8,7 @@ import { boxFacts } from '../../../management-api/src/box-facts.js';
 import { docker, dockerBinary } from '../../../scripts/cli/image/docker.js';
 import type { PrivateEngine } from '../../../scripts/cli/image/private-engine.js';
 import { statusOf } from '../../runtime-contract/support/box-runner.js';
-import { freePortBelowEphemeral } from '../../helpers/free-port.js';
+import { freePort } from '../../helpers/free-port.js';
 import { repoRoot } from '../../helpers/cli.js';
 import { waitFor } from '../../helpers/wait.js';
 import { eventLines } from '../../helpers/boot-event-lines.js';
@@ -65,7 +65,7 @@ const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv): Run => {
 export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api: number; metrics: number }) => string): Promise<ComposeBox> {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-compose-'));
   // Below the ephemeral range: Docker's DNS resolver in the container holds ports from it (free-port.ts).
-  const ports = { api: await freePortBelowEphemeral(), metrics: await freePortBelowEphemeral() };
+  const ports = { api: await freePort(), metrics: await freePort() };
   writeFileSync(path.join(dir, 'agentbox.toml'), manifest(ports));
   mkdirSync(path.join(dir, 'workspace'));
   chownSync(path.join(dir, 'workspace'), boxFacts.image.uid, boxFacts.image.gid);

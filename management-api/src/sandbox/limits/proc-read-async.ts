@@ -30,16 +30,26 @@ export async function listPidsAsync(procRoot = '/proc'): Promise<number[]> {
   return pids;
 }
 
+/** Counts reads and gives the event loop a turn each time STAT_SLICE of them are done (nothing to await in between). */
+function sliceTurns(): (reads: number) => Promise<void> | undefined {
+  let done = 0;
+  return (reads) => {
+    done += reads;
+    if (done < STAT_SLICE) return undefined;
+    done = 0;
+    return new Promise<void>((resolve) => setImmediate(resolve));
+  };
+}
+
 /** The stats of `pids` (those gone are left out), STAT_SLICE at a time with a turn of the event loop between slices. */
 export async function readStatsSliced(pids: readonly number[], procRoot = '/proc'): Promise<ProcStat[]> {
   const stats: ProcStat[] = [];
-  for (let at = 0; at < pids.length; at += STAT_SLICE) {
-    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    for (const pid of pids.slice(at, at + STAT_SLICE)) {
-      const line = readProcFile(`${procRoot}/${pid}/stat`);
-      const s = line === undefined ? undefined : parseStat(pid, line);
-      if (s) stats.push(s);
-    }
+  const turn = sliceTurns();
+  for (const pid of pids) {
+    const line = readProcFile(`${procRoot}/${pid}/stat`);
+    const s = line === undefined ? undefined : parseStat(pid, line);
+    if (s) stats.push(s);
+    await turn(1);
   }
   return stats;
 }
@@ -55,21 +65,19 @@ export async function readSubtreesSliced(roots: readonly number[], procRoot = '/
   const stats: ProcStat[] = [];
   const seen = new Set<number>();
   const queue = [...roots];
-  let reads = 0;
+  const turn = sliceTurns();
   for (let i = 0; i < queue.length; i++) {
     const pid = queue[i]!;
     if (seen.has(pid)) continue;
     seen.add(pid);
-    if (reads >= STAT_SLICE) {
-      reads = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
     const line = readProcFile(`${procRoot}/${pid}/stat`);
     const s = line === undefined ? undefined : parseStat(pid, line);
-    reads += 2;
-    if (!s) continue;
-    stats.push(s);
-    for (const child of readChildren(pid, s.threads, procRoot)) queue.push(child);
+    if (s) {
+      stats.push(s);
+      for (const child of readChildren(pid, s.threads, procRoot)) queue.push(child);
+    }
+    // The stat line and the children lists: about two reads' worth.
+    await turn(2);
   }
   return stats;
 }
