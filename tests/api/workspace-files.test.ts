@@ -175,6 +175,37 @@ t.test('tar both ways', async (t) => {
   t.same(execFileSync('ls', ['-A', path.join(ws, 'uploaded')], { encoding: 'utf8' }).trim(), 'd', 'no staging directory left');
 });
 
+t.test('tar download: every file byte for byte, large ones too, links as links, FIFOs and foreign hard links left out', async (t) => {
+  const root = path.join(ws, 'packed');
+  // More files than the pack reads ahead, in two directories, with sizes on both sides of its read-ahead limit (256 KiB).
+  const files = new Map<string, Buffer>();
+  for (let i = 0; i < 40; i++) {
+    const size = i % 10 === 0 ? 700_000 + i : 100 + i * 997;
+    const data = Buffer.alloc(size, `file ${i} `);
+    data.writeUInt32BE(i, 0);
+    files.set(`${i % 2 ? 'a' : 'b/c'}/f${String(i).padStart(2, '0')}.bin`, data);
+  }
+  files.set('empty', Buffer.alloc(0));
+  for (const [rel, data] of files) {
+    await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
+    await writeFile(path.join(root, rel), data);
+  }
+  await symlink('/etc/passwd', path.join(root, 'a/to-passwd'));
+  execFileSync('mkfifo', [path.join(root, 'b/pipe')]);
+  execFileSync('ln', ['/etc/hostname', path.join(root, 'b/hostname')]);
+  const res = await raw(`/v1/agents/${alpha.id}/files/packed?format=tar`);
+  t.equal(res.status, 200);
+  const out = path.join(box.paths.runDir, 'unpacked');
+  await mkdir(out, { recursive: true });
+  execFileSync('tar', ['-xf', '-', '-C', out], { input: Buffer.from(await res.arrayBuffer()) });
+  for (const [rel, data] of files) t.ok(data.equals(await readFile(path.join(out, rel))), `${rel} (${data.length} bytes) as written`);
+  t.equal(await readlink(path.join(out, 'a/to-passwd')), '/etc/passwd', 'a link is packed as a link');
+  t.equal(await lstat(path.join(out, 'b/pipe')).catch(() => undefined), undefined, 'a FIFO is left out (and never opened: the download ended)');
+  t.equal(await lstat(path.join(out, 'b/hostname')).catch(() => undefined), undefined, "a hard link to another user's file is left out");
+  const listing = execFileSync('find', [out, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
+  t.equal(listing.length, files.size, 'nothing else');
+});
+
 t.test('adversarial tars: refused whole, nothing written', async (t) => {
   const cases: Array<[string, Buffer, string]> = [
     ['../ name', tar(file('ok.txt', 'x'), file('../evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
