@@ -1,4 +1,6 @@
-// `npm run bench`: runs every benchmark (or those named with --only) and prints their reports.
+// `npm run bench`: runs every benchmark (or those named with --only), each in a process of its own, and prints their reports.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 /** A suite's report: text, or text plus the figures as JSON (printed with --json). */
@@ -40,17 +42,31 @@ if (values.help) {
   );
 } else {
   const names = values.only ?? Object.keys(suites);
-  for (const name of names) {
-    const suite = suites[name];
-    if (!suite) {
-      process.stderr.write(`unknown suite "${name}"; suites: ${Object.keys(suites).join(', ')}\n`);
-      process.exitCode = 2;
-      continue;
-    }
+  const unknown = names.filter((name) => !suites[name]);
+  if (unknown.length > 0) {
+    process.stderr.write(
+      `unknown suite${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; suites: ${Object.keys(suites).join(', ')}\n`,
+    );
+    process.exitCode = 2;
+  } else if (names.length === 1) {
+    const name = names[0]!;
     process.stderr.write(`running ${name} benchmark…\n`);
-    const report = await suite();
+    const report = await suites[name]!();
     const text = typeof report === 'string' ? report : report.text;
     if (values.json) process.stdout.write(`${JSON.stringify({ suite: name, text, ...(typeof report === 'string' ? {} : { figures: report.json }) })}\n`);
     else process.stdout.write(`${text}\n\n`);
+  } else {
+    // Each suite in a process of its own: what one leaves behind (the memory suite's 2.4 GB of
+    // vectors) made every later process spawn a fork of a large process, about 95 ms instead of
+    // 3, which drowned the spawn-based suites' figures (sandbox, mcp) in one run of them all.
+    const failed: string[] = [];
+    for (const name of names) {
+      const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--only', name, ...(values.json ? ['--json'] : [])], { stdio: 'inherit' });
+      if (run.status !== 0) failed.push(`${name} (${run.signal ?? `exit ${run.status}`})`);
+    }
+    if (failed.length > 0) {
+      process.stderr.write(`failed: ${failed.join(', ')}\n`);
+      process.exitCode = 1;
+    }
   }
 }
