@@ -4,10 +4,7 @@ import { z } from 'zod';
 import type { Agentbox } from '../client/agentbox.js';
 import { toolResult } from './tool-result.js';
 
-/**
- * Each tool's description and input schema, built once: a server is made for each /mcp request
- * (stateless), and building the schemas again for each was a good part of what that cost.
- */
+/** This family's descriptions and input schemas, built once (see createMcpServer, mcp-server.ts). */
 const SPECS = {
   list_approvals: {
     description:

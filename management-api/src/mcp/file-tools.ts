@@ -14,10 +14,7 @@ export const WRITE_MAX_CHARS = 2 * 1024 * 1024;
 const filePath = z.string().max(4096).describe("A path relative to the agent's working directory");
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/**
- * Each tool's description and input schema, built once: a server is made for each /mcp request
- * (stateless), and building the schemas again for each was a good part of what that cost.
- */
+/** This family's descriptions and input schemas, built once (see createMcpServer, mcp-server.ts). */
 const SPECS = {
   list_files: {
     description: "A directory of an agent's workspace: each entry's name, type, size, mode, mtime (a link's target; links are never followed).",

@@ -10,10 +10,7 @@ const requestId = z
   .regex(/^inp_[0-9a-f]{18}$/)
   .describe('The input request id (inp_...)');
 
-/**
- * Each tool's description and input schema, built once: a server is made for each /mcp request
- * (stateless), and building the schemas again for each was a good part of what that cost.
- */
+/** This family's descriptions and input schemas, built once (see createMcpServer, mcp-server.ts). */
 const SPECS = {
   list_input_requests: {
     description:

@@ -18,8 +18,10 @@ let validator: AjvJsonSchemaValidator | undefined;
 const sharedValidator = (): AjvJsonSchemaValidator => (validator ??= new AjvJsonSchemaValidator());
 
 /**
- * A new server for one connection (stdio) or one request (/mcp, stateless). Everything it does
- * goes through `box`: the API decides what the caller may touch, so an agent token reaches only
+ * A new server for one connection (stdio) or one request (/mcp, stateless). Each tool family keeps
+ * its descriptions and zod input schemas in a module constant (`SPECS`), so a server per request
+ * only registers them: building the schemas again for each request was a good part of its cost.
+ * Everything it does goes through `box`: the API decides what the caller may touch, so an agent token reaches only
  * its own agent, its files, beads, memory and input requests whichever tool is called, and never approvals, exec
  * or another agent's input requests.
  */

@@ -9,10 +9,7 @@ import { toolResult } from './tool-result.js';
 /** The longest an output follow may wait, so a tool call always ends. */
 export const MAX_FOLLOW_MS = 60_000;
 
-/**
- * Each tool's description and input schema, built once: a server is made for each /mcp request
- * (stateless), and building the schemas again for each was a good part of what that cost.
- */
+/** This family's descriptions and input schemas, built once (see createMcpServer, mcp-server.ts). */
 const SPECS = {
   start_agent: {
     description:
