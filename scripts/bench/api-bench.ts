@@ -124,7 +124,7 @@ async function renderTimes(): Promise<number[]> {
 
 /** Start the compiled API on the manifest in `root` and wait until /ready answers 200. */
 export async function startApi(root: string): Promise<{ spawned: Spawned; apiUrl: string; metricsUrl: string; body: string }> {
-  const spawned = spawnNode([repoPath('dist/management-api/src/bin/management-api.js'), '--manifest', path.join(root, 'agentbox.toml')], {
+  const spawned = spawnNode([repoPath('dist/box/management-api.js'), '--manifest', path.join(root, 'agentbox.toml')], {
     AGENTBOX_ROOT: root,
     AGENTBOX_API_PORT: '0',
     AGENTBOX_METRICS_PORT: '0',

@@ -116,7 +116,7 @@ async function startProxy(
   writeFileSync(manifest, `[sandbox.egress]\nallow_domains = ["127.0.0.1"]\nallow_ports = [${allowPorts.join(', ')}]\n`);
   const { key } = await ensureApiKey(paths.apiKeyFile, createLogger({ level: 'silent' }));
   const env = { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: dir, AGENTBOX_MANIFEST: manifest, AGENTBOX_EGRESS_PORT: '0', AGENTBOX_EGRESS_RELAY: relay };
-  const proxy = spawn(process.execPath, [repoPath('dist/management-api/src/bin/egress-proxy.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const proxy = spawn(process.execPath, [repoPath('dist/box/egress-proxy.js')], { env, stdio: ['ignore', 'ignore', 'inherit'] });
   let client: ControlClient | undefined;
   const close = (): void => {
     client?.close();

@@ -13,7 +13,7 @@ import { startPostgres } from '../helpers/postgres.js';
 import { ALL_OFF, makeRoot, waitFor } from './support/harness.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const serverJs = `${repo}dist/management-api/src/bin/management-api.js`;
+const serverJs = `${repo}dist/box/management-api.js`;
 const member = (pubkey: string) => ({
   pubkey,
   imageHash: 'sha256:x',

@@ -9,7 +9,7 @@ import { ALL_OFF, makeRoot } from './support/harness.js';
 import { freePort } from './support/tcp-backend.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const serverJs = `${repo}dist/management-api/src/bin/management-api.js`;
+const serverJs = `${repo}dist/box/management-api.js`;
 // The installed `agentbox` command (package.json bin), as users run it.
 const cliJs = `${repo}${(JSON.parse(readFileSync(`${repo}package.json`, 'utf8')) as { bin: { agentbox: string } }).bin.agentbox}`;
 

@@ -99,7 +99,7 @@ t.test(
     );
     const procs = containerProcesses(box);
     for (const p of procs) t.equal(p.capEff, '0000000000000000', `${p.cmd.slice(0, 50)}: CapEff 0`);
-    const api = procs.find((p) => /bin\/management-api\.js/.test(p.cmd));
+    const api = procs.find((p) => /box\/management-api\.js/.test(p.cmd));
     t.ok(api, 'the API process');
 
     const health = await box.call<{ sandbox?: { namespaces?: unknown } }>('GET', '/health');

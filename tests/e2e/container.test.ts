@@ -82,7 +82,7 @@ t.test('the generated compose file runs the hardened box', { skip: e2eSkipped &&
   t.test('hardening: uid 1000, no capabilities, no-new-privileges, read-only root', async (t) => {
     const procs = containerProcesses(box);
     t.ok(
-      procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /bin\/management-api\.js/.test(p.cmd)) && procs.some((p) => /tini/.test(p.cmd)),
+      procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /box\/management-api\.js/.test(p.cmd)) && procs.some((p) => /tini/.test(p.cmd)),
       `tini, supervisord and the API among ${procs.length} processes`,
     );
     for (const p of procs) {

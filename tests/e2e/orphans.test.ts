@@ -106,7 +106,7 @@ async function up(t: Test, extra: string[] = [], b: TestBox = plain): Promise<Up
 /** The box's processes, up included, once every programme runs. */
 async function tree(u: Up, b: TestBox = plain, markers: string[] = b === plain ? ['/bin/sleep'] : []): Promise<number[]> {
   await waitFor('every programme', () =>
-    ['bin/management-api.js', 'bin/egress-proxy.js', 'bin/seal-listener.js', 'supervisord', ...markers].every((m) => pidOf(m, b)),
+    ['box/management-api.js', 'box/egress-proxy.js', 'box/seal-listener.js', 'supervisord', ...markers].every((m) => pidOf(m, b)),
   );
   return [u.proc.pid!, ...boxProcesses(b)];
 }
@@ -148,9 +148,9 @@ for (const victim of ['agentbox up', 'supervisord'] as const) {
 }
 
 for (const [program, marker] of [
-  ['management-api', 'bin/management-api.js'],
-  ['egress-proxy', 'bin/egress-proxy.js'],
-  ['seal-listener', 'bin/seal-listener.js'],
+  ['management-api', 'box/management-api.js'],
+  ['egress-proxy', 'box/egress-proxy.js'],
+  ['seal-listener', 'box/seal-listener.js'],
 ] as const) {
   t.test(`kill -9 of ${program}: supervisord replaces it, the box is ready again, and agentbox down ends it all within 2 s`, async (t) => {
     const u = await up(t);
@@ -247,11 +247,11 @@ t.test('with the embedded relay on a port chosen free: kill -9 of the relay is r
   const listed = JSON.parse(agentbox('boxes', '--json').stdout) as Array<{ root: string; ports: Array<{ name: string; port: number }> }>;
   const relayPort = listed.find((x) => x.root === b.root)?.ports.find((p) => p.name === 'relay')?.port;
   t.ok(relayPort && relayPort !== 7777, `the relay listens on the port chosen for it (${relayPort})`);
-  const pids = await tree(u, b, ['bin/relay.js']);
-  const relay = pidOf('bin/relay.js', b)!;
+  const pids = await tree(u, b, ['box/relay.js']);
+  const relay = pidOf('box/relay.js', b)!;
   process.kill(relay, 'SIGKILL');
   const replacement = await waitFor('a new relay', () => {
-    const pid = pidOf('bin/relay.js', b);
+    const pid = pidOf('box/relay.js', b);
     return pid && pid !== relay ? pid : undefined;
   });
   await waitFor('/ready 200 again', async () => (await readyStatus(u.apiUrl)) === 200);

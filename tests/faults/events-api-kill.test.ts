@@ -11,7 +11,7 @@ import { verifyEventLog } from '../../management-api/src/adapters/events/log-ver
 import { onlySlot, startSlot } from '../contract/pods-harness.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-const serverJs = path.join(repo, 'dist/management-api/src/bin/management-api.js');
+const serverJs = path.join(repo, 'dist/box/management-api.js');
 // Mutations are rate limited per client (60 a minute): stay under it in each round.
 const REQUESTS = 50;
 const KILL_AFTER = 20;

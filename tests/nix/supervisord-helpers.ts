@@ -31,7 +31,7 @@ export function boxDirs(): { root: string; bin: string } {
   // The real wrapper of features' and operators' programmes (the sandbox launcher's --parent-death mode).
   script('agentbox-parent-death', `exec ${path.join(repoRoot, 'config/bin/agentbox-parent-death')} "$@"`);
   // The real seal listener (management-api/src/boot), driven by the generated environment.
-  script('agentbox-seal-listener', `exec ${process.execPath} ${path.join(repoRoot, 'dist/management-api/src/bin/seal-listener.js')}`);
+  script('agentbox-seal-listener', `exec ${process.execPath} ${path.join(repoRoot, 'dist/box/seal-listener.js')}`);
   // Records its argv and environment, then stays up.
   writeFileSync(
     path.join(bin, 'record.mjs'),

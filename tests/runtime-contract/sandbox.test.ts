@@ -59,7 +59,7 @@ t.test('RC-05: boots to ready under bubblewrap — read-only root, tmpfs only, u
     'supervisord runs in the sandbox',
   );
   t.ok(
-    procs.some((p) => /bin\/management-api\.js/.test(p.cmd)),
+    procs.some((p) => /box\/management-api\.js/.test(p.cmd)),
     'the API runs in the sandbox',
   );
   for (const p of procs) {

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { repoRoot } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 
-const listener = path.join(repoRoot, 'dist/management-api/src/bin/seal-listener.js');
+const listener = path.join(repoRoot, 'dist/box/seal-listener.js');
 
 interface Box {
   root: string;

@@ -24,8 +24,8 @@ export const UI_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /**
- * Where `dist/ui` is at run time, found from this module's own location: compiled, it runs from
- * `<app>/dist/management-api/src/dashboard/` (the image copies `dist/`); from source (tests), from
+ * Where `dist/ui` is at run time, found from this module's own location: bundled, it runs from
+ * `<app>/dist/box/` (the image copies `dist/`), compiled from `<app>/dist/management-api/src/dashboard/`; from source (tests), from
  * `<repo>/management-api/src/dashboard/`, whose build output is `<repo>/dist/ui`.
  */
 export function defaultUiRoot(moduleUrl: string = import.meta.url): string {

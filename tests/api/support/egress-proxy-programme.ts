@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitFor } from '../../helpers/wait.js';
 
-const proxyCli = path.join(fileURLToPath(new URL('../../../', import.meta.url)), 'dist/management-api/src/bin/egress-proxy.js');
+const proxyCli = path.join(fileURLToPath(new URL('../../../', import.meta.url)), 'dist/box/egress-proxy.js');
 
 /** Start the built proxy for the box at `root` with `manifestFile`, on a free port; resolves once it listens. */
 export async function startProxyProgramme(root: string, manifestFile: string): Promise<{ proc: ChildProcess; port: number }> {

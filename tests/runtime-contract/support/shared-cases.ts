@@ -41,7 +41,7 @@ export async function rc08NoSecretInEnvironmentOrLogs(t: Test, box: Pick<Running
   t.equal(meta.status, 200);
   const procs = box.processes();
   t.ok(
-    procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /bin\/management-api\.js/.test(p.cmd)) && procs.some((p) => /seal-listener/.test(p.cmd)),
+    procs.some((p) => /supervisord/.test(p.cmd)) && procs.some((p) => /box\/management-api\.js/.test(p.cmd)) && procs.some((p) => /seal-listener/.test(p.cmd)),
     `supervisord, the API and the seal listener among ${procs.length} processes inspected`,
   );
   for (const p of procs) {

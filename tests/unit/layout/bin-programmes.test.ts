@@ -1,4 +1,4 @@
-// management-api/src/bin/ holds one process entry per programme of schema/box-facts.json (programs.box) and one for the image's entrypoint, each run by its config/bin wrapper.
+// management-api/src/bin/ holds one process entry per programme of schema/box-facts.json (programs.box) and one for the image's entrypoint, each run by its config/bin wrapper through its bundle, dist/box/<name>.js.
 import t from 'tap';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -46,15 +46,15 @@ function binProblems(facts: FactsOfBin, binFiles: readonly string[], wrapper: (c
       problems.push(`${entry.what}: config/bin/${entry.command} is missing`);
       continue;
     }
-    const runs = [...text.matchAll(/dist\/management-api\/src\/([\w/.-]+)\.js/g)].map((m) => m[1]!);
-    if (!runs.includes(`bin/${entry.name}`))
-      problems.push(`${entry.what}: config/bin/${entry.command} does not run dist/management-api/src/bin/${entry.name}.js`);
+    // The wrappers run the bundles of the bin/ entries (scripts/build/bundle-box.mjs), never the compiled modules.
+    const runs = [...text.matchAll(/dist\/([\w/.-]+)\.js/g)].map((m) => m[1]!);
+    if (!runs.includes(`box/${entry.name}`)) problems.push(`${entry.what}: config/bin/${entry.command} does not run dist/box/${entry.name}.js`);
     for (const target of runs) {
-      if (!target.startsWith('bin/'))
-        problems.push(`config/bin/${entry.command} runs dist/management-api/src/${target}.js: a process entry belongs in management-api/src/bin/`);
-      else if (!binFiles.includes(`${target.slice('bin/'.length)}.ts`))
-        problems.push(`config/bin/${entry.command} runs dist/management-api/src/${target}.js, which has no management-api/src/${target}.ts`);
-      else run.add(`${target.slice('bin/'.length)}.ts`);
+      if (!target.startsWith('box/'))
+        problems.push(`config/bin/${entry.command} runs dist/${target}.js: a programme runs the bundle of its process entry, dist/box/<name>.js`);
+      else if (!binFiles.includes(`${target.slice('box/'.length)}.ts`))
+        problems.push(`config/bin/${entry.command} runs dist/${target}.js, which has no management-api/src/bin/${target.slice('box/'.length)}.ts`);
+      else run.add(`${target.slice('box/'.length)}.ts`);
     }
   }
   for (const file of binFiles) {
@@ -92,16 +92,16 @@ t.test('the check names a missing entry, a missing or stray wrapper target, and 
     programs: { ...boxFacts.programs, box: { api: { ...boxFacts.programs.box['management-api']!, argv: ['@bin@/agentbox-api'] } } },
   };
   const wrappers: Record<string, string> = {
-    'agentbox-api': 'exec node "$app/dist/management-api/src/server.js"\n',
-    'agentbox-entrypoint': 'node "$app/dist/management-api/src/bin/entrypoint.js"\nnode "$app/dist/management-api/src/bin/waker.js"\n',
+    'agentbox-api': 'exec node "$app/dist/management-api/src/bin/api.js"\n',
+    'agentbox-entrypoint': 'node "$app/dist/box/entrypoint.js"\nnode "$app/dist/box/waker.js"\n',
   };
   t.same(
     binProblems(facts, ['entrypoint.ts', 'extra.ts'], (c) => wrappers[c]),
     [
       'programme api: management-api/src/bin/api.ts is missing',
-      'programme api: config/bin/agentbox-api does not run dist/management-api/src/bin/api.js',
-      'config/bin/agentbox-api runs dist/management-api/src/server.js: a process entry belongs in management-api/src/bin/',
-      'config/bin/agentbox-entrypoint runs dist/management-api/src/bin/waker.js, which has no management-api/src/bin/waker.ts',
+      'programme api: config/bin/agentbox-api does not run dist/box/api.js',
+      'config/bin/agentbox-api runs dist/management-api/src/bin/api.js: a programme runs the bundle of its process entry, dist/box/<name>.js',
+      'config/bin/agentbox-entrypoint runs dist/box/waker.js, which has no management-api/src/bin/waker.ts',
       'management-api/src/bin/extra.ts is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/',
     ],
   );
@@ -109,7 +109,7 @@ t.test('the check names a missing entry, a missing or stray wrapper target, and 
     binProblems(facts, ['entrypoint.ts', 'api.ts'], (c) => (c === 'agentbox-api' ? undefined : wrappers[c])),
     [
       'programme api: config/bin/agentbox-api is missing',
-      'config/bin/agentbox-entrypoint runs dist/management-api/src/bin/waker.js, which has no management-api/src/bin/waker.ts',
+      'config/bin/agentbox-entrypoint runs dist/box/waker.js, which has no management-api/src/bin/waker.ts',
       'management-api/src/bin/api.ts is no programme of schema/box-facts.json (programs.box), nor the entrypoint or a process its wrapper starts: list the programme there, or move the file out of bin/',
     ],
   );
