@@ -13,6 +13,7 @@ import { localModePrereqs } from './host-prereqs.js';
 import { prepareLocalBox } from './local-box.js';
 import { NixEvalError, NixNotFoundError } from './nix-eval.js';
 import { waitUntilReady } from './wait-ready.js';
+import { wakeSupervisord } from '../../management-api/src/boot/supervisor-wake.js';
 import { boxConsole } from './console-relay.js';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { boxFacts } from '../../management-api/src/box-facts.js';
@@ -123,6 +124,9 @@ export async function run(args: string[]): Promise<number> {
   const argv = detach ? [entrypoint] : [launcher, '--parent-death', '--', entrypoint];
   // The box's own programmes watch this process too (programme/parent-watch.ts): they stop at once, not when supervisord next wakes.
   if (!detach) box.env['AGENTBOX_OWNER_PID'] = String(process.pid);
+  // This command wakes supervisord out of its first one-second poll (boot/supervisor-wake.ts),
+  // rather than the entrypoint starting a Node process of its own for that on every boot.
+  box.env['AGENTBOX_WAKER'] = 'owner';
   say(`starting ${manifestFile} under ${box.paths.root}`);
   const logFile = path.join(box.paths.logDir, 'box.log');
   if (detach) mkdirSync(box.paths.logDir, { recursive: true });
@@ -138,6 +142,7 @@ export async function run(args: string[]): Promise<number> {
     stdio: ['ignore', output.stdio, output.stdio],
   });
   if (typeof output.stdio === 'number') closeSync(output.stdio); // The child holds its own copy.
+  void wakeSupervisord(box.paths.supervisorSocket);
   const supervisorPid = child.pid!;
   registerBox({
     root: box.paths.root,
@@ -178,7 +183,7 @@ export async function run(args: string[]): Promise<number> {
     failure ??= finalFailure(box.paths.bootstrapFailedFile);
     return failure !== undefined;
   };
-  const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, () => stopping || failed()), exited.then(() => false)]);
+  const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, box.paths.sealFile, () => stopping || failed()), exited.then(() => false)]);
   if (failure) {
     say(failure);
     stop('failed');
