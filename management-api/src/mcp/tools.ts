@@ -123,26 +123,40 @@ const ENDED_STATES = new Set(['exited', 'failed', 'terminated', 'crash-loop']);
  * A long poll: the output after `after` as soon as there is some — at once when some is already
  * there, else the first that comes — or the agent's end, or nothing once `ms` pass. An assistant
  * sees output as it comes and calls again with `next_after`, as with `tail -f`.
+ *
+ * One follow of the output stream does it all: the stream sends what is already there first, and
+ * its end carries the agent's record. (Reading the output and the record first, then following,
+ * took three requests of the API for what one does.) Once the first event is in, the events that
+ * have already arrived with it are taken too, never waited for: a finished agent's whole output and
+ * its end usually come in one answer, and what comes later is the next call's.
  */
 async function follow(box: Agentbox, id: string, after: number, ms: number): Promise<unknown> {
-  // The record is asked for with the output, not after it: one round trip instead of two. Read
-  // first, it may say running for an agent that ended before its output was read; the next call
-  // (with next_after) then answers its end.
-  const [ready, agent] = await Promise.all([box.agents.output(id, { after }), box.agents.get(id)]);
-  if (ready.length > 0) return { ...render(ready), ...(ENDED_STATES.has(agent.state ?? '') ? { ended: agent } : { running: true }) };
   const chunks: OutputChunk[] = [];
-  const signal = AbortSignal.timeout(ms);
+  const abort = new AbortController();
+  const deadline = setTimeout(() => abort.abort(), ms);
+  const stream = box.agents.follow(id, { after }, { signal: abort.signal });
   let ended: unknown;
   try {
-    for await (const e of box.agents.follow(id, { after }, { signal })) {
-      if (e.type === 'output') chunks.push(e.chunk);
-      else ended = e.agent;
-      // The first new output (or the end) answers; what comes after it is the next call's.
-      break;
+    let next = await stream.next();
+    while (!next.done) {
+      if (next.value.type === 'output') chunks.push(next.value.chunk);
+      else {
+        ended = next.value.agent;
+        break;
+      }
+      // Only what has already arrived: a turn of the event loop without an event ends the answer.
+      const arrived = await Promise.race([stream.next(), new Promise<undefined>((resolve) => setImmediate(() => resolve(undefined)))]);
+      if (arrived === undefined) break;
+      next = arrived;
     }
   } catch (err) {
-    // The deadline is the normal end of a follow of a running agent.
-    if (!(err instanceof AgentboxError && err.code === 'ABX_CLIENT_ABORTED' && signal.aborted)) throw err;
+    // The deadline is the normal end of a follow of a running agent that printed nothing.
+    if (!(err instanceof AgentboxError && err.code === 'ABX_CLIENT_ABORTED' && abort.signal.aborted)) throw err;
+  } finally {
+    clearTimeout(deadline);
+    // Ends the request of the stream (a pending next() settles with the abort, unseen).
+    abort.abort();
+    void stream.return(undefined).catch(() => undefined);
   }
   return { ...render(chunks), next_after: chunks.at(-1)?.seq ?? after, ...(ended ? { ended } : { running: true }) };
 }

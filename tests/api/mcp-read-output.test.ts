@@ -1,0 +1,87 @@
+// read_output over /mcp with the official SDK client, on a real box with real agents: a follow answers what is there at once,
+// waits for what comes, ends with the agent's record, never repeats or skips a chunk across calls, and times out to nothing.
+import t from 'tap';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startTestServer, type TestServer } from './support/harness.js';
+
+type ToolResult = { content: Array<{ type: string; text: string }>; isError?: boolean };
+type Read = { text: string; next_after: number; chunks: number; running?: true; ended?: { state: string; exitCode?: number } };
+
+let box: TestServer;
+let client: Client;
+t.before(async () => {
+  box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' });
+  client = new Client({ name: 'agentbox-read-output-test', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${box.server.apiUrl}/mcp`), { requestInit: { headers: { authorization: `Bearer ${box.key}` } } }),
+  );
+});
+t.teardown(async () => {
+  await client?.close();
+  await box?.close();
+});
+
+const call = async (name: string, args: Record<string, unknown>): Promise<ToolResult> => (await client.callTool({ name, arguments: args })) as ToolResult;
+const start = async (name: string, script: string): Promise<string> => {
+  const r = await call('start_agent', { name, command: '/bin/sh', args: ['-c', script] });
+  if (r.isError) throw new Error(`start_agent: ${r.content[0]?.text}`);
+  return (JSON.parse(r.content[0]!.text) as { id: string }).id;
+};
+const read = async (id: string, after: number, followMs: number): Promise<Read> => {
+  const r = await call('read_output', { id, after, follow_ms: followMs });
+  if (r.isError) throw new Error(`read_output: ${r.content[0]?.text}`);
+  return JSON.parse(r.content[0]!.text) as Read;
+};
+
+t.test('followed from the start: every line once and in order, then the end with the exit code', async (t) => {
+  const id = await start('lines', 'for i in 1 2 3 4 5; do echo "line $i"; sleep 0.05; done; exit 3');
+  let after = 0;
+  let text = '';
+  let last: Read | undefined;
+  for (let calls = 0; calls < 100 && !last?.ended; calls++) {
+    last = await read(id, after, 5_000);
+    t.ok(last.next_after >= after, 'next_after never goes back');
+    text += last.text;
+    after = last.next_after;
+  }
+  t.equal(text, 'line 1\nline 2\nline 3\nline 4\nline 5\n', 'each line once, in order');
+  t.match(last?.ended, { state: 'failed', exitCode: 3 }, 'the last answer carries the agent’s end (a non-zero exit is failed)');
+  t.notOk(last?.running, 'and does not say running');
+});
+
+t.test('an agent that ended with its output unread: the output at once, with its end', async (t) => {
+  const id = await start('done', 'printf "a\\nb\\nc\\n"');
+  // Its end is recorded before it is read (get_agent says so).
+  for (let i = 0; i < 200; i++) {
+    const r = await call('get_agent', { id });
+    if ((JSON.parse(r.content[0]!.text) as { state: string }).state !== 'running') break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  let after = 0;
+  let text = '';
+  let ended: Read['ended'];
+  for (let calls = 0; calls < 10 && !ended; calls++) {
+    const r = await read(id, after, 5_000);
+    text += r.text;
+    after = r.next_after;
+    ended = r.ended;
+  }
+  t.equal(text, 'a\nb\nc\n');
+  t.match(ended, { state: 'exited', exitCode: 0 });
+  const again = await read(id, after, 5_000);
+  t.match(again, { text: '', chunks: 0, next_after: after, ended: { state: 'exited' } }, 'read again from the end: nothing new, and the end');
+});
+
+t.test('a silent running agent: nothing once follow_ms has passed, and next_after unchanged', async (t) => {
+  const id = await start('silent', 'exec sleep 600');
+  t.teardown(() => call('terminate_agent', { id, grace_ms: 0 }));
+  const r = await read(id, 0, 300);
+  t.same(r, { text: '', next_after: 0, chunks: 0, running: true });
+});
+
+t.test('an agent that does not exist: a tool error with the API’s code', async (t) => {
+  const r = await call('read_output', { id: 'nope', follow_ms: 1_000 });
+  t.equal(r.isError, true);
+  t.match(r.content[0]?.text, /^ABX_ERR_NOT_FOUND: /);
+});
