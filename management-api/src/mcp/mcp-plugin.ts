@@ -34,8 +34,22 @@ function bearerOf(request: FastifyRequest): string {
  * The MCP SDK and the box's tools, loaded on the first call of /mcp: with the schema library they
  * bring, they were a twentieth of the API's start-up CPU, for a route many boxes never see.
  */
-let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js'), typeof import('./mcp-server.js')]> | undefined;
-const loadMcp = () => (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/streamableHttp.js'), import('./mcp-server.js')]));
+let mcpModules: Promise<[typeof import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), typeof import('./mcp-server.js')]> | undefined;
+const loadMcp = () => (mcpModules ??= Promise.all([import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'), import('./mcp-server.js')]));
+
+/**
+ * The request as the SDK's web-standard transport reads it: method, URL and headers (the body goes
+ * in already parsed). The SDK's Node transport would convert the whole request and response
+ * through a second HTTP layer for every call; fastify has both at hand.
+ */
+function webRequestOf(request: FastifyRequest): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (Array.isArray(value)) for (const v of value) headers.append(name, v);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return new Request(new URL(request.url, `http://${request.headers.host ?? 'localhost'}`), { method: request.method, headers });
+}
 
 /** Registers /mcp; the request gate (registered before) authenticates it like any route. */
 export const mcpPlugin = fp(
@@ -43,17 +57,22 @@ export const mcpPlugin = fp(
     // Hidden from the OpenAPI document: JSON-RPC rather than a REST route of the typed client (docs/user/api.md describes it).
     app.post('/mcp', { config: { agent: 'allow' }, schema: { hide: true } }, async (request, reply) => {
       const box = new Agentbox({ url: ownUrl(app), auth: { apiKey: bearerOf(request) }, retries: 0 });
-      const [{ StreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
+      const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
       const server = createMcpServer(box);
       // Stateless: one server and transport per request, JSON answers, nothing kept between calls.
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      reply.hijack();
-      reply.raw.on('close', () => {
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      try {
+        await server.connect(transport);
+        const response = await transport.handleRequest(webRequestOf(request), { parsedBody: request.body });
+        reply.code(response.status);
+        response.headers.forEach((value, name) => {
+          reply.header(name, value);
+        });
+        return reply.send(response.body ? await response.text() : undefined);
+      } finally {
         void transport.close();
         void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      }
     });
     // No server-initiated stream and no session to end in stateless mode: the spec's answer is 405.
     const notAllowed = { config: { agent: 'allow' as const }, schema: { hide: true } };

@@ -1,5 +1,5 @@
-// read_output over /mcp with the official SDK client, on a real box with real agents: a follow answers what is there at once,
-// waits for what comes, ends with the agent's record, never repeats or skips a chunk across calls, and times out to nothing.
+// /mcp with the official SDK client on a real box with real agents. read_output: a follow answers what is there at once,
+// waits for what comes, ends with the agent's record, never repeats or skips a chunk across calls, and times out to nothing. And /mcp answers through the API like any route.
 import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -84,4 +84,24 @@ t.test('an agent that does not exist: a tool error with the API’s code', async
   const r = await call('read_output', { id: 'nope', follow_ms: 1_000 });
   t.equal(r.isError, true);
   t.match(r.content[0]?.text, /^ABX_ERR_NOT_FOUND: /);
+});
+
+t.test('/mcp answers through the API like any route: its request id, the SDK’s refusals, a notification’s 202', async (t) => {
+  const post = (body: unknown, accept = 'application/json, text/event-stream') =>
+    fetch(`${box.server.apiUrl}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${box.key}`, 'content-type': 'application/json', accept },
+      body: JSON.stringify(body),
+    });
+  const listed = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: {} });
+  t.equal(listed.status, 200);
+  t.match(listed.headers.get('content-type'), /^application\/json/);
+  t.ok(listed.headers.get('x-request-id'), 'the request id of the API');
+  t.match(await listed.json(), { jsonrpc: '2.0', id: 7, result: { tools: Array } });
+  const notAcceptable = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: {} }, 'application/json');
+  t.equal(notAcceptable.status, 406, 'a client that does not accept event streams is refused, as the transport says');
+  t.match(await notAcceptable.json(), { jsonrpc: '2.0', error: { code: -32000, message: /Not Acceptable/ } });
+  const notified = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+  t.equal(notified.status, 202, 'a notification is accepted without an answer');
+  t.equal(await notified.text(), '');
 });
