@@ -32,6 +32,8 @@ export interface RuntimePaths extends Record<RuntimeDirName | RuntimeFileName, s
   bootstrapFailedFile: string;
   /** What stage B found out about the box (resources, devices), for the API. */
   runtimeHintsFile: string;
+  /** The manifest as stage A validated it at this boot (0600), for stage B and the egress proxy (manifest/validated-manifest.ts). */
+  validatedManifestFile: string;
   /** supervisord's XML-RPC unix socket, when supervisord runs. */
   supervisorSocket: string;
   supervisorPidfile: string;

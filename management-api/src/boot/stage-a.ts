@@ -7,6 +7,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { manifestFileFrom, runtimePaths, type RuntimePaths } from '../runtime-paths.js';
 import { loadBoxManifest } from '../manifest/load-box-manifest.js';
+import { keepValidatedManifest } from '../manifest/validated-manifest.js';
+import { hostArch } from '../manifest/host-arch.js';
 import { ensureApiKey } from '../auth/api-key-file.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { ensureIdentityKey } from './identity-key.js';
@@ -39,12 +41,18 @@ export async function runStageA(options: StageAOptions): Promise<number> {
   events.emit('StageAStarted', { root: paths.root });
   try {
     const manifestFile = manifestFileFrom(env);
-    const { manifest, sha256 } = await loadBoxManifest(env, manifestFile).catch((err: Error) => {
+    const sourceText = await readFile(manifestFile, 'utf8').catch(() => undefined);
+    const validated = await loadBoxManifest(env, manifestFile).catch((err: Error) => {
       throw new StageAFailure('ManifestInvalid', { manifest: manifestFile }, err.message);
     });
+    const { manifest, sha256 } = validated;
     events.emit('ManifestLoaded', { manifest: manifestFile, manifest_sha256: sha256 });
     await checkImmutableRoot(env, manifest.security.strict_immutable, events);
     await createWritableRoots(paths);
+    // Kept for stage B and the egress proxy, when the text checked is the text the file still holds.
+    if (sourceText !== undefined && (await readFile(manifestFile, 'utf8').catch(() => undefined)) === sourceText)
+      await keepValidatedManifest(paths.validatedManifestFile, sourceText, hostArch(), validated);
+    else await rm(paths.validatedManifestFile, { force: true });
     events.emit('WritableRootsReady', { run: paths.runDir, state: paths.stateDir, workspace: paths.workspaceDir, log: paths.logDir });
     // The seal and its failure marker are per boot: a leftover must never make this boot look ready.
     await rm(paths.sealFile, { force: true });

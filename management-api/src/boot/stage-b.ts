@@ -5,7 +5,7 @@ import { readFile, stat, access, statfs } from 'node:fs/promises';
 import { constants } from 'node:fs';
 import os from 'node:os';
 import { runtimePaths } from '../runtime-paths.js';
-import { loadBoxManifest } from '../manifest/load-box-manifest.js';
+import { loadValidatedBoxManifest } from '../manifest/load-box-manifest.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
 import { writeAtomic } from './seal-files.js';
 import { reportStageBCompleted } from './stage-b-report.js';
@@ -26,7 +26,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
   const paths = runtimePaths(env);
   events.emit('StageBStarted');
   try {
-    const { manifest } = await loadBoxManifest(env);
+    const { manifest } = await loadValidatedBoxManifest(env);
     await access(paths.workspaceDir, constants.W_OK).catch(() => {
       throw new Error(`the workspace ${paths.workspaceDir} is not writable; mount a writable volume there`);
     });

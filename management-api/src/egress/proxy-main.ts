@@ -3,7 +3,7 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { loadBoxManifest } from '../manifest/load-box-manifest.js';
+import { loadValidatedBoxManifest } from '../manifest/load-box-manifest.js';
 import { runtimePaths } from '../runtime-paths.js';
 import { listenPort } from '../server-config.js';
 import { portInUseLine } from '../box-ports.js';
@@ -39,7 +39,7 @@ export interface EgressProxyRun {
  */
 export async function runEgressProxy(env: Readonly<Record<string, string | undefined>>, logger: Logger, resolve?: Resolver): Promise<EgressProxyRun> {
   const paths = runtimePaths(env);
-  const { manifest } = await loadBoxManifest(env);
+  const { manifest } = await loadValidatedBoxManifest(env);
   const egress = manifest.sandbox.egress;
   const manifestList = new Allowlist({ allow_domains: [...egress.allow_domains], allow_ports: [...egress.allow_ports] });
   let allowlist = manifestList;
