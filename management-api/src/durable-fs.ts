@@ -1,5 +1,6 @@
-// Small durability helpers every store uses: full writes, directory fsync, atomic replace of a small file.
-import { constants } from 'node:fs';
+// Small durability helpers every store uses: full writes, directory fsync, atomic replace of a small file
+// (durable, or only atomic for the run directory's files, which every boot writes again).
+import { constants, renameSync, writeFileSync } from 'node:fs';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -36,6 +37,17 @@ export async function replaceFileDurably(file: string, text: string, mode = 0o60
   }
   await rename(tmp, file);
   await syncDirectory(path.dirname(file));
+}
+
+/**
+ * Replace `file` with `content` atomically (a temp file in the same directory, then rename), not
+ * durably: for the run directory's files (the seal, stage B's hints, stage A's validated manifest),
+ * which a crash loses with the boot they belong to.
+ */
+export function replaceFileAtomically(file: string, content: string, mode = 0o644): void {
+  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
+  writeFileSync(tmp, content, { mode });
+  renameSync(tmp, file);
 }
 
 /** The errno code of a filesystem error, or the message for anything else (never a path with secrets: paths only). */

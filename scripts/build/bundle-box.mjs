@@ -15,6 +15,7 @@ import { readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { nodeBundle } from './node-bundle.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const compiled = path.join(repo, 'dist/management-api/src');
@@ -41,11 +42,7 @@ rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints,
   outdir,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
+  ...nodeBundle,
   external: ['better-sqlite3', '@ruvector/*', 'node-pty', '@fastify/swagger'],
   // CommonJS packages bundled into ESM still call require() for Node's built-ins and the externals.
   banner: { js: "import { createRequire as __agentboxRequire } from 'node:module'; const require = __agentboxRequire(import.meta.url);" },

@@ -6,6 +6,7 @@
 // external.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
+import { nodeBundle } from './node-bundle.mjs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -16,11 +17,7 @@ rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: [path.join(repo, 'dist/scripts/cli/agentbox.js')],
   outdir,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
+  ...nodeBundle,
   external: ['better-sqlite3', '@ruvector/*', 'fastify', 'pino'],
   minify: true,
   sourcemap: 'linked',

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { runningBoxes, type BoxEntry } from './box-registry.js';
 import { UsageError } from './cli-errors.js';
+import { statusOf } from './wait-ready.js';
 
 export const usage = `Usage: agentbox boxes [--json]
 
@@ -18,13 +19,7 @@ Exit codes: 0 (also when no box runs), 2 bad usage.`;
 
 /** Whether the box answers 200 on /ready within a second. */
 async function isReady(box: BoxEntry): Promise<boolean> {
-  try {
-    const res = await fetch(`${box.apiUrl}/ready`, { signal: AbortSignal.timeout(1000) });
-    await res.body?.cancel();
-    return res.status === 200;
-  } catch {
-    return false;
-  }
+  return (await statusOf(`${box.apiUrl}/ready`)) === 200;
 }
 
 /** Run the command. */

@@ -9,24 +9,18 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeRoot, waitFor, type TestServer } from '../api/support/harness.js';
 import { openViewer } from '../api/support/terminal-viewer.js';
+import { typeScriptFiles } from '../helpers/import-graph.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const src = path.join(repo, 'management-api/src');
 const bundles = path.join(repo, 'dist/box');
-
-/** Every source file under `dir`, recursively. */
-function sources(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sources(path.join(dir, e.name)) : e.name.endsWith('.ts') ? [path.join(dir, e.name)] : [],
-  );
-}
 
 t.test('each process entry and each worker the code starts has its bundle in dist/box', async (t) => {
   const entries = readdirSync(path.join(src, 'bin')).filter((f) => f.endsWith('.ts'));
   t.ok(entries.length >= 5, 'process entries found');
   for (const f of entries) t.ok(existsSync(path.join(bundles, f.replace(/\.ts$/, '.js'))), `dist/box/${f.replace(/\.ts$/, '.js')}`);
   // A worker is started by URL beside the starting module: the bundle puts it beside every chunk, under the same name.
-  const started = sources(src).flatMap((file) =>
+  const started = typeScriptFiles(src).flatMap((file) =>
     [...readFileSync(file, 'utf8').matchAll(/new Worker\(new URL\(`\.\/([\w-]+)\$\{/g)].map((m) => ({ file, name: m[1]! })),
   );
   t.ok(started.length >= 3, `workers found: ${started.map((w) => w.name).join(', ')}`);

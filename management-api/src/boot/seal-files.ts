@@ -1,14 +1,7 @@
 // The two files the seal listener keeps for the API: the seal (`bootstrap.done`) and the failure
 // marker (`bootstrap.failed`, JSON `{reason}`), both written atomically.
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-
-/** Write `content` to `file` atomically (tmp + rename in the same directory). */
-export function writeAtomic(file: string, content: string): void {
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.tmp`);
-  writeFileSync(tmp, content, { mode: 0o644 });
-  renameSync(tmp, file);
-}
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { replaceFileAtomically } from '../durable-fs.js';
 
 /**
  * What a failure marker holds. A seal timeout is marked `timeout: true`, a required programme that
@@ -40,7 +33,7 @@ export class SealFiles {
 
   /** Write the seal, and drop a seal-timeout marker: the programmes it waited for are up now. */
   seal(body: Record<string, unknown>): void {
-    writeAtomic(this.sealFile, `${JSON.stringify(body)}\n`);
+    replaceFileAtomically(this.sealFile, `${JSON.stringify(body)}\n`);
     const marker = this.marker();
     if (marker?.timeout || marker?.program) rmSync(this.failedFile, { force: true });
   }
@@ -60,7 +53,7 @@ export class SealFiles {
     this.unseal();
     const existing = this.marker();
     if (existing && !existing.timeout) return existing.reason;
-    writeAtomic(this.failedFile, `${JSON.stringify({ reason })}\n`);
+    replaceFileAtomically(this.failedFile, `${JSON.stringify({ reason })}\n`);
     return reason;
   }
 
@@ -69,13 +62,13 @@ export class SealFiles {
     this.unseal();
     const existing = this.marker();
     if (existing && !existing.timeout && !existing.program) return;
-    writeAtomic(this.failedFile, `${JSON.stringify({ reason, program })}\n`);
+    replaceFileAtomically(this.failedFile, `${JSON.stringify({ reason, program })}\n`);
   }
 
   /** Record a seal timeout, unless a bootstrap failure is already recorded (it says more). */
   recordTimeout(reason: string, waitingFor: string[]): void {
     const existing = this.marker();
     if (existing && !existing.timeout) return;
-    writeAtomic(this.failedFile, `${JSON.stringify({ reason, timeout: true, waiting_for: waitingFor })}\n`);
+    replaceFileAtomically(this.failedFile, `${JSON.stringify({ reason, timeout: true, waiting_for: waitingFor })}\n`);
   }
 }

@@ -14,8 +14,6 @@ import { SealFiles } from './seal-files.js';
 import { supervisorSnapshot } from './seal-snapshot.js';
 import { readStartFailure } from '../programme/start-failure.js';
 
-export { writeAtomic } from './seal-files.js';
-
 /** Options of one listener run. */
 export interface SealListenerOptions {
   required: string[];

@@ -51,7 +51,7 @@ export async function runStageA(options: StageAOptions): Promise<number> {
     await createWritableRoots(paths);
     // Kept for stage B and the egress proxy, when the text checked is the text the file still holds.
     if (sourceText !== undefined && (await readFile(manifestFile, 'utf8').catch(() => undefined)) === sourceText)
-      await keepValidatedManifest(paths.validatedManifestFile, sourceText, hostArch(), validated);
+      keepValidatedManifest(paths.validatedManifestFile, sourceText, hostArch(), validated);
     else await rm(paths.validatedManifestFile, { force: true });
     events.emit('WritableRootsReady', { run: paths.runDir, state: paths.stateDir, workspace: paths.workspaceDir, log: paths.logDir });
     // The seal and its failure marker are per boot: a leftover must never make this boot look ready.

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { runtimePaths } from '../runtime-paths.js';
 import { loadValidatedBoxManifest } from '../manifest/load-box-manifest.js';
 import { bootEvents, type BootEvents } from './boot-events.js';
-import { writeAtomic } from './seal-files.js';
+import { replaceFileAtomically } from '../durable-fs.js';
 import { reportStageBCompleted } from './stage-b-report.js';
 
 /** What stage B found out about the box it runs in. */
@@ -48,7 +48,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
       workspaceFreeBytes: fs.bavail * fs.bsize,
       gpu: { requested, devices: present },
     };
-    writeAtomic(paths.runtimeHintsFile, `${JSON.stringify(hints, null, 2)}\n`);
+    replaceFileAtomically(paths.runtimeHintsFile, `${JSON.stringify(hints, null, 2)}\n`);
     events.emit('StageBCompleted', { hints });
     reportStageBCompleted(env);
     return 0;
@@ -56,7 +56,7 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
     const reason = (err as Error).message;
     events.fail('StageBFailed', { reason }, reason);
     // The specific reason, for /ready; the seal listener keeps it when it records the exit.
-    writeAtomic(paths.bootstrapFailedFile, `${JSON.stringify({ reason })}\n`);
+    replaceFileAtomically(paths.bootstrapFailedFile, `${JSON.stringify({ reason })}\n`);
     return 1;
   }
 }

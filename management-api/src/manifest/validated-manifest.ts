@@ -8,7 +8,8 @@
 // (the file's SHA-256 is compared at every read). The API still checks the file itself: it serves
 // the warnings, which depend on its environment.
 import { createHash } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { replaceFileAtomically } from '../durable-fs.js';
 import type { Diagnostic } from './diagnostics.js';
 import { deepFreeze } from './deep-freeze.js';
 import type { NormalizedManifest } from './load-manifest.js';
@@ -29,7 +30,7 @@ const sha256Of = (text: string): string => createHash('sha256').update(text).dig
  * Keep `validated`, the result of checking `sourceText` (the manifest file's text) for
  * `targetArch`, in `keptFile` (0600, replaced atomically).
  */
-export async function keepValidatedManifest(keptFile: string, sourceText: string, targetArch: string, validated: ValidatedManifest): Promise<void> {
+export function keepValidatedManifest(keptFile: string, sourceText: string, targetArch: string, validated: ValidatedManifest): void {
   const body = JSON.stringify({
     format: FORMAT,
     source_sha256: sha256Of(sourceText),
@@ -38,9 +39,7 @@ export async function keepValidatedManifest(keptFile: string, sourceText: string
     manifest: validated.manifest,
     warnings: validated.warnings,
   });
-  const temp = `${keptFile}.${process.pid}.tmp`;
-  await writeFile(temp, body, { mode: 0o600 });
-  await rename(temp, keptFile);
+  replaceFileAtomically(keptFile, body, 0o600);
 }
 
 /**
