@@ -1,5 +1,6 @@
 // /mcp with the official SDK client on a real box with real agents. read_output: a follow answers what is there at once,
-// waits for what comes, ends with the agent's record, never repeats or skips a chunk across calls, and times out to nothing. And /mcp answers through the API like any route.
+// waits for what comes, ends with the agent's record, never repeats or skips a chunk across calls, and times out to nothing;
+// start_agent with follow_ms does the start and the first read in one call. And /mcp answers through the API like any route.
 import t from 'tap';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -78,6 +79,42 @@ t.test('a silent running agent: nothing once follow_ms has passed, and next_afte
   t.teardown(() => call('terminate_agent', { id, grace_ms: 0 }));
   const r = await read(id, 0, 300);
   t.same(r, { text: '', next_after: 0, chunks: 0, running: true });
+});
+
+t.test('start_agent with follow_ms: the record and the first output in one call, then the rest by read_output', async (t) => {
+  const r = await call('start_agent', { name: 'one-call', command: '/bin/sh', args: ['-c', 'echo hello; sleep 0.1; echo world'], follow_ms: 5_000 });
+  t.notOk(r.isError, r.content[0]?.text ?? 'start_agent');
+  const { agent, output } = JSON.parse(r.content[0]!.text) as { agent: { id: string; name: string; state: string }; output: Read };
+  t.match(agent, { name: 'one-call', state: 'running' }, 'the record as a start answers it');
+  t.equal(output.text, 'hello\n', 'the first output, waited for');
+  t.equal(output.running, true);
+  let after = output.next_after;
+  let text = output.text;
+  let ended: Read['ended'];
+  for (let calls = 0; calls < 20 && !ended; calls++) {
+    const next = await read(agent.id, after, 5_000);
+    text += next.text;
+    after = next.next_after;
+    ended = next.ended;
+  }
+  t.equal(text, 'hello\nworld\n', 'read_output goes on from next_after: nothing repeated or lost');
+  t.match(ended, { state: 'exited', exitCode: 0 });
+});
+
+t.test('start_agent with follow_ms of a silent agent: the record, and no output once follow_ms passed', async (t) => {
+  const r = await call('start_agent', { name: 'one-call-silent', command: '/bin/sh', args: ['-c', 'exec sleep 600'], follow_ms: 200 });
+  const { agent, output } = JSON.parse(r.content[0]!.text) as { agent: { id: string; state: string }; output: Read };
+  t.teardown(() => call('terminate_agent', { id: agent.id, grace_ms: 0 }));
+  t.equal(agent.state, 'running');
+  t.same(output, { text: '', next_after: 0, chunks: 0, running: true });
+  const tooLong = await call('start_agent', { name: 'never', command: '/bin/true', follow_ms: 60_001 });
+  t.equal(tooLong.isError, true, 'a follow longer than the tool allows is refused before anything starts');
+  t.match(tooLong.content[0]?.text, /follow_ms/);
+  const listed = await call('list_agents', {});
+  t.notOk(
+    (JSON.parse(listed.content[0]!.text) as Array<{ name: string }>).some((a) => a.name === 'never'),
+    'and no agent was started',
+  );
 });
 
 t.test('an agent that does not exist: a tool error with the API’s code', async (t) => {

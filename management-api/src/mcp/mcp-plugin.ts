@@ -7,6 +7,7 @@ import '../auth/agent-access.js';
 import { Agentbox } from '../client/agentbox.js';
 import { ApiError } from '../errors.js';
 import { listenerUrl } from '../grammar/url.js';
+import { inProcessFetch } from './in-process-fetch.js';
 
 /** Where the API itself is reached from inside the process: its own listener, on loopback for a wildcard bind. */
 function ownUrl(app: FastifyInstance): string {
@@ -56,7 +57,8 @@ export const mcpPlugin = fp(
   async (app) => {
     // Hidden from the OpenAPI document: JSON-RPC rather than a REST route of the typed client (docs/user/api.md describes it).
     app.post('/mcp', { config: { agent: 'allow' }, schema: { hide: true } }, async (request, reply) => {
-      const box = new Agentbox({ url: ownUrl(app), auth: { apiKey: bearerOf(request) }, retries: 0 });
+      const url = ownUrl(app);
+      const box = new Agentbox({ url, auth: { apiKey: bearerOf(request) }, retries: 0, fetch: inProcessFetch(app, url) });
       const [{ WebStandardStreamableHTTPServerTransport }, { createMcpServer }] = await loadMcp();
       const server = createMcpServer(box);
       // Stateless: one server and transport per request, JSON answers, nothing kept between calls.

@@ -29,6 +29,15 @@ const SPECS = {
       timeout_sec: z.number().int().min(1).optional().describe('End the agent this many seconds after its start'),
       idle_timeout_sec: z.number().int().min(1).optional().describe('End the agent after this many quiet seconds'),
       fromSnapshot: z.string().optional().describe('Start on a copy of this workspace snapshot (a fork)'),
+      follow_ms: z
+        .number()
+        .int()
+        .min(1)
+        .max(MAX_FOLLOW_MS)
+        .optional()
+        .describe(
+          `Also wait up to this many ms (at most ${MAX_FOLLOW_MS}) for the agent's first output or its end, and answer it with the record (as read_output with follow_ms would): start and see what it printed in one call`,
+        ),
     }),
   },
   list_agents: { description: 'Every agent the box knows, oldest first, with state, exit code and resource use.', inputSchema: z.object({}) },
@@ -86,7 +95,12 @@ const SPECS = {
 
 /** Register the agent and bead tools on `server`, calling the box through `box` (which carries the caller's own credential). */
 export function registerTools(server: McpServer, box: Agentbox): void {
-  server.registerTool('start_agent', SPECS.start_agent, (input) => toolResult(() => box.agents.spawn(input)));
+  server.registerTool('start_agent', SPECS.start_agent, ({ follow_ms, ...input }) =>
+    toolResult(async () => {
+      const agent = await box.agents.spawn(input);
+      return follow_ms ? { agent, output: await follow(box, agent.id!, 0, follow_ms) } : agent;
+    }),
+  );
   server.registerTool('list_agents', SPECS.list_agents, () => toolResult(() => box.agents.list()));
   server.registerTool('get_agent', SPECS.get_agent, ({ id }) => toolResult(() => box.agents.get(id)));
   server.registerTool('read_output', SPECS.read_output, ({ id, after, follow_ms }) =>
@@ -115,9 +129,6 @@ export function registerTools(server: McpServer, box: Agentbox): void {
 function render(chunks: OutputChunk[]): { text: string; next_after: number; chunks: number } {
   return { text: chunks.map((c) => c.text ?? '').join(''), next_after: chunks.at(-1)?.seq ?? 0, chunks: chunks.length };
 }
-
-/** The agent's record when it has ended, for an answer that says so. */
-const ENDED_STATES = new Set(['exited', 'failed', 'terminated', 'crash-loop']);
 
 /**
  * A long poll: the output after `after` as soon as there is some — at once when some is already
