@@ -43,10 +43,15 @@ abx_say "type-checking the tests (tap strips their types without checking them)"
 npm run --silent typecheck:tests || abx_die "tsc found type errors in the tests (above): npm run typecheck:tests checks them alone"
 
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+# Every test's temporary files go under one directory of this run (os.tmpdir()), removed at the
+# end, so a killed or failed test leaves nothing in /tmp. Mode 1777 as /tmp: boxes under test run
+# agents as uids of their own, which must reach their workspaces in it.
+tests_tmp=$(mktemp -d "${TMPDIR:-/tmp}/agentbox-tests-XXXXXX")
+chmod 1777 "$tests_tmp"
+trap 'rm -f "$log"; rm -rf "$tests_tmp" 2>/dev/null || true' EXIT
 abx_say "running tests (tap)"
 set +e
-npx tap "$@" 2>&1 | tee "$log"
+TMPDIR="$tests_tmp" npx tap "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
 # tap's summary line looks like "# { total: 12, pass: 11, fail: 1 }".

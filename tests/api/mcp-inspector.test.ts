@@ -98,6 +98,15 @@ async function drive(
     30_000,
   );
   t.match(output, { chunks: Number }, `${label}: read_output (followed) has the agent's line`);
+  const oneCall = json(
+    await call(target, 'start_agent', {
+      name: `once-${label}`,
+      command: '/bin/sh',
+      args: JSON.stringify(['-c', `echo at once over ${label}`]),
+      follow_ms: '5000',
+    }),
+  ) as { agent?: { id: string }; output?: { text: string } };
+  t.match(oneCall, { agent: { id: String }, output: { text: `at once over ${label}\n` } }, `${label}: start_agent with follow_ms answers the first output`);
 
   // From a profile of the manifest: its command, on a terminal, under the name given.
   const greeter = json(await call(target, 'start_agent', { profile: 'greeter', name: `greeter-${label}` })) as { id: string; profile?: string; tty?: boolean };
