@@ -15,7 +15,11 @@ const outdir = path.join(repo, 'dist/bin');
 // Chunk names carry content hashes: clear the old ones so dist/bin holds one consistent build.
 rmSync(outdir, { recursive: true, force: true });
 await build({
-  entryPoints: [path.join(repo, 'dist/scripts/cli/agentbox.js')],
+  // The tar worker `agentbox cp` packs a directory upload in: an entry of its own, beside the chunks, where packTar looks for it.
+  entryPoints: {
+    agentbox: path.join(repo, 'dist/scripts/cli/agentbox.js'),
+    'tar-pack-worker': path.join(repo, 'dist/management-api/src/workspace-files/tar-pack-worker.js'),
+  },
   outdir,
   ...nodeBundle,
   external: ['better-sqlite3', '@ruvector/*', 'fastify', 'pino'],

@@ -2,7 +2,6 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { packTar } from '../../management-api/src/workspace-files/tar-pack.js';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
@@ -49,13 +48,20 @@ async function uploadDir(target: BoxTarget, id: string, dir: string, segments: s
   const meter = progress(to);
   try {
     const report = { entries: 0, skipped: 0 };
-    const tar: Readable = packTar(ws, ws.root, report);
+    const { stream: tar, released } = packTar(ws, ws.root, report);
     tar.once('error', (err) => meter.meter.destroy(err));
-    const res = await send(target, 'POST', filesUrl(target, id, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });
-    if (!res.ok) throw await refused(to, res);
-    const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };
-    if (report.skipped > 0) process.stderr.write(`agentbox cp: ${report.skipped} special or hard-linked entries of ${dir} were left out\n`);
-    return { kind: 'dir', from: dir, to, bytes: done.bytes, entries: done.files + done.dirs + done.symlinks };
+    try {
+      const res = await send(target, 'POST', filesUrl(target, id, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });
+      if (!res.ok) throw await refused(to, res);
+      const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };
+      await released;
+      if (report.skipped > 0) process.stderr.write(`agentbox cp: ${report.skipped} special or hard-linked entries of ${dir} were left out\n`);
+      return { kind: 'dir', from: dir, to, bytes: done.bytes, entries: done.files + done.dirs + done.symlinks };
+    } finally {
+      // The tree stays open until the worker is done with it (a refusal may come before the whole tar went).
+      tar.destroy();
+      await released;
+    }
   } finally {
     meter.done();
     await ws.close();

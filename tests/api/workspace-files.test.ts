@@ -2,7 +2,7 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import { lstat, mkdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
@@ -177,10 +177,10 @@ t.test('tar both ways', async (t) => {
 
 t.test('tar download: every file byte for byte, large ones too, links as links, FIFOs and foreign hard links left out', async (t) => {
   const root = path.join(ws, 'packed');
-  // More files than the pack reads ahead, in two directories, with sizes on both sides of its read-ahead limit (256 KiB).
+  // Files in two directories, with sizes on both sides of the limit up to which a file is read whole (1 MiB): a larger one goes in 1 MiB steps, the last one short.
   const files = new Map<string, Buffer>();
   for (let i = 0; i < 40; i++) {
-    const size = i % 10 === 0 ? 700_000 + i : 100 + i * 997;
+    const size = i % 10 === 0 ? 2_500_000 + i : 100 + i * 997;
     const data = Buffer.alloc(size, `file ${i} `);
     data.writeUInt32BE(i, 0);
     files.set(`${i % 2 ? 'a' : 'b/c'}/f${String(i).padStart(2, '0')}.bin`, data);
@@ -204,6 +204,39 @@ t.test('tar download: every file byte for byte, large ones too, links as links, 
   t.equal(await lstat(path.join(out, 'b/hostname')).catch(() => undefined), undefined, "a hard link to another user's file is left out");
   const listing = execFileSync('find', [out, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
   t.equal(listing.length, files.size, 'nothing else');
+});
+
+t.test('tar downloads at once each get their own directory, and one called off midway leaves no descriptor open', async (t) => {
+  const one = path.join(ws, 'many-one');
+  const two = path.join(ws, 'many-two');
+  await mkdir(one, { recursive: true });
+  await mkdir(two, { recursive: true });
+  // Twice the worker's window and more than a socket holds, so the pack is mid-walk when the client goes.
+  for (let i = 0; i < 24; i++) await writeFile(path.join(one, `big${i}.bin`), Buffer.alloc(1_000_000, `one ${i} `));
+  await writeFile(path.join(two, 'only.txt'), 'two\n');
+  // Descriptors of this process open on the agent's workspace (the pack's directories and files; sockets kept alive are not counted).
+  const openFds = async () => {
+    let n = 0;
+    for (const fd of await readdir('/proc/self/fd')) if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')).startsWith(ws)) n++;
+    return n;
+  };
+  const before = await openFds();
+  const names = (bytes: Buffer) => execFileSync('tar', ['-tf', '-'], { input: bytes, encoding: 'utf8' }).trim().split('\n').sort();
+  const download = async (dir: string) => Buffer.from(await (await raw(`/v1/agents/${alpha.id}/files/${dir}?format=tar`)).arrayBuffer());
+  const both = await Promise.all([download('many-one'), download('many-two'), download('many-one'), download('many-two')]);
+  t.same(names(both[0]!), Array.from({ length: 24 }, (_, i) => `big${i}.bin`).sort(), 'the first directory, whole');
+  t.same(names(both[1]!), ['only.txt'], 'the second, alone');
+  t.ok(both[0]!.equals(both[2]!) && both[1]!.equals(both[3]!), 'the same bytes each time');
+
+  const controller = new AbortController();
+  const res = await raw(`/v1/agents/${alpha.id}/files/many-one?format=tar`, { signal: controller.signal });
+  const reader = res.body!.getReader();
+  t.ok((await reader.read()).value, 'the download started');
+  controller.abort();
+  await reader.read().catch(() => undefined);
+  await waitFor('every descriptor of the called-off pack closed', async () => (await openFds()) === before, 10_000);
+  t.equal(before, 0, 'and none was open before either');
+  t.same(names(await download('many-two')), ['only.txt'], 'and the next download is whole');
 });
 
 t.test('adversarial tars: refused whole, nothing written', async (t) => {

@@ -1,8 +1,8 @@
 // The box's programmes run from their bundles (dist/box/, scripts/build/bundle-box.mjs): every process entry and every
 // worker thread the code starts has its bundle, and the bundled API really starts each worker — the terminal screen, the
-// snapshot capture and the vector index — where a path the bundle broke would fail only at the first use.
+// snapshot capture, the tar pack and the vector index — where a path the bundle broke would fail only at the first use.
 import t from 'tap';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,7 +31,7 @@ t.test('each process entry and each worker the code starts has its bundle in dis
   }
 });
 
-t.test('the bundled API starts the terminal, snapshot and vector index workers', async (t) => {
+t.test('the bundled API starts the terminal, snapshot, tar and vector index workers', async (t) => {
   const root = await makeRoot();
   t.teardown(root.cleanup);
   const manifest = path.join(root.dir, 'agentbox.toml');
@@ -80,6 +80,12 @@ t.test('the bundled API starts the terminal, snapshot and vector index workers',
   const snapshot = await api(`/v1/agents/${agentId}/snapshots`, {});
   t.equal(snapshot.status, 201, `a snapshot taken: ${JSON.stringify(snapshot.json)}`);
   t.ok(((snapshot.json['snapshot'] as { stats: { files: number } }).stats.files ?? 0) >= 1, 'it holds the file');
+
+  // The tar worker: a download of that workspace holds the same file.
+  const tarRes = await fetch(`${listening.apiUrl}/v1/agents/${agentId}/files/?format=tar`, { headers: { authorization: `Bearer ${key}` } });
+  t.equal(tarRes.status, 200, 'a tar download answered');
+  const listed = execFileSync('tar', ['-tf', '-'], { input: Buffer.from(await tarRes.arrayBuffer()), encoding: 'utf8' });
+  t.match(listed, /^kept\.txt$/m, 'it holds the file, packed by the tar worker');
 
   // The vector index's worker: a memory stored is found again.
   t.equal((await api('/v1/memory/notes', { id: 'm1', text: 'the bundle keeps its workers' })).status, 201, 'a memory stored');

@@ -277,12 +277,11 @@ async function sendFile(ws: Workspace, segments: readonly string[], request: Fas
 async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply): Promise<FastifyReply> {
   const dir = await walkDirs(ws.root, segments);
   const report = { entries: 0, skipped: 0 };
-  const stream = packTar(ws, dir, report);
-  stream.once('close', () => {
-    void (async () => {
-      if (dir !== ws.root) await dir.close();
-      await ws.close();
-    })();
+  const { stream, released } = packTar(ws, dir, report);
+  // Closed once the worker is done with them (not when the stream closes: its walk may be a step behind).
+  void released.then(async () => {
+    if (dir !== ws.root) await dir.close();
+    await ws.close();
   });
   const name = segments.at(-1) ?? 'workspace';
   return reply
