@@ -34,16 +34,21 @@ class PackWorker {
     this.#worker = new Worker(new URL(`./tar-pack-worker${path.extname(import.meta.url)}`, import.meta.url));
     this.#worker.unref();
     this.#worker.on('message', (message: PackFromWorker) => this.#onMessage(message));
-    this.#worker.on('error', (err) => {
-      for (const job of this.#jobs.values()) job.stream.destroy(new Error(`the tar worker failed: ${err.message}`));
-    });
+    // An uncaught error ends the worker: its packs fail now, and are released when it has exited.
+    // (Marked finished first: a destroyed stream sends no abort to a worker that is going.)
+    const failAll = (why: string) => {
+      for (const job of this.#jobs.values()) {
+        if (job.finished) continue;
+        job.finished = true;
+        job.stream.destroy(new Error(why));
+      }
+    };
+    this.#worker.on('error', (err) => failAll(`the tar worker failed: ${err.message}`));
     this.#worker.on('exit', (code) => {
       onGone();
+      failAll(`the tar worker exited (code ${code})`);
       // The worker is gone, and with it every use of the callers' descriptors.
-      for (const job of this.#jobs.values()) {
-        if (!job.stream.destroyed && !job.finished) job.stream.destroy(new Error(`the tar worker exited (code ${code})`));
-        job.release();
-      }
+      for (const job of this.#jobs.values()) job.release();
       this.#jobs.clear();
     });
   }
