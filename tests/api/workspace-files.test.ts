@@ -212,7 +212,8 @@ t.test('tar downloads at once each get their own directory, and one called off m
   await mkdir(one, { recursive: true });
   await mkdir(two, { recursive: true });
   // Twice the worker's window and more than a socket holds, so the pack is mid-walk when the client goes.
-  for (let i = 0; i < 24; i++) await writeFile(path.join(one, `big${i}.bin`), Buffer.alloc(1_000_000, `one ${i} `));
+  // Files over 1 MiB, so the walk is called off inside one it reads in steps.
+  for (let i = 0; i < 12; i++) await writeFile(path.join(one, `big${i}.bin`), Buffer.alloc(2_500_000, `one ${i} `));
   await writeFile(path.join(two, 'only.txt'), 'two\n');
   // Descriptors of this process open on the agent's workspace (the pack's directories and files; sockets kept alive are not counted).
   const openFds = async () => {
@@ -224,7 +225,7 @@ t.test('tar downloads at once each get their own directory, and one called off m
   const names = (bytes: Buffer) => execFileSync('tar', ['-tf', '-'], { input: bytes, encoding: 'utf8' }).trim().split('\n').sort();
   const download = async (dir: string) => Buffer.from(await (await raw(`/v1/agents/${alpha.id}/files/${dir}?format=tar`)).arrayBuffer());
   const both = await Promise.all([download('many-one'), download('many-two'), download('many-one'), download('many-two')]);
-  t.same(names(both[0]!), Array.from({ length: 24 }, (_, i) => `big${i}.bin`).sort(), 'the first directory, whole');
+  t.same(names(both[0]!), Array.from({ length: 12 }, (_, i) => `big${i}.bin`).sort(), 'the first directory, whole');
   t.same(names(both[1]!), ['only.txt'], 'the second, alone');
   t.ok(both[0]!.equals(both[2]!) && both[1]!.equals(both[3]!), 'the same bytes each time');
 
@@ -232,8 +233,13 @@ t.test('tar downloads at once each get their own directory, and one called off m
   const res = await raw(`/v1/agents/${alpha.id}/files/many-one?format=tar`, { signal: controller.signal });
   const reader = res.body!.getReader();
   t.ok((await reader.read()).value, 'the download started');
+  // Another one under way beside it, in the same worker, when the first is called off.
+  const beside = (await raw(`/v1/agents/${alpha.id}/files/many-one?format=tar`)).body!.getReader();
+  const besideChunks = [(await beside.read()).value!];
   controller.abort();
   await reader.read().catch(() => undefined);
+  for (let r = await beside.read(); !r.done; r = await beside.read()) besideChunks.push(r.value);
+  t.ok(Buffer.concat(besideChunks).equals(both[0]!), 'the download beside it goes on whole');
   await waitFor('every descriptor of the called-off pack closed', async () => (await openFds()) === before, 10_000);
   t.equal(before, 0, 'and none was open before either');
   t.same(names(await download('many-two')), ['only.txt'], 'and the next download is whole');

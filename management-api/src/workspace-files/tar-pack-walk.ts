@@ -93,6 +93,8 @@ async function packFile(pack: tar.Pack, dirFd: number, name: string, rel: string
     const taken = new Promise<void>((resolve, reject) => {
       done = (err) => (err ? reject(err) : resolve());
     });
+    // Called off midway (pace throws), nothing awaits this any more: should the entry still fail, that is no unhandled rejection in the shared worker.
+    taken.catch(() => undefined);
     const sink = pack.entry(header, done);
     for (let left = st.size; left > 0; ) {
       await pace();

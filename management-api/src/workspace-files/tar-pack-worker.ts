@@ -67,6 +67,8 @@ async function run({ id, dirFd, ownUid }: PackRequest): Promise<void> {
     pack.once('end', resolve);
     pack.once('error', reject);
   });
+  // A pack that fails mid-walk fails the walk too; this one is only awaited after a whole walk.
+  ended.catch(() => undefined);
   const pace = async (): Promise<void> => {
     while (!job.aborted && job.credits <= 0) await new Promise<void>((resolve) => (job.wake = resolve));
     if (job.aborted) throw new Aborted();
