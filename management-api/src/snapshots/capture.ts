@@ -2,7 +2,6 @@
 import { createHash } from 'node:crypto';
 import {
   closeSync,
-  constants,
   fsyncSync,
   fstatSync,
   lstatSync,
@@ -14,13 +13,12 @@ import {
   writeFileSync,
   type BigIntStats,
 } from 'node:fs';
-import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
+import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import { chunkSize, parseEntries, serializeEntries } from './entries-file.js';
 import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
 
-const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 /** A file still changing after this many reads is kept as last read, and named in the summary. */
 const READS = 3;
 const MAX_CHANGED_PATHS = 100;
@@ -122,12 +120,8 @@ class Capture {
       for (const [i, h] of prev.chunks.entries()) this.refer(h, chunkSize(prev.size, i, CHUNK_BYTES));
       return prev;
     }
-    let fd: number;
-    try {
-      fd = openSync(atFd(dirFd, name), FILE_FLAGS);
-    } catch {
-      return undefined;
-    }
+    const fd = openFileAtSync(dirFd, name);
+    if (fd === undefined) return undefined;
     try {
       let last: FileEntry | undefined;
       for (let read = 1; read <= READS; read++) {

@@ -1,11 +1,14 @@
 // openat-style steps through a workspace: each directory held open and each name resolved from its descriptor, never through a link.
-import { constants, type BigIntStats } from 'node:fs';
+import { constants, openSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import { throughLink } from './file-path.js';
 
 /** A directory opened without following a link in its last component. */
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
+
+/** A file opened for reading without following a link, waiting on a FIFO's writer or taking a terminal; the caller checks (fstat) what it got. */
+export const FILE_READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 
 /** Who files the API makes in a workspace belong to: the agent's ids on a root box, else nobody to change to. */
 export interface Owner {
@@ -26,6 +29,15 @@ export function at(dir: FileHandle, name: string): string {
 /** {@link at} for a raw descriptor: the snapshot worker walks with synchronous calls on plain fds. */
 export function atFd(fd: number, name: string): string {
   return `/proc/self/fd/${fd}/${name}`;
+}
+
+/** `name` in the directory open as `dirFd`, opened with FILE_READ_FLAGS (synchronously, for the workers' walks); undefined when it cannot be (gone, a link). */
+export function openFileAtSync(dirFd: number, name: string): number | undefined {
+  try {
+    return openSync(atFd(dirFd, name), FILE_READ_FLAGS);
+  } catch {
+    return undefined;
+  }
 }
 
 /** `name` in `dir`, or undefined when it does not exist. */

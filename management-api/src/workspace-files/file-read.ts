@@ -1,9 +1,9 @@
 // Reading a workspace: one entry's metadata, a directory listing, a regular file opened for streaming (links, FIFOs and devices refused).
-import { constants, type BigIntStats } from 'node:fs';
+import type { BigIntStats } from 'node:fs';
 import { open, readdir, readlink, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { at, entryType, lstatAt, notFound, walkDirs, type EntryType } from './dir-fd.js';
+import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, type EntryType } from './dir-fd.js';
 
 /** One entry of a listing. */
 export interface FileEntry {
@@ -75,7 +75,7 @@ export async function openRegular(ws: Workspace, segments: readonly string[]): P
     checkReadable(ws, before, shown);
     let handle: FileHandle;
     try {
-      handle = await open(at(dir, name), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
+      handle = await open(at(dir, name), FILE_READ_FLAGS);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ELOOP') throw typeRefused(shown, 'a symbolic link');
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound(shown);

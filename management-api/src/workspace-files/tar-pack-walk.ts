@@ -1,7 +1,7 @@
 // A workspace directory walked into a tar-stream pack with synchronous file calls (in the tar worker): regular files, directories and links as links; nothing else is packed.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent } from 'node:fs';
 import type * as tar from 'tar-stream';
-import { atFd, DIR_FLAGS } from './dir-fd.js';
+import { atFd, DIR_FLAGS, openFileAtSync } from './dir-fd.js';
 
 /** What a pack wrote and skipped: special files and files linked in from elsewhere are left out, and counted. */
 export interface PackReport {
@@ -12,7 +12,6 @@ export interface PackReport {
 /** Awaited before each entry: waits while the reader has no room, and throws once the pack is called off. */
 export type Pace = () => Promise<void>;
 
-const FILE_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY;
 /** Files up to this size are read whole and handed to the pack as one buffer; a larger one goes in CHUNK steps. */
 const WHOLE_BYTES = 1 << 20;
 const CHUNK = 1 << 20;
@@ -74,12 +73,8 @@ export async function packDirectory(pack: tar.Pack, dirFd: number, ownUid: numbe
 
 /** One regular file into the pack; false when it is left out (gone, swapped, not a file, linked in). */
 async function packFile(pack: tar.Pack, dirFd: number, name: string, rel: string, ownUid: number, pace: Pace): Promise<boolean> {
-  let fd: number;
-  try {
-    fd = openSync(atFd(dirFd, name), FILE_FLAGS);
-  } catch {
-    return false;
-  }
+  const fd = openFileAtSync(dirFd, name);
+  if (fd === undefined) return false;
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || (st.nlink > 1 && st.uid !== ownUid)) return false;
