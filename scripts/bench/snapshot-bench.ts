@@ -151,6 +151,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         const { ms: took, made } = await snapshot(store, tree);
         (durable ? first : firstNoFlush).push(took);
         if (durable) summary = made;
+        await store.close();
         rmSync(storeDir, { recursive: true, force: true });
       }
     }
@@ -167,6 +168,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const startAll = performance.now();
     const each = await Promise.all(Array.from({ length: FORKS }, (_, i) => fork(store, two.made.id, path.join(work, `fork-${i + 1}`))));
     const forkAll = performance.now() - startAll;
+    await store.close();
 
     const mib = summary!.stats.bytes / MIB;
     const rows = [

@@ -1,13 +1,8 @@
-// A snapshot's entries file: JSON lines of entries, checked against the sha256 its summary records before anything trusts it.
+// A snapshot's entries file: JSON lines of entries (one per line, in walk order; written by the capture), checked against the sha256 its summary records before anything trusts it.
 import { createHash } from 'node:crypto';
 import { checkEntryPath, type SnapshotEntry } from './snapshot-manifest.js';
 
 const HASH = /^[0-9a-f]{64}$/;
-
-/** One entry per line, so a reader never holds more than the text and the array. */
-export function serializeEntries(entries: readonly SnapshotEntry[]): Buffer {
-  return Buffer.from(`${entries.map((e) => JSON.stringify(e)).join('\n')}\n`);
-}
 
 export function sha256Hex(data: Uint8Array): string {
   return createHash('sha256').update(data).digest('hex');

@@ -61,13 +61,13 @@ export function loadIndex(storeDir: string): Map<string, ChunkLocation> {
 
 /**
  * Appends one capture's new chunks to `tmp/<pack>.pack`. The chunks already stored are looked up
- * in the index loaded at the start (the store's lock keeps a sweep from removing any meanwhile).
+ * in `known`, the store's chunks as of the capture's start (the store's lock keeps a sweep from
+ * removing any meanwhile).
  * One capture's chunks are one file, so making them durable is one fsync of it (`close(true)`),
  * however many files the workspace holds; the service renames it into `packs/` with its index
  * before the snapshot's summary is written.
  */
 export class PackWriter {
-  readonly #known: Map<string, ChunkLocation>;
   readonly index: PackIndex = {};
   #fd: number | undefined;
   #offset = 0;
@@ -77,9 +77,8 @@ export class PackWriter {
   constructor(
     private readonly storeDir: string,
     readonly pack: string,
-  ) {
-    this.#known = loadIndex(storeDir);
-  }
+    private readonly known: { has(hash: string): boolean },
+  ) {}
 
   /** The pack file while it is written. */
   get tmpFile(): string {
@@ -88,7 +87,7 @@ export class PackWriter {
 
   /** Store `data` as chunk `hash` unless it is there; true when written. */
   put(hash: string, data: Uint8Array): boolean {
-    if (this.#known.has(hash) || this.index[hash]) return false;
+    if (this.known.has(hash) || this.index[hash]) return false;
     this.#fd ??= openSync(this.tmpFile, 'wx', 0o600);
     let off = 0;
     while (off < data.length) off += writeSync(this.#fd, data, off, data.length - off, this.#offset + off);

@@ -12,6 +12,8 @@ export interface CaptureJob {
   pack: string;
   /** fsync the pack and its index before answering. */
   durable: boolean;
+  /** A file whose ctime is within this many ms of its read gets an empty key: the next snapshot reads it again (capture.ts, RACY_MS). */
+  racyMs: number;
   /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
   previous?: { entriesFile: string; entriesSha256: string };
 }
@@ -27,12 +29,12 @@ export interface MaterializeJob {
   owner?: { uid: number; gid: number };
 }
 
-export type SnapshotJob = CaptureJob | MaterializeJob;
-
 /** What a capture found. */
 export interface CaptureResult {
   /** The entries file's bytes (serialized in the worker, so no array of entries is cloned across). */
   entriesText: Uint8Array;
+  /** Its sha256, which the summary records. */
+  entriesSha256: string;
   /** True when new chunks were written (a pack and its index wait in tmp/). */
   packed: boolean;
   stats: Omit<SnapshotStats, 'durationMs'>;
@@ -47,5 +49,17 @@ export interface MaterializeResult {
   bytes: number;
 }
 
-/** The worker's one message: its result, or its error with the errno code (ENOSPC is told apart). */
+/** A job's answer: its result, or its error with the errno code (ENOSPC is told apart). */
 export type JobReply = { ok: true; result: CaptureResult | MaterializeResult } | { ok: false; message: string; code?: string };
+
+/** To a capture worker: one capture to run. */
+export interface CaptureRequest {
+  id: number;
+  job: CaptureJob;
+}
+
+/** From a capture worker: the answer to request `id`. */
+export interface CaptureReply {
+  id: number;
+  reply: JobReply;
+}

@@ -5,7 +5,9 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
-import { chunkSize, parseEntries, sha256Hex } from './entries-file.js';
+import { RACY_MS } from './capture.js';
+import { CaptureWorkers } from './capture-workers.js';
+import { chunkSize, parseEntries } from './entries-file.js';
 import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
 import { runJob, JobError } from './run-job.js';
 import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
@@ -24,6 +26,8 @@ export interface SnapshotStoreOptions {
    * reached the disk. Default true; the bench turns it off to show its cost.
    */
   durable?: boolean;
+  /** Files changed this close to their read are read again by the next snapshot (default RACY_MS); the tests widen it to see that happen. */
+  racyMs?: number;
 }
 
 /** The working directory to capture, open, and whose it is. */
@@ -58,6 +62,7 @@ export class SnapshotStore {
   #refs: Map<string, number> | undefined;
   #generation = 0;
   readonly #dir: string;
+  readonly #captures = new CaptureWorkers();
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
@@ -86,6 +91,11 @@ export class SnapshotStore {
     void this.sweep().catch((err: unknown) => this.options.logger.error({ event: 'SnapshotSweepFailed', err }, 'the snapshot store sweep failed'));
   }
 
+  /** End the capture threads (what they keep goes with them). */
+  async close(): Promise<void> {
+    await this.#captures.close();
+  }
+
   /** Every snapshot, oldest first. */
   list(): SnapshotSummary[] {
     return [...this.#summaries.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
@@ -108,19 +118,25 @@ export class SnapshotStore {
           .filter((s) => s.agent.id === source.agent.id && s.agent.cwd === source.agent.cwd)
           .at(-1);
         const { tmp } = storeLayout(this.#dir);
-        const result = await runJob({
-          op: 'capture',
-          rootFd: source.rootFd,
-          ownUid: source.ownUid,
-          storeDir: this.#dir,
-          pack: id,
-          durable: this.options.durable !== false,
-          ...(previous ? { previous: { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } } : {}),
-        }).catch(async (err: unknown) => {
-          await rm(path.join(tmp, `${id}.pack`), { force: true });
-          await rm(path.join(tmp, `${id}.idx`), { force: true });
-          throw err;
-        });
+        const result = await this.#captures
+          .run(
+            {
+              op: 'capture',
+              rootFd: source.rootFd,
+              ownUid: source.ownUid,
+              storeDir: this.#dir,
+              pack: id,
+              durable: this.options.durable !== false,
+              racyMs: this.options.racyMs ?? RACY_MS,
+              ...(previous ? { previous: { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } } : {}),
+            },
+            source.agent.id,
+          )
+          .catch(async (err: unknown) => {
+            await rm(path.join(tmp, `${id}.pack`), { force: true });
+            await rm(path.join(tmp, `${id}.idx`), { force: true });
+            throw err;
+          });
         if (result.packed) {
           // The pack, then its index: a pack is part of the store once its index is in packs/.
           await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
@@ -138,7 +154,7 @@ export class SnapshotStore {
           owner: 'target-agent',
           stats: { ...result.stats, durationMs: Math.round(performance.now() - started) },
           changedPaths: result.changedPaths,
-          entriesSha256: sha256Hex(entries),
+          entriesSha256: result.entriesSha256,
         };
         await this.#writeFile(summaryFile(this.#dir, id), Buffer.from(JSON.stringify(summary)));
         this.#summaries.set(id, summary);

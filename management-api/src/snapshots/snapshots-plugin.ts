@@ -28,6 +28,7 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
     const store = new SnapshotStore({ dir: snapshotStoreDir(options.paths), logger: options.logger, metrics: options.metrics.snapshots });
     await store.open();
     app.decorate('snapshots', store);
+    app.addHook('onClose', () => store.close());
   },
   { name: 'agentbox-snapshots' },
 );

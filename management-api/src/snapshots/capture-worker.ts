@@ -1,0 +1,20 @@
+// A capture worker thread: runs the captures it is sent one at a time, and keeps what the next capture of an agent reuses (the store's chunk hashes, the entries it made).
+import { parentPort } from 'node:worker_threads';
+import { capture } from './capture.js';
+import { CaptureCache } from './capture-cache.js';
+import type { CaptureReply, CaptureRequest, JobReply } from './snapshot-protocol.js';
+
+const cache = new CaptureCache();
+
+parentPort!.on('message', ({ id, job }: CaptureRequest) => {
+  let reply: JobReply;
+  try {
+    reply = { ok: true, result: capture(job, cache) };
+  } catch (err) {
+    const e = err as NodeJS.ErrnoException;
+    reply = { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
+  }
+  // The entries' bytes are moved, not copied.
+  const transfer = reply.ok && 'entriesText' in reply.result ? [reply.result.entriesText.buffer as ArrayBuffer] : [];
+  parentPort!.postMessage({ id, reply } satisfies CaptureReply, transfer);
+});

@@ -1,0 +1,150 @@
+// What a second snapshot may skip reading, on a real store with its real capture threads: only a file that is the very inode
+// the previous snapshot read, with the same size and times; never a file replaced or rewritten in place, one changed just before
+// it was read, or a chunk a sweep removed meanwhile. Every snapshot is built back and compared with the tree it was taken of.
+import t, { type Test } from 'tap';
+import { mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import pino from 'pino';
+import { RACY_MS } from '../../management-api/src/snapshots/capture.js';
+import type { SnapshotSummary } from '../../management-api/src/snapshots/snapshot-manifest.js';
+import { SnapshotStore, type SnapshotStoreOptions } from '../../management-api/src/snapshots/snapshot-store.js';
+import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-capture-reuse-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+let made = 0;
+
+/** A tree of `files` small files; the file names and contents. */
+function fill(dir: string, files: number, tag: string): void {
+  mkdirSync(path.join(dir, 'src'), { recursive: true });
+  for (let i = 0; i < files; i++) writeFileSync(path.join(dir, 'src', `f${i}.txt`), `${tag} ${i}\n`.repeat(20 + i));
+}
+
+/** Every file under `dir` by relative path, with its content. */
+function contents(dir: string, prefix = ''): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) Object.assign(out, contents(p, `${prefix}${e.name}/`));
+    else out[`${prefix}${e.name}`] = readFileSync(p, 'utf8');
+  }
+  return out;
+}
+
+async function newStore(t: Test, options: Partial<SnapshotStoreOptions> = {}, dir = path.join(work, `store-${made++}`)): Promise<SnapshotStore> {
+  const store = new SnapshotStore({ dir, logger: pino({ level: 'silent' }), ...options });
+  await store.open();
+  t.teardown(() => store.close());
+  return store;
+}
+
+/** Snapshot `tree` as `agent`, then build it back and check it is the tree as it was. */
+async function snapAndCheck(t: Test, store: SnapshotStore, tree: string, agent: string) {
+  const expected = contents(tree);
+  const dir = await open(tree, DIR_FLAGS);
+  let summary: SnapshotSummary;
+  try {
+    summary = await store.create({ rootFd: dir.fd, ownUid: process.getuid?.() ?? 0, agent: { id: agent, name: agent, cwd: agent } });
+  } finally {
+    await dir.close();
+  }
+  const back = path.join(work, `back-${made++}`);
+  await store.materialize(summary.id, back, undefined, 'fork');
+  t.same(contents(back), expected, `snapshot ${summary.id} builds back the tree it was taken of`);
+  return summary;
+}
+
+t.test('a file replaced by another inode, or rewritten in place with its mtime set back, is read again', async (t) => {
+  const store = await newStore(t);
+  const tree = path.join(work, 'replaced');
+  fill(tree, 10, 'v1');
+  const f1 = path.join(tree, 'src/f1.txt');
+  const f2 = path.join(tree, 'src/f2.txt');
+  utimesSync(f1, 1_600_000_000, 1_600_000_000);
+  utimesSync(f2, 1_600_000_000, 1_600_000_000);
+  // Older than the racy margin, so the first snapshot's keys are kept.
+  await sleep(RACY_MS + 20);
+  const first = await snapAndCheck(t, store, tree, 'agt_replaced');
+  t.equal(first.stats.reusedFiles, 0, 'the first snapshot reads every file');
+
+  // Same size, same mtime: another inode renamed over f1; f2 rewritten in place (its ctime moves, which its owner cannot set back).
+  const before1 = readFileSync(f1, 'utf8');
+  writeFileSync(`${f1}.new`, before1.replace(/v1/g, 'X1'));
+  utimesSync(`${f1}.new`, 1_600_000_000, 1_600_000_000);
+  renameSync(`${f1}.new`, f1);
+  writeFileSync(f2, readFileSync(f2, 'utf8').replace(/v1/g, 'X2'));
+  utimesSync(f2, 1_600_000_000, 1_600_000_000);
+  await sleep(RACY_MS + 20);
+  const second = await snapAndCheck(t, store, tree, 'agt_replaced');
+  t.equal(second.stats.reusedFiles, 8, 'the eight untouched files were taken unread, the two changed ones read');
+  t.equal(second.stats.addedBytes, Buffer.byteLength(before1) + readFileSync(f2).length, 'their new content was stored');
+});
+
+t.test('a file changed just before it was read is read again by the next snapshot', async (t) => {
+  // A margin of a minute makes every file of this test "just changed", whatever the machine's speed.
+  const store = await newStore(t, { racyMs: 60_000 });
+  const tree = path.join(work, 'racy');
+  fill(tree, 5, 'r');
+  await snapAndCheck(t, store, tree, 'agt_racy');
+  const second = await snapAndCheck(t, store, tree, 'agt_racy');
+  t.equal(second.stats.reusedFiles, 0, 'no key was trusted: every file read again');
+  t.equal(second.stats.addedBytes, 0, 'and nothing new stored, the content being the same');
+});
+
+t.test('the next capture follows the packs on disk: chunks a delete swept are stored again, not taken as stored', async (t) => {
+  const store = await newStore(t);
+  const tree = path.join(work, 'swept');
+  fill(tree, 6, 's');
+  const first = await snapAndCheck(t, store, tree, 'agt_swept');
+  await store.delete(first.id);
+  t.equal(await store.storedBytes(), 0, 'the delete swept every chunk');
+  // The same thread, which knew those chunks, captures the same content again.
+  const again = await snapAndCheck(t, store, tree, 'agt_swept');
+  t.equal(again.stats.addedBytes, first.stats.addedBytes, 'every chunk written again');
+  t.equal(again.stats.reusedFiles, 0, 'no previous snapshot of the agent is left to reuse');
+});
+
+t.test('entries kept by a capture thread and entries read back from the store give the same snapshots', async (t) => {
+  const dir = path.join(work, 'store-shared');
+  const tree = path.join(work, 'kept');
+  fill(tree, 12, 'k');
+  await sleep(RACY_MS + 20);
+  const one = await newStore(t, {}, dir);
+  await snapAndCheck(t, one, tree, 'agt_kept');
+  writeFileSync(path.join(tree, 'src/f3.txt'), 'second\n');
+  await sleep(RACY_MS + 20);
+  const second = await snapAndCheck(t, one, tree, 'agt_kept');
+  t.equal(second.stats.reusedFiles, 11, 'the thread reused its own entries of the first snapshot');
+  await one.close();
+  // A new store on the same directory: its threads know nothing, so they read the entries file.
+  const two = await newStore(t, {}, dir);
+  writeFileSync(path.join(tree, 'src/f4.txt'), 'third\n');
+  await sleep(RACY_MS + 20);
+  const third = await snapAndCheck(t, two, tree, 'agt_kept');
+  t.equal(third.stats.reusedFiles, 11, 'the entries read back from the store serve the same');
+});
+
+t.test('captures beyond the threads wait their turn, each of its own tree', async (t) => {
+  const store = await newStore(t);
+  const trees = Array.from({ length: 5 }, (_, i) => path.join(work, `many-${i}`));
+  for (const [i, tree] of trees.entries()) fill(tree, 20, `tree${i}`);
+  const all = await Promise.all(trees.map((tree, i) => snapAndCheck(t, store, tree, `agt_many${i}`)));
+  t.equal(new Set(all.map((s) => s.id)).size, 5, 'five snapshots');
+  t.same(
+    all.map((s) => s.stats.files),
+    [20, 20, 20, 20, 20],
+  );
+});
+
+t.test('a closed store refuses a capture', async (t) => {
+  const store = await newStore(t);
+  await store.close();
+  const tree = path.join(work, 'closed');
+  fill(tree, 1, 'c');
+  const dir = await open(tree, DIR_FLAGS);
+  t.teardown(() => dir.close());
+  await t.rejects(store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: 'agt_c', name: 'c', cwd: 'c' } }), /closed/);
+});
