@@ -4,7 +4,6 @@
 // copying the box the whole time, side by side in one run. Target: p99 with ≤ 2× p99 without.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -206,7 +205,8 @@ async function phaseWithout(start: () => Load, seconds = PHASE_SEC): Promise<Sam
  * Phase B: the load with a backup running from its first to its last request. The phase lasts
  * PHASE_SEC or until the first backup has finished, whichever is later; each backup that ends
  * before then is followed by another, and one still running when the phase ends is stopped after
- * the load. A finished backup is kept until the next one finishes (then deleted), so the last is
+ * the load. Every backup is kept until the load has stopped: deleting one is a burst of I/O (with
+ * discards) of its own that the phase would otherwise count against the backup. The last is
  * verified once the load is over.
  */
 async function phaseWith(
@@ -234,7 +234,6 @@ async function phaseWith(
       current = undefined;
       runs.push(finished);
       say(`phase B: backup ${n} ${finished.ok ? `done in ${finished.seconds.toFixed(1)} s` : `failed: ${finished.error}`}`);
-      if (n > 1 && finished.ok) await rm(runs[runs.length - 2]!.dir, { recursive: true, force: true });
       if (!finished.ok || performance.now() >= end) break;
     }
     return { samples: await load.stop(), runs, started };
