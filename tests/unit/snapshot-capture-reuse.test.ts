@@ -148,3 +148,24 @@ t.test('a closed store refuses a capture', async (t) => {
   t.teardown(() => dir.close());
   await t.rejects(store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: 'agt_c', name: 'c', cwd: 'c' } }), /closed/);
 });
+
+t.test('a store closed while a capture runs: the capture fails, nothing is listed, nothing is left in tmp/', async (t) => {
+  const dir = path.join(work, 'store-cut');
+  const store = await newStore(t, {}, dir);
+  const tree = path.join(work, 'cut');
+  fill(tree, 3_000, 'cut');
+  const root = await open(tree, DIR_FLAGS);
+  t.teardown(() => root.close());
+  const capture = store.create({ rootFd: root.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_cut', name: 'cut', cwd: 'cut' } });
+  // Its thread is starting or walking: ended under it.
+  await sleep(50);
+  await store.close();
+  await t.rejects(capture, /exited|closed/, 'the capture fails');
+  t.same(store.list(), [], 'nothing listed');
+  t.same(readdirSync(path.join(dir, 'tmp')), [], 'no pack or index left in tmp/');
+  t.same(
+    readdirSync(path.join(dir, 'manifests')).filter((n) => n.endsWith('.json')),
+    [],
+    'no summary written',
+  );
+});
