@@ -1,13 +1,14 @@
 // `agentbox backup`: back up a box's state while it runs (beads, memory, the event log up to its
-// checkpoint, pods, snapshots; the identity sealed with a passphrase on request) into a new directory.
+// checkpoint, pods, snapshots; the identity sealed with a passphrase or to recipient keys on request) into a new directory.
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { UsageError, UserError } from './cli-errors.js';
+import { readRecipients } from './backup-keys.js';
 import { readPassphrase } from './backup-passphrase.js';
 
-export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--with-secrets [--passphrase-file FILE]] [--json]
+export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--with-secrets [--passphrase-file FILE | --recipient KEY…]] [--json]
 
 Back up the box under --root while it runs, into a new directory: the SQLite stores (beads, the
 memory catalogue) through SQLite's online backup API, the event log up to its latest signed
@@ -21,7 +22,11 @@ Options:
   --to DIR|FILE   where to write it: a new or empty directory, or a new FILE ending in .tar
                   (one file to move off the machine; default: ./agentbox-backup-<date>-<time>)
   --with-secrets  also the identity key and the event log's signing key, sealed with a passphrase
-                  (scrypt, AES-256-GCM): from --passphrase-file FILE or $AGENTBOX_BACKUP_PASSPHRASE.
+                  (scrypt, AES-256-GCM): from --passphrase-file FILE or $AGENTBOX_BACKUP_PASSPHRASE;
+                  or to age recipient keys (X25519), so this machine holds no key that opens them:
+  --recipient KEY       an age1… key (repeat it for several; any one's identity opens the secrets)
+  --recipients-file FILE  recipient keys, one per line (# comments), as age -R reads them
+                  Make a key pair with \`agentbox backup keygen --out FILE\` (or age-keygen).
                   The API key is never backed up: a restored box makes a new one
   --json          print the index ({format, createdAt, eventLog, secrets, files}) on stdout
   -h, --help      show this help
@@ -43,14 +48,23 @@ export async function run(args: string[]): Promise<number> {
       to: { type: 'string' },
       'with-secrets': { type: 'boolean' },
       'passphrase-file': { type: 'string' },
+      recipient: { type: 'string', multiple: true },
+      'recipients-file': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
   if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}" (the backup directory is --to DIR)`);
-  const passphrase = readPassphrase(values['passphrase-file']);
-  if (values['with-secrets'] && passphrase === undefined)
-    throw new UsageError('--with-secrets needs a passphrase: --passphrase-file FILE or AGENTBOX_BACKUP_PASSPHRASE');
-  if (!values['with-secrets'] && values['passphrase-file'] !== undefined) throw new UsageError('--passphrase-file is used with --with-secrets');
+  const recipients = readRecipients(values.recipient, values['recipients-file']);
+  if (recipients !== undefined && values['passphrase-file'] !== undefined)
+    throw new UsageError('seal the secrets with --passphrase-file or to --recipient keys, not both');
+  // The variable is ignored when recipient keys are given: they are the explicit choice.
+  const passphrase = recipients === undefined ? readPassphrase(values['passphrase-file']) : undefined;
+  if (values['with-secrets'] && passphrase === undefined && recipients === undefined)
+    throw new UsageError(
+      '--with-secrets needs a passphrase (--passphrase-file FILE or AGENTBOX_BACKUP_PASSPHRASE) or recipient keys (--recipient KEY, --recipients-file FILE)',
+    );
+  if (!values['with-secrets'] && (values['passphrase-file'] !== undefined || recipients !== undefined))
+    throw new UsageError('--passphrase-file, --recipient and --recipients-file are used with --with-secrets');
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const to = path.resolve(values.to ?? defaultTarget());
   const started = performance.now();
@@ -58,7 +72,7 @@ export async function run(args: string[]): Promise<number> {
     const index = await createBackup({
       root,
       to,
-      ...(values['with-secrets'] ? { passphrase: passphrase! } : {}),
+      ...(values['with-secrets'] ? (recipients !== undefined ? { recipients } : { passphrase: passphrase! }) : {}),
       progress: (step) => process.stderr.write(`agentbox backup: ${step}…\n`),
     });
     if (values.json) process.stdout.write(`${JSON.stringify(index)}\n`);

@@ -64,6 +64,11 @@ export const commands: readonly CommandEntry[] = [
     load: compiled('snapshot-restore'),
   },
   {
+    name: 'backup keygen',
+    summary: "make an age identity file for sealing backups' secrets to its recipient key (printed)",
+    load: compiled('backup-keygen'),
+  },
+  {
     name: 'backup verify',
     summary: 'check a backup without restoring it: every file against its SHA-256, the event log against its checkpoint',
     load: compiled('backup-verify'),

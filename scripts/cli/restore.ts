@@ -6,12 +6,13 @@ import { restoreBackup } from '../../management-api/src/backup/restore-backup.js
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { UsageError, UserError } from './cli-errors.js';
+import { readIdentities } from './backup-keys.js';
 import { readPassphrase } from './backup-passphrase.js';
 
 /** Where a box root keeps the manifest it runs: its place in the image, under the root. */
 const manifestUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).manifestFile;
 
-export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --without-secrets] [--json]
+export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--json]
 
 Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (missing or empty: a non-empty root is
 refused). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
@@ -22,12 +23,14 @@ Options:
   --root DIR             the new root
   --passphrase-file FILE the passphrase the secrets were sealed with (or $AGENTBOX_BACKUP_PASSPHRASE);
                          the identity and event-log keys are written 0600 under DIR
+  --identity-file FILE   for secrets sealed to recipient keys: an age identity file (AGE-SECRET-KEY-1…
+                         lines, as agentbox backup keygen or age-keygen write it) one of whose keys opens them
   --without-secrets      restore a backup that holds sealed secrets without them: the box makes a
                          new identity at its first start
   --json                 print {root, files, eventLog, secrets}
   -h, --help             show this help
 
-Exit codes: 0 restored, 1 the backup is damaged, the passphrase is wrong or the root is not empty, 2 bad usage.`;
+Exit codes: 0 restored, 1 the backup is damaged, the passphrase or identity does not open its secrets or the root is not empty, 2 bad usage.`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -36,20 +39,24 @@ export async function run(args: string[]): Promise<number> {
     options: {
       root: { type: 'string' },
       'passphrase-file': { type: 'string' },
+      'identity-file': { type: 'string' },
       'without-secrets': { type: 'boolean' },
       json: { type: 'boolean' },
     },
   });
   if (positionals.length !== 1) throw new UsageError('give the backup directory: agentbox restore BACKUP --root DIR');
   if (!values.root) throw new UsageError('--root DIR (the new root) is required');
-  if (values['without-secrets'] && values['passphrase-file'] !== undefined) throw new UsageError('give --passphrase-file or --without-secrets, not both');
+  if (values['without-secrets'] && (values['passphrase-file'] !== undefined || values['identity-file'] !== undefined))
+    throw new UsageError('give --passphrase-file or --identity-file, or --without-secrets, not both');
   const passphrase = values['without-secrets'] ? undefined : readPassphrase(values['passphrase-file']);
+  const identities = values['without-secrets'] ? undefined : readIdentities(values['identity-file']);
   const root = path.resolve(values.root);
   try {
     const index = await restoreBackup({
       from: path.resolve(positionals[0]!),
       root,
       ...(passphrase !== undefined ? { passphrase } : {}),
+      ...(identities !== undefined ? { identities } : {}),
       ...(values['without-secrets'] ? { withoutSecrets: true } : {}),
       progress: (step) => process.stderr.write(`agentbox restore: ${step}…\n`),
     });

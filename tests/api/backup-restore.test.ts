@@ -297,3 +297,71 @@ t.test('one tar file: backed up, verified, restored; a damaged or hostile archiv
   t.match(agentbox('restore', hostile, '--root', path.join(work, 'never-hostile')), { code: 1, stderr: /member "\.\.\/escaped" is not a plain relative path/ });
   t.notOk(existsSync(path.join(tmpdir(), 'escaped')), 'nothing escaped');
 });
+
+t.test('secrets sealed to a recipient key: keygen, backup, restore with its identity; another identity or none refused', async (t) => {
+  const identityFile = path.join(work, 'backup-identity.txt');
+  const keygen = agentbox('backup', 'keygen', '--out', identityFile, '--json');
+  t.equal(keygen.code, 0, keygen.stderr);
+  const { recipient } = JSON.parse(keygen.stdout) as { recipient: string };
+  t.match(recipient, /^age1[a-z0-9]{58}$/, 'an age X25519 recipient key');
+  t.equal(statSync(identityFile).mode & 0o777, 0o600, 'the identity file is 0600');
+  t.match(agentbox('backup', 'keygen', '--out', identityFile), { code: 1, stderr: /exists \(an identity is never overwritten/ }, 'never written over');
+
+  const sealedDir = path.join(work, 'backup-to-recipient');
+  const made = agentbox('backup', '--root', originalRoot.dir, '--to', sealedDir, '--with-secrets', '--recipient', recipient, '--json');
+  t.equal(made.code, 0, made.stderr);
+  const index = JSON.parse(made.stdout.trim().split('\n').at(-1)!) as { secrets: { names: string[]; cipher: string; recipients: string[] } };
+  t.same({ ...index.secrets, names: index.secrets.names.sort() }, { names: ['event-log.key', 'identity.key'], cipher: 'age', recipients: [recipient] });
+  const originalKey = readFileSync(original.paths.identityKeyFile);
+  t.notOk(readFileSync(path.join(sealedDir, 'secrets.enc')).includes(originalKey.toString('utf8').trim()), 'the identity key is not in the clear');
+  t.match(readFileSync(path.join(sealedDir, 'secrets.enc'), 'latin1'), /^age-encryption\.org\/v1\n-> X25519 /, 'an age file, to an X25519 recipient');
+
+  const restoredRoot = path.join(work, 'restored-from-recipient');
+  const restored = agentbox('restore', sealedDir, '--root', restoredRoot, '--identity-file', identityFile);
+  t.equal(restored.code, 0, restored.stderr);
+  t.same(readFileSync(path.join(restoredRoot, 'var/lib/agentbox/secrets/identity.key')), originalKey, 'the same identity key, opened with the identity');
+  t.equal(statSync(path.join(restoredRoot, 'var/lib/agentbox/secrets/identity.key')).mode & 0o777, 0o600, 'written 0600');
+
+  const otherFile = path.join(work, 'other-identity.txt');
+  t.equal(agentbox('backup', 'keygen', '--out', otherFile).code, 0);
+  t.match(
+    agentbox('restore', sealedDir, '--root', path.join(work, 'restored-other'), '--identity-file', otherFile),
+    { code: 1, stderr: /no identity given opens the sealed secrets/ },
+    'another identity is refused',
+  );
+  t.notOk(existsSync(path.join(work, 'restored-other')), 'and nothing restored');
+  t.match(
+    agentbox('restore', sealedDir, '--root', path.join(work, 'restored-none')),
+    { code: 1, stderr: new RegExp(`sealed to recipient keys \\(${recipient}\\): give an identity that opens them \\(--identity-file FILE\\)`) },
+    'without an identity: refused, naming the recipient keys and the option',
+  );
+  t.match(
+    agentbox('backup', '--root', originalRoot.dir, '--to', path.join(work, 'never-1'), '--with-secrets', '--recipient', 'age1notakey'),
+    { code: 2, stderr: /"age1notakey" is not an age recipient key/ },
+    'a malformed recipient key is refused, named',
+  );
+  t.match(
+    agentbox(
+      'backup',
+      '--root',
+      originalRoot.dir,
+      '--to',
+      path.join(work, 'never-2'),
+      '--with-secrets',
+      '--recipient',
+      recipient,
+      '--passphrase-file',
+      passphraseFile,
+    ),
+    { code: 2, stderr: /not both/ },
+    'a passphrase and recipient keys at once are refused',
+  );
+  const badIdentity = path.join(work, 'bad-identity.txt');
+  writeFileSync(badIdentity, '# a comment\nAGE-SECRET-KEY-1NOTAKEY\n', { mode: 0o600 });
+  t.match(
+    agentbox('restore', sealedDir, '--root', path.join(work, 'restored-bad'), '--identity-file', badIdentity),
+    { code: 2, stderr: /bad-identity\.txt line 2 is not an age identity/ },
+    'a malformed identity file is refused, naming the line',
+  );
+  t.notOk(existsSync(path.join(work, 'never-1')) || existsSync(path.join(work, 'never-2')), 'no backup made by a refused command');
+});

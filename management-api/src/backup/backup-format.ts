@@ -48,7 +48,10 @@ export interface BackupIndex {
   /** The manifest the box ran (its copy is `manifest/agentbox.toml`), when there was one. */
   manifest: boolean;
   eventLog?: BackedUpLog;
-  /** Present when secrets.enc is: how its key is derived from the passphrase. */
-  secrets?: { names: string[]; cipher: 'aes-256-gcm'; kdf: 'scrypt' };
+  /**
+   * Present when secrets.enc is: sealed with a passphrase (scrypt, AES-256-GCM), or to age
+   * recipient keys (the file is then an age file; `recipients` are the public keys it was sealed to).
+   */
+  secrets?: { names: string[]; cipher: 'aes-256-gcm'; kdf: 'scrypt' } | { names: string[]; cipher: 'age'; recipients: string[] };
   files: BackupFile[];
 }

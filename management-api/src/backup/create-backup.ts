@@ -12,6 +12,7 @@ import { copyEventLog } from './copy-event-log.js';
 import { copyTree } from './copy-files.js';
 import { syncDirectory } from '../durable-fs.js';
 import { indexFiles } from './backup-index.js';
+import { checkRecipients, sealSecretsTo } from './secrets-age.js';
 import { sealSecrets } from './secrets-seal.js';
 import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
 
@@ -25,8 +26,10 @@ export interface BackupOptions {
   root: string;
   /** The backup to create: a directory (missing, or empty), or a new tar file when it ends in `.tar`. */
   to: string;
-  /** Seal the identity and event-log keys into the backup with this passphrase. */
+  /** Seal the identity and event-log keys into the backup with this passphrase... */
   passphrase?: string;
+  /** ...or to these age recipient keys (one of the two, not both). */
+  recipients?: string[];
   /** Told each step as it starts. */
   progress?: (step: string) => void;
 }
@@ -59,6 +62,9 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
   if (!existsSync(paths.stateDir)) throw new BackupError(`no box state under ${root} (${paths.stateDir} is missing): pass the box's --root`);
   if (isArchiveName(to) ? existsSync(to) : !(await isEmptyOrMissing(to)))
     throw new BackupError(`${to} exists${isArchiveName(to) ? '' : ' and is not empty'}: back up into a new ${isArchiveName(to) ? 'file' : 'directory'}`);
+  if (options.passphrase !== undefined && options.recipients !== undefined)
+    throw new BackupError('seal the secrets with a passphrase or to recipient keys, not both');
+  if (options.recipients !== undefined) checkRecipients(options.recipients);
   const partial = `${to}.partial-${process.pid}`;
   const partialArchive = `${partial}.tar`;
   await rm(partial, { recursive: true, force: true });
@@ -83,15 +89,20 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
       await copyStoreTree(path.join(paths.stateDir, tree), path.join(state, tree), tree);
     }
     let secrets: BackupIndex['secrets'];
-    if (options.passphrase !== undefined) {
-      say('secrets (sealed with the passphrase)');
+    if (options.passphrase !== undefined || options.recipients !== undefined) {
+      say(`secrets (sealed ${options.passphrase !== undefined ? 'with the passphrase' : 'to the recipient keys'})`);
       const found: Record<string, Buffer> = {};
       for (const name of BACKED_UP_SECRETS) {
         const file = path.join(paths.secretsDir, name);
         if (existsSync(file)) found[name] = await readFile(file);
       }
-      await writeFile(path.join(partial, SECRETS_FILE), await sealSecrets(found, options.passphrase), { mode: 0o600 });
-      secrets = { names: Object.keys(found), cipher: 'aes-256-gcm', kdf: 'scrypt' };
+      const sealed = options.passphrase !== undefined ? await sealSecrets(found, options.passphrase) : await sealSecretsTo(found, options.recipients!);
+      for (const content of Object.values(found)) content.fill(0);
+      await writeFile(path.join(partial, SECRETS_FILE), sealed, { mode: 0o600 });
+      secrets =
+        options.passphrase !== undefined
+          ? { names: Object.keys(found), cipher: 'aes-256-gcm', kdf: 'scrypt' }
+          : { names: Object.keys(found), cipher: 'age', recipients: [...options.recipients!] };
     }
     say('index (hashing and syncing every file)');
     const index: BackupIndex = {

@@ -7,6 +7,7 @@ import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
 import { SecretsSealError } from './secrets-seal.js';
 import { syncDirectory } from '../durable-fs.js';
+import { openSecretsWith } from './secrets-age.js';
 import { openSecrets } from './secrets-seal.js';
 import { verifyBackup } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
@@ -16,8 +17,10 @@ export interface RestoreOptions {
   from: string;
   /** The new root: missing or empty. */
   root: string;
-  /** The passphrase the secrets were sealed with; required when the backup holds them, unless `withoutSecrets`. */
+  /** The passphrase the secrets were sealed with; required when the backup holds them sealed so, unless `withoutSecrets`. */
   passphrase?: string;
+  /** age identities, one of which opens secrets sealed to recipient keys. */
+  identities?: string[];
   /** Restore without the sealed secrets: the box makes a new identity (and event-log key) at its first start. */
   withoutSecrets?: boolean;
   progress?: (step: string) => void;
@@ -50,12 +53,19 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
   const index = check.index;
   let secrets: Record<string, Buffer> | undefined;
   if (index.secrets && !options.withoutSecrets) {
-    if (options.passphrase === undefined)
+    const recipients = index.secrets.cipher === 'age' ? index.secrets.recipients : undefined;
+    const toRecipients = recipients !== undefined;
+    if (toRecipients ? options.identities === undefined : options.passphrase === undefined)
       throw new BackupError(
-        'this backup holds sealed secrets (the identity key): give the passphrase (--passphrase-file FILE), or restore --without-secrets for a new identity',
+        toRecipients
+          ? `this backup holds secrets (the identity key) sealed to recipient keys (${recipients.join(', ')}): give an identity that opens them (--identity-file FILE), or restore --without-secrets for a new identity`
+          : 'this backup holds sealed secrets (the identity key): give the passphrase (--passphrase-file FILE), or restore --without-secrets for a new identity',
       );
     say('opening the sealed secrets');
-    secrets = await openSecrets(await readFile(path.join(from, SECRETS_FILE), 'utf8'), options.passphrase);
+    const file = path.join(from, SECRETS_FILE);
+    secrets = toRecipients
+      ? await openSecretsWith(await readFile(file), options.identities!)
+      : await openSecrets(await readFile(file, 'utf8'), options.passphrase!);
   }
   const staging = `${root}.restoring-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
