@@ -2,7 +2,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { waitFor } from '../api/support/harness.js';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations } from './support/browser.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
 import { openUiPage } from './support/ui-page.js';
 
 const toml =
@@ -32,8 +32,7 @@ t.test('an exit code, a signal, a timeout and a running agent: each in its row a
   await waitFor('the timeout end', async () => (await state(timed)).reason === 'timeout', 30_000);
 
   await page.goto(`${box.server.apiUrl}/ui/`, { waitUntil: 'load' });
-  await page.type('[data-testid="api-key"]', box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, box.key);
   await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT);
   await page.click('[data-testid="tab-agents"]');
   const cell = (agent: string, column: string) => text(`[data-testid="agent-${agent}"] [data-testid="agent-${column}"]`);

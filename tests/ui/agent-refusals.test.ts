@@ -7,7 +7,7 @@ import { createLogger } from '../../management-api/src/observability/logger.js';
 import { runEgressProxy } from '../../management-api/src/egress/proxy-main.js';
 import { makeRoot, waitFor } from '../api/support/harness.js';
 import { writeFile } from 'node:fs/promises';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations } from './support/browser.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
 import { openUiPage } from './support/ui-page.js';
 
 t.test('an agent refused by the proxy: its details list the host, the rule and the key that would allow it', async (t) => {
@@ -42,8 +42,7 @@ t.test('an agent refused by the proxy: its details list the host, the rule and t
   );
 
   await page.goto(`${box.server.apiUrl}/ui/`, { waitUntil: 'load' });
-  await page.type('[data-testid="api-key"]', box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, box.key);
   await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT);
   await page.click('[data-testid="tab-agents"]');
   await page.waitForSelector('[data-testid="agent-curious"] [data-testid="follow"]', PAGE_WAIT);

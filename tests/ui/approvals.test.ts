@@ -5,7 +5,7 @@ import { finalizeEvent, generateSecretKey, getPublicKey, type EventTemplate } fr
 import type { Page } from 'puppeteer-core';
 import t from 'tap';
 import { waitFor, type TestServer } from '../api/support/harness.js';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations } from './support/browser.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
 import { openUiPage } from './support/ui-page.js';
 
 type Approval = {
@@ -52,8 +52,7 @@ const approvalOf = async (id: string) => (await box.api(`/v1/approvals/${id}`)).
 
 t.test('a held spawn is listed live with its rule and arguments, the tab counts it, one click approves it unsigned and the agent starts', async (t) => {
   await page.goto(`${box.server.apiUrl}/ui/`, { waitUntil: 'load' });
-  await page.type('[data-testid="api-key"]', box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, box.key);
   await page.waitForSelector('[data-testid="tab-approvals"]', PAGE_WAIT);
   await page.click('[data-testid="tab-approvals"]');
   await page.waitForSelector('[data-testid="no-approvals"]', PAGE_WAIT);

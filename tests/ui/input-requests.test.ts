@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import t from 'tap';
 import { waitFor, type TestServer } from '../api/support/harness.js';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations } from './support/browser.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
 import { openUiPage } from './support/ui-page.js';
 
 type InputRequest = { id: string; agentId: string; state: string; closed?: { answer?: { length: number } } };
@@ -30,8 +30,7 @@ const openOf = (agentId: string) =>
 
 t.test('a prompt shows as a notice with the screen lines, the agent is marked waiting, and the answer box types into it', async (t) => {
   await page.goto(`${box.server.apiUrl}/ui/`, { waitUntil: 'load' });
-  await page.type('[data-testid="api-key"]', box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, box.key);
   await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT);
   await page.click('[data-testid="tab-agents"]');
   t.equal(await page.$('[data-testid="input-requests"]'), null, 'no notice while no agent waits');

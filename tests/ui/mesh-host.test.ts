@@ -3,7 +3,7 @@ import path from 'node:path';
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
 import { beatBody, registrationBody, TestMember } from '../api/support/mesh-member.js';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, type PageProblems } from './support/browser.js';
+import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, type PageProblems, signIn } from './support/browser.js';
 import type { UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
@@ -34,8 +34,7 @@ t.test('members appear live with state, health, capacity and last heartbeat', as
 
   await page.goto(`${base}/ui/`, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="api-key"]', PAGE_WAIT);
-  await page.type('[data-testid="api-key"]', ui.box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, ui.box.key);
   await waitText('[data-testid="readiness"]', 'READY');
   await page.click('[data-testid="tab-mesh"]');
   await waitText('[data-testid="mesh-members"]', alice.identity.npub);

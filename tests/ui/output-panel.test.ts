@@ -1,7 +1,7 @@
 // The agent output panel in headless Chromium: output kept in blocks, earlier blocks left untouched as lines arrive live, the view following the end.
 import t from 'tap';
 import type { Page } from 'puppeteer-core';
-import { PAGE_WAIT, type PageProblems } from './support/browser.js';
+import { PAGE_WAIT, type PageProblems, signIn } from './support/browser.js';
 import type { UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
@@ -34,8 +34,7 @@ const ticks = (): Promise<number> => page.$eval('[data-testid="agent-output"]', 
 t.test('lines arriving live touch only the last block of the log, and the view follows the end', async (t) => {
   await page.goto(`${ui.box.server.apiUrl}/ui/`, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
-  await page.type('[data-testid="api-key"]', ui.box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, ui.box.key);
   // Each element appears once the page has heard back (sign-in answered, the agent listed by the
   // live stream): wait for it rather than click at once.
   await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();

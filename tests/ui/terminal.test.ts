@@ -1,7 +1,7 @@
 // The terminal view in headless Chromium on a real tty agent (bash): spawn with tty from the form, type, resize, detach, reattach, the end; screenshots and axe at each step.
 import t, { type Test } from 'tap';
 import type { Page } from 'puppeteer-core';
-import { fillField, inspectPage, PAGE_WAIT, screenshotDir, type PageProblems } from './support/browser.js';
+import { fillField, inspectPage, PAGE_WAIT, screenshotDir, type PageProblems, signIn } from './support/browser.js';
 import type { UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
@@ -54,8 +54,7 @@ async function attachedSize(): Promise<{ cols: number; rows: number }> {
 t.test('a bash agent on a terminal: spawn with tty, type, resize, detach, reattach, the end', async (t) => {
   await page.goto(`${ui.box.server.apiUrl}/ui/`, { waitUntil: 'load' });
   await page.waitForSelector('[data-testid="view-sign-in"]', PAGE_WAIT);
-  await page.type('[data-testid="api-key"]', ui.box.key);
-  await page.click('[data-testid="sign-in"]');
+  await signIn(page, ui.box.key);
   await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
   await page.waitForSelector('[data-testid="spawn-name"]', PAGE_WAIT);
 

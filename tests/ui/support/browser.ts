@@ -94,6 +94,16 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
 /** Waits for the page: generous, since the whole suite shares two cores; each wait ends as soon as its condition holds. */
 export const PAGE_WAIT = { timeout: 20_000 };
 
+/**
+ * Sign in with the API key. The form is waited for first: the page renders it when its script has
+ * run, which on a loaded machine can be after the load event that `goto` waits for.
+ */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.waitForSelector('[data-testid="api-key"]', PAGE_WAIT);
+  await page.type('[data-testid="api-key"]', key);
+  await page.click('[data-testid="sign-in"]');
+}
+
 /** Text helpers bound to a page: the text of an element, and waiting until an element contains a string. */
 export function pageText(page: Page): { text: (selector: string) => Promise<string>; waitText: (selector: string, needle: string) => Promise<unknown> } {
   return {
