@@ -1,8 +1,13 @@
 // Backup secrets sealed to age recipient keys, with the real age implementation: opened by any one recipient's identity,
-// refused with another identity or when changed, and malformed keys and identity files refused, named.
+// refused with another identity or when changed; malformed keys, identity files and index entries refused, named.
 import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { BACKUP_FORMAT } from '../../management-api/src/backup/backup-format.js';
 import { checkRecipients, newIdentity, openSecretsWith, parseIdentities, sealSecretsTo } from '../../management-api/src/backup/secrets-age.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
+import { verifyBackup } from '../../management-api/src/backup/verify-backup.js';
 
 const secrets = { 'identity.key': Buffer.from('nsec1-not-a-real-key\n'), 'event-log.key': Buffer.from([0, 1, 2, 250, 255]) };
 
@@ -40,4 +45,19 @@ t.test('recipient keys and identity files are checked, the bad one named', async
   t.same(parseIdentities(`# created: now\n# public key: ${a.recipient}\n\n${a.identity}\n`, 'id.txt'), [a.identity], 'comments and blank lines skipped');
   t.throws(() => parseIdentities(`# x\n${a.recipient}\n`, 'id.txt'), /id\.txt line 2 is not an age identity/, 'a recipient key where an identity should be');
   t.throws(() => parseIdentities('# only comments\n', 'id.txt'), /id\.txt holds no age identity/);
+});
+
+t.test('a backup index whose secrets entry is malformed is refused by the check, not trusted', async (t) => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-secrets-index-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  for (const secrets of [
+    { names: ['identity.key'], cipher: 'age', recipients: 'age1…' },
+    { names: ['identity.key'], cipher: 'rot13' },
+    { names: 'identity.key', cipher: 'aes-256-gcm', kdf: 'scrypt' },
+  ]) {
+    writeFileSync(path.join(dir, 'backup.json'), JSON.stringify({ format: BACKUP_FORMAT, createdAt: '', source: '', manifest: false, secrets, files: [] }));
+    const check = await verifyBackup(dir);
+    t.equal(check.ok, false, JSON.stringify(secrets));
+    t.match(check.problems[0], /its secrets entry is neither sealed with a passphrase nor to recipient keys/);
+  }
 });

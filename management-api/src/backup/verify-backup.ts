@@ -37,7 +37,18 @@ export async function readIndex(dir: string): Promise<BackupIndex> {
   }
   if (index.format !== BACKUP_FORMAT) throw new Error(`${file}: format ${JSON.stringify(index.format)} is not ${BACKUP_FORMAT}`);
   if (!Array.isArray(index.files)) throw new Error(`${file}: no file list`);
+  if (index.secrets !== undefined && !wellFormedSecrets(index.secrets))
+    throw new Error(`${file}: its secrets entry is neither sealed with a passphrase nor to recipient keys: the backup is damaged`);
   return index;
+}
+
+/** The index's `secrets`: names, and how they were sealed (a passphrase, or age recipient keys). */
+function wellFormedSecrets(secrets: unknown): boolean {
+  const s = secrets as { names?: unknown; cipher?: unknown; kdf?: unknown; recipients?: unknown };
+  const strings = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (typeof s !== 'object' || s === null || !strings(s.names)) return false;
+  if (s.cipher === 'aes-256-gcm') return s.kdf === 'scrypt';
+  return s.cipher === 'age' && strings(s.recipients);
 }
 
 /** Check the backup at `source` (a directory, or a tar file) without restoring it. */
