@@ -135,8 +135,13 @@ t.test('a daemon that calls setsid and is reparented stays the agent’s', async
 
 t.test('sampling survives processes that vanish mid-read', async (t) => {
   const { manager, accounting } = await managerWith(t, { ceiling, intervalMs: HOUR });
-  // A zombie in the tree: sleep 0 exits and the exec'd sleep 300 never waits for it.
-  const agent = await manager.spawn({ name: 'zombie', command: '/bin/sh', args: ['-c', 'sleep 0 & echo started; exec sleep 300'] });
+  // A zombie in the tree: a child that exits once its parent has exec'd sleep 300, which never waits for it. (A child that
+  // exited sooner could be reaped by the shell before its exec, and no zombie would be left: this raced on a loaded machine.)
+  const agent = await manager.spawn({
+    name: 'zombie',
+    command: '/bin/sh',
+    args: ['-c', `sh -c 'while read -r c < /proc/$PPID/comm && [ "$c" != sleep ]; do :; done' & echo started; exec sleep 300`],
+  });
   await readUntil(manager, agent.id, (s) => s.includes('started'));
   const agentPid = agent.pid;
   if (agentPid === undefined) throw new Error(`the running agent has no pid: ${JSON.stringify(agent)}`);
