@@ -5,7 +5,8 @@ import { checkRecipients, parseIdentities } from '../../management-api/src/backu
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { UserError } from './cli-errors.js';
 
-function readKeyFile(file: string, what: string): string {
+/** A file the operator names for a key or passphrase, as text; unreadable, it is an error naming it. */
+export function readKeyFile(file: string, what: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

@@ -157,8 +157,8 @@ t.test('a store closed while a capture runs: the capture fails, nothing is liste
   const root = await open(tree, DIR_FLAGS);
   t.teardown(() => root.close());
   const capture = store.create({ rootFd: root.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_cut', name: 'cut', cwd: 'cut' } });
-  // Its thread is starting or walking: ended under it.
-  await sleep(50);
+  // Its walk has begun once its pack is in tmp/ (written at the first file; the ~45 MB take the walk far longer): ended under it.
+  while (!readdirSync(path.join(dir, 'tmp')).some((n) => n.endsWith('.pack'))) await sleep(1);
   await store.close();
   await t.rejects(capture, /exited|closed/, 'the capture fails');
   t.same(store.list(), [], 'nothing listed');

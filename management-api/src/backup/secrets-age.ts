@@ -1,7 +1,7 @@
 // Secrets in a backup, sealed to recipient keys with age (X25519): the machine that makes backups
 // holds only the public keys, and only a holder of a matching identity can open them.
 import * as age from 'age-encryption';
-import { SecretsSealError } from './secrets-seal.js';
+import { decodeSecrets, encodeSecrets, SecretsSealError } from './secrets-seal.js';
 
 /** An age X25519 recipient: `age1` and 58 bech32 characters. */
 const RECIPIENT = /^age1[02-9ac-hj-np-z]{58}$/;
@@ -40,7 +40,7 @@ export async function sealSecretsTo(secrets: Readonly<Record<string, Buffer>>, r
   checkRecipients(recipients);
   const encrypter = new age.Encrypter();
   for (const r of recipients) encrypter.addRecipient(r);
-  const plain = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(secrets).map(([n, v]) => [n, v.toString('base64')]))));
+  const plain = encodeSecrets(secrets);
   try {
     return await encrypter.encrypt(plain);
   } finally {
@@ -63,12 +63,9 @@ export async function openSecretsWith(data: Uint8Array, identities: readonly str
         : `the sealed secrets cannot be opened: ${why} (the file was changed, or is not what this backup sealed)`,
     );
   }
-  const text = Buffer.from(plain);
   try {
-    const parsed = JSON.parse(text.toString('utf8')) as Record<string, string>;
-    return Object.fromEntries(Object.entries(parsed).map(([n, v]) => [n, Buffer.from(v, 'base64')]));
+    return decodeSecrets(Buffer.from(plain.buffer, plain.byteOffset, plain.byteLength));
   } finally {
-    text.fill(0);
     plain.fill(0);
   }
 }

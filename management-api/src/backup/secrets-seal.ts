@@ -25,6 +25,17 @@ function deriveKey(passphrase: string, salt: Buffer, params: { N: number; r: num
   );
 }
 
+/** The secrets as the plaintext both seals encrypt: JSON of name → base64 content. */
+export function encodeSecrets(secrets: Readonly<Record<string, Buffer>>): Buffer {
+  return Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(secrets).map(([n, v]) => [n, v.toString('base64')]))));
+}
+
+/** {@link encodeSecrets} read back. */
+export function decodeSecrets(plain: Buffer): Record<string, Buffer> {
+  const parsed = JSON.parse(plain.toString('utf8')) as Record<string, string>;
+  return Object.fromEntries(Object.entries(parsed).map(([n, v]) => [n, Buffer.from(v, 'base64')]));
+}
+
 /** Seal `secrets` (name → content) with `passphrase`; the result is the file's text. */
 export async function sealSecrets(secrets: Readonly<Record<string, Buffer>>, passphrase: string): Promise<string> {
   if (passphrase.length < 8) throw new SecretsSealError('the passphrase is shorter than 8 characters');
@@ -32,7 +43,7 @@ export async function sealSecrets(secrets: Readonly<Record<string, Buffer>>, pas
   const iv = randomBytes(12);
   const key = await deriveKey(passphrase, salt, KDF);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const plain = Buffer.from(JSON.stringify(Object.fromEntries(Object.entries(secrets).map(([n, v]) => [n, v.toString('base64')]))));
+  const plain = encodeSecrets(secrets);
   const data = Buffer.concat([cipher.update(plain), cipher.final()]);
   plain.fill(0);
   const sealed: Sealed = {
@@ -66,7 +77,9 @@ export async function openSecrets(text: string, passphrase: string): Promise<Rec
   } catch {
     throw new SecretsSealError('the passphrase is wrong, or the sealed secrets were changed');
   }
-  const parsed = JSON.parse(plain.toString('utf8')) as Record<string, string>;
-  plain.fill(0);
-  return Object.fromEntries(Object.entries(parsed).map(([n, v]) => [n, Buffer.from(v, 'base64')]));
+  try {
+    return decodeSecrets(plain);
+  } finally {
+    plain.fill(0);
+  }
 }
