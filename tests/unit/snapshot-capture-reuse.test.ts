@@ -94,6 +94,80 @@ t.test('a file changed just before it was read is read again by the next snapsho
   t.equal(second.stats.addedBytes, 0, 'and nothing new stored, the content being the same');
 });
 
+t.test('names added, removed, renamed or changed in kind in a directory are all seen; directories left alone are not listed again', async (t) => {
+  const store = await newStore(t);
+  const tree = path.join(work, 'listings');
+  fill(tree, 10, 'l');
+  mkdirSync(path.join(tree, 'keep/deep'), { recursive: true });
+  writeFileSync(path.join(tree, 'keep/a.txt'), 'a\n');
+  writeFileSync(path.join(tree, 'keep/deep/b.txt'), 'b\n');
+  await sleep(RACY_MS + 20);
+  const first = await snapAndCheck(t, store, tree, 'agt_listings');
+  t.equal(first.stats.reusedDirs, 0, 'the first snapshot lists every directory');
+  const same = await snapAndCheck(t, store, tree, 'agt_listings');
+  t.equal(same.stats.reusedDirs, 4, 'nothing changed: the root, src, keep and keep/deep are taken unlisted');
+  t.equal(same.stats.reusedFiles, 12, 'and every file unread');
+
+  const src = (name: string) => path.join(tree, 'src', name);
+  writeFileSync(src('f10.txt'), 'added\n');
+  rmSync(src('f0.txt'));
+  renameSync(src('f1.txt'), src('g1.txt'));
+  rmSync(src('f2.txt'));
+  mkdirSync(src('f2.txt'));
+  writeFileSync(path.join(src('f2.txt'), 'inside'), 'a file became a directory\n');
+  mkdirSync(src('new'));
+  writeFileSync(path.join(src('new'), 'n.txt'), 'new directory\n');
+  await sleep(RACY_MS + 20);
+  const changed = await snapAndCheck(t, store, tree, 'agt_listings');
+  t.equal(changed.stats.reusedDirs, 3, 'src is listed again (and its two new directories); the root, keep and keep/deep are not');
+  t.equal(changed.stats.reusedFiles, 9, 'f3 to f9 and the two under keep are taken unread (g1, renamed, is read: a new name, and a rename moves its ctime)');
+
+  // Another directory with the very same names renamed over src: another inode, so listed again, and its files read.
+  const other = path.join(work, 'listings-other');
+  mkdirSync(other);
+  for (const name of readdirSync(path.join(tree, 'src'))) {
+    if (name === 'f2.txt' || name === 'new') mkdirSync(path.join(other, name));
+    else writeFileSync(path.join(other, name), `other ${name}\n`);
+  }
+  rmSync(path.join(tree, 'src'), { recursive: true });
+  renameSync(other, path.join(tree, 'src'));
+  await sleep(RACY_MS + 20);
+  const swapped = await snapAndCheck(t, store, tree, 'agt_listings');
+  t.equal(
+    swapped.stats.reusedDirs,
+    2,
+    'the directory swapped in is listed, not taken for the one it replaced (as is the root it was renamed into); keep and keep/deep are not',
+  );
+  t.equal(swapped.stats.reusedFiles, 2, 'only the two files under keep are taken unread');
+});
+
+t.test('a workspace moved since the previous snapshot: its unchanged files and directories are still taken unread, from where they are now', async (t) => {
+  const store = await newStore(t);
+  const tree = path.join(work, 'moved-from');
+  fill(tree, 4, 'm');
+  await sleep(RACY_MS + 20);
+  await snapAndCheck(t, store, tree, 'agt_moved');
+  const moved = path.join(work, 'moved-to');
+  renameSync(tree, moved);
+  // The old path holds other files now, which must not be taken for the moved ones.
+  fill(tree, 4, 'decoy');
+  await sleep(RACY_MS + 20);
+  const after = await snapAndCheck(t, store, moved, 'agt_moved');
+  t.equal(after.stats.reusedFiles, 4, 'the four files taken unread at their new place');
+  t.equal(after.stats.reusedDirs, 1, 'src taken unlisted (the root moved, so its ctime did)');
+});
+
+t.test('a directory changed just before it was listed is listed again by the next snapshot', async (t) => {
+  // A margin of a minute makes every directory of this test "just changed", whatever the machine's speed.
+  const store = await newStore(t, { racyMs: 60_000 });
+  const tree = path.join(work, 'racy-dirs');
+  fill(tree, 3, 'rd');
+  await snapAndCheck(t, store, tree, 'agt_racy_dirs');
+  const second = await snapAndCheck(t, store, tree, 'agt_racy_dirs');
+  t.equal(second.stats.reusedDirs, 0, 'no listing was trusted: every directory listed again');
+  t.equal(second.stats.dirs, 1, 'and every one walked');
+});
+
 t.test('the next capture follows the packs on disk: chunks a delete swept are stored again, not taken as stored', async (t) => {
   const store = await newStore(t);
   const tree = path.join(work, 'swept');
@@ -118,6 +192,7 @@ t.test('entries kept by a capture thread and entries read back from the store gi
   await sleep(RACY_MS + 20);
   const second = await snapAndCheck(t, one, tree, 'agt_kept');
   t.equal(second.stats.reusedFiles, 11, 'the thread reused its own entries of the first snapshot');
+  t.equal(second.stats.reusedDirs, 2, 'and its listings of the two directories, neither changed');
   await one.close();
   // A new store on the same directory: its threads know nothing, so they read the entries file.
   const two = await newStore(t, {}, dir);
@@ -125,6 +200,7 @@ t.test('entries kept by a capture thread and entries read back from the store gi
   await sleep(RACY_MS + 20);
   const third = await snapAndCheck(t, two, tree, 'agt_kept');
   t.equal(third.stats.reusedFiles, 11, 'the entries read back from the store serve the same');
+  t.equal(third.stats.reusedDirs, 0, 'their directories are listed again: a listing is trusted only from the thread that read it');
 });
 
 t.test('captures beyond the threads wait their turn, each of its own tree', async (t) => {

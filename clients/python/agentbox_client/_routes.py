@@ -965,6 +965,8 @@ PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshot
     "addedBytes": int,
     # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
     "reusedFiles": int,
+    # Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them
+    "reusedDirs": int,
     # Files that kept changing while read (three reads); kept as last read
     "changed": int,
     "durationMs": int,
@@ -1782,6 +1784,8 @@ GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnap
     "addedBytes": int,
     # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
     "reusedFiles": int,
+    # Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them
+    "reusedDirs": int,
     # Files that kept changing while read (three reads); kept as last read
     "changed": int,
     "durationMs": int,
@@ -1837,6 +1841,8 @@ GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSna
     "addedBytes": int,
     # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
     "reusedFiles": int,
+    # Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them
+    "reusedDirs": int,
     # Files that kept changing while read (three reads); kept as last read
     "changed": int,
     "durationMs": int,

@@ -28,6 +28,10 @@ const statsSchema = {
     addedChunks: { type: 'integer' },
     addedBytes: { type: 'integer', description: 'Bytes this snapshot added to the store; the rest was there already (shared)' },
     reusedFiles: { type: 'integer', description: "Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread" },
+    reusedDirs: {
+      type: 'integer',
+      description: "Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them",
+    },
     changed: { type: 'integer', description: 'Files that kept changing while read (three reads); kept as last read' },
     durationMs: { type: 'integer' },
   },

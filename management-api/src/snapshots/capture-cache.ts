@@ -6,12 +6,39 @@ import type { SnapshotEntry } from './snapshot-manifest.js';
 
 export type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
 
+/** One file as a snapshot recorded it: its entry, its line of the entries file (written again as it is when the file is unchanged), and its key as numbers (compared without making a string per file; parsed when first needed, null when the key is empty). */
+export interface KeptFile {
+  entry: FileEntry;
+  line: string;
+  stamp?: number[] | null;
+}
+
+/** One name of a directory as a snapshot listed it, with its paths made once; `file` is its record when it was captured as a file. */
+export interface KeptName {
+  name: string;
+  rel: string;
+  /** Where it was under the workspace's absolute path: only ever a hint for the fast path's lstat. */
+  abs: string;
+  file?: KeptFile;
+}
+
 /**
- * A snapshot's file entries by path, each with its line of the entries file (written again as it
- * is when the file is unchanged) and its key as numbers (compared without making a string per file;
- * parsed when first needed, null when the key is empty).
+ * A directory's names as a snapshot listed them (in walk order), and the stamp of the directory
+ * inode they were read from (device, inode, mtime, ctime): a directory whose stamp is unchanged
+ * holds the same names, as any link, unlink or rename in it moves its ctime. '' when the listing
+ * must be read again (read back from disk, or changed just before it was listed).
  */
-export type PreviousFiles = Map<string, { entry: FileEntry; line: string; stamp?: number[] | null }>;
+export interface KeptDir {
+  stamp: string;
+  names: KeptName[];
+}
+
+/** A snapshot as a capture thread keeps it: its directories by path ('' is the root), where its root was, and how many files it holds. */
+export interface KeptSnapshot {
+  root: string;
+  dirs: Map<string, KeptDir>;
+  files: number;
+}
 
 /**
  * Entries are kept for at most this many files in all, besides the latest snapshot's, which is
@@ -70,7 +97,7 @@ export class KnownChunks {
 export class CaptureCache {
   readonly #known = new Map<string, KnownChunks>();
   /** Oldest first. */
-  readonly #entries = new Map<string, PreviousFiles>();
+  readonly #snapshots = new Map<string, KeptSnapshot>();
 
   /** The store's chunks, brought up to date with its packs. */
   knownChunks(storeDir: string): KnownChunks {
@@ -80,27 +107,50 @@ export class CaptureCache {
     return known;
   }
 
-  /** The file entries of the snapshot whose entries file is `file` with `sha256`: kept from the capture that made it, else read (and checked) from the file. */
-  previousFiles(file: string, sha256: string): PreviousFiles {
-    const kept = this.#entries.get(sha256);
-    if (kept) return kept;
+  /**
+   * The snapshot whose entries file is `file` with `sha256`, for a capture of the workspace now at
+   * `root`: kept from the capture that made it, else read (and checked) from the file, with every
+   * listing to be read again.
+   */
+  previous(file: string, sha256: string, root: string): KeptSnapshot {
+    const kept = this.#snapshots.get(sha256);
+    if (kept) return kept.root === root ? kept : rebase(kept, root);
     const text = readFileSync(file);
     const entries = parseEntries(text, sha256, file);
     const lines = text.toString('utf8').split('\n');
-    const files: PreviousFiles = new Map();
-    for (const [i, e] of entries.entries()) if (e.type === 'file') files.set(e.path, { entry: e, line: lines[i]! });
-    return files;
+    const read: KeptSnapshot = { root, dirs: new Map(), files: 0 };
+    for (const [i, e] of entries.entries()) {
+      if (e.path === '') continue;
+      const slash = e.path.lastIndexOf('/');
+      const parent = slash < 0 ? '' : e.path.slice(0, slash);
+      let dir = read.dirs.get(parent);
+      if (!dir) read.dirs.set(parent, (dir = { stamp: '', names: [] }));
+      const name: KeptName = { name: e.path.slice(slash + 1), rel: e.path, abs: `${root}/${e.path}` };
+      if (e.type === 'file') {
+        name.file = { entry: e, line: lines[i]! };
+        read.files++;
+      }
+      dir.names.push(name);
+    }
+    return read;
   }
 
-  /** Keep the file entries of a snapshot just made, for the agent's next capture. */
-  keep(sha256: string, files: PreviousFiles): void {
-    this.#entries.set(sha256, files);
+  /** Keep a snapshot just made, for the agent's next capture. */
+  keep(sha256: string, snapshot: KeptSnapshot): void {
+    this.#snapshots.set(sha256, snapshot);
     let total = 0;
-    for (const f of this.#entries.values()) total += f.size;
-    for (const [sha, f] of this.#entries) {
-      if (total <= MAX_KEPT_FILES || this.#entries.size === 1) break;
-      this.#entries.delete(sha);
-      total -= f.size;
+    for (const s of this.#snapshots.values()) total += s.files;
+    for (const [sha, s] of this.#snapshots) {
+      if (total <= MAX_KEPT_FILES || this.#snapshots.size === 1) break;
+      this.#snapshots.delete(sha);
+      total -= s.files;
     }
   }
+}
+
+/** A kept snapshot of a workspace that has moved since: the same records, with their absolute paths made again under `root`. */
+function rebase(kept: KeptSnapshot, root: string): KeptSnapshot {
+  const dirs = new Map<string, KeptDir>();
+  for (const [rel, dir] of kept.dirs) dirs.set(rel, { stamp: dir.stamp, names: dir.names.map((n) => ({ ...n, abs: `${root}/${n.rel}` })) });
+  return { root, dirs, files: kept.files };
 }

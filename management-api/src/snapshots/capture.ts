@@ -11,11 +11,10 @@ import {
   readSync,
   writeFileSync,
   type BigIntStats,
-  type Dirent,
   type Stats,
 } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
-import type { CaptureCache, FileEntry, KnownChunks, PreviousFiles } from './capture-cache.js';
+import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
 import { chunkSize, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
@@ -46,19 +45,17 @@ const parseKey = (key: string): number[] | null => (key === '' ? null : key.spli
 const sameStamp = (st: Stats, stamp: number[]): boolean =>
   st.dev === stamp[0] && st.ino === stamp[1] && st.size === stamp[2] && st.mtimeMs === stamp[3] && st.ctimeMs === stamp[4];
 
-const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 class Capture {
   /** The entries file's lines, in walk order. */
   readonly lines: string[] = [];
-  /** The file entries of this snapshot, kept for the agent's next capture. */
-  readonly fileEntries: PreviousFiles = new Map();
+  /** This snapshot as the thread keeps it, for the agent's next capture. */
+  readonly kept: KeptSnapshot;
+  readonly previous: KeptSnapshot;
   readonly seen = new Set<string>();
   readonly changedPaths: string[] = [];
   readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
   readonly known: KnownChunks;
   readonly objects: PackWriter;
-  readonly previous: PreviousFiles;
   files = 0;
   dirs = 0;
   symlinks = 0;
@@ -66,20 +63,19 @@ class Capture {
   bytes = 0;
   storedBytes = 0;
   reusedFiles = 0;
+  reusedDirs = 0;
   changed = 0;
 
   constructor(
     readonly job: CaptureJob,
     cache: CaptureCache,
+    /** Where the workspace is now, for the fast path's lstat only; the walk itself goes by descriptors. */
+    readonly root: string,
   ) {
     this.known = cache.knownChunks(job.storeDir);
     this.objects = new PackWriter(job.storeDir, job.pack, this.known);
-    this.previous = job.previous ? cache.previousFiles(job.previous.entriesFile, job.previous.entriesSha256) : new Map();
-  }
-
-  push(entry: SnapshotEntry, line = JSON.stringify(entry), stamp?: number[] | null): void {
-    this.lines.push(line);
-    if (entry.type === 'file') this.fileEntries.set(entry.path, { entry, line, ...(stamp !== undefined ? { stamp } : {}) });
+    this.kept = { root, dirs: new Map(), files: 0 };
+    this.previous = job.previous ? cache.previous(job.previous.entriesFile, job.previous.entriesSha256, root) : { root, dirs: new Map(), files: 0 };
   }
 
   /** Count each distinct chunk once, by hash. */
@@ -90,15 +86,39 @@ class Capture {
   }
 
   /**
-   * Walk the directory open as `dirFd`; `dirPath` is where it was when the walk entered it, used
-   * only to ask whether a file is the one the previous snapshot read (see {@link unchanged}).
+   * Walk the directory open as `dirFd`, at `rel` in the workspace; `dirPath` is where it was when
+   * the walk entered it, used only to ask whether a file is the one the previous snapshot read
+   * (see {@link unchanged}). Its names are the previous snapshot's when the directory's stamp is
+   * the same, else read (and sorted: code-unit order, the default sort's).
    */
-  walk(dirFd: number, dirPath: string, prefix: string): void {
-    for (const d of readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName)) {
-      const rel = `${prefix}${d.name}`;
-      if (d.isFile() && this.unchanged(`${dirPath}/${d.name}`, rel)) continue;
-      this.entry(dirFd, dirPath, d.name, rel);
+  walk(dirFd: number, dirPath: string, rel: string): void {
+    const listedAt = Date.now();
+    // The inode listed is the one open, whatever the path leads to now.
+    const st = fstatSync(dirFd, { bigint: true });
+    const stamp = `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+    const before = this.previous.dirs.get(rel);
+    const names: KeptName[] = [];
+    if (before && before.stamp === stamp) {
+      this.reusedDirs++;
+      for (const n of before.names) names.push(this.name(dirFd, n));
+    } else {
+      const prefix = rel === '' ? '' : `${rel}/`;
+      const known = before ? new Map(before.names.map((n) => [n.name, n])) : undefined;
+      for (const name of readdirSync(atFd(dirFd, '.')).sort()) {
+        names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }));
+      }
     }
+    // A directory changed just before it was listed may change again within the same tick of the file clock, its stamp unmoved: listed again next time.
+    const racy = Number(st.ctimeNs / 1_000_000n) >= listedAt - this.job.racyMs;
+    this.kept.dirs.set(rel, { stamp: racy ? '' : stamp, names });
+  }
+
+  /** One name of the directory open as `dirFd`: the previous snapshot's record when its file is unchanged, else looked at through the descriptor. */
+  name(dirFd: number, n: KeptName): KeptName {
+    if (n.file && this.unchanged(n.abs, n.file)) return n;
+    const file = this.entry(dirFd, n);
+    if (!file && !n.file) return n;
+    return { name: n.name, rel: n.rel, abs: n.abs, ...(file ? { file } : {}) };
   }
 
   /**
@@ -108,9 +128,7 @@ class Capture {
    * then that snapshot's record of it is reused (content the walk read from this workspace
    * before). Anything else goes the descriptor way ({@link entry}).
    */
-  unchanged(absPath: string, rel: string): boolean {
-    const prev = this.previous.get(rel);
-    if (!prev) return false;
+  unchanged(absPath: string, prev: KeptFile): boolean {
     prev.stamp ??= parseKey(prev.entry.key);
     if (!prev.stamp) return false;
     let st: Stats | undefined;
@@ -122,60 +140,64 @@ class Capture {
     if (!st?.isFile() || !sameStamp(st, prev.stamp)) return false;
     this.reusedFiles++;
     this.files++;
-    this.bytes += prev.entry.size;
-    for (const [i, h] of prev.entry.chunks.entries()) this.refer(h, chunkSize(prev.entry.size, i, CHUNK_BYTES));
-    this.push(prev.entry, prev.line, prev.stamp);
+    const { size, chunks } = prev.entry;
+    this.bytes += size;
+    for (let i = 0; i < chunks.length; i++) this.refer(chunks[i]!, chunkSize(size, i, CHUNK_BYTES));
+    this.lines.push(prev.line);
     return true;
   }
 
-  /** One name of the directory open as `dirFd`, looked at through the descriptor. */
-  entry(dirFd: number, dirPath: string, name: string, rel: string): void {
+  /** One name of the directory open as `dirFd`, looked at through the descriptor; its record when it is a file captured. */
+  entry(dirFd: number, n: KeptName): KeptFile | undefined {
     let st: BigIntStats | undefined;
     try {
-      st = lstatSync(atFd(dirFd, name), { bigint: true, throwIfNoEntry: false });
+      st = lstatSync(atFd(dirFd, n.name), { bigint: true, throwIfNoEntry: false });
     } catch {
       st = undefined;
     }
-    if (!st) return;
+    if (!st) return undefined;
     const mtimeNs = String(st.mtimeNs);
     if (st.isDirectory()) {
       let sub: number;
       try {
         // O_NOFOLLOW: a directory swapped for a link since the lstat is refused here, not followed.
-        sub = openSync(atFd(dirFd, name), DIR_FLAGS);
+        sub = openSync(atFd(dirFd, n.name), DIR_FLAGS);
       } catch {
         this.skipped++;
-        return;
+        return undefined;
       }
       try {
         this.dirs++;
-        this.push({ type: 'dir', path: rel, mode: Number(st.mode) & 0o777, mtimeNs });
-        this.walk(sub, `${dirPath}/${name}`, `${rel}/`);
+        this.lines.push(JSON.stringify({ type: 'dir', path: n.rel, mode: Number(st.mode) & 0o777, mtimeNs } satisfies SnapshotEntry));
+        this.walk(sub, n.abs, n.rel);
       } finally {
         closeSync(sub);
       }
     } else if (st.isSymbolicLink()) {
       let target: string;
       try {
-        target = readlinkSync(atFd(dirFd, name));
+        target = readlinkSync(atFd(dirFd, n.name));
       } catch {
-        return;
+        return undefined;
       }
       this.symlinks++;
-      this.push({ type: 'symlink', path: rel, target, mtimeNs });
+      this.lines.push(JSON.stringify({ type: 'symlink', path: n.rel, target, mtimeNs } satisfies SnapshotEntry));
     } else if (st.isFile() && !(st.nlink > 1n && Number(st.uid) !== this.job.ownUid)) {
-      const read = this.file(dirFd, name, rel, st);
+      const read = this.file(dirFd, n.name, n.rel, st);
       if (!read) {
         this.skipped++;
-        return;
+        return undefined;
       }
       this.files++;
       this.bytes += read.entry.size;
-      this.push(read.entry, undefined, read.stamp);
+      const line = JSON.stringify(read.entry);
+      this.lines.push(line);
+      return { entry: read.entry, line, stamp: read.stamp };
     } else {
       // FIFOs, sockets, devices, and files of other owners linked in: never captured.
       this.skipped++;
     }
+    return undefined;
   }
 
   /** A file read and hashed through a descriptor; its key is left empty when it kept changing or was changed just before it was read ({@link RACY_MS}). */
@@ -242,13 +264,12 @@ class Capture {
 
 /** Capture the directory open as `job.rootFd`; what the cache keeps serves this worker's next captures. */
 export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
-  const c = new Capture(job, cache);
+  const c = new Capture(job, cache, readlinkSync(`/proc/self/fd/${job.rootFd}`));
   let packed: boolean;
   try {
     const root = fstatSync(job.rootFd, { bigint: true });
-    c.push({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
-    // Where the directory is now, for the fast path's lstat only; the walk itself goes by descriptors.
-    c.walk(job.rootFd, readlinkSync(`/proc/self/fd/${job.rootFd}`), '');
+    c.lines.push(JSON.stringify({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) } satisfies SnapshotEntry));
+    c.walk(job.rootFd, c.root, '');
   } finally {
     packed = c.objects.close(job.durable);
   }
@@ -258,13 +279,14 @@ export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
     // Known from now on, so the next capture need not read the index back; dropped at its start if the service did not commit the pack.
     c.known.add(job.pack, Object.keys(c.objects.index));
   }
-  const text = Buffer.from(`${c.lines.join('\n')}\n`);
+  // TextEncoder's array owns its memory (never a view of Node's shared Buffer pool), so it is transferred, not copied; it also encodes faster than Buffer.from.
+  const text = new TextEncoder().encode(`${c.lines.join('\n')}\n`);
   const entriesSha256 = sha256Hex(text);
-  cache.keep(entriesSha256, c.fileEntries);
+  c.kept.files = c.files;
+  cache.keep(entriesSha256, c.kept);
   return {
     packed,
-    // A copy of its own: a small Buffer is a view of Node's shared pool, which must not be transferred.
-    entriesText: new Uint8Array(text),
+    entriesText: text,
     entriesSha256,
     changedPaths: c.changedPaths,
     stats: {
@@ -278,6 +300,7 @@ export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
       addedChunks: c.objects.addedChunks,
       addedBytes: c.objects.addedBytes,
       reusedFiles: c.reusedFiles,
+      reusedDirs: c.reusedDirs,
       changed: c.changed,
     },
   };

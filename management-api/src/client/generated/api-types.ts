@@ -732,6 +732,8 @@ export interface Routes {
           addedBytes?: number;
           /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
           reusedFiles?: number;
+          /** Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them */
+          reusedDirs?: number;
           /** Files that kept changing while read (three reads); kept as last read */
           changed?: number;
           durationMs?: number;
@@ -1524,6 +1526,8 @@ export interface Routes {
           addedBytes?: number;
           /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
           reusedFiles?: number;
+          /** Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them */
+          reusedDirs?: number;
           /** Files that kept changing while read (three reads); kept as last read */
           changed?: number;
           durationMs?: number;
@@ -1571,6 +1575,8 @@ export interface Routes {
           addedBytes?: number;
           /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
           reusedFiles?: number;
+          /** Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them */
+          reusedDirs?: number;
           /** Files that kept changing while read (three reads); kept as last read */
           changed?: number;
           durationMs?: number;
