@@ -114,3 +114,35 @@ t.test('a full disk fails cleanly: 507, nothing listed, what was stored swept', 
   t.same(readdirSync(path.join(storeDir, 'packs')), [], 'no pack kept');
   t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'no temporary file left');
 });
+
+t.test('a disk that fills while the entries file is written (chunks that fit, names that do not): 507, nothing listed, nothing left', async (t) => {
+  if (process.getuid?.() !== 0) return t.pass('a full disk', { skip: 'mounting a small tmpfs needs root' });
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-snapshot-full-entries-'));
+  const storeDir = path.join(root, 'store');
+  mkdirSync(storeDir);
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', storeDir]);
+  if (mounted.status !== 0) return t.pass('a full disk', { skip: `cannot mount a tmpfs here: ${String(mounted.stderr).trim()}` });
+  t.teardown(() => {
+    spawnSync('umount', [storeDir]);
+    rmSync(root, { recursive: true, force: true });
+  });
+  // 8,000 files of one content: one chunk in the pack, and about 1.5 MB of entries, more than the disk holds.
+  const tree = path.join(root, 'tree');
+  for (let d = 0; d < 8; d++) {
+    mkdirSync(path.join(tree, `d${d}`), { recursive: true });
+    for (let i = 0; i < 1000; i++) writeFileSync(path.join(tree, `d${d}`, `a-file-with-a-long-name-${i}.txt`), 'the same\n');
+  }
+  const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }) });
+  await store.open();
+  const dir = await open(tree, DIR_FLAGS);
+  t.teardown(() => dir.close());
+  const err = await store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: 'agt_full_entries', name: 'full', cwd: 'full' } }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.match(err, { code: 'ABX_ERR_DISK_LOW', message: /disk filled/ }, 'refused as a full disk');
+  t.same(store.list(), [], 'nothing listed');
+  t.same(readdirSync(path.join(storeDir, 'manifests')), [], 'no entries file named');
+  t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'no temporary file left');
+  await store.close();
+});

@@ -305,9 +305,13 @@ export class SnapshotStore {
         at += length;
       }
       await dst.sync();
+    } catch (err) {
+      await dst.close().catch(() => undefined);
+      await unlink(path.join(tmp, `${id}.pack`)).catch(() => undefined);
+      throw err;
     } finally {
       await src.close();
-      await dst.close();
+      await dst.close().catch(() => undefined);
     }
     await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
     await this.#writeFile(indexFile(this.#dir, id), Buffer.from(JSON.stringify(index)));
@@ -333,14 +337,15 @@ export class SnapshotStore {
     const tmp = path.join(storeLayout(this.#dir).tmp, `${path.basename(file)}.${randomBytes(6).toString('hex')}`);
     const handle = await open(tmp, 'wx', 0o600);
     try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(tmp, file);
     } catch (err) {
+      // A full disk, most often: the part written goes with it.
       await unlink(tmp).catch(() => undefined);
       throw err;
     }
