@@ -123,7 +123,7 @@ export const errorCodes = {
   ABX_ERR_FILE_TOO_LARGE: {
     status: 413,
     description:
-      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; the message names the limit.",
+      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has). The message names the limit.",
   },
   ABX_ERR_TAR_REFUSED: {
     status: 400,

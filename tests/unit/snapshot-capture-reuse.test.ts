@@ -2,7 +2,7 @@
 // the previous snapshot read, with the same size and times; never a file replaced or rewritten in place, one changed just before
 // it was read, or a chunk a sweep removed meanwhile. Every snapshot is built back and compared with the tree it was taken of.
 import t, { type Test } from 'tap';
-import { mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { linkSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -244,4 +244,32 @@ t.test('a store closed while a capture runs: the capture fails, nothing is liste
     [],
     'no summary written',
   );
+});
+
+t.test('a capture thread that runs out of memory fails its capture alone (413, nothing kept); the next capture gets a new thread', async (t) => {
+  const dir = path.join(work, 'store-oom');
+  // A heap too small for the entries of 60,000 names (about 1.5 KiB each while walked): hard links of one file, so the tree is quick to make.
+  const store = await newStore(t, { captureHeapMiB: 96 }, dir);
+  const big = path.join(work, 'oom-big');
+  mkdirSync(big);
+  const one = path.join(big, 'one');
+  writeFileSync(one, 'one\n');
+  for (let d = 0; d < 6; d++) {
+    const sub = path.join(big, `${'a-long-directory-name-'.repeat(11)}${d}`);
+    mkdirSync(sub);
+    for (let i = 0; i < 10_000; i++) linkSync(one, path.join(sub, `${'a-long-file-name-'.repeat(14)}${i}`));
+  }
+  const root = await open(big, DIR_FLAGS);
+  t.teardown(() => root.close());
+  const failed = await store.create({ rootFd: root.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_oom', name: 'oom', cwd: 'oom' } }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.match(failed, { code: 'ABX_ERR_FILE_TOO_LARGE', message: /too large to snapshot.*96 MiB/ }, 'refused as too large, naming the limit');
+  t.same(store.list(), [], 'nothing listed');
+  t.same(readdirSync(path.join(dir, 'tmp')), [], 'nothing left in tmp/');
+  const small = path.join(work, 'oom-small');
+  fill(small, 5, 'after');
+  const after = await snapAndCheck(t, store, small, 'agt_oom');
+  t.equal(after.stats.files, 5, 'a capture after it runs on a new thread, whole');
 });

@@ -8,6 +8,13 @@ import type { CaptureJob, CaptureReply, CaptureRequest, CaptureResult } from './
 /** An idle thread (and what it keeps) is let go after this long. */
 const IDLE_MS = 60_000;
 
+/**
+ * The heap a capture thread may use, by default. A workspace's entries are held in memory while
+ * it is walked (and kept for its next capture): about 1.5 KiB a file, so 2 GiB is over a million
+ * files. A capture that needs more ends its thread alone (ERR_WORKER_OUT_OF_MEMORY), never the box.
+ */
+export const CAPTURE_HEAP_MIB = 2048;
+
 interface Waiting {
   job: CaptureJob;
   /** Whose working directory: its next capture is sent to the thread that keeps its entries, when that one is free. */
@@ -35,7 +42,11 @@ export class CaptureWorkers {
   #nextId = 1;
   #closed = false;
 
-  constructor(private readonly max = Math.max(1, Math.min(4, availableParallelism()))) {}
+  constructor(
+    /** The heap of each thread, in MiB (CAPTURE_HEAP_MIB). */
+    private readonly heapMiB = CAPTURE_HEAP_MIB,
+    private readonly max = Math.max(1, Math.min(4, availableParallelism())),
+  ) {}
 
   run(job: CaptureJob, agent: string): Promise<CaptureResult> {
     if (this.#closed) return Promise.reject(new Error('the snapshot store is closed'));
@@ -72,7 +83,9 @@ export class CaptureWorkers {
 
   #start(): Thread {
     // Beside this module: .js when built (and bundled), .ts when the tests run the sources.
-    const worker = new Worker(new URL(`./capture-worker${path.extname(import.meta.url)}`, import.meta.url));
+    const worker = new Worker(new URL(`./capture-worker${path.extname(import.meta.url)}`, import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMiB },
+    });
     const thread: Thread = { worker, agents: new Set() };
     this.#threads.add(thread);
     worker.on('message', ({ id, reply }: CaptureReply) => {

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
 import { RACY_MS } from './capture.js';
-import { CaptureWorkers } from './capture-workers.js';
+import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
 import { runJob, JobError } from './run-job.js';
@@ -28,6 +28,8 @@ export interface SnapshotStoreOptions {
   durable?: boolean;
   /** Files changed this close to their read are read again by the next snapshot (default RACY_MS); the tests widen it to see that happen. */
   racyMs?: number;
+  /** The heap of each capture thread, in MiB (default CAPTURE_HEAP_MIB): a capture that needs more fails alone with 413. */
+  captureHeapMiB?: number;
 }
 
 /** The working directory to capture, open, and whose it is. */
@@ -62,10 +64,11 @@ export class SnapshotStore {
   #refs: Map<string, number> | undefined;
   #generation = 0;
   readonly #dir: string;
-  readonly #captures = new CaptureWorkers();
+  readonly #captures: CaptureWorkers;
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
+    this.#captures = new CaptureWorkers(options.captureHeapMiB ?? CAPTURE_HEAP_MIB);
   }
 
   get dir(): string {
@@ -352,7 +355,7 @@ export class SnapshotStore {
     await syncDirectory(path.dirname(file));
   }
 
-  /** Time and count an operation; a full disk becomes 507 and what the failed capture stored is swept. */
+  /** Time and count an operation; a full disk becomes 507 and what the failed capture stored is swept; a capture thread out of memory, 413. */
   async #measure<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     const end = this.options.metrics?.duration.startTimer({ operation });
     try {
@@ -366,6 +369,11 @@ export class SnapshotStore {
         if (operation === 'create') void this.sweep().catch(() => undefined);
         throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: nothing was kept (${(err as Error).message})`);
       }
+      if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
+        throw new ApiError(
+          'ABX_ERR_FILE_TOO_LARGE',
+          `the workspace is too large to snapshot: its capture needed more than a capture thread's ${this.options.captureHeapMiB ?? CAPTURE_HEAP_MIB} MiB of memory (its files' entries are held while it is walked); nothing was kept`,
+        );
       throw err;
     } finally {
       end?.();
