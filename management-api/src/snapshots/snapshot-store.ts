@@ -309,12 +309,12 @@ export class SnapshotStore {
       }
       await dst.sync();
     } catch (err) {
-      await dst.close().catch(() => undefined);
+      // A full disk, most often: the part copied goes with it (closed just below).
       await unlink(path.join(tmp, `${id}.pack`)).catch(() => undefined);
       throw err;
     } finally {
       await src.close();
-      await dst.close().catch(() => undefined);
+      await dst.close();
     }
     await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
     await this.#writeFile(indexFile(this.#dir, id), Buffer.from(JSON.stringify(index)));
