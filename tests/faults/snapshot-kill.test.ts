@@ -1,5 +1,5 @@
 // kill -9 during a snapshot: no half-written snapshot is listed, the store opens clean, a later snapshot works and what the killed one stored is swept.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
@@ -86,27 +86,50 @@ t.test('SIGKILL mid-capture, then reopen', async (t) => {
   t.equal(back.files, 1504, 'and it reads back whole');
 });
 
-t.test('a full disk fails cleanly: 507, nothing listed, what was stored swept', async (t) => {
-  if (process.getuid?.() !== 0) return t.pass('a full disk', { skip: 'mounting a small tmpfs needs root' });
-  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-snapshot-full-'));
+/**
+ * A store on a tmpfs of `size` (a disk that fills), removed after the test; undefined when this
+ * machine cannot mount one (the test then passes as skipped, saying why).
+ */
+function smallDiskStore(t: Test, size: string, name: string): { root: string; storeDir: string } | undefined {
+  if (process.getuid?.() !== 0) {
+    t.pass('a full disk', { skip: 'mounting a small tmpfs needs root' });
+    return undefined;
+  }
+  const root = mkdtempSync(path.join(tmpdir(), `agentbox-snapshot-${name}-`));
   const storeDir = path.join(root, 'store');
   mkdirSync(storeDir);
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', storeDir]);
-  if (mounted.status !== 0) return t.pass('a full disk', { skip: `cannot mount a tmpfs here: ${String(mounted.stderr).trim()}` });
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', storeDir]);
+  if (mounted.status !== 0) {
+    t.pass('a full disk', { skip: `cannot mount a tmpfs here: ${String(mounted.stderr).trim()}` });
+    rmSync(root, { recursive: true, force: true });
+    return undefined;
+  }
   t.teardown(() => {
     spawnSync('umount', [storeDir]);
     rmSync(root, { recursive: true, force: true });
   });
+  return { root, storeDir };
+}
+
+/** Snapshot `tree` into `store` as `agent`, expecting it to fail: the error. */
+async function failedCreate(t: Test, store: SnapshotStore, tree: string, agent: string): Promise<unknown> {
+  const dir = await open(tree, DIR_FLAGS);
+  t.teardown(() => dir.close());
+  return store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: agent, name: 'full', cwd: 'full' } }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+}
+
+t.test('a full disk fails cleanly: 507, nothing listed, what was stored swept', async (t) => {
+  const disk = smallDiskStore(t, '8m', 'full');
+  if (!disk) return;
+  const { root, storeDir } = disk;
   const tree = path.join(root, 'tree');
   makeTree(tree);
   const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }), durable: false });
   await store.open();
-  const dir = await open(tree, DIR_FLAGS);
-  t.teardown(() => dir.close());
-  const err = await store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: 'agt_full', name: 'full', cwd: 'full' } }).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await failedCreate(t, store, tree, 'agt_full');
   t.match(err, { code: 'ABX_ERR_DISK_LOW', message: /disk filled/ }, 'refused as a full disk');
   t.same(store.list(), [], 'nothing listed');
   await store.sweep();
@@ -116,16 +139,9 @@ t.test('a full disk fails cleanly: 507, nothing listed, what was stored swept', 
 });
 
 t.test('a disk that fills while the entries file is written (chunks that fit, names that do not): 507, nothing listed, nothing left', async (t) => {
-  if (process.getuid?.() !== 0) return t.pass('a full disk', { skip: 'mounting a small tmpfs needs root' });
-  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-snapshot-full-entries-'));
-  const storeDir = path.join(root, 'store');
-  mkdirSync(storeDir);
-  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', storeDir]);
-  if (mounted.status !== 0) return t.pass('a full disk', { skip: `cannot mount a tmpfs here: ${String(mounted.stderr).trim()}` });
-  t.teardown(() => {
-    spawnSync('umount', [storeDir]);
-    rmSync(root, { recursive: true, force: true });
-  });
+  const disk = smallDiskStore(t, '1m', 'full-entries');
+  if (!disk) return;
+  const { root, storeDir } = disk;
   // 8,000 files of one content: one chunk in the pack, and about 1.5 MB of entries, more than the disk holds.
   const tree = path.join(root, 'tree');
   for (let d = 0; d < 8; d++) {
@@ -134,12 +150,7 @@ t.test('a disk that fills while the entries file is written (chunks that fit, na
   }
   const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }) });
   await store.open();
-  const dir = await open(tree, DIR_FLAGS);
-  t.teardown(() => dir.close());
-  const err = await store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: 'agt_full_entries', name: 'full', cwd: 'full' } }).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
+  const err = await failedCreate(t, store, tree, 'agt_full_entries');
   t.match(err, { code: 'ABX_ERR_DISK_LOW', message: /disk filled/ }, 'refused as a full disk');
   t.same(store.list(), [], 'nothing listed');
   t.same(readdirSync(path.join(storeDir, 'manifests')), [], 'no entries file named');

@@ -64,11 +64,13 @@ export class SnapshotStore {
   #refs: Map<string, number> | undefined;
   #generation = 0;
   readonly #dir: string;
+  readonly #captureHeapMiB: number;
   readonly #captures: CaptureWorkers;
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
-    this.#captures = new CaptureWorkers(options.captureHeapMiB ?? CAPTURE_HEAP_MIB);
+    this.#captureHeapMiB = options.captureHeapMiB ?? CAPTURE_HEAP_MIB;
+    this.#captures = new CaptureWorkers(this.#captureHeapMiB);
   }
 
   get dir(): string {
@@ -372,7 +374,7 @@ export class SnapshotStore {
       if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
         throw new ApiError(
           'ABX_ERR_FILE_TOO_LARGE',
-          `the workspace is too large to snapshot: its capture needed more than a capture thread's ${this.options.captureHeapMiB ?? CAPTURE_HEAP_MIB} MiB of memory (its files' entries are held while it is walked); nothing was kept`,
+          `the workspace is too large to snapshot: its capture needed more than a capture thread's ${this.#captureHeapMiB} MiB of memory (its files' entries are held while it is walked); nothing was kept`,
         );
       throw err;
     } finally {
