@@ -19,19 +19,29 @@ interface Job {
 }
 
 /**
+ * The heap the tar worker may use, by default. A pack holds the listing of each directory on its
+ * path (about 150 bytes a name) and at most WINDOW batches; 1 GiB is millions of names across the
+ * packs in flight. A walk that needs more ends the worker alone (ERR_WORKER_OUT_OF_MEMORY): the
+ * packs in flight fail, the next pack starts a new worker, and the box goes on.
+ */
+export const TAR_HEAP_MIB = 1024;
+
+/**
  * Why a worker: packing in the API's thread took four thread-pool round trips per file (open,
  * fstat, read, close) and a promise chain around each; with synchronous calls in a thread of its
  * own the pack runs about three times faster, and the API's thread only moves megabyte batches
  * to the socket. One worker serves every pack of the process, started on the first and kept.
  */
-class PackWorker {
+export class PackWorker {
   readonly #worker: Worker;
   readonly #jobs = new Map<number, Job>();
   #nextId = 1;
 
-  constructor(onGone: () => void) {
+  constructor(onGone: () => void, heapMiB = TAR_HEAP_MIB) {
     // Beside this module: .js when built (and bundled), .ts when the tests run the sources.
-    this.#worker = new Worker(new URL(`./tar-pack-worker${path.extname(import.meta.url)}`, import.meta.url));
+    this.#worker = new Worker(new URL(`./tar-pack-worker${path.extname(import.meta.url)}`, import.meta.url), {
+      resourceLimits: { maxOldGenerationSizeMb: heapMiB },
+    });
     this.#worker.unref();
     this.#worker.on('message', (message: PackFromWorker) => this.#onMessage(message));
     // An uncaught error ends the worker: its packs fail now, and are released when it has exited.
@@ -43,7 +53,13 @@ class PackWorker {
         job.stream.destroy(new Error(why));
       }
     };
-    this.#worker.on('error', (err) => failAll(`the tar worker failed: ${err.message}`));
+    this.#worker.on('error', (err) =>
+      failAll(
+        (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
+          ? `the tar worker ran out of its ${heapMiB} MiB heap: a directory too large to pack`
+          : `the tar worker failed: ${err.message}`,
+      ),
+    );
     this.#worker.on('exit', (code) => {
       onGone();
       failAll(`the tar worker exited (code ${code})`);
