@@ -1,7 +1,9 @@
-// kill -9 during a snapshot: no half-written snapshot is listed, the store opens clean, a later snapshot works and what the killed one stored is swept.
+// kill -9 during a snapshot: no half-written snapshot is listed, the store opens clean, a later snapshot works and what the killed one stored is swept;
+// and a disk that fills during a capture, its entries write or a delete's repack fails cleanly.
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -156,4 +158,68 @@ t.test('a disk that fills while the entries file is written (chunks that fit, na
   t.same(readdirSync(path.join(storeDir, 'manifests')), [], 'no entries file named');
   t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'no temporary file left');
   await store.close();
+});
+
+t.test('a disk too full to repack during a delete: 507, the snapshot gone, every other one whole, nothing half-written; a later sweep frees it', async (t) => {
+  const disk = smallDiskStore(t, '8m', 'full-repack');
+  if (!disk) return;
+  const { root, storeDir } = disk;
+  // Two trees: `both` holds 3 MiB that `kept` also holds and 3 MiB of its own. Deleting the snapshot of `both` leaves its pack
+  // with live chunks and dead ones: the sweep copies the 3 MiB live into a new pack, more than the disk has left.
+  const shared = Array.from({ length: 3 }, () => randomBytes(1 << 20));
+  const own = Array.from({ length: 3 }, () => randomBytes(1 << 20));
+  const both = path.join(root, 'both');
+  const kept = path.join(root, 'kept');
+  mkdirSync(both);
+  mkdirSync(kept);
+  shared.forEach((data, i) => {
+    writeFileSync(path.join(both, `shared${i}.bin`), data);
+    writeFileSync(path.join(kept, `shared${i}.bin`), data);
+  });
+  own.forEach((data, i) => writeFileSync(path.join(both, `own${i}.bin`), data));
+  const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }), durable: false });
+  await store.open();
+  t.teardown(() => store.close());
+  const snap = async (tree: string, agent: string) => {
+    const dir = await open(tree, DIR_FLAGS);
+    try {
+      return await store.create({ rootFd: dir.fd, ownUid: 0, agent: { id: agent, name: agent, cwd: agent } });
+    } finally {
+      await dir.close();
+    }
+  };
+  const first = await snap(both, 'agt_both');
+  const second = await snap(kept, 'agt_kept');
+  t.equal(second.stats.addedBytes, 0, 'the second snapshot stored nothing new (its chunks are in the first pack)');
+  const packsBefore = readdirSync(path.join(storeDir, 'packs')).sort();
+
+  const err = await store.delete(first.id).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.match(
+    err,
+    { code: 'ABX_ERR_DISK_LOW', message: /disk filled during the snapshot delete: the snapshot is deleted; its space is freed by the next delete or start/ },
+    'refused as a full disk',
+  );
+  t.same(
+    store.list().map((s) => s.id),
+    [second.id],
+    'the deleted snapshot is gone (its summary went first); the other stays',
+  );
+  t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'no half-written pack left in tmp/');
+  t.same(readdirSync(path.join(storeDir, 'packs')).sort(), packsBefore, 'the old pack and its index are untouched');
+  const built = path.join(root, 'built-1');
+  await store.materialize(second.id, built, undefined, 'restore');
+  shared.forEach((data, i) => t.ok(readFileSync(path.join(built, `shared${i}.bin`)).equals(data), `shared${i}.bin built back whole`));
+
+  // Room again: the next sweep finishes the repack and frees the deleted snapshot's own 3 MiB.
+  t.equal(spawnSync('mount', ['-o', 'remount,size=16m', storeDir]).status, 0, 'the disk grown');
+  const freed = await store.sweep();
+  t.equal(freed.freedBytes, 3 << 20, "the sweep frees the deleted snapshot's own chunks");
+  t.equal(await store.storedBytes(), 3 << 20, 'the packs hold the live 3 MiB only');
+  const again = path.join(root, 'built-2');
+  await store.materialize(second.id, again, undefined, 'restore');
+  shared.forEach((data, i) => t.ok(readFileSync(path.join(again, `shared${i}.bin`)).equals(data), `shared${i}.bin built back whole after the repack`));
+  t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'nothing left in tmp/');
 });

@@ -369,7 +369,9 @@ export class SnapshotStore {
       this.options.metrics?.operations.inc({ operation, outcome: full ? 'disk-full' : 'error' });
       if (full) {
         if (operation === 'create') void this.sweep().catch(() => undefined);
-        throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: nothing was kept (${(err as Error).message})`);
+        const outcome =
+          operation === 'delete' ? 'the snapshot is deleted; its space is freed by the next delete or start once the disk has room' : 'nothing was kept';
+        throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: ${outcome} (${(err as Error).message})`);
       }
       if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
         throw new ApiError(
