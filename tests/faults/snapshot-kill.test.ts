@@ -176,7 +176,7 @@ t.test('a disk too full to repack during a delete: 507, the snapshot gone, every
     writeFileSync(path.join(both, `shared${i}.bin`), data);
     writeFileSync(path.join(kept, `shared${i}.bin`), data);
   });
-  own.forEach((data, i) => writeFileSync(path.join(both, `own${i}.bin`), data));
+  for (const [i, data] of own.entries()) writeFileSync(path.join(both, `own${i}.bin`), data);
   const store = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }), durable: false });
   await store.open();
   t.teardown(() => store.close());
@@ -211,7 +211,7 @@ t.test('a disk too full to repack during a delete: 507, the snapshot gone, every
   t.same(readdirSync(path.join(storeDir, 'packs')).sort(), packsBefore, 'the old pack and its index are untouched');
   const built = path.join(root, 'built-1');
   await store.materialize(second.id, built, undefined, 'restore');
-  shared.forEach((data, i) => t.ok(readFileSync(path.join(built, `shared${i}.bin`)).equals(data), `shared${i}.bin built back whole`));
+  for (const [i, data] of shared.entries()) t.ok(readFileSync(path.join(built, `shared${i}.bin`)).equals(data), `shared${i}.bin built back whole`);
 
   // Room again: the next sweep finishes the repack and frees the deleted snapshot's own 3 MiB.
   t.equal(spawnSync('mount', ['-o', 'remount,size=16m', storeDir]).status, 0, 'the disk grown');
@@ -220,6 +220,7 @@ t.test('a disk too full to repack during a delete: 507, the snapshot gone, every
   t.equal(await store.storedBytes(), 3 << 20, 'the packs hold the live 3 MiB only');
   const again = path.join(root, 'built-2');
   await store.materialize(second.id, again, undefined, 'restore');
-  shared.forEach((data, i) => t.ok(readFileSync(path.join(again, `shared${i}.bin`)).equals(data), `shared${i}.bin built back whole after the repack`));
+  for (const [i, data] of shared.entries())
+    t.ok(readFileSync(path.join(again, `shared${i}.bin`)).equals(data), `shared${i}.bin built back whole after the repack`);
   t.same(readdirSync(path.join(storeDir, 'tmp')), [], 'nothing left in tmp/');
 });
