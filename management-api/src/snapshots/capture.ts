@@ -11,6 +11,7 @@ import {
   readSync,
   writeFileSync,
   type BigIntStats,
+  type Dirent,
   type Stats,
 } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
@@ -34,6 +35,9 @@ export const RACY_MS = 100;
 
 /** What identifies a file's content without reading it: the same inode, size, mtime and ctime (ctime cannot be set back by its owner). Doubles of milliseconds: finer than the kernel's file clock. */
 export const statKey = (st: Stats): string => stampOf(st).join(':');
+
+/** Code-unit order of names, the default sort's. */
+const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** statKey's numbers. */
 const stampOf = (st: Stats): number[] => [st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs];
@@ -100,12 +104,14 @@ class Capture {
     const names: KeptName[] = [];
     if (before && before.stamp === stamp) {
       this.reusedDirs++;
-      for (const n of before.names) names.push(this.name(dirFd, n));
+      // The same names, each the same inode: one captured as a file is a regular file still.
+      for (const n of before.names) names.push(this.name(dirFd, n, n.file !== undefined));
     } else {
       const prefix = rel === '' ? '' : `${rel}/`;
       const known = before ? new Map(before.names.map((n) => [n.name, n])) : undefined;
-      for (const name of readdirSync(atFd(dirFd, '.')).sort()) {
-        names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }));
+      for (const d of readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName)) {
+        const name = d.name;
+        names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile()));
       }
     }
     // A directory changed just before it was listed may change again within the same tick of the file clock, its stamp unmoved: listed again next time.
@@ -113,10 +119,10 @@ class Capture {
     this.kept.dirs.set(rel, { stamp: racy ? '' : stamp, names });
   }
 
-  /** One name of the directory open as `dirFd`: the previous snapshot's record when its file is unchanged, else looked at through the descriptor. */
-  name(dirFd: number, n: KeptName): KeptName {
+  /** One name of the directory open as `dirFd` (`regular`: listed as a regular file): the previous snapshot's record when its file is unchanged, else looked at through the descriptor. */
+  name(dirFd: number, n: KeptName, regular: boolean): KeptName {
     if (n.file && this.unchanged(n.abs, n.file)) return n;
-    const file = this.entry(dirFd, n);
+    const file = this.entry(dirFd, n, regular);
     if (!file && !n.file) return n;
     return { name: n.name, rel: n.rel, abs: n.abs, ...(file ? { file } : {}) };
   }
@@ -147,8 +153,21 @@ class Capture {
     return true;
   }
 
-  /** One name of the directory open as `dirFd`, looked at through the descriptor; its record when it is a file captured. */
-  entry(dirFd: number, n: KeptName): KeptFile | undefined {
+  /**
+   * One name of the directory open as `dirFd`, looked at through the descriptor; its record when it
+   * is a file captured. A name listed as a regular file is opened straight away (no lstat: a
+   * fifth of a first snapshot's calls) and checked on its descriptor; anything else it turns out
+   * to be by then is looked at the lstat way.
+   */
+  entry(dirFd: number, n: KeptName, regular: boolean): KeptFile | undefined {
+    if (regular) {
+      const read = this.file(dirFd, n.name, n.rel);
+      if (read === 'left out') {
+        this.skipped++;
+        return undefined;
+      }
+      if (read !== 'not a file') return this.captured(read);
+    }
     let st: BigIntStats | undefined;
     try {
       st = lstatSync(atFd(dirFd, n.name), { bigint: true, throwIfNoEntry: false });
@@ -183,16 +202,9 @@ class Capture {
       this.symlinks++;
       this.lines.push(JSON.stringify({ type: 'symlink', path: n.rel, target, mtimeNs } satisfies SnapshotEntry));
     } else if (st.isFile() && !(st.nlink > 1n && Number(st.uid) !== this.job.ownUid)) {
-      const read = this.file(dirFd, n.name, n.rel, st);
-      if (!read) {
-        this.skipped++;
-        return undefined;
-      }
-      this.files++;
-      this.bytes += read.entry.size;
-      const line = JSON.stringify(read.entry);
-      this.lines.push(line);
-      return { entry: read.entry, line, stamp: read.stamp };
+      const read = this.file(dirFd, n.name, n.rel, st.ino);
+      if (typeof read === 'string') this.skipped++;
+      else return this.captured(read);
     } else {
       // FIFOs, sockets, devices, and files of other owners linked in: never captured.
       this.skipped++;
@@ -200,17 +212,43 @@ class Capture {
     return undefined;
   }
 
-  /** A file read and hashed through a descriptor; its key is left empty when it kept changing or was changed just before it was read ({@link RACY_MS}). */
-  file(dirFd: number, name: string, rel: string, st: BigIntStats): { entry: FileEntry; stamp: number[] | null } | undefined {
+  /** A file read: counted and written in the entries; its record. Undefined (gone, or swapped since it was listed) counts as left out. */
+  captured(read: { entry: FileEntry; stamp: number[] | null } | undefined): KeptFile | undefined {
+    if (!read) {
+      this.skipped++;
+      return undefined;
+    }
+    this.files++;
+    this.bytes += read.entry.size;
+    const line = JSON.stringify(read.entry);
+    this.lines.push(line);
+    return { entry: read.entry, line, stamp: read.stamp };
+  }
+
+  /**
+   * A file read and hashed through a descriptor; its key is left empty when it kept changing or was
+   * changed just before it was read ({@link RACY_MS}). `listedIno` is the inode an lstat found at
+   * the name: another one there now (swapped in between) is left out (undefined). Without it (the
+   * name was only listed as a regular file) the descriptor is all there is: 'not a file' when it
+   * cannot be opened as one, and 'left out' for a file of several links owned by another uid
+   * (linked in from elsewhere), as the lstat way does.
+   */
+  file(dirFd: number, name: string, rel: string, listedIno?: bigint): { entry: FileEntry; stamp: number[] | null } | 'not a file' | 'left out' | undefined {
     const fd = openFileAtSync(dirFd, name);
-    if (fd === undefined) return undefined;
+    if (fd === undefined) return listedIno === undefined ? 'not a file' : undefined;
     try {
       let last: FileEntry | undefined;
       for (let read = 1; read <= READS; read++) {
         const startedAt = Date.now();
         const before = fstatSync(fd);
-        // The same inode the walk listed, still a regular file: a swap in between is left out.
-        if (!before.isFile() || before.ino !== Number(st.ino)) return undefined;
+        if (listedIno === undefined) {
+          // O_NONBLOCK and O_NOCTTY: a FIFO or terminal swapped in was opened without waiting or effect, and goes the lstat way.
+          if (!before.isFile()) return 'not a file';
+          if (before.nlink > 1 && before.uid !== this.job.ownUid) return 'left out';
+        } else if (!before.isFile() || before.ino !== Number(listedIno)) {
+          // The same inode the walk listed, still a regular file: a swap in between is left out.
+          return undefined;
+        }
         const chunks = this.read(fd);
         const after = fstatSync(fd);
         const size = chunks.reduce((n, c) => n + c.size, 0);
