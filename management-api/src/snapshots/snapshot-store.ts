@@ -13,6 +13,7 @@ import { runJob, JobError } from './run-job.js';
 import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
 import type { MaterializeResult } from './snapshot-protocol.js';
+import { writeBackWhileWritten } from './pack-writeback.js';
 import { StoreLock } from './store-lock.js';
 
 export interface SnapshotStoreOptions {
@@ -123,6 +124,8 @@ export class SnapshotStore {
           .filter((s) => s.agent.id === source.agent.id && s.agent.cwd === source.agent.cwd)
           .at(-1);
         const { tmp } = storeLayout(this.#dir);
+        const durable = this.options.durable !== false;
+        const writeBack = durable ? writeBackWhileWritten(path.join(tmp, `${id}.pack`)) : undefined;
         const result = await this.#captures
           .run(
             {
@@ -131,12 +134,13 @@ export class SnapshotStore {
               ownUid: source.ownUid,
               storeDir: this.#dir,
               pack: id,
-              durable: this.options.durable !== false,
+              durable,
               racyMs: this.options.racyMs ?? RACY_MS,
               ...(previous ? { previous: { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } } : {}),
             },
             source.agent.id,
           )
+          .finally(() => writeBack?.stop())
           .catch(async (err: unknown) => {
             await rm(path.join(tmp, `${id}.pack`), { force: true });
             await rm(path.join(tmp, `${id}.idx`), { force: true });
