@@ -29,7 +29,11 @@ export const errorCodes = {
     description: 'The agent has no terminal to attach to or type into: it was started without `tty`, or it has ended and its terminal is closed.',
   },
   ABX_ERR_PRECONDITION_FAILED: { status: 412, description: 'A conditional request (If-Match / If-None-Match) did not hold.' },
-  ABX_ERR_RATE_LIMITED: { status: 429, description: 'Too many mutating requests; retry after the number of seconds in the Retry-After header.' },
+  ABX_ERR_RATE_LIMITED: {
+    status: 429,
+    description:
+      "Too many mutating requests, or more tar downloads of one agent's workspace at once than the box allows (4); retry after the number of seconds in the Retry-After header.",
+  },
   ABX_ERR_ADAPTER_OFF: { status: 503, description: 'The adapter slot behind this route is configured `off` in the manifest.' },
   ABX_ERR_ADAPTER_DEGRADED: {
     status: 503,

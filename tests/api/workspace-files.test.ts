@@ -245,6 +245,52 @@ t.test('tar downloads at once each get their own directory, and one called off m
   t.same(names(await download('many-two')), ['only.txt'], 'and the next download is whole');
 });
 
+t.test("a fifth tar download of one agent's workspace at once is refused (429, Retry-After); another agent's is not; one ended lets the next in", async (t) => {
+  const held = path.join(ws, 'held');
+  await mkdir(held, { recursive: true });
+  // Far more than the worker's window and a socket hold: a download not read stays under way.
+  for (let i = 0; i < 12; i++) await writeFile(path.join(held, `big${i}.bin`), Buffer.alloc(2_500_000, `held ${i} `));
+  const going: AbortController[] = [];
+  t.teardown(() => {
+    for (const c of going) c.abort();
+  });
+  const start = async (who: Agent, dir: string) => {
+    const controller = new AbortController();
+    const res = await raw(`/v1/agents/${who.id}/files/${dir}?format=tar`, { signal: controller.signal });
+    if (res.status === 200) {
+      going.push(controller);
+      // Under way: its first bytes are here, the rest wait for a reader.
+      await res.body!.getReader().read();
+    }
+    return res;
+  };
+  for (let i = 0; i < 4; i++) t.equal((await start(alpha, 'held')).status, 200, `download ${i + 1} under way`);
+  const refused = await start(alpha, 'held');
+  t.equal(refused.status, 429, 'a fifth is refused');
+  t.equal(refused.headers.get('retry-after'), '1', 'saying when to retry');
+  t.match(await refused.json(), { error: 'ABX_ERR_RATE_LIMITED', message: /4 tar downloads going/ }, 'naming the limit');
+  const plain = await raw(`/v1/agents/${alpha.id}/files/out.txt`);
+  t.equal(await plain.text(), 'made-by-agent\n', 'a file is still served (only tars count)');
+  const other = await raw(`/v1/agents/${beta.id}/files?format=tar`);
+  t.equal(other.status, 200, "another agent's workspace is packed meanwhile");
+  await other.arrayBuffer();
+  going.shift()!.abort();
+  // The called-off pack ends at its worker's next step: then a download is let in again.
+  const next = await waitFor('a download let in once one has ended', async () => {
+    const res = await start(alpha, 'held');
+    return res.status === 200 ? res : undefined;
+  });
+  t.equal(next.status, 200, 'let in');
+  // All called off, and ended (each pack's directory closed) before the next test downloads from this workspace.
+  for (const c of going.splice(0)) c.abort();
+  const heldOpen = async () => {
+    let n = 0;
+    for (const fd of await readdir('/proc/self/fd')) if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')).startsWith(held)) n++;
+    return n;
+  };
+  await waitFor('every download called off has ended', async () => (await heldOpen()) === 0, 10_000);
+});
+
 t.test('adversarial tars: refused whole, nothing written', async (t) => {
   const cases: Array<[string, Buffer, string]> = [
     ['../ name', tar(file('ok.txt', 'x'), file('../evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],

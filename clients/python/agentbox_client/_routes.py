@@ -69,7 +69,7 @@ ERROR_CODES: Final[dict[str, tuple[int, str]]] = {
     "ABX_ERR_CONFLICT": (409, "The request conflicts with the current state (for example a bead already claimed by someone else)."),
     "ABX_ERR_NO_TERMINAL": (409, "The agent has no terminal to attach to or type into: it was started without `tty`, or it has ended and its terminal is closed."),
     "ABX_ERR_PRECONDITION_FAILED": (412, "A conditional request (If-Match / If-None-Match) did not hold."),
-    "ABX_ERR_RATE_LIMITED": (429, "Too many mutating requests; retry after the number of seconds in the Retry-After header."),
+    "ABX_ERR_RATE_LIMITED": (429, "Too many mutating requests, or more tar downloads of one agent's workspace at once than the box allows (4); retry after the number of seconds in the Retry-After header."),
     "ABX_ERR_ADAPTER_OFF": (503, "The adapter slot behind this route is configured `off` in the manifest."),
     "ABX_ERR_ADAPTER_DEGRADED": (503, "The adapter slot behind this route is degraded (its backend is unreachable); the API reconnects in the background."),
     "ABX_ERR_ADAPTER_UNAVAILABLE": (503, "The adapter backend failed during this request; the slot is marked degraded."),

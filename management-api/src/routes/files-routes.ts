@@ -14,7 +14,7 @@ import { parseFilePath } from '../workspace-files/file-path.js';
 import { etagOf, listDir, modeString, openRegular } from '../workspace-files/file-read.js';
 import { writeFileAtomic } from '../workspace-files/file-write.js';
 import { extractTar } from '../workspace-files/tar-extract.js';
-import { uploadLimits } from '../workspace-files/tar-limits.js';
+import { TarDownloads, uploadLimits } from '../workspace-files/tar-limits.js';
 import { packTar } from '../workspace-files/tar-pack.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
@@ -72,6 +72,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
 
+    const tarDownloads = new TarDownloads();
     for (const url of ['/v1/agents/:id/files', '/v1/agents/:id/files/*']) {
       scope.get<FilesRoute>(
         url,
@@ -107,7 +108,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
                   .serializer(JSON.stringify)
                   .send({ path: segments.join('/'), entries, truncated });
               }
-              if (request.query.format === 'tar') return sendTar(ws, segments, reply);
+              if (request.query.format === 'tar') return sendTar(ws, segments, reply, tarDownloads.admit(request.params.id));
               return sendFile(ws, segments, request, reply);
             },
             request.query.format === 'tar' || !on(request.query.list),
@@ -273,13 +274,25 @@ async function sendFile(ws: Workspace, segments: readonly string[], request: Fas
   return reply.header('content-length', size).send(stream);
 }
 
-/** A directory as a tar stream. */
-async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply): Promise<FastifyReply> {
-  const dir = await walkDirs(ws.root, segments);
+/** A directory as a tar stream; `ended` is called once the worker is done with it. */
+async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply, ended: () => void): Promise<FastifyReply> {
+  const dir = await walkDirs(ws.root, segments).catch((err: unknown) => {
+    ended();
+    throw err;
+  });
   const report = { entries: 0, skipped: 0 };
-  const { stream, released } = packTar(ws, dir, report);
+  let packing: ReturnType<typeof packTar>;
+  try {
+    packing = packTar(ws, dir, report);
+  } catch (err) {
+    ended();
+    if (dir !== ws.root) await dir.close();
+    throw err;
+  }
+  const { stream, released } = packing;
   // Closed once the worker is done with them (not when the stream closes: its walk may be a step behind).
   void released.then(async () => {
+    ended();
     if (dir !== ws.root) await dir.close();
     await ws.close();
   });

@@ -1,4 +1,6 @@
-// Limits of the files API: per file, per tar upload, per listing; the agent's disk budget lowers them further.
+// Limits of the files API: per file, per tar upload, per listing, tar downloads at once; the agent's disk budget lowers them further.
+import { ApiError } from '../errors.js';
+
 /** Largest file a PUT or a tar entry may write. */
 export const MAX_FILE_BYTES = 256 * 1024 * 1024;
 /** Most entries (headers, long-name records aside) one tar upload may hold. */
@@ -27,4 +29,37 @@ export function uploadLimits(left: number | undefined): UploadLimits {
     totalBytes: budgeted ? Math.max(0, left) : MAX_TAR_BYTES,
     totalName: budgeted ? "what the agent's disk budget (sandbox.limits.disk) has left" : 'the tar upload limit',
   };
+}
+
+/**
+ * Tar downloads of one agent's workspace that may be going at once. Every download of the box is
+ * packed in one shared worker (tar-pack.ts), each holding the listings on its walk's path: with no
+ * bound, one agent's token could start enough downloads of a large workspace to fill that worker's
+ * heap and fail every other agent's downloads with its own.
+ */
+export const MAX_TAR_DOWNLOADS_PER_AGENT = 4;
+
+/** The tar downloads going, per agent. */
+export class TarDownloads {
+  readonly #going = new Map<string, number>();
+
+  constructor(private readonly max = MAX_TAR_DOWNLOADS_PER_AGENT) {}
+
+  /** One more download of `agent`'s workspace, or 429 when it has `max` going; call the answer once it has ended. */
+  admit(agent: string): () => void {
+    const going = this.#going.get(agent) ?? 0;
+    if (going >= this.max)
+      throw new ApiError('ABX_ERR_RATE_LIMITED', `agent ${agent} has ${going} tar downloads going, the most at once: retry once one has ended`, {
+        'retry-after': '1',
+      });
+    this.#going.set(agent, going + 1);
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      const left = (this.#going.get(agent) ?? 1) - 1;
+      if (left > 0) this.#going.set(agent, left);
+      else this.#going.delete(agent);
+    };
+  }
 }
