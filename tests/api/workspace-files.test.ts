@@ -59,6 +59,13 @@ const file = (name: string, content: string, mode = 0o644) => {
 };
 const tar = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.alloc(1024)]);
 
+/** How many of this process's descriptors are open on a path under `prefix`. */
+async function descriptorsUnder(prefix: string): Promise<number> {
+  let n = 0;
+  for (const fd of await readdir('/proc/self/fd')) if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')).startsWith(prefix)) n++;
+  return n;
+}
+
 let alpha: Agent;
 let beta: Agent;
 let ws: string;
@@ -216,11 +223,7 @@ t.test('tar downloads at once each get their own directory, and one called off m
   for (let i = 0; i < 12; i++) await writeFile(path.join(one, `big${i}.bin`), Buffer.alloc(2_500_000, `one ${i} `));
   await writeFile(path.join(two, 'only.txt'), 'two\n');
   // Descriptors of this process open on the agent's workspace (the pack's directories and files; sockets kept alive are not counted).
-  const openFds = async () => {
-    let n = 0;
-    for (const fd of await readdir('/proc/self/fd')) if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')).startsWith(ws)) n++;
-    return n;
-  };
+  const openFds = () => descriptorsUnder(ws);
   const before = await openFds();
   const names = (bytes: Buffer) => execFileSync('tar', ['-tf', '-'], { input: bytes, encoding: 'utf8' }).trim().split('\n').sort();
   const download = async (dir: string) => Buffer.from(await (await raw(`/v1/agents/${alpha.id}/files/${dir}?format=tar`)).arrayBuffer());
@@ -283,12 +286,7 @@ t.test("a fifth tar download of one agent's workspace at once is refused (429, R
   t.equal(next.status, 200, 'let in');
   // All called off, and ended (each pack's directory closed) before the next test downloads from this workspace.
   for (const c of going.splice(0)) c.abort();
-  const heldOpen = async () => {
-    let n = 0;
-    for (const fd of await readdir('/proc/self/fd')) if ((await readlink(`/proc/self/fd/${fd}`).catch(() => '')).startsWith(held)) n++;
-    return n;
-  };
-  await waitFor('every download called off has ended', async () => (await heldOpen()) === 0, 10_000);
+  await waitFor('every download called off has ended', async () => (await descriptorsUnder(held)) === 0, 10_000);
 });
 
 t.test('adversarial tars: refused whole, nothing written', async (t) => {
