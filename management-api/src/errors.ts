@@ -32,7 +32,7 @@ export const errorCodes = {
   ABX_ERR_RATE_LIMITED: {
     status: 429,
     description:
-      "Too many mutating requests, or more tar downloads of one agent's workspace at once than the box allows (4); retry after the number of seconds in the Retry-After header.",
+      "Too many mutating requests, or more tar downloads at once than the box allows (4 of one agent's workspace, 16 in all); retry after the number of seconds in the Retry-After header.",
   },
   ABX_ERR_ADAPTER_OFF: { status: 503, description: 'The adapter slot behind this route is configured `off` in the manifest.' },
   ABX_ERR_ADAPTER_DEGRADED: {
@@ -127,7 +127,7 @@ export const errorCodes = {
   ABX_ERR_FILE_TOO_LARGE: {
     status: 413,
     description:
-      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has). The message names the limit.",
+      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has) or nested too deep to snapshot or download (over 128 directory levels). The message names the limit.",
   },
   ABX_ERR_TAR_REFUSED: {
     status: 400,

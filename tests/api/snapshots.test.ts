@@ -5,6 +5,7 @@ import { chmod, lstat, readdir, readFile, readlink, stat, symlink, utimes, write
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RACY_MS } from '../../management-api/src/snapshots/capture.js';
+import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
 let box: TestServer;
@@ -262,4 +263,32 @@ t.test('bad input: clear 4xx', async (t) => {
   t.equal(outside.status, 400, 'a fork directory outside the workspace');
   const events = await box.api('/v1/events?kind=snapshot.created');
   t.ok((events.json['items'] as unknown[]).length >= 3, `snapshot.created events recorded: ${JSON.stringify(events.json).slice(0, 300)}`);
+});
+
+t.test('a workspace nested deeper than the box walks is refused whole: 413 naming where, nothing kept', async (t) => {
+  const deep = await sleeper('deep');
+  // `tree` is the first level, its deepest `d` the last one walked.
+  const bottom = path.join(dirOf(deep), 'tree', ...Array.from({ length: MAX_TREE_DEPTH - 1 }, () => 'd'));
+  await mkdir(bottom, { recursive: true });
+  await writeFile(path.join(bottom, 'end.txt'), 'at the limit\n');
+  const atLimit = await snap(deep.id);
+  t.equal(atLimit.stats['dirs'], MAX_TREE_DEPTH, `${MAX_TREE_DEPTH} levels below the working directory are captured`);
+
+  await mkdir(path.join(bottom, 'd'));
+  const listed = (await box.api('/v1/snapshots')).json['snapshots'] as unknown[];
+  const res = await box.api(`/v1/agents/${deep.id}/snapshots`, { body: {} });
+  t.match(
+    res,
+    {
+      status: 413,
+      json: {
+        error: 'ABX_ERR_FILE_TOO_LARGE',
+        message: new RegExp(`more than ${MAX_TREE_DEPTH} levels deep \\(at "tree/d/d/.*"\\): too deep to snapshot; flatten that tree; nothing was kept$`),
+      },
+    },
+    'one level more is refused, naming the limit and where',
+  );
+  t.equal(((await box.api('/v1/snapshots')).json['snapshots'] as unknown[]).length, listed.length, 'no snapshot was listed');
+  t.same(await readdir(path.join(box.paths.stateDir, 'snapshots/tmp')), [], 'and nothing half-made is left in the store');
+  await stop(deep.id);
 });

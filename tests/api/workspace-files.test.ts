@@ -2,8 +2,9 @@
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import { lstat, mkdir, readdir, readFile, readlink, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
 let box: TestServer;
@@ -318,6 +319,30 @@ t.test('adversarial tars: refused whole, nothing written', async (t) => {
   }
   await t.rejects(lstat('/tmp/evil.txt'));
   await t.rejects(lstat(path.join(box.paths.workspaceDir, 'evil.txt')));
+});
+
+t.test('nesting deeper than the box walks is refused on the way in: a path, a tar entry', async (t) => {
+  const levels = (n: number) => Array.from({ length: n }, () => 'n').join('/');
+  const put = await raw(`/v1/agents/${alpha.id}/files/${levels(MAX_TREE_DEPTH + 1)}/f.txt`, { method: 'PUT', body: 'x' });
+  t.match(
+    { status: put.status, json: await put.json() },
+    { status: 400, json: { error: 'ABX_ERR_FILE_PATH', message: new RegExp(`nested more than ${MAX_TREE_DEPTH} directories deep`) } },
+    'a file below the deepest level',
+  );
+  await t.rejects(lstat(path.join(ws, 'n')), 'nothing was made');
+  const atLimit = await raw(`/v1/agents/${alpha.id}/files/${levels(MAX_TREE_DEPTH)}/f.txt`, { method: 'PUT', body: 'x' });
+  t.equal(atLimit.status, 201, 'a file in the deepest level is written');
+  // An upload into a deep directory: the entry's own levels count from the workspace, not from where it lands.
+  const base = levels(MAX_TREE_DEPTH - 2);
+  const body = tar(header('a/', '5', 0, 0o755), header('a/b/', '5', 0, 0o755), header('a/b/c/', '5', 0, 0o755));
+  const res = await raw(`/v1/agents/${alpha.id}/files/${base}`, { method: 'POST', body, headers: { 'content-type': 'application/x-tar' } });
+  t.match(
+    await res.json(),
+    { error: 'ABX_ERR_TAR_REFUSED', message: new RegExp(`"a/b/c" would be nested more than ${MAX_TREE_DEPTH} directories deep`) },
+    'a directory entry below the deepest level',
+  );
+  await t.rejects(lstat(path.join(ws, base, 'a')), 'nothing of the tar was written');
+  await rm(path.join(ws, 'n'), { recursive: true });
 });
 
 t.test('too many entries', async (t) => {

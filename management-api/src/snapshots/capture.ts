@@ -14,6 +14,7 @@ import {
   type Dirent,
   type Stats,
 } from 'node:fs';
+import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
 import { chunkSize, sha256Hex } from './entries-file.js';
@@ -177,6 +178,8 @@ class Capture {
     if (!st) return undefined;
     const mtimeNs = String(st.mtimeNs);
     if (st.isDirectory()) {
+      // Each level holds a descriptor of the process's and a frame of the thread's stack.
+      if (depthOf(n.rel) > MAX_TREE_DEPTH) throw treeTooDeep(n.rel, 'to snapshot');
       let sub: number;
       try {
         // O_NOFOLLOW: a directory swapped for a link since the lstat is refused here, not followed.

@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
+import { TOO_DEEP } from '../workspace-files/tree-depth.js';
 import { RACY_MS } from './capture.js';
 import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
 import { chunkSize, parseEntries } from './entries-file.js';
@@ -361,7 +362,7 @@ export class SnapshotStore {
     await syncDirectory(path.dirname(file));
   }
 
-  /** Time and count an operation; a full disk becomes 507 and what the failed capture stored is swept; a capture thread out of memory, 413. */
+  /** Time and count an operation; a full disk becomes 507 and what the failed capture stored is swept; a capture thread out of memory or a tree too deep, 413. */
   async #measure<T>(operation: string, fn: () => Promise<T>): Promise<T> {
     const end = this.options.metrics?.duration.startTimer({ operation });
     try {
@@ -377,6 +378,7 @@ export class SnapshotStore {
           operation === 'delete' ? 'the snapshot is deleted; its space is freed by the next delete or start once the disk has room' : 'nothing was kept';
         throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: ${outcome} (${(err as Error).message})`);
       }
+      if ((err as NodeJS.ErrnoException).code === TOO_DEEP) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `${(err as Error).message}; nothing was kept`);
       if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
         throw new ApiError(
           'ABX_ERR_FILE_TOO_LARGE',

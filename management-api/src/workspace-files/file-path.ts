@@ -1,5 +1,6 @@
 // A workspace file path from a request: plain relative segments only, checked before anything touches the disk.
 import { ApiError } from '../errors.js';
+import { MAX_TREE_DEPTH } from './tree-depth.js';
 
 /** Longest path accepted, in bytes (PATH_MAX). */
 export const MAX_PATH_BYTES = 4096;
@@ -10,7 +11,7 @@ export const MAX_SEGMENT_BYTES = 255;
  * The segments of `raw` (the part after `/files/`, already percent-decoded by the router, so an
  * encoded `..` arrives as `..`). The empty path is the workspace itself; one trailing `/` is
  * allowed (a directory). Refused: a leading `/`, `.` or `..` segments, empty segments, NUL and
- * other control characters. Refusing rather than normalising keeps one spelling per entry.
+ * other control characters, more levels than the box walks (tree-depth.ts). Refusing rather than normalising keeps one spelling per entry.
  */
 export function parseFilePath(raw: string): string[] {
   if (raw === '' || raw === '/') return [];
@@ -20,6 +21,8 @@ export function parseFilePath(raw: string): string[] {
   if (raw.startsWith('/')) throw pathRefused(raw, 'it must be relative to the workspace');
   const trimmed = raw.endsWith('/') ? raw.slice(0, -1) : raw;
   const segments = trimmed.split('/');
+  // A file may sit in the deepest directory the box walks, no deeper.
+  if (segments.length > MAX_TREE_DEPTH + 1) throw pathRefused(raw, `it is nested more than ${MAX_TREE_DEPTH} directories deep`);
   for (const segment of segments) {
     if (segment === '') throw pathRefused(raw, 'it has an empty segment (//)');
     if (segment === '.' || segment === '..') throw pathRefused(raw, `it must not contain "${segment}" segments`);

@@ -1,6 +1,7 @@
 // What a tar entry may be before anything is written: its name confined, its link kept inside, its type one of file, directory or link.
 import { ApiError } from '../errors.js';
 import { parseFilePath } from './file-path.js';
+import { MAX_TREE_DEPTH } from './tree-depth.js';
 import { sanitiseMode } from './file-write.js';
 
 /** An entry accepted for extraction: where it goes, what it is, its sanitised mode. */
@@ -23,7 +24,8 @@ export interface TarHeader {
  * Judge one header as tar-stream decoded it (pax and GNU long names already applied). `base` is
  * where the upload lands, in workspace segments: link targets are judged from there. Refused:
  * absolute names, `..` and control characters; hard links, devices, FIFOs and every type the
- * library does not name; links pointing outside; a directory carrying data (tar-stream would read
+ * library does not name; links pointing outside; a directory deeper than the box walks
+ * (tree-depth.ts); a directory carrying data (tar-stream would read
  * that data as further headers, where another tar would skip it: one reading for every reader).
  */
 export function checkEntry(header: TarHeader, base: readonly string[]): CheckedEntry {
@@ -34,6 +36,9 @@ export function checkEntry(header: TarHeader, base: readonly string[]): CheckedE
     if (header.type !== 'directory') throw tarRefused(`entry ${JSON.stringify(header.name)} names the target directory itself but is not a directory`);
     return { kind: 'root' };
   }
+  // The deepest directory the entry makes (itself, or its parents): no deeper than the box walks.
+  if (base.length + segments.length - (header.type === 'directory' ? 0 : 1) > MAX_TREE_DEPTH)
+    throw tarRefused(`"${shown}" would be nested more than ${MAX_TREE_DEPTH} directories deep in the workspace, deeper than the box walks`);
   const mode = header.mode ?? 0;
   if (!Number.isInteger(mode) || mode < 0) throw tarRefused(`"${shown}" has a malformed mode`);
   switch (header.type) {

@@ -33,30 +33,46 @@ export function uploadLimits(left: number | undefined): UploadLimits {
 
 /**
  * Tar downloads of one agent's workspace that may be going at once. Every download of the box is
- * packed in one shared worker (tar-pack.ts), each holding the listings on its walk's path: with no
- * bound, one agent's token could start enough downloads of a large workspace to fill that worker's
- * heap and fail every other agent's downloads with its own.
+ * packed in one shared worker (tar-pack.ts): with no bound, one agent's token could hold enough
+ * downloads open to take the box's share and keep every other agent's out.
  */
 export const MAX_TAR_DOWNLOADS_PER_AGENT = 4;
 
-/** The tar downloads going, per agent. */
+/**
+ * Tar downloads of the whole box at once. A pack holds at most a few MiB of the worker's heap
+ * (listings are streamed, batches windowed) and two descriptors per directory level
+ * (tree-depth.ts); this bound keeps the sum of both small whatever several agents do together.
+ */
+export const MAX_TAR_DOWNLOADS = 16;
+
+/** The tar downloads going, per agent and in all. */
 export class TarDownloads {
   readonly #going = new Map<string, number>();
+  #total = 0;
 
-  constructor(private readonly max = MAX_TAR_DOWNLOADS_PER_AGENT) {}
+  constructor(
+    private readonly perAgent = MAX_TAR_DOWNLOADS_PER_AGENT,
+    private readonly inAll = MAX_TAR_DOWNLOADS,
+  ) {}
 
-  /** One more download of `agent`'s workspace, or 429 when it has `max` going; call the answer once it has ended. */
+  /** One more download of `agent`'s workspace, or 429 when it (or the box) has its most going; call the answer once it has ended. */
   admit(agent: string): () => void {
     const going = this.#going.get(agent) ?? 0;
-    if (going >= this.max)
+    if (going >= this.perAgent)
       throw new ApiError('ABX_ERR_RATE_LIMITED', `agent ${agent} has ${going} tar downloads going, the most at once: retry once one has ended`, {
         'retry-after': '1',
       });
+    if (this.#total >= this.inAll)
+      throw new ApiError('ABX_ERR_RATE_LIMITED', `the box has ${this.#total} tar downloads going, the most at once: retry once one has ended`, {
+        'retry-after': '1',
+      });
     this.#going.set(agent, going + 1);
+    this.#total++;
     let ended = false;
     return () => {
       if (ended) return;
       ended = true;
+      this.#total--;
       const left = (this.#going.get(agent) ?? 1) - 1;
       if (left > 0) this.#going.set(agent, left);
       else this.#going.delete(agent);

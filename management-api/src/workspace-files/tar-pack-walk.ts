@@ -1,7 +1,8 @@
 // A workspace directory walked into a tar-stream pack with synchronous file calls (in the tar worker): regular files, directories and links as links; nothing else is packed.
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, opendirSync, openSync, readlinkSync, readSync, type Dirent } from 'node:fs';
 import type * as tar from 'tar-stream';
 import { atFd, DIR_FLAGS, openFileAtSync } from './dir-fd.js';
+import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
 
 /** What a pack wrote and skipped: special files and files linked in from elsewhere are left out, and counted. */
 export interface PackReport {
@@ -18,8 +19,6 @@ const CHUNK = 1 << 20;
 
 type Header = Parameters<tar.Pack['entry']>[0];
 
-const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-
 /**
  * Pack the directory open as `dirFd` (the caller keeps it open until this settles). Names are
  * relative to it, directories end in `/`; modes keep their permission bits only; owners are
@@ -27,47 +26,74 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
  * regular file, and one of another owner with several links (linked in, not made here) is left
  * out; one that shrinks while read is padded with zeros to its size when opened, one that grows is
  * cut to it (a tar header states the size first). Long and non-ASCII names go in pax records.
+ *
+ * What a walk holds is bounded whatever the tree: each directory's listing is read as it goes
+ * (a few dozen names at a time, in the directory's own order), never whole, and a directory more
+ * than MAX_TREE_DEPTH levels down fails the pack (its descriptors, two a level, are the process's).
  */
-export async function packDirectory(pack: tar.Pack, dirFd: number, ownUid: number, report: PackReport, pace: Pace, prefix = ''): Promise<void> {
-  const dirents = readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName);
-  for (const d of dirents) {
-    await pace();
-    const rel = `${prefix}${d.name}`;
-    if (d.isFile()) {
-      if (!(await packFile(pack, dirFd, d.name, rel, ownUid, pace))) report.skipped++;
-      else report.entries++;
-    } else if (d.isDirectory()) {
-      let sub: number;
-      try {
-        sub = openSync(atFd(dirFd, d.name), DIR_FLAGS);
-      } catch {
-        // Swapped for a link or removed since it was listed: left out, like any entry that is not a directory.
-        report.skipped++;
-        continue;
-      }
-      try {
-        const st = fstatSync(sub);
-        report.entries++;
-        await entry(pack, { name: `${rel}/`, type: 'directory', mode: st.mode & 0o777, mtime: st.mtime });
-        await packDirectory(pack, sub, ownUid, report, pace, `${rel}/`);
-      } finally {
-        closeSync(sub);
-      }
-    } else if (d.isSymbolicLink()) {
-      let link: { mtime: Date; target: string } | undefined;
-      try {
-        const st = lstatSync(atFd(dirFd, d.name));
-        if (st.isSymbolicLink()) link = { mtime: st.mtime, target: readlinkSync(atFd(dirFd, d.name)) };
-      } catch {
-        link = undefined;
-      }
-      if (!link) continue;
-      report.entries++;
-      await entry(pack, { name: rel, type: 'symlink', mode: 0o777, mtime: link.mtime, linkname: link.target });
-    } else {
-      // FIFOs, sockets, devices: never opened.
-      report.skipped++;
+export function packDirectory(pack: tar.Pack, dirFd: number, ownUid: number, report: PackReport, pace: Pace): Promise<void> {
+  return walkDirectory({ pack, ownUid, report, pace }, dirFd, '', 0);
+}
+
+/** What every step of one pack's walk shares. */
+interface Walk {
+  pack: tar.Pack;
+  ownUid: number;
+  report: PackReport;
+  pace: Pace;
+}
+
+/** The directory open as `dirFd`, `depth` levels below the packed one, its names under `prefix`. */
+async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: number): Promise<void> {
+  const listing = opendirSync(atFd(dirFd, '.'));
+  try {
+    for (let d = listing.readSync(); d !== null; d = listing.readSync()) {
+      await walk.pace();
+      await packEntry(walk, dirFd, d, `${prefix}${d.name}`, depth);
     }
+  } finally {
+    listing.closeSync();
+  }
+}
+
+/** One entry of a directory listing into the pack (a directory with all it holds). */
+async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, depth: number): Promise<void> {
+  const { pack, report } = walk;
+  if (d.isFile()) {
+    if (!(await packFile(pack, dirFd, d.name, rel, walk.ownUid, walk.pace))) report.skipped++;
+    else report.entries++;
+  } else if (d.isDirectory()) {
+    if (depth + 1 > MAX_TREE_DEPTH) throw treeTooDeep(rel, 'to pack');
+    let sub: number;
+    try {
+      sub = openSync(atFd(dirFd, d.name), DIR_FLAGS);
+    } catch {
+      // Swapped for a link or removed since it was listed: left out, like any entry that is not a directory.
+      report.skipped++;
+      return;
+    }
+    try {
+      const st = fstatSync(sub);
+      report.entries++;
+      await entry(pack, { name: `${rel}/`, type: 'directory', mode: st.mode & 0o777, mtime: st.mtime });
+      await walkDirectory(walk, sub, `${rel}/`, depth + 1);
+    } finally {
+      closeSync(sub);
+    }
+  } else if (d.isSymbolicLink()) {
+    let link: { mtime: Date; target: string } | undefined;
+    try {
+      const st = lstatSync(atFd(dirFd, d.name));
+      if (st.isSymbolicLink()) link = { mtime: st.mtime, target: readlinkSync(atFd(dirFd, d.name)) };
+    } catch {
+      link = undefined;
+    }
+    if (!link) return;
+    report.entries++;
+    await entry(pack, { name: rel, type: 'symlink', mode: 0o777, mtime: link.mtime, linkname: link.target });
+  } else {
+    // FIFOs, sockets, devices: never opened.
+    report.skipped++;
   }
 }
 

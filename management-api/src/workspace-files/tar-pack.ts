@@ -19,10 +19,11 @@ interface Job {
 }
 
 /**
- * The heap the tar worker may use, by default. A pack holds the listing of each directory on its
- * path (about 150 bytes a name) and at most WINDOW batches; 1 GiB is millions of names across the
- * packs in flight. A walk that needs more ends the worker alone (ERR_WORKER_OUT_OF_MEMORY): the
- * packs in flight fail, the next pack starts a new worker, and the box goes on.
+ * The heap the tar worker may use, by default: a backstop. A pack holds a few dozen names of each
+ * directory on its path (listings are streamed, at most MAX_TREE_DEPTH levels) and at most WINDOW
+ * batches, and the box packs at most MAX_TAR_DOWNLOADS at once, so the packs in flight need a few
+ * MiB each. Should the heap still fill, the worker ends alone (ERR_WORKER_OUT_OF_MEMORY): the packs
+ * in flight fail, the next pack starts a new worker, and the box goes on.
  */
 export const TAR_HEAP_MIB = 1024;
 
@@ -56,7 +57,7 @@ export class PackWorker {
     this.#worker.on('error', (err) =>
       failAll(
         (err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY'
-          ? `the tar worker ran out of its ${heapMiB} MiB heap: a directory too large to pack`
+          ? `the tar worker ran out of its ${heapMiB} MiB heap`
           : `the tar worker failed: ${err.message}`,
       ),
     );
