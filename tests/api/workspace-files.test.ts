@@ -1,9 +1,11 @@
 // Workspace files on a real box with real sandboxed agents: round trips, atomic replace, tar both ways, and the adversarial paths and tars.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { MAX_LIST_ENTRIES } from '../../management-api/src/workspace-files/file-read.js';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
@@ -106,6 +108,20 @@ t.test('read what the agent wrote, list a directory', async (t) => {
     entries.find((e) => e.name === 'out.txt'),
     { type: 'file', size: 14 },
   );
+});
+
+t.test('a directory of more names than a listing answers: the first by name, cut, and said to be', async (t) => {
+  // Two and a half times the most a listing answers, so the stream is cut back twice on its way; names in no order on disk.
+  const dir = path.join(ws, 'crowded');
+  await mkdir(dir);
+  const names = Array.from({ length: MAX_LIST_ENTRIES * 2.5 }, (_, i) => `n${((i * 7919) % (MAX_LIST_ENTRIES * 2.5)).toString(36)}`);
+  for (const name of names) writeFileSync(path.join(dir, name), '');
+  const list = await box.api(`/v1/agents/${alpha.id}/files/crowded?list`);
+  t.equal(list.status, 200);
+  const listed = (list.json['entries'] as Array<{ name: string }>).map((e) => e.name);
+  t.equal(list.json['truncated'], true, 'the listing says it was cut');
+  t.same(listed, [...names].sort().slice(0, MAX_LIST_ENTRIES), `the first ${MAX_LIST_ENTRIES} names in sort order`);
+  await rm(dir, { recursive: true });
 });
 
 t.test('put: created, replaced atomically, owned by the agent, mode sanitised, preconditions', async (t) => {

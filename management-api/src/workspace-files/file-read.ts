@@ -1,6 +1,6 @@
 // Reading a workspace: one entry's metadata, a directory listing, a regular file opened for streaming (links, FIFOs and devices refused).
 import type { BigIntStats } from 'node:fs';
-import { open, readdir, readlink, type FileHandle } from 'node:fs/promises';
+import { open, opendir, readlink, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, type EntryType } from './dir-fd.js';
@@ -44,19 +44,36 @@ export async function statPath(ws: Workspace, segments: readonly string[]): Prom
 export async function listDir(ws: Workspace, segments: readonly string[]): Promise<{ entries: FileEntry[]; truncated: boolean }> {
   const dir = await walkDirs(ws.root, segments);
   try {
-    const names = (await readdir(at(dir, '.'))).sort();
+    const { names, total } = await firstNames(at(dir, '.'), MAX_LIST_ENTRIES);
     const entries: FileEntry[] = [];
-    for (const name of names.slice(0, MAX_LIST_ENTRIES)) {
+    for (const name of names) {
       const st = await lstatAt(dir, name);
       if (!st) continue;
       const entry: FileEntry = { name, type: entryType(st), size: Number(st.size), mode: modeString(st), mtime: new Date(Number(st.mtimeMs)).toISOString() };
       if (st.isSymbolicLink()) entry.target = await readlink(at(dir, name)).catch(() => '');
       entries.push(entry);
     }
-    return { entries, truncated: names.length > MAX_LIST_ENTRIES };
+    return { entries, truncated: total > MAX_LIST_ENTRIES };
   } finally {
     if (dir !== ws.root) await dir.close();
   }
+}
+
+/**
+ * The first `most` names of the directory at `dirPath` in sort order, and how many it holds. Read
+ * as a stream and cut back to `most` whenever twice that many are held, so a directory of
+ * millions of names (an agent's to make) costs the API time, never memory in proportion.
+ */
+async function firstNames(dirPath: string, most: number): Promise<{ names: string[]; total: number }> {
+  let names: string[] = [];
+  let total = 0;
+  const listing = await opendir(dirPath, { bufferSize: 256 });
+  for await (const d of listing) {
+    total++;
+    names.push(d.name);
+    if (names.length >= 2 * most) names = names.sort().slice(0, most);
+  }
+  return { names: names.sort().slice(0, most), total };
 }
 
 /**
