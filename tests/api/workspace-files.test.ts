@@ -3,7 +3,7 @@ import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_LIST_ENTRIES } from '../../management-api/src/workspace-files/file-read.js';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
@@ -210,11 +210,18 @@ t.test('tar download: every file byte for byte, large ones too, links as links, 
     files.set(`${i % 2 ? 'a' : 'b/c'}/f${String(i).padStart(2, '0')}.bin`, data);
   }
   files.set('empty', Buffer.alloc(0));
+  // Names a plain header cannot hold (pax records): longer than 100 bytes in all and in one segment, and not ASCII.
+  files.set(`long/${'a-long-segment-'.repeat(12)}.txt`, Buffer.from('long name\n'));
+  files.set('ünïcødé/名前.txt', Buffer.from('not ascii\n'));
   for (const [rel, data] of files) {
     await mkdir(path.dirname(path.join(root, rel)), { recursive: true });
     await writeFile(path.join(root, rel), data);
   }
+  await chmod(path.join(root, 'empty'), 0o640);
+  await utimes(path.join(root, 'empty'), 1_600_000_000, 1_600_000_000);
   await symlink('/etc/passwd', path.join(root, 'a/to-passwd'));
+  const farTarget = `${'../'.repeat(2)}${'far-away-target-'.repeat(8)}`;
+  await symlink(farTarget, path.join(root, 'a/far'));
   execFileSync('mkfifo', [path.join(root, 'b/pipe')]);
   execFileSync('ln', ['/etc/hostname', path.join(root, 'b/hostname')]);
   const res = await raw(`/v1/agents/${alpha.id}/files/packed?format=tar`);
@@ -224,6 +231,9 @@ t.test('tar download: every file byte for byte, large ones too, links as links, 
   execFileSync('tar', ['-xf', '-', '-C', out], { input: Buffer.from(await res.arrayBuffer()) });
   for (const [rel, data] of files) t.ok(data.equals(await readFile(path.join(out, rel))), `${rel} (${data.length} bytes) as written`);
   t.equal(await readlink(path.join(out, 'a/to-passwd')), '/etc/passwd', 'a link is packed as a link');
+  t.equal(await readlink(path.join(out, 'a/far')), farTarget, 'a target longer than a plain header holds too');
+  const empty = await stat(path.join(out, 'empty'));
+  t.same({ mode: empty.mode & 0o777, mtime: empty.mtimeMs }, { mode: 0o640, mtime: 1_600_000_000_000 }, 'permission bits and mtime are kept');
   t.equal(await lstat(path.join(out, 'b/pipe')).catch(() => undefined), undefined, 'a FIFO is left out (and never opened: the download ended)');
   t.equal(await lstat(path.join(out, 'b/hostname')).catch(() => undefined), undefined, "a hard link to another user's file is left out");
   const listing = execFileSync('find', [out, '-type', 'f'], { encoding: 'utf8' }).trim().split('\n');
