@@ -1,6 +1,7 @@
 // Workspace files on a real box with real sandboxed agents: round trips, atomic replace, tar both ways, and the adversarial paths and tars.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
@@ -140,6 +141,10 @@ t.test('put: created, replaced atomically, owned by the agent, mode sanitised, p
   t.equal(await readFile(path.join(ws, 'new/dir/a.txt'), 'utf8'), 'two');
   t.notOk((await readFile(path.join(ws, 'new/dir'), { encoding: 'utf8' }).catch(() => '')).includes('.tmp'), 'no temporary file left');
   t.same(execFileSync('ls', ['-A', path.join(ws, 'new/dir')], { encoding: 'utf8' }).trim(), 'a.txt', 'no temporary file left');
+  // Larger than the most a write holds at once (1 MiB), in the request's own chunks: every byte in its place.
+  const big = randomBytes(3 * 1024 * 1024 + 17);
+  t.equal((await raw(`/v1/agents/${alpha.id}/files/new/big.bin`, { method: 'PUT', body: big })).status, 201);
+  t.ok((await readFile(path.join(ws, 'new/big.bin'))).equals(big), 'a 3 MiB body is written byte for byte');
 });
 
 t.test('adversarial paths: .., encoded .., absolute, NUL, links in the path', async (t) => {
