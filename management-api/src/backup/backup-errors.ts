@@ -9,7 +9,10 @@ export class BackupError extends Error {
 /** Why a write failed, in words that name the file (a full disk above all). */
 export function ioFailure(err: unknown, what: string): BackupError {
   const e = err as NodeJS.ErrnoException;
-  if (e.code === 'ENOSPC') return new BackupError(`no space left on the device while writing ${what}: free some space or back up elsewhere (--to)`);
+  // SQLite's online backup says SQLITE_FULL where a plain write says ENOSPC: which one a full disk
+  // meets depends on how far the copy got, and both are the same fault to the operator.
+  if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL')
+    return new BackupError(`no space left on the device while writing ${what}: free some space or back up elsewhere (--to)`);
   if (e.code === 'EDQUOT') return new BackupError(`the disk quota is exhausted while writing ${what}`);
   return new BackupError(`${what}: ${e.message}`);
 }
