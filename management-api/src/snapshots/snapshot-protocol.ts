@@ -1,5 +1,12 @@
 // Messages between the snapshot service (API thread) and the worker thread that walks, hashes and copies files.
-import type { SnapshotStats } from './snapshot-manifest.js';
+import type { ChunkLocation } from './object-store.js';
+import type { SnapshotEntry, SnapshotStats } from './snapshot-manifest.js';
+
+/** Who every entry a build makes is given to (a root box: the agent's uid). */
+export interface Owner {
+  uid: number;
+  gid: number;
+}
 
 /** Walk the working directory open as `rootFd` (the API's descriptor: a worker shares the process's), hash and store its files. */
 export interface CaptureJob {
@@ -26,7 +33,25 @@ export interface MaterializeJob {
   entriesSha256: string;
   target: string;
   /** Who every entry is given to (a root box: the agent's uid); the box's own ids when absent. */
-  owner?: { uid: number; gid: number };
+  owner?: Owner;
+  /** Threads the build may use: its files are split over them when there are enough (materialize.ts). */
+  threads: number;
+}
+
+/**
+ * One part of a build split over threads: files and links, in directories the coordinator made,
+ * below its root (`rootFd`, shared: a worker is a thread of the same process).
+ */
+export interface MaterializePart {
+  op: 'materialize-part';
+  storeDir: string;
+  rootFd: number;
+  entries: Exclude<SnapshotEntry, { type: 'dir' }>[];
+  /** Where each chunk of these entries is. */
+  chunks: Map<string, ChunkLocation>;
+  owner?: Owner;
+  /** One Int32 raised by the part that fails first: the others stop at their next entry. */
+  stop: SharedArrayBuffer;
 }
 
 /** What a capture found. */

@@ -1,5 +1,6 @@
 // The snapshot store under the box's state directory: snapshots made, listed, read back into a directory, deleted with a mark-and-sweep of their objects.
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -68,6 +69,8 @@ export class SnapshotStore {
   readonly #dir: string;
   readonly #captureHeapMiB: number;
   readonly #captures: CaptureWorkers;
+  /** Builds (restores and forks) running: a build splits its files over threads only when it is alone. */
+  #building = 0;
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
@@ -185,14 +188,22 @@ export class SnapshotStore {
     return this.#measure(operation, () =>
       this.#lock.shared(async () => {
         const s = this.get(id);
-        return runJob({
-          op: 'materialize',
-          storeDir: this.#dir,
-          entriesFile: entriesFile(this.#dir, id),
-          entriesSha256: s.entriesSha256,
-          target,
-          ...(owner ? { owner } : {}),
-        });
+        // Alone, a build may use every core (up to 4); builds at once (ten forks) already share them.
+        const threads = this.#building === 0 ? Math.min(4, availableParallelism()) : 1;
+        this.#building++;
+        try {
+          return await runJob({
+            op: 'materialize',
+            storeDir: this.#dir,
+            entriesFile: entriesFile(this.#dir, id),
+            entriesSha256: s.entriesSha256,
+            target,
+            ...(owner ? { owner } : {}),
+            threads,
+          });
+        } finally {
+          this.#building--;
+        }
       }),
     );
   }
