@@ -3,7 +3,7 @@
 // mode and mtime; a part that fails stops the others and the build fails naming it, with no descriptor or thread left.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -66,7 +66,18 @@ function makeTree(root: string): void {
 const tarOf = (dir: string): Buffer =>
   execFileSync('tar', ['-C', dir, '--sort=name', '--numeric-owner', '--owner=0', '--group=0', '--format=gnu', '-cf', '-', '.'], { maxBuffer: 1 << 28 });
 
-const openFds = () => readdirSync('/proc/self/fd').length;
+/**
+ * Descriptors of this process open on the test's files (the tree being built, the store's packs).
+ * Only those: a thread's own loop descriptors come and go with the store's idle capture threads.
+ */
+const openFds = (): number =>
+  readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`).startsWith(work);
+    } catch {
+      return false; // closed since it was listed (readdir's own descriptor)
+    }
+  }).length;
 
 const ws = path.join(work, 'ws');
 const storeDir = path.join(work, 'store');
