@@ -1,4 +1,5 @@
 // One slot's life: first connect, periodic health re-probe, degradation, background reconnect.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { AdapterLifecycle, SlotHealth, SlotName } from './adapter.js';
 import { Backoff, DeadlineError, withDeadline } from './backoff.js';
@@ -56,6 +57,13 @@ export class SlotSupervisor {
   #reconnectTimer: NodeJS.Timeout | undefined;
   readonly #abort = new AbortController();
   readonly #backoff: Backoff;
+  /**
+   * The adapter's connect() or health() under way, as a promise that settles with it. The
+   * deadline around a call gives up on it, but the call itself may go on (an event log reopening
+   * its files): close waits for it, or a reconnect finishing after the close would open the
+   * adapter again under a box that has stopped.
+   */
+  #inFlight: Promise<void> | undefined;
 
   constructor(
     readonly identity: Omit<SlotStatus, 'state' | 'reason' | 'since'>,
@@ -126,6 +134,7 @@ export class SlotSupervisor {
     clearInterval(this.#healthTimer);
     clearTimeout(this.#reconnectTimer);
     this.#abort.abort(new Error('closing'));
+    await this.#settled();
     try {
       await this.adapter.close();
     } catch (err) {
@@ -136,7 +145,12 @@ export class SlotSupervisor {
   /** connect() then health(); updates the state. Resolves whether connect() succeeded. */
   async #attempt(): Promise<boolean> {
     try {
-      await withDeadline(`connect of ${this.identity.slot}`, this.deps.timing.connectTimeoutMs, (signal) => this.adapter.connect(signal), this.#abort.signal);
+      await withDeadline(
+        `connect of ${this.identity.slot}`,
+        this.deps.timing.connectTimeoutMs,
+        (signal) => this.#track(this.adapter.connect(signal)),
+        this.#abort.signal,
+      );
     } catch (err) {
       if (this.#closed) return false;
       this.#set('degraded', err instanceof DeadlineError ? `connect-timeout: no connection within ${err.ms} ms` : `connect-failed: ${(err as Error).message}`);
@@ -152,7 +166,7 @@ export class SlotSupervisor {
       return await withDeadline(
         `health of ${this.identity.slot}`,
         this.deps.timing.healthTimeoutMs,
-        (signal) => this.adapter.health(signal),
+        (signal) => this.#track(this.adapter.health(signal)),
         this.#abort.signal,
       );
     } catch (err) {
@@ -161,6 +175,28 @@ export class SlotSupervisor {
         reason: err instanceof DeadlineError ? `health-timeout: no answer within ${err.ms} ms` : `health-check-failed: ${(err as Error).message}`,
       };
     }
+  }
+
+  /** `call`, kept as the call under way until it settles. */
+  #track<T>(call: Promise<T>): Promise<T> {
+    const settled = call.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.#inFlight = settled;
+    void settled.then(() => {
+      if (this.#inFlight === settled) this.#inFlight = undefined;
+    });
+    return call;
+  }
+
+  /** The call under way settled, or its deadline passed (an adapter that never answers does not hold the close forever). */
+  async #settled(): Promise<void> {
+    if (!this.#inFlight) return;
+    const cap = new AbortController();
+    const ms = Math.max(this.deps.timing.connectTimeoutMs, this.deps.timing.healthTimeoutMs);
+    await Promise.race([this.#inFlight, sleep(ms, undefined, { signal: cap.signal }).catch(() => undefined)]);
+    cap.abort();
   }
 
   #apply(health: SlotHealth): void {
