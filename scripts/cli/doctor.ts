@@ -11,22 +11,24 @@ import { boxPorts, portInUseLine } from '../../management-api/src/box-ports.js';
 import { portFree, setsKey } from './port-check.js';
 import { parseToml } from '../../management-api/src/manifest/parse-toml.js';
 import { boxAt } from './box-registry.js';
+import { workspaceFsCheck } from './workspace-fs-check.js';
 
 export const usage = `Usage: agentbox doctor [--manifest FILE] [--root DIR] [--json]
 
 Check that this host can run the box: Node.js, nix-instantiate, supervisord; the manifest is valid;
 every port the box binds is free (API, metrics, egress proxy, relay, features' and [programs]
 ports, after the AGENTBOX_*_PORT overrides; a taken one is named with its programme, manifest key
-and override); the state directory and secrets have safe permissions.
+and override); the state directory and secrets have safe permissions; the workspaces' filesystem
+(a warning, not a failure, for ext4 without a journal: forks and restores are slow there).
 Every failed check prints the command or step that fixes it.
 
 Options:
   --manifest FILE  the manifest (default ./agentbox.toml)
   --root DIR       the box's local root (default $AGENTBOX_ROOT or ./.agentbox)
-  --json           print {ok, checks: [{name, ok, detail, fix?}]}
+  --json           print {ok, checks: [{name, ok, detail, fix?, warn?}]}
   -h, --help       show this help
 
-Exit codes: 0 every check passed, 1 a check failed.`;
+Exit codes: 0 every check passed (warnings included), 1 a check failed.`;
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
@@ -86,15 +88,18 @@ export async function run(args: string[]): Promise<number> {
   }
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   checks.push(...(await permissionChecks(paths.secretsDir, [paths.apiKeyFile, paths.identityKeyFile])));
+  checks.push(workspaceFsCheck(paths.workspaceDir));
   const ok = checks.every((c) => c.ok);
   if (values.json) {
     process.stdout.write(`${JSON.stringify({ ok, checks }, null, 2)}\n`);
   } else {
     for (const c of checks) {
-      process.stdout.write(`${c.ok ? 'ok  ' : 'FAIL'}  ${c.name}: ${c.detail}\n`);
-      if (!c.ok && c.fix) process.stdout.write(`      fix: ${c.fix}\n`);
+      process.stdout.write(`${!c.ok ? 'FAIL' : c.warn ? 'warn' : 'ok  '}  ${c.name}: ${c.detail}\n`);
+      if ((!c.ok || c.warn) && c.fix) process.stdout.write(`      fix: ${c.fix}\n`);
     }
-    process.stdout.write(ok ? 'everything needed is in place\n' : 'some checks failed; apply the fixes above\n');
+    const warnings = checks.filter((c) => c.ok && c.warn).length;
+    const advice = warnings === 0 ? '' : `; ${warnings} warning${warnings === 1 ? '' : 's'} above`;
+    process.stdout.write(ok ? `everything needed is in place${advice}\n` : 'some checks failed; apply the fixes above\n');
   }
   return ok ? 0 : 1;
 }

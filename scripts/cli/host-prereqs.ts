@@ -6,8 +6,10 @@ export interface PrereqCheck {
   name: string;
   ok: boolean;
   detail: string;
-  /** The command (or step) that fixes a failure. */
+  /** The command (or step) that fixes a failure, or what a warning advises. */
   fix?: string;
+  /** Passed, but the box will be slower or weaker than it could be here: printed as a warning with its fix. */
+  warn?: true;
 }
 
 /** The path of `command` on PATH, or undefined. */
