@@ -2,13 +2,14 @@
 // must make each entry through its parent's descriptor too, never by its whole path (which the kernel refuses past 4,096 bytes).
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { makeDeepChain, tarOf } from '../helpers/deep-tree.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-long-paths-'));
 // coreutils, not Node's recursive removal, which builds whole paths and fails past PATH_MAX; read-only directories made writable first.
@@ -19,33 +20,19 @@ t.teardown(() => {
 
 /** 24 levels of 250-byte names: about 6,000 bytes of path below the working directory. */
 const LEVELS = 24;
-const levelName = (i: number) => `${String(i).padStart(3, '0')}${'x'.repeat(247)}`;
 
 /** Make the deep tree below `root` one step at a time (each call's path stays short): a file at every level, a link and a read-only directory at the bottom. */
 function makeDeepTree(root: string): void {
-  const back = process.cwd();
-  process.chdir(root);
-  try {
-    for (let i = 0; i < LEVELS; i++) {
-      writeFileSync(`file-${i}.txt`, `level ${i}\n`);
-      mkdirSync(levelName(i));
-      process.chdir(levelName(i));
-    }
-    writeFileSync('bottom.txt', 'the bottom\n');
-    utimesSync('bottom.txt', 1_500_000_000, 1_500_000_000);
-    symlinkSync('bottom.txt', 'to-bottom');
-    mkdirSync('sealed');
-    writeFileSync('sealed/inside.txt', 'sealed in\n');
-    utimesSync('sealed', 1_400_000_000, 1_400_000_000);
-    chmodSync('sealed', 0o555);
-  } finally {
-    process.chdir(back);
-  }
+  makeDeepChain(root, LEVELS, {
+    inLevel: (i) => writeFileSync(`file-${i}.txt`, `level ${i}\n`),
+    atBottom: () => {
+      writeFileSync('bottom.txt', 'the bottom\n');
+      utimesSync('bottom.txt', 1_500_000_000, 1_500_000_000);
+      symlinkSync('bottom.txt', 'to-bottom');
+    },
+    sealedMode: 0o555,
+  });
 }
-
-/** The tree as GNU tar packs it (it walks by descriptors): names sorted, owners and access times left out. Equal bytes, equal trees. */
-const tarOf = (dir: string): Buffer =>
-  execFileSync('tar', ['-C', dir, '--sort=name', '--numeric-owner', '--owner=0', '--group=0', '--format=gnu', '-cf', '-', '.'], { maxBuffer: 1 << 26 });
 
 t.test('a tree with paths past PATH_MAX is captured and built back whole: contents, modes, mtimes, links', async (t) => {
   const ws = path.join(work, 'ws');

@@ -15,6 +15,7 @@ import type { SnapshotEntry } from '../../management-api/src/snapshots/snapshot-
 import type { MaterializeJob } from '../../management-api/src/snapshots/snapshot-protocol.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { makeDeepChain, tarOf } from '../helpers/deep-tree.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-split-build-'));
 // coreutils: read-only directories made writable first, and paths past PATH_MAX removed.
@@ -25,7 +26,6 @@ t.teardown(() => {
 
 const FILES_PER_DIR = 150;
 const DIRS = 24;
-const levelName = (i: number) => `${String(i).padStart(3, '0')}${'y'.repeat(247)}`;
 
 /**
  * 3,600 small files in 24 directories, half of them read-only with their own mtimes; a chain of
@@ -45,26 +45,13 @@ function makeTree(root: string): void {
   }
   writeFileSync(path.join(root, 'empty'), '');
   writeFileSync(path.join(root, 'big.bin'), Buffer.alloc(3 * 1024 * 1024 + 17, 7));
-  const back = process.cwd();
-  process.chdir(root);
-  try {
-    for (let i = 0; i < 20; i++) {
-      mkdirSync(levelName(i));
-      process.chdir(levelName(i));
+  makeDeepChain(root, 20, {
+    inLevel: (i) => {
       for (let f = 0; f < 20; f++) writeFileSync(`deep${f}.txt`, `level ${i} file ${f}\n`);
-    }
-    mkdirSync('sealed');
-    writeFileSync('sealed/inside.txt', 'sealed in\n');
-    utimesSync('sealed', 1_400_000_000, 1_400_000_000);
-    chmodSync('sealed', 0o500);
-  } finally {
-    process.chdir(back);
-  }
+    },
+    sealedMode: 0o500,
+  });
 }
-
-/** The tree as GNU tar packs it (by descriptors): names sorted, owners and access times left out. Equal bytes, equal trees. */
-const tarOf = (dir: string): Buffer =>
-  execFileSync('tar', ['-C', dir, '--sort=name', '--numeric-owner', '--owner=0', '--group=0', '--format=gnu', '-cf', '-', '.'], { maxBuffer: 1 << 28 });
 
 /**
  * Descriptors of this process open on the test's files (the tree being built, the store's packs).
