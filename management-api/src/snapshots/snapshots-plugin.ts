@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ApiMetrics } from '../api-metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import { SnapshotStore } from './snapshot-store.js';
+import { describeWorkspaceFs } from '../workspace-files/workspace-fs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -27,6 +28,13 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
   async (app, options) => {
     const store = new SnapshotStore({ dir: snapshotStoreDir(options.paths), logger: options.logger, metrics: options.metrics.snapshots });
     await store.open();
+    // Said once at start, where an operator reads: forks and restores on such a disk are several times slower, and nothing else would say why.
+    const workspaceFs = describeWorkspaceFs(options.paths.workspaceDir);
+    if (workspaceFs.warn)
+      options.logger.warn(
+        { event: 'WorkspaceWithoutJournal', workspaceDir: options.paths.workspaceDir, device: workspaceFs.device, fix: workspaceFs.fix },
+        workspaceFs.detail,
+      );
     app.decorate('snapshots', store);
     app.addHook('onClose', () => store.close());
   },

@@ -1,12 +1,16 @@
-// The workspace filesystem check of `agentbox doctor`: which mount a directory is on (against findmnt, and mountinfo's
-// corner cases), whether an ext4 has a journal (real loop-mounted ext4 filesystems with and without one), and the warning.
+// The workspaces' filesystem, checked by `agentbox doctor` and at the box's start: which mount a directory is on (against
+// findmnt, and mountinfo's corner cases), whether an ext4 has a journal (real loop-mounted ext4 filesystems with and
+// without one), and the warning with its fix.
 import t from 'tap';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ext4HasJournal, mountOf, workspaceFsCheck } from '../../../scripts/cli/workspace-fs-check.js';
-import { runAgentboxAsync } from '../../helpers/cli.js';
+import { ext4HasJournal, mountOf } from '../../management-api/src/workspace-files/workspace-fs.js';
+import { workspaceFsCheck } from '../../scripts/cli/workspace-fs-check.js';
+import { runAgentboxAsync } from '../helpers/cli.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { startTestServer } from './support/harness.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-fs-check-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -93,7 +97,7 @@ t.test('a journal is read from sysfs by the block device, and its absence is a w
 });
 
 const canMount = runAsRoot(['true']).status === 0;
-const ext4Case = 'agentbox doctor on real ext4 filesystems, loop-mounted: a warning without a journal, none with one';
+const ext4Case = 'agentbox doctor and a box started on real ext4 filesystems, loop-mounted: a warning without a journal, none with one';
 t.test(ext4Case, { skip: canMount ? false : 'loop mounts need root or passwordless sudo (the sysfs layout is checked above)' }, async (t) => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
   for (const journaled of [false, true]) {
@@ -121,5 +125,15 @@ t.test(ext4Case, { skip: canMount ? false : 'loop mounts need root or passwordle
       text.stdout,
       journaled ? /^ok {4}workspace filesystem: .*, with a journal$/m : /^warn {2}workspace filesystem: .*without a journal.*\n {6}fix: .*tune2fs/m,
     );
+
+    // A box started on it says so once in its log, at warn level, with the device and the fix.
+    const paths = runtimePaths({ AGENTBOX_ROOT: root });
+    for (const d of [paths.runDir, paths.stateDir, paths.workspaceDir]) mkdirSync(d, { recursive: true });
+    const box = await startTestServer({ root: { dir: root, paths, cleanup: async () => rmSync(root, { recursive: true, force: true }) } });
+    const warned = box.logs.events('WorkspaceWithoutJournal');
+    await box.close();
+    if (journaled) t.same(warned, [], 'no warning on a journaled filesystem');
+    else
+      t.match(warned, [{ level: 40, workspaceDir: paths.workspaceDir, device: /^\/dev\/loop\d+$/, fix: /tune2fs -O has_journal/, msg: /without a journal/ }]);
   }
 });
