@@ -73,9 +73,18 @@ export interface WorkspaceFs {
  * The workspace filesystem check. A filesystem without a journal works, so this only warns: right
  * after many files were deleted ext4 makes new ones slowly there (it steps over every inode freed
  * in the last minute or so), so forks and restores of large trees can take several times as long
- * (docs/user/files-and-snapshots.md, "Speed").
+ * (docs/user/files-and-snapshots.md, "Forks"). It never throws: whatever it cannot read, it says
+ * it did not check (the box starts with it).
  */
 export function describeWorkspaceFs(workspaceDir: string, sources: { mountinfo?: string; sysRoot?: string } = {}): WorkspaceFs {
+  try {
+    return describe(workspaceDir, sources);
+  } catch (err) {
+    return { warn: false, detail: `${workspaceDir}: the filesystem is not checked (${(err as Error).message})` };
+  }
+}
+
+function describe(workspaceDir: string, sources: { mountinfo?: string; sysRoot?: string }): WorkspaceFs {
   const dir = nearestExisting(workspaceDir);
   let mountinfo = sources.mountinfo;
   if (mountinfo === undefined) {
