@@ -12,6 +12,8 @@ export const agentboxBin = path.join(repoRoot, 'dist/bin/agentbox.js');
 /** Result of one CLI run. */
 export interface CliResult {
   code: number | null;
+  /** The signal that ended it, when one did (then `code` is null). */
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -25,7 +27,7 @@ export function runAgentbox(args: string[], options: { cwd?: string; env?: NodeJ
     input: options.input ?? '',
     timeout: 60_000,
   });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
 
 /**
@@ -49,6 +51,6 @@ export function runAgentboxAsync(args: string[], options: { cwd?: string; env?: 
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
 }

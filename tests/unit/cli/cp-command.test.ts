@@ -1,10 +1,9 @@
 // `agentbox cp` as the installed bin against a real box with a real sandboxed agent: files and directories both ways, stdio, and what is refused.
 import t from 'tap';
-import { spawn } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { agentboxBin, runAgentboxAsync, type CliResult } from '../../helpers/cli.js';
+import { runAgentboxAsync, type CliResult } from '../../helpers/cli.js';
 import { startTestServer, waitFor } from '../../api/support/harness.js';
 
 const ORCHESTRATOR = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
@@ -17,17 +16,7 @@ t.teardown(() => box.close());
 const target = ['--url', box.server.apiUrl, '--root', box.paths.root];
 const cli = (...args: string[]) => runAgentboxAsync(['cp', ...target, ...args], { cwd: work, env });
 /** The bin with `input` on its stdin. */
-const cliWithInput = (input: string, ...args: string[]): Promise<CliResult> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [agentboxBin, 'cp', ...target, ...args], { cwd: work, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+const cliWithInput = (input: string, ...args: string[]): Promise<CliResult> => runAgentboxAsync(['cp', ...target, ...args], { cwd: work, env, input });
 
 const res = await box.api('/v1/agents', {
   body: {
