@@ -13,7 +13,8 @@ abx_require_node
 # chromium (+ fonts-liberation, only recommended by it, so pages render text): the dashboard's browser tests
 # (tests/ui) drive Debian's browser, as puppeteer cannot download its own. python3: the Python client's
 # suite (tests/api/python-client.test.ts), on Debian's interpreter and standard library only.
-abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace chromium fonts-liberation python3
+# btrfs-progs (mkfs.btrfs): snapshot clones are tested on a loop-mounted btrfs (tests/api/snapshot-clones.test.ts).
+abx_require_apt nix-bin supervisor docker-compose prometheus bubblewrap util-linux iproute2 strace chromium fonts-liberation python3 btrfs-progs
 # docker.io (dockerd), tini, ca-certificates: the container end-to-end cases (tests/e2e).
 abx_require_container_engine
 abx_require_npm_build

@@ -2,25 +2,19 @@
 // findmnt, and mountinfo's corner cases), whether an ext4 has a journal (real loop-mounted ext4 filesystems with and
 // without one), and the warning with its fix.
 import t from 'tap';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ext4HasJournal, mountOf } from '../../management-api/src/workspace-files/workspace-fs.js';
 import { workspaceFsCheck } from '../../scripts/cli/workspace-fs-check.js';
+import { canRunAsRoot, mountImage } from '../helpers/as-root.js';
 import { runAgentboxAsync } from '../helpers/cli.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { startTestServer } from './support/harness.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-fs-check-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
-
-/** A command as root: itself when this process is root, else through sudo without a password prompt. */
-const asRoot = (argv: string[]): string[] => (process.getuid?.() === 0 ? argv : ['sudo', '-n', ...argv]);
-const runAsRoot = (argv: string[]) => {
-  const [cmd, ...args] = asRoot(argv);
-  return spawnSync(cmd!, args, { encoding: 'utf8' });
-};
 
 /** The `major:minor` of the filesystem `dir` is on, as the kernel reports it (the glibc encoding of dev_t). */
 function deviceOf(dir: string): string {
@@ -79,7 +73,7 @@ t.test('a journal is read from sysfs by the block device, and its absence is a w
   t.match(workspaceFsCheck(ws, { mountinfo: at('7:0'), sysRoot: sys }), {
     ok: true,
     warn: undefined,
-    detail: /on ext4 \(\/dev\/loop0, mounted at \/\), with a journal$/,
+    detail: /on ext4 \(\/dev\/loop0, mounted at \/\), with a journal; forks copy every byte/,
   });
   const bare = workspaceFsCheck(ws, { mountinfo: at('7:1'), sysRoot: sys });
   t.match(bare, {
@@ -96,34 +90,25 @@ t.test('a journal is read from sysfs by the block device, and its absence is a w
   });
 });
 
-const canMount = runAsRoot(['true']).status === 0;
+const canMount = canRunAsRoot();
 const ext4Case = 'agentbox doctor and a box started on real ext4 filesystems, loop-mounted: a warning without a journal, none with one';
 t.test(ext4Case, { skip: canMount ? false : 'loop mounts need root or passwordless sudo (the sysfs layout is checked above)' }, async (t) => {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
   for (const journaled of [false, true]) {
-    const image = path.join(work, `fs-${journaled}.img`);
-    const mnt = path.join(work, `mnt-${journaled}`);
-    mkdirSync(mnt);
-    execFileSync('truncate', ['-s', '32M', image]);
-    execFileSync('mkfs.ext4', ['-q', '-F', ...(journaled ? [] : ['-O', '^has_journal']), image], {
-      env: { ...process.env, PATH: `${process.env['PATH']}:/usr/sbin:/sbin` },
-    });
-    const mounted = runAsRoot(['mount', '-o', 'loop', image, mnt]);
-    t.equal(mounted.status, 0, mounted.stderr);
-    // Unmounting also frees the loop device mount -o loop took.
-    t.teardown(() => void runAsRoot(['umount', mnt]));
+    const { mnt, unmount } = mountImage(work, `mnt-${journaled}`, 32, ['mkfs.ext4', '-q', '-F', ...(journaled ? [] : ['-O', '^has_journal'])]);
+    t.teardown(unmount);
     const root = path.join(mnt, 'box');
     const r = await runAgentboxAsync(['doctor', '--root', root, '--json'], { cwd: work, env });
     const check = (JSON.parse(r.stdout) as { checks: { name: string; ok: boolean; warn?: true; detail: string; fix?: string }[] }).checks.find(
       (c) => c.name === 'workspace filesystem',
     );
     t.match(check, { ok: true, detail: new RegExp(`^${root}/workspace is on ext4 \\(/dev/loop\\d+, mounted at ${mnt}\\)`) }, String(journaled));
-    if (journaled) t.match(check, { warn: undefined, detail: /, with a journal$/ });
+    if (journaled) t.match(check, { warn: undefined, detail: /, with a journal; forks copy every byte \(on btrfs they would be clones\)$/ });
     else t.match(check, { warn: true, detail: /without a journal/, fix: /tune2fs -O has_journal \/dev\/loop\d+$/ });
     const text = await runAgentboxAsync(['doctor', '--root', root], { cwd: work, env });
     t.match(
       text.stdout,
-      journaled ? /^ok {4}workspace filesystem: .*, with a journal$/m : /^warn {2}workspace filesystem: .*without a journal.*\n {6}fix: .*tune2fs/m,
+      journaled ? /^ok {4}workspace filesystem: .*, with a journal; forks copy/m : /^warn {2}workspace filesystem: .*without a journal.*\n {6}fix: .*tune2fs/m,
     );
 
     // A box started on it says so once in its log, at warn level, with the device and the fix.

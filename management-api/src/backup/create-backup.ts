@@ -39,11 +39,12 @@ const SNAPSHOT_COPY_TRIES = 3;
 
 /**
  * Copy the pods or the snapshot store. A pod's staged writes and a snapshot's scratch space are
- * not data. Snapshot summaries are copied before the packs; a copy that still misses a chunk (a
+ * not data, nor are snapshot clones (btrfs snapshots of what the packs hold: a restored box builds
+ * forks by copying until its next snapshots). Snapshot summaries are copied before the packs; a copy that still misses a chunk (a
  * sweep repacked meanwhile) is made again.
  */
 async function copyStoreTree(from: string, to: string, tree: (typeof FILE_TREES)[number]): Promise<void> {
-  const skip = (rel: string) => path.basename(rel).startsWith(TMP_PREFIX) || (tree === 'snapshots' && rel === 'tmp');
+  const skip = (rel: string) => path.basename(rel).startsWith(TMP_PREFIX) || (tree === 'snapshots' && (rel === 'tmp' || rel === 'clones'));
   for (let attempt = 1; ; attempt++) {
     await copyTree(from, to, { skip, first: ['manifests'] });
     if (tree !== 'snapshots') return;

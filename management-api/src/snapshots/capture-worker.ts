@@ -15,6 +15,6 @@ parentPort!.on('message', ({ id, job }: CaptureRequest) => {
     reply = { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
   }
   // The entries' bytes are moved, not copied.
-  const transfer = reply.ok && 'entriesText' in reply.result ? [reply.result.entriesText.buffer as ArrayBuffer] : [];
+  const transfer = reply.ok && typeof reply.result === 'object' && 'entriesText' in reply.result ? [reply.result.entriesText.buffer as ArrayBuffer] : [];
   parentPort!.postMessage({ id, reply } satisfies CaptureReply, transfer);
 });

@@ -17,6 +17,7 @@ import {
 import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
+import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { chunkSize, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
@@ -33,6 +34,9 @@ const MAX_CHANGED_PATHS = 100;
  * clean" case).
  */
 export const RACY_MS = 100;
+
+/** The inode number of a btrfs subvolume's root directory (BTRFS_FIRST_FREE_OBJECTID). */
+const SUBVOLUME_ROOT_INO = 256;
 
 /** What identifies a file's content without reading it: the same inode, size, mtime and ctime (ctime cannot be set back by its owner). Doubles of milliseconds: finer than the kernel's file clock. */
 export const statKey = (st: Stats): string => stampOf(st).join(':');
@@ -70,6 +74,18 @@ class Capture {
   reusedFiles = 0;
   reusedDirs = 0;
   changed = 0;
+  /**
+   * Entries the clone taken before the walk (`job.clonedAtMs`) may hold otherwise than this
+   * snapshot: changed since (ctime) or within RACY_MS before, a setuid, setgid or sticky bit, an
+   * owner other than the root's, a subvolume nested below the root (an empty placeholder in a
+   * clone). With none, the clone is the tree a build of these entries makes.
+   */
+  unfitForClone = 0;
+  readonly suspects: Suspect[] = [];
+  /** Each directory's mode and mtime as its entry records them, for a suspect directory. */
+  readonly dirMeta = new Map<string, { mode: number; mtimeNs: string }>();
+  /** The root directory's owner: a clone keeps owners, a build gives every entry one. */
+  owner = { uid: -1, gid: -1 };
 
   constructor(
     readonly job: CaptureJob,
@@ -81,6 +97,22 @@ class Capture {
     this.objects = new PackWriter(job.storeDir, job.pack, this.known);
     this.kept = { root, dirs: new Map(), files: 0 };
     this.previous = job.previous ? cache.previous(job.previous.entriesFile, job.previous.entriesSha256, root) : { root, dirs: new Map(), files: 0 };
+  }
+
+  /**
+   * An entry as the clone must hold it: one with a special bit or another owner is counted (see
+   * {@link unfitForClone}); one changed since, or within RACY_MS before, the clone was taken
+   * (ctime, in ms) becomes a suspect, compared with the clone after the walk (clone-check.ts).
+   */
+  checkClone(mode: number, uid: number, gid: number, ctimeMs: number, suspect: () => Suspect): void {
+    if (this.job.clonedAtMs === undefined) return;
+    if ((mode & 0o7000) !== 0 || uid !== this.owner.uid || gid !== this.owner.gid) this.unfitForClone++;
+    else if (ctimeMs >= this.job.clonedAtMs - this.job.racyMs) this.suspects.push(suspect());
+  }
+
+  /** An entry listed but not captured (gone before it was looked at): the clone may hold it. */
+  lost(): void {
+    if (this.job.clonedAtMs !== undefined) this.unfitForClone++;
   }
 
   /** Count each distinct chunk once, by hash. */
@@ -118,6 +150,14 @@ class Capture {
     // A directory changed just before it was listed may change again within the same tick of the file clock, its stamp unmoved: listed again next time.
     const racy = Number(st.ctimeNs / 1_000_000n) >= listedAt - this.job.racyMs;
     this.kept.dirs.set(rel, { stamp: racy ? '' : stamp, names });
+    // After its names: a name added, removed or renamed since the clone moved the directory's ctime.
+    if (this.job.clonedAtMs !== undefined) {
+      const now = fstatSync(dirFd);
+      const meta = this.dirMeta.get(rel)!;
+      this.checkClone(now.mode, now.uid, now.gid, now.ctimeMs, () => ({ type: 'dir', rel, ...meta, names: names.map((n) => n.name) }));
+      // A subvolume below the root is an empty placeholder in the clone (btrfs snapshots do not nest).
+      if (rel !== '' && now.ino === SUBVOLUME_ROOT_INO) this.unfitForClone++;
+    }
   }
 
   /** One name of the directory open as `dirFd` (`regular`: listed as a regular file): the previous snapshot's record when its file is unchanged, else looked at through the descriptor. */
@@ -145,6 +185,15 @@ class Capture {
       return false;
     }
     if (!st?.isFile() || !sameStamp(st, prev.stamp)) return false;
+    const { entry } = prev;
+    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => ({
+      type: 'file',
+      rel: entry.path,
+      mode: entry.mode,
+      mtimeNs: entry.mtimeNs,
+      size: entry.size,
+      chunks: entry.chunks,
+    }));
     this.reusedFiles++;
     this.files++;
     const { size, chunks } = prev.entry;
@@ -175,7 +224,10 @@ class Capture {
     } catch {
       st = undefined;
     }
-    if (!st) return undefined;
+    if (!st) {
+      this.lost();
+      return undefined;
+    }
     const mtimeNs = String(st.mtimeNs);
     if (st.isDirectory()) {
       // Each level holds a descriptor of the process's and a frame of the thread's stack.
@@ -191,6 +243,7 @@ class Capture {
       try {
         this.dirs++;
         this.lines.push(JSON.stringify({ type: 'dir', path: n.rel, mode: Number(st.mode) & 0o777, mtimeNs } satisfies SnapshotEntry));
+        if (this.job.clonedAtMs !== undefined) this.dirMeta.set(n.rel, { mode: Number(st.mode) & 0o777, mtimeNs });
         this.walk(sub, n.abs, n.rel);
       } finally {
         closeSync(sub);
@@ -200,8 +253,15 @@ class Capture {
       try {
         target = readlinkSync(atFd(dirFd, n.name));
       } catch {
+        this.lost();
         return undefined;
       }
+      this.checkClone(Number(st.mode), Number(st.uid), Number(st.gid), Number(st.ctimeNs / 1_000_000n), () => ({
+        type: 'symlink',
+        rel: n.rel,
+        mtimeNs,
+        target,
+      }));
       this.symlinks++;
       this.lines.push(JSON.stringify({ type: 'symlink', path: n.rel, target, mtimeNs } satisfies SnapshotEntry));
     } else if (st.isFile() && !(st.nlink > 1n && Number(st.uid) !== this.job.ownUid)) {
@@ -267,6 +327,15 @@ class Capture {
         };
         if (stable) {
           for (const c of chunks) this.refer(c.hash, c.size);
+          const captured = last;
+          this.checkClone(after.mode, after.uid, after.gid, after.ctimeMs, () => ({
+            type: 'file',
+            rel,
+            mode: captured.mode,
+            mtimeNs: captured.mtimeNs,
+            size,
+            chunks: captured.chunks,
+          }));
           return { entry: last, stamp: last.key === '' ? null : stampOf(after) };
         }
       }
@@ -274,6 +343,7 @@ class Capture {
       this.changed++;
       if (this.changedPaths.length < MAX_CHANGED_PATHS) this.changedPaths.push(rel);
       for (const [i, h] of last!.chunks.entries()) this.refer(h, chunkSize(last!.size, i, CHUNK_BYTES));
+      this.unfitForClone++;
       return { entry: last!, stamp: null };
     } finally {
       closeSync(fd);
@@ -303,12 +373,20 @@ class Capture {
   }
 }
 
+/** The capture's clone holds what it read: nothing left out, nothing unfit, every suspect as read. */
+function cloneFits(c: Capture): boolean {
+  if (c.job.cloneFd === undefined || c.skipped > 0 || c.unfitForClone > 0) return false;
+  return c.suspects.length === 0 || cloneHoldsSuspects(c.job.cloneFd, c.suspects, c.owner);
+}
+
 /** Capture the directory open as `job.rootFd`; what the cache keeps serves this worker's next captures. */
 export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
   const c = new Capture(job, cache, readlinkSync(`/proc/self/fd/${job.rootFd}`));
   let packed: boolean;
   try {
     const root = fstatSync(job.rootFd, { bigint: true });
+    c.owner = { uid: Number(root.uid), gid: Number(root.gid) };
+    c.dirMeta.set('', { mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
     c.lines.push(JSON.stringify({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) } satisfies SnapshotEntry));
     c.walk(job.rootFd, c.root, '');
   } finally {
@@ -330,6 +408,7 @@ export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
     entriesText: text,
     entriesSha256,
     changedPaths: c.changedPaths,
+    ...(cloneFits(c) ? { cloneFit: true } : {}),
     stats: {
       files: c.files,
       dirs: c.dirs,

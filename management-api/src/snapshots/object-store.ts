@@ -14,6 +14,8 @@ export const storeLayout = (storeDir: string) => ({
   packs: path.join(storeDir, 'packs'),
   manifests: path.join(storeDir, 'manifests'),
   tmp: path.join(storeDir, 'tmp'),
+  /** btrfs snapshots of captured working directories, one per snapshot made from a subvolume (clones.ts). */
+  clones: path.join(storeDir, 'clones'),
 });
 
 /** Where a chunk is: its pack, offset and length. */
@@ -31,8 +33,8 @@ export const indexFile = (storeDir: string, pack: string) => path.join(storeLayo
 
 /** Make the store's folders (0700: the store is the box's alone, never in an agent-readable path). */
 export function ensureStoreDirs(storeDir: string): void {
-  const { packs, manifests, tmp } = storeLayout(storeDir);
-  for (const dir of [storeDir, packs, manifests, tmp]) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const { packs, manifests, tmp, clones } = storeLayout(storeDir);
+  for (const dir of [storeDir, packs, manifests, tmp, clones]) mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
 /** Every pack with an index (a pack whose index is missing was never committed: it is swept). */

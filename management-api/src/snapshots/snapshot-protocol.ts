@@ -23,6 +23,13 @@ export interface CaptureJob {
   racyMs: number;
   /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
   previous?: { entriesFile: string; entriesSha256: string };
+  /**
+   * When a clone of the working directory was taken just before the walk (ms since the epoch): the
+   * walk says whether the clone holds exactly what it read (CaptureResult.cloneFit).
+   */
+  clonedAtMs?: number;
+  /** With `clonedAtMs`: the clone, open, which the entries changed around that time are compared with. */
+  cloneFd?: number;
 }
 
 /** Build the tree of a snapshot in `target` (a new directory the worker makes, private until the service moves it). */
@@ -36,6 +43,15 @@ export interface MaterializeJob {
   owner?: Owner;
   /** Threads the build may use: its files are split over them when there are enough (materialize.ts). */
   threads: number;
+}
+
+/** Give a fork made from a snapshot's clone (`target`) to `owner`: every entry the snapshot lists (regive-clone.ts). */
+export interface RegiveJob {
+  op: 'regive-clone';
+  target: string;
+  entriesFile: string;
+  entriesSha256: string;
+  owner: Owner;
 }
 
 /**
@@ -64,6 +80,12 @@ export interface CaptureResult {
   packed: boolean;
   stats: Omit<SnapshotStats, 'durationMs'>;
   changedPaths: string[];
+  /**
+   * True when the clone taken before the walk holds exactly the entries read, as a build of them
+   * would make them: nothing changed since it was taken, nothing left out, no setuid, setgid or
+   * sticky bit, one owner. Else the clone is not kept.
+   */
+  cloneFit?: true;
 }
 
 /** What a materialisation wrote. */
@@ -75,7 +97,7 @@ export interface MaterializeResult {
 }
 
 /** A job's answer: its result, or its error with the errno code (ENOSPC is told apart). */
-export type JobReply = { ok: true; result: CaptureResult | MaterializeResult } | { ok: false; message: string; code?: string };
+export type JobReply = { ok: true; result: CaptureResult | MaterializeResult | number } | { ok: false; message: string; code?: string };
 
 /** To a capture worker: one capture to run. */
 export interface CaptureRequest {

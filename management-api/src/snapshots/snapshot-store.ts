@@ -14,9 +14,11 @@ import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type Pack
 import { runJob, JobError } from './run-job.js';
 import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
-import type { MaterializeResult } from './snapshot-protocol.js';
+import type { CaptureJob, CaptureResult, MaterializeResult } from './snapshot-protocol.js';
+import { SnapshotClones } from './clones.js';
 import { writeBackWhileWritten } from './pack-writeback.js';
 import { StoreLock } from './store-lock.js';
+import type { Subvolumes } from './subvolumes.js';
 
 export interface SnapshotStoreOptions {
   /** The store's directory: under the box's state directory, never in an agent-readable path. */
@@ -33,6 +35,8 @@ export interface SnapshotStoreOptions {
   racyMs?: number;
   /** The heap of each capture thread, in MiB (default CAPTURE_HEAP_MIB): a capture that needs more fails alone with 413. */
   captureHeapMiB?: number;
+  /** The btrfs operations of clones (clones.ts); the installation's launcher when absent. */
+  subvolumes?: Subvolumes;
 }
 
 /** The working directory to capture, open, and whose it is. */
@@ -71,9 +75,11 @@ export class SnapshotStore {
   readonly #captures: CaptureWorkers;
   /** Builds (restores and forks) running: a build splits its files over threads only when it is alone. */
   #building = 0;
+  readonly #clones: SnapshotClones;
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
+    this.#clones = new SnapshotClones(options.dir, options.logger, options.subvolumes);
     this.#captureHeapMiB = options.captureHeapMiB ?? CAPTURE_HEAP_MIB;
     this.#captures = new CaptureWorkers(this.#captureHeapMiB);
   }
@@ -86,7 +92,7 @@ export class SnapshotStore {
   async open(): Promise<void> {
     ensureStoreDirs(this.#dir);
     const { tmp, manifests } = storeLayout(this.#dir);
-    for (const name of await readdir(tmp)) await rm(path.join(tmp, name), { recursive: true, force: true });
+    for (const name of await readdir(tmp)) await this.#clones.remove(path.join(tmp, name));
     for (const name of await readdir(manifests)) {
       if (!name.endsWith('.json')) continue;
       try {
@@ -98,7 +104,10 @@ export class SnapshotStore {
       }
     }
     this.options.metrics?.count.set(this.#summaries.size);
-    void this.sweep().catch((err: unknown) => this.options.logger.error({ event: 'SnapshotSweepFailed', err }, 'the snapshot store sweep failed'));
+    void this.sweep()
+      // Clones of snapshots a kill left without a summary; under the lock, as a capture's clone has none until it commits.
+      .then(() => this.#lock.exclusive(() => this.#clones.sweep(new Set(this.#summaries.keys()))))
+      .catch((err: unknown) => this.options.logger.error({ event: 'SnapshotSweepFailed', err }, 'the snapshot store sweep failed'));
   }
 
   /** End the capture threads (what they keep goes with them). */
@@ -128,28 +137,8 @@ export class SnapshotStore {
           .filter((s) => s.agent.id === source.agent.id && s.agent.cwd === source.agent.cwd)
           .at(-1);
         const { tmp } = storeLayout(this.#dir);
-        const durable = this.options.durable !== false;
-        const writeBack = durable ? writeBackWhileWritten(path.join(tmp, `${id}.pack`)) : undefined;
-        const result = await this.#captures
-          .run(
-            {
-              op: 'capture',
-              rootFd: source.rootFd,
-              ownUid: source.ownUid,
-              storeDir: this.#dir,
-              pack: id,
-              durable,
-              racyMs: this.options.racyMs ?? RACY_MS,
-              ...(previous ? { previous: { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } } : {}),
-            },
-            source.agent.id,
-          )
-          .finally(() => writeBack?.stop())
-          .catch(async (err: unknown) => {
-            await rm(path.join(tmp, `${id}.pack`), { force: true });
-            await rm(path.join(tmp, `${id}.idx`), { force: true });
-            throw err;
-          });
+        const prior = previous ? { entriesFile: entriesFile(this.#dir, previous.id), entriesSha256: previous.entriesSha256 } : undefined;
+        const result = await this.#capture(source, id, prior);
         if (result.packed) {
           // The pack, then its index: a pack is part of the store once its index is in packs/.
           await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
@@ -183,11 +172,55 @@ export class SnapshotStore {
     );
   }
 
+  /**
+   * One capture into `tmp/<id>.pack`. On btrfs a read-only clone of the directory is taken first,
+   * and kept as the snapshot's when the walk finds it holds what was read (CaptureResult.cloneFit).
+   * What a failed capture wrote, its clone included, is removed.
+   */
+  async #capture(source: CaptureSource, id: string, previous: CaptureJob['previous']): Promise<CaptureResult> {
+    const { tmp } = storeLayout(this.#dir);
+    const durable = this.options.durable !== false;
+    const clone = await this.#clones.take(source.rootFd, id);
+    const writeBack = durable ? writeBackWhileWritten(path.join(tmp, `${id}.pack`)) : undefined;
+    const result = await this.#captures
+      .run(
+        {
+          op: 'capture',
+          rootFd: source.rootFd,
+          ...(clone ? { clonedAtMs: clone.takenAtMs, cloneFd: clone.fd } : {}),
+          ownUid: source.ownUid,
+          storeDir: this.#dir,
+          pack: id,
+          durable,
+          racyMs: this.options.racyMs ?? RACY_MS,
+          ...(previous ? { previous } : {}),
+        },
+        source.agent.id,
+      )
+      .finally(async () => {
+        writeBack?.stop();
+        await clone?.close();
+      })
+      .catch(async (err: unknown) => {
+        await rm(path.join(tmp, `${id}.pack`), { force: true });
+        await rm(path.join(tmp, `${id}.idx`), { force: true });
+        if (clone) await this.#clones.discard(id);
+        throw err;
+      });
+    // Kept unless a build would make something else; a kill before the summary leaves a clone the next open removes.
+    if (clone && !result.cloneFit) await this.#clones.discard(id);
+    return result;
+  }
+
   /** Build snapshot `id` in the new directory `target` (private while built), given to `owner`. */
   async materialize(id: string, target: string, owner: { uid: number; gid: number } | undefined, operation: 'restore' | 'fork'): Promise<MaterializeResult> {
     return this.#measure(operation, () =>
       this.#lock.shared(async () => {
         const s = this.get(id);
+        const cloned = await this.#clones.build(id, target, owner);
+        if (cloned === 'regive')
+          await runJob({ op: 'regive-clone', target, entriesFile: entriesFile(this.#dir, id), entriesSha256: s.entriesSha256, owner: owner! });
+        if (cloned) return { files: s.stats.files, dirs: s.stats.dirs + 1, symlinks: s.stats.symlinks, bytes: s.stats.bytes };
         // Alone, a build may use every core (up to 4); builds at once (ten forks) already share them.
         const threads = this.#building === 0 ? Math.min(4, availableParallelism()) : 1;
         this.#building++;
@@ -239,8 +272,8 @@ export class SnapshotStore {
 
   /** Delete a snapshot and sweep the objects no other snapshot refers to; answers with the bytes freed. */
   async delete(id: string): Promise<{ freedBytes: number; freedChunks: number }> {
-    return this.#measure('delete', () =>
-      this.#lock.exclusive(async () => {
+    return this.#measure('delete', async () => {
+      const freed = await this.#lock.exclusive(async () => {
         this.get(id);
         // The summary goes first: from then on the snapshot does not exist, whatever the rest of the delete meets.
         await unlink(summaryFile(this.#dir, id));
@@ -251,8 +284,11 @@ export class SnapshotStore {
         await syncDirectory(storeLayout(this.#dir).manifests);
         await rm(entriesFile(this.#dir, id), { force: true });
         return this.#sweepLocked();
-      }),
-    );
+      });
+      // Out of the lock: without privilege a clone goes entry by entry, and forks need not wait for that.
+      await this.#clones.discard(id);
+      return freed;
+    });
   }
 
   /** Remove objects and entries files no summary refers to (after a kill or a failed capture). */

@@ -97,10 +97,11 @@ function describe(workspaceDir: string, sources: { mountinfo?: string; sysRoot?:
   const mount = mountOf(dir, mountinfo);
   if (!mount) return { warn: false, detail: `${workspaceDir}: no mount of ${dir} is listed, the filesystem is not checked` };
   const on = `${workspaceDir} is on ${mount.fsType} (${mount.source || mount.device}, mounted at ${mount.mountPoint})`;
+  if (mount.fsType === 'btrfs') return { warn: false, detail: `${on}: forks and restores of agents' snapshots are clones that share their bytes` };
   if (mount.fsType !== 'ext4') return { warn: false, detail: on };
   const journal = ext4HasJournal(mount.device, sources.sysRoot);
   if (journal === undefined) return { warn: false, detail: `${on}; whether it has a journal cannot be read from sysfs` };
-  if (journal) return { warn: false, detail: `${on}, with a journal` };
+  if (journal) return { warn: false, detail: `${on}, with a journal; forks copy every byte (on btrfs they would be clones)` };
   return {
     warn: true,
     device: mount.source || mount.device,

@@ -1,7 +1,8 @@
 // Resolves an agent's working directory inside the workspace, refusing `..`, absolute paths and link escapes.
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AdapterInputError } from '../../adapter-errors.js';
+import { makeAgentDirectory } from '../../snapshots/subvolumes.js';
 
 /**
  * The absolute working directory for `cwd` (relative to the workspace; absent means the workspace
@@ -28,12 +29,13 @@ export async function resolveCwd(workspace: string, cwd: string | undefined): Pr
 
 /**
  * The working directory of agent `name`: `cwd` as {@link resolveCwd} checks it, or, when absent,
- * the agent's own directory `<workspace>/<name>` (created when missing), so that agents do not
- * share one directory unless asked to. `name` is a checked agent name (no `/`, no leading `.`).
+ * the agent's own directory `<workspace>/<name>` (created when missing; on btrfs a subvolume, so
+ * forks of its snapshots share their bytes), so that agents do not share one directory unless asked
+ * to. `name` is a checked agent name (no `/`, no leading `.`).
  */
 export async function agentCwd(workspace: string, cwd: string | undefined, name: string): Promise<string> {
   if (cwd !== undefined) return resolveCwd(workspace, cwd);
-  await mkdir(path.join(workspace, name), { recursive: true });
+  await makeAgentDirectory(path.join(workspace, name));
   return resolveCwd(workspace, name);
 }
 

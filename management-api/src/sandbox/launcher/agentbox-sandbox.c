@@ -33,6 +33,8 @@
  *     execs COMMAND (an agent of a box whose sandbox is turned off).
  * Or: agentbox-sandbox --parent-death -- COMMAND [ARG]...: exec COMMAND with SIGTERM as its
  *     parent-death signal (agentbox-parent-death.c; how `agentbox up` ties the box to itself).
+ * Or: agentbox-sandbox --subvolume OP PATH…: make, snapshot or remove a btrfs subvolume
+ *     (agentbox-subvolume.c; the clones that make forks of a snapshot share its bytes).
  * Exit codes before exec: 64 usage, 121 the kernel cannot enforce, 122 a policy path, 123 setup,
  * 126/127 the command is not executable / not found. After exec the code is the agent's, which
  * starts as from a plain spawn: default signal dispositions, an empty signal mask, only fds 0-2.
@@ -241,6 +243,7 @@ int main(int argc, char **argv) {
     }
   }
   if (argc > 2 && strcmp(argv[1], "--wrap") == 0 && strcmp(argv[2], "--") == 0) return run_wrapped(argv + 3);
+  if (argc > 1 && strcmp(argv[1], "--subvolume") == 0) return run_subvolume(argv + 2);
   if (argc > 2 && strcmp(argv[1], "--parent-death") == 0 && strcmp(argv[2], "--") == 0) return run_with_parent_death(argv + 3, parent);
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
     const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;

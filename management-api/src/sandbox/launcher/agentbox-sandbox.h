@@ -61,6 +61,8 @@ enum { WRAP_STATUS_FD = 4 };
 int run_wrapped(char **command);
 /* agentbox-parent-death.c: exec command with SIGTERM as its parent-death signal. */
 int run_with_parent_death(char **command, pid_t parent);
+/* agentbox-subvolume.c: `--subvolume OP PATH…`, the btrfs subvolume operations of snapshot clones. */
+int run_subvolume(char **args);
 /* Die of `sig` (agentbox-wrap.c): its default disposition, unblocked, raised; returns when that does not end the process. */
 void die_of(int sig);
 /* `--status-fd N` (agentbox-wrap.c): run the agent as a child, write its wait status to N, end as it did. */

@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <linux/btrfs.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -139,17 +140,29 @@ static const unsigned tcp_refused[] = {
   TCP_ULP,              /* upper-layer protocols (kTLS): kernel attack surface (CVE-2023-0461); TLS libraries fall back */
 };
 
-/* ioctl(fd, TIOCSTI) pushes bytes into a terminal's input as if typed, and TIOCLINUX's selection
- * pasting does the same on a virtual console: either would let an agent type into a terminal it
- * holds a descriptor of (its own, or one the box or another agent shares), so a command it types
- * runs outside the agent's reach. Refused whatever dev.tty.legacy_tiocsti says. */
-static void terminal_injection(struct prog *p) {
-  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, 5));
+/* ioctl requests refused to agents.
+ * - TIOCSTI pushes bytes into a terminal's input as if typed, and TIOCLINUX's selection pasting
+ *   does the same on a virtual console: either would let an agent type into a terminal it holds a
+ *   descriptor of (its own, or one the box or another agent shares), so a command it types runs
+ *   outside the agent's reach. Refused whatever dev.tty.legacy_tiocsti says.
+ * - btrfs subvolume requests, which need no privilege on a subvolume one owns: an agent's own
+ *   directory is a subvolume on btrfs (snapshot clones), and one made read-only (SETFLAGS) could
+ *   no longer be replaced or removed by the box, while a subvolume made inside it (CREATE, SNAP_
+ *   CREATE) is an empty placeholder in its snapshots' clones (the box then walks the live
+ *   directory instead). Plain files and directories do everything an agent's tools need. */
+static const unsigned ioctl_refused[] = {
+  TIOCSTI, TIOCLINUX,
+  BTRFS_IOC_SUBVOL_SETFLAGS, BTRFS_IOC_SUBVOL_CREATE, BTRFS_IOC_SUBVOL_CREATE_V2,
+  BTRFS_IOC_SNAP_CREATE, BTRFS_IOC_SNAP_CREATE_V2, BTRFS_IOC_SNAP_DESTROY, BTRFS_IOC_SNAP_DESTROY_V2,
+};
+
+static void refused_ioctls(struct prog *p) {
+  unsigned k = sizeof ioctl_refused / sizeof ioctl_refused[0];
+  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_ioctl, 0, (unsigned char)(3 + k)));
   put(p, LOAD(ARG_LO(1)));
-  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCSTI, 1, 0));
-  put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, TIOCLINUX, 0, 1));
-  put(p, RET_ERRNO(EPERM));
+  for (unsigned i = 0; i < k; i++) put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, ioctl_refused[i], (unsigned char)(k - i), 0));
   put(p, RET_ALLOW);
+  put(p, RET_ERRNO(EPERM));
 }
 
 static void tcp_options(struct prog *p) {
@@ -203,7 +216,7 @@ void install_seccomp(int allow_unix, int own_ipc) {
   unless_flag(p, SYS_sendmsg, 2, MSG_FASTOPEN);
   unless_flag(p, SYS_sendmmsg, 3, MSG_FASTOPEN); /* the call's flags; the kernel ignores each message's msg_flags */
   tcp_options(p);
-  terminal_injection(p);
+  refused_ioctls(p);
   /* clone/unshare: no new namespaces (a user namespace would regain capabilities). */
   put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_clone, 0, 4));
   put(p, LOAD(ARG_LO(0)));
