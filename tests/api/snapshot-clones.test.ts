@@ -15,6 +15,7 @@ import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store
 import { isSubvolume, makeAgentDirectory, Subvolumes } from '../../management-api/src/snapshots/subvolumes.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
+import { walkDisk } from '../../management-api/src/sandbox/limits/disk-walk.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { describeWorkspaceFs } from '../../management-api/src/workspace-files/workspace-fs.js';
 import { asRoot, canRunAsRoot, mountImage } from '../helpers/as-root.js';
@@ -227,6 +228,16 @@ t.test('clones on a real btrfs', { skip }, async (t) => {
     await reopened.close();
   });
 
+  await t.test("an agent's disk is measured into subvolumes below its directory (their own device numbers)", async (t) => {
+    const dir = path.join(mnt, 'workspace/measured');
+    await makeAgentDirectory(dir);
+    await new Subvolumes().create(path.join(dir, 'inner'));
+    writeFileSync(path.join(dir, 'inner/blob'), Buffer.alloc(2 * 1024 * 1024, 1));
+    const found = await walkDisk([dir]);
+    t.ok(found.bytes >= 2 * 1024 * 1024, `${found.bytes} bytes: the file in the nested subvolume counts`);
+    t.equal(found.otherDevices, 0);
+  });
+
   await t.test(
     'without privilege: the launcher makes, snapshots and (refused a destroy) the box removes a subvolume entry by entry',
     { skip: process.getuid?.() !== 0 && 'needs root to switch to another uid' },
@@ -331,7 +342,7 @@ t.test('a real box on btrfs: agents in subvolumes, forks started from a clone, r
   await writeFile(path.join(alphaDir, 'made.txt'), 'overwritten\n');
   await rename(path.join(alphaDir, 'big.bin'), path.join(alphaDir, 'moved.bin'));
   const restored = await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: snapshotId } });
-  t.equal(restored.status, 200, JSON.stringify(restored.json));
+  t.match(restored, { status: 200, json: { restored: snapshotId, cloned: true } }, JSON.stringify(restored.json));
   t.ok(await isSubvolume(alphaDir), 'the restored directory is a clone');
   t.equal(readFileSync(path.join(alphaDir, 'made.txt'), 'utf8'), 'made\n');
   t.ok(existsSync(path.join(alphaDir, 'big.bin')) && !existsSync(path.join(alphaDir, 'moved.bin')), 'as at the snapshot');

@@ -123,7 +123,7 @@ t.test('restore in place: exact content, modes and mtimes; setuid stripped; link
   await writeFile(path.join(dirOf(alpha), 'new-file'), 'not in the snapshot');
   const res = await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: first.id } });
   t.equal(res.status, 200, JSON.stringify(res.json));
-  t.match(res.json, { restored: first.id, files: 44 });
+  t.match(res.json, { restored: first.id, files: 44, cloned: false });
   const after = await treeOf(dirOf(alpha));
   const expected = { ...before };
   delete expected['pipe'];

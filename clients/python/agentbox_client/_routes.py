@@ -932,6 +932,8 @@ PostV1AgentsIdRestoreResponse = TypedDict("PostV1AgentsIdRestoreResponse", {
     "agent": str,
     "files": int,
     "bytes": int,
+    # true when the directory is a snapshot of the snapshot's btrfs clone (no byte copied), false when built by copying
+    "cloned": bool,
 }, total=False)
 
 PostV1AgentsIdSnapshotsParams = TypedDict("PostV1AgentsIdSnapshotsParams", {

@@ -229,7 +229,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
         });
       if (fork) {
         request.log.info(
-          { event: 'SnapshotForked', snapshot: fromSnapshot, agent: agent.id, cwd: fork.cwd },
+          { event: 'SnapshotForked', snapshot: fromSnapshot, agent: agent.id, cwd: fork.cwd, cloned: fork.cloned },
           `agent ${agent.name} started on snapshot ${fromSnapshot}`,
         );
         await audit.action(caller, AUDIT_KINDS.snapshotForked, 'snapshots', { snapshot: fromSnapshot, agent: agent.id, name: agent.name, cwd: fork.cwd });

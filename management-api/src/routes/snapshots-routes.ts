@@ -212,7 +212,16 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
         response: {
           200: {
             type: 'object',
-            properties: { restored: { type: 'string' }, agent: { type: 'string' }, files: { type: 'integer' }, bytes: { type: 'integer' } },
+            properties: {
+              restored: { type: 'string' },
+              agent: { type: 'string' },
+              files: { type: 'integer' },
+              bytes: { type: 'integer' },
+              cloned: {
+                type: 'boolean',
+                description: "true when the directory is a snapshot of the snapshot's btrfs clone (no byte copied), false when built by copying",
+              },
+            },
           },
           ...errors,
         },
@@ -229,7 +238,10 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
         );
       await app.agentbox.probes.disk.admit();
       const made = await restoreAgent(store(), app.agentbox.paths.workspaceDir, agent, sid);
-      request.log.info({ event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files }, `snapshot ${sid} restored into agent ${agent.name}`);
+      request.log.info(
+        { event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files, cloned: made.cloned },
+        `snapshot ${sid} restored into agent ${agent.name}`,
+      );
       await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotRestored, 'snapshots', {
         snapshot: sid,
         agent: agent.id,

@@ -9,16 +9,17 @@ import { installedSubvolumes, isSubvolume, type Subvolumes } from './subvolumes.
 
 /**
  * Why clones: a build copies every byte of a snapshot (1 GiB: seconds; ten at once: a minute on
- * this machine's disk), and no filesystem Agentbox runs on shares bytes between files it copies
- * except by reflink or snapshot. btrfs lets the owner of a subvolume snapshot it without
- * privilege, in constant time whatever it holds. So an agent's own directory is made a subvolume
- * on btrfs (subvolumes.ts, makeAgentDirectory), a capture first takes a read-only snapshot of it
- * (`clones/<id>`; a read-only subvolume cannot be renamed, so it is made where it stays) and walks
- * that, not the live directory (so the snapshot's entries are all of one instant), and the clone is
- * kept when it is what a build of those entries would make (CaptureResult.cloneFit). A failed
- * capture and a delete remove theirs; one a kill left without a summary goes at the store's next
- * open. A fork or restore snapshots the clone. Anything else (another
- * filesystem, a directory that is not a subvolume, a clone that failed) goes the copying way.
+ * this machine's disk), and no filesystem shares bytes between files it copies except by reflink
+ * or snapshot. btrfs lets the owner of a subvolume snapshot it without privilege, in constant time
+ * whatever it holds. So an agent's own directory is made a subvolume on btrfs (subvolumes.ts,
+ * makeAgentDirectory), and a capture first takes a read-only snapshot of it (`clones/<id>`: a
+ * read-only subvolume cannot be renamed, so it is made where it stays), then walks the directory
+ * as on any filesystem. The clone is kept when the walk shows it holds exactly what was read
+ * (CaptureResult.cloneFit: entries changed around its taking are compared with it,
+ * clone-check.ts), so a fork or restore of it is the tree a build of the entries would make. A
+ * failed capture and a delete remove theirs; one a kill left without a summary goes at the
+ * store's next open. Anything else (another filesystem, a directory that is not a subvolume, a
+ * clone that failed) goes the copying way.
  */
 export class SnapshotClones {
   readonly #subvolumes: Subvolumes | undefined;
@@ -56,7 +57,10 @@ export class SnapshotClones {
       );
       return undefined;
     }
-    const handle = await open(dir, DIR_FLAGS);
+    const handle = await open(dir, DIR_FLAGS).catch(async (err: unknown) => {
+      await this.discard(id);
+      throw err;
+    });
     return { fd: handle.fd, close: () => handle.close(), takenAtMs };
   }
 

@@ -94,6 +94,8 @@ export interface MaterializeResult {
   dirs: number;
   symlinks: number;
   bytes: number;
+  /** Made as a snapshot of the snapshot's clone (btrfs), sharing its bytes, not by copying. */
+  cloned?: true;
 }
 
 /** A job's answer: its result, or its error with the errno code (ENOSPC is told apart). */

@@ -220,7 +220,7 @@ export class SnapshotStore {
         const cloned = await this.#clones.build(id, target, owner);
         if (cloned === 'regive')
           await runJob({ op: 'regive-clone', target, entriesFile: entriesFile(this.#dir, id), entriesSha256: s.entriesSha256, owner: owner! });
-        if (cloned) return { files: s.stats.files, dirs: s.stats.dirs + 1, symlinks: s.stats.symlinks, bytes: s.stats.bytes };
+        if (cloned) return { files: s.stats.files, dirs: s.stats.dirs + 1, symlinks: s.stats.symlinks, bytes: s.stats.bytes, cloned: true };
         // Alone, a build may use every core (up to 4); builds at once (ten forks) already share them.
         const threads = this.#building === 0 ? Math.min(4, availableParallelism()) : 1;
         this.#building++;

@@ -46,9 +46,9 @@ export class Subvolumes {
   }
 
   /**
-   * Make `dst` a snapshot of subvolume `src`: read-only for a clone kept in the store. `srcFd`, when
-   * given, is the source open (a descriptor of this process): the launcher is handed it as its fd 3
-   * and snapshots that very directory, whatever its path leads to by then.
+   * Make `dst` a snapshot of subvolume `src`: read-only for a clone kept in the store. A `src` given
+   * as `{ fd }` (a descriptor of this process, open on the directory) is handed to the launcher as
+   * its fd 3, which snapshots that very directory, whatever its path leads to by then.
    */
   snapshot(src: string | { fd: number }, dst: string, options: { readonly: boolean }): Promise<void> {
     const op = options.readonly ? 'snapshot-ro' : 'snapshot';

@@ -51,7 +51,12 @@ export async function captureAgent(store: SnapshotStore, workspaceDir: string, a
  * then the old directory renamed aside and the new one renamed in, and the old one removed. A
  * failure before the swap leaves the directory as it was.
  */
-export async function restoreAgent(store: SnapshotStore, workspaceDir: string, agent: AgentDir, id: string): Promise<{ files: number; bytes: number }> {
+export async function restoreAgent(
+  store: SnapshotStore,
+  workspaceDir: string,
+  agent: AgentDir,
+  id: string,
+): Promise<{ files: number; bytes: number; cloned: boolean }> {
   store.get(id);
   refuseWholeWorkspace(agent, 'restored in place');
   const ws = await openWorkspace(workspaceDir, agent.cwd);
@@ -65,7 +70,7 @@ export async function restoreAgent(store: SnapshotStore, workspaceDir: string, a
     await rename(dir, aside);
     await rename(staging, dir);
     await rm(aside, { recursive: true, force: true });
-    return { files: made.files, bytes: made.bytes };
+    return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -75,6 +80,8 @@ export async function restoreAgent(store: SnapshotStore, workspaceDir: string, a
 export interface ForkDir {
   /** Relative to the workspace: what the spawn is given as cwd. */
   cwd: string;
+  /** Made as a snapshot of the snapshot's clone (btrfs), not by copying. */
+  cloned: boolean;
   discard(): Promise<void>;
 }
 
@@ -98,8 +105,9 @@ export async function buildFork(store: SnapshotStore, workspaceDir: string, id: 
     throw new ApiError('ABX_ERR_FILE_PATH', `cwd ${JSON.stringify(rel)} leads outside the workspace through a symbolic link`);
   const staging = path.join(realParent, `.abx-fork-${randomBytes(6).toString('hex')}`);
   const final = path.join(realParent, path.basename(target));
+  let cloned = false;
   try {
-    await store.materialize(id, staging, owner, 'fork');
+    cloned = (await store.materialize(id, staging, owner, 'fork')).cloned === true;
     try {
       // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
       await rename(staging, final);
@@ -112,5 +120,5 @@ export async function buildFork(store: SnapshotStore, workspaceDir: string, id: 
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
-  return { cwd: rel, discard: () => rm(final, { recursive: true, force: true }) };
+  return { cwd: rel, cloned, discard: () => rm(final, { recursive: true, force: true }) };
 }

@@ -8,6 +8,8 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 export const MAX_WALK_ENTRIES = 200_000;
 /** Entries between two turns of the event loop given back. */
 export const ENTRIES_PER_TURN = 256;
+/** The inode number of a btrfs subvolume's root directory. */
+const SUBVOLUME_ROOT_INO = 256;
 /** lstat calls in flight at once: a few of the thread pool's four threads, never all. */
 const STAT_BATCH = 4;
 
@@ -35,7 +37,7 @@ export interface DiskWalkResult {
   entries: number;
   /** Why `bytes` is not the whole tree: what could not be read and its error code, or the entry cap. Absent when complete or stopped above the budget. */
   unmeasurable?: string;
-  /** Directories not descended into because they are another file system (a mount point), as `du -x`. */
+  /** Directories not descended into because they are another file system (a mount point), as `du -x`; btrfs subvolumes are descended into. */
   otherDevices: number;
 }
 
@@ -70,6 +72,10 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
     result.bytes += st.blocks * 512;
     if (st.isDirectory()) {
       if (st.dev === dev) stack.push({ dir: file, dev });
+      // A btrfs subvolume has a device number of its own but is the same filesystem: walked (an
+      // agent's files there are its own). A mount whose root happens to have that inode number is
+      // walked too: counted against the agent, never for it.
+      else if (st.ino === SUBVOLUME_ROOT_INO) stack.push({ dir: file, dev: st.dev });
       else result.otherDevices++;
     }
     if (options.stopAboveBytes !== undefined && result.bytes > options.stopAboveBytes) return false;
