@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { removeClones } from '../../management-api/src/snapshots/clones.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
-import { isSubvolume, makeAgentDirectory } from '../../management-api/src/snapshots/subvolumes.js';
+import { isSubvolume, makeAgentDirectory } from '../../management-api/src/sandbox/subvolumes.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { median, ms, table } from './stats.js';
 

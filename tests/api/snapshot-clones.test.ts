@@ -5,14 +5,14 @@
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { chmod, lstat, mkdir, open, readdir, readFile, readlink, rename, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { removeClones } from '../../management-api/src/snapshots/clones.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
-import { isSubvolume, makeAgentDirectory, Subvolumes } from '../../management-api/src/snapshots/subvolumes.js';
+import { isSubvolume, makeAgentDirectory, Subvolumes } from '../../management-api/src/sandbox/subvolumes.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
 import { walkDisk } from '../../management-api/src/sandbox/limits/disk-walk.js';
@@ -170,6 +170,46 @@ t.test('clones on a real btrfs', { skip }, async (t) => {
       await treeOf(copied),
       `the same tree (${(await isSubvolume(fork)) ? 'a clone, which held what was read' : 'copied: the clone did not hold it'})`,
     );
+  });
+
+  await t.test('an agent that writes between the clone and the walk: the clone is compared, found different, and not kept', async (t) => {
+    // The launcher's snapshot, then a write into the live directory at once: what an agent does in that instant.
+    const meddles: Array<[string, (dir: string) => void]> = [
+      ['a file rewritten', (dir) => writeFileSync(path.join(dir, 'src/lib/m7.ts'), 'written after the clone\n')],
+      ['a file added', (dir) => writeFileSync(path.join(dir, 'src/added-after.ts'), 'added after the clone\n')],
+      ['a file removed', (dir) => rmSync(path.join(dir, 'src/lib/m8.ts'))],
+      [
+        'a link retargeted',
+        (dir) => {
+          rmSync(path.join(dir, 'link-inside'));
+          symlinkSync('src/lib/m9.ts', path.join(dir, 'link-inside'));
+        },
+      ],
+    ];
+    for (const [i, [what, meddle]] of meddles.entries()) {
+      const dir = path.join(mnt, `workspace/meddled-${i}`);
+      const storeAt = path.join(mnt, `state/meddled-${i}`);
+      await makeAgentDirectory(dir);
+      await fill(dir);
+      class Meddling extends Subvolumes {
+        override async snapshot(src: string | { fd: number }, dst: string, options: { readonly: boolean }): Promise<void> {
+          await super.snapshot(src, dst, options);
+          if (options.readonly) meddle(dir);
+        }
+      }
+      const meddled = new SnapshotStore({ dir: storeAt, logger: pino({ level: 'silent' }), durable: false, subvolumes: new Meddling() });
+      await meddled.open();
+      try {
+        const s = await captureOf(meddled, dir, 'agt_meddled');
+        t.notOk(existsSync(path.join(storeAt, 'clones', s.id)), `${what}: no clone kept`);
+        const fork = path.join(mnt, `workspace/meddled-fork-${i}`);
+        await meddled.materialize(s.id, fork, undefined, 'fork');
+        t.notOk(await isSubvolume(fork), `${what}: built by copying`);
+        t.same(await treeOf(fork), await treeOf(dir), `${what}: the fork is the directory as the walk read it`);
+      } finally {
+        await meddled.close();
+      }
+    }
   });
 
   await t.test('a clone that would differ from a build is not kept: a setuid bit, a FIFO, another owner', async (t) => {

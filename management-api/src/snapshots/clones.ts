@@ -5,13 +5,13 @@ import type { Logger } from 'pino';
 import { DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { storeLayout } from './object-store.js';
 import type { Owner } from './snapshot-protocol.js';
-import { installedSubvolumes, isSubvolume, type Subvolumes } from './subvolumes.js';
+import { installedSubvolumes, isSubvolume, type Subvolumes } from '../sandbox/subvolumes.js';
 
 /**
  * Why clones: a build copies every byte of a snapshot (1 GiB: seconds; ten at once: a minute on
  * this machine's disk), and no filesystem shares bytes between files it copies except by reflink
  * or snapshot. btrfs lets the owner of a subvolume snapshot it without privilege, in constant time
- * whatever it holds. So an agent's own directory is made a subvolume on btrfs (subvolumes.ts,
+ * whatever it holds. So an agent's own directory is made a subvolume on btrfs (sandbox/subvolumes.ts,
  * makeAgentDirectory), and a capture first takes a read-only snapshot of it (`clones/<id>`: a
  * read-only subvolume cannot be renamed, so it is made where it stays), then walks the directory
  * as on any filesystem. The clone is kept when the walk shows it holds exactly what was read

@@ -18,7 +18,7 @@ import type { CaptureJob, CaptureResult, MaterializeResult } from './snapshot-pr
 import { SnapshotClones } from './clones.js';
 import { writeBackWhileWritten } from './pack-writeback.js';
 import { StoreLock } from './store-lock.js';
-import type { Subvolumes } from './subvolumes.js';
+import type { Subvolumes } from '../sandbox/subvolumes.js';
 
 export interface SnapshotStoreOptions {
   /** The store's directory: under the box's state directory, never in an agent-readable path. */

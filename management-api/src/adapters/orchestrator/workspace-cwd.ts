@@ -2,7 +2,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AdapterInputError } from '../../adapter-errors.js';
-import { makeAgentDirectory } from '../../snapshots/subvolumes.js';
+import { makeAgentDirectory } from '../../sandbox/subvolumes.js';
 
 /**
  * The absolute working directory for `cwd` (relative to the workspace; absent means the workspace

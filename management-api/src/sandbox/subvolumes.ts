@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { mkdir, rm, stat, statfs } from 'node:fs/promises';
 import path from 'node:path';
-import { installedLauncher } from '../sandbox/launcher-binary.js';
+import { installedLauncher } from './launcher-binary.js';
 
 /** statfs(2)'s f_type of btrfs. */
 const BTRFS_SUPER_MAGIC = 0x9123683e;
