@@ -63,5 +63,8 @@ if [ "$status" -ne 0 ] && [ "$fail" -eq 0 ]; then
   echo "tap exited $status with no failed assertion: coverage is below the thresholds in .taprc (see the table above)" >&2
   fail=1
 fi
+# The end of a CI log is often all that is kept of it: name what failed there, after the
+# coverage table, not only above it.
+node scripts/lib/tap-failures.mjs "$log" || true
 echo "${pass} passed, ${fail} failed"
 exit "$status"
