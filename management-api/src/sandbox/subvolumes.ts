@@ -6,8 +6,8 @@ import { installedLauncher } from './launcher-binary.js';
 
 /** statfs(2)'s f_type of btrfs. */
 const BTRFS_SUPER_MAGIC = 0x9123683e;
-/** The inode number of every subvolume's root directory (BTRFS_FIRST_FREE_OBJECTID). */
-const SUBVOLUME_ROOT_INO = 256;
+/** The inode number of every subvolume's root directory (BTRFS_FIRST_FREE_OBJECTID): the disk budget walks into such a directory, a capture marks it unfit for a clone. */
+export const SUBVOLUME_ROOT_INO = 256;
 /** The launcher's exit when the kernel refuses an unprivileged destroy (agentbox-subvolume.c). */
 const EXIT_DESTROY_REFUSED = 75;
 

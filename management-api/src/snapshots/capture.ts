@@ -14,6 +14,7 @@ import {
   type Dirent,
   type Stats,
 } from 'node:fs';
+import { SUBVOLUME_ROOT_INO } from '../sandbox/subvolumes.js';
 import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
@@ -34,9 +35,6 @@ const MAX_CHANGED_PATHS = 100;
  * clean" case).
  */
 export const RACY_MS = 100;
-
-/** The inode number of a btrfs subvolume's root directory (BTRFS_FIRST_FREE_OBJECTID). */
-const SUBVOLUME_ROOT_INO = 256;
 
 /** What identifies a file's content without reading it: the same inode, size, mtime and ctime (ctime cannot be set back by its owner). Doubles of milliseconds: finer than the kernel's file clock. */
 export const statKey = (st: Stats): string => stampOf(st).join(':');

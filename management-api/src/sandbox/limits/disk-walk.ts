@@ -3,13 +3,12 @@ import type { Dir, Stats } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { SUBVOLUME_ROOT_INO } from '../subvolumes.js';
 
 /** Most entries one walk looks at; a tree with more is not measured but counted over budget. */
 export const MAX_WALK_ENTRIES = 200_000;
 /** Entries between two turns of the event loop given back. */
 export const ENTRIES_PER_TURN = 256;
-/** The inode number of a btrfs subvolume's root directory. */
-const SUBVOLUME_ROOT_INO = 256;
 /** lstat calls in flight at once: a few of the thread pool's four threads, never all. */
 const STAT_BATCH = 4;
 
