@@ -9,25 +9,31 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 /** The bundled CLI, as installed (built by `npm run build`). */
 export const agentboxBin = path.join(repoRoot, 'dist/bin/agentbox.js');
 
+/** A CLI run still going after this long is ended with SIGTERM. */
+export const CLI_TIMEOUT_MS = 60_000;
+
 /** Result of one CLI run. */
 export interface CliResult {
   code: number | null;
   /** The signal that ended it, when one did (then `code` is null). */
   signal: NodeJS.Signals | null;
+  /** How long it ran: a signal after about CLI_TIMEOUT_MS is the helper's own timeout, not a stray kill. */
+  ms: number;
   stdout: string;
   stderr: string;
 }
 
 /** Run `agentbox ...args` in `cwd` (default: the repository root). */
 export function runAgentbox(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): CliResult {
+  const started = performance.now();
   const r = spawnSync(process.execPath, [agentboxBin, ...args], {
     cwd: options.cwd ?? repoRoot,
     env: options.env ?? process.env,
     encoding: 'utf8',
     input: options.input ?? '',
-    timeout: 60_000,
+    timeout: CLI_TIMEOUT_MS,
   });
-  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+  return { code: r.status, signal: r.signal, ms: Math.round(performance.now() - started), stdout: r.stdout, stderr: r.stderr };
 }
 
 /**
@@ -35,13 +41,14 @@ export function runAgentbox(args: string[], options: { cwd?: string; env?: NodeJ
  * in the test process itself (a synchronous spawn would stop it from answering).
  */
 export function runAgentboxAsync(args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {
+  const started = performance.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [agentboxBin, ...args], {
       cwd: options.cwd ?? repoRoot,
       env: options.env ?? process.env,
       // Standard input only when the test gives some (then written and closed).
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      timeout: 60_000,
+      timeout: CLI_TIMEOUT_MS,
     });
     if (options.input !== undefined) child.stdin?.end(options.input);
     let stdout = '';
@@ -51,6 +58,6 @@ export function runAgentboxAsync(args: string[], options: { cwd?: string; env?: 
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.once('error', reject);
-    child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+    child.once('close', (code, signal) => resolve({ code, signal, ms: Math.round(performance.now() - started), stdout, stderr }));
   });
 }

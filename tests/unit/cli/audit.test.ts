@@ -90,7 +90,7 @@ t.test('--since as an ISO time is inclusive', async (t) => {
 t.test('bad --since input: exit 2 and a message saying what is accepted', async (t) => {
   for (const bad of ['yesterday', '30x', '5min', '12 h', '']) {
     const r = audit('--since', bad);
-    t.equal(r.code, 2, `--since ${JSON.stringify(bad)}${r.signal ? ` (ended by ${r.signal})` : ''}`);
+    t.equal(r.code, 2, `--since ${JSON.stringify(bad)}${r.signal ? ` (ended by ${r.signal} after ${r.ms} ms)` : ''}`);
     t.match(r.stderr, `--since ${JSON.stringify(bad)} is neither an ISO-8601 time nor an age such as 30m, 12h or 7d`);
   }
   t.match(audit('stray'), { code: 2, stderr: /unexpected argument stray/ });
