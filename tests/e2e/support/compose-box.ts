@@ -62,8 +62,12 @@ const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv): Run => {
  * Write the manifest `manifest(ports)` to a new directory, render it, build and load its image,
  * all through the CLI as the quickstart does. The workspace is created owned by the box's user.
  */
-export async function prepareBox(engine: PrivateEngine, manifest: (ports: { api: number; metrics: number }) => string): Promise<ComposeBox> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-compose-'));
+export async function prepareBox(
+  engine: PrivateEngine,
+  manifest: (ports: { api: number; metrics: number }) => string,
+  options: { /** Where the box's directory (its workspace) is made; the temporary directory by default. */ parentDir?: string } = {},
+): Promise<ComposeBox> {
+  const dir = mkdtempSync(path.join(options.parentDir ?? tmpdir(), 'agentbox-e2e-compose-'));
   // Below the ephemeral range: Docker's DNS resolver in the container holds ports from it (free-port.ts).
   const ports = { api: await freePort(), metrics: await freePort() };
   writeFileSync(path.join(dir, 'agentbox.toml'), manifest(ports));
