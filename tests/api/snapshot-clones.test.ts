@@ -351,6 +351,10 @@ t.test('a real box on btrfs: agents in subvolumes, forks started from a clone, r
       const res = await box.api(`/v1/agents/${f.id}/output`);
       const text = JSON.stringify(res.json);
       return text.includes('export const v2') ? text : undefined;
+    }).catch(async (err: Error) => {
+      // What the fork did instead: its record (state, exit) and its output so far.
+      const seen = [await box.api(`/v1/agents/${f.id}`), await box.api(`/v1/agents/${f.id}/output`)].map((r) => JSON.stringify(r.json));
+      throw new Error(`${err.message}; the agent: ${seen[0]}; its output: ${seen[1]}`);
     });
     t.match(out, /made/);
   }

@@ -12,6 +12,8 @@ export class AgentRun {
   readonly output: OutputLog;
   readonly #info: AgentProcess;
   #terminating = false;
+  #began = false;
+  #heldExit: (() => void) | undefined;
   readonly #exited: Promise<void>;
 
   constructor(
@@ -27,17 +29,35 @@ export class AgentRun {
     this.#capture('stdout');
     this.#capture('stderr');
     this.#exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
+      const end = (code: number | null, signal: NodeJS.Signals | null) => {
         this.#info.endedAt = clock().toISOString();
         if (code !== null) this.#info.exitCode = code;
         if (signal !== null) this.#info.signal = signal;
         this.#info.state = classify(this, { code, signal });
         options.onEnd?.(this);
         resolve();
+      };
+      // Listened to from the spawn on: an agent may end while the manager still waits for its
+      // launcher to say it is ready, and an 'exit' nobody heard is never emitted again. Until
+      // begin(), the exit is held, then seen one turn later, as any exit is after the start.
+      child.once('exit', (code, signal) => {
+        if (this.#began) end(code, signal);
+        else this.#heldExit = () => end(code, signal);
       });
     });
     // 'close' comes after both pipes are drained (and every process holding them has gone).
     if (!options.terminalOutput) child.once('close', () => this.output.end());
+  }
+
+  /**
+   * The manager has recorded the start (its maps, the audit trail): from now on the exit is
+   * reported. One that came before is reported in the next turn of the event loop.
+   */
+  begin(): void {
+    this.#began = true;
+    const held = this.#heldExit;
+    this.#heldExit = undefined;
+    if (held) setImmediate(held);
   }
 
   /** The agent's id. */

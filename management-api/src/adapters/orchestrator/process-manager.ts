@@ -160,25 +160,8 @@ export class ProcessManager {
     })();
     const how = onTty ?? { command: confined.command, args: confined.args, stdio: ['ignore', 'pipe', 'pipe', ...(confined.readyFd ? ['pipe' as const] : [])] };
     const child = spawn(how.command, how.args, { cwd, env, detached: true, stdio: how.stdio as StdioOptions, ...confined.ids });
-    await new Promise<void>((resolve, reject) => {
-      // A keeper is ready once it runs (a signal before its handlers ends it before it forks the
-      // agent); its pipe carries its reports. Inside bubblewrap the launcher's byte says its forwarder listens.
-      child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
-      child.once('error', (err: NodeJS.ErrnoException) =>
-        reject(
-          new AdapterInputError(
-            `cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`,
-          ),
-        ),
-      );
-    }).catch(async (err: unknown) => {
-      onTty?.tty.close();
-      await confined.release();
-      this.options.credentials?.revoke(id);
-      this.options.egress?.revoke(id);
-      throw err;
-    });
-    this.#confined.set(id, confined);
+    // Its output and exit are listened to from here on: inside bubblewrap the wait below is for the
+    // launcher's ready byte, and a quick agent may have written everything and ended by then.
     const startedAt = new Date().toISOString();
     const run = new AgentRun(
       {
@@ -198,6 +181,26 @@ export class ProcessManager {
         ...(onTty ? { terminalOutput: true } : {}),
       },
     );
+    await new Promise<void>((resolve, reject) => {
+      // A keeper is ready once it runs (a signal before its handlers ends it before it forks the
+      // agent); its pipe carries its reports. Inside bubblewrap the launcher's byte says its forwarder listens.
+      child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
+      child.once('error', (err: NodeJS.ErrnoException) =>
+        reject(
+          new AdapterInputError(
+            `cannot start ${JSON.stringify(request.command)}: ${err.code ?? err.message}${err.code === 'ENOENT' ? ' (not found on the agent PATH)' : ''}`,
+          ),
+        ),
+      );
+    }).catch(async (err: unknown) => {
+      onTty?.tty.close();
+      await confined.release();
+      this.options.credentials?.revoke(id);
+      this.options.egress?.revoke(id);
+      throw err;
+    });
+    this.#confined.set(id, confined);
+    run.begin();
     this.#runs.set(id, run);
     this.#execs.add(id, { name: request.name, target, env, limits });
     if (request.profile !== undefined) this.#profiles.set(id, request.profile);
@@ -267,12 +270,7 @@ export class ProcessManager {
       stdio: how.stdio as StdioOptions,
       ...confined.ids,
     });
-    await whenStarted(child, confined, request.command).catch((err: unknown) => {
-      onTty?.tty.close();
-      throw err;
-    });
-    this.#confined.set(id, confined);
-    this.#execs.attach(targetId, id);
+    // Listened to from the spawn on, as an agent is (spawn above).
     const run = new AgentRun(
       { id, name: host.name, command: request.command, args: [...request.args], pid: child.pid!, startedAt: new Date().toISOString(), execOf: targetId },
       child,
@@ -283,6 +281,13 @@ export class ProcessManager {
         ...(onTty ? { terminalOutput: true } : {}),
       },
     );
+    await whenStarted(child, confined, request.command).catch((err: unknown) => {
+      onTty?.tty.close();
+      throw err;
+    });
+    this.#confined.set(id, confined);
+    this.#execs.attach(targetId, id);
+    run.begin();
     this.#runs.set(id, run);
     if (onTty) this.#ttys.follow(run, onTty.tty);
     this.options.audit?.started({
