@@ -1,7 +1,7 @@
 // A Docker engine of one's own for tests and benchmarks: dockerd with all its state under a
 // temporary directory and its socket there, stopped by its pid, its state removed, and the host
 // setting it turns on (net.ipv4.ip_forward) put back.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,16 @@ import { holdIpForward } from './ip-forward-guard.js';
 const DOCKERD_PATHS = ['/usr/sbin/dockerd', '/usr/bin/dockerd'];
 
 /** Pids of processes whose command line names `dir`. */
+/** Mount points at or below `dir`, deepest first (from /proc/self/mountinfo; octal escapes such as \040 decoded). */
+function mountsUnder(dir: string): string[] {
+  const text = existsSync('/proc/self/mountinfo') ? readFileSync('/proc/self/mountinfo', 'utf8') : '';
+  return text
+    .split('\n')
+    .map((line) => line.split(' ')[4]?.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(Number.parseInt(o, 8))))
+    .filter((p): p is string => p !== undefined && (p === dir || p.startsWith(`${dir}/`)))
+    .sort((a, b) => b.length - a.length);
+}
+
 function processesUnder(dir: string): number[] {
   return readdirSync('/proc')
     .filter((n) => /^\d+$/.test(n))
@@ -100,13 +110,16 @@ export async function startPrivateEngine(
     // dockerd's containerd outlives it by a moment and still writes under the state directory.
     for (let i = 0; i < 100 && processesUnder(dir).length; i++) await new Promise((r) => setTimeout(r, 100));
     await releaseIpForward();
+    // A dockerd that died at start-up leaves its own mounts below its state directory (its data
+    // root bound onto itself): undone first, deepest first, or the removal fails with EBUSY.
+    for (const mountPoint of mountsUnder(dir)) spawnSync('umount', ['-l', mountPoint], { stdio: 'ignore' });
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (proc.exitCode !== null || proc.signalCode !== null) {
       const why = log().trim().split('\n').slice(-5).join('\n');
-      await cleanup();
+      await cleanup().catch(() => undefined);
       throw Object.assign(new EngineStartError(`dockerd exited during start-up (${proc.exitCode ?? proc.signalCode}):\n${why}`), { stateDir: dir });
     }
     if (existsSync(sock)) {
@@ -119,7 +132,7 @@ export async function startPrivateEngine(
     }
     if (Date.now() > deadline) {
       const why = log().trim().split('\n').slice(-5).join('\n');
-      await cleanup();
+      await cleanup().catch(() => undefined);
       throw Object.assign(new EngineStartError(`dockerd did not answer on ${sock} within ${timeoutMs} ms:\n${why}`), { stateDir: dir });
     }
     await new Promise((r) => setTimeout(r, 100));
