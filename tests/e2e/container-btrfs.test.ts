@@ -1,12 +1,14 @@
 // The hardened container (uid 1000, no capabilities, the image's seccomp) with its workspace and
-// state volume on one btrfs filesystem, as an operator who wants cheap forks sets it up: each
+// state volume on one btrfs filesystem, as an operator who wants cheap forks sets it up (the
+// generated compose file unchanged, an override file binding the state volume there): each
 // agent's directory is a subvolume made by the launcher, a snapshot keeps a clone, a fork and a
 // restore are clones of it (the API says `cloned`), and deleting the snapshot removes its clone
 // although the kernel refuses an unprivileged subvolume destroy there.
 import t from 'tap';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { boxFacts } from '../../management-api/src/box-facts.js';
 import { startPrivateEngine } from '../../scripts/cli/image/private-engine.js';
 import { canRunAsRoot, mountImage } from '../helpers/as-root.js';
 import { waitFor } from '../helpers/wait.js';
@@ -33,9 +35,15 @@ type Agent = { id: string; cwd: string; state: string };
 
 t.test('a box container on btrfs: agents in subvolumes, snapshots with clones, forks and restores that are clones', { skip, timeout: 600_000 }, async (t) => {
   const work = mkdtempSync(path.join(tmpdir(), 'agentbox-e2e-btrfs-'));
-  // The engine's volumes and the box's workspace on one btrfs: a clone cannot cross filesystems.
-  const { mnt, unmount } = mountImage(work, 'btrfs', 4096, ['mkfs.btrfs', '-q']);
-  const engine = await startPrivateEngine({ parentDir: mnt });
+  // The box's workspace and its state on one btrfs (a clone cannot cross filesystems): the
+  // workspace directory there, and the state volume bound to a directory there by an override
+  // file, as docs/user/files-and-snapshots.md tells an operator. The engine itself stays where
+  // the other container tests keep theirs.
+  const { mnt, unmount } = mountImage(work, 'btrfs', 2048, ['mkfs.btrfs', '-q']);
+  const state = path.join(mnt, 'state');
+  mkdirSync(state);
+  chownSync(state, boxFacts.image.uid, boxFacts.image.gid);
+  const engine = await startPrivateEngine();
   // One teardown, in order: the box, its engine, then the filesystem they were on.
   let box: Awaited<ReturnType<typeof prepareBox>> | undefined;
   t.teardown(async () => {
@@ -44,7 +52,10 @@ t.test('a box container on btrfs: agents in subvolumes, snapshots with clones, f
     unmount();
     rmSync(work, { recursive: true, force: true });
   });
-  box = await prepareBox(engine, manifest, { parentDir: mnt });
+  box = await prepareBox(engine, manifest, {
+    parentDir: mnt,
+    override: `volumes:\n  agentbox-state:\n    driver: local\n    driver_opts:\n      type: none\n      o: bind\n      device: ${JSON.stringify(state)}\n`,
+  });
   const up = box.compose('up', '-d');
   t.equal(up.status, 0, `docker-compose up -d: ${up.stderr}`);
   await waitReady(box).catch((err: Error) => {

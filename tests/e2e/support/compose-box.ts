@@ -65,7 +65,12 @@ const cli = (args: string[], cwd: string, env: NodeJS.ProcessEnv): Run => {
 export async function prepareBox(
   engine: PrivateEngine,
   manifest: (ports: { api: number; metrics: number }) => string,
-  options: { /** Where the box's directory (its workspace) is made; the temporary directory by default. */ parentDir?: string } = {},
+  options: {
+    /** Where the box's directory (its workspace) is made; the temporary directory by default. */
+    parentDir?: string;
+    /** A compose file laid over the generated one (`docker-compose.override.yml`), as an operator adds one; the generated file itself stays unchanged. */
+    override?: string;
+  } = {},
 ): Promise<ComposeBox> {
   const dir = mkdtempSync(path.join(options.parentDir ?? tmpdir(), 'agentbox-e2e-compose-'));
   // Below the ephemeral range: Docker's DNS resolver in the container holds ports from it (free-port.ts).
@@ -81,12 +86,14 @@ export async function prepareBox(
     const r = cli(args, dir, env);
     if (r.status !== 0) throw new Error(`agentbox ${args.join(' ')} failed (${r.status}):\n${r.stdout}\n${r.stderr}`);
   }
+  if (options.override) writeFileSync(path.join(dir, 'docker-compose.override.yml'), options.override);
   const project = path
     .basename(dir)
     .toLowerCase()
     .replace(/[^a-z0-9]/g, '');
   const compose = (...args: string[]): Run => {
-    const r = spawnSync('docker-compose', ['-p', project, '-f', 'docker-compose.yml', ...args], { cwd: dir, env, encoding: 'utf8' });
+    const files = ['-f', 'docker-compose.yml', ...(options.override ? ['-f', 'docker-compose.override.yml'] : [])];
+    const r = spawnSync('docker-compose', ['-p', project, ...files, ...args], { cwd: dir, env, encoding: 'utf8' });
     return { status: r.status, stdout: r.stdout, stderr: r.stderr };
   };
   const container = (): string => compose('ps', '-q', 'agentbox').stdout.trim();
