@@ -59,13 +59,7 @@ export class EngineStartError extends Error {
  * through docker-proxy on the host addresses the compose file names; dockerd writes no iptables
  * rules and creates no default bridge, so nothing of the host's firewall changes.
  */
-export async function startPrivateEngine(
-  options: {
-    timeoutMs?: number;
-    extraArgs?: readonly string[] /** Where its state directory (images, volumes) is made; the temporary directory by default. */;
-    parentDir?: string;
-  } = {},
-): Promise<PrivateEngine> {
+export async function startPrivateEngine(options: { timeoutMs?: number; extraArgs?: readonly string[] } = {}): Promise<PrivateEngine> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const DOCKERD = DOCKERD_PATHS.find((p) => existsSync(p));
   if (!DOCKERD)
@@ -73,7 +67,7 @@ export async function startPrivateEngine(
       `no dockerd in ${DOCKERD_PATHS.join(' or ')}: install docker.io (apt-get install docker.io), or set AGENTBOX_E2E=skip to skip the container cases`,
     );
   if (process.getuid?.() !== 0) throw new EngineStartError('dockerd needs root: run the suite as root (CI does)');
-  const dir = mkdtempSync(path.join(options.parentDir ?? tmpdir(), 'agentbox-engine-'));
+  const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-engine-'));
   const sock = path.join(dir, 'docker.sock');
   // Engines of parallel test files share the setting: the last one to stop puts it back.
   const releaseIpForward = await holdIpForward(path.basename(dir));
