@@ -23,7 +23,13 @@ interface Box {
 /** supervisord with a one-shot `bootstrap`, a required `api` and the seal listener. */
 function startSupervisord(
   bootstrapCommand: string,
-  options: { timeoutSec?: number; apiAutostart?: boolean; supervisorUrl?: string; apiCommand?: string } = {},
+  options: {
+    timeoutSec?: number;
+    apiAutostart?: boolean;
+    supervisorUrl?: string;
+    apiCommand?: string | ((root: string) => string);
+    apiExitCodes?: string;
+  } = {},
 ): Box {
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-seal-'));
   mkdirSync(path.join(root, 'run/agentbox'), { recursive: true });
@@ -56,10 +62,11 @@ function startSupervisord(
       'priority=10',
       '',
       '[program:api]',
-      `command=${options.apiCommand ?? '/bin/sleep 1000'}`,
+      `command=${typeof options.apiCommand === 'function' ? options.apiCommand(root) : (options.apiCommand ?? '/bin/sleep 1000')}`,
       'startsecs=0',
       'priority=20',
       `autostart=${options.apiAutostart === false ? 'false' : 'true'}`,
+      ...(options.apiExitCodes ? [`exitcodes=${options.apiExitCodes}`, 'autorestart=unexpected'] : []),
       '',
       '[eventlistener:seal-listener]',
       `command=${process.execPath} ${listener} --required api --oneshot bootstrap --timeout ${options.timeoutSec ?? 30}`,
@@ -247,6 +254,24 @@ t.test('a listener killed with SIGKILL is restarted and recovers the seal from s
   );
   ctl(sv, 'start', 'api');
   await waitFor('the seal to return with the programme', () => existsSync(sv.seal));
+});
+
+t.test('a required programme that could not start before the listener looked is reported by the new listener, with its line', async (t) => {
+  // As a programme whose port is taken does: one line in run/agentbox/start-failed/<name>, then the
+  // start-failure status, which the generated configuration counts as expected (not restarted).
+  const line = 'port 1 on 127.0.0.1 is already in use: the api';
+  const sv = startSupervisord('/bin/true', {
+    apiCommand: (root) => `/bin/sh -c 'mkdir -p ${root}/run/agentbox/start-failed && echo "${line}" > ${root}/run/agentbox/start-failed/api && exit 78'`,
+    apiExitCodes: '0,78',
+  });
+  t.teardown(() => stop(sv.proc));
+  await waitFor('api to stay EXITED', () => /EXITED/.test(ctl(sv, 'status', 'api')));
+  // A listener that starts after the exit: supervisord replays no state it could act on, only its snapshot tells.
+  const pid = await killListener(sv);
+  const failed = await eventOf(sv, 'RequiredProgramFailed', pid);
+  t.match(failed, { program: 'api', state: 'EXITED', reason: line }, 'down from the snapshot, with the programme and its line');
+  t.match(JSON.parse(readFileSync(sv.failed, 'utf8')), { program: 'api', reason: line });
+  t.notOk(existsSync(sv.seal), 'never sealed');
 });
 
 t.test('a failed stage B stays recorded when the listener is killed and restarted', async (t) => {

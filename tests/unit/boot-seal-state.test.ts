@@ -147,6 +147,37 @@ t.test('seeding from supervisord: a restarted listener knows what no event will 
   t.match(new SealState({ required: [], oneshot: 'bootstrap' }).seed([p('bootstrap', 'FATAL')]), { kind: 'fail', reason: /could not be started/ });
 });
 
+t.test('a required programme that could not start before the listener looked: down from the snapshot, not pending for ever', async (t) => {
+  // The egress proxy found its port taken and exited with the start-failure status (expected: not
+  // restarted) while the listener was still starting; the events replayed lead up to EXITED and are history.
+  const failed = new Set(['egress-proxy']);
+  const s = new SealState({ required: ['egress-proxy', 'api'], failedToStart: (name) => failed.has(name) });
+  t.same(
+    s.seed([
+      { name: 'egress-proxy', state: 'EXITED', exitStatus: 78 },
+      { name: 'api', state: 'STARTING', exitStatus: 0 },
+    ]),
+    { kind: 'down', program: 'egress-proxy', state: 'EXITED' },
+  );
+  for (const [state, from] of [
+    ['STARTING', 'STOPPED'],
+    ['RUNNING', 'STARTING'],
+    ['EXITED', 'RUNNING'],
+  ] as const)
+    t.same(ev(s, state, 'egress-proxy', { from_state: from, expected: '1' }), { kind: 'none' }, `replayed ${state} is history`);
+  t.same(ev(s, 'RUNNING', 'api', { from_state: 'STARTING' }), { kind: 'none' }, 'the API up: still not sealed');
+  t.same(s.pending(), ['egress-proxy']);
+  // Started again by hand once the port is free (a start that listens clears the record).
+  failed.clear();
+  t.same(ev(s, 'STARTING', 'egress-proxy', { from_state: 'EXITED' }), { kind: 'none' });
+  t.same(ev(s, 'RUNNING', 'egress-proxy', { from_state: 'STARTING' }), { kind: 'seal' });
+
+  // EXITED without a record (an unexpected exit, which supervisord restarts): only pending.
+  const restarting = new SealState({ required: ['api'], failedToStart: () => false });
+  t.same(restarting.seed([{ name: 'api', state: 'EXITED', exitStatus: 1 }]), { kind: 'none' });
+  t.same(restarting.pending(), ['api']);
+});
+
 t.test('events queued before the snapshot are history: skipped until one continues from the seeded state', async (t) => {
   const s = new SealState({ required: ['api'], oneshot: 'bootstrap' });
   t.same(

@@ -42,6 +42,7 @@ export async function runSealListener(options: SealListenerOptions): Promise<voi
     ...(options.oneshot ? { oneshot: options.oneshot } : {}),
     now: () => performance.now(),
     processAlive: (pid) => startTimeOf(pid) !== undefined,
+    failedToStart: (program) => options.startFailure?.(program) !== undefined,
   });
   const snapshot = options.supervisorSocket ? await supervisorSnapshot(options.supervisorSocket) : undefined;
   const initial: SealAction = snapshot?.ok ? state.seed(snapshot.programs) : { kind: 'none' };

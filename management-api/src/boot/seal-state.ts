@@ -33,6 +33,12 @@ export interface SealConfig {
    * exited does not count: supervisord calls a process RUNNING before it reaps it.
    */
   processAlive?: (pid: number) => boolean;
+  /**
+   * Whether a programme's last start failed for good: it left a start-failure record (a start
+   * that listens clears it) and exited with the start-failure status, which supervisord counts as
+   * expected and does not restart.
+   */
+  failedToStart?: (program: string) => boolean;
 }
 
 /** One programme as supervisord's snapshot (getAllProcessInfo) reports it. */
@@ -113,6 +119,11 @@ export class SealState {
     }
     const fatal = programs.find((p) => p.state === 'FATAL' && this.config.required.includes(p.name));
     if (fatal) return { kind: 'down', program: fatal.name, state: fatal.state };
+    // Already exited because it cannot start (a taken port), before this listener looked: down, as
+    // its EXITED event would have said. The events replayed to the listener lead up to that state
+    // and are skipped as history (#catchingUp), so nothing later would say it.
+    const cannotStart = programs.find((p) => p.state === 'EXITED' && this.config.required.includes(p.name) && this.config.failedToStart?.(p.name));
+    if (cannotStart) return { kind: 'down', program: cannotStart.name, state: cannotStart.state };
     if (this.pending().length > 0) return { kind: 'none' };
     this.#setSealed(true);
     return { kind: 'seal' };
