@@ -390,4 +390,55 @@ t.test('a real box on btrfs: agents in subvolumes, forks started from a clone, r
   t.ok(await isSubvolume(alphaDir), 'the restored directory is a clone');
   t.equal(readFileSync(path.join(alphaDir, 'made.txt'), 'utf8'), 'made\n');
   t.ok(existsSync(path.join(alphaDir, 'big.bin')) && !existsSync(path.join(alphaDir, 'moved.bin')), 'as at the snapshot');
+
+  await t.test("an agent's own clones are charged to its disk budget: the same bytes rewritten cannot pin blocks without end", async (t) => {
+    // Each rewrite of the same 1 MiB adds nothing to the store, yet a clone taken before it keeps the old blocks.
+    const hoarder = await spawn({ name: 'hoarder', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '3584k' } });
+    const dir = path.join(paths.workspaceDir, hoarder.cwd);
+    const token = /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(readFileSync(`/proc/${(hoarder as Agent & { pid: number }).pid}/environ`, 'utf8'))?.[1] ?? '';
+    const { uid, gid } = await lstat(dir);
+    const content = createHash('sha512').update('same bytes').digest().toString('hex').repeat(8192);
+    const rewrite = async (name: string, data: string) => {
+      await writeFile(path.join(dir, name), data);
+      execFileSync('chown', [`${uid}:${gid}`, path.join(dir, name)]);
+    };
+    type Shot = { id: string; clone: boolean; stats: { addedBytes: number; bytes: number } };
+    const shots: Shot[] = [];
+    for (let round = 0; round < 4; round++) {
+      await rewrite('same.bin', content);
+      const res = await box.api(`/v1/agents/${hoarder.id}/snapshots`, { body: {}, auth: token });
+      t.equal(res.status, 201, `round ${round}: ${JSON.stringify(res.json)}`);
+      shots.push(res.json['snapshot'] as Shot);
+    }
+    t.same(
+      shots.map((s) => s.clone),
+      [true, true, false, false],
+      'the first stores 1 MiB and keeps a clone (2 MiB charged), the second a clone (3 MiB), then no clone fits the 3.5 MiB budget',
+    );
+    t.same(
+      shots.map((s) => s.stats.addedBytes),
+      [1024 * 1024, 0, 0, 0],
+      'the rewrites added nothing to the store',
+    );
+    const kept = await readdir(path.join(paths.stateDir, 'snapshots/clones'));
+    t.same(
+      shots.filter((s) => kept.includes(s.id)).map((s) => s.id),
+      shots.slice(0, 2).map((s) => s.id),
+      'only the two clones charged are on the volume',
+    );
+    const listed = (await box.api(`/v1/snapshots?agent=${hoarder.id}`)).json['snapshots'] as Shot[];
+    t.same(
+      listed.map((s) => s.clone),
+      [true, true, false, false],
+      'the listing says which keep a clone',
+    );
+    await rewrite('fresh.bin', content.toUpperCase());
+    t.equal((await box.api(`/v1/agents/${hoarder.id}/snapshots`, { body: {}, auth: token })).status, 201, 'fresh bytes: 1 MiB more stored, 4 MiB charged');
+    t.match(
+      await box.api(`/v1/agents/${hoarder.id}/snapshots`, { body: {}, auth: token }),
+      { status: 409, json: { error: 'ABX_ERR_CONFLICT', message: /hoarder's snapshots already store \d+ bytes of their own/ } },
+      'then its budget is spent',
+    );
+    await box.api(`/v1/agents/${hoarder.id}?graceMs=0`, { method: 'DELETE' });
+  });
 });

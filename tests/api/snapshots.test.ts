@@ -247,6 +247,26 @@ t.test("an agent's own snapshots stop at its disk budget; the operator's do not"
   await stop(writer.id);
 });
 
+t.test("an agent's own snapshots sent at once are checked one after another: together they cannot pass its budget", async (t) => {
+  // A 1 MiB budget, 600 KiB of fresh bytes, six requests at once. Checked all before any was charged, each would store them again.
+  const rusher = await spawn({ name: 'rusher', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '1m' } });
+  const token = await tokenOf(rusher.pid);
+  await writeFile(path.join(dirOf(rusher), 'blob.bin'), Buffer.alloc(600 * 1024, 9));
+  const answers = await Promise.all(Array.from({ length: 6 }, () => box.api(`/v1/agents/${rusher.id}/snapshots`, { body: {}, auth: token })));
+  t.same(
+    answers.map((a) => a.status),
+    [201, 201, 201, 201, 201, 201],
+    'each is made: the first stores the bytes, the rest find them stored',
+  );
+  const mine = ((await box.api(`/v1/snapshots?agent=${rusher.id}`)).json['snapshots'] as Array<{ stats: { addedBytes: number } }>).map(
+    (s) => s.stats.addedBytes,
+  );
+  t.equal(mine.length, 6);
+  const stored = mine.reduce((a, b) => a + b, 0);
+  t.ok(stored <= 1024 * 1024, `the six stored ${stored} bytes of their own, within the 1 MiB budget (${JSON.stringify(mine)})`);
+  await stop(rusher.id);
+});
+
 t.test('bad input: clear 4xx', async (t) => {
   const unknown = 'snp_AAAAAAAAAAAA';
   t.equal((await box.api(`/v1/snapshots/${unknown}`)).status, 404);

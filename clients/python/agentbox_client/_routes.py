@@ -989,6 +989,8 @@ PostV1AgentsIdSnapshotsResponseSnapshot = TypedDict("PostV1AgentsIdSnapshotsResp
     "stats": PostV1AgentsIdSnapshotsResponseSnapshotStats,
     # The first 100 files that kept changing while read
     "changedPaths": list[str],
+    # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
+    "clone": bool,
     # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
     "sharing": PostV1AgentsIdSnapshotsResponseSnapshotSharing,
 }, total=False)
@@ -1808,6 +1810,8 @@ GetV1SnapshotsResponseSnapshotsItem = TypedDict("GetV1SnapshotsResponseSnapshots
     "stats": GetV1SnapshotsResponseSnapshotsItemStats,
     # The first 100 files that kept changing while read
     "changedPaths": list[str],
+    # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
+    "clone": bool,
     # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
     "sharing": GetV1SnapshotsResponseSnapshotsItemSharing,
 }, total=False)
@@ -1865,6 +1869,8 @@ GetV1SnapshotsSidResponseSnapshot = TypedDict("GetV1SnapshotsSidResponseSnapshot
     "stats": GetV1SnapshotsSidResponseSnapshotStats,
     # The first 100 files that kept changing while read
     "changedPaths": list[str],
+    # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
+    "clone": bool,
     # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
     "sharing": GetV1SnapshotsSidResponseSnapshotSharing,
 }, total=False)

@@ -9,7 +9,9 @@ import { callerOf } from '../auth/caller.js';
 import { ApiError, errorResponses } from '../errors.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { snapshotIdSchema, type SnapshotSummary } from '../snapshots/snapshot-manifest.js';
+import { agentSnapshotAllowance } from '../snapshots/agent-snapshot-budget.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
+import { OneAtATime } from '../one-at-a-time.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -45,6 +47,10 @@ export const snapshotSchema = {
     agent: { type: 'object', properties: { id: { type: 'string' }, name: { type: 'string' }, cwd: { type: 'string' } } },
     stats: statsSchema,
     changedPaths: { type: 'array', items: { type: 'string' }, description: 'The first 100 files that kept changing while read' },
+    clone: {
+      type: 'boolean',
+      description: 'It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes',
+    },
     sharing: {
       type: 'object',
       description: 'GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)',
@@ -54,13 +60,14 @@ export const snapshotSchema = {
 } as const;
 
 /** What the routes show of a summary (its format and entries hash are the store's own). */
-export const snapshotView = (s: SnapshotSummary) => ({
+export const snapshotView = (s: SnapshotSummary, clone: boolean) => ({
   id: s.id,
   ...(s.label !== undefined ? { label: s.label } : {}),
   createdAt: s.createdAt,
   agent: s.agent,
   stats: s.stats,
   changedPaths: s.changedPaths,
+  clone,
 });
 
 /** The agent's record with the working directory the files API serves; 409 without one. */
@@ -72,24 +79,6 @@ async function agentDirOf(app: FastifyInstance, id: string): Promise<AgentProces
 }
 
 /**
- * An agent's own snapshots may not store more than its disk budget (`sandbox.limits.disk`): the
- * store lives on the box's state volume, so without a bound an agent could write, snapshot, delete
- * and write again until the volume is full and the box unready. What each snapshot added when it
- * was made is counted for every snapshot of that agent name still kept (an upper bound of what they
- * hold alone). The operator's own snapshots are bounded by the disk guard only.
- */
-function checkAgentSnapshotBudget(kept: readonly SnapshotSummary[], agent: AgentProcess): void {
-  const budget = agent.limits?.disk_bytes;
-  if (budget === undefined) return;
-  const held = kept.filter((s) => s.agent.name === agent.name).reduce((sum, s) => sum + s.stats.addedBytes, 0);
-  if (held >= budget)
-    throw new ApiError(
-      'ABX_ERR_CONFLICT',
-      `agent ${agent.name}'s snapshots already store ${held} bytes of their own, its disk budget (sandbox.limits.disk, ${budget} bytes): an operator deletes some (agentbox snapshot rm) before it makes another`,
-    );
-}
-
-/**
  * An agent token may snapshot its own working directory; listing, reading, deleting and
  * restoring snapshots are the operator's (a snapshot may be restored into another agent, and
  * forks are spawns, which agents never make).
@@ -97,6 +86,8 @@ function checkAgentSnapshotBudget(kept: readonly SnapshotSummary[], agent: Agent
 export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLimits): void {
   const rateLimit = { max: limits.max, timeWindow: limits.timeWindowMs };
   const store = () => app.agentbox.snapshots;
+  // An agent's own snapshots, one at a time: checked against its budget and charged in one step.
+  const ownSnapshots = new OneAtATime();
 
   app.post<{ Params: { id: string }; Body: { label?: string } | undefined }>(
     '/v1/agents/:id/snapshots',
@@ -119,8 +110,8 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     async (request, reply) => {
       await app.agentbox.probes.disk.admit();
       const agent = await agentDirOf(app, request.params.id);
-      if (request.agent) checkAgentSnapshotBudget(store().list(), agent);
-      const snapshot = await captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label);
+      const capture = (allowanceBytes?: number) => captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, allowanceBytes);
+      const snapshot = request.agent ? await ownSnapshots.run(agent.name, () => capture(agentSnapshotAllowance(store(), agent))) : await capture();
       request.log.info(
         { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },
         `snapshot ${snapshot.id} of agent ${agent.name}`,
@@ -135,7 +126,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
         changed: snapshot.stats.changed,
       });
       void reply.code(201).header('location', `/v1/snapshots/${snapshot.id}`);
-      return { snapshot: snapshotView(snapshot) };
+      return { snapshot: snapshotView(snapshot, store().hasClone(snapshot.id)) };
     },
   );
 
@@ -154,7 +145,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
       snapshots: store()
         .list()
         .filter((s) => request.query.agent === undefined || s.agent.id === request.query.agent)
-        .map(snapshotView),
+        .map((s) => snapshotView(s, store().hasClone(s.id))),
     }),
   );
 
@@ -171,7 +162,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     },
     async (request) => {
       const s = store().get(request.params.sid);
-      return { snapshot: { ...snapshotView(s), sharing: await store().sharing(s.id) } };
+      return { snapshot: { ...snapshotView(s, store().hasClone(s.id)), sharing: await store().sharing(s.id) } };
     },
   );
 

@@ -44,6 +44,13 @@ export interface CaptureSource {
   rootFd: number;
   ownUid: number;
   agent: { id: string; name: string; cwd: string };
+  /**
+   * Bytes the snapshot may still be charged to its agent's disk budget, when one applies (a
+   * snapshot by the agent's own token). A clone may come to hold every byte of the snapshot's
+   * files on its own, so it is kept only when the bytes the capture added and the files' size both
+   * fit; otherwise the snapshot is kept without it (and forks of it copy).
+   */
+  allowanceBytes?: number;
 }
 
 /** Bytes a snapshot holds once deduplicated, and how much of it other snapshots hold too. */
@@ -76,6 +83,8 @@ export class SnapshotStore {
   /** Builds (restores and forks) running: a build splits its files over threads only when it is alone. */
   #building = 0;
   readonly #clones: SnapshotClones;
+  /** Snapshots that keep a clone. */
+  readonly #cloned = new Set<string>();
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
@@ -103,6 +112,7 @@ export class SnapshotStore {
         this.options.logger.error({ event: 'SnapshotSummaryUnreadable', file: name, err }, `snapshot summary ${name} cannot be read; it is not listed`);
       }
     }
+    for (const name of await readdir(storeLayout(this.#dir).clones).catch(() => [] as string[])) if (this.#summaries.has(name)) this.#cloned.add(name);
     this.options.metrics?.count.set(this.#summaries.size);
     void this.sweep()
       // Clones of snapshots a kill left without a summary; under the lock, as a capture's clone has none until it commits.
@@ -118,6 +128,14 @@ export class SnapshotStore {
   /** Every snapshot, oldest first. */
   list(): SnapshotSummary[] {
     return [...this.#summaries.values()].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Whether snapshot `id` keeps a clone (btrfs): its forks and restores are made in constant time,
+   * and it may come to hold up to its files' size on the volume as the agent's directory changes.
+   */
+  hasClone(id: string): boolean {
+    return this.#cloned.has(id);
   }
 
   /** One snapshot's summary; 404 when unknown. */
@@ -160,6 +178,7 @@ export class SnapshotStore {
         };
         await this.#writeFile(summaryFile(this.#dir, id), Buffer.from(JSON.stringify(summary)));
         this.#summaries.set(id, summary);
+        if (result.cloneKept) this.#cloned.add(id);
         this.#generation++;
         if (this.#refs) {
           const refs = this.#refs;
@@ -177,7 +196,7 @@ export class SnapshotStore {
    * and kept as the snapshot's when the walk finds it holds what was read (CaptureResult.cloneFit).
    * What a failed capture wrote, its clone included, is removed.
    */
-  async #capture(source: CaptureSource, id: string, previous: CaptureJob['previous']): Promise<CaptureResult> {
+  async #capture(source: CaptureSource, id: string, previous: CaptureJob['previous']): Promise<CaptureResult & { cloneKept: boolean }> {
     const { tmp } = storeLayout(this.#dir);
     const durable = this.options.durable !== false;
     const clone = await this.#clones.take(source.rootFd, id);
@@ -207,9 +226,16 @@ export class SnapshotStore {
         if (clone) await this.#clones.discard(id);
         throw err;
       });
-    // Kept unless a build would make something else; a kill before the summary leaves a clone the next open removes.
-    if (clone && !result.cloneFit) await this.#clones.discard(id);
-    return result;
+    // Kept unless a build would make something else, or it could outgrow the agent's budget; a kill before the summary leaves a clone the next open removes.
+    const fitsBudget = source.allowanceBytes === undefined || result.stats.addedBytes + result.stats.bytes <= source.allowanceBytes;
+    if (clone && result.cloneFit && !fitsBudget)
+      this.options.logger.info(
+        { event: 'SnapshotCloneOverBudget', snapshot: id, agent: source.agent.id, bytes: result.stats.bytes, allowanceBytes: source.allowanceBytes },
+        "the snapshot's clone could outgrow what is left of the agent's disk budget; it is not kept, and forks of the snapshot copy",
+      );
+    const cloneKept = clone !== undefined && result.cloneFit === true && fitsBudget;
+    if (clone && !cloneKept) await this.#clones.discard(id);
+    return { ...result, cloneKept };
   }
 
   /** Build snapshot `id` in the new directory `target` (private while built), given to `owner`. */
@@ -278,6 +304,7 @@ export class SnapshotStore {
         // The summary goes first: from then on the snapshot does not exist, whatever the rest of the delete meets.
         await unlink(summaryFile(this.#dir, id));
         this.#summaries.delete(id);
+        this.#cloned.delete(id);
         this.#generation++;
         this.#refs = undefined;
         this.options.metrics?.count.set(this.#summaries.size);

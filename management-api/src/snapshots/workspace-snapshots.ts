@@ -35,11 +35,26 @@ function refuseWholeWorkspace(agent: AgentDir, what: string): void {
  * again up to three times, then kept and named in `changedPaths`); files are not all of one
  * instant while the agent writes.
  */
-export async function captureAgent(store: SnapshotStore, workspaceDir: string, agent: AgentDir, label?: string): Promise<SnapshotSummary> {
+export async function captureAgent(
+  store: SnapshotStore,
+  workspaceDir: string,
+  agent: AgentDir,
+  label?: string,
+  /** What the agent's budget has left for it (CaptureSource.allowanceBytes), when one applies. */
+  allowanceBytes?: number,
+): Promise<SnapshotSummary> {
   refuseWholeWorkspace(agent, 'snapshotted');
   const ws = await openWorkspace(workspaceDir, agent.cwd);
   try {
-    return await store.create({ rootFd: ws.root.fd, ownUid: ws.ownUid, agent: { id: agent.id, name: agent.name, cwd: agent.cwd } }, label);
+    return await store.create(
+      {
+        rootFd: ws.root.fd,
+        ownUid: ws.ownUid,
+        agent: { id: agent.id, name: agent.name, cwd: agent.cwd },
+        ...(allowanceBytes !== undefined ? { allowanceBytes } : {}),
+      },
+      label,
+    );
   } finally {
     await ws.close();
   }

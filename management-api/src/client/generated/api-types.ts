@@ -742,6 +742,8 @@ export interface Routes {
         };
         /** The first 100 files that kept changing while read */
         changedPaths?: Array<string>;
+        /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
+        clone?: boolean;
         /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
         sharing?: {
           storedBytes?: number;
@@ -1536,6 +1538,8 @@ export interface Routes {
         };
         /** The first 100 files that kept changing while read */
         changedPaths?: Array<string>;
+        /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
+        clone?: boolean;
         /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
         sharing?: {
           storedBytes?: number;
@@ -1585,6 +1589,8 @@ export interface Routes {
         };
         /** The first 100 files that kept changing while read */
         changedPaths?: Array<string>;
+        /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
+        clone?: boolean;
         /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
         sharing?: {
           storedBytes?: number;
