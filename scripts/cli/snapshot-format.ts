@@ -8,6 +8,8 @@ export interface SnapshotRecord {
   agent: { id: string; name: string; cwd: string };
   stats: { files: number; bytes: number; storedBytes: number; addedBytes: number; reusedFiles: number; changed: number; durationMs: number };
   sharing?: { storedBytes: number; sharedBytes: number; exclusiveBytes: number };
+  /** It keeps a clone (btrfs): forks and restores of it are made in constant time. Absent from boxes before it was answered. */
+  clone?: boolean;
 }
 
 /** 1536 → "1.5 KiB". */
@@ -26,7 +28,8 @@ export function formatBytes(n: number): string {
 export function madeLine(s: SnapshotRecord): string {
   const { files, bytes, addedBytes, reusedFiles, changed, durationMs } = s.stats;
   const notes = [`${reusedFiles} unchanged`, ...(changed ? [`${changed} changing while read`] : [])].join(', ');
-  return `${s.id}  ${files} files, ${formatBytes(bytes)}, ${formatBytes(addedBytes)} added (${notes}) in ${durationMs} ms`;
+  const clone = s.clone ? ', kept a clone: forks of it are clones' : '';
+  return `${s.id}  ${files} files, ${formatBytes(bytes)}, ${formatBytes(addedBytes)} added (${notes}) in ${durationMs} ms${clone}`;
 }
 
 /** The table of `agentbox snapshot ls`. */
@@ -39,9 +42,10 @@ export function formatSnapshots(list: readonly SnapshotRecord[]): string {
     String(s.stats.files),
     formatBytes(s.stats.bytes),
     formatBytes(s.stats.addedBytes),
+    s.clone ? 'yes' : 'no',
     s.label ?? '',
   ]);
-  const header = ['SNAPSHOT', 'AGENT', 'AGENT ID', 'CREATED', 'FILES', 'SIZE', 'ADDED', 'LABEL'];
+  const header = ['SNAPSHOT', 'AGENT', 'AGENT ID', 'CREATED', 'FILES', 'SIZE', 'ADDED', 'CLONE', 'LABEL'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows]
     .map((r) =>

@@ -19,6 +19,7 @@ import { walkDisk } from '../../management-api/src/sandbox/limits/disk-walk.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { describeWorkspaceFs } from '../../management-api/src/workspace-files/workspace-fs.js';
 import { asRoot, canRunAsRoot, mountImage } from '../helpers/as-root.js';
+import { runAgentboxAsync } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
 import { startTestServer } from './support/harness.js';
 
@@ -390,6 +391,16 @@ t.test('a real box on btrfs: agents in subvolumes, forks started from a clone, r
   t.ok(await isSubvolume(alphaDir), 'the restored directory is a clone');
   t.equal(readFileSync(path.join(alphaDir, 'made.txt'), 'utf8'), 'made\n');
   t.ok(existsSync(path.join(alphaDir, 'big.bin')) && !existsSync(path.join(alphaDir, 'moved.bin')), 'as at the snapshot');
+
+  await t.test('the CLI says which snapshots keep a clone', async (t) => {
+    const target = ['--url', box.server.apiUrl, '--root', root];
+    const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
+    const made = await runAgentboxAsync(['snapshot', 'create', ...target, 'alpha'], { env });
+    t.equal(made.code, 0, made.stderr);
+    t.match(made.stdout, /^snp_\S+ {2}\d+ files, .* in \d+ ms, kept a clone: forks of it are clones$/m);
+    const ls = await runAgentboxAsync(['snapshot', 'ls', ...target, '--agent', 'alpha'], { env });
+    t.match(ls.stdout, new RegExp(`^${made.stdout.split(' ')[0]} .* yes *$`, 'm'), ls.stdout);
+  });
 
   await t.test("an agent's own clones are charged to its disk budget: the same bytes rewritten cannot pin blocks without end", async (t) => {
     // Each rewrite of the same 1 MiB adds nothing to the store, yet a clone taken before it keeps the old blocks.

@@ -33,8 +33,8 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
 
   const ls = await cli('snapshot', 'ls');
   t.equal(ls.code, 0, ls.stderr);
-  t.match(ls.stdout, /^SNAPSHOT +AGENT +AGENT ID +CREATED +FILES +SIZE +ADDED +LABEL$/m);
-  t.match(ls.stdout, new RegExp(`^${sid} +worker +${id} +\\S+ \\S+Z +1 +3 B +3 B +good state$`, 'm'));
+  t.match(ls.stdout, /^SNAPSHOT +AGENT +AGENT ID +CREATED +FILES +SIZE +ADDED +CLONE +LABEL$/m);
+  t.match(ls.stdout, new RegExp(`^${sid} +worker +${id} +\\S+ \\S+Z +1 +3 B +3 B +no +good state$`, 'm'));
   t.match(JSON.parse((await cli('snapshot', 'ls', '--json', '--agent', 'worker')).stdout), [{ id: sid, label: 'good state' }]);
 
   const fork = await runAgentboxAsync(['run', ...target, '--name', 'forked', '--from-snapshot', sid, '--', '/bin/cat', 'state.txt'], { cwd: work, env });
