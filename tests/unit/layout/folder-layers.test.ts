@@ -20,9 +20,10 @@ const FLOORS: readonly (readonly string[])[] = [
   ['errors.ts', 'version.ts', 'box-facts.ts', 'secrets/', 'grammar/', 'tlog/', 'client/'],
   // What stands on them: the errors adapters and their subsystems raise, every runtime path, every
   // port a box binds, the durable writes every store makes (full writes, directory fsync), what each
-  // supervised programme does (watch its parent, record a failed start), and the policy evaluator
-  // (pure, on the grammars; below the manifest, whose rules use it).
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'programme/', 'policy/'],
+  // supervised programme does (watch its parent, record a failed start), the policy evaluator
+  // (pure, on the grammars; below the manifest, whose rules use it), and a keyed mutex (a check and
+  // the action it admits, for requests sent at once).
+  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'one-at-a-time.ts', 'programme/', 'policy/'],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.
