@@ -6,6 +6,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import path from 'node:path';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
+import { takeFileLock } from './file-lock.js';
 
 /** One port of a running box. */
 export interface RegisteredPort {
@@ -118,32 +119,17 @@ export function entryAlive(entry: BoxEntry): boolean {
 }
 
 /**
- * Take the registry's lock (a file made exclusively, holding this pid) for the short step from
- * checking ports to recording the box: two boxes started at once then never pick the same free
- * port. A lock whose holder has died is taken over; one held past `waitMs` is ignored (said on
- * stderr), as a box started regardless is still checked by its programmes. Resolves to the release.
+ * Take the registry's lock (takeFileLock: the kernel's, released when its holder ends) for the short
+ * step from checking ports to recording the box: two boxes started at once then never pick the
+ * same free port. One held past `waitMs` is ignored (said on stderr), as a box started regardless is
+ * still checked by its programmes. Resolves to the release.
  */
 export async function lockRegistry(dir = registryDir(), waitMs = 10_000): Promise<() => void> {
-  const lock = path.join(ownDir(dir), '.lock');
-  const deadline = Date.now() + waitMs;
-  for (;;) {
-    try {
-      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
-      return () => rmSync(lock, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    const holder = Number(readFileSync(lock, 'utf8').trim() || 0);
-    if (holder > 0 && !processAlive(holder)) {
-      rmSync(lock, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline) {
-      process.stderr.write(`agentbox: ${lock} is held by pid ${holder} for more than ${waitMs / 1000} s; going on without it\n`);
-      return () => undefined;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  const lock = path.join(ownDir(dir), 'lock.db');
+  const release = await takeFileLock(lock, waitMs);
+  if (release) return release;
+  process.stderr.write(`agentbox: ${lock} has been held by another agentbox command for more than ${waitMs / 1000} s; going on without it\n`);
+  return () => undefined;
 }
 
 /** The boxes running now; entries whose supervisord is gone are removed on the way. */

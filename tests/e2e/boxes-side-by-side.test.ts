@@ -59,6 +59,10 @@ t.test('three boxes started at once with no port set: each gets its own ports an
   const listed = await waitFor(
     'all three ready',
     () => {
+      // One that ended is never coming up: say why at once, not after the wait.
+      const ended = boxes.find((b) => b.proc.exitCode !== null);
+      if (ended)
+        throw new Error(`agentbox up for ${ended.root} exited (${ended.proc.exitCode}) before all three were ready:\n${readFileSync(ended.log, 'utf8')}`);
       const r = agentbox('boxes', '--json');
       const all = JSON.parse(r.stdout || '[]') as Listed[];
       return all.length === 3 && all.every((b) => b.ready) ? all : undefined;

@@ -1,8 +1,9 @@
 // net.ipv4.ip_forward across private engines that run at the same time (test files run in
 // parallel): the value before the first engine is kept, and put back when the last one stops.
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { takeFileLock } from '../file-lock.js';
 
 /** Where the setting lives, and the registry shared by every engine of this machine (one file per live engine, the value to put back). */
 export interface ForwardFiles {
@@ -11,8 +12,8 @@ export interface ForwardFiles {
 }
 
 const MACHINE: ForwardFiles = { setting: '/proc/sys/net/ipv4/ip_forward', registry: path.join(tmpdir(), 'agentbox-engines') };
-/** A lock older than this was left by a process that died holding it. */
-const STALE_LOCK_MS = 10_000;
+/** Its holders keep the lock for a few file operations: waiting longer than this means something is wrong. */
+const LOCK_WAIT_MS = 60_000;
 
 function alive(pid: number): boolean {
   try {
@@ -41,28 +42,16 @@ export function liveEngines(files: ForwardFiles = MACHINE): string[] {
   return live;
 }
 
-/** Run `fn` holding the registry's lock (mkdir is atomic). */
+/** Run `fn` holding the registry's lock (takeFileLock: the kernel's, released when its holder ends). */
 async function locked<T>(files: ForwardFiles, fn: () => T): Promise<T> {
-  const LOCK = path.join(files.registry, 'lock');
   mkdirSync(files.registry, { recursive: true, mode: 0o700 });
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      try {
-        if (Date.now() - statSync(LOCK).mtimeMs > STALE_LOCK_MS) rmdirSync(LOCK);
-      } catch {
-        // Released meanwhile.
-      }
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  const lock = path.join(files.registry, 'lock.db');
+  const release = await takeFileLock(lock, LOCK_WAIT_MS);
+  if (!release) throw new Error(`${lock} has been held by another engine's start or stop for more than ${LOCK_WAIT_MS / 1000} s`);
   try {
     return fn();
   } finally {
-    rmdirSync(LOCK);
+    release();
   }
 }
 
