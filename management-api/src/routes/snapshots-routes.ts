@@ -10,8 +10,9 @@ import { ApiError, errorResponses } from '../errors.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { snapshotIdSchema, type SnapshotSummary } from '../snapshots/snapshot-manifest.js';
 import { agentSnapshotAllowance } from '../snapshots/agent-snapshot-budget.js';
+import type { SnapshotStore } from '../snapshots/snapshot-store.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
-import { OneAtATime } from '../one-at-a-time.js';
+import { OneAtATime } from '../serial-lock.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -59,15 +60,15 @@ export const snapshotSchema = {
   },
 } as const;
 
-/** What the routes show of a summary (its format and entries hash are the store's own). */
-export const snapshotView = (s: SnapshotSummary, clone: boolean) => ({
+/** What the routes show of a summary (its format and entries hash are the store's own), and whether `store` keeps its clone. */
+export const snapshotView = (store: SnapshotStore, s: SnapshotSummary) => ({
   id: s.id,
   ...(s.label !== undefined ? { label: s.label } : {}),
   createdAt: s.createdAt,
   agent: s.agent,
   stats: s.stats,
   changedPaths: s.changedPaths,
-  clone,
+  clone: store.hasClone(s.id),
 });
 
 /** The agent's record with the working directory the files API serves; 409 without one. */
@@ -126,7 +127,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
         changed: snapshot.stats.changed,
       });
       void reply.code(201).header('location', `/v1/snapshots/${snapshot.id}`);
-      return { snapshot: snapshotView(snapshot, store().hasClone(snapshot.id)) };
+      return { snapshot: snapshotView(store(), snapshot) };
     },
   );
 
@@ -145,7 +146,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
       snapshots: store()
         .list()
         .filter((s) => request.query.agent === undefined || s.agent.id === request.query.agent)
-        .map((s) => snapshotView(s, store().hasClone(s.id))),
+        .map((s) => snapshotView(store(), s)),
     }),
   );
 
@@ -162,7 +163,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     },
     async (request) => {
       const s = store().get(request.params.sid);
-      return { snapshot: { ...snapshotView(s, store().hasClone(s.id)), sharing: await store().sharing(s.id) } };
+      return { snapshot: { ...snapshotView(store(), s), sharing: await store().sharing(s.id) } };
     },
   );
 

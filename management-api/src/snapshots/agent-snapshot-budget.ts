@@ -11,7 +11,7 @@ import type { SnapshotStore } from './snapshot-store.js';
  * rewrites them (the same bytes rewritten add nothing to the store, yet each clone keeps the old
  * blocks).
  */
-export const chargeOf = (store: SnapshotStore, s: SnapshotSummary): number => s.stats.addedBytes + (store.hasClone(s.id) ? s.stats.bytes : 0);
+const chargeOf = (store: SnapshotStore, s: SnapshotSummary): number => s.stats.addedBytes + (store.hasClone(s.id) ? s.stats.bytes : 0);
 
 /**
  * An agent's own snapshots may not store more than its disk budget (`sandbox.limits.disk`): the

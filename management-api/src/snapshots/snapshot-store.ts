@@ -199,6 +199,7 @@ export class SnapshotStore {
   async #capture(source: CaptureSource, id: string, previous: CaptureJob['previous']): Promise<CaptureResult & { cloneKept: boolean }> {
     const { tmp } = storeLayout(this.#dir);
     const durable = this.options.durable !== false;
+    // Taken before the walk, whether or not the agent's budget will let it be kept: only the walk tells the files' size.
     const clone = await this.#clones.take(source.rootFd, id);
     const writeBack = durable ? writeBackWhileWritten(path.join(tmp, `${id}.pack`)) : undefined;
     const result = await this.#captures

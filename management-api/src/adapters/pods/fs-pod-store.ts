@@ -12,7 +12,7 @@ import { FsPodReader, notFound } from './fs-pod-reader.js';
 import { checkConditions, checkContentType } from './pod-conditions.js';
 import { memberPath, parentOf, parseContainerPath, parsePodPath, type PodPath } from './pod-path.js';
 import { pageOfNames, PODS_PAGER } from './pod-page.js';
-import { SerialLock } from './serial-lock.js';
+import { SerialLock } from '../../serial-lock.js';
 
 /**
  * A pod stored as files under `root` (a real path). Writes are serialised by one lock, which makes

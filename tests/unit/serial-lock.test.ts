@@ -1,7 +1,7 @@
-// OneAtATime: the sections of one key run one after another in call order, a failing one does not block the next, other keys run alongside, and no entry is left once all are done.
+// OneAtATime (serial-lock.ts, one SerialLock per key): the sections of one key run one after another in call order, a failing one does not block the next, other keys run alongside, and no entry is left once all are done.
 import t from 'tap';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { OneAtATime } from '../../management-api/src/one-at-a-time.js';
+import { OneAtATime } from '../../management-api/src/serial-lock.js';
 
 t.test('one key: in call order, never overlapping; a failure does not block the next', async (t) => {
   const lock = new OneAtATime();
