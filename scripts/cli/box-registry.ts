@@ -6,7 +6,7 @@ import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync,
 import path from 'node:path';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
-import { takeFileLock } from './file-lock.js';
+import { takeFileLock } from '../../management-api/src/file-lock.js';
 
 /** One port of a running box. */
 export interface RegisteredPort {

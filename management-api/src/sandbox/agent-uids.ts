@@ -1,8 +1,10 @@
 // A uid and gid of its own for each agent name of a root box: stable across restarts, never shared
 // with another name, another box on the machine, the box's programmes or the files they own.
 import { randomBytes } from 'node:crypto';
-import { appendFile, link, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { takeFileLock } from '../file-lock.js';
+import { SerialLock } from '../serial-lock.js';
 import type { HostIds } from './agent-ids.js';
 
 /**
@@ -15,6 +17,8 @@ export const AGENT_UID_BASE = 0x5000_0000;
 export const AGENT_UID_BLOCK = 65_536;
 /** Blocks between AGENT_UID_BASE and 2^31. */
 const MAX_BLOCKS = Math.floor((2 ** 31 - AGENT_UID_BASE) / AGENT_UID_BLOCK);
+/** Boxes hold the claims' lock for a few file operations each: this long means one is stuck. */
+const CLAIMS_LOCK_WAIT_MS = 30_000;
 
 /**
  * Where boxes of this machine claim their blocks: one file per block, named by its number, holding
@@ -47,7 +51,7 @@ export interface AgentUidOptions {
 /** Allocates and remembers agent ids; calls are serialised, so two spawns never take one slot. */
 export class AgentUids {
   #map: UidMap | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  readonly #serial = new SerialLock();
   readonly #claimsDir: string;
 
   constructor(private readonly options: AgentUidOptions) {
@@ -56,9 +60,7 @@ export class AgentUids {
 
   /** The ids of agent `name`: the ones it had before, or the next free slot of the box's block. */
   idsFor(name: string): Promise<HostIds> {
-    const next = this.#queue.then(() => this.#idsFor(name));
-    this.#queue = next.catch(() => undefined);
-    return next;
+    return this.#serial.run(() => this.#idsFor(name));
   }
 
   /** True for ids of this box's block: a directory owned by one was left by one of its agents. */
@@ -96,56 +98,39 @@ export class AgentUids {
     // A line cut short: end it, so the next append starts a line of its own.
     if (text && !text.endsWith('\n')) await appendFile(this.options.stateFile, '\n');
     await mkdir(this.#claimsDir, { recursive: true, mode: 0o700 });
-    if (saved && (await this.#claim(saved.block))) return saved;
-    // No record, or another box took the block: a new one, and new slots (the box's directories are given again at each spawn).
-    for (let block = 0; block < MAX_BLOCKS; block++) {
-      if (await this.#claim(block)) {
-        const fresh: UidMap = { block, names: new Map(), next: 0 };
-        await this.#save(fresh);
-        return fresh;
+    // The claims are read and written under the machine's lock: two boxes starting at once never both take a block.
+    const lock = path.join(this.#claimsDir, 'lock.db');
+    const release = await takeFileLock(lock, CLAIMS_LOCK_WAIT_MS);
+    if (!release) throw new Error(`${lock} has been held by another box for more than ${CLAIMS_LOCK_WAIT_MS / 1000} s: is a box stuck starting?`);
+    try {
+      if (saved && (await this.#claim(saved.block))) return saved;
+      // No record, or another box took the block: a new one, and new slots (the box's directories are given again at each spawn).
+      for (let block = 0; block < MAX_BLOCKS; block++) {
+        if (await this.#claim(block)) {
+          const fresh: UidMap = { block, names: new Map(), next: 0 };
+          await this.#save(fresh);
+          return fresh;
+        }
       }
+    } finally {
+      release();
     }
     throw new Error(`every agent uid block under ${this.#claimsDir} is claimed by a box whose root exists; remove the claims of boxes you no longer run`);
   }
 
   /**
-   * Claim `block` for this root: free, already ours, or left by a box whose root is gone. Claims
-   * appear whole (a link of a written file) and a stale one is retired by a rename, which only one
-   * of two racing boxes can make; the loser sees the winner's claim.
+   * Claim `block` for this root (under the claims' lock): free, already ours, or left by a box whose
+   * root is gone. A claim appears whole: written aside, then renamed over the name.
    */
   async #claim(block: number): Promise<boolean> {
     const file = path.join(this.#claimsDir, String(block));
     const holder = await readFile(file, 'utf8').catch(() => undefined);
     if (holder === this.options.root) return true;
-    if (holder !== undefined) {
-      if (await exists(holder)) return false;
-      const retired = `${file}.retired-${unique()}`;
-      if (
-        !(await rename(file, retired).then(
-          () => true,
-          () => false,
-        ))
-      )
-        return false;
-      const taken = await readFile(retired, 'utf8');
-      if (taken !== holder) {
-        // Another box claimed it between our read and the rename: give its claim back.
-        await rename(retired, file);
-        return false;
-      }
-      await rm(retired, { force: true });
-    }
+    if (holder !== undefined && (await exists(holder))) return false;
     const tmp = `${file}.${unique()}.tmp`;
     await writeFile(tmp, this.options.root, { mode: 0o600 });
-    try {
-      await link(tmp, file);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw err;
-    } finally {
-      await rm(tmp, { force: true });
-    }
+    await rename(tmp, file);
+    return true;
   }
 
   /** A record of the block alone (a new block starts with no names). */

@@ -3,7 +3,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { takeFileLock } from '../file-lock.js';
+import { takeFileLock } from '../../../management-api/src/file-lock.js';
 
 /** Where the setting lives, and the registry shared by every engine of this machine (one file per live engine, the value to put back). */
 export interface ForwardFiles {

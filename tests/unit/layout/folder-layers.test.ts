@@ -23,7 +23,7 @@ const FLOORS: readonly (readonly string[])[] = [
   // supervised programme does (watch its parent, record a failed start), the policy evaluator
   // (pure, on the grammars; below the manifest, whose rules use it), and a keyed mutex (a check and
   // the action it admits, for requests sent at once).
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'serial-lock.ts', 'programme/', 'policy/'],
+  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'serial-lock.ts', 'file-lock.ts', 'programme/', 'policy/'],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.

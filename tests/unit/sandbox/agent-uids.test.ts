@@ -1,10 +1,12 @@
 // Agent uids of a root box: one per name, kept across restarts in the box's state, one block per
 // box root on the machine, a block whose root is gone taken over. Real files in a claims directory of the test's own.
 import t, { type Test } from 'tap';
+import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AGENT_UID_BASE, AGENT_UID_BLOCK, AgentUids } from '../../../management-api/src/sandbox/agent-uids.js';
+import { repoRoot } from '../../helpers/cli.js';
 
 function fixture(t: Test) {
   const dir = mkdtempSync(path.join(tmpdir(), 'agentbox-uids-'));
@@ -57,6 +59,37 @@ t.test("a block whose box's root is gone is taken over; one whose root exists is
   t.equal(ids.uid, AGENT_UID_BASE, 'block 0, whose root is gone');
   t.equal(readFileSync(path.join(claimsDir, '0'), 'utf8'), box('new').root);
   t.equal((await new AgentUids(live).idsFor('n')).uid, AGENT_UID_BASE + AGENT_UID_BLOCK, 'the live box keeps block 1');
+});
+
+t.test('eight boxes starting at once in processes of their own, two stale claims among the blocks: eight different blocks', async (t) => {
+  const { box, claimsDir, dir } = fixture(t);
+  mkdirSync(claimsDir, { recursive: true });
+  writeFileSync(path.join(claimsDir, '0'), path.join(dir, 'gone-a'));
+  writeFileSync(path.join(claimsDir, '2'), path.join(dir, 'gone-b'));
+  const compiled = path.join(repoRoot, 'dist/management-api/src/sandbox/agent-uids.js');
+  const boxes = Array.from({ length: 8 }, (_, i) => box(`box-${i}`));
+  const uids = await Promise.all(
+    boxes.map(
+      (b) =>
+        new Promise<number>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            [
+              '--input-type=module',
+              '-e',
+              `import { AgentUids } from ${JSON.stringify(compiled)}; console.log((await new AgentUids(${JSON.stringify(b)}).idsFor('n')).uid);`,
+            ],
+            { stdio: ['ignore', 'pipe', 'inherit'] },
+          );
+          let out = '';
+          child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+          child.once('exit', (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`exit ${code}`))));
+        }),
+    ),
+  );
+  t.equal(new Set(uids).size, 8, `eight blocks (${uids.map((u) => (u - AGENT_UID_BASE) / AGENT_UID_BLOCK).join(', ')})`);
+  for (const [i, uid] of uids.entries())
+    t.equal(readFileSync(path.join(claimsDir, String((uid - AGENT_UID_BASE) / AGENT_UID_BLOCK)), 'utf8'), boxes[i]!.root, `box-${i}'s claim names it`);
 });
 
 t.test('a box whose block another box took gets a new block and new slots', async (t) => {

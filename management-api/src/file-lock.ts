@@ -1,4 +1,4 @@
-// A lock the commands of one machine share (the box registry, the IP-forward guard): an exclusive
+// A lock the processes of one machine share (the box registry, the IP-forward guard, the agent uid claims): an exclusive
 // SQLite transaction on a file, so what is held is the kernel's record lock on it. The kernel drops
 // it the moment its holder ends, however it ends, so there is no holder pid to check and no stale
 // lock to take over. Locks made of a file created with O_EXCL had both races: a waiter that read

@@ -7,12 +7,12 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { takeFileLock } from '../../../scripts/cli/file-lock.js';
-import { repoRoot } from '../../helpers/cli.js';
+import { takeFileLock } from '../../management-api/src/file-lock.js';
+import { repoRoot } from '../helpers/cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-file-lock-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
-const compiled = path.join(repoRoot, 'dist/scripts/cli/file-lock.js');
+const compiled = path.join(repoRoot, 'dist/management-api/src/file-lock.js');
 
 /** A Node process running `body` with takeFileLock imported; resolves to its exit code and output. */
 function node(body: string): {
