@@ -4,7 +4,7 @@
 // and `agentbox up` with it: a box started beside two others never came up).
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { takeFileLock } from '../../management-api/src/file-lock.js';
@@ -90,4 +90,18 @@ t.test('six processes taking it 25 times each at once: no error, and no two insi
       .slice(0, 2000),
   );
   t.equal(readFileSync(counter, 'utf8'), '150', 'every increment kept');
+});
+
+t.test('a directory others may write to, or a link in place of the file, is refused', async (t) => {
+  const shared = path.join(work, 'shared');
+  mkdirSync(shared, { mode: 0o777 });
+  chmodSync(shared, 0o777);
+  await t.rejects(takeFileLock(path.join(shared, 'lock.db'), 0), /no one else may write to/, 'a world-writable directory');
+  const own = path.join(work, 'own');
+  mkdirSync(own, { mode: 0o700 });
+  const target = path.join(work, 'elsewhere');
+  writeFileSync(target, 'not a lock');
+  symlinkSync(target, path.join(own, 'lock.db'));
+  await t.rejects(takeFileLock(path.join(own, 'lock.db'), 0), { code: 'ELOOP' }, 'a link is not followed');
+  t.equal(readFileSync(target, 'utf8'), 'not a lock', 'its target untouched');
 });
