@@ -7,7 +7,7 @@ export interface SnapshotRecord {
   createdAt: string;
   agent: { id: string; name: string; cwd: string };
   stats: { files: number; bytes: number; storedBytes: number; addedBytes: number; reusedFiles: number; changed: number; durationMs: number };
-  sharing?: { storedBytes: number; sharedBytes: number; exclusiveBytes: number };
+  sharing?: { storedBytes: number; sharedBytes: number; exclusiveBytes: number; chargedBytes: number };
   /** It keeps a clone (btrfs): forks and restores of it are made in constant time. Absent from boxes before it was answered. */
   clone?: boolean;
 }

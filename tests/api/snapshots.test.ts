@@ -267,6 +267,38 @@ t.test("an agent's own snapshots sent at once are checked one after another: tog
   await stop(rusher.id);
 });
 
+t.test("a deleted snapshot's chunks are charged to the oldest snapshot still holding them: no deletion leaves bytes outside every budget", async (t) => {
+  // Another agent's snapshot stores 600 KiB first; the budgeted agent's snapshot of the same bytes adds nothing, and pays nothing while that one is kept.
+  const blob = Buffer.alloc(600 * 1024, 41);
+  const donor = await sleeper('donor');
+  await writeFile(path.join(dirOf(donor), 'same.bin'), blob);
+  const donated = await snap(donor.id);
+  const saver = await spawn({ name: 'saver', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '1m' } });
+  const token = await tokenOf(saver.pid);
+  const own = async () => box.api(`/v1/agents/${saver.id}/snapshots`, { body: {}, auth: token });
+  const charged = async (sid: string) => ((await box.api(`/v1/snapshots/${sid}`)).json['snapshot'] as Snapshot).sharing!['chargedBytes'];
+  await writeFile(path.join(dirOf(saver), 'same.bin'), blob);
+  const shared = await own();
+  t.equal(shared.status, 201, 'the same bytes as the donor: made');
+  const sharedId = (shared.json['snapshot'] as Snapshot).id;
+  t.equal(await charged(sharedId), 0, 'the donor pays for them, being the older');
+  t.equal(await charged(donated.id), blob.length);
+  await writeFile(path.join(dirOf(saver), 'fresh.bin'), Buffer.alloc(600 * 1024, 42));
+  const fresh = await own();
+  t.equal(fresh.status, 201, 'then 600 KiB of its own: 600 KiB charged, under 1 MiB');
+  t.equal(await charged((fresh.json['snapshot'] as Snapshot).id), 600 * 1024, 'the newest pays for what it added only');
+
+  t.equal((await box.api(`/v1/snapshots/${donated.id}`, { method: 'DELETE' })).status, 200);
+  t.equal(await charged(sharedId), blob.length, "the donor's is gone: the saver's oldest now holds those bytes, and pays for them");
+  t.match(
+    await own(),
+    { status: 409, json: { message: /saver's snapshots already store 1228800 bytes of their own/ } },
+    'so 1.2 MiB is charged to the saver, past its budget: a further snapshot is refused',
+  );
+  await stop(donor.id);
+  await stop(saver.id);
+});
+
 t.test('bad input: clear 4xx', async (t) => {
   const unknown = 'snp_AAAAAAAAAAAA';
   t.equal((await box.api(`/v1/snapshots/${unknown}`)).status, 404);

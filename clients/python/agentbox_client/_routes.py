@@ -974,11 +974,12 @@ PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshot
     "durationMs": int,
 }, total=False)
 
-# GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+# GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
 PostV1AgentsIdSnapshotsResponseSnapshotSharing = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshotSharing", {
     "storedBytes": int,
     "sharedBytes": int,
     "exclusiveBytes": int,
+    "chargedBytes": int,
 }, total=False)
 
 PostV1AgentsIdSnapshotsResponseSnapshot = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshot", {
@@ -991,7 +992,7 @@ PostV1AgentsIdSnapshotsResponseSnapshot = TypedDict("PostV1AgentsIdSnapshotsResp
     "changedPaths": list[str],
     # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
     "clone": bool,
-    # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+    # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
     "sharing": PostV1AgentsIdSnapshotsResponseSnapshotSharing,
 }, total=False)
 
@@ -1795,11 +1796,12 @@ GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnap
     "durationMs": int,
 }, total=False)
 
-# GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+# GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
 GetV1SnapshotsResponseSnapshotsItemSharing = TypedDict("GetV1SnapshotsResponseSnapshotsItemSharing", {
     "storedBytes": int,
     "sharedBytes": int,
     "exclusiveBytes": int,
+    "chargedBytes": int,
 }, total=False)
 
 GetV1SnapshotsResponseSnapshotsItem = TypedDict("GetV1SnapshotsResponseSnapshotsItem", {
@@ -1812,7 +1814,7 @@ GetV1SnapshotsResponseSnapshotsItem = TypedDict("GetV1SnapshotsResponseSnapshots
     "changedPaths": list[str],
     # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
     "clone": bool,
-    # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+    # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
     "sharing": GetV1SnapshotsResponseSnapshotsItemSharing,
 }, total=False)
 
@@ -1854,11 +1856,12 @@ GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSna
     "durationMs": int,
 }, total=False)
 
-# GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+# GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
 GetV1SnapshotsSidResponseSnapshotSharing = TypedDict("GetV1SnapshotsSidResponseSnapshotSharing", {
     "storedBytes": int,
     "sharedBytes": int,
     "exclusiveBytes": int,
+    "chargedBytes": int,
 }, total=False)
 
 GetV1SnapshotsSidResponseSnapshot = TypedDict("GetV1SnapshotsSidResponseSnapshot", {
@@ -1871,7 +1874,7 @@ GetV1SnapshotsSidResponseSnapshot = TypedDict("GetV1SnapshotsSidResponseSnapshot
     "changedPaths": list[str],
     # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
     "clone": bool,
-    # GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)
+    # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
     "sharing": GetV1SnapshotsSidResponseSnapshotSharing,
 }, total=False)
 

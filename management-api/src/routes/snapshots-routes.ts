@@ -54,8 +54,14 @@ export const snapshotSchema = {
     },
     sharing: {
       type: 'object',
-      description: 'GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees)',
-      properties: { storedBytes: { type: 'integer' }, sharedBytes: { type: 'integer' }, exclusiveBytes: { type: 'integer' } },
+      description:
+        'GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)',
+      properties: {
+        storedBytes: { type: 'integer' },
+        sharedBytes: { type: 'integer' },
+        exclusiveBytes: { type: 'integer' },
+        chargedBytes: { type: 'integer' },
+      },
     },
   },
 } as const;
@@ -112,7 +118,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
       await app.agentbox.probes.disk.admit();
       const agent = await agentDirOf(app, request.params.id);
       const capture = (allowanceBytes?: number) => captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, allowanceBytes);
-      const snapshot = request.agent ? await ownSnapshots.run(agent.name, () => capture(agentSnapshotAllowance(store(), agent))) : await capture();
+      const snapshot = request.agent ? await ownSnapshots.run(agent.name, async () => capture(await agentSnapshotAllowance(store(), agent))) : await capture();
       request.log.info(
         { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },
         `snapshot ${snapshot.id} of agent ${agent.name}`,

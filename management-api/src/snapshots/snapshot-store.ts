@@ -60,6 +60,8 @@ export interface SnapshotSharing {
   sharedBytes: number;
   /** Bytes only this snapshot refers to: what deleting it frees. */
   exclusiveBytes: number;
+  /** Bytes of the chunks it is the oldest snapshot to refer to: what it is charged (an agent's own snapshots, against its disk budget). */
+  chargedBytes: number;
 }
 
 const summaryFile = (dir: string, id: string) => path.join(storeLayout(dir).manifests, `${id}.json`);
@@ -85,6 +87,14 @@ export class SnapshotStore {
   readonly #clones: SnapshotClones;
   /** Snapshots that keep a clone. */
   readonly #cloned = new Set<string>();
+  /**
+   * What each snapshot pays for in the store (#liveChunks): every chunk is paid for by the oldest
+   * snapshot that refers to it. Made by every sweep (at open and after each delete), so a delete
+   * hands the chunks it paid for to the next oldest snapshot that still refers to them; a create
+   * adds what it added (the newest pays for no chunk an older one holds). Undefined until the open's
+   * sweep, or after a sweep that failed: made again when asked for.
+   */
+  #charges: Map<string, number> | undefined;
 
   constructor(private readonly options: SnapshotStoreOptions) {
     this.#dir = options.dir;
@@ -178,6 +188,7 @@ export class SnapshotStore {
         };
         await this.#writeFile(summaryFile(this.#dir, id), Buffer.from(JSON.stringify(summary)));
         this.#summaries.set(id, summary);
+        this.#charges?.set(id, result.stats.addedBytes);
         if (result.cloneKept) this.#cloned.add(id);
         this.#generation++;
         if (this.#refs) {
@@ -271,15 +282,17 @@ export class SnapshotStore {
   /** Bytes the snapshot holds, shares with others, and holds alone: its own entries against the store's chunk reference counts. */
   async sharing(id: string): Promise<SnapshotSharing> {
     return this.#lock.shared(async () => {
-      const own = await this.#chunkSizes(this.get(id));
+      const s = this.get(id);
+      const own = await this.#chunkSizes(s);
       const refs = await this.#chunkRefs();
+      const chargedBytes = (await this.#chargesLocked()).get(id) ?? s.stats.addedBytes;
       let storedBytes = 0;
       let sharedBytes = 0;
       for (const [h, size] of own) {
         storedBytes += size;
         if ((refs.get(h) ?? 0) > 1) sharedBytes += size;
       }
-      return { storedBytes, sharedBytes, exclusiveBytes: storedBytes - sharedBytes };
+      return { storedBytes, sharedBytes, exclusiveBytes: storedBytes - sharedBytes, chargedBytes };
     });
   }
 
@@ -308,6 +321,8 @@ export class SnapshotStore {
         this.#cloned.delete(id);
         this.#generation++;
         this.#refs = undefined;
+        // Made again by the sweep below; a sweep that fails leaves them to be made when asked for.
+        this.#charges = undefined;
         this.options.metrics?.count.set(this.#summaries.size);
         await syncDirectory(storeLayout(this.#dir).manifests);
         await rm(entriesFile(this.#dir, id), { force: true });
@@ -332,8 +347,8 @@ export class SnapshotStore {
    * without a summary are removed.
    */
   async #sweepLocked(): Promise<{ freedBytes: number; freedChunks: number }> {
-    const live = new Set<string>();
-    for (const s of this.list()) for (const h of (await this.#chunkSizes(s)).keys()) live.add(h);
+    const { live, charges } = await this.#liveChunks();
+    this.#charges = charges;
     let freedBytes = 0;
     let freedChunks = 0;
     const packs = listPacks(this.#dir);
@@ -400,6 +415,39 @@ export class SnapshotStore {
     }
     await rename(path.join(tmp, `${id}.pack`), packFile(this.#dir, id));
     await this.#writeFile(indexFile(this.#dir, id), Buffer.from(JSON.stringify(index)));
+  }
+
+  /**
+   * What each snapshot is charged for what the store holds: the bytes of the chunks it is the oldest
+   * to refer to. They add up to every chunk a snapshot refers to, whatever was deleted before.
+   */
+  async charges(): Promise<(s: SnapshotSummary) => number> {
+    // Under the lock: after the open's sweep, and never during a delete's.
+    const charges = await this.#lock.shared(() => this.#chargesLocked());
+    // One made since is the newest: it pays for what it added, no chunk an older one holds.
+    return (s) => charges.get(s.id) ?? s.stats.addedBytes;
+  }
+
+  /** #charges, made when missing; the caller holds the lock. */
+  async #chargesLocked(): Promise<Map<string, number>> {
+    this.#charges ??= (await this.#liveChunks()).charges;
+    return this.#charges;
+  }
+
+  /** Every chunk a snapshot refers to, and each snapshot's charge: a chunk paid for by the first snapshot, oldest first, found to refer to it. */
+  async #liveChunks(): Promise<{ live: Set<string>; charges: Map<string, number> }> {
+    const live = new Set<string>();
+    const charges = new Map<string, number>();
+    for (const s of this.list()) {
+      let paid = 0;
+      for (const [h, size] of await this.#chunkSizes(s)) {
+        if (live.has(h)) continue;
+        live.add(h);
+        paid += size;
+      }
+      charges.set(s.id, paid);
+    }
+    return { live, charges };
   }
 
   /** Bytes the store's packs hold on disk. */

@@ -744,11 +744,12 @@ export interface Routes {
         changedPaths?: Array<string>;
         /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
         clone?: boolean;
-        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
+        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget) */
         sharing?: {
           storedBytes?: number;
           sharedBytes?: number;
           exclusiveBytes?: number;
+          chargedBytes?: number;
         };
       };
     };
@@ -1540,11 +1541,12 @@ export interface Routes {
         changedPaths?: Array<string>;
         /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
         clone?: boolean;
-        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
+        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget) */
         sharing?: {
           storedBytes?: number;
           sharedBytes?: number;
           exclusiveBytes?: number;
+          chargedBytes?: number;
         };
       }>;
     };
@@ -1591,11 +1593,12 @@ export interface Routes {
         changedPaths?: Array<string>;
         /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
         clone?: boolean;
-        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, and bytes only it holds (what deleting it frees) */
+        /** GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget) */
         sharing?: {
           storedBytes?: number;
           sharedBytes?: number;
           exclusiveBytes?: number;
+          chargedBytes?: number;
         };
       };
     };

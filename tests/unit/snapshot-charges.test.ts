@@ -1,0 +1,78 @@
+// What each snapshot is charged, on a real store: every chunk paid for by the oldest snapshot that refers to it, so the charges
+// add up to what the store's packs hold after any deletes, in any order, and the same after the store is opened again.
+import t, { type Test } from 'tap';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import type { SnapshotSummary } from '../../management-api/src/snapshots/snapshot-manifest.js';
+import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
+import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-snapshot-charges-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+
+/** A tree holding files `from`..`to`-1, file i always the same bytes (so trees overlapping in i share chunks). */
+function tree(name: string, from: number, to: number): string {
+  const dir = path.join(work, name);
+  mkdirSync(dir, { recursive: true });
+  for (let i = from; i < to; i++) writeFileSync(path.join(dir, `f${i}.bin`), Buffer.alloc(10_000 + i * 37, i));
+  return dir;
+}
+
+async function snap(store: SnapshotStore, dir: string, agent: string): Promise<SnapshotSummary> {
+  const fd = await open(dir, DIR_FLAGS);
+  try {
+    return await store.create({ rootFd: fd.fd, ownUid: process.getuid?.() ?? 0, agent: { id: agent, name: agent, cwd: agent } });
+  } finally {
+    await fd.close();
+  }
+}
+
+/** The charges of every snapshot kept, by id. */
+async function chargesOf(store: SnapshotStore): Promise<Record<string, number>> {
+  const charged = await store.charges();
+  return Object.fromEntries(store.list().map((s) => [s.id, charged(s)]));
+}
+
+const sum = (charges: Record<string, number>) => Object.values(charges).reduce((a, b) => a + b, 0);
+
+async function openStore(t: Test, dir: string): Promise<SnapshotStore> {
+  const store = new SnapshotStore({ dir, logger: pino({ level: 'silent' }) });
+  await store.open();
+  t.teardown(() => store.close());
+  return store;
+}
+
+const trees = { a: tree('a', 0, 10), b: tree('b', 5, 15), c: tree('c', 10, 20), d: tree('d', 0, 20) };
+const deleteOrders = [
+  ['a', 'b', 'c'],
+  ['b', 'a', 'd'],
+  ['d', 'c', 'a'],
+];
+
+for (const order of deleteOrders) {
+  t.test(`deleted in the order ${order.join(', ')}: the charges add up to what the packs hold, after each delete and after a reopen`, async (t) => {
+    const dir = path.join(work, `store-${order.join('')}`);
+    let store = await openStore(t, dir);
+    const made: Record<string, SnapshotSummary> = {};
+    for (const name of ['a', 'b', 'c', 'd'] as const) made[name] = await snap(store, trees[name], `agt_${name}`);
+    const fresh = await chargesOf(store);
+    t.same(fresh, Object.fromEntries(Object.values(made).map((s) => [s.id, s.stats.addedBytes])), 'before any delete, each pays what it added when made');
+    t.equal(fresh[made.d!.id], 0, 'the newest, holding only what the others hold, pays nothing');
+    t.equal(sum(fresh), await store.storedBytes(), 'together, every byte the packs hold');
+    for (const name of order) {
+      await store.delete(made[name]!.id);
+      const after = await chargesOf(store);
+      t.equal(sum(after), await store.storedBytes(), `after ${name} is deleted, still every byte the packs hold`);
+      for (const [id, bytes] of Object.entries(after)) t.ok(bytes >= fresh[id]!, `no snapshot pays less than before (${id})`);
+    }
+    const before = await chargesOf(store);
+    await store.close();
+    store = await openStore(t, dir);
+    t.same(await chargesOf(store), before, 'the same charges when the store is opened again');
+    const again = await snap(store, trees.d, 'agt_e');
+    t.equal((await chargesOf(store))[again.id], again.stats.addedBytes, 'a snapshot made after them pays what it added');
+  });
+}
