@@ -57,6 +57,11 @@ export const commands: readonly CommandEntry[] = [
     load: compiled('snapshot-create'),
   },
   { name: 'snapshot ls', summary: "list the box's workspace snapshots: agent, size, bytes each added (--agent, --json)", load: compiled('snapshot-ls') },
+  {
+    name: 'snapshot show',
+    summary: 'one snapshot: what it holds, shares with others, frees when deleted and is charged (--json)',
+    load: compiled('snapshot-show'),
+  },
   { name: 'snapshot rm', summary: 'delete snapshots; chunks no other snapshot refers to are freed', load: compiled('snapshot-rm') },
   {
     name: 'snapshot restore',

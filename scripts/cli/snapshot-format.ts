@@ -6,7 +6,20 @@ export interface SnapshotRecord {
   label?: string;
   createdAt: string;
   agent: { id: string; name: string; cwd: string };
-  stats: { files: number; bytes: number; storedBytes: number; addedBytes: number; reusedFiles: number; changed: number; durationMs: number };
+  stats: {
+    files: number;
+    dirs?: number;
+    symlinks?: number;
+    skipped?: number;
+    bytes: number;
+    storedBytes: number;
+    addedBytes: number;
+    reusedFiles: number;
+    changed: number;
+    durationMs: number;
+  };
+  /** The first files that kept changing while read. */
+  changedPaths?: string[];
   sharing?: { storedBytes: number; sharedBytes: number; exclusiveBytes: number; chargedBytes: number };
   /** It keeps a clone (btrfs): forks and restores of it are made in constant time. Absent from boxes before it was answered. */
   clone?: boolean;
@@ -55,4 +68,28 @@ export function formatSnapshots(list: readonly SnapshotRecord[]): string {
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** `agentbox snapshot show`: one snapshot, a fact a line; the sharing lines when the record has them (GET of one). */
+export function formatSnapshot(s: SnapshotRecord): string {
+  const { files, dirs, symlinks, skipped, bytes, storedBytes, addedBytes, changed, durationMs } = s.stats;
+  const held = [`${files} files`, ...(dirs !== undefined ? [`${dirs} directories`] : []), ...(symlinks !== undefined ? [`${symlinks} links`] : [])];
+  const lines: Array<[string, string]> = [
+    ['snapshot', `${s.id}${s.label !== undefined ? `  ${JSON.stringify(s.label)}` : ''}`],
+    ['agent', `${s.agent.name} (${s.agent.id}), working directory ${s.agent.cwd}`],
+    ['created', `${s.createdAt} in ${durationMs} ms, ${formatBytes(addedBytes)} added to the store`],
+    ['holds', `${held.join(', ')}: ${formatBytes(bytes)}${skipped ? `; ${skipped} left out (FIFOs, sockets, devices, other owners' files)` : ''}`],
+    ['stored', `${formatBytes(storedBytes)} of distinct chunks`],
+  ];
+  if (s.sharing) {
+    lines.push(
+      ['shares', `${formatBytes(s.sharing.sharedBytes)} with other snapshots`],
+      ['alone', `${formatBytes(s.sharing.exclusiveBytes)} (what deleting it frees)`],
+      ['charged', `${formatBytes(s.sharing.chargedBytes)} (the chunks it is the oldest snapshot to refer to)`],
+    );
+  }
+  lines.push(['clone', s.clone ? 'yes: forks and restores of it are clones, made in constant time' : 'no: forks and restores of it copy']);
+  if (changed) lines.push(['changing', `${changed} files kept changing while read, kept as last read: ${(s.changedPaths ?? []).join(', ')}`]);
+  const width = Math.max(...lines.map(([k]) => k.length));
+  return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
 }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
 import { startTestServer, waitFor } from '../../api/support/harness.js';
+import type { SnapshotRecord } from '../../../scripts/cli/snapshot-format.js';
 
 const TOML = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-cli-snapshots-'));
@@ -37,6 +38,29 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
   t.match(ls.stdout, new RegExp(`^${sid} +worker +${id} +\\S+ \\S+Z +1 +3 B +3 B +no +good state$`, 'm'));
   t.match(JSON.parse((await cli('snapshot', 'ls', '--json', '--agent', 'worker')).stdout), [{ id: sid, label: 'good state' }]);
 
+  const show = await cli('snapshot', 'show', sid);
+  t.equal(show.code, 0, show.stderr);
+  t.match(show.stdout, new RegExp(`^snapshot +${sid} {2}"good state"$`, 'm'));
+  t.match(show.stdout, new RegExp(`^agent +worker \\(${id}\\), working directory worker$`, 'm'));
+  t.match(show.stdout, /^holds +1 files, 0 directories, 0 links: 3 B$/m);
+  t.match(show.stdout, /^shares +0 B with other snapshots$/m, 'alone in the store, it shares nothing');
+  t.match(show.stdout, /^alone +3 B \(what deleting it frees\)$/m);
+  t.match(show.stdout, /^charged +3 B /m);
+  t.match(show.stdout, /^clone +no: /m);
+  const shown = JSON.parse((await cli('snapshot', 'show', '--json', sid)).stdout) as SnapshotRecord;
+  t.same(shown.sharing, { storedBytes: 3, sharedBytes: 0, exclusiveBytes: 3, chargedBytes: 3 }, '--json: the record, with its sharing');
+  const second = await cli('snapshot', 'create', 'worker');
+  const sid2 = second.stdout.split(' ')[0]!;
+  t.match(
+    (await cli('snapshot', 'show', sid)).stdout,
+    /^shares +3 B with other snapshots$[\s\S]*^alone +0 B [\s\S]*^charged +3 B /m,
+    'a second of the same bytes: the first shares them, frees nothing when deleted, and still pays for them',
+  );
+  t.match((await cli('snapshot', 'show', sid2)).stdout, /^charged +0 B /m, 'the second pays nothing while the first is kept');
+  t.equal((await cli('snapshot', 'rm', sid2)).code, 0);
+  t.match(await cli('snapshot', 'show', 'snp_AAAAAAAAAAAA'), { code: 1, stderr: /not found/ }, 'an unknown id');
+  t.match(await cli('snapshot', 'show'), { code: 2, stderr: /name one snapshot/ });
+
   const fork = await runAgentboxAsync(['run', ...target, '--name', 'forked', '--from-snapshot', sid, '--', '/bin/cat', 'state.txt'], { cwd: work, env });
   t.equal(fork.code, 0, fork.stderr);
   t.equal(fork.stdout, 'v1\n', 'the fork starts on the snapshot');
@@ -57,7 +81,7 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
 });
 
 t.test('--help on each', async (t) => {
-  for (const sub of ['create', 'ls', 'rm', 'restore']) {
+  for (const sub of ['create', 'ls', 'show', 'rm', 'restore']) {
     const help = await runAgentboxAsync(['snapshot', sub, '--help'], { cwd: work, env });
     t.equal(help.code, 0);
     t.match(help.stdout, new RegExp(`^Usage: agentbox snapshot ${sub}`), sub);
