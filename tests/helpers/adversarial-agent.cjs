@@ -154,6 +154,11 @@ const attempts = (c) => ({
   sigqueueApi: () => probe('sigqueue', c.apiPid),
   tgkillApi: () => probe('tgkill', c.apiPid),
   pidfdSignalApi: () => probe('pidfd-signal', c.apiPid),
+  // Extended attributes, which btrfs keeps where the disk budget does not look.
+  setxattr: () => probe('setxattr'),
+  lsetxattr: () => probe('lsetxattr'),
+  fsetxattr: () => probe('fsetxattr'),
+  setxattrat: () => probe('setxattrat'),
   // Channels outside the file system: SysV IPC and POSIX message queues.
   sysvShm: () => probe('sysv-shm'),
   sysvMsg: () => probe('sysv-msg'),

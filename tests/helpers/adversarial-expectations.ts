@@ -110,6 +110,11 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     robustListApi: { what: "read the API's robust futex list address", refused: ['EPERM'] },
     movePagesApi: { what: 'move_pages on the API', refused: ['EPERM'] },
     kcmpApi: { what: "kcmp against the API's files", refused: ['EPERM'] },
+    // Before the kernel looks the path up: without the filter these answer ENOENT (EBADF for the descriptor).
+    setxattr: { what: 'set an extended attribute (setxattr): bytes btrfs keeps where the disk budget does not look', refused: ['EOPNOTSUPP'] },
+    lsetxattr: { what: 'the same with lsetxattr', refused: ['EOPNOTSUPP'] },
+    fsetxattr: { what: 'the same with fsetxattr', refused: ['EOPNOTSUPP'] },
+    setxattrat: { what: 'the same with setxattrat (Linux 6.13)', refused: ['EOPNOTSUPP'] },
     // Outside bubblewrap the IPC namespace is the box's: refused. Inside, it is the agent's own
     // (no channel to anyone), so SysV IPC works there (a PostgreSQL server needs it); a POSIX
     // queue is created there and Landlock then refuses to open it.

@@ -22,6 +22,7 @@
 #include <sys/shm.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define IOPRIO_WHO_PROCESS 1
@@ -118,6 +119,17 @@ int main(int argc, char **argv) {
     return outcome(syscall(SYS_move_pages, pid, 0UL, NULL, NULL, NULL, 0));
   }
   if (strcmp(cmd, "kcmp") == 0) return outcome(syscall(SYS_kcmp, getpid(), pid, 0 /* KCMP_FILE */, 0, 0));
+
+  /* Setting an extended attribute, by each syscall: on a path or descriptor that does not exist, so
+   * the filter's EOPNOTSUPP (it answers before the kernel looks) is told apart from the kernel's own
+   * ENOENT or EBADF (and ENOSYS: a kernel before setxattrat). */
+  if (strcmp(cmd, "setxattr") == 0) return outcome(setxattr("/nonexistent-agentbox-probe", "user.probe", data, 1, 0));
+  if (strcmp(cmd, "lsetxattr") == 0) return outcome(lsetxattr("/nonexistent-agentbox-probe", "user.probe", data, 1, 0));
+  if (strcmp(cmd, "fsetxattr") == 0) return outcome(fsetxattr(-1, "user.probe", data, 1, 0));
+  if (strcmp(cmd, "setxattrat") == 0) {
+    struct { uint64_t value; uint32_t size, flags; } args = {.value = (uintptr_t)data, .size = 1};
+    return outcome(syscall(463 /* setxattrat */, AT_FDCWD, "/nonexistent-agentbox-probe", 0, "user.probe", &args, sizeof args));
+  }
 
   /* Signals by other syscalls than kill(2): signal 0, the permission check alone. */
   if (strcmp(cmd, "sigqueue") == 0) {
