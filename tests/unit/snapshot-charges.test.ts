@@ -76,3 +76,24 @@ for (const order of deleteOrders) {
     t.equal((await chargesOf(store))[again.id], again.stats.addedBytes, 'a snapshot made after them pays what it added');
   });
 }
+
+t.test('an entries file that cannot be read: each snapshot is charged what it added, and the error is logged', async (t) => {
+  const dir = path.join(work, 'store-damaged');
+  const lines: Array<{ event?: string }> = [];
+  const logger = pino({ level: 'error' }, { write: (line: string) => lines.push(JSON.parse(line) as { event?: string }) });
+  const first = new SnapshotStore({ dir, logger });
+  await first.open();
+  const a = await snap(first, trees.a, 'agt_a');
+  const b = await snap(first, trees.b, 'agt_b');
+  await first.close();
+  writeFileSync(path.join(dir, 'manifests', `${a.id}.entries`), 'not entries\n');
+  const store = new SnapshotStore({ dir, logger });
+  await store.open();
+  t.teardown(() => store.close());
+  const charged = await store.charges();
+  t.same([charged(a), charged(b)], [a.stats.addedBytes, b.stats.addedBytes]);
+  t.ok(
+    lines.some((l) => l.event === 'SnapshotChargesUnknown'),
+    'SnapshotChargesUnknown logged',
+  );
+});

@@ -423,7 +423,14 @@ export class SnapshotStore {
    */
   async charges(): Promise<(s: SnapshotSummary) => number> {
     // Under the lock: after the open's sweep, and never during a delete's.
-    const charges = await this.#lock.shared(() => this.#chargesLocked());
+    const charges = await this.#lock.shared(() => this.#chargesLocked()).catch((err: unknown) => {
+      // A damaged entries file (the sweep refuses to run too): each is charged what it added, and the operator told.
+      this.options.logger.error(
+        { event: 'SnapshotChargesUnknown', err },
+        "the snapshots' charges cannot be worked out (an entries file cannot be read): each is charged what it added when made",
+      );
+      return new Map<string, number>();
+    });
     // One made since is the newest: it pays for what it added, no chunk an older one holds.
     return (s) => charges.get(s.id) ?? s.stats.addedBytes;
   }
