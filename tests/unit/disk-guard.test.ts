@@ -1,6 +1,6 @@
 // The disk guard: statfs of the watched directories against the threshold, a refusal naming the path, readiness with the reason, recovery.
 import t from 'tap';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DiskGuard, type DiskState } from '../../management-api/src/probes/disk-guard.js';
@@ -63,4 +63,23 @@ t.test('readiness: 503 with disk:<name> missing and the reason, 200 again once s
   readiness.update({ ...base, disks: [{ ...state, freeBytes: 600 * 1024 ** 2, low: false }] });
   t.equal(readiness.response.status, 200);
   t.match(JSON.parse(readiness.response.body), { requirements: ['seal', 'disk:state'] });
+});
+
+t.test('headroom: what the volume may still take above the threshold, from a fresh statfs', async (t) => {
+  const guard = new DiskGuard(
+    [
+      { name: 'workspace', path: dir },
+      { name: 'gone', path: path.join(dir, 'missing') },
+    ],
+    { thresholdBytes: 64 * 1024 ** 2, intervalMs: HOUR, onChange: () => undefined },
+  );
+  const s = statfsSync(dir);
+  const expected = s.bavail * s.bsize - 64 * 1024 ** 2;
+  const room = await guard.headroom('workspace');
+  // Other writers on the machine move the figure between the two statfs calls.
+  t.ok(Math.abs(room - expected) < 256 * 1024 ** 2, `${room} bytes, statfs says ${expected}`);
+  const below = new DiskGuard([{ name: 'workspace', path: dir }], { thresholdBytes: 2 ** 52, intervalMs: HOUR, onChange: () => undefined });
+  t.equal(await below.headroom('workspace'), 0, 'below the threshold: none');
+  t.equal(await guard.headroom('gone'), Number.POSITIVE_INFINITY, 'statfs cannot read it: not bounded here');
+  await t.rejects(guard.headroom('nope'), /watches no directory named nope/);
 });

@@ -959,6 +959,8 @@ PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshot
     "skipped": int,
     # Sum of the files' sizes
     "bytes": int,
+    # Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)
+    "holeBytes": int,
     "chunks": int,
     # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
     "storedBytes": int,
@@ -1781,6 +1783,8 @@ GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnap
     "skipped": int,
     # Sum of the files' sizes
     "bytes": int,
+    # Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)
+    "holeBytes": int,
     "chunks": int,
     # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
     "storedBytes": int,
@@ -1841,6 +1845,8 @@ GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSna
     "skipped": int,
     # Sum of the files' sizes
     "bytes": int,
+    # Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)
+    "holeBytes": int,
     "chunks": int,
     # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
     "storedBytes": int,

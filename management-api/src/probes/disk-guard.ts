@@ -77,6 +77,19 @@ export class DiskGuard {
       );
   }
 
+  /**
+   * Bytes the volume of watched directory `name` may still take before it is low: its free space
+   * now (a fresh statfs) above the threshold, 0 below it. Unbounded when statfs fails there (the
+   * mount checker reports that; a write there fails on its own).
+   */
+  async headroom(name: string): Promise<number> {
+    const watched = this.watched.find((w) => w.name === name);
+    if (!watched) throw new Error(`the disk guard watches no directory named ${name}`);
+    const state = await this.#probe(watched);
+    if (state.error) return Number.POSITIVE_INFINITY;
+    return Math.max(0, state.freeBytes - state.thresholdBytes);
+  }
+
   async #check(): Promise<void> {
     const states = await Promise.all(this.watched.map((w) => this.#probe(w)));
     const changed = states.some((s, i) => s.low !== this.#states[i]?.low || s.error !== this.#states[i]?.error);

@@ -219,7 +219,9 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       const fork: ForkDir | undefined =
         fromSnapshot === undefined
           ? undefined
-          : await buildFork(app.agentbox.snapshots, app.agentbox.paths.workspaceDir, fromSnapshot, name, cwd, await app.agentbox.sandbox.agentOwner(name));
+          : await buildFork(app.agentbox.snapshots, app.agentbox.paths.workspaceDir, fromSnapshot, name, cwd, await app.agentbox.sandbox.agentOwner(name), () =>
+              app.agentbox.probes.disk.headroom('workspace'),
+            );
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit
         .as(caller, () => agents().spawn({ ...spawn, ...(fork ? { cwd: fork.cwd } : {}), autonomy }))

@@ -26,6 +26,10 @@ const statsSchema = {
     symlinks: { type: 'integer' },
     skipped: { type: 'integer', description: 'FIFOs, sockets, devices and files of other owners linked in: never captured' },
     bytes: { type: 'integer', description: "Sum of the files' sizes" },
+    holeBytes: {
+      type: 'integer',
+      description: 'Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)',
+    },
     chunks: { type: 'integer' },
     storedBytes: { type: 'integer', description: 'Bytes of the distinct chunks it refers to (what it holds once deduplicated)' },
     addedChunks: { type: 'integer' },
@@ -235,7 +239,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
           `agent ${agent.id} is ${agent.state}: a workspace is restored in place only once its agent has ended (DELETE /v1/agents/${agent.id} first, or fork the snapshot into a new agent)`,
         );
       await app.agentbox.probes.disk.admit();
-      const made = await restoreAgent(store(), app.agentbox.paths.workspaceDir, agent, sid);
+      const made = await restoreAgent(store(), app.agentbox.paths.workspaceDir, agent, sid, () => app.agentbox.probes.disk.headroom('workspace'));
       request.log.info(
         { event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files, cloned: made.cloned },
         `snapshot ${sid} restored into agent ${agent.name}`,

@@ -21,7 +21,7 @@ import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownCh
 import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { chunkSize, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
-import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
+import { CHUNK_BYTES, holeBytesOf, type SnapshotEntry } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
 
 /** A file still changing after this many reads is kept as last read, and named in the summary. */
@@ -68,6 +68,7 @@ class Capture {
   symlinks = 0;
   skipped = 0;
   bytes = 0;
+  holeBytes = 0;
   storedBytes = 0;
   reusedFiles = 0;
   reusedDirs = 0;
@@ -196,6 +197,7 @@ class Capture {
     this.files++;
     const { size, chunks } = prev.entry;
     this.bytes += size;
+    this.holeBytes += holeBytesOf(chunks, size);
     for (let i = 0; i < chunks.length; i++) this.refer(chunks[i]!, chunkSize(size, i, CHUNK_BYTES));
     this.lines.push(prev.line);
     return true;
@@ -281,6 +283,7 @@ class Capture {
     }
     this.files++;
     this.bytes += read.entry.size;
+    this.holeBytes += holeBytesOf(read.entry.chunks, read.entry.size);
     const line = JSON.stringify(read.entry);
     this.lines.push(line);
     return { entry: read.entry, line, stamp: read.stamp };
@@ -413,6 +416,7 @@ export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
       symlinks: c.symlinks,
       skipped: c.skipped,
       bytes: c.bytes,
+      holeBytes: c.holeBytes,
       chunks: c.seen.size,
       storedBytes: c.storedBytes,
       addedChunks: c.objects.addedChunks,

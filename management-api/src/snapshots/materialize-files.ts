@@ -1,10 +1,23 @@
 // The files and links of a snapshot build, written from the store's packs: one part of the entries (all of them, or a thread's share), in directories the build made before.
-import { closeSync, constants, fchmodSync, fchownSync, futimesSync, lchownSync, lutimesSync, openSync, readSync, symlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fchownSync,
+  ftruncateSync,
+  futimesSync,
+  lchownSync,
+  lutimesSync,
+  openSync,
+  readSync,
+  symlinkSync,
+  writeSync,
+} from 'node:fs';
 import { atFd } from '../workspace-files/dir-fd.js';
 import { chunkSize } from './entries-file.js';
 import { DirStack, seconds, splitPath } from './materialize-dirs.js';
 import { type ChunkLocation, packFile } from './object-store.js';
-import { CHUNK_BYTES, type SnapshotEntry } from './snapshot-manifest.js';
+import { CHUNK_BYTES, type SnapshotEntry, ZERO_CHUNK_SHA256 } from './snapshot-manifest.js';
 import type { MaterializePart, MaterializeResult, Owner } from './snapshot-protocol.js';
 
 type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
@@ -62,17 +75,28 @@ function writeLeaf(packs: Packs, dirFd: number, name: string, e: LeafEntry, owne
 
 /**
  * A new file (O_EXCL, O_NOFOLLOW) written chunk after chunk from the packs: the agent's own copy,
- * never a link into the store. Owner, mode and mtime are set on its descriptor before it is
- * closed: on a busy disk three path lookups more per file cost a third of a fork's time.
+ * never a link into the store. A whole chunk of zeros is not written but left as a hole (the file's
+ * length set at the end), so a sparse file comes back sparse. Owner, mode and mtime are set on its
+ * descriptor before it is closed: on a busy disk three path lookups more per file cost a third of
+ * a fork's time.
  */
 function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: Owner | undefined): void {
   const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
+    let position = 0;
+    let holes = false;
     for (const [i, hash] of e.chunks.entries()) {
-      const data = packs.read(hash, chunkSize(e.size, i, CHUNK_BYTES));
-      let off = 0;
-      while (off < data.length) off += writeSync(fd, data, off, data.length - off);
+      const size = chunkSize(e.size, i, CHUNK_BYTES);
+      if (hash === ZERO_CHUNK_SHA256 && size === CHUNK_BYTES) {
+        holes = true;
+      } else {
+        const data = packs.read(hash, size);
+        let off = 0;
+        while (off < data.length) off += writeSync(fd, data, off, data.length - off, position + off);
+      }
+      position += size;
     }
+    if (holes) ftruncateSync(fd, e.size);
     if (owner) fchownSync(fd, owner.uid, owner.gid);
     // After the chown, which would clear setuid bits anyway: the mode never carries them.
     fchmodSync(fd, e.mode & 0o777);

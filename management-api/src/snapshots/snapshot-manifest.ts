@@ -12,6 +12,20 @@ export const MANIFEST_FORMAT = 1;
  */
 export const CHUNK_BYTES = 1 << 20;
 
+/**
+ * sha256 of a whole chunk of zeros (CHUNK_BYTES of 0x00). A build leaves such a chunk as a hole, so
+ * a sparse file comes back sparse: written out, one chunk stored once could make a fork gigabytes
+ * larger than the tree it was taken of (a sparse file of 1 GB takes no room).
+ */
+export const ZERO_CHUNK_SHA256 = '30e14955ebf1352266dc2ff8067e68104607e750abb9d3b36582b8af909fcb58';
+
+/** Bytes of a file's chunks that are whole chunks of zeros: what a build leaves as holes. */
+export function holeBytesOf(chunks: readonly string[], size: number): number {
+  let holes = 0;
+  for (let i = 0; i < chunks.length; i++) if (chunks[i] === ZERO_CHUNK_SHA256 && (i + 1) * CHUNK_BYTES <= size) holes += CHUNK_BYTES;
+  return holes;
+}
+
 /** A snapshot id: `snp_` and 12 url-safe characters. */
 export const SNAPSHOT_ID = /^snp_[A-Za-z0-9_-]{12}$/;
 
@@ -45,6 +59,8 @@ export interface SnapshotStats {
   skipped: number;
   /** Sum of the files' sizes. */
   bytes: number;
+  /** Of those, bytes in whole chunks of zeros, which a build leaves as holes (ZERO_CHUNK_SHA256); absent from snapshots made before it was counted. */
+  holeBytes?: number;
   /** Distinct chunks referenced, and their bytes (what the snapshot holds once deduplicated). */
   chunks: number;
   storedBytes: number;

@@ -15,6 +15,7 @@ import { runJob, JobError } from './run-job.js';
 import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
 import type { CaptureJob, CaptureResult, MaterializeResult } from './snapshot-protocol.js';
+import { BuildRoom } from './build-room.js';
 import { SnapshotClones } from './clones.js';
 import { writeBackWhileWritten } from './pack-writeback.js';
 import { StoreLock } from './store-lock.js';
@@ -84,6 +85,8 @@ export class SnapshotStore {
   readonly #captures: CaptureWorkers;
   /** Builds (restores and forks) running: a build splits its files over threads only when it is alone. */
   #building = 0;
+  /** What the copying builds under way will write to the workspace volume. */
+  readonly #buildRoom = new BuildRoom();
   readonly #clones: SnapshotClones;
   /** Snapshots that keep a clone. */
   readonly #cloned = new Set<string>();
@@ -250,8 +253,18 @@ export class SnapshotStore {
     return { ...result, cloneKept };
   }
 
-  /** Build snapshot `id` in the new directory `target` (private while built), given to `owner`. */
-  async materialize(id: string, target: string, owner: { uid: number; gid: number } | undefined, operation: 'restore' | 'fork'): Promise<MaterializeResult> {
+  /**
+   * Build snapshot `id` in the new directory `target` (private while built), given to `owner`.
+   * `room`: what the target's volume may still take (DiskGuard.headroom); a build that copies is
+   * refused before it writes anything when it would not fit beside the builds under way (BuildRoom).
+   */
+  async materialize(
+    id: string,
+    target: string,
+    owner: { uid: number; gid: number } | undefined,
+    operation: 'restore' | 'fork',
+    room?: () => Promise<number>,
+  ): Promise<MaterializeResult> {
     return this.#measure(operation, () =>
       this.#lock.shared(async () => {
         const s = this.get(id);
@@ -259,22 +272,25 @@ export class SnapshotStore {
         if (cloned === 'regive')
           await runJob({ op: 'regive-clone', target, entriesFile: entriesFile(this.#dir, id), entriesSha256: s.entriesSha256, owner: owner! });
         if (cloned) return { files: s.stats.files, dirs: s.stats.dirs + 1, symlinks: s.stats.symlinks, bytes: s.stats.bytes, cloned: true };
-        // Alone, a build may use every core (up to 4); builds at once (ten forks) already share them.
-        const threads = this.#building === 0 ? Math.min(4, availableParallelism()) : 1;
-        this.#building++;
-        try {
-          return await runJob({
-            op: 'materialize',
-            storeDir: this.#dir,
-            entriesFile: entriesFile(this.#dir, id),
-            entriesSha256: s.entriesSha256,
-            target,
-            ...(owner ? { owner } : {}),
-            threads,
-          });
-        } finally {
-          this.#building--;
-        }
+        const copy = async () => {
+          // Alone, a build may use every core (up to 4); builds at once (ten forks) already share them.
+          const threads = this.#building === 0 ? Math.min(4, availableParallelism()) : 1;
+          this.#building++;
+          try {
+            return await runJob({
+              op: 'materialize',
+              storeDir: this.#dir,
+              entriesFile: entriesFile(this.#dir, id),
+              entriesSha256: s.entriesSha256,
+              target,
+              ...(owner ? { owner } : {}),
+              threads,
+            });
+          } finally {
+            this.#building--;
+          }
+        };
+        return room ? this.#buildRoom.run(s, room, copy) : copy();
       }),
     );
   }
@@ -423,14 +439,16 @@ export class SnapshotStore {
    */
   async charges(): Promise<(s: SnapshotSummary) => number> {
     // Under the lock: after the open's sweep, and never during a delete's.
-    const charges = await this.#lock.shared(() => this.#chargesLocked()).catch((err: unknown) => {
-      // A damaged entries file (the sweep refuses to run too): each is charged what it added, and the operator told.
-      this.options.logger.error(
-        { event: 'SnapshotChargesUnknown', err },
-        "the snapshots' charges cannot be worked out (an entries file cannot be read): each is charged what it added when made",
-      );
-      return new Map<string, number>();
-    });
+    const charges = await this.#lock
+      .shared(() => this.#chargesLocked())
+      .catch((err: unknown) => {
+        // A damaged entries file (the sweep refuses to run too): each is charged what it added, and the operator told.
+        this.options.logger.error(
+          { event: 'SnapshotChargesUnknown', err },
+          "the snapshots' charges cannot be worked out (an entries file cannot be read): each is charged what it added when made",
+        );
+        return new Map<string, number>();
+      });
     // One made since is the newest: it pays for what it added, no chunk an older one holds.
     return (s) => charges.get(s.id) ?? s.stats.addedBytes;
   }

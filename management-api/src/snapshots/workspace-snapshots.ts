@@ -71,6 +71,8 @@ export async function restoreAgent(
   workspaceDir: string,
   agent: AgentDir,
   id: string,
+  /** What the workspace volume may still take (SnapshotStore.materialize). */
+  room?: () => Promise<number>,
 ): Promise<{ files: number; bytes: number; cloned: boolean }> {
   store.get(id);
   refuseWholeWorkspace(agent, 'restored in place');
@@ -81,7 +83,7 @@ export async function restoreAgent(
   const staging = path.join(path.dirname(dir), `.abx-restore-${suffix}`);
   const aside = path.join(path.dirname(dir), `.abx-replaced-${suffix}`);
   try {
-    const made = await store.materialize(id, staging, owner, 'restore');
+    const made = await store.materialize(id, staging, owner, 'restore', room);
     await rename(dir, aside);
     await rename(staging, dir);
     await rm(aside, { recursive: true, force: true });
@@ -106,7 +108,16 @@ export interface ForkDir {
  * can have (names hold no dot), so forks started at once never meet. Built in a private
  * `.abx-fork-<random>` beside it and renamed into place, given to `owner` (the new agent's uid).
  */
-export async function buildFork(store: SnapshotStore, workspaceDir: string, id: string, name: string, cwd: string | undefined, owner: Owner): Promise<ForkDir> {
+export async function buildFork(
+  store: SnapshotStore,
+  workspaceDir: string,
+  id: string,
+  name: string,
+  cwd: string | undefined,
+  owner: Owner,
+  /** What the workspace volume may still take (SnapshotStore.materialize). */
+  room?: () => Promise<number>,
+): Promise<ForkDir> {
   store.get(id);
   const workspace = await realpath(workspaceDir);
   const rel = cwd !== undefined ? parseFilePath(cwd).join('/') : `${name}.${randomBytes(4).toString('hex')}`;
@@ -122,7 +133,7 @@ export async function buildFork(store: SnapshotStore, workspaceDir: string, id: 
   const final = path.join(realParent, path.basename(target));
   let cloned = false;
   try {
-    cloned = (await store.materialize(id, staging, owner, 'fork')).cloned === true;
+    cloned = (await store.materialize(id, staging, owner, 'fork', room)).cloned === true;
     try {
       // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
       await rename(staging, final);

@@ -726,6 +726,8 @@ export interface Routes {
           skipped?: number;
           /** Sum of the files' sizes */
           bytes?: number;
+          /** Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse) */
+          holeBytes?: number;
           chunks?: number;
           /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
           storedBytes?: number;
@@ -1523,6 +1525,8 @@ export interface Routes {
           skipped?: number;
           /** Sum of the files' sizes */
           bytes?: number;
+          /** Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse) */
+          holeBytes?: number;
           chunks?: number;
           /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
           storedBytes?: number;
@@ -1575,6 +1579,8 @@ export interface Routes {
           skipped?: number;
           /** Sum of the files' sizes */
           bytes?: number;
+          /** Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse) */
+          holeBytes?: number;
           chunks?: number;
           /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
           storedBytes?: number;

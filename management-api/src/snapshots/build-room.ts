@@ -1,0 +1,48 @@
+// What a copying build of a snapshot (a fork or a restore) writes to the workspace, and room for it on the volume beside the builds already under way, checked before a byte is written.
+import { ApiError } from '../errors.js';
+import type { SnapshotSummary } from './snapshot-manifest.js';
+
+/** A filesystem block: what a small file's tail, a directory or a link takes at least. */
+const BLOCK_BYTES = 4096;
+
+/**
+ * Bytes a copying build of `s` allocates, at most: its files' bytes but the holes it leaves
+ * (snapshot-manifest.ts, ZERO_CHUNK_SHA256), and a block for each entry. Every hard link of a
+ * file comes back a file of its own, so this can be far more than the agent's directory took:
+ * a file linked a thousand times is stored once and built a thousand times.
+ */
+export function buildBytes(s: SnapshotSummary): number {
+  const { bytes, holeBytes = 0, files, dirs, symlinks } = s.stats;
+  return bytes - holeBytes + BLOCK_BYTES * (files + dirs + symlinks + 1);
+}
+
+const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
+
+/**
+ * The bytes the builds under way still hold against the workspace volume. A build is admitted
+ * only while what it writes and what the others hold fit what the volume may still take above
+ * resources.min_free_disk (`room`, a fresh statfs): otherwise a fork of a snapshot larger than
+ * the disk, or ten at once, would fill the volume the box's own writes need, and fail half-made.
+ * What a build has already written is counted twice (in its hold and in the free space), which
+ * only errs on the side of refusing.
+ */
+export class BuildRoom {
+  #held = 0;
+
+  async run<T>(s: SnapshotSummary, room: () => Promise<number>, build: () => Promise<T>): Promise<T> {
+    const need = buildBytes(s);
+    const free = await room();
+    // Checked and held in one turn of the event loop: builds admitted at once see each other's holds.
+    if (need + this.#held > free)
+      throw new ApiError(
+        'ABX_ERR_DISK_LOW',
+        `snapshot ${s.id} would write about ${mib(need)} to the workspace (its files' ${s.stats.bytes} bytes, holes left out, hard links each a file), and the workspace volume has ${mib(free)} above resources.min_free_disk${this.#held > 0 ? `, ${mib(this.#held)} of it held by builds under way` : ''}: nothing was written; free space there and retry`,
+      );
+    this.#held += need;
+    try {
+      return await build();
+    } finally {
+      this.#held -= need;
+    }
+  }
+}
