@@ -70,8 +70,13 @@ t.test('the bundled API starts the terminal, snapshot, tar and vector index work
   const tty = await api('/v1/agents', { name: 'tty', command: '/bin/sh', args: ['-c', 'echo bundled-screen; exec sleep 600'], tty: true });
   t.equal(tty.status, 201, 'a tty agent spawned');
   const agentId = (tty.json['agent'] as { id: string }).id;
+  // The line printed first: a viewer attached before it would be sent an empty screen, and the line after it.
+  await waitFor(
+    'the tty agent to print its line',
+    async () => ((await api(`/v1/agents/${agentId}/output?after=0`)).json['chunks'] as Array<{ text: string }>).some((c) => c.text.includes('bundled-screen')),
+    15_000,
+  );
   const viewer = await openViewer({ server: { apiUrl: listening.apiUrl }, key } as unknown as TestServer, agentId);
-  await viewer.waitFor('bundled-screen', 0, 15_000);
   t.match(await viewer.screen(), /bundled-screen/, 'the screen came from the emulators’ worker');
   viewer.socket.close();
 

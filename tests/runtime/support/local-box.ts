@@ -60,6 +60,15 @@ export function processTree(pid: number): number[] {
   return [...new Set(out)];
 }
 
+/** Send `sig` to `pid`, which may have gone already. */
+function signal(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(pid, sig);
+  } catch {
+    // already gone
+  }
+}
+
 /** Whether `pid` still runs (a zombie waiting for its reaper does not). */
 const alive = (pid: number): boolean => {
   try {
@@ -102,15 +111,16 @@ export function startLocalBox(options: LocalBoxOptions): LocalBox {
     async killHard() {
       // An exited box's pid may already belong to another process.
       if (proc.exitCode !== null || proc.signalCode !== null) return;
-      // supervisord first (it would restart a programme that died before it), then the rest.
-      const pids = processTree(proc.pid!);
-      for (const pid of pids) {
-        try {
-          process.kill(pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
+      // Every process stopped first, then killed: killed one by one, a process whose parent died
+      // first could still act on its parent-death signal (the box would stop gracefully and, a mesh
+      // client, deregister) while this loop is descheduled on a busy machine. The tree is read again
+      // until no process is left unstopped (one forked meanwhile is stopped in the next round).
+      const pids: number[] = [];
+      for (let fresh = processTree(proc.pid!); fresh.length > 0; fresh = processTree(proc.pid!).filter((pid) => !pids.includes(pid))) {
+        for (const pid of fresh) signal(pid, 'SIGSTOP');
+        pids.push(...fresh);
       }
+      for (const pid of pids) signal(pid, 'SIGKILL');
       await exit;
       await waitFor('every process of the box to end after SIGKILL', () => !pids.some(alive), 10_000);
     },
