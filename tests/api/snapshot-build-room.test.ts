@@ -8,7 +8,6 @@ import {
   chmodSync,
   existsSync,
   linkSync,
-  mkdirSync,
   mkdtempSync,
   openSync,
   closeSync,
@@ -22,10 +21,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { canRunAsRoot, mountImage } from '../helpers/as-root.js';
 import { waitFor } from '../helpers/wait.js';
-import { startTestServer } from './support/harness.js';
+import { rootAt, startTestServer } from './support/harness.js';
 
 const MiB = 1024 * 1024;
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-build-room-'));
@@ -39,12 +37,11 @@ t.test('forks and restores that would not fit the workspace volume are refused b
   // No blocks reserved for root: the box sees the whole volume.
   const { mnt, unmount } = mountImage(work, 'small-ext4', 256, ['mkfs.ext4', '-q', '-F', '-m', '0']);
   t.teardown(unmount);
-  const root = path.join(mnt, 'box');
-  const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  for (const d of [paths.runDir, paths.stateDir, paths.workspaceDir]) mkdirSync(d, { recursive: true });
+  const root = await rootAt(path.join(mnt, 'box'));
+  const { paths } = root;
   const box = await startTestServer({
     toml: '[resources]\nmin_free_disk = "16m"\n\n[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n',
-    root: { dir: root, paths, cleanup: async () => undefined },
+    root,
   });
   t.teardown(() => box.close());
   const free = () => {

@@ -13,7 +13,6 @@ import pino from 'pino';
 import { removeClones } from '../../management-api/src/snapshots/clones.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { isSubvolume, makeAgentDirectory, Subvolumes } from '../../management-api/src/sandbox/subvolumes.js';
-import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { installedLauncher } from '../../management-api/src/sandbox/launcher-binary.js';
 import { walkDisk } from '../../management-api/src/sandbox/limits/disk-walk.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
@@ -21,7 +20,7 @@ import { describeWorkspaceFs } from '../../management-api/src/workspace-files/wo
 import { asRoot, canRunAsRoot, mountImage } from '../helpers/as-root.js';
 import { runAgentboxAsync } from '../helpers/cli.js';
 import { waitFor } from '../helpers/wait.js';
-import { startTestServer } from './support/harness.js';
+import { rootAt, startTestServer } from './support/harness.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-clones-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -316,12 +315,11 @@ t.test('clones on a real btrfs', { skip }, async (t) => {
 t.test('a real box on btrfs: agents in subvolumes, forks started from a clone, restore in place', { skip }, async (t) => {
   const { mnt, unmount } = mountImage(work, 'box-btrfs', 1024, ['mkfs.btrfs', '-q']);
   t.teardown(unmount);
-  const root = path.join(mnt, 'box');
-  const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  for (const d of [paths.runDir, paths.stateDir, paths.workspaceDir]) mkdirSync(d, { recursive: true });
+  const root = await rootAt(path.join(mnt, 'box'), async () => removeClones(path.join(root.paths.stateDir, 'snapshots')));
+  const { paths } = root;
   const box = await startTestServer({
     toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n',
-    root: { dir: root, paths, cleanup: async () => removeClones(path.join(paths.stateDir, 'snapshots')) },
+    root,
   });
   t.teardown(() => box.close());
   type Agent = { id: string; cwd: string; state: string };
@@ -393,7 +391,7 @@ t.test('a real box on btrfs: agents in subvolumes, forks started from a clone, r
   t.ok(existsSync(path.join(alphaDir, 'big.bin')) && !existsSync(path.join(alphaDir, 'moved.bin')), 'as at the snapshot');
 
   await t.test('the CLI says which snapshots keep a clone', async (t) => {
-    const target = ['--url', box.server.apiUrl, '--root', root];
+    const target = ['--url', box.server.apiUrl, '--root', root.dir];
     const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
     const made = await runAgentboxAsync(['snapshot', 'create', ...target, 'alpha'], { env });
     t.equal(made.code, 0, made.stderr);

@@ -36,6 +36,16 @@ export async function makeRoot(options: { mounts?: boolean } = {}): Promise<{ di
   return { dir, paths, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * A box root at `dir` (a mounted test filesystem, say), with its run, state and workspace
+ * directories made; `cleanup` runs when the test server closes (the caller unmounts after).
+ */
+export async function rootAt(dir: string, cleanup: () => Promise<void> = async () => undefined): Promise<Awaited<ReturnType<typeof makeRoot>>> {
+  const paths = runtimePaths({ AGENTBOX_ROOT: dir });
+  for (const d of [paths.runDir, paths.stateDir, paths.workspaceDir]) await mkdir(d, { recursive: true });
+  return { dir, paths, cleanup };
+}
+
 /** Validate manifest text as the server would. */
 export async function manifestFrom(toml: string): Promise<{ manifest: NormalizedManifest; sha256: string }> {
   const r = await loadManifestSource(toml, { targetArch: 'x86_64', env: {} });
