@@ -67,7 +67,7 @@ static const int denied[] = {
 /* Setting extended attributes (setxattrat: Linux 6.13, numbered alike on every architecture). On
  * btrfs an attribute is kept in the filesystem's metadata, which no file's size or block count
  * shows, and a file may hold any number of them: `du` of a tree of 2,000 empty files holding 78 MB
- * of `user.*` attributes is 0 while the volume lost 190 MB. The disk budget measures blocks
+ * of `user.*` attributes is 0 while the volume lost 198 MB. The disk budget measures blocks
  * (st_blocks, disk-walk.ts), so an agent could fill the box's volume past its budget. Refused as a
  * filesystem without them refuses (EOPNOTSUPP): `cp -a` and Python's shutil.copy2 pass over it in
  * silence, `tar --xattrs -x` warns and goes on; reading attributes stays allowed. */
