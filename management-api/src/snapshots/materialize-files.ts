@@ -17,7 +17,7 @@ import { atFd } from '../workspace-files/dir-fd.js';
 import { chunkSize } from './entries-file.js';
 import { DirStack, seconds, splitPath } from './materialize-dirs.js';
 import { type ChunkLocation, packFile } from './object-store.js';
-import { CHUNK_BYTES, type SnapshotEntry, ZERO_CHUNK_SHA256 } from './snapshot-manifest.js';
+import { CHUNK_BYTES, isHoleChunk, type SnapshotEntry } from './snapshot-manifest.js';
 import type { MaterializePart, MaterializeResult, Owner } from './snapshot-protocol.js';
 
 type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
@@ -87,7 +87,7 @@ function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: Owner
     let holes = false;
     for (const [i, hash] of e.chunks.entries()) {
       const size = chunkSize(e.size, i, CHUNK_BYTES);
-      if (hash === ZERO_CHUNK_SHA256 && size === CHUNK_BYTES) {
+      if (isHoleChunk(hash, size)) {
         holes = true;
       } else {
         const data = packs.read(hash, size);

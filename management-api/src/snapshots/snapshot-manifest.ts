@@ -19,10 +19,13 @@ export const CHUNK_BYTES = 1 << 20;
  */
 export const ZERO_CHUNK_SHA256 = '30e14955ebf1352266dc2ff8067e68104607e750abb9d3b36582b8af909fcb58';
 
+/** A chunk of `size` bytes with hash `hash` is a whole chunk of zeros: a build leaves it as a hole. */
+export const isHoleChunk = (hash: string, size: number): boolean => hash === ZERO_CHUNK_SHA256 && size === CHUNK_BYTES;
+
 /** Bytes of a file's chunks that are whole chunks of zeros: what a build leaves as holes. */
 export function holeBytesOf(chunks: readonly string[], size: number): number {
   let holes = 0;
-  for (let i = 0; i < chunks.length; i++) if (chunks[i] === ZERO_CHUNK_SHA256 && (i + 1) * CHUNK_BYTES <= size) holes += CHUNK_BYTES;
+  for (let i = 0; i < chunks.length; i++) if (isHoleChunk(chunks[i]!, Math.min(CHUNK_BYTES, size - i * CHUNK_BYTES))) holes += CHUNK_BYTES;
   return holes;
 }
 

@@ -65,6 +65,9 @@ export interface SnapshotSharing {
   chargedBytes: number;
 }
 
+/** Snapshot `s`'s charge in `charges`; one made since they were worked out is the newest, and pays for what it added (no chunk an older one holds). */
+const chargeIn = (charges: ReadonlyMap<string, number>, s: SnapshotSummary): number => charges.get(s.id) ?? s.stats.addedBytes;
+
 const summaryFile = (dir: string, id: string) => path.join(storeLayout(dir).manifests, `${id}.json`);
 const entriesFile = (dir: string, id: string) => path.join(storeLayout(dir).manifests, `${id}.entries`);
 
@@ -301,7 +304,7 @@ export class SnapshotStore {
       const s = this.get(id);
       const own = await this.#chunkSizes(s);
       const refs = await this.#chunkRefs();
-      const chargedBytes = (await this.#chargesLocked()).get(id) ?? s.stats.addedBytes;
+      const chargedBytes = chargeIn(await this.#chargesLocked(), s);
       let storedBytes = 0;
       let sharedBytes = 0;
       for (const [h, size] of own) {
@@ -449,8 +452,7 @@ export class SnapshotStore {
         );
         return new Map<string, number>();
       });
-    // One made since is the newest: it pays for what it added, no chunk an older one holds.
-    return (s) => charges.get(s.id) ?? s.stats.addedBytes;
+    return (s) => chargeIn(charges, s);
   }
 
   /** #charges, made when missing; the caller holds the lock. */
