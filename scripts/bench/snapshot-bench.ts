@@ -107,9 +107,19 @@ function has(command: string): boolean {
 }
 
 /** Snapshot the tree into `store`; wall time and the summary. */
+/**
+ * Write back what the steps before left dirty, so a timed step does not pay for the writeback of
+ * the one before it (the forks ran right after the snapshots, and the cp -a baselines right after
+ * ten forks had written ten trees).
+ */
+function settle(): void {
+  execFileSync('sync');
+}
+
 async function snapshot(store: SnapshotStore, tree: string) {
   const dir = await open(tree, DIR_FLAGS);
   try {
+    settle();
     const start = performance.now();
     const made = await store.create({ rootFd: dir.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_bench', name: 'bench', cwd: 'bench' } });
     return { ms: performance.now() - start, made };
@@ -146,6 +156,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const firstNoFlush: number[] = [];
     let summary: Awaited<ReturnType<typeof snapshot>>['made'] | undefined;
     for (let run = 0; run < RUNS; run++) {
+      settle();
       baseline.push(await timeShell(baselineCmd));
       // A fresh store each run: the first snapshot writes every chunk.
       for (const durable of [true, false]) {
@@ -169,15 +180,19 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     for (const f of changed) writeFileSync(f, Buffer.concat([randomBytes(32), Buffer.from('// edited\n'.repeat(200))]));
     const two = await snapshot(store, tree);
 
+    settle();
     const forkOne = await fork(store, two.made.id, path.join(work, 'fork-0'));
+    settle();
     const startAll = performance.now();
     const each = await Promise.all(Array.from({ length: FORKS }, (_, i) => fork(store, two.made.id, path.join(work, `fork-${i + 1}`))));
     const forkAll = performance.now() - startAll;
     const cloned = await isSubvolume(path.join(work, 'fork-0'));
     await store.close();
     await removeClones(storeDir);
-    // What making the same files costs on this filesystem, right after the forks (the disk in the same state): cp -a of the tree, once and ten at once.
+    // What making the same files costs on this filesystem, after the forks, each step on a settled disk as they were: cp -a of the tree, once and ten at once.
+    settle();
     const cpOne = await timeShell(`cp -a ${JSON.stringify(tree)} ${JSON.stringify(path.join(work, 'cp-0'))}`);
+    settle();
     const startCp = performance.now();
     await Promise.all(Array.from({ length: FORKS }, (_, i) => timeShell(`cp -a ${JSON.stringify(tree)} ${JSON.stringify(path.join(work, `cp-${i + 1}`))}`)));
     const cpAll = performance.now() - startCp;
