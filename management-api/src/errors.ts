@@ -127,7 +127,7 @@ export const errorCodes = {
   ABX_ERR_FILE_TOO_LARGE: {
     status: 413,
     description:
-      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has) or nested too deep to snapshot or download (over 128 directory levels). The message names the limit.",
+      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has) or nested too deep to snapshot or download (over 128 directory levels), or whose sparse files hold more holes than a snapshot reads through (the agent's disk budget). The message names the limit.",
   },
   ABX_ERR_TAR_REFUSED: {
     status: 400,

@@ -344,3 +344,22 @@ t.test('a workspace nested deeper than the box walks is refused whole: 413 namin
   t.same(await readdir(path.join(box.paths.stateDir, 'snapshots/tmp')), [], 'and nothing half-made is left in the store');
   await stop(deep.id);
 });
+
+t.test("a workspace of sparse files holding more holes than the agent's disk budget is refused whole (413), whoever asks", async (t) => {
+  // A 16 MiB budget; two files of 12 MiB that take no disk, so the budget never sees them.
+  const sparse = await spawn({ name: 'sparse', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '16m' } });
+  for (const name of ['a.img', 'b.img']) execFileSync('truncate', ['-s', '12M', path.join(dirOf(sparse), name)]);
+  const listed = (await box.api('/v1/snapshots')).json['snapshots'] as unknown[];
+  const tooSparse = {
+    status: 413,
+    json: { error: 'ABX_ERR_FILE_TOO_LARGE', message: /sparse files hold more than 16777216 bytes of holes \(the agent's disk budget\).*; nothing was kept$/ },
+  };
+  t.match(await box.api(`/v1/agents/${sparse.id}/snapshots`, { body: {}, auth: await tokenOf(sparse.pid) }), tooSparse, "the agent's own request");
+  t.match(await box.api(`/v1/agents/${sparse.id}/snapshots`, { body: {} }), tooSparse, "the operator's");
+  t.equal(((await box.api('/v1/snapshots')).json['snapshots'] as unknown[]).length, listed.length, 'no snapshot was listed');
+  t.same(await readdir(path.join(box.paths.stateDir, 'snapshots/tmp')), [], 'and nothing half-made is left in the store');
+  await writeFile(path.join(dirOf(sparse), 'b.img'), '');
+  const made = await snap(sparse.id);
+  t.equal(made.stats['holeBytes'], 12 * 1024 * 1024, 'with 12 MiB of holes left it is captured, holes and all');
+  await stop(sparse.id);
+});

@@ -121,7 +121,9 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     async (request, reply) => {
       await app.agentbox.probes.disk.admit();
       const agent = await agentDirOf(app, request.params.id);
-      const capture = (allowanceBytes?: number) => captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, allowanceBytes);
+      // Whoever asks, a capture reads through at most the agent's disk budget of holes (capture-holes.ts).
+      const capture = (allowanceBytes?: number) =>
+        captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, { allowanceBytes, maxHoleBytes: agent.limits?.disk_bytes });
       const snapshot = request.agent ? await ownSnapshots.run(agent.name, async () => capture(await agentSnapshotAllowance(store(), agent))) : await capture();
       request.log.info(
         { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },

@@ -18,6 +18,7 @@ import { SUBVOLUME_ROOT_INO } from '../sandbox/subvolumes.js';
 import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
+import { HoleAllowance, zeroChunkHash } from './capture-holes.js';
 import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { chunkSize, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
@@ -85,6 +86,14 @@ class Capture {
   readonly dirMeta = new Map<string, { mode: number; mtimeNs: string }>();
   /** The root directory's owner: a clone keeps owners, a build gives every entry one. */
   owner = { uid: -1, gid: -1 };
+  /** The holes of sparse files this capture reads through, bounded (capture-holes.ts). */
+  readonly holes: HoleAllowance;
+  /**
+   * Files of several links this capture read, by device and inode, with what the read found: each
+   * other name of one is the same bytes while its stamp is the same, so it is not read again. A
+   * file linked ten thousand times takes its agent's disk budget once, and is read once.
+   */
+  readonly linked = new Map<string, FileEntry>();
 
   constructor(
     readonly job: CaptureJob,
@@ -95,6 +104,7 @@ class Capture {
     this.known = cache.knownChunks(job.storeDir);
     this.objects = new PackWriter(job.storeDir, job.pack, this.known);
     this.kept = { root, dirs: new Map(), files: 0 };
+    this.holes = new HoleAllowance(job.maxHoleBytes);
     this.previous = job.previous ? cache.previous(job.previous.entriesFile, job.previous.entriesSha256, root) : { root, dirs: new Map(), files: 0 };
   }
 
@@ -313,7 +323,12 @@ class Capture {
           // The same inode the walk listed, still a regular file: a swap in between is left out.
           return undefined;
         }
-        const chunks = this.read(fd);
+        if (read === 1 && before.nlink > 1) {
+          const again = this.linked.get(`${before.dev}:${before.ino}`);
+          // The same stamp as a read that was stable and not racy (its key set): nothing was written since.
+          if (again && again.key === statKey(before)) return this.linkedAgain(again, rel, before);
+        }
+        const chunks = this.read(fd, rel, before.blocks * 512);
         const after = fstatSync(fd);
         const size = chunks.reduce((n, c) => n + c.size, 0);
         const stable = statKey(before) === statKey(after) && size === after.size;
@@ -337,6 +352,7 @@ class Capture {
             size,
             chunks: captured.chunks,
           }));
+          if (after.nlink > 1 && last.key !== '') this.linked.set(`${after.dev}:${after.ino}`, last);
           return { entry: last, stamp: last.key === '' ? null : stampOf(after) };
         }
       }
@@ -351,8 +367,23 @@ class Capture {
     }
   }
 
-  /** Read the file from its start, chunk by chunk, storing each chunk not stored yet. */
-  read(fd: number): Array<{ hash: string; size: number }> {
+  /** Another name of a file this capture read (`first`), unchanged since: that read's chunks under this name, the file not read again. */
+  linkedAgain(first: FileEntry, rel: string, st: Stats): { entry: FileEntry; stamp: number[] } {
+    const entry: FileEntry = { ...first, path: rel };
+    for (const [i, h] of entry.chunks.entries()) this.refer(h, chunkSize(entry.size, i, CHUNK_BYTES));
+    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => ({
+      type: 'file',
+      rel,
+      mode: entry.mode,
+      mtimeNs: entry.mtimeNs,
+      size: entry.size,
+      chunks: entry.chunks,
+    }));
+    return { entry, stamp: stampOf(st) };
+  }
+
+  /** Read the file at `rel` from its start, chunk by chunk, storing each chunk not stored yet; what it reads beyond its `allocated` bytes is charged as holes. */
+  read(fd: number, rel: string, allocated: number): Array<{ hash: string; size: number }> {
     const chunks: Array<{ hash: string; size: number }> = [];
     let position = 0;
     for (;;) {
@@ -363,8 +394,9 @@ class Capture {
         n += got;
       }
       if (n === 0) break;
+      this.holes.charge(rel, allocated, position, n);
       const data = this.buf.subarray(0, n);
-      const hash = createHash('sha256').update(data).digest('hex');
+      const hash = zeroChunkHash(data) ?? createHash('sha256').update(data).digest('hex');
       this.objects.put(hash, data);
       chunks.push({ hash, size: n });
       position += n;

@@ -21,6 +21,13 @@ export interface CaptureJob {
   durable: boolean;
   /** A file whose ctime is within this many ms of its read gets an empty key: the next snapshot reads it again (capture.ts, RACY_MS). */
   racyMs: number;
+  /**
+   * Bytes of holes the walk may read through (a sparse file's size beyond its allocated blocks, read
+   * as zeros): over it the capture fails with TOO_SPARSE. A sparse file costs its agent's disk budget
+   * nothing, so without this bound one agent's workspace of sparse files could keep a capture
+   * thread reading zeros for hours (see SnapshotStore.create).
+   */
+  maxHoleBytes: number;
   /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
   previous?: { entriesFile: string; entriesSha256: string };
   /**

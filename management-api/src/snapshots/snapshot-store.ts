@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
+import { TOO_SPARSE } from './capture-holes.js';
 import { RACY_MS } from './capture.js';
 import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
 import { chunkSize, parseEntries } from './entries-file.js';
@@ -52,7 +53,12 @@ export interface CaptureSource {
    * fit; otherwise the snapshot is kept without it (and forks of it copy).
    */
   allowanceBytes?: number;
+  /** Bytes of holes in sparse files the capture may read through (CaptureJob.maxHoleBytes): the agent's disk budget; DEFAULT_MAX_HOLE_BYTES without one. */
+  maxHoleBytes?: number;
 }
+
+/** The holes a capture may read through when its agent has no disk budget: the manifest's default budget (`sandbox.limits.disk`, 10g). */
+export const DEFAULT_MAX_HOLE_BYTES = 10 * 1024 ** 3;
 
 /** Bytes a snapshot holds once deduplicated, and how much of it other snapshots hold too. */
 export interface SnapshotSharing {
@@ -230,6 +236,7 @@ export class SnapshotStore {
           pack: id,
           durable,
           racyMs: this.options.racyMs ?? RACY_MS,
+          maxHoleBytes: source.maxHoleBytes ?? DEFAULT_MAX_HOLE_BYTES,
           ...(previous ? { previous } : {}),
         },
         source.agent.id,
@@ -528,7 +535,8 @@ export class SnapshotStore {
           operation === 'delete' ? 'the snapshot is deleted; its space is freed by the next delete or start once the disk has room' : 'nothing was kept';
         throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: ${outcome} (${(err as Error).message})`);
       }
-      if ((err as NodeJS.ErrnoException).code === TOO_DEEP) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `${(err as Error).message}; nothing was kept`);
+      if ([TOO_DEEP, TOO_SPARSE].includes((err as NodeJS.ErrnoException).code ?? ''))
+        throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `${(err as Error).message}; nothing was kept`);
       if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
         throw new ApiError(
           'ABX_ERR_FILE_TOO_LARGE',

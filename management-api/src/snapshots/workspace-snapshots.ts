@@ -40,8 +40,12 @@ export async function captureAgent(
   workspaceDir: string,
   agent: AgentDir,
   label?: string,
-  /** What the agent's budget has left for it (CaptureSource.allowanceBytes), when one applies. */
-  allowanceBytes?: number,
+  /**
+   * `allowanceBytes`: what the agent's budget has left for it (CaptureSource.allowanceBytes), when
+   * one applies; `maxHoleBytes`: the holes of sparse files the capture may read through
+   * (CaptureSource.maxHoleBytes), the agent's disk budget.
+   */
+  bounds: { allowanceBytes?: number | undefined; maxHoleBytes?: number | undefined } = {},
 ): Promise<SnapshotSummary> {
   refuseWholeWorkspace(agent, 'snapshotted');
   const ws = await openWorkspace(workspaceDir, agent.cwd);
@@ -51,7 +55,8 @@ export async function captureAgent(
         rootFd: ws.root.fd,
         ownUid: ws.ownUid,
         agent: { id: agent.id, name: agent.name, cwd: agent.cwd },
-        ...(allowanceBytes !== undefined ? { allowanceBytes } : {}),
+        ...(bounds.allowanceBytes !== undefined ? { allowanceBytes: bounds.allowanceBytes } : {}),
+        ...(bounds.maxHoleBytes !== undefined ? { maxHoleBytes: bounds.maxHoleBytes } : {}),
       },
       label,
     );

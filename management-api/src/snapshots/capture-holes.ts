@@ -1,0 +1,47 @@
+// What a capture reads that no disk budget pays for: the holes of sparse files, bounded per capture; and whole chunks of zeros (what a hole reads as), named without hashing.
+import { CHUNK_BYTES, ZERO_CHUNK_SHA256 } from './snapshot-manifest.js';
+
+/** The error code of a capture whose files hold more holes than it may read through. */
+export const TOO_SPARSE = 'ETOOSPARSE';
+
+/**
+ * The holes one capture may read through. A sparse file takes no disk (an agent's budget counts
+ * allocated blocks), yet a read goes through its every byte: 4 GiB of holes took 36 s to read
+ * (first read, on this project's test machine), so an agent's thousands of sparse files
+ * (`truncate -s 1G`, each inside the per-file limit) would hold a capture thread, and every
+ * snapshot waiting for one, for hours. With this bound a capture reads at most about twice its
+ * agent's disk budget. Node has no lseek, so holes cannot be skipped (SEEK_DATA) instead.
+ *
+ * What is charged is what a read actually goes through beyond the blocks the file had allocated
+ * when it was opened: a file the agent extends while it is read is charged for what it grew by.
+ * An estimate that errs one way only: a file whose blocks the filesystem counts compressed (ZFS)
+ * looks sparser than it is, never the other way.
+ */
+export class HoleAllowance {
+  #read = 0;
+
+  constructor(readonly maxBytes: number) {}
+
+  /**
+   * Charge a read of `bytes` at `position` of the file at `rel`, which had `allocated` bytes of
+   * blocks when opened; the TOO_SPARSE error once the capture's holes exceed the allowance.
+   */
+  charge(rel: string, allocated: number, position: number, bytes: number): void {
+    const beyond = Math.min(bytes, position + bytes - allocated);
+    if (beyond <= 0) return;
+    this.#read += beyond;
+    if (this.#read <= this.maxBytes) return;
+    const err: NodeJS.ErrnoException = new Error(
+      `the workspace's sparse files hold more than ${this.maxBytes} bytes of holes (the agent's disk budget), which a snapshot would read as zeros (stopped reading "${rel.length > 120 ? `${rel.slice(0, 120)}…` : rel}"); delete or shrink the sparse files, or snapshot an agent with a larger sandbox.limits.disk`,
+    );
+    err.code = TOO_SPARSE;
+    throw err;
+  }
+}
+
+const ZEROS = Buffer.alloc(CHUNK_BYTES);
+
+/** ZERO_CHUNK_SHA256 when `data` is a whole chunk of zeros (one compare, no hash); undefined otherwise. */
+export function zeroChunkHash(data: Buffer): string | undefined {
+  return data.length === CHUNK_BYTES && data.equals(ZEROS) ? ZERO_CHUNK_SHA256 : undefined;
+}
