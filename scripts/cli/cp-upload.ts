@@ -48,7 +48,8 @@ async function uploadDir(target: BoxTarget, id: string, dir: string, segments: s
   const meter = progress(to);
   try {
     const report = { entries: 0, skipped: 0 };
-    const { stream: tar, released } = packTar(ws, ws.root, report);
+    // The operator's own files: the upload's limits apply on the box, no bound on holes read here.
+    const { stream: tar, released } = packTar(ws, ws.root, report, Number.POSITIVE_INFINITY);
     tar.once('error', (err) => meter.meter.destroy(err));
     try {
       const res = await send(target, 'POST', filesUrl(target, id, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });

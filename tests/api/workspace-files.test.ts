@@ -420,3 +420,19 @@ t.test("an ended agent's files are still served", async (t) => {
   t.equal(await res.text(), 'result\n');
   t.equal((await raw('/v1/agents/agt_nope/files/x')).status, 404);
 });
+
+t.test("a tar download stops once it has read the agent's disk budget of holes in sparse files; within it, it is whole", async (t) => {
+  // A 16 MiB budget, and two files of 12 MiB that take no disk (so the budget never sees them).
+  const res = await box.api('/v1/agents', { body: { name: 'sparse', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '16m' } } });
+  t.equal(res.status, 201);
+  const sparse = res.json['agent'] as Agent;
+  const dir = path.join(box.paths.workspaceDir, 'sparse');
+  await mkdir(path.join(dir, 'one'), { recursive: true });
+  for (const name of ['one/a.img', 'b.img']) execFileSync('truncate', ['-s', '12M', path.join(dir, name)]);
+  const all = await raw(`/v1/agents/${sparse.id}/files?format=tar`);
+  t.equal(all.status, 200, 'the download starts');
+  await t.rejects(all.arrayBuffer(), 'and is cut off, not ended as if whole: 24 MiB of holes against a 16 MiB budget');
+  const within = Buffer.from(await (await raw(`/v1/agents/${sparse.id}/files/one?format=tar`)).arrayBuffer());
+  t.match(execFileSync('tar', ['-tvf', '-'], { input: within, encoding: 'utf8' }), /12582912 .* a\.img/, '12 MiB of holes is packed whole');
+  await box.api(`/v1/agents/${sparse.id}?graceMs=0`, { method: 'DELETE' });
+});

@@ -29,13 +29,13 @@ writeFileSync(
   packer,
   `import { closeSync, constants, createWriteStream, openSync, readdirSync } from 'node:fs';
 import { PackWorker } from ${JSON.stringify(pathToFileURL(path.join(repoRoot, 'dist/management-api/src/workspace-files/tar-pack.js')).href)};
-const [dir, heapMiB, out] = process.argv.slice(2);
+const [dir, heapMiB, out, maxHoleBytes] = process.argv.slice(2);
 let maxFds = 0;
 const sample = setInterval(() => (maxFds = Math.max(maxFds, readdirSync('/proc/self/fd').length)), 2);
 const fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY);
 let gone = 0;
 const worker = new PackWorker(() => gone++, Number(heapMiB));
-const { stream, released } = worker.pack(fd, process.getuid(), { entries: 0, skipped: 0 });
+const { stream, released } = worker.pack(fd, process.getuid(), Number(maxHoleBytes ?? Infinity), { entries: 0, skipped: 0 });
 const file = createWriteStream(out);
 const error = await new Promise((resolve) => {
   stream.once('error', (err) => resolve(err.message));
@@ -55,8 +55,8 @@ interface Packed {
   /** The most descriptors the packing process held at once, sampled every 2 ms (a lower bound of the true most). */
   maxFds: number;
 }
-const pack = (dir: string, out: string, heapMiB = HEAP_MIB): Packed =>
-  JSON.parse(execFileSync(process.execPath, [packer, dir, String(heapMiB), out], { encoding: 'utf8' })) as Packed;
+const pack = (dir: string, out: string, heapMiB = HEAP_MIB, maxHoleBytes = Number.POSITIVE_INFINITY): Packed =>
+  JSON.parse(execFileSync(process.execPath, [packer, dir, String(heapMiB), out, String(maxHoleBytes)], { encoding: 'utf8' })) as Packed;
 /** The names in a tar file, as `tar` lists them. */
 const listed = (file: string): string[] =>
   execFileSync('tar', ['-tf', file], { encoding: 'utf8', maxBuffer: 1 << 28 })
@@ -156,4 +156,27 @@ t.test('a worker that runs out of heap fails the pack in flight naming the limit
     [['src/', 'directory', ''], ...Array.from({ length: 5 }, (_, i) => [`src/f${i}.txt`, 'file', `file ${i}\n`])],
     'and its tar is whole',
   );
+});
+
+t.test("the holes of sparse files are read through up to the pack's allowance; past it the pack fails, naming the file", async (t) => {
+  const MIB = 1024 * 1024;
+  const dir = path.join(work, 'sparse');
+  mkdirSync(dir);
+  // Three files of 24 MiB that take no disk, and 8 MiB of zeros written (allocated: no holes).
+  for (const name of ['a.img', 'b.img', 'c.img']) execFileSync('truncate', ['-s', String(24 * MIB), path.join(dir, name)]);
+  writeFileSync(path.join(dir, 'zeros.bin'), Buffer.alloc(8 * MIB));
+  const failed = pack(dir, path.join(work, 'sparse-refused.tar'), HEAP_MIB, 40 * MIB);
+  t.match(
+    failed.error,
+    new RegExp(
+      `^the workspace's sparse files hold more than ${40 * MIB} bytes of holes \\(the agent's disk budget\\), which a tar download would read as zeros \\(stopped reading "[abc]\\.img"\\)`,
+    ),
+    '72 MiB of holes against 40 MiB allowed: the pack fails, naming the file',
+  );
+  t.same({ gone: failed.gone, streamEnded: failed.streamEnded }, { gone: 0, streamEnded: true }, 'the worker goes on; the stream is ended');
+  const whole = pack(dir, path.join(work, 'sparse.tar'), HEAP_MIB, 72 * MIB);
+  t.equal(whole.error, undefined, 'with 72 MiB allowed it packs');
+  const sizes = execFileSync('tar', ['-tvf', path.join(work, 'sparse.tar')], { encoding: 'utf8' });
+  t.match(sizes, new RegExp(`${24 * MIB} .* a\\.img`), 'each sparse file whole in the tar');
+  t.match(sizes, new RegExp(`${8 * MIB} .* zeros\\.bin`), 'and the written zeros, which are no holes');
 });

@@ -100,7 +100,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           return withWorkspace(
             app,
             request,
-            async (ws) => {
+            async (ws, agent) => {
               if (on(request.query.list)) {
                 const { entries, truncated } = await listDir(ws, segments);
                 return reply
@@ -108,7 +108,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
                   .serializer(JSON.stringify)
                   .send({ path: segments.join('/'), entries, truncated });
               }
-              if (request.query.format === 'tar') return sendTar(ws, segments, reply, tarDownloads.admit(request.params.id));
+              if (request.query.format === 'tar') return sendTar(ws, segments, reply, tarDownloads.admit(request.params.id), agent.limits?.disk_bytes);
               return sendFile(ws, segments, request, reply);
             },
             request.query.format === 'tar' || !on(request.query.list),
@@ -215,18 +215,23 @@ async function agentOf(app: FastifyInstance, id: string): Promise<AgentProcess &
 }
 
 /** Run `work` on the agent's workspace, closed afterwards unless the answer streams from it (`streams`: closed when the reply ends). */
-async function withWorkspace<T>(app: FastifyInstance, request: FastifyRequest<FilesRoute>, work: (ws: Workspace) => Promise<T>, streams = false): Promise<T> {
+async function withWorkspace<T>(
+  app: FastifyInstance,
+  request: FastifyRequest<FilesRoute>,
+  work: (ws: Workspace, agent: AgentProcess) => Promise<T>,
+  streams = false,
+): Promise<T> {
   const agent = await agentOf(app, request.params.id);
   const ws = await openWorkspace(app.agentbox.paths.workspaceDir, agent.cwd);
   if (!streams) {
     try {
-      return await work(ws);
+      return await work(ws, agent);
     } finally {
       await ws.close();
     }
   }
   try {
-    return await work(ws);
+    return await work(ws, agent);
   } catch (err) {
     await ws.close();
     throw err;
@@ -274,8 +279,11 @@ async function sendFile(ws: Workspace, segments: readonly string[], request: Fas
   return reply.header('content-length', size).send(stream);
 }
 
-/** A directory as a tar stream; `ended` is called once the worker is done with it. */
-async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply, ended: () => void): Promise<FastifyReply> {
+/**
+ * A directory as a tar stream; `ended` is called once the worker is done with it. `maxHoleBytes`:
+ * the agent's disk budget, the holes of sparse files the pack reads through before it fails.
+ */
+async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply, ended: () => void, maxHoleBytes?: number): Promise<FastifyReply> {
   const dir = await walkDirs(ws.root, segments).catch((err: unknown) => {
     ended();
     throw err;
@@ -283,7 +291,7 @@ async function sendTar(ws: Workspace, segments: readonly string[], reply: Fastif
   const report = { entries: 0, skipped: 0 };
   let packing: ReturnType<typeof packTar>;
   try {
-    packing = packTar(ws, dir, report);
+    packing = packTar(ws, dir, report, maxHoleBytes);
   } catch (err) {
     ended();
     if (dir !== ws.root) await dir.close();

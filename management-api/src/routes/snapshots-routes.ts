@@ -121,7 +121,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     async (request, reply) => {
       await app.agentbox.probes.disk.admit();
       const agent = await agentDirOf(app, request.params.id);
-      // Whoever asks, a capture reads through at most the agent's disk budget of holes (capture-holes.ts).
+      // Whoever asks, a capture reads through at most the agent's disk budget of holes (workspace-files/hole-allowance.ts).
       const capture = (allowanceBytes?: number) =>
         captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, { allowanceBytes, maxHoleBytes: agent.limits?.disk_bytes });
       const snapshot = request.agent ? await ownSnapshots.run(agent.name, async () => capture(await agentSnapshotAllowance(store(), agent))) : await capture();

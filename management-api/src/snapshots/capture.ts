@@ -15,14 +15,14 @@ import {
   type Stats,
 } from 'node:fs';
 import { SUBVOLUME_ROOT_INO } from '../sandbox/subvolumes.js';
+import { HoleAllowance } from '../workspace-files/hole-allowance.js';
 import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
-import { HoleAllowance, zeroChunkHash } from './capture-holes.js';
 import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { chunkSize, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
-import { CHUNK_BYTES, holeBytesOf, type SnapshotEntry } from './snapshot-manifest.js';
+import { CHUNK_BYTES, holeBytesOf, type SnapshotEntry, zeroChunkHash } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
 
 /** A file still changing after this many reads is kept as last read, and named in the summary. */
@@ -86,7 +86,7 @@ class Capture {
   readonly dirMeta = new Map<string, { mode: number; mtimeNs: string }>();
   /** The root directory's owner: a clone keeps owners, a build gives every entry one. */
   owner = { uid: -1, gid: -1 };
-  /** The holes of sparse files this capture reads through, bounded (capture-holes.ts). */
+  /** The holes of sparse files this capture reads through, bounded (hole-allowance.ts). */
   readonly holes: HoleAllowance;
   /**
    * Files of several links this capture read, by device and inode, with what the read found: each
@@ -104,7 +104,7 @@ class Capture {
     this.known = cache.knownChunks(job.storeDir);
     this.objects = new PackWriter(job.storeDir, job.pack, this.known);
     this.kept = { root, dirs: new Map(), files: 0 };
-    this.holes = new HoleAllowance(job.maxHoleBytes);
+    this.holes = new HoleAllowance(job.maxHoleBytes, 'a snapshot');
     this.previous = job.previous ? cache.previous(job.previous.entriesFile, job.previous.entriesSha256, root) : { root, dirs: new Map(), files: 0 };
   }
 

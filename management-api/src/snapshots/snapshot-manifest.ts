@@ -19,6 +19,13 @@ export const CHUNK_BYTES = 1 << 20;
  */
 export const ZERO_CHUNK_SHA256 = '30e14955ebf1352266dc2ff8067e68104607e750abb9d3b36582b8af909fcb58';
 
+const ZEROS = Buffer.alloc(CHUNK_BYTES);
+
+/** ZERO_CHUNK_SHA256 when `data` is a whole chunk of zeros (one compare, no hash: what a hole reads as); undefined otherwise. */
+export function zeroChunkHash(data: Buffer): string | undefined {
+  return data.length === CHUNK_BYTES && data.equals(ZEROS) ? ZERO_CHUNK_SHA256 : undefined;
+}
+
 /** A chunk of `size` bytes with hash `hash` is a whole chunk of zeros: a build leaves it as a hole. */
 export const isHoleChunk = (hash: string, size: number): boolean => hash === ZERO_CHUNK_SHA256 && size === CHUNK_BYTES;
 

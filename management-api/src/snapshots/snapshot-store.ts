@@ -6,8 +6,8 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
+import { DEFAULT_MAX_HOLE_BYTES, TOO_SPARSE } from '../workspace-files/hole-allowance.js';
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
-import { TOO_SPARSE } from './capture-holes.js';
 import { RACY_MS } from './capture.js';
 import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
 import { chunkSize, parseEntries } from './entries-file.js';
@@ -56,9 +56,6 @@ export interface CaptureSource {
   /** Bytes of holes in sparse files the capture may read through (CaptureJob.maxHoleBytes): the agent's disk budget; DEFAULT_MAX_HOLE_BYTES without one. */
   maxHoleBytes?: number;
 }
-
-/** The holes a capture may read through when its agent has no disk budget: the manifest's default budget (`sandbox.limits.disk`, 10g). */
-export const DEFAULT_MAX_HOLE_BYTES = 10 * 1024 ** 3;
 
 /** Bytes a snapshot holds once deduplicated, and how much of it other snapshots hold too. */
 export interface SnapshotSharing {

@@ -12,6 +12,8 @@ export interface PackRequest {
   id: number;
   dirFd: number;
   ownUid: number;
+  /** Bytes of holes the pack may read through (hole-allowance.ts): the agent's disk budget. */
+  maxHoleBytes: number;
 }
 
 export type PackToWorker = PackRequest | { type: 'credit'; id: number } | { type: 'abort'; id: number };

@@ -1,6 +1,7 @@
 // A workspace directory walked into a tar with synchronous file calls (in the tar worker): regular files, directories and links as links; nothing else is packed.
 import { closeSync, fstatSync, lstatSync, opendirSync, openSync, readlinkSync, type Dirent } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from './dir-fd.js';
+import type { HoleAllowance } from './hole-allowance.js';
 import type { TarWriter } from './tar-writer.js';
 import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
 
@@ -25,14 +26,22 @@ export type Pace = () => Promise<void>;
  * (a few dozen names at a time, in the directory's own order), never whole, and a directory more
  * than MAX_TREE_DEPTH levels down fails the pack (its descriptors, two a level, are the process's).
  */
-export function packDirectory(out: TarWriter, dirFd: number, ownUid: number, report: PackReport, pace: Pace): Promise<void> {
-  return walkDirectory({ out, ownUid, report, pace }, dirFd, '', 0);
+export function packDirectory(
+  out: TarWriter,
+  dirFd: number,
+  /** `ownUid`: whose files are the agent's; `holes`: what the pack may read through of sparse files' holes. */
+  bounds: { ownUid: number; holes: HoleAllowance },
+  report: PackReport,
+  pace: Pace,
+): Promise<void> {
+  return walkDirectory({ out, ...bounds, report, pace }, dirFd, '', 0);
 }
 
 /** What every step of one pack's walk shares. */
 interface Walk {
   out: TarWriter;
   ownUid: number;
+  holes: HoleAllowance;
   report: PackReport;
   pace: Pace;
 }
@@ -54,7 +63,7 @@ async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: n
 async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, depth: number): Promise<void> {
   const { out, report } = walk;
   if (d.isFile()) {
-    if (!(await packFile(out, dirFd, d.name, rel, walk.ownUid))) report.skipped++;
+    if (!(await packFile(walk, dirFd, d.name, rel))) report.skipped++;
     else report.entries++;
   } else if (d.isDirectory()) {
     if (depth + 1 > MAX_TREE_DEPTH) throw treeTooDeep(rel, 'to pack');
@@ -92,12 +101,14 @@ async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, dept
 }
 
 /** One regular file into the tar; false when it is left out (gone, swapped, not a file, linked in). */
-async function packFile(out: TarWriter, dirFd: number, name: string, rel: string, ownUid: number): Promise<boolean> {
+async function packFile({ out, ownUid, holes }: Walk, dirFd: number, name: string, rel: string): Promise<boolean> {
   const fd = openFileAtSync(dirFd, name);
   if (fd === undefined) return false;
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || (st.nlink > 1 && st.uid !== ownUid)) return false;
+    // Its size as of now is what is packed (a file that grows is cut to it): every byte beyond its blocks is a hole read.
+    holes.charge(rel, st.blocks * 512, 0, st.size);
     await out.file({ path: rel, type: 'File', mode: st.mode & 0o777, mtime: st.mtime, size: st.size }, fd);
     return true;
   } finally {

@@ -1,5 +1,6 @@
 // The tar worker: packs directories for packTar (tar-pack.ts) with synchronous file calls, several packs at once, each paced by its reader.
 import { parentPort } from 'node:worker_threads';
+import { HoleAllowance } from './hole-allowance.js';
 import { packDirectory, type PackReport } from './tar-pack-walk.js';
 import type { PackDone, PackFromWorker, PackRequest, PackToWorker } from './tar-pack-protocol.js';
 import { TarWriter } from './tar-writer.js';
@@ -37,7 +38,7 @@ class Aborted extends Error {}
  * walk, not memory. The directory descriptor is the caller's: used until the `done` message, which
  * comes last, after every descriptor opened here is closed.
  */
-async function run({ id, dirFd, ownUid }: PackRequest): Promise<void> {
+async function run({ id, dirFd, ownUid, maxHoleBytes }: PackRequest): Promise<void> {
   const job: Running = { credits: WINDOW, aborted: false, wake: undefined };
   running.set(id, job);
   const report: PackReport = { entries: 0, skipped: 0 };
@@ -52,7 +53,7 @@ async function run({ id, dirFd, ownUid }: PackRequest): Promise<void> {
   }, BATCH_BYTES);
   let done: PackDone;
   try {
-    await packDirectory(out, dirFd, ownUid, report, pace);
+    await packDirectory(out, dirFd, { ownUid, holes: new HoleAllowance(maxHoleBytes, 'a tar download') }, report, pace);
     await out.end();
     done = { type: 'done', id, report };
   } catch (err) {

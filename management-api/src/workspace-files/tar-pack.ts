@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { FileHandle } from 'node:fs/promises';
+import { DEFAULT_MAX_HOLE_BYTES } from './hole-allowance.js';
 import type { PackFromWorker, PackToWorker } from './tar-pack-protocol.js';
 import type { PackReport } from './tar-pack-walk.js';
 
@@ -70,7 +71,7 @@ export class PackWorker {
     });
   }
 
-  pack(dirFd: number, ownUid: number, report: PackReport): { stream: Readable; released: Promise<void> } {
+  pack(dirFd: number, ownUid: number, maxHoleBytes: number, report: PackReport): { stream: Readable; released: Promise<void> } {
     const id = this.#nextId++;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -95,7 +96,7 @@ export class PackWorker {
     };
     this.#jobs.set(id, job);
     if (this.#jobs.size === 1) this.#worker.ref();
-    send({ type: 'pack', id, dirFd, ownUid });
+    send({ type: 'pack', id, dirFd, ownUid, maxHoleBytes });
     return { stream: job.stream, released };
   }
 
@@ -125,14 +126,20 @@ let shared: PackWorker | undefined;
  * The tar of the directory `dir` (see packDirectory in tar-pack-walk.ts for what goes in). The
  * caller keeps `dir` open until `released` settles (after the stream ended, failed or was
  * destroyed): the worker walks from its descriptor until then, and a descriptor closed early could
- * be reused for another directory. `report` is filled in once the pack is done.
+ * be reused for another directory. `report` is filled in once the pack is done. `maxHoleBytes`:
+ * the holes of sparse files the pack may read through (hole-allowance.ts); past them it fails.
  */
-export function packTar(ws: { ownUid: number }, dir: FileHandle, report: PackReport): { stream: Readable; released: Promise<void> } {
+export function packTar(
+  ws: { ownUid: number },
+  dir: FileHandle,
+  report: PackReport,
+  maxHoleBytes = DEFAULT_MAX_HOLE_BYTES,
+): { stream: Readable; released: Promise<void> } {
   if (!shared) {
     const worker = new PackWorker(() => {
       if (shared === worker) shared = undefined;
     });
     shared = worker;
   }
-  return shared.pack(dir.fd, ws.ownUid, report);
+  return shared.pack(dir.fd, ws.ownUid, maxHoleBytes, report);
 }

@@ -1,0 +1,47 @@
+// What a walk of a workspace reads that no disk budget pays for: the holes of sparse files, bounded per snapshot capture and per tar download.
+
+/** The error code of a walk whose files hold more holes than it may read through. */
+export const TOO_SPARSE = 'ETOOSPARSE';
+
+/** The holes a walk may read through when its agent has no disk budget: the manifest's default budget (`sandbox.limits.disk`, 10g). */
+export const DEFAULT_MAX_HOLE_BYTES = 10 * 1024 ** 3;
+
+/**
+ * The holes one snapshot capture or tar download may read through. A sparse file takes no disk
+ * (an agent's budget counts allocated blocks), yet a read goes through its every byte: 4 GiB of
+ * holes took 36 s to read (first read, on this project's test machine), so an agent's thousands
+ * of sparse files (`truncate -s 1G`, each inside the per-file limit) would hold a capture thread,
+ * and every snapshot waiting for one, for hours (or the tar thread every download shares). With
+ * this bound a walk reads at most about twice its agent's disk budget. Node has no lseek, so
+ * holes cannot be skipped (SEEK_DATA) instead.
+ *
+ * What is charged is what a read goes through beyond the blocks the file had allocated when it
+ * was opened: a file the agent extends while it is read is charged for what it grew by. An
+ * estimate that errs one way only: a file whose blocks the filesystem counts compressed (ZFS)
+ * looks sparser than it is, never the other way.
+ */
+export class HoleAllowance {
+  #read = 0;
+
+  constructor(
+    readonly maxBytes: number,
+    /** Who reads, for the message: "a snapshot", "a tar download". */
+    private readonly reader: string,
+  ) {}
+
+  /**
+   * Charge a read of `bytes` at `position` of the file at `rel`, which had `allocated` bytes of
+   * blocks when opened; the TOO_SPARSE error once the walk's holes exceed the allowance.
+   */
+  charge(rel: string, allocated: number, position: number, bytes: number): void {
+    const beyond = Math.min(bytes, position + bytes - allocated);
+    if (beyond <= 0) return;
+    this.#read += beyond;
+    if (this.#read <= this.maxBytes) return;
+    const err: NodeJS.ErrnoException = new Error(
+      `the workspace's sparse files hold more than ${this.maxBytes} bytes of holes (the agent's disk budget), which ${this.reader} would read as zeros (stopped reading "${rel.length > 120 ? `${rel.slice(0, 120)}…` : rel}"); delete or shrink the sparse files, or give the agent a larger sandbox.limits.disk`,
+    );
+    err.code = TOO_SPARSE;
+    throw err;
+  }
+}
