@@ -3,12 +3,28 @@
 // and every hard link as a file of its own.
 import t from 'tap';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, mkdtempSync, openSync, closeSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  type Dirent,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  mkdtempSync,
+  openSync,
+  closeSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { buildBytes } from '../../management-api/src/snapshots/build-room.js';
+import { BuildRoom, buildBytes } from '../../management-api/src/snapshots/build-room.js';
+import { materialize } from '../../management-api/src/snapshots/materialize.js';
 import { CHUNK_BYTES, type SnapshotSummary, ZERO_CHUNK_SHA256 } from '../../management-api/src/snapshots/snapshot-manifest.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
@@ -32,6 +48,22 @@ async function snap(dir: string): Promise<SnapshotSummary> {
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const allocated = (file: string) => statSync(file).blocks * 512;
+
+/** Blocks allocated under `dir` (0 when it is not there, or not yet). */
+function allocatedUnder(dir: string): number {
+  let sum = 0;
+  let names: Dirent[];
+  try {
+    names = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const d of names) {
+    const p = path.join(dir, d.name);
+    sum += d.isDirectory() ? allocatedUnder(p) : (lstatSync(p, { throwIfNoEntry: false })?.blocks ?? 0) * 512;
+  }
+  return sum;
+}
 
 t.test('the hash of a whole chunk of zeros is the one the build leaves as a hole', async (t) => {
   t.equal(createHash('sha256').update(Buffer.alloc(CHUNK_BYTES)).digest('hex'), ZERO_CHUNK_SHA256);
@@ -93,15 +125,81 @@ t.test('builds at once are admitted against what the others hold', async (t) => 
   mkdirSync(dir);
   writeFileSync(path.join(dir, 'data.bin'), randomBytes(8 * MiB));
   const s = await snap(dir);
-  const room = async () => Math.floor(1.5 * buildBytes(s));
+  // Room for one build and a half, less what the builds have written so far (as a statfs would see it: the volume fills as
+  // they write, and the first's hold shrinks by as much).
+  const targets = [0, 1, 2].map((i) => path.join(work, `pair-${i}`));
+  const room = async () => Math.floor(1.5 * buildBytes(s)) - targets.reduce((sum, dir) => sum + allocatedUnder(dir), 0);
   const outcomes = await Promise.allSettled([0, 1, 2].map((i) => store.materialize(s.id, path.join(work, `pair-${i}`), undefined, 'fork', room)));
   t.same(
     outcomes.map((o) => o.status),
     ['fulfilled', 'rejected', 'rejected'],
     'room for one and a half: the first is built, the others refused',
   );
-  t.match((outcomes[1] as PromiseRejectedResult).reason, { code: 'ABX_ERR_DISK_LOW', message: /MiB of it held by builds under way/ });
+  t.match((outcomes[1] as PromiseRejectedResult).reason, { code: 'ABX_ERR_DISK_LOW', message: /MiB of it still to be written by builds under way/ });
   t.notOk(existsSync(path.join(work, 'pair-1')) || existsSync(path.join(work, 'pair-2')), 'the refused ones made nothing');
+  // The first fork's files stay on the volume; removed (its agent gone), the volume has its room for one and a half again.
+  rmSync(targets[0]!, { recursive: true });
   await store.materialize(s.id, path.join(work, 'pair-3'), undefined, 'fork', room);
   t.pass('once the first has ended, what it held is free again');
+});
+
+t.test("a build's hold shrinks as it writes: what it has written is not counted twice", async (t) => {
+  const room = new BuildRoom();
+  const s = { id: 'snp_progress', stats: { bytes: 10 * MiB, holeBytes: 0, files: 1, dirs: 0, symlinks: 0 } } as SnapshotSummary;
+  const need = buildBytes(s);
+  // The volume has room for two; the first build writes half of its bytes, and the free space goes down by as much.
+  let free = 2 * need;
+  let wrote!: () => void;
+  const halfway = new Promise<void>((resolve) => (wrote = resolve));
+  let finish!: () => void;
+  const first = room.run(
+    s,
+    async () => free,
+    async (counter) => {
+      Atomics.add(new BigInt64Array(counter), 0, BigInt(need / 2));
+      free -= need / 2;
+      wrote();
+      await new Promise<void>((resolve) => (finish = resolve));
+      return 'first';
+    },
+  );
+  await halfway;
+  t.equal(room.held, need / 2, 'the first holds only what it has still to write');
+  t.equal(
+    await room.run(
+      s,
+      async () => free,
+      async () => 'second',
+    ),
+    'second',
+    'so a second fits beside it (counted whole, the first would have left too little)',
+  );
+  finish();
+  t.equal(await first, 'first');
+  t.equal(room.held, 0, 'nothing is held once the builds have ended');
+});
+
+t.test('a real build counts every byte it writes, holes left out, on all its threads', async (t) => {
+  const dir = path.join(work, 'counted');
+  mkdirSync(path.join(dir, 'a'), { recursive: true });
+  // Enough files for the build to split over threads, and a sparse one whose holes are not written.
+  for (let i = 0; i < 3000; i++) writeFileSync(path.join(dir, 'a', `f${i}.txt`), `file ${i}\n`.repeat(1 + (i % 50)));
+  const sparse = openSync(path.join(dir, 'sparse.img'), 'w');
+  writeSync(sparse, 'data at the start', 0);
+  writeSync(sparse, 'x', 8 * MiB);
+  closeSync(sparse);
+  const s = await snap(dir);
+  t.ok((s.stats.holeBytes ?? 0) >= 6 * MiB, 'the snapshot holds whole chunks of zeros');
+  const counter = new SharedArrayBuffer(8);
+  const made = await materialize({
+    op: 'materialize',
+    storeDir: path.join(work, 'store'),
+    entriesFile: path.join(work, 'store/manifests', `${s.id}.entries`),
+    entriesSha256: s.entriesSha256,
+    target: path.join(work, 'counted-fork'),
+    threads: 2,
+    written: counter,
+  });
+  t.equal(made.files, s.stats.files);
+  t.equal(Number(new BigInt64Array(counter)[0]), s.stats.bytes - (s.stats.holeBytes ?? 0), "the count is the files' bytes but the holes");
 });

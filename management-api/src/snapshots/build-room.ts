@@ -18,31 +18,48 @@ export function buildBytes(s: SnapshotSummary): number {
 
 const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;
 
+/** A build under way: what it will write in all, and what it has written so far (a BigInt64 its threads add to). */
+interface Hold {
+  need: number;
+  written: BigInt64Array;
+}
+
 /**
  * The bytes the builds under way still hold against the workspace volume. A build is admitted
- * only while what it writes and what the others hold fit what the volume may still take above
- * resources.min_free_disk (`room`, a fresh statfs): otherwise a fork of a snapshot larger than
- * the disk, or ten at once, would fill the volume the box's own writes need, and fail half-made.
- * What a build has already written is counted twice (in its hold and in the free space), which
- * only errs on the side of refusing.
+ * only while what it writes and what the others have still to write fit what the volume may
+ * still take above resources.min_free_disk (`room`, a fresh statfs): otherwise a fork of a
+ * snapshot larger than the disk, or ten at once, would fill the volume the box's own writes
+ * need, and fail half-made. A build's hold shrinks as it writes (the free space shrinks with it),
+ * so what it has written is not counted twice.
  */
 export class BuildRoom {
-  #held = 0;
+  readonly #holds = new Set<Hold>();
 
-  async run<T>(s: SnapshotSummary, room: () => Promise<number>, build: () => Promise<T>): Promise<T> {
+  /** Bytes the builds under way have still to write. */
+  get held(): number {
+    let held = 0;
+    for (const h of this.#holds) held += Math.max(0, h.need - Number(Atomics.load(h.written, 0)));
+    return held;
+  }
+
+  /** Run `build` once there is room for it; it is given the counter its threads add their written bytes to (MaterializeJob.written). */
+  async run<T>(s: SnapshotSummary, room: () => Promise<number>, build: (written: SharedArrayBuffer) => Promise<T>): Promise<T> {
     const need = buildBytes(s);
     const free = await room();
+    const held = this.held;
     // Checked and held in one turn of the event loop: builds admitted at once see each other's holds.
-    if (need + this.#held > free)
+    if (need + held > free)
       throw new ApiError(
         'ABX_ERR_DISK_LOW',
-        `snapshot ${s.id} would write about ${mib(need)} to the workspace (its files' ${s.stats.bytes} bytes, holes left out, hard links each a file), and the workspace volume has ${mib(free)} above resources.min_free_disk${this.#held > 0 ? `, ${mib(this.#held)} of it held by builds under way` : ''}: nothing was written; free space there and retry`,
+        `snapshot ${s.id} would write about ${mib(need)} to the workspace (its files' ${s.stats.bytes} bytes, holes left out, hard links each a file), and the workspace volume has ${mib(free)} above resources.min_free_disk${held > 0 ? `, ${mib(held)} of it still to be written by builds under way` : ''}: nothing was written; free space there and retry`,
       );
-    this.#held += need;
+    const counter = new SharedArrayBuffer(BigInt64Array.BYTES_PER_ELEMENT);
+    const hold = { need, written: new BigInt64Array(counter) };
+    this.#holds.add(hold);
     try {
-      return await build();
+      return await build(counter);
     } finally {
-      this.#held -= need;
+      this.#holds.delete(hold);
     }
   }
 }

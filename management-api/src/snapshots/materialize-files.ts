@@ -58,8 +58,16 @@ class Packs {
   }
 }
 
-/** Make file or link `e` as `name` in the directory open as `dirFd`. */
-function writeLeaf(packs: Packs, dirFd: number, name: string, e: LeafEntry, owner: Owner | undefined, result: MaterializeResult): void {
+/** Make file or link `e` as `name` in the directory open as `dirFd`; the bytes written are added to `written` as they go. */
+function writeLeaf(
+  packs: Packs,
+  dirFd: number,
+  name: string,
+  e: LeafEntry,
+  owner: Owner | undefined,
+  result: MaterializeResult,
+  written: BigInt64Array | undefined,
+): void {
   const p = atFd(dirFd, name);
   if (e.type === 'symlink') {
     symlinkSync(e.target, p);
@@ -67,7 +75,7 @@ function writeLeaf(packs: Packs, dirFd: number, name: string, e: LeafEntry, owne
     lutimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
     result.symlinks++;
   } else {
-    writeFileFromChunks(packs, p, e, owner);
+    writeFileFromChunks(packs, p, e, owner, written);
     result.files++;
     result.bytes += e.size;
   }
@@ -80,7 +88,7 @@ function writeLeaf(packs: Packs, dirFd: number, name: string, e: LeafEntry, owne
  * descriptor before it is closed: on a busy disk three path lookups more per file cost a third of
  * a fork's time.
  */
-function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: Owner | undefined): void {
+function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: Owner | undefined, written: BigInt64Array | undefined): void {
   const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     let position = 0;
@@ -93,6 +101,7 @@ function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: Owner
         const data = packs.read(hash, size);
         let off = 0;
         while (off < data.length) off += writeSync(fd, data, off, data.length - off, position + off);
+        if (written) Atomics.add(written, 0, BigInt(size));
       }
       position += size;
     }
@@ -116,11 +125,12 @@ export function buildPart(part: MaterializePart): MaterializeResult {
   const packs = new Packs(part.storeDir, part.chunks);
   const dirs = new DirStack(part.rootFd);
   const stop = new Int32Array(part.stop);
+  const written = part.written ? new BigInt64Array(part.written) : undefined;
   try {
     for (const e of part.entries) {
       if (Atomics.load(stop, 0) !== 0) throw new Error('another part of the build failed');
       const { parent, name } = splitPath(e.path);
-      writeLeaf(packs, dirs.enter(parent, true), name, e, part.owner, result);
+      writeLeaf(packs, dirs.enter(parent, true), name, e, part.owner, result, written);
     }
     return result;
   } catch (err) {

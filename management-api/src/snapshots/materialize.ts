@@ -115,6 +115,7 @@ async function buildParts(
     chunks: chunksOf(part, index),
     ...(job.owner ? { owner: job.owner } : {}),
     stop,
+    ...(job.written ? { written: job.written } : {}),
   });
   const others = parts.slice(1).map((part) => runPart(partJob(part)));
   let mine: MaterializeResult | Error;

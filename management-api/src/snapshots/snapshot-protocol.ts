@@ -50,6 +50,8 @@ export interface MaterializeJob {
   owner?: Owner;
   /** Threads the build may use: its files are split over them when there are enough (materialize.ts). */
   threads: number;
+  /** One BigInt64 the build adds each file's bytes to as it writes them (holes left out): what it has written so far (BuildRoom). */
+  written?: SharedArrayBuffer;
 }
 
 /** Give a fork made from a snapshot's clone (`target`) to `owner`: every entry the snapshot lists (regive-clone.ts). */
@@ -75,6 +77,8 @@ export interface MaterializePart {
   owner?: Owner;
   /** One Int32 raised by the part that fails first: the others stop at their next entry. */
   stop: SharedArrayBuffer;
+  /** MaterializeJob.written, shared by every part. */
+  written?: SharedArrayBuffer;
 }
 
 /** What a capture found. */

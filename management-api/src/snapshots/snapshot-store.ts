@@ -279,7 +279,7 @@ export class SnapshotStore {
         if (cloned === 'regive')
           await runJob({ op: 'regive-clone', target, entriesFile: entriesFile(this.#dir, id), entriesSha256: s.entriesSha256, owner: owner! });
         if (cloned) return { files: s.stats.files, dirs: s.stats.dirs + 1, symlinks: s.stats.symlinks, bytes: s.stats.bytes, cloned: true };
-        const copy = async () => {
+        const copy = async (written?: SharedArrayBuffer) => {
           // Alone, a build may use every core (up to 4); builds at once (ten forks) already share them.
           const threads = this.#building === 0 ? Math.min(4, availableParallelism()) : 1;
           this.#building++;
@@ -292,6 +292,7 @@ export class SnapshotStore {
               target,
               ...(owner ? { owner } : {}),
               threads,
+              ...(written ? { written } : {}),
             });
           } finally {
             this.#building--;
