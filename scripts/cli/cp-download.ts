@@ -75,8 +75,13 @@ async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Excl
   if (!res.ok || !res.body) throw await refused(shown, res);
   const meter = progress(shown);
   const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  // The box ends a pack midway when it cannot finish it (headers sent, no error body): said as such, not as a local error.
+  let cut: Error | undefined;
+  body.once('error', (err) => (cut = err));
   if (dst.kind === 'stdio') {
-    await pipeline(body, meter.meter, process.stdout, { end: false });
+    await pipeline(body, meter.meter, process.stdout, { end: false }).catch((err: unknown) => {
+      throw cut ? cutOff(shown, cut, 'the tar written to stdout is incomplete') : err;
+    });
     meter.done();
     return { kind: 'dir', from: shown, to: '-', bytes: meter.bytes(), entries: 0 };
   }
@@ -97,12 +102,21 @@ async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Excl
     return { kind: 'dir', from: shown, to: dir, bytes: report.bytes, entries: report.files + report.dirs + report.symlinks };
   } catch (err) {
     if (made) await rmdir(dir).catch(() => undefined);
+    if (cut) throw cutOff(`${shown} -> ${dir}`, cut, 'nothing of it was kept');
     if (err instanceof ApiError) throw new UserError(`${shown} -> ${dir}: ${err.message}`, 1);
     throw localError(dir, err);
   } finally {
     meter.done();
     await ws.close();
   }
+}
+
+/** A tar download the box ended midway; its log names why (the walk's limits, which only it could see once the tar had begun). */
+function cutOff(shown: string, err: Error, kept: string): UserError {
+  return new UserError(
+    `${shown}: the box cut the download off midway (${err.message}); ${kept}. The box's log says why: a tree nested more than 128 directory levels deep, or sparse files holding more holes than the agent's disk budget (sandbox.limits.disk)`,
+    1,
+  );
 }
 
 async function isDir(p: string): Promise<boolean> {

@@ -1,5 +1,6 @@
 // `agentbox cp` as the installed bin against a real box with a real sandboxed agent: files and directories both ways, stdio, and what is refused.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
 import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -94,6 +95,22 @@ t.test('refused: a path out of the workspace, a link out in a downloaded tree, n
   t.match(await cli('missing-local.txt', 'copier:x'), { code: 1, stderr: /missing-local\.txt: no such file or directory/ });
   t.match(await cli('a', 'b'), { code: 2, stderr: /exactly one side is AGENT:PATH/ });
   t.match(await cli('copier:evil/escape', 'x'), { code: 1, stderr: /symbolic link/ }, 'a link in the workspace is not read through');
+});
+
+t.test("a directory the box cuts off midway (sparse files past the agent's disk budget): said so, nothing kept", async (t) => {
+  const sparse = await box.api('/v1/agents', { body: { name: 'sparse', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '16m' } } });
+  t.equal(sparse.status, 201);
+  const dir = path.join(box.paths.workspaceDir, 'sparse');
+  for (const name of ['a.img', 'b.img']) execFileSync('truncate', ['-s', '12M', path.join(dir, name)]);
+  const r = await cli('sparse:', 'sparse-copy');
+  t.match(r, {
+    code: 1,
+    stderr:
+      /sparse: -> sparse-copy: the box cut the download off midway \(.*\); nothing of it was kept\. The box's log says why: .*sparse files holding more holes than the agent's disk budget/,
+  });
+  t.equal(await stat(path.join(work, 'sparse-copy')).catch(() => undefined), undefined, 'no directory is left');
+  t.match(await cli('sparse:', '-'), { code: 1, stderr: /the box cut the download off midway .*the tar written to stdout is incomplete/ });
+  await box.api(`/v1/agents/${(sparse.json['agent'] as { id: string }).id}?graceMs=0`, { method: 'DELETE' });
 });
 
 t.test('--help', async (t) => {
