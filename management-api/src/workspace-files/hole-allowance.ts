@@ -12,7 +12,7 @@ export const DEFAULT_MAX_HOLE_BYTES = 10 * 1024 ** 3;
  * holes took 36 s to read (first read, on this project's test machine), so an agent's thousands
  * of sparse files (`truncate -s 1G`, each inside the per-file limit) would hold a capture thread,
  * and every snapshot waiting for one, for hours (or the tar thread every download shares). With
- * this bound a walk reads at most about twice its agent's disk budget. Node has no lseek, so
+ * this bound the holes a walk reads are at most its agent's disk budget. Node has no lseek, so
  * holes cannot be skipped (SEEK_DATA) instead.
  *
  * What is charged is what a read goes through beyond the blocks the file had allocated when it
