@@ -30,7 +30,8 @@ function up(t: Test, name: string, file = manifest): Started {
   const root = path.join(work, name);
   const log = path.join(work, `${name}.log`);
   const fd = openSync(log, 'a');
-  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', file, '--root', root], { cwd: work, env, stdio: ['ignore', fd, fd] });
+  // Not --quiet: the programmes' own lines go to the log too, so a box that never gets ready says why.
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--manifest', file, '--root', root], { cwd: work, env, stdio: ['ignore', fd, fd] });
   closeSync(fd);
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   t.teardown(async () => {
@@ -69,7 +70,10 @@ t.test('three boxes started at once with no port set: each gets its own ports an
     },
     90_000,
     250,
-  );
+  ).catch((err: Error) => {
+    const said = boxes.map((b) => `${path.basename(b.root)}, last 60 lines:\n${readFileSync(b.log, 'utf8').split('\n').slice(-60).join('\n')}`);
+    throw new Error(`${err.message}; agentbox boxes --json: ${agentbox('boxes', '--json').stdout}\n${said.join('\n')}`);
+  });
   t.same(listed.map((b) => b.root).sort(), boxes.map((b) => b.root).sort(), 'agentbox boxes lists each');
   const ports = listed.flatMap((b) => b.ports.map((p) => p.port));
   t.equal(new Set(ports).size, ports.length, `no port is shared between the boxes (${ports.join(', ')})`);

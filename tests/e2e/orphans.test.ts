@@ -68,6 +68,9 @@ function pidOf(marker: string, b: TestBox = plain): number | undefined {
   });
 }
 
+/** The last `n` lines of a file. */
+const tail = (file: string, n: number) => readFileSync(file, 'utf8').split('\n').slice(-n).join('\n');
+
 interface Up {
   proc: ChildProcess;
   log: string;
@@ -79,7 +82,8 @@ interface Up {
 async function up(t: Test, extra: string[] = [], b: TestBox = plain): Promise<Up> {
   const log = path.join(work, `up-${Date.now()}.log`);
   const fd = openSync(log, 'a');
-  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root, ...extra], {
+  // Not --quiet: the programmes' own lines go to the log too, so a box that never gets ready says why.
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--manifest', b.manifest, '--root', b.root, ...extra], {
     cwd: work,
     env,
     stdio: ['ignore', fd, fd],
@@ -97,7 +101,9 @@ async function up(t: Test, extra: string[] = [], b: TestBox = plain): Promise<Up
       return /press Ctrl-C|running in the background/.test(text) ? text : undefined;
     },
     120_000,
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; agentbox up's output (the box's programmes included), last 80 lines:\n${tail(log, 80)}`);
+  });
   const apiUrl = /agentbox: API +(\S+)/.exec(banner)?.[1];
   if (!apiUrl) throw new Error(`no API URL in:\n${banner}`);
   return { proc, log, apiUrl, exited };
