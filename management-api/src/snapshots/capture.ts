@@ -195,20 +195,12 @@ class Capture {
     }
     if (!st?.isFile() || !sameStamp(st, prev.stamp)) return false;
     const { entry } = prev;
-    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => ({
-      type: 'file',
-      rel: entry.path,
-      mode: entry.mode,
-      mtimeNs: entry.mtimeNs,
-      size: entry.size,
-      chunks: entry.chunks,
-    }));
+    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => fileSuspect(entry));
     this.reusedFiles++;
     this.files++;
-    const { size, chunks } = prev.entry;
-    this.bytes += size;
-    this.holeBytes += holeBytesOf(chunks, size);
-    for (let i = 0; i < chunks.length; i++) this.refer(chunks[i]!, chunkSize(size, i, CHUNK_BYTES));
+    this.bytes += entry.size;
+    this.holeBytes += holeBytesOf(entry.chunks, entry.size);
+    this.referChunks(entry);
     this.lines.push(prev.line);
     return true;
   }
@@ -344,14 +336,7 @@ class Capture {
         if (stable) {
           for (const c of chunks) this.refer(c.hash, c.size);
           const captured = last;
-          this.checkClone(after.mode, after.uid, after.gid, after.ctimeMs, () => ({
-            type: 'file',
-            rel,
-            mode: captured.mode,
-            mtimeNs: captured.mtimeNs,
-            size,
-            chunks: captured.chunks,
-          }));
+          this.checkClone(after.mode, after.uid, after.gid, after.ctimeMs, () => fileSuspect(captured));
           if (after.nlink > 1 && last.key !== '') this.linked.set(`${after.dev}:${after.ino}`, last);
           return { entry: last, stamp: last.key === '' ? null : stampOf(after) };
         }
@@ -359,7 +344,7 @@ class Capture {
       // Still changing: kept as last read, and said so. Its key is empty, so the next snapshot reads it again.
       this.changed++;
       if (this.changedPaths.length < MAX_CHANGED_PATHS) this.changedPaths.push(rel);
-      for (const [i, h] of last!.chunks.entries()) this.refer(h, chunkSize(last!.size, i, CHUNK_BYTES));
+      this.referChunks(last!);
       this.unfitForClone++;
       return { entry: last!, stamp: null };
     } finally {
@@ -370,16 +355,15 @@ class Capture {
   /** Another name of a file this capture read (`first`), unchanged since: that read's chunks under this name, the file not read again. */
   linkedAgain(first: FileEntry, rel: string, st: Stats): { entry: FileEntry; stamp: number[] } {
     const entry: FileEntry = { ...first, path: rel };
-    for (const [i, h] of entry.chunks.entries()) this.refer(h, chunkSize(entry.size, i, CHUNK_BYTES));
-    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => ({
-      type: 'file',
-      rel,
-      mode: entry.mode,
-      mtimeNs: entry.mtimeNs,
-      size: entry.size,
-      chunks: entry.chunks,
-    }));
+    this.referChunks(entry);
+    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => fileSuspect(entry));
     return { entry, stamp: stampOf(st) };
+  }
+
+  /** Count every chunk of a file entry read before (or kept as last read) as referred to by this snapshot. */
+  referChunks(entry: FileEntry): void {
+    const { size, chunks } = entry;
+    for (let i = 0; i < chunks.length; i++) this.refer(chunks[i]!, chunkSize(size, i, CHUNK_BYTES));
   }
 
   /** Read the file at `rel` from its start, chunk by chunk, storing each chunk not stored yet; what it reads beyond its `allocated` bytes is charged as holes. */
@@ -404,6 +388,11 @@ class Capture {
     }
     return chunks;
   }
+}
+
+/** What the clone check compares for a file as this capture recorded it. */
+function fileSuspect(entry: FileEntry): Suspect {
+  return { type: 'file', rel: entry.path, mode: entry.mode, mtimeNs: entry.mtimeNs, size: entry.size, chunks: entry.chunks };
 }
 
 /** The capture's clone holds what it read: nothing left out, nothing unfit, every suspect as read. */
