@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Manifest } from './generated/manifest-types.js';
 import { validateManifestShape } from './generated/manifest-validator.js';
-import type { Diagnostic } from './diagnostics.js';
+import { formatDiagnostic, type Diagnostic } from './diagnostics.js';
 import { parseToml } from './parse-toml.js';
 import { schemaDiagnostics } from './schema-errors.js';
 import { runRules } from './run-rules.js';
@@ -73,7 +73,6 @@ export async function loadManifestFile(file: string, context: RuleContext): Prom
 export async function requireManifest(file: string, context: RuleContext): Promise<{ manifest: NormalizedManifest; sha256: string; warnings: Diagnostic[] }> {
   const r = await loadManifestFile(file, context);
   if (r.exitCode !== 0 || !r.manifest || !r.sha256) {
-    const { formatDiagnostic } = await import('./diagnostics.js');
     throw new ManifestInvalidError(file, r.diagnostics.map((d) => formatDiagnostic(file, d)).join('\n'));
   }
   return { manifest: r.manifest, sha256: r.sha256, warnings: r.diagnostics };
@@ -102,9 +101,19 @@ function summarise(diagnostics: Diagnostic[], manifest: NormalizedManifest | und
   };
 }
 
+/**
+ * The position-keeping parser, loaded on first use: a second parse is only worth it when there is
+ * something to point at. Imported once per process, not once per manifest: every import() is a
+ * resolution by the module loader (under a loader thread, a round trip to it).
+ */
+let keyLocations: Promise<typeof import('./key-locations.js')> | undefined;
+
 async function addPositions(source: string, diagnostics: Diagnostic[]): Promise<void> {
-  // Loaded lazily: a second, position-keeping parse is only worth it when there is something to point at.
-  const { locateKeys, nearestPosition } = await import('./key-locations.js');
+  keyLocations ??= import('./key-locations.js').catch((err: unknown) => {
+    keyLocations = undefined;
+    throw err;
+  });
+  const { locateKeys, nearestPosition } = await keyLocations;
   const positions = locateKeys(source);
   for (const d of diagnostics) {
     if (d.line !== undefined) continue;
