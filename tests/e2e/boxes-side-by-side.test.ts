@@ -8,6 +8,7 @@ import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/cli.js';
+import { lastLines } from '../helpers/log-tail.js';
 import { waitFor } from '../helpers/wait.js';
 import { BOOT_ONLY_MANIFEST } from '../runtime-contract/support/box-runner.js';
 
@@ -71,7 +72,7 @@ t.test('three boxes started at once with no port set: each gets its own ports an
     90_000,
     250,
   ).catch((err: Error) => {
-    const said = boxes.map((b) => `${path.basename(b.root)}, last 60 lines:\n${readFileSync(b.log, 'utf8').split('\n').slice(-60).join('\n')}`);
+    const said = boxes.map((b) => `${path.basename(b.root)}, last 60 lines:\n${lastLines(b.log, 60)}`);
     throw new Error(`${err.message}; agentbox boxes --json: ${agentbox('boxes', '--json').stdout}\n${said.join('\n')}`);
   });
   t.same(listed.map((b) => b.root).sort(), boxes.map((b) => b.root).sort(), 'agentbox boxes lists each');

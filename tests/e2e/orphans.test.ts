@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/cli.js';
+import { lastLines } from '../helpers/log-tail.js';
 import { waitFor } from '../helpers/wait.js';
 import { processAlive as alive } from '../../scripts/cli/box-registry.js';
 import { BOOT_ONLY_MANIFEST } from '../runtime-contract/support/box-runner.js';
@@ -68,9 +69,6 @@ function pidOf(marker: string, b: TestBox = plain): number | undefined {
   });
 }
 
-/** The last `n` lines of a file. */
-const tail = (file: string, n: number) => readFileSync(file, 'utf8').split('\n').slice(-n).join('\n');
-
 interface Up {
   proc: ChildProcess;
   log: string;
@@ -102,7 +100,7 @@ async function up(t: Test, extra: string[] = [], b: TestBox = plain): Promise<Up
     },
     120_000,
   ).catch((err: Error) => {
-    throw new Error(`${err.message}; agentbox up's output (the box's programmes included), last 80 lines:\n${tail(log, 80)}`);
+    throw new Error(`${err.message}; agentbox up's output (the box's programmes included), last 80 lines:\n${lastLines(log, 80)}`);
   });
   const apiUrl = /agentbox: API +(\S+)/.exec(banner)?.[1];
   if (!apiUrl) throw new Error(`no API URL in:\n${banner}`);
