@@ -216,7 +216,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         `second, ${changed.length} files (1 %) changed`,
         ms(two.ms),
         `${((100 * two.ms) / one.ms).toFixed(1)} % of the first's time`,
-        `${((100 * two.made.stats.addedBytes) / one.made.stats.addedBytes).toFixed(2)} % of its added bytes`,
+        `${((100 * two.made.stats.addedBytes) / one.made.stats.addedBytes).toFixed(2)} % of its added bytes; ${two.made.stats.aheadFiles ?? 0} of ${two.made.stats.reusedFiles} unchanged files looked at by the helper thread`,
       ],
       [`fork (${cloned ? 'a btrfs clone' : 'copied'}) + first output`, ms(forkOne), '', `${(cpOne / forkOne).toFixed(2)}× cp -a`],
       [`${FORKS} forks at once`, ms(forkAll), `slowest ${ms(Math.max(...each))}`, `${(cpAll / forkAll).toFixed(2)}× cp -a`],

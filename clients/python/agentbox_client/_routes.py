@@ -969,6 +969,8 @@ PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshot
     "addedBytes": int,
     # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
     "reusedFiles": int,
+    # Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none
+    "aheadFiles": int,
     # Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them
     "reusedDirs": int,
     # Files that kept changing while read (three reads); kept as last read
@@ -1793,6 +1795,8 @@ GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnap
     "addedBytes": int,
     # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
     "reusedFiles": int,
+    # Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none
+    "aheadFiles": int,
     # Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them
     "reusedDirs": int,
     # Files that kept changing while read (three reads); kept as last read
@@ -1855,6 +1859,8 @@ GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSna
     "addedBytes": int,
     # Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread
     "reusedFiles": int,
+    # Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none
+    "aheadFiles": int,
     # Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them
     "reusedDirs": int,
     # Files that kept changing while read (three reads); kept as last read

@@ -35,6 +35,11 @@ const statsSchema = {
     addedChunks: { type: 'integer' },
     addedBytes: { type: 'integer', description: 'Bytes this snapshot added to the store; the rest was there already (shared)' },
     reusedFiles: { type: 'integer', description: "Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread" },
+    aheadFiles: {
+      type: 'integer',
+      description:
+        'Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none',
+    },
     reusedDirs: {
       type: 'integer',
       description: "Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them",

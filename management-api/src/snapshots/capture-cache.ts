@@ -135,8 +135,17 @@ export class CaptureCache {
     return read;
   }
 
+  /** The snapshot kept last. */
+  get newest(): KeptSnapshot | undefined {
+    let last: KeptSnapshot | undefined;
+    for (const s of this.#snapshots.values()) last = s;
+    return last;
+  }
+
   /** Keep a snapshot just made, for the agent's next capture. */
   keep(sha256: string, snapshot: KeptSnapshot): void {
+    // Made again (the same entries): the newest all the same.
+    this.#snapshots.delete(sha256);
     this.#snapshots.set(sha256, snapshot);
     let total = 0;
     for (const s of this.#snapshots.values()) total += s.files;

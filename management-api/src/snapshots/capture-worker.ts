@@ -3,13 +3,15 @@ import { parentPort } from 'node:worker_threads';
 import { capture } from './capture.js';
 import { CaptureCache } from './capture-cache.js';
 import type { CaptureReply, CaptureRequest, JobReply } from './snapshot-protocol.js';
+import { StatAhead } from './stat-ahead.js';
 
 const cache = new CaptureCache();
+const ahead = new StatAhead();
 
 parentPort!.on('message', ({ id, job }: CaptureRequest) => {
   let reply: JobReply;
   try {
-    reply = { ok: true, result: capture(job, cache) };
+    reply = { ok: true, result: capture(job, cache, ahead) };
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     reply = { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
@@ -17,4 +19,7 @@ parentPort!.on('message', ({ id, job }: CaptureRequest) => {
   // The entries' bytes are moved, not copied.
   const transfer = reply.ok && typeof reply.result === 'object' && 'entriesText' in reply.result ? [reply.result.entriesText.buffer as ArrayBuffer] : [];
   parentPort!.postMessage({ id, reply } satisfies CaptureReply, transfer);
+  // Once the answer is on its way: the agent's next capture's share for the helper, made while this thread is idle.
+  const newest = cache.newest;
+  if (reply.ok && newest) ahead.prepare(newest);
 });

@@ -24,6 +24,7 @@ import { chunkSize, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, holeBytesOf, type SnapshotEntry, zeroChunkHash } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
+import { type AheadPlan, parseKey, type StatAhead } from './stat-ahead.js';
 
 /** A file still changing after this many reads is kept as last read, and named in the summary. */
 const READS = 3;
@@ -45,9 +46,6 @@ const byName = (a: Dirent, b: Dirent): number => (a.name < b.name ? -1 : a.name 
 
 /** statKey's numbers. */
 const stampOf = (st: Stats): number[] => [st.dev, st.ino, st.size, st.mtimeMs, st.ctimeMs];
-
-/** A key's numbers, in statKey's order; null for an empty key (read the file again). */
-const parseKey = (key: string): number[] | null => (key === '' ? null : key.split(':').map(Number));
 
 /** The numbers of statKey(st) are `stamp`'s. */
 const sameStamp = (st: Stats, stamp: number[]): boolean =>
@@ -72,6 +70,7 @@ class Capture {
   holeBytes = 0;
   storedBytes = 0;
   reusedFiles = 0;
+  aheadFiles = 0;
   reusedDirs = 0;
   changed = 0;
   /**
@@ -94,6 +93,8 @@ class Capture {
    * file linked ten thousand times takes its agent's disk budget once, and is read once.
    */
   readonly linked = new Map<string, FileEntry>();
+  /** The helper thread's share of the previous snapshot's lstats, when it has one (stat-ahead.ts). */
+  ahead: AheadPlan | undefined;
 
   constructor(
     readonly job: CaptureJob,
@@ -147,13 +148,13 @@ class Capture {
     if (before && before.stamp === stamp) {
       this.reusedDirs++;
       // The same names, each the same inode: one captured as a file is a regular file still.
-      for (const n of before.names) names.push(this.name(dirFd, n, n.file !== undefined));
+      for (const n of before.names) names.push(this.name(dirFd, n, n.file !== undefined, true));
     } else {
       const prefix = rel === '' ? '' : `${rel}/`;
       const known = before ? new Map(before.names.map((n) => [n.name, n])) : undefined;
       for (const d of readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName)) {
         const name = d.name;
-        names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile()));
+        names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile(), false));
       }
     }
     // A directory changed just before it was listed may change again within the same tick of the file clock, its stamp unmoved: listed again next time.
@@ -169,9 +170,13 @@ class Capture {
     }
   }
 
-  /** One name of the directory open as `dirFd` (`regular`: listed as a regular file): the previous snapshot's record when its file is unchanged, else looked at through the descriptor. */
-  name(dirFd: number, n: KeptName, regular: boolean): KeptName {
-    if (n.file && this.unchanged(n.abs, n.file)) return n;
+  /**
+   * One name of the directory open as `dirFd` (`regular`: listed as a regular file; `sameNames`:
+   * the directory's stamp is the previous snapshot's): that snapshot's record when its file is
+   * unchanged, else looked at through the descriptor.
+   */
+  name(dirFd: number, n: KeptName, regular: boolean, sameNames: boolean): KeptName {
+    if (n.file && this.unchanged(n.abs, n.file, sameNames)) return n;
     const file = this.entry(dirFd, n, regular);
     if (!file && !n.file) return n;
     return { name: n.name, rel: n.rel, abs: n.abs, ...(file ? { file } : {}) };
@@ -182,20 +187,31 @@ class Capture {
    * elsewhere if the agent swaps a directory for a link meanwhile, so all it may decide is that
    * the file there is the very inode the previous snapshot read, with the same size and times;
    * then that snapshot's record of it is reused (content the walk read from this workspace
-   * before). Anything else goes the descriptor way ({@link entry}).
+   * before). Anything else goes the descriptor way ({@link entry}). In a directory whose names are
+   * the previous snapshot's (`sameNames`), the helper thread's lstat of the same path, made since
+   * the capture began, answers as this one would (stat-ahead.ts).
    */
-  unchanged(absPath: string, prev: KeptFile): boolean {
+  unchanged(absPath: string, prev: KeptFile, sameNames: boolean): boolean {
     prev.stamp ??= parseKey(prev.entry.key);
     if (!prev.stamp) return false;
-    let st: Stats | undefined;
-    try {
-      st = lstatSync(absPath, { throwIfNoEntry: false });
-    } catch {
-      return false;
+    const helped = this.ahead?.take(prev);
+    let seen: { mode: number; uid: number; gid: number; ctimeMs: number };
+    if (sameNames && helped !== undefined) {
+      if (helped === 'differs') return false;
+      seen = { ...helped, ctimeMs: prev.stamp[4]! };
+      this.aheadFiles++;
+    } else {
+      let st: Stats | undefined;
+      try {
+        st = lstatSync(absPath, { throwIfNoEntry: false });
+      } catch {
+        return false;
+      }
+      if (!st?.isFile() || !sameStamp(st, prev.stamp)) return false;
+      seen = st;
     }
-    if (!st?.isFile() || !sameStamp(st, prev.stamp)) return false;
     const { entry } = prev;
-    this.checkClone(st.mode, st.uid, st.gid, st.ctimeMs, () => fileSuspect(entry));
+    this.checkClone(seen.mode, seen.uid, seen.gid, seen.ctimeMs, () => fileSuspect(entry));
     this.reusedFiles++;
     this.files++;
     this.bytes += entry.size;
@@ -401,17 +417,22 @@ function cloneFits(c: Capture): boolean {
   return c.suspects.length === 0 || cloneHoldsSuspects(c.job.cloneFd, c.suspects, c.owner);
 }
 
-/** Capture the directory open as `job.rootFd`; what the cache keeps serves this worker's next captures. */
-export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
+/**
+ * Capture the directory open as `job.rootFd`; what the cache keeps serves this worker's next
+ * captures, and `ahead`, when given, shares the lstats of a second snapshot with a helper thread.
+ */
+export function capture(job: CaptureJob, cache: CaptureCache, ahead?: Pick<StatAhead, 'start'>): CaptureResult {
   const c = new Capture(job, cache, readlinkSync(`/proc/self/fd/${job.rootFd}`));
   let packed: boolean;
   try {
+    if (job.previous) c.ahead = ahead?.start(c.previous);
     const root = fstatSync(job.rootFd, { bigint: true });
     c.owner = { uid: Number(root.uid), gid: Number(root.gid) };
     c.dirMeta.set('', { mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
     c.lines.push(JSON.stringify({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) } satisfies SnapshotEntry));
     c.walk(job.rootFd, c.root, '');
   } finally {
+    c.ahead?.end();
     packed = c.objects.close(job.durable);
   }
   // Its index beside it in tmp/: the service moves both into packs/, the index last.
@@ -443,6 +464,7 @@ export function capture(job: CaptureJob, cache: CaptureCache): CaptureResult {
       addedChunks: c.objects.addedChunks,
       addedBytes: c.objects.addedBytes,
       reusedFiles: c.reusedFiles,
+      ...(c.aheadFiles > 0 ? { aheadFiles: c.aheadFiles } : {}),
       reusedDirs: c.reusedDirs,
       changed: c.changed,
     },

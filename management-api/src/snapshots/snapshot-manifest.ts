@@ -79,6 +79,8 @@ export interface SnapshotStats {
   addedBytes: number;
   /** Files whose chunks were taken from the previous snapshot of the agent without reading them (unchanged stat key). */
   reusedFiles: number;
+  /** Of reusedFiles, those a helper thread looked at (stat-ahead.ts: a second snapshot of at least 5,000 files, on two cores or more); absent when none. */
+  aheadFiles?: number;
   /** Directories unchanged since that snapshot (same inode, mtime, ctime), whose names were taken from it without listing them; absent from snapshots made before it was counted. */
   reusedDirs?: number;
   /** Files that kept changing while read (read three times); kept as last read. */

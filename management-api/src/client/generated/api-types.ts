@@ -736,6 +736,8 @@ export interface Routes {
           addedBytes?: number;
           /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
           reusedFiles?: number;
+          /** Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none */
+          aheadFiles?: number;
           /** Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them */
           reusedDirs?: number;
           /** Files that kept changing while read (three reads); kept as last read */
@@ -1535,6 +1537,8 @@ export interface Routes {
           addedBytes?: number;
           /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
           reusedFiles?: number;
+          /** Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none */
+          aheadFiles?: number;
           /** Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them */
           reusedDirs?: number;
           /** Files that kept changing while read (three reads); kept as last read */
@@ -1589,6 +1593,8 @@ export interface Routes {
           addedBytes?: number;
           /** Files unchanged since the agent's previous snapshot (same inode, size, mtime, ctime), taken from it unread */
           reusedFiles?: number;
+          /** Of reusedFiles, those whose lstat a helper thread made while the walk went on (a second snapshot of at least 5,000 files, on two cores or more); absent when none */
+          aheadFiles?: number;
           /** Directories unchanged since the agent's previous snapshot (same inode, mtime, ctime), whose names were taken from it without listing them */
           reusedDirs?: number;
           /** Files that kept changing while read (three reads); kept as last read */
