@@ -23,6 +23,11 @@ import type { KeptFile, KeptSnapshot } from './capture-cache.js';
 
 /** Below this many files with a stamp, the walk does every lstat itself: handing them over would save less than it costs. */
 export const AHEAD_MIN_FILES = 5_000;
+/**
+ * Above this many, too: a plan holds every path once more (about 100 bytes a file) in the capture
+ * thread's heap, which a tree of a million files already mostly fills (capture-workers.ts).
+ */
+export const AHEAD_MAX_FILES = 500_000;
 
 /** A slot's state: not looked at yet, the helper found the same stamp, or another answer, or the walk claimed it first. */
 export const PENDING = 0;
@@ -103,22 +108,33 @@ export class StatAhead {
 
   /** After a capture kept `snapshot`: its plan made and handed to the helper, ready for the agent's next capture. */
   prepare(snapshot: KeptSnapshot): void {
-    this.#prepared = this.#plan(snapshot);
-    if (this.#prepared) this.#send({ id: this.#prepared.id, job: this.#prepared.job });
+    this.#prepared = undefined;
+    try {
+      this.#prepared = this.#plan(snapshot);
+      if (this.#prepared) this.#send({ id: this.#prepared.id, job: this.#prepared.job });
+    } catch {
+      // The helper is a saving, never a condition: without a plan the next capture's walk looks itself.
+      this.#prepared = undefined;
+    }
   }
 
   /** The plan for a capture whose previous snapshot is `previous`, started: the one prepared for it, else one made now; undefined for a small tree or one core. */
   start(previous: KeptSnapshot): AheadPlan | undefined {
     const prepared = this.#prepared;
     this.#prepared = undefined;
-    let plan = prepared?.snapshot === previous ? prepared : undefined;
-    if (!plan) {
-      plan = this.#plan(previous);
-      if (!plan) return undefined;
-      this.#send({ id: plan.id, job: plan.job });
+    try {
+      let plan = prepared?.snapshot === previous ? prepared : undefined;
+      if (!plan) {
+        plan = this.#plan(previous);
+        if (!plan) return undefined;
+        this.#send({ id: plan.id, job: plan.job });
+      }
+      this.#send({ go: plan.id });
+      return plan;
+    } catch {
+      // As in prepare: a capture never fails for want of its helper.
+      return undefined;
     }
-    this.#send({ go: plan.id });
-    return plan;
   }
 
   /** End the helper thread (a capture thread's ends with it). */
@@ -133,6 +149,7 @@ export class StatAhead {
 
   #plan(snapshot: KeptSnapshot): AheadPlan | undefined {
     if (this.cores < 2) return undefined;
+    if (snapshot.files < this.minFiles || snapshot.files > AHEAD_MAX_FILES) return undefined;
     const files = inWalkOrder(snapshot);
     if (files.length < this.minFiles) return undefined;
     const slots = new Map<KeptFile, number>();
