@@ -203,3 +203,41 @@ t.test('a real build counts every byte it writes, holes left out, on all its thr
   t.equal(made.files, s.stats.files);
   t.equal(Number(new BigInt64Array(counter)[0]), s.stats.bytes - (s.stats.holeBytes ?? 0), "the count is the files' bytes but the holes");
 });
+
+t.test('a snapshot whose summary predates holeBytes: its holes are counted from its entries, not taken as room a build needs', async (t) => {
+  const dir = path.join(work, 'older');
+  mkdirSync(dir);
+  // 40 MiB of holes and 1 MiB of data.
+  const fd = openSync(path.join(dir, 'sparse.img'), 'w');
+  writeSync(fd, Buffer.alloc(1), 0, 1, 40 * MiB - 1);
+  closeSync(fd);
+  writeFileSync(path.join(dir, 'data.bin'), randomBytes(MiB));
+  const storeDir = path.join(work, 'older-store');
+  const made = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }) });
+  await made.open();
+  const handle = await open(dir, DIR_FLAGS);
+  const s = await made.create({ rootFd: handle.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_older', name: 'older', cwd: 'older' } });
+  await handle.close();
+  await made.close();
+  t.equal(s.stats.holeBytes, 40 * MiB);
+  // As an older version wrote it: no holeBytes.
+  const summaryPath = path.join(storeDir, 'manifests', `${s.id}.json`);
+  const older = JSON.parse(readFileSync(summaryPath, 'utf8')) as SnapshotSummary;
+  delete older.stats.holeBytes;
+  writeFileSync(summaryPath, JSON.stringify(older));
+  const reopened = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }) });
+  await reopened.open();
+  t.teardown(() => reopened.close());
+  t.equal(reopened.get(s.id).stats.holeBytes, undefined, 'the summary read back has none');
+  t.ok(buildBytes(older) > 41 * MiB, 'taken at its word, the summary asks room for every byte, holes too');
+  const target = path.join(work, 'older-fork');
+  // Room for the data and the entries, far from room for the holes.
+  await reopened.materialize(s.id, target, undefined, 'fork', async () => 8 * MiB);
+  t.equal(sha(path.join(target, 'data.bin')), sha(path.join(dir, 'data.bin')), 'built: the holes were not counted');
+  t.ok(allocated(path.join(target, 'sparse.img')) <= MiB, 'and left as holes');
+  await t.rejects(
+    reopened.materialize(s.id, path.join(work, 'older-fork-2'), undefined, 'fork', async () => MiB / 2),
+    { code: 'ABX_ERR_DISK_LOW', message: /would write about 1\.\d MiB/ },
+    'its data is still counted',
+  );
+});

@@ -1,7 +1,7 @@
 // The stat-ahead helper of a second snapshot, driven in this thread so the race that matters is made on purpose: the helper
 // looks at every file first, then the agent renames and rewrites before the walk gets there. Its answers may be used only in
 // a directory whose names are unchanged since the previous snapshot; elsewhere the walk must look itself.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createHash } from 'node:crypto';
 import { closeSync, mkdirSync, mkdtempSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -93,15 +93,20 @@ function helperFirst(helper: StatAhead, meanwhile: () => void): Pick<StatAhead, 
   return wrapper;
 }
 
-t.test('the helper looks first; its answers are used where the names are unchanged, never where they moved', async (t) => {
-  const ws = path.join(work, 'ws-race');
-  const storeDir = path.join(work, 'store-race');
+/** A filled workspace and its store, the first snapshot of it taken in this thread, and a helper that takes any tree (ended with `t`). */
+function firstSnapshot(t: Test, tag: string) {
+  const ws = path.join(work, `ws-${tag}`);
+  const storeDir = path.join(work, `store-${tag}`);
   ensureStoreDirs(storeDir);
   fill(ws);
   const cache = new CaptureCache();
   const helper = new StatAhead(2, 1);
   t.teardown(() => helper.close());
-  const first = captureHere(ws, storeDir, cache, undefined);
+  return { ws, storeDir, cache, helper, first: captureHere(ws, storeDir, cache, undefined) };
+}
+
+t.test('the helper looks first; its answers are used where the names are unchanged, never where they moved', async (t) => {
+  const { ws, storeDir, cache, helper, first } = firstSnapshot(t, 'race');
   t.equal(first.stats.files, 60, 'the first snapshot read every file');
 
   // Before the capture: changed, so the helper answers 'differs' and the walk reads it.
@@ -164,14 +169,7 @@ t.test("without a helper's answer the walk looks itself: one core, or a helper s
 });
 
 t.test('a prepared plan is the one its snapshot gets; another snapshot gets its own, and a small one none', async (t) => {
-  const ws = path.join(work, 'ws-prepared');
-  const storeDir = path.join(work, 'store-prepared');
-  ensureStoreDirs(storeDir);
-  fill(ws);
-  const cache = new CaptureCache();
-  const helper = new StatAhead(2, 1);
-  t.teardown(() => helper.close());
-  const first = captureHere(ws, storeDir, cache, undefined);
+  const { cache, helper, first } = firstSnapshot(t, 'prepared');
   const kept = cache.newest!;
   helper.prepare(kept);
   const plan = helper.start(kept)!;

@@ -13,7 +13,7 @@ import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
 import { runJob, JobError } from './run-job.js';
-import { CHUNK_BYTES, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
+import { CHUNK_BYTES, holeBytesOf, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
 import type { CaptureJob, CaptureResult, MaterializeResult } from './snapshot-protocol.js';
 import { BuildRoom } from './build-room.js';
@@ -85,7 +85,17 @@ export class SnapshotStore {
   readonly #summaries = new Map<string, SnapshotSummary>();
   /** Snapshots referring to each chunk (#chunkRefs), and a count of the creates and deletes that change them. */
   #refs: Map<string, number> | undefined;
+  /**
+   * Snapshots made since #refs was built, not counted in it yet: their entries are read when the
+   * counts are next asked for, not by the create (parsing a large tree's entries takes the API's
+   * thread for a tenth of a second or more).
+   */
+  #refsPending: SnapshotSummary[] = [];
+  /** The one reading of #refsPending going, which later askers wait on. */
+  #refsCatchingUp: Promise<void> | undefined;
   #generation = 0;
+  /** holeBytes of snapshots whose summaries predate it, counted from their entries (#withHoleBytes). */
+  readonly #olderHoleBytes = new Map<string, number>();
   readonly #dir: string;
   readonly #captureHeapMiB: number;
   readonly #captures: CaptureWorkers;
@@ -200,10 +210,7 @@ export class SnapshotStore {
         this.#charges?.set(id, result.stats.addedBytes);
         if (result.cloneKept) this.#cloned.add(id);
         this.#generation++;
-        if (this.#refs) {
-          const refs = this.#refs;
-          for (const h of (await this.#chunkSizes(summary)).keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
-        }
+        if (this.#refs) this.#refsPending.push(summary);
         this.options.metrics?.count.set(this.#summaries.size);
         this.options.metrics?.addedBytes.inc(result.stats.addedBytes);
         return summary;
@@ -298,7 +305,7 @@ export class SnapshotStore {
             this.#building--;
           }
         };
-        return room ? this.#buildRoom.run(s, room, copy) : copy();
+        return room ? this.#buildRoom.run(await this.#withHoleBytes(s), room, copy) : copy();
       }),
     );
   }
@@ -326,12 +333,51 @@ export class SnapshotStore {
    * build that a create or delete overtook is used for its caller but not kept.
    */
   async #chunkRefs(): Promise<Map<string, number>> {
-    if (this.#refs) return this.#refs;
+    const kept = this.#refs;
+    if (kept) {
+      // Deletes, the only other change to the counts, wait for the exclusive lock: no caller here is overtaken by one.
+      this.#refsCatchingUp ??= this.#countPending(kept).finally(() => (this.#refsCatchingUp = undefined));
+      await this.#refsCatchingUp;
+      return kept;
+    }
     const generation = this.#generation;
     const refs = new Map<string, number>();
     for (const s of this.list()) for (const h of (await this.#chunkSizes(s)).keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
     if (generation === this.#generation) this.#refs = refs;
     return refs;
+  }
+
+  /**
+   * `s` with its holeBytes, which summaries record since a later version: for an older snapshot,
+   * counted from its entries (once, then kept), so a build of it is not refused for room its
+   * holes never take.
+   */
+  async #withHoleBytes(s: SnapshotSummary): Promise<SnapshotSummary> {
+    if (s.stats.holeBytes !== undefined) return s;
+    let holeBytes = this.#olderHoleBytes.get(s.id);
+    if (holeBytes === undefined) {
+      holeBytes = 0;
+      const file = entriesFile(this.#dir, s.id);
+      for (const e of parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[])
+        if (e.type === 'file') holeBytes += holeBytesOf(e.chunks, e.size);
+      this.#olderHoleBytes.set(s.id, holeBytes);
+    }
+    return { ...s, stats: { ...s.stats, holeBytes } };
+  }
+
+  /** Count the chunks of the snapshots made since `refs` was built, those made meanwhile too. */
+  async #countPending(refs: Map<string, number>): Promise<void> {
+    try {
+      for (let s = this.#refsPending.shift(); s; s = this.#refsPending.shift())
+        for (const h of (await this.#chunkSizes(s)).keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
+    } catch (err) {
+      // A snapshot whose entries cannot be read is missing from `refs`: the counts are dropped, and built again when next asked for.
+      if (this.#refs === refs) {
+        this.#refs = undefined;
+        this.#refsPending = [];
+      }
+      throw err;
+    }
   }
 
   /** Delete a snapshot and sweep the objects no other snapshot refers to; answers with the bytes freed. */
@@ -343,8 +389,10 @@ export class SnapshotStore {
         await unlink(summaryFile(this.#dir, id));
         this.#summaries.delete(id);
         this.#cloned.delete(id);
+        this.#olderHoleBytes.delete(id);
         this.#generation++;
         this.#refs = undefined;
+        this.#refsPending = [];
         // Made again by the sweep below; a sweep that fails leaves them to be made when asked for.
         this.#charges = undefined;
         this.options.metrics?.count.set(this.#summaries.size);
