@@ -357,9 +357,7 @@ export class SnapshotStore {
     let holeBytes = this.#olderHoleBytes.get(s.id);
     if (holeBytes === undefined) {
       holeBytes = 0;
-      const file = entriesFile(this.#dir, s.id);
-      for (const e of parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[])
-        if (e.type === 'file') holeBytes += holeBytesOf(e.chunks, e.size);
+      for (const e of await this.#entriesOf(s)) if (e.type === 'file') holeBytes += holeBytesOf(e.chunks, e.size);
       this.#olderHoleBytes.set(s.id, holeBytes);
     }
     return { ...s, stats: { ...s.stats, holeBytes } };
@@ -537,11 +535,15 @@ export class SnapshotStore {
     return total;
   }
 
-  async #chunkSizes(s: SnapshotSummary): Promise<Map<string, number>> {
+  /** Snapshot `s`'s entries, read back and checked against its summary's sha256. */
+  async #entriesOf(s: SnapshotSummary): Promise<SnapshotEntry[]> {
     const file = entriesFile(this.#dir, s.id);
+    return parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[];
+  }
+
+  async #chunkSizes(s: SnapshotSummary): Promise<Map<string, number>> {
     const sizes = new Map<string, number>();
-    for (const e of parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[])
-      if (e.type === 'file') for (const [i, h] of e.chunks.entries()) sizes.set(h, chunkSize(e.size, i, CHUNK_BYTES));
+    for (const e of await this.#entriesOf(s)) if (e.type === 'file') for (const [i, h] of e.chunks.entries()) sizes.set(h, chunkSize(e.size, i, CHUNK_BYTES));
     return sizes;
   }
 
