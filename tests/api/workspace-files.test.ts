@@ -246,11 +246,19 @@ t.test('tar download: every file byte for byte, large ones too, links as links, 
   await symlink(farTarget, path.join(root, 'a/far'));
   execFileSync('mkfifo', [path.join(root, 'b/pipe')]);
   execFileSync('ln', ['/etc/hostname', path.join(root, 'b/hostname')]);
+  const served = async () => {
+    const text = await (await fetch(box.server.metricsUrl)).text();
+    return Number(/^agentbox_http_requests_total\{method="GET",route="\/v1\/agents\/:id\/files\/\*",status="200"\} (\d+)$/m.exec(text)?.[1] ?? 0);
+  };
+  const servedBefore = await served();
   const res = await raw(`/v1/agents/${alpha.id}/files/packed?format=tar`);
   t.equal(res.status, 200);
+  t.match(res.headers.get('x-request-id'), /./, "the gate's headers are sent with the tar");
   const out = path.join(box.paths.runDir, 'unpacked');
   await mkdir(out, { recursive: true });
   execFileSync('tar', ['-xf', '-', '-C', out], { input: Buffer.from(await res.arrayBuffer()) });
+  // Written batch by batch past fastify's send, the download is still counted as any request is.
+  await waitFor('the download to be counted', async () => (await served()) === servedBefore + 1);
   for (const [rel, data] of files) t.ok(data.equals(await readFile(path.join(out, rel))), `${rel} (${data.length} bytes) as written`);
   t.equal(await readlink(path.join(out, 'a/to-passwd')), '/etc/passwd', 'a link is packed as a link');
   t.equal(await readlink(path.join(out, 'a/far')), farTarget, 'a target longer than a plain header holds too');
@@ -389,6 +397,14 @@ t.test('nesting deeper than the box walks is refused on the way in: a path, a ta
     'a directory entry below the deepest level',
   );
   await t.rejects(lstat(path.join(ws, base, 'a')), 'nothing of the tar was written');
+  // A tree an agent nested deeper than that itself: its download fails before its first byte, with the status and the reason.
+  await mkdir(path.join(ws, levels(MAX_TREE_DEPTH + 2)), { recursive: true });
+  const deep = await raw(`/v1/agents/${alpha.id}/files/n?format=tar`);
+  t.match(
+    { status: deep.status, json: await deep.json() },
+    { status: 413, json: { error: 'ABX_ERR_FILE_TOO_LARGE', message: new RegExp(`more than ${MAX_TREE_DEPTH} levels deep .*too deep to pack`) } },
+    'a tar download of a tree nested too deep',
+  );
   await rm(path.join(ws, 'n'), { recursive: true });
 });
 

@@ -55,14 +55,17 @@ for (const batchBytes of [700, 512, 4096, 1 << 20]) {
     const batches: Buffer[] = [];
     let sending = 0;
     let overlapped = false;
-    const out = new TarWriter(async (batch) => {
-      overlapped ||= sending > 0;
-      sending++;
-      // The receiver takes its time: the writer must wait for it.
-      await new Promise((resolve) => setImmediate(resolve));
-      batches.push(batch);
-      sending--;
-    }, batchBytes);
+    const out = new TarWriter(
+      async (batch) => {
+        overlapped ||= sending > 0;
+        sending++;
+        // The receiver takes its time: the writer must wait for it.
+        await new Promise((resolve) => setImmediate(resolve));
+        batches.push(batch);
+        sending--;
+      },
+      () => Buffer.allocUnsafeSlow(batchBytes),
+    );
     const mtime = new Date(1_600_000_000_000);
     const big = Buffer.alloc(3 * batchBytes + 123, 'b');
     big.writeUInt32BE(0xdeadbeef, big.length - 4);

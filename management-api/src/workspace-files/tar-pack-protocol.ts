@@ -16,7 +16,20 @@ export interface PackRequest {
   maxHoleBytes: number;
 }
 
-export type PackToWorker = PackRequest | { type: 'credit'; id: number } | { type: 'abort'; id: number };
+/**
+ * A batch the API's thread is done with (its socket has written it), handed back to be written
+ * into again: a batch made anew is fresh memory, and the kernel faults in and zeroes each of its
+ * pages as the first read fills it, which cost as much as the read's copy itself.
+ */
+export interface Recycle {
+  type: 'recycle';
+  buffer: ArrayBuffer;
+}
+
+/** Spare batches the worker keeps for reuse, beyond which a returned one is let go. */
+export const SPARE_BATCHES = 2 * WINDOW;
+
+export type PackToWorker = PackRequest | { type: 'credit'; id: number } | { type: 'abort'; id: number } | Recycle;
 
 /** The last message of a pack, sent once the worker no longer uses its directory descriptor. */
 export interface PackDone {
@@ -25,6 +38,8 @@ export interface PackDone {
   report: PackReport;
   aborted?: true;
   error?: string;
+  /** The failure's code, when it had one (ETOODEEP, ETOOSPARSE, an errno): the caller's status depends on it. */
+  code?: string;
 }
 
 export type PackFromWorker = { type: 'data'; id: number; bytes: Uint8Array } | PackDone;

@@ -4,7 +4,7 @@ import { HoleAllowance } from './hole-allowance.js';
 import { packDirectory, type PackReport } from './tar-pack-walk.js';
 import type { PackDone, PackFromWorker, PackRequest, PackToWorker } from './tar-pack-protocol.js';
 import { TarWriter } from './tar-writer.js';
-import { BATCH_BYTES, WINDOW } from './tar-pack-protocol.js';
+import { BATCH_BYTES, SPARE_BATCHES, WINDOW } from './tar-pack-protocol.js';
 
 /** A pack in progress: the batches its reader still has room for, and whether it was called off. */
 interface Running {
@@ -15,10 +15,22 @@ interface Running {
 
 const port = parentPort!;
 const running = new Map<number, Running>();
+/** Batches handed back by the API's thread (Recycle), shared by every pack of this worker. */
+const spare: ArrayBuffer[] = [];
+
+/** A batch to write into: a spare one when there is one, else new memory. */
+function takeBatch(): Buffer {
+  const reused = spare.pop();
+  return reused ? Buffer.from(reused) : Buffer.allocUnsafeSlow(BATCH_BYTES);
+}
 
 port.on('message', (message: PackToWorker) => {
   if (message.type === 'pack') {
     void run(message);
+    return;
+  }
+  if (message.type === 'recycle') {
+    if (message.buffer.byteLength === BATCH_BYTES && spare.length < SPARE_BATCHES) spare.push(message.buffer);
     return;
   }
   const job = running.get(message.id);
@@ -50,14 +62,18 @@ async function run({ id, dirFd, ownUid, maxHoleBytes }: PackRequest): Promise<vo
     await pace();
     job.credits--;
     port.postMessage({ type: 'data', id, bytes: batch } satisfies PackFromWorker, [batch.buffer as ArrayBuffer]);
-  }, BATCH_BYTES);
+  }, takeBatch);
   let done: PackDone;
   try {
     await packDirectory(out, dirFd, { ownUid, holes: new HoleAllowance(maxHoleBytes, 'a tar download') }, report, pace);
     await out.end();
     done = { type: 'done', id, report };
   } catch (err) {
-    done = err instanceof Aborted ? { type: 'done', id, report, aborted: true } : { type: 'done', id, report, error: (err as Error).message };
+    const code = (err as NodeJS.ErrnoException).code;
+    done =
+      err instanceof Aborted
+        ? { type: 'done', id, report, aborted: true }
+        : { type: 'done', id, report, error: (err as Error).message, ...(typeof code === 'string' ? { code } : {}) };
   } finally {
     running.delete(id);
   }

@@ -17,6 +17,21 @@ interface Job {
   owed: number;
   finished: boolean;
   release: () => void;
+  /** Settles `started`: at the first batch or the end, or with the error of a pack that failed before any. */
+  start: { resolve: () => void; reject: (err: Error) => void };
+}
+
+/** A pack under way, as packTar and PackWorker.pack give it. */
+export interface Packing {
+  /** The tar, in batches of up to BATCH_BYTES. */
+  stream: Readable;
+  /** Settles once the worker no longer uses the directory's descriptor. */
+  released: Promise<void>;
+  /**
+   * Resolves at the first batch (or the end of an empty pack); rejects with the error of a pack
+   * that failed before it sent anything, so its caller can still answer with an error status.
+   */
+  started: Promise<void>;
 }
 
 /**
@@ -37,6 +52,8 @@ export const TAR_HEAP_MIB = 1024;
 export class PackWorker {
   readonly #worker: Worker;
   readonly #jobs = new Map<number, Job>();
+  /** The batches the worker sent that have not been handed back (recycle): only these may be. */
+  readonly #lent = new WeakSet<ArrayBuffer>();
   #nextId = 1;
 
   constructor(onGone: () => void, heapMiB = TAR_HEAP_MIB) {
@@ -52,7 +69,9 @@ export class PackWorker {
       for (const job of this.#jobs.values()) {
         if (job.finished) continue;
         job.finished = true;
-        job.stream.destroy(new Error(why));
+        const err = new Error(why);
+        job.start.reject(err);
+        job.stream.destroy(err);
       }
     };
     this.#worker.on('error', (err) =>
@@ -71,16 +90,21 @@ export class PackWorker {
     });
   }
 
-  pack(dirFd: number, ownUid: number, maxHoleBytes: number, report: PackReport): { stream: Readable; released: Promise<void> } {
+  pack(dirFd: number, ownUid: number, maxHoleBytes: number, report: PackReport): Packing {
     const id = this.#nextId++;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
+    let start!: Job['start'];
+    const started = new Promise<void>((resolve, reject) => (start = { resolve, reject }));
+    // Its rejection is also the stream's error: a caller that reads only the stream has it there.
+    started.catch(() => undefined);
     const send = (message: PackToWorker) => this.#worker.postMessage(message);
     const job: Job = {
       report,
       owed: 0,
       finished: false,
       release,
+      start,
       stream: new Readable({
         // Room for the batches the worker may send ahead.
         highWaterMark: 1 << 22,
@@ -97,14 +121,28 @@ export class PackWorker {
     this.#jobs.set(id, job);
     if (this.#jobs.size === 1) this.#worker.ref();
     send({ type: 'pack', id, dirFd, ownUid, maxHoleBytes });
-    return { stream: job.stream, released };
+    return { stream: job.stream, released, started };
+  }
+
+  /**
+   * Hand a batch of a pack's stream back to the worker to be written into again. Only once nothing
+   * uses its bytes any more (a socket's write of it has completed): from this call on the worker
+   * owns its memory, and `batch` is left empty here. A buffer that is not one of the worker's
+   * batches, or was handed back already, is ignored.
+   */
+  recycle(batch: Buffer): void {
+    const memory = batch.buffer as ArrayBuffer;
+    if (!this.#lent.delete(memory)) return;
+    this.#worker.postMessage({ type: 'recycle', buffer: memory } satisfies PackToWorker, [memory]);
   }
 
   #onMessage(message: PackFromWorker): void {
     const job = this.#jobs.get(message.id);
     if (!job) return;
     if (message.type === 'data') {
+      job.start.resolve();
       if (job.stream.destroyed) return;
+      this.#lent.add(message.bytes.buffer as ArrayBuffer);
       const bytes = Buffer.from(message.bytes.buffer, message.bytes.byteOffset, message.bytes.byteLength);
       if (job.stream.push(bytes)) this.#worker.postMessage({ type: 'credit', id: message.id } satisfies PackToWorker);
       else job.owed++;
@@ -114,8 +152,15 @@ export class PackWorker {
     this.#jobs.delete(message.id);
     if (this.#jobs.size === 0) this.#worker.unref();
     Object.assign(job.report, message.report);
-    if (message.error !== undefined) job.stream.destroy(new Error(message.error));
-    else if (!message.aborted) job.stream.push(null);
+    if (message.error !== undefined) {
+      const err: NodeJS.ErrnoException = new Error(message.error);
+      if (message.code !== undefined) err.code = message.code;
+      job.start.reject(err);
+      job.stream.destroy(err);
+    } else {
+      job.start.resolve();
+      if (!message.aborted) job.stream.push(null);
+    }
     job.release();
   }
 }
@@ -134,12 +179,13 @@ export function packTar(
   dir: FileHandle,
   report: PackReport,
   maxHoleBytes = DEFAULT_MAX_HOLE_BYTES,
-): { stream: Readable; released: Promise<void> } {
+): Packing & { recycle: (batch: Buffer) => void } {
   if (!shared) {
     const worker = new PackWorker(() => {
       if (shared === worker) shared = undefined;
     });
     shared = worker;
   }
-  return shared.pack(dir.fd, ws.ownUid, maxHoleBytes, report);
+  const worker = shared;
+  return { ...worker.pack(dir.fd, ws.ownUid, maxHoleBytes, report), recycle: (batch) => worker.recycle(batch) };
 }

@@ -28,9 +28,10 @@ export class TarWriter {
   constructor(
     /** Takes a full (or the last) batch; resolves once it may be sent, and owns the buffer from then on. */
     private readonly send: (batch: Buffer) => Promise<void>,
-    private readonly batchBytes: number,
+    /** The next empty batch to write into (its whole length is used). */
+    private readonly take: () => Buffer,
   ) {
-    this.#batch = Buffer.allocUnsafeSlow(batchBytes);
+    this.#batch = take();
   }
 
   /** An entry without a body (a directory, a link). */
@@ -105,7 +106,7 @@ export class TarWriter {
   async #flush(): Promise<void> {
     if (this.#at === 0) return;
     const full = this.#batch.subarray(0, this.#at);
-    this.#batch = Buffer.allocUnsafeSlow(this.batchBytes);
+    this.#batch = this.take();
     this.#at = 0;
     await this.send(full);
   }
