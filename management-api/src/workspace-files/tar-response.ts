@@ -1,6 +1,6 @@
 // A pack's tar written to an HTTP response batch by batch, each batch handed back to the tar worker once the socket has written it.
 import type { ServerResponse } from 'node:http';
-import type { Readable } from 'node:stream';
+import { finished, type Readable } from 'node:stream';
 
 /**
  * Why not `reply.send(stream)`: a piped stream's writes carry no callback, so nothing tells when
@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
  * back (`recycle`) once written, and only then: until the write completes the kernel may still be
  * reading it. The response's head must have been written. A pack that fails midway cuts the
  * response (the client sees a chunked body that never ended, not a whole tar); a client that goes
- * away calls the pack off. `onCut` hears a failure after the head, for the log.
+ * away, before or while it is written, calls the pack off. `onCut` hears a failure after the head, for the log.
  */
 export function writeTarResponse(stream: Readable, res: ServerResponse, recycle: (batch: Buffer) => void, onCut: (err: Error) => void): void {
   stream.on('data', (batch: Buffer) => {
@@ -26,7 +26,8 @@ export function writeTarResponse(stream: Readable, res: ServerResponse, recycle:
     onCut(err);
     res.destroy(err);
   });
-  res.once('close', () => {
+  // `finished`, not a 'close' listener: a client may have gone while the pack was starting, its 'close' already past.
+  finished(res, () => {
     if (!stream.readableEnded) stream.destroy();
   });
 }
