@@ -21,6 +21,33 @@ export function parseEntries(text: Buffer, sha256: string, shown: string): Snaps
   return entries;
 }
 
+/**
+ * The entries file's bytes for `lines`, each ended by a newline, in memory of their own (never a
+ * view of Node's shared pool, so a thread can transfer them). Why not `join` and `TextEncoder`:
+ * for a second snapshot of 54,000 files (13 MB of lines, nearly all reused as they were) those two
+ * took 25 ms of the capture's 220 here, the most after its lstats; writing each line into one
+ * buffer takes 7. A line with a character beyond ASCII (a name of the agent's) sends the whole the
+ * general way: the buffer is sized by characters, which such a line outgrows.
+ */
+export function encodeLines(lines: readonly string[]): Uint8Array {
+  let chars = 0;
+  let longest = 0;
+  for (const line of lines) {
+    chars += line.length + 1;
+    if (line.length > longest) longest = line.length;
+  }
+  // Room for the longest line at 3 bytes a character besides: a line's write is never cut short, so the bytes it wrote tell whether it was ASCII.
+  const out = Buffer.alloc(chars + 3 * longest);
+  let at = 0;
+  for (const line of lines) {
+    const wrote = out.write(line, at, 'utf8');
+    if (wrote !== line.length) return new TextEncoder().encode(`${lines.join('\n')}\n`);
+    at += wrote;
+    out[at++] = 0x0a;
+  }
+  return out.subarray(0, at);
+}
+
 /** The size of chunk `i` of a file of `size` bytes cut in `chunkBytes`. */
 export function chunkSize(size: number, i: number, chunkBytes: number): number {
   return Math.min(chunkBytes, size - i * chunkBytes);
