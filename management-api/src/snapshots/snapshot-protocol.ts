@@ -63,6 +63,18 @@ export interface RegiveJob {
   owner: Owner;
 }
 
+/** Read snapshots' entries files (each checked against its sha256) and answer the chunks each refers to, in the same order (chunk-list.ts). */
+export interface ChunkListJob {
+  op: 'chunk-list';
+  files: Array<{ entriesFile: string; entriesSha256: string }>;
+}
+
+/** A snapshot's distinct chunks: their hashes (64 hex characters each, ASCII, one after the other) and their sizes, in the same order; both moved across, not copied. */
+export interface ChunkList {
+  hashes: Uint8Array;
+  sizes: Float64Array;
+}
+
 /**
  * One part of a build split over threads: files and links, in directories the coordinator made,
  * below its root (`rootFd`, shared: a worker is a thread of the same process).
@@ -110,7 +122,7 @@ export interface MaterializeResult {
 }
 
 /** A job's answer: its result, or its error with the errno code (ENOSPC is told apart). */
-export type JobReply = { ok: true; result: CaptureResult | MaterializeResult | number } | { ok: false; message: string; code?: string };
+export type JobReply = { ok: true; result: CaptureResult | MaterializeResult | ChunkList[] | number } | { ok: false; message: string; code?: string };
 
 /** To a capture worker: one capture to run. */
 export interface CaptureRequest {

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { setImmediate as setImmediatePromise } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { syncDirectory } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
@@ -10,10 +11,11 @@ import { DEFAULT_MAX_HOLE_BYTES, TOO_SPARSE } from '../workspace-files/hole-allo
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
 import { RACY_MS } from './capture.js';
 import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
-import { chunkSize, parseEntries } from './entries-file.js';
+import { parseEntries } from './entries-file.js';
+import { chunkListMap, chunkSizesOf, INLINE_ENTRIES_BYTES, THREAD_ENTRIES_BYTES } from './chunk-list.js';
 import { ensureStoreDirs, indexFile, listPacks, packFile, storeLayout, type PackIndex } from './object-store.js';
 import { runJob, JobError } from './run-job.js';
-import { CHUNK_BYTES, holeBytesOf, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
+import { holeBytesOf, MANIFEST_FORMAT, SNAPSHOT_ID, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
 import type { CaptureJob, CaptureResult, MaterializeResult } from './snapshot-protocol.js';
 import { BuildRoom } from './build-room.js';
@@ -39,6 +41,8 @@ export interface SnapshotStoreOptions {
   captureHeapMiB?: number;
   /** The btrfs operations of clones (clones.ts); the installation's launcher when absent. */
   subvolumes?: Subvolumes;
+  /** Entries files up to this many bytes are read on the API's thread, larger ones in worker threads (default INLINE_ENTRIES_BYTES); the tests set 0 to see every one read in a thread. */
+  inlineEntriesBytes?: number;
 }
 
 /** The working directory to capture, open, and whose it is. */
@@ -342,7 +346,7 @@ export class SnapshotStore {
     }
     const generation = this.#generation;
     const refs = new Map<string, number>();
-    for (const s of this.list()) for (const h of (await this.#chunkSizes(s)).keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
+    for await (const [, sizes] of this.#chunkSizesEach(this.list())) for (const h of sizes.keys()) refs.set(h, (refs.get(h) ?? 0) + 1);
     if (generation === this.#generation) this.#refs = refs;
     return refs;
   }
@@ -516,9 +520,9 @@ export class SnapshotStore {
   async #liveChunks(): Promise<{ live: Set<string>; charges: Map<string, number> }> {
     const live = new Set<string>();
     const charges = new Map<string, number>();
-    for (const s of this.list()) {
+    for await (const [s, sizes] of this.#chunkSizesEach(this.list())) {
       let paid = 0;
-      for (const [h, size] of await this.#chunkSizes(s)) {
+      for (const [h, size] of sizes) {
         if (live.has(h)) continue;
         live.add(h);
         paid += size;
@@ -541,10 +545,47 @@ export class SnapshotStore {
     return parseEntries(await readFile(file), s.entriesSha256, file) as SnapshotEntry[];
   }
 
+  /** Snapshot `s`'s distinct chunks and their sizes. */
   async #chunkSizes(s: SnapshotSummary): Promise<Map<string, number>> {
-    const sizes = new Map<string, number>();
-    for (const e of await this.#entriesOf(s)) if (e.type === 'file') for (const [i, h] of e.chunks.entries()) sizes.set(h, chunkSize(e.size, i, CHUNK_BYTES));
-    return sizes;
+    for await (const [, sizes] of this.#chunkSizesEach([s])) return sizes;
+    throw new Error('unreachable: one snapshot asked, one answered');
+  }
+
+  /**
+   * Each of `list` with its distinct chunks and their sizes, in order. Small entries files are read
+   * here; large ones in worker threads, several to a thread (chunk-list.ts), so the API's thread
+   * never parses one.
+   */
+  async *#chunkSizesEach(list: readonly SnapshotSummary[]): AsyncGenerator<[SnapshotSummary, Map<string, number>]> {
+    let batch: Array<{ s: SnapshotSummary; file: string }> = [];
+    let batchBytes = 0;
+    for (const s of list) {
+      const file = entriesFile(this.#dir, s.id);
+      const { size } = await stat(file);
+      // Answered in order: the large ones before it go first.
+      const inline = size <= (this.options.inlineEntriesBytes ?? INLINE_ENTRIES_BYTES);
+      if (batch.length > 0 && (inline || batchBytes + size > THREAD_ENTRIES_BYTES)) {
+        yield* this.#readInThread(batch);
+        batch = [];
+        batchBytes = 0;
+      }
+      if (inline) yield [s, chunkSizesOf(await this.#entriesOf(s))];
+      else {
+        batch.push({ s, file });
+        batchBytes += size;
+      }
+    }
+    if (batch.length > 0) yield* this.#readInThread(batch);
+  }
+
+  /** The chunks of large entries files, read in one worker thread. */
+  async *#readInThread(batch: ReadonlyArray<{ s: SnapshotSummary; file: string }>): AsyncGenerator<[SnapshotSummary, Map<string, number>]> {
+    const lists = await runJob({ op: 'chunk-list', files: batch.map(({ s, file }) => ({ entriesFile: file, entriesSha256: s.entriesSha256 })) });
+    for (const [i, { s }] of batch.entries()) {
+      // A turn of the event loop between two: made into a map and counted one at a time, as the caller takes them, so requests are answered in between.
+      if (i > 0) await setImmediatePromise();
+      yield [s, chunkListMap(lists[i]!)];
+    }
   }
 
   /** Write `data` to `tmp/`, flush it, rename it to `file` and flush the folder: whole or absent. */
