@@ -235,8 +235,10 @@ t.test('a store closed while a capture runs: the capture fails, nothing is liste
   const capture = store.create({ rootFd: root.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_cut', name: 'cut', cwd: 'cut' } });
   // Its walk has begun once its pack is in tmp/ (written at the first file; the ~45 MB take the walk far longer): ended under it.
   while (!readdirSync(path.join(dir, 'tmp')).some((n) => n.endsWith('.pack'))) await sleep(1);
+  // Awaited from the start: the capture may fail before the close returns (which waits for the open's sweep).
+  const failed = t.rejects(capture, /exited|closed/, 'the capture fails');
   await store.close();
-  await t.rejects(capture, /exited|closed/, 'the capture fails');
+  await failed;
   t.same(store.list(), [], 'nothing listed');
   t.same(readdirSync(path.join(dir, 'tmp')), [], 'no pack or index left in tmp/');
   t.same(
