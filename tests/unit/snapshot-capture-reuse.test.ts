@@ -4,6 +4,8 @@
 import t, { type Test } from 'tap';
 import { linkSync, mkdtempSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync, mkdirSync, readdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -29,7 +31,8 @@ function contents(dir: string, prefix = ''): Record<string, string> {
   for (const e of readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) Object.assign(out, contents(p, `${prefix}${e.name}/`));
-    else out[`${prefix}${e.name}`] = readFileSync(p, 'utf8');
+    // A FIFO is never captured (and opening one would wait for a writer).
+    else if (!e.isFIFO()) out[`${prefix}${e.name}`] = readFileSync(p, 'utf8');
   }
   return out;
 }
@@ -200,7 +203,45 @@ t.test('entries kept by a capture thread and entries read back from the store gi
   await sleep(RACY_MS + 20);
   const third = await snapAndCheck(t, two, tree, 'agt_kept');
   t.equal(third.stats.reusedFiles, 11, 'the entries read back from the store serve the same');
-  t.equal(third.stats.reusedDirs, 0, 'their directories are listed again: a listing is trusted only from the thread that read it');
+  t.equal(third.stats.reusedDirs, 2, 'and their listings too: each directory entry keeps its stamp and how many names it held');
+});
+
+t.test('read back from the store, a listing with a name left out is listed again: what is left out stays left out', async (t) => {
+  const dir = path.join(work, 'store-left-out');
+  const tree = path.join(work, 'left-out');
+  fill(tree, 3, 'lo');
+  mkdirSync(path.join(tree, 'pipes'));
+  writeFileSync(path.join(tree, 'pipes/kept.txt'), 'kept\n');
+  execFileSync('mkfifo', [path.join(tree, 'pipes/fifo')]);
+  await sleep(RACY_MS + 20);
+  const one = await newStore(t, {}, dir);
+  const first = await snapAndCheck(t, one, tree, 'agt_left_out');
+  t.equal(first.stats.skipped, 1, 'the FIFO left out');
+  await one.close();
+  const two = await newStore(t, {}, dir);
+  const again = await snapAndCheck(t, two, tree, 'agt_left_out');
+  t.equal(again.stats.skipped, 1, 'left out again: its directory was listed, not taken from entries that lack it');
+  t.equal(again.stats.reusedDirs, 2, 'the root and src taken unlisted; pipes listed');
+  t.equal(again.stats.reusedFiles, 4, 'every file taken unread all the same');
+  // Entries of an older version (no key on directories): every directory listed again.
+  const entriesFile = path.join(dir, 'manifests', `${again.id}.entries`);
+  await two.close();
+  const summaryFile = path.join(dir, 'manifests', `${again.id}.json`);
+  const oldStyle = `${readFileSync(entriesFile, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => {
+      const { key, ...entry } = JSON.parse(l) as { type: string; key?: string };
+      return JSON.stringify(entry.type === 'dir' ? entry : { ...entry, key });
+    })
+    .join('\n')}\n`;
+  writeFileSync(entriesFile, oldStyle);
+  const summary = JSON.parse(readFileSync(summaryFile, 'utf8')) as SnapshotSummary;
+  writeFileSync(summaryFile, JSON.stringify({ ...summary, entriesSha256: createHash('sha256').update(oldStyle).digest('hex') }));
+  const three = await newStore(t, {}, dir);
+  const older = await snapAndCheck(t, three, tree, 'agt_left_out');
+  t.equal(older.stats.reusedDirs, 0, 'entries without directory keys: every directory listed');
+  t.equal(older.stats.reusedFiles, 4, 'their files still taken unread');
 });
 
 t.test('captures beyond the threads wait their turn, each of its own tree', async (t) => {

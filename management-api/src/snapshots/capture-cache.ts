@@ -26,7 +26,8 @@ export interface KeptName {
  * A directory's names as a snapshot listed them (in walk order), and the stamp of the directory
  * inode they were read from (device, inode, mtime, ctime): a directory whose stamp is unchanged
  * holds the same names, as any link, unlink or rename in it moves its ctime. '' when the listing
- * must be read again (read back from disk, or changed just before it was listed).
+ * must be read again (changed just before it was listed, or read back from disk without every
+ * name: listingStamp).
  */
 export interface KeptDir {
   stamp: string;
@@ -119,7 +120,9 @@ export class CaptureCache {
     const entries = parseEntries(text, sha256, file);
     const lines = text.toString('utf8').split('\n');
     const read: KeptSnapshot = { root, dirs: new Map(), files: 0 };
+    const dirKeys = new Map<string, string>();
     for (const [i, e] of entries.entries()) {
+      if (e.type === 'dir' && e.key) dirKeys.set(e.path, e.key);
       if (e.path === '') continue;
       const slash = e.path.lastIndexOf('/');
       const parent = slash < 0 ? '' : e.path.slice(0, slash);
@@ -132,6 +135,7 @@ export class CaptureCache {
       }
       dir.names.push(name);
     }
+    for (const [rel, dir] of read.dirs) dir.stamp = listingStamp(dirKeys.get(rel), dir.names.length);
     return read;
   }
 
@@ -155,6 +159,19 @@ export class CaptureCache {
       total -= s.files;
     }
   }
+}
+
+/**
+ * The stamp of a listing read back from an entries file: its directory's key without the count of
+ * names, when the entries hold every name the listing had. One left out (a FIFO, a file linked in
+ * by another owner, a name gone before it was looked at) is in a thread's kept listing but not in
+ * the entries, and a listing without it would not even look at it again: the clone check counts
+ * what is left out. So such a directory is listed again ('').
+ */
+function listingStamp(key: string | undefined, names: number): string {
+  const cut = key?.lastIndexOf(':') ?? -1;
+  if (cut < 0 || Number(key!.slice(cut + 1)) !== names) return '';
+  return key!.slice(0, cut);
 }
 
 /** A kept snapshot of a workspace that has moved since: the same records, with their absolute paths made again under `root`. */

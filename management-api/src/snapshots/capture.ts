@@ -138,27 +138,33 @@ class Capture {
    * (see {@link unchanged}). Its names are the previous snapshot's when the directory's stamp is
    * the same, else read (and sorted: code-unit order, the default sort's).
    */
-  walk(dirFd: number, dirPath: string, rel: string): void {
+  walk(dirFd: number, dirPath: string, rel: string, meta: { mode: number; mtimeNs: string }): void {
     const listedAt = Date.now();
     // The inode listed is the one open, whatever the path leads to now.
     const st = fstatSync(dirFd, { bigint: true });
     const stamp = `${st.dev}:${st.ino}:${st.mtimeNs}:${st.ctimeNs}`;
+    // A directory changed just before it was listed may change again within the same tick of the file clock, its stamp unmoved: listed again next time.
+    const racy = Number(st.ctimeNs / 1_000_000n) >= listedAt - this.job.racyMs;
+    // Its entry before what it holds; its key counts the names listed, so a capture that reads it back from disk knows whether the entries hold them all.
+    const line = (names: number) =>
+      this.lines.push(JSON.stringify({ type: 'dir', path: rel, ...meta, key: racy ? '' : `${stamp}:${names}` } satisfies SnapshotEntry));
     const before = this.previous.dirs.get(rel);
     const names: KeptName[] = [];
     if (before && before.stamp === stamp) {
       this.reusedDirs++;
+      line(before.names.length);
       // The same names, each the same inode: one captured as a file is a regular file still.
       for (const n of before.names) names.push(this.name(dirFd, n, n.file !== undefined, true));
     } else {
       const prefix = rel === '' ? '' : `${rel}/`;
       const known = before ? new Map(before.names.map((n) => [n.name, n])) : undefined;
-      for (const d of readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName)) {
+      const listed = readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName);
+      line(listed.length);
+      for (const d of listed) {
         const name = d.name;
         names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile(), false));
       }
     }
-    // A directory changed just before it was listed may change again within the same tick of the file clock, its stamp unmoved: listed again next time.
-    const racy = Number(st.ctimeNs / 1_000_000n) >= listedAt - this.job.racyMs;
     this.kept.dirs.set(rel, { stamp: racy ? '' : stamp, names });
     // After its names: a name added, removed or renamed since the clone moved the directory's ctime.
     if (this.job.clonedAtMs !== undefined) {
@@ -261,9 +267,9 @@ class Capture {
       }
       try {
         this.dirs++;
-        this.lines.push(JSON.stringify({ type: 'dir', path: n.rel, mode: Number(st.mode) & 0o777, mtimeNs } satisfies SnapshotEntry));
-        if (this.job.clonedAtMs !== undefined) this.dirMeta.set(n.rel, { mode: Number(st.mode) & 0o777, mtimeNs });
-        this.walk(sub, n.abs, n.rel);
+        const meta = { mode: Number(st.mode) & 0o777, mtimeNs };
+        if (this.job.clonedAtMs !== undefined) this.dirMeta.set(n.rel, meta);
+        this.walk(sub, n.abs, n.rel, meta);
       } finally {
         closeSync(sub);
       }
@@ -429,9 +435,9 @@ export function capture(job: CaptureJob, cache: CaptureCache, ahead?: Pick<StatA
     if (job.previous) c.ahead = ahead?.start(c.previous);
     const root = fstatSync(job.rootFd, { bigint: true });
     c.owner = { uid: Number(root.uid), gid: Number(root.gid) };
-    c.dirMeta.set('', { mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) });
-    c.lines.push(JSON.stringify({ type: 'dir', path: '', mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) } satisfies SnapshotEntry));
-    c.walk(job.rootFd, c.root, '');
+    const meta = { mode: Number(root.mode) & 0o777, mtimeNs: String(root.mtimeNs) };
+    c.dirMeta.set('', meta);
+    c.walk(job.rootFd, c.root, '', meta);
   } finally {
     c.ahead?.end();
     packed = c.objects.close(job.durable);

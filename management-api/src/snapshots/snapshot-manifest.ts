@@ -57,7 +57,19 @@ export type SnapshotEntry =
       /** dev:ino:size:mtimeNs:ctimeNs when read: the next snapshot of the same agent reuses the chunks of a file whose key is unchanged. */
       key: string;
     }
-  | { type: 'dir'; path: string; mode: number; mtimeNs: string }
+  | {
+      type: 'dir';
+      path: string;
+      mode: number;
+      mtimeNs: string;
+      /**
+       * dev:ino:mtimeNs:ctimeNs:names of the directory when listed (the number of names it held), '' when
+       * it changed just before (racy): the next capture, even by another thread after a restart, takes
+       * the entries' names for its listing while the stamp is unchanged and every name was captured.
+       * Absent from snapshots made before it was kept.
+       */
+      key?: string;
+    }
   | { type: 'symlink'; path: string; target: string; mtimeNs: string };
 
 /** Figures of one snapshot as it was made. */
