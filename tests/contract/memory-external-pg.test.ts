@@ -67,7 +67,9 @@ t.test('backend gone mid-run: clear unavailable errors, and every acknowledged s
   t.teardown(() => rmSync(dataDir, { recursive: true, force: true }));
   const port = await freePort();
   let server = await startPglite({ port, dataDir });
-  const h = await startSlot('memory', manifest, { env: { AGENTBOX_PG_URL: server.url }, timing: FAST });
+  // No periodic probe: the store must be the first to meet the outage, or a probe while the server
+  // stops would degrade the slot and the store would be refused as degraded instead.
+  const h = await startSlot('memory', manifest, { env: { AGENTBOX_PG_URL: server.url }, timing: { ...FAST, healthIntervalMs: 600_000 } });
   t.teardown(() => h.close());
   t.equal(h.state(), 'healthy', h.reason() ?? 'the slot is healthy');
   const acknowledged: string[] = [];

@@ -10,6 +10,9 @@ import { startSlot } from '../contract/pods-harness.js';
 import { freePort } from '../helpers/free-port.js';
 
 const FAST = { connectTimeoutMs: 2_000, healthIntervalMs: 50, healthTimeoutMs: 1_000, reconnectInitialMs: 30, reconnectMaxMs: 150 };
+// No periodic probe: the operation must be the first to meet the outage, or the probe may degrade the
+// slot while the box is stopping and the operation would be refused as degraded instead.
+const OPS_ONLY = { ...FAST, healthIntervalMs: 600_000 };
 
 /** A port nothing listens on (bound once, then released). */
 t.test('backend down at start: the slot starts degraded and recovers when the box comes up', async (t) => {
@@ -35,7 +38,7 @@ t.test('backend dies mid-run: a clear error, the slot degrades, recovers, and ac
   const root = mkdtempSync(path.join(tmpdir(), 'agentbox-beads-dies-'));
   t.teardown(() => rmSync(root, { recursive: true, force: true }));
   const box = await startBeadsBox({ root });
-  const h = await startSlot('beads', clientManifest(box.url, { file: box.keyFile }), { timing: FAST });
+  const h = await startSlot('beads', clientManifest(box.url, { file: box.keyFile }), { timing: OPS_ONLY });
   t.teardown(() => h.close());
   const acked = [];
   for (let i = 0; i < 10; i++) acked.push(await h.ops.create({ title: `before the crash ${i}` }));
@@ -55,4 +58,22 @@ t.test('backend dies mid-run: a clear error, the slot degrades, recovers, and ac
   for (const b of acked) t.equal((await h.ops.get(b.id)).title, b.title, `${b.title} survived`);
   t.equal((await h.ops.claim(acked[0]!.id, 'agent-1')).claimed, true, 'the claim survived too');
   await t.rejects(h.ops.claim(acked[0]!.id, 'agent-2'), { code: 'ABX_ERR_CONFLICT' });
+});
+
+t.test('backend dies while nothing is asked of it: the health probe degrades the slot, and it recovers', async (t) => {
+  const root = mkdtempSync(path.join(tmpdir(), 'agentbox-beads-idle-'));
+  t.teardown(() => rmSync(root, { recursive: true, force: true }));
+  const box = await startBeadsBox({ root });
+  const h = await startSlot('beads', clientManifest(box.url, { file: box.keyFile }), { timing: FAST });
+  t.teardown(() => h.close());
+  const kept = await h.ops.create({ title: 'before the outage' });
+  await box.stop();
+  await waitFor('the probe to degrade the slot', () => h.state() === 'degraded', 5_000);
+  t.match(h.reason(), /127\.0\.0\.1:\d+/, 'the reason names the backend');
+  await t.rejects(h.ops.get(kept.id), { code: 'ABX_ERR_ADAPTER_DEGRADED' });
+
+  const again = await startBeadsBox({ root, port: box.port });
+  t.teardown(() => again.stop());
+  await waitFor('the slot to recover', () => h.state() === 'healthy', 5_000);
+  t.equal((await h.ops.get(kept.id)).title, 'before the outage');
 });
