@@ -103,7 +103,12 @@ async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Excl
   } catch (err) {
     if (made) await rmdir(dir).catch(() => undefined);
     if (cut) throw cutOff(`${shown} -> ${dir}`, cut, 'nothing of it was kept');
-    if (err instanceof ApiError) throw new UserError(`${shown} -> ${dir}: ${err.message}`, 1);
+    if (err instanceof ApiError) {
+      // A refused entry is most often a link the agent made; whoever wants the tree as it is can take the tar and judge it.
+      const hint =
+        err.code === 'ABX_ERR_TAR_REFUSED' ? `; to take the tree as it is, links and all, stream its tar: agentbox cp ${shown} - | tar -x -C DIR` : '';
+      throw new UserError(`${shown} -> ${dir}: ${err.message}${hint}`, 1);
+    }
     throw localError(dir, err);
   } finally {
     meter.done();

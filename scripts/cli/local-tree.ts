@@ -14,6 +14,7 @@ export async function openLocalTree(dir: string): Promise<Workspace> {
 /** A download is the user's own choice of size: only the entry checks bound it, not the box's upload limits. */
 export const DOWNLOAD_LIMITS: UploadLimits = {
   fileBytes: Number.MAX_SAFE_INTEGER,
+  fileName: 'no limit',
   entries: Number.MAX_SAFE_INTEGER,
   totalBytes: Number.MAX_SAFE_INTEGER,
   totalName: 'no limit',

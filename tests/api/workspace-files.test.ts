@@ -352,6 +352,9 @@ t.test('adversarial tars: refused whole, nothing written', async (t) => {
     ['absolute name', tar(file('ok.txt', 'x'), file('/tmp/evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
     ['link out then file through it', tar(file('ok.txt', 'x'), header('l', '2', 0, 0o777, '../../..'), file('l/evil.txt', 'x')), 'ABX_ERR_TAR_REFUSED'],
     ['absolute link', tar(header('l', '2', 0, 0o777, '/etc')), 'ABX_ERR_TAR_REFUSED'],
+    // Each reads as inside on its own; b climbs from wherever a leads: the workspace's parent.
+    ['link chain climbing out', tar(header('a', '2', 0, 0o777, '..'), header('b', '2', 0, 0o777, 'a/..')), 'ABX_ERR_TAR_REFUSED'],
+    ['.. after a name in a link', tar(file('ok.txt', 'x'), header('c', '2', 0, 0o777, './x/../../..')), 'ABX_ERR_TAR_REFUSED'],
     [
       'link inside then file through it',
       tar(file('ok.txt', 'x'), header('d', '5', 0, 0o755), header('l', '2', 0, 0o777, 'd'), file('l/evil.txt', 'x')),

@@ -325,6 +325,8 @@ GetV1AgentsResponseAgentsItemUsage = TypedDict("GetV1AgentsResponseAgentsItemUsa
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
     "disk_bytes": int,
+    # When the walk that measured disk_bytes began
+    "disk_measured_at": str,
 }, total=False)
 
 # The budgets the agent runs under
@@ -419,6 +421,8 @@ PostV1AgentsResponseAgentUsage = TypedDict("PostV1AgentsResponseAgentUsage", {
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
     "disk_bytes": int,
+    # When the walk that measured disk_bytes began
+    "disk_measured_at": str,
 }, total=False)
 
 # The budgets the agent runs under
@@ -474,6 +478,8 @@ GetV1AgentsIdResponseAgentUsage = TypedDict("GetV1AgentsIdResponseAgentUsage", {
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
     "disk_bytes": int,
+    # When the walk that measured disk_bytes began
+    "disk_measured_at": str,
 }, total=False)
 
 # The budgets the agent runs under
@@ -543,6 +549,8 @@ DeleteV1AgentsIdResponseAgentUsage = TypedDict("DeleteV1AgentsIdResponseAgentUsa
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
     "disk_bytes": int,
+    # When the walk that measured disk_bytes began
+    "disk_measured_at": str,
 }, total=False)
 
 # The budgets the agent runs under

@@ -46,6 +46,7 @@ const agentSchema = {
         cpu_seconds: { type: 'number' },
         processes: { type: 'integer' },
         disk_bytes: { type: 'integer', description: 'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)' },
+        disk_measured_at: { type: 'string', format: 'date-time', description: 'When the walk that measured disk_bytes began' },
       },
     },
     limits: {

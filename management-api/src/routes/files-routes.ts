@@ -16,6 +16,7 @@ import { writeFileAtomic } from '../workspace-files/file-write.js';
 import { extractTar } from '../workspace-files/tar-extract.js';
 import { TarDownloads, uploadLimits } from '../workspace-files/tar-limits.js';
 import { packTar } from '../workspace-files/tar-pack.js';
+import { prepaid, WriteLedger, type WriteCharge } from '../workspace-files/write-ledger.js';
 import { writeTarResponse } from '../workspace-files/tar-response.js';
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
 import { TOO_SPARSE } from '../workspace-files/hole-allowance.js';
@@ -74,8 +75,18 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
   void app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    // A write refused midway (a limit, the budget, a bad tar) answers before its body was read to
+    // the end. Node reads no further on a request whose body was begun, so the rest would sit
+    // unread and the connection, kept alive, would never parse the client's next request (it hung
+    // until the keep-alive timeout). The rest is read and dropped as the answer goes out.
+    scope.addHook('onSend', async (request, _reply, payload) => {
+      const body = request.body;
+      if (body instanceof Readable && !body.readableEnded && !body.destroyed) body.resume();
+      return payload;
+    });
 
     const tarDownloads = new TarDownloads();
+    const ledger = new WriteLedger();
     for (const url of ['/v1/agents/:id/files', '/v1/agents/:id/files/*']) {
       scope.get<FilesRoute>(
         url,
@@ -142,24 +153,32 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
         async (request, reply) => {
           const segments = parseFilePath(request.params['*'] ?? '');
           const agent = await admitWrite(app, request);
-          const { fileBytes, totalBytes, totalName } = uploadLimits(budgetLeft(agent));
+          const charge = chargeOf(ledger, agent);
+          const { fileBytes, fileName, totalBytes, totalName } = uploadLimits(charge.left);
           const max = Math.min(fileBytes, totalBytes);
+          const limitName = max === fileBytes ? fileName : totalName;
           const declared = Number(request.headers['content-length'] ?? Number.NaN);
-          if (declared > max)
+          if (declared > max) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `the body of ${declared} bytes is over ${limitName} (${max} bytes)`);
+          // A body of known length takes its bytes at once: of several at once, those that fit are written whole, the rest refused now.
+          const paid = Number.isSafeInteger(declared) ? prepaid(charge.charge, declared) : charge.charge;
+          if (!paid)
             throw new ApiError(
               'ABX_ERR_FILE_TOO_LARGE',
-              `the body of ${declared} bytes is over ${max === totalBytes && totalBytes < fileBytes ? totalName : 'the per-file limit'} (${max} bytes)`,
+              `the body of ${declared} bytes is over what the agent's disk budget (sandbox.limits.disk) has left, with the writes going on beside it`,
             );
           const { 'if-match': ifMatch, 'if-none-match': ifNoneMatch, 'x-file-mode': mode } = request.headers;
-          const written = await withWorkspace(app, request, (ws) =>
-            writeFileAtomic(ws, segments, bodyOf(request), {
-              maxBytes: max,
-              limitName: max === totalBytes && totalBytes < fileBytes ? totalName : 'the per-file limit',
-              parents: true,
-              ...(mode !== undefined ? { mode: Number.parseInt(mode, 8) } : {}),
-              ...(ifMatch !== undefined ? { ifMatch } : {}),
-              ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}),
-            }),
+          const written = await charged(paid, () =>
+            withWorkspace(app, request, (ws) =>
+              writeFileAtomic(ws, segments, bodyOf(request), {
+                maxBytes: max,
+                limitName,
+                charge: paid,
+                parents: true,
+                ...(mode !== undefined ? { mode: Number.parseInt(mode, 8) } : {}),
+                ...(ifMatch !== undefined ? { ifMatch } : {}),
+                ...(ifNoneMatch !== undefined ? { ifNoneMatch } : {}),
+              }),
+            ),
           );
           void reply.code(written.created ? 201 : 200).header('etag', written.etag);
           return { path: segments.join('/'), created: written.created, size: written.size, etag: written.etag };
@@ -181,7 +200,10 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
         async (request) => {
           const segments = parseFilePath(request.params['*'] ?? '');
           const agent = await admitWrite(app, request);
-          const report = await withWorkspace(app, request, (ws) => extractTar(ws, segments, bodyOf(request), uploadLimits(budgetLeft(agent))));
+          const charge = chargeOf(ledger, agent);
+          const report = await charged(charge.charge, () =>
+            withWorkspace(app, request, (ws) => extractTar(ws, segments, bodyOf(request), uploadLimits(charge.left), charge.charge)),
+          );
           return { path: segments.join('/'), ...report };
         },
       );
@@ -229,6 +251,8 @@ async function withWorkspace<T>(
   if (!streams) {
     try {
       return await work(ws, agent);
+    } catch (err) {
+      throw changedMeanwhile(err, request.params['*'] ?? '');
     } finally {
       await ws.close();
     }
@@ -237,8 +261,23 @@ async function withWorkspace<T>(
     return await work(ws, agent);
   } catch (err) {
     await ws.close();
-    throw err;
+    throw changedMeanwhile(err, request.params['*'] ?? '');
   }
+}
+
+/** Errors of a path that was there when checked and is not when used: the agent moved, removed or replaced something on it. */
+const RACED = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENOTEMPTY', 'EEXIST', 'ELOOP']);
+
+/**
+ * A file system error the checks did not foresee, as the client's: every entry is checked before
+ * use, so one of these means the workspace changed between the check and the use (a running agent
+ * renaming or swapping a directory). 409, to retry; the error's message is left out, as it names
+ * the box's own paths (/proc/self/fd/...). Anything else goes on as it was.
+ */
+function changedMeanwhile(err: unknown, shown: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (err instanceof ApiError || code === undefined || !RACED.has(code)) return err;
+  return new ApiError('ABX_ERR_CONFLICT', `"${shown}" changed in the workspace while the request ran (${code}): nothing of the request was kept; retry it`);
 }
 
 /** Before a write: the box has disk to spare, and the agent's record (for its budget). */
@@ -247,11 +286,30 @@ async function admitWrite(app: FastifyInstance, request: FastifyRequest<FilesRou
   return app.agentbox.resolver.slot('orchestrator').status(request.params.id);
 }
 
-/** What the agent's disk budget has left, as last sampled; undefined without a budget. */
-function budgetLeft(agent: AgentProcess): number | undefined {
+/**
+ * What the agent's disk budget has left for a write (undefined without a budget): the budget less
+ * its last walk's figure less what the API wrote that the walk may not have seen (write-ledger.ts),
+ * and the charge the write takes its bytes from.
+ */
+function chargeOf(ledger: WriteLedger, agent: AgentProcess): { left: number | undefined; charge: WriteCharge } {
   const budget = agent.limits?.disk_bytes;
-  if (!budget) return undefined;
-  return Math.max(0, budget - (agent.usage?.disk_bytes ?? 0));
+  if (!budget) return { left: undefined, charge: ledger.begin(agent.id, undefined, undefined) };
+  const measured = agent.usage?.disk_measured_at;
+  const measuredAtMs = measured === undefined ? undefined : Date.parse(measured);
+  const room = Math.max(0, budget - (agent.usage?.disk_bytes ?? 0));
+  return { left: Math.max(0, room - ledger.unseen(agent.id, measuredAtMs)), charge: ledger.begin(agent.id, room, measuredAtMs) };
+}
+
+/** Run a write under its charge: kept when it succeeds, dropped when it fails (what it wrote was removed). */
+async function charged<T>(charge: WriteCharge, write: () => Promise<T>): Promise<T> {
+  try {
+    const value = await write();
+    charge.end(true);
+    return value;
+  } catch (err) {
+    charge.end(false);
+    throw err;
+  }
 }
 
 function bodyOf(request: FastifyRequest): Readable {

@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, lstatAt, walkDirs, type Owner } from './dir-fd.js';
 import { etagOf, isDirectory, typeRefused } from './file-read.js';
+import type { WriteCharge } from './write-ledger.js';
 
 /** What a write may not exceed, and its preconditions. */
 export interface WriteOptions {
@@ -20,6 +21,8 @@ export interface WriteOptions {
   ifNoneMatch?: string;
   /** Create missing parent directories. */
   parents?: boolean;
+  /** Charged each chunk before it is written (the agent's disk budget, write-ledger.ts); false refuses the write. */
+  charge?: WriteCharge;
 }
 
 /** Permission bits a written entry may have: never setuid, setgid or sticky. */
@@ -46,7 +49,9 @@ export async function writeFileAtomic(
     checkReplaceable(current, shown);
     checkConditions(current, options, shown);
     const tmp = `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`;
-    const size = await writeNew(dir, tmp, body, ws.owner, sanitiseMode(options.mode ?? 0o644), options, shown);
+    // The ETag is the new file's own (its inode, size and mtime, which the rename keeps): taken after
+    // the rename, it would be whatever another writer put under the name by then.
+    const st = await writeNew(dir, tmp, body, ws.owner, sanitiseMode(options.mode ?? 0o644), options, shown);
     try {
       // Checked again just before the rename: a directory put there meanwhile is not replaced.
       checkReplaceable(await lstatAt(dir, name), shown);
@@ -55,23 +60,22 @@ export async function writeFileAtomic(
       await unlink(at(dir, tmp)).catch(() => undefined);
       throw err;
     }
-    const st = (await lstatAt(dir, name))!;
-    return { created: current === undefined, etag: etagOf(st), size };
+    return { created: current === undefined, etag: etagOf(st), size: Number(st.size) };
   } finally {
     if (dir !== ws.root) await dir.close();
   }
 }
 
-/** Create `name` in `dir` exclusively and copy `body` into it, stopping past `maxBytes`; removed on failure. */
+/** Create `name` in `dir` exclusively and copy `body` into it, stopping past `maxBytes` (or when the charge has no room); removed on failure. Answers the written file's stat. */
 export async function writeNew(
   dir: import('node:fs/promises').FileHandle,
   name: string,
   body: Readable,
   owner: Owner | undefined,
   mode: number,
-  limit: { maxBytes: number; limitName: string },
+  limit: { maxBytes: number; limitName: string; charge?: WriteCharge },
   shown: string,
-): Promise<number> {
+): Promise<BigIntStats> {
   const handle = await open(at(dir, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   let size = 0;
   try {
@@ -80,10 +84,16 @@ export async function writeNew(
     // are gathered and written together (writev), up to WRITE_BATCH_BYTES at a time.
     let held: Buffer[] = [];
     let heldBytes = 0;
-    for await (const chunk of body) {
+    // Not destroyed when the write stops early: a destroyed request leaves its connection unread but open (the route drops the rest).
+    for await (const chunk of body.iterator({ destroyOnReturn: false })) {
       const buf = chunk as Buffer;
       size += buf.length;
       if (size > limit.maxBytes) throw tooLarge(shown, limit.maxBytes, limit.limitName);
+      if (limit.charge && !limit.charge.take(buf.length))
+        throw new ApiError(
+          'ABX_ERR_FILE_TOO_LARGE',
+          `"${shown}" is over what the agent's disk budget (sandbox.limits.disk) has left, with the writes going on beside it`,
+        );
       held.push(buf);
       heldBytes += buf.length;
       if (heldBytes >= WRITE_BATCH_BYTES) {
@@ -94,8 +104,9 @@ export async function writeNew(
     }
     await writeAll(handle, held);
     await handle.chmod(mode);
+    const st = await handle.stat({ bigint: true });
     await handle.close();
-    return size;
+    return st;
   } catch (err) {
     await handle.close().catch(() => undefined);
     await unlink(at(dir, name)).catch(() => undefined);

@@ -79,17 +79,26 @@ function entryPath(name: string): string[] {
   }
 }
 
-/** A link's target must be relative and, read from the link's own directory, stay inside the workspace. */
+/**
+ * A link's target must be relative and, read from the link's own directory, stay inside the
+ * workspace (the copy, for a download). Its `..` must all come first: a `..` after a name climbs
+ * from wherever that name leads, and the name may be a link (`b -> a/..` with `a -> ../..` is two
+ * levels above `a`'s directory, not `b`'s). Climbs first go up real directories (an entry's parents
+ * are directories of the upload, opened without following links), and each link of the tar is held
+ * to the same rule, so a chain of them never leaves either. `.` and empty parts count for nothing.
+ */
 function checkLinkTarget(base: readonly string[], segments: readonly string[], target: string, shown: string): void {
   if (target === '' || target.includes('\0')) throw tarRefused(`link "${shown}" has an empty target`);
   if (target.startsWith('/')) throw tarRefused(`link "${shown}" points to an absolute path (${JSON.stringify(target)}); links must stay inside the workspace`);
-  // Counted step by step: a climb out and back in ("../../x/y") is refused too, as it names what is outside.
-  let depth = base.length + segments.length - 1;
-  for (const part of target.split('/')) {
-    if (part === '..') depth--;
-    else if (part !== '.' && part !== '') depth++;
-    if (depth < 0) throw tarRefused(`link "${shown}" points outside the workspace (${JSON.stringify(target)})`);
-  }
+  const parts = target.split('/').filter((part) => part !== '.' && part !== '');
+  const climbs = parts.findIndex((part) => part !== '..');
+  const up = climbs === -1 ? parts.length : climbs;
+  if (parts.indexOf('..', up) !== -1)
+    throw tarRefused(
+      `link "${shown}" has a ".." after a name (${JSON.stringify(target)}), which climbs from wherever that name leads, perhaps out of the workspace; write the target with its ".." first (e.g. "../x" for "a/../../x")`,
+    );
+  // Counted from the link's directory: a climb out and back in ("../../x/y") is refused too, as it names what is outside.
+  if (up > base.length + segments.length - 1) throw tarRefused(`link "${shown}" points outside the workspace (${JSON.stringify(target)})`);
 }
 
 /** The refusal of a whole upload. */

@@ -11,6 +11,7 @@ import { checkEntry, tarRefused } from './tar-entry-checks.js';
 import type { UploadLimits } from './tar-limits.js';
 import { checkMerge, merge } from './tar-merge.js';
 import { entryData, readTar, skipData, type TarEntry, type TarInput } from './tar-read.js';
+import type { WriteCharge } from './write-ledger.js';
 
 /** What an upload wrote. */
 export interface ExtractReport {
@@ -27,7 +28,13 @@ export interface ExtractReport {
  * box's own) in the target directory, and are renamed into place only after the tar's end was
  * read and every entry accepted; a refused or broken tar leaves the target as it was.
  */
-export async function extractTar(ws: Workspace, segments: readonly string[], body: Readable, limits: UploadLimits): Promise<ExtractReport> {
+export async function extractTar(
+  ws: Workspace,
+  segments: readonly string[],
+  body: Readable,
+  limits: UploadLimits,
+  charge?: WriteCharge,
+): Promise<ExtractReport> {
   const input = readTar(body);
   let target: FileHandle | undefined;
   let staging: FileHandle | undefined;
@@ -36,7 +43,7 @@ export async function extractTar(ws: Workspace, segments: readonly string[], bod
     target = await walkDirs(ws.root, segments, { owner: ws.owner });
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
-    const report = await unpack(input, staging, { base: segments, owner: ws.owner, limits });
+    const report = await unpack(input, staging, { base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) });
     await checkMerge(staging, target, '');
     await merge(staging, target);
     return report;
@@ -57,6 +64,8 @@ interface Context {
   base: readonly string[];
   owner: Owner | undefined;
   limits: UploadLimits;
+  /** The agent's disk budget (write-ledger.ts), charged each file's size, rounded up to 4 KiB, before it is written. */
+  charge?: WriteCharge;
 }
 
 async function unpack(input: TarInput, staging: FileHandle, ctx: Context): Promise<ExtractReport> {
@@ -75,9 +84,17 @@ async function unpackEntry(entry: TarEntry, staging: FileHandle, ctx: Context, r
   const { segments, shown } = checked;
   if (checked.kind === 'file') {
     if (checked.size > ctx.limits.fileBytes)
-      throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `tar entry "${shown}" of ${checked.size} bytes is over the per-file limit (${ctx.limits.fileBytes} bytes)`);
+      throw new ApiError(
+        'ABX_ERR_FILE_TOO_LARGE',
+        `tar entry "${shown}" of ${checked.size} bytes is over ${ctx.limits.fileName} (${ctx.limits.fileBytes} bytes)`,
+      );
     if (report.bytes + checked.size > ctx.limits.totalBytes)
       throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `the tar's files are over ${ctx.limits.totalName} (${ctx.limits.totalBytes} bytes)`);
+    if (ctx.charge && !ctx.charge.take(Math.ceil(checked.size / 4096) * 4096))
+      throw new ApiError(
+        'ABX_ERR_FILE_TOO_LARGE',
+        `tar entry "${shown}" of ${checked.size} bytes is over what the agent's disk budget (sandbox.limits.disk) has left, with the writes going on beside it`,
+      );
   }
   const parent = await walkIn(staging, segments.slice(0, -1), ctx.owner, shown);
   const name = segments.at(-1)!;

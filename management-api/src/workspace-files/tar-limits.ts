@@ -11,6 +11,8 @@ export const MAX_TAR_BYTES = 1024 * 1024 * 1024;
 /** What one upload may write. */
 export interface UploadLimits {
   fileBytes: number;
+  /** Names the limit `fileBytes` comes from, for the error. */
+  fileName: string;
   entries: number;
   totalBytes: number;
   /** Names the limit `totalBytes` comes from, for the error. */
@@ -23,11 +25,13 @@ export interface UploadLimits {
  */
 export function uploadLimits(left: number | undefined): UploadLimits {
   const budgeted = left !== undefined && left < MAX_TAR_BYTES;
+  const budgetName = "what the agent's disk budget (sandbox.limits.disk) has left";
   return {
     fileBytes: Math.min(MAX_FILE_BYTES, left ?? MAX_FILE_BYTES),
+    fileName: left !== undefined && left < MAX_FILE_BYTES ? budgetName : 'the per-file limit',
     entries: MAX_TAR_ENTRIES,
     totalBytes: budgeted ? Math.max(0, left) : MAX_TAR_BYTES,
-    totalName: budgeted ? "what the agent's disk budget (sandbox.limits.disk) has left" : 'the tar upload limit',
+    totalName: budgeted ? budgetName : 'the tar upload limit',
   };
 }
 

@@ -97,6 +97,20 @@ t.test('refused: a path out of the workspace, a link out in a downloaded tree, n
   t.match(await cli('copier:evil/escape', 'x'), { code: 1, stderr: /symbolic link/ }, 'a link in the workspace is not read through');
 });
 
+t.test('refused: a chain of links in a downloaded tree that climbs out though each link reads as inside', async (t) => {
+  // As an agent makes it: l0 -> ., l1 -> l0/.. (the copy's parent), etc -> l1/../../etc (text that reads as inside).
+  const chain = path.join(ws, 'chain');
+  await mkdir(chain);
+  await symlink('.', path.join(chain, 'l0'));
+  await symlink('l0/..', path.join(chain, 'l1'));
+  await symlink('l1/l1/l1/etc', path.join(chain, 'etc'));
+  const r = await cli('copier:chain', 'chain-copy');
+  t.equal(r.code, 1, 'refused');
+  t.match(r.stderr, /link "l1" has a "\.\." after a name \("l0\/\.\."\)/);
+  t.match(r.stderr, /agentbox cp copier:chain - \| tar -x/, 'the message says how to take the links as they are, knowingly');
+  await t.rejects(lstat(path.join(work, 'chain-copy')), 'nothing left behind, not even the directory');
+});
+
 t.test("a directory the box cuts off midway (sparse files past the agent's disk budget): said so, nothing kept", async (t) => {
   const sparse = await box.api('/v1/agents', { body: { name: 'sparse', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '16m' } } });
   t.equal(sparse.status, 201);

@@ -146,6 +146,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
           disk_bytes?: number;
+          /** When the walk that measured disk_bytes began */
+          disk_measured_at?: string;
         };
         /** The budgets the agent runs under */
         limits?: {
@@ -232,6 +234,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
           disk_bytes?: number;
+          /** When the walk that measured disk_bytes began */
+          disk_measured_at?: string;
         };
         /** The budgets the agent runs under */
         limits?: {
@@ -280,6 +284,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
           disk_bytes?: number;
+          /** When the walk that measured disk_bytes began */
+          disk_measured_at?: string;
         };
         /** The budgets the agent runs under */
         limits?: {
@@ -339,6 +345,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
           disk_bytes?: number;
+          /** When the walk that measured disk_bytes began */
+          disk_measured_at?: string;
         };
         /** The budgets the agent runs under */
         limits?: {

@@ -110,7 +110,7 @@ export class AgentAccounting {
   account(id: string): AgentAccount | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
-    const disk = entry.disk ? { disk_bytes: entry.disk.bytes } : {};
+    const disk = entry.disk ? { disk_bytes: entry.disk.bytes, disk_measured_at: new Date(entry.disk.startedAtMs).toISOString() } : {};
     return { limits: { ...entry.limits }, usage: { ...entry.sampled.usage, ...disk }, ...(entry.reason ? { reason: entry.reason } : {}) };
   }
 

@@ -35,6 +35,8 @@ export interface AgentUsage {
   cpu_seconds: number;
   processes: number;
   disk_bytes?: number;
+  /** When the walk that measured `disk_bytes` began (ISO 8601): files written since may be missing from it. */
+  disk_measured_at?: string;
 }
 
 /** Why the orchestrator ended an agent on its own. */

@@ -10,6 +10,8 @@ export interface DiskFigure {
   unmeasurable?: string;
   /** Wall time of the walk, seconds. */
   seconds: number;
+  /** When the walk began (ms since the epoch): what was written after it may be missing from `bytes`. */
+  startedAtMs: number;
 }
 
 /** One agent to measure. */
@@ -42,10 +44,17 @@ export class DiskSampler {
 
   async #pass(targets: readonly DiskTarget[], report: (id: string, figure: DiskFigure) => void): Promise<void> {
     for (const target of targets) {
+      const startedAtMs = Date.now();
       const started = process.hrtime.bigint();
       const found = await walkDisk(target.directories, { ...this.walk, ...(target.budget !== undefined ? { stopAboveBytes: target.budget } : {}) });
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      report(target.id, { bytes: found.bytes, entries: found.entries, seconds, ...(found.unmeasurable ? { unmeasurable: found.unmeasurable } : {}) });
+      report(target.id, {
+        bytes: found.bytes,
+        entries: found.entries,
+        seconds,
+        startedAtMs,
+        ...(found.unmeasurable ? { unmeasurable: found.unmeasurable } : {}),
+      });
     }
   }
 }
