@@ -1,7 +1,8 @@
 // Workspace snapshots on a real box with real sandboxed agents: dedup across snapshots, restore in place, forks, deletes that sweep, agent-token scope and bad input.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { chmod, lstat, readdir, readFile, readlink, stat, symlink, utimes, writeFile, mkdir } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RACY_MS } from '../../management-api/src/snapshots/capture.js';
@@ -175,6 +176,38 @@ t.test('fork: two agents from one snapshot share nothing on disk; five forks at 
   await stop(named.id);
   const taken = await box.api('/v1/agents', { body: { name: 'named', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: 'forks/named' } });
   t.equal(taken.status, 409, 'a fork never lands in a directory with files');
+});
+
+t.test("a fork's cwd through an agent's links: refused before anything is made, never built, renamed or removed outside", async (t) => {
+  const planter = await sleeper('planter');
+  const outside = await mkdtemp(path.join(tmpdir(), 'agentbox-fork-outside-'));
+  t.teardown(() => rm(outside, { recursive: true, force: true }));
+  // As the agent would: a link to a host directory, a dangling one, and one to its own sibling (inside, still a link).
+  await symlink(outside, path.join(dirOf(planter), 'esc'));
+  await symlink(path.join(outside, 'nothing-here'), path.join(dirOf(planter), 'dangling'));
+  await mkdir(path.join(dirOf(planter), 'real'));
+  await symlink('real', path.join(dirOf(planter), 'inner'));
+  for (const cwd of ['planter/esc/made-by-box/inner', 'planter/esc/f1', 'planter/dangling/x', 'planter/inner/f2']) {
+    const res = await box.api('/v1/agents', { body: { name: 'lured', command: '/bin/true', args: [], fromSnapshot: first.id, cwd } });
+    t.match(res, { status: 400, json: { error: 'ABX_ERR_FILE_PATH', message: /passes through a symbolic link/ } }, `cwd ${cwd} refused`);
+  }
+  t.same(await readdir(outside), [], 'nothing was made outside the workspace');
+  t.same(await readdir(path.join(dirOf(planter), 'real')), [], 'nor through a link inside it');
+  // A fork whose start fails is removed by descriptors: its directory only.
+  const failed = await box.api('/v1/agents', { body: { name: 'lured', command: '/no/such/binary', args: [], fromSnapshot: first.id, cwd: 'planter/real/f3' } });
+  t.not(failed.status, 201, 'the start fails');
+  t.same(await readdir(path.join(dirOf(planter), 'real')), [], 'and its directory is gone again');
+  await stop(planter.id);
+});
+
+t.test('a name that is not UTF-8 is left out and counted in skipped, not lost without a word', async (t) => {
+  const odd = await sleeper('odd-names');
+  await writeFile(path.join(dirOf(odd), 'plain.txt'), 'kept\n');
+  await writeFile(Buffer.concat([Buffer.from(`${dirOf(odd)}/bad`), Buffer.from([0xff, 0xfe])]), 'x');
+  await writeFile(path.join(dirOf(odd), 'ok-\ufffd.txt'), 'a real U+FFFD in a name is UTF-8 and kept\n');
+  const made = await snap(odd.id);
+  t.match(made.stats, { files: 2, skipped: 1 }, 'two files kept, the odd name counted');
+  await stop(odd.id);
 });
 
 t.test('delete frees what no other snapshot refers to and keeps what is shared', async (t) => {

@@ -48,12 +48,25 @@ export class Subvolumes {
   /**
    * Make `dst` a snapshot of subvolume `src`: read-only for a clone kept in the store. A `src` given
    * as `{ fd }` (a descriptor of this process, open on the directory) is handed to the launcher as
-   * its fd 3, which snapshots that very directory, whatever its path leads to by then.
+   * its fd 3, which snapshots that very directory, whatever its path leads to by then. A path
+   * through one of this process's descriptors (`/proc/self/fd/N/name`, as a fork is built inside
+   * its parent's descriptor) is handed over the same way: the launcher's /proc/self is its own.
    */
   snapshot(src: string | { fd: number }, dst: string, options: { readonly: boolean }): Promise<void> {
     const op = options.readonly ? 'snapshot-ro' : 'snapshot';
-    if (typeof src === 'string') return this.#run([op, src, dst]).then(() => undefined);
-    return this.#run([op, '/proc/self/fd/3', dst], src.fd).then(() => undefined);
+    const fds: number[] = [];
+    const hand = (p: string | { fd: number }): string => {
+      if (typeof p !== 'string') {
+        fds.push(p.fd);
+        return `/proc/self/fd/${2 + fds.length}`;
+      }
+      const through = /^\/proc\/self\/fd\/(\d+)(\/.*)?$/.exec(p);
+      if (!through) return p;
+      fds.push(Number(through[1]));
+      return `/proc/self/fd/${2 + fds.length}${through[2] ?? ''}`;
+    };
+    const args = [op, hand(src), hand(dst)];
+    return this.#run(args, fds).then(() => undefined);
   }
 
   /**
@@ -63,17 +76,17 @@ export class Subvolumes {
    */
   async remove(dir: string): Promise<void> {
     if (await isSubvolume(dir)) {
-      const code = await this.#run(['delete', dir], undefined, [EXIT_DESTROY_REFUSED]);
+      const code = await this.#run(['delete', dir], [], [EXIT_DESTROY_REFUSED]);
       if (code === 0) return;
     }
     await rm(dir, { recursive: true, force: true });
   }
 
   /** Run one operation; answers its exit code when it is 0 or one of `allowed`, else throws with the launcher's reason. */
-  #run(args: string[], fd3?: number, allowed: number[] = []): Promise<number> {
+  #run(args: string[], fds: readonly number[] = [], allowed: number[] = []): Promise<number> {
     return new Promise((resolve, reject) => {
-      const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'ignore', 'pipe'];
-      if (fd3 !== undefined) stdio.push(fd3);
+      // Descriptors handed over become the launcher's 3, 4, …
+      const stdio: Array<'ignore' | 'pipe' | number> = ['ignore', 'ignore', 'pipe', ...fds];
       const child = spawn(this.#launcher, ['--subvolume', ...args], { env: {}, stdio, timeout: 30_000 });
       let stderr = '';
       child.stderr?.setEncoding('utf8').on('data', (text: string) => {

@@ -162,6 +162,12 @@ class Capture {
       line(listed.length);
       for (const d of listed) {
         const name = d.name;
+        // A name that is not UTF-8 comes back with U+FFFD in place of its bytes, which name nothing:
+        // left out and counted (entries are JSON text), not lost without a word.
+        if (name.includes('\uFFFD') && !lstatSync(atFd(dirFd, name), { throwIfNoEntry: false })) {
+          this.skipped++;
+          continue;
+        }
         names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile(), false));
       }
     }

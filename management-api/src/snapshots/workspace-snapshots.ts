@@ -1,9 +1,11 @@
 // Snapshots of agents' working directories: capture one, restore one in place (swapped in whole), and build a fork's new directory.
 import { randomBytes } from 'node:crypto';
-import { mkdir, realpath, rename, rm } from 'node:fs/promises';
+import { open, realpath, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
 import { openWorkspace } from '../workspace-files/agent-workspace.js';
+import { at, DIR_FLAGS, walkDirs } from '../workspace-files/dir-fd.js';
+import { removeTree } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import type { SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotStore } from './snapshot-store.js';
@@ -84,18 +86,23 @@ export async function restoreAgent(
   const ws = await openWorkspace(workspaceDir, agent.cwd);
   const { path: dir, owner } = ws;
   await ws.close();
+  // Its real path, walked again by descriptors (as a fork is built: buildFork says why); a link swapped in since is refused.
+  const segments = path.relative(await realpath(workspaceDir), dir).split(path.sep);
+  const leaf = segments.at(-1)!;
   const suffix = randomBytes(6).toString('hex');
-  const staging = path.join(path.dirname(dir), `.abx-restore-${suffix}`);
-  const aside = path.join(path.dirname(dir), `.abx-replaced-${suffix}`);
-  try {
-    const made = await store.materialize(id, staging, owner, 'restore', room);
-    await rename(dir, aside);
-    await rename(staging, dir);
-    await rm(aside, { recursive: true, force: true });
-    return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
-  } finally {
-    await rm(staging, { recursive: true, force: true });
-  }
+  const staging = `.abx-restore-${suffix}`;
+  const aside = `.abx-replaced-${suffix}`;
+  return inParent(workspaceDir, segments, false, async (parent) => {
+    try {
+      const made = await store.materialize(id, at(parent, staging), owner, 'restore', room);
+      await rename(at(parent, leaf), at(parent, aside));
+      await rename(at(parent, staging), at(parent, leaf));
+      await removeIfThere(parent, aside);
+      return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
+    } finally {
+      await removeIfThere(parent, staging);
+    }
+  });
 }
 
 /** A fork's working directory, built and in place; `discard` removes it when the agent could not start. */
@@ -112,6 +119,13 @@ export interface ForkDir {
  * must not exist, or be an empty directory), else `<name>.<8 hex>`, a directory no agent name
  * can have (names hold no dot), so forks started at once never meet. Built in a private
  * `.abx-fork-<random>` beside it and renamed into place, given to `owner` (the new agent's uid).
+ *
+ * Everything goes through descriptors, never a path: `cwd`'s parents may be another agent's
+ * directories, whose agent can swap a directory for a link at any moment. Its parents are walked
+ * (and made) from the workspace's descriptor one name at a time without following a link, the
+ * build, the rename and a discard happen inside the parent's descriptor (/proc/self/fd/N/<name>),
+ * and a tree is removed by descriptors too (removeTree): a link met anywhere is refused or
+ * removed, never followed.
  */
 export async function buildFork(
   store: SnapshotStore,
@@ -124,32 +138,54 @@ export async function buildFork(
   room?: () => Promise<number>,
 ): Promise<ForkDir> {
   store.get(id);
-  const workspace = await realpath(workspaceDir);
-  const rel = cwd !== undefined ? parseFilePath(cwd).join('/') : `${name}.${randomBytes(4).toString('hex')}`;
+  const segments = cwd !== undefined ? parseFilePath(cwd) : [`${name}.${randomBytes(4).toString('hex')}`];
+  const rel = segments.join('/');
   if (rel === '') throw new ApiError('ABX_ERR_VALIDATION', 'cwd: a fork needs a directory of its own, not the workspace itself');
-  const target = path.join(workspace, rel);
-  const parent = path.dirname(target);
-  await mkdir(parent, { recursive: true, mode: 0o755 });
-  // Its parents must stay in the workspace: a link among them would place the fork elsewhere.
-  const realParent = await realpath(parent);
-  if (realParent !== workspace && !realParent.startsWith(workspace + path.sep))
-    throw new ApiError('ABX_ERR_FILE_PATH', `cwd ${JSON.stringify(rel)} leads outside the workspace through a symbolic link`);
-  const staging = path.join(realParent, `.abx-fork-${randomBytes(6).toString('hex')}`);
-  const final = path.join(realParent, path.basename(target));
+  const leaf = segments.at(-1)!;
+  const staging = `.abx-fork-${randomBytes(6).toString('hex')}`;
   let cloned = false;
-  try {
-    cloned = (await store.materialize(id, staging, owner, 'fork', room)).cloned === true;
+  await inParent(workspaceDir, segments, true, async (parent) => {
     try {
-      // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
-      await rename(staging, final);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
-        throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
-      throw err;
+      cloned = (await store.materialize(id, at(parent, staging), owner, 'fork', room)).cloned === true;
+      try {
+        // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
+        await rename(at(parent, staging), at(parent, leaf));
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+          throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
+        throw err;
+      }
+    } finally {
+      await removeIfThere(parent, staging);
+    }
+  });
+  return { cwd: rel, cloned, discard: () => inParent(workspaceDir, segments, false, (parent) => removeIfThere(parent, leaf)) };
+}
+
+/**
+ * Run `work` on the directory holding the last of `segments`, opened from the workspace one name
+ * at a time without following a link (made when missing, with `create`). A link on the way is
+ * refused: ABX_ERR_FILE_PATH.
+ */
+async function inParent<T>(workspaceDir: string, segments: readonly string[], create: boolean, work: (parent: FileHandle) => Promise<T>): Promise<T> {
+  const root = await open(await realpath(workspaceDir), DIR_FLAGS);
+  try {
+    const parent = await walkDirs(root, segments.slice(0, -1), create ? { owner: undefined } : undefined);
+    try {
+      return await work(parent);
+    } finally {
+      if (parent !== root) await parent.close();
     }
   } finally {
-    await rm(staging, { recursive: true, force: true });
+    await root.close();
   }
-  return { cwd: rel, cloned, discard: () => rm(final, { recursive: true, force: true }) };
+}
+
+/** Remove directory `name` of `parent` and all it holds (a subvolume too), by descriptors; nothing there, or a link there, is left as it is. */
+async function removeIfThere(parent: FileHandle, name: string): Promise<void> {
+  await removeTree(parent, name, name).catch((err: unknown) => {
+    if (err instanceof ApiError) return; // gone, or not a directory the box made: nothing of the box's to remove
+    throw err;
+  });
 }
