@@ -4,9 +4,9 @@
 // backup is refused naming the file, a non-empty root and a wrong passphrase are refused, kill -9
 // mid-backup leaves nothing that looks whole, a full disk fails cleanly.
 import t from 'tap';
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { appendFile, cp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { verifyEventLog } from '../../management-api/src/adapters/events/log-verify.js';
@@ -215,6 +215,39 @@ t.test('faults: damage named, non-empty root and wrong passphrase refused, kill 
   await cp(backupDir, cut, { recursive: true });
   await appendFile(path.join(cut, 'state/pods/extra'), 'planted');
   t.match(agentbox('backup', 'verify', cut).stdout, `${path.join(cut, 'state/pods/extra')} is not in the index`);
+
+  // A hostile copy: an index edited to restore a setuid, world-writable store; a link and a FIFO that no index names; a link the index names.
+  const hostile = path.join(work, 'hostile');
+  await cp(backupDir, hostile, { recursive: true });
+  const indexFile = path.join(hostile, 'backup.json');
+  const original = readFileSync(indexFile, 'utf8');
+  const index = JSON.parse(original) as { files: Array<{ path: string; mode: number }> };
+  index.files.find((f) => f.path === 'state/beads/beads.sqlite')!.mode = 0o4777;
+  writeFileSync(indexFile, JSON.stringify(index));
+  t.match(agentbox('backup', 'verify', hostile), {
+    code: 1,
+    stdout: /gives state\/beads\/beads\.sqlite mode 04777: a backup keeps permission bits \(0777\) only/,
+  });
+  t.match(agentbox('restore', hostile, '--root', path.join(work, 'never-setuid'), '--passphrase-file', passphraseFile), { code: 1, stderr: /mode 04777/ });
+  t.notOk(existsSync(path.join(work, 'never-setuid')), 'nothing restored');
+  writeFileSync(indexFile, original);
+  await symlink('/etc/passwd', path.join(hostile, 'state/pods/shadow'));
+  execFileSync('mkfifo', [path.join(hostile, 'state/pods/pipe')]);
+  const strays = agentbox('backup', 'verify', hostile);
+  t.equal(strays.code, 1);
+  t.match(strays.stdout, `${path.join(hostile, 'state/pods/shadow')} is not in the index`, 'a link no index names');
+  t.match(strays.stdout, `${path.join(hostile, 'state/pods/pipe')} is not in the index`, 'a FIFO no index names');
+  await rm(path.join(hostile, 'state/pods/shadow'));
+  await rm(path.join(hostile, 'state/pods/pipe'));
+  const named = index.files.find((f) => f.path.startsWith('state/pods/'))!;
+  const namedFile = path.join(hostile, ...named.path.split('/'));
+  await rm(namedFile);
+  await symlink(path.join(backupDir, ...named.path.split('/')), namedFile);
+  t.match(
+    agentbox('backup', 'verify', hostile),
+    { code: 1, stdout: `${namedFile} is a symbolic link, not a file: a backup holds files only` },
+    'a named file replaced by a link to the same bytes is not followed',
+  );
 
   const taken = path.join(work, 'taken');
   await mkdir(taken);

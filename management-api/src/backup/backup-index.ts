@@ -1,15 +1,20 @@
 // The index of a backup: every file's size, SHA-256 and mode, each file fsynced as it is hashed,
 // so an index on disk never names a file whose bytes are not.
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, type BackupFile } from './backup-format.js';
 import { KEPT_MODE } from './copy-files.js';
 
-/** The SHA-256 (hex) and size of a file, optionally fsyncing it. */
+/** The SHA-256 (hex) and size of a regular file, optionally fsyncing it; a link (never followed) or any other kind of file is refused. */
 export async function digestFile(file: string, sync = false): Promise<{ sha256: string; bytes: number }> {
-  const handle = await open(file, 'r');
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ELOOP') throw new NotAFileError(`${file} is a symbolic link, not a file: a backup holds files only`);
+    throw err;
+  });
   try {
+    if (!(await handle.stat()).isFile()) throw new NotAFileError(`${file} is not a regular file: a backup holds files only`);
     const hash = createHash('sha256');
     let bytes = 0;
     for await (const chunk of handle.createReadStream({ autoClose: false })) {
@@ -23,11 +28,18 @@ export async function digestFile(file: string, sync = false): Promise<{ sha256: 
   }
 }
 
-/** Every regular file under `dir` but the index, as `/`-separated relative paths, sorted. */
+/** A backup's entry that is no regular file (a link, a FIFO, a device). */
+export class NotAFileError extends Error {}
+
+/**
+ * Every entry under `dir` but the index and directories, as `/`-separated relative paths, sorted:
+ * regular files, and anything else (links, FIFOs), so a check sees every name the index does not.
+ * Links are listed, never followed.
+ */
 export async function listFiles(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
-    .filter((e) => e.isFile())
+    .filter((e) => !e.isDirectory())
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
     .filter((p) => p !== INDEX_FILE)
     .sort();

@@ -11,6 +11,7 @@ import { openSecretsWith } from './secrets-age.js';
 import { openSecrets } from './secrets-seal.js';
 import { verifyBackup } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
+import { KEPT_MODE } from './copy-files.js';
 
 /** What to restore and where. */
 export interface RestoreOptions {
@@ -85,7 +86,8 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
       if (!target) continue;
       await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       await copyFile(path.join(from, ...entry.path.split('/')), target);
-      await chmod(target, entry.mode);
+      // Permission bits only (verify refused any other): never setuid, setgid or sticky, whatever an edited index says.
+      await chmod(target, entry.mode & KEPT_MODE);
     }
     await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
     await chmod(paths.secretsDir, 0o700);

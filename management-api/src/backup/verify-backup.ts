@@ -8,7 +8,8 @@ import { verifyEventLog } from '../adapters/events/log-verify.js';
 import { auditAgainstCheckpoint } from '../adapters/events/log-audit.js';
 import { TLOG_FILES } from '../adapters/events/log-checkpoints.js';
 import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, type BackupIndex } from './backup-format.js';
-import { digestFile, listFiles } from './backup-index.js';
+import { digestFile, listFiles, NotAFileError } from './backup-index.js';
+import { KEPT_MODE } from './copy-files.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
 import { withBackupDir } from './backup-archive.js';
 
@@ -81,8 +82,17 @@ async function verifyBackupDir(dir: string): Promise<BackupCheck> {
       problems.push(`${INDEX_FILE} names ${entry.path}, outside the backup`);
       continue;
     }
-    const found = await digestFile(file).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? undefined : Promise.reject(err)));
+    if (!Number.isInteger(entry.mode) || (entry.mode & ~KEPT_MODE) !== 0) {
+      problems.push(`${INDEX_FILE} gives ${entry.path} mode 0${Number(entry.mode).toString(8)}: a backup keeps permission bits (0777) only`);
+      continue;
+    }
+    const found = await digestFile(file).catch((err: unknown): NotAFileError | undefined => {
+      if (err instanceof NotAFileError) return err;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    });
     if (!found) problems.push(`${file} is missing`);
+    else if (found instanceof NotAFileError) problems.push(found.message);
     else if (found.bytes !== entry.bytes) problems.push(`${file} has ${found.bytes} bytes, the index says ${entry.bytes}: it was cut short or changed`);
     else if (found.sha256 !== entry.sha256) problems.push(`${file} does not match its SHA-256 in the index: it is corrupted`);
     else bytes += found.bytes;

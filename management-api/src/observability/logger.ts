@@ -14,6 +14,8 @@ interface LoggedRequest {
 }
 
 function serializeError(err: unknown): unknown {
+  // A code under `error` (RequestRejected's ABX_ERR_*) is text, not an Error: spread, it became one key per character.
+  if (typeof err !== 'object' || err === null) return scrubValue(err, 2);
   // The standard serializer returns an object with its own prototype: copy it to plain data so
   // the scrubber descends into it.
   const out = { ...(stdSerializers.err(err as Error) as unknown as Record<string, unknown>) };
