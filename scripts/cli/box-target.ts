@@ -1,5 +1,6 @@
-// Finds the box a command talks to: its API URL (from --url, or the manifest's api.bind/port and
-// AGENTBOX_API_PORT) and its API key file (under --root / AGENTBOX_ROOT / ./.agentbox).
+// Finds the box a command talks to: its API URL (from --url, else the running box under the root as
+// the registry of boxes knows it, else the manifest's api.bind/port and AGENTBOX_API_PORT) and its
+// API key file (under --root / AGENTBOX_ROOT / ./.agentbox).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
@@ -8,6 +9,7 @@ import type { TargetArch } from '../../management-api/src/manifest/rules/rule.js
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
+import { boxAt, registryDir } from './box-registry.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {
@@ -18,7 +20,7 @@ export const targetOptions = {
 } as const;
 
 /** The option lines of their --help. */
-export const targetHelp = `  --url URL        the box's API (default: from the manifest, http://<api.bind>:<api.port>)
+export const targetHelp = `  --url URL        the box's API (default: the box running under --root, else from the manifest, http://<api.bind>:<api.port>)
   --manifest FILE  the manifest the box runs (default ./agentbox.toml)
   --root DIR       the box's local root, for the API key and supervisord socket (default $AGENTBOX_ROOT or ./.agentbox)
   --json           print one JSON object`;
@@ -36,7 +38,8 @@ export interface BoxTarget {
 export async function resolveTarget(values: { url?: string; manifest?: string; root?: string }, env = process.env): Promise<BoxTarget> {
   const root = path.resolve(values.root ?? env['AGENTBOX_ROOT'] ?? '.agentbox');
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  let url = values.url;
+  // A box started with its ports chosen free (AGENTBOX_API_PORT=0) is not where its manifest says: the registry knows.
+  let url = values.url ?? boxAt(root, registryDir(env))?.apiUrl;
   if (!url) {
     const manifestFile = values.manifest ?? 'agentbox.toml';
     const loaded = await loadManifestFile(manifestFile, { targetArch: manifestArch(), env: {} });
@@ -72,7 +75,7 @@ export async function getFromBox(target: BoxTarget, pathname: string): Promise<{
     return { status: res.status, body };
   } catch (err) {
     throw new UserError(
-      `cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)?`,
+      `cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)? \`agentbox boxes\` lists the running boxes and their API URLs: pass --root or --url`,
       1,
     );
   }

@@ -136,6 +136,19 @@ t.test('agentbox boxes lists a running box; agentbox down stops it, then says no
   t.equal(cli('down', '--timeout', 'soon').code, 2, 'bad usage');
 });
 
+t.test('a command given --root talks to the box running there at the URL the registry knows, not the manifest default', async (t) => {
+  const root = path.join(work, 'chosen-ports');
+  const pid = await supervisord(t, root);
+  // As `up --local` with AGENTBOX_API_PORT=0 records it: a port the manifest does not name.
+  registerBox({ ...entry(root, pid), apiUrl: 'http://127.0.0.1:9' }, registry);
+  t.teardown(() => unregisterBox(root, pid, registry));
+  const status = cli('status', '--root', root);
+  t.equal(status.code, 1);
+  t.match(status.stderr, /cannot reach http:\/\/127\.0\.0\.1:9\//, 'the registered URL, not 127.0.0.1:9090');
+  t.match(status.stderr, /agentbox boxes` lists the running boxes and their API URLs/);
+  t.match(cli('status', '--root', root, '--url', 'http://127.0.0.1:7').stderr, /cannot reach http:\/\/127\.0\.0\.1:7\//, '--url still wins');
+});
+
 t.test('agentbox down finds a box by its pid file when the registry does not list it', async (t) => {
   const root = path.join(work, 'c');
   const pid = await supervisord(t, root);
