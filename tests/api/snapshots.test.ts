@@ -192,6 +192,17 @@ t.test("a fork's cwd through an agent's links: refused before anything is made, 
     t.match(res, { status: 400, json: { error: 'ABX_ERR_FILE_PATH', message: /passes through a symbolic link/ } }, `cwd ${cwd} refused`);
   }
   t.same(await readdir(outside), [], 'nothing was made outside the workspace');
+  const small = await box.api('/v1/agents', {
+    body: { name: 'lured', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: 'planter/real/small', limits: { disk: '64k' } },
+  });
+  t.match(
+    small,
+    {
+      status: 413,
+      json: { error: 'ABX_ERR_FILE_TOO_LARGE', message: /builds \d+ bytes .*over the new agent's disk budget \(sandbox\.limits\.disk, 65536 bytes\)/ },
+    },
+    'a fork that would not fit its own disk budget is refused before it is built',
+  );
   t.same(await readdir(path.join(dirOf(planter), 'real')), [], 'nor through a link inside it');
   // A fork whose start fails is removed by descriptors: its directory only.
   const failed = await box.api('/v1/agents', { body: { name: 'lured', command: '/no/such/binary', args: [], fromSnapshot: first.id, cwd: 'planter/real/f3' } });

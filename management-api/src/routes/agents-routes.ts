@@ -17,6 +17,8 @@ import { AUTONOMIES } from '../policy/policy-types.js';
 import type { MutationLimits } from './events-routes.js';
 import { buildFork, type ForkDir } from '../snapshots/workspace-snapshots.js';
 import { snapshotIdSchema } from '../snapshots/snapshot-manifest.js';
+import { resolveLimits } from '../sandbox/limits/request.js';
+import type { LimitSettings, RequestedLimits } from '../sandbox/limits/budgets.js';
 
 /** Grace period of DELETE /v1/agents/:id when the caller names none. */
 export const DEFAULT_GRACE_MS = 5_000;
@@ -220,8 +222,15 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       const fork: ForkDir | undefined =
         fromSnapshot === undefined
           ? undefined
-          : await buildFork(app.agentbox.snapshots, app.agentbox.paths.workspaceDir, fromSnapshot, name, cwd, await app.agentbox.sandbox.agentOwner(name), () =>
-              app.agentbox.probes.disk.headroom('workspace'),
+          : await buildFork(
+              app.agentbox.snapshots,
+              app.agentbox.paths.workspaceDir,
+              fromSnapshot,
+              name,
+              cwd,
+              await app.agentbox.sandbox.agentOwner(name),
+              () => app.agentbox.probes.disk.headroom('workspace'),
+              forkDiskBudget(app.agentbox.sandbox.settings.limits, spawn.limits),
             );
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit
@@ -388,5 +397,14 @@ async function streamOutput(
     controller.abort();
     open.delete(controller);
     res.end();
+  }
+}
+
+/** The disk budget a fork will run under; undefined without one, or when its limits are malformed (the spawn says why). */
+function forkDiskBudget(ceiling: LimitSettings | undefined, requested: RequestedLimits | undefined): number | undefined {
+  try {
+    return resolveLimits(ceiling, requested).disk_bytes;
+  } catch {
+    return undefined;
   }
 }

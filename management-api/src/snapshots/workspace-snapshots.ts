@@ -9,6 +9,7 @@ import { removeTree } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import type { SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotStore } from './snapshot-store.js';
+import { buildBytes } from './build-room.js';
 
 /** The agent record a snapshot is made of or restored into. */
 export interface AgentDir {
@@ -136,8 +137,18 @@ export async function buildFork(
   owner: Owner,
   /** What the workspace volume may still take (SnapshotStore.materialize). */
   room?: () => Promise<number>,
+  /** The new agent's disk budget in bytes, when it has one. */
+  diskBudget?: number,
 ): Promise<ForkDir> {
-  store.get(id);
+  const summary = store.get(id);
+  // Refused before a byte is written: a fork over its budget would be ended at its first disk walk
+  // and leave its directory behind (a file with 200 hard links is stored once, built 200 times).
+  const needs = buildBytes(summary);
+  if (diskBudget !== undefined && needs > diskBudget)
+    throw new ApiError(
+      'ABX_ERR_FILE_TOO_LARGE',
+      `snapshot ${id} builds ${needs} bytes (every hard link a file of its own), over the new agent's disk budget (sandbox.limits.disk, ${diskBudget} bytes): it would be ended at its first disk walk; fork it with a larger budget`,
+    );
   const segments = cwd !== undefined ? parseFilePath(cwd) : [`${name}.${randomBytes(4).toString('hex')}`];
   const rel = segments.join('/');
   if (rel === '') throw new ApiError('ABX_ERR_VALIDATION', 'cwd: a fork needs a directory of its own, not the workspace itself');
