@@ -277,7 +277,7 @@ const RACED = new Set(['ENOENT', 'ENOTDIR', 'EISDIR', 'ENOTEMPTY', 'EEXIST', 'EL
 function changedMeanwhile(err: unknown, shown: string): unknown {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   if (err instanceof ApiError || code === undefined || !RACED.has(code)) return err;
-  return new ApiError('ABX_ERR_CONFLICT', `"${shown}" changed in the workspace while the request ran (${code}): nothing of the request was kept; retry it`);
+  return new ApiError('ABX_ERR_CONFLICT', `"${shown}" changed in the workspace while the request ran (${code}): look at what is there, and retry`);
 }
 
 /** Before a write: the box has disk to spare, and the agent's record (for its budget). */
