@@ -372,9 +372,21 @@ t.test('adversarial tars: refused whole, nothing written', async (t) => {
     const res = await raw(`/v1/agents/${alpha.id}/files/adv`, { method: 'POST', body, headers: { 'content-type': 'application/x-tar' } });
     const json = (await res.json()) as { error: string; message: string };
     t.equal(json.error, code, `${what}: ${json.message}`);
-    const left = execFileSync('ls', ['-A', path.join(ws, 'adv')], { encoding: 'utf8' }).trim();
-    t.equal(left, '', `${what}: nothing written`);
+    await t.rejects(lstat(path.join(ws, 'adv')), `${what}: nothing written, not even the directory made for it`);
   }
+  // A refused write into a directory that is there keeps it, and what it held.
+  await mkdir(path.join(ws, 'adv-there'));
+  await writeFile(path.join(ws, 'adv-there', 'mine.txt'), 'kept');
+  const into = await raw(`/v1/agents/${alpha.id}/files/adv-there/new/deeper`, {
+    method: 'POST',
+    body: cases[0]![1],
+    headers: { 'content-type': 'application/x-tar' },
+  });
+  t.equal(into.status, 400);
+  t.same(await readdir(path.join(ws, 'adv-there')), ['mine.txt'], 'only the directories the refused tar made are gone');
+  const precondition = await raw(`/v1/agents/${alpha.id}/files/put-made/a/b.txt`, { method: 'PUT', body: 'x', headers: { 'if-match': '"nope"' } });
+  t.equal(precondition.status, 412);
+  await t.rejects(lstat(path.join(ws, 'put-made')), 'a refused PUT leaves no parent it made');
   await t.rejects(lstat('/tmp/evil.txt'));
   await t.rejects(lstat(path.join(box.paths.workspaceDir, 'evil.txt')));
 });

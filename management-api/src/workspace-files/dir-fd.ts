@@ -1,6 +1,6 @@
 // openat-style steps through a workspace: each directory held open and each name resolved from its descriptor, never through a link.
 import { constants, openSync, type BigIntStats } from 'node:fs';
-import { lstat, mkdir, open, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, rmdir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import { throughLink } from './file-path.js';
 
@@ -74,13 +74,18 @@ async function dirError(dir: FileHandle, name: string, shown: string, err: NodeJ
  * With `create`, missing directories are made (mode 0755, given to the owner); a link or a file in
  * the way is refused all the same.
  */
-export async function walkDirs(root: FileHandle, segments: readonly string[], create?: { owner: Owner | undefined }): Promise<FileHandle> {
+export async function walkDirs(
+  root: FileHandle,
+  segments: readonly string[],
+  /** `made.first`, when given, is set to the index of the first directory this walk made. */
+  create?: { owner: Owner | undefined; made?: { first?: number } },
+): Promise<FileHandle> {
   let dir = root;
   try {
     for (let i = 0; i < segments.length; i++) {
       const name = segments[i]!;
       const shown = segments.slice(0, i + 1).join('/');
-      if (create) await mkdirAt(dir, name, create.owner);
+      if (create && (await mkdirAt(dir, name, create.owner)) && create.made && create.made.first === undefined) create.made.first = i;
       const next = await openDirAt(dir, name, shown);
       if (dir !== root) await dir.close();
       dir = next;
@@ -127,4 +132,24 @@ export type EntryType = 'file' | 'dir' | 'symlink' | 'other';
 
 export function entryType(st: BigIntStats): EntryType {
   return st.isFile() ? 'file' : st.isDirectory() ? 'dir' : st.isSymbolicLink() ? 'symlink' : 'other';
+}
+
+/**
+ * Undo what a walk made (`walkDirs`'s `made.first`) for a write that failed: its directories from
+ * the deepest up, each only while empty (rmdir), so nothing another writer put there meanwhile
+ * goes. Best effort: the first that cannot be removed ends it.
+ */
+export async function removeMadeDirs(root: FileHandle, segments: readonly string[], first: number | undefined): Promise<void> {
+  if (first === undefined) return;
+  for (let depth = segments.length; depth > first; depth--) {
+    let parent: FileHandle | undefined;
+    try {
+      parent = await walkDirs(root, segments.slice(0, depth - 1));
+      await rmdir(at(parent, segments[depth - 1]!));
+    } catch {
+      return;
+    } finally {
+      if (parent && parent !== root) await parent.close();
+    }
+  }
 }

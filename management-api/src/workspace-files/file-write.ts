@@ -5,7 +5,7 @@ import { open, rename, unlink } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { at, lstatAt, walkDirs, type Owner } from './dir-fd.js';
+import { at, lstatAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
 import { etagOf, isDirectory, typeRefused } from './file-read.js';
 import type { WriteCharge } from './write-ledger.js';
 
@@ -42,7 +42,9 @@ export async function writeFileAtomic(
 ): Promise<{ created: boolean; etag: string; size: number }> {
   const shown = segments.join('/');
   if (segments.length === 0) throw isDirectory(shown);
-  const dir = await walkDirs(ws.root, segments.slice(0, -1), options.parents ? { owner: ws.owner } : undefined);
+  const made: { first?: number } = {};
+  const dir = await walkDirs(ws.root, segments.slice(0, -1), options.parents ? { owner: ws.owner, made } : undefined);
+  let written = false;
   try {
     const name = segments.at(-1)!;
     const current = await lstatAt(dir, name);
@@ -56,6 +58,7 @@ export async function writeFileAtomic(
       // Checked again just before the rename: a directory put there meanwhile is not replaced.
       checkReplaceable(await lstatAt(dir, name), shown);
       await rename(at(dir, tmp), at(dir, name));
+      written = true;
     } catch (err) {
       await unlink(at(dir, tmp)).catch(() => undefined);
       throw err;
@@ -63,6 +66,8 @@ export async function writeFileAtomic(
     return { created: current === undefined, etag: etagOf(st), size: Number(st.size) };
   } finally {
     if (dir !== ws.root) await dir.close();
+    // A write that failed leaves no parent it made for itself behind.
+    if (!written) await removeMadeDirs(ws.root, segments.slice(0, -1), made.first);
   }
 }
 

@@ -5,7 +5,7 @@ import { lchown, mkdir, open, symlink, unlink, type FileHandle } from 'node:fs/p
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { at, DIR_FLAGS, lstatAt, mkdirAt, walkDirs, type Owner } from './dir-fd.js';
+import { at, DIR_FLAGS, lstatAt, mkdirAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
 import { removeTree } from './file-delete.js';
 import { checkEntry, tarRefused } from './tar-entry-checks.js';
 import type { UploadLimits } from './tar-limits.js';
@@ -39,12 +39,15 @@ export async function extractTar(
   let target: FileHandle | undefined;
   let staging: FileHandle | undefined;
   const stagingName = `.abx-upload-${randomBytes(8).toString('hex')}`;
+  const made: { first?: number } = {};
+  let merged = false;
   try {
-    target = await walkDirs(ws.root, segments, { owner: ws.owner });
+    target = await walkDirs(ws.root, segments, { owner: ws.owner, made });
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
     const report = await unpack(input, staging, { base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) });
     await checkMerge(staging, target, '');
+    merged = true;
     await merge(staging, target);
     return report;
   } catch (err) {
@@ -56,6 +59,8 @@ export async function extractTar(
       await removeTree(target, stagingName, stagingName).catch(() => undefined);
       if (target !== ws.root) await target.close();
     }
+    // A refused tar leaves no directory it made for itself behind either.
+    if (!merged) await removeMadeDirs(ws.root, segments, made.first);
   }
 }
 
