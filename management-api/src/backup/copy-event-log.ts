@@ -12,6 +12,7 @@ import { openNote, parseVerifierKey } from '../tlog/signed-note.js';
 import { storedHashCount } from '../tlog/stored-hashes.js';
 import { HASH_SIZE } from '../tlog/rfc6962.js';
 import type { BackedUpLog } from './backup-format.js';
+import { SteppedFile } from './stepped-write.js';
 
 const CHUNK = 1024 * 1024;
 
@@ -29,7 +30,7 @@ async function readIfThere(file: string): Promise<string | undefined> {
  */
 async function copyLines(source: string, target: string, max: number): Promise<number> {
   const input = await open(source, 'r');
-  let output: Awaited<ReturnType<typeof open>> | undefined;
+  let output: SteppedFile | undefined;
   let lines = 0;
   try {
     const size = (await input.stat()).size;
@@ -51,7 +52,7 @@ async function copyLines(source: string, target: string, max: number): Promise<n
         pending.push(Buffer.from(buf.subarray(0, bytesRead)));
         continue;
       }
-      output ??= await open(target, 'wx', 0o600);
+      output ??= await SteppedFile.create(target);
       for (const p of pending) await output.write(p);
       pending = [];
       await output.write(buf.subarray(0, end + 1));
@@ -121,7 +122,7 @@ async function copyTreePrefix(source: string, target: string, bytes: number): Pr
   if (!input) return;
   try {
     if ((await input.stat()).size < bytes) return;
-    const output = await open(target, 'wx', 0o600);
+    const output = await SteppedFile.create(target);
     try {
       const buf = Buffer.allocUnsafe(CHUNK);
       for (let position = 0; position < bytes; ) {

@@ -1,7 +1,8 @@
 // Copying a store's directory tree into a backup and back: regular files and directories only,
 // permission bits without setuid, setgid or sticky, and the stores' own temporary files left out.
-import { copyFile, chmod, lstat, mkdir, readdir } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { copyFileStepped } from './stepped-write.js';
 
 /** Permission bits kept: read, write and execute only. */
 export const KEPT_MODE = 0o777;
@@ -40,14 +41,7 @@ export async function copyTree(from: string, to: string, options: { skip?: SkipN
       if (!info) continue;
       if (info.isDirectory()) await walk(rel);
       else if (info.isFile()) {
-        const ok = await copyFile(path.join(from, rel), path.join(to, rel)).then(
-          () => true,
-          (err: NodeJS.ErrnoException) => {
-            if (err.code === 'ENOENT') return false;
-            throw err;
-          },
-        );
-        if (!ok) continue;
+        if (!(await copyFileStepped(path.join(from, rel), path.join(to, rel)))) continue;
         await chmod(path.join(to, rel), info.mode & KEPT_MODE);
         copied.push(rel);
       }
