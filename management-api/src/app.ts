@@ -1,5 +1,6 @@
 // The composition root: the management API's fastify instance and the ordered list of the plugins it is made of.
-import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from 'fastify';
+import type { ErrorBody } from './errors.js';
 import type { Logger } from 'pino';
 import { appStatePlugin } from './app-state.js';
 import { snapshotsPlugin } from './snapshots/snapshots-plugin.js';
@@ -170,6 +171,14 @@ function createInstance(settings: AppSettings): FastifyInstance {
     pluginTimeout: 0,
     // Response serializers compiled on a route's first answer, not at start (http/serializer.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
+    // A URL the router cannot decode (`%FF`, `%c0%ae`) is refused before any route: in the uniform shape, not fastify's own.
+    frameworkErrors: (error, _request, reply) => {
+      const bad = error.code === 'FST_ERR_BAD_URL';
+      const body: ErrorBody = bad
+        ? { error: 'ABX_ERR_BAD_REQUEST', message: `the URL is malformed: ${error.message}` }
+        : { error: 'ABX_ERR_INTERNAL', message: 'internal error; see the API log for this request id' };
+      void (reply as unknown as FastifyReply).code(bad ? 400 : 500).send(body);
+    },
   }) as unknown as FastifyInstance;
   registerAjv2020(app);
   return app;

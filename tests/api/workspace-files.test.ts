@@ -186,6 +186,21 @@ t.test('adversarial paths: .., encoded .., absolute, NUL, links in the path', as
   t.match(await box.api(`/v1/agents/${alpha.id}/files/fifo-dir/pipe`), { status: 409, json: { error: 'ABX_ERR_FILE_TYPE' } }, 'a FIFO is never opened');
   execFileSync('ln', ['/etc/hostname', path.join(ws, 'hard')]);
   t.match(await box.api(`/v1/agents/${alpha.id}/files/hard`), { status: 409, json: { message: /hard links/ } }, 'a hard link to a file the agent does not own');
+  for (const bad of ['%FF', '%c0%ae%c0%ae/x'])
+    t.same(await rawGet(`/v1/agents/${alpha.id}/files/${bad}`), { status: 400, error: 'ABX_ERR_BAD_REQUEST' }, `${bad}: the uniform error shape`);
+  // A trailing "/" names a directory: never a file written or read under it.
+  const slashed = await raw(`/v1/agents/${alpha.id}/files/newf/`, { method: 'PUT', body: 'x' });
+  t.match(await slashed.json(), { error: 'ABX_ERR_FILE_PATH', message: /ends with "\/", which names a directory/ });
+  await t.rejects(lstat(path.join(ws, 'newf')), 'nothing written');
+  t.match(await box.api(`/v1/agents/${alpha.id}/files/out.txt/`), {
+    status: 409,
+    json: { error: 'ABX_ERR_FILE_TYPE', message: /"out\.txt" is not a directory/ },
+  });
+  t.match(
+    await box.api(`/v1/agents/${alpha.id}/files/${'a'.repeat(5000)}`),
+    { status: 400, json: { error: 'ABX_ERR_FILE_PATH', message: /longer than 4096 bytes/ } },
+    'a path too long is refused as a path, with the reason',
+  );
 });
 
 t.test('delete: a file, a link (not its target), a tree with a link to outside', async (t) => {

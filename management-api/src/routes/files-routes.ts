@@ -8,7 +8,7 @@ import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter
 import { agentScopes } from '../auth/agent-scopes.js';
 import { ApiError, errorResponses } from '../errors.js';
 import { openWorkspace, type Workspace } from '../workspace-files/agent-workspace.js';
-import { walkDirs } from '../workspace-files/dir-fd.js';
+import { notADirectory, walkDirs } from '../workspace-files/dir-fd.js';
 import { removePath } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import { etagOf, listDir, modeString, openRegular } from '../workspace-files/file-read.js';
@@ -29,7 +29,8 @@ const params = {
   required: ['id'],
   properties: {
     id: idParams.properties.id,
-    '*': { type: 'string', maxLength: 4096, description: "The path relative to the agent's working directory; empty for the directory itself" },
+    // Longer than a path may be, so that parseFilePath, not the schema, refuses a long one: with its own error and reason.
+    '*': { type: 'string', maxLength: 16_384, description: "The path relative to the agent's working directory; empty for the directory itself" },
   },
 } as const;
 const flag = { type: 'string', maxLength: 8 } as const;
@@ -123,7 +124,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
                   .send({ path: segments.join('/'), entries, truncated });
               }
               if (request.query.format === 'tar') return sendTar(ws, segments, reply, tarDownloads.admit(request.params.id), agent.limits?.disk_bytes);
-              return sendFile(ws, segments, request, reply);
+              return sendFile(ws, segments, request, reply, (request.params['*'] ?? '').endsWith('/'));
             },
             request.query.format === 'tar' || !on(request.query.list),
           );
@@ -152,6 +153,11 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
         },
         async (request, reply) => {
           const segments = parseFilePath(request.params['*'] ?? '');
+          if ((request.params['*'] ?? '').endsWith('/'))
+            throw new ApiError(
+              'ABX_ERR_FILE_PATH',
+              `workspace path "${request.params['*']}" ends with "/", which names a directory: a PUT writes a file (drop the "/")`,
+            );
           const agent = await admitWrite(app, request);
           const charge = chargeOf(ledger, agent);
           const { fileBytes, fileName, totalBytes, totalName } = uploadLimits(charge.left);
@@ -320,8 +326,19 @@ function bodyOf(request: FastifyRequest): Readable {
 }
 
 /** A regular file's bytes, streamed from its descriptor; the workspace closes when the reply ends. */
-async function sendFile(ws: Workspace, segments: readonly string[], request: FastifyRequest<FilesRoute>, reply: FastifyReply): Promise<FastifyReply> {
+async function sendFile(
+  ws: Workspace,
+  segments: readonly string[],
+  request: FastifyRequest<FilesRoute>,
+  reply: FastifyReply,
+  /** The path ended with "/": it names a directory, and a file there is not one. */
+  asDirectory: boolean,
+): Promise<FastifyReply> {
   const { handle, stat } = await openRegular(ws, segments);
+  if (asDirectory) {
+    await handle.close();
+    throw notADirectory(segments.join('/'));
+  }
   const etag = etagOf(stat);
   void reply
     .header('etag', etag)
