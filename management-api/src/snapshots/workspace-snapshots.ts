@@ -171,7 +171,15 @@ export async function buildFork(
       await removeIfThere(parent, staging);
     }
   });
-  return { cwd: rel, cloned, discard: () => inParent(workspaceDir, segments, false, (parent) => removeIfThere(parent, leaf)) };
+  return {
+    cwd: rel,
+    cloned,
+    // A parent made a link since the build leads nowhere of the box's: left as it is, and the start's own error is what the caller reports.
+    discard: () =>
+      inParent(workspaceDir, segments, false, (parent) => removeIfThere(parent, leaf)).catch((err: unknown) => {
+        if (!(err instanceof ApiError)) throw err;
+      }),
+  };
 }
 
 /**
