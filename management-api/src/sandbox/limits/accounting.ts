@@ -24,6 +24,8 @@ export interface AccountingOptions {
   /** Between two walks of the agents' directories (default {@link DISK_INTERVAL_MS}). */
   diskIntervalMs?: number;
   procRoot?: string;
+  /** How long a sample waits for smaps_rollup reads before it estimates the rest (default MEMORY_READ_WAIT_MS). */
+  memoryWaitMs?: number;
 }
 
 /** What an agent's record gains: its budgets, its last figures and, when it was ended over a budget, why. */
@@ -59,7 +61,7 @@ export class AgentAccounting {
   #inFlight: Promise<void> | undefined;
 
   constructor(private readonly options: AccountingOptions) {
-    this.#sampler = new UsageSampler(options.procRoot);
+    this.#sampler = new UsageSampler(options.procRoot, options.memoryWaitMs);
   }
 
   /** The budgets of an agent a spawn request asks for; AdapterInputError (400) when it asks more than the manifest allows. */
@@ -147,6 +149,7 @@ export class AgentAccounting {
     const metrics = this.options.metrics;
     metrics?.sampleDuration.observe(report.seconds);
     if (report.cpuGrowth > 0) metrics?.cpu.inc(report.cpuGrowth);
+    if (report.memoryEstimates > 0) metrics?.memoryEstimates.inc(report.memoryEstimates);
     this.#publish();
     for (const [id, entry] of this.#entries) {
       if (!entry.live || entry.reason) continue;

@@ -20,6 +20,8 @@ export interface LimitMetrics {
   sampleDuration: Histogram;
   /** `agentbox_agent_samples_dropped_total`: timer ticks skipped because the previous sample was still under way. */
   samplesDropped: Counter;
+  /** `agentbox_agent_memory_estimates_total`: processes whose memory a sample estimated because their smaps_rollup read had not answered in time. */
+  memoryEstimates: Counter;
 }
 
 const MIB = 1024 ** 2;
@@ -60,6 +62,11 @@ export function createLimitMetrics(registry: Registry): LimitMetrics {
     samplesDropped: new Counter({
       name: 'agentbox_agent_samples_dropped_total',
       help: 'Sampling ticks skipped because the previous sample of the agents was still under way.',
+      registers,
+    }),
+    memoryEstimates: new Counter({
+      name: 'agentbox_agent_memory_estimates_total',
+      help: 'Processes whose memory a sample estimated from their stat line (last PSS plus resident growth) because their smaps_rollup read had not answered in time.',
       registers,
     }),
   };

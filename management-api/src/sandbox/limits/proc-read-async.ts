@@ -1,8 +1,8 @@
-// Reads of /proc that never hold the event loop for long: stat lines in short synchronous slices, smaps_rollup on the thread pool.
+// Reads of /proc that never hold the event loop for long: stat lines in short synchronous slices, small files on the thread pool.
 import { closeSync, open, read } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { readChildren } from './proc-children.js';
-import { kilobytesIn, pageSize, parseStat, readProcFile, type ProcMemory, type ProcStat } from './proc-stat.js';
+import { parseStat, readProcFile, type ProcStat } from './proc-stat.js';
 
 /**
  * Stat lines read per slice before the event loop gets a turn. A stat line is served from the
@@ -11,14 +11,6 @@ import { kilobytesIn, pageSize, parseStat, readProcFile, type ProcMemory, type P
  * (open, read and close would be three round trips to the pool per file).
  */
 export const STAT_SLICE = 16;
-
-/**
- * smaps_rollup reads in flight at once. The file walks every mapping of the process under its
- * memory lock: slow for a large process, and delayed for as long as the process itself holds
- * that lock for writing (an agent that maps and unmaps in a loop). Off the event loop they cannot
- * stall the API; two at a time leave the rest of the thread pool (4 threads) to everything else.
- */
-export const MEMORY_CONCURRENCY = 2;
 
 /** Every pid in `procRoot` now (processes, not threads), listed on the thread pool. */
 export async function listPidsAsync(procRoot = '/proc'): Promise<number[]> {
@@ -95,28 +87,4 @@ export function readProcFileAsync(path: string, buffer: Buffer): Promise<string 
       });
     });
   });
-}
-
-/** RSS and PSS of each of `stats` (same order), read MEMORY_CONCURRENCY at a time; the same fallbacks as readMemory. */
-export async function readMemoriesAsync(stats: readonly ProcStat[], procRoot = '/proc'): Promise<ProcMemory[]> {
-  const out = new Array<ProcMemory>(stats.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    const buffer = Buffer.allocUnsafe(4096);
-    while (next < stats.length) {
-      const i = next++;
-      const stat = stats[i]!;
-      if (stat.state === 'Z') {
-        out[i] = { rss: 0, pss: 0 };
-        continue;
-      }
-      const text = await readProcFileAsync(`${procRoot}/${stat.pid}/smaps_rollup`, buffer);
-      const rss = text === undefined ? undefined : kilobytesIn(text, 'Rss:');
-      const pss = text === undefined ? undefined : kilobytesIn(text, 'Pss:');
-      const fallback = stat.rssPages * pageSize();
-      out[i] = rss === undefined || pss === undefined ? { rss: fallback, pss: fallback } : { rss, pss };
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(MEMORY_CONCURRENCY, stats.length) }, worker));
-  return out;
 }

@@ -1,7 +1,8 @@
 // One sampler for every agent: each tick reads the agents' processes once (their trees, or all of /proc), attributes them to agents and sums their use.
 import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
 import type { AgentUsage } from './budgets.js';
-import { listPidsAsync, readMemoriesAsync, readStatsSliced, readSubtreesSliced } from './proc-read-async.js';
+import { MemoryReader } from './memory-reads.js';
+import { listPidsAsync, readStatsSliced, readSubtreesSliced } from './proc-read-async.js';
 import { CLOCK_TICKS, readStat, type ProcMemory, type ProcStat } from './proc-stat.js';
 
 /** An agent the sampler follows. */
@@ -42,6 +43,8 @@ export interface SampleReport {
   seconds: number;
   /** CPU seconds agents used since the previous tick (growth only). */
   cpuGrowth: number;
+  /** Processes whose memory was estimated from their stat line: their smaps_rollup read had not answered in time (memory-reads.ts). */
+  memoryEstimates: number;
 }
 
 /**
@@ -52,8 +55,20 @@ export interface SampleReport {
  */
 export class UsageSampler {
   readonly #agents = new Map<string, SampledAgent>();
+  readonly #memory: MemoryReader;
 
-  constructor(private readonly procRoot = '/proc') {}
+  /** `memoryWaitMs`: how long a sample waits for smaps_rollup reads (default MEMORY_READ_WAIT_MS). */
+  constructor(
+    private readonly procRoot = '/proc',
+    memoryWaitMs?: number,
+  ) {
+    this.#memory = new MemoryReader(procRoot, memoryWaitMs);
+  }
+
+  /** smaps_rollup reads started by a sample that have not answered yet. */
+  get pendingMemoryReads(): number {
+    return this.#memory.pending;
+  }
 
   /** Agents followed now. */
   get size(): number {
@@ -97,14 +112,14 @@ export class UsageSampler {
     // one bounded batch, then the sums.
     const plans = [...this.#agents.values()].map((agent) => ({ agent, members: table.members(agent.leader, agent.state.leaderStart, agent.state.known) }));
     const all = plans.flatMap((p) => p.members);
-    const memories = await readMemoriesAsync(all, this.procRoot);
+    const { memories, estimated } = await this.#memory.read(all);
     let cpuGrowth = 0;
     let at = 0;
     for (const { agent, members } of plans) {
       const own = memories.slice(at, (at += members.length));
       if (this.#agents.get(agent.id) === agent) cpuGrowth += this.#measure(agent, members, own);
     }
-    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth };
+    return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth, memoryEstimates: estimated };
   }
 
   /** The stats attribution needs: of `pids` when given, else of the agents' trees when all are contained, else of all of /proc. */
