@@ -7,6 +7,7 @@ import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
 import { waitFor } from '../helpers/wait.js';
 import { ESCAPE } from '../helpers/detaching-agent.js';
+import { doneCount, MEMORY_HOG } from '../helpers/memory-hog.js';
 
 buildLauncher();
 
@@ -108,19 +109,6 @@ t.test("another agent survives: a keeper ends its own agent's processes only", a
   t.notOk(victim.daemons.some(processGone), "the victim's daemons still run");
 });
 
-/** `count` children at once, each filling `mib` MiB and then marking done-<i> in the working directory. */
-const MEMORY_HOG = `
-import os, sys, time
-count, mib = int(sys.argv[1]), int(sys.argv[2])
-for i in range(count):
-    if os.fork() == 0:
-        block = b'\\x01' * (mib << 20)
-        open('done-%d' % i, 'w').close()
-        time.sleep(600)
-        os._exit(0)
-time.sleep(600)
-`;
-
 t.test('many processes cannot overshoot the memory budget between two samples: the keeper ends them near it', async (t) => {
   const h = await box(t);
   const dir = path.join(h.paths.workspaceDir, 'spreadhog');
@@ -129,7 +117,7 @@ t.test('many processes cannot overshoot the memory budget between two samples: t
   // 16 × 96 MiB wanted against a 128 MiB budget: the keeper's line is 1.25 × 128 = 160 MiB of resident memory.
   const agent = await h.ops.spawn({ name: 'spreadhog', command: '/usr/bin/python3', args: ['hog.py', '16', '96'], limits: { memory: '128m' } });
   t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
-  const done = readdirSync(dir).filter((n) => n.startsWith('done-'));
+  const done = doneCount(readdirSync(dir));
   // Each child holds 96 MiB once done: two done would be 192 MiB, past 1.5 × the budget.
-  t.ok(done.length <= 1, `at most one child filled its memory before the end (${done.length} of 16)`);
+  t.ok(done <= 1, `at most one child filled its memory before the end (${done} of 16)`);
 });

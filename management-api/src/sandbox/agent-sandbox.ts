@@ -50,12 +50,17 @@ export interface ConfinedSpawn {
   overhead?: number;
   /**
    * The spawned process is the launcher's keeper (agentbox-keeper.c): SIGTERM to it (not to its
-   * group) reaches every process of the agent once, SIGUSR1 kills them all; it ends last. Its
-   * ready pipe (readyFd) stays open for its reports: `limit:memory <bytes>` when it ended the agent.
+   * group) reaches every process of the agent once, SIGUSR1 kills them all; it ends last.
    */
   keeper?: boolean;
   /** Every process the agent starts stays a descendant of the spawned process (the keeper is their subreaper; bubblewrap's PID namespace has its init). */
   contained?: boolean;
+  /**
+   * The ready pipe (readyFd) stays open after the ready byte for the launcher's reports: the
+   * keeper, or the waiting parent in bubblewrap, writes `limit:memory <bytes>` when its memory
+   * backstop ended the agent (keeper-reports.ts).
+   */
+  limitReports?: boolean;
   release(): Promise<void>;
 }
 
@@ -73,12 +78,13 @@ const SANDBOX_PROCESSES = 5;
 /** Without bubblewrap: the keeper the agent's processes descend from. */
 const KEEPER_PROCESSES = 1;
 /**
- * The keeper's memory backstop, as a multiple of the agent's memory budget. The budget itself is
- * judged by PSS once a second; the keeper looks at resident memory (at least the PSS: shared pages
- * count in each process) every few milliseconds near the line, so that between two samples an
- * agent of many processes ends below 1.5 times its budget (docs/user/sandbox.md, "Memory").
+ * The launcher's memory backstop (the keeper's, or the waiting parent's in bubblewrap), as a
+ * multiple of the agent's memory budget. The budget itself is judged by PSS once a second; the
+ * launcher looks at resident memory (at least the PSS: shared pages count in each process) every
+ * few milliseconds near the line, so that between two samples an agent of many processes ends
+ * below 1.5 times its budget (docs/user/sandbox.md, "Memory").
  */
-export const KEEPER_MEMORY_FACTOR = 1.25;
+export const MEMORY_BACKSTOP_FACTOR = 1.25;
 
 /**
  * What agents may read of the installation: its code and dependencies, never the whole directory.
@@ -252,12 +258,21 @@ export class AgentSandbox {
             throw new ApiError('ABX_ERR_CONFLICT', `cannot give agent "${agent.name}" a uid of its own: ${err.message}`);
           })
         : undefined;
+      // The launcher that stays beside the agent (the keeper, or the waiting parent in bubblewrap) is its memory backstop between two samples.
+      const memoryLimit = agent.memoryBudget ? agent.memoryBudget * MEMORY_BACKSTOP_FACTOR : undefined;
+      const reports = memoryLimit ? { limitReports: true } : {};
       if (namespaced) {
-        const [command, ...args] = [...launcherArgv(this.launcher, policy), agent.command, ...agent.args];
-        return { ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd, ids)), env, release, overhead: SANDBOX_PROCESSES, contained: true };
+        const [command, ...args] = [...launcherArgv(this.launcher, { ...policy, ...(memoryLimit ? { memoryLimit } : {}) }), agent.command, ...agent.args];
+        return {
+          ...(await this.#namespaces.wrap([command!, ...args], policy, agent.cwd, ids)),
+          env,
+          release,
+          overhead: SANDBOX_PROCESSES,
+          contained: true,
+          ...reports,
+        };
       }
       // The launcher alone: it stays as the keeper of the agent's processes.
-      const memoryLimit = agent.memoryBudget ? agent.memoryBudget * KEEPER_MEMORY_FACTOR : undefined;
       const [command, ...args] = [
         ...launcherArgv(this.launcher, { ...policy, keep: true, readyFd: READY_FD, ...(memoryLimit ? { memoryLimit } : {}) }),
         agent.command,
@@ -267,7 +282,18 @@ export class AgentSandbox {
         await this.#access.prepare(policy.readOnly, policy.readWrite, ids).catch((err: Error) => {
           throw new ApiError('ABX_ERR_CONFLICT', `cannot sandbox the agent: ${err.message}`);
         });
-      return { command: command!, args, env, release, overhead: KEEPER_PROCESSES, keeper: true, contained: true, readyFd: true, ...(ids ? { ids } : {}) };
+      return {
+        command: command!,
+        args,
+        env,
+        release,
+        overhead: KEEPER_PROCESSES,
+        keeper: true,
+        contained: true,
+        readyFd: true,
+        ...reports,
+        ...(ids ? { ids } : {}),
+      };
     } catch (err) {
       await release();
       throw err;

@@ -1,12 +1,12 @@
-// What the launcher's keeper reports on its ready pipe after the ready byte: the limits it enforced itself.
+// What the launcher that stays beside an agent (the keeper, or the waiting parent in bubblewrap) reports on its ready pipe after the ready byte: the limits it enforced itself.
 import type { LimitReason } from './limits/budgets.js';
 
 /** The reasons a keeper reports, as it writes them. */
 const REPORTED: ReadonlySet<string> = new Set<LimitReason>(['limit:memory']);
 
 /**
- * Call `onLimit` for each `<reason> <bytes>` line the keeper writes to `pipe` (after its ready
- * byte, which launcherReady consumed). Anything else is ignored: the keeper is ours, but it runs
+ * Call `onLimit` for each `<reason> <bytes>` line the launcher writes to `pipe` (after its ready
+ * byte, which launcherReady may have consumed). Anything else is ignored: the launcher is ours, but it runs
  * as the agent's uid and a line is a claim, never a command.
  */
 export function followKeeperReports(pipe: NodeJS.ReadableStream | null, onLimit: (reason: LimitReason, bytes: number) => void): void {

@@ -58,7 +58,11 @@ export interface SandboxPolicy {
   keep?: boolean;
   /** The agent has an IPC namespace of its own (bubblewrap): SysV IPC and POSIX message queues are then allowed. */
   ownIpc?: boolean;
-  /** With `keep`: the keeper kills every process of the agent once their resident memory passes this many bytes. */
+  /**
+   * With `keep` or `statusFd`: the launcher that stays beside the agent (the keeper, or the waiting
+   * parent in bubblewrap) kills every process of the agent once their resident memory passes this
+   * many bytes, and says so on `readyFd`, which then stays open.
+   */
   memoryLimit?: number;
 }
 
@@ -90,7 +94,7 @@ export function launcherArgv(launcher: string, policy: SandboxPolicy): string[] 
   if (policy.statusFd !== undefined) argv.push('--status-fd', String(policy.statusFd));
   if (policy.ownIpc) argv.push('--own-ipc');
   if (policy.keep) argv.push('--keep');
-  if (policy.keep && policy.memoryLimit) argv.push('--memory-limit', String(Math.ceil(policy.memoryLimit)));
+  if ((policy.keep || policy.statusFd !== undefined) && policy.memoryLimit) argv.push('--memory-limit', String(Math.ceil(policy.memoryLimit)));
   if (policy.requireAbi !== undefined) argv.push('--require-abi', String(policy.requireAbi));
   argv.push('--');
   return argv;

@@ -1,7 +1,7 @@
 // bubblewrap around the launcher, for real: what an agent inside sees, reaches and may start, who it is on the host, /proc either way.
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { runEgressProxy } from '../../../management-api/src/egress/proxy-main.js
 import { launcherReady } from '../../../management-api/src/sandbox/namespace-sandbox.js';
 import type { SandboxSettings } from '../../../management-api/src/sandbox/sandbox-settings.js';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
+import { doneCount, MEMORY_HOG } from '../../helpers/memory-hog.js';
 import { buildLauncher } from '../../helpers/sandbox-launcher.js';
 
 buildLauncher();
@@ -46,7 +47,8 @@ async function runAgent(
   dir: string,
   command: string,
   args: string[],
-): Promise<{ out: string; code: number | null; signal: string | null }> {
+  memoryBudget?: number,
+): Promise<{ out: string; code: number | null; signal: string | null; reports: string }> {
   const c = await sandbox.confine({
     id: `agt_${path.basename(dir)}`,
     name: path.basename(dir),
@@ -54,6 +56,7 @@ async function runAgent(
     args,
     cwd: path.join(paths.workspaceDir, dir),
     workspace: paths.workspaceDir,
+    ...(memoryBudget ? { memoryBudget } : {}),
   });
   const child = spawn(c.command, c.args, {
     cwd: path.join(paths.workspaceDir, dir),
@@ -63,12 +66,15 @@ async function runAgent(
     ...c.ids,
   });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  // What the launcher says after its ready byte (its memory backstop's report).
+  let reports = '';
+  child.stdio[3]?.on('data', (d: Buffer) => (reports += d));
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
   child.stderr!.on('data', (d: Buffer) => (out += d));
   const [code, signal] = await new Promise<[number | null, string | null]>((resolve) => child.on('close', (code, signal) => resolve([code, signal])));
   await c.release();
-  return { out, code, signal };
+  return { out, code, signal, reports };
 }
 
 t.test('an agent in its own namespaces, confined by the launcher inside', async (t) => {
@@ -160,6 +166,9 @@ t.test('exit status and signals read as for a plain spawn', async (t) => {
     ...c.ids,
   });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  // What the launcher says after its ready byte (its memory backstop's report).
+  let reports = '';
+  child.stdio[3]?.on('data', (d: Buffer) => (reports += d));
   let out = '';
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /trapped/.test(out) && resolve()));
   process.kill(-child.pid!, 'SIGTERM');
@@ -233,6 +242,9 @@ t.test('the egress proxy listens on its sandbox socket itself; an agent running 
   });
   const child = spawn(c.command, c.args, { cwd: dir, env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
   await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
+  // What the launcher says after its ready byte (its memory backstop's report).
+  let reports = '';
+  child.stdio[3]?.on('data', (d: Buffer) => (reports += d));
   let out = '';
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /first/.test(out) && resolve()));
   await proxy.close();
@@ -353,6 +365,26 @@ print(json.dumps(r))`;
   );
   t.equal(r['ownEnviron'], 'read', 'its own environ is readable');
   t.notMatch(seen.out, /abx_other_environ/);
+});
+
+// With the outer /proc the pids are the outer ones: the parent finds the namespace's init from
+// /proc/self, and counts processes that detached from the agent (re-parented to that init).
+t.test('the /proc fallback: the memory backstop finds every process of the sandbox in the outer /proc', async (t) => {
+  const sandbox = await sandboxFor(t, { proc: 'ro-bind' });
+  for (const [dir, detach] of [
+    ['hog-attached', '0'],
+    ['hog-detached', '1'],
+  ] as const) {
+    mkdirSync(path.join(paths.workspaceDir, dir), { recursive: true });
+    writeFileSync(path.join(paths.workspaceDir, dir, 'hog.py'), MEMORY_HOG);
+    // 16 × 96 MiB against 128 MiB: the line is 1.25 × 128 = 160 MiB of resident memory.
+    const seen = await runAgent(sandbox, dir, '/usr/bin/python3', ['hog.py', '16', '96', detach], 128 * 2 ** 20);
+    t.equal(seen.signal, 'SIGKILL', `${dir}: killed (${seen.out})`);
+    const reported = /^limit:memory (\d+)\n$/.exec(seen.reports);
+    t.ok(reported && Number(reported[1]) > 160 * 2 ** 20, `${dir}: the report names the resident bytes past the line: ${JSON.stringify(seen.reports)}`);
+    const done = doneCount(readdirSync(path.join(paths.workspaceDir, dir)));
+    t.ok(done <= 1, `${dir}: at most one child filled its memory before the end (${done} of 16)`);
+  }
 });
 
 // Docker mounts /proc/sys read-only and masks /proc paths: bwrap run inside an outer bwrap set up

@@ -57,6 +57,21 @@ t.test('the launcher argv ends with -- and carries every rule', async (t) => {
   ]);
 });
 
+t.test('a memory limit goes to the launcher that stays beside the agent: the keeper, or the waiting parent in bubblewrap', async (t) => {
+  const base = {
+    readOnly: [],
+    readWrite: [],
+    devices: [],
+    connectPorts: [],
+    rlimits: { dataBytes: 1, cpuSeconds: 2, openFiles: 16, fileSizeBytes: 4 },
+    memoryLimit: 1000.5,
+  };
+  const tail = (argv: string[]) => argv.slice(argv.indexOf('fsize=4') + 1);
+  t.same(tail(launcherArgv('/l', { ...base, keep: true, readyFd: 3 })), ['--ready-fd', '3', '--keep', '--memory-limit', '1001', '--']);
+  t.same(tail(launcherArgv('/l', { ...base, statusFd: 4, readyFd: 3 })), ['--ready-fd', '3', '--status-fd', '4', '--memory-limit', '1001', '--']);
+  t.same(tail(launcherArgv('/l', base)), ['--'], 'a launcher that execs the agent stays beside nothing: no limit passed');
+});
+
 t.test('what an older kernel lacks, in words', async (t) => {
   t.match(kernelMissing(0, 6), /Landlock is unavailable/);
   t.match(kernelMissing(3, 6), /ABI 4 \(TCP connect rules\) is missing: the kernel has ABI 3/);

@@ -1,5 +1,5 @@
 // The local process manager: spawns agents in the workspace with a clean environment, tracks, streams and ends them.
-import { spawn, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
@@ -220,13 +220,7 @@ export class ProcessManager {
     });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
     this.#accounting.follow(id, run.pid, limits, overBudget, { ...treeShape(confined), directories: agentDirectories(target, confined) });
-    // A keeper that ended the agent over its memory says so on its ready pipe, between two samples.
-    if (confined.keeper)
-      followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
-        if (run.live && !run.terminating) this.options.audit?.terminating({ id, name: request.name, graceMs: 0 }, { kind: 'box', reason });
-        run.requestTermination();
-        this.#accounting.endedBySandbox(id, reason, { residentBytes: bytes });
-      });
+    this.#followLimitReports(run, child, confined);
     // Ended through the same path as a DELETE, by the box, so the reason is on the record and in the audit trail.
     const deadlines = { ...optional('timeoutSec', request.timeoutSec), ...optional('idleTimeoutSec', request.idleTimeoutSec) };
     if (run.live)
@@ -304,6 +298,7 @@ export class ProcessManager {
     });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
     this.#accounting.follow(id, run.pid, host.limits, overBudget, treeShape(confined));
+    this.#followLimitReports(run, child, confined);
     const started = this.#record(run);
     this.options.logger.info(
       { event: 'AgentExecStarted', agent: id, execOf: targetId, name: host.name, pid: run.pid },
@@ -325,6 +320,20 @@ export class ProcessManager {
   /** One agent. */
   status(id: string): AgentProcess {
     return this.#record(this.#run(id));
+  }
+
+  /**
+   * The launcher that stays beside the agent (the keeper, or the waiting parent in bubblewrap) and
+   * ended it over its memory between two samples says so on its ready pipe: recorded as the
+   * accounting's own termination would be, in the audit trail and on the record.
+   */
+  #followLimitReports(run: AgentRun, child: ChildProcess, confined: ConfinedSpawn): void {
+    if (!confined.limitReports) return;
+    followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
+      if (run.live && !run.terminating) this.options.audit?.terminating({ id: run.id, name: run.name, graceMs: 0 }, { kind: 'box', reason });
+      run.requestTermination();
+      this.#accounting.endedBySandbox(run.id, reason, { residentBytes: bytes });
+    });
   }
 
   /** SIGTERM to the agent's group, SIGKILL after `graceMs`; resolves with the final record. */

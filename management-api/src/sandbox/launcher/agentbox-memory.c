@@ -1,12 +1,14 @@
-/* agentbox-memory.c: the keeper's memory backstop, the resident memory of every process it keeps.
+/* agentbox-memory.c: the memory backstop, the resident memory of every process of an agent.
  *
  * The box judges an agent's memory by PSS, sampled once a second from the API; RLIMIT_DATA holds
  * one process, not a tree. Between two samples an agent of many processes could allocate gigabytes.
- * The keeper walks its own descendants (the agent's processes: it is their subreaper) and sums
- * their resident set, which is at least their PSS (shared pages count in each process). It looks
- * again after the time the agent would need to cross the line at FASTEST_BYTES_PER_MS, at least
- * every MIN_INTERVAL_MS and at most every MAX_INTERVAL_MS: far below its budget an agent costs
- * a few reads a second, near it a read every few milliseconds. */
+ * The launcher that stays beside the agent (the keeper without bubblewrap, the waiting parent in
+ * it) walks the agent's processes and sums their resident set, which is at least their PSS (shared
+ * pages count in each process), from statm, which the kernel serves without the process's memory
+ * lock (an agent holding that lock delays a PSS read, never this one). It looks again after the
+ * time the agent would need to cross the line at FASTEST_BYTES_PER_MS, at least every
+ * MIN_INTERVAL_MS and at most every MAX_INTERVAL_MS: far below its budget an agent costs a few
+ * reads a second, near it a read every few milliseconds. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <fcntl.h>
@@ -51,11 +53,12 @@ static int add_children(pid_t pid, pid_t *out, int n) {
   return n;
 }
 
-unsigned long long kept_resident_bytes(void) {
+/* The resident bytes of every descendant of `root` (a pid as this /proc shows it). */
+static unsigned long long resident_below(pid_t root) {
   static pid_t pids[MAX_PROCESSES];
   static long page;
   if (!page) page = sysconf(_SC_PAGESIZE);
-  int n = add_children(getpid(), pids, 0);
+  int n = add_children(root, pids, 0);
   unsigned long long total = 0;
   char path[48], buf[128];
   /* Breadth first: each process's children are appended behind it. */
@@ -66,6 +69,26 @@ unsigned long long kept_resident_bytes(void) {
     if (read_small(path, buf, sizeof buf) > 0 && sscanf(buf, "%llu %llu", &size, &resident) == 2) total += resident * (unsigned long long)page;
   }
   return total;
+}
+
+unsigned long long kept_resident_bytes(void) {
+  return resident_below(getpid());
+}
+
+pid_t sandbox_init_pid(void) {
+  /* /proc/self is this process as the mounted /proc numbers it: bubblewrap's own procfs of the PID
+   * namespace, or the outer one bound read-only (under Docker), where the pids are the outer ones. */
+  char buf[512];
+  if (read_small("/proc/self/stat", buf, sizeof buf) <= 0) return 0;
+  /* pid (comm) state ppid …: comm may hold spaces and parentheses, so from its last ')'. */
+  const char *end = strrchr(buf, ')');
+  char state;
+  int ppid;
+  return end && sscanf(end + 1, " %c %d", &state, &ppid) == 2 ? (pid_t)ppid : 0;
+}
+
+unsigned long long sandbox_resident_bytes(pid_t init) {
+  return init > 0 ? resident_below(init) : 0;
 }
 
 int next_memory_look_ms(unsigned long long used, unsigned long long limit) {

@@ -24,7 +24,9 @@
  *   --keep           stay as the keeper of the agent's processes (agentbox-keeper.c): the agent runs as
  *                    a child in a nested Landlock domain; without bubblewrap (not with --status-fd).
  *                    With --ready-fd the descriptor stays open for the keeper's reports ("limit:memory")
- *   --memory-limit N with --keep: end every process of the agent once their resident memory passes N bytes
+ *   --memory-limit N with --keep or --status-fd: end every process of the agent once their resident
+ *                    memory passes N bytes, and say so on the --ready-fd descriptor ("limit:memory N"),
+ *                    which then stays open
  *   --require-abi N  refuse unless the kernel's Landlock ABI is at least N (default and minimum 6)
  *   --probe          print {"abi":N,"required":N} and exit: 0 when enforceable, else EXIT_ABI
  * Or: agentbox-sandbox --wrap -- BWRAP [ARG]...: the process around bubblewrap (agentbox-wrap.c).
@@ -289,7 +291,7 @@ int main(int argc, char **argv) {
   }
   if (i + 1 >= argc) die(EXIT_USAGE, "no command: agentbox-sandbox [OPTION]... -- COMMAND [ARG]...");
   char **command = argv + i + 1;
-  if (memory_limit && !keep) die(EXIT_USAGE, "--memory-limit needs --keep (the keeper measures the agent's processes)");
+  if (memory_limit && !keep && status_fd < 0) die(EXIT_USAGE, "--memory-limit needs --keep or --status-fd (the process that stays beside the agent measures its processes)");
   if (keep && status_fd >= 0) die(EXIT_USAGE, "--keep and --status-fd exclude each other (bubblewrap's PID namespace keeps the agent's processes)");
   /* Fail closed: the whole policy or nothing. */
   if ((unsigned long long)abi < required) {
@@ -321,11 +323,12 @@ int main(int argc, char **argv) {
   }
   if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "failed");
   install_seccomp(allow_unix, own_ipc);
-  /* The keeper keeps the ruleset: the agent restricts itself with it once more, into a nested domain. */
+  /* The keeper and the waiting parent keep the ruleset: the agent restricts itself with it once
+   * more, into a nested domain, so it cannot signal them. */
   if (keep) run_keeper(command, ruleset, ready_fd, memory_limit);
-  close(ruleset);
   if (forwarder >= 0) await_forwarder(forwarder);
-  if (status_fd >= 0) run_as_parent(command, status_fd, ready_fd);
+  if (status_fd >= 0) run_as_parent(command, status_fd, ready_fd, ruleset, memory_limit);
+  close(ruleset);
   /* Signals were reset above, so a SIGTERM sent once the spawn counts as started is never lost. */
   if (ready_fd >= 0) {
     if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");

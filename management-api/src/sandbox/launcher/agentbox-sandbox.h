@@ -3,6 +3,7 @@
 #define AGENTBOX_SANDBOX_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 enum { EXIT_USAGE = 64, EXIT_ABI = 121, EXIT_PATH = 122, EXIT_SETUP = 123 };
 
@@ -65,8 +66,10 @@ int run_with_parent_death(char **command, pid_t parent);
 int run_subvolume(char **args);
 /* Die of `sig` (agentbox-wrap.c): its default disposition, unblocked, raised; returns when that does not end the process. */
 void die_of(int sig);
-/* `--status-fd N` (agentbox-wrap.c): run the agent as a child, write its wait status to N, end as it did. */
-void run_as_parent(char **command, int status_fd, int ready_fd);
+/* `--status-fd N` (agentbox-wrap.c): run the agent as a child in a domain nested in `ruleset`'s,
+ * write its wait status to N, end as it did; with `memory_limit` (0: none) kill every process of the
+ * sandbox once their resident memory passes it, saying so on `ready_fd`. */
+void run_as_parent(char **command, int status_fd, int ready_fd, int ruleset, unsigned long long memory_limit) __attribute__((noreturn));
 /* `--keep` (agentbox-keeper.c): run the agent as a child in a domain nested in `ruleset`'s, keep
  * every process it starts, end them all with it, and all of them at once when their resident
  * memory passes `memory_limit` (0: no limit); never returns. */
@@ -74,6 +77,11 @@ void run_keeper(char **command, int ruleset, int ready_fd, unsigned long long me
 /* agentbox-memory.c: the resident bytes of every process the keeper keeps (its descendants), and
  * how long it may wait before it looks again at `used` of `limit`. */
 unsigned long long kept_resident_bytes(void);
+/* In bubblewrap: the PID namespace's init (this process's parent, as the mounted /proc numbers it;
+ * 0 when unreadable), and the resident bytes of every process below it (the agent's, orphans
+ * included: they are re-parented to that init). */
+pid_t sandbox_init_pid(void);
+unsigned long long sandbox_resident_bytes(pid_t init);
 int next_memory_look_ms(unsigned long long used, unsigned long long limit);
 /* What a plain spawn starts with (agentbox-sandbox.c): default dispositions, an empty mask; only fds 0-2. */
 void reset_signals(void);

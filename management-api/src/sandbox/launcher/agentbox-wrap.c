@@ -9,12 +9,14 @@
  * SIGTERM per SIGTERM sent, never two. A SIGKILL ends this process, and bubblewrap with it
  * (--die-with-parent), and the sandbox with bubblewrap. The launcher inside runs with `--status-fd`: it stays as the agent's parent and
  * writes the agent's real wait status to a pipe this process reads when bubblewrap has ended, so
- * an agent's `exit 137` and a SIGKILL stay apart. Without a record (the launcher refused before
+ * an agent's `exit 137` and a SIGKILL stay apart; with `--memory-limit` it also watches the
+ * sandbox's resident memory, as the keeper does without bubblewrap. Without a record (the launcher refused before
  * starting the agent, or bubblewrap failed) bubblewrap's own status is used, 129…159 read as the
  * signal. It replaces a `/bin/sh -c` script: it is on the path of every spawn. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -116,7 +118,34 @@ void die_of(int sig) {
  * on, a SIGINT, SIGHUP or SIGTSTP of a terminal): the waiting parent outlives them, so the agent answers. */
 static const int parent_ignores[] = {SIGHUP, SIGINT, SIGQUIT, SIGTSTP, SIGTTIN, SIGTTOU, SIGTERM, SIGUSR1, SIGUSR2, SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGIO, SIGXCPU, SIGXFSZ};
 
-void run_as_parent(char **command, int status_fd, int ready_fd) {
+/* Wait for the agent's exit, looking at the sandbox's memory meanwhile: over `limit`, report it on
+ * `report_fd` and kill every process of the namespace (kill(-1) there reaches all but its init and
+ * this process; the forwarder, in a Landlock domain of its own, is out of reach and ends with the
+ * namespace). Returns once the agent has exited, not yet reaped. */
+static void watch_memory(pid_t agent, int report_fd, unsigned long long limit) {
+  int exited = (int)syscall(SYS_pidfd_open, agent, 0);
+  if (exited < 0) die_errno(EXIT_SETUP, "pidfd_open", "--memory-limit");
+  pid_t init = sandbox_init_pid();
+  int wait_ms = next_memory_look_ms(0, limit);
+  for (;;) {
+    struct pollfd end = {.fd = exited, .events = POLLIN};
+    int ready = poll(&end, 1, wait_ms);
+    if (ready > 0) break;
+    if (ready < 0 && errno != EINTR) die_errno(EXIT_SETUP, "poll", "--memory-limit");
+    unsigned long long used = sandbox_resident_bytes(init);
+    if (used > limit) {
+      char report[64];
+      int len = snprintf(report, sizeof report, "limit:memory %llu\n", used);
+      if (write(report_fd, report, (size_t)len) != len) { /* the box is gone: kill all the same */ }
+      kill(-1, SIGKILL);
+      break;
+    }
+    wait_ms = next_memory_look_ms(used, limit);
+  }
+  close(exited);
+}
+
+void run_as_parent(char **command, int status_fd, int ready_fd, int ruleset, unsigned long long memory_limit) {
   sigset_t all, none;
   sigfillset(&all);
   sigemptyset(&none);
@@ -126,20 +155,28 @@ void run_as_parent(char **command, int status_fd, int ready_fd) {
   pid_t pid = fork();
   if (pid < 0) die_errno(EXIT_SETUP, "fork", "--status-fd");
   if (pid == 0) {
+    /* A domain nested in this process's: Landlock scopes signals to a domain and those nested in
+     * it, so nothing the agent runs can stop or kill the parent that reports its status and
+     * watches its memory, while the parent reaches every process of the agent. */
+    if (syscall(SYS_landlock_restrict_self, ruleset, 0) != 0) die_errno(EXIT_SETUP, "landlock_restrict_self", "(the agent's nested domain)");
     reset_signals();
     close_extra_fds();
     execvp(command[0], command);
     die_errno(errno == ENOENT ? 127 : 126, "cannot execute", command[0]);
   }
+  close(ruleset);
   for (size_t k = 0; k < sizeof parent_ignores / sizeof parent_ignores[0]; k++) signal(parent_ignores[k], SIG_IGN);
   sigprocmask(SIG_SETMASK, &none, NULL);
+  /* With a memory limit the ready pipe stays open for the report. */
+  int report_fd = memory_limit && ready_fd >= 0 ? ready_fd : -1;
   if (ready_fd >= 0) {
     if (write(ready_fd, "r", 1) != 1) die_errno(EXIT_SETUP, "write", "--ready-fd");
-    close(ready_fd);
+    if (report_fd < 0) close(ready_fd);
   }
   /* The agent's stdio is its own: it closes when the agent's processes close it, not when this one exits. */
   for (int fd = 0; fd < 1024; fd++)
-    if (fd != status_fd) close(fd);
+    if (fd != status_fd && fd != report_fd) close(fd);
+  if (memory_limit) watch_memory(pid, report_fd, memory_limit);
   int status;
   while (waitpid(pid, &status, 0) < 0)
     if (errno != EINTR) _exit(EXIT_SETUP);
