@@ -104,6 +104,14 @@ t.test('--status-fd must name an open descriptor', async (t) => {
   t.match(err, /--status-fd must name an open descriptor above 2/);
 });
 
+t.test('--memory-limit needs a launcher that stays beside the agent (--keep or --status-fd)', async (t) => {
+  const child = spawn(launcher, ['--ro', '/usr', '--memory-limit', '1000000', '--', '/bin/true'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr!.on('data', (d: Buffer) => (err += d));
+  t.equal(await new Promise((resolve) => child.on('close', resolve)), 64);
+  t.match(err, /--memory-limit needs --keep or --status-fd/);
+});
+
 t.test('--wrap: a SIGTERM to the wrapper reaches the sandbox group once; the command itself ignores it', async (t) => {
   // The command runs with SIGTERM ignored (as bubblewrap must: a shell cannot even trap it); a child that sets a
   // handler of its own (as the agent does once the launcher reset its dispositions) gets it.
