@@ -77,16 +77,21 @@ async function spawnAgent(box: AdversarialBox, t: Test, request: Record<string, 
 }
 
 const record = async (box: AdversarialBox, id: string): Promise<Agent> => (await box.call('GET', `/v1/agents/${id}`)).body['agent'] as Agent;
-const ended = (box: AdversarialBox, id: string, what: string) =>
-  waitFor(
+/** The agent's record once it has ended; a timeout names the record last seen (its state, usage and limits say why). */
+async function ended(box: AdversarialBox, id: string, what: string): Promise<Agent> {
+  let last: Agent | undefined;
+  return waitFor(
     what,
     async () => {
-      const a = await record(box, id);
-      return ENDED.includes(a.state) ? a : undefined;
+      last = await record(box, id);
+      return ENDED.includes(last.state) ? last : undefined;
     },
     60_000,
     100,
-  );
+  ).catch((err: Error) => {
+    throw new Error(`${err.message}; its record then: ${JSON.stringify(last)}`);
+  });
+}
 
 /** The JSON lines the agent printed, once a line is there. */
 async function printed<T>(box: AdversarialBox, id: string, what: string): Promise<T> {
