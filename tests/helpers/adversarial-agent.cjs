@@ -164,10 +164,13 @@ const attempts = (c) => ({
   sysvMsg: () => probe('sysv-msg'),
   sysvSem: () => probe('sysv-sem'),
   posixMqueue: () => probe('mq-open'),
+  // Hiding its descriptors (the memory files it holds) from the box's accounting.
+  undumpable: () => probe('undumpable'),
   // What the agent may do, so that a refusal above is the policy and not a broken agent.
   writeOwn: () => fs.writeFileSync(path.join(process.cwd(), 'own.txt'), 'x'),
   prlimitSelf: () => probe('prlimit-self'),
   setprioritySelf: () => probe('setpriority-self'),
+  dumpableAgain: () => probe('dumpable-again'),
   apiOwnRecord: () => api('GET', `/v1/agents/${env.AGENTBOX_AGENT_ID}`, env.AGENTBOX_TOKEN),
   proxyAllowed: async () => { const r = await viaProxy('GET', `${c.allowedUrl}/allowed`); return `${r.status}`; },
   providerBroker: async () => {

@@ -122,6 +122,8 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     sysvMsg: { what: "create a SysV message queue (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
     sysvSem: { what: "create a SysV semaphore set (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
     posixMqueue: { what: "create a POSIX message queue (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['created'] },
+    // Its /proc/<pid>/fd would be closed to its own uid: the launcher beside it could no longer count the memfds it holds.
+    undumpable: { what: 'make itself undumpable (prctl PR_SET_DUMPABLE 0), hiding the memory files it holds', refused: ['EPERM'] },
     // These read a value first (allowed): outside the agent's PID namespace that read answers ESRCH.
     setpriorityApi: { what: 'renice the API (to its own value)', refused: [foreign(layer)] },
     schedSetaffinityApi: { what: "set the API's CPU affinity (to its own mask)", refused: [foreign(layer)] },
@@ -144,6 +146,7 @@ export function allowed(): Record<string, { what: string; outcome: string }> {
     writeOwn: { what: 'write in its own directory', outcome: 'ok' },
     prlimitSelf: { what: 'read and set its own rlimit with prlimit64(0, …)', outcome: 'ok' },
     setprioritySelf: { what: 'renice itself (to its own value)', outcome: 'ok' },
+    dumpableAgain: { what: 'set itself dumpable (as it already is: prctl PR_SET_DUMPABLE 1)', outcome: 'ok' },
     apiOwnRecord: { what: 'read its own record with its token', outcome: '200' },
     proxyAllowed: { what: 'GET the listed host through the proxy', outcome: '200' },
     providerBroker: { what: 'call the provider through the broker with its token', outcome: `200 /v1/messages ${PROVIDER.key}` },

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ipc.h>
 #include <sys/msg.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/shm.h>
@@ -169,6 +170,10 @@ int main(int argc, char **argv) {
     errno = err;
     return outcome(q == (mqd_t)-1 ? -1 : 0);
   }
+
+  /* Hiding from the box: a process that is not dumpable keeps its descriptors (the memory files it holds) from its own uid. */
+  if (strcmp(cmd, "undumpable") == 0) return outcome(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+  if (strcmp(cmd, "dumpable-again") == 0) return outcome(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 
   /* Controls: the same calls on the caller itself stay allowed. */
   if (strcmp(cmd, "prlimit-self") == 0) {

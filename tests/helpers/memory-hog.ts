@@ -31,3 +31,40 @@ time.sleep(600)
 
 /** How many children of MEMORY_HOG filled their memory, from the done-<i> files in `names`. */
 export const doneCount = (names: readonly string[]): number => names.filter((n) => n.startsWith('done-')).length;
+
+/**
+ * `python3 memfd.py MIB`: MIB MiB written into one memory file (memfd_create) 8 MiB at a time,
+ * never mapped, so no resident set shows them; then `held` is marked in the working directory.
+ */
+export const MEMFD_HOG = `
+import os, sys, time
+fd = os.memfd_create('hoard')
+block = b'\\x01' * (8 << 20)
+for _ in range(int(sys.argv[1]) // 8):
+    os.write(fd, block)
+open('held', 'w').close()
+time.sleep(600)
+`;
+
+/**
+ * `python3 sysv.py COUNT MIB`: COUNT SysV shared memory segments of MIB MiB, each filled and then
+ * detached (so no process's resident set holds it), marking done-<i> after each.
+ */
+export const SYSV_HOG = `
+import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+libc.shmget.argtypes = [ctypes.c_int, ctypes.c_size_t, ctypes.c_int]
+libc.shmat.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_int]
+libc.shmat.restype = ctypes.c_void_p
+libc.shmdt.argtypes = [ctypes.c_void_p]
+count, size = int(sys.argv[1]), int(sys.argv[2]) << 20
+for i in range(count):
+    segment = libc.shmget(0, size, 0o1000 | 0o600)
+    if segment < 0:
+        sys.exit('shmget: errno %d' % ctypes.get_errno())
+    address = libc.shmat(segment, None, 0)
+    ctypes.memset(address, 1, size)
+    libc.shmdt(address)
+    open('done-%d' % i, 'w').close()
+time.sleep(600)
+`;

@@ -1,5 +1,5 @@
 // Agents whose processes detach (double fork + setsid) under the launcher alone: counted, held to the process budget, and ended with the agent — on terminate, on exit, past a SIGTERM they ignore.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { ended, processGone } from '../contract/orchestrator.contract.js';
@@ -7,7 +7,7 @@ import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
 import { waitFor } from '../helpers/wait.js';
 import { ESCAPE } from '../helpers/detaching-agent.js';
-import { doneCount, MEMORY_HOG } from '../helpers/memory-hog.js';
+import { doneCount, MEMFD_HOG, MEMORY_HOG } from '../helpers/memory-hog.js';
 
 buildLauncher();
 
@@ -120,4 +120,14 @@ t.test('many processes cannot overshoot the memory budget between two samples: t
   const done = doneCount(readdirSync(dir));
   // Each child holds 96 MiB once done: two done would be 192 MiB, past 1.5 × the budget.
   t.ok(done <= 1, `at most one child filled its memory before the end (${done} of 16)`);
+});
+
+t.test('memory written into a memfd, which no resident set shows, is kept to the line too', async (t) => {
+  const h = await box(t);
+  const dir = path.join(h.paths.workspaceDir, 'memfdhog');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'memfd.py'), MEMFD_HOG);
+  const agent = await h.ops.spawn({ name: 'memfdhog', command: '/usr/bin/python3', args: ['memfd.py', '1024'], limits: { memory: '128m' } });
+  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  t.notOk(existsSync(path.join(dir, 'held')), 'killed before it had written 1 GiB');
 });

@@ -1,10 +1,10 @@
 // Agents in bubblewrap against their memory budget between two samples: the launcher waiting as the agent's parent ends the whole sandbox near the line, detached processes included, and the agent cannot signal it.
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { ended } from '../contract/orchestrator.contract.js';
 import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.js';
-import { doneCount, MEMORY_HOG } from '../helpers/memory-hog.js';
+import { doneCount, MEMFD_HOG, MEMORY_HOG, SYSV_HOG } from '../helpers/memory-hog.js';
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
 
 buildLauncher();
@@ -37,6 +37,31 @@ t.test('many processes cannot overshoot the memory budget between two samples: t
 
 t.test('processes that detached (double fork, setsid) count too: they are re-parented to the namespace init the parent walks from', async (t) => {
   await spreadHog(t, await box(t), 'detachedhog', true);
+});
+
+t.test('memory written into a memfd, which no resident set shows, is watched too', async (t) => {
+  const h = await box(t);
+  const dir = path.join(h.paths.workspaceDir, 'memfdhog');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'memfd.py'), MEMFD_HOG);
+  const agent = await h.ops.spawn({ name: 'memfdhog', command: '/usr/bin/python3', args: ['memfd.py', '1024'], limits: { memory: '128m' } });
+  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  // 1 GiB takes this machine a fraction of a second: a sample once a second alone could miss it whole.
+  t.notOk(existsSync(path.join(dir, 'held')), 'killed before it had written 1 GiB');
+});
+
+t.test('SysV shared memory filled and detached, in no resident set, counts in the namespace of its own', async (t) => {
+  const h = await box(t);
+  const dir = path.join(h.paths.workspaceDir, 'sysvhog');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'sysv.py'), SYSV_HOG);
+  // 16 segments of 32 MiB, never more than one attached: the line (160 MiB) is five segments.
+  const agent = await h.ops.spawn({ name: 'sysvhog', command: '/usr/bin/python3', args: ['sysv.py', '16', '32'], limits: { memory: '128m' } });
+  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  // The segment being filled counts twice (attached: in the resident set too), so the end comes
+  // with 3 to 5 segments done (96–160 MiB detached), never all 16 (512 MiB).
+  const done = doneCount(readdirSync(dir));
+  t.ok(done >= 3 && done <= 5, `ended near the line: ${done} of 16 segments filled`);
 });
 
 t.test('the agent cannot signal the parent that watches it, and its exit status still reads as its own', async (t) => {

@@ -95,6 +95,47 @@ t.test('limit:memory — an agent that allocates past its memory budget', async 
   t.match(text, /agentbox_agent_peak_memory_bytes_count 1/);
 });
 
+// Written a MiB at a time: no resident set shows a memfd's pages until they are mapped, and this one never is.
+const MEMFD_HOG = `import os, sys, time
+fd = os.memfd_create('hoard')
+block = b'\\x01' * (1 << 20)
+for _ in range(int(sys.argv[1])):
+    os.write(fd, block)
+os.dup(fd)
+print('held', flush=True)
+time.sleep(600)`;
+
+t.test('limit:memory — memory held in a memfd, which no resident set shows, counts (once, however many descriptors)', async (t) => {
+  const { manager } = await managerWith(t, { ceiling });
+  const agent = await runToEnd(manager, { command: '/usr/bin/python3', args: ['-c', MEMFD_HOG, '256'], limits: { memory: '96m' } });
+  t.match(agent, { state: 'terminated', reason: 'limit:memory' });
+  const usage = agent.usage!;
+  t.ok(usage.pss_bytes < 64 * MIB, `its PSS stays small (${usage.pss_bytes})`);
+  t.ok(
+    usage.memfd_bytes! > 96 * MIB && usage.memfd_bytes! <= 256 * MIB,
+    `the memfd's bytes, counted once though two descriptors hold it (${usage.memfd_bytes})`,
+  );
+});
+
+// A file it deleted while holding it open keeps its blocks: no walk of its directories finds it.
+const DELETED_HOG = `import os, sys, time
+f = open('hoard.bin', 'wb')
+block = b'\\x01' * (1 << 20)
+for _ in range(int(sys.argv[1])):
+    f.write(block)
+f.flush()
+os.fsync(f.fileno())
+os.unlink('hoard.bin')
+print('held', flush=True)
+time.sleep(600)`;
+
+t.test('limit:disk — a file deleted while held open still counts against the disk budget', async (t) => {
+  const { manager } = await managerWith(t, { ceiling: { ...ceiling, disk: '10g' } });
+  const agent = await runToEnd(manager, { command: '/usr/bin/python3', args: ['-c', DELETED_HOG, '96'], limits: { disk: '64m' } });
+  t.match(agent, { state: 'terminated', reason: 'limit:disk' });
+  t.ok(agent.usage!.disk_bytes! >= 96 * MIB, `its disk figure holds the deleted file (${agent.usage!.disk_bytes})`);
+});
+
 t.test('limit:cpu — a busy loop past cpu_seconds', async (t) => {
   const { manager } = await managerWith(t, { ceiling });
   const agent = await runToEnd(manager, { command: '/bin/sh', args: ['-c', 'while :; do :; done'], limits: { cpu_seconds: 1 } });

@@ -321,9 +321,11 @@ GetReadyResponse = TypedDict("GetReadyResponse", {
 GetV1AgentsResponseAgentsItemUsage = TypedDict("GetV1AgentsResponseAgentsItemUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
+    "memfd_bytes": int,
     "cpu_seconds": float,
     "processes": int,
-    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
+    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
@@ -417,9 +419,11 @@ PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
 PostV1AgentsResponseAgentUsage = TypedDict("PostV1AgentsResponseAgentUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
+    "memfd_bytes": int,
     "cpu_seconds": float,
     "processes": int,
-    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
+    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
@@ -474,9 +478,11 @@ GetV1AgentsIdParams = TypedDict("GetV1AgentsIdParams", {
 GetV1AgentsIdResponseAgentUsage = TypedDict("GetV1AgentsIdResponseAgentUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
+    "memfd_bytes": int,
     "cpu_seconds": float,
     "processes": int,
-    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
+    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
@@ -545,9 +551,11 @@ DeleteV1AgentsIdQuery = TypedDict("DeleteV1AgentsIdQuery", {
 DeleteV1AgentsIdResponseAgentUsage = TypedDict("DeleteV1AgentsIdResponseAgentUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
+    "memfd_bytes": int,
     "cpu_seconds": float,
     "processes": int,
-    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)
+    # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,

@@ -45,9 +45,17 @@ const agentSchema = {
       properties: {
         rss_bytes: { type: 'integer' },
         pss_bytes: { type: 'integer' },
+        memfd_bytes: {
+          type: 'integer',
+          description: 'Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes',
+        },
         cpu_seconds: { type: 'number' },
         processes: { type: 'integer' },
-        disk_bytes: { type: 'integer', description: 'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s)' },
+        disk_bytes: {
+          type: 'integer',
+          description:
+            'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)',
+        },
         disk_measured_at: { type: 'string', format: 'date-time', description: 'When the walk that measured disk_bytes began' },
       },
     },

@@ -142,9 +142,11 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
+          memfd_bytes?: number;
           cpu_seconds?: number;
           processes?: number;
-          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
@@ -230,9 +232,11 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
+          memfd_bytes?: number;
           cpu_seconds?: number;
           processes?: number;
-          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
@@ -280,9 +284,11 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
+          memfd_bytes?: number;
           cpu_seconds?: number;
           processes?: number;
-          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
@@ -341,9 +347,11 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
+          memfd_bytes?: number;
           cpu_seconds?: number;
           processes?: number;
-          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s) */
+          /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;

@@ -1,4 +1,5 @@
 // Limits and accounting of the local orchestrator's agents: one sampler for all of them, budgets enforced with a reason.
+import { statSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { overBudget, type AgentLimits, type AgentUsage, type LimitReason, type LimitSettings, type RequestedLimits } from './budgets.js';
 import { DiskSampler, type DiskFigure } from './disk-sampler.js';
@@ -46,6 +47,8 @@ interface Entry {
   reason?: LimitReason;
   /** The directories whose disk use counts against the agent (its working and temporary directories). */
   directories: readonly string[];
+  /** The devices those directories are on: a deleted file the agent holds open there counts against its disk. */
+  devices: ReadonlySet<number>;
   disk?: DiskFigure;
 }
 
@@ -77,7 +80,7 @@ export class AgentAccounting {
    */
   follow(id: string, pid: number, limits: AgentLimits, terminate: Terminate, tree: AgentTreeShape & { directories?: readonly string[] } = {}): void {
     const dirs = tree.directories ?? [];
-    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, tree), limits, terminate, live: true, directories: dirs });
+    this.#entries.set(id, { sampled: this.#sampler.follow(id, pid, tree), limits, terminate, live: true, directories: dirs, devices: devicesOf(dirs) });
     this.#timer ??= setInterval(() => this.#tick(), this.options.intervalMs ?? SAMPLE_INTERVAL_MS).unref();
     if (dirs.length > 0) this.#diskTimer ??= setInterval(() => this.#diskTick(), this.options.diskIntervalMs ?? DISK_INTERVAL_MS).unref();
   }
@@ -112,7 +115,12 @@ export class AgentAccounting {
   account(id: string): AgentAccount | undefined {
     const entry = this.#entries.get(id);
     if (!entry) return undefined;
-    const disk = entry.disk ? { disk_bytes: entry.disk.bytes, disk_measured_at: new Date(entry.disk.startedAtMs).toISOString() } : {};
+    const held = heldDeletedBytes(entry);
+    const disk = entry.disk
+      ? { disk_bytes: entry.disk.bytes + held, disk_measured_at: new Date(entry.disk.startedAtMs).toISOString() }
+      : held > 0
+        ? { disk_bytes: held }
+        : {};
     return { limits: { ...entry.limits }, usage: { ...entry.sampled.usage, ...disk }, ...(entry.reason ? { reason: entry.reason } : {}) };
   }
 
@@ -153,7 +161,7 @@ export class AgentAccounting {
     this.#publish();
     for (const [id, entry] of this.#entries) {
       if (!entry.live || entry.reason) continue;
-      const reason = overBudget(entry.sampled.usage, entry.limits);
+      const reason = overBudget(entry.sampled.usage, entry.limits) ?? (overDisk(entry) ? 'limit:disk' : undefined);
       if (reason) this.#enforce(id, entry, reason);
     }
     for (const resolve of waiters) resolve();
@@ -174,8 +182,7 @@ export class AgentAccounting {
       if (!entry?.live) return;
       entry.disk = figure;
       if (entry.reason) return;
-      const over = figure.unmeasurable !== undefined || (entry.limits.disk_bytes !== undefined && figure.bytes > entry.limits.disk_bytes);
-      if (over) this.#enforce(id, entry, 'limit:disk');
+      if (figure.unmeasurable !== undefined || overDisk(entry)) this.#enforce(id, entry, 'limit:disk');
     });
   }
 
@@ -256,6 +263,35 @@ export class AgentAccounting {
     metrics.memory.set({ kind: 'pss' }, pss);
     metrics.processes.set(processes);
   }
+}
+
+/**
+ * Bytes of files the agent deleted while holding them open, on the devices of its directories (as
+ * of the last sample): no walk finds them, yet they take the disk until the last descriptor closes.
+ */
+function heldDeletedBytes(entry: Entry): number {
+  let bytes = 0;
+  for (const [dev, n] of entry.sampled.held.deletedBytes) if (entry.devices.has(dev)) bytes += n;
+  return bytes;
+}
+
+/** The agent's disk (the last walk's figure plus what it holds deleted) is past its budget. */
+function overDisk(entry: Entry): boolean {
+  const budget = entry.limits.disk_bytes;
+  return budget !== undefined && (entry.disk?.bytes ?? 0) + heldDeletedBytes(entry) > budget;
+}
+
+/** The devices of `dirs` (those that cannot be read are left out). */
+function devicesOf(dirs: readonly string[]): Set<number> {
+  const devices = new Set<number>();
+  for (const dir of dirs) {
+    try {
+      devices.add(statSync(dir).dev);
+    } catch {
+      // Not there (yet): the walk reports it.
+    }
+  }
+  return devices;
 }
 
 function signalEach(processes: readonly ProcStat[], signal: NodeJS.Signals, procRoot?: string): void {

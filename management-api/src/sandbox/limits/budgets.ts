@@ -32,6 +32,8 @@ export interface AgentLimits {
 export interface AgentUsage {
   rss_bytes: number;
   pss_bytes: number;
+  /** Memory files (memfd) its processes hold open, each once: memory no resident set shows until it is mapped (held-files.ts). */
+  memfd_bytes?: number;
   cpu_seconds: number;
   processes: number;
   disk_bytes?: number;
@@ -45,10 +47,15 @@ export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'li
 /** Every limit reason, in the order they are checked (disk last: it is measured on its own, less often). */
 export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:disk'];
 
-/** The first budget `usage` exceeds (processes, then memory, then CPU), or undefined. Memory is judged by PSS. */
+/** The memory an agent is judged by: its PSS and the memory files it holds. */
+export function judgedMemory(usage: AgentUsage): number {
+  return usage.pss_bytes + (usage.memfd_bytes ?? 0);
+}
+
+/** The first budget `usage` exceeds (processes, then memory, then CPU), or undefined. Memory is judged by PSS plus held memory files. */
 export function overBudget(usage: AgentUsage, limits: AgentLimits): LimitReason | undefined {
   if (limits.processes !== undefined && usage.processes > limits.processes) return 'limit:processes';
-  if (limits.memory_bytes !== undefined && usage.pss_bytes > limits.memory_bytes) return 'limit:memory';
+  if (limits.memory_bytes !== undefined && judgedMemory(usage) > limits.memory_bytes) return 'limit:memory';
   if (limits.cpu_seconds !== undefined && usage.cpu_seconds > limits.cpu_seconds) return 'limit:cpu';
   return undefined;
 }

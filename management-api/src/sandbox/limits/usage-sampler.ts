@@ -1,6 +1,7 @@
 // One sampler for every agent: each tick reads the agents' processes once (their trees, or all of /proc), attributes them to agents and sums their use.
 import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
 import type { AgentUsage } from './budgets.js';
+import { heldTotals, readHeldFiles, type HeldTotals } from './held-files.js';
 import { MemoryReader } from './memory-reads.js';
 import { listPidsAsync, readStatsSliced, readSubtreesSliced } from './proc-read-async.js';
 import { CLOCK_TICKS, readStat, type ProcMemory, type ProcStat } from './proc-stat.js';
@@ -18,6 +19,8 @@ export interface SampledAgent {
   usage: AgentUsage;
   /** Highest PSS seen. */
   peakPss: number;
+  /** What its processes held open at the last sample: memfd bytes (in `usage.memfd_bytes` too) and deleted files' bytes by device (see held-files.ts). */
+  held: HeldTotals;
   /** The processes attributed at the last sample (pid and stat), e.g. to signal those outside the group. */
   members: ProcStat[];
   /** @internal attribution and CPU bookkeeping across samples. */
@@ -84,6 +87,7 @@ export class UsageSampler {
       contained: shape.contained ?? false,
       usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
       peakPss: 0,
+      held: { memfdBytes: 0, deletedBytes: new Map() },
       members: [],
       // -1 when the leader is already gone: its group and session still find what it left.
       state: { leaderStart: readStat(leader, this.procRoot)?.startTime ?? -1, known: new Set(), last: new Map(), carriedTicks: 0 },
@@ -113,11 +117,13 @@ export class UsageSampler {
     const plans = [...this.#agents.values()].map((agent) => ({ agent, members: table.members(agent.leader, agent.state.leaderStart, agent.state.known) }));
     const all = plans.flatMap((p) => p.members);
     const { memories, estimated } = await this.#memory.read(all);
+    const held = await readHeldFiles(all, this.procRoot);
     let cpuGrowth = 0;
     let at = 0;
     for (const { agent, members } of plans) {
-      const own = memories.slice(at, (at += members.length));
-      if (this.#agents.get(agent.id) === agent) cpuGrowth += this.#measure(agent, members, own);
+      const own = memories.slice(at, at + members.length);
+      const ownHeld = held.slice(at, (at += members.length));
+      if (this.#agents.get(agent.id) === agent) cpuGrowth += this.#measure(agent, members, own, heldTotals(ownHeld));
     }
     return { seconds: Number(process.hrtime.bigint() - started) / 1e9, cpuGrowth, memoryEstimates: estimated };
   }
@@ -135,7 +141,7 @@ export class UsageSampler {
     return readStatsSliced(await listPidsAsync(this.procRoot), this.procRoot);
   }
 
-  #measure(agent: SampledAgent, members: ProcStat[], memories: readonly ProcMemory[]): number {
+  #measure(agent: SampledAgent, members: ProcStat[], memories: readonly ProcMemory[], held: HeldTotals): number {
     const { state } = agent;
     const now = new Map<ProcKey, { ticks: number; ppid: number }>();
     let rss = 0;
@@ -160,8 +166,15 @@ export class UsageSampler {
     state.known = new Set(now.keys());
     const cpu = Math.max(agent.usage.cpu_seconds, (ticks + state.carriedTicks) / CLOCK_TICKS);
     const growth = cpu - agent.usage.cpu_seconds;
-    agent.usage = { rss_bytes: rss, pss_bytes: pss, cpu_seconds: cpu, processes: Math.max(0, members.length - agent.overhead) };
-    agent.peakPss = Math.max(agent.peakPss, pss);
+    agent.usage = {
+      rss_bytes: rss,
+      pss_bytes: pss,
+      memfd_bytes: held.memfdBytes,
+      cpu_seconds: cpu,
+      processes: Math.max(0, members.length - agent.overhead),
+    };
+    agent.held = held;
+    agent.peakPss = Math.max(agent.peakPss, pss + held.memfdBytes);
     agent.members = members;
     return growth;
   }
