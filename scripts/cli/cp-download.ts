@@ -93,6 +93,7 @@ async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Excl
       throw localError(dir, err);
     },
   );
+  if (!made && !(await isDir(dir))) throw new UserError(`${shown} -> ${dir}: ${dir} is a file; a directory is copied into a directory or to a new path`, 1);
   body.once('error', (err) => meter.meter.destroy(err));
   const ws = await openLocalTree(dir).catch((err) => {
     throw localError(dir, err);

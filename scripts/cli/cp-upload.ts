@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { packTar } from '../../management-api/src/workspace-files/tar-pack.js';
+import type { PackReport } from '../../management-api/src/workspace-files/tar-pack-walk.js';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
 import { type CopyReport, localError } from './cp-download.js';
@@ -47,7 +48,7 @@ async function uploadDir(target: BoxTarget, id: string, dir: string, segments: s
   const ws = await openLocalTree(dir).catch((err) => Promise.reject(localError(dir, err)));
   const meter = progress(to);
   try {
-    const report = { entries: 0, skipped: 0 };
+    const report: PackReport = { entries: 0, skipped: 0 };
     // The operator's own files: the upload's limits apply on the box, no bound on holes read here.
     const { stream: tar, released } = packTar(ws, ws.root, report, Number.POSITIVE_INFINITY);
     tar.once('error', (err) => meter.meter.destroy(err));
@@ -56,7 +57,7 @@ async function uploadDir(target: BoxTarget, id: string, dir: string, segments: s
       if (!res.ok) throw await refused(to, res);
       const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };
       await released;
-      if (report.skipped > 0) process.stderr.write(`agentbox cp: ${report.skipped} special or hard-linked entries of ${dir} were left out\n`);
+      if (report.skipped > 0) process.stderr.write(leftOut(dir, report));
       return { kind: 'dir', from: dir, to, bytes: done.bytes, entries: done.files + done.dirs + done.symlinks };
     } finally {
       // The tree stays open until the worker is done with it (a refusal may come before the whole tar went).
@@ -67,4 +68,16 @@ async function uploadDir(target: BoxTarget, id: string, dir: string, segments: s
     meter.done();
     await ws.close();
   }
+}
+
+/** The warning for entries a directory upload left out, naming the first ones. */
+export function leftOut(dir: string, report: PackReport): string {
+  const names = report.skippedNames ?? [];
+  const more = report.skipped - names.length;
+  const listed = names.map((n) => `  ${path.join(dir, n)}\n`).join('');
+  return (
+    `agentbox cp: ${report.skipped} entr${report.skipped === 1 ? 'y' : 'ies'} of ${dir} left out (FIFOs, sockets, devices, files hard-linked from elsewhere, entries that changed while read):\n` +
+    listed +
+    (more > 0 ? `  … and ${more} more\n` : '')
+  );
 }

@@ -9,6 +9,18 @@ import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
 export interface PackReport {
   entries: number;
   skipped: number;
+  /** The first SKIPPED_NAMED of the entries left out, relative to the packed directory, so that a caller can say which. */
+  skippedNames?: string[];
+}
+
+/** How many entries left out a report names (the count goes on past them). */
+export const SKIPPED_NAMED = 20;
+
+/** Count `rel` as left out, naming it while the report names fewer than SKIPPED_NAMED. */
+function skip(report: PackReport, rel: string): void {
+  report.skipped++;
+  const names = (report.skippedNames ??= []);
+  if (names.length < SKIPPED_NAMED) names.push(rel);
 }
 
 /** Awaited before each entry: waits while the reader has no room, and throws once the pack is called off. */
@@ -63,7 +75,7 @@ async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: n
 async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, depth: number): Promise<void> {
   const { out, report } = walk;
   if (d.isFile()) {
-    if (!(await packFile(walk, dirFd, d.name, rel))) report.skipped++;
+    if (!(await packFile(walk, dirFd, d.name, rel))) skip(report, rel);
     else report.entries++;
   } else if (d.isDirectory()) {
     if (depth + 1 > MAX_TREE_DEPTH) throw treeTooDeep(rel, 'to pack');
@@ -72,7 +84,7 @@ async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, dept
       sub = openSync(atFd(dirFd, d.name), DIR_FLAGS);
     } catch {
       // Swapped for a link or removed since it was listed: left out, like any entry that is not a directory.
-      report.skipped++;
+      skip(report, `${rel}/`);
       return;
     }
     try {
@@ -96,7 +108,7 @@ async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, dept
     await out.entry({ path: rel, type: 'SymbolicLink', mode: 0o777, mtime: link.mtime, linkpath: link.target });
   } else {
     // FIFOs, sockets, devices: never opened.
-    report.skipped++;
+    skip(report, rel);
   }
 }
 

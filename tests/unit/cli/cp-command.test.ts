@@ -83,6 +83,23 @@ t.test('a directory down and up, links kept as links', async (t) => {
   t.ok(await stat(path.join(ws, 'fresh/main.ts')));
 });
 
+t.test('a directory onto a local file is refused as such; entries an upload leaves out are named', async (t) => {
+  await writeFile(path.join(work, 'a-file'), 'kept\n');
+  const onto = await cli('copier:tree', 'a-file');
+  t.equal(onto.code, 1);
+  t.match(onto.stderr, /a-file is a file; a directory is copied into a directory or to a new path/);
+  t.notMatch(onto.stderr, /ENOTDIR/, 'no raw errno');
+  t.equal(await readFile(path.join(work, 'a-file'), 'utf8'), 'kept\n', 'the file is untouched');
+
+  await mkdir(path.join(work, 'with-fifo'));
+  await writeFile(path.join(work, 'with-fifo/plain.txt'), 'plain\n');
+  execFileSync('mkfifo', [path.join(work, 'with-fifo/pipe')]);
+  const up = await cli('with-fifo', 'copier:');
+  t.equal(up.code, 0, up.stderr);
+  t.match(up.stderr, /1 entry of with-fifo left out .*\n {2}with-fifo\/pipe\n/, `the FIFO is named: ${up.stderr}`);
+  t.equal(await readFile(path.join(ws, 'with-fifo/plain.txt'), 'utf8'), 'plain\n', 'the rest was copied');
+});
+
 t.test('refused: a path out of the workspace, a link out in a downloaded tree, no such agent or path', async (t) => {
   t.match(await cli('copier:../other/x', 'x'), { code: 1, stderr: /must not contain "\.\." segments/ });
   t.match(await cli('out.txt', 'copier:a/../../x'), { code: 1, stderr: /must not contain "\.\." segments/ });
