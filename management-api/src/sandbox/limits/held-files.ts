@@ -6,7 +6,7 @@ import type { ProcStat } from './proc-stat.js';
  * Descriptors looked at between two turns of the event loop given back: a readlink and, for the
  * few that qualify, a stat, each a few microseconds.
  */
-export const FD_SLICE = 64;
+export const FD_SLICE = 16;
 
 /** One file a process holds open that counts against a budget: its identity (device and inode) and its allocated bytes. */
 export interface HeldFile {
