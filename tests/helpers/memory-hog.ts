@@ -48,7 +48,8 @@ time.sleep(600)
 
 /**
  * `python3 sysv.py COUNT MIB`: COUNT SysV shared memory segments of MIB MiB, each filled and then
- * detached (so no process's resident set holds it), marking done-<i> after each.
+ * detached (so no process's resident set holds it), marking done-<i> after each, 100 ms apart: a
+ * look at the memory that comes late on a loaded machine still comes before the next segment.
  */
 export const SYSV_HOG = `
 import ctypes, sys, time
@@ -66,5 +67,6 @@ for i in range(count):
     ctypes.memset(address, 1, size)
     libc.shmdt(address)
     open('done-%d' % i, 'w').close()
+    time.sleep(0.1)
 time.sleep(600)
 `;
