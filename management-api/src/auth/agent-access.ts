@@ -38,11 +38,16 @@ export function outsideScope(what: string): ApiError {
   return new ApiError('ABX_ERR_AGENT_SCOPE', `${what} is outside this agent's scope: ${AGENT_SCOPE}`);
 }
 
-/** Refuse at once when the route does not admit agents at all (before the body is read). */
+/**
+ * Refuse at once when the route does not admit agents at all (before the body is read). A URL no
+ * route matches reaches nothing: it gets the 404 any caller gets (a typo, a trailing `/`), not a
+ * refusal that names no route.
+ */
 export function checkRouteAdmitsAgents(request: FastifyRequest, metrics?: CredentialMetrics): ApiError | undefined {
+  const route = request.routeOptions.url;
+  if (route === undefined) return undefined;
   const access = request.routeOptions.config?.agent ?? 'deny';
   if (access !== 'deny') return undefined;
-  const route = request.routeOptions.url ?? 'unmatched';
   metrics?.scopeRefusals.inc({ route });
   return outsideScope(`${request.method} ${route}`);
 }

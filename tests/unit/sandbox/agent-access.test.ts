@@ -29,6 +29,9 @@ t.test('an undeclared route is logged and refused to agents; the operator key st
   t.equal(refused.statusCode, 403);
   t.match(refused.json(), { error: 'ABX_ERR_AGENT_SCOPE', message: /GET \/v1\/new-thing is outside this agent's scope/ });
   t.same((await as(token, '/v1/open-to-agents')).json(), { agent: 'alpha' });
+  // No route: the 404 any caller gets, not a refusal naming no route.
+  for (const url of ['/v1/no-such-thing', '/v1/open-to-agents/'])
+    t.match({ status: (await as(token, url)).statusCode, body: (await as(token, url)).json() }, { status: 404, body: { error: 'ABX_ERR_NOT_FOUND' } }, url);
   t.same((await as(key, '/v1/open-to-agents')).json(), { agent: null }, 'the operator is no agent');
   const viaHeader = await app.inject({ url: '/v1/open-to-agents', headers: { 'x-api-key': token } });
   t.equal(viaHeader.statusCode, 401, 'x-api-key counts only on the provider broker');
