@@ -166,6 +166,7 @@ const attempts = (c) => ({
   posixMqueue: () => probe('mq-open'),
   // Hiding its descriptors (the memory files it holds) from the box's accounting.
   undumpable: () => probe('undumpable'),
+  fanotify: () => probe('fanotify'),
   // What the agent may do, so that a refusal above is the policy and not a broken agent.
   writeOwn: () => fs.writeFileSync(path.join(process.cwd(), 'own.txt'), 'x'),
   prlimitSelf: () => probe('prlimit-self'),

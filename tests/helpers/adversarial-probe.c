@@ -173,6 +173,8 @@ int main(int argc, char **argv) {
 
   /* Hiding from the box: a process that is not dumpable keeps its descriptors (the memory files it holds) from its own uid. */
   if (strcmp(cmd, "undumpable") == 0) return outcome(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+  /* A kernel count of the uid's, shared with the box: unprivileged since Linux 5.13 with FAN_REPORT_FID. */
+  if (strcmp(cmd, "fanotify") == 0) return outcome(syscall(SYS_fanotify_init, 0x00000200U /* FAN_REPORT_FID */, O_RDONLY));
   if (strcmp(cmd, "dumpable-again") == 0) return outcome(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));
 
   /* Controls: the same calls on the caller itself stay allowed. */

@@ -9,7 +9,7 @@ import { ProcessManager } from '../../management-api/src/adapters/orchestrator/p
 import type { AgentProcess, SpawnRequest } from '../../management-api/src/adapters/orchestrator/orchestrator-adapter.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
-import type { LimitSettings } from '../../management-api/src/sandbox/limits/budgets.js';
+import { INOTIFY_INSTANCES, type LimitSettings } from '../../management-api/src/sandbox/limits/budgets.js';
 import { createLimitMetrics } from '../../management-api/src/sandbox/limits/metrics.js';
 import { listPids, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { UsageSampler } from '../../management-api/src/sandbox/limits/usage-sampler.js';
@@ -134,6 +134,25 @@ t.test('limit:disk — a file deleted while held open still counts against the d
   const agent = await runToEnd(manager, { command: '/usr/bin/python3', args: ['-c', DELETED_HOG, '96'], limits: { disk: '64m' } });
   t.match(agent, { state: 'terminated', reason: 'limit:disk' });
   t.ok(agent.usage!.disk_bytes! >= 96 * MIB, `its disk figure holds the deleted file (${agent.usage!.disk_bytes})`);
+});
+
+// inotify instances are a count of the uid's, shared with the box and every other agent of that uid.
+const INOTIFY_HOG = `import ctypes, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+fds = [libc.inotify_init1(0) for _ in range(int(sys.argv[1]))]
+print('held', sum(1 for fd in fds if fd >= 0), flush=True)
+time.sleep(600)`;
+
+t.test('limit:inotify — an agent holding more inotify instances than its share is ended; a few are fine', async (t) => {
+  const { manager, accounting } = await managerWith(t, { ceiling });
+  const few = await manager.spawn({ name: 'watcher', command: '/usr/bin/python3', args: ['-c', INOTIFY_HOG, String(INOTIFY_INSTANCES)] });
+  await readUntil(manager, few.id, (text) => text.includes('held'));
+  const greedy = await runToEnd(manager, { command: '/usr/bin/python3', args: ['-c', INOTIFY_HOG, String(INOTIFY_INSTANCES + 4)] });
+  t.match(greedy, { state: 'terminated', reason: 'limit:inotify' });
+  t.equal(greedy.usage!.inotify_instances, INOTIFY_INSTANCES + 4, 'its instances, one per descriptor');
+  await accounting.nextSample();
+  const kept = manager.status(few.id);
+  t.match(kept, { state: 'running', usage: { inotify_instances: INOTIFY_INSTANCES } }, `at the limit (${INOTIFY_INSTANCES}) it runs on`);
 });
 
 t.test('limit:cpu — a busy loop past cpu_seconds', async (t) => {

@@ -3,7 +3,7 @@ import t from 'tap';
 import { agentEvent } from '../../management-api/src/mesh/agent-event.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
-import { overBudget, type AgentUsage } from '../../management-api/src/sandbox/limits/budgets.js';
+import { INOTIFY_INSTANCES, overBudget, type AgentUsage } from '../../management-api/src/sandbox/limits/budgets.js';
 import { resolveLimits } from '../../management-api/src/sandbox/limits/request.js';
 import { parseStat, readMemory, readProcFile, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { captureLogs } from '../api/support/harness.js';
@@ -53,6 +53,11 @@ t.test('over budget: processes, then memory (by PSS), then CPU', async (t) => {
   t.equal(overBudget(usage, { cpu_seconds: 9 }), 'limit:cpu');
   t.equal(overBudget(usage, { processes: 4, memory_bytes: 1, cpu_seconds: 1 }), 'limit:processes');
   t.equal(overBudget(usage, { memory_bytes: 1, cpu_seconds: 1 }), 'limit:memory');
+  t.equal(overBudget({ ...usage, memfd_bytes: 100 * MIB }, { memory_bytes: 199 * MIB }), 'limit:memory', 'memory files held count with the PSS');
+  t.equal(overBudget({ ...usage, memfd_bytes: 100 * MIB }, { memory_bytes: 200 * MIB }), undefined);
+  t.equal(overBudget({ ...usage, inotify_instances: INOTIFY_INSTANCES }, {}), undefined, 'inotify instances: at the share is not over it');
+  t.equal(overBudget({ ...usage, inotify_instances: INOTIFY_INSTANCES + 1 }, {}), 'limit:inotify', 'whatever the budgets asked');
+  t.equal(overBudget({ ...usage, inotify_instances: INOTIFY_INSTANCES + 1 }, { cpu_seconds: 1 }), 'limit:cpu', 'checked after CPU');
 });
 
 t.test('/proc parsing', async (t) => {

@@ -321,6 +321,8 @@ GetReadyResponse = TypedDict("GetReadyResponse", {
 GetV1AgentsResponseAgentsItemUsage = TypedDict("GetV1AgentsResponseAgentsItemUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
+    "inotify_instances": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -354,7 +356,7 @@ GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
     "usage": GetV1AgentsResponseAgentsItemUsage,
     # The budgets the agent runs under
     "limits": GetV1AgentsResponseAgentsItemLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,
@@ -419,6 +421,8 @@ PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
 PostV1AgentsResponseAgentUsage = TypedDict("PostV1AgentsResponseAgentUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
+    "inotify_instances": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -452,7 +456,7 @@ PostV1AgentsResponseAgent = TypedDict("PostV1AgentsResponseAgent", {
     "usage": PostV1AgentsResponseAgentUsage,
     # The budgets the agent runs under
     "limits": PostV1AgentsResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,
@@ -478,6 +482,8 @@ GetV1AgentsIdParams = TypedDict("GetV1AgentsIdParams", {
 GetV1AgentsIdResponseAgentUsage = TypedDict("GetV1AgentsIdResponseAgentUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
+    "inotify_instances": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -519,7 +525,7 @@ GetV1AgentsIdResponseAgent = TypedDict("GetV1AgentsIdResponseAgent", {
     "usage": GetV1AgentsIdResponseAgentUsage,
     # The budgets the agent runs under
     "limits": GetV1AgentsIdResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,
@@ -551,6 +557,8 @@ DeleteV1AgentsIdQuery = TypedDict("DeleteV1AgentsIdQuery", {
 DeleteV1AgentsIdResponseAgentUsage = TypedDict("DeleteV1AgentsIdResponseAgentUsage", {
     "rss_bytes": int,
     "pss_bytes": int,
+    # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
+    "inotify_instances": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -584,7 +592,7 @@ DeleteV1AgentsIdResponseAgent = TypedDict("DeleteV1AgentsIdResponseAgent", {
     "usage": DeleteV1AgentsIdResponseAgentUsage,
     # The budgets the agent runs under
     "limits": DeleteV1AgentsIdResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,

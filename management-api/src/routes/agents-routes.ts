@@ -45,6 +45,10 @@ const agentSchema = {
       properties: {
         rss_bytes: { type: 'integer' },
         pss_bytes: { type: 'integer' },
+        inotify_instances: {
+          type: 'integer',
+          description: 'inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify',
+        },
         memfd_bytes: {
           type: 'integer',
           description: 'Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes',
@@ -67,7 +71,7 @@ const agentSchema = {
     reason: {
       type: 'string',
       description:
-        'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)',
+        'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)',
     },
     durationMs: { type: 'integer', description: 'Milliseconds from the start to the end, once ended' },
     profile: { type: 'string', description: 'The manifest profile it was started from (agents.profiles.<name>)' },

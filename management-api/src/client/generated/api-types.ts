@@ -142,6 +142,8 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
+          inotify_instances?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -158,7 +160,7 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;
@@ -232,6 +234,8 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
+          inotify_instances?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -248,7 +252,7 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;
@@ -284,6 +288,8 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
+          inotify_instances?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -300,7 +306,7 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;
@@ -347,6 +353,8 @@ export interface Routes {
         usage?: {
           rss_bytes?: number;
           pss_bytes?: number;
+          /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
+          inotify_instances?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -363,7 +371,7 @@ export interface Routes {
           processes?: number;
           disk_bytes?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;

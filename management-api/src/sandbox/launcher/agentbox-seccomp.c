@@ -63,6 +63,7 @@ static const int denied[] = {
   SYS_bpf, SYS_perf_event_open, SYS_userfaultfd, /* kernel attack surface and exploit primitives */
   SYS_keyctl, SYS_add_key, SYS_request_key, /* the user keyring is shared by every process of the uid */
   SYS_io_uring_setup, SYS_io_uring_enter, SYS_io_uring_register, /* io_uring creates sockets without socket(2) */
+  SYS_fanotify_init, /* its groups are counted per uid (128), across user namespaces: one agent could take every one, the box's too */
 };
 
 /* Setting extended attributes (setxattrat: Linux 6.13, numbered alike on every architecture). On

@@ -34,6 +34,8 @@ export interface AgentUsage {
   pss_bytes: number;
   /** Memory files (memfd) its processes hold open, each once: memory no resident set shows until it is mapped (held-files.ts). */
   memfd_bytes?: number;
+  /** inotify instances its processes hold (by descriptor), against INOTIFY_INSTANCES. */
+  inotify_instances?: number;
   cpu_seconds: number;
   processes: number;
   disk_bytes?: number;
@@ -42,20 +44,30 @@ export interface AgentUsage {
 }
 
 /** Why the orchestrator ended an agent on its own. */
-export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'limit:disk';
+export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'limit:disk' | 'limit:inotify';
+
+/**
+ * inotify instances one agent may hold. The kernel counts them per uid
+ * (fs.inotify.max_user_instances, 128 by default) for every process of that uid, in any user
+ * namespace, the box's own included: an agent that took them all would leave the others' file
+ * watchers (and the box's) failing with EMFILE. A watcher needs one per event loop (libuv, Python's
+ * watchdog), so a few are plenty.
+ */
+export const INOTIFY_INSTANCES = 16;
 
 /** Every limit reason, in the order they are checked (disk last: it is measured on its own, less often). */
-export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:disk'];
+export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:inotify', 'limit:disk'];
 
 /** The memory an agent is judged by: its PSS and the memory files it holds. */
 export function judgedMemory(usage: AgentUsage): number {
   return usage.pss_bytes + (usage.memfd_bytes ?? 0);
 }
 
-/** The first budget `usage` exceeds (processes, then memory, then CPU), or undefined. Memory is judged by PSS plus held memory files. */
+/** The first budget `usage` exceeds (processes, then memory, then CPU, then inotify instances), or undefined. Memory is judged by PSS plus held memory files. */
 export function overBudget(usage: AgentUsage, limits: AgentLimits): LimitReason | undefined {
   if (limits.processes !== undefined && usage.processes > limits.processes) return 'limit:processes';
   if (limits.memory_bytes !== undefined && judgedMemory(usage) > limits.memory_bytes) return 'limit:memory';
   if (limits.cpu_seconds !== undefined && usage.cpu_seconds > limits.cpu_seconds) return 'limit:cpu';
+  if ((usage.inotify_instances ?? 0) > INOTIFY_INSTANCES) return 'limit:inotify';
   return undefined;
 }

@@ -1,4 +1,4 @@
-// What agents' processes hold open that neither their PSS nor a walk of their directories sees: memory files (memfd) and files deleted while open.
+// What agents' processes hold open that neither their PSS nor a walk of their directories sees: memory files (memfd), files deleted while open, and inotify instances.
 import { readdirSync, readlinkSync, statSync } from 'node:fs';
 import type { ProcStat } from './proc-stat.js';
 
@@ -10,9 +10,9 @@ export const FD_SLICE = 16;
 
 /** One file a process holds open that counts against a budget: its identity (device and inode) and its allocated bytes. */
 export interface HeldFile {
-  /** `dev:ino`: a file held by several descriptors or processes counts once. */
+  /** `dev:ino`: a file held by several descriptors or processes counts once (an inotify instance has none: each descriptor counts). */
   key: string;
-  kind: 'memfd' | 'deleted';
+  kind: 'memfd' | 'deleted' | 'inotify';
   /** The device it is on (a deleted file counts against the disk of the agent's directories on that device). */
   dev: number;
   /** Blocks allocated × 512: what the file really takes, not its length. */
@@ -42,7 +42,7 @@ export async function readHeldFiles(stats: readonly ProcStat[], procRoot = '/pro
       continue;
     }
     for (const fd of fds) {
-      const file = heldFile(`${dir}/${fd}`);
+      const file = heldFile(`${dir}/${fd}`, `${stat.pid}:${fd}`);
       if (file) held.push(file);
       if (++looked % FD_SLICE === 0) await new Promise<void>((resolve) => setImmediate(resolve));
     }
@@ -50,14 +50,16 @@ export async function readHeldFiles(stats: readonly ProcStat[], procRoot = '/pro
   return out;
 }
 
-/** The file behind one descriptor link when it is a memfd or a deleted regular file; undefined otherwise or when gone. */
-function heldFile(link: string): HeldFile | undefined {
+/** The file behind one descriptor link when it is a memfd, a deleted regular file or an inotify instance; undefined otherwise or when gone. */
+function heldFile(link: string, descriptor: string): HeldFile | undefined {
   let target: string;
   try {
     target = readlinkSync(link);
   } catch {
     return undefined;
   }
+  // Every anonymous inode shares one inode number: an instance is told by its descriptor only.
+  if (target === 'anon_inode:inotify') return { key: descriptor, kind: 'inotify', dev: 0, bytes: 0 };
   // Sockets, pipes and anonymous inodes name no path; a file still linked somewhere is found by the walk (or is not the agent's).
   if (!target.endsWith(' (deleted)')) return undefined;
   const kind = target.startsWith('/memfd:') ? 'memfd' : target.startsWith('/') ? 'deleted' : undefined;
@@ -76,17 +78,20 @@ function heldFile(link: string): HeldFile | undefined {
 export interface HeldTotals {
   memfdBytes: number;
   deletedBytes: Map<number, number>;
+  /** Descriptors of inotify instances (one shared by descriptors counts once per descriptor). */
+  inotifyInstances: number;
 }
 
 /** Sum `files` (each process's held files) with every file counted once. */
 export function heldTotals(files: readonly (readonly HeldFile[])[]): HeldTotals {
   const seen = new Set<string>();
-  const totals: HeldTotals = { memfdBytes: 0, deletedBytes: new Map() };
+  const totals: HeldTotals = { memfdBytes: 0, deletedBytes: new Map(), inotifyInstances: 0 };
   for (const list of files)
     for (const f of list) {
       if (seen.has(f.key)) continue;
       seen.add(f.key);
       if (f.kind === 'memfd') totals.memfdBytes += f.bytes;
+      else if (f.kind === 'inotify') totals.inotifyInstances++;
       else totals.deletedBytes.set(f.dev, (totals.deletedBytes.get(f.dev) ?? 0) + f.bytes);
     }
   return totals;

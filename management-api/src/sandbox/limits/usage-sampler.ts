@@ -87,7 +87,7 @@ export class UsageSampler {
       contained: shape.contained ?? false,
       usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
       peakPss: 0,
-      held: { memfdBytes: 0, deletedBytes: new Map() },
+      held: { memfdBytes: 0, deletedBytes: new Map(), inotifyInstances: 0 },
       members: [],
       // -1 when the leader is already gone: its group and session still find what it left.
       state: { leaderStart: readStat(leader, this.procRoot)?.startTime ?? -1, known: new Set(), last: new Map(), carriedTicks: 0 },
@@ -170,6 +170,7 @@ export class UsageSampler {
       rss_bytes: rss,
       pss_bytes: pss,
       memfd_bytes: held.memfdBytes,
+      inotify_instances: held.inotifyInstances,
       cpu_seconds: cpu,
       processes: Math.max(0, members.length - agent.overhead),
     };

@@ -37,6 +37,7 @@ const REASONS: Readonly<Record<string, string>> = {
   'limit:cpu': 'over its CPU seconds',
   'limit:processes': 'over its process budget',
   'limit:disk': 'over its disk budget',
+  'limit:inotify': 'held more than 16 inotify instances',
 };
 
 /** "timeout: timeout_sec passed", "limit:cpu: over its CPU seconds", the bare reason when unknown, or a dash when the box did not end it. */
