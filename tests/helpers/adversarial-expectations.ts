@@ -123,7 +123,8 @@ export function refusals(layer: Layer, readOnlyRoot: boolean, shareUid = false):
     sysvSem: { what: "create a SysV semaphore set (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['ok'] },
     posixMqueue: { what: "create a POSIX message queue (in the box's IPC namespace)", refused: layer === 'landlock' ? ['EPERM'] : ['created'] },
     // Its /proc/<pid>/fd would be closed to its own uid: the launcher beside it could no longer count the memfds it holds.
-    undumpable: { what: 'make itself undumpable (prctl PR_SET_DUMPABLE 0), hiding the memory files it holds', refused: ['EPERM'] },
+    // Answered as done (agent CLIs such as Codex exit when it fails), but the process stays dumpable.
+    undumpable: { what: 'make itself undumpable (prctl PR_SET_DUMPABLE 0), hiding the memory files it holds', refused: ['still-dumpable'] },
     // fanotify groups are a count of the uid's (128), shared with the box and across user namespaces.
     fanotify: { what: 'open a fanotify group (fanotify_init), a count the kernel keeps per uid', refused: ['EPERM'] },
     // These read a value first (allowed): outside the agent's PID namespace that read answers ESRCH.

@@ -172,7 +172,12 @@ int main(int argc, char **argv) {
   }
 
   /* Hiding from the box: a process that is not dumpable keeps its descriptors (the memory files it holds) from its own uid. */
-  if (strcmp(cmd, "undumpable") == 0) return outcome(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+  if (strcmp(cmd, "undumpable") == 0) {
+    /* Answered as done (agent CLIs exit when it fails), yet the process stays dumpable. */
+    if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) return outcome(-1);
+    puts(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 1 ? "still-dumpable" : "undumpable");
+    return 0;
+  }
   /* A kernel count of the uid's, shared with the box: unprivileged since Linux 5.13 with FAN_REPORT_FID. */
   if (strcmp(cmd, "fanotify") == 0) return outcome(syscall(SYS_fanotify_init, 0x00000200U /* FAN_REPORT_FID */, O_RDONLY));
   if (strcmp(cmd, "dumpable-again") == 0) return outcome(prctl(PR_SET_DUMPABLE, 1, 0, 0, 0));

@@ -142,14 +142,15 @@ static void only_self_by_which(struct prog *p, unsigned nr, unsigned which) {
   put(p, RET_ERRNO(EPERM));
 }
 
-/* nr: EPERM when argument 0 is `first` and argument 1 is `second`; any other call goes on to the next block. */
-static void refuse_pair(struct prog *p, unsigned nr, unsigned first, unsigned second) {
+/* nr with argument 0 `first` and argument 1 `second`: answered `result` (0 is success, the call
+ * skipped; else that errno) without running; any other call goes on to the next block. */
+static void answer_pair(struct prog *p, unsigned nr, unsigned first, unsigned second, unsigned result) {
   put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 0, 6));
   put(p, LOAD(ARG_LO(0)));
   put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, first, 0, 3));
   put(p, LOAD(ARG_LO(1)));
   put(p, JUMP(BPF_JMP | BPF_JEQ | BPF_K, second, 0, 1));
-  put(p, RET_ERRNO(EPERM));
+  put(p, RET_ERRNO(result));
   put(p, LOAD(offsetof(struct seccomp_data, nr))); /* the number back in the accumulator for the blocks after */
 }
 
@@ -265,8 +266,11 @@ void install_seccomp(int allow_unix, int own_ipc) {
   for (size_t i = 0; i < sizeof own_process_only / sizeof own_process_only[0]; i++) only_when(p, (unsigned)own_process_only[i], 0, 0);
   /* A process that is not dumpable keeps its /proc/<pid>/fd from its own uid: the launcher beside
    * the agent and a box of the same uid could no longer see the memory files it holds (a memfd's
-   * pages are in no resident set), so it could hold memory past its budget unseen. */
-  refuse_pair(p, SYS_prctl, PR_SET_DUMPABLE, 0);
+   * pages are in no resident set), so it could hold memory past its budget unseen. The call is
+   * answered with success and skipped, not refused: agent CLIs harden themselves with it before
+   * main and exit when it fails (Codex), and what it would guard against, another process
+   * reading their memory, Landlock's ptrace scoping and this filter already refuse. */
+  answer_pair(p, SYS_prctl, PR_SET_DUMPABLE, 0, 0);
   only_self_by_which(p, SYS_setpriority, PRIO_PROCESS); /* PRIO_USER would renice every process of the uid */
   only_self_by_which(p, SYS_ioprio_set, IOPRIO_WHO_PROC);
   for (size_t i = 0; i < sizeof denied / sizeof denied[0]; i++) refuse(p, (unsigned)denied[i]);
