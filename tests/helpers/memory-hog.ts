@@ -1,4 +1,9 @@
-// A Python agent that spreads its memory over many processes, for the memory backstop tests (the keeper, and the waiting parent in bubblewrap).
+// Python agents that take memory past their budget in ways no single resident set shows (many processes, a memfd, SysV segments), for the memory backstop tests (the keeper, and the waiting parent in bubblewrap).
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Test } from 'tap';
+import { ended } from '../contract/orchestrator.contract.js';
+import type { SlotHarness } from '../contract/pods-harness.js';
 
 /**
  * `python3 hog.py COUNT MIB [1]`: COUNT children at once, each filling MIB MiB and then marking
@@ -33,7 +38,7 @@ time.sleep(600)
 export const doneCount = (names: readonly string[]): number => names.filter((n) => n.startsWith('done-')).length;
 
 /**
- * `python3 memfd.py MIB`: MIB MiB written into one memory file (memfd_create) 8 MiB at a time,
+ * `python3 hog.py MIB`: MIB MiB written into one memory file (memfd_create) 8 MiB at a time,
  * never mapped, so no resident set shows them; then `held` is marked in the working directory.
  */
 export const MEMFD_HOG = `
@@ -47,7 +52,7 @@ time.sleep(600)
 `;
 
 /**
- * `python3 sysv.py COUNT MIB`: COUNT SysV shared memory segments of MIB MiB, each filled and then
+ * `python3 hog.py COUNT MIB`: COUNT SysV shared memory segments of MIB MiB, each filled and then
  * detached (so no process's resident set holds it), marking done-<i> after each, 100 ms apart: a
  * look at the memory that comes late on a loaded machine still comes before the next segment.
  */
@@ -70,3 +75,21 @@ for i in range(count):
     time.sleep(0.1)
 time.sleep(600)
 `;
+
+/**
+ * Run `script` as agent `name` of `h` (`python3 hog.py ARGS…` in its own directory, a 128 MiB
+ * budget: the launcher's line is 1.25 × 128 = 160 MiB) and assert that the launcher ended it: the
+ * reason limit:memory with SIGKILL, where the sample's terminate sends SIGTERM. Its directory.
+ */
+export async function launcherEndsHog(t: Test, h: SlotHarness<'orchestrator'>, name: string, script: string, args: string[]): Promise<string> {
+  const dir = path.join(h.paths.workspaceDir, name);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'hog.py'), script);
+  const agent = await h.ops.spawn({ name, command: '/usr/bin/python3', args: ['hog.py', ...args], limits: { memory: '128m' } });
+  t.match(
+    await ended(h.ops, agent.id, 20_000),
+    { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' },
+    'ended over its memory budget by the launcher',
+  );
+  return dir;
+}

@@ -7,7 +7,7 @@ import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
 import { waitFor } from '../helpers/wait.js';
 import { ESCAPE } from '../helpers/detaching-agent.js';
-import { doneCount, MEMFD_HOG, MEMORY_HOG } from '../helpers/memory-hog.js';
+import { doneCount, launcherEndsHog, MEMFD_HOG, MEMORY_HOG } from '../helpers/memory-hog.js';
 
 buildLauncher();
 
@@ -110,24 +110,13 @@ t.test("another agent survives: a keeper ends its own agent's processes only", a
 });
 
 t.test('many processes cannot overshoot the memory budget between two samples: the keeper ends them near it', async (t) => {
-  const h = await box(t);
-  const dir = path.join(h.paths.workspaceDir, 'spreadhog');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'hog.py'), MEMORY_HOG);
-  // 16 × 96 MiB wanted against a 128 MiB budget: the keeper's line is 1.25 × 128 = 160 MiB of resident memory.
-  const agent = await h.ops.spawn({ name: 'spreadhog', command: '/usr/bin/python3', args: ['hog.py', '16', '96'], limits: { memory: '128m' } });
-  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  const dir = await launcherEndsHog(t, await box(t), 'spreadhog', MEMORY_HOG, ['16', '96']);
   const done = doneCount(readdirSync(dir));
   // Each child holds 96 MiB once done: two done would be 192 MiB, past 1.5 × the budget.
   t.ok(done <= 1, `at most one child filled its memory before the end (${done} of 16)`);
 });
 
 t.test('memory written into a memfd, which no resident set shows, is kept to the line too', async (t) => {
-  const h = await box(t);
-  const dir = path.join(h.paths.workspaceDir, 'memfdhog');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'memfd.py'), MEMFD_HOG);
-  const agent = await h.ops.spawn({ name: 'memfdhog', command: '/usr/bin/python3', args: ['memfd.py', '2048'], limits: { memory: '128m' } });
-  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  const dir = await launcherEndsHog(t, await box(t), 'memfdhog', MEMFD_HOG, ['2048']);
   t.notOk(existsSync(path.join(dir, 'held')), 'killed long before it had written 2 GiB');
 });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { ended } from '../contract/orchestrator.contract.js';
 import { onlySlot, startSlot, type SlotHarness } from '../contract/pods-harness.js';
-import { doneCount, MEMFD_HOG, MEMORY_HOG, SYSV_HOG } from '../helpers/memory-hog.js';
+import { doneCount, launcherEndsHog, MEMFD_HOG, MEMORY_HOG, SYSV_HOG } from '../helpers/memory-hog.js';
 import { buildLauncher } from '../helpers/sandbox-launcher.js';
 
 buildLauncher();
@@ -19,12 +19,7 @@ async function box(t: Test): Promise<SlotHarness<'orchestrator'>> {
 }
 
 async function spreadHog(t: Test, h: SlotHarness<'orchestrator'>, name: string, detach: boolean): Promise<void> {
-  const dir = path.join(h.paths.workspaceDir, name);
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'hog.py'), MEMORY_HOG);
-  // 16 × 96 MiB wanted against a 128 MiB budget: the launcher's line is 1.25 × 128 = 160 MiB of resident memory.
-  const agent = await h.ops.spawn({ name, command: '/usr/bin/python3', args: ['hog.py', '16', '96', detach ? '1' : '0'], limits: { memory: '128m' } });
-  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  const dir = await launcherEndsHog(t, h, name, MEMORY_HOG, ['16', '96', detach ? '1' : '0']);
   const done = doneCount(readdirSync(dir));
   // Each child holds 96 MiB once done: two done would be 192 MiB, past 1.5 × the budget. The API's
   // sample, once a second, could let all sixteen finish (1.5 GiB).
@@ -40,24 +35,13 @@ t.test('processes that detached (double fork, setsid) count too: they are re-par
 });
 
 t.test('memory written into a memfd, which no resident set shows, is watched too', async (t) => {
-  const h = await box(t);
-  const dir = path.join(h.paths.workspaceDir, 'memfdhog');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'memfd.py'), MEMFD_HOG);
-  const agent = await h.ops.spawn({ name: 'memfdhog', command: '/usr/bin/python3', args: ['memfd.py', '2048'], limits: { memory: '128m' } });
-  // The launcher's SIGKILL, not the sample's SIGTERM: it acted between two samples.
-  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  const dir = await launcherEndsHog(t, await box(t), 'memfdhog', MEMFD_HOG, ['2048']);
   t.notOk(existsSync(path.join(dir, 'held')), 'killed long before it had written 2 GiB');
 });
 
 t.test('SysV shared memory filled and detached, in no resident set, counts in the namespace of its own', async (t) => {
-  const h = await box(t);
-  const dir = path.join(h.paths.workspaceDir, 'sysvhog');
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, 'sysv.py'), SYSV_HOG);
   // 16 segments of 32 MiB, never more than one attached: the line (160 MiB) is five segments.
-  const agent = await h.ops.spawn({ name: 'sysvhog', command: '/usr/bin/python3', args: ['sysv.py', '16', '32'], limits: { memory: '128m' } });
-  t.match(await ended(h.ops, agent.id, 20_000), { state: 'terminated', reason: 'limit:memory', signal: 'SIGKILL' }, 'ended over its memory budget');
+  const dir = await launcherEndsHog(t, await box(t), 'sysvhog', SYSV_HOG, ['16', '32']);
   // The segment being filled counts twice (attached: in the resident set too), so the end comes
   // with 3 to 5 segments done (96–160 MiB detached), never all 16 (512 MiB).
   const done = doneCount(readdirSync(dir));
