@@ -9,10 +9,15 @@ const REPORTED: ReadonlySet<string> = new Set<LimitReason>(['limit:memory']);
  * byte, which launcherReady may have consumed). Anything else is ignored: the launcher is ours, but it runs
  * as the agent's uid and a line is a claim, never a command.
  */
-export function followKeeperReports(pipe: NodeJS.ReadableStream | null, onLimit: (reason: LimitReason, bytes: number) => void): void {
+export function followKeeperReports(
+  pipe: NodeJS.ReadableStream | null,
+  onLimit: (reason: LimitReason, bytes: number) => void,
+  /** What was read after the ready byte before this was called (launcherReady's rest). */
+  already = '',
+): void {
   if (!pipe) return;
   let pending = '';
-  pipe.on('data', (data: Buffer | string) => {
+  const take = (data: Buffer | string) => {
     pending += String(data);
     // Bounded: a pipe that never ends a line cannot grow the API's memory.
     if (pending.length > 4096) pending = pending.slice(-256);
@@ -22,6 +27,8 @@ export function followKeeperReports(pipe: NodeJS.ReadableStream | null, onLimit:
       pending = pending.slice(end + 1);
       if (reason && REPORTED.has(reason)) onLimit(reason as LimitReason, Number(bytes) || 0);
     }
-  });
+  };
+  if (already) take(already);
+  pipe.on('data', take);
   pipe.on('error', () => undefined);
 }

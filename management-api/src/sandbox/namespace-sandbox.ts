@@ -81,19 +81,24 @@ export interface NamespacedSpawn {
 
 /**
  * Resolves once the launcher wrote its byte to `pipe` (fd READY_FD) or the pipe closed (the
- * sandbox failed to start: its error is in the agent's output and exit status).
+ * sandbox failed to start: its error is in the agent's output and exit status), with what came
+ * after the byte in the same read: on a loaded machine a launcher's report (keeper-reports.ts) may
+ * already be there, and is the caller's to read, not lost.
  */
-export function launcherReady(pipe: NodeJS.ReadableStream | null | undefined): Promise<void> {
+export function launcherReady(pipe: NodeJS.ReadableStream | null | undefined): Promise<string> {
   return new Promise((resolve) => {
-    if (!pipe) return resolve();
-    const done = () => {
-      pipe.removeListener('data', done);
-      pipe.removeListener('close', done);
-      resolve();
+    if (!pipe) return resolve('');
+    const done = (data?: Buffer | string) => {
+      pipe.removeListener('data', onData);
+      pipe.removeListener('close', onEnd);
+      pipe.removeListener('error', onEnd);
+      resolve(data === undefined ? '' : String(data).slice(1));
     };
-    pipe.once('data', done);
-    pipe.once('close', done);
-    pipe.once('error', done);
+    const onData = (data: Buffer | string) => done(data);
+    const onEnd = () => done();
+    pipe.once('data', onData);
+    pipe.once('close', onEnd);
+    pipe.once('error', onEnd);
   });
 }
 

@@ -65,9 +65,8 @@ async function runAgent(
     stdio: ['ignore', 'pipe', 'pipe', ...(c.readyFd ? ['pipe' as const] : [])],
     ...c.ids,
   });
-  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
-  // What the launcher says after its ready byte (its memory backstop's report).
-  let reports = '';
+  // What the launcher says after its ready byte (its memory backstop's report), the same read's rest included.
+  let reports = await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   child.stdio[3]?.on('data', (d: Buffer) => (reports += d));
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d));
@@ -165,9 +164,8 @@ t.test('exit status and signals read as for a plain spawn', async (t) => {
     stdio: ['ignore', 'pipe', 'inherit', 'pipe'],
     ...c.ids,
   });
-  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
-  // What the launcher says after its ready byte (its memory backstop's report).
-  let reports = '';
+  // What the launcher says after its ready byte (its memory backstop's report), the same read's rest included.
+  let reports = await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   child.stdio[3]?.on('data', (d: Buffer) => (reports += d));
   let out = '';
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /trapped/.test(out) && resolve()));
@@ -241,9 +239,8 @@ t.test('the egress proxy listens on its sandbox socket itself; an agent running 
     workspace: paths.workspaceDir,
   });
   const child = spawn(c.command, c.args, { cwd: dir, env: { PATH: '/usr/bin:/bin' }, detached: true, stdio: ['ignore', 'pipe', 'inherit', 'pipe'], ...c.ids });
-  await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
-  // What the launcher says after its ready byte (its memory backstop's report).
-  let reports = '';
+  // What the launcher says after its ready byte (its memory backstop's report), the same read's rest included.
+  let reports = await launcherReady(child.stdio[3] as NodeJS.ReadableStream);
   child.stdio[3]?.on('data', (d: Buffer) => (reports += d));
   let out = '';
   await new Promise<void>((resolve) => child.stdout!.on('data', (d: Buffer) => (out += d) && /first/.test(out) && resolve()));

@@ -96,10 +96,13 @@ export function execEnvironment(host: ExecHost, requested: Record<string, string
   return { ...host.env, ...extras, AGENTBOX_EXEC_ID: execId };
 }
 
-/** Resolves once `child` runs (a keeper at once; in bubblewrap once the launcher's ready byte came); rejects as a spawn error. */
-export function whenStarted(child: ChildProcess, confined: ConfinedSpawn, command: string): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
+/**
+ * Resolves once `child` runs (a keeper at once; in bubblewrap once the launcher's ready byte came),
+ * with what the ready pipe held after that byte; rejects as a spawn error.
+ */
+export function whenStarted(child: ChildProcess, confined: ConfinedSpawn, command: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    child.once('spawn', () => (confined.keeper ? resolve('') : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
     child.once('error', (err: NodeJS.ErrnoException) => reject(new AdapterInputError(`cannot start ${JSON.stringify(command)}: ${err.code ?? err.message}`)));
   });
 }

@@ -181,10 +181,11 @@ export class ProcessManager {
         ...(onTty ? { terminalOutput: true } : {}),
       },
     );
-    await new Promise<void>((resolve, reject) => {
+    // What the ready pipe held after the launcher's byte: a report may already be there.
+    const afterReady = await new Promise<string>((resolve, reject) => {
       // A keeper is ready once it runs (a signal before its handlers ends it before it forks the
       // agent); its pipe carries its reports. Inside bubblewrap the launcher's byte says its forwarder listens.
-      child.once('spawn', () => (confined.keeper ? resolve() : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
+      child.once('spawn', () => (confined.keeper ? resolve('') : void launcherReady(child.stdio[3] as NodeJS.ReadableStream | null).then(resolve)));
       child.once('error', (err: NodeJS.ErrnoException) =>
         reject(
           new AdapterInputError(
@@ -220,7 +221,7 @@ export class ProcessManager {
     });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
     this.#accounting.follow(id, run.pid, limits, overBudget, { ...treeShape(confined), directories: agentDirectories(target, confined) });
-    this.#followLimitReports(run, child, confined);
+    this.#followLimitReports(run, child, confined, afterReady);
     // Ended through the same path as a DELETE, by the box, so the reason is on the record and in the audit trail.
     const deadlines = { ...optional('timeoutSec', request.timeoutSec), ...optional('idleTimeoutSec', request.idleTimeoutSec) };
     if (run.live)
@@ -275,7 +276,7 @@ export class ProcessManager {
         ...(onTty ? { terminalOutput: true } : {}),
       },
     );
-    await whenStarted(child, confined, request.command).catch((err: unknown) => {
+    const afterReady = await whenStarted(child, confined, request.command).catch((err: unknown) => {
       onTty?.tty.close();
       throw err;
     });
@@ -298,7 +299,7 @@ export class ProcessManager {
     });
     const overBudget = () => this.#terminate(id, LIMIT_GRACE_MS, { kind: 'box', reason: this.#accounting.account(id)?.reason ?? 'limit' });
     this.#accounting.follow(id, run.pid, host.limits, overBudget, treeShape(confined));
-    this.#followLimitReports(run, child, confined);
+    this.#followLimitReports(run, child, confined, afterReady);
     const started = this.#record(run);
     this.options.logger.info(
       { event: 'AgentExecStarted', agent: id, execOf: targetId, name: host.name, pid: run.pid },
@@ -327,13 +328,17 @@ export class ProcessManager {
    * ended it over its memory between two samples says so on its ready pipe: recorded as the
    * accounting's own termination would be, in the audit trail and on the record.
    */
-  #followLimitReports(run: AgentRun, child: ChildProcess, confined: ConfinedSpawn): void {
+  #followLimitReports(run: AgentRun, child: ChildProcess, confined: ConfinedSpawn, afterReady: string): void {
     if (!confined.limitReports) return;
-    followKeeperReports(child.stdio[3] as NodeJS.ReadableStream | null, (reason, bytes) => {
-      if (run.live && !run.terminating) this.options.audit?.terminating({ id: run.id, name: run.name, graceMs: 0 }, { kind: 'box', reason });
-      run.requestTermination();
-      this.#accounting.endedBySandbox(run.id, reason, { residentBytes: bytes });
-    });
+    followKeeperReports(
+      child.stdio[3] as NodeJS.ReadableStream | null,
+      (reason, bytes) => {
+        if (run.live && !run.terminating) this.options.audit?.terminating({ id: run.id, name: run.name, graceMs: 0 }, { kind: 'box', reason });
+        run.requestTermination();
+        this.#accounting.endedBySandbox(run.id, reason, { residentBytes: bytes });
+      },
+      afterReady,
+    );
   }
 
   /** SIGTERM to the agent's group, SIGKILL after `graceMs`; resolves with the final record. */
