@@ -171,8 +171,8 @@ t.test('provider down → 502, key missing → 503, no or a wrong token → 401'
   t.equal((await fetch(`${api}/off/x`, { headers: { authorization: `Bearer ${box.key}` } })).status, 404, 'a disabled provider has no route');
   t.match(
     await (await fetch(`${api}/off/x`, { headers: { authorization: `Bearer ${token}` } })).json(),
-    { error: 'ABX_ERR_AGENT_SCOPE' },
-    'which an agent token is refused, like any undeclared route',
+    { error: 'ABX_ERR_NOT_FOUND' },
+    'nor for an agent token: the 404 any caller gets where no route matches',
   );
   const metrics = await (await fetch(box.server.metricsUrl)).text();
   t.match(metrics, /agentbox_provider_requests_total\{provider="down",outcome="unreachable"\} 1/);
