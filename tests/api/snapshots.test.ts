@@ -211,14 +211,24 @@ t.test("a fork's cwd through an agent's links: refused before anything is made, 
   await stop(planter.id);
 });
 
-t.test('a name that is not UTF-8 is left out and counted in skipped, not lost without a word', async (t) => {
+t.test('a name that is not UTF-8 is kept byte for byte: a fork started from the snapshot reads it', async (t) => {
   const odd = await sleeper('odd-names');
   await writeFile(path.join(dirOf(odd), 'plain.txt'), 'kept\n');
-  await writeFile(Buffer.concat([Buffer.from(`${dirOf(odd)}/bad`), Buffer.from([0xff, 0xfe])]), 'x');
+  const bad = Buffer.concat([Buffer.from('bad'), Buffer.from([0xff, 0xfe])]);
+  await writeFile(Buffer.concat([Buffer.from(`${dirOf(odd)}/`), bad]), 'odd bytes\n');
   await writeFile(path.join(dirOf(odd), 'ok-\ufffd.txt'), 'a real U+FFFD in a name is UTF-8 and kept\n');
   const made = await snap(odd.id);
-  t.match(made.stats, { files: 2, skipped: 1 }, 'two files kept, the odd name counted');
+  t.match(made.stats, { files: 3, skipped: 0 }, 'three files kept, none left out');
   await stop(odd.id);
+  // The fork's own shell reads the file by its bytes (a glob: the script itself stays ASCII).
+  const fork = await spawn({ name: 'odd-fork', command: '/bin/sh', args: ['-c', 'cat bad?? > seen.txt; exec sleep 600'], fromSnapshot: made.id });
+  await waitFor('the fork read the odd file', async () => (await readFile(path.join(dirOf(fork), 'seen.txt'), 'utf8').catch(() => '')) === 'odd bytes\n');
+  t.same(
+    (await readdir(dirOf(fork), { encoding: 'buffer' })).map((n) => n.toString('hex')).sort(),
+    [bad, Buffer.from('ok-\ufffd.txt'), Buffer.from('plain.txt'), Buffer.from('seen.txt')].map((n) => n.toString('hex')).sort(),
+    'the fork holds the same names, byte for byte',
+  );
+  await stop(fork.id);
 });
 
 t.test('delete frees what no other snapshot refers to and keeps what is shared', async (t) => {

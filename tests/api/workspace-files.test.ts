@@ -216,6 +216,41 @@ t.test('delete: a file, a link (not its target), a tree with a link to outside',
   t.equal((await box.api(`/v1/agents/${alpha.id}/files/lnk`, { method: 'DELETE' })).status, 404);
 });
 
+t.test('names that are not UTF-8: listed escaped, removed by a recursive delete, left out of a tar download', async (t) => {
+  const dir = path.join(ws, 'bytes');
+  await mkdir(dir);
+  // a\xffb: a byte no UTF-8 decoder keeps (listed as the lone surrogate U+DCFF in its place).
+  const odd = Buffer.concat([Buffer.from(`${dir}/a`), Buffer.of(0xff), Buffer.from('b')]);
+  writeFileSync(odd, 'odd\n');
+  await mkdir(Buffer.concat([odd, Buffer.from('-dir')]));
+  writeFileSync(Buffer.concat([odd, Buffer.from('-dir/inner')]), 'x');
+  await symlink(Buffer.concat([Buffer.from('a'), Buffer.of(0xfe)]), path.join(dir, 'odd-target'));
+  await writeFile(path.join(dir, 'plain'), 'plain\n');
+  const list = await box.api(`/v1/agents/${alpha.id}/files/bytes?list`);
+  t.same(
+    (list.json['entries'] as Array<{ name: string; target?: string }>).map((e) => [e.name, e.target]),
+    [
+      ['a\uDCFFb', undefined],
+      ['a\uDCFFb-dir', undefined],
+      ['odd-target', 'a\uDCFE'],
+      ['plain', undefined],
+    ],
+    'each name listed, its odd bytes escaped, a link target too',
+  );
+  const res = await raw(`/v1/agents/${alpha.id}/files/bytes?format=tar`);
+  t.equal(res.status, 200);
+  const names = execFileSync('tar', ['-tf', '-'], { input: Buffer.from(await res.arrayBuffer()), encoding: 'latin1' })
+    .trim()
+    .split('\n');
+  t.same(names, ['plain'], 'the tar holds the plain file only: nothing under another name');
+  t.match(
+    await box.api(`/v1/agents/${alpha.id}/files/bytes?recursive`, { method: 'DELETE' }),
+    { status: 200, json: { removed: 6 } },
+    'a recursive delete removes them all',
+  );
+  t.equal(await lstat(dir).catch(() => undefined), undefined, 'the directory is gone');
+});
+
 t.test('tar both ways', async (t) => {
   const res = await raw(`/v1/agents/${alpha.id}/files/sub?format=tar`);
   t.equal(res.status, 200);

@@ -78,6 +78,27 @@ t.test('limit:disk — over the budget, the agent is terminated and its figure k
   t.equal(terminated, 1, 'ended once, not at every walk');
 });
 
+t.test('limit:disk — bytes below a name that is not UTF-8 count as any others', async (t) => {
+  const dir = scratch(t);
+  const accounting = new AgentAccounting({
+    logger: createLogger({ level: 'silent' }),
+    ceiling,
+    metrics: createLimitMetrics(new Registry()),
+    intervalMs: HOUR,
+    diskIntervalMs: HOUR,
+  });
+  t.teardown(() => accounting.close());
+  let terminated = 0;
+  accounting.follow('agt_odd', sleeper(t), resolveLimits(ceiling, { disk: '4m' }), async () => terminated++, { directories: [dir] });
+  // What a hostile agent would try: its bytes under \xff/, a name Node decodes to one that looks up nothing.
+  const hidden = Buffer.concat([Buffer.from(`${dir}/`), Buffer.of(0xff)]);
+  mkdirSync(hidden);
+  writeFileSync(Buffer.concat([hidden, Buffer.from('/fill')]), Buffer.alloc(6 * MIB, 1));
+  await accounting.sampleDisk();
+  t.equal(terminated, 1, '6 MiB under \\xff/ is over a 4 MiB budget');
+  t.match(accounting.account('agt_odd'), { reason: 'limit:disk' });
+});
+
 t.test('limit:disk — a tree the walk cannot measure counts as over the budget, with the reason logged', async (t) => {
   const dir = scratch(t);
   const logs = captureLogs();

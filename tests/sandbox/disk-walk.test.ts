@@ -152,3 +152,16 @@ t.test('a directory chmod 000 by its owner: unmeasurable for a walker without CA
   }
   t.match(JSON.parse(child.stdout), { unmeasurable: `${path.join(dir, 'hidden')}: EACCES` }, 'as uid 65534');
 });
+
+t.test('names that are not UTF-8 are counted: a directory so named hides nothing below it', async (t) => {
+  const dir = scratch(t);
+  // \xff as a directory holding 4 MiB, \xfe as a 2 MiB file: decoded as text, each would look up nothing.
+  const odd = Buffer.concat([Buffer.from(`${dir}/`), Buffer.of(0xff)]);
+  mkdirSync(odd);
+  writeFileSync(Buffer.concat([odd, Buffer.from('/inner')]), Buffer.alloc(4 * MIB, 1));
+  writeFileSync(Buffer.concat([Buffer.from(`${dir}/`), Buffer.of(0xfe)]), Buffer.alloc(2 * MIB, 1));
+  const found = await walkDisk([dir]);
+  t.notOk(found.unmeasurable, 'measured whole');
+  t.equal(found.entries, 4, 'the root, the odd directory, the file in it, the odd file');
+  t.ok(found.bytes >= 6 * MIB, `6 MiB counted: ${found.bytes} bytes`);
+});

@@ -6,7 +6,6 @@ import {
   fsyncSync,
   lstatSync,
   openSync,
-  readdirSync,
   readlinkSync,
   readSync,
   writeFileSync,
@@ -18,6 +17,7 @@ import { SUBVOLUME_ROOT_INO } from '../sandbox/subvolumes.js';
 import { HoleAllowance } from '../workspace-files/hole-allowance.js';
 import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
+import { fsPath, readdirEntriesSync, readlinkNameSync } from '../fs-names.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
 import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { chunkSize, encodeLines, sha256Hex } from './entries-file.js';
@@ -158,16 +158,11 @@ class Capture {
     } else {
       const prefix = rel === '' ? '' : `${rel}/`;
       const known = before ? new Map(before.names.map((n) => [n.name, n])) : undefined;
-      const listed = readdirSync(atFd(dirFd, '.'), { withFileTypes: true }).sort(byName);
+      // Names as bytes where they are not UTF-8 (fs-names.ts): each is read and remade as it is.
+      const listed = readdirEntriesSync(atFd(dirFd, '.')).sort(byName);
       line(listed.length);
       for (const d of listed) {
         const name = d.name;
-        // A name that is not UTF-8 comes back with U+FFFD in place of its bytes, which name nothing:
-        // left out and counted (entries are JSON text), not lost without a word.
-        if (name.includes('\uFFFD') && !lstatSync(atFd(dirFd, name), { throwIfNoEntry: false })) {
-          this.skipped++;
-          continue;
-        }
         names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile(), false));
       }
     }
@@ -218,7 +213,7 @@ class Capture {
     } else {
       let st: Stats | undefined;
       try {
-        st = lstatSync(absPath, { throwIfNoEntry: false });
+        st = lstatSync(fsPath(absPath), { throwIfNoEntry: false });
       } catch {
         return false;
       }
@@ -282,7 +277,7 @@ class Capture {
     } else if (st.isSymbolicLink()) {
       let target: string;
       try {
-        target = readlinkSync(atFd(dirFd, n.name));
+        target = readlinkNameSync(atFd(dirFd, n.name));
       } catch {
         this.lost();
         return undefined;

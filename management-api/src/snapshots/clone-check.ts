@@ -1,7 +1,8 @@
 // The entries a capture read that changed around the time its clone was taken, compared with the clone itself: the clone is kept only when it holds each of them as read.
 import { createHash } from 'node:crypto';
-import { closeSync, lstatSync, openSync, readdirSync, readlinkSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
+import { readdirNamesSync, readlinkNameSync } from '../fs-names.js';
 import { CHUNK_BYTES } from './snapshot-manifest.js';
 
 /** An entry whose ctime is too recent to take the clone's copy of it on trust, as the capture read it. */
@@ -35,11 +36,11 @@ export function cloneHoldsSuspects(cloneFd: number, suspects: readonly Suspect[]
 function holds(dirFd: number, name: string, s: Suspect, owner: { uid: number; gid: number }): boolean {
   const st = lstatSync(atFd(dirFd, name), { bigint: true });
   if (Number(st.uid) !== owner.uid || Number(st.gid) !== owner.gid || (st.mode & 0o7000n) !== 0n || String(st.mtimeNs) !== s.mtimeNs) return false;
-  if (s.type === 'symlink') return st.isSymbolicLink() && readlinkSync(atFd(dirFd, name)) === s.target;
+  if (s.type === 'symlink') return st.isSymbolicLink() && readlinkNameSync(atFd(dirFd, name)) === s.target;
   if (Number(st.mode & 0o777n) !== s.mode) return false;
   if (s.type === 'dir') {
     if (!st.isDirectory()) return false;
-    const names = readdirSync(atFd(dirFd, name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const names = readdirNamesSync(atFd(dirFd, name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return names.length === s.names.length && names.every((n, i) => n === s.names[i]);
   }
   if (!st.isFile() || Number(st.size) !== s.size) return false;

@@ -14,6 +14,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { atFd } from '../workspace-files/dir-fd.js';
+import { fsPath } from '../fs-names.js';
 import { chunkSize } from './entries-file.js';
 import { DirStack, seconds, splitPath } from './materialize-dirs.js';
 import { type ChunkLocation, packFile } from './object-store.js';
@@ -70,7 +71,7 @@ function writeLeaf(
 ): void {
   const p = atFd(dirFd, name);
   if (e.type === 'symlink') {
-    symlinkSync(e.target, p);
+    symlinkSync(fsPath(e.target), p);
     if (owner) lchownSync(p, owner.uid, owner.gid);
     lutimesSync(p, seconds(e.mtimeNs), seconds(e.mtimeNs));
     result.symlinks++;
@@ -88,7 +89,7 @@ function writeLeaf(
  * descriptor before it is closed: on a busy disk three path lookups more per file cost a third of
  * a fork's time.
  */
-function writeFileFromChunks(packs: Packs, p: string, e: FileEntry, owner: Owner | undefined, written: BigInt64Array | undefined): void {
+function writeFileFromChunks(packs: Packs, p: string | Buffer, e: FileEntry, owner: Owner | undefined, written: BigInt64Array | undefined): void {
   const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     let position = 0;

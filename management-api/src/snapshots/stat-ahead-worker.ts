@@ -1,6 +1,7 @@
 // The stat-ahead helper thread: keeps the next capture's files, and when told to go, lstats them from the last one down until it meets the walk (stat-ahead.ts).
 import { lstatSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
+import { fsPath } from '../fs-names.js';
 import { type AheadJob, type AheadMessage, CLAIMED, DIFFERS, META_FIELDS, PENDING, SAME, STAMP_FIELDS } from './stat-ahead.js';
 
 let kept: { id: number; job: AheadJob; paths: string[] } | undefined;
@@ -24,7 +25,7 @@ function lookFromTheEnd({ stamps, meta, state }: AheadJob, paths: string[]): voi
     if (Atomics.load(state, ended) !== 0 || Atomics.load(state, slot) !== PENDING) return;
     let answer = DIFFERS;
     try {
-      const st = lstatSync(paths[slot]!, { throwIfNoEntry: false });
+      const st = lstatSync(fsPath(paths[slot]!), { throwIfNoEntry: false });
       const at = slot * STAMP_FIELDS;
       if (
         st?.isFile() &&

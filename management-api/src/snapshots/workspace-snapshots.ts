@@ -4,7 +4,7 @@ import { open, realpath, rename, type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { ApiError } from '../errors.js';
 import { openWorkspace } from '../workspace-files/agent-workspace.js';
-import { at, DIR_FLAGS, walkDirs } from '../workspace-files/dir-fd.js';
+import { at, atOwn, DIR_FLAGS, walkDirs } from '../workspace-files/dir-fd.js';
 import { removeTree } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import type { SnapshotSummary } from './snapshot-manifest.js';
@@ -95,7 +95,7 @@ export async function restoreAgent(
   const aside = `.abx-replaced-${suffix}`;
   return inParent(workspaceDir, segments, false, async (parent) => {
     try {
-      const made = await store.materialize(id, at(parent, staging), owner, 'restore', room);
+      const made = await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
       await rename(at(parent, leaf), at(parent, aside));
       await rename(at(parent, staging), at(parent, leaf));
       await removeIfThere(parent, aside);
@@ -157,7 +157,7 @@ export async function buildFork(
   let cloned = false;
   await inParent(workspaceDir, segments, true, async (parent) => {
     try {
-      cloned = (await store.materialize(id, at(parent, staging), owner, 'fork', room)).cloned === true;
+      cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
       try {
         // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
         await rename(at(parent, staging), at(parent, leaf));

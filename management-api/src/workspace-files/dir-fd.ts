@@ -3,6 +3,7 @@ import { constants, openSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, open, rmdir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import { throughLink } from './file-path.js';
+import { fsPath } from '../fs-names.js';
 
 /** A directory opened without following a link in its last component. */
 export const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
@@ -22,13 +23,19 @@ export interface Owner {
  * calls that use this path (open with O_NOFOLLOW, lstat, mkdir, unlink, rename) never follow a
  * link in it: Node has no openat, and this is the same walk.
  */
-export function at(dir: FileHandle, name: string): string {
+export function at(dir: FileHandle, name: string): string | Buffer {
   return atFd(dir.fd, name);
 }
 
-/** {@link at} for a raw descriptor: the snapshot worker walks with synchronous calls on plain fds. */
-export function atFd(fd: number, name: string): string {
-  return `/proc/self/fd/${fd}/${name}`;
+/** {@link at} for a name the API made itself (ASCII, so never bytes): a string, for what takes only one (a worker's job). */
+export function atOwn(dir: FileHandle, name: string): string {
+  if (!/^[\x21-\x7e]+$/.test(name)) throw new Error(`atOwn: "${name}" is not a name the API makes`);
+  return `/proc/self/fd/${dir.fd}/${name}`;
+}
+
+/** {@link at} for a raw descriptor: the snapshot worker walks with synchronous calls on plain fds. A name holding bytes that are not UTF-8 (fs-names.ts) comes back as the bytes of the path. */
+export function atFd(fd: number, name: string): string | Buffer {
+  return fsPath(`/proc/self/fd/${fd}/${name}`);
 }
 
 /** `name` in the directory open as `dirFd`, opened with FILE_READ_FLAGS (synchronously, for the workers' walks); undefined when it cannot be (gone, a link). */

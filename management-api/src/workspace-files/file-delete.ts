@@ -1,9 +1,10 @@
 // Deleting from a workspace: a file, a link (never its target), an empty directory, or with recursive a tree walked by descriptors.
-import { readdir, rmdir, unlink } from 'node:fs/promises';
+import { rmdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, lstatAt, notFound, openDirAt, walkDirs } from './dir-fd.js';
+import { readdirNames } from '../fs-names.js';
 
 /**
  * Remove `segments`. A symbolic link is removed itself. A directory needs `recursive` unless
@@ -43,7 +44,8 @@ export async function removeTree(parent: FileHandle, name: string, shown: string
   const dir = await openDirAt(parent, name, shown);
   let removed = 0;
   try {
-    for (const child of await readdir(at(dir, '.'))) {
+    // Names as bytes where they are not UTF-8 (fs-names.ts): each is removed, not left to fail the rmdir.
+    for (const child of await readdirNames(at(dir, '.'))) {
       const st = await lstatAt(dir, child);
       if (!st) continue;
       if (st.isDirectory()) removed += await removeTree(dir, child, `${shown}/${child}`);

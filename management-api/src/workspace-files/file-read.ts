@@ -1,8 +1,9 @@
 // Reading a workspace: one entry's metadata, a directory listing, a regular file opened for streaming (links, FIFOs and devices refused).
-import type { BigIntStats } from 'node:fs';
-import { open, opendir, readlink, type FileHandle } from 'node:fs/promises';
+import type { BigIntStats, PathLike } from 'node:fs';
+import { open, opendir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
+import { decodeName, readlinkName } from '../fs-names.js';
 import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, type EntryType } from './dir-fd.js';
 
 /** One entry of a listing. */
@@ -50,7 +51,7 @@ export async function listDir(ws: Workspace, segments: readonly string[]): Promi
       const st = await lstatAt(dir, name);
       if (!st) continue;
       const entry: FileEntry = { name, type: entryType(st), size: Number(st.size), mode: modeString(st), mtime: new Date(Number(st.mtimeMs)).toISOString() };
-      if (st.isSymbolicLink()) entry.target = await readlink(at(dir, name)).catch(() => '');
+      if (st.isSymbolicLink()) entry.target = await readlinkName(at(dir, name)).catch(() => '');
       entries.push(entry);
     }
     return { entries, truncated: total > MAX_LIST_ENTRIES };
@@ -64,13 +65,15 @@ export async function listDir(ws: Workspace, segments: readonly string[]): Promi
  * as a stream and cut back to `most` whenever twice that many are held, so a directory of
  * millions of names (an agent's to make) costs the API time, never memory in proportion.
  */
-async function firstNames(dirPath: string, most: number): Promise<{ names: string[]; total: number }> {
+async function firstNames(dirPath: PathLike, most: number): Promise<{ names: string[]; total: number }> {
   let names: string[] = [];
   let total = 0;
-  const listing = await opendir(dirPath, { bufferSize: 256 });
+  // As bytes: a name that is not UTF-8 is listed escaped (fs-names.ts), not dropped when its U+FFFD form names nothing.
+  // (Node takes 'buffer' here as readdir does; its types name only text encodings.)
+  const listing = await opendir(dirPath, { bufferSize: 256, encoding: 'buffer' as BufferEncoding });
   for await (const d of listing) {
     total++;
-    names.push(d.name);
+    names.push(decodeName(d.name as unknown as Buffer));
     if (names.length >= 2 * most) names = names.sort().slice(0, most);
   }
   return { names: names.sort().slice(0, most), total };

@@ -1,6 +1,7 @@
 // A workspace directory walked into a tar with synchronous file calls (in the tar worker): regular files, directories and links as links; nothing else is packed.
-import { closeSync, fstatSync, lstatSync, opendirSync, openSync, readlinkSync, type Dirent } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, opendirSync, openSync, type Dirent } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from './dir-fd.js';
+import { decodeName, hasEscapedBytes, readlinkNameSync } from '../fs-names.js';
 import type { HoleAllowance } from './hole-allowance.js';
 import type { TarWriter } from './tar-writer.js';
 import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
@@ -60,11 +61,15 @@ interface Walk {
 
 /** The directory open as `dirFd`, `depth` levels below the packed one, its names under `prefix`. */
 async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: number): Promise<void> {
-  const listing = opendirSync(atFd(dirFd, '.'));
+  // As bytes (Node takes 'buffer' here as readdir does; its types name only text encodings): a name that is not UTF-8 is named in the report, not lost without a word.
+  const listing = opendirSync(atFd(dirFd, '.'), { encoding: 'buffer' as BufferEncoding });
   try {
-    for (let d = listing.readSync(); d !== null; d = listing.readSync()) {
+    for (let raw = listing.readSync(); raw !== null; raw = listing.readSync()) {
       await walk.pace();
-      await packEntry(walk, dirFd, d, `${prefix}${d.name}`, depth);
+      const name = decodeName(raw.name as unknown as Buffer);
+      // A tar header written by this pack holds UTF-8 text (pax): such a name would come out as another.
+      if (hasEscapedBytes(name)) skip(walk.report, `${prefix}${name}`);
+      else await packEntry(walk, dirFd, raw, `${prefix}${name}`, name, depth);
     }
   } finally {
     listing.closeSync();
@@ -72,16 +77,16 @@ async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: n
 }
 
 /** One entry of a directory listing into the pack (a directory with all it holds). */
-async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, depth: number): Promise<void> {
+async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, name: string, depth: number): Promise<void> {
   const { out, report } = walk;
   if (d.isFile()) {
-    if (!(await packFile(walk, dirFd, d.name, rel))) skip(report, rel);
+    if (!(await packFile(walk, dirFd, name, rel))) skip(report, rel);
     else report.entries++;
   } else if (d.isDirectory()) {
     if (depth + 1 > MAX_TREE_DEPTH) throw treeTooDeep(rel, 'to pack');
     let sub: number;
     try {
-      sub = openSync(atFd(dirFd, d.name), DIR_FLAGS);
+      sub = openSync(atFd(dirFd, name), DIR_FLAGS);
     } catch {
       // Swapped for a link or removed since it was listed: left out, like any entry that is not a directory.
       skip(report, `${rel}/`);
@@ -98,12 +103,14 @@ async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, dept
   } else if (d.isSymbolicLink()) {
     let link: { mtime: Date; target: string } | undefined;
     try {
-      const st = lstatSync(atFd(dirFd, d.name));
-      if (st.isSymbolicLink()) link = { mtime: st.mtime, target: readlinkSync(atFd(dirFd, d.name)) };
+      const st = lstatSync(atFd(dirFd, name));
+      if (st.isSymbolicLink()) link = { mtime: st.mtime, target: readlinkNameSync(atFd(dirFd, name)) };
     } catch {
       link = undefined;
     }
     if (!link) return;
+    // A target that is not UTF-8 would come out as another (see the names above): named in the report.
+    if (hasEscapedBytes(link.target)) return skip(report, rel);
     report.entries++;
     await out.entry({ path: rel, type: 'SymbolicLink', mode: 0o777, mtime: link.mtime, linkpath: link.target });
   } else {

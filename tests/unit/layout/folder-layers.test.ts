@@ -21,9 +21,9 @@ const FLOORS: readonly (readonly string[])[] = [
   // What stands on them: the errors adapters and their subsystems raise, every runtime path, every
   // port a box binds, the durable writes every store makes (full writes, directory fsync), what each
   // supervised programme does (watch its parent, record a failed start), the policy evaluator
-  // (pure, on the grammars; below the manifest, whose rules use it), and a keyed mutex (a check and
-  // the action it admits, for requests sent at once).
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'serial-lock.ts', 'file-lock.ts', 'programme/', 'policy/'],
+  // (pure, on the grammars; below the manifest, whose rules use it), a keyed mutex (a check and
+  // the action it admits, for requests sent at once), and file names as the kernel has them (bytes).
+  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'fs-names.ts', 'serial-lock.ts', 'file-lock.ts', 'programme/', 'policy/'],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.

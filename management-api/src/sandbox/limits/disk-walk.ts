@@ -3,6 +3,7 @@ import type { Dir, Stats } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { decodeName, fsPath } from '../../fs-names.js';
 import { SUBVOLUME_ROOT_INO } from '../subvolumes.js';
 
 /** Most entries one walk looks at; a tree with more is not measured but counted over budget. */
@@ -40,7 +41,16 @@ export interface DiskWalkResult {
   otherDevices: number;
 }
 
-const nodeFs: WalkFs = { lstat: (file) => lstat(file), opendir: (dir, options) => opendir(dir, options) };
+/**
+ * The calls themselves, names as bytes: a name that is not UTF-8 is listed escaped and looked up
+ * by its bytes (fs-names.ts). Decoded as text, such a name looks up nothing (ENOENT, skipped as
+ * vanished), and a directory so named would hide everything below it from the budget.
+ */
+const nodeFs: WalkFs = {
+  lstat: (file) => lstat(fsPath(file)),
+  // (Node takes 'buffer' here as readdir does; its types name only text encodings.)
+  opendir: (dir, options) => opendir(fsPath(dir), { ...options, encoding: 'buffer' as BufferEncoding }),
+};
 
 /**
  * Walk `roots` (each an absolute directory; one that does not exist counts nothing) depth-first
@@ -134,7 +144,8 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
       try {
         // Breaking out of (or throwing from) the loop closes the directory.
         for await (const entry of handle) {
-          names.push(entry.name);
+          const name: string | Buffer = entry.name;
+          names.push(typeof name === 'string' ? name : decodeName(name));
           if (names.length >= perTurn && !(await flush())) return result;
         }
       } catch (err) {

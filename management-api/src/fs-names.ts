@@ -1,0 +1,109 @@
+// File names as the kernel has them (any bytes but '/' and NUL) carried in strings without loss: each byte that is not part of valid UTF-8 is held as a lone surrogate U+DC80–U+DCFF, and turned back into that byte where a name meets the filesystem.
+import { readdirSync, readlinkSync, type Dirent, type PathLike } from 'node:fs';
+import { readdir, readlink } from 'node:fs/promises';
+
+/**
+ * Why: Node decodes a name that is not valid UTF-8 with U+FFFD in place of its bytes, and the
+ * string that comes back names nothing, so a walk could neither read nor remake such a file (a
+ * snapshot left it out, a restore lost it). Python's "surrogateescape" solves the same problem the
+ * same way: a valid name is its own string, and an invalid byte b becomes U+DC00 + b (always ≥
+ * 0x80, never '/' or NUL). Valid UTF-8 never encodes a surrogate, so the mapping goes both ways
+ * exactly, and JSON keeps lone surrogates as `\udcXX` escapes, so entries files hold such names
+ * as they hold any other.
+ */
+
+/** A lone surrogate in the escape range: with the `u` flag a surrogate pair is one code point and never matches. */
+const ESCAPED = /[\uDC80-\uDCFF]/u;
+
+/** The name `bytes` as a string: itself when valid UTF-8, else with each invalid byte escaped. */
+export function decodeName(bytes: Buffer): string {
+  const text = bytes.toString('utf8');
+  // Node's decoder answers U+FFFD for every invalid sequence: without one, the bytes were valid.
+  if (!text.includes('\uFFFD')) return text;
+  let out = '';
+  let i = 0;
+  while (i < bytes.length) {
+    const length = validSequenceAt(bytes, i);
+    if (length === 0) {
+      out += String.fromCharCode(0xdc00 + bytes[i]!);
+      i++;
+    } else {
+      out += bytes.toString('utf8', i, i + length);
+      i += length;
+    }
+  }
+  return out;
+}
+
+/** The bytes of name `name` ({@link decodeName}'s inverse). */
+export function encodeName(name: string): Buffer {
+  if (!ESCAPED.test(name)) return Buffer.from(name, 'utf8');
+  const parts: Buffer[] = [];
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    parts.push(cp >= 0xdc80 && cp <= 0xdcff ? Buffer.of(cp - 0xdc00) : Buffer.from(ch, 'utf8'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** `path` as the filesystem calls take it: the string itself unless it holds an escaped byte. */
+export function fsPath(path: string): string | Buffer {
+  return ESCAPED.test(path) ? encodeName(path) : path;
+}
+
+/** True when `name` holds a byte that is not UTF-8 (escaped). */
+export const hasEscapedBytes = (name: string): boolean => ESCAPED.test(name);
+
+/** The names of directory `dir`, each as {@link decodeName} has it. */
+export async function readdirNames(dir: PathLike): Promise<string[]> {
+  const names = await readdir(dir);
+  // Listed again as bytes only where Node's decoding lost some: the common listing costs nothing more.
+  if (!names.some((n) => n.includes('\uFFFD'))) return names;
+  return (await readdir(dir, { encoding: 'buffer' })).map(decodeName);
+}
+
+/** {@link readdirNames} with file types, synchronously (the workers' walks). */
+export function readdirEntriesSync(dir: PathLike): Dirent[] {
+  const listed = readdirSync(dir, { withFileTypes: true });
+  if (!listed.some((d) => d.name.includes('\uFFFD'))) return listed;
+  return readdirSync(dir, { withFileTypes: true, encoding: 'buffer' }).map((d) => {
+    // The entry's type methods read a field of its own; only its name is replaced.
+    (d as unknown as { name: string }).name = decodeName(d.name);
+    return d as unknown as Dirent;
+  });
+}
+
+/** The target of link `link`, as {@link decodeName} has it (a target is bytes as a name is). */
+export function readlinkNameSync(link: PathLike): string {
+  return decodeName(readlinkSync(link, { encoding: 'buffer' }));
+}
+
+/** {@link readlinkNameSync}, asynchronously. */
+export async function readlinkName(link: PathLike): Promise<string> {
+  return decodeName(await readlink(link, { encoding: 'buffer' }));
+}
+
+/** {@link readdirNames}, synchronously. */
+export function readdirNamesSync(dir: PathLike): string[] {
+  const names = readdirSync(dir);
+  if (!names.some((n) => n.includes('\uFFFD'))) return names;
+  return readdirSync(dir, { encoding: 'buffer' }).map(decodeName);
+}
+
+/**
+ * How many bytes the well-formed UTF-8 sequence at `i` takes (Unicode's table 3-7: no overlong
+ * form, no surrogate, nothing past U+10FFFF), or 0 when the byte there starts none.
+ */
+function validSequenceAt(b: Buffer, i: number): number {
+  const lead = b[i]!;
+  if (lead < 0x80) return 1;
+  const cont = (k: number, lo = 0x80, hi = 0xbf): boolean => i + k < b.length && b[i + k]! >= lo && b[i + k]! <= hi;
+  if (lead >= 0xc2 && lead <= 0xdf) return cont(1) ? 2 : 0;
+  if (lead === 0xe0) return cont(1, 0xa0) && cont(2) ? 3 : 0;
+  if ((lead >= 0xe1 && lead <= 0xec) || lead === 0xee || lead === 0xef) return cont(1) && cont(2) ? 3 : 0;
+  if (lead === 0xed) return cont(1, 0x80, 0x9f) && cont(2) ? 3 : 0;
+  if (lead === 0xf0) return cont(1, 0x90) && cont(2) && cont(3) ? 4 : 0;
+  if (lead >= 0xf1 && lead <= 0xf3) return cont(1) && cont(2) && cont(3) ? 4 : 0;
+  if (lead === 0xf4) return cont(1, 0x80, 0x8f) && cont(2) && cont(3) ? 4 : 0;
+  return 0;
+}
