@@ -1,7 +1,7 @@
 // The memory of agents' processes for one sample: smaps_rollup on the thread pool, waited for a bounded time, the rest estimated from stat lines.
 import { procKey, type ProcKey } from './agent-tree.js';
 import { readProcFileAsync } from './proc-read-async.js';
-import { kilobytesIn, pageSize, type ProcMemory, type ProcStat } from './proc-stat.js';
+import { memoryFromRollup, pageSize, type ProcMemory, type ProcStat } from './proc-stat.js';
 
 /**
  * smaps_rollup reads in flight at once. The file walks every mapping of the process under its
@@ -95,13 +95,9 @@ export class MemoryReader {
   async #readOne(stat: ProcStat, key: ProcKey, buffer: Buffer): Promise<ProcMemory> {
     this.#pending.add(key);
     try {
-      const text = await readProcFileAsync(`${this.procRoot}/${stat.pid}/smaps_rollup`, buffer);
-      const rss = text === undefined ? undefined : kilobytesIn(text, 'Rss:');
-      const pss = text === undefined ? undefined : kilobytesIn(text, 'Pss:');
-      // Unreadable (gone, another user's): its resident set, as readMemory gives.
-      const fallback = stat.rssPages * pageSize();
-      const memory = rss === undefined || pss === undefined ? { rss: fallback, pss: fallback } : { rss, pss };
-      if (rss !== undefined && pss !== undefined) this.#last.set(key, memory);
+      // Unreadable (gone, another user's): its resident set, as readMemory gives, and not remembered as a reading.
+      const { memory, read } = memoryFromRollup(stat, await readProcFileAsync(`${this.procRoot}/${stat.pid}/smaps_rollup`, buffer));
+      if (read) this.#last.set(key, memory);
       return memory;
     } finally {
       this.#pending.delete(key);

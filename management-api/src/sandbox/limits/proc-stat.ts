@@ -99,13 +99,21 @@ export function readStat(pid: number, procRoot = '/proc'): ProcStat | undefined 
  * another user's or namespace's process), the resident pages of its stat line, as RSS and PSS.
  */
 export function readMemory(stat: ProcStat, procRoot = '/proc'): ProcMemory {
-  const fallback = stat.rssPages * pageSize();
   if (stat.state === 'Z') return { rss: 0, pss: 0 };
-  const text = readProcFile(`${procRoot}/${stat.pid}/smaps_rollup`);
+  return memoryFromRollup(stat, readProcFile(`${procRoot}/${stat.pid}/smaps_rollup`)).memory;
+}
+
+/**
+ * RSS and PSS from the smaps_rollup `text` of the process `stat` describes; `read` is false when
+ * the text was unreadable or incomplete, and the figures are then its stat line's resident pages,
+ * as RSS and PSS.
+ */
+export function memoryFromRollup(stat: ProcStat, text: string | undefined): { memory: ProcMemory; read: boolean } {
   const rss = text === undefined ? undefined : kilobytesIn(text, 'Rss:');
   const pss = text === undefined ? undefined : kilobytesIn(text, 'Pss:');
-  if (rss === undefined || pss === undefined) return { rss: fallback, pss: fallback };
-  return { rss, pss };
+  if (rss !== undefined && pss !== undefined) return { memory: { rss, pss }, read: true };
+  const fallback = stat.rssPages * pageSize();
+  return { memory: { rss: fallback, pss: fallback }, read: false };
 }
 
 /** The `key` line of a smaps_rollup text (`Rss:`, `Pss:`), in bytes; undefined when absent. */
