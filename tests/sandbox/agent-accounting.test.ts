@@ -9,7 +9,7 @@ import { ProcessManager } from '../../management-api/src/adapters/orchestrator/p
 import type { AgentProcess, SpawnRequest } from '../../management-api/src/adapters/orchestrator/orchestrator-adapter.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
-import { INOTIFY_INSTANCES, type LimitSettings } from '../../management-api/src/sandbox/limits/budgets.js';
+import { INOTIFY_INSTANCES, INOTIFY_WATCHES, type LimitSettings } from '../../management-api/src/sandbox/limits/budgets.js';
 import { createLimitMetrics } from '../../management-api/src/sandbox/limits/metrics.js';
 import { listPids, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { UsageSampler } from '../../management-api/src/sandbox/limits/usage-sampler.js';
@@ -153,6 +153,37 @@ t.test('limit:inotify — an agent holding more inotify instances than its share
   await accounting.nextSample();
   const kept = manager.status(few.id);
   t.match(kept, { state: 'running', usage: { inotify_instances: INOTIFY_INSTANCES } }, `at the limit (${INOTIFY_INSTANCES}) it runs on`);
+});
+
+// Watches are a count of the uid's too: each a directory or file followed. Made in a directory of the agent's own (one watch per inode).
+const WATCH_HOG = `import ctypes, os, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+n, instances = int(sys.argv[1]), int(sys.argv[2])
+fds = [libc.inotify_init1(0) for _ in range(instances)]
+os.makedirs('w', exist_ok=True)
+added = 0
+for i in range(n):
+    d = f'w/{i}'
+    os.makedirs(d, exist_ok=True)
+    if libc.inotify_add_watch(fds[i % instances], d.encode(), 0x100) >= 0:
+        added += 1
+print('held', added, flush=True)
+time.sleep(600)`;
+
+t.test('limit:inotify — an agent holding more watches than its share is ended, across its instances; its share is fine', async (t) => {
+  const { manager, accounting } = await managerWith(t, { ceiling });
+  const few = await manager.spawn({ name: 'watch-few', command: '/usr/bin/python3', args: ['-c', WATCH_HOG, String(INOTIFY_WATCHES), '2'] });
+  await readUntil(manager, few.id, (text) => text.includes(`held ${INOTIFY_WATCHES}`));
+  const greedy = await runToEnd(manager, { command: '/usr/bin/python3', args: ['-c', WATCH_HOG, String(INOTIFY_WATCHES + 50), '3'] });
+  t.match(greedy, { state: 'terminated', reason: 'limit:inotify' });
+  t.ok(greedy.usage!.inotify_watches! > INOTIFY_WATCHES, `its watches over ${INOTIFY_WATCHES}: ${greedy.usage!.inotify_watches}`);
+  t.equal(greedy.usage!.inotify_instances, 3, 'in three instances, none over the instance cap');
+  await accounting.nextSample();
+  t.match(
+    manager.status(few.id),
+    { state: 'running', usage: { inotify_watches: INOTIFY_WATCHES } },
+    `at the limit (${INOTIFY_WATCHES}) it runs on, every watch counted`,
+  );
 });
 
 t.test('limit:cpu — a busy loop past cpu_seconds', async (t) => {

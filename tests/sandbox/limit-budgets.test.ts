@@ -3,7 +3,7 @@ import t from 'tap';
 import { agentEvent } from '../../management-api/src/mesh/agent-event.js';
 import { createLogger } from '../../management-api/src/observability/logger.js';
 import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
-import { INOTIFY_INSTANCES, overBudget, type AgentUsage } from '../../management-api/src/sandbox/limits/budgets.js';
+import { INOTIFY_INSTANCES, INOTIFY_WATCHES, overBudget, type AgentUsage } from '../../management-api/src/sandbox/limits/budgets.js';
 import { resolveLimits } from '../../management-api/src/sandbox/limits/request.js';
 import { parseStat, readMemory, readProcFile, readStat } from '../../management-api/src/sandbox/limits/proc-stat.js';
 import { captureLogs } from '../api/support/harness.js';
@@ -58,6 +58,9 @@ t.test('over budget: processes, then memory (by PSS), then CPU', async (t) => {
   t.equal(overBudget({ ...usage, inotify_instances: INOTIFY_INSTANCES }, {}), undefined, 'inotify instances: at the share is not over it');
   t.equal(overBudget({ ...usage, inotify_instances: INOTIFY_INSTANCES + 1 }, {}), 'limit:inotify', 'whatever the budgets asked');
   t.equal(overBudget({ ...usage, inotify_instances: INOTIFY_INSTANCES + 1 }, { cpu_seconds: 1 }), 'limit:cpu', 'checked after CPU');
+  t.equal(overBudget({ ...usage, inotify_instances: 1, inotify_watches: INOTIFY_WATCHES }, {}), undefined, 'inotify watches: at the share is not over it');
+  t.equal(overBudget({ ...usage, inotify_instances: 1, inotify_watches: INOTIFY_WATCHES + 1 }, {}), 'limit:inotify', 'one past it is');
+  t.ok(INOTIFY_WATCHES >= 1024 && INOTIFY_WATCHES <= 8192, `the share is between 1,024 and 8,192 (${INOTIFY_WATCHES})`);
 });
 
 t.test('/proc parsing', async (t) => {

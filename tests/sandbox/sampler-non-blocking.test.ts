@@ -84,7 +84,7 @@ t.test('a memory read that does not answer holds no budget: the sample estimates
   t.equal(accounting.account('agt_stuck')!.reason, 'limit:memory', 'the resident set (100 KiB) stood in for the PSS: over a 40 KiB budget');
   t.same(
     accounting.account('agt_stuck')!.usage,
-    { rss_bytes: 100 * 1024, pss_bytes: 100 * 1024, memfd_bytes: 0, inotify_instances: 0, cpu_seconds: 3, processes: 1 },
+    { rss_bytes: 100 * 1024, pss_bytes: 100 * 1024, memfd_bytes: 0, inotify_instances: 0, inotify_watches: 0, cpu_seconds: 3, processes: 1 },
     'the figures of the estimate',
   );
   t.equal(terminated, 1, 'terminated once');

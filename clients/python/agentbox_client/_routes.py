@@ -323,6 +323,8 @@ GetV1AgentsResponseAgentsItemUsage = TypedDict("GetV1AgentsResponseAgentsItemUsa
     "pss_bytes": int,
     # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
     "inotify_instances": int,
+    # The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify
+    "inotify_watches": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -423,6 +425,8 @@ PostV1AgentsResponseAgentUsage = TypedDict("PostV1AgentsResponseAgentUsage", {
     "pss_bytes": int,
     # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
     "inotify_instances": int,
+    # The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify
+    "inotify_watches": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -484,6 +488,8 @@ GetV1AgentsIdResponseAgentUsage = TypedDict("GetV1AgentsIdResponseAgentUsage", {
     "pss_bytes": int,
     # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
     "inotify_instances": int,
+    # The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify
+    "inotify_watches": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,
@@ -559,6 +565,8 @@ DeleteV1AgentsIdResponseAgentUsage = TypedDict("DeleteV1AgentsIdResponseAgentUsa
     "pss_bytes": int,
     # inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify
     "inotify_instances": int,
+    # The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify
+    "inotify_watches": int,
     # Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes
     "memfd_bytes": int,
     "cpu_seconds": float,

@@ -49,6 +49,11 @@ const agentSchema = {
           type: 'integer',
           description: 'inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify',
         },
+        inotify_watches: {
+          type: 'integer',
+          description:
+            "The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify",
+        },
         memfd_bytes: {
           type: 'integer',
           description: 'Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes',

@@ -144,6 +144,8 @@ export interface Routes {
           pss_bytes?: number;
           /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
           inotify_instances?: number;
+          /** The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify */
+          inotify_watches?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -236,6 +238,8 @@ export interface Routes {
           pss_bytes?: number;
           /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
           inotify_instances?: number;
+          /** The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify */
+          inotify_watches?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -290,6 +294,8 @@ export interface Routes {
           pss_bytes?: number;
           /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
           inotify_instances?: number;
+          /** The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify */
+          inotify_watches?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;
@@ -355,6 +361,8 @@ export interface Routes {
           pss_bytes?: number;
           /** inotify instances its processes hold (by descriptor): more than 16 ends it with limit:inotify */
           inotify_instances?: number;
+          /** The watches of those instances, counted up to one past the agent's share (an eighth of fs.inotify.max_user_watches, at most 8,192): more ends it with limit:inotify */
+          inotify_watches?: number;
           /** Memory files (memfd) its processes hold open, each counted once: judged against memory_bytes with pss_bytes */
           memfd_bytes?: number;
           cpu_seconds?: number;

@@ -1,4 +1,5 @@
 // Per-agent budgets and figures: their shapes, the limit reasons, and the check of a sample against the budgets.
+import { readFileSync } from 'node:fs';
 
 /** The budgets of `sandbox.limits` this part enforces, as the manifest writes them. */
 export interface LimitSettings {
@@ -36,6 +37,8 @@ export interface AgentUsage {
   memfd_bytes?: number;
   /** inotify instances its processes hold (by descriptor), against INOTIFY_INSTANCES. */
   inotify_instances?: number;
+  /** The watches of those instances, against INOTIFY_WATCHES (counted up to one past it). */
+  inotify_watches?: number;
   cpu_seconds: number;
   processes: number;
   disk_bytes?: number;
@@ -55,6 +58,25 @@ export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'li
  */
 export const INOTIFY_INSTANCES = 16;
 
+/**
+ * inotify watches one agent may hold: an eighth of the uid's (fs.inotify.max_user_watches, counted
+ * as instances are, across user namespaces), at most 8,192. Each watch is a directory or file a
+ * watcher follows: a project's source tree without its dependencies is a few thousand at most, and
+ * an agent that watched every file it can read (a few hundred thousand in /usr and /nix) would
+ * leave every other watcher of the uid failing with ENOSPC.
+ */
+export const INOTIFY_WATCHES = Math.min(8192, Math.max(1024, Math.floor(maxUserWatches() / 8)));
+
+/** fs.inotify.max_user_watches, or the kernel's smallest default where it cannot be read. */
+function maxUserWatches(): number {
+  try {
+    const value = Number.parseInt(readFileSync('/proc/sys/fs/inotify/max_user_watches', 'utf8'), 10);
+    return Number.isFinite(value) && value > 0 ? value : 8192;
+  } catch {
+    return 8192;
+  }
+}
+
 /** Every limit reason, in the order they are checked (disk last: it is measured on its own, less often). */
 export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:inotify', 'limit:disk'];
 
@@ -68,6 +90,6 @@ export function overBudget(usage: AgentUsage, limits: AgentLimits): LimitReason 
   if (limits.processes !== undefined && usage.processes > limits.processes) return 'limit:processes';
   if (limits.memory_bytes !== undefined && judgedMemory(usage) > limits.memory_bytes) return 'limit:memory';
   if (limits.cpu_seconds !== undefined && usage.cpu_seconds > limits.cpu_seconds) return 'limit:cpu';
-  if ((usage.inotify_instances ?? 0) > INOTIFY_INSTANCES) return 'limit:inotify';
+  if ((usage.inotify_instances ?? 0) > INOTIFY_INSTANCES || (usage.inotify_watches ?? 0) > INOTIFY_WATCHES) return 'limit:inotify';
   return undefined;
 }

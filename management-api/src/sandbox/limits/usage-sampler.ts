@@ -1,6 +1,6 @@
 // One sampler for every agent: each tick reads the agents' processes once (their trees, or all of /proc), attributes them to agents and sums their use.
 import { ProcessTable, procKey, type ProcKey } from './agent-tree.js';
-import type { AgentUsage } from './budgets.js';
+import { INOTIFY_WATCHES, type AgentUsage } from './budgets.js';
 import { heldTotals, readHeldFiles, type HeldTotals } from './held-files.js';
 import { MemoryReader } from './memory-reads.js';
 import { listPidsAsync, readStatsSliced, readSubtreesSliced } from './proc-read-async.js';
@@ -87,7 +87,7 @@ export class UsageSampler {
       contained: shape.contained ?? false,
       usage: { rss_bytes: 0, pss_bytes: 0, cpu_seconds: 0, processes: 0 },
       peakPss: 0,
-      held: { memfdBytes: 0, deletedBytes: new Map(), inotifyInstances: 0 },
+      held: { memfdBytes: 0, deletedBytes: new Map(), inotifyInstances: 0, inotifyWatches: 0 },
       members: [],
       // -1 when the leader is already gone: its group and session still find what it left.
       state: { leaderStart: readStat(leader, this.procRoot)?.startTime ?? -1, known: new Set(), last: new Map(), carriedTicks: 0 },
@@ -117,7 +117,7 @@ export class UsageSampler {
     const plans = [...this.#agents.values()].map((agent) => ({ agent, members: table.members(agent.leader, agent.state.leaderStart, agent.state.known) }));
     const all = plans.flatMap((p) => p.members);
     const { memories, estimated } = await this.#memory.read(all);
-    const held = await readHeldFiles(all, this.procRoot);
+    const held = await readHeldFiles(all, this.procRoot, INOTIFY_WATCHES + 1);
     let cpuGrowth = 0;
     let at = 0;
     for (const { agent, members } of plans) {
@@ -171,6 +171,7 @@ export class UsageSampler {
       pss_bytes: pss,
       memfd_bytes: held.memfdBytes,
       inotify_instances: held.inotifyInstances,
+      inotify_watches: held.inotifyWatches,
       cpu_seconds: cpu,
       processes: Math.max(0, members.length - agent.overhead),
     };
