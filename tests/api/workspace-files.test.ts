@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { chmod, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_LIST_ENTRIES } from '../../management-api/src/workspace-files/file-read.js';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
@@ -516,4 +516,31 @@ t.test("a tar download stops once it has read the agent's disk budget of holes i
   const within = Buffer.from(await (await raw(`/v1/agents/${sparse.id}/files/one?format=tar`)).arrayBuffer());
   t.match(execFileSync('tar', ['-tvf', '-'], { input: within, encoding: 'utf8' }), /12582912 .* a\.img/, '12 MiB of holes is packed whole');
   await box.api(`/v1/agents/${sparse.id}?graceMs=0`, { method: 'DELETE' });
+});
+
+t.test("a tar download stops once hard links have it pack the agent's disk budget again; within it, each link is a whole file", async (t) => {
+  // A 4 MiB budget and a 1 MiB file under 8 names: the budget counts it once, a download would pack it 8 times.
+  const res = await box.api('/v1/agents', { body: { name: 'linker', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '4m' } } });
+  t.equal(res.status, 201);
+  const linker = res.json['agent'] as Agent;
+  const dir = path.join(box.paths.workspaceDir, 'linker');
+  await mkdir(path.join(dir, 'few'), { recursive: true });
+  await writeFile(path.join(dir, 'one.bin'), Buffer.alloc(1024 * 1024, 3));
+  // The agent's own file (a root box gives each agent a uid): one of another owner's with several links is left out instead.
+  const { uid, gid } = await stat(dir);
+  await chown(path.join(dir, 'one.bin'), uid, gid);
+  for (let i = 0; i < 8; i++) execFileSync('ln', [path.join(dir, 'one.bin'), path.join(dir, `link-${i}.bin`)]);
+  const all = await raw(`/v1/agents/${linker.id}/files?format=tar`);
+  t.equal(all.status, 200, 'the download starts');
+  await t.rejects(all.arrayBuffer(), 'and is cut off, not ended as if whole: 8 MiB packed again against a 4 MiB budget');
+  await writeFile(path.join(dir, 'few/a.bin'), Buffer.alloc(1024 * 1024, 5));
+  await chown(path.join(dir, 'few/a.bin'), uid, gid);
+  execFileSync('ln', [path.join(dir, 'few/a.bin'), path.join(dir, 'few/b.bin')]);
+  const within = Buffer.from(await (await raw(`/v1/agents/${linker.id}/files/few?format=tar`)).arrayBuffer());
+  const out = path.join(box.paths.runDir, 'linked-out');
+  await mkdir(out, { recursive: true });
+  execFileSync('tar', ['-xf', '-', '-C', out], { input: within });
+  for (const name of ['a.bin', 'b.bin'])
+    t.ok((await readFile(path.join(out, name))).equals(Buffer.alloc(1024 * 1024, 5)), `${name}: one link packed again within the budget is whole`);
+  await box.api(`/v1/agents/${linker.id}?graceMs=0`, { method: 'DELETE' });
 });

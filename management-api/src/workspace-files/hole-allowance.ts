@@ -1,4 +1,4 @@
-// What a walk of a workspace reads that no disk budget pays for: the holes of sparse files, bounded per snapshot capture and per tar download.
+// What a walk of a workspace reads that no disk budget pays for: the holes of sparse files (per snapshot capture and per tar download), and a tar download's files packed again under another hard link.
 
 /** The error code of a walk whose files hold more holes than it may read through. */
 export const TOO_SPARSE = 'ETOOSPARSE';
@@ -40,6 +40,23 @@ export class HoleAllowance {
     if (this.#read <= this.maxBytes) return;
     const err: NodeJS.ErrnoException = new Error(
       `the workspace's sparse files hold more than ${this.maxBytes} bytes of holes (the agent's disk budget), which ${this.reader} would read as zeros (stopped reading "${rel.length > 120 ? `${rel.slice(0, 120)}…` : rel}"); delete or shrink the sparse files, or give the agent a larger sandbox.limits.disk`,
+    );
+    err.code = TOO_SPARSE;
+    throw err;
+  }
+
+  /**
+   * Charge `bytes` of a file packed again under `rel`, another of its hard links: a tar download
+   * packs each link as a file of its own (an upload refuses hard links), while the agent's disk
+   * budget counts the file once, so ten thousand links to one file would have the tar thread read
+   * it ten thousand times. What such repeats read counts with the holes; the TOO_SPARSE error
+   * once the two exceed the allowance.
+   */
+  chargeRepeat(rel: string, bytes: number): void {
+    this.#read += bytes;
+    if (this.#read <= this.maxBytes) return;
+    const err: NodeJS.ErrnoException = new Error(
+      `the workspace's hard links would have ${this.reader} read more than ${this.maxBytes} bytes (the agent's disk budget) beyond what its files take, each link packed as a file of its own (stopped at "${rel.length > 120 ? `${rel.slice(0, 120)}…` : rel}"); download the directories without the extra links, or give the agent a larger sandbox.limits.disk`,
     );
     err.code = TOO_SPARSE;
     throw err;

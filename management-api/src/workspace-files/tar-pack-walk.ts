@@ -47,7 +47,7 @@ export function packDirectory(
   report: PackReport,
   pace: Pace,
 ): Promise<void> {
-  return walkDirectory({ out, ...bounds, report, pace }, dirFd, '', 0);
+  return walkDirectory({ out, ...bounds, linked: new Set(), report, pace }, dirFd, '', 0);
 }
 
 /** What every step of one pack's walk shares. */
@@ -55,6 +55,8 @@ interface Walk {
   out: TarWriter;
   ownUid: number;
   holes: HoleAllowance;
+  /** Files of several links packed so far, by device and inode. */
+  linked: Set<string>;
   report: PackReport;
   pace: Pace;
 }
@@ -120,12 +122,18 @@ async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, name
 }
 
 /** One regular file into the tar; false when it is left out (gone, swapped, not a file, linked in). */
-async function packFile({ out, ownUid, holes }: Walk, dirFd: number, name: string, rel: string): Promise<boolean> {
+async function packFile({ out, ownUid, holes, linked }: Walk, dirFd: number, name: string, rel: string): Promise<boolean> {
   const fd = openFileAtSync(dirFd, name);
   if (fd === undefined) return false;
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || (st.nlink > 1 && st.uid !== ownUid)) return false;
+    if (st.nlink > 1) {
+      // Packed again under each further link: bytes the disk budget counted once (HoleAllowance.chargeRepeat).
+      const key = `${st.dev}:${st.ino}`;
+      if (linked.has(key)) holes.chargeRepeat(rel, st.size);
+      else linked.add(key);
+    }
     // Its size as of now is what is packed (a file that grows is cut to it): every byte beyond its blocks is a hole read.
     holes.charge(rel, st.blocks * 512, 0, st.size);
     await out.file({ path: rel, type: 'File', mode: st.mode & 0o777, mtime: st.mtime, size: st.size }, fd);

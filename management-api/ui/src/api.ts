@@ -56,6 +56,11 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
   } catch {
     throw new ApiProblem(0, 'NETWORK', 'The box did not answer: check that the management API is running.');
   }
+  return (await answer(res, path)).json as T;
+}
+
+/** The JSON body of a 2xx answer, with its status; ApiProblem otherwise (and a 401 reported as the session lost). */
+async function answer(res: Response, path: string): Promise<{ status: number; json: unknown }> {
   const text = await res.text();
   const json = text ? parse(text) : undefined;
   if (!res.ok) {
@@ -63,7 +68,23 @@ export async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, b
     if (isErrorBody(json)) throw new ApiProblem(res.status, json.error, json.message);
     throw new ApiProblem(res.status, `HTTP ${res.status}`, text.trim() || res.statusText || 'the request failed');
   }
-  return json as T;
+  return { status: res.status, json };
+}
+
+/** PUT `file`'s bytes as they are (a workspace file upload); the status answers whether it was made (201) or replaced (200). */
+export async function putBytes(path: string, file: Blob): Promise<number> {
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method: 'PUT',
+      headers: { accept: 'application/json', 'content-type': 'application/octet-stream', 'x-csrf-token': csrfToken },
+      credentials: 'same-origin',
+      body: file,
+    });
+  } catch {
+    throw new ApiProblem(0, 'NETWORK', 'The box did not answer: check that the management API is running.');
+  }
+  return (await answer(res, path)).status;
 }
 
 /** The current session, or undefined when signed out (GET /ui/session answers 401). */

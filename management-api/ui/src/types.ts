@@ -235,3 +235,22 @@ export interface InputRequest {
 export interface InputsTopic {
   inputRequests: InputRequest[];
 }
+
+/** One name of a workspace directory (GET /v1/agents/:id/files/<dir>?list; management-api/src/workspace-files/file-read.ts). */
+export interface WorkspaceEntry {
+  name: string;
+  type: 'file' | 'dir' | 'symlink' | 'other';
+  size: number;
+  /** Permission bits as octal text ("0644"). */
+  mode: string;
+  mtime: string;
+  /** A link's target (never followed). */
+  target?: string;
+}
+
+/** A workspace directory's listing: the first names in sort order, `truncated` when there were more. */
+export interface WorkspaceListing {
+  path: string;
+  entries: WorkspaceEntry[];
+  truncated: boolean;
+}

@@ -1,10 +1,11 @@
-// Agents: spawn form, the live list (command, duration, exit, reason, usage, limits), terminate with confirmation, the egress policy; one agent's details and output.
+// Agents: spawn form, the live list (command, duration, exit, reason, usage, limits), terminate with confirmation, the egress policy; one agent's details, output and files.
 import { useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote, Loading, Unavailable } from '../components/common.js';
 import { useNow } from '../now.js';
 import type { Agent, AgentsTopic, InputRequest } from '../types.js';
 import { AgentDetail } from './agent-detail.js';
+import { AgentFiles } from './agent-files.js';
 import { ended } from './agent-facts.js';
 import { AgentOutput } from './agent-output.js';
 import { AgentRow, AGENT_COLUMNS } from './agent-row.js';
@@ -70,6 +71,7 @@ export function AgentsView({ topic, waiting }: { topic: AgentsTopic | undefined;
       {chosen ? <AgentDetail agent={chosen} key={`detail-${chosen.id}`} /> : null}
       {chosen?.tty ? <TerminalView agent={chosen} key={`terminal-${chosen.id}`} /> : null}
       {chosen && !chosen.tty ? <AgentOutput agent={chosen} key={chosen.id} /> : null}
+      {chosen ? <AgentFiles agent={chosen} key={`files-${chosen.id}`} /> : null}
       <section aria-labelledby="h-egress" class="card">
         <h2 id="h-egress">Sandbox egress policy</h2>
         {topic.sandbox ? (
