@@ -51,6 +51,17 @@ export function fsPath(path: string): string | Buffer {
   return ESCAPED.test(path) ? encodeName(path) : path;
 }
 
+/**
+ * Options that make `opendir` list names as bytes (Node takes 'buffer' there as readdir does;
+ * its types name only text encodings). Each entry's name then goes through {@link nameOf}.
+ */
+export const BYTE_NAMES = { encoding: 'buffer' as BufferEncoding } as const;
+
+/** A listed entry's name as {@link decodeName} has it, whether it was listed as bytes or as text. */
+export function nameOf(entry: { name: string | Buffer }): string {
+  return typeof entry.name === 'string' ? entry.name : decodeName(entry.name);
+}
+
 /** True when `name` holds a byte that is not UTF-8 (escaped). */
 export const hasEscapedBytes = (name: string): boolean => ESCAPED.test(name);
 

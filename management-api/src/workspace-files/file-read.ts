@@ -3,7 +3,7 @@ import type { BigIntStats, PathLike } from 'node:fs';
 import { open, opendir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { decodeName, readlinkName } from '../fs-names.js';
+import { BYTE_NAMES, nameOf, readlinkName } from '../fs-names.js';
 import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, type EntryType } from './dir-fd.js';
 
 /** One entry of a listing. */
@@ -69,11 +69,10 @@ async function firstNames(dirPath: PathLike, most: number): Promise<{ names: str
   let names: string[] = [];
   let total = 0;
   // As bytes: a name that is not UTF-8 is listed escaped (fs-names.ts), not dropped when its U+FFFD form names nothing.
-  // (Node takes 'buffer' here as readdir does; its types name only text encodings.)
-  const listing = await opendir(dirPath, { bufferSize: 256, encoding: 'buffer' as BufferEncoding });
+  const listing = await opendir(dirPath, { bufferSize: 256, ...BYTE_NAMES });
   for await (const d of listing) {
     total++;
-    names.push(decodeName(d.name as unknown as Buffer));
+    names.push(nameOf(d));
     if (names.length >= 2 * most) names = names.sort().slice(0, most);
   }
   return { names: names.sort().slice(0, most), total };

@@ -38,11 +38,9 @@ export class HoleAllowance {
     if (beyond <= 0) return;
     this.#read += beyond;
     if (this.#read <= this.maxBytes) return;
-    const err: NodeJS.ErrnoException = new Error(
-      `the workspace's sparse files hold more than ${this.maxBytes} bytes of holes (the agent's disk budget), which ${this.reader} would read as zeros (stopped reading "${rel.length > 120 ? `${rel.slice(0, 120)}…` : rel}"); delete or shrink the sparse files, or give the agent a larger sandbox.limits.disk`,
+    throw tooSparse(
+      `the workspace's sparse files hold more than ${this.maxBytes} bytes of holes (the agent's disk budget), which ${this.reader} would read as zeros (stopped reading "${shortened(rel)}"); delete or shrink the sparse files, or give the agent a larger sandbox.limits.disk`,
     );
-    err.code = TOO_SPARSE;
-    throw err;
   }
 
   /**
@@ -55,10 +53,18 @@ export class HoleAllowance {
   chargeRepeat(rel: string, bytes: number): void {
     this.#read += bytes;
     if (this.#read <= this.maxBytes) return;
-    const err: NodeJS.ErrnoException = new Error(
-      `the workspace's hard links would have ${this.reader} read more than ${this.maxBytes} bytes (the agent's disk budget) beyond what its files take, each link packed as a file of its own (stopped at "${rel.length > 120 ? `${rel.slice(0, 120)}…` : rel}"); download the directories without the extra links, or give the agent a larger sandbox.limits.disk`,
+    throw tooSparse(
+      `the workspace's hard links would have ${this.reader} read more than ${this.maxBytes} bytes (the agent's disk budget) beyond what its files take, each link packed as a file of its own (stopped at "${shortened(rel)}"); download the directories without the extra links, or give the agent a larger sandbox.limits.disk`,
     );
-    err.code = TOO_SPARSE;
-    throw err;
   }
 }
+
+/** The TOO_SPARSE error with `message`. */
+function tooSparse(message: string): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(message);
+  err.code = TOO_SPARSE;
+  return err;
+}
+
+/** A path fit for a message: a hostile one may be kilobytes long. */
+const shortened = (rel: string): string => (rel.length > 120 ? `${rel.slice(0, 120)}…` : rel);

@@ -1,7 +1,7 @@
 // A workspace directory walked into a tar with synchronous file calls (in the tar worker): regular files, directories and links as links; nothing else is packed.
 import { closeSync, fstatSync, lstatSync, opendirSync, openSync, type Dirent } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from './dir-fd.js';
-import { decodeName, hasEscapedBytes, readlinkNameSync } from '../fs-names.js';
+import { BYTE_NAMES, hasEscapedBytes, nameOf, readlinkNameSync } from '../fs-names.js';
 import type { HoleAllowance } from './hole-allowance.js';
 import type { TarWriter } from './tar-writer.js';
 import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
@@ -63,12 +63,12 @@ interface Walk {
 
 /** The directory open as `dirFd`, `depth` levels below the packed one, its names under `prefix`. */
 async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: number): Promise<void> {
-  // As bytes (Node takes 'buffer' here as readdir does; its types name only text encodings): a name that is not UTF-8 is named in the report, not lost without a word.
-  const listing = opendirSync(atFd(dirFd, '.'), { encoding: 'buffer' as BufferEncoding });
+  // As bytes: a name that is not UTF-8 is counted as left out, not lost without a word.
+  const listing = opendirSync(atFd(dirFd, '.'), BYTE_NAMES);
   try {
     for (let raw = listing.readSync(); raw !== null; raw = listing.readSync()) {
       await walk.pace();
-      const name = decodeName(raw.name as unknown as Buffer);
+      const name = nameOf(raw);
       // A tar header written by this pack holds UTF-8 text (pax): such a name would come out as another.
       if (hasEscapedBytes(name)) skip(walk.report, `${prefix}${name}`);
       else await packEntry(walk, dirFd, raw, `${prefix}${name}`, name, depth);

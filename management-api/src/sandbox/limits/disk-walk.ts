@@ -3,7 +3,7 @@ import type { Dir, Stats } from 'node:fs';
 import { lstat, opendir } from 'node:fs/promises';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { decodeName, fsPath } from '../../fs-names.js';
+import { BYTE_NAMES, fsPath, nameOf } from '../../fs-names.js';
 import { SUBVOLUME_ROOT_INO } from '../subvolumes.js';
 
 /** Most entries one walk looks at; a tree with more is not measured but counted over budget. */
@@ -48,8 +48,7 @@ export interface DiskWalkResult {
  */
 const nodeFs: WalkFs = {
   lstat: (file) => lstat(fsPath(file)),
-  // (Node takes 'buffer' here as readdir does; its types name only text encodings.)
-  opendir: (dir, options) => opendir(fsPath(dir), { ...options, encoding: 'buffer' as BufferEncoding }),
+  opendir: (dir, options) => opendir(fsPath(dir), { ...options, ...BYTE_NAMES }),
 };
 
 /**
@@ -144,8 +143,7 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
       try {
         // Breaking out of (or throwing from) the loop closes the directory.
         for await (const entry of handle) {
-          const name: string | Buffer = entry.name;
-          names.push(typeof name === 'string' ? name : decodeName(name));
+          names.push(nameOf(entry));
           if (names.length >= perTurn && !(await flush())) return result;
         }
       } catch (err) {
