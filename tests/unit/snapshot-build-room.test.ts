@@ -129,16 +129,25 @@ t.test('builds at once are admitted against what the others hold', async (t) => 
   // they write, and the first's hold shrinks by as much).
   const targets = [0, 1, 2].map((i) => path.join(work, `pair-${i}`));
   const room = async () => Math.floor(1.5 * buildBytes(s)) - targets.reduce((sum, dir) => sum + allocatedUnder(dir), 0);
-  const outcomes = await Promise.allSettled([0, 1, 2].map((i) => store.materialize(s.id, path.join(work, `pair-${i}`), undefined, 'fork', room)));
-  t.same(
-    outcomes.map((o) => o.status),
-    ['fulfilled', 'rejected', 'rejected'],
-    'room for one and a half: the first is built, the others refused',
-  );
-  t.match((outcomes[1] as PromiseRejectedResult).reason, { code: 'ABX_ERR_DISK_LOW', message: /MiB of it still to be written by builds under way/ });
-  t.notOk(existsSync(path.join(work, 'pair-1')) || existsSync(path.join(work, 'pair-2')), 'the refused ones made nothing');
+  // The three statfs answer together, so all three are checked while none has ended (which is checked first is up to the event loop).
+  let arrive!: () => void;
+  const allAsked = new Promise<void>((resolve) => (arrive = resolve));
+  let asked = 0;
+  const roomTogether = async () => {
+    if (++asked === targets.length) arrive();
+    await allAsked;
+    return room();
+  };
+  const outcomes = await Promise.allSettled(targets.map((target) => store.materialize(s.id, target, undefined, 'fork', roomTogether)));
+  const built = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [i] : []));
+  t.equal(built.length, 1, `room for one and a half: one is built, the others refused (built: ${built.join(', ')})`);
+  for (const [i, o] of outcomes.entries()) {
+    if (o.status === 'fulfilled') continue;
+    t.match(o.reason, { code: 'ABX_ERR_DISK_LOW', message: /MiB of it still to be written by builds under way/ }, `pair-${i}: refused for the build under way`);
+    t.notOk(existsSync(targets[i]!), `pair-${i}: the refused build made nothing`);
+  }
   // The first fork's files stay on the volume; removed (its agent gone), the volume has its room for one and a half again.
-  rmSync(targets[0]!, { recursive: true });
+  rmSync(targets[built[0]!]!, { recursive: true });
   await store.materialize(s.id, path.join(work, 'pair-3'), undefined, 'fork', room);
   t.pass('once the first has ended, what it held is free again');
 });
