@@ -65,6 +65,9 @@ export function nameOf(entry: { name: string | Buffer }): string {
 /** True when `name` holds a byte that is not UTF-8 (escaped). */
 export const hasEscapedBytes = (name: string): boolean => ESCAPED.test(name);
 
+/** How many bytes `name` is on disk (an escaped byte is one; Buffer.byteLength would count three). */
+export const nameBytes = (name: string): number => (ESCAPED.test(name) ? encodeName(name).length : Buffer.byteLength(name));
+
 /** The names of directory `dir`, each as {@link decodeName} has it. */
 export async function readdirNames(dir: PathLike): Promise<string[]> {
   const names = await readdir(dir);

@@ -4,7 +4,8 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
-import { chmod, chown, lstat, mkdir, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { MAX_LIST_ENTRIES } from '../../management-api/src/workspace-files/file-read.js';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
@@ -216,7 +217,21 @@ t.test('delete: a file, a link (not its target), a tree with a link to outside',
   t.equal((await box.api(`/v1/agents/${alpha.id}/files/lnk`, { method: 'DELETE' })).status, 404);
 });
 
-t.test('names that are not UTF-8: listed escaped, removed by a recursive delete, left out of a tar download', async (t) => {
+/** Every entry under `dir` as latin1 text (one character per byte, so any name compares exactly), a link with its target, sorted. */
+async function bytesTree(dir: string | Buffer, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await readdir(dir, { encoding: 'buffer' })) {
+    const full = Buffer.concat([Buffer.from(dir), Buffer.from('/'), name]);
+    const rel = `${prefix}${name.toString('latin1')}`;
+    const st = await lstat(full);
+    if (st.isSymbolicLink()) out.push(`${rel} -> ${(await readlink(full, { encoding: 'buffer' })).toString('latin1')}`);
+    else if (st.isDirectory()) out.push(`${rel}/`, ...(await bytesTree(full, `${rel}/`)));
+    else out.push(`${rel} (${(await readFile(full)).toString('latin1')})`);
+  }
+  return out.sort();
+}
+
+t.test('names that are not UTF-8: listed escaped, kept byte for byte by tar both ways, removed by a recursive delete', async (t) => {
   const dir = path.join(ws, 'bytes');
   await mkdir(dir);
   // a\xffb: a byte no UTF-8 decoder keeps (listed as the lone surrogate U+DCFF in its place).
@@ -224,7 +239,10 @@ t.test('names that are not UTF-8: listed escaped, removed by a recursive delete,
   writeFileSync(odd, 'odd\n');
   await mkdir(Buffer.concat([odd, Buffer.from('-dir')]));
   writeFileSync(Buffer.concat([odd, Buffer.from('-dir/inner')]), 'x');
+  // Longer than a tar header's 100-byte name field, an odd byte past it.
+  writeFileSync(Buffer.concat([odd, Buffer.from('-dir/'), Buffer.from('n'.repeat(120)), Buffer.of(0xe9)]), 'long');
   await symlink(Buffer.concat([Buffer.from('a'), Buffer.of(0xfe)]), path.join(dir, 'odd-target'));
+  await symlink(Buffer.concat([Buffer.from('t'.repeat(150)), Buffer.of(0xfe)]), Buffer.concat([odd, Buffer.from('-dir/long-target')]));
   await writeFile(path.join(dir, 'plain'), 'plain\n');
   const list = await box.api(`/v1/agents/${alpha.id}/files/bytes?list`);
   t.same(
@@ -237,17 +255,40 @@ t.test('names that are not UTF-8: listed escaped, removed by a recursive delete,
     ],
     'each name listed, its odd bytes escaped, a link target too',
   );
+  const before = await bytesTree(dir);
+  t.equal(before.length, 7);
+
   const res = await raw(`/v1/agents/${alpha.id}/files/bytes?format=tar`);
   t.equal(res.status, 200);
-  const names = execFileSync('tar', ['-tf', '-'], { input: Buffer.from(await res.arrayBuffer()), encoding: 'latin1' })
-    .trim()
-    .split('\n');
-  t.same(names, ['plain'], 'the tar holds the plain file only: nothing under another name');
-  t.match(
-    await box.api(`/v1/agents/${alpha.id}/files/bytes?recursive`, { method: 'DELETE' }),
-    { status: 200, json: { removed: 6 } },
-    'a recursive delete removes them all',
-  );
+  const tarBytes = Buffer.from(await res.arrayBuffer());
+  const unpacked = await mkdtemp(path.join(tmpdir(), 'agentbox-odd-names-'));
+  t.teardown(() => rm(unpacked, { recursive: true, force: true }));
+  execFileSync('tar', ['-xf', '-', '-C', unpacked], { input: tarBytes });
+  t.same(await bytesTree(unpacked), before, 'GNU tar unpacks every name and link target byte for byte');
+
+  const back = await raw(`/v1/agents/${alpha.id}/files/bytes-back`, { method: 'POST', body: tarBytes, headers: { 'content-type': 'application/x-tar' } });
+  t.equal(back.status, 200, await back.clone().text());
+  t.same(await bytesTree(path.join(ws, 'bytes-back')), before, "the box's own download uploaded again: the same bytes");
+
+  // GNU tar's default format holds such names as bytes (in the header, or a long-name record).
+  const gnu = execFileSync('tar', ['--format=gnu', '-cf', '-', '-C', unpacked, '.']);
+  const up = await raw(`/v1/agents/${alpha.id}/files/bytes-gnu`, { method: 'POST', body: gnu, headers: { 'content-type': 'application/x-tar' } });
+  t.equal(up.status, 200, await up.clone().text());
+  t.same(await bytesTree(path.join(ws, 'bytes-gnu')), before, 'a GNU tar upload: the same bytes');
+
+  // Its pax format puts the bytes in a pax record, which the reader decodes as UTF-8: refused rather than renamed.
+  const pax = execFileSync('tar', ['--format=posix', '-cf', '-', '-C', unpacked, '.']);
+  const refused = await raw(`/v1/agents/${alpha.id}/files/bytes-pax`, { method: 'POST', body: pax, headers: { 'content-type': 'application/x-tar' } });
+  t.equal(refused.status, 400);
+  t.match(await refused.json(), { error: 'ABX_ERR_TAR_REFUSED', message: /pax record gives a name that is not UTF-8 .*--format=gnu/ });
+  t.equal(await lstat(path.join(ws, 'bytes-pax')).catch(() => undefined), undefined, 'nothing was written');
+
+  for (const name of ['bytes', 'bytes-back', 'bytes-gnu'])
+    t.match(
+      await box.api(`/v1/agents/${alpha.id}/files/${name}?recursive`, { method: 'DELETE' }),
+      { status: 200, json: { removed: 8 } },
+      `a recursive delete removes ${name} whole`,
+    );
   t.equal(await lstat(dir).catch(() => undefined), undefined, 'the directory is gone');
 });
 

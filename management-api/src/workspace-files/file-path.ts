@@ -1,6 +1,7 @@
 // A workspace file path from a request: plain relative segments only, checked before anything touches the disk.
 import { ApiError } from '../errors.js';
 import { MAX_TREE_DEPTH } from './tree-depth.js';
+import { nameBytes } from '../fs-names.js';
 
 /** Longest path accepted, in bytes (PATH_MAX). */
 export const MAX_PATH_BYTES = 4096;
@@ -15,7 +16,7 @@ export const MAX_SEGMENT_BYTES = 255;
  */
 export function parseFilePath(raw: string): string[] {
   if (raw === '' || raw === '/') return [];
-  if (Buffer.byteLength(raw) > MAX_PATH_BYTES) throw pathRefused(raw, `it is longer than ${MAX_PATH_BYTES} bytes`);
+  if (nameBytes(raw) > MAX_PATH_BYTES) throw pathRefused(raw, `it is longer than ${MAX_PATH_BYTES} bytes`);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw pathRefused(raw, 'it holds a NUL or control character');
   if (raw.startsWith('/')) throw pathRefused(raw, 'it must be relative to the workspace');
@@ -26,7 +27,7 @@ export function parseFilePath(raw: string): string[] {
   for (const segment of segments) {
     if (segment === '') throw pathRefused(raw, 'it has an empty segment (//)');
     if (segment === '.' || segment === '..') throw pathRefused(raw, `it must not contain "${segment}" segments`);
-    if (Buffer.byteLength(segment) > MAX_SEGMENT_BYTES) throw pathRefused(raw, `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
+    if (nameBytes(segment) > MAX_SEGMENT_BYTES) throw pathRefused(raw, `a segment is longer than ${MAX_SEGMENT_BYTES} bytes`);
   }
   return segments;
 }

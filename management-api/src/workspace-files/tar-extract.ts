@@ -7,6 +7,7 @@ import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, DIR_FLAGS, lstatAt, mkdirAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
 import { removeTree } from './file-delete.js';
+import { fsPath } from '../fs-names.js';
 import { checkEntry, tarRefused } from './tar-entry-checks.js';
 import type { UploadLimits } from './tar-limits.js';
 import { checkMerge, merge } from './tar-merge.js';
@@ -121,7 +122,7 @@ async function unpackEntry(entry: TarEntry, staging: FileHandle, ctx: Context, r
       case 'symlink':
         if (existing?.isDirectory()) throw tarRefused(`"${shown}" is a link entry over a directory of the same name`);
         if (existing) await unlink(at(parent, name));
-        await symlink(checked.target, at(parent, name));
+        await symlink(fsPath(checked.target), at(parent, name));
         if (ctx.owner) await lchown(at(parent, name), ctx.owner.uid, ctx.owner.gid);
         report.symlinks++;
         return await skipData(entry, shown);

@@ -1,11 +1,12 @@
 // The last step of a tar upload: the staged tree checked against the target, then moved in, each entry by one rename.
-import { readdir, rename, type FileHandle } from 'node:fs/promises';
+import { rename, type FileHandle } from 'node:fs/promises';
+import { readdirNames } from '../fs-names.js';
 import { ApiError } from '../errors.js';
 import { at, lstatAt, openDirAt } from './dir-fd.js';
 
 /** Before anything moves: a staged directory must meet a directory or nothing, a staged file or link never a directory. */
 export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string): Promise<void> {
-  for (const name of await readdir(at(src, '.'))) {
+  for (const name of await readdirNames(at(src, '.'))) {
     const here = shown ? `${shown}/${name}` : name;
     const s = await lstatAt(src, name);
     const d = await lstatAt(dst, name);
@@ -29,7 +30,7 @@ export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string
 
 /** Move staged entries into place, each by one rename (a file or link replaces its namesake; directories merge). */
 export async function merge(src: FileHandle, dst: FileHandle): Promise<void> {
-  for (const name of await readdir(at(src, '.'))) {
+  for (const name of await readdirNames(at(src, '.'))) {
     const s = await lstatAt(src, name);
     const d = await lstatAt(dst, name);
     if (s?.isDirectory() && d?.isDirectory()) {

@@ -1,7 +1,7 @@
 // A workspace directory walked into a tar with synchronous file calls (in the tar worker): regular files, directories and links as links; nothing else is packed.
 import { closeSync, fstatSync, lstatSync, opendirSync, openSync, type Dirent } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from './dir-fd.js';
-import { BYTE_NAMES, hasEscapedBytes, nameOf, readlinkNameSync } from '../fs-names.js';
+import { BYTE_NAMES, nameOf, readlinkNameSync } from '../fs-names.js';
 import type { HoleAllowance } from './hole-allowance.js';
 import type { TarWriter } from './tar-writer.js';
 import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
@@ -33,7 +33,8 @@ export type Pace = () => Promise<void>;
  * absent. A file is read from a descriptor opened with O_NOFOLLOW and checked (fstat) to be a
  * regular file, and one of another owner with several links (linked in, not made here) is left
  * out; one that shrinks while read is padded with zeros to its size when opened, one that grows is
- * cut to it (a tar header states the size first). Long and non-ASCII names go in pax records.
+ * cut to it (a tar header states the size first). Long and non-ASCII names go in pax records, names
+ * and link targets that are not UTF-8 in GNU long-name records as their bytes (tar-writer.ts).
  *
  * What a walk holds is bounded whatever the tree: each directory's listing is read as it goes
  * (a few dozen names at a time, in the directory's own order), never whole, and a directory more
@@ -63,15 +64,13 @@ interface Walk {
 
 /** The directory open as `dirFd`, `depth` levels below the packed one, its names under `prefix`. */
 async function walkDirectory(walk: Walk, dirFd: number, prefix: string, depth: number): Promise<void> {
-  // As bytes: a name that is not UTF-8 is counted as left out, not lost without a word.
+  // As bytes: a name that is not UTF-8 is packed as its bytes (TarWriter's long-name records), not lost.
   const listing = opendirSync(atFd(dirFd, '.'), BYTE_NAMES);
   try {
     for (let raw = listing.readSync(); raw !== null; raw = listing.readSync()) {
       await walk.pace();
       const name = nameOf(raw);
-      // A tar header written by this pack holds UTF-8 text (pax): such a name would come out as another.
-      if (hasEscapedBytes(name)) skip(walk.report, `${prefix}${name}`);
-      else await packEntry(walk, dirFd, raw, `${prefix}${name}`, name, depth);
+      await packEntry(walk, dirFd, raw, `${prefix}${name}`, name, depth);
     }
   } finally {
     listing.closeSync();
@@ -111,8 +110,6 @@ async function packEntry(walk: Walk, dirFd: number, d: Dirent, rel: string, name
       link = undefined;
     }
     if (!link) return;
-    // A target that is not UTF-8 would come out as another (see the names above): named in the report.
-    if (hasEscapedBytes(link.target)) return skip(report, rel);
     report.entries++;
     await out.entry({ path: rel, type: 'SymbolicLink', mode: 0o777, mtime: link.mtime, linkpath: link.target });
   } else {

@@ -4,6 +4,7 @@ import { finished } from 'node:stream/promises';
 import * as tar from 'tar-stream';
 import { ApiError } from '../errors.js';
 import { tarRefused } from './tar-entry-checks.js';
+import { decodeName } from '../fs-names.js';
 
 /** One entry as tar-stream hands it out: its header and its data as a stream. */
 export type TarEntry = tar.ExtractEvents['entry'][1];
@@ -23,7 +24,8 @@ export interface TarInput {
  * malformed number, a tar cut short, a pax record over its 4 MiB cap) become refusals.
  */
 export function readTar(body: Readable): TarInput {
-  const extract = tar.extract({ allowUnknownFormat: true } as Parameters<typeof tar.extract>[0]);
+  // Names read as latin1, one character per byte, so the bytes are there to read back (namesAsBytes).
+  const extract = tar.extract({ allowUnknownFormat: true, filenameEncoding: 'latin1' } as Parameters<typeof tar.extract>[0]);
   const onData = (chunk: Buffer) => {
     if (!extract.write(chunk)) body.pause();
   };
@@ -35,7 +37,9 @@ export function readTar(body: Readable): TarInput {
   return {
     next: async () => {
       const r = await library(entries.next());
-      return r.done ? undefined : r.value;
+      if (r.done) return undefined;
+      namesAsBytes(r.value.header);
+      return r.value;
     },
     abandon: async () => {
       body.off('data', onData).off('end', onEnd).off('error', onError);
@@ -44,6 +48,28 @@ export function readTar(body: Readable): TarInput {
       await finished(body).catch(() => undefined);
     },
   };
+}
+
+/**
+ * The entry's name and link target as fs-names.ts carries names: any bytes, those that are not
+ * UTF-8 escaped. A name from the header or a GNU long-name record was read as latin1 (its bytes);
+ * one from a pax record is UTF-8 text as the library decoded it, and where that decoding met bytes
+ * that are not UTF-8 (a U+FFFD) the bytes are lost: refused rather than written under another name.
+ */
+function namesAsBytes(header: TarEntry['header']): void {
+  const pax = header.pax as Record<string, string> | undefined;
+  if (pax?.['path']) refuseLossy(pax['path'], 'name');
+  else header.name = decodeName(Buffer.from(header.name, 'latin1'));
+  if (header.linkname == null) return;
+  if (pax?.['linkpath']) refuseLossy(pax['linkpath'], 'link target');
+  else header.linkname = decodeName(Buffer.from(header.linkname, 'latin1'));
+}
+
+function refuseLossy(text: string, what: string): void {
+  if (text.includes('\uFFFD'))
+    throw tarRefused(
+      `entry ${JSON.stringify(text)}: its pax record gives a ${what} that is not UTF-8 (shown with U+FFFD), whose bytes this reader cannot keep; pack such names as GNU long names (GNU tar's default --format=gnu)`,
+    );
 }
 
 /** Every chunk of an entry's data, with the library's errors (the tar ends inside it) as refusals. */

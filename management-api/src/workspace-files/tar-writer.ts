@@ -2,8 +2,15 @@
 import { readSync } from 'node:fs';
 import { Header, type HeaderData } from 'tar/header';
 import { Pax } from 'tar/pax';
+import { encodeName, hasEscapedBytes } from '../fs-names.js';
 
 const BLOCK = 512;
+
+/** The header field's stand-in for a name carried in a long-name record: ASCII, short enough for the field, a directory's trailing `/` kept. */
+function standIn(name: string): string {
+  const ascii = name.replace(/[^\x20-\x7e]/gu, '_');
+  return ascii.length <= 100 ? ascii : `${ascii.slice(0, ascii.endsWith('/') ? 99 : 100)}${ascii.endsWith('/') ? '/' : ''}`;
+}
 
 /** What an entry's header says: the fields the walk knows. */
 export interface EntryHeader {
@@ -71,14 +78,38 @@ export class TarWriter {
     await this.#flush();
   }
 
-  /** A pax record first when the plain header cannot hold a field (a long or non-ASCII name, a large size). */
+  /**
+   * A pax record first when the plain header cannot hold a field (a long or non-ASCII name, a large
+   * size). A name or link target that is not UTF-8 (fs-names.ts) goes in a GNU long-name record as
+   * its bytes instead: a pax record holds UTF-8 text unless it says hdrcharset=BINARY, which not
+   * every reader honours (tar-stream, the box's own upload reader, decodes it as UTF-8 and loses the
+   * bytes), while GNU tar, bsdtar, Python's tarfile and tar-stream all read a long-name record as bytes.
+   */
   async #header(fields: EntryHeader & { size: number }): Promise<void> {
-    const data: HeaderData = { path: fields.path, type: fields.type, mode: fields.mode, mtime: fields.mtime, size: fields.size, uid: 0, gid: 0 };
-    if (fields.linkpath !== undefined) data.linkpath = fields.linkpath;
+    const rawPath = hasEscapedBytes(fields.path) ? encodeName(fields.path) : undefined;
+    const rawLink = fields.linkpath !== undefined && hasEscapedBytes(fields.linkpath) ? encodeName(fields.linkpath) : undefined;
+    if (rawPath) await this.#longName('NextFileHasLongPath', rawPath);
+    if (rawLink) await this.#longName('NextFileHasLongLinkpath', rawLink);
+    // With a long-name record the header's own field is only a stand-in a reader replaces; it must need no pax path, which would override the record.
+    const path = rawPath ? standIn(fields.path) : fields.path;
+    const linkpath = rawLink ? standIn(fields.linkpath!) : fields.linkpath;
+    const data: HeaderData = { path, type: fields.type, mode: fields.mode, mtime: fields.mtime, size: fields.size, uid: 0, gid: 0 };
+    if (linkpath !== undefined) data.linkpath = linkpath;
     const block = Buffer.alloc(BLOCK);
     if (new Header(data).encode(block, 0))
-      await this.#bytes(new Pax({ path: fields.path, linkpath: fields.linkpath, size: fields.size, mtime: fields.mtime }).encode());
+      await this.#bytes(
+        new Pax({ path: rawPath ? undefined : path, linkpath: rawLink ? undefined : linkpath, size: fields.size, mtime: fields.mtime }).encode(),
+      );
     await this.#bytes(block);
+  }
+
+  /** A GNU long-name record ('L' for the next entry's name, 'K' for its link target): `name`'s bytes and a NUL. */
+  async #longName(type: 'NextFileHasLongPath' | 'NextFileHasLongLinkpath', name: Buffer): Promise<void> {
+    const block = Buffer.alloc(BLOCK);
+    new Header({ path: '././@LongLink', type, mode: 0o644, mtime: new Date(0), size: name.length + 1, uid: 0, gid: 0 }).encode(block, 0);
+    await this.#bytes(block);
+    await this.#bytes(name);
+    await this.#zeros(BLOCK - (name.length % BLOCK));
   }
 
   /** `bytes` into the batches, across as many as they take. */

@@ -61,6 +61,22 @@ t.test('a file up, from a path and from stdin; --json', async (t) => {
   t.match(await cliWithInput('x', '-', 'copier:bin'), { code: 1, stderr: /is a directory; name the file/ });
 });
 
+t.test('names and link targets that are not UTF-8 go up and come down byte for byte', async (t) => {
+  const local = path.join(work, 'odd');
+  await mkdir(local);
+  const odd = Buffer.concat([Buffer.from(`${local}/a`), Buffer.of(0xff)]);
+  await writeFile(odd, 'odd');
+  await symlink(Buffer.of(0x61, 0xfe), path.join(local, 'link'));
+  const up = await cli('odd', 'copier:');
+  t.equal(up.code, 0, up.stderr);
+  t.equal(await readFile(Buffer.concat([Buffer.from(`${ws}/odd/a`), Buffer.of(0xff)]), 'utf8'), 'odd', 'up: the name as its bytes');
+  t.same(await readlink(path.join(ws, 'odd/link'), { encoding: 'buffer' }), Buffer.of(0x61, 0xfe), 'up: the target as its bytes');
+  const down = await cli('copier:odd', 'odd-back');
+  t.equal(down.code, 0, down.stderr);
+  t.equal(await readFile(Buffer.concat([Buffer.from(`${work}/odd-back/a`), Buffer.of(0xff)]), 'utf8'), 'odd', 'down: the name as its bytes');
+  t.same(await readlink(path.join(work, 'odd-back/link'), { encoding: 'buffer' }), Buffer.of(0x61, 0xfe), 'down: the target as its bytes');
+});
+
 t.test('a directory down and up, links kept as links', async (t) => {
   const r = await cli('--json', 'copier:tree', 'tree-copy');
   t.equal(r.code, 0, r.stderr);
