@@ -175,7 +175,10 @@ function createInstance(settings: AppSettings): FastifyInstance {
     frameworkErrors: (error, _request, reply) => {
       const bad = error.code === 'FST_ERR_BAD_URL';
       const body: ErrorBody = bad
-        ? { error: 'ABX_ERR_BAD_REQUEST', message: `the URL is malformed: ${error.message}` }
+        ? {
+            error: 'ABX_ERR_BAD_REQUEST',
+            message: `the URL is malformed: ${error.message}; percent-escapes must decode as UTF-8 (a workspace file whose name is not UTF-8 is reached through its directory's listing or tar: docs/user/files-and-snapshots.md)`,
+          }
         : { error: 'ABX_ERR_INTERNAL', message: 'internal error; see the API log for this request id' };
       void (reply as unknown as FastifyReply).code(bad ? 400 : 500).send(body);
     },
