@@ -31,6 +31,8 @@ export async function download(target: BoxTarget, id: string, src: Remote, dst: 
   const shown = `${src.agent}:${src.segments.join('/')}`;
   const kind = src.segments.length === 0 ? 'dir' : await remoteKind(target, id, src.segments, shown);
   if (kind === 'missing') throw new UserError(`${shown}: no such path in the agent's workspace`, 1);
+  if (src.contents && kind !== 'dir')
+    throw new UserError(`${src.agent}:${src.raw}: ${shown} is not a directory; a path ending in "." names a directory's contents`, 1);
   if (kind === 'dir') return downloadDir(target, id, src, dst, shown);
   return downloadFile(target, id, src, dst, shown);
 }
@@ -65,8 +67,8 @@ async function downloadFile(target: BoxTarget, id: string, src: Remote, dst: Exc
 }
 
 /**
- * A directory: its tar into DST/<name> when DST is a directory (the workspace itself: into DST),
- * else into DST, made for it. Extracted as the box extracts an upload: each entry checked (a link
+ * A directory: its tar into DST/<name> when DST is a directory (the workspace itself, or a path
+ * ending in `.`: into DST, merged with what is there), else into DST, made for it. Extracted as the box extracts an upload: each entry checked (a link
  * leading out of the copy, a hard link, a device refused), staged, moved in only when the whole
  * tar was accepted; a refused tar leaves nothing behind, not even the directory made for it.
  */
@@ -85,7 +87,7 @@ async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Excl
     meter.done();
     return { kind: 'dir', from: shown, to: '-', bytes: meter.bytes(), entries: 0 };
   }
-  const dir = src.segments.length > 0 && (await isDir(dst.path)) ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
+  const dir = src.segments.length > 0 && !src.contents && (await isDir(dst.path)) ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
   const made = await mkdir(dir).then(
     () => true,
     (err: NodeJS.ErrnoException) => {

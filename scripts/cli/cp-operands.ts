@@ -2,8 +2,15 @@
 import { parseFilePath } from '../../management-api/src/workspace-files/file-path.js';
 import { UsageError, UserError } from './cli-errors.js';
 
-/** One side of a copy. */
-export type Operand = { kind: 'remote'; agent: string; segments: string[]; raw: string } | { kind: 'local'; path: string } | { kind: 'stdio' };
+/**
+ * One side of a copy. `contents`: the path ends in `.` (`src/.`, `.`), so a directory's contents
+ * are copied into an existing destination directory rather than the directory under its own name
+ * (as `cp -r src/. dst` and `docker cp` do).
+ */
+export type Operand =
+  | { kind: 'remote'; agent: string; segments: string[]; raw: string; contents: boolean }
+  | { kind: 'local'; path: string; contents: boolean }
+  | { kind: 'stdio' };
 
 /**
  * `AGENT:path` is an agent's workspace (the agent by id, id prefix or name; the path relative to
@@ -13,15 +20,31 @@ export type Operand = { kind: 'remote'; agent: string; segments: string[]; raw: 
 export function parseOperand(arg: string): Operand {
   if (arg === '-') return { kind: 'stdio' };
   const m = /^([^/:.][^/:]*):(.*)$/s.exec(arg);
-  if (!m) return { kind: 'local', path: arg };
+  if (!m) return { kind: 'local', path: arg, contents: endsInDot(arg) };
   const [, agent, rest] = m as unknown as [string, string, string];
-  const relative = rest.replace(/^\/+/, '');
   try {
-    return { kind: 'remote', agent, segments: parseFilePath(relative), raw: rest };
+    return { kind: 'remote', agent, segments: parseFilePath(spelledPlain(rest)), raw: rest, contents: endsInDot(rest) };
   } catch (err) {
     // Checked here, before any request: fetch would resolve a ".." in the URL itself.
     throw new UserError(`${arg}: ${(err as Error).message}`, 1);
   }
+}
+
+/** Whether the path's last segment is `.` (a trailing slash after it aside): its directory's contents. */
+function endsInDot(p: string): boolean {
+  return p.replace(/\/+$/, '').split('/').at(-1) === '.';
+}
+
+/**
+ * The remote path as the files API takes it: a leading `/`, `.` segments and repeated slashes
+ * dropped, as a shell user writes `./src` or `src/.`. A `..` is kept, for the API's check to
+ * refuse: it would lead out of the workspace.
+ */
+function spelledPlain(rest: string): string {
+  return rest
+    .split('/')
+    .filter((segment) => segment !== '' && segment !== '.')
+    .join('/');
 }
 
 /** The two operands, exactly one of them remote. */

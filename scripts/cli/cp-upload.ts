@@ -19,11 +19,11 @@ export async function upload(target: BoxTarget, id: string, src: Exclude<Operand
   const st = src.kind === 'local' ? await stat(src.path).catch((err) => Promise.reject(localError(src.path, err))) : undefined;
   const name = src.kind === 'local' ? path.basename(path.resolve(src.path)) : undefined;
   const shown = `${dst.agent}:${dst.segments.join('/')}`;
-  // Into DST/<name> when DST is a directory, as cp does; else DST itself.
+  // Into DST/<name> when DST is a directory, as cp does (a directory's contents, `dir/.`: into DST itself); else DST itself.
   const kind = dst.segments.length === 0 ? 'dir' : await remoteKind(target, id, dst.segments, shown);
   if (st?.isDirectory()) {
     if (kind === 'other') throw new UserError(`${shown} is a file; a directory is copied into a directory or a new path`, 1);
-    const segments = kind === 'dir' ? [...dst.segments, name!] : dst.segments;
+    const segments = kind === 'dir' && !(src.kind === 'local' && src.contents) ? [...dst.segments, name!] : dst.segments;
     return uploadDir(target, id, (src as { path: string }).path, segments, `${dst.agent}:${segments.join('/')}`);
   }
   if (st && !st.isFile()) throw new UserError(`${(src as { path: string }).path} is neither a file nor a directory`, 1);

@@ -21,7 +21,8 @@ the other a local path, or - for stdin/stdout.
                                               (a directory to - writes its tar)
 
 A directory copied onto an existing directory goes inside it under its own name (as cp -r);
-onto a missing path, it becomes that path. A downloaded tree is checked as the box checks an
+onto a missing path, it becomes that path. A source ending in "." (worker:src/., ./build/.) is
+the directory's contents: merged into an existing directory, as cp -r dir/. and docker cp do. A downloaded tree is checked as the box checks an
 upload: a link leading outside it, a hard link, a device or FIFO refuses the whole copy, and
 nothing is left behind. A local path with a colon before its first slash is written ./a:b.
 Progress goes to stderr, on a terminal, for transfers over 4 MB.

@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 import { call, refusal, resolveAgent } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
-import { UsageError } from './cli-errors.js';
+import { UsageError, UserError } from './cli-errors.js';
 import { formatBytes } from './snapshot-format.js';
 
 export const usage = `Usage: agentbox snapshot restore AGENT SNAPSHOT
@@ -22,7 +22,15 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
   if (positionals.length !== 2) throw new UsageError('give the agent, then the snapshot');
   const target = await resolveTarget(values);
-  const agent = await resolveAgent(target, positionals[0]);
+  const agent = await resolveAgent(target, positionals[0]).catch((err: unknown) => {
+    // The likeliest slip: the two the other way round.
+    if (err instanceof UserError && positionals[0]!.startsWith('snp_'))
+      throw new UserError(
+        `${err.message}. The agent comes first, then the snapshot: agentbox snapshot restore ${positionals[1]} ${positionals[0]}`,
+        err.exitCode,
+      );
+    throw err;
+  });
   const res = await call(target, 'POST', `/v1/agents/${agent.id}/restore`, { snapshot: positionals[1] });
   if (res.status !== 200) throw refusal(`restoring ${positionals[1]} into ${agent.id}`, res);
   process.stdout.write(

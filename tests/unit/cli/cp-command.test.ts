@@ -99,6 +99,32 @@ t.test('a directory down and up, links kept as links', async (t) => {
   t.ok(await stat(path.join(ws, 'fresh/main.ts')));
 });
 
+t.test('a path ending in "." copies a directory\'s contents into an existing one, both ways (as cp -r dir/. and docker cp)', async (t) => {
+  await mkdir(path.join(work, 'merged'), { recursive: true });
+  await writeFile(path.join(work, 'merged/kept.txt'), 'kept\n');
+  const down = await cli('--json', 'copier:tree/.', 'merged');
+  t.equal(down.code, 0, down.stderr);
+  t.match(JSON.parse(down.stdout), { kind: 'dir', to: 'merged', entries: 3 });
+  t.equal(await readFile(path.join(work, 'merged/deep/leaf.txt'), 'utf8'), 'leaf\n', 'down: the contents, not tree/ under its name');
+  t.equal(await readFile(path.join(work, 'merged/kept.txt'), 'utf8'), 'kept\n', 'down: what was there stays');
+  await t.rejects(stat(path.join(work, 'merged/tree')), { code: 'ENOENT' });
+  t.equal((await cli('copier:./tree/./deep/.', 'merged/deep')).code, 0, '"." segments anywhere are dropped, as a shell user writes them');
+
+  await mkdir(path.join(work, 'contents/sub'), { recursive: true });
+  await writeFile(path.join(work, 'contents/sub/c.txt'), 'c\n');
+  const up = await cli('--json', 'contents/.', 'copier:tree');
+  t.equal(up.code, 0, up.stderr);
+  t.match(JSON.parse(up.stdout), { kind: 'dir', to: 'copier:tree' });
+  t.equal(await readFile(path.join(ws, 'tree/sub/c.txt'), 'utf8'), 'c\n', 'up: the contents merged into the existing directory');
+  t.equal(await readFile(path.join(ws, 'tree/deep/leaf.txt'), 'utf8'), 'leaf\n', 'up: what was there stays');
+  await t.rejects(stat(path.join(ws, 'tree/contents')), { code: 'ENOENT' });
+
+  const onFile = await cli('copier:out.txt/.', 'merged');
+  t.equal(onFile.code, 1);
+  t.match(onFile.stderr, /out\.txt is not a directory; a path ending in "\." names a directory's contents/);
+  t.match(await cli('copier:tree/../..', 'merged'), { code: 1, stderr: /must not contain "\.\." segments/ }, '".." is still refused before any request');
+});
+
 t.test('a directory onto a local file is refused as such; entries an upload leaves out are named', async (t) => {
   await writeFile(path.join(work, 'a-file'), 'kept\n');
   const onto = await cli('copier:tree', 'a-file');

@@ -68,6 +68,11 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
   t.match(await cli('snapshot', 'restore', 'worker', sid), { code: 1, stderr: /has ended|running/ }, 'refused while the agent runs');
   await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', id], { cwd: work, env });
   writeFileSync(file, 'v2\n');
+  t.match(
+    await cli('snapshot', 'restore', sid, 'worker'),
+    { code: 1, stderr: new RegExp(`no agent "${sid}".*The agent comes first, then the snapshot: agentbox snapshot restore worker ${sid}`) },
+    'the two the other way round: said so, with the command that was meant',
+  );
   const restored = await cli('snapshot', 'restore', 'worker', sid);
   t.equal(restored.code, 0, restored.stderr);
   t.match(restored.stdout, new RegExp(`^${id} {2}restored from ${sid}: 1 files, 3 B$`, 'm'));
