@@ -3,24 +3,28 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
+import { askForCheckpoint } from './backup-checkpoint.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { readRecipients } from './backup-keys.js';
 import { readPassphrase } from './backup-passphrase.js';
 
-export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--with-secrets [--passphrase-file FILE | --recipient KEY…]] [--json]
+export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--url URL] [--with-secrets [--passphrase-file FILE | --recipient KEY…]] [--json]
 
 Back up the box under --root while it runs, into a new directory: the SQLite stores (beads, the
-memory catalogue) through SQLite's online backup API, the event log up to its latest signed
-checkpoint (events after it are in the next backup), the pods, the workspace snapshots and the
-manifest, with an index of every file's size and SHA-256 (backup.json, written last). A backup cut
-short (kill -9, a full disk) is left as DIR.partial-PID, never as DIR. Agents' working directories
-are not in it: snapshot them first (agentbox snapshot create).
+memory catalogue) through SQLite's online backup API, the event log up to a checkpoint the
+running box is first asked to sign (so every event so far is in it), the pods, the workspace
+snapshots and the manifest, with an index of every file's size and SHA-256 (backup.json, written
+last). A backup cut short (kill -9, a full disk) is left as DIR.partial-PID, never as DIR.
+Agents' working directories are not in it: snapshot them first (agentbox snapshot create).
 
 Options:
   --root DIR      the box's root (default: $AGENTBOX_ROOT, else ./.agentbox)
   --to DIR|FILE   where to write it: a new or empty directory, or a new FILE ending in .tar
                   (one file to move off the machine; default: ./agentbox-backup-<date>-<time>)
+  --url URL       the running box's API, asked to sign an event log checkpoint first (default:
+                  the box running under --root, as \`agentbox boxes\` lists it; a box in a
+                  container needs it). Unreachable: the log goes up to its latest checkpoint
   --with-secrets  also the identity key and the event log's signing key, sealed with a passphrase
                   (scrypt, AES-256-GCM): from --passphrase-file FILE or $AGENTBOX_BACKUP_PASSPHRASE;
                   or to age recipient keys (X25519), so this machine holds no key that opens them:
@@ -46,6 +50,7 @@ export async function run(args: string[]): Promise<number> {
     options: {
       root: { type: 'string' },
       to: { type: 'string' },
+      url: { type: 'string' },
       'with-secrets': { type: 'boolean' },
       'passphrase-file': { type: 'string' },
       recipient: { type: 'string', multiple: true },
@@ -68,6 +73,8 @@ export async function run(args: string[]): Promise<number> {
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const to = path.resolve(values.to ?? defaultTarget());
   const started = performance.now();
+  const asked = await askForCheckpoint(root, values.url);
+  if (asked) process.stderr.write(`agentbox backup: ${asked}\n`);
   try {
     const index = await createBackup({
       root,

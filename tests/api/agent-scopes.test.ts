@@ -113,6 +113,11 @@ t.test('events: append as itself; reading the log is refused', async (t) => {
   );
   t.match(await box.api('/v1/events', { auth: ta }), { status: 403 });
   t.match(await box.api('/v1/events/stream', { auth: ta }), { status: 403 });
+  t.match(
+    await box.api('/v1/events/checkpoint', { auth: ta, method: 'POST' }),
+    { status: 403, json: { error: 'ABX_ERR_AGENT_SCOPE' } },
+    'nor may it have the box sign a checkpoint',
+  );
 });
 
 t.test('agents: its own record and output; nothing else', async (t) => {

@@ -32,6 +32,17 @@ function agentbox(...args: string[]): { code: number | null; stdout: string; std
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** The CLI without blocking this process: for a run that calls back into a box this test process serves. */
+function agentboxAsync(...args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, [cli, ...args], { env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: work } });
+    let stderr = '';
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.stdout.resume();
+    p.on('exit', (code) => resolve({ code, stderr }));
+  });
+}
+
 type Bead = { id: string; title: string; status: string };
 type StoredEvent = { seq: number; hash: string; kind: string };
 const json = async (box: TestServer, url: string) => (await box.api(url)).json;
@@ -85,19 +96,7 @@ t.test('a backup taken while the box writes, verified, restored: the new box ans
   const writer = (async () => {
     for (let i = 0; writing; i++) await original.api('/v1/beads', { body: { title: `during ${i}` } });
   })();
-  const backup = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-    const p = spawn(
-      process.execPath,
-      [cli, 'backup', '--root', originalRoot.dir, '--to', backupDir, '--with-secrets', '--passphrase-file', passphraseFile, '--json'],
-      {
-        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: work },
-      },
-    );
-    let stderr = '';
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.stdout.resume();
-    p.on('exit', (code) => resolve({ code, stderr }));
-  });
+  const backup = await agentboxAsync('backup', '--root', originalRoot.dir, '--to', backupDir, '--with-secrets', '--passphrase-file', passphraseFile, '--json');
   writing = false;
   await writer;
   t.equal(backup.code, 0, backup.stderr);
@@ -299,6 +298,39 @@ t.test('faults: damage named, non-empty root and wrong passphrase refused, kill 
       `${size}: the message says the disk is full`,
     );
   }
+});
+
+t.test('the running box is asked to sign a checkpoint first: the backup holds every event so far', async (t) => {
+  // An interval far longer than the test: only the start, the backup's ask (and the stop) sign one.
+  const quiet =
+    '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "off"\n[audit]\ncheckpoint_interval_sec = 3600\n';
+  const root = await makeRoot();
+  const box = await startTestServer({ toml: quiet, root });
+  t.teardown(async () => {
+    await box.close();
+    await root.cleanup();
+  });
+  for (let i = 0; i < 9; i++) t.equal((await box.api('/v1/events', { body: { kind: 'test.backup', data: { i } } })).status, 201);
+  const appended = (await allPages<StoredEvent>(box, '/v1/events')).length;
+  const eventsIn = (dir: string) => (JSON.parse(readFileSync(path.join(dir, 'backup.json'), 'utf8')) as { eventLog: { events: number } }).eventLog.events;
+
+  // This box is not one `agentbox up` registered: without --url the CLI cannot find it, and says so.
+  const unasked = agentbox('backup', '--root', root.dir, '--to', path.join(work, 'unasked'));
+  t.equal(unasked.code, 0, unasked.stderr);
+  t.match(unasked.stderr, /no running box under .* is known to this machine \(agentbox boxes\), so the event log goes up to the box's latest checkpoint/);
+  t.ok(eventsIn(path.join(work, 'unasked')) < appended, 'then the appends since the start are not in it');
+
+  // Asynchronously: the box answering the ask is served by this process.
+  const asked = await agentboxAsync('backup', '--root', root.dir, '--url', box.server.apiUrl, '--to', path.join(work, 'asked'));
+  t.equal(asked.code, 0, asked.stderr);
+  t.match(asked.stderr, new RegExp(`the box at ${box.server.apiUrl} signed a checkpoint of ${appended} events`));
+  t.equal(eventsIn(path.join(work, 'asked')), appended, 'asked first: every event appended before the backup');
+  t.equal(agentbox('backup', 'verify', path.join(work, 'asked')).code, 0);
+
+  const unreachable = agentbox('backup', '--root', root.dir, '--url', 'http://127.0.0.1:1', '--to', path.join(work, 'unreachable'));
+  t.equal(unreachable.code, 0, 'a box that cannot be asked does not stop the backup');
+  t.match(unreachable.stderr, /cannot reach the box at http:\/\/127\.0\.0\.1:1 .*so the event log goes up to the box's latest checkpoint/);
+  t.equal(eventsIn(path.join(work, 'unreachable')), appended, "the box's latest checkpoint: the one the ask signed");
 });
 
 t.test('one tar file: backed up, verified, restored; a damaged or hostile archive is refused naming the member', async (t) => {

@@ -137,7 +137,12 @@ t.test('every route through a named method, with the bearer key', async (t) => {
     break;
   }
   // The log's checkpoint and proofs: answered or refused, each is typed.
-  for (const p of [() => c.events.checkpoint(), () => c.events.inclusionProof({ index: 0, size: 1 }), () => c.events.consistencyProof({ from: 1, to: 1 })])
+  for (const p of [
+    () => c.events.signCheckpoint(),
+    () => c.events.checkpoint(),
+    () => c.events.inclusionProof({ index: 0, size: 1 }),
+    () => c.events.consistencyProof({ from: 1, to: 1 }),
+  ])
     await p().catch((err) => t.type(err, AgentboxError));
 
   // Approvals: none pending on a box without a policy; deciding an unknown request is a typed refusal.

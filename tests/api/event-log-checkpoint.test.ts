@@ -79,3 +79,33 @@ t.test('a sink that keeps no tree answers 404 and /v1/meta has no eventLog', asy
   const off = await box.api('/v1/events/proof/consistency?from=1');
   t.equal(off.status, 503, 'events off: the slot is off');
 });
+
+t.test('POST /v1/events/checkpoint signs one now, covering every append, and only when the log grew', async (t) => {
+  // An interval far longer than the test: only the POST (or the start) signs.
+  const box = await startTestServer({ toml: toml.replace('checkpoint_interval_sec = 1', 'checkpoint_interval_sec = 3600') });
+  t.teardown(() => box.close());
+  const verifier = parseVerifierKey(((await box.api('/v1/meta')).json as { eventLog: { verifierKey: string } }).eventLog.verifierKey);
+  const sign = () => fetch(`${box.server.apiUrl}/v1/events/checkpoint`, { method: 'POST', headers: { authorization: `Bearer ${box.key}` } });
+  const latest = async () =>
+    parseCheckpoint(
+      openNote(await (await fetch(`${box.server.apiUrl}/v1/events/checkpoint`, { headers: { authorization: `Bearer ${box.key}` } })).text(), verifier),
+    );
+
+  t.equal((await fetch(`${box.server.apiUrl}/v1/events/checkpoint`, { method: 'POST' })).status, 401, 'authenticated');
+  const before = await latest();
+  for (let i = 0; i < 7; i++) t.equal((await box.api('/v1/events', { body: { kind: 'test.audit', data: { i } } })).status, 201);
+  t.equal((await latest()).size, before.size, 'no checkpoint covers the appends yet');
+
+  const res = await sign();
+  t.equal(res.status, 200);
+  t.match(res.headers.get('content-type'), /^text\/plain/);
+  const signed = parseCheckpoint(openNote(await res.text(), verifier));
+  t.equal(signed.size, before.size + 7, 'the answer covers every append');
+  t.same(await latest(), signed, 'and is the latest checkpoint');
+
+  const history = path.join(box.paths.stateDir, 'events/tlog/checkpoints.jsonl');
+  const lines = (await readFile(history, 'utf8')).trim().split('\n').length;
+  const again = parseCheckpoint(openNote(await (await sign()).text(), verifier));
+  t.same(again, signed, 'nothing appended since: the same checkpoint');
+  t.equal((await readFile(history, 'utf8')).trim().split('\n').length, lines, 'and none signed');
+});

@@ -244,6 +244,11 @@ class Events(_Group):
         """The log's latest signed checkpoint: a C2SP signed note, as text."""
         return self._t.send("GET", "/v1/events/checkpoint").body.decode()
 
+    @route("POST /v1/events/checkpoint")
+    def sign_checkpoint(self) -> str:
+        """Sign a checkpoint of the log as it is now (none when the latest covers every entry); the latest signed note, as text."""
+        return self._t.send("POST", "/v1/events/checkpoint").body.decode()
+
     @route("GET /v1/events/proof/inclusion")
     def inclusion_proof(self, query: GetV1EventsProofInclusionQuery) -> GetV1EventsProofInclusionResponse:
         return cast(GetV1EventsProofInclusionResponse, self._t.send("GET", "/v1/events/proof/inclusion", query=query).json())

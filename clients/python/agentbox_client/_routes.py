@@ -139,6 +139,7 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/events",
     "POST /v1/events",
     "GET /v1/events/checkpoint",
+    "POST /v1/events/checkpoint",
     "GET /v1/events/proof/consistency",
     "GET /v1/events/proof/inclusion",
     "GET /v1/events/stream",
@@ -210,6 +211,7 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/events": Route("GET", "/v1/events", "GetV1Events", "Query events, oldest first, by kind and inclusive time range; page with nextCursor"),
     "POST /v1/events": Route("POST", "/v1/events", "PostV1Events", "Append one event to the event sink; 201 once it is durable"),
     "GET /v1/events/checkpoint": Route("GET", "/v1/events/checkpoint", "GetV1EventsCheckpoint", "The event log's latest signed checkpoint: a C2SP tlog-checkpoint signed note (origin, size, base64 RFC 6962 root), text/plain"),
+    "POST /v1/events/checkpoint": Route("POST", "/v1/events/checkpoint", "PostV1EventsCheckpoint", "Sign a checkpoint of the event log as it is now (none when the latest already covers every entry) and answer the latest signed note, text/plain; agentbox backup asks for one so the backup holds every event so far"),
     "GET /v1/events/proof/consistency": Route("GET", "/v1/events/proof/consistency", "GetV1EventsProofConsistency", "RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint)"),
     "GET /v1/events/proof/inclusion": Route("GET", "/v1/events/proof/inclusion", "GetV1EventsProofInclusion", "RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint)"),
     "GET /v1/events/stream": Route("GET", "/v1/events/stream", "GetV1EventsStream", "Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since"),
@@ -1942,6 +1944,7 @@ PostV1AgentsIdSnapshotsBody: TypeAlias = PostV1AgentsIdSnapshotsBody | None
 GetV1ApprovalsStreamResponse: TypeAlias = str
 GetV1DashboardStreamResponse: TypeAlias = str
 GetV1EventsCheckpointResponse: TypeAlias = str
+PostV1EventsCheckpointResponse: TypeAlias = str
 GetV1EventsStreamResponse: TypeAlias = str
 GetV1PodsRestResponse: TypeAlias = Any
 DeleteV1PodsRestResponse: TypeAlias = None

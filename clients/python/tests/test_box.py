@@ -46,7 +46,7 @@ class Events(unittest.TestCase):
         else:
             self.fail("the stream ended without the event")
         # The log's checkpoint and proofs: answered, or refused with a typed error.
-        for call in (box.events.checkpoint, lambda: box.events.inclusion_proof({"index": 0, "size": 1}), lambda: box.events.consistency_proof({"from": 1, "to": 1})):
+        for call in (box.events.sign_checkpoint, box.events.checkpoint, lambda: box.events.inclusion_proof({"index": 0, "size": 1}), lambda: box.events.consistency_proof({"from": 1, "to": 1})):
             try:
                 self.assertTrue(call())
             except AgentboxError as err:

@@ -259,6 +259,8 @@ export class Agentbox {
     /** Live events (after replaying from `since`) until aborted or the box closes the stream. */
     stream: (query: Query<'GET /v1/events/stream'> = {}, options?: CallOptions): AsyncGenerator<BoxEvent> => this.#events(query, options),
     checkpoint: (options?: CallOptions) => callRoute(this.#t, 'GET /v1/events/checkpoint', undefined, options),
+    /** Sign a checkpoint of the log as it is now (none when the latest covers every entry); the latest signed note. */
+    signCheckpoint: (options?: CallOptions) => callRoute(this.#t, 'POST /v1/events/checkpoint', undefined, options),
     inclusionProof: (query: Query<'GET /v1/events/proof/inclusion'>, options?: CallOptions) =>
       callRoute(this.#t, 'GET /v1/events/proof/inclusion', { query }, options),
     consistencyProof: (query: Query<'GET /v1/events/proof/consistency'>, options?: CallOptions) =>

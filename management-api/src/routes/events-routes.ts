@@ -144,6 +144,25 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
     },
   );
 
+  app.post(
+    '/v1/events/checkpoint',
+    {
+      // Signing writes to the log's tree and history: the operator's, and rate limited as appends are.
+      config: { agent: 'deny', rateLimit: { max: limits.max, timeWindow: limits.timeWindowMs } },
+      schema: {
+        summary:
+          'Sign a checkpoint of the event log as it is now (none when the latest already covers every entry) and answer the latest signed note, text/plain; agentbox backup asks for one so the backup holds every event so far',
+        tags: ['events'],
+        response: { 200: { description: 'text/plain; the signed note', type: 'string' }, 404: errorBodySchema, ...errors },
+      },
+    },
+    async (_request, reply) => {
+      const checkpoint = await events().signCheckpoint();
+      void reply.type('text/plain; charset=utf-8');
+      return checkpoint.note;
+    },
+  );
+
   app.get<{ Querystring: { index: number; size?: number } }>(
     '/v1/events/proof/inclusion',
     {

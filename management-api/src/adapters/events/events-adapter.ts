@@ -77,6 +77,11 @@ export interface EventsAdapter extends AdapterLifecycle {
   subscribe(filter: EventFilter, signal: AbortSignal): Promise<AsyncIterable<StoredEvent>>;
   /** The latest signed checkpoint. Sinks that keep no Merkle tree reject (AdapterNotFoundError). */
   checkpoint(): Promise<LogCheckpoint>;
+  /**
+   * Sign a checkpoint of the log as it is now, unless the latest already covers every entry, and
+   * return the latest: what a backup taken next holds up to. Sinks without a tree reject as checkpoint().
+   */
+  signCheckpoint(): Promise<LogCheckpoint>;
   /** Inclusion proof of entry `index` in the tree of `size` entries (default: the latest checkpoint's size). */
   inclusionProof(index: number, size?: number): Promise<LogInclusionProof>;
   /** Consistency proof from `from` to `to` entries (default: the latest checkpoint's size). */
@@ -91,6 +96,7 @@ export const EVENTS_OPERATIONS = [
   'query',
   'subscribe',
   'checkpoint',
+  'signCheckpoint',
   'inclusionProof',
   'consistencyProof',
   'logKey',

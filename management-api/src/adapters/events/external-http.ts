@@ -90,6 +90,7 @@ export class HttpEvents implements EventsAdapter {
   }
 
   readonly checkpoint = NO_TREE.checkpoint;
+  readonly signCheckpoint = NO_TREE.signCheckpoint;
   readonly inclusionProof = NO_TREE.inclusionProof;
   readonly consistencyProof = NO_TREE.consistencyProof;
   readonly logKey = NO_TREE.logKey;

@@ -130,6 +130,14 @@ export class LocalJsonlEvents implements EventsAdapter {
     return tlog ? tlog.checkpoint() : NO_TREE.checkpoint();
   }
 
+  /** A checkpoint of every entry appended so far (signed now unless the latest covers them). */
+  async signCheckpoint(): Promise<LogCheckpoint> {
+    const tlog = this.#tree();
+    if (!tlog) return NO_TREE.signCheckpoint();
+    await tlog.signIfChanged();
+    return tlog.checkpoint();
+  }
+
   /** Inclusion proof of entry `index` (seq − 1) in the tree of `size` entries. */
   async inclusionProof(index: number, size?: number): Promise<LogInclusionProof> {
     const tlog = this.#tree();

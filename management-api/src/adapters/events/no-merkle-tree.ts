@@ -2,10 +2,10 @@
 import { AdapterNotFoundError } from '../../adapter-errors.js';
 import type { EventsAdapter } from './events-adapter.js';
 
-type TreeOperations = Pick<EventsAdapter, 'checkpoint' | 'inclusionProof' | 'consistencyProof' | 'logKey'>;
+type TreeOperations = Pick<EventsAdapter, 'checkpoint' | 'signCheckpoint' | 'inclusionProof' | 'consistencyProof' | 'logKey'>;
 
-/** The four operations, rejecting: `why` says which sink this is and where its log lives. */
+/** The five operations, rejecting: `why` says which sink this is and where its log lives. */
 export function noMerkleTree(why: string): TreeOperations {
   const refuse = () => Promise.reject(new AdapterNotFoundError(`the event log's Merkle tree (${why})`));
-  return { checkpoint: refuse, inclusionProof: refuse, consistencyProof: refuse, logKey: refuse };
+  return { checkpoint: refuse, signCheckpoint: refuse, inclusionProof: refuse, consistencyProof: refuse, logKey: refuse };
 }

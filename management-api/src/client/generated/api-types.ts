@@ -1167,6 +1167,10 @@ export interface Routes {
   "GET /v1/events/checkpoint": {
     response: string;
   };
+  /** Sign a checkpoint of the event log as it is now (none when the latest already covers every entry) and answer the latest signed note, text/plain; agentbox backup asks for one so the backup holds every event so far */
+  "POST /v1/events/checkpoint": {
+    response: string;
+  };
   /** RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint) */
   "GET /v1/events/proof/consistency": {
     query: {
@@ -1703,6 +1707,7 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/events",
   "POST /v1/events",
   "GET /v1/events/checkpoint",
+  "POST /v1/events/checkpoint",
   "GET /v1/events/proof/consistency",
   "GET /v1/events/proof/inclusion",
   "GET /v1/events/stream",

@@ -1,0 +1,50 @@
+// Before `agentbox backup` copies the event log: ask the running box to sign a checkpoint now, so
+// the backup holds every event so far rather than those up to the last interval's checkpoint.
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { boxAt, registryDir } from './box-registry.js';
+
+/** How long the box may take to answer: signing is one fsync of the tree and one of the note. */
+const ASK_TIMEOUT_MS = 15_000;
+
+/**
+ * Ask the box at `url` (default: the box the registry knows under `root`) to sign a checkpoint.
+ * Never fails the backup: a box that is not running signed its last checkpoint when it stopped,
+ * and one that cannot be asked leaves the backup at the latest checkpoint it has. Returns the line
+ * to show the user, none when `root` holds no box state.
+ */
+export async function askForCheckpoint(root: string, url: string | undefined, env = process.env): Promise<string | undefined> {
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  // No box state there: the backup says so itself, naming the root.
+  if (!existsSync(paths.stateDir)) return undefined;
+  const api = url ?? boxAt(root, registryDir(env))?.apiUrl;
+  const fallback = "the event log goes up to the box's latest checkpoint";
+  if (!api) return `no running box under ${root} is known to this machine (agentbox boxes), so ${fallback}; a box started otherwise (a container): --url URL`;
+  const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim();
+  const target = `${api.replace(/\/+$/, '')}/v1/events/checkpoint`;
+  try {
+    const res = await fetch(target, {
+      method: 'POST',
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      signal: AbortSignal.timeout(ASK_TIMEOUT_MS),
+    });
+    const text = await res.text();
+    if (res.status !== 200) return `the box at ${api} did not sign a checkpoint (${res.status}: ${errorMessage(text)}), so ${fallback}`;
+    // Only shown: the copy reads the checkpoint on disk and checks the log against it. Line 2 of the note is its size.
+    const size = Number(text.split('\n')[1]);
+    return `the box at ${api} signed a checkpoint${Number.isSafeInteger(size) ? ` of ${size} events` : ''}`;
+  } catch (err) {
+    const e = err as Error & { cause?: Error };
+    return `cannot reach the box at ${api} (${e.cause?.message ?? e.message}), so ${fallback}`;
+  }
+}
+
+/** The message of an error body, or the text as it came. */
+function errorMessage(text: string): string {
+  try {
+    return (JSON.parse(text) as { message?: string }).message ?? text;
+  } catch {
+    return text.trim();
+  }
+}
