@@ -1,6 +1,7 @@
 // /v1/events: append an event, query by time and kind, stream live events (SSE), and the log's
 // signed checkpoint and Merkle proofs.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { LogCheckpoint } from '../adapters/events/events-adapter.js';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
@@ -58,6 +59,16 @@ interface QueryString {
   until?: string;
   limit?: number;
   cursor?: string;
+}
+
+/** A checkpoint's answer: the signed note as text, or why there is none. */
+const noteResponse = { 200: { description: 'text/plain; the signed note', type: 'string' }, 404: errorBodySchema, ...errors } as const;
+
+/** Answer a checkpoint as its signed note, text/plain. */
+async function signedNote(reply: FastifyReply, checkpoint: Promise<LogCheckpoint>): Promise<string> {
+  const { note } = await checkpoint;
+  void reply.type('text/plain; charset=utf-8');
+  return note;
 }
 
 /** Register the event routes (authenticated by the app's bearer hook; the append is rate limited). */
@@ -134,14 +145,10 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
       schema: {
         summary: "The event log's latest signed checkpoint: a C2SP tlog-checkpoint signed note (origin, size, base64 RFC 6962 root), text/plain",
         tags: ['events'],
-        response: { 200: { description: 'text/plain; the signed note', type: 'string' }, 404: errorBodySchema, ...errors },
+        response: noteResponse,
       },
     },
-    async (_request, reply) => {
-      const checkpoint = await events().checkpoint();
-      void reply.type('text/plain; charset=utf-8');
-      return checkpoint.note;
-    },
+    (_request, reply) => signedNote(reply, events().checkpoint()),
   );
 
   app.post(
@@ -153,14 +160,10 @@ export function registerEventRoutes(app: FastifyInstance, limits: MutationLimits
         summary:
           'Sign a checkpoint of the event log as it is now (none when the latest already covers every entry) and answer the latest signed note, text/plain; agentbox backup asks for one so the backup holds every event so far',
         tags: ['events'],
-        response: { 200: { description: 'text/plain; the signed note', type: 'string' }, 404: errorBodySchema, ...errors },
+        response: noteResponse,
       },
     },
-    async (_request, reply) => {
-      const checkpoint = await events().signCheckpoint();
-      void reply.type('text/plain; charset=utf-8');
-      return checkpoint.note;
-    },
+    (_request, reply) => signedNote(reply, events().signCheckpoint()),
   );
 
   app.get<{ Querystring: { index: number; size?: number } }>(
