@@ -1,7 +1,7 @@
 // `agentbox cp` as the installed bin against a real box with a real sandboxed agent: files and directories both ways, stdio, and what is refused.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync, type CliResult } from '../../helpers/cli.js';
@@ -122,6 +122,17 @@ t.test('a path ending in "." copies a directory\'s contents into an existing one
   const onFile = await cli('copier:out.txt/.', 'merged');
   t.equal(onFile.code, 1);
   t.match(onFile.stderr, /out\.txt is not a directory; a path ending in "\." names a directory's contents/);
+
+  // Merged into a directory that holds a link where the tree has a directory: never written through it.
+  const outside = await mkdtemp(path.join(tmpdir(), 'agentbox-cli-cp-outside-'));
+  t.teardown(() => rm(outside, { recursive: true, force: true }));
+  await mkdir(path.join(work, 'linked'));
+  await symlink(outside, path.join(work, 'linked/deep'));
+  const through = await cli('copier:tree/.', 'linked');
+  t.equal(through.code, 1, 'refused');
+  t.match(through.stderr, /deep/, 'naming the entry');
+  t.same(await readdir(outside), [], 'nothing written through the link');
+  t.equal(await readlink(path.join(work, 'linked/deep')), outside, 'the link is left as it was');
   t.match(await cli('copier:tree/../..', 'merged'), { code: 1, stderr: /must not contain "\.\." segments/ }, '".." is still refused before any request');
 });
 
