@@ -68,9 +68,10 @@ async function downloadFile(target: BoxTarget, id: string, src: Remote, dst: Exc
 
 /**
  * A directory: its tar into DST/<name> when DST is a directory (the workspace itself, or a path
- * ending in `.`: into DST, merged with what is there), else into DST, made for it. Extracted as the box extracts an upload: each entry checked (a link
- * leading out of the copy, a hard link, a device refused), staged, moved in only when the whole
- * tar was accepted; a refused tar leaves nothing behind, not even the directory made for it.
+ * ending in `.`: into DST, merged with what is there), else into DST, made for it. Extracted as
+ * the box extracts an upload: each entry checked (a link leading out of the copy, a hard link, a
+ * device refused), staged, moved in only when the whole tar was accepted; a refused tar leaves
+ * nothing behind, not even the directory made for it.
  */
 async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
   const res = await send(target, 'GET', filesUrl(target, id, src.segments, '?format=tar'));

@@ -29,6 +29,9 @@ export async function run(args: string[]): Promise<number> {
         `${err.message}. The agent comes first, then the snapshot: agentbox snapshot restore ${positionals[1]} ${positionals[0]}`,
         err.exitCode,
       );
+    // An agent that is gone (a restored box lists none) cannot be restored into; a fork starts one on the snapshot.
+    if (err instanceof UserError && err.exitCode === 1)
+      throw new UserError(`${err.message}. To start a new agent on the snapshot instead: agentbox run --from-snapshot ${positionals[1]} -- COMMAND`, 1);
     throw err;
   });
   const res = await call(target, 'POST', `/v1/agents/${agent.id}/restore`, { snapshot: positionals[1] });

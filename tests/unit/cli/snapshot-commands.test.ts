@@ -73,6 +73,11 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
     { code: 1, stderr: new RegExp(`no agent "${sid}".*The agent comes first, then the snapshot: agentbox snapshot restore worker ${sid}`) },
     'the two the other way round: said so, with the command that was meant',
   );
+  t.match(
+    await cli('snapshot', 'restore', 'gone', sid),
+    { code: 1, stderr: new RegExp(`no agent "gone".*To start a new agent on the snapshot instead: agentbox run --from-snapshot ${sid} -- COMMAND`) },
+    'no such agent: a fork is named as the way to start from the snapshot',
+  );
   const restored = await cli('snapshot', 'restore', 'worker', sid);
   t.equal(restored.code, 0, restored.stderr);
   t.match(restored.stdout, new RegExp(`^${id} {2}restored from ${sid}: 1 files, 3 B$`, 'm'));
