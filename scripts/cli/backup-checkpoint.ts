@@ -1,9 +1,9 @@
 // Before `agentbox backup` copies the event log: ask the running box to sign a checkpoint now, so
 // the backup holds every event so far rather than those up to the last interval's checkpoint.
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { boxAt, registryDir } from './box-registry.js';
+import { readApiKey } from './box-target.js';
 
 /** How long the box may take to answer: signing is one fsync of the tree and one of the note. */
 const ASK_TIMEOUT_MS = 15_000;
@@ -21,7 +21,7 @@ export async function askForCheckpoint(root: string, url: string | undefined, en
   const api = url ?? boxAt(root, registryDir(env))?.apiUrl;
   const fallback = "the event log goes up to the box's latest checkpoint";
   if (!api) return `no running box under ${root} is known to this machine (agentbox boxes), so ${fallback}; a box started otherwise (a container): --url URL`;
-  const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim();
+  const key = await readApiKey(paths);
   const target = `${api.replace(/\/+$/, '')}/v1/events/checkpoint`;
   try {
     const res = await fetch(target, {

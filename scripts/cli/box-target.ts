@@ -47,8 +47,13 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
       throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
     url = listenerUrl(loaded.manifest.api.bind, Number(env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port));
   }
-  const key = (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
+  const key = await readApiKey(paths);
   return { url: url.replace(/\/+$/, ''), paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
+}
+
+/** The box's API key from its root, when the file is there and readable (a request without it is answered 401, which says so). */
+export async function readApiKey(paths: RuntimePaths): Promise<string | undefined> {
+  return (await readFile(paths.apiKeyFile, 'utf8').catch(() => '')).trim() || undefined;
 }
 
 /** The architecture the manifest is read for: this machine's, where the box runs locally. */
