@@ -62,6 +62,13 @@ export const commands: readonly CommandEntry[] = [
     summary: 'one snapshot: what it holds, shares with others, frees when deleted and is charged (--json)',
     load: compiled('snapshot-show'),
   },
+  {
+    name: 'snapshot diff',
+    summary: 'what changed from one snapshot to another: paths added, modified, deleted (--json)',
+    load: compiled('snapshot-diff'),
+  },
+  { name: 'snapshot files', summary: 'list a directory of a snapshot, read from the store without forking it (--json)', load: compiled('snapshot-files') },
+  { name: 'snapshot cat', summary: 'print a file of a snapshot, read from the store without forking it', load: compiled('snapshot-cat') },
   { name: 'snapshot rm', summary: 'delete snapshots; chunks no other snapshot refers to are freed', load: compiled('snapshot-rm') },
   {
     name: 'snapshot restore',

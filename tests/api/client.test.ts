@@ -107,6 +107,27 @@ t.test('every route through a named method, with the bearer key', async (t) => {
     'snapshots.list',
   );
   t.match(await c.snapshots.get(snapshot.id!), { snapshot: { id: snapshot.id, sharing: { storedBytes: 11 } } }, 'snapshots.get');
+  await c.files.write(sleeper.id, 'notes/later.txt', 'later');
+  const later = (await c.snapshots.create(sleeper.id)).snapshot!;
+  t.match(
+    await c.snapshots.diff(later.id!, snapshot.id!),
+    { from: snapshot.id, to: later.id, counts: { added: 1, deleted: 0, modified: 0 }, changes: [{ path: 'notes/later.txt', change: 'added', size: 5 }] },
+    'snapshots.diff',
+  );
+  t.ok(
+    ((await c.snapshots.listFiles(snapshot.id!)) as { entries: Array<{ name: string }> }).entries.some((e) => e.name === 'notes'),
+    'snapshots.listFiles of the top',
+  );
+  const listed = (await c.snapshots.listFiles(later.id!, 'notes')) as { entries: Array<{ name: string }> };
+  t.ok(
+    listed.entries.some((e) => e.name === 'later.txt'),
+    'snapshots.listFiles of a directory',
+  );
+  const snapRead = await c.snapshots.readFile(snapshot.id!, 'notes/a.txt');
+  t.equal(new TextDecoder().decode(snapRead.bytes), 'hello files', 'snapshots.readFile');
+  t.equal((await c.snapshots.readFile(snapshot.id!, 'notes/a.txt', { 'if-none-match': snapRead.etag! })).status, 304, 'and If-None-Match');
+  t.match(await refusal(c.snapshots.readFile(snapshot.id!, 'notes/later.txt')), { code: 'ABX_ERR_NOT_FOUND', status: 404 }, 'not in the earlier one');
+  await c.snapshots.delete(later.id!);
   const fork = withId(await c.agents.spawn({ name: 'forked', command: '/bin/cat', args: ['notes/a.txt'], fromSnapshot: snapshot.id! }));
   for await (const e of c.agents.follow(fork.id)) if (e.type === 'end') break;
   t.same((await c.agents.output(fork.id)).map((x) => x.text).join(''), 'hello files', 'a fork reads the snapshot');

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeAlias, cast
 
+from ._agents import WorkspaceFile
 from ._route import route
 from ._routes import (
     DeleteV1AgentsIdInputRequestsRequestIdResponse,
@@ -36,6 +37,8 @@ from ._routes import (
     GetV1SandboxEgressResponse,
     GetV1SnapshotsQuery,
     GetV1SnapshotsResponse,
+    GetV1SnapshotsSidDiffResponse,
+    GetV1SnapshotsSidFilesRestResponse,
     GetV1SnapshotsSidResponse,
     PostV1AgentsIdInputRequestsResponse,
     PostV1AgentsIdRestoreResponse,
@@ -136,7 +139,7 @@ class InputRequests(_Group):
 
 
 class Snapshots(_Group):
-    """Workspace snapshots: made of an agent's working directory, listed, read, deleted, restored in place (a fork is agents.spawn with fromSnapshot)."""
+    """Workspace snapshots: made of an agent's working directory, listed, read, compared, browsed file by file, deleted, restored in place (a fork is agents.spawn with fromSnapshot)."""
 
     @route("POST /v1/agents/{id}/snapshots")
     def create(self, id: str, body: PostV1AgentsIdSnapshotsBody | None = None) -> PostV1AgentsIdSnapshotsResponse:
@@ -158,6 +161,31 @@ class Snapshots(_Group):
     def restore(self, id: str, snapshot: str) -> PostV1AgentsIdRestoreResponse:
         """Replace an ended agent's working directory with the snapshot."""
         return cast(PostV1AgentsIdRestoreResponse, self._t.send("POST", "/v1/agents/{id}/restore", params={"id": id}, json_body={"snapshot": snapshot}).json())
+
+    @route("GET /v1/snapshots/{sid}/diff")
+    def diff(self, sid: str, from_snapshot: str, limit: int | None = None) -> GetV1SnapshotsSidDiffResponse:
+        """What changed from snapshot `from_snapshot` to `sid`: paths added, deleted, modified (from their records; nothing read or built)."""
+        query = {"from": from_snapshot, "limit": None if limit is None else str(limit)}
+        return cast(GetV1SnapshotsSidDiffResponse, self._t.send("GET", "/v1/snapshots/{sid}/diff", params={"sid": sid}, query=query).json())
+
+    @route("GET /v1/snapshots/{sid}/files", "GET /v1/snapshots/{sid}/files/{*}")
+    def list_files(self, sid: str, path: str = "") -> GetV1SnapshotsSidFilesRestResponse:
+        """A directory of the snapshot ("" its top), listed from the store as files.list lists a workspace's."""
+        template, params = _snapshot_files_route(sid, path)
+        return cast(GetV1SnapshotsSidFilesRestResponse, self._t.send("GET", template, params=params, query={"list": "true"}).json())
+
+    @route("GET /v1/snapshots/{sid}/files/{*}")
+    def read_file(self, sid: str, path: str, if_none_match: str | None = None) -> WorkspaceFile:
+        """A file of the snapshot, read from the store: its bytes, ETag and mode."""
+        template, params = _snapshot_files_route(sid, path)
+        answer = self._t.send("GET", template, params=params, headers={"if-none-match": if_none_match}, accept=(304,))
+        return WorkspaceFile(answer.status, answer.headers.get("etag"), answer.headers.get("x-file-mode"), answer.body)
+
+
+def _snapshot_files_route(sid: str, path: str) -> tuple[str, dict[str, str]]:
+    """The route of a path in a snapshot: its top, or a path below it."""
+    below = path.lstrip("/")
+    return ("/v1/snapshots/{sid}/files", {"sid": sid}) if below == "" else ("/v1/snapshots/{sid}/files/{*}", {"sid": sid, "*": below})
 
 
 class Beads(_Group):

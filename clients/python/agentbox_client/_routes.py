@@ -160,6 +160,9 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/snapshots",
     "GET /v1/snapshots/{sid}",
     "DELETE /v1/snapshots/{sid}",
+    "GET /v1/snapshots/{sid}/diff",
+    "GET /v1/snapshots/{sid}/files",
+    "GET /v1/snapshots/{sid}/files/{*}",
 ]
 
 
@@ -232,6 +235,9 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/snapshots": Route("GET", "/v1/snapshots", "GetV1Snapshots", "Every snapshot in the store, oldest first; ?agent=<id> only those of one agent"),
     "GET /v1/snapshots/{sid}": Route("GET", "/v1/snapshots/{sid}", "GetV1SnapshotsSid", "One snapshot, with what it shares with the others now and what only it holds"),
     "DELETE /v1/snapshots/{sid}": Route("DELETE", "/v1/snapshots/{sid}", "DeleteV1SnapshotsSid", "Delete a snapshot; the chunks no other snapshot refers to are removed (the answer says how many bytes that freed)"),
+    "GET /v1/snapshots/{sid}/diff": Route("GET", "/v1/snapshots/{sid}/diff", "GetV1SnapshotsSidDiff", "What changed from snapshot ?from= to this one, from their entries alone (no file is read, nothing is built): paths added, deleted and modified, in path order, with counts of every change"),
+    "GET /v1/snapshots/{sid}/files": Route("GET", "/v1/snapshots/{sid}/files", "GetV1SnapshotsSidFiles", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed"),
+    "GET /v1/snapshots/{sid}/files/{*}": Route("GET", "/v1/snapshots/{sid}/files/{*}", "GetV1SnapshotsSidFilesRest", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed"),
 }
 
 # Per route, {prefix}Params, Query, Headers, Body and Response (the JSON of its 2xx answers).
@@ -1937,6 +1943,108 @@ DeleteV1SnapshotsSidResponse = TypedDict("DeleteV1SnapshotsSidResponse", {
     "deleted": str,
     "freedBytes": int,
     "freedChunks": int,
+}, total=False)
+
+GetV1SnapshotsSidDiffParams = TypedDict("GetV1SnapshotsSidDiffParams", {
+    # A snapshot id (snp_…)
+    "sid": Required[str],
+}, total=False)
+
+GetV1SnapshotsSidDiffQuery = TypedDict("GetV1SnapshotsSidDiffQuery", {
+    # The earlier snapshot (any agent’s)
+    "from": Required[str],
+    # The most changes listed
+    "limit": int,
+}, total=False)
+
+GetV1SnapshotsSidDiffResponseCounts = TypedDict("GetV1SnapshotsSidDiffResponseCounts", {
+    "added": int,
+    "deleted": int,
+    "modified": int,
+}, total=False)
+
+GetV1SnapshotsSidDiffResponseChangesItem = TypedDict("GetV1SnapshotsSidDiffResponseChangesItem", {
+    "path": str,
+    "change": Literal["added", "deleted", "modified"],
+    # In the later snapshot (in the earlier one for a deletion)
+    "type": Literal["file", "dir", "symlink"],
+    # A modification's aspects: content (a file's bytes), mode (permission bits), target (a link's), type. A modification time alone is no change
+    "what": list[Literal["type", "content", "mode", "target"]],
+    # A file's size (in the earlier snapshot for a deletion)
+    "size": int,
+    # A modified file's size in the earlier snapshot
+    "sizeBefore": int,
+}, total=False)
+
+GetV1SnapshotsSidDiffResponse = TypedDict("GetV1SnapshotsSidDiffResponse", {
+    "from": str,
+    "to": str,
+    "counts": GetV1SnapshotsSidDiffResponseCounts,
+    # Bytes of the files added
+    "addedBytes": int,
+    # Bytes of the files deleted
+    "deletedBytes": int,
+    "changes": list[GetV1SnapshotsSidDiffResponseChangesItem],
+    # More changes than listed (see counts)
+    "truncated": bool,
+}, total=False)
+
+GetV1SnapshotsSidFilesParams = TypedDict("GetV1SnapshotsSidFilesParams", {
+    # A snapshot id (snp_…)
+    "sid": Required[str],
+    # The path relative to the working directory the snapshot was taken of; empty for that directory
+    "*": Required[str],
+}, total=False)
+
+GetV1SnapshotsSidFilesQuery = TypedDict("GetV1SnapshotsSidFilesQuery", {
+    "list": str,
+}, total=False)
+
+GetV1SnapshotsSidFilesResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesResponseEntriesItem", {
+    "name": str,
+    "type": Literal["file", "dir", "symlink"],
+    "size": int,
+    # Permission bits in octal, e.g. 0644
+    "mode": str,
+    "mtime": str,
+    # A symbolic link's target, as data (links are never followed)
+    "target": str,
+}, total=False)
+
+# The file bytes (application/octet-stream), or with ?list this JSON
+GetV1SnapshotsSidFilesResponse = TypedDict("GetV1SnapshotsSidFilesResponse", {
+    "path": str,
+    "entries": list[GetV1SnapshotsSidFilesResponseEntriesItem],
+    "truncated": bool,
+}, total=False)
+
+GetV1SnapshotsSidFilesRestParams = TypedDict("GetV1SnapshotsSidFilesRestParams", {
+    # A snapshot id (snp_…)
+    "sid": Required[str],
+    # The path relative to the working directory the snapshot was taken of; empty for that directory
+    "*": Required[str],
+}, total=False)
+
+GetV1SnapshotsSidFilesRestQuery = TypedDict("GetV1SnapshotsSidFilesRestQuery", {
+    "list": str,
+}, total=False)
+
+GetV1SnapshotsSidFilesRestResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesRestResponseEntriesItem", {
+    "name": str,
+    "type": Literal["file", "dir", "symlink"],
+    "size": int,
+    # Permission bits in octal, e.g. 0644
+    "mode": str,
+    "mtime": str,
+    # A symbolic link's target, as data (links are never followed)
+    "target": str,
+}, total=False)
+
+# The file bytes (application/octet-stream), or with ?list this JSON
+GetV1SnapshotsSidFilesRestResponse = TypedDict("GetV1SnapshotsSidFilesRestResponse", {
+    "path": str,
+    "entries": list[GetV1SnapshotsSidFilesRestResponseEntriesItem],
+    "truncated": bool,
 }, total=False)
 
 PostV1AgentsIdInputResponse: TypeAlias = None

@@ -94,6 +94,29 @@ class FilesOnABox(unittest.TestCase):
             assert extracted is not None
             self.assertEqual(extracted.read(), b"packed\n")
 
+    def test_snapshots_compared_and_read_without_a_fork(self) -> None:
+        id = self.agent["id"]
+        self.box.files.write(id, "src/a.py", "one\n")
+        first = self.box.snapshots.create(id)["snapshot"]["id"]
+        self.box.files.write(id, "src/a.py", "one, changed\n")
+        self.box.files.write(id, "src/b.py", "two\n")
+        second = self.box.snapshots.create(id)["snapshot"]["id"]
+        try:
+            diff = self.box.snapshots.diff(second, first)
+            self.assertEqual(diff.get("counts"), {"added": 1, "deleted": 0, "modified": 1})
+            self.assertEqual([(c.get("change"), c.get("path")) for c in diff.get("changes", [])], [("modified", "src/a.py"), ("added", "src/b.py")])
+            cut = self.box.snapshots.diff(second, first, limit=1)
+            self.assertEqual((len(cut.get("changes", [])), cut.get("truncated")), (1, True), "cut at the limit")
+            self.assertEqual([e.get("name") for e in self.box.snapshots.list_files(second, "src").get("entries", [])], ["a.py", "b.py"])
+            self.assertIn("src", [e.get("name") for e in self.box.snapshots.list_files(first).get("entries", [])], "the top")
+            read = self.box.snapshots.read_file(first, "src/a.py")
+            self.assertEqual((read.status, read.data), (200, b"one\n"), "the file as the earlier snapshot holds it")
+            self.assertEqual(self.box.snapshots.read_file(first, "src/a.py", if_none_match=read.etag).status, 304)
+            self.assertEqual(refusal(lambda: self.box.snapshots.read_file(first, "src/b.py")).code, "ABX_ERR_NOT_FOUND")
+        finally:
+            for sid in (first, second):
+                self.box.snapshots.delete(sid)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -179,7 +179,7 @@ export class Agentbox {
 
   /**
    * Workspace snapshots: made of an agent's working directory (running or ended), listed, read
-   * with what they share, deleted, restored in place into an ended agent. A fork is
+   * with what they share, compared, browsed file by file, deleted, restored in place into an ended agent. A fork is
    * `agents.spawn({ ..., fromSnapshot })`.
    */
   readonly snapshots = {
@@ -191,6 +191,22 @@ export class Agentbox {
     /** Replace an ended agent's working directory with snapshot `sid` (409 while it runs). */
     restore: (id: string, sid: string, options?: CallOptions) =>
       callRoute(this.#t, 'POST /v1/agents/{id}/restore', { params: { id }, body: { snapshot: sid } }, options),
+    /** What changed from snapshot `from` to snapshot `sid`: paths added, deleted, modified (from their records; nothing read or built). */
+    diff: (sid: string, from: string, query: { limit?: number } = {}, options?: CallOptions) =>
+      callRoute(this.#t, 'GET /v1/snapshots/{sid}/diff', { params: { sid }, query: { from, ...query } }, options),
+    /** A directory of snapshot `sid` ('' its top), listed from the store as `files.list` lists a workspace's. */
+    listFiles: (sid: string, path = '', options?: CallOptions): Promise<unknown> =>
+      this.#t.json({ ...snapshotFilesRoute(sid, path), query: { list: 'true' }, signal: options?.signal }),
+    /** A file of snapshot `sid`, read from the store: its bytes, ETag and mode (status 304 and no bytes when `if-none-match` held). */
+    readFile: async (sid: string, path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<WorkspaceFile> => {
+      const res = await this.#t.send({ ...snapshotFilesRoute(sid, path), headers, signal: options?.signal, accept: [304] });
+      return {
+        status: res.status,
+        etag: res.headers.get('etag') ?? undefined,
+        mode: res.headers.get('x-file-mode') ?? undefined,
+        bytes: new Uint8Array(await res.arrayBuffer()),
+      };
+    },
   };
 
   /** Requests a supervised agent's `ask` holds, and the operator's decisions on them. */
@@ -316,6 +332,14 @@ export class Agentbox {
 function filesRoute(id: string, path: string, method: string): { method: string; path: string; params: Record<string, string> } {
   const below = path.replace(/^\/+/, '');
   return below === '' ? { method, path: '/v1/agents/{id}/files', params: { id } } : { method, path: '/v1/agents/{id}/files/{*}', params: { id, '*': below } };
+}
+
+/** The route of a path in a snapshot: its top, or a path below it. */
+function snapshotFilesRoute(sid: string, path: string): { method: string; path: string; params: Record<string, string> } {
+  const below = path.replace(/^\/+/, '');
+  return below === ''
+    ? { method: 'GET', path: '/v1/snapshots/{sid}/files', params: { sid } }
+    : { method: 'GET', path: '/v1/snapshots/{sid}/files/{*}', params: { sid, '*': below } };
 }
 
 function need<T>(value: T | undefined, key: string): T {

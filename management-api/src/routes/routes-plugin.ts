@@ -15,6 +15,7 @@ import { registerMetaRoute } from './meta-route.js';
 import { registerPodRoutes } from './pods-routes.js';
 import { registerProbeRoutes } from './probe-routes.js';
 import { registerSnapshotRoutes } from './snapshots-routes.js';
+import { registerSnapshotInspectRoutes } from './snapshot-inspect-routes.js';
 import { registerTerminalRoutes } from './terminal-routes.js';
 
 /** Options of {@link routesPlugin}. */
@@ -42,6 +43,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
     registerTerminalRoutes(app, limits);
     registerFileRoutes(app, limits);
     registerSnapshotRoutes(app, limits);
+    registerSnapshotInspectRoutes(app);
     registerExecRoutes(app, limits);
     registerEgressRoutes(app, limits);
     registerApprovalRoutes(app, limits);

@@ -1,6 +1,8 @@
 // Messages between the snapshot service (API thread) and the worker thread that walks, hashes and copies files.
 import type { ChunkLocation } from './object-store.js';
 import type { SnapshotEntry, SnapshotStats } from './snapshot-manifest.js';
+import type { BrowseResult } from './snapshot-browse.js';
+import type { SnapshotDiff } from './snapshot-diff.js';
 
 /** Who every entry a build makes is given to (a root box: the agent's uid). */
 export interface Owner {
@@ -122,7 +124,9 @@ export interface MaterializeResult {
 }
 
 /** A job's answer: its result, or its error with the errno code (ENOSPC is told apart). */
-export type JobReply = { ok: true; result: CaptureResult | MaterializeResult | ChunkList[] | number } | { ok: false; message: string; code?: string };
+export type JobReply =
+  | { ok: true; result: CaptureResult | MaterializeResult | ChunkList[] | SnapshotDiff | BrowseResult | number }
+  | { ok: false; message: string; code?: string };
 
 /** To a capture worker: one capture to run. */
 export interface CaptureRequest {

@@ -221,6 +221,21 @@ export class SnapshotStore {
     return s;
   }
 
+  /**
+   * Run `fn` under the store's lock, shared with captures and builds: no delete's sweep removes an
+   * entries file or pack it reads meanwhile (snapshot-inspect.ts reads inside snapshots so).
+   */
+  reading<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#lock.shared(fn);
+  }
+
+  /** Snapshot `s`'s entries file, and whether it is small enough to read on the caller's thread. */
+  async entriesFileOf(s: SnapshotSummary): Promise<{ entriesFile: string; entriesSha256: string; inline: boolean }> {
+    const file = entriesFile(this.#dir, s.id);
+    const { size } = await stat(file);
+    return { entriesFile: file, entriesSha256: s.entriesSha256, inline: size <= (this.options.inlineEntriesBytes ?? INLINE_ENTRIES_BYTES) };
+  }
+
   /** Capture a working directory. Files unchanged since the agent's previous snapshot (same stat key) reuse its chunks unread. */
   async create(source: CaptureSource, label?: string): Promise<SnapshotSummary> {
     return this.#measure('create', () =>

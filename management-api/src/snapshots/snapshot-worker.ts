@@ -1,12 +1,17 @@
-// The worker thread of one materialisation (a restore or a fork), of one part of a build split over threads, of a clone given to a new owner, or of the reading of a large entries file: synchronous file calls at full speed, off the API's event loop; one message back, then it exits.
+// The worker thread of one materialisation (a restore or a fork), of one part of a build split over threads, of a clone given to a new owner, or of the reading of a large entries file (its chunks, a diff, one path in it): synchronous file calls at full speed, off the API's event loop; one message back, then it exits.
 import { parentPort, workerData } from 'node:worker_threads';
 import { materialize } from './materialize.js';
 import { buildPart } from './materialize-files.js';
 import { regiveClone } from './regive-clone.js';
 import { chunkListTransfer, readChunkLists } from './chunk-list.js';
+import { readDiff } from './snapshot-diff.js';
+import { readBrowse } from './snapshot-browse.js';
+import type { BrowseJob } from './snapshot-browse.js';
+import type { DiffJob } from './snapshot-diff.js';
 import type { ChunkList, ChunkListJob, JobReply, MaterializeJob, MaterializePart, RegiveJob } from './snapshot-protocol.js';
 
-const job = workerData as MaterializeJob | MaterializePart | RegiveJob | ChunkListJob;
+type Job = MaterializeJob | MaterializePart | RegiveJob | ChunkListJob | DiffJob | BrowseJob;
+const job = workerData as Job;
 let reply: JobReply;
 try {
   reply = { ok: true, result: await run(job) };
@@ -17,7 +22,7 @@ try {
 // A chunk list's bytes are moved, not copied.
 parentPort!.postMessage(reply, reply.ok && job.op === 'chunk-list' ? chunkListTransfer(reply.result as ChunkList[]) : []);
 
-async function run(job: MaterializeJob | MaterializePart | RegiveJob | ChunkListJob) {
+async function run(job: Job) {
   switch (job.op) {
     case 'materialize':
       return materialize(job);
@@ -25,6 +30,10 @@ async function run(job: MaterializeJob | MaterializePart | RegiveJob | ChunkList
       return regiveClone(job);
     case 'chunk-list':
       return readChunkLists(job);
+    case 'diff':
+      return readDiff(job);
+    case 'browse':
+      return readBrowse(job);
     default:
       return buildPart(job);
   }

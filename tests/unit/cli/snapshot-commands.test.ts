@@ -1,6 +1,6 @@
-// `agentbox snapshot create/ls/rm/restore` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
+// `agentbox snapshot create/ls/rm/restore/diff/files/cat` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
 import t from 'tap';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
@@ -90,8 +90,79 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
   t.match(await cli('snapshot', 'create'), { code: 2, stderr: /name one agent/ });
 });
 
+t.test('diff, files and cat: inside snapshots without forking them', async (t) => {
+  const started = await runAgentboxAsync(
+    [
+      'run',
+      ...target,
+      '-d',
+      '--name',
+      'inspected',
+      '--',
+      '/bin/sh',
+      '-c',
+      'mkdir src; echo one > src/a.ts; echo two > src/b.ts; ln -s src/a.ts link; exec sleep 60',
+    ],
+    { cwd: work, env },
+  );
+  t.equal(started.code, 0, started.stderr);
+  const dir = path.join(box.paths.workspaceDir, 'inspected');
+  await waitFor('the agent made its files', () => readFileSync(path.join(dir, 'src/b.ts'), 'utf8') === 'two\n');
+  const before = (await cli('snapshot', 'create', 'inspected')).stdout.split(' ')[0]!;
+  writeFileSync(path.join(dir, 'src/a.ts'), 'one, changed\n');
+  rmSync(path.join(dir, 'src/b.ts'));
+  mkdirSync(path.join(dir, 'docs'));
+  writeFileSync(path.join(dir, 'docs/notes.md'), '# notes\n');
+  const after = (await cli('snapshot', 'create', 'inspected')).stdout.split(' ')[0]!;
+
+  const diff = await cli('snapshot', 'diff', before, after);
+  t.equal(diff.code, 0, diff.stderr);
+  t.equal(
+    diff.stdout,
+    [
+      'A  docs/',
+      'A  docs/notes.md  8 B',
+      'M  src/a.ts  content: 4 B → 13 B',
+      'D  src/b.ts  4 B',
+      `2 added (8 B), 1 modified, 1 deleted (4 B) from ${before} to ${after}`,
+      '',
+    ].join('\n'),
+    'a change a line in path order, then the counts',
+  );
+  const cut = await cli('snapshot', 'diff', '--limit', '1', before, after);
+  t.match(cut.stdout, /^A {2}docs\/\n… 3 more changes not listed/, '--limit cuts the list, not the counts');
+  t.match(JSON.parse((await cli('snapshot', 'diff', '--json', before, after)).stdout), {
+    from: before,
+    to: after,
+    counts: { added: 2, modified: 1, deleted: 1 },
+  });
+  t.match((await cli('snapshot', 'diff', after, after)).stdout, /^no changes from /);
+  t.match(await cli('snapshot', 'diff', before), { code: 2, stderr: /give two snapshots, the earlier first/ });
+  t.match(await cli('snapshot', 'diff', '--limit', '0', before, after), { code: 2, stderr: /--limit takes a whole number/ });
+  t.match(await cli('snapshot', 'diff', 'snp_AAAAAAAAAAAA', after), { code: 1, stderr: /404 ABX_ERR_NOT_FOUND: .*snp_AAAAAAAAAAAA/ });
+
+  const top = await cli('snapshot', 'files', before);
+  t.equal(top.code, 0, top.stderr);
+  t.match(top.stdout, /^lrwxrwxrwx +\S+ \S+Z {2}link -> src\/a\.ts$/m, 'a link with its target');
+  t.match(top.stdout, /^drwxr-xr-x +\S+ \S+Z {2}src\/$/m);
+  t.match((await cli('snapshot', 'files', before, './src/')).stdout, /^-rw-r--r-- {2}4 B {2}\S+ \S+Z {2}a\.ts\n-rw-r--r-- {2}4 B {2}\S+ \S+Z {2}b\.ts$/m);
+  t.match(JSON.parse((await cli('snapshot', 'files', '--json', before, 'src')).stdout), { path: 'src', entries: [{ name: 'a.ts' }, { name: 'b.ts' }] });
+  t.match(await cli('snapshot', 'files', before, 'src/a.ts'), { code: 1, stderr: /is not a directory/ });
+
+  t.match(await cli('snapshot', 'cat', before, 'src/a.ts'), { code: 0, stdout: 'one\n' }, 'the file as it was');
+  t.match(await cli('snapshot', 'cat', after, 'src/a.ts'), { code: 0, stdout: 'one, changed\n' });
+  t.match(await cli('snapshot', 'cat', before, 'src/b.ts'), { code: 0, stdout: 'two\n' }, 'a file the workspace no longer has');
+  t.match(await cli('snapshot', 'cat', before, 'src'), {
+    code: 1,
+    stderr: new RegExp(`is a directory: list it \\(\\?list; agentbox snapshot files ${before} src\\)`),
+  });
+  t.match(await cli('snapshot', 'cat', before, 'link'), { code: 1, stderr: /symbolic link to "src\/a\.ts" \(links are never followed\)/ });
+  t.match(await cli('snapshot', 'cat', before, 'nope'), { code: 1, stderr: /no such path .*holds no "nope"/ });
+  t.match(await cli('snapshot', 'cat', before), { code: 2, stderr: /give a snapshot and a file in it/ });
+});
+
 t.test('--help on each', async (t) => {
-  for (const sub of ['create', 'ls', 'show', 'rm', 'restore']) {
+  for (const sub of ['create', 'ls', 'show', 'rm', 'restore', 'diff', 'files', 'cat']) {
     const help = await runAgentboxAsync(['snapshot', sub, '--help'], { cwd: work, env });
     t.equal(help.code, 0);
     t.match(help.stdout, new RegExp(`^Usage: agentbox snapshot ${sub}`), sub);

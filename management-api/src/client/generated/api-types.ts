@@ -1663,6 +1663,98 @@ export interface Routes {
       freedChunks?: number;
     };
   };
+  /** What changed from snapshot ?from= to this one, from their entries alone (no file is read, nothing is built): paths added, deleted and modified, in path order, with counts of every change */
+  "GET /v1/snapshots/{sid}/diff": {
+    params: {
+      /** A snapshot id (snp_…) */
+      sid: string;
+    };
+    query: {
+      /** The earlier snapshot (any agent’s) */
+      from: string;
+      /** The most changes listed */
+      limit?: number;
+    };
+    response: ({
+      from?: string;
+      to?: string;
+      counts?: {
+        added?: number;
+        deleted?: number;
+        modified?: number;
+      };
+      /** Bytes of the files added */
+      addedBytes?: number;
+      /** Bytes of the files deleted */
+      deletedBytes?: number;
+      changes?: (Array<({
+        path?: string;
+        change?: "added" | "deleted" | "modified";
+        /** In the later snapshot (in the earlier one for a deletion) */
+        type?: "file" | "dir" | "symlink";
+        /** A modification's aspects: content (a file's bytes), mode (permission bits), target (a link's), type. A modification time alone is no change */
+        what?: (Array<"type" | "content" | "mode" | "target">);
+        /** A file's size (in the earlier snapshot for a deletion) */
+        size?: number;
+        /** A modified file's size in the earlier snapshot */
+        sizeBefore?: number;
+      })>);
+      /** More changes than listed (see counts) */
+      truncated?: boolean;
+    });
+  };
+  /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed */
+  "GET /v1/snapshots/{sid}/files": {
+    params: {
+      /** A snapshot id (snp_…) */
+      sid: string;
+      /** The path relative to the working directory the snapshot was taken of; empty for that directory */
+      "*": string;
+    };
+    query?: {
+      list?: string;
+    };
+    response: ({
+      path?: string;
+      entries?: (Array<({
+        name?: string;
+        type?: "file" | "dir" | "symlink";
+        size?: number;
+        /** Permission bits in octal, e.g. 0644 */
+        mode?: string;
+        mtime?: string;
+        /** A symbolic link's target, as data (links are never followed) */
+        target?: string;
+      })>);
+      truncated?: boolean;
+    });
+  };
+  /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed */
+  "GET /v1/snapshots/{sid}/files/{*}": {
+    params: {
+      /** A snapshot id (snp_…) */
+      sid: string;
+      /** The path relative to the working directory the snapshot was taken of; empty for that directory */
+      "*": string;
+    };
+    query?: {
+      list?: string;
+    };
+    response: ({
+      path?: string;
+      entries?: (Array<({
+        name?: string;
+        type?: "file" | "dir" | "symlink";
+        size?: number;
+        /** Permission bits in octal, e.g. 0644 */
+        mode?: string;
+        mtime?: string;
+        /** A symbolic link's target, as data (links are never followed) */
+        target?: string;
+      })>);
+      truncated?: boolean;
+    });
+  };
 }
 
 /** A route, as "METHOD /path/{param}". */
@@ -1728,4 +1820,7 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/snapshots",
   "GET /v1/snapshots/{sid}",
   "DELETE /v1/snapshots/{sid}",
+  "GET /v1/snapshots/{sid}/diff",
+  "GET /v1/snapshots/{sid}/files",
+  "GET /v1/snapshots/{sid}/files/{*}",
 ];

@@ -1,0 +1,161 @@
+// /v1/snapshots/:sid/diff and /v1/snapshots/:sid/files/*: what changed between two snapshots, and a snapshot's files read where they are stored, without forking it.
+import type { FastifyInstance } from 'fastify';
+import type {} from '@fastify/swagger';
+import '../app-state.js';
+import { ApiError, errorResponses } from '../errors.js';
+import { parseFilePath } from '../workspace-files/file-path.js';
+import { MAX_DIFF_CHANGES } from '../snapshots/snapshot-diff.js';
+import { browseSnapshot, diffSnapshots, openSnapshotFile } from '../snapshots/snapshot-inspect.js';
+import { snapshotIdSchema, type SnapshotEntry } from '../snapshots/snapshot-manifest.js';
+
+const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
+const sidParams = { type: 'object', additionalProperties: false, required: ['sid'], properties: { sid: snapshotIdSchema } } as const;
+const changeSchema = {
+  type: 'object',
+  properties: {
+    path: { type: 'string' },
+    change: { type: 'string', enum: ['added', 'deleted', 'modified'] },
+    type: { type: 'string', enum: ['file', 'dir', 'symlink'], description: 'In the later snapshot (in the earlier one for a deletion)' },
+    what: {
+      type: 'array',
+      items: { type: 'string', enum: ['type', 'content', 'mode', 'target'] },
+      description:
+        "A modification's aspects: content (a file's bytes), mode (permission bits), target (a link's), type. A modification time alone is no change",
+    },
+    size: { type: 'integer', description: "A file's size (in the earlier snapshot for a deletion)" },
+    sizeBefore: { type: 'integer', description: "A modified file's size in the earlier snapshot" },
+  },
+} as const;
+const entrySchema = {
+  type: 'object',
+  properties: {
+    name: { type: 'string' },
+    type: { type: 'string', enum: ['file', 'dir', 'symlink'] },
+    size: { type: 'integer' },
+    mode: { type: 'string', description: 'Permission bits in octal, e.g. 0644' },
+    mtime: { type: 'string' },
+    target: { type: 'string', description: "A symbolic link's target, as data (links are never followed)" },
+  },
+} as const;
+
+/** `?list`, `?list=1`: present and not false. */
+const on = (v: string | undefined): boolean => v !== undefined && v !== 'false' && v !== '0';
+
+/** A snapshot entry as the workspace files API lists one. */
+function listed(e: SnapshotEntry) {
+  const name = e.path.slice(e.path.lastIndexOf('/') + 1);
+  const mtime = new Date(Number(BigInt(e.mtimeNs) / 1_000_000n)).toISOString();
+  if (e.type === 'symlink') return { name, type: e.type, size: Buffer.byteLength(e.target), mode: '0777', mtime, target: e.target };
+  return { name, type: e.type, size: e.type === 'file' ? e.size : 0, mode: modeString(e.mode), mtime };
+}
+
+const modeString = (mode: number): string => `0${(mode & 0o7777).toString(8).padStart(3, '0')}`;
+
+/** Operator only, as every read of snapshots is: a snapshot may hold another agent's files. */
+export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
+  const store = () => app.agentbox.snapshots;
+
+  app.get<{ Params: { sid: string }; Querystring: { from: string; limit?: number } }>(
+    '/v1/snapshots/:sid/diff',
+    {
+      config: { agent: 'deny' },
+      schema: {
+        summary:
+          'What changed from snapshot ?from= to this one, from their entries alone (no file is read, nothing is built): paths added, deleted and modified, in path order, with counts of every change',
+        tags: ['snapshots'],
+        params: sidParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['from'],
+          properties: {
+            from: { ...snapshotIdSchema, description: 'The earlier snapshot (any agent\u2019s)' },
+            limit: { type: 'integer', minimum: 1, maximum: MAX_DIFF_CHANGES, default: MAX_DIFF_CHANGES, description: 'The most changes listed' },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              from: { type: 'string' },
+              to: { type: 'string' },
+              counts: { type: 'object', properties: { added: { type: 'integer' }, deleted: { type: 'integer' }, modified: { type: 'integer' } } },
+              addedBytes: { type: 'integer', description: 'Bytes of the files added' },
+              deletedBytes: { type: 'integer', description: 'Bytes of the files deleted' },
+              changes: { type: 'array', items: changeSchema },
+              truncated: { type: 'boolean', description: 'More changes than listed (see counts)' },
+            },
+          },
+          ...errors,
+        },
+      },
+    },
+    async (request) => {
+      const { sid } = request.params;
+      const { from, limit = MAX_DIFF_CHANGES } = request.query;
+      const diff = await diffSnapshots(store(), from, sid, limit);
+      return { from, to: sid, ...diff };
+    },
+  );
+
+  for (const url of ['/v1/snapshots/:sid/files', '/v1/snapshots/:sid/files/*']) {
+    app.get<{ Params: { sid: string; '*'?: string }; Querystring: { list?: string }; Headers: { 'if-none-match'?: string } }>(
+      url,
+      {
+        config: { agent: 'deny' },
+        schema: {
+          summary:
+            "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed",
+          tags: ['snapshots'],
+          params: {
+            type: 'object',
+            required: ['sid'],
+            properties: {
+              sid: snapshotIdSchema,
+              '*': {
+                type: 'string',
+                maxLength: 16_384,
+                description: 'The path relative to the working directory the snapshot was taken of; empty for that directory',
+              },
+            },
+          },
+          querystring: { type: 'object', additionalProperties: false, properties: { list: { type: 'string', maxLength: 8 } } },
+          response: {
+            200: {
+              description: 'The file bytes (application/octet-stream), or with ?list this JSON',
+              type: 'object',
+              properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
+            },
+            304: { description: 'Not modified (If-None-Match)', type: 'null' },
+            ...errors,
+          },
+        },
+      },
+      async (request, reply) => {
+        const path = parseFilePath(request.params['*'] ?? '').join('/');
+        const { sid } = request.params;
+        if (on(request.query.list)) {
+          const found = await browseSnapshot(store(), sid, path, true);
+          if (found.entry.type !== 'dir') throw new ApiError('ABX_ERR_FILE_TYPE', `"${path}" in snapshot ${sid} is not a directory`);
+          return reply.send({ path, entries: (found.children ?? []).map(listed), truncated: found.truncated === true });
+        }
+        const { entry, tag, body } = await openSnapshotFile(store(), sid, path);
+        if ((request.params['*'] ?? '').endsWith('/')) {
+          body.destroy();
+          throw new ApiError('ABX_ERR_FILE_TYPE', `"${path}" in snapshot ${sid} is not a directory`);
+        }
+        const etag = `"${tag}"`;
+        void reply
+          .header('etag', etag)
+          .header('last-modified', new Date(Number(BigInt(entry.mtimeNs) / 1_000_000n)).toUTCString())
+          .header('x-file-mode', modeString(entry.mode))
+          .type('application/octet-stream');
+        if (request.headers['if-none-match']?.split(',').some((t) => t.trim() === etag) === true) {
+          body.destroy();
+          return reply.code(304).send();
+        }
+        return reply.header('content-length', entry.size).send(body);
+      },
+    );
+  }
+}

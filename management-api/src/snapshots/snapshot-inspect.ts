@@ -1,0 +1,98 @@
+// Looking inside snapshots without building one: what changed between two, one path's entry or a directory's entries, a file's bytes streamed from the store's packs.
+import { type FileHandle, open, readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { ApiError } from '../errors.js';
+import { parseEntries } from './entries-file.js';
+import { packFile, type ChunkLocation } from './object-store.js';
+import { runJob } from './run-job.js';
+import { browseEntries, type BrowseResult } from './snapshot-browse.js';
+import { diffEntries, type SnapshotDiff } from './snapshot-diff.js';
+import { CHUNK_BYTES, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
+import type { SnapshotStore } from './snapshot-store.js';
+
+type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
+
+/** The changes from snapshot `beforeId` to snapshot `afterId`; large entries files are compared in a worker thread. */
+export async function diffSnapshots(store: SnapshotStore, beforeId: string, afterId: string, limit: number): Promise<SnapshotDiff> {
+  return store.reading(async () => {
+    const [before, after] = await Promise.all([store.entriesFileOf(store.get(beforeId)), store.entriesFileOf(store.get(afterId))]);
+    if (before.inline && after.inline) return diffEntries(await entriesIn(before), await entriesIn(after), limit);
+    return runJob({ op: 'diff', before: fileOf(before), after: fileOf(after), limit });
+  });
+}
+
+/** The entry at `path` of snapshot `id` (its own entries with `list`, when a directory); 404 when it holds none there. */
+export async function browseSnapshot(store: SnapshotStore, id: string, path: string, list: boolean): Promise<Extract<BrowseResult, { found: true }>> {
+  return store.reading(async () => found(store.get(id), path, await browse(store, store.get(id), path, list, false)));
+}
+
+/** A file of snapshot `id`, its bytes as a stream: the packs it needs are opened under the store's lock, so a delete meanwhile cannot take them away. */
+export async function openSnapshotFile(store: SnapshotStore, id: string, path: string): Promise<{ entry: FileEntry; tag: string; body: Readable }> {
+  return store.reading(async () => {
+    const s = store.get(id);
+    const result = found(s, path, await browse(store, s, path, false, true));
+    const { entry } = result;
+    if (entry.type === 'dir')
+      throw new ApiError(
+        'ABX_ERR_FILE_TYPE',
+        `"${path || '.'}" in snapshot ${s.id} is a directory: list it (?list; agentbox snapshot files ${s.id}${path ? ` ${path}` : ''})`,
+      );
+    if (entry.type === 'symlink')
+      throw new ApiError('ABX_ERR_FILE_TYPE', `"${path}" in snapshot ${s.id} is a symbolic link to ${JSON.stringify(entry.target)} (links are never followed)`);
+    const handles = new Map<string, FileHandle>();
+    try {
+      for (const loc of result.file!.locations) if (loc && !handles.has(loc.pack)) handles.set(loc.pack, await open(packFile(store.dir, loc.pack), 'r'));
+    } catch (err) {
+      await closeAll(handles);
+      throw err;
+    }
+    const body = Readable.from(chunks(entry, result.file!.locations, handles), { objectMode: false });
+    // On close, not in the generator's end: a stream destroyed before its first read never runs the generator's finally.
+    body.once('close', () => void closeAll(handles));
+    return { entry, tag: result.file!.tag, body };
+  });
+}
+
+async function browse(store: SnapshotStore, s: SnapshotSummary, path: string, list: boolean, locate: boolean): Promise<BrowseResult> {
+  const file = await store.entriesFileOf(s);
+  // A small snapshot's entries are read here; a file's chunks are located in a thread (the store's every pack index is read for them).
+  if (file.inline && !locate) return browseEntries(await entriesIn(file), path, { list });
+  return runJob({ op: 'browse', storeDir: store.dir, ...fileOf(file), path, list, locate });
+}
+
+function found(s: SnapshotSummary, path: string, result: BrowseResult): Extract<BrowseResult, { found: true }> {
+  if (result.found) return result;
+  if (result.blockedBy?.type === 'symlink')
+    throw new ApiError(
+      'ABX_ERR_FILE_PATH',
+      `"${path}" in snapshot ${s.id} passes through the symbolic link "${result.blockedBy.path}"; links are never followed`,
+    );
+  if (result.blockedBy) throw new ApiError('ABX_ERR_FILE_TYPE', `"${result.blockedBy.path}" in snapshot ${s.id} is not a directory`);
+  throw new ApiError('ABX_ERR_NOT_FOUND', `snapshot ${s.id} holds no "${path}"; agentbox snapshot files ${s.id} lists what it holds`);
+}
+
+/** A file's chunks in order, read from the open packs; a hole is a chunk of zeros. */
+async function* chunks(entry: FileEntry, locations: ReadonlyArray<ChunkLocation | null>, handles: ReadonlyMap<string, FileHandle>): AsyncGenerator<Buffer> {
+  for (const [i, loc] of locations.entries()) {
+    const size = Math.min(CHUNK_BYTES, entry.size - i * CHUNK_BYTES);
+    const buf = loc ? Buffer.allocUnsafe(size) : Buffer.alloc(size);
+    for (let n = 0; loc && n < size; ) {
+      const { bytesRead } = await handles.get(loc.pack)!.read(buf, n, size - n, loc.offset + n);
+      if (bytesRead === 0) throw new Error(`pack ${loc.pack} is shorter than its index says: the store is damaged`);
+      n += bytesRead;
+    }
+    yield buf;
+  }
+}
+
+async function closeAll(handles: Map<string, FileHandle>): Promise<void> {
+  const open = [...handles.values()];
+  handles.clear();
+  await Promise.all(open.map((h) => h.close().catch(() => undefined)));
+}
+
+const fileOf = (f: { entriesFile: string; entriesSha256: string }) => ({ entriesFile: f.entriesFile, entriesSha256: f.entriesSha256 });
+
+async function entriesIn(f: { entriesFile: string; entriesSha256: string }): Promise<SnapshotEntry[]> {
+  return parseEntries(await readFile(f.entriesFile), f.entriesSha256, f.entriesFile);
+}

@@ -1,0 +1,46 @@
+// `agentbox snapshot cat SNAPSHOT PATH`: one file of a snapshot, its bytes to standard output, read from the store without forking it.
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
+import { UsageError } from './cli-errors.js';
+import { refused, send } from './cp-remote.js';
+
+export const usage = `Usage: agentbox snapshot cat SNAPSHOT PATH
+
+Write file PATH of snapshot SNAPSHOT (relative to the working directory it was taken of) to standard
+output, read from the store: no agent is forked. What a file held before an agent changed it:
+  agentbox snapshot cat snp_… src/app.ts > app.ts.before
+A directory is listed with agentbox snapshot files; a link is refused (never followed).
+
+Options:
+${targetHelp
+  .split('\n')
+  .filter((l) => !l.includes('--json'))
+  .join('\n')}
+  -h, --help       show this help
+
+Exit codes: 0 written, 1 refused (an unknown snapshot, no such file, a directory or link) or unreachable, 2 bad usage.`;
+
+/** The URL path of `relative` in snapshot `sid`'s files, each segment percent-encoded. */
+export function snapshotPathUrl(sid: string, relative: string, query = ''): string {
+  const below = relative
+    .split('/')
+    // `./src`, `src/.` and `.` as a shell user types them: the same path.
+    .filter((s) => s !== '' && s !== '.')
+    .map(encodeURIComponent)
+    .join('/');
+  return `/v1/snapshots/${encodeURIComponent(sid)}/files${below ? `/${below}` : ''}${query}`;
+}
+
+export async function run(args: string[]): Promise<number> {
+  const { url, manifest, root } = targetOptions;
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { url, manifest, root } });
+  if (positionals.length !== 2) throw new UsageError('give a snapshot and a file in it: agentbox snapshot cat SNAPSHOT PATH');
+  const [sid, relative] = positionals as [string, string];
+  const target = await resolveTarget(values);
+  const res = await send(target, 'GET', target.url + snapshotPathUrl(sid, relative));
+  if (!res.ok || !res.body) throw await refused(`reading ${relative} in ${sid}`, res);
+  await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), process.stdout);
+  return 0;
+}

@@ -1,0 +1,296 @@
+// Inside snapshots without forking, on a real box with a real sandboxed agent: what changed between two (every kind of change, both ways, cut
+// at a limit), a snapshot's files and listings read from the store (multi-chunk and sparse files byte for byte, after the workspace lost them,
+// while a delete sweeps their pack), links never followed, bad paths and ids refused, agents refused; and the same answers from worker threads.
+import t from 'tap';
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
+import { browseSnapshot, diffSnapshots, openSnapshotFile } from '../../management-api/src/snapshots/snapshot-inspect.js';
+import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { startTestServer, type TestServer } from './support/harness.js';
+
+let box: TestServer;
+t.before(async () => {
+  box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' });
+});
+t.teardown(() => box?.close());
+
+type Agent = { id: string; pid: number; cwd: string; name: string };
+type Change = { path: string; change: string; type: string; what?: string[]; size?: number; sizeBefore?: number };
+
+const spawn = async (name: string): Promise<Agent> => {
+  const res = await box.api('/v1/agents', { body: { name, command: '/bin/sh', args: ['-c', 'exec sleep 600'] } });
+  if (res.status !== 201) throw new Error(`spawn failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return res.json['agent'] as Agent;
+};
+const snap = async (id: string): Promise<string> => {
+  const res = await box.api(`/v1/agents/${id}/snapshots`, { body: {} });
+  if (res.status !== 201) throw new Error(`snapshot failed: ${res.status} ${JSON.stringify(res.json)}`);
+  return (res.json['snapshot'] as { id: string }).id;
+};
+const dirOf = (agent: Agent) => path.join(box.paths.workspaceDir, agent.cwd);
+const raw = (pathname: string, headers: Record<string, string> = {}) =>
+  fetch(box.server.apiUrl + pathname, { headers: { authorization: `Bearer ${box.key}`, ...headers } });
+const tokenOf = async (pid: number): Promise<string> => /(?:^|\0)AGENTBOX_TOKEN=([^\0]+)/.exec(await readFile(`/proc/${pid}/environ`, 'utf8'))?.[1] ?? '';
+
+const big = randomBytes(3 * 1024 * 1024 + 17);
+const sparseTail = randomBytes(4096);
+
+let alpha: Agent;
+let s1: string;
+let s2: string;
+t.before(async () => {
+  alpha = await spawn('alpha');
+  const dir = dirOf(alpha);
+  await mkdir(path.join(dir, 'src/lib'), { recursive: true });
+  await writeFile(path.join(dir, 'src/a.ts'), 'export const a = 1;\n');
+  await writeFile(path.join(dir, 'src/b.ts'), 'export const b = 2;\n');
+  await writeFile(path.join(dir, 'src/lib/c.ts'), 'export const c = 3;\n');
+  await writeFile(path.join(dir, 'src-x.ts'), 'sorts after src/ by segment\n');
+  await writeFile(path.join(dir, 'README.md'), '# readme\n');
+  await writeFile(path.join(dir, 'big.bin'), big);
+  await writeFile(path.join(dir, 'run.sh'), '#!/bin/sh\n', { mode: 0o750 });
+  await chmod(path.join(dir, 'run.sh'), 0o750);
+  // Two whole chunks of zeros (holes, never stored), then data.
+  await writeFile(path.join(dir, 'sparse.img'), '');
+  await truncate(path.join(dir, 'sparse.img'), 2 * 1024 * 1024);
+  const h = await open(path.join(dir, 'sparse.img'), 'r+');
+  await h.write(sparseTail, 0, sparseTail.length, 2 * 1024 * 1024);
+  await h.close();
+  await writeFile(path.join(dir, 'x'), 'a file that becomes a directory\n');
+  await symlink('src/a.ts', path.join(dir, 'link'));
+  await utimes(path.join(dir, 'README.md'), 1_600_000_000, 1_600_000_000);
+  s1 = await snap(alpha.id);
+
+  await writeFile(path.join(dir, 'src/a.ts'), 'export const a = 10;\n');
+  await chmod(path.join(dir, 'src/b.ts'), 0o600);
+  await utimes(path.join(dir, 'README.md'), 1_700_000_000, 1_700_000_000);
+  await unlink(path.join(dir, 'big.bin'));
+  await rm(path.join(dir, 'src/lib'), { recursive: true });
+  await mkdir(path.join(dir, 'src/new'));
+  await writeFile(path.join(dir, 'src/new/d.ts'), 'export const d = 4;\n');
+  await unlink(path.join(dir, 'link'));
+  await symlink('src/b.ts', path.join(dir, 'link'));
+  await unlink(path.join(dir, 'x'));
+  await mkdir(path.join(dir, 'x'));
+  await writeFile(path.join(dir, 'x/inside.txt'), 'in\n');
+  s2 = await snap(alpha.id);
+});
+
+const expected: Change[] = [
+  { path: 'big.bin', change: 'deleted', type: 'file', size: big.length },
+  { path: 'link', change: 'modified', type: 'symlink', what: ['target'] },
+  { path: 'src/a.ts', change: 'modified', type: 'file', what: ['content'], size: 21, sizeBefore: 20 },
+  { path: 'src/b.ts', change: 'modified', type: 'file', what: ['mode'], size: 20, sizeBefore: 20 },
+  { path: 'src/lib', change: 'deleted', type: 'dir' },
+  { path: 'src/lib/c.ts', change: 'deleted', type: 'file', size: 20 },
+  { path: 'src/new', change: 'added', type: 'dir' },
+  { path: 'src/new/d.ts', change: 'added', type: 'file', size: 20 },
+  { path: 'x', change: 'modified', type: 'dir', what: ['type'], sizeBefore: 32 },
+  { path: 'x/inside.txt', change: 'added', type: 'file', size: 3 },
+];
+
+t.test('a diff lists every change in path order, counts them, and leaves out a changed mtime alone', async (t) => {
+  const res = await box.api(`/v1/snapshots/${s2}/diff?from=${s1}`);
+  t.equal(res.status, 200, JSON.stringify(res.json));
+  t.same(res.json['changes'], expected, 'exactly these changes (README.md, touched only, is not one; src-x.ts comes after src/…)');
+  t.same(res.json['counts'], { added: 3, deleted: 3, modified: 4 });
+  t.equal(res.json['addedBytes'], 23, 'the files added');
+  t.equal(res.json['deletedBytes'], big.length + 20, 'the files deleted');
+  t.equal(res.json['truncated'], false);
+  t.equal(res.json['from'], s1);
+  t.equal(res.json['to'], s2);
+
+  const back = await box.api(`/v1/snapshots/${s1}/diff?from=${s2}`);
+  t.same(back.json['counts'], { added: 3, deleted: 3, modified: 4 }, 'the other way round: additions are deletions');
+  t.same(
+    (back.json['changes'] as Change[]).map((c) => `${c.change} ${c.path}`),
+    [
+      'added big.bin',
+      'modified link',
+      'modified src/a.ts',
+      'modified src/b.ts',
+      'added src/lib',
+      'added src/lib/c.ts',
+      'deleted src/new',
+      'deleted src/new/d.ts',
+      'modified x',
+      'deleted x/inside.txt',
+    ],
+  );
+
+  const same = await box.api(`/v1/snapshots/${s2}/diff?from=${s2}`);
+  t.same([same.json['changes'], same.json['counts']], [[], { added: 0, deleted: 0, modified: 0 }], 'a snapshot against itself: nothing');
+
+  const cut = await box.api(`/v1/snapshots/${s2}/diff?from=${s1}&limit=3`);
+  t.same(cut.json['changes'], expected.slice(0, 3), 'cut at the limit, in the same order');
+  t.equal(cut.json['truncated'], true);
+  t.same(cut.json['counts'], { added: 3, deleted: 3, modified: 4 }, 'counts cover every change whatever the limit');
+});
+
+t.test('a diff of unknown or malformed snapshots is refused, naming them', async (t) => {
+  const unknown = await box.api(`/v1/snapshots/${s2}/diff?from=snp_AAAAAAAAAAAA`);
+  t.equal(unknown.status, 404);
+  t.match(unknown.json['message'], /snp_AAAAAAAAAAAA/);
+  t.equal((await box.api(`/v1/snapshots/snp_AAAAAAAAAAAA/diff?from=${s1}`)).status, 404);
+  t.equal((await box.api(`/v1/snapshots/${s2}/diff`)).status, 400, 'from is required');
+  t.equal((await box.api(`/v1/snapshots/${s2}/diff?from=../x`)).status, 400);
+  t.equal((await box.api(`/v1/snapshots/${s2}/diff?from=${s1}&limit=0`)).status, 400);
+  t.equal((await box.api(`/v1/snapshots/${s2}/diff?from=${s1}`, { auth: false })).status, 401);
+});
+
+t.test("a snapshot's files are read from the store, byte for byte, after the workspace lost them", async (t) => {
+  const res = await raw(`/v1/snapshots/${s1}/files/big.bin`);
+  t.equal(res.status, 200);
+  t.ok(Buffer.from(await res.arrayBuffer()).equals(big), 'four chunks, the last short: the bytes as they were (the workspace no longer has the file)');
+  t.equal(res.headers.get('content-length'), String(big.length));
+  t.equal(res.headers.get('content-type'), 'application/octet-stream');
+  const etag = res.headers.get('etag')!;
+  t.match(etag, /^"[0-9a-f]{32}"$/);
+  t.equal((await raw(`/v1/snapshots/${s1}/files/big.bin`, { 'if-none-match': etag })).status, 304, 'If-None-Match');
+
+  const sparse = await raw(`/v1/snapshots/${s1}/files/sparse.img`);
+  t.ok(Buffer.from(await sparse.arrayBuffer()).equals(Buffer.concat([Buffer.alloc(2 * 1024 * 1024), sparseTail])), 'holes read as zeros, then the data');
+
+  const script = await raw(`/v1/snapshots/${s1}/files/run.sh`);
+  t.equal(script.headers.get('x-file-mode'), '0750');
+  t.equal(await script.text(), '#!/bin/sh\n');
+  t.equal(await (await raw(`/v1/snapshots/${s1}/files/src/a.ts`)).text(), 'export const a = 1;\n', 'the earlier content');
+  t.equal(await (await raw(`/v1/snapshots/${s2}/files/src/a.ts`)).text(), 'export const a = 10;\n', 'the later content');
+  const readme = await raw(`/v1/snapshots/${s1}/files/README.md`);
+  t.equal(readme.headers.get('last-modified'), new Date(1_600_000_000_000).toUTCString());
+  const tags = async (p: string) => Promise.all([s1, s2].map(async (s) => (await raw(`/v1/snapshots/${s}/files/${p}`)).headers.get('etag')));
+  const [b1, b2] = await tags('src/b.ts');
+  t.equal(b1, b2, 'the same bytes in two snapshots: the same ETag');
+  const [a1, a2] = await tags('src/a.ts');
+  t.not(a1, a2, 'other bytes: another');
+});
+
+t.test("a snapshot's directories are listed as the workspace files API lists them", async (t) => {
+  const root = await box.api(`/v1/snapshots/${s1}/files?list`);
+  t.equal(root.status, 200);
+  const entries = root.json['entries'] as Array<Record<string, unknown>>;
+  t.same(
+    entries.map((e) => e['name']),
+    ['README.md', 'big.bin', 'link', 'run.sh', 'sparse.img', 'src', 'src-x.ts', 'x'],
+    'by name, directly under it',
+  );
+  t.match(
+    entries.find((e) => e['name'] === 'link'),
+    { type: 'symlink', target: 'src/a.ts' },
+  );
+  t.match(
+    entries.find((e) => e['name'] === 'run.sh'),
+    { type: 'file', mode: '0750', size: 10 },
+  );
+  t.match(
+    entries.find((e) => e['name'] === 'README.md'),
+    { mtime: new Date(1_600_000_000_000).toISOString() },
+  );
+  t.match(
+    entries.find((e) => e['name'] === 'src'),
+    { type: 'dir' },
+  );
+  const src = await box.api(`/v1/snapshots/${s1}/files/src/?list`);
+  t.same(
+    (src.json['entries'] as Array<{ name: string }>).map((e) => e.name),
+    ['a.ts', 'b.ts', 'lib'],
+  );
+  t.equal(src.json['path'], 'src');
+});
+
+t.test('links are never followed; wrong types, missing paths, bad paths and agents are refused', async (t) => {
+  const cases: Array<[string, number, RegExp]> = [
+    [`/v1/snapshots/${s1}/files/link`, 409, /symbolic link to "src\/a.ts"/],
+    [`/v1/snapshots/${s2}/files/link/x`, 400, /passes through the symbolic link "link"/],
+    [`/v1/snapshots/${s1}/files/src`, 409, /is a directory: list it \(\?list; agentbox snapshot files snp_\S+ src\)/],
+    [`/v1/snapshots/${s1}/files/run.sh?list`, 409, /not a directory/],
+    [`/v1/snapshots/${s1}/files/run.sh/`, 409, /not a directory/],
+    [`/v1/snapshots/${s1}/files/run.sh/more`, 409, /"run.sh" in snapshot .* is not a directory/],
+    [`/v1/snapshots/${s1}/files/nope.txt`, 404, /holds no "nope.txt"/],
+    [`/v1/snapshots/${s1}/files/src%2F..%2Fbig.bin`, 400, /must not contain "\.\." segments/],
+    [`/v1/snapshots/snp_AAAAAAAAAAAA/files/big.bin`, 404, /snp_AAAAAAAAAAAA/],
+  ];
+  for (const [url, status, message] of cases) {
+    const res = await box.api(url);
+    t.equal(res.status, status, url);
+    t.match(res.json['message'], message, url);
+  }
+  const token = await tokenOf(alpha.pid);
+  t.ok(token, 'the agent has a token');
+  for (const url of [`/v1/snapshots/${s1}/files/big.bin`, `/v1/snapshots/${s1}/files?list`, `/v1/snapshots/${s2}/diff?from=${s1}`])
+    t.equal((await box.api(url, { auth: token })).status, 403, `an agent's token may not read snapshots: ${url}`);
+});
+
+t.test('a file being read stays whole while a delete sweeps the pack it is in', async (t) => {
+  const beta = await spawn('beta');
+  const payload = randomBytes(24 * 1024 * 1024);
+  await writeFile(path.join(dirOf(beta), 'payload.bin'), payload);
+  const only = await snap(beta.id);
+  const res = await raw(`/v1/snapshots/${only}/files/payload.bin`);
+  const reader = res.body!.getReader();
+  const parts: Uint8Array[] = [];
+  const first = await reader.read();
+  parts.push(first.value!);
+  const deleted = await box.api(`/v1/snapshots/${only}`, { method: 'DELETE' });
+  t.equal(deleted.status, 200);
+  t.ok((deleted.json['freedBytes'] as number) >= payload.length, 'its chunks were removed from the store');
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    parts.push(value);
+  }
+  t.ok(Buffer.concat(parts).equals(payload), 'the download went on to the last byte, as it was');
+  t.equal((await box.api(`/v1/snapshots/${only}/files/payload.bin`)).status, 404, 'and the snapshot is gone after');
+});
+
+t.test('large entries files are read in worker threads, with the same answers', async (t) => {
+  const work = await mkdtemp(path.join(tmpdir(), 'agentbox-inspect-'));
+  t.teardown(() => rm(work, { recursive: true, force: true }));
+  const dir = path.join(work, 'ws');
+  await mkdir(path.join(dir, 'a'), { recursive: true });
+  for (let i = 0; i < 50; i++) await writeFile(path.join(dir, `a/f${i}.txt`), `file ${i}\n`);
+  const stores = [0, undefined].map(
+    (inline) => new SnapshotStore({ dir: path.join(work, `store-${inline}`), logger: pino({ level: 'silent' }), inlineEntriesBytes: inline }),
+  );
+  for (const s of stores) await s.open();
+  t.teardown(() => Promise.all(stores.map((s) => s.close())));
+  const capture = async (store: SnapshotStore) => {
+    const handle = await open(dir, DIR_FLAGS);
+    try {
+      return (await store.create({ rootFd: handle.fd, ownUid: process.getuid?.() ?? 0, agent: { id: 'agt_w', name: 'w', cwd: 'ws' } })).id;
+    } finally {
+      await handle.close();
+    }
+  };
+  const firsts: string[] = [];
+  for (const s of stores) firsts.push(await capture(s));
+  await writeFile(path.join(dir, 'a/f7.txt'), 'changed\n');
+  await rename(path.join(dir, 'a/f8.txt'), path.join(dir, 'a/g8.txt'));
+  const seconds: string[] = [];
+  for (const s of stores) seconds.push(await capture(s));
+  const answers = await Promise.all(
+    stores.map(async (store, i) => ({
+      diff: await diffSnapshots(store, firsts[i]!, seconds[i]!, 2),
+      list: (await browseSnapshot(store, seconds[i]!, 'a', true)).children?.length,
+      file: await (async () => {
+        const { body } = await openSnapshotFile(store, seconds[i]!, 'a/f7.txt');
+        const parts: Buffer[] = [];
+        for await (const p of body) parts.push(p as Buffer);
+        return Buffer.concat(parts).toString();
+      })(),
+    })),
+  );
+  t.same(answers[0], answers[1], 'in a thread as on the caller’s');
+  t.same(answers[0]!.diff.counts, { added: 1, deleted: 1, modified: 1 });
+  t.same(
+    answers[0]!.diff.changes.map((c) => `${c.change} ${c.path}`),
+    ['modified a/f7.txt', 'deleted a/f8.txt'],
+    'cut at 2',
+  );
+  t.equal(answers[0]!.list, 50);
+  t.equal(answers[0]!.file, 'changed\n');
+});
