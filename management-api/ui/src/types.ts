@@ -254,3 +254,30 @@ export interface WorkspaceListing {
   entries: WorkspaceEntry[];
   truncated: boolean;
 }
+
+/** A workspace snapshot as GET /v1/snapshots lists it (the fields the dashboard shows). */
+export interface SnapshotRecord {
+  id: string;
+  label?: string;
+  createdAt: string;
+  agent: { id: string; name: string; cwd: string };
+  stats: { files: number; bytes: number; addedBytes: number; changed: number };
+}
+
+/** GET /v1/snapshots/:sid/diff?from= (management-api/src/snapshots/snapshot-diff.ts). */
+export interface SnapshotDiff {
+  from: string;
+  to: string;
+  counts: { added: number; deleted: number; modified: number };
+  addedBytes: number;
+  deletedBytes: number;
+  changes: Array<{
+    path: string;
+    change: 'added' | 'deleted' | 'modified';
+    type: 'file' | 'dir' | 'symlink';
+    what?: string[];
+    size?: number;
+    sizeBefore?: number;
+  }>;
+  truncated: boolean;
+}

@@ -2,8 +2,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, describe, putBytes } from '../api.js';
 import { ErrorNote } from '../components/common.js';
-import { bytes, time } from '../format.js';
-import type { Agent, WorkspaceEntry, WorkspaceListing } from '../types.js';
+import { FileListing } from '../components/file-listing.js';
+import { bytes } from '../format.js';
+import type { Agent, WorkspaceListing } from '../types.js';
 
 /**
  * The files URL of `segments` in agent `id`'s workspace (`query` appended), or undefined when a
@@ -124,78 +125,16 @@ export function AgentFiles({ agent }: { agent: Agent }) {
           {status}
         </p>
       ) : null}
-      {listing ? <Listing agent={agent} dir={dir} listing={listing} onOpen={(name) => show([...dir, name])} /> : null}
-    </section>
-  );
-}
-
-/** The names of one directory: a directory opens on click, a file downloads, a link shows its target. */
-function Listing({ agent, dir, listing, onOpen }: { agent: Agent; dir: readonly string[]; listing: WorkspaceListing; onOpen: (name: string) => void }) {
-  if (listing.entries.length === 0)
-    return (
-      <p class="muted" data-testid="files-empty">
-        This directory is empty.
-      </p>
-    );
-  return (
-    <div class="table-wrap">
-      <table data-testid="files-list">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Size</th>
-            <th scope="col">Mode</th>
-            <th scope="col">Modified</th>
-          </tr>
-        </thead>
-        <tbody>
-          {listing.entries.map((e) => (
-            <tr key={e.name} data-testid="file-row">
-              <td class="data">
-                <EntryName agent={agent} dir={dir} entry={e} onOpen={onOpen} />
-              </td>
-              <td>{e.type === 'file' ? bytes(e.size) : '—'}</td>
-              <td class="data">{e.mode}</td>
-              <td>{time(e.mtime)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {listing.truncated ? (
-        <p class="muted" data-testid="files-truncated">
-          Only the first {listing.entries.length.toLocaleString()} names (in sort order) are shown: download the directory as a tar for all of it.
-        </p>
+      {listing ? (
+        <FileListing
+          urlOf={(segments) => filesUrl(agent.id, segments)}
+          dir={dir}
+          listing={listing}
+          onOpen={(name) => show([...dir, name])}
+          testPrefix="files"
+          whereTheRestIs=": download the directory as a tar for all of it"
+        />
       ) : null}
-    </div>
-  );
-}
-
-function EntryName({ agent, dir, entry, onOpen }: { agent: Agent; dir: readonly string[]; entry: WorkspaceEntry; onOpen: (name: string) => void }) {
-  const url = filesUrl(agent.id, [...dir, entry.name]);
-  // A byte that is not UTF-8 shows as U+FFFD: the name is listed, not reachable by URL.
-  const shown = entry.name.replace(/[\uDC80-\uDCFF]/gu, '\uFFFD');
-  if (url === undefined) return <span title="This name is not valid UTF-8: it cannot be opened from the dashboard">{shown} (not UTF-8)</span>;
-  if (entry.type === 'dir')
-    return (
-      <button type="button" class="link-button" onClick={() => onOpen(entry.name)} data-testid="open-dir">
-        {entry.name}/
-      </button>
-    );
-  if (entry.type === 'file')
-    return (
-      <a href={url} download={entry.name} data-testid="download-file">
-        {entry.name}
-      </a>
-    );
-  if (entry.type === 'symlink')
-    return (
-      <span>
-        {entry.name} <span class="muted">→ {entry.target ?? '?'}</span>
-      </span>
-    );
-  return (
-    <span>
-      {entry.name} <span class="muted">(a special file: not served)</span>
-    </span>
+    </section>
   );
 }

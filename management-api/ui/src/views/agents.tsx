@@ -6,6 +6,7 @@ import { useNow } from '../now.js';
 import type { Agent, AgentsTopic, InputRequest } from '../types.js';
 import { AgentDetail } from './agent-detail.js';
 import { AgentFiles } from './agent-files.js';
+import { AgentSnapshots } from './agent-snapshots.js';
 import { ended } from './agent-facts.js';
 import { AgentOutput } from './agent-output.js';
 import { AgentRow, AGENT_COLUMNS } from './agent-row.js';
@@ -72,6 +73,7 @@ export function AgentsView({ topic, waiting }: { topic: AgentsTopic | undefined;
       {chosen?.tty ? <TerminalView agent={chosen} key={`terminal-${chosen.id}`} /> : null}
       {chosen && !chosen.tty ? <AgentOutput agent={chosen} key={chosen.id} /> : null}
       {chosen ? <AgentFiles agent={chosen} key={`files-${chosen.id}`} /> : null}
+      {chosen ? <AgentSnapshots agent={chosen} key={`snapshots-${chosen.id}`} /> : null}
       <section aria-labelledby="h-egress" class="card">
         <h2 id="h-egress">Sandbox egress policy</h2>
         {topic.sandbox ? (

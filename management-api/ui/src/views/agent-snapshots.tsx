@@ -1,0 +1,276 @@
+// An agent's snapshots in the dashboard: take one, see what changed since the one before, browse and download its files from the store, delete it.
+import { useEffect, useState } from 'preact/hooks';
+import { call, describe } from '../api.js';
+import { ErrorNote } from '../components/common.js';
+import { ConfirmButton } from '../components/confirm-button.js';
+import { FileListing } from '../components/file-listing.js';
+import { bytes, time } from '../format.js';
+import type { Agent, SnapshotDiff, SnapshotRecord, WorkspaceListing } from '../types.js';
+
+/** The URL of `segments` in snapshot `sid`'s files (`query` appended); undefined for a name no URL can carry (not UTF-8). */
+export function snapshotFilesUrl(sid: string, segments: readonly string[], query = ''): string | undefined {
+  try {
+    return `/v1/snapshots/${encodeURIComponent(sid)}/files/${segments.map(encodeURIComponent).join('/')}${query}`;
+  } catch {
+    return undefined;
+  }
+}
+
+type Opened = { sid: string; view: 'changes'; from: string } | { sid: string; view: 'files' };
+
+/**
+ * The snapshots of `agent`'s working directory, newest first. A snapshot is taken while the agent
+ * runs or after it ended; its changes are those since the agent's snapshot before it (the diff
+ * route: records compared, nothing read); its files are read from the store, no agent forked.
+ */
+export function AgentSnapshots({ agent }: { agent: Agent }) {
+  const [list, setList] = useState<SnapshotRecord[]>();
+  const [error, setError] = useState<string>();
+  const [status, setStatus] = useState<string>();
+  const [label, setLabel] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [reloads, setReloads] = useState(0);
+  const [opened, setOpened] = useState<Opened>();
+
+  useEffect(() => {
+    let current = true;
+    call<{ snapshots: SnapshotRecord[] }>('GET', `/v1/snapshots?agent=${encodeURIComponent(agent.id)}`)
+      .then((r) => {
+        if (!current) return;
+        setError(undefined);
+        setList(r.snapshots);
+      })
+      .catch((err: unknown) => current && setError(describe(err)));
+    return () => {
+      current = false;
+    };
+  }, [agent.id, reloads]);
+
+  const take = async () => {
+    setBusy(true);
+    setStatus('Taking a snapshot…');
+    try {
+      const { snapshot } = await call<{ snapshot: SnapshotRecord }>(
+        'POST',
+        `/v1/agents/${encodeURIComponent(agent.id)}/snapshots`,
+        label.trim() ? { label: label.trim() } : {},
+      );
+      setStatus(
+        `Snapshot ${snapshot.id}: ${snapshot.stats.files.toLocaleString()} files, ${bytes(snapshot.stats.bytes)}, ${bytes(snapshot.stats.addedBytes)} added to the store.`,
+      );
+      setLabel('');
+      setError(undefined);
+    } catch (err) {
+      setStatus(undefined);
+      setError(describe(err));
+    } finally {
+      setBusy(false);
+      setReloads((n) => n + 1);
+    }
+  };
+
+  const remove = async (sid: string) => {
+    try {
+      const freed = await call<{ freedBytes: number }>('DELETE', `/v1/snapshots/${encodeURIComponent(sid)}`);
+      setStatus(`Snapshot ${sid} deleted: ${bytes(freed.freedBytes)} freed.`);
+      if (opened?.sid === sid) setOpened(undefined);
+    } catch (err) {
+      setError(describe(err));
+    } finally {
+      setReloads((n) => n + 1);
+    }
+  };
+
+  const newestFirst = [...(list ?? [])].reverse();
+  return (
+    <section aria-labelledby="h-snapshots" class="card" data-testid="agent-snapshots">
+      <h2 id="h-snapshots">Snapshots</h2>
+      <form
+        class="file-actions"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void take();
+        }}
+      >
+        <label>
+          Label <input type="text" maxLength={200} value={label} onInput={(e) => setLabel(e.currentTarget.value)} data-testid="snapshot-label" />
+        </label>
+        <button type="submit" disabled={busy} data-testid="snapshot-take">
+          Snapshot now
+        </button>
+      </form>
+      <ErrorNote error={error} testId="snapshots-error" />
+      {status ? (
+        <p class="muted" role="status" data-testid="snapshots-status">
+          {status}
+        </p>
+      ) : null}
+      {list && list.length === 0 ? (
+        <p class="muted" data-testid="snapshots-empty">
+          No snapshot of this agent yet.
+        </p>
+      ) : null}
+      {newestFirst.length > 0 ? (
+        <div class="table-wrap">
+          <table data-testid="snapshots-list">
+            <thead>
+              <tr>
+                <th scope="col">Snapshot</th>
+                <th scope="col">Taken</th>
+                <th scope="col">Files</th>
+                <th scope="col">Size</th>
+                <th scope="col">Added</th>
+                <th scope="col">Label</th>
+                <th scope="col">
+                  <span class="sr-only">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {newestFirst.map((s, i) => {
+                const before = newestFirst[i + 1];
+                return (
+                  <tr key={s.id} data-testid={`snapshot-${s.id}`}>
+                    <td class="data">{s.id}</td>
+                    <td>{time(s.createdAt)}</td>
+                    <td>{s.stats.files.toLocaleString()}</td>
+                    <td>{bytes(s.stats.bytes)}</td>
+                    <td>{bytes(s.stats.addedBytes)}</td>
+                    <td>{s.label ?? ''}</td>
+                    <td>
+                      <div class="actions">
+                        {before ? (
+                          <button
+                            type="button"
+                            class="secondary small-button"
+                            aria-label={`Changes in ${s.id} since ${before.id}`}
+                            data-testid="snapshot-changes"
+                            onClick={() => setOpened({ sid: s.id, view: 'changes', from: before.id })}
+                          >
+                            Changes
+                          </button>
+                        ) : null}
+                        <button
+                          type="button"
+                          class="secondary small-button"
+                          aria-label={`Files of ${s.id}`}
+                          data-testid="snapshot-files"
+                          onClick={() => setOpened({ sid: s.id, view: 'files' })}
+                        >
+                          Files
+                        </button>
+                        <ConfirmButton
+                          label="Delete"
+                          question={`Delete ${s.id}? Its chunks no other snapshot holds are freed.`}
+                          confirmLabel="Delete it"
+                          ariaLabel={`Delete ${s.id}`}
+                          testId="snapshot-delete"
+                          onConfirm={() => void remove(s.id)}
+                        />
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      {opened?.view === 'changes' ? <SnapshotChanges from={opened.from} to={opened.sid} key={`${opened.from}-${opened.sid}`} /> : null}
+      {opened?.view === 'files' ? <SnapshotFiles sid={opened.sid} key={opened.sid} /> : null}
+    </section>
+  );
+}
+
+const LETTER = { added: 'A', deleted: 'D', modified: 'M' } as const;
+
+/** What changed from snapshot `from` to `to`, a path a row (the first 1,000), then the counts. */
+function SnapshotChanges({ from, to }: { from: string; to: string }) {
+  const [diff, setDiff] = useState<SnapshotDiff>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    call<SnapshotDiff>('GET', `/v1/snapshots/${encodeURIComponent(to)}/diff?from=${encodeURIComponent(from)}&limit=1000`)
+      .then(setDiff)
+      .catch((err: unknown) => setError(describe(err)));
+  }, [from, to]);
+  if (error) return <ErrorNote error={error} testId="snapshot-changes-error" />;
+  if (!diff) return null;
+  const { added, deleted, modified } = diff.counts;
+  return (
+    <div data-testid="snapshot-diff">
+      <h3>
+        Changes from {from} to {to}
+      </h3>
+      <p data-testid="snapshot-diff-counts">
+        {added} added ({bytes(diff.addedBytes)}), {modified} modified, {deleted} deleted ({bytes(diff.deletedBytes)})
+      </p>
+      {diff.changes.length > 0 ? (
+        <ul class="diff-list">
+          {diff.changes.map((c) => (
+            <li key={c.path} class={`diff-${c.change}`} data-testid="diff-row">
+              <span class="data" title={c.change}>
+                {LETTER[c.change]}
+              </span>{' '}
+              <span class="data">{c.type === 'dir' ? `${c.path}/` : c.path}</span>
+              {c.change === 'modified' ? <span class="muted"> {(c.what ?? []).join(', ')}</span> : null}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {diff.truncated ? <p class="muted">Only the first {diff.changes.length.toLocaleString()} changes are listed.</p> : null}
+    </div>
+  );
+}
+
+/** A snapshot's files, one directory at a time, read from the store. */
+function SnapshotFiles({ sid }: { sid: string }) {
+  const [dir, setDir] = useState<readonly string[]>([]);
+  const [listing, setListing] = useState<WorkspaceListing>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let current = true;
+    const url = snapshotFilesUrl(sid, dir, '?list');
+    if (url === undefined) {
+      setError('This directory name is not valid UTF-8: it cannot be opened from the dashboard.');
+      return;
+    }
+    call<WorkspaceListing>('GET', url)
+      .then((l) => {
+        if (!current) return;
+        setError(undefined);
+        setListing(l);
+      })
+      .catch((err: unknown) => current && setError(describe(err)));
+    return () => {
+      current = false;
+    };
+  }, [sid, dir.join('/')]);
+  return (
+    <div data-testid="snapshot-browser">
+      <h3>Files of {sid}</h3>
+      <nav aria-label="Snapshot directory shown" class="crumbs">
+        <button type="button" class="secondary small-button" onClick={() => setDir([])}>
+          {sid}
+        </button>
+        {dir.map((name, i) => (
+          <span key={`${i}-${name}`}>
+            {' / '}
+            <button type="button" class="secondary small-button" onClick={() => setDir(dir.slice(0, i + 1))}>
+              {name}
+            </button>
+          </span>
+        ))}
+      </nav>
+      <ErrorNote error={error} testId="snapshot-files-error" />
+      {listing ? (
+        <FileListing
+          urlOf={(segments) => snapshotFilesUrl(sid, segments)}
+          dir={dir}
+          listing={listing}
+          onOpen={(name) => setDir([...dir, name])}
+          testPrefix="snapshot-files"
+        />
+      ) : null}
+    </div>
+  );
+}
