@@ -11,7 +11,7 @@ import { extractTar } from '../../management-api/src/workspace-files/tar-extract
 import { UserError } from './cli-errors.js';
 import type { Operand } from './cp-operands.js';
 import { progress } from './cp-progress.js';
-import { filesUrl, refused, remoteKind, send } from './cp-remote.js';
+import { filesUrl, type FilesRoot, refused, remoteKind, send } from './cp-remote.js';
 import type { BoxTarget } from './box-target.js';
 import { DOWNLOAD_LIMITS, openLocalTree } from './local-tree.js';
 
@@ -26,19 +26,19 @@ export interface CopyReport {
 
 type Remote = Extract<Operand, { kind: 'remote' }>;
 
-/** Copy the remote `src` of agent `id` to the local path (or stdout) `dst`. */
-export async function download(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>): Promise<CopyReport> {
+/** Copy the remote `src` (an agent's workspace, or a snapshot's files) to the local path (or stdout) `dst`. */
+export async function download(target: BoxTarget, files: FilesRoot, src: Remote, dst: Exclude<Operand, Remote>): Promise<CopyReport> {
   const shown = `${src.agent}:${src.segments.join('/')}`;
-  const kind = src.segments.length === 0 ? 'dir' : await remoteKind(target, id, src.segments, shown);
+  const kind = src.segments.length === 0 ? 'dir' : await remoteKind(target, files, src.segments, shown);
   if (kind === 'missing') throw new UserError(`${shown}: no such path in the agent's workspace`, 1);
   if (src.contents && kind !== 'dir')
     throw new UserError(`${src.agent}:${src.raw}: ${shown} is not a directory; a path ending in "." names a directory's contents`, 1);
-  if (kind === 'dir') return downloadDir(target, id, src, dst, shown);
-  return downloadFile(target, id, src, dst, shown);
+  if (kind === 'dir') return downloadDir(target, files, src, dst, shown);
+  return downloadFile(target, files, src, dst, shown);
 }
 
-async function downloadFile(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
-  const res = await send(target, 'GET', filesUrl(target, id, src.segments));
+async function downloadFile(target: BoxTarget, files: FilesRoot, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
+  const res = await send(target, 'GET', filesUrl(target, files, src.segments));
   if (!res.ok || !res.body) throw await refused(shown, res);
   const total = Number(res.headers.get('content-length') ?? Number.NaN);
   const meter = progress(shown, Number.isFinite(total) ? total : undefined);
@@ -73,8 +73,8 @@ async function downloadFile(target: BoxTarget, id: string, src: Remote, dst: Exc
  * device refused), staged, moved in only when the whole tar was accepted; a refused tar leaves
  * nothing behind, not even the directory made for it.
  */
-async function downloadDir(target: BoxTarget, id: string, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
-  const res = await send(target, 'GET', filesUrl(target, id, src.segments, '?format=tar'));
+async function downloadDir(target: BoxTarget, files: FilesRoot, src: Remote, dst: Exclude<Operand, Remote>, shown: string): Promise<CopyReport> {
+  const res = await send(target, 'GET', filesUrl(target, files, src.segments, '?format=tar'));
   if (!res.ok || !res.body) throw await refused(shown, res);
   const meter = progress(shown);
   const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);

@@ -3,10 +3,17 @@ import type { Readable } from 'node:stream';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
 
-/** The URL of `segments` in agent `id`'s workspace; each segment percent-encoded, so a name is never read as URL syntax. */
-export function filesUrl(target: BoxTarget, id: string, segments: readonly string[], query = ''): string {
+/** Where a copy's remote side is served: an agent's workspace, or a snapshot's files (read only: the same listing, file and tar answers). */
+export type FilesRoot = { agent: string } | { snapshot: string };
+
+/** The URL path of a files root. */
+const rootPath = (files: FilesRoot): string =>
+  'snapshot' in files ? `/v1/snapshots/${encodeURIComponent(files.snapshot)}/files` : `/v1/agents/${encodeURIComponent(files.agent)}/files`;
+
+/** The URL of `segments` under `files`; each segment percent-encoded, so a name is never read as URL syntax. */
+export function filesUrl(target: BoxTarget, files: FilesRoot, segments: readonly string[], query = ''): string {
   const below = segments.map(encodeURIComponent).join('/');
-  return `${target.url}/v1/agents/${encodeURIComponent(id)}/files${below ? `/${below}` : ''}${query}`;
+  return `${target.url}${rootPath(files)}${below ? `/${below}` : ''}${query}`;
 }
 
 /** A request with the box's key; a body stream is sent as it is read. Unreachable: exit 1. */
@@ -40,8 +47,8 @@ export async function refused(what: string, res: Response): Promise<UserError> {
 }
 
 /** What a workspace path is: a directory, a file (or other entry that is not one), or nothing. */
-export async function remoteKind(target: BoxTarget, id: string, segments: readonly string[], shown: string): Promise<'dir' | 'other' | 'missing'> {
-  const res = await send(target, 'GET', filesUrl(target, id, segments, '?list'));
+export async function remoteKind(target: BoxTarget, files: FilesRoot, segments: readonly string[], shown: string): Promise<'dir' | 'other' | 'missing'> {
+  const res = await send(target, 'GET', filesUrl(target, files, segments, '?list'));
   if (res.ok) {
     await res.body?.cancel();
     return 'dir';

@@ -9,22 +9,22 @@ import { UserError } from './cli-errors.js';
 import { type CopyReport, localError } from './cp-download.js';
 import type { Operand } from './cp-operands.js';
 import { progress } from './cp-progress.js';
-import { filesUrl, refused, remoteKind, send } from './cp-remote.js';
+import { filesUrl, type FilesRoot, refused, remoteKind, send } from './cp-remote.js';
 import { openLocalTree } from './local-tree.js';
 
 type Remote = Extract<Operand, { kind: 'remote' }>;
 
-/** Copy the local path (or stdin) `src` to the remote `dst` of agent `id`. */
-export async function upload(target: BoxTarget, id: string, src: Exclude<Operand, Remote>, dst: Remote): Promise<CopyReport> {
+/** Copy the local path (or stdin) `src` to the remote `dst` in an agent's workspace. */
+export async function upload(target: BoxTarget, files: FilesRoot, src: Exclude<Operand, Remote>, dst: Remote): Promise<CopyReport> {
   const st = src.kind === 'local' ? await stat(src.path).catch((err) => Promise.reject(localError(src.path, err))) : undefined;
   const name = src.kind === 'local' ? path.basename(path.resolve(src.path)) : undefined;
   const shown = `${dst.agent}:${dst.segments.join('/')}`;
   // Into DST/<name> when DST is a directory, as cp does (a directory's contents, `dir/.`: into DST itself); else DST itself.
-  const kind = dst.segments.length === 0 ? 'dir' : await remoteKind(target, id, dst.segments, shown);
+  const kind = dst.segments.length === 0 ? 'dir' : await remoteKind(target, files, dst.segments, shown);
   if (st?.isDirectory()) {
     if (kind === 'other') throw new UserError(`${shown} is a file; a directory is copied into a directory or a new path`, 1);
     const segments = kind === 'dir' && !(src.kind === 'local' && src.contents) ? [...dst.segments, name!] : dst.segments;
-    return uploadDir(target, id, (src as { path: string }).path, segments, `${dst.agent}:${segments.join('/')}`);
+    return uploadDir(target, files, (src as { path: string }).path, segments, `${dst.agent}:${segments.join('/')}`);
   }
   if (st && !st.isFile()) throw new UserError(`${(src as { path: string }).path} is neither a file nor a directory`, 1);
   if (kind === 'dir' && !name) throw new UserError(`${shown} is a directory; name the file to write from stdin (AGENT:dir/name)`, 1);
@@ -35,7 +35,7 @@ export async function upload(target: BoxTarget, id: string, src: Exclude<Operand
   const headers: Record<string, string> = { 'content-type': 'application/octet-stream' };
   if (st) headers['x-file-mode'] = (st.mode & 0o777).toString(8).padStart(4, '0');
   try {
-    const res = await send(target, 'PUT', filesUrl(target, id, segments), body, headers);
+    const res = await send(target, 'PUT', filesUrl(target, files, segments), body, headers);
     if (!res.ok) throw await refused(to, res);
     const written = (await res.json()) as { size: number };
     return { kind: 'file', from: src.kind === 'local' ? src.path : '-', to, bytes: written.size, entries: 1 };
@@ -44,7 +44,7 @@ export async function upload(target: BoxTarget, id: string, src: Exclude<Operand
   }
 }
 
-async function uploadDir(target: BoxTarget, id: string, dir: string, segments: string[], to: string): Promise<CopyReport> {
+async function uploadDir(target: BoxTarget, files: FilesRoot, dir: string, segments: string[], to: string): Promise<CopyReport> {
   const ws = await openLocalTree(dir).catch((err) => Promise.reject(localError(dir, err)));
   const meter = progress(to);
   try {
@@ -53,7 +53,7 @@ async function uploadDir(target: BoxTarget, id: string, dir: string, segments: s
     const { stream: tar, released } = packTar(ws, ws.root, report, Number.POSITIVE_INFINITY);
     tar.once('error', (err) => meter.meter.destroy(err));
     try {
-      const res = await send(target, 'POST', filesUrl(target, id, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });
+      const res = await send(target, 'POST', filesUrl(target, files, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });
       if (!res.ok) throw await refused(to, res);
       const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };
       await released;

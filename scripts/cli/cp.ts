@@ -3,7 +3,9 @@ import { parseArgs } from 'node:util';
 import { resolveAgent } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
+import { SNAPSHOT_ID } from '../../management-api/src/snapshots/snapshot-manifest.js';
 import { download } from './cp-download.js';
+import type { FilesRoot } from './cp-remote.js';
 import { parseOperands } from './cp-operands.js';
 import { upload } from './cp-upload.js';
 
@@ -19,6 +21,8 @@ the other a local path, or - for stdin/stdout.
   agentbox cp worker:build ./build            a directory, down (a tar, extracted here)
   agentbox cp - worker:input.json < in.json   stdin to a file; worker:f - prints a file
                                               (a directory to - writes its tar)
+  agentbox cp snp_…:src ./src-then            out of a snapshot (SNAPSHOT:PATH, its id
+                                              snp_…): read from the store, no fork
 
 A directory copied onto an existing directory goes inside it under its own name (as cp -r);
 onto a missing path, it becomes that path. A source ending in "." (worker:src/., ./build/.) is
@@ -41,9 +45,13 @@ export async function run(args: string[]): Promise<number> {
   const target = await resolveTarget(values);
   const remote = src.kind === 'remote' ? src : dst;
   if (remote.kind !== 'remote') throw new UsageError('one side is AGENT:PATH');
-  const agent = await resolveAgent(target, remote.agent);
-  const report =
-    src.kind === 'remote' ? await download(target, agent.id, src, dst as Exclude<typeof dst, typeof src>) : await upload(target, agent.id, src, remote);
+  // A snapshot's id in place of an agent: its files, read from the store (no fork); read only.
+  if (SNAPSHOT_ID.test(remote.agent) && src.kind !== 'remote')
+    throw new UsageError(
+      `${remote.agent} is a snapshot, which is never written: fork it into an agent (agentbox run --from-snapshot ${remote.agent} …) and copy into that`,
+    );
+  const files: FilesRoot = SNAPSHOT_ID.test(remote.agent) ? { snapshot: remote.agent } : { agent: (await resolveAgent(target, remote.agent)).id };
+  const report = src.kind === 'remote' ? await download(target, files, src, dst as Exclude<typeof dst, typeof src>) : await upload(target, files, src, remote);
   // With the data on stdout, the summary goes to stderr.
   if (values.json) (dst.kind === 'stdio' ? process.stderr : process.stdout).write(`${JSON.stringify(report)}\n`);
   return 0;

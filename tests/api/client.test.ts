@@ -1,6 +1,7 @@
 // The TypeScript client (agentbox/client) against a real box: every route through a named method, typed errors,
 // bearer, agent-token and NIP-98 auth, output and event streams, and retries only where they are safe.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { Agentbox, AgentboxError, ROUTE_KEYS, type OutputEvent } from 'agentbox/client';
@@ -127,6 +128,8 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.equal(new TextDecoder().decode(snapRead.bytes), 'hello files', 'snapshots.readFile');
   t.equal((await c.snapshots.readFile(snapshot.id!, 'notes/a.txt', { 'if-none-match': snapRead.etag! })).status, 304, 'and If-None-Match');
   t.match(await refusal(c.snapshots.readFile(snapshot.id!, 'notes/later.txt')), { code: 'ABX_ERR_NOT_FOUND', status: 404 }, 'not in the earlier one');
+  const snapTar = Buffer.from(await new Response(await c.snapshots.tar(later.id!, 'notes')).arrayBuffer());
+  t.match(execFileSync('tar', ['-tf', '-'], { input: snapTar, encoding: 'utf8' }), /later\.txt/, 'snapshots.tar');
   await c.snapshots.delete(later.id!);
   const fork = withId(await c.agents.spawn({ name: 'forked', command: '/bin/cat', args: ['notes/a.txt'], fromSnapshot: snapshot.id! }));
   for await (const e of c.agents.follow(fork.id)) if (e.type === 'end') break;

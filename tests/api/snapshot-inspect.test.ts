@@ -1,9 +1,10 @@
 // Inside snapshots without forking, on a real box with a real sandboxed agent: what changed between two (every kind of change, both ways, cut
-// at a limit), a snapshot's files and listings read from the store (multi-chunk and sparse files byte for byte, after the workspace lost them,
+// at a limit), a snapshot's files, listings and tars read from the store (multi-chunk and sparse files byte for byte, after the workspace lost them,
 // while a delete sweeps their pack), links never followed, bad paths and ids refused, agents refused; and the same answers from worker threads.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, mkdtemp, open, readFile, rename, rm, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, open, readFile, readlink, rename, rm, stat, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -202,6 +203,49 @@ t.test("a snapshot's directories are listed as the workspace files API lists the
   t.equal(src.json['path'], 'src');
 });
 
+t.test("a snapshot's directory as a tar, packed from the store: the tree as it was, parents first", async (t) => {
+  const res = await raw(`/v1/snapshots/${s1}/files?format=tar`);
+  t.equal(res.status, 200);
+  t.equal(res.headers.get('content-type'), 'application/x-tar');
+  const tar = Buffer.from(await res.arrayBuffer());
+  const listed = execFileSync('tar', ['-tf', '-'], { input: tar, encoding: 'utf8' }).trim().split('\n');
+  t.same(
+    listed,
+    ['README.md', 'big.bin', 'link', 'run.sh', 'sparse.img', 'src/', 'src/a.ts', 'src/b.ts', 'src/lib/', 'src/lib/c.ts', 'src-x.ts', 'x'],
+    'every entry, a directory before what it holds',
+  );
+  const out = await mkdtemp(path.join(tmpdir(), 'agentbox-snapshot-tar-'));
+  t.teardown(() => rm(out, { recursive: true, force: true }));
+  execFileSync('tar', ['-xf', '-', '-C', out], { input: tar });
+  t.ok((await readFile(path.join(out, 'big.bin'))).equals(big), 'a file of four chunks, byte for byte');
+  t.ok((await readFile(path.join(out, 'sparse.img'))).equals(Buffer.concat([Buffer.alloc(2 * 1024 * 1024), sparseTail])), 'holes as zeros');
+  t.equal(await readFile(path.join(out, 'src/a.ts'), 'utf8'), 'export const a = 1;\n', 'the earlier content, not the workspace now');
+  t.equal(await readFile(path.join(out, 'x'), 'utf8'), 'a file that becomes a directory\n');
+  t.equal(await readlink(path.join(out, 'link')), 'src/a.ts', 'a link as a link');
+  t.equal((await stat(path.join(out, 'run.sh'))).mode & 0o777, 0o750, 'permission bits');
+  t.equal(Math.round((await stat(path.join(out, 'README.md'))).mtimeMs / 1000), 1_600_000_000, 'modification time');
+
+  const below = await raw(`/v1/snapshots/${s2}/files/src?format=tar`);
+  t.equal(below.headers.get('content-disposition'), 'attachment; filename="src.tar"');
+  t.same(
+    execFileSync('tar', ['-tf', '-'], { input: Buffer.from(await below.arrayBuffer()), encoding: 'utf8' })
+      .trim()
+      .split('\n'),
+    ['a.ts', 'b.ts', 'new/', 'new/d.ts'],
+    'a directory below: names relative to it, from the later snapshot',
+  );
+  for (const [url, status, message] of [
+    [`/v1/snapshots/${s1}/files/run.sh?format=tar`, 409, /not a directory: a tar is made of a directory/],
+    [`/v1/snapshots/${s1}/files/nope?format=tar`, 404, /holds no "nope"/],
+    [`/v1/snapshots/${s1}/files/link?format=tar`, 409, /not a directory/],
+    [`/v1/snapshots/${s1}/files?format=zip`, 400, /format/],
+  ] as const) {
+    const refused = await box.api(url);
+    t.equal(refused.status, status, url);
+    t.match(refused.json['message'], message, url);
+  }
+});
+
 t.test('links are never followed; wrong types, missing paths, bad paths and agents are refused', async (t) => {
   const cases: Array<[string, number, RegExp]> = [
     [`/v1/snapshots/${s1}/files/link`, 409, /symbolic link to "src\/a.ts"/],
@@ -245,6 +289,22 @@ t.test('a file being read stays whole while a delete sweeps the pack it is in', 
   }
   t.ok(Buffer.concat(parts).equals(payload), 'the download went on to the last byte, as it was');
   t.equal((await box.api(`/v1/snapshots/${only}/files/payload.bin`)).status, 404, 'and the snapshot is gone after');
+
+  // The same for a directory's tar: the worker opened every pack before its first byte.
+  const again = await snap(beta.id);
+  const tarRes = await raw(`/v1/snapshots/${again}/files?format=tar`);
+  const tarReader = tarRes.body!.getReader();
+  const tarParts: Uint8Array[] = [(await tarReader.read()).value!];
+  t.equal((await box.api(`/v1/snapshots/${again}`, { method: 'DELETE' })).status, 200, 'deleted while its tar is read');
+  for (;;) {
+    const { done, value } = await tarReader.read();
+    if (done) break;
+    tarParts.push(value);
+  }
+  const out = await mkdtemp(path.join(tmpdir(), 'agentbox-snapshot-tar-'));
+  t.teardown(() => rm(out, { recursive: true, force: true }));
+  execFileSync('tar', ['-xf', '-', '-C', out], { input: Buffer.concat(tarParts) });
+  t.ok((await readFile(path.join(out, 'payload.bin'))).equals(payload), 'the tar went on to its end, the file whole');
 });
 
 t.test('large entries files are read in worker threads, with the same answers', async (t) => {

@@ -1,6 +1,7 @@
 // The snapshots pane in headless Chromium on a real box: take snapshots of a running agent (a label, the figures said), see what changed
 // since the one before, browse an older snapshot's files and download one as it was (read from the store, no fork), delete one.
 import t from 'tap';
+import { execFileSync } from 'node:child_process';
 import { writeFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
@@ -89,6 +90,19 @@ t.test('take, compare, browse, delete', async (t) => {
   await page.waitForFunction(() => document.querySelector('[data-testid="snapshot-files-list"]')?.textContent?.includes('app.ts'), PAGE_WAIT);
   const app = await fetchInPage(await page.$eval('[data-testid="snapshot-browser"] [data-testid="download-file"]', (a) => (a as HTMLAnchorElement).href));
   t.same(app, { status: 200, text: 'v1\n' }, 'src/app.ts as the first snapshot holds it, not as it is now');
+  const tar = await page.evaluate(
+    async (h) => {
+      const res = await fetch(h, { credentials: 'same-origin' });
+      return { status: res.status, type: res.headers.get('content-type'), bytes: [...new Uint8Array(await res.arrayBuffer())] };
+    },
+    await page.$eval('[data-testid="snapshot-tar"]', (a) => (a as HTMLAnchorElement).href),
+  );
+  t.match(tar, { status: 200, type: 'application/x-tar' });
+  t.equal(
+    execFileSync('tar', ['-xOf', '-', 'app.ts'], { input: Buffer.from(tar.bytes), encoding: 'utf8' }),
+    'v1\n',
+    'the directory shown as a tar, from the snapshot',
+  );
   await page.screenshot({ path: path.join(screenshotDir(), '3-agents-snapshots.png'), fullPage: true });
   t.same(await seriousViolations(page), [], 'axe finds no serious or critical violation');
 

@@ -182,6 +182,12 @@ class Snapshots(_Group):
         return WorkspaceFile(answer.status, answer.headers.get("etag"), answer.headers.get("x-file-mode"), answer.body)
 
 
+    @route("GET /v1/snapshots/{sid}/files", "GET /v1/snapshots/{sid}/files/{*}")
+    def tar(self, sid: str, path: str = "") -> bytes:
+        """A directory of the snapshot ("" its top) as a tar archive's bytes, packed from the store."""
+        template, params = _snapshot_files_route(sid, path)
+        return self._t.send("GET", template, params=params, query={"format": "tar"}).body
+
 def _snapshot_files_route(sid: str, path: str) -> tuple[str, dict[str, str]]:
     """The route of a path in a snapshot: its top, or a path below it."""
     below = path.lstrip("/")

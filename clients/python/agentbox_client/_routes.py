@@ -236,8 +236,8 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/snapshots/{sid}": Route("GET", "/v1/snapshots/{sid}", "GetV1SnapshotsSid", "One snapshot, with what it shares with the others now and what only it holds"),
     "DELETE /v1/snapshots/{sid}": Route("DELETE", "/v1/snapshots/{sid}", "DeleteV1SnapshotsSid", "Delete a snapshot; the chunks no other snapshot refers to are removed (the answer says how many bytes that freed)"),
     "GET /v1/snapshots/{sid}/diff": Route("GET", "/v1/snapshots/{sid}/diff", "GetV1SnapshotsSidDiff", "What changed from snapshot ?from= to this one, from their entries alone (no file is read, nothing is built): paths added, deleted and modified, in path order, with counts of every change"),
-    "GET /v1/snapshots/{sid}/files": Route("GET", "/v1/snapshots/{sid}/files", "GetV1SnapshotsSidFiles", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed"),
-    "GET /v1/snapshots/{sid}/files/{*}": Route("GET", "/v1/snapshots/{sid}/files/{*}", "GetV1SnapshotsSidFilesRest", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed"),
+    "GET /v1/snapshots/{sid}/files": Route("GET", "/v1/snapshots/{sid}/files", "GetV1SnapshotsSidFiles", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed"),
+    "GET /v1/snapshots/{sid}/files/{*}": Route("GET", "/v1/snapshots/{sid}/files/{*}", "GetV1SnapshotsSidFilesRest", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed"),
 }
 
 # Per route, {prefix}Params, Query, Headers, Body and Response (the JSON of its 2xx answers).
@@ -1998,6 +1998,7 @@ GetV1SnapshotsSidFilesParams = TypedDict("GetV1SnapshotsSidFilesParams", {
 
 GetV1SnapshotsSidFilesQuery = TypedDict("GetV1SnapshotsSidFilesQuery", {
     "list": str,
+    "format": Literal["tar"],
 }, total=False)
 
 GetV1SnapshotsSidFilesResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesResponseEntriesItem", {
@@ -2011,7 +2012,7 @@ GetV1SnapshotsSidFilesResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesRes
     "target": str,
 }, total=False)
 
-# The file bytes (application/octet-stream), or with ?list this JSON
+# The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON
 GetV1SnapshotsSidFilesResponse = TypedDict("GetV1SnapshotsSidFilesResponse", {
     "path": str,
     "entries": list[GetV1SnapshotsSidFilesResponseEntriesItem],
@@ -2027,6 +2028,7 @@ GetV1SnapshotsSidFilesRestParams = TypedDict("GetV1SnapshotsSidFilesRestParams",
 
 GetV1SnapshotsSidFilesRestQuery = TypedDict("GetV1SnapshotsSidFilesRestQuery", {
     "list": str,
+    "format": Literal["tar"],
 }, total=False)
 
 GetV1SnapshotsSidFilesRestResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesRestResponseEntriesItem", {
@@ -2040,7 +2042,7 @@ GetV1SnapshotsSidFilesRestResponseEntriesItem = TypedDict("GetV1SnapshotsSidFile
     "target": str,
 }, total=False)
 
-# The file bytes (application/octet-stream), or with ?list this JSON
+# The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON
 GetV1SnapshotsSidFilesRestResponse = TypedDict("GetV1SnapshotsSidFilesRestResponse", {
     "path": str,
     "entries": list[GetV1SnapshotsSidFilesRestResponseEntriesItem],

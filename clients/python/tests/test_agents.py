@@ -113,6 +113,11 @@ class FilesOnABox(unittest.TestCase):
             self.assertEqual((read.status, read.data), (200, b"one\n"), "the file as the earlier snapshot holds it")
             self.assertEqual(self.box.snapshots.read_file(first, "src/a.py", if_none_match=read.etag).status, 304)
             self.assertEqual(refusal(lambda: self.box.snapshots.read_file(first, "src/b.py")).code, "ABX_ERR_NOT_FOUND")
+            with tarfile.open(fileobj=io.BytesIO(self.box.snapshots.tar(second, "src")), mode="r") as tar:
+                self.assertEqual(sorted(m.name for m in tar.getmembers()), ["a.py", "b.py"], "a directory of the snapshot as a tar")
+                extracted = tar.extractfile("a.py")
+                assert extracted is not None
+                self.assertEqual(extracted.read(), b"one, changed\n")
         finally:
             for sid in (first, second):
                 self.box.snapshots.delete(sid)

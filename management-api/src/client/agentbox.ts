@@ -197,6 +197,12 @@ export class Agentbox {
     /** A directory of snapshot `sid` ('' its top), listed from the store as `files.list` lists a workspace's. */
     listFiles: (sid: string, path = '', options?: CallOptions): Promise<unknown> =>
       this.#t.json({ ...snapshotFilesRoute(sid, path), query: { list: 'true' }, signal: options?.signal }),
+    /** A directory of snapshot `sid` ('' its top) as a tar stream, packed from the store (the response body, read it as it comes). */
+    tar: async (sid: string, path = '', options?: CallOptions): Promise<ReadableStream<Uint8Array>> => {
+      const res = await this.#t.send({ ...snapshotFilesRoute(sid, path), query: { format: 'tar' }, signal: options?.signal });
+      if (!res.body) throw new AgentboxError('ABX_CLIENT_BAD_RESPONSE', res.status, 'the tar answer has no body');
+      return res.body;
+    },
     /** A file of snapshot `sid`, read from the store: its bytes, ETag and mode (status 304 and no bytes when `if-none-match` held). */
     readFile: async (sid: string, path: string, headers: { 'if-none-match'?: string } = {}, options?: CallOptions): Promise<WorkspaceFile> => {
       const res = await this.#t.send({ ...snapshotFilesRoute(sid, path), headers, signal: options?.signal, accept: [304] });

@@ -17,10 +17,10 @@ import { extractTar } from '../workspace-files/tar-extract.js';
 import { TarDownloads, uploadLimits } from '../workspace-files/tar-limits.js';
 import { packTar } from '../workspace-files/tar-pack.js';
 import { prepaid, WriteLedger, type WriteCharge } from '../workspace-files/write-ledger.js';
-import { writeTarResponse } from '../workspace-files/tar-response.js';
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
 import { TOO_SPARSE } from '../workspace-files/hole-allowance.js';
 import { idParams } from './agents-routes.js';
+import { replyWithTar } from './tar-reply.js';
 import type { MutationLimits } from './events-routes.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 412, 413, 429, 503, 507);
@@ -375,27 +375,13 @@ async function sendTar(ws: Workspace, segments: readonly string[], reply: Fastif
     if (dir !== ws.root) await dir.close();
     throw err;
   }
-  const { stream, released, started, recycle } = packing;
   // Closed once the worker is done with them (not when the stream closes: its walk may be a step behind).
-  void released.then(async () => {
+  void packing.released.then(async () => {
     ended();
     if (dir !== ws.root) await dir.close();
     await ws.close();
   });
-  // A pack that fails before its first byte is answered as any failed request is, with its status and message
-  // (the stream's error is the same one: heard, not thrown, until writeTarResponse listens).
-  const heard = () => undefined;
-  stream.on('error', heard);
-  await started.catch((err: NodeJS.ErrnoException) => {
-    throw [TOO_DEEP, TOO_SPARSE].includes(err.code ?? '') ? new ApiError('ABX_ERR_FILE_TOO_LARGE', err.message) : err;
-  });
-  stream.off('error', heard);
-  const name = segments.at(-1) ?? 'workspace';
-  // From here the response is written batch by batch (tar-response.ts says why); fastify still logs it and runs onResponse.
-  void reply.type('application/x-tar').header('content-disposition', `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}.tar"`);
-  reply.hijack();
-  for (const [header, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(header, value);
-  reply.raw.writeHead(200);
-  writeTarResponse(stream, reply.raw, recycle, (err) => reply.log.warn({ err }, 'tar download cut off: the pack failed after its first bytes'));
-  return reply;
+  return replyWithTar(reply, packing, segments.at(-1) ?? 'workspace', (err) =>
+    [TOO_DEEP, TOO_SPARSE].includes(err.code ?? '') ? new ApiError('ABX_ERR_FILE_TOO_LARGE', err.message) : err,
+  );
 }

@@ -1,11 +1,13 @@
-// /v1/snapshots/:sid/diff and /v1/snapshots/:sid/files/*: what changed between two snapshots, and a snapshot's files read where they are stored, without forking it.
+// /v1/snapshots/:sid/diff and /v1/snapshots/:sid/files/*: what changed between two snapshots, and a snapshot's files and directories (as tars) read where they are stored, without forking it.
 import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import '../app-state.js';
 import { ApiError, errorResponses } from '../errors.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import { MAX_DIFF_CHANGES } from '../snapshots/snapshot-diff.js';
-import { browseSnapshot, diffSnapshots, openSnapshotFile } from '../snapshots/snapshot-inspect.js';
+import { browseSnapshot, diffSnapshots, openSnapshotFile, packSnapshotDir } from '../snapshots/snapshot-inspect.js';
+import { TarDownloads } from '../workspace-files/tar-limits.js';
+import { replyWithTar } from './tar-reply.js';
 import { snapshotIdSchema, type SnapshotEntry } from '../snapshots/snapshot-manifest.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
@@ -54,6 +56,8 @@ const modeString = (mode: number): string => `0${(mode & 0o7777).toString(8).pad
 /** Operator only, as every read of snapshots is: a snapshot may hold another agent's files. */
 export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
   const store = () => app.agentbox.snapshots;
+  // A snapshot's tars at once are bounded as an agent's are (per snapshot, and in all).
+  const tarDownloads = new TarDownloads();
 
   app.get<{ Params: { sid: string }; Querystring: { from: string; limit?: number } }>(
     '/v1/snapshots/:sid/diff',
@@ -99,13 +103,13 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
   );
 
   for (const url of ['/v1/snapshots/:sid/files', '/v1/snapshots/:sid/files/*']) {
-    app.get<{ Params: { sid: string; '*'?: string }; Querystring: { list?: string }; Headers: { 'if-none-match'?: string } }>(
+    app.get<{ Params: { sid: string; '*'?: string }; Querystring: { list?: string; format?: string }; Headers: { 'if-none-match'?: string } }>(
       url,
       {
         config: { agent: 'deny' },
         schema: {
           summary:
-            "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed",
+            "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed",
           tags: ['snapshots'],
           params: {
             type: 'object',
@@ -119,10 +123,14 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
               },
             },
           },
-          querystring: { type: 'object', additionalProperties: false, properties: { list: { type: 'string', maxLength: 8 } } },
+          querystring: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { list: { type: 'string', maxLength: 8 }, format: { type: 'string', enum: ['tar'] } },
+          },
           response: {
             200: {
-              description: 'The file bytes (application/octet-stream), or with ?list this JSON',
+              description: 'The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON',
               type: 'object',
               properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
             },
@@ -132,8 +140,21 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
         },
       },
       async (request, reply) => {
-        const path = parseFilePath(request.params['*'] ?? '').join('/');
+        const segments = parseFilePath(request.params['*'] ?? '');
+        const path = segments.join('/');
         const { sid } = request.params;
+        if (request.query.format === 'tar') {
+          const ended = tarDownloads.admit(sid, `snapshot ${sid}`);
+          let packing: Awaited<ReturnType<typeof packSnapshotDir>>;
+          try {
+            packing = await packSnapshotDir(store(), sid, path, { entries: 0, skipped: 0 });
+          } catch (err) {
+            ended();
+            throw err;
+          }
+          void packing.released.then(ended);
+          return replyWithTar(reply, packing, segments.at(-1) ?? sid);
+        }
         if (on(request.query.list)) {
           const found = await browseSnapshot(store(), sid, path, true);
           if (found.entry.type !== 'dir') throw new ApiError('ABX_ERR_FILE_TYPE', `"${path}" in snapshot ${sid} is not a directory`);

@@ -1,7 +1,9 @@
-// Looking inside snapshots without building one: what changed between two, one path's entry or a directory's entries, a file's bytes streamed from the store's packs.
+// Looking inside snapshots without building one: what changed between two, one path's entry or a directory's entries, a file's bytes or a directory's tar streamed from the store's packs.
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
+import type { PackReport } from '../workspace-files/tar-pack.js';
+import { packSnapshotTar } from './snapshot-tar.js';
 import { parseEntries } from './entries-file.js';
 import { packFile, type ChunkLocation } from './object-store.js';
 import { runJob } from './run-job.js';
@@ -50,6 +52,29 @@ export async function openSnapshotFile(store: SnapshotStore, id: string, path: s
     // On close, not in the generator's end: a stream destroyed before its first read never runs the generator's finally.
     body.once('close', () => void closeAll(handles));
     return { entry, tag: result.file!.tag, body };
+  });
+}
+
+/**
+ * Directory `path` of snapshot `id` packed as a tar from the store (snapshot-tar-walk.ts), settled: the
+ * store's lock is held until the pack's first batch (or its failure), by when the worker has opened
+ * every pack it reads, so a delete after that takes nothing from it.
+ */
+export async function packSnapshotDir(store: SnapshotStore, id: string, path: string, report: PackReport): Promise<ReturnType<typeof packSnapshotTar>> {
+  return store.reading(async () => {
+    const s = store.get(id);
+    const { entry } = found(s, path, await browse(store, s, path, false, false));
+    if (entry.type !== 'dir')
+      throw new ApiError(
+        'ABX_ERR_FILE_TYPE',
+        `"${path}" in snapshot ${s.id} is not a directory: a tar is made of a directory (read a file without ?format=tar)`,
+      );
+    const file = await store.entriesFileOf(s);
+    const packing = packSnapshotTar({ storeDir: store.dir, entriesFile: file.entriesFile, entriesSha256: file.entriesSha256, dir: path }, report);
+    // Its failure is also the stream's error, emitted whether or not anyone listens yet: heard here, answered by the caller from `started`.
+    packing.stream.on('error', () => undefined);
+    await packing.started.catch(() => undefined);
+    return packing;
   });
 }
 

@@ -60,10 +60,10 @@ export class TarDownloads {
   ) {}
 
   /** One more download of `agent`'s workspace, or 429 when it (or the box) has its most going; call the answer once it has ended. */
-  admit(agent: string): () => void {
+  admit(agent: string, shown = `agent ${agent}`): () => void {
     const going = this.#going.get(agent) ?? 0;
     if (going >= this.perAgent)
-      throw new ApiError('ABX_ERR_RATE_LIMITED', `agent ${agent} has ${going} tar downloads going, the most at once: retry once one has ended`, {
+      throw new ApiError('ABX_ERR_RATE_LIMITED', `${shown} has ${going} tar downloads going, the most at once: retry once one has ended`, {
         'retry-after': '1',
       });
     if (this.#total >= this.inAll)

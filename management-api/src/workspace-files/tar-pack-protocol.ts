@@ -6,8 +6,14 @@ export const BATCH_BYTES = 1 << 20;
 /** Batches a pack may have on their way before its reader has taken one: 4 MiB held at most per pack. */
 export const WINDOW = 4;
 
+/** A pack asked of a tar worker: its `type` names the packer (tar-pack-serve.ts), the rest is the packer's. */
+export interface PackJob {
+  type: string;
+  id: number;
+}
+
 /** Pack the directory open as `dirFd`; `ownUid` is whose files are the agent's. */
-export interface PackRequest {
+export interface PackRequest extends PackJob {
   type: 'pack';
   id: number;
   dirFd: number;
@@ -29,9 +35,12 @@ export interface Recycle {
 /** Spare batches the worker keeps for reuse, beyond which a returned one is let go. */
 export const SPARE_BATCHES = 2 * WINDOW;
 
-export type PackToWorker = PackRequest | { type: 'credit'; id: number } | { type: 'abort'; id: number } | Recycle;
+/** What the API's thread says of packs under way: room for one more batch, called off, a batch handed back. */
+export type PackControl = { type: 'credit'; id: number } | { type: 'abort'; id: number } | Recycle;
 
-/** The last message of a pack, sent once the worker no longer uses its directory descriptor. */
+export type PackToWorker = PackJob | PackControl;
+
+/** The last message of a pack, sent once the worker no longer uses the descriptors it was given or opened. */
 export interface PackDone {
   type: 'done';
   id: number;

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import type { FileHandle } from 'node:fs/promises';
 import { DEFAULT_MAX_HOLE_BYTES } from './hole-allowance.js';
-import type { PackFromWorker, PackToWorker } from './tar-pack-protocol.js';
+import type { PackFromWorker, PackJob, PackToWorker } from './tar-pack-protocol.js';
 import type { PackReport } from './tar-pack-walk.js';
 
 export type { PackReport } from './tar-pack-walk.js';
@@ -56,9 +56,14 @@ export class PackWorker {
   readonly #lent = new WeakSet<ArrayBuffer>();
   #nextId = 1;
 
-  constructor(onGone: () => void, heapMiB = TAR_HEAP_MIB) {
+  constructor(
+    onGone: () => void,
+    heapMiB = TAR_HEAP_MIB,
+    /** The worker's entry module: the workspace downloads' (tar-pack-worker.ts) unless another serves its own packs (servePacks). */
     // Beside this module: .js when built (and bundled), .ts when the tests run the sources.
-    this.#worker = new Worker(new URL(`./tar-pack-worker${path.extname(import.meta.url)}`, import.meta.url), {
+    script = new URL(`./tar-pack-worker${path.extname(import.meta.url)}`, import.meta.url),
+  ) {
+    this.#worker = new Worker(script, {
       resourceLimits: { maxOldGenerationSizeMb: heapMiB },
     });
     this.#worker.unref();
@@ -90,7 +95,13 @@ export class PackWorker {
     });
   }
 
+  /** The directory open as `dirFd`, packed by the workspace downloads' worker. */
   pack(dirFd: number, ownUid: number, maxHoleBytes: number, report: PackReport): Packing {
+    return this.start((id) => ({ type: 'pack', id, dirFd, ownUid, maxHoleBytes }), report);
+  }
+
+  /** Any pack the worker's packers know, the request made for its id. */
+  start(request: (id: number) => PackJob, report: PackReport): Packing {
     const id = this.#nextId++;
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -120,7 +131,7 @@ export class PackWorker {
     };
     this.#jobs.set(id, job);
     if (this.#jobs.size === 1) this.#worker.ref();
-    send({ type: 'pack', id, dirFd, ownUid, maxHoleBytes });
+    send(request(id));
     return { stream: job.stream, released, started };
   }
 

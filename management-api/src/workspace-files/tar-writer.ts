@@ -22,6 +22,9 @@ export interface EntryHeader {
   linkpath?: string;
 }
 
+/** A piece of a file written by TarWriter.parts: `length` bytes of `fd` at `offset`, or `zeros` zero bytes. */
+export type FilePart = { fd: number; offset: number; length: number } | { zeros: number };
+
 /**
  * Why not a pack stream: a stream takes each file's bytes as a buffer of its own and a batch is
  * then made by copying them again, which cost as much as reading them (a third of a download's
@@ -68,6 +71,29 @@ export class TarWriter {
       }
       this.#at += got;
       left -= got;
+    }
+    await this.#zeros((BLOCK - (header.size % BLOCK)) % BLOCK);
+  }
+
+  /**
+   * A regular file whose bytes are `parts` in order, their lengths adding up to its size: ranges of
+   * open descriptors read where they are (a snapshot's chunks in the store's packs), or runs of
+   * zeros (its holes).
+   */
+  async parts(header: EntryHeader & { size: number }, parts: ReadonlyArray<FilePart>): Promise<void> {
+    await this.#header(header);
+    for (const part of parts) {
+      if ('zeros' in part) {
+        await this.#zeros(part.zeros);
+        continue;
+      }
+      for (let done = 0; done < part.length; ) {
+        if (this.#at === this.#batch.length) await this.#flush();
+        const got = readSync(part.fd, this.#batch, this.#at, Math.min(part.length - done, this.#batch.length - this.#at), part.offset + done);
+        if (got === 0) throw new Error('a pack is shorter than its index says: the snapshot store is damaged');
+        this.#at += got;
+        done += got;
+      }
     }
     await this.#zeros((BLOCK - (header.size % BLOCK)) % BLOCK);
   }

@@ -159,6 +159,17 @@ t.test('diff, files and cat: inside snapshots without forking them', async (t) =
   t.match(await cli('snapshot', 'cat', before, 'link'), { code: 1, stderr: /symbolic link to "src\/a\.ts" \(links are never followed\)/ });
   t.match(await cli('snapshot', 'cat', before, 'nope'), { code: 1, stderr: /no such path .*holds no "nope"/ });
   t.match(await cli('snapshot', 'cat', before), { code: 2, stderr: /give a snapshot and a file in it/ });
+
+  // agentbox cp takes a snapshot's id where it takes an agent, as a source only.
+  const copied = await runAgentboxAsync(['cp', ...target, `${before}:src`, 'src-then'], { cwd: work, env });
+  t.equal(copied.code, 0, copied.stderr);
+  t.equal(readFileSync(path.join(work, 'src-then/a.ts'), 'utf8'), 'one\n', 'a directory out of a snapshot, as it was');
+  t.equal(readFileSync(path.join(work, 'src-then/b.ts'), 'utf8'), 'two\n');
+  t.match(await runAgentboxAsync(['cp', ...target, `${before}:src/b.ts`, '-'], { cwd: work, env }), { code: 0, stdout: 'two\n' }, 'a file to stdout');
+  t.match(await runAgentboxAsync(['cp', ...target, 'src-then', `${before}:x`], { cwd: work, env }), {
+    code: 2,
+    stderr: new RegExp(`${before} is a snapshot, which is never written: fork it`),
+  });
 });
 
 t.test('--help on each', async (t) => {

@@ -1703,7 +1703,7 @@ export interface Routes {
       truncated?: boolean;
     });
   };
-  /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed */
+  /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed */
   "GET /v1/snapshots/{sid}/files": {
     params: {
       /** A snapshot id (snp_…) */
@@ -1713,6 +1713,7 @@ export interface Routes {
     };
     query?: {
       list?: string;
+      format?: "tar";
     };
     response: ({
       path?: string;
@@ -1729,7 +1730,7 @@ export interface Routes {
       truncated?: boolean;
     });
   };
-  /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode), or a directory's entries with ?list; no agent is forked. Links are listed, never followed */
+  /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed */
   "GET /v1/snapshots/{sid}/files/{*}": {
     params: {
       /** A snapshot id (snp_…) */
@@ -1739,6 +1740,7 @@ export interface Routes {
     };
     query?: {
       list?: string;
+      format?: "tar";
     };
     response: ({
       path?: string;

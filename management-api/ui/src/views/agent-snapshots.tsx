@@ -1,4 +1,4 @@
-// An agent's snapshots in the dashboard: take one, see what changed since the one before, browse and download its files from the store, delete it.
+// An agent's snapshots in the dashboard: take one, see what changed since the one before, browse and download its files and directories from the store, delete it.
 import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote } from '../components/common.js';
@@ -245,6 +245,7 @@ function SnapshotFiles({ sid }: { sid: string }) {
       current = false;
     };
   }, [sid, dir.join('/')]);
+  const tarUrl = snapshotFilesUrl(sid, dir, '?format=tar');
   return (
     <div data-testid="snapshot-browser">
       <h3>Files of {sid}</h3>
@@ -261,6 +262,13 @@ function SnapshotFiles({ sid }: { sid: string }) {
           </span>
         ))}
       </nav>
+      {tarUrl ? (
+        <p>
+          <a href={tarUrl} download={`${dir.at(-1) ?? sid}.tar`} data-testid="snapshot-tar">
+            Download this directory (.tar)
+          </a>
+        </p>
+      ) : null}
       <ErrorNote error={error} testId="snapshot-files-error" />
       {listing ? (
         <FileListing
