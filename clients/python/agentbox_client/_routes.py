@@ -2003,7 +2003,7 @@ GetV1SnapshotsSidFilesQuery = TypedDict("GetV1SnapshotsSidFilesQuery", {
 
 GetV1SnapshotsSidFilesResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesResponseEntriesItem", {
     "name": str,
-    "type": Literal["file", "dir", "symlink"],
+    "type": Literal["file", "dir", "symlink", "other"],
     "size": int,
     # Permission bits in octal, e.g. 0644
     "mode": str,
@@ -2033,7 +2033,7 @@ GetV1SnapshotsSidFilesRestQuery = TypedDict("GetV1SnapshotsSidFilesRestQuery", {
 
 GetV1SnapshotsSidFilesRestResponseEntriesItem = TypedDict("GetV1SnapshotsSidFilesRestResponseEntriesItem", {
     "name": str,
-    "type": Literal["file", "dir", "symlink"],
+    "type": Literal["file", "dir", "symlink", "other"],
     "size": int,
     # Permission bits in octal, e.g. 0644
     "mode": str,

@@ -45,6 +45,17 @@ const entrySchema = {
     target: { type: 'string', description: "A symbolic link's target, as data (links are never followed)" },
   },
 } as const;
+/** The query of a read: `?list` (a listing), `?format=tar` (a directory's tar); the snapshots' files take the same. */
+export const readQuerystring = { type: 'object', additionalProperties: false, properties: { list: flag, format: { type: 'string', enum: ['tar'] } } } as const;
+/** What a read answers: a file's bytes, a tar, or a listing; the snapshots' files answer the same. */
+export const readResponses = {
+  200: {
+    description: 'The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON',
+    type: 'object',
+    properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
+  },
+  304: { description: 'Not modified (If-None-Match)', type: 'null' },
+} as const;
 const writtenSchema = {
   type: 'object',
   properties: { path: { type: 'string' }, created: { type: 'boolean' }, size: { type: 'integer' }, etag: { type: 'string' } },
@@ -98,16 +109,8 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
               "A file of the agent's working directory (its bytes, ETag, Last-Modified, X-File-Mode); a directory with ?list (JSON entries) or ?format=tar (a tar stream). Symbolic links are listed, never followed: GET of one is 409",
             tags: ['files'],
             params,
-            querystring: { type: 'object', additionalProperties: false, properties: { list: flag, format: { type: 'string', enum: ['tar'] } } },
-            response: {
-              200: {
-                description: 'The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON',
-                type: 'object',
-                properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
-              },
-              304: { description: 'Not modified (If-None-Match)', type: 'null' },
-              ...errors,
-            },
+            querystring: readQuerystring,
+            response: { ...readResponses, ...errors },
           },
         },
         async (request, reply) => {

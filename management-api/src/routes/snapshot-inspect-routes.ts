@@ -7,6 +7,7 @@ import { parseFilePath } from '../workspace-files/file-path.js';
 import { MAX_DIFF_CHANGES } from '../snapshots/snapshot-diff.js';
 import { browseSnapshot, diffSnapshots, openSnapshotFile, packSnapshotDir } from '../snapshots/snapshot-inspect.js';
 import { TarDownloads } from '../workspace-files/tar-limits.js';
+import { readQuerystring, readResponses } from './files-routes.js';
 import { replyWithTar } from './tar-reply.js';
 import { snapshotIdSchema, type SnapshotEntry } from '../snapshots/snapshot-manifest.js';
 
@@ -26,17 +27,6 @@ const changeSchema = {
     },
     size: { type: 'integer', description: "A file's size (in the earlier snapshot for a deletion)" },
     sizeBefore: { type: 'integer', description: "A modified file's size in the earlier snapshot" },
-  },
-} as const;
-const entrySchema = {
-  type: 'object',
-  properties: {
-    name: { type: 'string' },
-    type: { type: 'string', enum: ['file', 'dir', 'symlink'] },
-    size: { type: 'integer' },
-    mode: { type: 'string', description: 'Permission bits in octal, e.g. 0644' },
-    mtime: { type: 'string' },
-    target: { type: 'string', description: "A symbolic link's target, as data (links are never followed)" },
   },
 } as const;
 
@@ -123,20 +113,8 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
               },
             },
           },
-          querystring: {
-            type: 'object',
-            additionalProperties: false,
-            properties: { list: { type: 'string', maxLength: 8 }, format: { type: 'string', enum: ['tar'] } },
-          },
-          response: {
-            200: {
-              description: 'The file bytes (application/octet-stream), a tar stream (application/x-tar), or with ?list this JSON',
-              type: 'object',
-              properties: { path: { type: 'string' }, entries: { type: 'array', items: entrySchema }, truncated: { type: 'boolean' } },
-            },
-            304: { description: 'Not modified (If-None-Match)', type: 'null' },
-            ...errors,
-          },
+          querystring: readQuerystring,
+          response: { ...readResponses, ...errors },
         },
       },
       async (request, reply) => {

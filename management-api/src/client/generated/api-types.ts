@@ -1719,7 +1719,7 @@ export interface Routes {
       path?: string;
       entries?: (Array<({
         name?: string;
-        type?: "file" | "dir" | "symlink";
+        type?: "file" | "dir" | "symlink" | "other";
         size?: number;
         /** Permission bits in octal, e.g. 0644 */
         mode?: string;
@@ -1746,7 +1746,7 @@ export interface Routes {
       path?: string;
       entries?: (Array<({
         name?: string;
-        type?: "file" | "dir" | "symlink";
+        type?: "file" | "dir" | "symlink" | "other";
         size?: number;
         /** Permission bits in octal, e.g. 0644 */
         mode?: string;

@@ -1,9 +1,42 @@
 // One directory's names as the dashboard shows them, an agent's workspace or a snapshot's: a directory opens on click, a file downloads, a link shows its target.
+import { useEffect, useState } from 'preact/hooks';
+import { call, describe } from '../api.js';
 import { bytes, time } from '../format.js';
 import type { WorkspaceEntry, WorkspaceListing } from '../types.js';
 
 /** The URL of a path below the listed tree, or undefined when a name cannot be carried in one (not UTF-8). */
 export type UrlOf = (segments: readonly string[]) => string | undefined;
+
+/**
+ * The listing at `url` (a `?list` URL; undefined for a directory whose name no URL carries), asked
+ * again whenever `url` or `reloads` changes; an answer to a URL no longer shown is dropped.
+ */
+export function useListing(url: string | undefined, reloads = 0) {
+  const [listing, setListing] = useState<WorkspaceListing>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let current = true;
+    if (url === undefined) {
+      setError('This directory name is not valid UTF-8: it cannot be opened from the dashboard.');
+      return;
+    }
+    call<WorkspaceListing>('GET', url)
+      .then((l) => {
+        if (!current) return;
+        setError(undefined);
+        setListing(l);
+      })
+      .catch((err: unknown) => {
+        if (!current) return;
+        setListing(undefined);
+        setError(describe(err));
+      });
+    return () => {
+      current = false;
+    };
+  }, [url, reloads]);
+  return { listing, error, setError };
+}
 
 /** The names of one directory: a directory opens on click, a file downloads, a link shows its target. */
 export function FileListing({

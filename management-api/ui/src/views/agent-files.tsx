@@ -1,10 +1,10 @@
 // An agent's workspace in the dashboard: browse its directories, download a file or a directory as a tar, upload files into the directory shown.
-import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, describe, putBytes } from '../api.js';
+import { useRef, useState } from 'preact/hooks';
+import { describe, putBytes } from '../api.js';
 import { ErrorNote } from '../components/common.js';
-import { FileListing } from '../components/file-listing.js';
+import { FileListing, useListing } from '../components/file-listing.js';
 import { bytes } from '../format.js';
-import type { Agent, WorkspaceListing } from '../types.js';
+import type { Agent } from '../types.js';
 
 /**
  * The files URL of `segments` in agent `id`'s workspace (`query` appended), or undefined when a
@@ -27,8 +27,6 @@ export function filesUrl(id: string, segments: readonly string[], query = ''): s
  */
 export function AgentFiles({ agent }: { agent: Agent }) {
   const [dir, setDir] = useState<readonly string[]>([]);
-  const [listing, setListing] = useState<WorkspaceListing>();
-  const [error, setError] = useState<string>();
   const [status, setStatus] = useState<string>();
   const [uploading, setUploading] = useState(false);
   const [reloads, setReloads] = useState(0);
@@ -39,28 +37,7 @@ export function AgentFiles({ agent }: { agent: Agent }) {
     setDir(segments);
   };
 
-  useEffect(() => {
-    let current = true;
-    const url = filesUrl(agent.id, dir, '?list');
-    if (url === undefined) {
-      setError('This directory name is not valid UTF-8: it cannot be opened from the dashboard.');
-      return;
-    }
-    call<WorkspaceListing>('GET', url)
-      .then((l) => {
-        if (!current) return;
-        setError(undefined);
-        setListing(l);
-      })
-      .catch((err: unknown) => {
-        if (!current) return;
-        setListing(undefined);
-        setError(describe(err));
-      });
-    return () => {
-      current = false;
-    };
-  }, [agent.id, dir.join('/'), reloads]);
+  const { listing, error, setError } = useListing(filesUrl(agent.id, dir, '?list'), reloads);
 
   /** Each chosen file PUT into the directory shown, one after another, the progress said as it goes. */
   const upload = async (files: FileList | null) => {

@@ -3,9 +3,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote } from '../components/common.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { FileListing } from '../components/file-listing.js';
+import { FileListing, useListing } from '../components/file-listing.js';
 import { bytes, time } from '../format.js';
-import type { Agent, SnapshotDiff, SnapshotRecord, WorkspaceListing } from '../types.js';
+import type { Agent, SnapshotDiff, SnapshotRecord } from '../types.js';
 
 /** The URL of `segments` in snapshot `sid`'s files (`query` appended); undefined for a name no URL can carry (not UTF-8). */
 export function snapshotFilesUrl(sid: string, segments: readonly string[], query = ''): string | undefined {
@@ -225,26 +225,7 @@ function SnapshotChanges({ from, to }: { from: string; to: string }) {
 /** A snapshot's files, one directory at a time, read from the store. */
 function SnapshotFiles({ sid }: { sid: string }) {
   const [dir, setDir] = useState<readonly string[]>([]);
-  const [listing, setListing] = useState<WorkspaceListing>();
-  const [error, setError] = useState<string>();
-  useEffect(() => {
-    let current = true;
-    const url = snapshotFilesUrl(sid, dir, '?list');
-    if (url === undefined) {
-      setError('This directory name is not valid UTF-8: it cannot be opened from the dashboard.');
-      return;
-    }
-    call<WorkspaceListing>('GET', url)
-      .then((l) => {
-        if (!current) return;
-        setError(undefined);
-        setListing(l);
-      })
-      .catch((err: unknown) => current && setError(describe(err)));
-    return () => {
-      current = false;
-    };
-  }, [sid, dir.join('/')]);
+  const { listing, error } = useListing(snapshotFilesUrl(sid, dir, '?list'));
   const tarUrl = snapshotFilesUrl(sid, dir, '?format=tar');
   return (
     <div data-testid="snapshot-browser">
