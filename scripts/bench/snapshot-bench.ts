@@ -9,6 +9,7 @@ import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { removeClones } from '../../management-api/src/snapshots/clones.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
+import { diffSnapshots, packSnapshotDir } from '../../management-api/src/snapshots/snapshot-inspect.js';
 import { isSubvolume, makeAgentDirectory } from '../../management-api/src/sandbox/subvolumes.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { median, ms, table } from './stats.js';
@@ -140,6 +141,16 @@ async function fork(store: SnapshotStore, id: string, target: string): Promise<n
   return performance.now() - start;
 }
 
+/** The time to read a snapshot's whole tree as a tar packed from the store, each batch handed back as it is read. */
+async function tarFromStore(store: SnapshotStore, id: string): Promise<number> {
+  const start = performance.now();
+  const packing = await packSnapshotDir(store, id, '', { entries: 0, skipped: 0 });
+  await packing.started;
+  for await (const batch of packing.stream) packing.recycle(batch as Buffer);
+  await packing.released;
+  return performance.now() - start;
+}
+
 export async function runSnapshotBench(): Promise<{ text: string; json: Record<string, unknown> }> {
   const work = mkdtempSync(path.join(process.env['AGENTBOX_BENCH_DIR'] ?? tmpdir(), 'agentbox-snapshot-bench-'));
   try {
@@ -188,6 +199,22 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const secondMs = median(seconds.map((s) => s.ms));
     const two = seconds.find((s) => s.ms === secondMs)!;
     const latest = seconds.at(-1)!;
+
+    // Inside the snapshots without a fork: what changed from the first to the latest (records compared), and the
+    // latest's whole tree as a tar from the store, against `tar -c` of the tree read from the page cache (piped:
+    // GNU tar writing to /dev/null itself skips the files' contents).
+    const diffs: number[] = [];
+    const storeTars: number[] = [];
+    const treeTars: number[] = [];
+    let diffed: Awaited<ReturnType<typeof diffSnapshots>> | undefined;
+    for (let run = 0; run < RUNS; run++) {
+      const start = performance.now();
+      diffed = await diffSnapshots(store, one.made.id, latest.made.id, 10_000);
+      diffs.push(performance.now() - start);
+      settle();
+      treeTars.push(await timeShell(`tar -cf - -C ${JSON.stringify(tree)} . | cat > /dev/null`));
+      storeTars.push(await tarFromStore(store, latest.made.id));
+    }
 
     // Forks and cp -a of the same tree in turn, A B B A, each round's trees removed after it: a disk's
     // speed drifts as it fills (on a virtual disk here the same ten copies took 5.9, 11 and 17 s in
@@ -247,6 +274,18 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         `${((100 * secondMs) / median(first)).toFixed(1)} % of the first's time (${seconds.map((s) => ms(s.ms)).join(', ')})`,
         `${((100 * two.made.stats.addedBytes) / one.made.stats.addedBytes).toFixed(2)} % of its added bytes; ${two.made.stats.aheadFiles ?? 0} of ${two.made.stats.reusedFiles} unchanged files looked at by the helper thread`,
       ],
+      [
+        'diff of the first and the latest',
+        ms(median(diffs)),
+        `${diffed!.counts.modified} modified of ${one.made.stats.files} files`,
+        `${((100 * median(diffs)) / median(first)).toFixed(1)} % of a first snapshot's time`,
+      ],
+      [
+        'tar of the latest, from the store',
+        ms(median(storeTars)),
+        `${(mib / (median(storeTars) / 1000)).toFixed(0)} MiB/s`,
+        `${(median(treeTars) / median(storeTars)).toFixed(2)}× tar -c of the tree (${ms(median(treeTars))})`,
+      ],
       [`fork (${cloned ? 'a btrfs clone' : 'copied'}) + first output`, ms(forkOne), rounds(forkOnes), `${(cpOne / forkOne).toFixed(2)}× cp -a`],
       [`${FORKS} forks at once`, ms(forkAll), `${rounds(forkAlls)}; slowest fork ${ms(Math.max(...slowest))}`, `${(cpAll / forkAll).toFixed(2)}× cp -a`],
       ['cp -a of the tree (baseline)', ms(cpOne), rounds(cpOnes), ''],
@@ -270,6 +309,9 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         secondOfFirstTime: secondMs / median(first),
         secondAddedBytes: two.made.stats.addedBytes,
         secondOfFirstAdded: two.made.stats.addedBytes / one.made.stats.addedBytes,
+        diffMs: median(diffs),
+        storeTarMs: median(storeTars),
+        treeTarMs: median(treeTars),
         forkMs: forkOne,
         forksMs: forkAll,
         forksCloned: cloned,
