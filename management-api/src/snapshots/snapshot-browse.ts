@@ -1,7 +1,7 @@
 // Reading inside a snapshot without building it: one entry by path, a directory's entries, and where a file's chunks are in the store's packs.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { parseEntries } from './entries-file.js';
+import { chunkSize, parseEntries } from './entries-file.js';
 import { type ChunkLocation, loadIndex } from './object-store.js';
 import { CHUNK_BYTES, isHoleChunk, type SnapshotEntry } from './snapshot-manifest.js';
 
@@ -68,14 +68,18 @@ function notThere(entries: readonly SnapshotEntry[], path: string): BrowseResult
 }
 
 function locate(entry: Extract<SnapshotEntry, { type: 'file' }>, index: ReadonlyMap<string, ChunkLocation>): FileChunks {
-  const locations = entry.chunks.map((hash, i) => {
-    const size = Math.min(CHUNK_BYTES, entry.size - i * CHUNK_BYTES);
+  return { locations: chunkPlaces(entry, index), tag: createHash('sha256').update(entry.chunks.join('\n')).digest('hex').slice(0, 32) };
+}
+
+/** Where each chunk of file `entry` is in the store's packs, or null for a whole chunk of zeros (a hole, never stored); a chunk missing is damage. */
+export function chunkPlaces(entry: Extract<SnapshotEntry, { type: 'file' }>, index: ReadonlyMap<string, ChunkLocation>): Array<ChunkLocation | null> {
+  return entry.chunks.map((hash, i) => {
+    const size = chunkSize(entry.size, i, CHUNK_BYTES);
     if (isHoleChunk(hash, size)) return null;
     const loc = index.get(hash);
     if (!loc || loc.length !== size) throw new Error(`snapshot chunk ${hash} is missing from the store: the store is damaged`);
     return loc;
   });
-  return { locations, tag: createHash('sha256').update(entry.chunks.join('\n')).digest('hex').slice(0, 32) };
 }
 
 /** In a worker thread: the entries file read and checked against its sha256, then browsed (the packs' index read only for a file). */

@@ -1,7 +1,7 @@
 // What changed between two snapshots, from their entries alone (no file is read): the paths added, deleted and modified, as `docker diff` and `git diff --name-status` tell them.
 import { readFileSync } from 'node:fs';
 import { parseEntries } from './entries-file.js';
-import type { SnapshotEntry } from './snapshot-manifest.js';
+import { inTreeOrder, type SnapshotEntry } from './snapshot-manifest.js';
 
 /** Compare two snapshots' entries files (each checked against its sha256): the paths added, deleted and modified (snapshot-diff.ts). */
 export interface DiffJob {
@@ -76,11 +76,8 @@ export function diffEntries(before: readonly SnapshotEntry[], after: readonly Sn
     result.counts.deleted++;
     if (was.type === 'file') result.deletedBytes += was.size;
   }
-  // Path order segment by segment, so `a/b` comes right after `a` (a plain string order puts `a-c` between them): a NUL, which no name holds, sorts before any character.
-  const keyed = all.map((c) => ({ key: c.path.replaceAll('/', '\u0000'), c }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  result.truncated = keyed.length > limit;
-  result.changes = keyed.slice(0, limit).map((k) => k.c);
+  result.truncated = all.length > limit;
+  result.changes = inTreeOrder(all, (c) => c.path).slice(0, limit);
   return result;
 }
 

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { PackReport } from '../workspace-files/tar-pack.js';
 import { packSnapshotTar } from './snapshot-tar.js';
-import { parseEntries } from './entries-file.js';
+import { chunkSize, parseEntries } from './entries-file.js';
 import { packFile, type ChunkLocation } from './object-store.js';
 import { runJob } from './run-job.js';
 import { browseEntries, type BrowseResult } from './snapshot-browse.js';
@@ -99,7 +99,7 @@ function found(s: SnapshotSummary, path: string, result: BrowseResult): Extract<
 /** A file's chunks in order, read from the open packs; a hole is a chunk of zeros. */
 async function* chunks(entry: FileEntry, locations: ReadonlyArray<ChunkLocation | null>, handles: ReadonlyMap<string, FileHandle>): AsyncGenerator<Buffer> {
   for (const [i, loc] of locations.entries()) {
-    const size = Math.min(CHUNK_BYTES, entry.size - i * CHUNK_BYTES);
+    const size = chunkSize(entry.size, i, CHUNK_BYTES);
     const buf = loc ? Buffer.allocUnsafe(size) : Buffer.alloc(size);
     for (let n = 0; loc && n < size; ) {
       const { bytesRead } = await handles.get(loc.pack)!.read(buf, n, size - n, loc.offset + n);

@@ -117,6 +117,17 @@ export interface SnapshotSummary {
   entriesSha256: string;
 }
 
+/**
+ * `items` sorted by their paths segment by segment, a directory right before what it holds (`a`,
+ * `a/b`, then `a-c`, which a plain string order puts between them): a NUL, which no name holds,
+ * stands for each `/` and sorts before any character.
+ */
+export function inTreeOrder<T>(items: readonly T[], pathOf: (item: T) => string): T[] {
+  const keyed = items.map((item) => ({ key: pathOf(item).replaceAll('/', '\u0000'), item }));
+  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return keyed.map((k) => k.item);
+}
+
 /** A manifest path: relative, plain segments (the walk produced it; checked again when read back). */
 export function checkEntryPath(p: string): void {
   if (p === '') return;

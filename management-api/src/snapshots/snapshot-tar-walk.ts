@@ -2,9 +2,10 @@
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import type { Pace, PackReport } from '../workspace-files/tar-pack-walk.js';
 import type { FilePart, TarWriter } from '../workspace-files/tar-writer.js';
-import { parseEntries } from './entries-file.js';
+import { chunkSize, parseEntries } from './entries-file.js';
+import { chunkPlaces } from './snapshot-browse.js';
 import { loadIndex, packFile } from './object-store.js';
-import { CHUNK_BYTES, isHoleChunk, type SnapshotEntry } from './snapshot-manifest.js';
+import { CHUNK_BYTES, inTreeOrder, type SnapshotEntry } from './snapshot-manifest.js';
 
 /** Which snapshot, and which of its directories ('' the top). */
 export interface SnapshotTarSource {
@@ -31,15 +32,14 @@ export async function packSnapshot(out: TarWriter, source: PackSnapshotRequest, 
   const entries = parseEntries(readFileSync(source.entriesFile), source.entriesSha256, source.entriesFile);
   const prefix = source.dir === '' ? '' : `${source.dir}/`;
   const below = entries.filter((e) => e.path !== '' && e.path.startsWith(prefix));
-  // Parents before what they hold (a tar reader makes a directory when it meets its entry): a plain sort of the paths with '/' as the lowest character.
-  const keyed = below.map((e) => ({ key: e.path.replaceAll('/', '\u0000'), e }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  // Parents before what they hold: a tar reader makes a directory when it meets its entry.
+  const ordered = inTreeOrder(below, (e) => e.path);
   const index = loadIndex(source.storeDir);
   const packs = new Map<string, number>();
   try {
     const parts = new Map<SnapshotEntry, FilePart[]>();
-    for (const { e } of keyed) if (e.type === 'file') parts.set(e, partsOf(e, index, packs, source.storeDir));
-    for (const { e } of keyed) {
+    for (const e of ordered) if (e.type === 'file') parts.set(e, partsOf(e, index, packs, source.storeDir));
+    for (const e of ordered) {
       await pace();
       const name = e.path.slice(prefix.length);
       const mtime = new Date(Number(BigInt(e.mtimeNs) / 1_000_000n));
@@ -55,11 +55,8 @@ export async function packSnapshot(out: TarWriter, source: PackSnapshotRequest, 
 
 /** Where file `e`'s bytes are: its chunks in their packs (opened into `packs` as met), its whole chunks of zeros as zeros. */
 function partsOf(e: Extract<SnapshotEntry, { type: 'file' }>, index: ReturnType<typeof loadIndex>, packs: Map<string, number>, storeDir: string): FilePart[] {
-  return e.chunks.map((hash, i) => {
-    const size = Math.min(CHUNK_BYTES, e.size - i * CHUNK_BYTES);
-    if (isHoleChunk(hash, size)) return { zeros: size };
-    const loc = index.get(hash);
-    if (!loc || loc.length !== size) throw new Error(`snapshot chunk ${hash} is missing from the store: the store is damaged`);
+  return chunkPlaces(e, index).map((loc, i) => {
+    if (loc === null) return { zeros: chunkSize(e.size, i, CHUNK_BYTES) };
     let fd = packs.get(loc.pack);
     if (fd === undefined) {
       fd = openSync(packFile(storeDir, loc.pack), 'r');
