@@ -34,6 +34,21 @@ t.test('a name with a dot is refused at spawn, by the route and by the orchestra
   );
 });
 
+t.test('a name in the form of a snapshot id is refused: `agentbox cp snp_…:PATH` reads the snapshot', async (t) => {
+  for (const name of ['snp_AbCdEf012345', 'snp_------------', 'snp_a_b-c_d-e_f1']) {
+    const res = await spawn(name);
+    t.match(res, { status: 400, json: { message: /form of a snapshot id/ } }, `${name} refused by the API`);
+    t.throws(() => checkSpawnRequest({ name, command: '/bin/true', args: [] }), /form of a snapshot id/, `${name}: the adapter refuses it`);
+  }
+  // Near misses are names like any other.
+  for (const name of ['snp_short', 'snp_AbCdEf0123456', 'snp-AbCdEf012345', 'xsnp_AbCdEf012345']) {
+    t.doesNotThrow(() => checkSpawnRequest({ name, command: '/bin/true', args: [] }), `${name} allowed`);
+  }
+  const started = await spawn('snp_AbCdEf01234');
+  t.equal(started.status, 201, 'one character short of an id: spawned');
+  if (started.status === 201) await box.api(`/v1/agents/${(started.json['agent'] as Agent).id}?graceMs=0`, { method: 'DELETE' });
+});
+
 t.test("agent team reaches agent.team and agent.team.*, and no other agent's data", async (t) => {
   const team = (await spawn('team')).json['agent'] as Agent;
   const teamX = (await spawn('team-x')).json['agent'] as Agent;

@@ -1,4 +1,5 @@
 // What a snapshot is on disk: its summary (the commit point), its entries, and the checks a manifest read back must pass.
+import { SNAPSHOT_ID } from '../grammar/snapshot-id.js';
 
 /** Version of the manifest format; a store refuses a manifest of another. */
 export const MANIFEST_FORMAT = 1;
@@ -36,8 +37,7 @@ export function holeBytesOf(chunks: readonly string[], size: number): number {
   return holes;
 }
 
-/** A snapshot id: `snp_` and 12 url-safe characters. */
-export const SNAPSHOT_ID = /^snp_[A-Za-z0-9_-]{12}$/;
+export { SNAPSHOT_ID };
 
 /** A snapshot id as the routes' schemas take it. */
 export const snapshotIdSchema = { type: 'string', pattern: SNAPSHOT_ID.source, description: 'A snapshot id (snp_…)' } as const;

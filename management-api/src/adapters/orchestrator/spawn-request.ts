@@ -2,6 +2,7 @@
 import { AdapterInputError } from '../../adapter-errors.js';
 import type { SpawnRequest } from './orchestrator-adapter.js';
 import { AUTONOMIES } from '../../policy/policy-types.js';
+import { SNAPSHOT_ID } from '../../grammar/snapshot-id.js';
 
 /**
  * Agent names: what crash loops are counted by and logs show. No dot: an agent's memory
@@ -22,6 +23,11 @@ export function checkSpawnRequest(request: SpawnRequest): void {
   if (typeof request.name !== 'string' || !AGENT_NAME.test(request.name))
     throw new AdapterInputError(
       `agent name ${JSON.stringify(request.name)} must be 1–64 letters, digits, "_" or "-", starting with a letter or digit (no "."; it separates an agent's memory namespaces)`,
+    );
+  // `agentbox cp snp_…:PATH` reads a snapshot: an agent of that name could not be reached by name.
+  if (SNAPSHOT_ID.test(request.name))
+    throw new AdapterInputError(
+      `agent name ${JSON.stringify(request.name)} has the form of a snapshot id (snp_ and 12 characters), which commands read as the snapshot: choose another name`,
     );
   if (!isText(request.command) || request.command === '') throw new AdapterInputError('command must be a non-empty string without NUL bytes');
   if (!Array.isArray(request.args) || request.args.length > MAX_ARGS || !request.args.every(isText))
