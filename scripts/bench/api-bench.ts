@@ -1,7 +1,7 @@
 // API benchmarks: /ready against a bare fastify route serving the same JSON (autocannon, 50
 // connections, side by side), one /metrics scrape, and the idle RSS of the API process.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -51,7 +51,11 @@ export interface Spawned {
 
 /** Start a Node process whose stdout carries JSON event lines; `line` waits for one. */
 export function spawnNode(args: string[], env: Record<string, string>): Spawned {
-  const child = spawn(process.execPath, args, { cwd: repoPath('.'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  // Through the launcher's --parent-death mode when it is built: the server gets SIGTERM when the
+  // benchmark dies however it dies (a kill, not only its own cleanup), and never runs on holding its port.
+  const launcher = repoPath('dist/native/agentbox-sandbox');
+  const [command, argv] = existsSync(launcher) ? [launcher, ['--parent-death', '--', process.execPath, ...args]] : [process.execPath, args];
+  const child = spawn(command, argv, { cwd: repoPath('.'), env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   const waiters: Array<() => void> = [];
   child.stdout?.on('data', (c: Buffer) => {

@@ -2,14 +2,14 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { lstat, open, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pino from 'pino';
 import { removeClones } from '../../management-api/src/snapshots/clones.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
-import { diffSnapshots, packSnapshotDir } from '../../management-api/src/snapshots/snapshot-inspect.js';
+import { browseSnapshot, diffSnapshots, openSnapshotFile, packSnapshotDir } from '../../management-api/src/snapshots/snapshot-inspect.js';
 import { isSubvolume, makeAgentDirectory } from '../../management-api/src/sandbox/subvolumes.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { median, ms, table } from './stats.js';
@@ -215,6 +215,30 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
       treeTars.push(await timeShell(`tar -cf - -C ${JSON.stringify(tree)} . | cat > /dev/null`));
       storeTars.push(await tarFromStore(store, latest.made.id));
     }
+    // One directory listed and one small file read from the latest snapshot (what a dashboard's click asks), against the
+    // same from the tree: a snapshot's answers come from its record of every file, the tree's from the directory alone.
+    const sampleFile = path.relative(tree, files[7]!);
+    const sampleDir = path.dirname(sampleFile);
+    const reads = { list: [] as number[], file: [] as number[], treeList: [] as number[], treeFile: [] as number[] };
+    let listed = 0;
+    for (let run = 0; run < RUNS; run++) {
+      const timed = async (into: number[], what: () => Promise<unknown>) => {
+        const start = performance.now();
+        await what();
+        into.push(performance.now() - start);
+      };
+      await timed(reads.list, async () => {
+        listed = (await browseSnapshot(store, latest.made.id, sampleDir, true)).children!.length;
+      });
+      await timed(reads.file, async () => {
+        for await (const _ of (await openSnapshotFile(store, latest.made.id, sampleFile)).body);
+      });
+      await timed(reads.treeList, async () => {
+        const names = await readdir(path.join(tree, sampleDir));
+        await Promise.all(names.map((n) => lstat(path.join(tree, sampleDir, n))));
+      });
+      await timed(reads.treeFile, () => readFile(path.join(tree, sampleFile)));
+    }
 
     // Forks and cp -a of the same tree in turn, A B B A, each round's trees removed after it: a disk's
     // speed drifts as it fills (on a virtual disk here the same ten copies took 5.9, 11 and 17 s in
@@ -286,6 +310,13 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         `${(mib / (median(storeTars) / 1000)).toFixed(0)} MiB/s`,
         `${(median(treeTars) / median(storeTars)).toFixed(2)}× tar -c of the tree (${ms(median(treeTars))})`,
       ],
+      [
+        `a directory's listing, from the store`,
+        ms(median(reads.list)),
+        `${listed} entries of ${one.made.stats.files + one.made.stats.dirs} in the snapshot`,
+        `readdir + lstat of it in the tree: ${ms(median(reads.treeList))}`,
+      ],
+      [`one file, from the store`, ms(median(reads.file)), `${sampleFile}`, `readFile of it in the tree: ${ms(median(reads.treeFile))}`],
       [`fork (${cloned ? 'a btrfs clone' : 'copied'}) + first output`, ms(forkOne), rounds(forkOnes), `${(cpOne / forkOne).toFixed(2)}× cp -a`],
       [`${FORKS} forks at once`, ms(forkAll), `${rounds(forkAlls)}; slowest fork ${ms(Math.max(...slowest))}`, `${(cpAll / forkAll).toFixed(2)}× cp -a`],
       ['cp -a of the tree (baseline)', ms(cpOne), rounds(cpOnes), ''],
@@ -311,6 +342,10 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         secondOfFirstAdded: two.made.stats.addedBytes / one.made.stats.addedBytes,
         diffMs: median(diffs),
         storeTarMs: median(storeTars),
+        listMs: median(reads.list),
+        fileMs: median(reads.file),
+        treeListMs: median(reads.treeList),
+        treeFileMs: median(reads.treeFile),
         treeTarMs: median(treeTars),
         forkMs: forkOne,
         forksMs: forkAll,

@@ -14,11 +14,14 @@ export function parseEntries(text: Buffer, sha256: string, shown: string): Snaps
   // One parse of the lines as an array: a JSON line holds no raw newline, and one call is several times faster than one per line.
   const body = text.toString('utf8').trimEnd();
   const entries = (body === '' ? [] : JSON.parse(`[${body.replace(/\n/g, ',')}]`)) as SnapshotEntry[];
-  for (const e of entries) {
-    checkEntryPath(e.path);
-    if (e.type === 'file' && !e.chunks.every((c) => HASH.test(c))) throw new Error(`snapshot entries ${shown}: a chunk hash is malformed`);
-  }
+  for (const e of entries) checkEntry(e, shown);
   return entries;
+}
+
+/** Refuse an entry whose path is not a plain relative one or whose chunk hashes are malformed. */
+export function checkEntry(e: SnapshotEntry, shown: string): void {
+  checkEntryPath(e.path);
+  if (e.type === 'file' && !e.chunks.every((c) => HASH.test(c))) throw new Error(`snapshot entries ${shown}: a chunk hash is malformed`);
 }
 
 /**

@@ -1,8 +1,9 @@
 // Reading inside a snapshot without building it: one entry by path, a directory's entries, and where a file's chunks are in the store's packs.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { chunkSize, parseEntries } from './entries-file.js';
-import { type ChunkLocation, loadIndex } from './object-store.js';
+import { chunkSize } from './entries-file.js';
+import { EntriesScan } from './entries-scan.js';
+import { type ChunkLocation, findChunks } from './object-store.js';
 import { CHUNK_BYTES, isHoleChunk, type SnapshotEntry } from './snapshot-manifest.js';
 
 /** Find one path in a snapshot's entries file: its entry, a directory's entries with `list`, a file's chunk locations with `locate` (snapshot-browse.ts). */
@@ -34,33 +35,33 @@ export interface FileChunks {
 
 /**
  * The entry at `path` ('' for the working directory) in `entries`; with `list`, a directory's own
- * entries by name (at most MAX_BROWSE_ENTRIES); with `locate`, a file's chunk locations from `index`.
+ * entries by name (at most MAX_BROWSE_ENTRIES); with `locate`, a file's chunk locations, looked
+ * up for the file's chunks.
  */
 export function browseEntries(
-  entries: readonly SnapshotEntry[],
+  entries: EntriesScan,
   path: string,
-  options: { list?: boolean; index?: () => ReadonlyMap<string, ChunkLocation> },
+  options: { list?: boolean; locate?: (hashes: readonly string[]) => ReadonlyMap<string, ChunkLocation> },
 ): BrowseResult {
-  const entry = entries.find((e) => e.path === path);
+  const entry = entries.entry(path);
   if (!entry) return notThere(entries, path);
   const result: BrowseResult = { found: true, entry };
   if (options.list && entry.type === 'dir') {
-    const prefix = path === '' ? '' : `${path}/`;
-    const children = entries.filter((e) => e.path !== '' && e.path.startsWith(prefix) && !e.path.includes('/', prefix.length));
+    const children = entries.children(path);
     children.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     result.truncated = children.length > MAX_BROWSE_ENTRIES;
     result.children = children.slice(0, MAX_BROWSE_ENTRIES);
   }
-  if (options.index && entry.type === 'file') result.file = locate(entry, options.index());
+  if (options.locate && entry.type === 'file') result.file = locate(entry, options.locate(entry.chunks));
   return result;
 }
 
 /** Why nothing is at `path`: the first entry on the way that is not a directory, if any. */
-function notThere(entries: readonly SnapshotEntry[], path: string): BrowseResult {
+function notThere(entries: EntriesScan, path: string): BrowseResult {
   const segments = path.split('/');
   for (let i = 1; i < segments.length; i++) {
     const above = segments.slice(0, i).join('/');
-    const e = entries.find((x) => x.path === above);
+    const e = entries.entry(above);
     if (!e) break;
     if (e.type !== 'dir') return { found: false, blockedBy: { path: above, type: e.type } };
   }
@@ -82,8 +83,8 @@ export function chunkPlaces(entry: Extract<SnapshotEntry, { type: 'file' }>, ind
   });
 }
 
-/** In a worker thread: the entries file read and checked against its sha256, then browsed (the packs' index read only for a file). */
+/** In a worker thread: the entries file read and checked against its sha256, then browsed (the packs' indexes read only for a file). */
 export function readBrowse(job: BrowseJob): BrowseResult {
-  const entries = parseEntries(readFileSync(job.entriesFile), job.entriesSha256, job.entriesFile);
-  return browseEntries(entries, job.path, { list: job.list, ...(job.locate ? { index: () => loadIndex(job.storeDir) } : {}) });
+  const entries = EntriesScan.of(readFileSync(job.entriesFile), job.entriesSha256, job.entriesFile);
+  return browseEntries(entries, job.path, { list: job.list, ...(job.locate ? { locate: (hashes) => findChunks(job.storeDir, hashes) } : {}) });
 }

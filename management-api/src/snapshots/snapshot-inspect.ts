@@ -7,6 +7,7 @@ import { packSnapshotTar } from './snapshot-tar.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { packFile, type ChunkLocation } from './object-store.js';
 import { runJob } from './run-job.js';
+import { EntriesScan } from './entries-scan.js';
 import { browseEntries, type BrowseResult } from './snapshot-browse.js';
 import { diffEntries, type SnapshotDiff } from './snapshot-diff.js';
 import { CHUNK_BYTES, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
@@ -81,7 +82,7 @@ export async function packSnapshotDir(store: SnapshotStore, id: string, path: st
 async function browse(store: SnapshotStore, s: SnapshotSummary, path: string, list: boolean, locate: boolean): Promise<BrowseResult> {
   const file = await store.entriesFileOf(s);
   // A small snapshot's entries are read here; a file's chunks are located in a thread (the store's every pack index is read for them).
-  if (file.inline && !locate) return browseEntries(await entriesIn(file), path, { list });
+  if (file.inline && !locate) return browseEntries(EntriesScan.of(await readFile(file.entriesFile), file.entriesSha256, file.entriesFile), path, { list });
   return runJob({ op: 'browse', storeDir: store.dir, ...fileOf(file), path, list, locate });
 }
 
