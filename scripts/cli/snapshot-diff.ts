@@ -1,7 +1,7 @@
 // `agentbox snapshot diff FROM TO [--limit N] [--json]`: what changed from one snapshot to another, a path a line, as `git diff --name-status` prints it.
 import { parseArgs } from 'node:util';
 import { call, refusal } from './agent-api.js';
-import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
+import { type BoxTarget, resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { formatDiff, type DiffRecord } from './snapshot-inspect-format.js';
 
@@ -15,7 +15,7 @@ change, listed or not. To see what an agent changed since a snapshot, snapshot i
 (a second snapshot reads only the files that changed).
 
 Options:
-  --limit N        list at most N changes (1-10000, default 10000); the counts cover all
+  --limit N        list at most N changes (default: every one, fetched 10,000 at a time); the counts cover all
 ${targetHelp} (the record GET /v1/snapshots/{TO}/diff?from=FROM returns)
   -h, --help       show this help
 
@@ -25,14 +25,31 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...targetOptions, limit: { type: 'string' } } });
   if (positionals.length !== 2) throw new UsageError('give two snapshots, the earlier first: agentbox snapshot diff FROM TO (agentbox snapshot ls lists them)');
   const limit = values.limit === undefined ? undefined : Number(values.limit);
-  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= 10_000))
-    throw new UsageError(`--limit takes a whole number from 1 to 10000, not "${values.limit}"`);
+  if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new UsageError(`--limit takes a whole number from 1, not "${values.limit}"`);
   const [from, to] = positionals as [string, string];
   const target = await resolveTarget(values);
-  const query = `from=${encodeURIComponent(from)}${limit !== undefined ? `&limit=${limit}` : ''}`;
-  const res = await call(target, 'GET', `/v1/snapshots/${encodeURIComponent(to)}/diff?${query}`);
-  if (res.status !== 200) throw refusal(`comparing ${from} with ${to}`, res);
-  const diff = res.body as unknown as DiffRecord;
+  const diff = await fetchDiff(target, from, to, limit ?? Number.POSITIVE_INFINITY);
   process.stdout.write(values.json ? `${JSON.stringify(diff, null, 2)}\n` : `${formatDiff(diff)}\n`);
   return 0;
+}
+
+/** The most changes one answer lists (the route's limit). */
+const PAGE = 10_000;
+
+/** The diff's changes up to `limit`, page after page (each names the next with its cursor): one record, as one answer would be. */
+async function fetchDiff(target: BoxTarget, from: string, to: string, limit: number): Promise<DiffRecord> {
+  let whole: DiffRecord | undefined;
+  let cursor: string | undefined;
+  do {
+    const left = limit - (whole?.changes.length ?? 0);
+    const query = `from=${encodeURIComponent(from)}&limit=${Math.min(PAGE, left)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const res = await call(target, 'GET', `/v1/snapshots/${encodeURIComponent(to)}/diff?${query}`);
+    if (res.status !== 200) throw refusal(`comparing ${from} with ${to}`, res);
+    const page = res.body as unknown as DiffRecord;
+    if (whole) whole.changes.push(...page.changes);
+    whole = { ...(whole ?? page), truncated: page.truncated, nextCursor: page.nextCursor };
+    cursor = page.nextCursor;
+  } while (cursor && whole.changes.length < limit);
+  if (!whole.nextCursor) delete whole.nextCursor;
+  return whole;
 }

@@ -10,6 +10,8 @@ export interface DiffRecord {
   deletedBytes: number;
   changes: Array<{ path: string; change: 'added' | 'deleted' | 'modified'; type: string; what?: string[]; size?: number; sizeBefore?: number }>;
   truncated: boolean;
+  /** When truncated: the cursor of the next page. */
+  nextCursor?: string;
 }
 
 /** GET /v1/snapshots/{sid}/files/{dir}?list as it answers. */
@@ -35,7 +37,7 @@ export function formatDiff(d: DiffRecord): string {
   });
   const listed = d.changes.length;
   const total = d.counts.added + d.counts.deleted + d.counts.modified;
-  if (d.truncated) lines.push(`… ${total - listed} more changes not listed (--limit, or --json for the record)`);
+  if (d.truncated) lines.push(`… ${total - listed} more changes not listed (--limit)`);
   const summary =
     total === 0
       ? `no changes from ${d.from} to ${d.to}`

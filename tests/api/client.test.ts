@@ -115,6 +115,12 @@ t.test('every route through a named method, with the bearer key', async (t) => {
     { from: snapshot.id, to: later.id, counts: { added: 1, deleted: 0, modified: 0 }, changes: [{ path: 'notes/later.txt', change: 'added', size: 5 }] },
     'snapshots.diff',
   );
+  await c.files.write(sleeper.id, 'notes/more.txt', 'more');
+  const latest = (await c.snapshots.create(sleeper.id)).snapshot!;
+  const paged = await c.snapshots.diff(latest.id!, snapshot.id!, { limit: 1 });
+  t.same([paged.changes?.map((x) => x.path), paged.truncated], [['notes/later.txt'], true], 'a page of one');
+  const next = await c.snapshots.diff(latest.id!, snapshot.id!, { limit: 1, cursor: paged.nextCursor! });
+  t.same([next.changes?.map((x) => x.path), next.truncated, next.nextCursor], [['notes/more.txt'], false, undefined], 'the next page, by its cursor: the last');
   t.ok(
     ((await c.snapshots.listFiles(snapshot.id!)) as { entries: Array<{ name: string }> }).entries.some((e) => e.name === 'notes'),
     'snapshots.listFiles of the top',

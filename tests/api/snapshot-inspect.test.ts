@@ -132,6 +132,29 @@ t.test('a diff lists every change in path order, counts them, and leaves out a c
   t.same(cut.json['counts'], { added: 3, deleted: 3, modified: 4 }, 'counts cover every change whatever the limit');
 });
 
+t.test('a diff is paged by cursor: every change once, in order, whatever the page size', async (t) => {
+  for (const limit of [1, 3, 4, 9, 10]) {
+    const pages: Change[][] = [];
+    let cursor: string | undefined;
+    for (let n = 0; n < 20; n++) {
+      const res = await box.api(`/v1/snapshots/${s2}/diff?from=${s1}&limit=${limit}${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`);
+      t.equal(res.status, 200, JSON.stringify(res.json));
+      t.same(res.json['counts'], { added: 3, deleted: 3, modified: 4 }, 'every page counts every change');
+      pages.push(res.json['changes'] as Change[]);
+      cursor = res.json['nextCursor'] as string | undefined;
+      t.equal(res.json['truncated'], cursor !== undefined, 'a next cursor exactly when more follow');
+      if (cursor === undefined) break;
+    }
+    t.same(pages.flat(), expected, `pages of ${limit}: the whole diff, once`);
+    t.equal(pages.length, Math.ceil(expected.length / limit), `pages of ${limit}: no empty last page`);
+  }
+  t.same((await box.api(`/v1/snapshots/${s2}/diff?from=${s1}&cursor=`)).json['changes'], expected, 'an empty cursor is the first page');
+  for (const bad of ['nonsense', Buffer.from('{"after":1}').toString('base64url'), Buffer.from('seq:4').toString('base64url')]) {
+    const res = await box.api(`/v1/snapshots/${s2}/diff?from=${s1}&cursor=${bad}`);
+    t.match(res, { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: /cursor/ } }, `cursor ${bad} refused`);
+  }
+});
+
 t.test('a diff of unknown or malformed snapshots is refused, naming them', async (t) => {
   const unknown = await box.api(`/v1/snapshots/${s2}/diff?from=snp_AAAAAAAAAAAA`);
   t.equal(unknown.status, 404);
@@ -335,6 +358,7 @@ t.test('large entries files are read in worker threads, with the same answers', 
   const answers = await Promise.all(
     stores.map(async (store, i) => ({
       diff: await diffSnapshots(store, firsts[i]!, seconds[i]!, 2),
+      page: await diffSnapshots(store, firsts[i]!, seconds[i]!, 2, 'a/f7.txt'),
       list: (await browseSnapshot(store, seconds[i]!, 'a', true)).children?.length,
       file: await (async () => {
         const { body } = await openSnapshotFile(store, seconds[i]!, 'a/f7.txt');
@@ -351,6 +375,12 @@ t.test('large entries files are read in worker threads, with the same answers', 
     ['modified a/f7.txt', 'deleted a/f8.txt'],
     'cut at 2',
   );
+  t.same(
+    answers[0]!.page.changes.map((c) => `${c.change} ${c.path}`),
+    ['deleted a/f8.txt', 'added a/g8.txt'],
+    'the page after a/f7.txt',
+  );
+  t.equal(answers[0]!.page.truncated, false);
   t.equal(answers[0]!.list, 50);
   t.equal(answers[0]!.file, 'changed\n');
 });

@@ -2,7 +2,7 @@
 // since the one before, browse an older snapshot's files and download one as it was (read from the store, no fork), delete one.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { writeFile, stat, unlink } from 'node:fs/promises';
+import { mkdir, writeFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
 import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
@@ -112,4 +112,36 @@ t.test('take, compare, browse, delete', async (t) => {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid="snapshots-list"] tbody tr').length === 1, PAGE_WAIT);
   t.same(await rows(), [first], 'the deleted one is gone from the list');
   t.equal((await ui.box.api(`/v1/snapshots/${second}`)).status, 404, 'and from the box');
+});
+
+t.test('a long diff is shown a page at a time: "Show more" lists the rest', async (t) => {
+  const spawned = await ui.box.api('/v1/agents', { body: { name: 'many', command: '/bin/sh', args: ['-c', 'touch ready && exec sleep 600'] } });
+  t.equal(spawned.status, 201, JSON.stringify(spawned.json));
+  const agent = spawned.json['agent'] as { id: string; cwd: string };
+  const dir = path.join(ui.box.paths.workspaceDir, agent.cwd);
+  for (let i = 0; i < 200 && !(await stat(path.join(dir, 'ready')).catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 50));
+  const snap = async () => ((await ui.box.api(`/v1/agents/${agent.id}/snapshots`, { body: {} })).json['snapshot'] as { id: string }).id;
+  await snap();
+  await mkdir(path.join(dir, 'gen'));
+  for (let i = 0; i < 1499; i++) await writeFile(path.join(dir, 'gen', `f${String(i).padStart(4, '0')}.txt`), '');
+  const latest = await snap();
+
+  await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
+  await (await page.waitForSelector('[data-testid="agent-many"] [data-testid="follow"]', PAGE_WAIT))!.click();
+  await (await page.waitForSelector(`[data-testid="snapshot-${latest}"] [data-testid="snapshot-changes"]`, PAGE_WAIT))!.click();
+  const { waitText } = pageText(page);
+  await waitText('[data-testid="snapshot-diff-counts"]', 'added');
+  t.equal(await page.$eval('[data-testid="snapshot-diff-counts"]', (e) => e.textContent), '1500 added (0 B), 0 modified, 0 deleted (0 B)');
+  const listed = () => page.$$eval('[data-testid="diff-row"]', (items) => items.map((i) => (i.textContent ?? '').trim()));
+  t.equal((await listed()).length, 1000, 'the first page');
+  t.equal(await page.$eval('[data-testid="snapshot-diff-more"]', (b) => b.textContent), 'Show 500 more');
+  await (await page.waitForSelector('[data-testid="snapshot-diff-more"]', PAGE_WAIT))!.click();
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="diff-row"]').length === 1500, PAGE_WAIT);
+  const all = await listed();
+  t.same(
+    [all[0], all[1], all[999], all[1000], all[1499]],
+    ['A gen/', 'A gen/f0000.txt', 'A gen/f0998.txt', 'A gen/f0999.txt', 'A gen/f1498.txt'],
+    'every change once, in path order',
+  );
+  t.equal(await page.$('[data-testid="snapshot-diff-more"]'), null, 'nothing more to show');
 });

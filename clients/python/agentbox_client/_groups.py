@@ -163,9 +163,10 @@ class Snapshots(_Group):
         return cast(PostV1AgentsIdRestoreResponse, self._t.send("POST", "/v1/agents/{id}/restore", params={"id": id}, json_body={"snapshot": snapshot}).json())
 
     @route("GET /v1/snapshots/{sid}/diff")
-    def diff(self, sid: str, from_snapshot: str, limit: int | None = None) -> GetV1SnapshotsSidDiffResponse:
-        """What changed from snapshot `from_snapshot` to `sid`: paths added, deleted, modified (from their records; nothing read or built)."""
-        query = {"from": from_snapshot, "limit": None if limit is None else str(limit)}
+    def diff(self, sid: str, from_snapshot: str, limit: int | None = None, cursor: str | None = None) -> GetV1SnapshotsSidDiffResponse:
+        """What changed from snapshot `from_snapshot` to `sid`: paths added, deleted, modified (from their records; nothing read or built).
+        A long diff comes a page at a time: pass the answer's `nextCursor` as `cursor` for the next."""
+        query = {"from": from_snapshot, "limit": None if limit is None else str(limit), "cursor": cursor}
         return cast(GetV1SnapshotsSidDiffResponse, self._t.send("GET", "/v1/snapshots/{sid}/diff", params={"sid": sid}, query=query).json())
 
     @route("GET /v1/snapshots/{sid}/files", "GET /v1/snapshots/{sid}/files/{*}")

@@ -1955,6 +1955,8 @@ GetV1SnapshotsSidDiffQuery = TypedDict("GetV1SnapshotsSidDiffQuery", {
     "from": Required[str],
     # The most changes listed
     "limit": int,
+    # The nextCursor of the page before: the changes after it
+    "cursor": str,
 }, total=False)
 
 GetV1SnapshotsSidDiffResponseCounts = TypedDict("GetV1SnapshotsSidDiffResponseCounts", {
@@ -1985,8 +1987,10 @@ GetV1SnapshotsSidDiffResponse = TypedDict("GetV1SnapshotsSidDiffResponse", {
     # Bytes of the files deleted
     "deletedBytes": int,
     "changes": list[GetV1SnapshotsSidDiffResponseChangesItem],
-    # More changes than listed (see counts)
+    # More changes after those listed (see counts)
     "truncated": bool,
+    # When truncated: pass as ?cursor= for the next page
+    "nextCursor": str,
 }, total=False)
 
 GetV1SnapshotsSidFilesParams = TypedDict("GetV1SnapshotsSidFilesParams", {

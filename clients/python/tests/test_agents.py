@@ -107,6 +107,8 @@ class FilesOnABox(unittest.TestCase):
             self.assertEqual([(c.get("change"), c.get("path")) for c in diff.get("changes", [])], [("modified", "src/a.py"), ("added", "src/b.py")])
             cut = self.box.snapshots.diff(second, first, limit=1)
             self.assertEqual((len(cut.get("changes", [])), cut.get("truncated")), (1, True), "cut at the limit")
+            rest = self.box.snapshots.diff(second, first, limit=1, cursor=cut.get("nextCursor"))
+            self.assertEqual([(c.get("path"), rest.get("truncated")) for c in rest.get("changes", [])], [("src/b.py", False)], "the next page")
             self.assertEqual([e.get("name") for e in self.box.snapshots.list_files(second, "src").get("entries", [])], ["a.py", "b.py"])
             self.assertIn("src", [e.get("name") for e in self.box.snapshots.list_files(first).get("entries", [])], "the top")
             read = self.box.snapshots.read_file(first, "src/a.py")

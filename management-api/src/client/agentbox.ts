@@ -191,8 +191,8 @@ export class Agentbox {
     /** Replace an ended agent's working directory with snapshot `sid` (409 while it runs). */
     restore: (id: string, sid: string, options?: CallOptions) =>
       callRoute(this.#t, 'POST /v1/agents/{id}/restore', { params: { id }, body: { snapshot: sid } }, options),
-    /** What changed from snapshot `from` to snapshot `sid`: paths added, deleted, modified (from their records; nothing read or built). */
-    diff: (sid: string, from: string, query: { limit?: number } = {}, options?: CallOptions) =>
+    /** What changed from snapshot `from` to snapshot `sid`: paths added, deleted, modified (from their records; nothing read or built); a long diff a page at a time (`query.cursor`: the answer's `nextCursor`). */
+    diff: (sid: string, from: string, query: { limit?: number; cursor?: string } = {}, options?: CallOptions) =>
       callRoute(this.#t, 'GET /v1/snapshots/{sid}/diff', { params: { sid }, query: { from, ...query } }, options),
     /** A directory of snapshot `sid` ('' its top), listed from the store as `files.list` lists a workspace's. */
     listFiles: (sid: string, path = '', options?: CallOptions): Promise<unknown> =>

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import '../app-state.js';
+import { afterNameCursor } from '../adapters/cursor-pager.js';
 import { ApiError, errorResponses } from '../errors.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import { MAX_DIFF_CHANGES } from '../snapshots/snapshot-diff.js';
@@ -12,6 +13,8 @@ import { replyWithTar } from './tar-reply.js';
 import { snapshotIdSchema, type SnapshotEntry } from '../snapshots/snapshot-manifest.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
+/** A page of a diff carries the last path listed; snapshots never change, so the next page is the changes after it. */
+const diffCursor = afterNameCursor();
 const sidParams = { type: 'object', additionalProperties: false, required: ['sid'], properties: { sid: snapshotIdSchema } } as const;
 const changeSchema = {
   type: 'object',
@@ -49,7 +52,7 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
   // A snapshot's tars at once are bounded as an agent's are (per snapshot, and in all).
   const tarDownloads = new TarDownloads();
 
-  app.get<{ Params: { sid: string }; Querystring: { from: string; limit?: number } }>(
+  app.get<{ Params: { sid: string }; Querystring: { from: string; limit?: number; cursor?: string } }>(
     '/v1/snapshots/:sid/diff',
     {
       config: { agent: 'deny' },
@@ -65,6 +68,7 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
           properties: {
             from: { ...snapshotIdSchema, description: 'The earlier snapshot (any agent\u2019s)' },
             limit: { type: 'integer', minimum: 1, maximum: MAX_DIFF_CHANGES, default: MAX_DIFF_CHANGES, description: 'The most changes listed' },
+            cursor: { type: 'string', maxLength: 16_384, description: 'The nextCursor of the page before: the changes after it' },
           },
         },
         response: {
@@ -77,7 +81,8 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
               addedBytes: { type: 'integer', description: 'Bytes of the files added' },
               deletedBytes: { type: 'integer', description: 'Bytes of the files deleted' },
               changes: { type: 'array', items: changeSchema },
-              truncated: { type: 'boolean', description: 'More changes than listed (see counts)' },
+              truncated: { type: 'boolean', description: 'More changes after those listed (see counts)' },
+              nextCursor: { type: 'string', description: 'When truncated: pass as ?cursor= for the next page' },
             },
           },
           ...errors,
@@ -86,9 +91,14 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
     },
     async (request) => {
       const { sid } = request.params;
-      const { from, limit = MAX_DIFF_CHANGES } = request.query;
-      const diff = await diffSnapshots(store(), from, sid, limit);
-      return { from, to: sid, ...diff };
+      const { from, limit = MAX_DIFF_CHANGES, cursor } = request.query;
+      // An empty cursor is the first page, as none is (as the other listings' cursors).
+      const afterPath = cursor ? diffCursor.decode(cursor) : undefined;
+      if (cursor && afterPath === undefined)
+        throw new ApiError('ABX_ERR_VALIDATION', 'cursor is not one a diff answered with: pass the nextCursor of the page before, unchanged');
+      const diff = await diffSnapshots(store(), from, sid, limit, afterPath);
+      const last = diff.changes.at(-1);
+      return { from, to: sid, ...diff, ...(diff.truncated && last ? { nextCursor: diffCursor.encode(last.path) } : {}) };
     },
   );
 

@@ -1,7 +1,7 @@
 // What changed between two snapshots, from their entries alone (no file is read): the paths added, deleted and modified, as `docker diff` and `git diff --name-status` tell them.
 import { readFileSync } from 'node:fs';
 import { parseEntries } from './entries-file.js';
-import { inTreeOrder, type SnapshotEntry } from './snapshot-manifest.js';
+import { inTreeOrder, type SnapshotEntry, treeKey } from './snapshot-manifest.js';
 
 /** Compare two snapshots' entries files (each checked against its sha256): the paths added, deleted and modified (snapshot-diff.ts). */
 export interface DiffJob {
@@ -9,6 +9,8 @@ export interface DiffJob {
   before: { entriesFile: string; entriesSha256: string };
   after: { entriesFile: string; entriesSha256: string };
   limit: number;
+  /** List only the changes after this path in path order: the last path of the page before. */
+  afterPath?: string;
 }
 
 /** What differs in an entry present in both snapshots. */
@@ -35,7 +37,7 @@ export interface SnapshotDiff {
   /** Bytes of the files added, and of those deleted (a modified file counts in neither). */
   addedBytes: number;
   deletedBytes: number;
-  /** More changes than `changes` holds (the limit was reached). */
+  /** More changes after those `changes` holds (the limit was reached): the next page starts after the last of them. */
   truncated: boolean;
 }
 
@@ -44,11 +46,12 @@ export const MAX_DIFF_CHANGES = 10_000;
 
 /**
  * The changes from `before` to `after`, listed in path order (a directory before what it holds),
- * at most `limit` of them; counts and bytes cover every change. The working directory itself (the
- * entry '') is left out: its modification time moves with every name added or removed, and its
- * mode is the agent's to keep.
+ * at most `limit` of them, from the first after `afterPath` when given; counts and bytes cover
+ * every change. The working directory itself (the entry '') is left out: its modification time
+ * moves with every name added or removed, and its mode is the agent's to keep. Snapshots never
+ * change, so pages asked one after another list every change once.
  */
-export function diffEntries(before: readonly SnapshotEntry[], after: readonly SnapshotEntry[], limit: number): SnapshotDiff {
+export function diffEntries(before: readonly SnapshotEntry[], after: readonly SnapshotEntry[], limit: number, afterPath?: string): SnapshotDiff {
   const earlier = new Map<string, SnapshotEntry>();
   for (const e of before) if (e.path !== '') earlier.set(e.path, e);
   const all: SnapshotChange[] = [];
@@ -76,9 +79,24 @@ export function diffEntries(before: readonly SnapshotEntry[], after: readonly Sn
     result.counts.deleted++;
     if (was.type === 'file') result.deletedBytes += was.size;
   }
-  result.truncated = all.length > limit;
-  result.changes = inTreeOrder(all, (c) => c.path).slice(0, limit);
+  const ordered = inTreeOrder(all, (c) => c.path);
+  const from = afterPath === undefined ? 0 : firstAfter(ordered, afterPath);
+  result.truncated = ordered.length - from > limit;
+  result.changes = ordered.slice(from, from + limit);
   return result;
+}
+
+/** The index of the first change whose path comes after `path` in path order (binary search: the changes are in that order). */
+function firstAfter(ordered: readonly SnapshotChange[], path: string): number {
+  const key = treeKey(path);
+  let lo = 0;
+  let hi = ordered.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (treeKey(ordered[mid]!.path) <= key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** What differs between two entries of one path. */
@@ -102,5 +120,5 @@ function withSize(change: SnapshotChange, e: SnapshotEntry): SnapshotChange {
 /** In a worker thread: both entries files read and checked against their sha256, then compared. */
 export function readDiff(job: DiffJob): SnapshotDiff {
   const read = (f: DiffJob['before']) => parseEntries(readFileSync(f.entriesFile), f.entriesSha256, f.entriesFile);
-  return diffEntries(read(job.before), read(job.after), job.limit);
+  return diffEntries(read(job.before), read(job.after), job.limit, job.afterPath);
 }

@@ -15,12 +15,12 @@ import type { SnapshotStore } from './snapshot-store.js';
 
 type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
 
-/** The changes from snapshot `beforeId` to snapshot `afterId`; large entries files are compared in a worker thread. */
-export async function diffSnapshots(store: SnapshotStore, beforeId: string, afterId: string, limit: number): Promise<SnapshotDiff> {
+/** The changes from snapshot `beforeId` to snapshot `afterId` (those after path `afterPath` when given); large entries files are compared in a worker thread. */
+export async function diffSnapshots(store: SnapshotStore, beforeId: string, afterId: string, limit: number, afterPath?: string): Promise<SnapshotDiff> {
   return store.reading(async () => {
     const [before, after] = await Promise.all([store.entriesFileOf(store.get(beforeId)), store.entriesFileOf(store.get(afterId))]);
-    if (before.inline && after.inline) return diffEntries(await entriesIn(before), await entriesIn(after), limit);
-    return runJob({ op: 'diff', before: fileOf(before), after: fileOf(after), limit });
+    if (before.inline && after.inline) return diffEntries(await entriesIn(before), await entriesIn(after), limit, afterPath);
+    return runJob({ op: 'diff', before: fileOf(before), after: fileOf(after), limit, ...(afterPath === undefined ? {} : { afterPath }) });
   });
 }
 

@@ -123,10 +123,13 @@ export interface SnapshotSummary {
  * stands for each `/` and sorts before any character.
  */
 export function inTreeOrder<T>(items: readonly T[], pathOf: (item: T) => string): T[] {
-  const keyed = items.map((item) => ({ key: pathOf(item).replaceAll('/', '\u0000'), item }));
+  const keyed = items.map((item) => ({ key: treeKey(pathOf(item)), item }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return keyed.map((k) => k.item);
 }
+
+/** What a path sorts by in path order (inTreeOrder): each `/` a NUL. */
+export const treeKey = (path: string): string => path.replaceAll('/', '\u0000');
 
 /** A manifest path: relative, plain segments (the walk produced it; checked again when read back). */
 export function checkEntryPath(p: string): void {

@@ -280,4 +280,6 @@ export interface SnapshotDiff {
     sizeBefore?: number;
   }>;
   truncated: boolean;
+  /** When truncated: the next page's cursor. */
+  nextCursor?: string;
 }

@@ -141,6 +141,21 @@ t.test('diff, files and cat: inside snapshots without forking them', async (t) =
   t.match(await cli('snapshot', 'diff', '--limit', '0', before, after), { code: 2, stderr: /--limit takes a whole number/ });
   t.match(await cli('snapshot', 'diff', 'snp_AAAAAAAAAAAA', after), { code: 1, stderr: /404 ABX_ERR_NOT_FOUND: .*snp_AAAAAAAAAAAA/ });
 
+  // More changes than one answer lists (10,000): the command pages through them all, or up to --limit.
+  mkdirSync(path.join(dir, 'many'));
+  for (let i = 0; i < 10_050; i++) writeFileSync(path.join(dir, 'many', `f${String(i).padStart(5, '0')}`), '');
+  const many = (await cli('snapshot', 'create', 'inspected')).stdout.split(' ')[0]!;
+  const all = await cli('snapshot', 'diff', after, many);
+  t.equal(all.code, 0, all.stderr);
+  const lines = all.stdout.trimEnd().split('\n');
+  t.equal(lines.length, 10_052, 'every change a line, then the counts');
+  t.same([lines[0], lines[1], lines.at(-2)], ['A  many/', 'A  many/f00000  0 B', 'A  many/f10049  0 B'], 'in path order across pages');
+  t.equal(lines.at(-1), `10051 added (0 B), 0 modified, 0 deleted (0 B) from ${after} to ${many}`);
+  const upTo = await cli('snapshot', 'diff', '--limit', '10020', after, many);
+  t.match(upTo.stdout, /^A {2}many\/f10018 {2}0 B\n… 31 more changes not listed/m, '--limit beyond one page');
+  const json = JSON.parse((await cli('snapshot', 'diff', '--json', after, many)).stdout) as { changes: unknown[]; truncated: boolean; nextCursor?: string };
+  t.same([json.changes.length, json.truncated, json.nextCursor], [10_051, false, undefined], '--json: one record of every change');
+
   const top = await cli('snapshot', 'files', before);
   t.equal(top.code, 0, top.stderr);
   t.match(top.stdout, /^lrwxrwxrwx +\S+ \S+Z {2}link -> src\/a\.ts$/m, 'a link with its target');

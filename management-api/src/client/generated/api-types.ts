@@ -1674,6 +1674,8 @@ export interface Routes {
       from: string;
       /** The most changes listed */
       limit?: number;
+      /** The nextCursor of the page before: the changes after it */
+      cursor?: string;
     };
     response: ({
       from?: string;
@@ -1699,8 +1701,10 @@ export interface Routes {
         /** A modified file's size in the earlier snapshot */
         sizeBefore?: number;
       })>);
-      /** More changes than listed (see counts) */
+      /** More changes after those listed (see counts) */
       truncated?: boolean;
+      /** When truncated: pass as ?cursor= for the next page */
+      nextCursor?: string;
     });
   };
   /** A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed */

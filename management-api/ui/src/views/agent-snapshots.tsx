@@ -184,18 +184,39 @@ export function AgentSnapshots({ agent }: { agent: Agent }) {
 
 const LETTER = { added: 'A', deleted: 'D', modified: 'M' } as const;
 
-/** What changed from snapshot `from` to `to`, a path a row (the first 1,000), then the counts. */
+/** Changes one page of the list asks for: a long diff is read a page at a time, as the reader asks for more. */
+const CHANGES_PAGE = 1000;
+
+/** What changed from snapshot `from` to `to`: the counts, then a path a row, a page at a time ("Show more" fetches the next). */
 function SnapshotChanges({ from, to }: { from: string; to: string }) {
   const [diff, setDiff] = useState<SnapshotDiff>();
   const [error, setError] = useState<string>();
+  const [more, setMore] = useState<'idle' | 'loading'>('idle');
+  const page = (cursor?: string) =>
+    call<SnapshotDiff>(
+      'GET',
+      `/v1/snapshots/${encodeURIComponent(to)}/diff?from=${encodeURIComponent(from)}&limit=${CHANGES_PAGE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
   useEffect(() => {
-    call<SnapshotDiff>('GET', `/v1/snapshots/${encodeURIComponent(to)}/diff?from=${encodeURIComponent(from)}&limit=1000`)
-      .then(setDiff)
-      .catch((err: unknown) => setError(describe(err)));
+    let current = true;
+    page()
+      .then((d) => current && setDiff(d))
+      .catch((err: unknown) => current && setError(describe(err)));
+    return () => {
+      current = false;
+    };
   }, [from, to]);
   if (error) return <ErrorNote error={error} testId="snapshot-changes-error" />;
   if (!diff) return null;
   const { added, deleted, modified } = diff.counts;
+  const showMore = () => {
+    setMore('loading');
+    page(diff.nextCursor)
+      .then((next) => setDiff({ ...next, changes: [...diff.changes, ...next.changes] }))
+      .catch((err: unknown) => setError(describe(err)))
+      .finally(() => setMore('idle'));
+  };
+  const total = added + deleted + modified;
   return (
     <div data-testid="snapshot-diff">
       <h3>
@@ -217,7 +238,14 @@ function SnapshotChanges({ from, to }: { from: string; to: string }) {
           ))}
         </ul>
       ) : null}
-      {diff.truncated ? <p class="muted">Only the first {diff.changes.length.toLocaleString()} changes are listed.</p> : null}
+      {diff.truncated && diff.nextCursor ? (
+        <p class="muted">
+          {diff.changes.length.toLocaleString()} of {total.toLocaleString()} changes listed.{' '}
+          <button type="button" data-testid="snapshot-diff-more" disabled={more === 'loading'} onClick={showMore}>
+            {more === 'loading' ? 'Loading…' : `Show ${Math.min(CHANGES_PAGE, total - diff.changes.length).toLocaleString()} more`}
+          </button>
+        </p>
+      ) : null}
     </div>
   );
 }
