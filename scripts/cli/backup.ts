@@ -1,5 +1,6 @@
 // `agentbox backup`: back up a box's state while it runs (beads, memory, the event log up to its
 // checkpoint, pods, snapshots; the identity sealed with a passphrase or to recipient keys on request) into a new directory.
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
@@ -38,6 +39,25 @@ Options:
 Check a backup with \`agentbox backup verify DIR\`; restore it with \`agentbox restore DIR --root NEW\`.
 Exit codes: 0 backed up, 1 the backup failed (the message names the file; nothing is left behind), 2 bad usage.`;
 
+/** The niceness a backup runs at: below the box it copies, which goes on serving meanwhile. */
+const BACKUP_NICENESS = 10;
+
+/**
+ * Lower this process's CPU priority (nice 10) for the copy. A backup is background work beside a
+ * box serving requests: on a small machine both want the same cores, and the box's requests should
+ * win (on the backup bench, two cores, the requests' p99 with a backup running was 2.25–2.60× the
+ * p99 without one at the same priority). The copy takes what the box leaves; it is never stopped.
+ * A priority already lower is kept; raising it back is not allowed to an unprivileged process, so
+ * this is for the rest of the command.
+ */
+function yieldToTheBox(): void {
+  try {
+    if (os.getPriority() < BACKUP_NICENESS) os.setPriority(BACKUP_NICENESS);
+  } catch {
+    // No priority to lower here (a platform without it): the backup runs as it is.
+  }
+}
+
 /** A default name that sorts by time and has no characters a shell quotes. */
 function defaultTarget(now = new Date()): string {
   return `agentbox-backup-${now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)}`;
@@ -73,6 +93,7 @@ export async function run(args: string[]): Promise<number> {
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const to = path.resolve(values.to ?? defaultTarget());
   const started = performance.now();
+  yieldToTheBox();
   const asked = await askForCheckpoint(root, values.url);
   if (asked) process.stderr.write(`agentbox backup: ${asked}\n`);
   try {

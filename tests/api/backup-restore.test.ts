@@ -7,7 +7,7 @@ import t from 'tap';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { appendFile, cp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import os, { tmpdir } from 'node:os';
 import path from 'node:path';
 import { verifyEventLog } from '../../management-api/src/adapters/events/log-verify.js';
 import { repoRoot } from '../helpers/cli.js';
@@ -264,6 +264,9 @@ t.test('faults: damage named, non-empty root and wrong passphrase refused, kill 
   const killed = path.join(work, 'killed');
   const p = spawn(process.execPath, [cli, 'backup', '--root', originalRoot.dir, '--to', killed], { stdio: ['ignore', 'ignore', 'pipe'] });
   await new Promise<void>((resolve) => p.stderr.on('data', (d: Buffer) => /SQLite store|event log|pods/.test(d.toString()) && resolve()));
+  // Background work: it copies at nice 10, below the box (fields after the command's closing parenthesis: the 17th is the niceness).
+  const niceness = Number(readFileSync(`/proc/${p.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[16]);
+  t.equal(niceness, Math.max(10, os.getPriority()), 'the backup runs at nice 10 (or lower, as started)');
   p.kill('SIGKILL');
   await new Promise((resolve) => p.once('exit', resolve));
   t.notOk(existsSync(killed), 'no backup under its name');
@@ -272,7 +275,8 @@ t.test('faults: damage named, non-empty root and wrong passphrase refused, kill 
 
   // A full disk: a small tmpfs in a user and mount namespace of its own. At 16 KiB it fills in the
   // first SQLite store's copy (SQLite says SQLITE_FULL), at 256 KiB later in the copy, where a plain
-  // write says ENOSPC, or in a store's copy, by how much the box has written: one message for both.
+  // write says ENOSPC, or in a store's copy, by how much the box has written, or when a copy is
+  // opened to check it and its -shm file cannot grow (SQLITE_IOERR_SHMSIZE): one message for all.
   for (const size of ['16k', '256k']) {
     const full = spawnSync(
       'unshare',

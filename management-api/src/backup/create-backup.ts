@@ -14,7 +14,7 @@ import { syncDirectory } from '../durable-fs.js';
 import { indexFiles } from './backup-index.js';
 import { checkRecipients, sealSecretsTo } from './secrets-age.js';
 import { sealSecrets } from './secrets-seal.js';
-import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
+import { BackupError, isEmptyOrMissing, writeFailure } from './backup-errors.js';
 
 export { BackupError } from './backup-errors.js';
 import { isArchiveName, packBackup } from './backup-archive.js';
@@ -129,10 +129,10 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
     await syncDirectory(path.dirname(to));
     return index;
   } catch (err) {
+    // Told before what was written is removed: the room it took is what says whether the disk was full.
+    const failure = err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the backup ${to}`, path.dirname(to));
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
     await rm(partialArchive, { force: true }).catch(() => undefined);
-    if (err instanceof BackupError) throw err;
-    if ((err as NodeJS.ErrnoException).code) throw ioFailure(err, `the backup ${to}`);
-    throw err;
+    throw failure;
   }
 }

@@ -4,7 +4,7 @@ import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
-import { BackupError, ioFailure, isEmptyOrMissing } from './backup-errors.js';
+import { BackupError, writeFailure, isEmptyOrMissing } from './backup-errors.js';
 import { SecretsSealError } from './secrets-seal.js';
 import { syncDirectory } from '../durable-fs.js';
 import { openSecretsWith } from './secrets-age.js';
@@ -101,9 +101,10 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
     await syncDirectory(path.dirname(root));
     return index;
   } catch (err) {
+    // Told before the staging is removed: the room it took is what says whether the disk was full.
+    const failure =
+      err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the restore into ${root}`, path.dirname(staging));
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
-    if (err instanceof BackupError) throw err;
-    if ((err as NodeJS.ErrnoException).code) throw ioFailure(err, `the restore into ${root}`);
-    throw err;
+    throw failure;
   }
 }
