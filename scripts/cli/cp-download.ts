@@ -29,8 +29,10 @@ type Remote = Extract<Operand, { kind: 'remote' }>;
 /** Copy the remote `src` (an agent's workspace, or a snapshot's files) to the local path (or stdout) `dst`. */
 export async function download(target: BoxTarget, files: FilesRoot, src: Remote, dst: Exclude<Operand, Remote>): Promise<CopyReport> {
   const shown = `${src.agent}:${src.segments.join('/')}`;
-  const kind = src.segments.length === 0 ? 'dir' : await remoteKind(target, files, src.segments, shown);
-  if (kind === 'missing') throw new UserError(`${shown}: no such path in the agent's workspace`, 1);
+  // The top too: a snapshot's id that names none is said so before anything is written.
+  const found = await remoteKind(target, files, src.segments, shown);
+  if (found.kind === 'missing') throw new UserError(`${shown}: ${found.why}`, 1);
+  const { kind } = found;
   if (src.contents && kind !== 'dir')
     throw new UserError(`${src.agent}:${src.raw}: ${shown} is not a directory; a path ending in "." names a directory's contents`, 1);
   if (kind === 'dir') return downloadDir(target, files, src, dst, shown);

@@ -46,24 +46,30 @@ export async function refused(what: string, res: Response): Promise<UserError> {
   return new UserError(`${what}: ${res.status}${error ? ` ${error}` : ''}: ${message}`, 1);
 }
 
-/** What a workspace path is: a directory, a file (or other entry that is not one), or nothing. */
-export async function remoteKind(target: BoxTarget, files: FilesRoot, segments: readonly string[], shown: string): Promise<'dir' | 'other' | 'missing'> {
+/** What a workspace or snapshot path is: a directory, a file (or other entry that is not one), or nothing (the box's words why). */
+export async function remoteKind(
+  target: BoxTarget,
+  files: FilesRoot,
+  segments: readonly string[],
+  shown: string,
+): Promise<{ kind: 'dir' | 'other' } | { kind: 'missing'; why: string }> {
   const res = await send(target, 'GET', filesUrl(target, files, segments, '?list'));
   if (res.ok) {
     await res.body?.cancel();
-    return 'dir';
+    return { kind: 'dir' };
   }
   const body = (await res
     .clone()
     .json()
-    .catch(() => ({}))) as { error?: string };
+    .catch(() => ({}))) as { error?: string; message?: string };
   if (res.status === 409 && body.error === 'ABX_ERR_FILE_TYPE') {
     await res.body?.cancel();
-    return 'other';
+    return { kind: 'other' };
   }
   if (res.status === 404 && body.error === 'ABX_ERR_NOT_FOUND') {
     await res.body?.cancel();
-    return 'missing';
+    // No such path, or (a snapshot's id in place of an agent) no such snapshot: the box says which.
+    return { kind: 'missing', why: body.message ?? 'not found' };
   }
   throw await refused(shown, res);
 }

@@ -20,7 +20,7 @@ export async function upload(target: BoxTarget, files: FilesRoot, src: Exclude<O
   const name = src.kind === 'local' ? path.basename(path.resolve(src.path)) : undefined;
   const shown = `${dst.agent}:${dst.segments.join('/')}`;
   // Into DST/<name> when DST is a directory, as cp does (a directory's contents, `dir/.`: into DST itself); else DST itself.
-  const kind = dst.segments.length === 0 ? 'dir' : await remoteKind(target, files, dst.segments, shown);
+  const kind = dst.segments.length === 0 ? 'dir' : (await remoteKind(target, files, dst.segments, shown)).kind;
   if (st?.isDirectory()) {
     if (kind === 'other') throw new UserError(`${shown} is a file; a directory is copied into a directory or a new path`, 1);
     const segments = kind === 'dir' && !(src.kind === 'local' && src.contents) ? [...dst.segments, name!] : dst.segments;

@@ -160,7 +160,7 @@ t.test('refused: a path out of the workspace, a link out in a downloaded tree, n
   t.equal(evil.code, 1);
   t.match(evil.stderr, /link "escape" points to an absolute path \("\/etc"\)/);
   await t.rejects(lstat(path.join(work, 'evil-copy')), 'nothing left behind, not even the directory');
-  t.match(await cli('copier:escape-nothing', 'x'), { code: 1, stderr: /no such path/ });
+  t.match(await cli('copier:escape-nothing', 'x'), { code: 1, stderr: /copier:escape-nothing: workspace entry "escape-nothing" not found/ });
   t.match(await cli('nobody:out.txt', 'x'), { code: 1, stderr: /no agent "nobody"/ });
   t.match(await cli('missing-local.txt', 'copier:x'), { code: 1, stderr: /missing-local\.txt: no such file or directory/ });
   t.match(await cli('a', 'b'), { code: 2, stderr: /exactly one side is AGENT:PATH/ });

@@ -1,6 +1,6 @@
 // `agentbox snapshot create/ls/rm/restore/diff/files/cat` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
 import t from 'tap';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
@@ -185,6 +185,16 @@ t.test('diff, files and cat: inside snapshots without forking them', async (t) =
     code: 2,
     stderr: new RegExp(`${before} is a snapshot, which is never written: fork it`),
   });
+  // What is not there is said as the box says it: a path the snapshot lacks, a snapshot the box lacks (its top too); nothing is written.
+  for (const [from, said] of [
+    [`${before}:nope`, `${before}:nope: snapshot ${before} holds no "nope"`],
+    ['snp_AAAAAAAAAAAA:src', 'snp_AAAAAAAAAAAA:src: snapshot "snp_AAAAAAAAAAAA" not found'],
+    ['snp_AAAAAAAAAAAA:', 'snp_AAAAAAAAAAAA:: snapshot "snp_AAAAAAAAAAAA" not found'],
+  ] as const) {
+    const missing = await runAgentboxAsync(['cp', ...target, from, 'not-written'], { cwd: work, env });
+    t.match(missing, { code: 1, stderr: new RegExp(`^agentbox cp: ${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm') }, from);
+  }
+  t.notOk(existsSync(path.join(work, 'not-written')), 'nothing written');
 });
 
 t.test('--help on each', async (t) => {
