@@ -42,7 +42,11 @@ export { SNAPSHOT_ID };
 /** A snapshot id as the routes' schemas take it. */
 export const snapshotIdSchema = { type: 'string', pattern: SNAPSHOT_ID.source, description: 'A snapshot id (snp_…)' } as const;
 
-/** One entry of a snapshot, by its path relative to the agent's working directory ('' is the directory itself). */
+/**
+ * One entry of a snapshot, by its path relative to the agent's working directory ('' is the directory itself).
+ * An entries file holds one a line, written by JSON.stringify with `type` first and `path` second,
+ * as every type below declares them: reads find a path by those bytes (entries-scan.ts).
+ */
 export type SnapshotEntry =
   | {
       type: 'file';
