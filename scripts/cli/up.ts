@@ -170,8 +170,10 @@ export async function run(args: string[]): Promise<number> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  let ended = false;
   const exited = new Promise<number>((resolve) =>
     child.once('exit', (code, signal) => {
+      ended = true;
       unregisterBox(box.paths.root, supervisorPid);
       resolve(code ?? (signal ? 128 : 1));
     }),
@@ -183,7 +185,8 @@ export async function run(args: string[]): Promise<number> {
     failure ??= finalFailure(box.paths.bootstrapFailedFile);
     return failure !== undefined;
   };
-  const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, box.paths.sealFile, () => stopping || failed()), exited.then(() => false)]);
+  // The wait ends with the box too: left polling, it would keep this command from ever exiting after a box that ended before it was ready.
+  const ready = await Promise.race([waitUntilReady(`${box.apiUrl}/ready`, box.paths.sealFile, () => stopping || ended || failed()), exited.then(() => false)]);
   if (failure) {
     say(failure);
     stop('failed');

@@ -6,7 +6,7 @@
 // leaves it running, and a taken port stops `agentbox up` with the line that names it.
 import t, { type Test } from 'tap';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdtempSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -100,7 +100,10 @@ async function up(t: Test, extra: string[] = [], b: TestBox = plain): Promise<Up
     },
     120_000,
   ).catch((err: Error) => {
-    throw new Error(`${err.message}; agentbox up's output (the box's programmes included), last 80 lines:\n${lastLines(log, 80)}`);
+    // Detached, the programmes write to the box's own log, not to agentbox up's output: both are shown.
+    const boxLog = path.join(b.root, 'var/log/agentbox/box.log');
+    const programmes = existsSync(boxLog) ? `\nthe box's log, last 80 lines:\n${lastLines(boxLog, 80)}` : '';
+    throw new Error(`${err.message}; agentbox up's output (the box's programmes included), last 80 lines:\n${lastLines(log, 80)}${programmes}`);
   });
   const apiUrl = /agentbox: API +(\S+)/.exec(banner)?.[1];
   if (!apiUrl) throw new Error(`no API URL in:\n${banner}`);
@@ -264,12 +267,12 @@ t.test('with the embedded relay on a port chosen free: kill -9 of the relay is r
 });
 
 /** `agentbox up` of a box whose boot cannot complete: its exit code and output. */
-async function failingUp(t: Test, name: string, extra: string): Promise<{ code: number | null; out: string; box: TestBox }> {
+async function failingUp(t: Test, name: string, extra: string, args: string[] = []): Promise<{ code: number | null; out: string; box: TestBox }> {
   const b: TestBox = { root: path.join(work, `${name}-box`), manifest: path.join(work, `${name}.toml`) };
   writeFileSync(b.manifest, `${BOOT_ONLY_MANIFEST}\n${extra}`);
   const log = path.join(work, `${name}.log`);
   const fd = openSync(log, 'a');
-  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root], {
+  const proc = spawn(process.execPath, [cli, 'up', '--local', '--quiet', '--manifest', b.manifest, '--root', b.root, ...args], {
     cwd: work,
     env,
     stdio: ['ignore', fd, fd],
@@ -291,6 +294,27 @@ t.test('a required programme that cannot start stops agentbox up with its reason
   t.match(out, /^agentbox: crash could not be started \((FATAL|its last 6 starts each ended within 5 s)\)$/m, 'the reason, on a line of its own');
   t.notMatch(out, /press Ctrl-C/, 'never announced ready');
   t.same(boxProcesses(box), [], 'the box was stopped');
+});
+
+t.test('a box that ends before it is ready ends agentbox up, attached or --detach, with its status', async (t) => {
+  // A programme of the box's own manifest kills supervisord (its parent) as it starts, before the
+  // API could answer /ready. agentbox up must say the box ended and exit: it waited for readiness on
+  // whenever no stage had written why the boot failed (one CI run: 120 s, until the test gave up).
+  // And every process of the box must end: one still starting when supervisord died took init for
+  // its parent and ran on, holding its port (AGENTBOX_SUPERVISORD_PID now names supervisord).
+  for (const mode of ['attached', 'detached'] as const) {
+    const { code, out, box } = await failingUp(
+      t,
+      `ends-${mode}`,
+      '[programs.killer]\ncommand = "/bin/sh"\nargs = ["-c", "kill -9 $PPID"]\n',
+      mode === 'detached' ? ['--detach'] : [],
+    );
+    t.not(code, 0, `${mode}: exits, not 0: ${out}`);
+    t.match(out, /^agentbox: the box exited with status \d+$/m, `${mode}: says the box ended`);
+    if (mode === 'detached') t.match(out, /^agentbox: the box did not start; see /m, 'detached: says where its log is');
+    t.notMatch(out, /press Ctrl-C|running in the background/, `${mode}: never announced ready`);
+    await allGone(t, boxProcesses(box), `${mode}: the box's processes`, box);
+  }
 });
 
 t.test('a failed stage B stops agentbox up with its reason, and nothing is left', async (t) => {

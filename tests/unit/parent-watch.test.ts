@@ -68,6 +68,27 @@ t.test('under an attached agentbox up: the owner ending stops the programme', as
   t.match(readFileSync(log, 'utf8'), `gone ${owner.pid}\nSIGTERM`, 'the owner, not the parent, is what went');
 });
 
+t.test('supervisord named by pid (AGENTBOX_SUPERVISORD_PID): its end stops the programme', async (t) => {
+  const supervisord = spawn('sleep', ['600'], { stdio: 'ignore' });
+  t.teardown(() => supervisord.kill('SIGKILL'));
+  const { pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1', AGENTBOX_SUPERVISORD_PID: String(supervisord.pid) });
+  supervisord.kill('SIGKILL');
+  await waitFor('the watcher to end', () => !alive(pid));
+  t.match(readFileSync(log, 'utf8'), `gone ${supervisord.pid}\nSIGTERM`);
+});
+
+// The race agentbox up's e2e test met: supervisord killed while the API was still starting. Reparented
+// before it first looked, the programme took init for its parent and ran on, holding its port.
+for (const variable of ['AGENTBOX_SUPERVISORD_PID', 'AGENTBOX_OWNER_PID']) {
+  t.test(`${variable} naming a process already gone when the watch starts: the programme stops at its first check`, async (t) => {
+    const ended = spawn('true', { stdio: 'ignore' });
+    await new Promise((resolve) => ended.once('exit', resolve));
+    const { pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1', [variable]: String(ended.pid) });
+    await waitFor('the watcher to end', () => !alive(pid));
+    t.match(readFileSync(log, 'utf8'), `gone ${ended.pid}\nSIGTERM`);
+  });
+}
+
 t.test('outside supervisord the watch does nothing', async (t) => {
   const { shell, pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '' });
   shell.kill('SIGKILL');

@@ -7,8 +7,11 @@
 //
 // Why a poll: Node has no prctl(PR_SET_PDEATHSIG) binding, and supervisord passes its children no
 // descriptor whose end-of-file would tell them; the bin scripts exec node, so the parent is
-// supervisord itself and a changed ppid means it died. One getppid() and one read of /proc every
-// 250 ms is nothing next to the 2 s the box is given to be gone.
+// supervisord itself and a changed ppid means it died. A changed ppid alone misses a supervisord
+// that died while the programme was still starting (its parent is init before it first looks), so
+// supervisord is also watched by the pid the entrypoint exports (AGENTBOX_SUPERVISORD_PID), as the
+// owner is. One getppid() and a read of /proc per process every 250 ms is nothing next to the 2 s
+// the box is given to be gone.
 import { readFileSync } from 'node:fs';
 import { startedBySupervisord } from './supervised.js';
 
@@ -35,9 +38,11 @@ export function watchParent(options: ParentWatchOptions = {}): () => void {
   const env = options.env ?? process.env;
   if (!startedBySupervisord(env)) return () => {};
   const parent = process.ppid;
-  const owner = ownerOf(env);
+  // Named by pid as well: a supervisord (or an owner) that ended while this process was still
+  // starting left it a parent that looks like its own; by its pid it is seen gone at the first check.
+  const watched = [processNamed(env, SUPERVISORD_PID_VARIABLE), processNamed(env, 'AGENTBOX_OWNER_PID')].filter((p) => p !== undefined);
   const timer = setInterval(() => {
-    const gone = process.ppid !== parent ? parent : owner && startTimeOf(owner.pid) !== owner.startTime ? owner.pid : undefined;
+    const gone = process.ppid !== parent ? parent : watched.find((p) => startTimeOf(p.pid) !== p.startTime)?.pid;
     if (gone === undefined) return;
     clearInterval(timer);
     options.onGone?.(gone);
@@ -48,15 +53,19 @@ export function watchParent(options: ParentWatchOptions = {}): () => void {
   return () => clearInterval(timer);
 }
 
+/** supervisord's pid, which the entrypoint exports before it execs supervisord (its pid is the shell's). */
+const SUPERVISORD_PID_VARIABLE = 'AGENTBOX_SUPERVISORD_PID';
+
 /**
- * The `agentbox up` that owns the box (AGENTBOX_OWNER_PID, set when it runs attached) and its
- * start time, which tells it from a later process given the same pid.
+ * The process whose pid `variable` holds (supervisord: AGENTBOX_SUPERVISORD_PID; the `agentbox up`
+ * that owns the box: AGENTBOX_OWNER_PID, set when it runs attached) and its start time, which tells
+ * it from a later process given the same pid; a start time of '' when it is already gone (so it
+ * counts as gone at once). Undefined when the variable names none.
  */
-function ownerOf(env: Readonly<Record<string, string | undefined>>): { pid: number; startTime: string } | undefined {
-  const pid = Number(env['AGENTBOX_OWNER_PID']);
+function processNamed(env: Readonly<Record<string, string | undefined>>, variable: string): { pid: number; startTime: string } | undefined {
+  const pid = Number(env[variable]);
   if (!Number.isSafeInteger(pid) || pid <= 1) return undefined;
-  const startTime = startTimeOf(pid);
-  return startTime ? { pid, startTime } : undefined;
+  return { pid, startTime: startTimeOf(pid) ?? '' };
 }
 
 /** Field 22 of /proc/<pid>/stat (start time), or undefined when the process is gone or a zombie. */
