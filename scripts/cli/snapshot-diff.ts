@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { call, refusal } from './agent-api.js';
 import { type BoxTarget, resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
+import { MAX_DIFF_CHANGES } from '../../management-api/src/snapshots/snapshot-diff.js';
 import { formatDiff, type DiffRecord } from './snapshot-inspect-format.js';
 
 export const usage = `Usage: agentbox snapshot diff FROM TO [--limit N] [--json]
@@ -33,16 +34,13 @@ export async function run(args: string[]): Promise<number> {
   return 0;
 }
 
-/** The most changes one answer lists (the route's limit). */
-const PAGE = 10_000;
-
 /** The diff's changes up to `limit`, page after page (each names the next with its cursor): one record, as one answer would be. */
 async function fetchDiff(target: BoxTarget, from: string, to: string, limit: number): Promise<DiffRecord> {
   let whole: DiffRecord | undefined;
   let cursor: string | undefined;
   do {
     const left = limit - (whole?.changes.length ?? 0);
-    const query = `from=${encodeURIComponent(from)}&limit=${Math.min(PAGE, left)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    const query = `from=${encodeURIComponent(from)}&limit=${Math.min(MAX_DIFF_CHANGES, left)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
     const res = await call(target, 'GET', `/v1/snapshots/${encodeURIComponent(to)}/diff?${query}`);
     if (res.status !== 200) throw refusal(`comparing ${from} with ${to}`, res);
     const page = res.body as unknown as DiffRecord;

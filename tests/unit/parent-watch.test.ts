@@ -59,23 +59,24 @@ t.test('under supervisord: kill -9 of the parent makes the programme SIGTERM its
   t.match(readFileSync(log, 'utf8'), new RegExp(`gone ${shell.pid}\\nSIGTERM`), 'told, then stopped through its own SIGTERM handling');
 });
 
-t.test('under an attached agentbox up: the owner ending stops the programme', async (t) => {
-  const owner = spawn('sleep', ['600'], { stdio: 'ignore' });
-  t.teardown(() => owner.kill('SIGKILL'));
-  const { pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1', AGENTBOX_OWNER_PID: String(owner.pid) });
-  owner.kill('SIGKILL');
-  await waitFor('the watcher to end', () => !alive(pid));
-  t.match(readFileSync(log, 'utf8'), `gone ${owner.pid}\nSIGTERM`, 'the owner, not the parent, is what went');
-});
-
-t.test('supervisord named by pid (AGENTBOX_SUPERVISORD_PID): its end stops the programme', async (t) => {
-  const supervisord = spawn('sleep', ['600'], { stdio: 'ignore' });
-  t.teardown(() => supervisord.kill('SIGKILL'));
-  const { pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1', AGENTBOX_SUPERVISORD_PID: String(supervisord.pid) });
-  supervisord.kill('SIGKILL');
-  await waitFor('the watcher to end', () => !alive(pid));
-  t.match(readFileSync(log, 'utf8'), `gone ${supervisord.pid}\nSIGTERM`);
-});
+// The owner (an attached agentbox up) and supervisord named by pid: either one ending stops the programme.
+for (const [variable, what, message] of [
+  ['AGENTBOX_OWNER_PID', 'under an attached agentbox up: the owner ending stops the programme', 'the owner, not the parent, is what went'],
+  [
+    'AGENTBOX_SUPERVISORD_PID',
+    'supervisord named by pid (AGENTBOX_SUPERVISORD_PID): its end stops the programme',
+    'supervisord, named by its pid, is what went',
+  ],
+] as const) {
+  t.test(what, async (t) => {
+    const watched = spawn('sleep', ['600'], { stdio: 'ignore' });
+    t.teardown(() => watched.kill('SIGKILL'));
+    const { pid, log } = await underShell(t, { SUPERVISOR_ENABLED: '1', [variable]: String(watched.pid) });
+    watched.kill('SIGKILL');
+    await waitFor('the watcher to end', () => !alive(pid));
+    t.match(readFileSync(log, 'utf8'), `gone ${watched.pid}\nSIGTERM`, message);
+  });
+}
 
 // The race agentbox up's e2e test met: supervisord killed while the API was still starting. Reparented
 // before it first looked, the programme took init for its parent and ran on, holding its port.
