@@ -1,10 +1,10 @@
 // `agentbox backup`: back up a box's state while it runs (beads, memory, the event log up to its
 // checkpoint, pods, snapshots; the identity sealed with a passphrase or to recipient keys on request) into a new directory.
-import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
 import { askForCheckpoint } from './backup-checkpoint.js';
+import { runAsBackground } from './background-priority.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { readRecipients } from './backup-keys.js';
@@ -18,6 +18,8 @@ running box is first asked to sign (so every event so far is in it), the pods, t
 snapshots and the manifest, with an index of every file's size and SHA-256 (backup.json, written
 last). A backup cut short (kill -9, a full disk) is left as DIR.partial-PID, never as DIR.
 Agents' working directories are not in it: snapshot them first (agentbox snapshot create).
+It runs as background work (nice 10 and the idle I/O class, every thread), so the box's own
+requests and fsyncs come first.
 
 Options:
   --root DIR      the box's root (default: $AGENTBOX_ROOT, else ./.agentbox)
@@ -38,25 +40,6 @@ Options:
 
 Check a backup with \`agentbox backup verify DIR\`; restore it with \`agentbox restore DIR --root NEW\`.
 Exit codes: 0 backed up, 1 the backup failed (the message names the file; nothing is left behind), 2 bad usage.`;
-
-/** The niceness a backup runs at: below the box it copies, which goes on serving meanwhile. */
-const BACKUP_NICENESS = 10;
-
-/**
- * Lower this process's CPU priority (nice 10) for the copy. A backup is background work beside a
- * box serving requests: on a small machine both want the same cores, and the box's requests should
- * win (on the backup bench, two cores, the requests' p99 with a backup running was 2.25–2.60× the
- * p99 without one at the same priority). The copy takes what the box leaves; it is never stopped.
- * A priority already lower is kept; raising it back is not allowed to an unprivileged process, so
- * this is for the rest of the command.
- */
-function yieldToTheBox(): void {
-  try {
-    if (os.getPriority() < BACKUP_NICENESS) os.setPriority(BACKUP_NICENESS);
-  } catch {
-    // No priority to lower here (a platform without it): the backup runs as it is.
-  }
-}
 
 /** A default name that sorts by time and has no characters a shell quotes. */
 function defaultTarget(now = new Date()): string {
@@ -93,7 +76,8 @@ export async function run(args: string[]): Promise<number> {
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const to = path.resolve(values.to ?? defaultTarget());
   const started = performance.now();
-  yieldToTheBox();
+  // Background work beside a serving box: its requests, and their fsyncs, come first.
+  runAsBackground();
   const asked = await askForCheckpoint(root, values.url);
   if (asked) process.stderr.write(`agentbox backup: ${asked}\n`);
   try {
