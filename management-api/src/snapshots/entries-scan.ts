@@ -22,6 +22,11 @@ export class EntriesScan {
     return new EntriesScan(bytes, shown);
   }
 
+  /** The record's size in bytes (what keeping it costs). */
+  get byteLength(): number {
+    return this.bytes.length;
+  }
+
   /** The entry at `path` ('' for the working directory), if the snapshot holds one. */
   entry(path: string): SnapshotEntry | undefined {
     const at = this.bytes.indexOf(`${PATH_KEY}${JSON.stringify(path)},`);

@@ -1,7 +1,6 @@
-// Runs one materialisation (or a clone's change of owner, or the reading of a large entries file: its chunks, a diff, one path in it) in a worker thread of its own and answers with its result; a full disk is told apart from other failures (JobError, which capture threads answer with too).
+// Runs one materialisation (or a clone's change of owner, or the reading of a large entries file: its chunks, a diff) in a worker thread of its own and answers with its result; a full disk is told apart from other failures (JobError, which capture threads answer with too).
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { BrowseJob, BrowseResult } from './snapshot-browse.js';
 import type { DiffJob, SnapshotDiff } from './snapshot-diff.js';
 import type { ChunkList, ChunkListJob, JobReply, MaterializeJob, MaterializeResult, RegiveJob } from './snapshot-protocol.js';
 
@@ -23,8 +22,7 @@ export function runJob(job: MaterializeJob): Promise<MaterializeResult>;
 export function runJob(job: RegiveJob): Promise<number>;
 export function runJob(job: ChunkListJob): Promise<ChunkList[]>;
 export function runJob(job: DiffJob): Promise<SnapshotDiff>;
-export function runJob(job: BrowseJob): Promise<BrowseResult>;
-export function runJob(job: MaterializeJob | RegiveJob | ChunkListJob | DiffJob | BrowseJob): Promise<unknown> {
+export function runJob(job: MaterializeJob | RegiveJob | ChunkListJob | DiffJob): Promise<unknown> {
   // Beside this module: .js when built, .ts when the tests run the sources (the worker inherits their loader).
   const worker = new Worker(new URL(`./snapshot-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData: job });
   return new Promise((resolve, reject) => {

@@ -1,12 +1,11 @@
 // Reading inside a snapshot without building it: one entry by path, a directory's entries, and where a file's chunks are in the store's packs.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { chunkSize } from './entries-file.js';
-import { EntriesScan } from './entries-scan.js';
-import { type ChunkLocation, findChunks } from './object-store.js';
+import type { EntriesScan } from './entries-scan.js';
+import type { ChunkLocation } from './object-store.js';
 import { CHUNK_BYTES, isHoleChunk, type SnapshotEntry } from './snapshot-manifest.js';
 
-/** Find one path in a snapshot's entries file: its entry, a directory's entries with `list`, a file's chunk locations with `locate` (snapshot-browse.ts). */
+/** Find one path in a snapshot's entries file: its entry, a directory's entries with `list`, a file's chunk locations with `locate` (answered by snapshot-reader.ts). */
 export interface BrowseJob {
   op: 'browse';
   storeDir: string;
@@ -81,10 +80,4 @@ export function chunkPlaces(entry: Extract<SnapshotEntry, { type: 'file' }>, ind
     if (!loc || loc.length !== size) throw new Error(`snapshot chunk ${hash} is missing from the store: the store is damaged`);
     return loc;
   });
-}
-
-/** In a worker thread: the entries file read and checked against its sha256, then browsed (the packs' indexes read only for a file). */
-export function readBrowse(job: BrowseJob): BrowseResult {
-  const entries = EntriesScan.of(readFileSync(job.entriesFile), job.entriesSha256, job.entriesFile);
-  return browseEntries(entries, job.path, { list: job.list, ...(job.locate ? { locate: (hashes) => findChunks(job.storeDir, hashes) } : {}) });
 }

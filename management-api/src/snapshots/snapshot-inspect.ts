@@ -9,6 +9,7 @@ import { packFile, type ChunkLocation } from './object-store.js';
 import { runJob } from './run-job.js';
 import { EntriesScan } from './entries-scan.js';
 import { browseEntries, type BrowseResult } from './snapshot-browse.js';
+import { snapshotReader } from './snapshot-reader.js';
 import { diffEntries, type SnapshotDiff } from './snapshot-diff.js';
 import { CHUNK_BYTES, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotStore } from './snapshot-store.js';
@@ -81,9 +82,9 @@ export async function packSnapshotDir(store: SnapshotStore, id: string, path: st
 
 async function browse(store: SnapshotStore, s: SnapshotSummary, path: string, list: boolean, locate: boolean): Promise<BrowseResult> {
   const file = await store.entriesFileOf(s);
-  // A small snapshot's entries are read here; a file's chunks are located in a thread (the store's every pack index is read for them).
+  // A small snapshot's entries are read here; a large one's, and a file's chunks (the store's pack indexes are searched for them), in the reader's thread.
   if (file.inline && !locate) return browseEntries(EntriesScan.of(await readFile(file.entriesFile), file.entriesSha256, file.entriesFile), path, { list });
-  return runJob({ op: 'browse', storeDir: store.dir, ...fileOf(file), path, list, locate });
+  return snapshotReader.browse({ op: 'browse', storeDir: store.dir, ...fileOf(file), path, list, locate });
 }
 
 function found(s: SnapshotSummary, path: string, result: BrowseResult): Extract<BrowseResult, { found: true }> {

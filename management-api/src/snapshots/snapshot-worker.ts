@@ -1,16 +1,14 @@
-// The worker thread of one materialisation (a restore or a fork), of one part of a build split over threads, of a clone given to a new owner, or of the reading of a large entries file (its chunks, a diff, one path in it): synchronous file calls at full speed, off the API's event loop; one message back, then it exits.
+// The worker thread of one materialisation (a restore or a fork), of one part of a build split over threads, of a clone given to a new owner, or of the reading of a large entries file (its chunks, a diff): synchronous file calls at full speed, off the API's event loop; one message back, then it exits.
 import { parentPort, workerData } from 'node:worker_threads';
 import { materialize } from './materialize.js';
 import { buildPart } from './materialize-files.js';
 import { regiveClone } from './regive-clone.js';
 import { chunkListTransfer, readChunkLists } from './chunk-list.js';
 import { readDiff } from './snapshot-diff.js';
-import { readBrowse } from './snapshot-browse.js';
-import type { BrowseJob } from './snapshot-browse.js';
 import type { DiffJob } from './snapshot-diff.js';
 import type { ChunkList, ChunkListJob, JobReply, MaterializeJob, MaterializePart, RegiveJob } from './snapshot-protocol.js';
 
-type Job = MaterializeJob | MaterializePart | RegiveJob | ChunkListJob | DiffJob | BrowseJob;
+type Job = MaterializeJob | MaterializePart | RegiveJob | ChunkListJob | DiffJob;
 const job = workerData as Job;
 let reply: JobReply;
 try {
@@ -32,8 +30,6 @@ async function run(job: Job) {
       return readChunkLists(job);
     case 'diff':
       return readDiff(job);
-    case 'browse':
-      return readBrowse(job);
     default:
       return buildPart(job);
   }

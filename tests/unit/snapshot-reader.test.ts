@@ -1,0 +1,89 @@
+// The snapshot reader's one thread answers reads as a fresh parse would, checks a record once and keeps it, fails what it was asked when it ends, and starts again after.
+import t from 'tap';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { encodeLines, sha256Hex } from '../../management-api/src/snapshots/entries-file.js';
+import { EntriesScan } from '../../management-api/src/snapshots/entries-scan.js';
+import { browseEntries, type BrowseJob } from '../../management-api/src/snapshots/snapshot-browse.js';
+import type { SnapshotEntry } from '../../management-api/src/snapshots/snapshot-manifest.js';
+import { SnapshotReader } from '../../management-api/src/snapshots/snapshot-reader.js';
+
+const dir = (p: string): SnapshotEntry => ({ type: 'dir', path: p, mode: 0o755, mtimeNs: '1', key: `1:${p.length}:1:1:0` });
+const file = (p: string, n: number): SnapshotEntry => ({
+  type: 'file',
+  path: p,
+  mode: 0o644,
+  mtimeNs: '2',
+  size: 3,
+  chunks: [n.toString(16).padStart(64, '0')],
+  key: '1:2:3:4:5',
+});
+
+/** A record of `dirs` directories of `files` files each, written to `work`: its file and sha256. */
+function record(work: string, name: string, dirs: number, files: number): { entriesFile: string; entriesSha256: string; entries: SnapshotEntry[] } {
+  const entries: SnapshotEntry[] = [dir('')];
+  for (let d = 0; d < dirs; d++) {
+    entries.push(dir(`d${d}`));
+    for (let f = 0; f < files; f++) entries.push(file(`d${d}/f${f}.ts`, d * files + f + 1));
+  }
+  const bytes = Buffer.from(encodeLines(entries.map((e) => JSON.stringify(e))));
+  const entriesFile = path.join(work, `${name}.jsonl`);
+  writeFileSync(entriesFile, bytes);
+  return { entriesFile, entriesSha256: sha256Hex(bytes), entries };
+}
+
+const job = (r: { entriesFile: string; entriesSha256: string }, p: string, list = false): BrowseJob => ({
+  op: 'browse',
+  storeDir: '/nonexistent',
+  entriesFile: r.entriesFile,
+  entriesSha256: r.entriesSha256,
+  path: p,
+  list,
+  locate: false,
+});
+
+t.test('reads answer as a fresh parse does, many at once', async (t) => {
+  const work = mkdtempSync(path.join(tmpdir(), 'abx-reader-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  const reader = new SnapshotReader();
+  t.teardown(() => reader.close());
+  const a = record(work, 'a', 20, 30);
+  const b = record(work, 'b', 5, 3);
+  const expect = (r: typeof a, p: string, list: boolean) =>
+    browseEntries(EntriesScan.of(Buffer.from(encodeLines(r.entries.map((e) => JSON.stringify(e)))), r.entriesSha256, 'x'), p, { list });
+  const asks: Array<[typeof a, string, boolean]> = [];
+  for (const r of [a, b]) for (const p of ['', 'd0', 'd4', 'd4/f2.ts', 'd19', 'nope', 'd4/f2.ts/below']) asks.push([r, p, true], [r, p, false]);
+  const answers = await Promise.all(asks.map(([r, p, list]) => reader.browse(job(r, p, list))));
+  for (const [i, [r, p, list]] of asks.entries())
+    t.same(answers[i], expect(r, p, list), `${path.basename(r.entriesFile)} ${JSON.stringify(p)}${list ? ' listed' : ''}`);
+});
+
+t.test('a record is checked when first read and kept: a second read neither reads nor hashes it', async (t) => {
+  const work = mkdtempSync(path.join(tmpdir(), 'abx-reader-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  const reader = new SnapshotReader();
+  t.teardown(() => reader.close());
+  const r = record(work, 'r', 3, 3);
+  t.match(await reader.browse(job(r, 'd1/f1.ts')), { found: true, entry: { path: 'd1/f1.ts' } });
+  // The file damaged after the check: the kept record answers (a snapshot never changes), a new thread finds the damage.
+  writeFileSync(r.entriesFile, 'damaged\n');
+  t.match(await reader.browse(job(r, 'd2', true)), { found: true, children: [{ path: 'd2/f0.ts' }, { path: 'd2/f1.ts' }, { path: 'd2/f2.ts' }] });
+  await reader.close();
+  await t.rejects(reader.browse(job(r, 'd2', true)), /do not match their recorded sha256: the store is damaged/);
+  const missing = { entriesFile: path.join(work, 'gone.jsonl'), entriesSha256: r.entriesSha256 };
+  await t.rejects(reader.browse(job(missing, '')), { code: 'ENOENT' }, "a missing record fails with the file's error code");
+});
+
+t.test('a read in progress fails when the thread ends, and the next read starts a new thread', async (t) => {
+  const work = mkdtempSync(path.join(tmpdir(), 'abx-reader-'));
+  t.teardown(() => rmSync(work, { recursive: true, force: true }));
+  const reader = new SnapshotReader();
+  t.teardown(() => reader.close());
+  const r = record(work, 'big', 200, 100);
+  const cut = t.rejects(reader.browse(job(r, 'd7', true)), /the snapshot reader was closed/);
+  await reader.close();
+  await cut;
+  const again = await reader.browse(job(r, 'd7', true));
+  t.equal(again.found && again.children?.length, 100, 'answered by a new thread');
+});
