@@ -11,6 +11,7 @@ import { extractTar } from '../../management-api/src/workspace-files/tar-extract
 import { UserError } from './cli-errors.js';
 import type { Operand } from './cp-operands.js';
 import { progress } from './cp-progress.js';
+import { stdoutSink } from './stdout-sink.js';
 import { filesUrl, type FilesRoot, refused, remoteKind, send } from './cp-remote.js';
 import type { BoxTarget } from './box-target.js';
 import { DOWNLOAD_LIMITS, openLocalTree } from './local-tree.js';
@@ -45,8 +46,12 @@ async function downloadFile(target: BoxTarget, files: FilesRoot, src: Remote, ds
   const total = Number(res.headers.get('content-length') ?? Number.NaN);
   const meter = progress(shown, Number.isFinite(total) ? total : undefined);
   const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+  let cut: Error | undefined;
+  body.once('error', (err) => (cut = err));
   if (dst.kind === 'stdio') {
-    await pipeline(body, meter.meter, process.stdout, { end: false });
+    await pipeline(body, meter.meter, stdoutSink).catch((err: unknown) => {
+      throw cut ? cutOff(shown, cut, 'what was written to stdout is incomplete', FILE_CUT_REASONS) : err;
+    });
     meter.done();
     return { kind: 'file', from: shown, to: '-', bytes: meter.bytes(), entries: 1 };
   }
@@ -61,7 +66,7 @@ async function downloadFile(target: BoxTarget, files: FilesRoot, src: Remote, ds
     await rename(part, file);
   } catch (err) {
     await unlink(part).catch(() => undefined);
-    throw localError(file, err);
+    throw cut ? cutOff(shown, cut, `nothing was written to ${file}`, FILE_CUT_REASONS) : localError(file, err);
   } finally {
     meter.done();
   }
@@ -84,7 +89,7 @@ async function downloadDir(target: BoxTarget, files: FilesRoot, src: Remote, dst
   let cut: Error | undefined;
   body.once('error', (err) => (cut = err));
   if (dst.kind === 'stdio') {
-    await pipeline(body, meter.meter, process.stdout, { end: false }).catch((err: unknown) => {
+    await pipeline(body, meter.meter, stdoutSink).catch((err: unknown) => {
       throw cut ? cutOff(shown, cut, 'the tar written to stdout is incomplete') : err;
     });
     meter.done();
@@ -123,12 +128,16 @@ async function downloadDir(target: BoxTarget, files: FilesRoot, src: Remote, dst
 }
 
 /** A tar download the box ended midway; its log names why (the walk's limits, which only it could see once the tar had begun). */
-function cutOff(shown: string, err: Error, kept: string): UserError {
-  return new UserError(
-    `${shown}: the box cut the download off midway (${err.message}); ${kept}. The box's log says why: a tree nested more than 128 directory levels deep, or sparse files holding more holes than the agent's disk budget (sandbox.limits.disk)`,
-    1,
-  );
+/** The box ended a download after its headers (no error body can follow them): said as the box's doing, with what was kept. */
+export function cutOff(shown: string, err: Error, kept: string, why = DIR_CUT_REASONS): UserError {
+  return new UserError(`${shown}: the box cut the download off midway (${err.message}); ${kept}. The box's log says why: ${why}`, 1);
 }
+
+const DIR_CUT_REASONS =
+  "a tree nested more than 128 directory levels deep, sparse files holding more holes than the agent's disk budget (sandbox.limits.disk), or, for a snapshot, a damaged store";
+/** Why a file's download is cut after its headers. */
+export const FILE_CUT_REASONS =
+  "for a snapshot's file, a chunk that does not match its hash (the store is damaged); for a workspace file, a read that failed or the file made shorter while it was read";
 
 async function isDir(p: string): Promise<boolean> {
   return (await stat(p).catch(() => undefined))?.isDirectory() === true;

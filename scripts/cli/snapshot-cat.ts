@@ -4,7 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
+import { cutOff, FILE_CUT_REASONS } from './cp-download.js';
 import { refused, send } from './cp-remote.js';
+import { stdoutSink } from './stdout-sink.js';
 
 export const usage = `Usage: agentbox snapshot cat SNAPSHOT PATH
 
@@ -41,6 +43,11 @@ export async function run(args: string[]): Promise<number> {
   const target = await resolveTarget(values);
   const res = await send(target, 'GET', target.url + snapshotPathUrl(sid, relative));
   if (!res.ok || !res.body) throw await refused(`reading ${relative} in ${sid}`, res);
-  await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>), process.stdout);
+  const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
+  let cut: Error | undefined;
+  body.once('error', (err) => (cut = err));
+  await pipeline(body, stdoutSink).catch((err: unknown) => {
+    throw cut ? cutOff(`${sid}:${relative}`, cut, 'what was written to stdout is incomplete', FILE_CUT_REASONS) : err;
+  });
   return 0;
 }

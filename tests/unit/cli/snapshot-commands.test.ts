@@ -1,11 +1,14 @@
 // `agentbox snapshot create/ls/rm/restore/diff/files/cat` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
 import { startTestServer, waitFor } from '../../api/support/harness.js';
 import type { SnapshotRecord } from '../../../scripts/cli/snapshot-format.js';
+import { loadIndex, packFile } from '../../../management-api/src/snapshots/object-store.js';
+import { snapshotStoreDir } from '../../../management-api/src/snapshots/snapshots-plugin.js';
 
 const TOML = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-cli-snapshots-'));
@@ -195,6 +198,46 @@ t.test('diff, files and cat: inside snapshots without forking them', async (t) =
     t.match(missing, { code: 1, stderr: new RegExp(`^agentbox cp: ${said.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`, 'm') }, from);
   }
   t.notOk(existsSync(path.join(work, 'not-written')), 'nothing written');
+});
+
+t.test("a file cut off by a damaged store: said as the box's doing, nothing left under the name", async (t) => {
+  const started = await runAgentboxAsync(
+    ['run', ...target, '-d', '--name', 'damaged', '--', '/bin/sh', '-c', 'head -c 2621440 /dev/urandom > big.part && mv big.part big.bin; exec sleep 60'],
+    { cwd: work, env },
+  );
+  t.equal(started.code, 0, started.stderr);
+  const file = path.join(box.paths.workspaceDir, 'damaged/big.bin');
+  await waitFor('the agent wrote its file', () => existsSync(file));
+  const sid = (await cli('snapshot', 'create', 'damaged')).stdout.split(' ')[0]!;
+  // One byte of the second chunk flipped in its pack: the answer starts (its first chunk is whole) and is cut there.
+  const storeDir = snapshotStoreDir(box.paths);
+  const loc = loadIndex(storeDir).get(
+    createHash('sha256')
+      .update(readFileSync(file).subarray(1024 * 1024, 2 * 1024 * 1024))
+      .digest('hex'),
+  )!;
+  const pack = openSync(packFile(storeDir, loc.pack), 'r+');
+  const one = Buffer.alloc(1);
+  readSync(pack, one, 0, 1, loc.offset + 7);
+  one[0] = one[0]! ^ 0xff;
+  writeSync(pack, one, 0, 1, loc.offset + 7);
+  closeSync(pack);
+
+  const cat = await cli('snapshot', 'cat', sid, 'big.bin');
+  t.equal(cat.code, 1);
+  t.match(cat.stderr, `${sid}:big.bin: the box cut the download off midway`);
+  t.match(cat.stderr, /what was written to stdout is incomplete\. The box's log says why: .*the store is damaged/);
+  const out = path.join(work, 'big-out.bin');
+  const copied = await runAgentboxAsync(['cp', ...target, `${sid}:big.bin`, out], { cwd: work, env });
+  t.equal(copied.code, 1);
+  t.match(copied.stderr, 'the box cut the download off midway');
+  t.match(copied.stderr, `nothing was written to ${out}.`);
+  t.notOk(existsSync(out), 'no file under the name');
+  t.same(
+    readdirSync(work).filter((n) => n.includes('big-out')),
+    [],
+    'and no part of it beside',
+  );
 });
 
 t.test('--help on each', async (t) => {
