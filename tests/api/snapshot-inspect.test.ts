@@ -2,7 +2,7 @@
 // at a limit), a snapshot's files, listings and tars read from the store (multi-chunk and sparse files byte for byte, after the workspace lost them,
 // while a delete sweeps their pack), links never followed, bad paths and ids refused, agents refused; and the same answers from worker threads.
 import t from 'tap';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, open, readFile, readlink, rename, rm, stat, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,9 +11,9 @@ import pino from 'pino';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { browseSnapshot, diffSnapshots, openSnapshotFile } from '../../management-api/src/snapshots/snapshot-inspect.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
-import { loadIndex, packFile } from '../../management-api/src/snapshots/object-store.js';
 import { snapshotStoreDir } from '../../management-api/src/snapshots/snapshots-plugin.js';
 import { startTestServer, type TestServer } from './support/harness.js';
+import { flipChunkByte } from '../helpers/damaged-chunk.js';
 
 let box: TestServer;
 t.before(async () => {
@@ -340,21 +340,8 @@ t.test('a chunk damaged in its pack is never answered as the file: refused befor
   await writeFile(path.join(dirOf(gamma), 'large.bin'), large);
   const sid = await snap(gamma.id);
   // One byte flipped in the pack where each chunk is (random bytes: no other snapshot holds them).
-  const storeDir = snapshotStoreDir(box.paths);
-  const index = loadIndex(storeDir);
-  const flip = async (data: Buffer) => {
-    const loc = index.get(createHash('sha256').update(data).digest('hex'))!;
-    const handle = await open(packFile(storeDir, loc.pack), 'r+');
-    try {
-      const one = Buffer.alloc(1);
-      await handle.read(one, 0, 1, loc.offset + 100);
-      one[0] = one[0]! ^ 0xff;
-      await handle.write(one, 0, 1, loc.offset + 100);
-    } finally {
-      await handle.close();
-    }
-  };
-  await flip(small);
+  const flip = (data: Buffer) => flipChunkByte(snapshotStoreDir(box.paths), data);
+  flip(small);
   const refused = await raw(`/v1/snapshots/${sid}/files/small.bin`);
   t.equal(refused.status, 500, 'a file of one chunk: an error, not its bytes');
   t.match(await refused.json(), { error: 'ABX_ERR_INTERNAL' }, 'a JSON error, nothing of the file');
@@ -363,7 +350,7 @@ t.test('a chunk damaged in its pack is never answered as the file: refused befor
     /chunk \w+ of "small\.bin" read from pack \S+ does not match its sha256: the store is damaged/,
   );
 
-  await flip(large.subarray(1024 * 1024, 2 * 1024 * 1024));
+  flip(large.subarray(1024 * 1024, 2 * 1024 * 1024));
   const res = await raw(`/v1/snapshots/${sid}/files/large.bin`);
   t.equal(res.status, 200, 'the first chunk is whole, so the answer starts');
   const got: Buffer[] = [];

@@ -1,5 +1,5 @@
 // The snapshot reader's one thread answers reads as a fresh parse would, checks a record once and keeps it, fails what it was asked when it ends, and starts again after.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,11 +43,17 @@ const job = (r: { entriesFile: string; entriesSha256: string }, p: string, list 
   locate: false,
 });
 
-t.test('reads answer as a fresh parse does, many at once', async (t) => {
+/** A directory of its own and a reader of its own, both gone after the test. */
+function fixture(t: Test): { work: string; reader: SnapshotReader } {
   const work = mkdtempSync(path.join(tmpdir(), 'abx-reader-'));
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
   const reader = new SnapshotReader();
   t.teardown(() => reader.close());
+  return { work, reader };
+}
+
+t.test('reads answer as a fresh parse does, many at once', async (t) => {
+  const { work, reader } = fixture(t);
   const a = record(work, 'a', 20, 30);
   const b = record(work, 'b', 5, 3);
   const expect = (r: typeof a, p: string, list: boolean) =>
@@ -60,10 +66,7 @@ t.test('reads answer as a fresh parse does, many at once', async (t) => {
 });
 
 t.test('a record is checked when first read and kept: a second read neither reads nor hashes it', async (t) => {
-  const work = mkdtempSync(path.join(tmpdir(), 'abx-reader-'));
-  t.teardown(() => rmSync(work, { recursive: true, force: true }));
-  const reader = new SnapshotReader();
-  t.teardown(() => reader.close());
+  const { work, reader } = fixture(t);
   const r = record(work, 'r', 3, 3);
   t.match(await reader.browse(job(r, 'd1/f1.ts')), { found: true, entry: { path: 'd1/f1.ts' } });
   // The file damaged after the check: the kept record answers (a snapshot never changes), a new thread finds the damage.
@@ -76,10 +79,7 @@ t.test('a record is checked when first read and kept: a second read neither read
 });
 
 t.test('a read in progress fails when the thread ends, and the next read starts a new thread', async (t) => {
-  const work = mkdtempSync(path.join(tmpdir(), 'abx-reader-'));
-  t.teardown(() => rmSync(work, { recursive: true, force: true }));
-  const reader = new SnapshotReader();
-  t.teardown(() => reader.close());
+  const { work, reader } = fixture(t);
   const r = record(work, 'big', 200, 100);
   const cut = t.rejects(reader.browse(job(r, 'd7', true)), /the snapshot reader was closed/);
   await reader.close();

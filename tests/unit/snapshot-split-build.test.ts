@@ -3,34 +3,19 @@
 // mode and mtime; a part that fails stops the others and the build fails naming it, with no descriptor or thread left.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import {
-  chmodSync,
-  closeSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  readSync,
-  symlinkSync,
-  truncateSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, symlinkSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { parseEntries } from '../../management-api/src/snapshots/entries-file.js';
 import { materialize, splitLeaves } from '../../management-api/src/snapshots/materialize.js';
-import { listPacks, loadIndex, packFile } from '../../management-api/src/snapshots/object-store.js';
+import { listPacks, packFile } from '../../management-api/src/snapshots/object-store.js';
 import type { SnapshotEntry } from '../../management-api/src/snapshots/snapshot-manifest.js';
 import type { MaterializeJob } from '../../management-api/src/snapshots/snapshot-protocol.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { flipChunkByte } from '../helpers/damaged-chunk.js';
 import { makeDeepChain, tarOf } from '../helpers/deep-tree.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-split-build-'));
@@ -138,26 +123,14 @@ t.test('a build split over three threads makes the same tree as the original: co
 t.test('a chunk that does not match its hash fails the build, on one thread or several: no agent is given other bytes', async (t) => {
   const { job } = await snapshot();
   // big.bin's chunk (three of the same 1 MiB of sevens, stored once): one byte of it flipped in its pack, then flipped back.
-  const loc = loadIndex(storeDir).get(
-    createHash('sha256')
-      .update(Buffer.alloc(1024 * 1024, 7))
-      .digest('hex'),
-  )!;
-  const flip = () => {
-    const fd = openSync(packFile(storeDir, loc.pack), 'r+');
-    const one = Buffer.alloc(1);
-    readSync(fd, one, 0, 1, loc.offset + 4242);
-    one[0] = one[0]! ^ 0x01;
-    writeSync(fd, one, 0, 1, loc.offset + 4242);
-    closeSync(fd);
-  };
-  flip();
-  t.teardown(flip);
+  const sevens = Buffer.alloc(1024 * 1024, 7);
+  const pack = flipChunkByte(storeDir, sevens, 4242);
+  t.teardown(() => flipChunkByte(storeDir, sevens, 4242));
   const before = openFds();
   for (const threads of [1, 3])
     await t.rejects(
       materialize(job(path.join(work, `bit-flipped-${threads}`), threads)),
-      new RegExp(`snapshot chunk [0-9a-f]{64} read from pack ${loc.pack} does not match its sha256: the store is damaged`),
+      new RegExp(`snapshot chunk [0-9a-f]{64} read from pack ${pack} does not match its sha256: the store is damaged`),
       `${threads} thread(s): the damage is named`,
     );
   t.equal(openFds(), before, 'no descriptor left open');

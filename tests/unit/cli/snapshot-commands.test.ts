@@ -1,13 +1,12 @@
 // `agentbox snapshot create/ls/rm/restore/diff/files/cat` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
 import t from 'tap';
-import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
+import { flipChunkByte } from '../../helpers/damaged-chunk.js';
 import { startTestServer, waitFor } from '../../api/support/harness.js';
 import type { SnapshotRecord } from '../../../scripts/cli/snapshot-format.js';
-import { loadIndex, packFile } from '../../../management-api/src/snapshots/object-store.js';
 import { snapshotStoreDir } from '../../../management-api/src/snapshots/snapshots-plugin.js';
 
 const TOML = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
@@ -210,18 +209,7 @@ t.test("a file cut off by a damaged store: said as the box's doing, nothing left
   await waitFor('the agent wrote its file', () => existsSync(file));
   const sid = (await cli('snapshot', 'create', 'damaged')).stdout.split(' ')[0]!;
   // One byte of the second chunk flipped in its pack: the answer starts (its first chunk is whole) and is cut there.
-  const storeDir = snapshotStoreDir(box.paths);
-  const loc = loadIndex(storeDir).get(
-    createHash('sha256')
-      .update(readFileSync(file).subarray(1024 * 1024, 2 * 1024 * 1024))
-      .digest('hex'),
-  )!;
-  const pack = openSync(packFile(storeDir, loc.pack), 'r+');
-  const one = Buffer.alloc(1);
-  readSync(pack, one, 0, 1, loc.offset + 7);
-  one[0] = one[0]! ^ 0xff;
-  writeSync(pack, one, 0, 1, loc.offset + 7);
-  closeSync(pack);
+  flipChunkByte(snapshotStoreDir(box.paths), readFileSync(file).subarray(1024 * 1024, 2 * 1024 * 1024), 7);
 
   const cat = await cli('snapshot', 'cat', sid, 'big.bin');
   t.equal(cat.code, 1);
