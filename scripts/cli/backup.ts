@@ -77,7 +77,9 @@ export async function run(args: string[]): Promise<number> {
   const to = path.resolve(values.to ?? defaultTarget());
   const started = performance.now();
   // Background work beside a serving box: its requests, and their fsyncs, come first.
-  runAsBackground();
+  const lowered = runAsBackground();
+  if (!lowered.io)
+    process.stderr.write("agentbox backup: the disk priority could not be lowered (no util-linux ionice?): the backup's writes queue with the box's\n");
   const asked = await askForCheckpoint(root, values.url);
   if (asked) process.stderr.write(`agentbox backup: ${asked}\n`);
   try {
