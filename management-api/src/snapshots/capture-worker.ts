@@ -2,7 +2,7 @@
 import { parentPort } from 'node:worker_threads';
 import { capture } from './capture.js';
 import { CaptureCache } from './capture-cache.js';
-import type { CaptureReply, CaptureRequest, JobReply } from './snapshot-protocol.js';
+import { type CaptureReply, type CaptureRequest, failedReply, type JobReply } from './snapshot-protocol.js';
 import { StatAhead } from './stat-ahead.js';
 
 const cache = new CaptureCache();
@@ -13,8 +13,7 @@ parentPort!.on('message', ({ id, job }: CaptureRequest) => {
   try {
     reply = { ok: true, result: capture(job, cache, ahead) };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    reply = { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
+    reply = failedReply(err);
   }
   // The entries' bytes are moved, not copied.
   const transfer = reply.ok && typeof reply.result === 'object' && 'entriesText' in reply.result ? [reply.result.entriesText.buffer as ArrayBuffer] : [];

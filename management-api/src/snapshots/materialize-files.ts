@@ -1,5 +1,4 @@
 // The files and links of a snapshot build, written from the store's packs: one part of the entries (all of them, or a thread's share), in directories the build made before.
-import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -18,7 +17,7 @@ import { atFd } from '../workspace-files/dir-fd.js';
 import { fsPath } from '../fs-names.js';
 import { chunkSize } from './entries-file.js';
 import { DirStack, seconds, splitPath } from './materialize-dirs.js';
-import { type ChunkLocation, packFile } from './object-store.js';
+import { type ChunkLocation, checkChunk, packFile } from './object-store.js';
 import { CHUNK_BYTES, isHoleChunk, type SnapshotEntry } from './snapshot-manifest.js';
 import type { MaterializePart, MaterializeResult, Owner } from './snapshot-protocol.js';
 
@@ -57,8 +56,7 @@ class Packs {
       n += got;
     }
     const data = this.buf.subarray(0, want);
-    if (createHash('sha256').update(data).digest('hex') !== hash)
-      throw new Error(`snapshot chunk ${hash} read from pack ${loc.pack} does not match its sha256: the store is damaged`);
+    checkChunk(data, hash, `snapshot chunk ${hash} read from pack ${loc.pack}`);
     return data;
   }
 

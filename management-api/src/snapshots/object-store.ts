@@ -1,6 +1,7 @@
 // The content-addressed chunks of the snapshot store, in pack files: each capture appends its new chunks to one pack, indexed by sha256.
 import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
+import { sha256Hex } from './entries-file.js';
 
 /**
  * Why packs, not one file per chunk: a source tree is mostly small files, and making a file costs
@@ -8,6 +9,14 @@ import path from 'node:path';
  * tree of 10,000 files took 10 s where `tar | zstd -1` of it took 0.65 s). A capture appends its
  * new chunks to one pack and writes one index, so its cost is the reading and hashing.
  */
+
+/**
+ * Chunk bytes `data` read back from a pack, checked against the sha256 `hash` they are named by;
+ * `what` names them in the error (a pack damaged on disk, or an index that points amiss).
+ */
+export function checkChunk(data: Uint8Array, hash: string, what: string): void {
+  if (sha256Hex(data) !== hash) throw new Error(`${what} does not match its sha256: the store is damaged`);
+}
 
 /** The store's folders under its directory. */
 export const storeLayout = (storeDir: string) => ({

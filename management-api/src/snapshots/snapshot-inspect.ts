@@ -1,12 +1,11 @@
 // Looking inside snapshots without building one: what changed between two, one path's entry or a directory's entries, a file's bytes or a directory's tar streamed from the store's packs.
-import { createHash } from 'node:crypto';
 import { type FileHandle, open, readFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { PackReport } from '../workspace-files/tar-pack.js';
 import { packSnapshotTar } from './snapshot-tar.js';
 import { chunkSize, parseEntries } from './entries-file.js';
-import { packFile, type ChunkLocation } from './object-store.js';
+import { checkChunk, packFile, type ChunkLocation } from './object-store.js';
 import { runJob } from './run-job.js';
 import { EntriesScan } from './entries-scan.js';
 import { browseEntries, type BrowseResult } from './snapshot-browse.js';
@@ -128,8 +127,7 @@ async function* chunks(entry: FileEntry, locations: ReadonlyArray<ChunkLocation 
       if (bytesRead === 0) throw new Error(`pack ${loc.pack} is shorter than its index says: the store is damaged`);
       n += bytesRead;
     }
-    if (createHash('sha256').update(buf).digest('hex') !== entry.chunks[i])
-      throw new Error(`chunk ${entry.chunks[i]} of "${entry.path}" read from pack ${loc.pack} does not match its sha256: the store is damaged`);
+    checkChunk(buf, entry.chunks[i]!, `chunk ${entry.chunks[i]} of "${entry.path}" read from pack ${loc.pack}`);
     yield buf;
   }
 }

@@ -128,6 +128,12 @@ export type JobReply =
   | { ok: true; result: CaptureResult | MaterializeResult | ChunkList[] | SnapshotDiff | BrowseResult | number }
   | { ok: false; message: string; code?: string };
 
+/** A job's failure as its answer: the message, and the errno code when there is one. */
+export function failedReply(err: unknown): Extract<JobReply, { ok: false }> {
+  const e = err as NodeJS.ErrnoException;
+  return { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
+}
+
 /** To a capture worker: one capture to run. */
 export interface CaptureRequest {
   id: number;

@@ -4,7 +4,7 @@ import { parentPort } from 'node:worker_threads';
 import { EntriesScan } from './entries-scan.js';
 import { findChunks } from './object-store.js';
 import { type BrowseJob, browseEntries } from './snapshot-browse.js';
-import type { JobReply } from './snapshot-protocol.js';
+import { failedReply, type JobReply } from './snapshot-protocol.js';
 import type { ReaderReply, ReaderRequest } from './snapshot-reader.js';
 
 /**
@@ -48,8 +48,7 @@ function answer(job: BrowseJob): JobReply {
     const result = browseEntries(recordOf(job), job.path, { list: job.list, ...(job.locate ? { locate: (hashes) => findChunks(job.storeDir, hashes) } : {}) });
     return { ok: true, result };
   } catch (err) {
-    const e = err as NodeJS.ErrnoException;
-    return { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
+    return failedReply(err);
   }
 }
 

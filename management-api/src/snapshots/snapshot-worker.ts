@@ -6,7 +6,15 @@ import { regiveClone } from './regive-clone.js';
 import { chunkListTransfer, readChunkLists } from './chunk-list.js';
 import { readDiff } from './snapshot-diff.js';
 import type { DiffJob } from './snapshot-diff.js';
-import type { ChunkList, ChunkListJob, JobReply, MaterializeJob, MaterializePart, RegiveJob } from './snapshot-protocol.js';
+import {
+  type ChunkList,
+  type ChunkListJob,
+  failedReply,
+  type JobReply,
+  type MaterializeJob,
+  type MaterializePart,
+  type RegiveJob,
+} from './snapshot-protocol.js';
 
 type Job = MaterializeJob | MaterializePart | RegiveJob | ChunkListJob | DiffJob;
 const job = workerData as Job;
@@ -14,8 +22,7 @@ let reply: JobReply;
 try {
   reply = { ok: true, result: await run(job) };
 } catch (err) {
-  const e = err as NodeJS.ErrnoException;
-  reply = { ok: false, message: e.message, ...(e.code ? { code: e.code } : {}) };
+  reply = failedReply(err);
 }
 // A chunk list's bytes are moved, not copied.
 parentPort!.postMessage(reply, reply.ok && job.op === 'chunk-list' ? chunkListTransfer(reply.result as ChunkList[]) : []);
