@@ -1,6 +1,6 @@
 // Inside snapshots without forking, on a real box with a real sandboxed agent: what changed between two (every kind of change, both ways, cut
 // at a limit), a snapshot's files, listings and tars read from the store (multi-chunk and sparse files byte for byte, after the workspace lost them,
-// while a delete sweeps their pack), links never followed, bad paths and ids refused, agents refused; and the same answers from worker threads.
+// while a delete sweeps their pack, never a damaged chunk), links never followed, bad paths and ids refused, agents refused; and the same answers from worker threads.
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
@@ -366,6 +366,53 @@ t.test('a chunk damaged in its pack is never answered as the file: refused befor
   const read = Buffer.concat(got);
   t.ok(read.length < 2 * 1024 * 1024, `no byte of the damaged chunk was sent (${read.length} bytes read)`);
   t.ok(read.equals(large.subarray(0, read.length)), 'what was sent is the file as it was');
+});
+
+t.test("a chunk damaged in its pack is never packed into a directory's tar: refused before the answer, or the answer cut before it", async (t) => {
+  const delta = await spawn('delta');
+  const small = randomBytes(5000);
+  const large = randomBytes(2 * 1024 * 1024 + 9);
+  await mkdir(path.join(dirOf(delta), 'one'));
+  await mkdir(path.join(dirOf(delta), 'two'));
+  await writeFile(path.join(dirOf(delta), 'one/small.bin'), small);
+  await writeFile(path.join(dirOf(delta), 'two/large.bin'), large);
+  const sid = await snap(delta.id);
+  const tarOf = async (dir: string) => {
+    const res = await raw(`/v1/snapshots/${sid}/files/${dir}?format=tar`);
+    const got: Buffer[] = [];
+    let cut: unknown;
+    try {
+      for await (const part of res.body!) got.push(Buffer.from(part));
+    } catch (err) {
+      cut = err;
+    }
+    return { status: res.status, type: res.headers.get('content-type'), body: Buffer.concat(got), cut };
+  };
+  const whole = { one: await tarOf('one'), two: await tarOf('two') };
+  t.equal(whole.two.status, 200);
+  const secondChunkAt = whole.two.body.indexOf(large.subarray(1024 * 1024, 1024 * 1024 + 64));
+  t.ok(secondChunkAt > 0, 'the whole tar holds the second chunk');
+
+  const flip = (data: Buffer) => flipChunkByte(snapshotStoreDir(box.paths), data);
+  flip(small);
+  const refused = await tarOf('one');
+  t.equal(refused.status, 500, 'a tar whose first batch holds the damaged chunk: an error, not a tar');
+  t.match(JSON.parse(refused.body.toString('utf8')), { error: 'ABX_ERR_INTERNAL' }, 'a JSON error, nothing of the tar');
+
+  flip(large.subarray(1024 * 1024, 2 * 1024 * 1024));
+  const cut = await tarOf('two');
+  t.equal(cut.status, 200, 'the first chunk is whole, so the answer starts');
+  t.ok(cut.cut, 'the answer is cut at the damaged chunk, never completed');
+  t.ok(cut.body.length <= secondChunkAt, `no byte of the damaged chunk was sent (${cut.body.length} bytes read, the chunk at ${secondChunkAt})`);
+  t.ok(cut.body.equals(whole.two.body.subarray(0, cut.body.length)), 'what was sent is the tar as it would be');
+
+  // Undamaged again (the same byte flipped back), each tar is whole again: the check refuses the damage, not the file.
+  flip(small);
+  flip(large.subarray(1024 * 1024, 2 * 1024 * 1024));
+  t.ok((await tarOf('one')).body.equals(whole.one.body), 'the first tar again, byte for byte');
+  const again = await tarOf('two');
+  t.notOk(again.cut, 'not cut');
+  t.ok(again.body.equals(whole.two.body), 'the second tar again, byte for byte');
 });
 
 t.test('large entries files are read in worker threads, with the same answers', async (t) => {

@@ -1,6 +1,6 @@
-// The snapshot reader's one thread answers reads as a fresh parse would, checks a record once and keeps it, fails what it was asked when it ends, and starts again after.
+// The snapshot reader's one thread answers reads as a fresh parse would, checks a record once and keeps it while its file is unchanged, fails what it was asked when it ends, and starts again after.
 import t, { type Test } from 'tap';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { encodeLines, sha256Hex } from '../../management-api/src/snapshots/entries-file.js';
@@ -65,17 +65,40 @@ t.test('reads answer as a fresh parse does, many at once', async (t) => {
     t.same(answers[i], expect(r, p, list), `${path.basename(r.entriesFile)} ${JSON.stringify(p)}${list ? ' listed' : ''}`);
 });
 
-t.test('a record is checked when first read and kept: a second read neither reads nor hashes it', async (t) => {
+t.test('a record is checked when first read and kept: a second read neither reads nor hashes it, while its file is unchanged', async (t) => {
   const { work, reader } = fixture(t);
   const r = record(work, 'r', 3, 3);
+  const bytes = readFileSync(r.entriesFile);
   t.match(await reader.browse(job(r, 'd1/f1.ts')), { found: true, entry: { path: 'd1/f1.ts' } });
-  // The file damaged after the check: the kept record answers (a snapshot never changes), a new thread finds the damage.
-  writeFileSync(r.entriesFile, 'damaged\n');
+  t.equal(reader.recordsRead, 1, 'read once');
   t.match(await reader.browse(job(r, 'd2', true)), { found: true, children: [{ path: 'd2/f0.ts' }, { path: 'd2/f1.ts' }, { path: 'd2/f2.ts' }] });
-  await reader.close();
-  await t.rejects(reader.browse(job(r, 'd2', true)), /do not match their recorded sha256: the store is damaged/);
+  t.equal(reader.recordsRead, 1, 'the second read answered from the kept record');
+
+  // Written since (even with the same bytes): read and checked again.
+  writeFileSync(r.entriesFile, bytes);
+  t.match(await reader.browse(job(r, 'd0', true)), { found: true, children: [{ path: 'd0/f0.ts' }, { path: 'd0/f1.ts' }, { path: 'd0/f2.ts' }] });
+  t.equal(reader.recordsRead, 2, 'a file written since is read again');
+
+  // Damaged after the check, in place or by a file renamed over it, its times set back: refused, never answered from the kept copy.
+  const damaged = Buffer.from(bytes);
+  damaged[damaged.indexOf('d2/f1.ts')] = 0x65;
+  const { mtime, atime } = statSync(r.entriesFile);
+  const h = openSync(r.entriesFile, 'r+');
+  writeSync(h, damaged, 0, damaged.length, 0);
+  closeSync(h);
+  utimesSync(r.entriesFile, atime, mtime);
+  await t.rejects(reader.browse(job(r, 'd2', true)), /do not match their recorded sha256: the store is damaged/, 'damaged in place, same size and mtime');
+  writeFileSync(r.entriesFile, bytes);
+  t.match(await reader.browse(job(r, 'd2', true)), { found: true }, 'whole again');
+  writeFileSync(path.join(work, 'swap'), damaged);
+  renameSync(path.join(work, 'swap'), r.entriesFile);
+  await t.rejects(reader.browse(job(r, 'd2', true)), /do not match their recorded sha256: the store is damaged/, 'another file renamed over it');
+  await t.rejects(reader.browse(job(r, 'd1/f1.ts')), /do not match their recorded sha256/, 'and the next read as well: nothing damaged is kept');
+
   const missing = { entriesFile: path.join(work, 'gone.jsonl'), entriesSha256: r.entriesSha256 };
   await t.rejects(reader.browse(job(missing, '')), { code: 'ENOENT' }, "a missing record fails with the file's error code");
+  rmSync(r.entriesFile);
+  await t.rejects(reader.browse(job(r, '')), { code: 'ENOENT' }, 'a kept record whose file is gone fails as a missing one');
 });
 
 t.test('a read in progress fails when the thread ends, and the next read starts a new thread', async (t) => {

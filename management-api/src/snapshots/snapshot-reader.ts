@@ -11,10 +11,11 @@ export interface ReaderRequest {
   job: BrowseJob;
 }
 
-/** From the reader's thread: the answer to request `id`. */
+/** From the reader's thread: the answer to request `id`, and whether it read the record from disk (not one it kept). */
 export interface ReaderReply {
   id: number;
   reply: JobReply;
+  recordRead: boolean;
 }
 
 /**
@@ -34,6 +35,12 @@ export class SnapshotReader {
   #pending = new Map<number, { resolve: (r: BrowseResult) => void; reject: (e: Error) => void }>();
   #next = 1;
   #idle: NodeJS.Timeout | undefined;
+  #recordsRead = 0;
+
+  /** How many records the reader's threads have read from disk (and checked): a read answered from a kept record adds none. */
+  get recordsRead(): number {
+    return this.#recordsRead;
+  }
 
   /** Answer `job` in the reader's thread (started now if it is not running). */
   browse(job: BrowseJob): Promise<BrowseResult> {
@@ -60,7 +67,10 @@ export class SnapshotReader {
     if (this.#worker) return this.#worker;
     // Beside this module: .js when built, .ts when the tests run the sources (the worker inherits their loader).
     const worker = new Worker(new URL(`./snapshot-reader-worker${path.extname(import.meta.url)}`, import.meta.url));
-    worker.on('message', ({ id, reply }: ReaderReply) => this.#answered(worker, id, reply));
+    worker.on('message', ({ id, reply, recordRead }: ReaderReply) => {
+      if (recordRead) this.#recordsRead++;
+      this.#answered(worker, id, reply);
+    });
     worker.on('error', (err) => this.#ended(worker, err));
     worker.on('exit', (code) => this.#ended(worker, new Error(`the snapshot reader's thread exited (code ${code}) without an answer`)));
     this.#worker = worker;

@@ -1,10 +1,10 @@
-// A directory of a snapshot written as a tar straight from the store (in the snapshot tar worker, snapshot-tar-worker.ts): its entries from the snapshot's record, each file's bytes from the packs its chunks are in, holes as zeros.
+// A directory of a snapshot written as a tar straight from the store (in the snapshot tar worker, snapshot-tar-worker.ts): its entries from the snapshot's record, each file's bytes from the packs its chunks are in (each chunk checked against its hash before it is sent), holes as zeros.
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import type { Pace, PackReport } from '../workspace-files/tar-pack-walk.js';
 import type { FilePart, TarWriter } from '../workspace-files/tar-writer.js';
 import { chunkSize, parseEntries } from './entries-file.js';
 import { chunkPlaces } from './snapshot-browse.js';
-import { loadIndex, packFile } from './object-store.js';
+import { checkChunk, loadIndex, packFile } from './object-store.js';
 import { CHUNK_BYTES, inTreeOrder, type SnapshotEntry } from './snapshot-manifest.js';
 
 /** Which snapshot, and which of its directories ('' the top). */
@@ -53,7 +53,11 @@ export async function packSnapshot(out: TarWriter, source: PackSnapshotRequest, 
   }
 }
 
-/** Where file `e`'s bytes are: its chunks in their packs (opened into `packs` as met), its whole chunks of zeros as zeros. */
+/**
+ * Where file `e`'s bytes are: its chunks in their packs (opened into `packs` as met), each checked
+ * against its sha256 as it is packed (a damaged one ends the tar before any of its bytes is sent),
+ * its whole chunks of zeros as zeros.
+ */
 function partsOf(e: Extract<SnapshotEntry, { type: 'file' }>, index: ReturnType<typeof loadIndex>, packs: Map<string, number>, storeDir: string): FilePart[] {
   return chunkPlaces(e, index).map((loc, i) => {
     if (loc === null) return { zeros: chunkSize(e.size, i, CHUNK_BYTES) };
@@ -62,6 +66,12 @@ function partsOf(e: Extract<SnapshotEntry, { type: 'file' }>, index: ReturnType<
       fd = openSync(packFile(storeDir, loc.pack), 'r');
       packs.set(loc.pack, fd);
     }
-    return { fd, offset: loc.offset, length: loc.length };
+    const hash = e.chunks[i]!;
+    return {
+      fd,
+      offset: loc.offset,
+      length: loc.length,
+      check: (bytes: Uint8Array) => checkChunk(bytes, hash, `chunk ${hash} of "${e.path}" read from pack ${loc.pack}`),
+    };
   });
 }

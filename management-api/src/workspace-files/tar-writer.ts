@@ -22,8 +22,12 @@ export interface EntryHeader {
   linkpath?: string;
 }
 
-/** A piece of a file written by TarWriter.parts: `length` bytes of `fd` at `offset`, or `zeros` zero bytes. */
-export type FilePart = { fd: number; offset: number; length: number } | { zeros: number };
+/**
+ * A piece of a file written by TarWriter.parts: `length` bytes of `fd` at `offset`, or `zeros` zero
+ * bytes. With `check`, the piece (at most one batch long) is read whole and passed to it before any
+ * of it is sent: a check that throws ends the pack with none of the piece's bytes sent.
+ */
+export type FilePart = { fd: number; offset: number; length: number; check?: (bytes: Uint8Array) => void } | { zeros: number };
 
 /**
  * Why not a pack stream: a stream takes each file's bytes as a buffer of its own and a batch is
@@ -87,6 +91,10 @@ export class TarWriter {
         await this.#zeros(part.zeros);
         continue;
       }
+      if (part.check) {
+        await this.#checkedPart(part, part.check);
+        continue;
+      }
       for (let done = 0; done < part.length; ) {
         if (this.#at === this.#batch.length) await this.#flush();
         const got = readSync(part.fd, this.#batch, this.#at, Math.min(part.length - done, this.#batch.length - this.#at), part.offset + done);
@@ -96,6 +104,22 @@ export class TarWriter {
       }
     }
     await this.#zeros((BLOCK - (header.size % BLOCK)) % BLOCK);
+  }
+
+  /**
+   * A piece read whole into one batch (the batch so far sent first when the piece does not fit in
+   * what is left of it), checked, and only then part of what is sent.
+   */
+  async #checkedPart(part: { fd: number; offset: number; length: number }, check: (bytes: Uint8Array) => void): Promise<void> {
+    if (part.length > this.#batch.length) throw new Error(`a checked piece of ${part.length} bytes is longer than a batch (${this.#batch.length})`);
+    if (this.#batch.length - this.#at < part.length) await this.#flush();
+    for (let done = 0; done < part.length; ) {
+      const got = readSync(part.fd, this.#batch, this.#at + done, part.length - done, part.offset + done);
+      if (got === 0) throw new Error('a pack is shorter than its index says: the snapshot store is damaged');
+      done += got;
+    }
+    check(this.#batch.subarray(this.#at, this.#at + part.length));
+    this.#at += part.length;
   }
 
   /** The end of the archive (two zero blocks), and the last batch sent. */
