@@ -43,6 +43,7 @@ import type { RuntimePaths } from './runtime-paths.js';
 import { sandboxPlugin } from './sandbox/sandbox-plugin.js';
 import { websocketPlugin } from './http/websocket-plugin.js';
 import { inputRequestsPlugin } from './input-requests/input-requests-plugin.js';
+import { routableUrl } from './http/file-url-path.js';
 
 /**
  * Defaults of mutating routes: 6,000 requests a minute per route and caller (each agent by its
@@ -171,13 +172,15 @@ function createInstance(settings: AppSettings): FastifyInstance {
     pluginTimeout: 0,
     // Response serializers compiled on a route's first answer, not at start (http/serializer.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
-    // A URL the router cannot decode (`%FF`, `%c0%ae`) is refused before any route: in the uniform shape, not fastify's own.
+    // A files route's path that is not UTF-8 (a file named by other bytes) routed by a URL the router can decode, its bytes kept for the route (http/file-url-path.ts).
+    rewriteUrl: routableUrl,
+    // Any other URL the router cannot decode (`%FF`, `%c0%ae`) is refused before any route: in the uniform shape, not fastify's own.
     frameworkErrors: (error, _request, reply) => {
       const bad = error.code === 'FST_ERR_BAD_URL';
       const body: ErrorBody = bad
         ? {
             error: 'ABX_ERR_BAD_REQUEST',
-            message: `the URL is malformed: ${error.message}; percent-escapes must decode as UTF-8 (a workspace file whose name is not UTF-8 is reached through its directory's listing or tar: docs/user/files-and-snapshots.md)`,
+            message: `the URL is malformed: ${error.message}; percent-escapes must decode as UTF-8 (only a files route's path may hold other bytes, a file's name as the kernel has it: docs/user/files-and-snapshots.md)`,
           }
         : { error: 'ABX_ERR_INTERNAL', message: 'internal error; see the API log for this request id' };
       void (reply as unknown as FastifyReply).code(bad ? 400 : 500).send(body);

@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
+import { encodePathSegment } from '../../management-api/src/client/encoding.js';
 
 /** Where a copy's remote side is served: an agent's workspace, or a snapshot's files (read only: the same listing, file and tar answers). */
 export type FilesRoot = { agent: string } | { snapshot: string };
@@ -12,7 +13,7 @@ const rootPath = (files: FilesRoot): string =>
 
 /** The URL of `segments` under `files`; each segment percent-encoded, so a name is never read as URL syntax. */
 export function filesUrl(target: BoxTarget, files: FilesRoot, segments: readonly string[], query = ''): string {
-  const below = segments.map(encodeURIComponent).join('/');
+  const below = segments.map(encodePathSegment).join('/');
   return `${target.url}${rootPath(files)}${below ? `/${below}` : ''}${query}`;
 }
 

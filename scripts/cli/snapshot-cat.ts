@@ -7,6 +7,7 @@ import { UsageError } from './cli-errors.js';
 import { cutOff, FILE_CUT_REASONS } from './cp-download.js';
 import { refused, send } from './cp-remote.js';
 import { stdoutSink } from './stdout-sink.js';
+import { encodePathSegment } from '../../management-api/src/client/encoding.js';
 
 export const usage = `Usage: agentbox snapshot cat SNAPSHOT PATH
 
@@ -30,7 +31,7 @@ export function snapshotPathUrl(sid: string, relative: string, query = ''): stri
     .split('/')
     // `./src`, `src/.` and `.` as a shell user types them: the same path.
     .filter((s) => s !== '' && s !== '.')
-    .map(encodeURIComponent)
+    .map(encodePathSegment)
     .join('/');
   return `/v1/snapshots/${encodeURIComponent(sid)}/files${below ? `/${below}` : ''}${query}`;
 }

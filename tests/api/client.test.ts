@@ -2,7 +2,9 @@
 // bearer, agent-token and NIP-98 auth, output and event streams, and retries only where they are safe.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { Agentbox, AgentboxError, ROUTE_KEYS, type OutputEvent } from 'agentbox/client';
 import { freePort } from './support/tcp-backend.js';
@@ -99,6 +101,18 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.match(await refusal(c.files.delete(sleeper.id, '..')), { code: 'ABX_ERR_FILE_PATH' }, 'a lone .. too');
   t.match(await refusal(c.files.list(sleeper.id, 'notes/.')), { code: 'ABX_ERR_FILE_PATH' }, 'and a . segment');
   t.equal((await c.agents.get(sleeper.id)).state, 'running', 'the agent route above the files was not reached');
+  // A name that is not UTF-8, as the box lists it (its odd byte as a lone surrogate), goes back as its bytes.
+  const odd = 'caf\uDCE9.txt';
+  t.match(await c.files.write(sleeper.id, `odd/${odd}`, 'latin-1'), { created: true }, 'files.write of a name that is not UTF-8');
+  const onDisk = readdirSync(path.join(box.paths.workspaceDir, (await c.agents.get(sleeper.id)).cwd!, 'odd'), { encoding: 'buffer' });
+  t.same(onDisk, [Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x2e, 0x74, 0x78, 0x74])], 'made as the bytes caf\\xe9.txt');
+  t.same(
+    ((await c.files.list(sleeper.id, 'odd')) as { entries: Array<{ name: string }> }).entries.map((e) => e.name),
+    [odd],
+    'listed as written',
+  );
+  t.equal(new TextDecoder().decode((await c.files.read(sleeper.id, `odd/${odd}`)).bytes), 'latin-1', 'read by that name');
+  t.match(await c.files.delete(sleeper.id, 'odd', { recursive: true }), { removed: 2 });
   t.match(await c.files.delete(sleeper.id, 'copy', { recursive: true }), { path: 'copy', removed: Number }, 'files.delete');
   // Snapshots: made, listed, read, forked, restored into an ended fork, deleted.
   const snapshot = (await c.snapshots.create(sleeper.id, { label: 'notes' })).snapshot!;

@@ -4,6 +4,7 @@
 import t from 'tap';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, open, readFile, readlink, rename, rm, stat, symlink, truncate, unlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -413,6 +414,28 @@ t.test("a chunk damaged in its pack is never packed into a directory's tar: refu
   const again = await tarOf('two');
   t.notOk(again.cut, 'not cut');
   t.ok(again.body.equals(whole.two.body), 'the second tar again, byte for byte');
+});
+
+t.test("a snapshot's names that are not UTF-8 are reached by their bytes percent-encoded", async (t) => {
+  const epsilon = await spawn('epsilon');
+  const odd = (name: string, byte: number, rest = '') => Buffer.concat([Buffer.from(path.join(dirOf(epsilon), name)), Buffer.of(byte), Buffer.from(rest)]);
+  writeFileSync(odd('caf', 0xe9, '.txt'), 'latin-1 name\n');
+  mkdirSync(odd('d', 0xff));
+  writeFileSync(odd('d', 0xff, '/inner'), 'inside\n');
+  const sid = await snap(epsilon.id);
+  await rm(dirOf(epsilon), { recursive: true, force: true });
+  const file = await raw(`/v1/snapshots/${sid}/files/caf%E9.txt`);
+  t.equal(file.status, 200);
+  t.equal(await file.text(), 'latin-1 name\n', 'a file named caf\\xe9.txt read from the store by its bytes');
+  t.same(
+    ((await box.api(`/v1/snapshots/${sid}/files/d%FF?list`)).json['entries'] as Array<{ name: string }>).map((e) => e.name),
+    ['inner'],
+    'a directory named by such bytes listed',
+  );
+  t.equal(await (await raw(`/v1/snapshots/${sid}/files/d%FF/inner`)).text(), 'inside\n');
+  t.match(await box.api(`/v1/snapshots/${sid}/files/caf%E8.txt`), { status: 404 }, 'other bytes name nothing');
+  const tar = Buffer.from(await (await raw(`/v1/snapshots/${sid}/files/d%FF?format=tar`)).arrayBuffer());
+  t.same(execFileSync('tar', ['-tf', '-'], { input: tar, encoding: 'utf8' }).trim().split('\n'), ['inner'], "that directory's tar");
 });
 
 t.test('large entries files are read in worker threads, with the same answers', async (t) => {

@@ -190,11 +190,20 @@ t.test('adversarial paths: .., encoded .., absolute, NUL, links in the path', as
   t.match(await box.api(`/v1/agents/${alpha.id}/files/fifo-dir/pipe`), { status: 409, json: { error: 'ABX_ERR_FILE_TYPE' } }, 'a FIFO is never opened');
   execFileSync('ln', ['/etc/hostname', path.join(ws, 'hard')]);
   t.match(await box.api(`/v1/agents/${alpha.id}/files/hard`), { status: 409, json: { message: /hard links/ } }, 'a hard link to a file the agent does not own');
-  for (const bad of ['%FF', '%c0%ae%c0%ae/x'])
+  // A files path's escapes are a name's bytes (not UTF-8: no such file here); an overlong "..", %c0%ae%c0%ae, is four bytes of a name, never "..".
+  for (const odd of ['%FF', '%c0%ae%c0%ae/x', '%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd', '%2e%2e%2f%FF'])
+    t.match(await rawGet(`/v1/agents/${alpha.id}/files/${odd}`), { status: odd.startsWith('%2e') ? 400 : 404 }, `${odd}: a name looked up, or ".." refused`);
+  t.match(
+    await rawGet(`/v1/agents/${alpha.id}/files/%2e%2e%2f%FF`),
+    { error: 'ABX_ERR_FILE_PATH', message: /must not contain "\.\." segments/ },
+    'an encoded ".." beside a byte that is not UTF-8 is still ".."',
+  );
+  // Elsewhere a URL that does not decode is refused, in the uniform shape, saying where other bytes are taken.
+  for (const bad of [`/v1/agents/%FF`, `/v1/agents/${alpha.id}%FF/files/x`, `/v1/beads/%c0%ae`])
     t.match(
-      await rawGet(`/v1/agents/${alpha.id}/files/${bad}`),
-      { status: 400, error: 'ABX_ERR_BAD_REQUEST', message: /percent-escapes must decode as UTF-8 .*listing or tar/ },
-      `${bad}: the uniform error shape, and where such a name is reached`,
+      await rawGet(bad),
+      { status: 400, error: 'ABX_ERR_BAD_REQUEST', message: /percent-escapes must decode as UTF-8 \(only a files route's path may hold other bytes/ },
+      `${bad}: the uniform error shape`,
     );
   // A trailing "/" names a directory: never a file written or read under it.
   const slashed = await raw(`/v1/agents/${alpha.id}/files/newf/`, { method: 'PUT', body: 'x' });
@@ -238,66 +247,94 @@ async function bytesTree(dir: string | Buffer, prefix = ''): Promise<string[]> {
   return out.sort();
 }
 
-t.test('names that are not UTF-8: listed escaped, kept byte for byte by tar both ways, removed by a recursive delete', async (t) => {
-  const dir = path.join(ws, 'bytes');
-  await mkdir(dir);
-  // a\xffb: a byte no UTF-8 decoder keeps (listed as the lone surrogate U+DCFF in its place).
-  const odd = Buffer.concat([Buffer.from(`${dir}/a`), Buffer.of(0xff), Buffer.from('b')]);
-  writeFileSync(odd, 'odd\n');
-  await mkdir(Buffer.concat([odd, Buffer.from('-dir')]));
-  writeFileSync(Buffer.concat([odd, Buffer.from('-dir/inner')]), 'x');
-  // Longer than a tar header's 100-byte name field, an odd byte past it.
-  writeFileSync(Buffer.concat([odd, Buffer.from('-dir/'), Buffer.from('n'.repeat(120)), Buffer.of(0xe9)]), 'long');
-  await symlink(Buffer.concat([Buffer.from('a'), Buffer.of(0xfe)]), path.join(dir, 'odd-target'));
-  await symlink(Buffer.concat([Buffer.from('t'.repeat(150)), Buffer.of(0xfe)]), Buffer.concat([odd, Buffer.from('-dir/long-target')]));
-  await writeFile(path.join(dir, 'plain'), 'plain\n');
-  const list = await box.api(`/v1/agents/${alpha.id}/files/bytes?list`);
-  t.same(
-    (list.json['entries'] as Array<{ name: string; target?: string }>).map((e) => [e.name, e.target]),
-    [
-      ['a\uDCFFb', undefined],
-      ['a\uDCFFb-dir', undefined],
-      ['odd-target', 'a\uDCFE'],
-      ['plain', undefined],
-    ],
-    'each name listed, its odd bytes escaped, a link target too',
-  );
-  const before = await bytesTree(dir);
-  t.equal(before.length, 7);
-
-  const res = await raw(`/v1/agents/${alpha.id}/files/bytes?format=tar`);
-  t.equal(res.status, 200);
-  const tarBytes = Buffer.from(await res.arrayBuffer());
-  const unpacked = await mkdtemp(path.join(tmpdir(), 'agentbox-odd-names-'));
-  t.teardown(() => rm(unpacked, { recursive: true, force: true }));
-  execFileSync('tar', ['-xf', '-', '-C', unpacked], { input: tarBytes });
-  t.same(await bytesTree(unpacked), before, 'GNU tar unpacks every name and link target byte for byte');
-
-  const back = await raw(`/v1/agents/${alpha.id}/files/bytes-back`, { method: 'POST', body: tarBytes, headers: { 'content-type': 'application/x-tar' } });
-  t.equal(back.status, 200, await back.clone().text());
-  t.same(await bytesTree(path.join(ws, 'bytes-back')), before, "the box's own download uploaded again: the same bytes");
-
-  // GNU tar's default format holds such names as bytes (in the header, or a long-name record).
-  const gnu = execFileSync('tar', ['--format=gnu', '-cf', '-', '-C', unpacked, '.']);
-  const up = await raw(`/v1/agents/${alpha.id}/files/bytes-gnu`, { method: 'POST', body: gnu, headers: { 'content-type': 'application/x-tar' } });
-  t.equal(up.status, 200, await up.clone().text());
-  t.same(await bytesTree(path.join(ws, 'bytes-gnu')), before, 'a GNU tar upload: the same bytes');
-
-  // Its pax format puts the bytes in a pax record, which the reader decodes as UTF-8: refused rather than renamed.
-  const pax = execFileSync('tar', ['--format=posix', '-cf', '-', '-C', unpacked, '.']);
-  const refused = await raw(`/v1/agents/${alpha.id}/files/bytes-pax`, { method: 'POST', body: pax, headers: { 'content-type': 'application/x-tar' } });
-  t.equal(refused.status, 400);
-  t.match(await refused.json(), { error: 'ABX_ERR_TAR_REFUSED', message: /pax record gives a name that is not UTF-8 .*--format=gnu/ });
-  t.equal(await lstat(path.join(ws, 'bytes-pax')).catch(() => undefined), undefined, 'nothing was written');
-
-  for (const name of ['bytes', 'bytes-back', 'bytes-gnu'])
-    t.match(
-      await box.api(`/v1/agents/${alpha.id}/files/${name}?recursive`, { method: 'DELETE' }),
-      { status: 200, json: { removed: 8 } },
-      `a recursive delete removes ${name} whole`,
+t.test(
+  'names that are not UTF-8: listed escaped, reached by their bytes percent-encoded, kept byte for byte by tar both ways, removed by a recursive delete',
+  async (t) => {
+    const dir = path.join(ws, 'bytes');
+    await mkdir(dir);
+    // a\xffb: a byte no UTF-8 decoder keeps (listed as the lone surrogate U+DCFF in its place).
+    const odd = Buffer.concat([Buffer.from(`${dir}/a`), Buffer.of(0xff), Buffer.from('b')]);
+    writeFileSync(odd, 'odd\n');
+    await mkdir(Buffer.concat([odd, Buffer.from('-dir')]));
+    writeFileSync(Buffer.concat([odd, Buffer.from('-dir/inner')]), 'x');
+    // Longer than a tar header's 100-byte name field, an odd byte past it.
+    writeFileSync(Buffer.concat([odd, Buffer.from('-dir/'), Buffer.from('n'.repeat(120)), Buffer.of(0xe9)]), 'long');
+    await symlink(Buffer.concat([Buffer.from('a'), Buffer.of(0xfe)]), path.join(dir, 'odd-target'));
+    await symlink(Buffer.concat([Buffer.from('t'.repeat(150)), Buffer.of(0xfe)]), Buffer.concat([odd, Buffer.from('-dir/long-target')]));
+    await writeFile(path.join(dir, 'plain'), 'plain\n');
+    const list = await box.api(`/v1/agents/${alpha.id}/files/bytes?list`);
+    t.same(
+      (list.json['entries'] as Array<{ name: string; target?: string }>).map((e) => [e.name, e.target]),
+      [
+        ['a\uDCFFb', undefined],
+        ['a\uDCFFb-dir', undefined],
+        ['odd-target', 'a\uDCFE'],
+        ['plain', undefined],
+      ],
+      'each name listed, its odd bytes escaped, a link target too',
     );
-  t.equal(await lstat(dir).catch(() => undefined), undefined, 'the directory is gone');
-});
+    const before = await bytesTree(dir);
+    t.equal(before.length, 7);
+
+    const res = await raw(`/v1/agents/${alpha.id}/files/bytes?format=tar`);
+    t.equal(res.status, 200);
+    const tarBytes = Buffer.from(await res.arrayBuffer());
+    const unpacked = await mkdtemp(path.join(tmpdir(), 'agentbox-odd-names-'));
+    t.teardown(() => rm(unpacked, { recursive: true, force: true }));
+    execFileSync('tar', ['-xf', '-', '-C', unpacked], { input: tarBytes });
+    t.same(await bytesTree(unpacked), before, 'GNU tar unpacks every name and link target byte for byte');
+
+    const back = await raw(`/v1/agents/${alpha.id}/files/bytes-back`, { method: 'POST', body: tarBytes, headers: { 'content-type': 'application/x-tar' } });
+    t.equal(back.status, 200, await back.clone().text());
+    t.same(await bytesTree(path.join(ws, 'bytes-back')), before, "the box's own download uploaded again: the same bytes");
+
+    // GNU tar's default format holds such names as bytes (in the header, or a long-name record).
+    const gnu = execFileSync('tar', ['--format=gnu', '-cf', '-', '-C', unpacked, '.']);
+    const up = await raw(`/v1/agents/${alpha.id}/files/bytes-gnu`, { method: 'POST', body: gnu, headers: { 'content-type': 'application/x-tar' } });
+    t.equal(up.status, 200, await up.clone().text());
+    t.same(await bytesTree(path.join(ws, 'bytes-gnu')), before, 'a GNU tar upload: the same bytes');
+
+    // Its pax format puts the bytes in a pax record, which the reader decodes as UTF-8: refused rather than renamed.
+    const pax = execFileSync('tar', ['--format=posix', '-cf', '-', '-C', unpacked, '.']);
+    const refused = await raw(`/v1/agents/${alpha.id}/files/bytes-pax`, { method: 'POST', body: pax, headers: { 'content-type': 'application/x-tar' } });
+    t.equal(refused.status, 400);
+    t.match(await refused.json(), { error: 'ABX_ERR_TAR_REFUSED', message: /pax record gives a name that is not UTF-8 .*--format=gnu/ });
+    t.equal(await lstat(path.join(ws, 'bytes-pax')).catch(() => undefined), undefined, 'nothing was written');
+
+    // Each such name is a path of its own: its bytes percent-encoded, read, listed, written and removed.
+    const got = await raw(`/v1/agents/${alpha.id}/files/bytes/a%FFb`);
+    t.equal(got.status, 200);
+    t.equal(await got.text(), 'odd\n', 'a file named a\\xffb read by its bytes');
+    t.same(
+      ((await box.api(`/v1/agents/${alpha.id}/files/bytes/a%ffb-dir?list`)).json['entries'] as Array<{ name: string }>).map((e) => e.name),
+      ['inner', 'long-target', `${'n'.repeat(120)}\uDCE9`],
+      'a directory named by such bytes listed',
+    );
+    t.equal(
+      await (await raw(`/v1/agents/${alpha.id}/files/bytes/a%FFb-dir/${'n'.repeat(120)}%E9`)).text(),
+      'long',
+      'below it, and a name ending in such a byte',
+    );
+    const put = await raw(`/v1/agents/${alpha.id}/files/bytes/new%FE%C3%A9`, { method: 'PUT', body: 'written\n' });
+    t.equal(put.status, 201, await put.clone().text());
+    t.equal(
+      await readFile(Buffer.concat([Buffer.from(`${dir}/new`), Buffer.of(0xfe), Buffer.from('é')]), 'utf8'),
+      'written\n',
+      'a PUT made the file of those bytes (an odd byte, then UTF-8)',
+    );
+    t.match(await box.api(`/v1/agents/${alpha.id}/files/bytes/new%FE%C3%A9`, { method: 'DELETE' }), { status: 200, json: { removed: 1 } });
+    t.match(await box.api(`/v1/agents/${alpha.id}/files/bytes/odd-target%FE`), { status: 404 }, 'a name not there: 404');
+    t.match(await box.api(`/v1/agents/${alpha.id}/files/bytes/a%FFb/x`), { status: 409 }, 'through a file: 409, as any other name');
+
+    for (const name of ['bytes', 'bytes-back', 'bytes-gnu'])
+      t.match(
+        await box.api(`/v1/agents/${alpha.id}/files/${name}?recursive`, { method: 'DELETE' }),
+        { status: 200, json: { removed: 8 } },
+        `a recursive delete removes ${name} whole`,
+      );
+    t.equal(await lstat(dir).catch(() => undefined), undefined, 'the directory is gone');
+  },
+);
 
 t.test('tar both ways', async (t) => {
   const res = await raw(`/v1/agents/${alpha.id}/files/sub?format=tar`);

@@ -1,8 +1,8 @@
 // The files pane in headless Chromium on a real box: browse an agent's workspace, download a file and a directory's tar through
-// the session, upload files (new, then replacing), and an upload the agent's disk budget refuses shown as an error, nothing kept.
+// the session, upload files (new, then replacing), an upload the agent's disk budget refuses shown as an error, nothing kept, and names that are not UTF-8 opened by their bytes.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -127,4 +127,27 @@ t.test('an upload over the agent disk budget: the error shown, nothing kept', as
   t.match(await page.$eval('[data-testid="files-error"]', (e) => e.textContent), /disk/, 'the reason names the disk budget');
   t.equal(await stat(path.join(dir, 'big.bin')).catch(() => undefined), undefined, 'nothing was written');
   t.notOk((await names()).includes('big.bin'), 'and nothing listed');
+});
+
+t.test('names that are not UTF-8: shown with their odd bytes as �, opened and downloaded by their bytes', async (t) => {
+  const dir = await follow('bytes');
+  writeFileSync(Buffer.concat([Buffer.from(`${dir}/caf`), Buffer.of(0xe9), Buffer.from('.txt')]), 'latin-1\n');
+  mkdirSync(Buffer.concat([Buffer.from(`${dir}/d`), Buffer.of(0xff)]));
+  writeFileSync(Buffer.concat([Buffer.from(`${dir}/d`), Buffer.of(0xff), Buffer.from('/inner.txt')]), 'inner\n');
+  await (await page.waitForSelector('[data-testid="files-refresh"]', PAGE_WAIT))!.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('caf\uFFFD.txt'), PAGE_WAIT);
+  t.same((await names()).filter((n) => n.includes('\uFFFD')), ['caf\uFFFD.txt', 'd\uFFFD/'], 'listed, each odd byte shown as �');
+  const href = await page.$$eval(
+    '[data-testid="download-file"]',
+    (links) => links.map((a) => a as HTMLAnchorElement).find((a) => a.textContent === 'caf\uFFFD.txt')?.href ?? '',
+  );
+  t.match(href, /\/files\/caf%E9\.txt$/, 'its link carries the byte');
+  t.equal(Buffer.from((await fetchInPage(href)).bytes).toString(), 'latin-1\n', 'and downloads the file');
+  const opener = await page.$$('[data-testid="open-dir"]');
+  const texts = await Promise.all(opener.map((b) => b.evaluate((e) => e.textContent)));
+  await opener[texts.indexOf('d\uFFFD/')]!.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('inner.txt'), PAGE_WAIT);
+  t.same(await names(), ['inner.txt'], 'the directory so named opens');
+  const inner = await fetchInPage(await page.$eval('[data-testid="download-file"]', (a) => (a as HTMLAnchorElement).href));
+  t.equal(Buffer.from(inner.bytes).toString(), 'inner\n', 'a file below it downloads');
 });

@@ -85,8 +85,12 @@ class Transport:
             value = (params or {}).get(name)
             if not isinstance(value, str) or value == "":
                 raise AgentboxError("ABX_CLIENT_INPUT", 0, f"{path}: the path parameter {name} is missing")
-            # {*} is a path of its own: its slashes stay, each segment is encoded.
-            return "/".join(quote(s, safe="") for s in value.split("/")) if name == "*" else quote(value, safe="")
+            # {*} is a path of its own: its slashes stay, each segment is encoded. A name the box listed with a byte
+            # that is not UTF-8 holds it as a lone surrogate (U+DC00 plus the byte, Python's own surrogateescape):
+            # it goes back as that byte.
+            if name == "*":
+                return "/".join(quote(s, safe="", errors="surrogateescape") for s in value.split("/"))
+            return quote(value, safe="")
 
         pairs: list[str] = []
         for key, value in (query or {}).items():

@@ -78,6 +78,16 @@ class FilesOnABox(unittest.TestCase):
         self.assertEqual(refusal(lambda: self.box.files.read(id, "notes/a.txt")).code, "ABX_ERR_NOT_FOUND")
         self.assertEqual(refusal(lambda: self.box.files.read(id, "../escape")).code, "ABX_ERR_FILE_PATH")
 
+    def test_a_name_that_is_not_utf8_is_reached_by_its_bytes(self) -> None:
+        id = self.agent["id"]
+        # caf\xe9.txt: the box lists its odd byte as the lone surrogate U+DCE9, as os.fsdecode would.
+        odd = b"caf\xe9.txt".decode("utf-8", "surrogateescape")
+        self.assertEqual(self.box.files.write(id, f"odd/{odd}", "latin-1\n").get("created"), True)
+        self.assertEqual([e.get("name") for e in self.box.files.list(id, "odd").get("entries", [])], [odd])
+        self.assertEqual(self.box.files.read(id, f"odd/{odd}").data, b"latin-1\n")
+        self.assertEqual(refusal(lambda: self.box.files.read(id, "odd/caf\udce8.txt")).code, "ABX_ERR_NOT_FOUND", "other bytes")
+        self.assertEqual(self.box.files.delete(id, "odd", recursive=True).get("removed"), 2)
+
     def test_tar_and_untar(self) -> None:
         id = self.agent["id"]
         archive = io.BytesIO()

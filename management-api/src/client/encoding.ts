@@ -21,3 +21,18 @@ export function base64(bytes: Uint8Array): string {
   for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
   return btoa(binary);
 }
+
+/**
+ * `segment` (one name of a file path) percent-encoded for a URL as its bytes on disk: a name the
+ * box lists with a byte that is not UTF-8 holds it as a lone surrogate U+DC80–U+DCFF (U+DC00 plus
+ * the byte), which encodeURIComponent refuses; here it becomes that byte, `%XX`, and everything
+ * else is encoded as encodeURIComponent encodes it. The box decodes such a files path as bytes.
+ */
+export function encodePathSegment(segment: string): string {
+  let out = '';
+  for (const ch of segment) {
+    const cp = ch.codePointAt(0)!;
+    out += cp >= 0xdc80 && cp <= 0xdcff ? `%${(cp - 0xdc00).toString(16).toUpperCase()}` : encodeURIComponent(ch);
+  }
+  return out;
+}

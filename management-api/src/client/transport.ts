@@ -1,6 +1,7 @@
 // One HTTP call of the client: the URL from a route template, the credential, and retries where they are safe.
 import { authorization, type Credential } from './auth.js';
 import { AgentboxError, errorFromAnswer } from './errors.js';
+import { encodePathSegment } from './encoding.js';
 
 /** How the client reaches the box. */
 export interface TransportOptions {
@@ -69,8 +70,8 @@ export class Transport {
       // as a path and the box judges it.
       if (name !== '*') return encodeURIComponent(value);
       const segments = value.split('/');
-      if (!segments.some((s) => s === '.' || s === '..')) return segments.map(encodeURIComponent).join('/');
-      return value === '.' || value === '..' ? `${value}%2F` : encodeURIComponent(value);
+      if (!segments.some((s) => s === '.' || s === '..')) return segments.map(encodePathSegment).join('/');
+      return value === '.' || value === '..' ? `${value}%2F` : encodePathSegment(value);
     });
     let search = '';
     for (const [key, value] of Object.entries(spec.query ?? {})) {

@@ -22,6 +22,7 @@ import { TOO_SPARSE } from '../workspace-files/hole-allowance.js';
 import { idParams } from './agents-routes.js';
 import { replyWithTar } from './tar-reply.js';
 import type { MutationLimits } from './events-routes.js';
+import { filePathOf } from '../http/file-url-path.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 412, 413, 429, 503, 507);
 const params = {
@@ -114,7 +115,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           },
         },
         async (request, reply) => {
-          const segments = parseFilePath(request.params['*'] ?? '');
+          const segments = parseFilePath(filePathOf(request));
           return withWorkspace(
             app,
             request,
@@ -127,7 +128,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
                   .send({ path: segments.join('/'), entries, truncated });
               }
               if (request.query.format === 'tar') return sendTar(ws, segments, reply, tarDownloads.admit(request.params.id), agent.limits?.disk_bytes);
-              return sendFile(ws, segments, request, reply, (request.params['*'] ?? '').endsWith('/'));
+              return sendFile(ws, segments, request, reply, filePathOf(request).endsWith('/'));
             },
             request.query.format === 'tar' || !on(request.query.list),
           );
@@ -155,11 +156,11 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           },
         },
         async (request, reply) => {
-          const segments = parseFilePath(request.params['*'] ?? '');
-          if ((request.params['*'] ?? '').endsWith('/'))
+          const segments = parseFilePath(filePathOf(request));
+          if (filePathOf(request).endsWith('/'))
             throw new ApiError(
               'ABX_ERR_FILE_PATH',
-              `workspace path "${request.params['*']}" ends with "/", which names a directory: a PUT writes a file (drop the "/")`,
+              `workspace path "${filePathOf(request)}" ends with "/", which names a directory: a PUT writes a file (drop the "/")`,
             );
           const agent = await admitWrite(app, request);
           const charge = chargeOf(ledger, agent);
@@ -207,7 +208,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           },
         },
         async (request) => {
-          const segments = parseFilePath(request.params['*'] ?? '');
+          const segments = parseFilePath(filePathOf(request));
           const agent = await admitWrite(app, request);
           const charge = chargeOf(ledger, agent);
           const report = await charged(charge.charge, () =>
@@ -231,7 +232,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           },
         },
         async (request) => {
-          const segments = parseFilePath(request.params['*'] ?? '');
+          const segments = parseFilePath(filePathOf(request));
           const { removed } = await withWorkspace(app, request, (ws) => removePath(ws, segments, on(request.query.recursive)));
           return { path: segments.join('/'), removed };
         },
@@ -261,7 +262,7 @@ async function withWorkspace<T>(
     try {
       return await work(ws, agent);
     } catch (err) {
-      throw changedMeanwhile(err, request.params['*'] ?? '');
+      throw changedMeanwhile(err, filePathOf(request));
     } finally {
       await ws.close();
     }
@@ -270,7 +271,7 @@ async function withWorkspace<T>(
     return await work(ws, agent);
   } catch (err) {
     await ws.close();
-    throw changedMeanwhile(err, request.params['*'] ?? '');
+    throw changedMeanwhile(err, filePathOf(request));
   }
 }
 

@@ -11,6 +11,7 @@ import { TarDownloads } from '../workspace-files/tar-limits.js';
 import { readQuerystring, readResponses } from './files-routes.js';
 import { replyWithTar } from './tar-reply.js';
 import { snapshotIdSchema, type SnapshotEntry } from '../snapshots/snapshot-manifest.js';
+import { filePathOf } from '../http/file-url-path.js';
 
 const errors = errorResponses(400, 401, 403, 404, 409, 429, 503);
 /** A page of a diff carries the last path listed; snapshots never change, so the next page is the changes after it. */
@@ -128,7 +129,7 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
         },
       },
       async (request, reply) => {
-        const segments = parseFilePath(request.params['*'] ?? '');
+        const segments = parseFilePath(filePathOf(request));
         const path = segments.join('/');
         const { sid } = request.params;
         if (request.query.format === 'tar') {
@@ -149,7 +150,7 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
           return reply.send({ path, entries: (found.children ?? []).map(listed), truncated: found.truncated === true });
         }
         const { entry, tag, body } = await openSnapshotFile(store(), sid, path);
-        if ((request.params['*'] ?? '').endsWith('/')) {
+        if (filePathOf(request).endsWith('/')) {
           body.destroy();
           throw new ApiError('ABX_ERR_FILE_TYPE', `"${path}" in snapshot ${sid} is not a directory`);
         }

@@ -4,22 +4,18 @@ import { call, describe } from '../api.js';
 import { bytes, time } from '../format.js';
 import type { WorkspaceEntry, WorkspaceListing } from '../types.js';
 
-/** The URL of a path below the listed tree, or undefined when a name cannot be carried in one (not UTF-8). */
-export type UrlOf = (segments: readonly string[]) => string | undefined;
+/** The URL of a path below the listed tree (a name that is not UTF-8 carried as its bytes: encodePathSegment). */
+export type UrlOf = (segments: readonly string[]) => string;
 
 /**
- * The listing at `url` (a `?list` URL; undefined for a directory whose name no URL carries), asked
- * again whenever `url` or `reloads` changes; an answer to a URL no longer shown is dropped.
+ * The listing at `url` (a `?list` URL), asked again whenever `url` or `reloads` changes; an answer
+ * to a URL no longer shown is dropped.
  */
-export function useListing(url: string | undefined, reloads = 0) {
+export function useListing(url: string, reloads = 0) {
   const [listing, setListing] = useState<WorkspaceListing>();
   const [error, setError] = useState<string>();
   useEffect(() => {
     let current = true;
-    if (url === undefined) {
-      setError('This directory name is not valid UTF-8: it cannot be opened from the dashboard.');
-      return;
-    }
     call<WorkspaceListing>('GET', url)
       .then((l) => {
         if (!current) return;
@@ -94,21 +90,22 @@ export function FileListing({
   );
 }
 
+/** A name as shown: each byte that is not UTF-8 (listed as a lone surrogate) as U+FFFD; its URL still carries the byte. */
+export const shownName = (name: string): string => name.replace(/[\uDC80-\uDCFF]/gu, '\uFFFD');
+
 function EntryName({ urlOf, dir, entry, onOpen }: { urlOf: UrlOf; dir: readonly string[]; entry: WorkspaceEntry; onOpen: (name: string) => void }) {
   const url = urlOf([...dir, entry.name]);
-  // A byte that is not UTF-8 shows as U+FFFD: the name is listed, not reachable by URL.
-  const shown = entry.name.replace(/[\uDC80-\uDCFF]/gu, '\uFFFD');
-  if (url === undefined) return <span title="This name is not valid UTF-8: it cannot be opened from the dashboard">{shown} (not UTF-8)</span>;
+  const shown = shownName(entry.name);
   if (entry.type === 'dir')
     return (
       <button type="button" class="link-button" onClick={() => onOpen(entry.name)} data-testid="open-dir">
-        {entry.name}/
+        {shown}/
       </button>
     );
   if (entry.type === 'file')
     return (
-      <a href={url} download={entry.name} data-testid="download-file">
-        {entry.name}
+      <a href={url} download={shown} data-testid="download-file">
+        {shown}
       </a>
     );
   if (entry.type === 'symlink')

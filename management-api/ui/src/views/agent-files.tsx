@@ -2,21 +2,14 @@
 import { useRef, useState } from 'preact/hooks';
 import { describe, putBytes } from '../api.js';
 import { ErrorNote } from '../components/common.js';
-import { FileListing, useListing } from '../components/file-listing.js';
+import { FileListing, shownName, useListing } from '../components/file-listing.js';
+import { encodePathSegment } from '../../../src/client/encoding.js';
 import { bytes } from '../format.js';
 import type { Agent } from '../types.js';
 
-/**
- * The files URL of `segments` in agent `id`'s workspace (`query` appended), or undefined when a
- * name holds a byte that is not UTF-8: the box lists such a byte as a lone surrogate, which no URL
- * can carry (encodeURIComponent throws), so the name is shown but cannot be opened from here.
- */
-export function filesUrl(id: string, segments: readonly string[], query = ''): string | undefined {
-  try {
-    return `/v1/agents/${encodeURIComponent(id)}/files/${segments.map(encodeURIComponent).join('/')}${query}`;
-  } catch {
-    return undefined;
-  }
+/** The files URL of `segments` in agent `id`'s workspace (`query` appended); a name that is not UTF-8 is carried as its bytes. */
+export function filesUrl(id: string, segments: readonly string[], query = ''): string {
+  return `/v1/agents/${encodeURIComponent(id)}/files/${segments.map(encodePathSegment).join('/')}${query}`;
 }
 
 /**
@@ -50,7 +43,6 @@ export function AgentFiles({ agent }: { agent: Agent }) {
       for (const [i, file] of chosen.entries()) {
         setStatus(`Uploading ${i + 1} of ${chosen.length}: ${file.name} (${bytes(file.size)})…`);
         const url = filesUrl(agent.id, [...dir, file.name]);
-        if (url === undefined) throw new Error(`${file.name}: the name cannot be sent in a URL`);
         const made = (await putBytes(url, file)) === 201;
         done.push(`${file.name} (${made ? 'new' : 'replaced'})`);
       }
@@ -77,17 +69,15 @@ export function AgentFiles({ agent }: { agent: Agent }) {
           <span key={`${i}-${name}`}>
             {' / '}
             <button type="button" class="secondary small-button" onClick={() => show(dir.slice(0, i + 1))}>
-              {name}
+              {shownName(name)}
             </button>
           </span>
         ))}
       </nav>
       <div class="file-actions">
-        {tarUrl ? (
-          <a href={tarUrl} download={`${dir.at(-1) ?? agent.name}.tar`} data-testid="files-tar">
-            Download this directory (.tar)
-          </a>
-        ) : null}
+        <a href={tarUrl} download={`${shownName(dir.at(-1) ?? agent.name)}.tar`} data-testid="files-tar">
+          Download this directory (.tar)
+        </a>
         <label class="upload">
           Upload files here{' '}
           <input ref={picker} type="file" multiple disabled={uploading} data-testid="files-upload" onChange={(e) => void upload(e.currentTarget.files)} />

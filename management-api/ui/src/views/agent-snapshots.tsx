@@ -3,17 +3,14 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote } from '../components/common.js';
 import { ConfirmButton } from '../components/confirm-button.js';
-import { FileListing, useListing } from '../components/file-listing.js';
+import { FileListing, shownName, useListing } from '../components/file-listing.js';
+import { encodePathSegment } from '../../../src/client/encoding.js';
 import { bytes, time } from '../format.js';
 import type { Agent, SnapshotDiff, SnapshotRecord } from '../types.js';
 
-/** The URL of `segments` in snapshot `sid`'s files (`query` appended); undefined for a name no URL can carry (not UTF-8). */
-export function snapshotFilesUrl(sid: string, segments: readonly string[], query = ''): string | undefined {
-  try {
-    return `/v1/snapshots/${encodeURIComponent(sid)}/files/${segments.map(encodeURIComponent).join('/')}${query}`;
-  } catch {
-    return undefined;
-  }
+/** The URL of `segments` in snapshot `sid`'s files (`query` appended); a name that is not UTF-8 is carried as its bytes. */
+export function snapshotFilesUrl(sid: string, segments: readonly string[], query = ''): string {
+  return `/v1/snapshots/${encodeURIComponent(sid)}/files/${segments.map(encodePathSegment).join('/')}${query}`;
 }
 
 type Opened = { sid: string; view: 'changes'; from: string } | { sid: string; view: 'files' };
@@ -266,18 +263,16 @@ function SnapshotFiles({ sid }: { sid: string }) {
           <span key={`${i}-${name}`}>
             {' / '}
             <button type="button" class="secondary small-button" onClick={() => setDir(dir.slice(0, i + 1))}>
-              {name}
+              {shownName(name)}
             </button>
           </span>
         ))}
       </nav>
-      {tarUrl ? (
-        <p>
-          <a href={tarUrl} download={`${dir.at(-1) ?? sid}.tar`} data-testid="snapshot-tar">
-            Download this directory (.tar)
-          </a>
-        </p>
-      ) : null}
+      <p>
+        <a href={tarUrl} download={`${shownName(dir.at(-1) ?? sid)}.tar`} data-testid="snapshot-tar">
+          Download this directory (.tar)
+        </a>
+      </p>
       <ErrorNote error={error} testId="snapshot-files-error" />
       {listing ? (
         <FileListing
