@@ -4,15 +4,30 @@
 import { commands, findCommand } from './commands.js';
 import { runCommand } from './run-command.js';
 
+/** The status a shell shows for a process SIGPIPE ended (128 + 13). */
+const SIGPIPE_STATUS = 141;
+
 const argv = process.argv.slice(2);
 
-// A reader that goes away (`agentbox … | head`) is not an error of ours: stop quietly.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(0);
-    throw err;
-  });
-}
+/**
+ * A reader that goes away (`agentbox … | head`). Standard error carries only messages and
+ * progress: once its reader is gone they are dropped and the command goes on, so a backup or a
+ * restore piped into `head` still finishes (ending there left it half made, exit 0). Standard
+ * output carries what the command answers: with its reader gone the command stops quietly as a
+ * Unix tool ended by SIGPIPE does, exit 141, never 0, so a script sees the output was not taken.
+ */
+let stderrGone = false;
+process.stderr.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE' || stderrGone) {
+    stderrGone = true;
+    return;
+  }
+  throw err;
+});
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(SIGPIPE_STATUS);
+  throw err;
+});
 
 function topUsage(): string {
   const width = Math.max(...commands.map((c) => c.name.length));

@@ -1,6 +1,6 @@
 // Finds the box a command talks to: its API URL (from --url, else the running box under the root as
-// the registry of boxes knows it, else the manifest's api.bind/port and AGENTBOX_API_PORT) and its
-// API key file (under --root / AGENTBOX_ROOT / ./.agentbox).
+// the registry of boxes knows it, else the manifest's api.bind/port and AGENTBOX_API_PORT, unless another
+// root's box runs there) and its API key file (under --root / AGENTBOX_ROOT / ./.agentbox).
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
@@ -9,7 +9,7 @@ import type { TargetArch } from '../../management-api/src/manifest/rules/rule.js
 import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
 import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
-import { boxAt, registryDir } from './box-registry.js';
+import { boxAt, registryDir, runningBoxes } from './box-registry.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {
@@ -46,9 +46,34 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
     if (!loaded.manifest)
       throw new UserError(`cannot read the API address from ${manifestFile} (${loaded.diagnostics[0]?.message ?? 'invalid'}); pass --url`, 2);
     url = listenerUrl(loaded.manifest.api.bind, Number(env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port));
+    refuseAnotherBox(root, url, env);
   }
   const key = await readApiKey(paths);
   return { url: url.replace(/\/+$/, ''), paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
+}
+
+/**
+ * The manifest's address is a guess for a box the registry does not list (one started another way,
+ * as in a container). When the registry says another root's box answers there, this root's box is
+ * not running: its API key is never sent to the other box, and the user is told which one it is.
+ */
+function refuseAnotherBox(root: string, url: string, env: NodeJS.ProcessEnv): void {
+  const there = runningBoxes(registryDir(env)).find((b) => b.root !== root && sameListener(b.apiUrl, url));
+  if (there)
+    throw new UserError(
+      `no box is running under ${root}: the box at ${url} (the manifest's address) is the one under ${there.root}. Start this one (\`agentbox up --local --root ${root}\`), or pass --root ${there.root} for that one; \`agentbox boxes\` lists the running boxes`,
+      1,
+    );
+}
+
+/** Two API URLs naming one listener (a trailing slash and the default port aside). */
+function sameListener(a: string, b: string): boolean {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    return x.protocol === y.protocol && x.hostname === y.hostname && x.port === y.port;
+  } catch {
+    return false;
+  }
 }
 
 /** The box's API key from its root, when the file is there and readable (a request without it is answered 401, which says so). */

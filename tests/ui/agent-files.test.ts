@@ -136,7 +136,11 @@ t.test('names that are not UTF-8: shown with their odd bytes as �, opened and 
   writeFileSync(Buffer.concat([Buffer.from(`${dir}/d`), Buffer.of(0xff), Buffer.from('/inner.txt')]), 'inner\n');
   await (await page.waitForSelector('[data-testid="files-refresh"]', PAGE_WAIT))!.click();
   await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('caf\uFFFD.txt'), PAGE_WAIT);
-  t.same((await names()).filter((n) => n.includes('\uFFFD')), ['caf\uFFFD.txt', 'd\uFFFD/'], 'listed, each odd byte shown as �');
+  t.same(
+    (await names()).filter((n) => n.includes('\uFFFD')),
+    ['caf\uFFFD.txt', 'd\uFFFD/'],
+    'listed, each odd byte shown as �',
+  );
   const href = await page.$$eval(
     '[data-testid="download-file"]',
     (links) => links.map((a) => a as HTMLAnchorElement).find((a) => a.textContent === 'caf\uFFFD.txt')?.href ?? '',

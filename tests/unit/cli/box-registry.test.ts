@@ -3,7 +3,7 @@
 // and `agentbox down` stops it. A real supervisord stands for the box.
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
@@ -147,6 +147,28 @@ t.test('a command given --root talks to the box running there at the URL the reg
   t.match(status.stderr, /cannot reach http:\/\/127\.0\.0\.1:9\//, 'the registered URL, not 127.0.0.1:9090');
   t.match(status.stderr, /agentbox boxes` lists the running boxes and their API URLs/);
   t.match(cli('status', '--root', root, '--url', 'http://127.0.0.1:7').stderr, /cannot reach http:\/\/127\.0\.0\.1:7\//, '--url still wins');
+});
+
+t.test("a command given the --root of a box that is not running never sends its key to another root's box at the manifest's address", async (t) => {
+  const other = path.join(work, 'other-box');
+  const pid = await supervisord(t, other);
+  // Another box answering at this manifest's address, as the registry lists it.
+  registerBox({ ...entry(other, pid), apiUrl: 'http://127.0.0.1:9/' }, registry);
+  t.teardown(() => unregisterBox(other, pid, registry));
+  const stopped = path.join(work, 'stopped-box');
+  writeFileSync(path.join(work, 'agentbox.toml'), '[api]\nbind = "127.0.0.1"\nport = 9\n');
+  t.teardown(() => rmSync(path.join(work, 'agentbox.toml'), { force: true }));
+  for (const args of [
+    ['status', '--root', stopped],
+    ['snapshot', 'ls', '--root', stopped],
+  ]) {
+    const r = cli(...args);
+    t.equal(r.code, 1, args.join(' '));
+    t.match(r.stderr, `no box is running under ${stopped}: the box at http://127.0.0.1:9 (the manifest's address) is the one under ${other}`);
+    t.notMatch(r.stderr, /cannot reach/, 'nothing was sent');
+  }
+  t.match(cli('status', '--root', other).stderr, /cannot reach http:\/\/127\.0\.0\.1:9\//, "that box's own root still reaches it");
+  t.match(cli('status', '--root', stopped, '--url', 'http://127.0.0.1:7').stderr, /cannot reach http:\/\/127\.0\.0\.1:7\//, '--url still wins');
 });
 
 t.test('agentbox down finds a box by its pid file when the registry does not list it', async (t) => {
