@@ -63,7 +63,8 @@ export async function listAgents(target: BoxTarget): Promise<AgentRecord[]> {
 
 /**
  * The agent `ref` names: an exact id, else a unique id prefix, else a name (when several agents
- * carry it, the one still running). Anything else is a clear error listing the candidates.
+ * carry it, the one that is not a command exec'd into another, then the one still running).
+ * Anything else is a clear error listing the candidates.
  */
 export async function resolveAgent(target: BoxTarget, ref: string | undefined): Promise<AgentRecord> {
   if (!ref) throw new UserError('name an agent: its id, a unique prefix of its id, or its name (see `agentbox ps -a`)', 2);
@@ -73,7 +74,10 @@ export async function resolveAgent(target: BoxTarget, ref: string | undefined): 
   const pick = (found: AgentRecord[], how: string): AgentRecord | undefined => {
     if (found.length === 1) return found[0];
     if (found.length === 0) return undefined;
-    const live = found.filter((a) => LIVE_STATES.has(a.state));
+    // A command exec'd into an agent carries that agent's name: the name means the agent itself, running or ended.
+    const agentsProper = found.filter((a) => a.execOf === undefined);
+    if (agentsProper.length === 1) return agentsProper[0];
+    const live = (agentsProper.length > 0 ? agentsProper : found).filter((a) => LIVE_STATES.has(a.state));
     if (live.length === 1) return live[0];
     throw new UserError(
       `"${ref}" is ambiguous: ${how} ${found.length} agents (${found.map((a) => `${a.id} ${a.name} ${a.state}`).join('; ')}); give more of the id`,

@@ -122,13 +122,15 @@ t.test('exec: the agent’s directory and uid, not another agent’s, ended with
   const child = (await cli('exec', '-d', a, '--', '/bin/sleep', '60')).stdout.trim();
   t.match(await status(child), { state: 'running', execOf: a });
   t.match((await cli('ps')).stdout, new RegExp(`^${child} +host-a \\(exec in ${a}\\)`, 'm'));
-  t.equal((await cli('kill', a)).code, 0);
+  t.match(await cli('logs', 'host-a'), { code: 0 }, 'the name names the agent, not the command exec\'d into it');
+  t.equal((await cli('kill', 'host-a')).code, 0);
   const ended = await waitFor('the exec’d command ends with its agent', async () => {
     const s = await status(child);
     return s.state !== 'running' ? s : undefined;
   });
   t.match(ended, { state: 'terminated' });
   t.match(await cli('exec', a, '--', '/bin/true'), { code: 1, stderr: /is terminated: a command runs only in a running agent/ });
+  t.match(await cli('exec', 'host-a', '--', '/bin/true'), { code: 1, stderr: /is terminated/ }, 'by name too, once both ended: the agent');
   await cli('kill', 'other-b');
 });
 
