@@ -8,7 +8,7 @@ import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter
 import { agentScopes } from '../auth/agent-scopes.js';
 import { ApiError, errorResponses } from '../errors.js';
 import { openWorkspace, type Workspace } from '../workspace-files/agent-workspace.js';
-import { notADirectory, walkDirs } from '../workspace-files/dir-fd.js';
+import { notADirectory, walkToDir } from '../workspace-files/dir-fd.js';
 import { removePath } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import { etagOf, listDir, modeString, openRegular } from '../workspace-files/file-read.js';
@@ -366,7 +366,7 @@ async function sendFile(
  * the agent's disk budget, the holes of sparse files the pack reads through before it fails.
  */
 async function sendTar(ws: Workspace, segments: readonly string[], reply: FastifyReply, ended: () => void, maxHoleBytes?: number): Promise<FastifyReply> {
-  const dir = await walkDirs(ws.root, segments).catch((err: unknown) => {
+  const dir = await walkToDir(ws.root, segments).catch((err: unknown) => {
     ended();
     throw err;
   });

@@ -104,6 +104,31 @@ export async function walkDirs(
   }
 }
 
+/**
+ * The directory a request names itself (listed, packed as a tar): {@link walkDirs}, except that a
+ * link as its last segment is the entry the request names, not a step through one, so it is a
+ * `409` (a link, not a directory) where a link on the way is a `400`.
+ */
+export async function walkToDir(root: FileHandle, segments: readonly string[]): Promise<FileHandle> {
+  if (segments.length === 0) return root;
+  const parent = await walkDirs(root, segments.slice(0, -1));
+  const name = segments.at(-1)!;
+  const shown = segments.join('/');
+  try {
+    return await open(at(parent, name), DIR_FLAGS);
+  } catch (err) {
+    const st = await lstatAt(parent, name).catch(() => undefined);
+    if (st?.isSymbolicLink())
+      throw new ApiError(
+        'ABX_ERR_FILE_TYPE',
+        `workspace entry "${shown}" is a symbolic link, not a directory: links are never followed (its target is in the listing of its directory)`,
+      );
+    throw await dirError(parent, name, shown, err as NodeJS.ErrnoException);
+  } finally {
+    if (parent !== root) await parent.close();
+  }
+}
+
 /** Make directory `name` in `dir` unless something is there (what is there is judged when opened). */
 export async function mkdirAt(dir: FileHandle, name: string, owner: Owner | undefined, mode = 0o755): Promise<boolean> {
   try {

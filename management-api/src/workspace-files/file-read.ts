@@ -4,7 +4,7 @@ import { open, opendir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { BYTE_NAMES, nameOf, readlinkName } from '../fs-names.js';
-import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, type EntryType } from './dir-fd.js';
+import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, walkToDir, type EntryType } from './dir-fd.js';
 
 /** One entry of a listing. */
 export interface FileEntry {
@@ -43,7 +43,7 @@ export async function statPath(ws: Workspace, segments: readonly string[]): Prom
 
 /** The directory at `segments`, listed by name (at most {@link MAX_LIST_ENTRIES}). */
 export async function listDir(ws: Workspace, segments: readonly string[]): Promise<{ entries: FileEntry[]; truncated: boolean }> {
-  const dir = await walkDirs(ws.root, segments);
+  const dir = await walkToDir(ws.root, segments);
   try {
     const { names, total } = await firstNames(at(dir, '.'), MAX_LIST_ENTRIES);
     const entries: FileEntry[] = [];

@@ -122,7 +122,7 @@ t.test('exec: the agent’s directory and uid, not another agent’s, ended with
   const child = (await cli('exec', '-d', a, '--', '/bin/sleep', '60')).stdout.trim();
   t.match(await status(child), { state: 'running', execOf: a });
   t.match((await cli('ps')).stdout, new RegExp(`^${child} +host-a \\(exec in ${a}\\)`, 'm'));
-  t.match(await cli('logs', 'host-a'), { code: 0 }, 'the name names the agent, not the command exec\'d into it');
+  t.match(await cli('logs', 'host-a'), { code: 0 }, "the name names the agent, not the command exec'd into it");
   t.equal((await cli('kill', 'host-a')).code, 0);
   const ended = await waitFor('the exec’d command ends with its agent', async () => {
     const s = await status(child);
