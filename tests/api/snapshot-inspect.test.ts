@@ -345,7 +345,11 @@ t.test('a chunk damaged in its pack is never answered as the file: refused befor
   flip(small);
   const refused = await raw(`/v1/snapshots/${sid}/files/small.bin`);
   t.equal(refused.status, 500, 'a file of one chunk: an error, not its bytes');
-  t.match(await refused.json(), { error: 'ABX_ERR_INTERNAL' }, 'a JSON error, nothing of the file');
+  t.match(
+    await refused.json(),
+    { error: 'ABX_ERR_INTERNAL', message: `internal error; the API log has what failed under request id ${refused.headers.get('x-request-id')}` },
+    'a JSON error, nothing of the file; its message names the request id the log has',
+  );
   await t.rejects(
     openSnapshotFile(box.server.app.agentbox.snapshots, sid, 'small.bin'),
     /chunk \w+ of "small\.bin" read from pack \S+ does not match its sha256: the store is damaged/,

@@ -45,8 +45,11 @@ export function registerErrorHandling(
     // A refusal before any route matched (say, no API key for an unknown URL) is still a request.
     if (request.is404) onUnmatched?.(request, reply);
     const { status, body, headers } = errorResponse(err);
-    if (status >= 500 && body.error === 'ABX_ERR_INTERNAL') request.log.error({ err, event: 'RequestFailed' }, 'request failed');
-    else request.log.info({ event: 'RequestRejected', error: body.error, status }, body.message);
+    if (status >= 500 && body.error === 'ABX_ERR_INTERNAL') {
+      request.log.error({ err, event: 'RequestFailed' }, 'request failed');
+      // The id in the message too, not only in the header: a CLI or a script that shows the message shows what to look up.
+      body.message = `internal error; the API log has what failed under request id ${request.id}`;
+    } else request.log.info({ event: 'RequestRejected', error: body.error, status }, body.message);
     void reply.code(status).headers(headers).send(body);
   });
   app.setNotFoundHandler(gate ? { preHandler: gate } : {}, (request, reply) => {
