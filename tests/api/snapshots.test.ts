@@ -363,6 +363,15 @@ t.test('bad input: clear 4xx', async (t) => {
   t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: first.id, extra: 1 } })).status, 400);
   t.equal((await box.api('/v1/agents/agt_unknown/snapshots', { body: {} })).status, 404, 'unknown agent');
   t.equal((await box.api(`/v1/agents/${alpha.id}/snapshots`, { body: { label: 7 } })).status, 400, 'a label is text');
+  for (const label of ['two\nlines', 'tab\there', 'bell\u0007', 'del\u007f'])
+    t.match(
+      await box.api(`/v1/agents/${alpha.id}/snapshots`, { body: { label } }),
+      {
+        status: 400,
+        json: { error: 'ABX_ERR_VALIDATION', message: /body\/label holds a newline, tab or other control character: a label is one line of text/ },
+      },
+      `${JSON.stringify(label)} refused`,
+    );
   const fork = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: unknown } });
   t.equal(fork.status, 404, 'a fork of an unknown snapshot');
   const outside = await box.api('/v1/agents', { body: { name: 'x', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: '../out' } });

@@ -981,7 +981,7 @@ PostV1AgentsIdSnapshotsParams = TypedDict("PostV1AgentsIdSnapshotsParams", {
 }, total=False)
 
 PostV1AgentsIdSnapshotsBody = TypedDict("PostV1AgentsIdSnapshotsBody", {
-    # A note shown in listings
+    # A note shown in listings: one line of text (no control characters)
     "label": str,
 }, total=False)
 

@@ -118,12 +118,16 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
         body: {
           type: ['object', 'null'],
           additionalProperties: false,
-          properties: { label: { type: 'string', maxLength: 200, description: 'A note shown in listings' } },
+          properties: { label: { type: 'string', maxLength: 200, description: 'A note shown in listings: one line of text (no control characters)' } },
         },
         response: { 201: { type: 'object', properties: { snapshot: snapshotSchema } }, ...errors },
       },
     },
     async (request, reply) => {
+      // One line of text: a label is shown in tables and listings, where a newline or a tab would break the rows.
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+      if (/[\u0000-\u001f\u007f]/.test(request.body?.label ?? ''))
+        throw new ApiError('ABX_ERR_VALIDATION', 'body/label holds a newline, tab or other control character: a label is one line of text');
       await app.agentbox.probes.disk.admit();
       const agent = await agentDirOf(app, request.params.id);
       // Whoever asks, a capture reads through at most the agent's disk budget of holes (workspace-files/hole-allowance.ts).

@@ -737,7 +737,7 @@ export interface Routes {
       id: string;
     };
     body: {
-      /** A note shown in listings */
+      /** A note shown in listings: one line of text (no control characters) */
       label?: string;
     } | null;
     response: {
