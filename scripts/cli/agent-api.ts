@@ -45,6 +45,10 @@ export async function call(target: BoxTarget, method: string, pathname: string, 
   } catch {
     parsed = { message: text };
   }
+  // Sent without a key because none was found: say where it was looked for, the likelier fault than the box's.
+  if (res.status === 401 && !target.key)
+    parsed['message'] =
+      `${String(parsed['message'] ?? '')}; no API key was found at ${target.paths.apiKeyFile}: pass --root DIR (the box's root; \`agentbox boxes\` lists them)`;
   return { status: res.status, body: parsed };
 }
 

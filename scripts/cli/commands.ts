@@ -166,7 +166,8 @@ function groupCommand(group: string, members: CommandEntry[]): CommandEntry {
       usage,
       run: async (args) => {
         const wantsHelp = args.includes('--help') || args.includes('-h');
-        (wantsHelp ? process.stdout : process.stderr).write(`${usage}\n`);
+        const unknown = !wantsHelp && args[0] !== undefined ? `agentbox ${group}: unknown subcommand "${args[0]}"\n\n` : '';
+        (wantsHelp ? process.stdout : process.stderr).write(`${unknown}${usage}\n`);
         return wantsHelp ? 0 : 2;
       },
     }),

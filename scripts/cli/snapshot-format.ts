@@ -73,7 +73,12 @@ export function formatSnapshots(list: readonly SnapshotRecord[]): string {
 /** `agentbox snapshot show`: one snapshot, a fact a line; the sharing lines when the record has them (GET of one). */
 export function formatSnapshot(s: SnapshotRecord): string {
   const { files, dirs, symlinks, skipped, bytes, storedBytes, addedBytes, changed, durationMs } = s.stats;
-  const held = [`${files} files`, ...(dirs !== undefined ? [`${dirs} directories`] : []), ...(symlinks !== undefined ? [`${symlinks} links`] : [])];
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const held = [
+    count(files, 'file', 'files'),
+    ...(dirs !== undefined ? [count(dirs, 'directory', 'directories')] : []),
+    ...(symlinks !== undefined ? [count(symlinks, 'link', 'links')] : []),
+  ];
   const lines: Array<[string, string]> = [
     ['snapshot', `${s.id}${s.label !== undefined ? `  ${JSON.stringify(s.label)}` : ''}`],
     ['agent', `${s.agent.name} (${s.agent.id}), working directory ${s.agent.cwd}`],
@@ -89,7 +94,7 @@ export function formatSnapshot(s: SnapshotRecord): string {
     );
   }
   lines.push(['clone', s.clone ? 'yes: forks and restores of it are clones, made in constant time' : 'no: forks and restores of it copy']);
-  if (changed) lines.push(['changing', `${changed} files kept changing while read, kept as last read: ${(s.changedPaths ?? []).join(', ')}`]);
+  if (changed) lines.push(['changing', `${count(changed, 'file', 'files')} kept changing while read, kept as last read: ${(s.changedPaths ?? []).join(', ')}`]);
   const width = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
 }

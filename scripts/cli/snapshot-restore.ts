@@ -1,6 +1,6 @@
 // `agentbox snapshot restore AGENT SNAPSHOT`: replace an ended agent's working directory with a snapshot.
 import { parseArgs } from 'node:util';
-import { call, refusal, resolveAgent } from './agent-api.js';
+import { call, LIVE_STATES, refusal, resolveAgent } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { formatBytes } from './snapshot-format.js';
@@ -35,6 +35,12 @@ export async function run(args: string[]): Promise<number> {
     throw err;
   });
   const res = await call(target, 'POST', `/v1/agents/${agent.id}/restore`, { snapshot: positionals[1] });
+  if (res.status === 409 && LIVE_STATES.has(agent.state) && /has ended/.test(String(res.body['message'])))
+    // The box's own words name its API; from here, the command that ends the agent.
+    throw new UserError(
+      `restoring ${positionals[1]} into ${agent.id}: 409: the agent is ${agent.state}, and a workspace is restored in place only once its agent has ended: \`agentbox kill ${agent.id}\` first, or fork the snapshot into a new agent (\`agentbox run --from-snapshot ${positionals[1]} -- COMMAND\`)`,
+      1,
+    );
   if (res.status !== 200) throw refusal(`restoring ${positionals[1]} into ${agent.id}`, res);
   process.stdout.write(
     values.json

@@ -64,6 +64,13 @@ t.test('run -d, ps, logs, names and prefixes, kill', async (t) => {
   t.match(await cli('kill', '--signal', 'HUP', id), { code: 2, stderr: /sends no other signal/ });
 });
 
+t.test('a root without the API key: the refusal says where the key was looked for', async (t) => {
+  const keyless = path.join(work, 'keyless-root');
+  const r = await runAgentboxAsync(['ps', '--url', box.server.apiUrl, '--root', keyless], { cwd: work, env });
+  t.equal(r.code, 1);
+  t.match(r.stderr, /401 ABX_ERR_AUTH_REQUIRED: .*; no API key was found at \S+keyless-root\S*: pass --root DIR \(the box's root/);
+});
+
 t.test('run without -d follows the output and exits with the agent’s code', async (t) => {
   const r = await cli('run', '--', '/bin/sh', '-c', 'echo to-out; echo to-err >&2; exit 3');
   t.equal(r.code, 3, r.stderr);

@@ -106,6 +106,14 @@ t.test('every command answers --help with exit 0', async (t) => {
   const unknown = runAgentbox(['frobnicate']);
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /unknown command "frobnicate"/);
+  const unknownSub = runAgentbox(['snapshot', 'frobnicate']);
+  t.equal(unknownSub.code, 2, 'an unknown subcommand of a group is a usage error');
+  t.match(
+    unknownSub.stderr,
+    /^agentbox snapshot: unknown subcommand "frobnicate"\n\nUsage: agentbox snapshot <subcommand>/,
+    'said first, then the subcommands',
+  );
+  t.match(runAgentbox(['snapshot']), { code: 2, stderr: /^Usage: agentbox snapshot <subcommand>/ }, 'the group alone: its subcommands');
   t.match(runAgentbox(['--version']).stdout, /^agentbox \d+\.\d+\.\d+/);
 });
 

@@ -44,7 +44,7 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
   t.equal(show.code, 0, show.stderr);
   t.match(show.stdout, new RegExp(`^snapshot +${sid} {2}"good state"$`, 'm'));
   t.match(show.stdout, new RegExp(`^agent +worker \\(${id}\\), working directory worker$`, 'm'));
-  t.match(show.stdout, /^holds +1 files, 0 directories, 0 links: 3 B$/m);
+  t.match(show.stdout, /^holds +1 file, 0 directories, 0 links: 3 B$/m);
   t.match(show.stdout, /^shares +0 B with other snapshots$/m, 'alone in the store, it shares nothing');
   t.match(show.stdout, /^alone +3 B \(what deleting it frees\)$/m);
   t.match(show.stdout, /^charged +3 B /m);
@@ -67,7 +67,11 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
   t.equal(fork.code, 0, fork.stderr);
   t.equal(fork.stdout, 'v1\n', 'the fork starts on the snapshot');
 
-  t.match(await cli('snapshot', 'restore', 'worker', sid), { code: 1, stderr: /has ended|running/ }, 'refused while the agent runs');
+  t.match(
+    await cli('snapshot', 'restore', 'worker', sid),
+    { code: 1, stderr: /the agent is running, and a workspace is restored in place only once its agent has ended: `agentbox kill agt_\S+` first/ },
+    'refused while the agent runs, saying how to end it',
+  );
   await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', id], { cwd: work, env });
   writeFileSync(file, 'v2\n');
   t.match(
