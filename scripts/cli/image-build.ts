@@ -40,7 +40,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     return await build(args);
   } catch (err) {
-    const code = reportCommandError('image build', usage, err);
+    const code = reportCommandError('image build', usage, err, args);
     if (code === undefined) throw err;
     return code;
   }

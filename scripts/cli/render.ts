@@ -58,7 +58,7 @@ export async function run(args: string[]): Promise<number> {
   try {
     return await render(args);
   } catch (err) {
-    const code = reportCommandError('render', usage, err);
+    const code = reportCommandError('render', usage, err, args);
     if (code === undefined) throw err;
     return code;
   }

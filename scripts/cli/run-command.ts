@@ -16,7 +16,7 @@ export async function runCommand(entry: CommandEntry, args: string[]): Promise<n
   try {
     return await mod.run(args);
   } catch (err) {
-    const code = reportCommandError(entry.name, mod.usage, err);
+    const code = reportCommandError(entry.name, mod.usage, err, args);
     if (code === undefined) throw err; // A bug: keep the stack trace.
     return code;
   }

@@ -197,6 +197,22 @@ t.test("a directory the box cuts off midway (sparse files past the agent's disk 
   await box.api(`/v1/agents/${(sparse.json['agent'] as { id: string }).id}?graceMs=0`, { method: 'DELETE' });
 });
 
+t.test('a name starting with - is named as typed, with the -- form that copies it', async (t) => {
+  await writeFile(path.join(work, '-dash.txt'), 'dash\n');
+  const r = await cli('-dash.txt', 'copier:');
+  t.equal(r.code, 2);
+  t.match(
+    r.stderr,
+    /^agentbox cp: unknown option -d \(in -dash\.txt\); to give a name starting with -, put -- before it: agentbox cp .* -- -dash\.txt copier:/,
+  );
+  t.notMatch(r.stderr, /"-d|Usage:/, "node's own words and the whole usage are not repeated");
+  const fixed = await cli('--', '-dash.txt', 'copier:');
+  t.equal(fixed.code, 0, fixed.stderr);
+  t.equal(await readFile(path.join(ws, '-dash.txt'), 'utf8'), 'dash\n', 'the form shown copies it');
+  const ps = await runAgentboxAsync(['ps', '--bogus'], { cwd: work, env });
+  t.match(ps, { code: 2, stderr: /^agentbox ps: unknown option --bogus;/ }, 'the same words for every command');
+});
+
 t.test('--help', async (t) => {
   const r = await runAgentboxAsync(['cp', '--help'], { cwd: work, env });
   t.equal(r.code, 0);
