@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { call, refusal } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
+import { idSegment } from './url-segments.js';
 
 export const usage = `Usage: agentbox answer ID TEXT|- [--no-enter] [--url URL] [--manifest FILE] [--root DIR] [--json]
 
@@ -29,7 +30,7 @@ export async function run(args: string[]): Promise<number> {
   const enter = !values['no-enter'];
   if (text === '' && !enter) throw new UsageError('an empty answer without Enter types nothing');
   const target = await resolveTarget(values);
-  const res = await call(target, 'POST', `/v1/input-requests/${encodeURIComponent(id)}`, { text, enter });
+  const res = await call(target, 'POST', `/v1/input-requests/${idSegment(id, 'an input request id')}`, { text, enter });
   if (res.status !== 200) throw refusal(`answering ${id}`, res);
   const request = res.body['inputRequest'] as { id: string; agent: string; reason: string; state: string };
   if (values.json) process.stdout.write(`${JSON.stringify(request, null, 2)}\n`);

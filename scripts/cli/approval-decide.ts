@@ -5,6 +5,7 @@ import { decode } from 'nostr-tools/nip19';
 import { finalizeEvent } from 'nostr-tools/pure';
 import { getFromBox, resolveTarget, targetHelp, targetOptions, type BoxTarget } from './box-target.js';
 import { UsageError, UserError } from './cli-errors.js';
+import { idSegment } from './url-segments.js';
 
 /** The --help of `approve` (with a scope) or `deny`. */
 export function decideUsage(decision: 'approve' | 'deny'): string {
@@ -40,7 +41,7 @@ export async function runDecision(decision: 'approve' | 'deny', args: string[]):
   const body: Record<string, unknown> = { decision, reason: values.reason ?? '', scope };
   if (values['sign-key-file']) {
     const secret = await secretKey(values['sign-key-file']);
-    const { status, body: got } = await getFromBox(target, `/v1/approvals/${encodeURIComponent(id)}`);
+    const { status, body: got } = await getFromBox(target, `/v1/approvals/${idSegment(id, 'an approval id')}`);
     if (status !== 200) throw new UserError(`${target.url}/v1/approvals/${id} answered ${status}: ${(got as { message?: string }).message ?? ''}`, 1);
     const a = (got as { approval: { id: string; digest: string; policy: string; expires: string } }).approval;
     // The scope as the box writes it (until= with the time in ISO form): what the box checks the statement against.
@@ -56,7 +57,7 @@ export async function runDecision(decision: 'approve' | 'deny', args: string[]):
     body['signed'] = finalizeEvent({ kind: 4751, created_at: Math.floor(Date.now() / 1000), tags: [], content }, secret);
     body['digest'] = a.digest;
   }
-  const res = await post(target, `/v1/approvals/${encodeURIComponent(id)}`, body);
+  const res = await post(target, `/v1/approvals/${idSegment(id, 'an approval id')}`, body);
   if (res.status !== 200)
     throw new UserError(
       `${decision} ${id} refused (${res.status}): ${(res.body as { error?: string; message?: string }).error ?? ''} ${(res.body as { message?: string }).message ?? ''}`.trim(),

@@ -1,6 +1,6 @@
 // `agentbox cp` operands: which side is an agent's workspace (AGENT:path), which a local path or `-`.
-import { parseFilePath } from '../../management-api/src/workspace-files/file-path.js';
-import { UsageError, UserError } from './cli-errors.js';
+import { UsageError } from './cli-errors.js';
+import { pathSegments } from './url-segments.js';
 
 /**
  * One side of a copy. `contents`: the path ends in `.` (`src/.`, `.`), so a directory's contents
@@ -22,29 +22,13 @@ export function parseOperand(arg: string): Operand {
   const m = /^([^/:.][^/:]*):(.*)$/s.exec(arg);
   if (!m) return { kind: 'local', path: arg, contents: endsInDot(arg) };
   const [, agent, rest] = m as unknown as [string, string, string];
-  try {
-    return { kind: 'remote', agent, segments: parseFilePath(spelledPlain(rest)), raw: rest, contents: endsInDot(rest) };
-  } catch (err) {
-    // Checked here, before any request: fetch would resolve a ".." in the URL itself.
-    throw new UserError(`${arg}: ${(err as Error).message}`, 1);
-  }
+  // Checked here, before any request: fetch would resolve a ".." in the URL itself.
+  return { kind: 'remote', agent, segments: pathSegments(rest, arg, 1), raw: rest, contents: endsInDot(rest) };
 }
 
 /** Whether the path's last segment is `.` (a trailing slash after it aside): its directory's contents. */
 function endsInDot(p: string): boolean {
   return p.replace(/\/+$/, '').split('/').at(-1) === '.';
-}
-
-/**
- * The remote path as the files API takes it: a leading `/`, `.` segments and repeated slashes
- * dropped, as a shell user writes `./src` or `src/.`. A `..` is kept, for the API's check to
- * refuse: it would lead out of the workspace.
- */
-function spelledPlain(rest: string): string {
-  return rest
-    .split('/')
-    .filter((segment) => segment !== '' && segment !== '.')
-    .join('/');
 }
 
 /** The two operands, exactly one of them remote. */

@@ -5,9 +5,9 @@ import { parseArgs } from 'node:util';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { cutOff, FILE_CUT_REASONS } from './cp-download.js';
-import { refused, send } from './cp-remote.js';
+import { refused, rootPath, send } from './cp-remote.js';
 import { stdoutSink } from './stdout-sink.js';
-import { encodePathSegment } from '../../management-api/src/client/encoding.js';
+import { encodedBelow, pathSegments } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot cat SNAPSHOT PATH
 
@@ -25,15 +25,15 @@ ${targetHelp
 
 Exit codes: 0 written, 1 refused (an unknown snapshot, no such file, a directory or link) or unreachable, 2 bad usage.`;
 
-/** The URL path of `relative` in snapshot `sid`'s files, each segment percent-encoded. */
+/**
+ * The URL path of `relative` in snapshot `sid`'s files. A `..` in it, or a `.`/`..` id, is refused
+ * here (exit 2, nothing sent): fetch would resolve it, and the request reach another route.
+ */
 export function snapshotPathUrl(sid: string, relative: string, query = ''): string {
-  const below = relative
-    .split('/')
-    // `./src`, `src/.` and `.` as a shell user types them: the same path.
-    .filter((s) => s !== '' && s !== '.')
-    .map(encodePathSegment)
-    .join('/');
-  return `/v1/snapshots/${encodeURIComponent(sid)}/files${below ? `/${below}` : ''}${query}`;
+  const segments = pathSegments(relative, `${sid}:${relative}`, 2);
+  // A trailing / is kept: it names a directory, and the box refuses it on a file (409) rather than reading the file.
+  const slash = segments.length > 0 && relative.endsWith('/') ? '/' : '';
+  return `${rootPath({ snapshot: sid })}${encodedBelow(segments)}${slash}${query}`;
 }
 
 export async function run(args: string[]): Promise<number> {
@@ -41,8 +41,9 @@ export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { url, manifest, root } });
   if (positionals.length !== 2) throw new UsageError('give a snapshot and a file in it: agentbox snapshot cat SNAPSHOT PATH');
   const [sid, relative] = positionals as [string, string];
+  const pathname = snapshotPathUrl(sid, relative);
   const target = await resolveTarget(values);
-  const res = await send(target, 'GET', target.url + snapshotPathUrl(sid, relative));
+  const res = await send(target, 'GET', target.url + pathname);
   if (!res.ok || !res.body) throw await refused(`reading ${relative} in ${sid}`, res);
   const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>);
   let cut: Error | undefined;

@@ -5,6 +5,7 @@ import { type BoxTarget, resolveTarget, targetHelp, targetOptions } from './box-
 import { UsageError } from './cli-errors.js';
 import { MAX_DIFF_CHANGES } from '../../management-api/src/snapshots/snapshot-diff.js';
 import { formatDiff, type DiffRecord } from './snapshot-inspect-format.js';
+import { idSegment } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot diff FROM TO [--limit N] [--json]
 
@@ -41,7 +42,7 @@ async function fetchDiff(target: BoxTarget, from: string, to: string, limit: num
   do {
     const left = limit - (whole?.changes.length ?? 0);
     const query = `from=${encodeURIComponent(from)}&limit=${Math.min(MAX_DIFF_CHANGES, left)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await call(target, 'GET', `/v1/snapshots/${encodeURIComponent(to)}/diff?${query}`);
+    const res = await call(target, 'GET', `/v1/snapshots/${idSegment(to, 'a snapshot id')}/diff?${query}`);
     if (res.status !== 200) throw refusal(`comparing ${from} with ${to}`, res);
     const page = res.body as unknown as DiffRecord;
     if (whole) whole.changes.push(...page.changes);

@@ -23,8 +23,9 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length < 1 || positionals.length > 2)
     throw new UsageError('give a snapshot and, if not its top, a directory: agentbox snapshot files SNAPSHOT [DIR]');
   const [sid, dir = ''] = positionals as [string, string?];
+  const pathname = snapshotPathUrl(sid, dir, '?list');
   const target = await resolveTarget(values);
-  const res = await call(target, 'GET', snapshotPathUrl(sid, dir, '?list'));
+  const res = await call(target, 'GET', pathname);
   if (res.status !== 200) throw refusal(`listing ${dir || '.'} in ${sid}`, res);
   const listing = res.body as unknown as ListingRecord;
   process.stdout.write(values.json ? `${JSON.stringify(listing, null, 2)}\n` : `${formatListing(listing)}\n`);

@@ -4,6 +4,7 @@ import { call, refusal } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { formatBytes } from './snapshot-format.js';
+import { idSegment } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot rm SNAPSHOT…
 
@@ -22,7 +23,7 @@ export async function run(args: string[]): Promise<number> {
   const target = await resolveTarget(values);
   const answers = [];
   for (const sid of positionals) {
-    const res = await call(target, 'DELETE', `/v1/snapshots/${encodeURIComponent(sid)}`);
+    const res = await call(target, 'DELETE', `/v1/snapshots/${idSegment(sid, 'a snapshot id')}`);
     if (res.status !== 200) throw refusal(`deleting ${sid}`, res);
     answers.push(res.body);
     if (!values.json) process.stdout.write(`${sid}  deleted, ${formatBytes(Number(res.body['freedBytes'] ?? 0))} freed\n`);

@@ -4,6 +4,7 @@ import { call, refusal } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { formatSnapshot, type SnapshotRecord } from './snapshot-format.js';
+import { idSegment } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot show SNAPSHOT [--json]
 
@@ -23,7 +24,7 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('name one snapshot to show (agentbox snapshot ls lists them)');
   const target = await resolveTarget(values);
   const sid = positionals[0]!;
-  const res = await call(target, 'GET', `/v1/snapshots/${encodeURIComponent(sid)}`);
+  const res = await call(target, 'GET', `/v1/snapshots/${idSegment(sid, 'a snapshot id')}`);
   if (res.status !== 200) throw refusal(`showing ${sid}`, res);
   const snapshot = res.body['snapshot'] as SnapshotRecord;
   process.stdout.write(values.json ? `${JSON.stringify(snapshot, null, 2)}\n` : `${formatSnapshot(snapshot)}\n`);

@@ -1,6 +1,6 @@
 // `agentbox snapshot create/ls/rm/restore/diff/files/cat` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
@@ -230,6 +230,52 @@ t.test("a file cut off by a damaged store: said as the box's doing, nothing left
     [],
     'and no part of it beside',
   );
+});
+
+t.test('a snapshot path never leaves the snapshot', async (t) => {
+  const started = await runAgentboxAsync(
+    [
+      'run',
+      ...target,
+      '-d',
+      '--name',
+      'paths',
+      '--',
+      '/bin/sh',
+      '-c',
+      'mkdir -p tree/sub && echo a > tree/sub/a.txt && chmod 750 tree tree/sub && exec sleep 60',
+    ],
+    { cwd: work, env },
+  );
+  t.equal(started.code, 0, started.stderr);
+  const dir = path.join(box.paths.workspaceDir, 'paths');
+  await waitFor('the agent made its files', () => existsSync(path.join(dir, 'tree/sub/a.txt')) && (statSync(path.join(dir, 'tree')).mode & 0o777) === 0o750);
+  const sid = (await cli('snapshot', 'create', 'paths')).stdout.split(' ')[0]!;
+  const other = (await cli('snapshot', 'create', 'paths')).stdout.split(' ')[0]!;
+
+  // A ".." would be resolved in the URL, reaching another route: refused before anything is sent.
+  for (const args of [
+    ['cat', sid, '../../../../v1/agents'],
+    ['cat', sid, `../../${other}/files/tree/sub/a.txt`],
+    ['cat', sid, 'tree/../../x'],
+    ['files', sid, '../x'],
+  ]) {
+    const r = await cli('snapshot', ...args);
+    t.match(r, { code: 2, stdout: '', stderr: /must not contain "\.\." segments/ }, args.join(' '));
+  }
+  for (const args of [
+    ['cat', '..', 'v1/agents'],
+    ['files', '.'],
+    ['show', '..'],
+    ['rm', '..'],
+    ['diff', sid, '..'],
+  ]) {
+    t.match(await cli('snapshot', ...args), { code: 2, stderr: /"\.\.?" is not a snapshot id/ }, args.join(' '));
+  }
+  const unsent = await runAgentboxAsync(['snapshot', 'cat', '--url', 'http://127.0.0.1:1', sid, '../x'], { cwd: work, env });
+  t.match(unsent, { code: 2, stderr: /must not contain/ }, 'refused before any request (the box named is not there)');
+  t.match(await cli('snapshot', 'cat', sid, 'tree/sub/a.txt/'), { code: 1, stderr: /not a directory/ }, 'a file with a trailing / is refused, not read');
+  t.match(await cli('snapshot', 'cat', sid, './tree/sub/a.txt'), { code: 0, stdout: 'a\n' }, '"." segments are still dropped');
 });
 
 t.test('--help on each', async (t) => {
