@@ -373,6 +373,8 @@ async function sendTar(ws: Workspace, segments: readonly string[], reply: Fastif
   const report = { entries: 0, skipped: 0 };
   let packing: ReturnType<typeof packTar>;
   try {
+    // The directory's own mode: the tar holds only what is below it, and a copy made of it keeps it.
+    void reply.header('x-file-mode', modeString(await dir.stat({ bigint: true })));
     packing = packTar(ws, dir, report, maxHoleBytes);
   } catch (err) {
     ended();

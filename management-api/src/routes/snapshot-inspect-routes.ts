@@ -142,6 +142,8 @@ export function registerSnapshotInspectRoutes(app: FastifyInstance): void {
             throw err;
           }
           void packing.released.then(ended);
+          // The directory's own mode: the tar holds only what is below it, and a copy made of it keeps it.
+          void reply.header('x-file-mode', modeString(packing.mode));
           return replyWithTar(reply, packing, segments.at(-1) ?? sid);
         }
         if (on(request.query.list)) {

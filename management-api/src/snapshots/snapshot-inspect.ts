@@ -70,9 +70,15 @@ export async function openSnapshotFile(store: SnapshotStore, id: string, path: s
 /**
  * Directory `path` of snapshot `id` packed as a tar from the store (snapshot-tar-walk.ts), settled: the
  * store's lock is held until the pack's first batch (or its failure), by when the worker has opened
- * every pack it reads, so a delete after that takes nothing from it.
+ * every pack it reads, so a delete after that takes nothing from it. `mode`: the directory's own
+ * (the tar holds what is below it, not the directory itself).
  */
-export async function packSnapshotDir(store: SnapshotStore, id: string, path: string, report: PackReport): Promise<ReturnType<typeof packSnapshotTar>> {
+export async function packSnapshotDir(
+  store: SnapshotStore,
+  id: string,
+  path: string,
+  report: PackReport,
+): Promise<ReturnType<typeof packSnapshotTar> & { mode: number }> {
   return store.reading(async () => {
     const s = store.get(id);
     const { entry } = found(s, path, await browse(store, s, path, false, false));
@@ -86,7 +92,7 @@ export async function packSnapshotDir(store: SnapshotStore, id: string, path: st
     // Its failure is also the stream's error, emitted whether or not anyone listens yet: heard here, answered by the caller from `started`.
     packing.stream.on('error', () => undefined);
     await packing.started.catch(() => undefined);
-    return packing;
+    return { ...packing, mode: entry.mode };
   });
 }
 
