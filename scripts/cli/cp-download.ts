@@ -1,9 +1,9 @@
 // `agentbox cp AGENT:path DST`: a file by GET into a local file (or stdout), a directory as a tar stream extracted locally with the box's own entry checks.
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, rename, rmdir, stat, unlink } from 'node:fs/promises';
+import { constants, createWriteStream } from 'node:fs';
+import { chmod, mkdir, open, rename, rmdir, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { Readable, type Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ApiError } from '../../management-api/src/errors.js';
@@ -15,6 +15,7 @@ import { stdoutSink } from './stdout-sink.js';
 import { filesUrl, type FilesRoot, refused, remoteKind, send } from './cp-remote.js';
 import type { BoxTarget } from './box-target.js';
 import { DOWNLOAD_LIMITS, openLocalTree } from './local-tree.js';
+import { describeLocal, fileLanding } from './cp-local-dest.js';
 
 /** What a copy moved: bytes of file data, entries (files, directories, links). */
 export interface CopyReport {
@@ -36,6 +37,8 @@ export async function download(target: BoxTarget, files: FilesRoot, src: Remote,
   const { kind } = found;
   if (src.contents && kind !== 'dir')
     throw new UserError(`${src.agent}:${src.raw}: ${shown} is not a directory; a path ending in "." names a directory's contents`, 1);
+  // As the files API answers such a path (409): a trailing / names a directory.
+  if (src.slash && kind !== 'dir') throw new UserError(`${src.agent}:${src.raw}: not a directory; a path ending in / names a directory`, 1);
   if (kind === 'dir') return downloadDir(target, files, src, dst, shown);
   return downloadFile(target, files, src, dst, shown);
 }
@@ -56,21 +59,45 @@ async function downloadFile(target: BoxTarget, files: FilesRoot, src: Remote, ds
     return { kind: 'file', from: shown, to: '-', bytes: meter.bytes(), entries: 1 };
   }
   const into = await isDir(dst.path);
+  if (dst.slash && !into) throw notADirectory(shown, dst.path);
   const file = into ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
-  // Written beside its name and renamed over it: an interrupted copy never leaves half a file under the name.
-  const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.part`);
+  const landing = await fileLanding(file).catch((err) => {
+    throw localError(file, err);
+  });
   try {
-    await pipeline(body, meter.meter, createWriteStream(part, { flags: 'wx', mode: 0o600 }));
-    const mode = Number.parseInt(res.headers.get('x-file-mode') ?? '644', 8);
-    await chmod(part, mode & 0o777);
-    await rename(part, file);
+    if (landing.how === 'into') {
+      // No O_CREAT, no O_TRUNC: a FIFO or a device is written as it is, never made or replaced.
+      const handle = await open(landing.path, constants.O_WRONLY | constants.O_NOCTTY);
+      await pipeline(body, meter.meter, handle.createWriteStream());
+    } else await replaceFile(body, meter.meter, landing.path, Number.parseInt(res.headers.get('x-file-mode') ?? '644', 8));
   } catch (err) {
-    await unlink(part).catch(() => undefined);
-    throw cut ? cutOff(shown, cut, `nothing was written to ${file}`, FILE_CUT_REASONS) : localError(file, err);
+    const kept = landing.how === 'into' ? `what was written to ${file} is incomplete` : `nothing was written to ${file}`;
+    throw cut ? cutOff(shown, cut, kept, FILE_CUT_REASONS) : localError(file, err);
   } finally {
     meter.done();
   }
   return { kind: 'file', from: shown, to: file, bytes: meter.bytes(), entries: 1 };
+}
+
+/** A file written beside `file` and renamed over it, with `mode`: an interrupted copy never leaves half a file under the name. */
+async function replaceFile(body: Readable, meter: Transform, file: string, mode: number): Promise<void> {
+  const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.part`);
+  try {
+    await pipeline(body, meter, createWriteStream(part, { flags: 'wx', mode: 0o600 }));
+    await chmod(part, mode & 0o777);
+    await rename(part, file);
+  } catch (err) {
+    await unlink(part).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** A destination ending in `/` that is not a directory: as cp, a file is never made under that name. */
+function notADirectory(shown: string, dst: string): UserError {
+  return new UserError(
+    `${shown} -> ${dst}: not a directory; a destination ending in / names an existing directory to copy into (drop the / to name a new file)`,
+    1,
+  );
 }
 
 /**
@@ -96,14 +123,17 @@ async function downloadDir(target: BoxTarget, files: FilesRoot, src: Remote, dst
     return { kind: 'dir', from: shown, to: '-', bytes: meter.bytes(), entries: 0 };
   }
   const dir = src.segments.length > 0 && !src.contents && (await isDir(dst.path)) ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
-  const made = await mkdir(dir).then(
+  // Made with the directory's own mode, as the extraction makes each one below it: the owner's bits all kept, the umask applied.
+  const mode = res.headers.get('x-file-mode');
+  const made = await mkdir(dir, { mode: mode ? (Number.parseInt(mode, 8) & 0o777) | 0o700 : 0o777 }).then(
     () => true,
     (err: NodeJS.ErrnoException) => {
       if (err.code === 'EEXIST') return false;
       throw localError(dir, err);
     },
   );
-  if (!made && !(await isDir(dir))) throw new UserError(`${shown} -> ${dir}: ${dir} is a file; a directory is copied into a directory or to a new path`, 1);
+  if (!made && !(await isDir(dir)))
+    throw new UserError(`${shown} -> ${dir}: ${dir} is ${await describeLocal(dir)}; a directory is copied into a directory or to a new path`, 1);
   body.once('error', (err) => meter.meter.destroy(err));
   const ws = await openLocalTree(dir).catch((err) => {
     throw localError(dir, err);
@@ -147,5 +177,6 @@ async function isDir(p: string): Promise<boolean> {
 export function localError(p: string, err: unknown): unknown {
   const e = err as NodeJS.ErrnoException;
   if (e instanceof UserError || !e.code) return err;
-  return new UserError(`${p}: ${e.code === 'ENOENT' ? 'no such file or directory' : e.message}`, 1);
+  const said: Record<string, string> = { ENOENT: 'no such file or directory', ENOTDIR: 'not a directory' };
+  return new UserError(`${p}: ${said[e.code] ?? e.message}`, 1);
 }

@@ -5,11 +5,12 @@ import { pathSegments } from './url-segments.js';
 /**
  * One side of a copy. `contents`: the path ends in `.` (`src/.`, `.`), so a directory's contents
  * are copied into an existing destination directory rather than the directory under its own name
- * (as `cp -r src/. dst` and `docker cp` do).
+ * (as `cp -r src/. dst` and `docker cp` do). `slash`: the path ends in `/`, so it names a
+ * directory, as for cp: a file is copied into it, never made under its name.
  */
 export type Operand =
-  | { kind: 'remote'; agent: string; segments: string[]; raw: string; contents: boolean }
-  | { kind: 'local'; path: string; contents: boolean }
+  | { kind: 'remote'; agent: string; segments: string[]; raw: string; contents: boolean; slash: boolean }
+  | { kind: 'local'; path: string; contents: boolean; slash: boolean }
   | { kind: 'stdio' };
 
 /**
@@ -20,10 +21,10 @@ export type Operand =
 export function parseOperand(arg: string): Operand {
   if (arg === '-') return { kind: 'stdio' };
   const m = /^([^/:.][^/:]*):(.*)$/s.exec(arg);
-  if (!m) return { kind: 'local', path: arg, contents: endsInDot(arg) };
+  if (!m) return { kind: 'local', path: arg, contents: endsInDot(arg), slash: arg.endsWith('/') };
   const [, agent, rest] = m as unknown as [string, string, string];
   // Checked here, before any request: fetch would resolve a ".." in the URL itself.
-  return { kind: 'remote', agent, segments: pathSegments(rest, arg, 1), raw: rest, contents: endsInDot(rest) };
+  return { kind: 'remote', agent, segments: pathSegments(rest, arg, 1), raw: rest, contents: endsInDot(rest), slash: rest.endsWith('/') };
 }
 
 /** Whether the path's last segment is `.` (a trailing slash after it aside): its directory's contents. */

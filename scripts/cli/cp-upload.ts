@@ -27,6 +27,12 @@ export async function upload(target: BoxTarget, files: FilesRoot, src: Exclude<O
     return uploadDir(target, files, (src as { path: string }).path, segments, `${dst.agent}:${segments.join('/')}`);
   }
   if (st && !st.isFile()) throw new UserError(`${(src as { path: string }).path} is neither a file nor a directory`, 1);
+  // As cp: a file goes into a directory named with a trailing /, never becomes a file of that name.
+  if (dst.slash && kind !== 'dir')
+    throw new UserError(
+      `${dst.agent}:${dst.raw}: ${kind === 'missing' ? 'no such directory' : 'not a directory'}; a destination ending in / names an existing directory to copy into (drop the / to name a new file)`,
+      1,
+    );
   if (kind === 'dir' && !name) throw new UserError(`${shown} is a directory; name the file to write from stdin (AGENT:dir/name)`, 1);
   const segments = kind === 'dir' ? [...dst.segments, name!] : dst.segments;
   const to = `${dst.agent}:${segments.join('/')}`;

@@ -28,7 +28,10 @@ A directory copied onto an existing directory goes inside it under its own name 
 onto a missing path, it becomes that path. A source ending in "." (worker:src/., ./build/.) is
 the directory's contents: merged into an existing directory, as cp -r dir/. and docker cp do. A downloaded tree is checked as the box checks an
 upload: a link leading outside it, a hard link, a device or FIFO refuses the whole copy, and
-nothing is left behind. A local path with a colon before its first slash is written ./a:b.
+nothing is left behind; the directory keeps its mode. A path ending in / names a directory: a file
+goes into it, refused when it is not one. A file down onto a FIFO or a character device is written
+into it, onto a link through it (not a dangling one); a socket or block device is refused.
+A local path with a colon before its first slash is written ./a:b; one starting with - after --.
 Progress goes to stderr, on a terminal, for transfers over 4 MB.
 
 Options:

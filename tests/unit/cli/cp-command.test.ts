@@ -1,7 +1,9 @@
 // `agentbox cp` as the installed bin against a real box with a real sandboxed agent: files and directories both ways, stdio, and what is refused.
 import t from 'tap';
-import { execFileSync } from 'node:child_process';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync, type CliResult } from '../../helpers/cli.js';
@@ -197,6 +199,105 @@ t.test("a directory the box cuts off midway (sparse files past the agent's disk 
   await box.api(`/v1/agents/${(sparse.json['agent'] as { id: string }).id}?graceMs=0`, { method: 'DELETE' });
 });
 
+t.test('a file down onto what is already there: a device or FIFO written into, a link written through, a socket or block device refused', async (t) => {
+  const dest = await mkdtemp(path.join(work, 'dest-'));
+  // A device node of this test's own (the null device's numbers), never the machine's /dev/null.
+  const devNull = path.join(dest, 'null');
+  execFileSync('mknod', [devNull, 'c', '1', '3']);
+  t.teardown(() => rm(devNull, { force: true }));
+  t.equal((await cli('copier:out.txt', devNull)).code, 0, 'into a character device');
+  t.ok((await lstat(devNull)).isCharacterDevice(), 'the device is still a device, not replaced by a file');
+
+  const fifo = path.join(dest, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const reader = spawn('cat', [fifo], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let read = '';
+  reader.stdout.setEncoding('utf8').on('data', (chunk: string) => (read += chunk));
+  const readerDone = once(reader, 'exit');
+  const r = await cli('copier:out.txt', fifo);
+  const stillFifo = (await lstat(fifo)).isFIFO();
+  // A FIFO replaced by a file is never opened by a writer: its reader would wait for ever.
+  if (!stillFifo) reader.kill();
+  await readerDone;
+  t.equal(r.code, 0, r.stderr);
+  t.ok(stillFifo, 'the FIFO is still a FIFO');
+  t.equal(read, 'made-by-agent\n', "the FIFO's reader gets the file");
+
+  await writeFile(path.join(dest, 'real.txt'), 'before\n');
+  await symlink('real.txt', path.join(dest, 'link.txt'));
+  const through = await cli('copier:out.txt', path.join(dest, 'link.txt'));
+  t.equal(through.code, 0, through.stderr);
+  t.equal(await readlink(path.join(dest, 'link.txt')), 'real.txt', 'the link is left a link');
+  t.equal(await readFile(path.join(dest, 'real.txt'), 'utf8'), 'made-by-agent\n', 'its target is written');
+  await mkdir(path.join(dest, 'into'));
+  await writeFile(path.join(dest, 'real2.txt'), 'before\n');
+  await symlink('../real2.txt', path.join(dest, 'into/out.txt'));
+  t.equal((await cli('copier:out.txt', path.join(dest, 'into'))).code, 0, 'into a directory where the name is a link');
+  t.equal(await readFile(path.join(dest, 'real2.txt'), 'utf8'), 'made-by-agent\n', "the link's target is written");
+  t.equal(await readlink(path.join(dest, 'into/out.txt')), '../real2.txt');
+
+  await symlink('nowhere.txt', path.join(dest, 'dangling'));
+  const dangling = await cli('copier:out.txt', path.join(dest, 'dangling'));
+  t.equal(dangling.code, 1);
+  t.match(dangling.stderr, /dangling is a symbolic link to nowhere\.txt, which does not exist; a download is not written through a dangling link/);
+  t.equal(await readlink(path.join(dest, 'dangling')), 'nowhere.txt', 'the link is left as it was');
+  await t.rejects(lstat(path.join(dest, 'nowhere.txt')), { code: 'ENOENT' }, 'its target is not made');
+
+  const socket = path.join(dest, 'sock');
+  const server = createServer().listen(socket);
+  await new Promise((resolve) => server.once('listening', resolve));
+  t.teardown(() => server.close());
+  t.match(await cli('copier:out.txt', socket), {
+    code: 1,
+    stderr: /sock is a socket; a file is downloaded to a file, a new name, a directory, a FIFO or a character device/,
+  });
+  t.ok((await lstat(socket)).isSocket(), 'the socket is left as it was');
+  // A block device of a number no driver answers (the experimental range): never one of this machine's disks.
+  const block = path.join(dest, 'block');
+  execFileSync('mknod', [block, 'b', '240', '0']);
+  t.teardown(() => rm(block, { force: true }));
+  t.match(await cli('copier:out.txt', block), { code: 1, stderr: /block is a block device/ });
+  t.ok((await lstat(block)).isBlockDevice());
+
+  const dirOnto = await cli('copier:tree', devNull);
+  t.equal(dirOnto.code, 1);
+  t.match(dirOnto.stderr, /null is a character device; a directory is copied into a directory or to a new path/, 'a directory onto a device names what it is');
+  t.match(await cli('copier:tree', fifo), { code: 1, stderr: /fifo is a FIFO;/ });
+  t.same(
+    (await readdir(dest)).filter((n) => n.endsWith('.part')),
+    [],
+    'no part file left beside',
+  );
+});
+
+t.test('a path ending in / names a directory, both ways: into it when it is one, refused otherwise', async (t) => {
+  await writeFile(path.join(work, 'pp'), 'pp\n');
+  const newdir = await cli('pp', 'copier:newdir2/');
+  t.equal(newdir.code, 1);
+  t.match(newdir.stderr, /copier:newdir2\/: no such directory; a destination ending in \/ names an existing directory/);
+  await t.rejects(lstat(path.join(ws, 'newdir2')), { code: 'ENOENT' }, 'no file made under the name');
+  t.match(await cli('pp', 'copier:out.txt/'), { code: 1, stderr: /copier:out\.txt\/: not a directory/ });
+  t.equal(await readFile(path.join(ws, 'out.txt'), 'utf8'), 'made-by-agent\n', 'the file is left as it was');
+  t.equal((await cli('pp', 'copier:tree/')).code, 0, 'an existing directory: into it');
+  t.equal(await readFile(path.join(ws, 'tree/pp'), 'utf8'), 'pp\n');
+  t.equal((await cli('src', 'copier:fresh-dir/')).code, 0, 'a directory onto a missing path ending in /: made, as cp -r');
+  t.ok((await stat(path.join(ws, 'fresh-dir/main.ts'))).isFile());
+
+  const onFile = await cli('copier:out.txt/', 'slashed.txt');
+  t.equal(onFile.code, 1, 'a file named with a trailing / is refused, as the files API refuses it');
+  t.match(onFile.stderr, /copier:out\.txt\/: not a directory; a path ending in \/ names a directory/);
+  await t.rejects(lstat(path.join(work, 'slashed.txt')), { code: 'ENOENT' });
+  const missingLocal = await cli('copier:out.txt', 'no-such-dir/');
+  t.equal(missingLocal.code, 1);
+  t.match(missingLocal.stderr, /no-such-dir\/: not a directory; a destination ending in \/ names an existing directory/);
+  await t.rejects(lstat(path.join(work, 'no-such-dir')), { code: 'ENOENT' }, 'no file made under the name');
+  t.match(await cli('copier:out.txt', 'pp/'), { code: 1, stderr: /not a directory/ });
+  t.equal(await readFile(path.join(work, 'pp'), 'utf8'), 'pp\n');
+  await mkdir(path.join(work, 'slash-into'));
+  t.equal((await cli('copier:out.txt', 'slash-into/')).code, 0, 'an existing local directory: into it');
+  t.equal(await readFile(path.join(work, 'slash-into/out.txt'), 'utf8'), 'made-by-agent\n');
+});
+
 t.test('a name starting with - is named as typed, with the -- form that copies it', async (t) => {
   await writeFile(path.join(work, '-dash.txt'), 'dash\n');
   const r = await cli('-dash.txt', 'copier:');
@@ -211,6 +312,17 @@ t.test('a name starting with - is named as typed, with the -- form that copies i
   t.equal(await readFile(path.join(ws, '-dash.txt'), 'utf8'), 'dash\n', 'the form shown copies it');
   const ps = await runAgentboxAsync(['ps', '--bogus'], { cwd: work, env });
   t.match(ps, { code: 2, stderr: /^agentbox ps: unknown option --bogus;/ }, 'the same words for every command');
+});
+
+t.test('a directory copied down keeps its own mode, as everything below it does', async (t) => {
+  await mkdir(path.join(ws, 'modes/sub'), { recursive: true });
+  await chmod(path.join(ws, 'modes/sub'), 0o750);
+  await chmod(path.join(ws, 'modes'), 0o750);
+  t.equal((await cli('copier:modes', 'modes-copy')).code, 0);
+  t.equal((await stat(path.join(work, 'modes-copy'))).mode & 0o777, 0o750, 'onto a new path');
+  t.equal((await stat(path.join(work, 'modes-copy/sub'))).mode & 0o777, 0o750);
+  t.equal((await cli('copier:modes', 'modes-copy')).code, 0);
+  t.equal((await stat(path.join(work, 'modes-copy/modes'))).mode & 0o777, 0o750, 'into an existing directory, under its name');
 });
 
 t.test('--help', async (t) => {

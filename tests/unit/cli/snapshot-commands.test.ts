@@ -1,6 +1,7 @@
 // `agentbox snapshot create/ls/rm/restore/diff/files/cat` and `run --from-snapshot` as the installed bin against a real box with real sandboxed agents.
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentboxAsync } from '../../helpers/cli.js';
@@ -232,7 +233,7 @@ t.test("a file cut off by a damaged store: said as the box's doing, nothing left
   );
 });
 
-t.test('a snapshot path never leaves the snapshot', async (t) => {
+t.test('a snapshot path never leaves the snapshot; cp out of one writes as out of an agent, modes kept', async (t) => {
   const started = await runAgentboxAsync(
     [
       'run',
@@ -276,6 +277,25 @@ t.test('a snapshot path never leaves the snapshot', async (t) => {
   t.match(unsent, { code: 2, stderr: /must not contain/ }, 'refused before any request (the box named is not there)');
   t.match(await cli('snapshot', 'cat', sid, 'tree/sub/a.txt/'), { code: 1, stderr: /not a directory/ }, 'a file with a trailing / is refused, not read');
   t.match(await cli('snapshot', 'cat', sid, './tree/sub/a.txt'), { code: 0, stdout: 'a\n' }, '"." segments are still dropped');
+
+  // Out of a snapshot: a device written into, a link written through, the top directory's mode kept.
+  const dest = mkdtempSync(path.join(work, 'dest-'));
+  const devNull = path.join(dest, 'null');
+  execFileSync('mknod', [devNull, 'c', '1', '3']);
+  t.teardown(() => rmSync(devNull, { force: true }));
+  const cp = (...args: string[]) => runAgentboxAsync(['cp', ...target, ...args], { cwd: work, env });
+  t.equal((await cp(`${sid}:tree/sub/a.txt`, devNull)).code, 0);
+  t.ok(lstatSync(devNull).isCharacterDevice(), 'the device is still a device');
+  writeFileSync(path.join(dest, 'real.txt'), 'before\n');
+  symlinkSync('real.txt', path.join(dest, 'link.txt'));
+  t.equal((await cp(`${sid}:tree/sub/a.txt`, path.join(dest, 'link.txt'))).code, 0);
+  t.equal(readlinkSync(path.join(dest, 'link.txt')), 'real.txt', 'the link is left a link');
+  t.equal(readFileSync(path.join(dest, 'real.txt'), 'utf8'), 'a\n', 'its target is written');
+  t.match(await cp(`${sid}:tree`, devNull), { code: 1, stderr: /null is a character device/ });
+
+  const copied = await cp(`${sid}:tree/sub`, 'fromsnap');
+  t.equal(copied.code, 0, copied.stderr);
+  t.equal(statSync(path.join(work, 'fromsnap')).mode & 0o777, 0o750, "the top directory's mode is kept");
 });
 
 t.test('--help on each', async (t) => {
