@@ -9,6 +9,8 @@ import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
 import { INDEX_FILE } from './backup-format.js';
 import { listFiles } from './backup-index.js';
+import { ArchiveShapeError, checkArchiveShape, tarReadError } from './archive-shape.js';
+import { removedOnSignal } from './removed-on-signal.js';
 
 /** Whether the backup target is a tar file rather than a directory. */
 export const isArchiveName = (target: string): boolean => target.endsWith('.tar');
@@ -51,30 +53,62 @@ export class ArchiveMemberError extends Error {
 /** Unpack the backup archive `file` into the empty directory `into`. */
 export async function unpackBackup(file: string, into: string): Promise<void> {
   if ((await readdir(into)).length) throw new Error(`${into} is not empty`);
+  await checkArchiveShape(file);
   const extract = tar.extract();
-  const done = pipeline(createReadStream(file), extract);
-  // A member refused below ends the pipeline early: that rejection is this function's, not unhandled.
-  done.catch(() => undefined);
-  for await (const entry of extract) {
-    const { name, type } = entry.header;
-    const parts = name.replace(/\/$/, '').split('/');
-    if (path.isAbsolute(name) || parts.some((p) => p === '..' || p === '' || p === '.'))
-      throw new ArchiveMemberError(`${file}: member ${JSON.stringify(name)} is not a plain relative path`);
-    if (type === 'directory') {
-      entry.resume();
-      continue;
+  let last: string | undefined;
+  const read = pipeline(createReadStream(file), extract).catch((err: Error) => {
+    throw tarReadError(file, err, last);
+  });
+  // Every wait below is raced against the read failing. Why: a member the reader gave up on (the
+  // tar ends inside it) before it was piped on never ends, errors or closes for a pipeline attached
+  // after, and a wait on that alone never settled: the process exited 13, saying nothing.
+  const failed = read.then(() => new Promise<never>(() => undefined));
+  const unlessFailed = <T>(step: Promise<T>): Promise<T> => Promise.race([step, failed]);
+  const members = extract[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      // The reader's own error may come first this way, in its bare words.
+      const next = await unlessFailed(
+        members.next().catch((err: Error) => {
+          throw tarReadError(file, err, last);
+        }),
+      );
+      if (next.done) break;
+      const entry = next.value;
+      const { name, type, size } = entry.header;
+      const parts = name.replace(/\/$/, '').split('/');
+      if (path.isAbsolute(name) || parts.some((p) => p === '..' || p === '' || p === '.'))
+        throw new ArchiveMemberError(`${file}: member ${JSON.stringify(name)} is not a plain relative path`);
+      if (type === 'directory') {
+        entry.resume();
+        last = name;
+        continue;
+      }
+      if (type !== 'file') throw new ArchiveMemberError(`${file}: member ${name} is a ${type}, not a file`);
+      const target = path.join(into, ...parts);
+      await unlessFailed(mkdir(path.dirname(target), { recursive: true, mode: 0o700 }));
+      const out = createWriteStream(target, { flags: 'wx', mode: (entry.header.mode ?? 0o600) & 0o777 });
+      try {
+        await unlessFailed(pipeline(entry, out));
+      } finally {
+        out.destroy();
+      }
+      if (out.bytesWritten !== size)
+        throw new ArchiveShapeError(`${file}: member ${name} holds ${out.bytesWritten} of its ${size} bytes: the archive is truncated`);
+      last = name;
     }
-    if (type !== 'file') throw new ArchiveMemberError(`${file}: member ${name} is a ${type}, not a file`);
-    const target = path.join(into, ...parts);
-    await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-    await pipeline(entry, createWriteStream(target, { flags: 'wx', mode: (entry.header.mode ?? 0o600) & 0o777 }));
+    await read;
+  } finally {
+    // Refused midway: the reader stops, and its file is closed.
+    extract.destroy();
+    read.catch(() => undefined);
   }
-  await done;
 }
 
 /**
  * Run `fn` on the backup at `source`: a directory as is, a tar file unpacked into a temporary
- * directory (removed after). `fn` gets the directory and how to show a path in it (`FILE.tar:member`).
+ * directory (removed after, also when the process is ended by a signal). `fn` gets the directory
+ * and how to show a path in it (`FILE.tar:member`).
  */
 export async function withBackupDir<T>(source: string, fn: (dir: string, shown: (text: string) => string) => Promise<T>): Promise<T> {
   const info = await stat(source).catch((err: NodeJS.ErrnoException) => {
@@ -82,11 +116,14 @@ export async function withBackupDir<T>(source: string, fn: (dir: string, shown: 
     throw err;
   });
   if (info.isDirectory()) return fn(source, (text) => text);
+  if (!info.isFile()) throw new ArchiveShapeError(`${source} is neither a backup directory nor a tar file`);
   const dir = await mkdtemp(path.join(tmpdir(), 'agentbox-unpacked-'));
+  const release = removedOnSignal(dir);
   try {
     await unpackBackup(source, dir);
     return await fn(dir, (text) => text.split(`${dir}/`).join(`${source}:`).split(dir).join(source));
   } finally {
     await rm(dir, { recursive: true, force: true });
+    release();
   }
 }
