@@ -8,7 +8,9 @@ export const usage = `Usage: agentbox backup verify DIR|FILE.tar [--json]
 
 Check the backup in DIR (or the tar FILE.tar, unpacked into a temporary directory) without restoring it: its index (backup.json) is there and readable, every
 file it names has its size and SHA-256, no other file is there, the event log's hash chain holds
-from its first line and its entries hash to the root of the signed checkpoint it ends at.
+from its first line and its entries hash to the root of the signed checkpoint it ends at, and
+every snapshot reads back whole: every chunk it names is in a pack and matches its sha256 (a
+damaged one is named with its snapshot, a file that uses it and its pack; this reads every pack).
 
 Options:
   --json      print {ok, dir, files, bytes, problems}

@@ -15,7 +15,8 @@ export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [-
 Back up the box under --root while it runs, into a new directory: the SQLite stores (beads, the
 memory catalogue) through SQLite's online backup API, the event log up to a checkpoint the
 running box is first asked to sign (so every event so far is in it), the pods, the workspace
-snapshots and the manifest, with an index of every file's size and SHA-256 (backup.json, written
+snapshots (every chunk checked against its sha256: a damaged one fails the backup, naming its
+snapshot) and the manifest, with an index of every file's size and SHA-256 (backup.json, written
 last). A backup cut short (kill -9, a full disk) is left as DIR.partial-PID, never as DIR.
 Agents' working directories are not in it: snapshot them first (agentbox snapshot create).
 It runs as background work (nice 10 and the idle I/O class, every thread), so the box's own

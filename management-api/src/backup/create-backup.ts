@@ -19,6 +19,7 @@ import { BackupError, isEmptyOrMissing, writeFailure } from './backup-errors.js'
 export { BackupError } from './backup-errors.js';
 import { isArchiveName, packBackup } from './backup-archive.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
+import { damagedChunks } from './snapshot-chunks.js';
 
 /** What to back up and where. */
 export interface BackupOptions {
@@ -49,10 +50,25 @@ async function copyStoreTree(from: string, to: string, tree: (typeof FILE_TREES)
     await copyTree(from, to, { skip, first: ['manifests'] });
     if (tree !== 'snapshots') return;
     const problems = snapshotStoreProblems(to);
-    if (problems.length === 0) return;
+    if (problems.length === 0) return refuseDamagedChunks(from, to);
     if (attempt === SNAPSHOT_COPY_TRIES) throw new BackupError(`the snapshot store ${from} changed during ${attempt} copies: ${problems[0]}; try again`);
     await rm(to, { recursive: true, force: true });
   }
+}
+
+/**
+ * Refuse a snapshot store copied with a chunk that does not match its hash. The copy holds the
+ * store's bytes as they are, so the damage is the box's own: no sweep during the copy makes it, and
+ * copying again would not mend it. A backup of it would never verify nor restore.
+ */
+async function refuseDamagedChunks(from: string, copy: string): Promise<void> {
+  const damaged = (await damagedChunks(copy)).map((line) => line.split(copy).join(from));
+  if (damaged.length === 0) return;
+  const id = /^snapshot (\S+),/.exec(damaged[0]!)?.[1] ?? 'ID';
+  throw new BackupError(
+    `the snapshot store ${from} is damaged: ${damaged[0]}${damaged.length > 1 ? ` (and ${damaged.length - 1} more damaged chunks)` : ''}. ` +
+      `The box cannot build that snapshot either: delete it (agentbox snapshot rm ${id}) and back up again`,
+  );
 }
 
 /** Make the backup; resolves to its index. */
@@ -86,7 +102,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
     say('event log (up to its latest signed checkpoint)');
     const eventLog = await copyEventLog(path.join(paths.stateDir, EVENT_LOG_DIR), path.join(state, EVENT_LOG_DIR));
     for (const tree of FILE_TREES) {
-      say(tree);
+      say(tree === 'snapshots' ? 'snapshots (every chunk checked against its sha256)' : tree);
       await copyStoreTree(path.join(paths.stateDir, tree), path.join(state, tree), tree);
     }
     let secrets: BackupIndex['secrets'];

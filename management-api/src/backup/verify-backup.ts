@@ -1,6 +1,6 @@
 // `agentbox backup verify`: is a backup whole? Its index is read, every file it names must be there
 // with its size and SHA-256, nothing else may be, the event log's chain and checkpoint must hold, and
-// every snapshot must be readable back whole.
+// every snapshot must be readable back whole: every chunk it names in a pack, matching its sha256.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -11,6 +11,7 @@ import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, type BackupIndex } from './ba
 import { digestFile, listFiles, NotAFileError } from './backup-index.js';
 import { KEPT_MODE } from './copy-files.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
+import { damagedChunks } from './snapshot-chunks.js';
 import { withBackupDir } from './backup-archive.js';
 
 /** What checking a backup found: its problems name the file. */
@@ -99,7 +100,10 @@ async function verifyBackupDir(dir: string): Promise<BackupCheck> {
   }
   for (const extra of (await listFiles(dir)).filter((p) => !listed.has(p))) problems.push(`${path.join(dir, extra)} is not in the index`);
   if (index.eventLog && problems.length === 0) problems.push(...(await checkEventLog(path.join(dir, 'state', EVENT_LOG_DIR), index)));
-  if (problems.length === 0) problems.push(...snapshotStoreProblems(path.join(dir, 'state', 'snapshots')));
+  const snapshots = path.join(dir, 'state', 'snapshots');
+  if (problems.length === 0) problems.push(...snapshotStoreProblems(snapshots));
+  // The files' hashes in the index vouch for the bytes as copied; these, for the bytes as the snapshots were taken.
+  if (problems.length === 0) problems.push(...(await damagedChunks(snapshots)));
   return { ok: problems.length === 0, dir, index, files: index.files.length, bytes, problems };
 }
 
