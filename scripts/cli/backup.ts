@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError, createBackup } from '../../management-api/src/backup/create-backup.js';
+import { isCompressedTarName } from '../../management-api/src/backup/backup-archive.js';
 import { askForCheckpoint } from './backup-checkpoint.js';
 import { runAsBackground } from './background-priority.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
@@ -10,22 +11,24 @@ import { UsageError, UserError } from './cli-errors.js';
 import { readRecipients } from './backup-keys.js';
 import { readPassphrase } from './backup-passphrase.js';
 
-export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--url URL] [--with-secrets [--passphrase-file FILE | --recipient KEY…]] [--json]
+export const usage = `Usage: agentbox backup [--root DIR] [--to DIR|FILE.tar] [--url URL] [--with-secrets [--passphrase-file FILE | --recipient KEY… | --recipients-file FILE]] [--json]
 
 Back up the box under --root while it runs, into a new directory: the SQLite stores (beads, the
 memory catalogue) through SQLite's online backup API, the event log up to a checkpoint the
 running box is first asked to sign (so every event so far is in it), the pods, the workspace
 snapshots (every chunk checked against its sha256: a damaged one fails the backup, naming its
 snapshot) and the manifest, with an index of every file's size and SHA-256 (backup.json, written
-last). A backup cut short (kill -9, a full disk) is left as DIR.partial-PID, never as DIR.
+last). A backup that fails (a full disk) or is interrupted (SIGINT, SIGTERM) leaves nothing; one
+cut short by kill -9 is left as DIR.partial-PID, never as DIR.
 Agents' working directories are not in it: snapshot them first (agentbox snapshot create).
 It runs as background work (nice 10 and the idle I/O class, every thread), so the box's own
 requests and fsyncs come first.
 
 Options:
   --root DIR      the box's root (default: $AGENTBOX_ROOT, else ./.agentbox)
-  --to DIR|FILE   where to write it: a new or empty directory, or a new FILE ending in .tar
-                  (one file to move off the machine; default: ./agentbox-backup-<date>-<time>)
+  --to DIR|FILE   where to write it: a new or empty directory, or a new FILE ending in .tar (any
+                  case; a plain tar, never compressed), in a directory that exists (one file to
+                  move off the machine; default: ./agentbox-backup-<date>-<time>)
   --url URL       the running box's API, asked to sign an event log checkpoint first (default:
                   the box running under --root, as \`agentbox boxes\` lists it; a box in a
                   container needs it). Unreachable: the log goes up to its latest checkpoint
@@ -36,7 +39,8 @@ Options:
   --recipients-file FILE  recipient keys, one per line (# comments), as age -R reads them
                   Make a key pair with \`agentbox backup keygen --out FILE\` (or age-keygen).
                   The API key is never backed up: a restored box makes a new one
-  --json          print the index ({format, createdAt, eventLog, secrets, files}) on stdout
+  --json          print the index backup.json on stdout: {format, createdAt, source, manifest,
+                  eventLog (when there is a log), secrets (when sealed), files}
   -h, --help      show this help
 
 Check a backup with \`agentbox backup verify DIR\`; restore it with \`agentbox restore DIR --root NEW\`.
@@ -76,6 +80,8 @@ export async function run(args: string[]): Promise<number> {
     throw new UsageError('--passphrase-file, --recipient and --recipients-file are used with --with-secrets');
   const root = path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox');
   const to = path.resolve(values.to ?? defaultTarget());
+  if (isCompressedTarName(to))
+    throw new UsageError(`--to ${values.to}: a backup is written as a plain tar (--to FILE.tar); compress it afterwards if you must`);
   const started = performance.now();
   // Background work beside a serving box: its requests, and their fsyncs, come first.
   const lowered = runAsBackground();

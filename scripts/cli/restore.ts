@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { BackupError } from '../../management-api/src/backup/create-backup.js';
 import { restoreBackup } from '../../management-api/src/backup/restore-backup.js';
+import type { BackupIndex } from '../../management-api/src/backup/backup-format.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { UsageError, UserError } from './cli-errors.js';
@@ -14,8 +15,8 @@ const manifestUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).manifestFile;
 
 export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--json]
 
-Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (missing or empty: a non-empty root is
-refused). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
+Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (a missing or empty directory, in a
+directory that exists: anything else is refused, saying what is there). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
 refused, naming the file. Then start the box on it:
   agentbox up --local --manifest DIR${manifestUnderRoot} --root DIR
 
@@ -27,6 +28,7 @@ Options:
                          lines, as agentbox backup keygen or age-keygen write it) one of whose keys opens them
   --without-secrets      restore a backup that holds sealed secrets without them: the box makes a
                          new identity at its first start
+                         (a key file the backup has no use for is said on stderr; the restore goes on)
   --json                 print {root, files, eventLog, secrets}
   -h, --help             show this help
 
@@ -61,6 +63,7 @@ export async function run(args: string[]): Promise<number> {
       progress: (step) => process.stderr.write(`agentbox restore: ${step}…\n`),
     });
     const secrets = index.secrets && !values['without-secrets'] ? index.secrets.names : [];
+    for (const note of unusedKeys(index, values['passphrase-file'], values['identity-file'])) process.stderr.write(`agentbox restore: ${note}\n`);
     if (values.json) process.stdout.write(`${JSON.stringify({ root, files: index.files.length, eventLog: index.eventLog ?? null, secrets })}\n`);
     const manifest = runtimePaths({ AGENTBOX_ROOT: root }).manifestFile;
     process.stderr.write(
@@ -71,4 +74,16 @@ export async function run(args: string[]): Promise<number> {
     if (err instanceof BackupError || err instanceof SecretsSealError) throw new UserError(err.message, 1);
     throw err;
   }
+}
+
+/** The key files given that did not open the secrets, said so (a box restored without its identity makes a new one). */
+function unusedKeys(index: BackupIndex, passphraseFile: string | undefined, identityFile: string | undefined): string[] {
+  const sealed = index.secrets?.cipher;
+  const held =
+    sealed === undefined ? 'holds no sealed secrets' : sealed === 'age' ? 'sealed its secrets to recipient keys' : 'sealed its secrets with a passphrase';
+  const notes: string[] = [];
+  if (passphraseFile !== undefined && sealed !== 'aes-256-gcm') notes.push(`--passphrase-file ${passphraseFile} was not used: this backup ${held}`);
+  if (identityFile !== undefined && sealed !== 'age') notes.push(`--identity-file ${identityFile} was not used: this backup ${held}`);
+  if (notes.length && sealed === undefined) notes.push('the restored box makes a new identity at its first start');
+  return notes;
 }

@@ -26,8 +26,11 @@ t.test('another identity, or a changed file, is refused', async (t) => {
   const other = await newIdentity();
   const sealed = await sealSecretsTo(secrets, [a.recipient]);
   await t.rejects(
-    openSecretsWith(sealed, [other.identity]),
-    new SecretsSealError('no identity given opens the sealed secrets: they were sealed to other recipient keys'),
+    openSecretsWith(sealed, [other.identity], [a.recipient]),
+    new SecretsSealError(
+      `no identity given opens the sealed secrets: they were sealed to ${a.recipient}, the identities given are those of ${other.recipient}`,
+    ),
+    'the keys it was sealed to and those given are named',
   );
   const changed = Buffer.from(sealed);
   changed.writeUInt8(changed.readUInt8(changed.length - 5) ^ 0x01, changed.length - 5);

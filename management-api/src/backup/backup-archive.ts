@@ -12,8 +12,11 @@ import { listFiles } from './backup-index.js';
 import { ArchiveShapeError, checkArchiveShape, tarReadError } from './archive-shape.js';
 import { removedOnSignal } from './removed-on-signal.js';
 
-/** Whether the backup target is a tar file rather than a directory. */
-export const isArchiveName = (target: string): boolean => target.endsWith('.tar');
+/** Whether the backup target is a tar file rather than a directory: a name ending in .tar, in any case. */
+export const isArchiveName = (target: string): boolean => /\.tar$/i.test(target);
+
+/** A name that says a compressed tar, which a backup never is (it is written as a plain tar). */
+export const isCompressedTarName = (target: string): boolean => /\.(tar\.(gz|bz2|xz|zst|zstd|lz4)|tgz|tbz2?|txz|tzst)$/i.test(target);
 
 /** Pack the backup directory `dir` into the new file `file` (fsynced). */
 export async function packBackup(dir: string, file: string): Promise<void> {

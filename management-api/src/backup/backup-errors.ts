@@ -1,5 +1,5 @@
 // What goes wrong making, checking or restoring a backup, said so that the message names the file.
-import { readdir, statfs } from 'node:fs/promises';
+import { statfs } from 'node:fs/promises';
 
 /** A backup that cannot be made, checked or restored; the message names the file and the fix. */
 export class BackupError extends Error {
@@ -43,15 +43,4 @@ async function freeBytes(dir: string): Promise<number> {
 
 function noSpace(what: string): BackupError {
   return new BackupError(`no space left on the device while writing ${what}: free some space or back up elsewhere (--to)`);
-}
-
-/** Whether `dir` is missing or an empty directory. */
-export async function isEmptyOrMissing(dir: string): Promise<boolean> {
-  try {
-    return (await readdir(dir)).length === 0;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    if ((err as NodeJS.ErrnoException).code === 'ENOTDIR') return false;
-    throw err;
-  }
 }

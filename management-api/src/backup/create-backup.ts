@@ -14,7 +14,9 @@ import { syncDirectory } from '../durable-fs.js';
 import { indexFiles } from './backup-index.js';
 import { checkRecipients, sealSecretsTo } from './secrets-age.js';
 import { sealSecrets } from './secrets-seal.js';
-import { BackupError, isEmptyOrMissing, writeFailure } from './backup-errors.js';
+import { BackupError, writeFailure } from './backup-errors.js';
+import { makeNewDir, whyNotNew } from './target-dir.js';
+import { removedOnSignal } from './removed-on-signal.js';
 
 export { BackupError } from './backup-errors.js';
 import { isArchiveName, packBackup } from './backup-archive.js';
@@ -77,8 +79,8 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
   const to = path.resolve(options.to);
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   if (!existsSync(paths.stateDir)) throw new BackupError(`no box state under ${root} (${paths.stateDir} is missing): pass the box's --root`);
-  if (isArchiveName(to) ? existsSync(to) : !(await isEmptyOrMissing(to)))
-    throw new BackupError(`${to} exists${isArchiveName(to) ? '' : ' and is not empty'}: back up into a new ${isArchiveName(to) ? 'file' : 'directory'}`);
+  const taken = await whyNotNew(to, isArchiveName(to) ? 'file' : 'directory');
+  if (taken) throw new BackupError(`${taken}: back up into a new ${isArchiveName(to) ? 'file' : 'or empty directory, or a new FILE.tar'}`);
   if (options.passphrase !== undefined && options.recipients !== undefined)
     throw new BackupError('seal the secrets with a passphrase or to recipient keys, not both');
   if (options.recipients !== undefined) checkRecipients(options.recipients);
@@ -86,8 +88,11 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
   const partialArchive = `${partial}.tar`;
   await rm(partial, { recursive: true, force: true });
   const say = options.progress ?? (() => undefined);
+  // Removed on SIGINT or SIGTERM as on a failure: only kill -9 (or a power loss) leaves it.
+  const release = removedOnSignal(partial);
+  const releaseArchive = removedOnSignal(partialArchive);
   try {
-    await mkdir(partial, { recursive: true, mode: 0o700 });
+    await makeNewDir(partial, 0o700, `${partial} (the backup is written there, then renamed ${to})`);
     const state = path.join(partial, 'state');
     const manifest = existsSync(paths.manifestFile);
     if (manifest) {
@@ -150,5 +155,8 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
     await rm(partial, { recursive: true, force: true }).catch(() => undefined);
     await rm(partialArchive, { force: true }).catch(() => undefined);
     throw failure;
+  } finally {
+    release();
+    releaseArchive();
   }
 }

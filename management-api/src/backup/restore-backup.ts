@@ -4,7 +4,9 @@ import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
-import { BackupError, writeFailure, isEmptyOrMissing } from './backup-errors.js';
+import { BackupError, writeFailure } from './backup-errors.js';
+import { makeNewDir, whyNotNew } from './target-dir.js';
+import { removedOnSignal } from './removed-on-signal.js';
 import { SecretsSealError } from './secrets-seal.js';
 import { syncDirectory } from '../durable-fs.js';
 import { openSecretsWith } from './secrets-age.js';
@@ -32,7 +34,8 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupInde
   const from = path.resolve(options.from);
   const root = path.resolve(options.root);
   const say = options.progress ?? (() => undefined);
-  if (!(await isEmptyOrMissing(root))) throw new BackupError(`${root} is not empty: restore into a new root (a box never restores over another's state)`);
+  const taken = await whyNotNew(root, 'directory');
+  if (taken) throw new BackupError(`${taken}: restore into a new root, a missing or empty directory (a box never restores over another's state)`);
   say(`checking ${from}`);
   try {
     return await withBackupDir(from, (dir, shown) => restoreFrom(dir, shown, root, options));
@@ -65,13 +68,17 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
     say('opening the sealed secrets');
     const file = path.join(from, SECRETS_FILE);
     secrets = toRecipients
-      ? await openSecretsWith(await readFile(file), options.identities!)
+      ? await openSecretsWith(await readFile(file), options.identities!, recipients)
       : await openSecrets(await readFile(file, 'utf8'), options.passphrase!);
   }
   const staging = `${root}.restoring-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   const paths = runtimePaths({ AGENTBOX_ROOT: staging });
+  // Removed on SIGINT or SIGTERM as on a failure.
+  const release = removedOnSignal(staging);
   try {
+    // The one directory made where the user said: the rest is made inside it.
+    await makeNewDir(staging, 0o755, `${staging} (the new root is written there, then renamed ${root})`);
     // The skeleton a fresh box has (searchable by agents' uids, as `agentbox up` makes it); the stores inside stay 0700.
     for (const d of [staging, path.dirname(paths.manifestFile), paths.stateDir, paths.runDir, paths.workspaceDir, paths.logDir]) {
       await mkdir(d, { recursive: true, mode: 0o755 });
@@ -106,5 +113,7 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
       err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the restore into ${root}`, path.dirname(staging));
     await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     throw failure;
+  } finally {
+    release();
   }
 }

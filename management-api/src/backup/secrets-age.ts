@@ -48,8 +48,11 @@ export async function sealSecretsTo(secrets: Readonly<Record<string, Buffer>>, r
   }
 }
 
-/** Open an age file sealed by {@link sealSecretsTo} with one of `identities`: name → content. */
-export async function openSecretsWith(data: Uint8Array, identities: readonly string[]): Promise<Record<string, Buffer>> {
+/**
+ * Open an age file sealed by {@link sealSecretsTo} with one of `identities`: name → content.
+ * `sealedTo` (the recipient keys the backup's index names) is said when no identity opens it.
+ */
+export async function openSecretsWith(data: Uint8Array, identities: readonly string[], sealedTo: readonly string[] = []): Promise<Record<string, Buffer>> {
   const decrypter = new age.Decrypter();
   for (const id of identities) decrypter.addIdentity(id);
   let plain: Uint8Array;
@@ -57,10 +60,11 @@ export async function openSecretsWith(data: Uint8Array, identities: readonly str
     plain = await decrypter.decrypt(data);
   } catch (err) {
     const why = (err as Error).message;
+    if (!/no identity matched/.test(why))
+      throw new SecretsSealError(`the sealed secrets cannot be opened: ${why} (the file was changed, or is not what this backup sealed)`);
+    const given = await Promise.all(identities.map((id) => age.identityToRecipient(id)));
     throw new SecretsSealError(
-      /no identity matched/.test(why)
-        ? 'no identity given opens the sealed secrets: they were sealed to other recipient keys'
-        : `the sealed secrets cannot be opened: ${why} (the file was changed, or is not what this backup sealed)`,
+      `no identity given opens the sealed secrets: they were sealed to ${sealedTo.length ? sealedTo.join(', ') : 'other recipient keys'}, the identities given are those of ${given.join(', ')}`,
     );
   }
   try {
