@@ -19,12 +19,12 @@ const box = await startTestServer({ toml: TOML, env: { PATH: '/usr/bin:/bin' } }
 t.teardown(() => box.close());
 const target = ['--url', box.server.apiUrl, '--root', box.paths.root];
 const cli = (...args: string[]) => runAgentboxAsync([...args.slice(0, 2), ...target, ...args.slice(2)], { cwd: work, env });
+/** `agentbox run -d --name NAME -- /bin/sh -c SCRIPT`, its exit code and output. */
+const startAgent = (name: string, script: string) =>
+  runAgentboxAsync(['run', ...target, '-d', '--name', name, '--', '/bin/sh', '-c', script], { cwd: work, env });
 
 t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
-  const started = await runAgentboxAsync(['run', ...target, '-d', '--name', 'worker', '--', '/bin/sh', '-c', 'echo v1 > state.txt; exec sleep 60'], {
-    cwd: work,
-    env,
-  });
+  const started = await startAgent('worker', 'echo v1 > state.txt; exec sleep 60');
   t.equal(started.code, 0, started.stderr);
   const id = started.stdout.trim();
   const file = path.join(box.paths.workspaceDir, 'worker/state.txt');
@@ -98,20 +98,7 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
 });
 
 t.test('diff, files and cat: inside snapshots without forking them', async (t) => {
-  const started = await runAgentboxAsync(
-    [
-      'run',
-      ...target,
-      '-d',
-      '--name',
-      'inspected',
-      '--',
-      '/bin/sh',
-      '-c',
-      'mkdir src; echo one > src/a.ts; echo two > src/b.ts; ln -s src/a.ts link; exec sleep 60',
-    ],
-    { cwd: work, env },
-  );
+  const started = await startAgent('inspected', 'mkdir src; echo one > src/a.ts; echo two > src/b.ts; ln -s src/a.ts link; exec sleep 60');
   t.equal(started.code, 0, started.stderr);
   const dir = path.join(box.paths.workspaceDir, 'inspected');
   await waitFor('the agent made its files', () => readFileSync(path.join(dir, 'src/b.ts'), 'utf8') === 'two\n');
@@ -205,10 +192,7 @@ t.test('diff, files and cat: inside snapshots without forking them', async (t) =
 });
 
 t.test("a file cut off by a damaged store: said as the box's doing, nothing left under the name", async (t) => {
-  const started = await runAgentboxAsync(
-    ['run', ...target, '-d', '--name', 'damaged', '--', '/bin/sh', '-c', 'head -c 2621440 /dev/urandom > big.part && mv big.part big.bin; exec sleep 60'],
-    { cwd: work, env },
-  );
+  const started = await startAgent('damaged', 'head -c 2621440 /dev/urandom > big.part && mv big.part big.bin; exec sleep 60');
   t.equal(started.code, 0, started.stderr);
   const file = path.join(box.paths.workspaceDir, 'damaged/big.bin');
   await waitFor('the agent wrote its file', () => existsSync(file));
@@ -234,20 +218,7 @@ t.test("a file cut off by a damaged store: said as the box's doing, nothing left
 });
 
 t.test('a snapshot path never leaves the snapshot; cp out of one writes as out of an agent, modes kept', async (t) => {
-  const started = await runAgentboxAsync(
-    [
-      'run',
-      ...target,
-      '-d',
-      '--name',
-      'paths',
-      '--',
-      '/bin/sh',
-      '-c',
-      'mkdir -p tree/sub && echo a > tree/sub/a.txt && chmod 750 tree tree/sub && exec sleep 60',
-    ],
-    { cwd: work, env },
-  );
+  const started = await startAgent('paths', 'mkdir -p tree/sub && echo a > tree/sub/a.txt && chmod 750 tree tree/sub && exec sleep 60');
   t.equal(started.code, 0, started.stderr);
   const dir = path.join(box.paths.workspaceDir, 'paths');
   await waitFor('the agent made its files', () => existsSync(path.join(dir, 'tree/sub/a.txt')) && (statSync(path.join(dir, 'tree')).mode & 0o777) === 0o750);
