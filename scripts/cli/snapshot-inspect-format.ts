@@ -23,10 +23,31 @@ export interface ListingRecord {
 
 const LETTER = { added: 'A', deleted: 'D', modified: 'M' } as const;
 
+/** A control character, or a byte of a name that is not UTF-8 (the box lists it as a lone surrogate, U+DC00 plus the byte). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is found
+const UNPRINTABLE = /[\u0000-\u001f\u007f\uDC80-\uDCFF]/u;
+
+/**
+ * A name (or a link's target) as a line shows it: itself, unless it holds a control character or a
+ * byte that is not UTF-8; then quoted as bash's $'…' (as `ls` quotes such names), so a tab or a
+ * newline never breaks the line and the bytes can be pasted back into a shell.
+ */
+export function shownName(name: string): string {
+  if (!UNPRINTABLE.test(name)) return name;
+  const escapes: Record<string, string> = { '\n': '\\n', '\t': '\\t', '\r': '\\r', "'": "\\'", '\\': '\\\\' };
+  let out = '';
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    const byte = cp >= 0xdc80 && cp <= 0xdcff ? cp - 0xdc00 : cp < 0x20 || cp === 0x7f ? cp : undefined;
+    out += escapes[ch] ?? (byte !== undefined ? `\\x${byte.toString(16).padStart(2, '0')}` : ch);
+  }
+  return `$'${out}'`;
+}
+
 /** A change a line (`M  src/app.ts  content: 1.2 KiB → 1.3 KiB`), then the counts. */
 export function formatDiff(d: DiffRecord): string {
   const lines = d.changes.map((c) => {
-    const shown = c.type === 'dir' ? `${c.path}/` : c.path;
+    const shown = c.type === 'dir' ? `${shownName(c.path)}/` : shownName(c.path);
     let note = '';
     if (c.change === 'modified') {
       const sizes =
@@ -49,7 +70,7 @@ export function formatDiff(d: DiffRecord): string {
 export function formatListing(l: ListingRecord): string {
   const rows = l.entries.map((e) => {
     const kind = e.type === 'dir' ? 'd' : e.type === 'symlink' ? 'l' : '-';
-    const name = e.type === 'dir' ? `${e.name}/` : e.type === 'symlink' ? `${e.name} -> ${e.target ?? ''}` : e.name;
+    const name = e.type === 'dir' ? `${shownName(e.name)}/` : e.type === 'symlink' ? `${shownName(e.name)} -> ${shownName(e.target ?? '')}` : shownName(e.name);
     return [`${kind}${rwx(e.mode)}`, e.type === 'file' ? formatBytes(e.size) : '', e.mtime.replace('T', ' ').replace(/\.\d+Z$/, 'Z'), name];
   });
   const widths = [0, 1, 2].map((i) => Math.max(0, ...rows.map((r) => r[i]!.length)));
