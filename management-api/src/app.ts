@@ -24,7 +24,7 @@ import { rateLimitPlugin } from './http/rate-limit-plugin.js';
 import { requestGatePlugin } from './http/request-gate-plugin.js';
 import { requestId } from './http/request-id.js';
 import { lazySerializerFactory } from './http/serializer.js';
-import { registerAjv2020 } from './http/validator.js';
+import { registerAjv2020, schemaErrorText } from './http/validator.js';
 import type { NormalizedManifest } from './manifest/load-manifest.js';
 import { mcpPlugin } from './mcp/mcp-plugin.js';
 import { agentEventsPlugin } from './mesh/agent-events-plugin.js';
@@ -172,6 +172,8 @@ function createInstance(settings: AppSettings): FastifyInstance {
     pluginTimeout: 0,
     // Response serializers compiled on a route's first answer, not at start (http/serializer.ts).
     schemaController: { compilersFactory: { buildSerializer: lazySerializerFactory } },
+    // A value failing a pattern is said as what it should be (http/validator.ts).
+    schemaErrorFormatter: schemaErrorText,
     // A files route's path that is not UTF-8 (a file named by other bytes) routed by a URL the router can decode, its bytes kept for the route (http/file-url-path.ts).
     rewriteUrl: routableUrl,
     // Any other URL the router cannot decode (`%FF`, `%c0%ae`) is refused before any route: in the uniform shape, not fastify's own.

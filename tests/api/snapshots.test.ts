@@ -357,7 +357,21 @@ t.test('bad input: clear 4xx', async (t) => {
   const unknown = 'snp_AAAAAAAAAAAA';
   t.equal((await box.api(`/v1/snapshots/${unknown}`)).status, 404);
   t.equal((await box.api(`/v1/snapshots/${unknown}`, { method: 'DELETE' })).status, 404);
-  t.equal((await box.api(`/v1/snapshots/nope`)).status, 400, 'a malformed id');
+  t.match(
+    await box.api(`/v1/snapshots/nope`),
+    { status: 400, json: { error: 'ABX_ERR_VALIDATION', message: 'params/sid must be a snapshot id (snp_…), matching ^snp_[A-Za-z0-9_-]{12}$' } },
+    'a malformed id: said as what it should be, the value not repeated',
+  );
+  t.match(
+    await box.api('/v1/agents', { body: { name: 'forked', command: '/bin/true', fromSnapshot: 'snp_short' } }),
+    { status: 400, json: { message: /^body\/fromSnapshot must be a snapshot id \(snp_…\) to start the agent on a copy of \(a fork\): .*, matching \^snp_/ } },
+    'in a body too',
+  );
+  t.match(
+    await box.api(`/v1/agents/${alpha.id}/snapshots`, { body: { label: 7 } }),
+    { json: { message: 'body/label must be string' } },
+    "other failures in the validator's words",
+  );
   t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: unknown } })).status, 404);
   t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: {} })).status, 400, 'no snapshot named');
   t.equal((await box.api(`/v1/agents/${alpha.id}/restore`, { body: { snapshot: first.id, extra: 1 } })).status, 400);

@@ -1,6 +1,6 @@
 // Request validation with JSON Schema 2020-12 (fastify's built-in compiler is draft-07), each route's validator compiled when the route is first called.
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 
 /** A validator as fastify calls it: the result, and the errors of the last call on the function itself. */
@@ -41,7 +41,8 @@ export function compileAllRouteSchemas(app: FastifyInstance): number {
  * have no schema of one of the two kinds.
  */
 export function registerAjv2020(app: FastifyInstance): void {
-  const common = { strict: true, allErrors: false, useDefaults: true } as const;
+  // verbose: each error carries the schema it failed, whose description schemaErrorText tells.
+  const common = { strict: true, allErrors: false, useDefaults: true, verbose: true } as const;
   let body: Ajv2020 | undefined;
   let text: Ajv2020 | undefined;
   const pending: Array<() => ValidateFunction> = [];
@@ -58,4 +59,26 @@ export function registerAjv2020(app: FastifyInstance): void {
     pending.push(compile);
     return onFirstCall(compile);
   });
+}
+
+/**
+ * fastify's schemaErrorFormatter: its own wording (`body/name must be string`), except where a
+ * value failed a pattern whose schema's description names what the value is ("A …"): then that is
+ * said first, so a
+ * malformed id reads `params/sid must be a snapshot id (snp_…), matching ^snp_…$` rather than
+ * only the pattern. The value itself is never repeated (it may be anything a caller sent).
+ */
+export function schemaErrorText(errors: ErrorObject[], dataVar: string): Error {
+  return new Error(
+    errors
+      .map((e) => {
+        const where = `${dataVar}${e.instancePath || ''}`;
+        const said = (e.parentSchema as { description?: unknown } | undefined)?.description;
+        // Only a description that names the value ("A snapshot id (snp_…)") reads as what it must be.
+        if (e.keyword === 'pattern' && typeof said === 'string' && /^An? /.test(said))
+          return `${where} must be ${said.charAt(0).toLowerCase()}${said.slice(1)}, matching ${String(e.params['pattern'])}`;
+        return `${where} ${e.message}`;
+      })
+      .join(', '),
+  );
 }

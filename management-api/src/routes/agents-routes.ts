@@ -172,7 +172,7 @@ const spawnBody = {
     fromSnapshot: {
       ...snapshotIdSchema,
       description:
-        'Start the agent on a copy of this snapshot (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk',
+        'A snapshot id (snp_…) to start the agent on a copy of (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk',
     },
     cols: { type: 'integer', minimum: TTY_COLS.min, maximum: TTY_COLS.max, description: `Columns of the terminal (with tty; default ${TTY_COLS.default})` },
     rows: { type: 'integer', minimum: TTY_ROWS.min, maximum: TTY_ROWS.max, description: `Rows of the terminal (with tty; default ${TTY_ROWS.default})` },

@@ -213,7 +213,7 @@ export interface Routes {
       };
       /** Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout) */
       tty?: boolean;
-      /** Start the agent on a copy of this snapshot (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk */
+      /** A snapshot id (snp_…) to start the agent on a copy of (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk */
       fromSnapshot?: string;
       /** Columns of the terminal (with tty; default 120) */
       cols?: number;
