@@ -59,7 +59,12 @@ async function uploadDir(target: BoxTarget, files: FilesRoot, dir: string, segme
     const { stream: tar, released } = packTar(ws, ws.root, report, Number.POSITIVE_INFINITY);
     tar.once('error', (err) => meter.meter.destroy(err));
     try {
-      const res = await send(target, 'POST', filesUrl(target, files, segments), tar.pipe(meter.meter), { 'content-type': 'application/x-tar' });
+      // The directory's own mode: the tar holds what is below it, and the box gives it to a directory it makes.
+      const mode = ((await stat(dir)).mode & 0o777).toString(8).padStart(4, '0');
+      const res = await send(target, 'POST', filesUrl(target, files, segments), tar.pipe(meter.meter), {
+        'content-type': 'application/x-tar',
+        'x-file-mode': mode,
+      });
       if (!res.ok) throw await refused(to, res);
       const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };
       await released;

@@ -364,6 +364,22 @@ t.test('tar both ways', async (t) => {
   t.equal(await readlink(path.join(ws, 'uploaded/d/rel')), 'f.txt');
   t.equal((await stat(path.join(ws, 'uploaded/d/f.txt'))).uid, (await stat(ws)).uid, "extracted files are the agent's");
   t.same(execFileSync('ls', ['-A', path.join(ws, 'uploaded')], { encoding: 'utf8' }).trim(), 'd', 'no staging directory left');
+
+  // X-File-Mode: the directory's own bits when the upload makes it (the owner keeping every right), never an existing one's.
+  const upWithMode = (dir: string, mode: string) =>
+    raw(`/v1/agents/${alpha.id}/files/${dir}`, {
+      method: 'POST',
+      body: tar(file('x.txt', 'x')),
+      headers: { 'content-type': 'application/x-tar', 'x-file-mode': mode },
+    });
+  t.equal((await upWithMode('moded', '0750')).status, 200);
+  t.equal((await stat(path.join(ws, 'moded'))).mode & 0o7777, 0o750, 'a directory the upload made gets the mode');
+  t.equal((await upWithMode('moded/inner', '4055')).status, 200);
+  t.equal((await stat(path.join(ws, 'moded/inner'))).mode & 0o7777, 0o755, 'setuid dropped, the owner keeps every right');
+  t.equal((await upWithMode('moded', '0700')).status, 200);
+  t.equal((await stat(path.join(ws, 'moded'))).mode & 0o7777, 0o750, "an existing directory's mode is left as it is");
+  t.match(await (await upWithMode('bad-mode', 'rwx')).json(), { error: 'ABX_ERR_VALIDATION' }, 'a mode that is not octal is refused');
+  t.equal(await lstat(path.join(ws, 'bad-mode')).catch(() => undefined), undefined, 'and nothing made');
 });
 
 t.test('tar download: every file byte for byte, large ones too, links as links, FIFOs and foreign hard links left out', async (t) => {

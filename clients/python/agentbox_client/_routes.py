@@ -187,11 +187,11 @@ ROUTES: Final[dict[str, Route]] = {
     "POST /v1/agents/{id}/exec": Route("POST", "/v1/agents/{id}/exec", "PostV1AgentsIdExec", "Run a command in a running agent's sandbox: the same launcher policy, uid, Landlock grants, working and temporary directories, egress credential and API token, under a budget of the agent's limits; ended with the agent. Answers with the command's own record (execOf names the agent): follow it through /output, /terminal and DELETE like any agent"),
     "GET /v1/agents/{id}/files": Route("GET", "/v1/agents/{id}/files", "GetV1AgentsIdFiles", "A file of the agent's working directory (its bytes, ETag, Last-Modified, X-File-Mode); a directory with ?list (JSON entries) or ?format=tar (a tar stream). Symbolic links are listed, never followed: GET of one is 409"),
     "PUT /v1/agents/{id}/files": Route("PUT", "/v1/agents/{id}/files", "PutV1AgentsIdFiles", "Create or replace a file with the request body, atomically (a temporary file renamed over the name); missing parent directories are made. X-File-Mode sets the permission bits (default 0644; setuid, setgid and sticky never set); If-None-Match: * creates only, If-Match replaces only that ETag"),
-    "POST /v1/agents/{id}/files": Route("POST", "/v1/agents/{id}/files", "PostV1AgentsIdFiles", "Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted"),
+    "POST /v1/agents/{id}/files": Route("POST", "/v1/agents/{id}/files", "PostV1AgentsIdFiles", "Extract a tar (the request body) into a directory, made when missing (with X-File-Mode, its permission bits, the owner keeping every right): files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted"),
     "DELETE /v1/agents/{id}/files": Route("DELETE", "/v1/agents/{id}/files", "DeleteV1AgentsIdFiles", "Delete a file, a symbolic link (never its target) or an empty directory; with ?recursive a directory and everything in it (links inside are removed, not followed)"),
     "GET /v1/agents/{id}/files/{*}": Route("GET", "/v1/agents/{id}/files/{*}", "GetV1AgentsIdFilesRest", "A file of the agent's working directory (its bytes, ETag, Last-Modified, X-File-Mode); a directory with ?list (JSON entries) or ?format=tar (a tar stream). Symbolic links are listed, never followed: GET of one is 409"),
     "PUT /v1/agents/{id}/files/{*}": Route("PUT", "/v1/agents/{id}/files/{*}", "PutV1AgentsIdFilesRest", "Create or replace a file with the request body, atomically (a temporary file renamed over the name); missing parent directories are made. X-File-Mode sets the permission bits (default 0644; setuid, setgid and sticky never set); If-None-Match: * creates only, If-Match replaces only that ETag"),
-    "POST /v1/agents/{id}/files/{*}": Route("POST", "/v1/agents/{id}/files/{*}", "PostV1AgentsIdFilesRest", "Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted"),
+    "POST /v1/agents/{id}/files/{*}": Route("POST", "/v1/agents/{id}/files/{*}", "PostV1AgentsIdFilesRest", "Extract a tar (the request body) into a directory, made when missing (with X-File-Mode, its permission bits, the owner keeping every right): files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted"),
     "DELETE /v1/agents/{id}/files/{*}": Route("DELETE", "/v1/agents/{id}/files/{*}", "DeleteV1AgentsIdFilesRest", "Delete a file, a symbolic link (never its target) or an empty directory; with ?recursive a directory and everything in it (links inside are removed, not followed)"),
     "POST /v1/agents/{id}/input": Route("POST", "/v1/agents/{id}/input", "PostV1AgentsIdInput", "Type text into a running tty agent's terminal (as keystrokes: end a line with \\r)"),
     "POST /v1/agents/{id}/input-requests": Route("POST", "/v1/agents/{id}/input-requests", "PostV1AgentsIdInputRequests", "An agent asks a person for input (with its own token; for itself only). 201 with the open request; await the answer with GET /v1/agents/{id}/input-requests/{requestId}?wait=SECONDS"),
@@ -700,6 +700,10 @@ PostV1AgentsIdFilesParams = TypedDict("PostV1AgentsIdFilesParams", {
     "*": Required[str],
 }, total=False)
 
+PostV1AgentsIdFilesHeaders = TypedDict("PostV1AgentsIdFilesHeaders", {
+    "x-file-mode": str,
+}, total=False)
+
 PostV1AgentsIdFilesResponse = TypedDict("PostV1AgentsIdFilesResponse", {
     "path": str,
     "files": int,
@@ -775,6 +779,10 @@ PostV1AgentsIdFilesRestParams = TypedDict("PostV1AgentsIdFilesRestParams", {
     "id": Required[str],
     # The path relative to the agent's working directory; empty for the directory itself
     "*": Required[str],
+}, total=False)
+
+PostV1AgentsIdFilesRestHeaders = TypedDict("PostV1AgentsIdFilesRestHeaders", {
+    "x-file-mode": str,
 }, total=False)
 
 PostV1AgentsIdFilesRestResponse = TypedDict("PostV1AgentsIdFilesRestResponse", {

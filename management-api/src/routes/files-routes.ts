@@ -201,18 +201,21 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           ...mutation,
           schema: {
             summary:
-              'Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted',
+              'Extract a tar (the request body) into a directory, made when missing (with X-File-Mode, its permission bits, the owner keeping every right): files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted',
             tags: ['files'],
             params,
+            headers: { type: 'object', properties: { 'x-file-mode': { type: 'string', pattern: '^0?[0-7]{3,4}$' } } },
             response: { 200: extractedSchema, ...errors },
           },
         },
         async (request) => {
           const segments = parseFilePath(filePathOf(request));
+          const mode = request.headers['x-file-mode'];
+          const dirMode = mode !== undefined ? Number.parseInt(mode, 8) : undefined;
           const agent = await admitWrite(app, request);
           const charge = chargeOf(ledger, agent);
           const report = await charged(charge.charge, () =>
-            withWorkspace(app, request, (ws) => extractTar(ws, segments, bodyOf(request), uploadLimits(charge.left), charge.charge)),
+            withWorkspace(app, request, (ws) => extractTar(ws, segments, bodyOf(request), uploadLimits(charge.left), charge.charge, dirMode)),
           );
           return { path: segments.join('/'), ...report };
         },

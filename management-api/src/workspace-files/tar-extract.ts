@@ -35,6 +35,8 @@ export async function extractTar(
   body: Readable,
   limits: UploadLimits,
   charge?: WriteCharge,
+  /** The permission bits of the directory, when this upload makes it (a tar holds what is below it, not the directory itself). */
+  dirMode?: number,
 ): Promise<ExtractReport> {
   const input = readTar(body);
   let target: FileHandle | undefined;
@@ -50,6 +52,8 @@ export async function extractTar(
     await checkMerge(staging, target, '');
     merged = true;
     await merge(staging, target);
+    // Only a directory this upload made: an existing one's mode is the agent's own. The owner keeps every right (as below it).
+    if (dirMode !== undefined && made.first !== undefined && segments.length > 0) await target.chmod((dirMode & 0o777) | 0o700);
     return report;
   } catch (err) {
     await input.abandon();

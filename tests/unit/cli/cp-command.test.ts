@@ -314,6 +314,18 @@ t.test('a name starting with - is named as typed, with the -- form that copies i
   t.match(ps, { code: 2, stderr: /^agentbox ps: unknown option --bogus;/ }, 'the same words for every command');
 });
 
+t.test('a directory copied up keeps its own mode, as everything below it does', async (t) => {
+  await mkdir(path.join(work, 'up-modes/sub'), { recursive: true });
+  await chmod(path.join(work, 'up-modes/sub'), 0o750);
+  await chmod(path.join(work, 'up-modes'), 0o710);
+  t.equal((await cli('up-modes', 'copier:up-modes-copy')).code, 0);
+  t.equal((await stat(path.join(ws, 'up-modes-copy'))).mode & 0o777, 0o710, 'onto a new path');
+  t.equal((await stat(path.join(ws, 'up-modes-copy/sub'))).mode & 0o777, 0o750);
+  t.equal((await cli('up-modes', 'copier:up-modes-copy')).code, 0);
+  t.equal((await stat(path.join(ws, 'up-modes-copy/up-modes'))).mode & 0o777, 0o710, 'into an existing directory, under its name');
+  t.equal((await stat(path.join(ws, 'up-modes-copy'))).mode & 0o777, 0o710, 'the existing one left as it was');
+});
+
 t.test('a directory copied down keeps its own mode, as everything below it does', async (t) => {
   await mkdir(path.join(ws, 'modes/sub'), { recursive: true });
   await chmod(path.join(ws, 'modes/sub'), 0o750);

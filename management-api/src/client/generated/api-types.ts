@@ -463,12 +463,15 @@ export interface Routes {
       etag?: string;
     };
   };
-  /** Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted */
+  /** Extract a tar (the request body) into a directory, made when missing (with X-File-Mode, its permission bits, the owner keeping every right): files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted */
   "POST /v1/agents/{id}/files": {
     params: {
       id: string;
       /** The path relative to the agent's working directory; empty for the directory itself */
       "*": string;
+    };
+    headers?: {
+      "x-file-mode"?: string;
     };
     response: {
       path?: string;
@@ -538,12 +541,15 @@ export interface Routes {
       etag?: string;
     };
   };
-  /** Extract a tar (the request body) into a directory, made when missing: files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted */
+  /** Extract a tar (the request body) into a directory, made when missing (with X-File-Mode, its permission bits, the owner keeping every right): files, directories and links that stay inside the workspace; hard links, devices, FIFOs, absolute or .. names refused. All or nothing: extracted into a staging directory, moved in once the whole tar was accepted */
   "POST /v1/agents/{id}/files/{*}": {
     params: {
       id: string;
       /** The path relative to the agent's working directory; empty for the directory itself */
       "*": string;
+    };
+    headers?: {
+      "x-file-mode"?: string;
     };
     response: {
       path?: string;
