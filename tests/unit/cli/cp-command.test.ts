@@ -314,27 +314,24 @@ t.test('a name starting with - is named as typed, with the -- form that copies i
   t.match(ps, { code: 2, stderr: /^agentbox ps: unknown option --bogus;/ }, 'the same words for every command');
 });
 
-t.test('a directory copied up keeps its own mode, as everything below it does', async (t) => {
-  await mkdir(path.join(work, 'up-modes/sub'), { recursive: true });
-  await chmod(path.join(work, 'up-modes/sub'), 0o750);
-  await chmod(path.join(work, 'up-modes'), 0o710);
-  t.equal((await cli('up-modes', 'copier:up-modes-copy')).code, 0);
-  t.equal((await stat(path.join(ws, 'up-modes-copy'))).mode & 0o777, 0o710, 'onto a new path');
-  t.equal((await stat(path.join(ws, 'up-modes-copy/sub'))).mode & 0o777, 0o750);
-  t.equal((await cli('up-modes', 'copier:up-modes-copy')).code, 0);
-  t.equal((await stat(path.join(ws, 'up-modes-copy/up-modes'))).mode & 0o777, 0o710, 'into an existing directory, under its name');
-  t.equal((await stat(path.join(ws, 'up-modes-copy'))).mode & 0o777, 0o710, 'the existing one left as it was');
-});
-
-t.test('a directory copied down keeps its own mode, as everything below it does', async (t) => {
-  await mkdir(path.join(ws, 'modes/sub'), { recursive: true });
-  await chmod(path.join(ws, 'modes/sub'), 0o750);
-  await chmod(path.join(ws, 'modes'), 0o750);
-  t.equal((await cli('copier:modes', 'modes-copy')).code, 0);
-  t.equal((await stat(path.join(work, 'modes-copy'))).mode & 0o777, 0o750, 'onto a new path');
-  t.equal((await stat(path.join(work, 'modes-copy/sub'))).mode & 0o777, 0o750);
-  t.equal((await cli('copier:modes', 'modes-copy')).code, 0);
-  t.equal((await stat(path.join(work, 'modes-copy/modes'))).mode & 0o777, 0o750, 'into an existing directory, under its name');
+t.test('a directory keeps its own mode both ways, as everything below it does', async (t) => {
+  const modeOf = async (p: string) => (await stat(p)).mode & 0o777;
+  for (const way of [
+    { what: 'up', from: work, to: ws, src: 'up-modes', dst: 'copier:up-modes-copy' },
+    { what: 'down', from: ws, to: work, src: 'copier:down-modes', dst: 'down-modes-copy' },
+  ]) {
+    const name = way.src.replace('copier:', '');
+    await mkdir(path.join(way.from, name, 'sub'), { recursive: true });
+    await chmod(path.join(way.from, name, 'sub'), 0o750);
+    await chmod(path.join(way.from, name), 0o710);
+    const copy = path.join(way.to, way.dst.replace('copier:', ''));
+    t.equal((await cli(way.src, way.dst)).code, 0);
+    t.equal(await modeOf(copy), 0o710, `${way.what}: onto a new path`);
+    t.equal(await modeOf(path.join(copy, 'sub')), 0o750, `${way.what}: below it`);
+    t.equal((await cli(way.src, way.dst)).code, 0);
+    t.equal(await modeOf(path.join(copy, name)), 0o710, `${way.what}: into an existing directory, under its name`);
+    t.equal(await modeOf(copy), 0o710, `${way.what}: the existing one left as it was`);
+  }
 });
 
 t.test('--help', async (t) => {
