@@ -56,9 +56,23 @@ abx_require_container_engine() {
   fi
 }
 
-# Install npm dependencies when node_modules is absent or older than the lock file, then build.
-# Several runs at once (one `npm start` per box of a mesh) take turns on dist/.build.lock: two
-# `npm ci` in one node_modules, or two bundles into one dist/bin, would break each other.
+# What the build reads: a build is skipped when none of it changed since the last one's stamp.
+ABX_BUILD_INPUTS=(management-api scripts schema config package.json package-lock.json tsconfig.json)
+
+# True when dist/.build-stamp exists and no build input is newer than it. Why skip: a build
+# rewrites dist/ in place (the box bundle's directory is cleared and remade), so one run while a
+# box of this checkout starts or runs (`npm start` beside the tests, or beside another box) had
+# that box find its modules missing or half written.
+abx_build_current() {
+  [ -f dist/.build-stamp ] || return 1
+  [ -z "$(find "${ABX_BUILD_INPUTS[@]}" -newer dist/.build-stamp -print -quit 2>/dev/null)" ]
+}
+
+# Install npm dependencies when node_modules is absent or older than the lock file, then build
+# unless the build is current. Several runs at once (one `npm start` per box of a mesh) take turns
+# on dist/.build.lock: two `npm ci` in one node_modules, or two bundles into one dist/bin, would
+# break each other. The stamp is made before the build and kept only once it succeeded, so an
+# input changed during a build is newer than it and built next time.
 abx_require_npm_build() {
   mkdir -p dist
   local fd
@@ -66,12 +80,21 @@ abx_require_npm_build() {
   if command -v flock >/dev/null 2>&1; then
     flock "$fd" || abx_die "could not lock dist/.build.lock"
   fi
+  : > dist/.build-stamp.next
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-    abx_say "installing npm dependencies (npm ci)"
+    abx_say "installing npm dependencies (npm ci, which builds)"
+    # No stamp while dist/ is being remade: a build that fails midway is not taken for current.
+    rm -f dist/.build-stamp
     npm ci --no-audit --no-fund --loglevel=error || abx_die "npm ci failed"
+    mv dist/.build-stamp.next dist/.build-stamp
+  elif abx_build_current; then
+    abx_say "the build is current (nothing it reads changed since the last one)"
+    rm -f dist/.build-stamp.next
   else
     abx_say "building (tsc)"
+    rm -f dist/.build-stamp
     npm run --silent build || abx_die "build failed"
+    mv dist/.build-stamp.next dist/.build-stamp
   fi
   # Unlocked even if a child still holds a copy of the descriptor; closed so later commands lack it.
   if command -v flock >/dev/null 2>&1; then flock -u "$fd"; fi

@@ -1,9 +1,10 @@
 // Several `npm start` at once (one per box of a mesh) take turns installing and building: the
 // prerequisite step of scripts/lib/prereqs.sh run twice concurrently, with a stand-in `npm` that
-// records when it runs, never runs two at once.
+// records when it runs, never runs two at once; and a build whose inputs did not change since the
+// last one is not run again (it would rewrite dist/ under the boxes running from it).
 import t from 'tap';
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../../helpers/cli.js';
@@ -32,7 +33,8 @@ t.test('concurrent installs and builds take turns on dist/.build.lock', async (t
   writeFileSync(path.join(bin, 'npm'), `#!/bin/sh\necho "start $1 $$" >> ${JSON.stringify(log)}\nsleep 0.4\necho "end $1 $$" >> ${JSON.stringify(log)}\n`);
   chmodSync(path.join(bin, 'npm'), 0o755);
 
-  const check = async (what: string, expectedCommand: string) => {
+  /** Two runs at once: what the stand-in npm was asked to do, in order, and each run's stderr. */
+  const twoAtOnce = async (what: string) => {
     rmSync(log, { force: true });
     const runs = await Promise.all([requireBuild(dir, bin), requireBuild(dir, bin)]);
     t.same(
@@ -40,23 +42,38 @@ t.test('concurrent installs and builds take turns on dist/.build.lock', async (t
       [0, 0],
       `${what}: both succeed`,
     );
-    const lines = readFileSync(log, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => l.split(' '));
-    t.same(
-      lines.map((l) => `${l[0]} ${l[1]}`),
-      [`start ${expectedCommand}`, `end ${expectedCommand}`, `start ${expectedCommand}`, `end ${expectedCommand}`],
-      `${what}: one after the other, never both at once`,
-    );
-    t.equal(lines[0]![2], lines[1]![2], `${what}: each run ends before the next starts`);
+    const text = existsSync(log) ? readFileSync(log, 'utf8').trim() : '';
+    const lines = text ? text.split('\n').map((l) => l.split(' ')) : [];
+    return { steps: lines.map((l) => `${l[0]} ${l[1]}`), pids: lines.map((l) => l[2]), stderr: runs.map((r) => r.stderr).join('') };
   };
-  // The lock file is newer than what node_modules records: npm ci.
+  // The lock file is newer than what node_modules records: npm ci, by each run in turn.
   writeFileSync(path.join(dir, 'package-lock.json'), '{}');
-  await check('npm ci', 'ci');
-  // node_modules current: the build.
+  const ci = await twoAtOnce('npm ci');
+  t.same(ci.steps, ['start ci', 'end ci', 'start ci', 'end ci'], 'npm ci: one after the other, never both at once');
+  t.equal(ci.pids[0], ci.pids[1], 'npm ci: each run ends before the next starts');
+
+  // node_modules current, a build input changed since the stamp: the first builds, the second finds it current.
   mkdirSync(path.join(dir, 'node_modules'));
   writeFileSync(path.join(dir, 'node_modules/.package-lock.json'), '{}');
-  utimesSync(path.join(dir, 'package-lock.json'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-  await check('the build', 'run');
+  const past = new Date(Date.now() - 60_000);
+  utimesSync(path.join(dir, 'package-lock.json'), past, past);
+  mkdirSync(path.join(dir, 'scripts'));
+  writeFileSync(path.join(dir, 'scripts/changed.ts'), '');
+  const build = await twoAtOnce('the build');
+  t.same(build.steps, ['start run', 'end run'], 'built once, under the lock');
+  t.match(build.stderr, /the build is current/, 'the other run waited for it and found it current');
+
+  // Nothing changed since: no build. A source changed: built again.
+  t.same((await twoAtOnce('nothing changed')).steps, [], 'nothing run');
+  writeFileSync(path.join(dir, 'scripts/changed.ts'), 'changed');
+  t.same((await twoAtOnce('a source changed')).steps, ['start run', 'end run'], 'built again');
+
+  // A build that fails leaves no stamp: the next run builds, never taking a half-made dist/ for current.
+  writeFileSync(path.join(bin, 'npm'), `#!/bin/sh\necho "start $1 $$" >> ${JSON.stringify(log)}\nexit 1\n`);
+  writeFileSync(path.join(dir, 'scripts/changed.ts'), 'changed again');
+  rmSync(log, { force: true });
+  t.not((await requireBuild(dir, bin)).code, 0, 'a failed build fails');
+  t.equal(existsSync(path.join(dir, 'dist/.build-stamp')), false, 'and leaves no stamp');
+  t.same(readFileSync(log, 'utf8').trim().split(' ').slice(0, 2), ['start', 'run'], 'it was tried');
+  t.match(await requireBuild(dir, bin), { code: 1 }, 'the next run tries again (and fails again here)');
 });
