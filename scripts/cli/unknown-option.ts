@@ -9,11 +9,11 @@
 export function unknownOptionMessage(command: string, message: string, args: readonly string[]): string | undefined {
   const option = /^Unknown option '(-[^']*)'/.exec(message)?.[1];
   if (!option) return undefined;
+  // A long option is a mistyped option far more often than a name: only the options are pointed to.
+  if (option.startsWith('--')) return `unknown option ${option} (agentbox ${command} --help lists the options)`;
   const end = args.indexOf('--');
   const before = end === -1 ? args : args.slice(0, end);
-  const at = before.findIndex((arg) =>
-    option.startsWith('--') ? arg === option || arg.startsWith(`${option}=`) : isShortGroup(arg) && arg.includes(option.slice(1)),
-  );
+  const at = before.findIndex((arg) => isShortGroup(arg) && arg.includes(option.slice(1)));
   if (at === -1) return `unknown option ${option} (agentbox ${command} --help lists the options)`;
   const arg = args[at]!;
   const named = arg === option ? option : `${option} (in ${arg})`;
