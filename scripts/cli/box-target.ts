@@ -1,6 +1,7 @@
 // Finds the box a command talks to: its API URL (from --url, else the running box under the root as
 // the registry of boxes knows it, else the manifest's api.bind/port and AGENTBOX_API_PORT, unless another
-// root's box runs there) and its API key file (under --root / AGENTBOX_ROOT / ./.agentbox).
+// root's box runs there) and its API key file (under --root / AGENTBOX_ROOT / ./.agentbox), which is
+// sent only to a box that proves it holds the root's identity.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
@@ -10,6 +11,7 @@ import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtim
 import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
 import { boxAt, registryDir, runningBoxes } from './box-registry.js';
+import { checkBoxProof, rootIdentity } from './box-proof-check.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {
@@ -48,8 +50,12 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
     url = listenerUrl(loaded.manifest.api.bind, Number(env['AGENTBOX_API_PORT'] ?? loaded.manifest.api.port));
     refuseAnotherBox(root, url, env);
   }
+  url = url.replace(/\/+$/, '');
   const key = await readApiKey(paths);
-  return { url: url.replace(/\/+$/, ''), paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
+  // The key goes only to the box that proves it holds this root's identity (when the root has one).
+  const pubkey = key ? await rootIdentity(paths) : undefined;
+  if (pubkey) await checkBoxProof(url, pubkey, root);
+  return { url, paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
 }
 
 /**

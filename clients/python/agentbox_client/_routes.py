@@ -143,6 +143,7 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/events/proof/consistency",
     "GET /v1/events/proof/inclusion",
     "GET /v1/events/stream",
+    "GET /v1/identity/proof",
     "GET /v1/input-requests",
     "GET /v1/input-requests/{id}",
     "POST /v1/input-requests/{id}",
@@ -218,6 +219,7 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/events/proof/consistency": Route("GET", "/v1/events/proof/consistency", "GetV1EventsProofConsistency", "RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint)"),
     "GET /v1/events/proof/inclusion": Route("GET", "/v1/events/proof/inclusion", "GetV1EventsProofInclusion", "RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint)"),
     "GET /v1/events/stream": Route("GET", "/v1/events/stream", "GetV1EventsStream", "Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since"),
+    "GET /v1/identity/proof": Route("GET", "/v1/identity/proof", "GetV1IdentityProof", "The box's answer to a challenge: a Nostr event (kind 22242, NIP-42's AUTH shape) signed with the box's identity, tags [[\"challenge\", HEX]], content \"agentbox box proof\". `agentbox` commands ask for it and check it against the identity key under --root before they send that root's API key"),
     "GET /v1/input-requests": Route("GET", "/v1/input-requests", "GetV1InputRequests", "Agents waiting for a person: the open input requests, oldest first"),
     "GET /v1/input-requests/{id}": Route("GET", "/v1/input-requests/{id}", "GetV1InputRequestsId", "One input request, open or recently closed"),
     "POST /v1/input-requests/{id}": Route("POST", "/v1/input-requests/{id}", "PostV1InputRequestsId", "Answer an open input request: a prompt's text (and Enter) is typed into the agent's terminal; an explicit request's text is handed to the agent. 409 once it is answered, withdrawn or ended"),
@@ -1468,6 +1470,21 @@ GetV1EventsStreamQuery = TypedDict("GetV1EventsStreamQuery", {
     "kind": list[str],
     # ISO-8601 time, inclusive
     "since": str,
+}, total=False)
+
+GetV1IdentityProofQuery = TypedDict("GetV1IdentityProofQuery", {
+    # A challenge: 32 random bytes as 64 lower-case hex digits
+    "challenge": Required[str],
+}, total=False)
+
+GetV1IdentityProofResponse = TypedDict("GetV1IdentityProofResponse", {
+    "id": str,
+    "pubkey": str,
+    "created_at": int,
+    "kind": int,
+    "tags": list[list[str]],
+    "content": str,
+    "sig": str,
 }, total=False)
 
 GetV1InputRequestsResponseInputRequestsItemClosedAnswer = TypedDict("GetV1InputRequestsResponseInputRequestsItemClosedAnswer", {

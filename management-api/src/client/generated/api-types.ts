@@ -1215,6 +1215,22 @@ export interface Routes {
     };
     response: string;
   };
+  /** The box's answer to a challenge: a Nostr event (kind 22242, NIP-42's AUTH shape) signed with the box's identity, tags [["challenge", HEX]], content "agentbox box proof". `agentbox` commands ask for it and check it against the identity key under --root before they send that root's API key */
+  "GET /v1/identity/proof": {
+    query: {
+      /** A challenge: 32 random bytes as 64 lower-case hex digits */
+      challenge: string;
+    };
+    response: {
+      id?: string;
+      pubkey?: string;
+      created_at?: number;
+      kind?: number;
+      tags?: Array<Array<string>>;
+      content?: string;
+      sig?: string;
+    };
+  };
   /** Agents waiting for a person: the open input requests, oldest first */
   "GET /v1/input-requests": {
     response: ({
@@ -1815,6 +1831,7 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/events/proof/consistency",
   "GET /v1/events/proof/inclusion",
   "GET /v1/events/stream",
+  "GET /v1/identity/proof",
   "GET /v1/input-requests",
   "GET /v1/input-requests/{id}",
   "POST /v1/input-requests/{id}",

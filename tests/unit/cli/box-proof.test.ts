@@ -1,0 +1,121 @@
+// A command sends a root's API key only to the box that proves it holds that root's identity: real boxes,
+// and an impostor listener (plain HTTP) that answers in each way a wrong party could.
+import t from 'tap';
+import { once } from 'node:events';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { verifyEvent, type VerifiedEvent } from 'nostr-tools/pure';
+import { runAgentboxAsync } from '../../helpers/cli.js';
+import { startTestServer } from '../../api/support/harness.js';
+
+const work = await mkdtemp(path.join(tmpdir(), 'agentbox-cli-proof-'));
+t.teardown(() => rm(work, { recursive: true, force: true }));
+const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
+
+const mine = await startTestServer();
+t.teardown(() => mine.close());
+const other = await startTestServer();
+t.teardown(() => other.close());
+const authenticated = (url: string, root: string) => runAgentboxAsync(['approvals', '--json', '--url', url, '--root', root], { cwd: work, env });
+
+/** An HTTP listener that records what reached it and answers `GET /v1/identity/proof` with `answer`. */
+async function impostor(answer: (req: IncomingMessage, res: ServerResponse) => void | Promise<void>) {
+  const seen: { url: string; authorization?: string }[] = [];
+  const server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    if (req.url?.startsWith('/v1/identity/proof')) void answer(req, res);
+    else res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen };
+}
+
+t.test('the box under the root proves itself and the command goes on (its key is accepted)', async (t) => {
+  const r = await authenticated(mine.server.apiUrl, mine.paths.root);
+  t.equal(r.code, 0, r.stderr);
+  t.same(JSON.parse(r.stdout), []);
+});
+
+t.test("the route answers a challenge with an event the box's identity signed, and refuses a malformed challenge", async (t) => {
+  const challenge = 'ab'.repeat(32);
+  const res = await fetch(`${mine.server.apiUrl}/v1/identity/proof?challenge=${challenge}`);
+  t.equal(res.status, 200);
+  const event = (await res.json()) as VerifiedEvent;
+  t.ok(verifyEvent(event), 'validly signed');
+  t.same(event.tags, [['challenge', challenge]]);
+  t.equal(event.kind, 22242);
+  const meta = (await mine.api('/v1/meta')).json as { identity: { pubkey: string } };
+  t.equal(event.pubkey, meta.identity.pubkey, "by the box's own identity");
+  for (const bad of ['', 'AB'.repeat(32), 'ab'.repeat(31), `${'ab'.repeat(32)}00`]) {
+    const refused = await fetch(`${mine.server.apiUrl}/v1/identity/proof?challenge=${bad}`);
+    t.equal(refused.status, 400, `challenge ${JSON.stringify(bad)}`);
+  }
+});
+
+t.test("another box at the URL: refused, naming both, and that box never sees this root's key", async (t) => {
+  const relay = await impostor(async (req, res) => {
+    // An impostor that passes the challenge on to a real box answers with that box's proof.
+    const proof = await fetch(`${other.server.apiUrl}${req.url}`);
+    res.writeHead(proof.status, { 'content-type': 'application/json' }).end(await proof.text());
+  });
+  for (const url of [other.server.apiUrl, relay.url]) {
+    const r = await authenticated(url, mine.paths.root);
+    t.equal(r.code, 1, r.stderr);
+    t.match(r.stderr, `the API key under ${mine.paths.root} was not sent to ${url}`);
+    t.match(r.stderr, /it is another box \(npub1/);
+  }
+  t.notOk(
+    relay.seen.some((s) => s.authorization),
+    'no request to the impostor carried a key',
+  );
+  t.equal(relay.seen.length, 1, 'it was asked for a proof only');
+});
+
+t.test('whatever else answers there is refused before any key is sent', async (t) => {
+  let replayed: string | undefined;
+  const captured = await fetch(`${mine.server.apiUrl}/v1/identity/proof?challenge=${'cd'.repeat(32)}`).then((r) => r.text());
+  const answers: [string, (req: IncomingMessage, res: ServerResponse) => void, RegExp][] = [
+    ['no such route', (_q, res) => res.writeHead(404).end('{}'), /it did not prove its identity \(HTTP 404/],
+    [
+      'a replayed proof of this very box',
+      (_q, res) => res.writeHead(200, { 'content-type': 'application/json' }).end((replayed = captured)),
+      /answers another challenge/,
+    ],
+    [
+      'its signature on a forged event',
+      (req, res) => {
+        const event = JSON.parse(captured) as VerifiedEvent;
+        const challenge = new URL(req.url ?? '', 'http://x').searchParams.get('challenge') ?? '';
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...event, tags: [['challenge', challenge]] }));
+      },
+      /not validly signed/,
+    ],
+    ['not JSON', (_q, res) => res.writeHead(200).end('<html>'), /answered no signed event/],
+    ['an endless answer', (_q, res) => res.writeHead(200).end(Buffer.alloc(1 << 20, 0x20)), /answered no signed event/],
+  ];
+  for (const [what, answer, reason] of answers) {
+    const fake = await impostor(answer);
+    const r = await authenticated(fake.url, mine.paths.root);
+    t.equal(r.code, 1, `${what}: ${r.stderr}`);
+    t.match(r.stderr, reason, what);
+    t.notOk(
+      fake.seen.some((s) => s.authorization),
+      `${what}: no key sent`,
+    );
+  }
+  t.ok(replayed, 'the replay answered');
+});
+
+t.test('a root that holds only a copied API key has no identity to check: the key goes to the URL given', async (t) => {
+  const root = path.join(work, 'key-only');
+  const copied = path.join(root, path.relative(mine.paths.root, mine.paths.apiKeyFile));
+  await mkdir(path.dirname(copied), { recursive: true });
+  await copyFile(mine.paths.apiKeyFile, copied);
+  const r = await authenticated(mine.server.apiUrl, root);
+  t.equal(r.code, 0, r.stderr);
+});
