@@ -119,3 +119,21 @@ t.test('a root that holds only a copied API key has no identity to check: the ke
   const r = await authenticated(mine.server.apiUrl, root);
   t.equal(r.code, 0, r.stderr);
 });
+
+t.test('a backup given another box as --url asks it for nothing and still copies the box under its root', async (t) => {
+  const relay = await impostor((_req, res) => res.writeHead(404).end('{}'));
+  const to = path.join(work, 'backup-of-mine');
+  const r = await runAgentboxAsync(['backup', '--root', mine.paths.root, '--url', relay.url, '--to', to, '--json'], { cwd: work, env });
+  t.equal(r.code, 0, r.stderr);
+  t.match(r.stderr, `the API key under ${mine.paths.root} was not sent to ${relay.url}`);
+  t.match(r.stderr, /so the event log goes up to the box's latest checkpoint/);
+  t.notOk(
+    relay.seen.some((s) => s.authorization),
+    'no key sent',
+  );
+  t.same(
+    relay.seen.map((s) => s.url.split('?')[0]),
+    ['/v1/identity/proof'],
+    'no checkpoint asked of it',
+  );
+});
