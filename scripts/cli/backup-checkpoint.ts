@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { boxAt, registryDir } from './box-registry.js';
 import { readApiKey } from './box-target.js';
-import { askBoxProof, rootIdentity } from './box-proof-check.js';
+import { askKeyProof } from './key-proof-check.js';
 
 /** How long the box may take to answer: signing is one fsync of the tree and one of the note. */
 const ASK_TIMEOUT_MS = 15_000;
@@ -24,10 +24,9 @@ export async function askForCheckpoint(root: string, url: string | undefined, en
   if (!api) return `no running box under ${root} is known to this machine (agentbox boxes), so ${fallback}; a box started otherwise (a container): --url URL`;
   const base = api.replace(/\/+$/, '');
   const key = await readApiKey(paths);
-  // The key goes only to the box that proves it holds this root's identity.
-  const pubkey = key ? await rootIdentity(paths) : undefined;
-  if (pubkey) {
-    const proof = await askBoxProof(base, pubkey, root);
+  // The key goes only to a box that proves it holds it already.
+  if (key) {
+    const proof = await askKeyProof(base, key, paths.apiKeyFile);
     if (proof.kind !== 'proven') return `${proof.message}; so ${fallback}`;
   }
   const target = `${base}/v1/events/checkpoint`;

@@ -1,7 +1,7 @@
 // Finds the box a command talks to: its API URL (from --url, else the running box under the root as
 // the registry of boxes knows it, else the manifest's api.bind/port and AGENTBOX_API_PORT, unless another
 // root's box runs there) and its API key file (under --root / AGENTBOX_ROOT / ./.agentbox), which is
-// sent only to a box that proves it holds the root's identity.
+// sent only to a box that proves it holds that key already.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadManifestFile } from '../../management-api/src/manifest/load-manifest.js';
@@ -11,7 +11,7 @@ import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtim
 import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
 import { boxAt, registryDir, runningBoxes } from './box-registry.js';
-import { checkBoxProof, rootIdentity } from './box-proof-check.js';
+import { checkKeyProof } from './key-proof-check.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {
@@ -52,9 +52,8 @@ export async function resolveTarget(values: { url?: string; manifest?: string; r
   }
   url = url.replace(/\/+$/, '');
   const key = await readApiKey(paths);
-  // The key goes only to the box that proves it holds this root's identity (when the root has one).
-  const pubkey = key ? await rootIdentity(paths) : undefined;
-  if (pubkey) await checkBoxProof(url, pubkey, root);
+  // The key goes only to a box that proves it holds it already.
+  if (key) await checkKeyProof(url, key, paths.apiKeyFile);
   return { url, paths, supervisordConf: paths.supervisordConf, ...(key ? { key } : {}) };
 }
 

@@ -7,9 +7,9 @@ import { verifyEventLog, verifyEventLogFile, type VerifyReport } from '../../man
 import { listSegments } from '../../management-api/src/adapters/events/log-files.js';
 import { auditAgainstCheckpoint, type CheckpointAudit } from '../../management-api/src/adapters/events/log-audit.js';
 import { TLOG_FILES } from '../../management-api/src/adapters/events/log-checkpoints.js';
-import { runtimePaths, type RuntimePaths } from '../../management-api/src/runtime-paths.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { parseCosignatureVerifier, verifyCosignature, type VerifiedCosignature } from '../../management-api/src/tlog/cosignature.js';
-import { askBoxProof, rootIdentity } from './box-proof-check.js';
+import { askKeyProof } from './key-proof-check.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { verifyRemote } from './events-remote-verify.js';
 
@@ -198,14 +198,12 @@ export async function run(args: string[]): Promise<number> {
 }
 
 /**
- * A key read from a root goes only to the box that proves it holds that root's identity: another box
- * is refused here; an unreachable one gets no key and is reported as unreachable by the check itself.
+ * The key goes only to a box that proves it holds it already: another box is refused here; an
+ * unreachable one gets no key and is reported as unreachable by the check itself.
  */
-async function rootKeyMayGo(url: string, paths: RuntimePaths): Promise<boolean> {
-  const pubkey = await rootIdentity(paths);
-  if (!pubkey) return true;
-  const proof = await askBoxProof(url.replace(/\/+$/, ''), pubkey, paths.root);
-  if (proof.kind === 'refused') throw new UserError(proof.message);
+async function keyMayGo(url: string, key: string, keyFile: string): Promise<boolean> {
+  const proof = await askKeyProof(url.replace(/\/+$/, ''), key, keyFile);
+  if (proof.kind === 'refused') throw new UserError(proof.message, 1);
   return proof.kind === 'proven';
 }
 
@@ -219,8 +217,7 @@ async function runRemote(
   if (values['witness-key'] !== undefined)
     throw new UsageError('--witness-key checks a local log against a cosigned checkpoint; with --remote, verify the old checkpoint locally first');
   if (!/^https?:\/\/[^\s]+$/.test(values.remote ?? '')) throw new UsageError(`--remote ${JSON.stringify(values.remote)} is not an http(s) URL`);
-  const rootPaths = runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') });
-  const keyFile = values['key-file'] ?? rootPaths.apiKeyFile;
+  const keyFile = values['key-file'] ?? runtimePaths({ AGENTBOX_ROOT: path.resolve(values.root ?? process.env['AGENTBOX_ROOT'] ?? '.agentbox') }).apiKeyFile;
   const apiKey = (
     await readFile(keyFile, 'utf8').catch((err: NodeJS.ErrnoException) => {
       if (values['key-file'] !== undefined) throw new UserError(`cannot read --key-file ${keyFile}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`);
@@ -231,7 +228,7 @@ async function runRemote(
     url: values.remote!,
     against: values.against,
     ...(values.key !== undefined ? { key: values.key } : {}),
-    ...(apiKey && (values['key-file'] !== undefined || (await rootKeyMayGo(values.remote!, rootPaths))) ? { apiKey } : {}),
+    ...(apiKey && (await keyMayGo(values.remote!, apiKey, keyFile)) ? { apiKey } : {}),
   });
   if (values.json) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   else {

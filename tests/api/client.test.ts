@@ -2,11 +2,13 @@
 // bearer, agent-token and NIP-98 auth, output and event streams, and retries only where they are safe.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { finalizeEvent, generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { Agentbox, AgentboxError, ROUTE_KEYS, type OutputEvent } from 'agentbox/client';
+import { keyProof } from '../../management-api/src/auth/key-proof.js';
 import { freePort } from './support/tcp-backend.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
@@ -60,6 +62,8 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   t.match(await c.ready(), { ready: Boolean });
   t.match(await c.health(), { status: String });
   t.match(await c.meta(), { version: String });
+  const challenge = randomBytes(32).toString('hex');
+  t.equal((await c.keyProof(challenge)).proof, keyProof(box.key, challenge), 'the box proves it holds the key');
 
   const agent = withId(await c.agents.spawn({ name: 'talker', command: '/bin/sh', args: ['-c', 'echo one; sleep 0.2; echo two'] }));
   t.match(agent, { id: String, name: 'talker' });

@@ -129,6 +129,7 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/approvals/stream",
     "GET /v1/approvals/{id}",
     "POST /v1/approvals/{id}",
+    "GET /v1/auth/key-proof",
     "GET /v1/beads",
     "POST /v1/beads",
     "GET /v1/beads/ready",
@@ -143,7 +144,6 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/events/proof/consistency",
     "GET /v1/events/proof/inclusion",
     "GET /v1/events/stream",
-    "GET /v1/identity/proof",
     "GET /v1/input-requests",
     "GET /v1/input-requests/{id}",
     "POST /v1/input-requests/{id}",
@@ -205,6 +205,7 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/approvals/stream": Route("GET", "/v1/approvals/stream", "GetV1ApprovalsStream", "Approval requests as Server-Sent Events: a `snapshot` of the pending ones, then one `requested` or `decided` record per change"),
     "GET /v1/approvals/{id}": Route("GET", "/v1/approvals/{id}", "GetV1ApprovalsId", "One approval request, pending or recently decided"),
     "POST /v1/approvals/{id}": Route("POST", "/v1/approvals/{id}", "PostV1ApprovalsId", "Approve or deny a pending request, with a reason and a scope; signed by an operator key (signed) or unsigned with the API key or a dashboard session"),
+    "GET /v1/auth/key-proof": Route("GET", "/v1/auth/key-proof", "GetV1AuthKeyProof", "Proof that this box holds an API key, without the key being sent: `proof` is HMAC-SHA256 of the challenge's bytes under HMAC-SHA256(apiKey, \"agentbox key proof v1\"), hex. `agentbox` commands ask for it and compare it with their own before they send the key under --root"),
     "GET /v1/beads": Route("GET", "/v1/beads", "GetV1Beads", "List beads in creation order, optionally by status and epic"),
     "POST /v1/beads": Route("POST", "/v1/beads", "PostV1Beads", "Create a bead (an epic or a task)"),
     "GET /v1/beads/ready": Route("GET", "/v1/beads/ready", "GetV1BeadsReady", "The ready queue: open beads whose dependencies all closed with success, oldest first"),
@@ -219,7 +220,6 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/events/proof/consistency": Route("GET", "/v1/events/proof/consistency", "GetV1EventsProofConsistency", "RFC 6962 consistency proof between the trees of from and to entries (default to: the latest checkpoint)"),
     "GET /v1/events/proof/inclusion": Route("GET", "/v1/events/proof/inclusion", "GetV1EventsProofInclusion", "RFC 6962 inclusion proof of entry index (seq − 1) in the tree of size entries (default: the latest checkpoint)"),
     "GET /v1/events/stream": Route("GET", "/v1/events/stream", "GetV1EventsStream", "Live events as Server-Sent Events; resume with Last-Event-ID or start from a time with since"),
-    "GET /v1/identity/proof": Route("GET", "/v1/identity/proof", "GetV1IdentityProof", "The box's answer to a challenge: a Nostr event (kind 22242, NIP-42's AUTH shape) signed with the box's identity, tags [[\"challenge\", HEX]], content \"agentbox box proof\". `agentbox` commands ask for it and check it against the identity key under --root before they send that root's API key"),
     "GET /v1/input-requests": Route("GET", "/v1/input-requests", "GetV1InputRequests", "Agents waiting for a person: the open input requests, oldest first"),
     "GET /v1/input-requests/{id}": Route("GET", "/v1/input-requests/{id}", "GetV1InputRequestsId", "One input request, open or recently closed"),
     "POST /v1/input-requests/{id}": Route("POST", "/v1/input-requests/{id}", "PostV1InputRequestsId", "Answer an open input request: a prompt's text (and Enter) is typed into the agent's terminal; an explicit request's text is handed to the agent. 409 once it is answered, withdrawn or ended"),
@@ -1214,6 +1214,15 @@ PostV1ApprovalsIdResponse = TypedDict("PostV1ApprovalsIdResponse", {
     "approval": PostV1ApprovalsIdResponseApproval,
 }, total=False)
 
+GetV1AuthKeyProofQuery = TypedDict("GetV1AuthKeyProofQuery", {
+    # A challenge: 32 random bytes as 64 lower-case hex digits
+    "challenge": Required[str],
+}, total=False)
+
+GetV1AuthKeyProofResponse = TypedDict("GetV1AuthKeyProofResponse", {
+    "proof": str,
+}, total=False)
+
 GetV1BeadsQuery = TypedDict("GetV1BeadsQuery", {
     "status": Literal["open", "claimed", "closed"],
     "parentId": str,
@@ -1470,21 +1479,6 @@ GetV1EventsStreamQuery = TypedDict("GetV1EventsStreamQuery", {
     "kind": list[str],
     # ISO-8601 time, inclusive
     "since": str,
-}, total=False)
-
-GetV1IdentityProofQuery = TypedDict("GetV1IdentityProofQuery", {
-    # A challenge: 32 random bytes as 64 lower-case hex digits
-    "challenge": Required[str],
-}, total=False)
-
-GetV1IdentityProofResponse = TypedDict("GetV1IdentityProofResponse", {
-    "id": str,
-    "pubkey": str,
-    "created_at": int,
-    "kind": int,
-    "tags": list[list[str]],
-    "content": str,
-    "sig": str,
 }, total=False)
 
 GetV1InputRequestsResponseInputRequestsItemClosedAnswer = TypedDict("GetV1InputRequestsResponseInputRequestsItemClosedAnswer", {

@@ -11,7 +11,7 @@ from ._auth import AgentToken, ApiKey, Credential
 from ._errors import AgentboxError
 from ._groups import Approvals, Beads, Dashboard, Egress, Events, InputRequests, Memory, Pods, Snapshots
 from ._route import route
-from ._routes import ROUTES, GetHealthResponse, GetLivezResponse, GetReadyResponse, GetV1MetaResponse, RouteKey
+from ._routes import ROUTES, GetHealthResponse, GetLivezResponse, GetReadyResponse, GetV1AuthKeyProofResponse, GetV1MetaResponse, RouteKey
 from ._sse import SseMessage
 from ._transport import Transport
 
@@ -107,3 +107,10 @@ class Agentbox:
     def meta(self) -> GetV1MetaResponse:
         """The box's identity: version, Nostr identity, image and manifest hashes, adapters."""
         return cast(GetV1MetaResponse, self._t.send("GET", "/v1/meta").json())
+
+    @route("GET /v1/auth/key-proof")
+    def key_proof(self, challenge: str) -> GetV1AuthKeyProofResponse:
+        """The box's answer to a challenge (64 hex digits): HMAC-SHA256 of its bytes under
+        HMAC-SHA256(api_key, "agentbox key proof v1"). Compare it with your own to learn the box
+        holds your key before you send it there."""
+        return cast(GetV1AuthKeyProofResponse, self._t.send("GET", "/v1/auth/key-proof", query={"challenge": challenge}).json())

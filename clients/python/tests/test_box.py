@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import os
 import unittest
 
 from agentbox_client import Agentbox, AgentboxError, ApiKey, Nip98
@@ -16,6 +19,11 @@ class Probes(unittest.TestCase):
         self.assertIn("ready", box.ready())
         self.assertIn(box.health().get("status"), ("ok", "degraded"))
         self.assertIsInstance(box.meta().get("version"), str)
+        # The box proves it holds the key without it being sent: the answer is the client's own HMAC.
+        challenge = os.urandom(32).hex()
+        derived = hmac.new(env("AGENTBOX_KEY").encode(), b"agentbox key proof v1", hashlib.sha256).digest()
+        expected = hmac.new(derived, bytes.fromhex(challenge), hashlib.sha256).hexdigest()
+        self.assertEqual(Agentbox(box_url()).key_proof(challenge).get("proof"), expected)
 
 
 class Beads(unittest.TestCase):

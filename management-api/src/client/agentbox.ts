@@ -97,6 +97,15 @@ export class Agentbox {
     return callRoute(this.#t, 'GET /v1/meta', undefined, options);
   }
 
+  /**
+   * The box's answer to `challenge` (64 hex digits): HMAC-SHA256 of its bytes under
+   * HMAC-SHA256(apiKey, "agentbox key proof v1"). Sent without a credential; compare it with your
+   * own to learn the box holds your key before you send it there.
+   */
+  keyProof(challenge: string, options?: CallOptions): Promise<RouteResponse<'GET /v1/auth/key-proof'>> {
+    return callRoute(this.#t, 'GET /v1/auth/key-proof', { query: { challenge } }, options);
+  }
+
   /** Agent processes: start, list, read and follow output, terminate. */
   readonly agents = {
     /** Start an agent (by command; by profile once the API offers it: the body is the route's own type). */

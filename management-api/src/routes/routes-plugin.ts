@@ -12,7 +12,7 @@ import { registerExecRoutes } from './exec-routes.js';
 import { registerMemoryRoutes } from './memory-routes.js';
 import { registerMeshHostRoutes } from './mesh-host-routes.js';
 import { registerMetaRoute } from './meta-route.js';
-import { registerIdentityProofRoute } from './identity-proof-route.js';
+import { registerKeyProofRoute } from './key-proof-route.js';
 import { registerPodRoutes } from './pods-routes.js';
 import { registerProbeRoutes } from './probe-routes.js';
 import { registerSnapshotRoutes } from './snapshots-routes.js';
@@ -34,7 +34,7 @@ export const routesPlugin = fp<RoutesPluginOptions>(
   async (app, { limits }) => {
     registerProbeRoutes(app);
     registerMetaRoute(app);
-    registerIdentityProofRoute(app);
+    registerKeyProofRoute(app);
     const { host } = app.agentbox.federation;
     if (host) registerMeshHostRoutes(app, host);
     registerBeadRoutes(app, limits);

@@ -947,6 +947,16 @@ export interface Routes {
       });
     });
   };
+  /** Proof that this box holds an API key, without the key being sent: `proof` is HMAC-SHA256 of the challenge's bytes under HMAC-SHA256(apiKey, "agentbox key proof v1"), hex. `agentbox` commands ask for it and compare it with their own before they send the key under --root */
+  "GET /v1/auth/key-proof": {
+    query: {
+      /** A challenge: 32 random bytes as 64 lower-case hex digits */
+      challenge: string;
+    };
+    response: {
+      proof?: string;
+    };
+  };
   /** List beads in creation order, optionally by status and epic */
   "GET /v1/beads": {
     query?: ({
@@ -1214,22 +1224,6 @@ export interface Routes {
       since?: string;
     };
     response: string;
-  };
-  /** The box's answer to a challenge: a Nostr event (kind 22242, NIP-42's AUTH shape) signed with the box's identity, tags [["challenge", HEX]], content "agentbox box proof". `agentbox` commands ask for it and check it against the identity key under --root before they send that root's API key */
-  "GET /v1/identity/proof": {
-    query: {
-      /** A challenge: 32 random bytes as 64 lower-case hex digits */
-      challenge: string;
-    };
-    response: {
-      id?: string;
-      pubkey?: string;
-      created_at?: number;
-      kind?: number;
-      tags?: Array<Array<string>>;
-      content?: string;
-      sig?: string;
-    };
   };
   /** Agents waiting for a person: the open input requests, oldest first */
   "GET /v1/input-requests": {
@@ -1817,6 +1811,7 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/approvals/stream",
   "GET /v1/approvals/{id}",
   "POST /v1/approvals/{id}",
+  "GET /v1/auth/key-proof",
   "GET /v1/beads",
   "POST /v1/beads",
   "GET /v1/beads/ready",
@@ -1831,7 +1826,6 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/events/proof/consistency",
   "GET /v1/events/proof/inclusion",
   "GET /v1/events/stream",
-  "GET /v1/identity/proof",
   "GET /v1/input-requests",
   "GET /v1/input-requests/{id}",
   "POST /v1/input-requests/{id}",

@@ -1,0 +1,70 @@
+// Before a command sends an API key to a URL, the box there proves it holds that key already (it answers
+// a random challenge with an HMAC under it): a key is never handed to another box, or to whatever else
+// answers at a guessed or mistyped address.
+import { randomBytes } from 'node:crypto';
+import { proofHolds } from '../../management-api/src/auth/key-proof.js';
+import { UserError } from './cli-errors.js';
+
+/** Long enough for a box busy with a backup or a build on two cores; a listener that never answers fails here. */
+const PROOF_TIMEOUT_MS = 30_000;
+/** An answer is about 80 bytes; whatever answers there may not be a box, so no more is read. */
+const MAX_ANSWER_BYTES = 16_384;
+
+/** What came of asking a URL for its proof. */
+export type ProofOutcome = { kind: 'proven' } | { kind: 'unreachable' | 'refused'; message: string };
+
+/** Ask the box at `url` to prove it holds `key`, read from `keyFile` (named in the messages). */
+export async function askKeyProof(url: string, key: string, keyFile: string): Promise<ProofOutcome> {
+  const challenge = randomBytes(32).toString('hex');
+  let status: number;
+  let body: unknown;
+  try {
+    const res = await fetch(`${url}/v1/auth/key-proof?challenge=${challenge}`, { signal: AbortSignal.timeout(PROOF_TIMEOUT_MS) });
+    status = res.status;
+    body = await cappedJson(res);
+  } catch (err) {
+    const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
+    return {
+      kind: 'unreachable',
+      message: `cannot reach ${url}: ${cause}. Is the box running (\`npm start\`)? \`agentbox boxes\` lists the running boxes and their API URLs: pass --root or --url`,
+    };
+  }
+  if (status === 200 && proofHolds((body as { proof?: unknown } | undefined)?.proof, key, challenge)) return { kind: 'proven' };
+  const why =
+    status !== 200
+      ? `it did not answer the key proof (HTTP ${status} to GET /v1/auth/key-proof)`
+      : 'its answer to the key proof is not that of this key: it is another box, or not a box';
+  return {
+    kind: 'refused',
+    message: `the API key in ${keyFile} was not sent to ${url}: ${why}. Pass the --url of that key's box, or the --root of the box at ${url}; \`agentbox boxes\` lists the running boxes`,
+  };
+}
+
+/** Throw unless the box at `url` proves it holds `key`. */
+export async function checkKeyProof(url: string, key: string, keyFile: string): Promise<void> {
+  const outcome = await askKeyProof(url, key, keyFile);
+  if (outcome.kind !== 'proven') throw new UserError(outcome.message, 1);
+}
+
+/** An answer's JSON, read no further than MAX_ANSWER_BYTES. */
+async function cappedJson(res: Response): Promise<unknown> {
+  const reader = res.body?.getReader();
+  if (!reader) return undefined;
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      return undefined;
+    }
+    parts.push(value);
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
