@@ -30,14 +30,13 @@ export async function askKeyProof(url: string, key: string, keyFile: string): Pr
     };
   }
   if (status === 200 && proofHolds((body as { proof?: unknown } | undefined)?.proof, key, challenge)) return { kind: 'proven' };
+  const elsewhere = `the --url of that key's box, or the --root of the box at ${url} (\`agentbox boxes\` lists the running boxes)`;
   const why =
     status !== 200
-      ? `it did not answer the key proof (HTTP ${status} to GET /v1/auth/key-proof)`
-      : 'its answer to the key proof is not that of this key: it is another box, or not a box';
-  return {
-    kind: 'refused',
-    message: `the API key in ${keyFile} was not sent to ${url}: ${why}. Pass the --url of that key's box, or the --root of the box at ${url}; \`agentbox boxes\` lists the running boxes`,
-  };
+      ? // A box started before key proofs answers 401 (an unknown route needs the key) and cannot be told from a stranger.
+        `it did not answer the key proof (HTTP ${status} to GET /v1/auth/key-proof). If it is that key's box, an older agentbox started it: restart it (\`agentbox down\`, then \`agentbox up\` or \`npm start\`); else pass ${elsewhere}`
+      : `its answer to the key proof is not that of this key: it is another box, or not a box. Pass ${elsewhere}`;
+  return { kind: 'refused', message: `the API key in ${keyFile} was not sent to ${url}: ${why}` };
 }
 
 /** Throw unless the box at `url` proves it holds `key`. */
