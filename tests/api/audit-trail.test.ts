@@ -245,3 +245,28 @@ t.test('critical: an agent whose start could not be recorded is ended at once', 
   t.equal(events.state, 'degraded', 'the failed append degraded the slot');
   t.match((await box.api('/v1/beads', { body: { title: 'then nothing' } })).json, { error: 'ABX_ERR_AUDIT_UNAVAILABLE' });
 });
+
+t.test("a box that stops records its agents' ends before its event log closes", async (t) => {
+  const root = await makeRoot();
+  t.teardown(() => root.cleanup());
+  // The first box keeps the root when it closes: the second reads the log it left.
+  const kept = { ...root, cleanup: async () => undefined };
+  const first = await startTestServer({ toml: adapters([]), root: kept });
+  const sleepers = await Promise.all(
+    ['one', 'two'].map(async (name) => (await first.api('/v1/agents', { body: { name, command: 'sleep', args: ['600'] } })).json['agent'] as Agent),
+  );
+  t.same(
+    sleepers.map((a) => a.state),
+    ['running', 'running'],
+  );
+  await first.close();
+  const second = await startTestServer({ toml: adapters([]), root: kept });
+  t.teardown(() => second.close());
+  const events = await auditEvents(second);
+  for (const agent of sleepers) {
+    const kinds = events.filter((e) => e.data['agent'] === agent.id).map((e) => e.kind);
+    t.same(kinds, ['agent.spawn', 'agent.terminate', 'agent.exit'], `${agent.id}: its spawn, the box's terminate and its exit`);
+    t.match(events.find((e) => e.kind === 'agent.terminate' && e.data['agent'] === agent.id)?.data, { by: { kind: 'box', reason: 'shutdown' } });
+  }
+  t.match(await verifyEventLog(path.join(root.paths.stateDir, 'events')), { ok: true }, 'the chain verifies');
+});

@@ -82,7 +82,8 @@ export const resolverPlugin = fp<ResolverPluginOptions>(
     app.decorate('resolver', started);
     app.decorate('audit', audit);
     app.decorate('agentInput', agentInput);
-    app.addHook('onClose', async () => started.close());
+    // The agents' exits are the audit trail's last lines: written before the events slot closes.
+    app.addHook('onClose', async () => started.close(() => audit.settled()));
   },
   { name: 'agentbox-adapters', dependencies: ['agentbox-sandbox', 'agentbox-egress', 'agentbox-agent-credentials'] },
 );

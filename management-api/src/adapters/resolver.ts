@@ -140,8 +140,14 @@ export class AdapterResolver {
     this.#listeners.push(listener);
   }
 
-  /** Close every adapter (in parallel). */
-  async close(): Promise<void> {
+  /**
+   * Close every adapter. The orchestrator goes first: its agents end while the other slots (the
+   * events slot above all) still take what their ends record, and `afterAgents` waits for those
+   * records; then the rest close in parallel.
+   */
+  async close(afterAgents?: () => Promise<void>): Promise<void> {
+    await this.supervisors.get('orchestrator')?.close();
+    await afterAgents?.();
     await Promise.all([...this.supervisors.values()].map((s) => s.close()));
   }
 

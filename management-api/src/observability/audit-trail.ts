@@ -59,6 +59,8 @@ export class AuditTrail {
   readonly #actor = new AsyncLocalStorage<Actor>();
   /** Critical only: whether each just-spawned agent's record was written, until its spawn answers. */
   readonly #spawns = new Map<string, Promise<boolean>>();
+  /** Records asked for and not yet written. */
+  readonly #pending = new Set<Promise<boolean>>();
 
   constructor(private readonly options: AuditTrailOptions) {}
 
@@ -83,7 +85,20 @@ export class AuditTrail {
   }
 
   /** Append one event; true once durable, false when it could not be written (logged and counted). Never rejects. */
-  async record(kind: AuditKind, source: string, data: Record<string, unknown>): Promise<boolean> {
+  record(kind: AuditKind, source: string, data: Record<string, unknown>): Promise<boolean> {
+    const written = this.#write(kind, source, data);
+    this.#pending.add(written);
+    void written.finally(() => this.#pending.delete(written));
+    return written;
+  }
+
+  /** Once every record asked for so far is written (or given up): the box's close waits for this before the events slot closes. */
+  async settled(): Promise<void> {
+    // Records asked for while waiting (an exit after a terminate) are waited for too.
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+  }
+
+  async #write(kind: AuditKind, source: string, data: Record<string, unknown>): Promise<boolean> {
     try {
       await this.options.append([{ kind, source, data }]);
       return true;
