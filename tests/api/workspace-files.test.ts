@@ -655,3 +655,29 @@ t.test("a tar download stops once hard links have it pack the agent's disk budge
     t.ok((await readFile(path.join(out, name))).equals(Buffer.alloc(1024 * 1024, 5)), `${name}: one link packed again within the budget is whole`);
   await box.api(`/v1/agents/${linker.id}?graceMs=0`, { method: 'DELETE' });
 });
+
+t.test('a sparse file packed by tar -S is refused, naming it, in either of GNU tar forms: never written as its hole map', async (t) => {
+  const local = await mkdtemp(path.join(tmpdir(), 'agentbox-sparse-'));
+  t.teardown(() => rm(local, { recursive: true, force: true }));
+  // 2 MiB with 4 KiB of data at the end: a hole GNU tar's -S records as a map.
+  execFileSync('truncate', ['-s', '2M', path.join(local, 'holey.img')]);
+  execFileSync('dd', ['if=/dev/urandom', `of=${path.join(local, 'holey.img')}`, 'bs=4096', 'count=1', 'seek=511', 'conv=notrunc'], { stdio: 'ignore' });
+  await writeFile(path.join(local, 'plain.txt'), 'plain');
+  for (const format of ['posix', 'gnu']) {
+    const body = execFileSync('tar', [`--format=${format}`, '-cSf', '-', '-C', local, 'plain.txt', 'holey.img']);
+    const res = await raw(`/v1/agents/${alpha.id}/files/sparse-${format}`, { method: 'POST', body, headers: { 'content-type': 'application/x-tar' } });
+    t.equal(res.status, 400, format);
+    const json = (await res.json()) as { error: string; message: string };
+    t.match(
+      json,
+      { error: 'ABX_ERR_TAR_REFUSED', message: format === 'posix' ? /"holey\.img" is a sparse file as `tar -S` packs it/ : /sparse files/ },
+      format,
+    );
+    await t.rejects(lstat(path.join(ws, `sparse-${format}`)), `${format}: nothing written`);
+  }
+  // Without -S the same tree goes up whole, the hole as zeros.
+  const whole = execFileSync('tar', ['--format=posix', '-cf', '-', '-C', local, 'plain.txt', 'holey.img'], { maxBuffer: 16 << 20 });
+  const res = await raw(`/v1/agents/${alpha.id}/files/sparse-whole`, { method: 'POST', body: whole, headers: { 'content-type': 'application/x-tar' } });
+  t.equal(res.status, 200, await res.clone().text());
+  t.ok((await readFile(path.join(ws, 'sparse-whole/holey.img'))).equals(await readFile(path.join(local, 'holey.img'))), 'the same bytes');
+});

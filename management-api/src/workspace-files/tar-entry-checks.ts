@@ -18,6 +18,8 @@ export interface TarHeader {
   size?: number;
   mode?: number;
   linkname?: string | null;
+  /** The entry's pax records (a record of strings), when it has any. */
+  pax?: unknown;
 }
 
 /**
@@ -48,6 +50,12 @@ export function checkEntry(header: TarHeader, base: readonly string[]): CheckedE
     case 'file':
     case 'contiguous-file':
       if (!Number.isSafeInteger(size) || size < 0) throw tarRefused(`"${shown}" has a malformed size`);
+      // GNU tar's pax sparse form: the data is a map of the holes, then the data between them, under
+      // a made-up name. Written as it came, the file would hold that map instead of its bytes.
+      if (sparseName(header.pax) !== undefined)
+        throw tarRefused(
+          `"${sparseName(header.pax) || shown}" is a sparse file as \`tar -S\` packs it, which is not extracted: pack the tree without -S (--sparse), its holes as zeros`,
+        );
       return { kind: 'file', segments, shown, mode: sanitiseMode(mode), size };
     case 'symlink': {
       const target = header.linkname ?? '';
@@ -62,8 +70,21 @@ export function checkEntry(header: TarHeader, base: readonly string[]): CheckedE
     case 'fifo':
       throw tarRefused(`"${shown}" is a FIFO; FIFOs are never extracted`);
     default:
-      throw tarRefused(`"${shown}" has entry type ${JSON.stringify(header.type)}, which is not extracted (files, directories and links only)`);
+      throw tarRefused(
+        header.type === null
+          ? `"${shown}" has an entry type this box does not read (GNU tar's sparse files, --format=gnu with -S, among them), which is not extracted: files, directories and links only`
+          : `"${shown}" has entry type ${JSON.stringify(header.type)}, which is not extracted (files, directories and links only)`,
+      );
   }
+}
+
+/** For an entry GNU tar packed sparse (pax records GNU.sparse.*): its real name, or '' when it gives none; undefined for any other entry. */
+function sparseName(pax: unknown): string | undefined {
+  if (typeof pax !== 'object' || pax === null) return undefined;
+  const records = pax as Record<string, unknown>;
+  if (!Object.keys(records).some((k) => k.startsWith('GNU.sparse.'))) return undefined;
+  const name = records['GNU.sparse.name'];
+  return typeof name === 'string' ? name : '';
 }
 
 /** An entry's name as workspace segments: a leading "./" (or several) dropped; absolute names, `..` and control characters refused. */
