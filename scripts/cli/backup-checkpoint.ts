@@ -27,7 +27,8 @@ export async function askForCheckpoint(root: string, url: string | undefined, en
   // The key goes only to a box that proves it holds it already.
   if (key) {
     const proof = await askKeyProof(base, key, paths.apiKeyFile);
-    if (proof.kind !== 'proven') return `${proof.message}; so ${fallback}`;
+    if (proof.kind === 'unreachable') return `cannot reach the box at ${api} (${proof.cause}), so ${fallback}`;
+    if (proof.kind === 'refused') return `${proof.message}; so ${fallback}`;
   }
   const target = `${base}/v1/events/checkpoint`;
   try {

@@ -11,7 +11,7 @@ const PROOF_TIMEOUT_MS = 30_000;
 const MAX_ANSWER_BYTES = 16_384;
 
 /** What came of asking a URL for its proof. */
-export type ProofOutcome = { kind: 'proven' } | { kind: 'unreachable' | 'refused'; message: string };
+export type ProofOutcome = { kind: 'proven' } | { kind: 'refused'; message: string } | { kind: 'unreachable'; message: string; cause: string };
 
 /** Ask the box at `url` to prove it holds `key`, read from `keyFile` (named in the messages). */
 export async function askKeyProof(url: string, key: string, keyFile: string): Promise<ProofOutcome> {
@@ -26,6 +26,7 @@ export async function askKeyProof(url: string, key: string, keyFile: string): Pr
     const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
     return {
       kind: 'unreachable',
+      cause,
       message: `cannot reach ${url}: ${cause}. Is the box running (\`npm start\`)? \`agentbox boxes\` lists the running boxes and their API URLs: pass --root or --url`,
     };
   }
