@@ -68,6 +68,25 @@ export const hasEscapedBytes = (name: string): boolean => ESCAPED.test(name);
 /** How many bytes `name` is on disk (an escaped byte is one; Buffer.byteLength would count three). */
 export const nameBytes = (name: string): number => (ESCAPED.test(name) ? encodeName(name).length : Buffer.byteLength(name));
 
+/**
+ * The longest start of `name`, in whole characters, that is at most `most` bytes on disk (an
+ * escaped byte is one). For a name made from another (a temporary file beside it): a name may be
+ * 255 bytes, the kernel's limit, so one made longer from it would fail, and a cut in UTF-16 units
+ * counts a 3- or 4-byte character as 1 or 2, or splits it.
+ */
+export function namePrefix(name: string, most: number): string {
+  let out = '';
+  let bytes = 0;
+  for (const ch of name) {
+    const cp = ch.codePointAt(0)!;
+    const size = cp >= 0xdc80 && cp <= 0xdcff ? 1 : Buffer.byteLength(ch);
+    if (bytes + size > most) break;
+    out += ch;
+    bytes += size;
+  }
+  return out;
+}
+
 /** The names of directory `dir`, each as {@link decodeName} has it. */
 export async function readdirNames(dir: PathLike): Promise<string[]> {
   const names = await readdir(dir);

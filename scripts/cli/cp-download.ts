@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { ApiError } from '../../management-api/src/errors.js';
 import { extractTar } from '../../management-api/src/workspace-files/tar-extract.js';
+import { namePrefix } from '../../management-api/src/fs-names.js';
 import { UserError } from './cli-errors.js';
 import type { Operand } from './cp-operands.js';
 import { progress } from './cp-progress.js';
@@ -81,7 +82,8 @@ async function downloadFile(target: BoxTarget, files: FilesRoot, src: Remote, ds
 
 /** A file written beside `file` and renamed over it, with `mode`: an interrupted copy never leaves half a file under the name. */
 async function replaceFile(body: Readable, meter: Transform, file: string, mode: number): Promise<void> {
-  const part = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(4).toString('hex')}.part`);
+  // At most 200 bytes of the name: a file's name may take all 255 the kernel allows.
+  const part = path.join(path.dirname(file), `.${namePrefix(path.basename(file), 200)}.${randomBytes(4).toString('hex')}.part`);
   try {
     await pipeline(body, meter, createWriteStream(part, { flags: 'wx', mode: 0o600 }));
     await chmod(part, mode & 0o777);

@@ -6,6 +6,7 @@ import type { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, lstatAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
+import { namePrefix } from '../fs-names.js';
 import { etagOf, isDirectory, typeRefused } from './file-read.js';
 import type { WriteCharge } from './write-ledger.js';
 
@@ -50,7 +51,8 @@ export async function writeFileAtomic(
     const current = await lstatAt(dir, name);
     checkReplaceable(current, shown);
     checkConditions(current, options, shown);
-    const tmp = `.${name.slice(0, 200)}.${randomBytes(6).toString('hex')}.tmp`;
+    // At most 200 bytes of the name: with the rest, 218, within the kernel's 255 whatever the name.
+    const tmp = `.${namePrefix(name, 200)}.${randomBytes(6).toString('hex')}.tmp`;
     // The ETag is the new file's own (its inode, size and mtime, which the rename keeps): taken after
     // the rename, it would be whatever another writer put under the name by then.
     const st = await writeNew(dir, tmp, body, ws.owner, sanitiseMode(options.mode ?? 0o644), options, shown);

@@ -50,6 +50,16 @@ t.test('a file down, into a directory, to stdout; by name and by id prefix', asy
   t.match(await cli('copier:out.txt', '-'), { code: 0, stdout: 'made-by-agent\n' });
 });
 
+t.test('a file whose name takes the 255 bytes a name may have comes down (its temporary name beside it fits too)', async (t) => {
+  const name = '€'.repeat(85);
+  await writeFile(path.join(ws, name), 'long name\n');
+  await mkdir(path.join(work, 'long'));
+  const r = await cli(`copier:${name}`, 'long');
+  t.equal(r.code, 0, r.stderr);
+  t.equal(await readFile(path.join(work, 'long', name), 'utf8'), 'long name\n');
+  t.same(await readdir(path.join(work, 'long')), [name], 'no temporary file left');
+});
+
 t.test('a file up, from a path and from stdin; --json', async (t) => {
   await writeFile(path.join(work, 'up.sh'), '#!/bin/sh\necho hi\n', { mode: 0o755 });
   const r = await cli('--json', 'up.sh', 'copier:bin/up.sh');

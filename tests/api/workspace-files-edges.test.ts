@@ -1,0 +1,43 @@
+// Workspace files at the edges of what the kernel allows: names of 255 bytes.
+import t from 'tap';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+
+let box: TestServer;
+let id: string;
+let ws: string;
+t.before(async () => {
+  box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' });
+  const res = await box.api('/v1/agents', { body: { name: 'edges', command: '/bin/sh', args: ['-c', 'touch ready && exec sleep 600'] } });
+  id = (res.json['agent'] as { id: string }).id;
+  ws = path.join(box.paths.workspaceDir, 'edges');
+  await waitFor('the agent started', () =>
+    stat(path.join(ws, 'ready')).then(
+      () => true,
+      () => false,
+    ),
+  );
+});
+t.teardown(() => box?.close());
+
+const files = (p: string, init: RequestInit = {}) =>
+  fetch(`${box.server.apiUrl}/v1/agents/${id}/files/${p}`, {
+    ...init,
+    headers: { authorization: `Bearer ${box.key}`, ...(init.headers as Record<string, string>) },
+  });
+
+t.test('a name of 255 bytes in characters of 3 and 4 bytes is written, read and listed (its temporary name fits too)', async (t) => {
+  for (const name of ['€'.repeat(85), '😀'.repeat(63), `x${'😀'.repeat(63)}`, 'n'.repeat(255)]) {
+    t.equal(Buffer.byteLength(name) <= 255, true);
+    const put = await files(encodeURIComponent(name), { method: 'PUT', body: 'long' });
+    t.equal(put.status, 201, `PUT of a name of ${Buffer.byteLength(name)} bytes`);
+    t.equal(await (await files(encodeURIComponent(name))).text(), 'long');
+    t.equal(await readFile(path.join(ws, name), 'utf8'), 'long');
+  }
+  t.same(
+    (await readdir(ws)).filter((n) => n.endsWith('.tmp')),
+    [],
+    'no temporary file left',
+  );
+});
