@@ -1,6 +1,6 @@
-// Workspace files at the edges of what the kernel allows: names of 255 bytes.
+// Workspace files at the edges of what the kernel allows: names of 255 bytes, a file shrunk under a read.
 import t from 'tap';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
@@ -40,4 +40,25 @@ t.test('a name of 255 bytes in characters of 3 and 4 bytes is written, read and 
     [],
     'no temporary file left',
   );
+});
+
+t.test('a file made shorter while it is read cuts the answer off at once, never leaving the client waiting for the rest', async (t) => {
+  await writeFile(path.join(ws, 'shrinks.bin'), Buffer.alloc(64 << 20, 1));
+  const res = await files('shrinks.bin');
+  t.equal(res.headers.get('content-length'), String(64 << 20));
+  const reader = res.body!.getReader();
+  let got = (await reader.read()).value?.length ?? 0;
+  await truncate(path.join(ws, 'shrinks.bin'), 1000);
+  const began = Date.now();
+  const outcome = await (async () => {
+    for (;;) {
+      const chunk = await reader.read();
+      if (chunk.done) return 'ended';
+      got += chunk.value.length;
+    }
+  })().catch(() => 'cut');
+  t.equal(outcome, 'cut', 'the transfer fails: never a short body that looks whole');
+  t.ok(got < 64 << 20, `${got} bytes came`);
+  t.ok(Date.now() - began < 5_000, `cut within seconds (${Date.now() - began} ms), not at the server's timeout`);
+  t.equal(await (await files('ready')).status, 200, 'the box goes on serving');
 });

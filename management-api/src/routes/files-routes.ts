@@ -13,6 +13,7 @@ import { removePath } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
 import { etagOf, listDir, modeString, openRegular } from '../workspace-files/file-read.js';
 import { writeFileAtomic } from '../workspace-files/file-write.js';
+import { exactLength } from '../workspace-files/exact-length.js';
 import { extractTar } from '../workspace-files/tar-extract.js';
 import { TarDownloads, uploadLimits } from '../workspace-files/tar-limits.js';
 import { packTar } from '../workspace-files/tar-pack.js';
@@ -361,7 +362,7 @@ async function sendFile(
   }
   const stream = handle.createReadStream({ start: 0, end: size - 1, highWaterMark: 1 << 20 });
   stream.once('close', () => void ws.close());
-  return reply.header('content-length', size).send(stream);
+  return reply.header('content-length', size).send(exactLength(stream, size, segments.join('/')));
 }
 
 /**
