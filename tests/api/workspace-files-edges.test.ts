@@ -1,7 +1,8 @@
-// Workspace files at the edges of what the kernel allows: names of 255 bytes, a file shrunk under a read.
+// Workspace files at the edges of what the kernel allows: names of 255 bytes, a file shrunk under a read, a tree deeper than the box walks.
 import t from 'tap';
-import { readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
 let box: TestServer;
@@ -61,4 +62,19 @@ t.test('a file made shorter while it is read cuts the answer off at once, never 
   t.ok(got < 64 << 20, `${got} bytes came`);
   t.ok(Date.now() - began < 5_000, `cut within seconds (${Date.now() - began} ms), not at the server's timeout`);
   t.equal(await (await files('ready')).status, 200, 'the box goes on serving');
+});
+
+t.test('a recursive delete refuses a tree deeper than the box walks (413), and removes one as deep as it walks', async (t) => {
+  // A directory at each level from 1 to MAX_TREE_DEPTH + 2 below the workspace.
+  const deep = path.join(ws, 'deep', ...Array.from({ length: MAX_TREE_DEPTH + 1 }, () => 'd'));
+  await mkdir(deep, { recursive: true });
+  const res = await files('deep?recursive', { method: 'DELETE' });
+  t.equal(res.status, 413);
+  t.match(await res.json(), { error: 'ABX_ERR_FILE_TOO_LARGE', message: new RegExp(`more than ${MAX_TREE_DEPTH} levels deep \\(at "deep/d/d`) });
+
+  await mkdir(path.join(ws, 'flat', ...Array.from({ length: MAX_TREE_DEPTH - 1 }, () => 'd')), { recursive: true });
+  const flat = await files('flat?recursive', { method: 'DELETE' });
+  t.equal(flat.status, 200, 'a directory at the deepest level the box walks is removed');
+  t.match(await flat.json(), { removed: MAX_TREE_DEPTH });
+  await t.rejects(stat(path.join(ws, 'flat')), { code: 'ENOENT' });
 });

@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, lstatAt, notFound, openDirAt, walkDirs } from './dir-fd.js';
 import { readdirNames } from '../fs-names.js';
+import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
 
 /**
  * Remove `segments`. A symbolic link is removed itself. A directory needs `recursive` unless
@@ -33,14 +34,22 @@ export async function removePath(ws: Workspace, segments: readonly string[], rec
         throw err;
       }
     }
-    return { removed: await removeTree(dir, name, shown) };
+    return { removed: await removeTree(dir, name, shown, segments.length) };
   } finally {
     if (dir !== ws.root) await dir.close();
   }
 }
 
-/** Remove directory `name` of `parent` and everything in it; answers the entries removed. */
-export async function removeTree(parent: FileHandle, name: string, shown: string): Promise<number> {
+/**
+ * Remove directory `name` of `parent` and everything in it; answers the entries removed. `depth`
+ * is how many levels below the workspace `name` is (0 for a directory the box made for itself):
+ * each level holds a descriptor while the levels below it go, in the descriptor table every
+ * request shares, so a directory more than MAX_TREE_DEPTH levels down is refused (413) as the
+ * box's other walks refuse one, and a chain of thousands an agent made cannot take every
+ * descriptor the box has. What was removed before it was met stays removed, as with `rm -r`.
+ */
+export async function removeTree(parent: FileHandle, name: string, shown: string, depth = 0): Promise<number> {
+  if (depth > MAX_TREE_DEPTH) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', treeTooDeep(shown, 'to delete through the API').message);
   const dir = await openDirAt(parent, name, shown);
   let removed = 0;
   try {
@@ -48,7 +57,7 @@ export async function removeTree(parent: FileHandle, name: string, shown: string
     for (const child of await readdirNames(at(dir, '.'))) {
       const st = await lstatAt(dir, child);
       if (!st) continue;
-      if (st.isDirectory()) removed += await removeTree(dir, child, `${shown}/${child}`);
+      if (st.isDirectory()) removed += await removeTree(dir, child, `${shown}/${child}`, depth + 1);
       else {
         await unlink(at(dir, child));
         removed++;
