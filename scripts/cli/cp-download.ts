@@ -13,6 +13,7 @@ import { UserError } from './cli-errors.js';
 import type { Operand } from './cp-operands.js';
 import { progress } from './cp-progress.js';
 import { stdoutSink } from './stdout-sink.js';
+import { tarCounter } from './cp-tar-count.js';
 import { filesUrl, type FilesRoot, refused, remoteKind, send } from './cp-remote.js';
 import type { BoxTarget } from './box-target.js';
 import { DOWNLOAD_LIMITS, openLocalTree } from './local-tree.js';
@@ -118,11 +119,13 @@ async function downloadDir(target: BoxTarget, files: FilesRoot, src: Remote, dst
   let cut: Error | undefined;
   body.once('error', (err) => (cut = err));
   if (dst.kind === 'stdio') {
-    await pipeline(body, meter.meter, stdoutSink).catch((err: unknown) => {
+    const counter = tarCounter();
+    await pipeline(body, meter.meter, counter.stream, stdoutSink).catch((err: unknown) => {
       throw cut ? cutOff(shown, cut, 'the tar written to stdout is incomplete') : err;
     });
     meter.done();
-    return { kind: 'dir', from: shown, to: '-', bytes: meter.bytes(), entries: 0 };
+    // As a copy into a directory reports one: its entries and the bytes of its files (not the tar's, with headers and padding).
+    return { kind: 'dir', from: shown, to: '-', ...counter.counts() };
   }
   const dir = src.segments.length > 0 && !src.contents && (await isDir(dst.path)) ? path.join(dst.path, src.segments.at(-1)!) : dst.path;
   // Made with the directory's own mode, as the extraction makes each one below it: the owner's bits all kept, the umask applied.

@@ -111,6 +111,15 @@ t.test('a directory down and up, links kept as links', async (t) => {
   t.ok(await stat(path.join(ws, 'fresh/main.ts')));
 });
 
+t.test("--json to stdout says what went there as a copy into a path does: entries and file bytes, for a file and for a directory's tar", async (t) => {
+  const file = await cli('--json', 'copier:out.txt', '-');
+  t.equal(file.code, 0, file.stderr);
+  t.same(JSON.parse(file.stderr), { kind: 'file', from: 'copier:out.txt', to: '-', bytes: 14, entries: 1 });
+  const dir = await cli('--json', 'copier:tree', '-');
+  t.equal(dir.code, 0, dir.stderr);
+  t.same(JSON.parse(dir.stderr), { kind: 'dir', from: 'copier:tree', to: '-', bytes: 5, entries: 3 }, 'as copier:tree into tree-copy reports it');
+});
+
 t.test('a path ending in "." copies a directory\'s contents into an existing one, both ways (as cp -r dir/. and docker cp)', async (t) => {
   await mkdir(path.join(work, 'merged'), { recursive: true });
   await writeFile(path.join(work, 'merged/kept.txt'), 'kept\n');
