@@ -23,8 +23,8 @@ export function parseOperand(arg: string): Operand {
   const m = /^([^/:.][^/:]*):(.*)$/s.exec(arg);
   if (!m) return { kind: 'local', path: arg, contents: endsInDot(arg), slash: arg.endsWith('/') };
   const [, agent, rest] = m as unknown as [string, string, string];
-  // Checked here, before any request: fetch would resolve a ".." in the URL itself.
-  return { kind: 'remote', agent, segments: pathSegments(rest, arg, 1), raw: rest, contents: endsInDot(rest), slash: rest.endsWith('/') };
+  // Checked here, before any request: fetch would resolve a ".." in the URL itself. Bad usage (exit 2), as the snapshot commands say it.
+  return { kind: 'remote', agent, segments: pathSegments(rest, arg, 2), raw: rest, contents: endsInDot(rest), slash: rest.endsWith('/') };
 }
 
 /** Whether the path's last segment is `.` (a trailing slash after it aside): its directory's contents. */

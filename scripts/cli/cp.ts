@@ -38,7 +38,7 @@ Options:
 ${targetHelp} (what was copied: kind, from, to, bytes, entries)
   -h, --help       show this help
 
-Exit codes: 0 copied, 1 refused, no such agent or path, or unreachable, 2 bad usage.`;
+Exit codes: 0 copied, 1 refused, no such agent or path, or unreachable, 2 bad usage (a .. in a path).`;
 
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
