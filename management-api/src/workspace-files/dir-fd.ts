@@ -84,15 +84,18 @@ async function dirError(dir: FileHandle, name: string, shown: string, err: NodeJ
 export async function walkDirs(
   root: FileHandle,
   segments: readonly string[],
-  /** `made.first`, when given, is set to the index of the first directory this walk made. */
-  create?: { owner: Owner | undefined; made?: { first?: number } },
+  /** `made.first`, when given, is set to the index of the first directory this walk made; `made.count` counts those it made. */
+  create?: { owner: Owner | undefined; made?: { first?: number; count?: number } },
 ): Promise<FileHandle> {
   let dir = root;
   try {
     for (let i = 0; i < segments.length; i++) {
       const name = segments[i]!;
       const shown = segments.slice(0, i + 1).join('/');
-      if (create && (await mkdirAt(dir, name, create.owner)) && create.made && create.made.first === undefined) create.made.first = i;
+      if (create && (await mkdirAt(dir, name, create.owner)) && create.made) {
+        create.made.first ??= i;
+        create.made.count = (create.made.count ?? 0) + 1;
+      }
       const next = await openDirAt(dir, name, shown);
       if (dir !== root) await dir.close();
       dir = next;

@@ -48,7 +48,7 @@ export async function extractTar(
     target = await walkDirs(ws.root, segments, { owner: ws.owner, made });
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
-    const report = await unpack(input, staging, { base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) });
+    const report = await unpack(input, staging, { count: 0, base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) });
     await checkMerge(staging, target, '');
     merged = true;
     await merge(staging, target);
@@ -70,6 +70,8 @@ export async function extractTar(
 }
 
 interface Context {
+  /** Entries read so far, and the directories made for their paths that no entry of the tar named (both count to `limits.entries`). */
+  count: number;
   /** Where the upload lands, in workspace segments: link targets are judged from there. */
   base: readonly string[];
   owner: Owner | undefined;
@@ -80,12 +82,33 @@ interface Context {
 
 async function unpack(input: TarInput, staging: FileHandle, ctx: Context): Promise<ExtractReport> {
   const report: ExtractReport = { files: 0, dirs: 0, symlinks: 0, bytes: 0 };
-  let entries = 0;
   for (let entry = await input.next(); entry; entry = await input.next()) {
-    if (++entries > ctx.limits.entries) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `the tar holds more than ${ctx.limits.entries} entries`);
+    ctx.count++;
+    overEntries(ctx);
     await unpackEntry(entry, staging, ctx, report);
   }
   return report;
+}
+
+/**
+ * The entry limit counts the directories an upload makes for its entries' paths too: a name
+ * 128 levels deep makes up to 127 of them, so 100,000 entries alone could have made millions.
+ */
+function overEntries(ctx: Context): void {
+  if (ctx.count > ctx.limits.entries)
+    throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `the tar holds more than ${ctx.limits.entries} entries (the directories made for their paths counted)`);
+}
+
+/**
+ * A directory takes a block of disk (4 KiB) whatever it holds: each one an upload makes is charged
+ * to the agent's disk budget, so a tar of empty directories cannot fill a disk the budget guards.
+ */
+function chargeDirs(ctx: Context, dirs: number, shown: string): void {
+  if (dirs > 0 && ctx.charge && !ctx.charge.take(dirs * 4096))
+    throw new ApiError(
+      'ABX_ERR_FILE_TOO_LARGE',
+      `the directories of tar entry "${shown}" are over what the agent's disk budget (sandbox.limits.disk) has left (4 KiB a directory), with the writes going on beside it`,
+    );
 }
 
 async function unpackEntry(entry: TarEntry, staging: FileHandle, ctx: Context, report: ExtractReport): Promise<void> {
@@ -106,14 +129,21 @@ async function unpackEntry(entry: TarEntry, staging: FileHandle, ctx: Context, r
         `tar entry "${shown}" of ${checked.size} bytes is over what the agent's disk budget (sandbox.limits.disk) has left, with the writes going on beside it`,
       );
   }
-  const parent = await walkIn(staging, segments.slice(0, -1), ctx.owner, shown);
+  const made: { count?: number } = {};
+  const parent = await walkIn(staging, segments.slice(0, -1), ctx.owner, shown, made);
+  ctx.count += made.count ?? 0;
+  overEntries(ctx);
+  chargeDirs(ctx, made.count ?? 0, shown);
   const name = segments.at(-1)!;
   try {
     const existing = await lstatAt(parent, name);
     switch (checked.kind) {
       case 'dir':
         if (existing && !existing.isDirectory()) throw tarRefused(`"${shown}" is a directory entry over a file or link of the same name`);
-        if (!existing) await mkdirAt(parent, name, ctx.owner, checked.mode | 0o700);
+        if (!existing) {
+          chargeDirs(ctx, 1, shown);
+          await mkdirAt(parent, name, ctx.owner, checked.mode | 0o700);
+        }
         report.dirs++;
         return await skipData(entry, shown);
       case 'file':
@@ -137,9 +167,15 @@ async function unpackEntry(entry: TarEntry, staging: FileHandle, ctx: Context, r
 }
 
 /** Walk (and make) the entry's parent directories in staging: a link met on the way is refused. */
-async function walkIn(staging: FileHandle, segments: readonly string[], owner: Owner | undefined, shown: string): Promise<FileHandle> {
+async function walkIn(
+  staging: FileHandle,
+  segments: readonly string[],
+  owner: Owner | undefined,
+  shown: string,
+  made: { count?: number },
+): Promise<FileHandle> {
   try {
-    return await walkDirs(staging, segments, { owner });
+    return await walkDirs(staging, segments, { owner, made });
   } catch (err) {
     if (err instanceof ApiError) throw tarRefused(`"${shown}" is written through a link or a file (${err.message})`);
     throw err;
