@@ -169,7 +169,7 @@ export function cutOff(shown: string, err: Error, kept: string, why = DIR_CUT_RE
 }
 
 const DIR_CUT_REASONS =
-  "a tree nested more than 128 directory levels deep, sparse files holding more holes than the agent's disk budget (sandbox.limits.disk), or, for a snapshot, a damaged store";
+  "a tree nested more than 128 directory levels deep, sparse files holding more holes than the agent's disk budget (sandbox.limits.disk), a file the agent made shorter while it was packed (try again), or, for a snapshot, a damaged store";
 /** Why a file's download is cut after its headers. */
 export const FILE_CUT_REASONS =
   "for a snapshot's file, a chunk that does not match its hash (the store is damaged); for a workspace file, a read that failed or the file made shorter while it was read";

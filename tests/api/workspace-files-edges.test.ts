@@ -1,4 +1,4 @@
-// Workspace files at the edges of what the kernel allows: names of 255 bytes, a file shrunk under a read, a tree deeper than the box walks.
+// Workspace files at the edges of what the kernel allows: names of 255 bytes, a file shrunk under a read or a tar download, a tree deeper than the box walks.
 import t from 'tap';
 import { mkdir, readdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -62,6 +62,23 @@ t.test('a file made shorter while it is read cuts the answer off at once, never 
   t.ok(got < 64 << 20, `${got} bytes came`);
   t.ok(Date.now() - began < 5_000, `cut within seconds (${Date.now() - began} ms), not at the server's timeout`);
   t.equal(await (await files('ready')).status, 200, 'the box goes on serving');
+});
+
+t.test('a file made shorter while a tar download packs it cuts the download off: never a tar that reads whole with zeros the file did not hold', async (t) => {
+  await mkdir(path.join(ws, 'packed'));
+  await writeFile(path.join(ws, 'packed/shrinks.bin'), Buffer.alloc(64 << 20, 1));
+  const res = await files('packed?format=tar');
+  t.equal(res.status, 200);
+  const reader = res.body!.getReader();
+  await reader.read();
+  await truncate(path.join(ws, 'packed/shrinks.bin'), 1000);
+  const outcome = await (async () => {
+    for (;;) if ((await reader.read()).done) return 'ended';
+  })().catch(() => 'cut');
+  t.equal(outcome, 'cut', 'the transfer fails');
+  const again = await files('packed?format=tar');
+  t.equal(again.status, 200, 'tried again, as it is now');
+  t.equal((await again.arrayBuffer()).byteLength, 512 + 1024 + 1024, 'its header, its 1,000 bytes padded to a block, the end');
 });
 
 t.test('a recursive delete refuses a tree deeper than the box walks (413), and removes one as deep as it walks', async (t) => {

@@ -17,6 +17,7 @@ import { exactLength } from '../workspace-files/exact-length.js';
 import { extractTar } from '../workspace-files/tar-extract.js';
 import { TarDownloads, uploadLimits } from '../workspace-files/tar-limits.js';
 import { packTar } from '../workspace-files/tar-pack.js';
+import { FILE_SHRANK } from '../workspace-files/tar-writer.js';
 import { prepaid, WriteLedger, type WriteCharge } from '../workspace-files/write-ledger.js';
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
 import { TOO_SPARSE } from '../workspace-files/hole-allowance.js';
@@ -392,6 +393,10 @@ async function sendTar(ws: Workspace, segments: readonly string[], reply: Fastif
     await ws.close();
   });
   return replyWithTar(reply, packing, segments.at(-1) ?? 'workspace', (err) =>
-    [TOO_DEEP, TOO_SPARSE].includes(err.code ?? '') ? new ApiError('ABX_ERR_FILE_TOO_LARGE', err.message) : err,
+    [TOO_DEEP, TOO_SPARSE].includes(err.code ?? '')
+      ? new ApiError('ABX_ERR_FILE_TOO_LARGE', err.message)
+      : err.code === FILE_SHRANK
+        ? new ApiError('ABX_ERR_CONFLICT', err.message)
+        : err,
   );
 }

@@ -32,8 +32,8 @@ export type Pace = () => Promise<void>;
  * relative to it, directories end in `/`; modes keep their permission bits only; owners are
  * absent. A file is read from a descriptor opened with O_NOFOLLOW and checked (fstat) to be a
  * regular file, and one of another owner with several links (linked in, not made here) is left
- * out; one that shrinks while read is padded with zeros to its size when opened, one that grows is
- * cut to it (a tar header states the size first). Long and non-ASCII names go in pax records, names
+ * out; one that grows while read is cut to its size when opened (a tar header states the size
+ * first), and one that shrinks fails the pack (tar-writer.ts says why). Long and non-ASCII names go in pax records, names
  * and link targets that are not UTF-8 in GNU long-name records as their bytes (tar-writer.ts).
  *
  * What a walk holds is bounded whatever the tree: each directory's listing is read as it goes

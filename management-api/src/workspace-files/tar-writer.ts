@@ -6,6 +6,17 @@ import { encodeName, hasEscapedBytes } from '../fs-names.js';
 
 const BLOCK = 512;
 
+/** The error code of a pack that met a file made shorter while it was read. */
+export const FILE_SHRANK = 'ESHRANK';
+
+function fileShrank(name: string, got: number, size: number): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error(
+    `"${name}" was made shorter while it was packed (${got} of its ${size} bytes were there): the tar is cut off there, never padded with bytes the file did not hold; try again`,
+  );
+  err.code = FILE_SHRANK;
+  return err;
+}
+
 /** The header field's stand-in for a name carried in a long-name record: ASCII, short enough for the field, a directory's trailing `/` kept. */
 function standIn(name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/gu, '_');
@@ -54,25 +65,20 @@ export class TarWriter {
   }
 
   /**
-   * A regular file of `size` bytes read from `fd` (its position at the start): a file that shrinks
-   * while read is padded with zeros to its size, one that grows is cut to it (the header said
-   * `size` first).
+   * A regular file of `size` bytes read from `fd` (its position at the start): one that grows while
+   * read is cut to `size` (the header said it first; what it held then is what is packed). One that
+   * shrinks fails the pack ({@link FILE_SHRANK}): its header is sent, and padding it with zeros would
+   * make a tar that reads whole with bytes the file never held, so the tar is cut off instead (a
+   * failed transfer for its reader, as GNU tar fails over such a file).
    */
   async file(header: EntryHeader & { size: number }, fd: number): Promise<void> {
     await this.#header(header);
     let left = header.size;
-    let ended = false;
     while (left > 0) {
       if (this.#at === this.#batch.length) await this.#flush();
       const want = Math.min(left, this.#batch.length - this.#at);
-      const got = ended ? 0 : readSync(fd, this.#batch, this.#at, want, null);
-      if (got === 0) {
-        ended = true;
-        this.#batch.fill(0, this.#at, this.#at + want);
-        this.#at += want;
-        left -= want;
-        continue;
-      }
+      const got = readSync(fd, this.#batch, this.#at, want, null);
+      if (got === 0) throw fileShrank(header.path, header.size - left, header.size);
       this.#at += got;
       left -= got;
     }
