@@ -57,13 +57,20 @@ async function uploadDir(target: BoxTarget, files: FilesRoot, dir: string, segme
     const report: PackReport = { entries: 0, skipped: 0 };
     // The operator's own files: the upload's limits apply on the box, no bound on holes read here.
     const { stream: tar, released } = packTar(ws, ws.root, report, Number.POSITIVE_INFINITY);
-    tar.once('error', (err) => meter.meter.destroy(err));
+    // A pack that fails here (a file that read shorter than its size) fails the request too: said as what it is, not as an unreachable box.
+    let packFailed: Error | undefined;
+    tar.once('error', (err) => {
+      packFailed = err;
+      meter.meter.destroy(err);
+    });
     try {
       // The directory's own mode: the tar holds what is below it, and the box gives it to a directory it makes.
       const mode = ((await stat(dir)).mode & 0o777).toString(8).padStart(4, '0');
       const res = await send(target, 'POST', filesUrl(target, files, segments), tar.pipe(meter.meter), {
         'content-type': 'application/x-tar',
         'x-file-mode': mode,
+      }).catch((err: unknown) => {
+        throw packFailed ? new UserError(`${dir}: ${packFailed.message}; nothing was written`, 1) : err;
       });
       if (!res.ok) throw await refused(to, res);
       const done = (await res.json()) as { files: number; dirs: number; symlinks: number; bytes: number };

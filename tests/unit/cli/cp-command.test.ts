@@ -1,6 +1,7 @@
 // `agentbox cp` as the installed bin against a real box with a real sandboxed agent: files and directories both ways, stdio, and what is refused.
 import t from 'tap';
 import { execFileSync, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { once } from 'node:events';
 import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, readlink, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -119,6 +120,19 @@ t.test("--json to stdout says what went there as a copy into a path does: entrie
   t.equal(dir.code, 0, dir.stderr);
   t.same(JSON.parse(dir.stderr), { kind: 'dir', from: 'copier:tree', to: '-', bytes: 5, entries: 3 }, 'as copier:tree into tree-copy reports it');
 });
+
+const THP = '/sys/kernel/mm/transparent_hugepage';
+t.test(
+  'a local file that reads shorter than its size (as sysfs files do) fails the upload naming it, never padded nor said to be the box unreachable',
+  { skip: existsSync(THP) ? false : `no ${THP} on this kernel` },
+  async (t) => {
+    const r = await cli(THP, 'copier:thp');
+    t.equal(r.code, 1);
+    t.match(r.stderr, /\/sys\/kernel\/mm\/transparent_hugepage: ".+" was made shorter while it was packed/);
+    t.notMatch(r.stderr, /cannot reach|Is the box running/);
+    await t.rejects(stat(path.join(ws, 'thp')), { code: 'ENOENT' }, 'nothing written');
+  },
+);
 
 t.test('a path ending in "." copies a directory\'s contents into an existing one, both ways (as cp -r dir/. and docker cp)', async (t) => {
   await mkdir(path.join(work, 'merged'), { recursive: true });
