@@ -19,6 +19,9 @@ export async function upload(target: BoxTarget, files: FilesRoot, src: Exclude<O
   const st = src.kind === 'local' ? await stat(src.path).catch((err) => Promise.reject(localError(src.path, err))) : undefined;
   const name = src.kind === 'local' ? path.basename(path.resolve(src.path)) : undefined;
   const shown = `${dst.agent}:${dst.segments.join('/')}`;
+  // Stdin has no name to take into a directory, and the workspace itself or a path ending in / names one: bad usage, whatever is there.
+  if (src.kind === 'stdio' && (dst.segments.length === 0 || dst.slash))
+    throw new UserError(`${dst.agent}:${dst.raw} names a directory, and stdin has no name to copy into it under: name the file (AGENT:dir/name)`, 2);
   // Into DST/<name> when DST is a directory, as cp does (a directory's contents, `dir/.`: into DST itself); else DST itself.
   const kind = dst.segments.length === 0 ? 'dir' : (await remoteKind(target, files, dst.segments, shown)).kind;
   if (st?.isDirectory()) {

@@ -72,6 +72,10 @@ t.test('a file up, from a path and from stdin; --json', async (t) => {
   t.equal((await cliWithInput('from stdin', '-', 'copier:piped.txt')).code, 0);
   t.equal(await readFile(path.join(ws, 'piped.txt'), 'utf8'), 'from stdin');
   t.match(await cliWithInput('x', '-', 'copier:bin'), { code: 1, stderr: /is a directory; name the file/ });
+  // Bad usage whatever is there (exit 2): the workspace itself, or a path ending in /, names a directory, and stdin has no name.
+  t.match(await cliWithInput('x', '-', 'copier:'), { code: 2, stderr: /copier: names a directory, and stdin has no name/ });
+  t.match(await cliWithInput('x', '-', 'copier:bin/'), { code: 2, stderr: /copier:bin\/ names a directory, and stdin has no name/ });
+  t.match(await cliWithInput('x', '-', 'copier:nowhere/'), { code: 2, stderr: /names a directory, and stdin has no name/ });
 });
 
 t.test('names and link targets that are not UTF-8 go up and come down byte for byte', async (t) => {
