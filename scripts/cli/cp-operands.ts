@@ -35,6 +35,9 @@ function endsInDot(p: string): boolean {
 /** The two operands, exactly one of them remote. */
 export function parseOperands(src: string | undefined, dst: string | undefined): { src: Operand; dst: Operand } {
   if (src === undefined || dst === undefined) throw new UsageError('give a source and a destination');
+  // An empty operand (an unset shell variable) names nothing: said before any request, not as a missing file.
+  if (src === '' || dst === '')
+    throw new UsageError(`the ${src === '' ? 'source' : 'destination'} is empty; name a path (. for the current directory, AGENT: for a workspace)`);
   const s = parseOperand(src);
   const d = parseOperand(dst);
   if ((s.kind === 'remote') === (d.kind === 'remote')) throw new UsageError('exactly one side is AGENT:PATH (the other a local path or -)');

@@ -193,6 +193,9 @@ t.test('a directory onto a local file is refused as such; entries an upload leav
 });
 
 t.test('refused: a path out of the workspace, a link out in a downloaded tree, no such agent or path', async (t) => {
+  // Bad usage, exit 2: an empty operand (an unset shell variable) names nothing.
+  t.match(await cli('', 'copier:x'), { code: 2, stderr: /the source is empty; name a path/ });
+  t.match(await cli('copier:out.txt', ''), { code: 2, stderr: /the destination is empty; name a path/ });
   // Bad usage, exit 2, as the snapshot commands say a ".." (cli.md).
   t.match(await cli('copier:../other/x', 'x'), { code: 2, stderr: /must not contain "\.\." segments/ });
   t.match(await cli('out.txt', 'copier:a/../../x'), { code: 2, stderr: /must not contain "\.\." segments/ });
