@@ -4,6 +4,9 @@
 /** The index file: present only in a backup that was completed. */
 export const INDEX_FILE = 'backup.json';
 
+/** The copy of the manifest the box ran, by its path in the backup. */
+export const MANIFEST_COPY = 'manifest/agentbox.toml';
+
 /** The encrypted secrets (only with --with-secrets). */
 export const SECRETS_FILE = 'secrets.enc';
 

@@ -6,7 +6,17 @@ import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promis
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { TMP_PREFIX } from '../adapters/pods/fs-atomic.js';
-import { BACKED_UP_SECRETS, BACKUP_FORMAT, EVENT_LOG_DIR, FILE_TREES, INDEX_FILE, SECRETS_FILE, SQLITE_STORES, type BackupIndex } from './backup-format.js';
+import {
+  BACKED_UP_SECRETS,
+  BACKUP_FORMAT,
+  EVENT_LOG_DIR,
+  FILE_TREES,
+  INDEX_FILE,
+  MANIFEST_COPY,
+  SECRETS_FILE,
+  SQLITE_STORES,
+  type BackupIndex,
+} from './backup-format.js';
 import { backupSqlite } from './copy-sqlite.js';
 import { copyEventLog } from './copy-event-log.js';
 import { copyTree } from './copy-files.js';
@@ -96,8 +106,8 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
     const state = path.join(partial, 'state');
     const manifest = existsSync(paths.manifestFile);
     if (manifest) {
-      await mkdir(path.join(partial, 'manifest'), { mode: 0o700 });
-      await copyFile(paths.manifestFile, path.join(partial, 'manifest', 'agentbox.toml'));
+      await mkdir(path.dirname(path.join(partial, MANIFEST_COPY)), { mode: 0o700 });
+      await copyFile(paths.manifestFile, path.join(partial, MANIFEST_COPY));
     }
     for (const store of SQLITE_STORES) {
       say(`SQLite store ${store} (online backup)`);

@@ -3,7 +3,7 @@
 import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
-import { SECRETS_FILE, type BackupIndex } from './backup-format.js';
+import { MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, writeFailure } from './backup-errors.js';
 import { makeNewDir, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
@@ -89,7 +89,7 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
       const [top, ...rest] = entry.path.split('/');
       let target: string | undefined;
       if (top === 'state') target = path.join(paths.stateDir, ...rest);
-      else if (top === 'manifest') target = paths.manifestFile;
+      else if (entry.path === MANIFEST_COPY) target = paths.manifestFile;
       if (!target) continue;
       await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
       await copyFile(path.join(from, ...entry.path.split('/')), target);

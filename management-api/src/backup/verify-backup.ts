@@ -9,7 +9,7 @@ import { auditAgainstCheckpoint } from '../adapters/events/log-audit.js';
 import { TLOG_FILES } from '../adapters/events/log-checkpoints.js';
 import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, type BackupIndex } from './backup-format.js';
 import { digestFile, listFiles, NotAFileError } from './backup-index.js';
-import { KEPT_MODE } from './copy-files.js';
+import { entryProblems } from './index-entries.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
 import { damagedChunks } from './snapshot-chunks.js';
 import { withBackupDir } from './backup-archive.js';
@@ -74,19 +74,14 @@ async function verifyBackupDir(dir: string): Promise<BackupCheck> {
   } catch (err) {
     return { ok: false, dir, files: 0, bytes: 0, problems: [(err as Error).message] };
   }
+  // Every entry is checked before any file is read: an edited index names no place a backup never writes.
+  const malformed = entryProblems(index.files, path.join(dir, INDEX_FILE));
+  if (malformed.length) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: malformed };
   let bytes = 0;
   const listed = new Set<string>();
   for (const entry of index.files) {
     listed.add(entry.path);
     const file = path.join(dir, ...entry.path.split('/'));
-    if (entry.path.split('/').includes('..') || path.isAbsolute(entry.path)) {
-      problems.push(`${INDEX_FILE} names ${entry.path}, outside the backup`);
-      continue;
-    }
-    if (!Number.isInteger(entry.mode) || (entry.mode & ~KEPT_MODE) !== 0) {
-      problems.push(`${INDEX_FILE} gives ${entry.path} mode 0${Number(entry.mode).toString(8)}: a backup keeps permission bits (0777) only`);
-      continue;
-    }
     const found = await digestFile(file).catch((err: unknown): NotAFileError | undefined => {
       if (err instanceof NotAFileError) return err;
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

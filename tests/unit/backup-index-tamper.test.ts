@@ -1,0 +1,67 @@
+// A backup whose index (backup.json) was edited, through the real CLI: an entry naming a place a backup never
+// writes (the secrets directory: a planted api-key would be the restored box's), an entry that is no plain
+// relative path, one listed twice, one with no path or no size: verify and restore refuse it naming the entry,
+// and the restore writes nothing.
+import t, { type Test } from 'tap';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runAgentbox } from '../helpers/cli.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-tamper-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+const agentbox = (...args: string[]) => runAgentbox(args, { cwd: work });
+
+const root = path.join(work, 'box');
+mkdirSync(path.join(root, 'var/lib/agentbox/pods/docs'), { recursive: true });
+writeFileSync(path.join(root, 'var/lib/agentbox/pods/docs/page.txt'), 'a page\n');
+const backup = path.join(work, 'backup');
+t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0, 'the backup to edit');
+
+type Entry = { path: string; bytes: number; sha256: string; mode: number };
+let copies = 0;
+/** A copy of the backup with its index's files edited by `edit` (which may plant files in the copy). */
+function tampered(edit: (files: Entry[], dir: string) => unknown[]): string {
+  const dir = path.join(work, `tampered-${++copies}`);
+  cpSync(backup, dir, { recursive: true });
+  const indexFile = path.join(dir, 'backup.json');
+  const index = JSON.parse(readFileSync(indexFile, 'utf8')) as { files: unknown[] };
+  index.files = edit(index.files as Entry[], dir);
+  writeFileSync(indexFile, JSON.stringify(index));
+  return dir;
+}
+/** Plant `content` at `rel` in the backup `dir`; its index entry, as a backup would write it. */
+function plant(dir: string, rel: string, content: string): Entry {
+  mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+  writeFileSync(path.join(dir, rel), content);
+  return { path: rel, bytes: Buffer.byteLength(content), sha256: createHash('sha256').update(content).digest('hex'), mode: 0o600 };
+}
+
+/** verify and restore both refuse `dir`, saying `said`; the restore makes no root. */
+function refused(t: Test, dir: string, said: string | RegExp): void {
+  t.match(agentbox('backup', 'verify', dir), { code: 1, stdout: said }, 'verify refuses it');
+  const into = path.join(work, `restored-${path.basename(dir)}`);
+  const restore = agentbox('restore', dir, '--root', into);
+  t.match(restore, { code: 1, stderr: said }, 'restore refuses it');
+  t.notOk(existsSync(into), 'nothing restored');
+}
+
+t.test('a file planted in the secrets directory (or anywhere a backup never writes) is refused', async (t) => {
+  for (const rel of ['state/secrets/api-key', 'state/secrets/identity.key', 'state/code-server/settings.json', 'manifest/other.toml']) {
+    const dir = tampered((files, d) => [...files, plant(d, rel, 'chosen by whoever edited the backup\n')]);
+    refused(t, dir, `${path.join(dir, 'backup.json')} names "${rel}", which a backup never holds`);
+  }
+});
+
+t.test('an entry that is no plain relative path, one listed twice, one with no path or size is named', async (t) => {
+  const backupJson = (dir: string) => path.join(dir, 'backup.json');
+  let dir = tampered((files) => [...files, { ...files[0]!, path: `state//${files[0]!.path.slice('state/'.length)}` }]);
+  refused(t, dir, `${backupJson(dir)} names "state//pods/docs/page.txt", not a plain relative path`);
+  dir = tampered((files) => [...files, files[0]]);
+  refused(t, dir, `${backupJson(dir)} names "state/pods/docs/page.txt" twice`);
+  dir = tampered((files) => [null, ...files]);
+  refused(t, dir, `${backupJson(dir)}: files[0] has no path`);
+  dir = tampered((files) => [{ ...files[0]!, bytes: 'all of them' }]);
+  refused(t, dir, `${backupJson(dir)} names "state/pods/docs/page.txt" with a size that is no number of bytes`);
+});
