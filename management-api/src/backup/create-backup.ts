@@ -2,7 +2,7 @@
 // temporary name and renamed into place only once its index (written last) is on disk: a backup
 // cut short (kill -9, a full disk) never looks complete.
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { TMP_PREFIX } from '../adapters/pods/fs-atomic.js';
@@ -25,7 +25,7 @@ import { indexFiles } from './backup-index.js';
 import { checkRecipients, sealSecretsTo } from './secrets-age.js';
 import { sealSecrets } from './secrets-seal.js';
 import { BackupError, writeFailure } from './backup-errors.js';
-import { makeNewDir, whyNotNew } from './target-dir.js';
+import { makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
 
 export { BackupError } from './backup-errors.js';
@@ -86,7 +86,7 @@ async function refuseDamagedChunks(from: string, copy: string): Promise<void> {
 /** Make the backup; resolves to its index. */
 export async function createBackup(options: BackupOptions): Promise<BackupIndex> {
   const root = path.resolve(options.root);
-  const to = path.resolve(options.to);
+  const to = await resolveNamed(path.resolve(options.to));
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
   if (!existsSync(paths.stateDir)) throw new BackupError(`no box state under ${root} (${paths.stateDir} is missing): pass the box's --root`);
   const taken = await whyNotNew(to, isArchiveName(to) ? 'file' : 'directory');
@@ -151,12 +151,9 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
     if (isArchiveName(to)) {
       say(`packing ${to}`);
       await packBackup(partial, partialArchive);
-      await rename(partialArchive, to);
+      await moveIntoPlace(partialArchive, to, 'file');
       await rm(partial, { recursive: true, force: true });
-    } else {
-      await rm(to, { recursive: true, force: true });
-      await rename(partial, to);
-    }
+    } else await moveIntoPlace(partial, to, 'directory');
     await syncDirectory(path.dirname(to));
     return index;
   } catch (err) {

@@ -1,11 +1,11 @@
 // `agentbox restore`: a backup into a new root, checked whole first (a damaged backup is refused,
 // naming the file), staged under a temporary name and renamed into place, secrets 0600.
-import { chmod, copyFile, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, writeFailure } from './backup-errors.js';
-import { makeNewDir, whyNotNew } from './target-dir.js';
+import { makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
 import { SecretsSealError } from './secrets-seal.js';
 import { syncDirectory } from '../durable-fs.js';
@@ -32,21 +32,31 @@ export interface RestoreOptions {
 /** Restore; resolves to the backup's index. */
 export async function restoreBackup(options: RestoreOptions): Promise<BackupIndex> {
   const from = path.resolve(options.from);
-  const root = path.resolve(options.root);
+  const root = await resolveNamed(path.resolve(options.root));
   const say = options.progress ?? (() => undefined);
   const taken = await whyNotNew(root, 'directory');
   if (taken) throw new BackupError(`${taken}: restore into a new root, a missing or empty directory (a box never restores over another's state)`);
-  say(`checking ${from}`);
+  const staging = `${root}.restoring-${process.pid}`;
+  await rm(staging, { recursive: true, force: true });
+  // Removed on SIGINT or SIGTERM as on a failure.
+  const release = removedOnSignal(staging);
   try {
-    return await withBackupDir(from, (dir, shown) => restoreFrom(dir, shown, root, options));
+    // Made before the backup is unpacked or checked: a place that takes no directory (read-only, not
+    // this user's, /proc) fails at once, not after minutes of work.
+    await makeNewDir(staging, 0o755, `${staging} (the new root is written there, then renamed ${root})`);
+    say(`checking ${from}`);
+    return await withBackupDir(from, (dir, shown) => restoreFrom(dir, shown, staging, root, options));
   } catch (err) {
+    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
     // An archive that cannot be unpacked (a member refused, the file missing) is a backup that is not whole.
     if (err instanceof BackupError || err instanceof SecretsSealError || !(err instanceof Error)) throw err;
     throw new BackupError(`the backup is not whole: ${err.message}`);
+  } finally {
+    release();
   }
 }
 
-async function restoreFrom(from: string, shown: (text: string) => string, root: string, options: RestoreOptions): Promise<BackupIndex> {
+async function restoreFrom(from: string, shown: (text: string) => string, staging: string, root: string, options: RestoreOptions): Promise<BackupIndex> {
   const say = options.progress ?? (() => undefined);
   const check = await verifyBackup(from);
   check.problems = check.problems.map(shown);
@@ -71,14 +81,8 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
       ? await openSecretsWith(await readFile(file), options.identities!, recipients)
       : await openSecrets(await readFile(file, 'utf8'), options.passphrase!);
   }
-  const staging = `${root}.restoring-${process.pid}`;
-  await rm(staging, { recursive: true, force: true });
   const paths = runtimePaths({ AGENTBOX_ROOT: staging });
-  // Removed on SIGINT or SIGTERM as on a failure.
-  const release = removedOnSignal(staging);
   try {
-    // The one directory made where the user said: the rest is made inside it.
-    await makeNewDir(staging, 0o755, `${staging} (the new root is written there, then renamed ${root})`);
     // The skeleton a fresh box has (searchable by agents' uids, as `agentbox up` makes it); the stores inside stay 0700.
     for (const d of [staging, path.dirname(paths.manifestFile), paths.stateDir, paths.runDir, paths.workspaceDir, paths.logDir]) {
       await mkdir(d, { recursive: true, mode: 0o755 });
@@ -103,17 +107,11 @@ async function restoreFrom(from: string, shown: (text: string) => string, root: 
       await writeFile(path.join(paths.secretsDir, name), content, { mode: 0o600, flush: true });
       content.fill(0);
     }
-    await rm(root, { recursive: true, force: true });
-    await rename(staging, root);
+    await moveIntoPlace(staging, root, 'directory');
     await syncDirectory(path.dirname(root));
     return index;
   } catch (err) {
     // Told before the staging is removed: the room it took is what says whether the disk was full.
-    const failure =
-      err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the restore into ${root}`, path.dirname(staging));
-    await rm(staging, { recursive: true, force: true }).catch(() => undefined);
-    throw failure;
-  } finally {
-    release();
+    throw err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the restore into ${root}`, path.dirname(staging));
   }
 }
