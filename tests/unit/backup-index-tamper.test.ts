@@ -1,13 +1,15 @@
 // A backup whose index (backup.json) was edited, through the real CLI: an entry naming a place a backup never
 // writes (the secrets directory: a planted api-key would be the restored box's), an entry that is no plain
 // relative path, one listed twice, one with no path or no size: verify and restore refuse it naming the entry,
-// and the restore writes nothing.
+// and the restore writes nothing. Sealed secrets holding anything but the identity and event-log keys (an age file any
+// holder of the public recipient key can make) are refused too.
 import t, { type Test } from 'tap';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentbox } from '../helpers/cli.js';
+import { sealSecretsTo } from '../../management-api/src/backup/secrets-age.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-tamper-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -22,9 +24,9 @@ t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0, 'the backup 
 type Entry = { path: string; bytes: number; sha256: string; mode: number };
 let copies = 0;
 /** A copy of the backup with its index's files edited by `edit` (which may plant files in the copy). */
-function tampered(edit: (files: Entry[], dir: string) => unknown[]): string {
+function tampered(edit: (files: Entry[], dir: string) => unknown[], from = backup): string {
   const dir = path.join(work, `tampered-${++copies}`);
-  cpSync(backup, dir, { recursive: true });
+  cpSync(from, dir, { recursive: true });
   const indexFile = path.join(dir, 'backup.json');
   const index = JSON.parse(readFileSync(indexFile, 'utf8')) as { files: unknown[] };
   index.files = edit(index.files as Entry[], dir);
@@ -64,4 +66,24 @@ t.test('an entry that is no plain relative path, one listed twice, one with no p
   refused(t, dir, `${backupJson(dir)}: files[0] has no path`);
   dir = tampered((files) => [{ ...files[0]!, bytes: 'all of them' }]);
   refused(t, dir, `${backupJson(dir)} names "state/pods/docs/page.txt" with a size that is no number of bytes`);
+});
+
+t.test('sealed secrets that name anything but the identity and event-log keys are refused, naming it', async (t) => {
+  // Sealing to a recipient key takes only the public key, which the index names: anyone can make such a file.
+  const identityFile = path.join(work, 'identity.key');
+  const { recipient } = JSON.parse(agentbox('backup', 'keygen', '--out', identityFile, '--json').stdout) as { recipient: string };
+  const sealed = path.join(work, 'sealed');
+  t.equal(agentbox('backup', '--root', root, '--to', sealed, '--with-secrets', '--recipient', recipient).code, 0);
+  const forged = Buffer.from(await sealSecretsTo({ 'api-key': Buffer.from('a key its sender knows\n') }, [recipient]));
+  const dir = tampered((files, d) => {
+    writeFileSync(path.join(d, 'secrets.enc'), forged);
+    return files.map((f) => (f.path === 'secrets.enc' ? { ...f, bytes: forged.length, sha256: createHash('sha256').update(forged).digest('hex') } : f));
+  }, sealed);
+  t.equal(agentbox('backup', 'verify', dir).code, 0, 'its files match its index');
+  const into = path.join(work, 'restored-forged');
+  t.match(agentbox('restore', dir, '--root', into, '--identity-file', identityFile), {
+    code: 1,
+    stderr: `${path.join(dir, 'secrets.enc')} holds "api-key", which a backup never seals (only identity.key and event-log.key)`,
+  });
+  t.notOk(existsSync(into), 'nothing restored');
 });

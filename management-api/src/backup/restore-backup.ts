@@ -3,7 +3,7 @@
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
-import { MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
+import { BACKED_UP_SECRETS, MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, writeFailure } from './backup-errors.js';
 import { makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
@@ -80,6 +80,13 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
     secrets = toRecipients
       ? await openSecretsWith(await readFile(file), options.identities!, recipients)
       : await openSecrets(await readFile(file, 'utf8'), options.passphrase!);
+    // Anyone holding a recipient key (the index names them) can seal an age file: what it holds is
+    // written into the secrets directory only when it is what a backup seals, never an api-key of its sender's choosing.
+    const foreign = Object.keys(secrets).find((name) => !(BACKED_UP_SECRETS as readonly string[]).includes(name));
+    if (foreign !== undefined)
+      throw new BackupError(
+        `${shown(file)} holds ${JSON.stringify(foreign)}, which a backup never seals (only ${BACKED_UP_SECRETS.join(' and ')}): it was not sealed by agentbox backup`,
+      );
   }
   const paths = runtimePaths({ AGENTBOX_ROOT: staging });
   try {
@@ -103,7 +110,6 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
     await mkdir(paths.secretsDir, { recursive: true, mode: 0o700 });
     await chmod(paths.secretsDir, 0o700);
     for (const [name, content] of Object.entries(secrets ?? {})) {
-      if (name.includes('/') || name.startsWith('.')) continue;
       await writeFile(path.join(paths.secretsDir, name), content, { mode: 0o600, flush: true });
       content.fill(0);
     }
