@@ -11,6 +11,7 @@ import { INDEX_FILE } from './backup-format.js';
 import { listFiles } from './backup-index.js';
 import { ArchiveShapeError, checkArchiveShape, tarReadError } from './archive-shape.js';
 import { removedOnSignal } from './removed-on-signal.js';
+import { writeFailure } from './backup-errors.js';
 
 /** Whether the backup target is a tar file rather than a directory: a name ending in .tar, in any case. */
 export const isArchiveName = (target: string): boolean => /\.tar$/i.test(target);
@@ -123,7 +124,16 @@ export async function withBackupDir<T>(source: string, fn: (dir: string, shown: 
   const dir = await mkdtemp(path.join(tmpdir(), 'agentbox-unpacked-'));
   const release = removedOnSignal(dir);
   try {
-    await unpackBackup(source, dir);
+    await unpackBackup(source, dir).catch(async (err: unknown) => {
+      // A write that fails here is the temporary directory's (a full $TMPDIR), never the backup's fault.
+      if (err instanceof ArchiveShapeError || err instanceof ArchiveMemberError || !(err as NodeJS.ErrnoException).code) throw err;
+      throw await writeFailure(
+        err,
+        `${source} unpacked into ${dir}`,
+        dir,
+        `free some space in ${path.dirname(dir)}, or set TMPDIR to a place with room for ${info.size} bytes`,
+      );
+    });
     return await fn(dir, (text) => text.split(`${dir}/`).join(`${source}:`).split(dir).join(source));
   } finally {
     await rm(dir, { recursive: true, force: true });

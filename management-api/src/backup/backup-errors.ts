@@ -6,12 +6,15 @@ export class BackupError extends Error {
   override name = 'BackupError';
 }
 
-/** Why a write failed, in words that name the file (a full disk above all). */
-function ioFailure(err: unknown, what: string): BackupError {
+/** What a backup's full disk asks of the operator; a restore or an unpacking says its own. */
+const BACKUP_ROOM = 'free some space or back up elsewhere (--to)';
+
+/** Why a write failed, in words that name the file (a full disk above all); `room` says what to do about a full one. */
+function ioFailure(err: unknown, what: string, room: string): BackupError {
   const e = err as NodeJS.ErrnoException;
   // SQLite's online backup says SQLITE_FULL where a plain write says ENOSPC: which one a full disk
   // meets depends on how far the copy got, and both are the same fault to the operator.
-  if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL') return noSpace(what);
+  if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL') return noSpace(what, room);
   if (e.code === 'EDQUOT') return new BackupError(`the disk quota is exhausted while writing ${what}`);
   return new BackupError(`${what}: ${e.message}`);
 }
@@ -26,10 +29,10 @@ const NEARLY_FULL_BYTES = 1024 * 1024;
  * that file cannot grow SQLite says SQLITE_IOERR_SHMSIZE, "disk I/O error": on a disk filled by
  * the copy, the same fault as any other full disk to the operator.
  */
-export async function writeFailure(err: unknown, what: string, dir: string): Promise<BackupError> {
+export async function writeFailure(err: unknown, what: string, dir: string, room = BACKUP_ROOM): Promise<BackupError> {
   const code = (err as NodeJS.ErrnoException).code ?? '';
-  if ((code === 'EIO' || code.startsWith('SQLITE_IOERR')) && (await freeBytes(dir)) < NEARLY_FULL_BYTES) return noSpace(what);
-  return ioFailure(err, what);
+  if ((code === 'EIO' || code.startsWith('SQLITE_IOERR')) && (await freeBytes(dir)) < NEARLY_FULL_BYTES) return noSpace(what, room);
+  return ioFailure(err, what, room);
 }
 
 async function freeBytes(dir: string): Promise<number> {
@@ -41,6 +44,6 @@ async function freeBytes(dir: string): Promise<number> {
   }
 }
 
-function noSpace(what: string): BackupError {
-  return new BackupError(`no space left on the device while writing ${what}: free some space or back up elsewhere (--to)`);
+function noSpace(what: string, room: string): BackupError {
+  return new BackupError(`no space left on the device while writing ${what}: ${room}`);
 }

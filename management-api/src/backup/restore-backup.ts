@@ -118,6 +118,8 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
     return index;
   } catch (err) {
     // Told before the staging is removed: the room it took is what says whether the disk was full.
-    throw err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the restore into ${root}`, path.dirname(staging));
+    throw err instanceof BackupError || !(err as NodeJS.ErrnoException).code
+      ? err
+      : await writeFailure(err, `the restore into ${root}`, path.dirname(staging), 'free some space or restore elsewhere (--root)');
   }
 }
