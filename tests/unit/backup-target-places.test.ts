@@ -1,7 +1,8 @@
 // The place a restore's root or a backup's --to names, beyond its name: a place that takes no new directory (read-only,
 // not this user's, /proc) fails before the backup is unpacked or checked; a symbolic link is written through, never
 // replaced (a dangling one is refused); a mount point is refused at once, not after the work; and a place filled while
-// the work ran is left as it is (never removed to make room), the run failing with nothing of it kept.
+// the work ran is left as it is (never removed to make room), the run failing with nothing of it kept. A backup into the
+// box's own state (copied into itself) and a restore into the backup directory are refused.
 import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -154,4 +155,29 @@ t.test('a place filled while the work ran is left as it is; the run fails, keepi
   await t.rejects(createBackup({ root, to: tar, progress: fillAt(/^packing/, tar, true) }), { message: `${tar} was taken while this ran` });
   t.equal(readFileSync(tar, 'utf8'), 'written meanwhile\n', 'backup to a tar: the file put there is kept');
   t.same(leftBeside(), [], 'nothing left beside');
+});
+
+t.test("a backup into the box's own state, or a restore into the backup, is refused before it copies anything", async (t) => {
+  const state = path.join(root, 'var/lib/agentbox');
+  const intoPods = path.join(state, 'pods/backup');
+  // Through a link as well: the place it leads to is what counts.
+  const viaLink = path.join(work, 'state-link');
+  symlinkSync(path.join(state, 'pods'), viaLink);
+  for (const to of [intoPods, path.join(viaLink, 'backup.tar'), path.join(state, 'snapshots')]) {
+    const run = agentbox('backup', '--root', root, '--to', to);
+    t.equal(run.code, 1, run.stderr);
+    t.match(run.stderr, `is inside the box's state ${state}, which the backup copies (into itself): back up to a place outside it`);
+    t.notMatch(run.stderr, /SQLite store/, 'refused before copying');
+  }
+  t.same(readdirSync(path.join(state, 'pods')), ['docs'], 'nothing written into the pods');
+
+  const dirBackup = path.join(work, 'dir-backup');
+  t.equal(agentbox('backup', '--root', root, '--to', dirBackup).code, 0);
+  const inside = path.join(dirBackup, 'restored');
+  t.match(agentbox('restore', dirBackup, '--root', inside), {
+    code: 1,
+    stderr: `${inside} is inside the backup ${dirBackup}, which would then hold files its index does not name`,
+  });
+  t.notOk(existsSync(inside));
+  t.match(agentbox('backup', 'verify', dirBackup), { code: 0, stdout: /whole/ }, 'the backup still verifies');
 });

@@ -25,7 +25,7 @@ import { indexFiles } from './backup-index.js';
 import { checkRecipients, sealSecretsTo } from './secrets-age.js';
 import { sealSecrets } from './secrets-seal.js';
 import { BackupError, writeFailure } from './backup-errors.js';
-import { makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
+import { isInside, makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
 
 export { BackupError } from './backup-errors.js';
@@ -91,6 +91,8 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
   if (!existsSync(paths.stateDir)) throw new BackupError(`no box state under ${root} (${paths.stateDir} is missing): pass the box's --root`);
   const taken = await whyNotNew(to, isArchiveName(to) ? 'file' : 'directory');
   if (taken) throw new BackupError(`${taken}: back up into a new ${isArchiveName(to) ? 'file' : 'or empty directory, or a new FILE.tar'}`);
+  if (await isInside(to, paths.stateDir))
+    throw new BackupError(`${to} is inside the box's state ${paths.stateDir}, which the backup copies (into itself): back up to a place outside it`);
   if (options.passphrase !== undefined && options.recipients !== undefined)
     throw new BackupError('seal the secrets with a passphrase or to recipient keys, not both');
   if (options.recipients !== undefined) checkRecipients(options.recipients);

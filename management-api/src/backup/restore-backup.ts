@@ -1,11 +1,11 @@
 // `agentbox restore`: a backup into a new root, checked whole first (a damaged backup is refused,
 // naming the file), staged under a temporary name and renamed into place, secrets 0600.
-import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { BACKED_UP_SECRETS, MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, writeFailure } from './backup-errors.js';
-import { makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
+import { isInside, makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
 import { SecretsSealError } from './secrets-seal.js';
 import { syncDirectory } from '../durable-fs.js';
@@ -36,6 +36,10 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupInde
   const say = options.progress ?? (() => undefined);
   const taken = await whyNotNew(root, 'directory');
   if (taken) throw new BackupError(`${taken}: restore into a new root, a missing or empty directory (a box never restores over another's state)`);
+  const source = await stat(from).catch(() => undefined);
+  if (!source) throw new BackupError(`${from}: no such backup`);
+  if (source.isDirectory() && (await isInside(root, from)))
+    throw new BackupError(`${root} is inside the backup ${from}, which would then hold files its index does not name: restore to a place outside it`);
   const staging = `${root}.restoring-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   // Removed on SIGINT or SIGTERM as on a failure.

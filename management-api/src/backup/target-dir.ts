@@ -113,3 +113,16 @@ export async function moveIntoPlace(made: string, target: string, kind: 'directo
     throw err;
   }
 }
+
+/**
+ * Whether the new `target` (its parent exists) lies inside the directory `dir`, links resolved on
+ * both sides. Why: a backup written into the box's state copies itself into itself, level after
+ * level, until the name is too long or the disk is full; a restore into a backup directory leaves
+ * files there its index does not name, and it never verifies again.
+ */
+export async function isInside(target: string, dir: string): Promise<boolean> {
+  const real = async (p: string) => realpath(p).catch(() => path.resolve(p));
+  const [at, within] = await Promise.all([real(path.dirname(target)), real(dir)]);
+  const relative = path.relative(within, path.join(at, path.basename(target)));
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
