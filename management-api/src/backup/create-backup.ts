@@ -23,7 +23,7 @@ import { copyTree } from './copy-files.js';
 import { syncDirectory } from '../durable-fs.js';
 import { indexFiles } from './backup-index.js';
 import { checkRecipients, sealSecretsTo } from './secrets-age.js';
-import { sealSecrets } from './secrets-seal.js';
+import { checkPassphrase, sealSecrets } from './secrets-seal.js';
 import { BackupError, writeFailure } from './backup-errors.js';
 import { isInside, makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
@@ -96,6 +96,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
   if (options.passphrase !== undefined && options.recipients !== undefined)
     throw new BackupError('seal the secrets with a passphrase or to recipient keys, not both');
   if (options.recipients !== undefined) checkRecipients(options.recipients);
+  if (options.passphrase !== undefined) checkPassphrase(options.passphrase);
   const partial = `${to}.partial-${process.pid}`;
   const partialArchive = `${partial}.tar`;
   await rm(partial, { recursive: true, force: true });

@@ -5,6 +5,9 @@ import { createCipheriv, createDecipheriv, randomBytes, scrypt } from 'node:cryp
 /** scrypt cost: 2^15 × 8 × 128 bytes = 32 MiB and about a tenth of a second per derivation. */
 const KDF = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
 
+/** The most a sealed file may ask of scrypt: well above what {@link KDF} seals with, far below what would stall a restore. */
+const MAX_KDF = { N: 2 ** 17, r: 16, p: 16 } as const;
+
 /** The sealed file's JSON. */
 interface Sealed {
   v: 1;
@@ -36,9 +39,14 @@ export function decodeSecrets(plain: Buffer): Record<string, Buffer> {
   return Object.fromEntries(Object.entries(parsed).map(([n, v]) => [n, Buffer.from(v, 'base64')]));
 }
 
+/** Refuse a passphrase too short to seal with; a backup calls it before it copies anything. */
+export function checkPassphrase(passphrase: string): void {
+  if (passphrase.length < 8) throw new SecretsSealError('the passphrase is shorter than 8 characters');
+}
+
 /** Seal `secrets` (name → content) with `passphrase`; the result is the file's text. */
 export async function sealSecrets(secrets: Readonly<Record<string, Buffer>>, passphrase: string): Promise<string> {
-  if (passphrase.length < 8) throw new SecretsSealError('the passphrase is shorter than 8 characters');
+  checkPassphrase(passphrase);
   const salt = randomBytes(16);
   const iv = randomBytes(12);
   const key = await deriveKey(passphrase, salt, KDF);
@@ -66,7 +74,8 @@ export async function openSecrets(text: string, passphrase: string): Promise<Rec
   }
   if (sealed.v !== 1 || sealed.kdf?.name !== 'scrypt') throw new SecretsSealError('the sealed secrets are in an unknown format');
   const { N, r, p } = sealed.kdf;
-  if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0) || N > 2 ** 20)
+  // Bounded in work as well as memory: an edited file naming p = 10^6 would hold a restore for hours.
+  if (![N, r, p].every((n) => Number.isSafeInteger(n) && n > 0) || N > MAX_KDF.N || r > MAX_KDF.r || p > MAX_KDF.p || 128 * N * r > KDF.maxmem)
     throw new SecretsSealError('the sealed secrets name scrypt parameters out of range');
   const key = await deriveKey(passphrase, Buffer.from(sealed.kdf.salt, 'base64'), { N, r, p });
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv, 'base64'));
