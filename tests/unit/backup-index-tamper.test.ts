@@ -2,14 +2,15 @@
 // writes (the secrets directory: a planted api-key would be the restored box's), an entry that is no plain
 // relative path, one listed twice, one with no path or no size: verify and restore refuse it naming the entry,
 // and the restore writes nothing. Sealed secrets holding anything but the identity and event-log keys (an age file any
-// holder of the public recipient key can make) are refused too.
+// holder of the public recipient key can make) are refused too, as is a file changed or swapped for a link after the check.
 import t, { type Test } from 'tap';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentbox } from '../helpers/cli.js';
 import { sealSecretsTo } from '../../management-api/src/backup/secrets-age.js';
+import { restoreBackup } from '../../management-api/src/backup/restore-backup.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-tamper-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -86,4 +87,29 @@ t.test('sealed secrets that name anything but the identity and event-log keys ar
     stderr: `${path.join(dir, 'secrets.enc')} holds "api-key", which a backup never seals (only identity.key and event-log.key)`,
   });
   t.notOk(existsSync(into), 'nothing restored');
+});
+
+t.test('a file changed or swapped for a link after the check is refused, not restored', async (t) => {
+  const page = 'state/pods/docs/page.txt';
+  const host = path.join(work, 'host-secret');
+  writeFileSync(host, 'a file of the host\n');
+  for (const [what, swap] of [
+    ['changed', (file: string) => writeFileSync(file, 'A PAGE\n')],
+    [
+      'became a symbolic link',
+      (file: string) => {
+        rmSync(file);
+        symlinkSync(host, file);
+      },
+    ],
+  ] as const) {
+    const dir = tampered((files) => files);
+    const into = path.join(work, `restored-swapped-${copies}`);
+    // The swap is made as the copying starts: after the whole backup was checked.
+    const swapAt = (step: string) => /^restoring/.test(step) && swap(path.join(dir, page));
+    await t.rejects(restoreBackup({ from: dir, root: into, progress: swapAt }), {
+      message: `${path.join(dir, page)} ${what} since the backup was checked: it was written to during the restore`,
+    });
+    t.notOk(existsSync(into), `${what}: nothing restored`);
+  }
 });

@@ -1,6 +1,6 @@
 // `agentbox restore`: a backup into a new root, checked whole first (a damaged backup is refused,
 // naming the file), staged under a temporary name and renamed into place, secrets 0600.
-import { chmod, copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { BACKED_UP_SECRETS, MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
@@ -14,6 +14,7 @@ import { openSecrets } from './secrets-seal.js';
 import { verifyBackup } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
 import { KEPT_MODE } from './copy-files.js';
+import { copyChecked } from './copy-checked.js';
 
 /** What to restore and where. */
 export interface RestoreOptions {
@@ -107,7 +108,7 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
       else if (entry.path === MANIFEST_COPY) target = paths.manifestFile;
       if (!target) continue;
       await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await copyFile(path.join(from, ...entry.path.split('/')), target);
+      await copyChecked(path.join(from, ...entry.path.split('/')), target, entry, shown);
       // Permission bits only (verify refused any other): never setuid, setgid or sticky, whatever an edited index says.
       await chmod(target, entry.mode & KEPT_MODE);
     }
@@ -117,6 +118,10 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
       await writeFile(path.join(paths.secretsDir, name), content, { mode: 0o600, flush: true });
       content.fill(0);
     }
+    // Every file was fsynced as it was copied; their directory entries too, before the name says the root is whole.
+    const dirs = await readdir(staging, { recursive: true, withFileTypes: true });
+    for (const d of dirs.filter((e) => e.isDirectory())) await syncDirectory(path.join(d.parentPath, d.name));
+    await syncDirectory(staging);
     await moveIntoPlace(staging, root, 'directory');
     await syncDirectory(path.dirname(root));
     return index;
