@@ -1,11 +1,13 @@
 // A backup whose index (backup.json) was edited, through the real CLI: an entry naming a place a backup never
 // writes (the secrets directory: a planted api-key would be the restored box's), an entry that is no plain
 // relative path, one listed twice, one with no path or no size: verify and restore refuse it naming the entry,
-// and the restore writes nothing. Sealed secrets holding anything but the identity and event-log keys (an age file any
-// holder of the public recipient key can make) are refused too, as is a file changed or swapped for a link after the check.
+// and the restore writes nothing. Also refused: sealed secrets holding anything but the identity and event-log
+// keys (an age file any holder of the public recipient key can make), a file changed or swapped for a link
+// after the check, and an index that is a FIFO (verify hung on it), a link or no JSON object.
 import t, { type Test } from 'tap';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentbox } from '../helpers/cli.js';
@@ -111,5 +113,21 @@ t.test('a file changed or swapped for a link after the check is refused, not res
       message: `${path.join(dir, page)} ${what} since the backup was checked: it was written to during the restore`,
     });
     t.notOk(existsSync(into), `${what}: nothing restored`);
+  }
+});
+
+t.test('an index that is a FIFO, a link or no JSON object is refused at once, naming it', async (t) => {
+  for (const [what, make, said] of [
+    ['a FIFO', (file: string) => execFileSync('mkfifo', [file]), 'is not a regular file'],
+    ['a link to /dev/zero', (file: string) => symlinkSync('/dev/zero', file), 'is a symbolic link, not a file'],
+    ['JSON null', (file: string) => writeFileSync(file, 'null\n'), "is not a backup's index (no JSON object)"],
+  ] as const) {
+    const dir = tampered((files) => files);
+    const index = path.join(dir, 'backup.json');
+    rmSync(index);
+    make(index);
+    const run = agentbox('backup', 'verify', dir);
+    t.same([run.code, run.signal], [1, null], `${what}: refused, not ended by the helper's timeout`);
+    t.match(run.stdout, `${index} ${said}`, what);
   }
 });

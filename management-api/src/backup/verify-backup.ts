@@ -1,8 +1,8 @@
 // `agentbox backup verify`: is a backup whole? Its index is read, every file it names must be there
 // with its size and SHA-256, nothing else may be, the event log's chain and checkpoint must hold, and
 // every snapshot must be readable back whole: every chunk it names in a pack, matching its sha256.
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { verifyEventLog } from '../adapters/events/log-verify.js';
 import { auditAgainstCheckpoint } from '../adapters/events/log-audit.js';
@@ -31,17 +31,42 @@ export async function readIndex(dir: string): Promise<BackupIndex> {
   if (!existsSync(file)) {
     throw new Error(`${file} is missing: ${dir} is not a complete backup (a backup cut short is left as <dir>.partial-<pid> and never has one)`);
   }
+  const text = await readIndexText(file);
   let index: BackupIndex;
   try {
-    index = JSON.parse(await readFile(file, 'utf8')) as BackupIndex;
+    index = JSON.parse(text) as BackupIndex;
   } catch (err) {
     throw new Error(`${file} is not valid JSON (${(err as Error).message}): the backup is damaged`);
   }
+  if (typeof index !== 'object' || index === null || Array.isArray(index))
+    throw new Error(`${file} is not a backup's index (no JSON object): the backup is damaged`);
   if (index.format !== BACKUP_FORMAT) throw new Error(`${file}: format ${JSON.stringify(index.format)} is not ${BACKUP_FORMAT}`);
   if (!Array.isArray(index.files)) throw new Error(`${file}: no file list`);
   if (index.secrets !== undefined && !wellFormedSecrets(index.secrets))
     throw new Error(`${file}: its secrets entry is neither sealed with a passphrase nor to recipient keys: the backup is damaged`);
   return index;
+}
+
+/** More than any backup's index holds (some 150 bytes a file): a larger one is not read into memory. */
+const MAX_INDEX_BYTES = 256 * 1024 * 1024;
+
+/**
+ * The index's text, read only from a regular file: a FIFO in its place hung verify forever, and a
+ * link to /dev/zero read until memory ran out.
+ */
+async function readIndexText(file: string): Promise<string> {
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ELOOP') throw new Error(`${file} is a symbolic link, not a file: a backup's index is a file (the backup is damaged)`);
+    throw err;
+  });
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new Error(`${file} is not a regular file: the backup is damaged`);
+    if (info.size > MAX_INDEX_BYTES) throw new Error(`${file} is ${info.size} bytes, more than any backup's index: the backup is damaged`);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /** The index's `secrets`: names, and how they were sealed (a passphrase, or age recipient keys). */
