@@ -1,6 +1,7 @@
 // A backup tar that is not whole (cut short anywhere, a header damaged, compressed, not a tar at all) is refused by the real CLI's
 // `backup verify` (text and --json) and `restore`, in words that name the file and say what is wrong, exit 1, with no unpacked
-// directory left behind; and such a directory is removed when the command is ended by a signal.
+// directory left behind; and such a directory is removed when the command is ended by a signal. A member named twice, or
+// in the place of another, is refused as the archive's fault (never said as a full disk).
 import t, { type Test } from 'tap';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -102,6 +103,27 @@ t.test('a damaged header, a compressed archive and files that are no tar are ref
   const noise = path.join(work, 'noise.tar');
   writeFileSync(noise, Buffer.alloc(10 * 512, 0x41));
   refused(t, noise, /noise\.tar does not end with tar's end-of-archive marker .*or not a whole tar/);
+});
+
+t.test('a member named twice, or a file where a directory of another member is, is refused naming it', async (t) => {
+  const twice = path.join(work, 'twice.tar');
+  writeFileSync(
+    twice,
+    await tarOf([
+      ['backup.json', Buffer.from('{}')],
+      ['backup.json', Buffer.from('{}')],
+    ]),
+  );
+  refused(t, twice, new RegExp(`${twice}: member backup\\.json is there twice, or in the place of another member`));
+  const inTheWay = path.join(work, 'in-the-way.tar');
+  writeFileSync(
+    inTheWay,
+    await tarOf([
+      ['state', Buffer.from('a file')],
+      ['state/pods/page', Buffer.from('x')],
+    ]),
+  );
+  refused(t, inTheWay, new RegExp(`${inTheWay}: member state/pods/page is there twice, or in the place of another member`));
 });
 
 t.test("a command's unpacked directory is removed when a signal ends it, and the signal ends it", async (t) => {

@@ -90,8 +90,16 @@ export async function unpackBackup(file: string, into: string): Promise<void> {
       }
       if (type !== 'file') throw new ArchiveMemberError(`${file}: member ${name} is a ${type}, not a file`);
       const target = path.join(into, ...parts);
-      await unlessFailed(mkdir(path.dirname(target), { recursive: true, mode: 0o700 }));
-      const out = createWriteStream(target, { flags: 'wx', mode: (entry.header.mode ?? 0o600) & 0o777 });
+      // A member whose place another took (named twice, or a file where a directory of the path is) is the archive's fault, not the disk's.
+      const clash = (err: NodeJS.ErrnoException) => {
+        if (err.code === 'EEXIST' || err.code === 'ENOTDIR' || err.code === 'EISDIR')
+          throw new ArchiveMemberError(`${file}: member ${name} is there twice, or in the place of another member: the archive is not a backup`);
+        throw err;
+      };
+      await unlessFailed(mkdir(path.dirname(target), { recursive: true, mode: 0o700 }).catch(clash));
+      // Opened before it is written: a name taken fails here, in the words above.
+      const handle = await unlessFailed(open(target, 'wx', (entry.header.mode ?? 0o600) & 0o777).catch(clash));
+      const out = createWriteStream('', { fd: handle });
       try {
         await unlessFailed(pipeline(entry, out));
       } finally {
