@@ -28,7 +28,8 @@ Options:
   --root DIR      the box's root (default: $AGENTBOX_ROOT, else ./.agentbox)
   --to DIR|FILE   where to write it: a new or empty directory, or a new FILE ending in .tar (any
                   case; a plain tar, never compressed), in a directory that exists (one file to
-                  move off the machine; default: ./agentbox-backup-<date>-<time>)
+                  move off the machine; default: ./agentbox-backup-<date>-<time>); a link is
+                  written through; a mount point or a place inside the box's state is refused
   --url URL       the running box's API, asked to sign an event log checkpoint first (default:
                   the box running under --root, as \`agentbox boxes\` lists it; a box in a
                   container needs it). Unreachable: the log goes up to its latest checkpoint

@@ -16,8 +16,10 @@ const manifestUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).manifestFile;
 export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--json]
 
 Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (a missing or empty directory, in a
-directory that exists: anything else is refused, saying what is there). The backup is checked whole first (as \`agentbox backup verify\` does); a damaged one is
-refused, naming the file. Then start the box on it:
+directory that exists: anything else is refused, saying what is there; a link is written through, a mount point or a
+place inside BACKUP is refused). DIR.restoring-PID is made first, so a place that takes no new directory fails at once.
+The backup is checked whole first (as \`agentbox backup verify\` does), and each file again as it is copied; a damaged
+one is refused, naming the file. Then start the box on it:
   agentbox up --local --manifest DIR${manifestUnderRoot} --root DIR
 
 Options:
@@ -32,7 +34,8 @@ Options:
   --json                 print {root, files, eventLog, secrets}
   -h, --help             show this help
 
-Exit codes: 0 restored, 1 the backup is damaged, the passphrase or identity does not open its secrets or the root is not empty, 2 bad usage.`;
+Exit codes: 0 restored, 1 the restore failed (a damaged backup, a passphrase or identity that does not open its secrets,
+a root that is taken or cannot be made, a full disk: the message names the file; nothing is left), 2 bad usage.`;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
