@@ -3,8 +3,13 @@
 import { readKeyFile } from './backup-keys.js';
 import { UserError } from './cli-errors.js';
 
-/** The passphrase, or undefined when none is given. */
+/**
+ * The passphrase, or undefined when none is given. The variable is taken out of `env` whichever way
+ * the passphrase is given, and whether it is used or not: a child (ionice) inherits the environment.
+ */
 export function readPassphrase(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const fromEnv = env['AGENTBOX_BACKUP_PASSPHRASE'];
+  delete env['AGENTBOX_BACKUP_PASSPHRASE'];
   if (file !== undefined) {
     const text = readKeyFile(file, 'passphrase file');
     // One line: the final newline an editor adds is not part of it.
@@ -12,6 +17,5 @@ export function readPassphrase(file: string | undefined, env: NodeJS.ProcessEnv 
     if (!passphrase) throw new UserError(`the passphrase file ${file} is empty`);
     return passphrase;
   }
-  const fromEnv = env['AGENTBOX_BACKUP_PASSPHRASE'];
   return fromEnv ? fromEnv : undefined;
 }

@@ -72,7 +72,8 @@ export async function run(args: string[]): Promise<number> {
   if (recipients !== undefined && values['passphrase-file'] !== undefined)
     throw new UsageError('seal the secrets with --passphrase-file or to --recipient keys, not both');
   // The variable is ignored when recipient keys are given: they are the explicit choice.
-  const passphrase = recipients === undefined ? readPassphrase(values['passphrase-file']) : undefined;
+  const given = readPassphrase(values['passphrase-file']);
+  const passphrase = recipients === undefined ? given : undefined;
   if (values['with-secrets'] && passphrase === undefined && recipients === undefined)
     throw new UsageError(
       '--with-secrets needs a passphrase (--passphrase-file FILE or AGENTBOX_BACKUP_PASSPHRASE) or recipient keys (--recipient KEY, --recipients-file FILE)',

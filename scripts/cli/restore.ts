@@ -53,7 +53,9 @@ export async function run(args: string[]): Promise<number> {
   if (!values.root) throw new UsageError('--root DIR (the new root) is required');
   if (values['without-secrets'] && (values['passphrase-file'] !== undefined || values['identity-file'] !== undefined))
     throw new UsageError('give --passphrase-file or --identity-file, or --without-secrets, not both');
-  const passphrase = values['without-secrets'] ? undefined : readPassphrase(values['passphrase-file']);
+  // Read (and taken out of the environment) in every case, used only when the secrets are.
+  const given = readPassphrase(values['passphrase-file']);
+  const passphrase = values['without-secrets'] ? undefined : given;
   const identities = values['without-secrets'] ? undefined : readIdentities(values['identity-file']);
   const root = path.resolve(values.root);
   try {

@@ -1,7 +1,8 @@
 // Secrets sealed with a passphrase: a passphrase too short is refused before the backup copies anything (not after every
-// store was copied), and a sealed file edited to ask scrypt for hours of work is refused at once, not run.
+// store was copied), a sealed file edited to ask scrypt for hours of work is refused at once, not run, and a passphrase
+// given in the environment is in no child's environment.
 import t from 'tap';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { openSecrets, sealSecrets, SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
@@ -48,5 +49,26 @@ t.test('scrypt parameters asking for hours of work or too much memory are refuse
     t.type(outcome, SecretsSealError, what);
     t.match((outcome as Error).message, 'the sealed secrets name scrypt parameters out of range', what);
     t.ok(performance.now() - started < 1000, `${what}: refused before any derivation`);
+  }
+});
+
+t.test('AGENTBOX_BACKUP_PASSPHRASE is in no child of the backup (ionice) whether it seals the secrets or not', async (t) => {
+  const root = path.join(work, 'box-env');
+  mkdirSync(path.join(root, 'var/lib/agentbox/pods/docs'), { recursive: true });
+  writeFileSync(path.join(root, 'var/lib/agentbox/pods/docs/page.txt'), 'a page\n');
+  // An ionice first on PATH that writes down the environment it was given.
+  const bin = path.join(work, 'bin');
+  mkdirSync(bin);
+  const seen = path.join(work, 'ionice-env');
+  writeFileSync(path.join(bin, 'ionice'), `#!/bin/sh\nenv >> "${seen}"\n`, { mode: 0o755 });
+  const env = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? '/usr/bin:/bin'}`, AGENTBOX_BACKUP_PASSPHRASE: 'correct horse battery staple' };
+  for (const args of [['--with-secrets'], []]) {
+    rmSync(seen, { force: true });
+    const to = path.join(work, `env-backup-${args.length}`);
+    const run = runAgentbox(['backup', '--root', root, '--to', to, ...args], { cwd: work, env });
+    t.equal(run.code, 0, run.stderr);
+    const childEnv = readFileSync(seen, 'utf8');
+    t.match(childEnv, /^PATH=/m, 'ionice ran');
+    t.notMatch(childEnv, /correct horse battery staple|AGENTBOX_BACKUP_PASSPHRASE/, `${args.join(' ') || 'without secrets'}: not in its environment`);
   }
 });
