@@ -131,3 +131,22 @@ t.test('an index that is a FIFO, a link or no JSON object is refused at once, na
     t.match(run.stdout, `${index} ${said}`, what);
   }
 });
+
+// The sealed backup and its identity file are the test's before.
+t.test('an index naming secrets the sealed file does not hold is refused (what a restore reports is what it wrote)', async (t) => {
+  const identityFile = path.join(work, 'identity.key');
+  const sealed = path.join(work, 'sealed');
+  const dir = tampered((files) => files, sealed);
+  const indexFile = path.join(dir, 'backup.json');
+  const index = JSON.parse(readFileSync(indexFile, 'utf8')) as { secrets: { names: string[] } };
+  t.same(index.secrets.names, [], 'a box with no keys yet seals none');
+  index.secrets.names = ['identity.key'];
+  writeFileSync(indexFile, JSON.stringify(index));
+  const into = path.join(work, 'restored-names');
+  t.match(agentbox('restore', dir, '--root', into, '--identity-file', identityFile, '--json'), {
+    code: 1,
+    stdout: '',
+    stderr: `${path.join(dir, 'secrets.enc')} holds no secret, ${indexFile} says identity.key: the backup was changed`,
+  });
+  t.notOk(existsSync(into), 'nothing restored');
+});

@@ -3,7 +3,7 @@
 import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
-import { BACKED_UP_SECRETS, MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
+import { BACKED_UP_SECRETS, INDEX_FILE, MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError, writeFailure } from './backup-errors.js';
 import { isInside, makeNewDir, moveIntoPlace, resolveNamed, whyNotNew } from './target-dir.js';
 import { removedOnSignal } from './removed-on-signal.js';
@@ -91,6 +91,12 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
     if (foreign !== undefined)
       throw new BackupError(
         `${shown(file)} holds ${JSON.stringify(foreign)}, which a backup never seals (only ${BACKED_UP_SECRETS.join(' and ')}): it was not sealed by agentbox backup`,
+      );
+    // What the restore reports (--json's secrets) is the index's list: it must be what was opened.
+    const opened = Object.keys(secrets).sort();
+    if (opened.join('\n') !== [...index.secrets.names].sort().join('\n'))
+      throw new BackupError(
+        `${shown(file)} holds ${opened.join(', ') || 'no secret'}, ${shown(path.join(from, INDEX_FILE))} says ${index.secrets.names.join(', ') || 'none'}: the backup was changed`,
       );
   }
   const paths = runtimePaths({ AGENTBOX_ROOT: staging });
