@@ -1,9 +1,10 @@
 // Where the real CLI's `backup --to` and `restore --root` write, as the user names it: a place no directory can be made in
 // (/proc, /sys) fails at once naming it (never the endless loop of a recursive mkdir on /proc), a file or a path through one
 // is said as such, a missing parent is asked for, `.TAR` is a tar in any case and a compressed name is refused; a key file a
-// restore did not use is said, and an identity that does not open the secrets is refused naming the keys.
+// restore did not use is said, and an identity that does not open the secrets is refused naming the keys. A path through a
+// loop of links is said as that, never a stack trace.
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runAgentbox } from '../helpers/cli.js';
@@ -58,6 +59,25 @@ t.test('a file, a path through a file or a missing parent is said as what it is'
     [],
     'nothing left beside',
   );
+});
+
+t.test('a path through a loop of links is said as that, exit 1, never a stack trace', async (t) => {
+  const loop = path.join(work, 'loop-a');
+  symlinkSync(path.join(work, 'loop-b'), loop);
+  symlinkSync(loop, path.join(work, 'loop-b'));
+  for (const args of [
+    ['restore', backup, '--root', path.join(loop, 'new')],
+    ['backup', '--root', root, '--to', path.join(loop, 'new')],
+  ]) {
+    const run = agentbox(...args);
+    t.same([run.code, run.signal], [1, null], args[0]!);
+    t.match(run.stderr, `${path.join(loop, 'new')} cannot be reached (a loop of symbolic links on the way to it)`, args[0]!);
+    t.notMatch(run.stderr, /\n\s+at /, `${args[0]}: no stack trace`);
+  }
+  t.match(agentbox('restore', backup, '--root', loop), {
+    code: 1,
+    stderr: `${loop} is a symbolic link to ${path.join(work, 'loop-b')}, which cannot be followed (a loop of symbolic links on the way to it)`,
+  });
 });
 
 t.test('FILE.TAR is a tar in any case; a compressed tar name is refused', async (t) => {

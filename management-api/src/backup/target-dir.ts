@@ -8,6 +8,15 @@ import { BackupError } from './backup-errors.js';
 const kindOf = (info: { isFile(): boolean; isFIFO(): boolean; isSocket(): boolean }): string =>
   info.isFile() ? 'a file' : info.isFIFO() ? 'a FIFO' : info.isSocket() ? 'a socket' : 'a device';
 
+/** Why a path cannot be looked at, in words (a stack trace said it before). */
+function unreachable(err: unknown): string {
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === 'ELOOP') return 'a loop of symbolic links on the way to it';
+  if (e.code === 'EACCES') return 'permission denied on the way to it';
+  if (e.code === 'ENAMETOOLONG') return 'its name is too long';
+  return e.message;
+}
+
 /** The nearest ancestor of `p` that exists, and what it is. */
 async function nearestExisting(p: string): Promise<{ at: string; isDirectory: boolean; kind: string }> {
   for (let at = path.dirname(p); ; at = path.dirname(at)) {
@@ -28,9 +37,11 @@ export async function resolveNamed(target: string): Promise<string> {
   if (!info?.isSymbolicLink()) return target;
   try {
     return await realpath(target);
-  } catch {
+  } catch (err) {
     const to = await readlink(target).catch(() => '?');
-    throw new BackupError(`${target} is a symbolic link to ${to}, which does not exist: make it first, or name another place`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new BackupError(`${target} is a symbolic link to ${to}, which does not exist: make it first, or name another place`);
+    throw new BackupError(`${target} is a symbolic link to ${to}, which cannot be followed (${unreachable(err)}): name another place`);
   }
 }
 
@@ -50,10 +61,12 @@ const mountPointWords = (target: string): string =>
  * one level only.
  */
 export async function whyNotNew(target: string, want: 'directory' | 'file'): Promise<string | undefined> {
+  let cannot: string | undefined;
   const info = await stat(target).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-    throw err;
+    if (err.code !== 'ENOENT' && err.code !== 'ENOTDIR') cannot = `${target} cannot be reached (${unreachable(err)})`;
+    return undefined;
   });
+  if (cannot) return cannot;
   if (info) {
     if (want === 'file') return info.isFile() ? `${target} exists` : `${target} exists (${info.isDirectory() ? 'a directory' : kindOf(info)})`;
     if (!info.isDirectory()) return `${target} is ${kindOf(info)}, not a directory`;
