@@ -1,6 +1,7 @@
 // A snapshot chunk damaged in a pack is caught by the real CLI: `agentbox backup` refuses a box whose store holds one (naming
 // the snapshot, file and pack, nothing written), and `backup verify` and `restore` refuse a backup whose pack was damaged
 // after it was made, even with its index's hashes rewritten to match.
+// A pack index edited to give a chunk an impossible length is named, not allocated.
 import t from 'tap';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-import { packFile } from '../../management-api/src/snapshots/object-store.js';
+import { indexFile, packFile } from '../../management-api/src/snapshots/object-store.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { runAgentbox } from '../helpers/cli.js';
@@ -85,4 +86,35 @@ t.test('a pack damaged in a backup, its index rewritten to match, fails verify a
   t.equal(restore.code, 1, restore.stderr);
   t.match(restore.stderr, `the backup is not whole: ${said}`);
   t.notOk(existsSync(newRoot), 'nothing restored');
+});
+
+t.test('a pack index edited to give a chunk more bytes than any chunk has is named, never allocated', async (t) => {
+  const backup = path.join(work, 'backup-lengths');
+  t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0);
+  const copy = path.join(backup, 'state/snapshots');
+  const hash = createHash('sha256').update(damagedFile).digest('hex');
+  const pack = readdirSync(path.join(copy, 'packs'))
+    .filter((n) => n.endsWith('.idx'))
+    .find((n) => hash in (JSON.parse(readFileSync(path.join(copy, 'packs', n), 'utf8')) as Record<string, unknown>))!
+    .slice(0, -'.idx'.length);
+  const idx = indexFile(copy, pack);
+  const original = readFileSync(idx, 'utf8');
+  const indexJson = path.join(backup, 'backup.json');
+  const backupIndex = readFileSync(indexJson, 'utf8');
+  for (const length of [5e9, -1]) {
+    const chunks = JSON.parse(original) as Record<string, [number, number]>;
+    chunks[hash] = [chunks[hash]![0], length];
+    const text = JSON.stringify(chunks);
+    writeFileSync(idx, text);
+    // The backup's own index rewritten to match, as an editor would.
+    const index = JSON.parse(backupIndex) as { files: Array<{ path: string; sha256: string; bytes: number }> };
+    const entry = index.files.find((f) => f.path === `state/snapshots/packs/${pack}.idx`)!;
+    entry.sha256 = createHash('sha256').update(text).digest('hex');
+    entry.bytes = Buffer.byteLength(text);
+    writeFileSync(indexJson, JSON.stringify(index));
+    t.match(agentbox('backup', 'verify', backup), {
+      code: 1,
+      stdout: `chunk ${hash} in pack ${packFile(copy, pack)}: the pack's index places it at ${chunks[hash]![0]}, ${length} bytes long, which no chunk is`,
+    });
+  }
 });

@@ -67,7 +67,12 @@ export async function damagedChunks(storeDir: string): Promise<string[]> {
         problems.push(`${named}: the pack cannot be read: the store is damaged`);
         continue;
       }
-      const data = loc.length <= buf.length ? buf.subarray(0, loc.length) : Buffer.allocUnsafe(loc.length);
+      // A chunk is at most CHUNK_BYTES: a pack index giving more (or no number) is damaged, never a size to allocate.
+      if (!Number.isSafeInteger(loc.offset) || loc.offset < 0 || !Number.isSafeInteger(loc.length) || loc.length < 0 || loc.length > CHUNK_BYTES) {
+        problems.push(`${named}: the pack's index places it at ${loc.offset}, ${loc.length} bytes long, which no chunk is: the store is damaged`);
+        continue;
+      }
+      const data = buf.subarray(0, loc.length);
       let got = 0;
       while (got < loc.length) {
         const { bytesRead } = await pack.handle.read(data, got, loc.length - got, loc.offset + got);
