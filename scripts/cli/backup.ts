@@ -102,7 +102,7 @@ export async function run(args: string[]): Promise<number> {
     const bytes = index.files.reduce((n, f) => n + f.bytes, 0);
     const log = index.eventLog ? `, ${index.eventLog.events} events${index.eventLog.checkpoint ? ' (to the signed checkpoint)' : ''}` : '';
     process.stderr.write(
-      `agentbox backup: wrote ${to}: ${index.files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB${log}${index.secrets ? ', secrets sealed' : ''} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+      `agentbox backup: wrote ${to}: ${index.files.length} files, ${(bytes / 1024 / 1024).toFixed(1)} MiB${log}${index.secrets ? ', secrets sealed' : ''}, ${index.signedBy ? `signed by ${index.signedBy}` : 'unsigned (the identity key is not readable here)'} in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
     );
     return 0;
   } catch (err) {

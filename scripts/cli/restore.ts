@@ -6,6 +6,7 @@ import { restoreBackup } from '../../management-api/src/backup/restore-backup.js
 import type { BackupIndex } from '../../management-api/src/backup/backup-format.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { signerKey } from './backup-signer.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { readIdentities } from './backup-keys.js';
 import { readPassphrase } from './backup-passphrase.js';
@@ -13,7 +14,7 @@ import { readPassphrase } from './backup-passphrase.js';
 /** Where a box root keeps the manifest it runs: its place in the image, under the root. */
 const manifestUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).manifestFile;
 
-export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--json]
+export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--signed-by KEY] [--json]
 
 Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (a missing or empty directory, in a
 directory that exists: anything else is refused, saying what is there; a link is written through, a mount point or a
@@ -31,7 +32,9 @@ Options:
   --without-secrets      restore a backup that holds sealed secrets without them: the box makes a
                          new identity at its first start
                          (a key file the backup has no use for is said on stderr; the restore goes on)
-  --json                 print {root, files, eventLog, secrets}
+  --signed-by KEY        restore only a backup whose index this box identity signed (npub1… or hex, as
+                         agentbox identity prints it): an unsigned one, or one signed by another key, is refused
+  --json                 print {root, files, eventLog, secrets, signedBy}
   -h, --help             show this help
 
 Exit codes: 0 restored, 1 the restore failed (a damaged backup, a passphrase or identity that does not open its secrets,
@@ -46,6 +49,7 @@ export async function run(args: string[]): Promise<number> {
       'passphrase-file': { type: 'string' },
       'identity-file': { type: 'string' },
       'without-secrets': { type: 'boolean' },
+      'signed-by': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -58,6 +62,7 @@ export async function run(args: string[]): Promise<number> {
   const passphrase = values['without-secrets'] ? undefined : given;
   const identities = values['without-secrets'] ? undefined : readIdentities(values['identity-file']);
   const root = path.resolve(values.root);
+  const signedBy = values['signed-by'] === undefined ? undefined : signerKey(values['signed-by']);
   try {
     const index = await restoreBackup({
       from: path.resolve(positionals[0]!),
@@ -65,11 +70,13 @@ export async function run(args: string[]): Promise<number> {
       ...(passphrase !== undefined ? { passphrase } : {}),
       ...(identities !== undefined ? { identities } : {}),
       ...(values['without-secrets'] ? { withoutSecrets: true } : {}),
+      ...(signedBy !== undefined ? { signedBy } : {}),
       progress: (step) => process.stderr.write(`agentbox restore: ${step}…\n`),
     });
     const secrets = index.secrets && !values['without-secrets'] ? index.secrets.names : [];
     for (const note of unusedKeys(index, values['passphrase-file'], values['identity-file'])) process.stderr.write(`agentbox restore: ${note}\n`);
-    if (values.json) process.stdout.write(`${JSON.stringify({ root, files: index.files.length, eventLog: index.eventLog ?? null, secrets })}\n`);
+    if (values.json)
+      process.stdout.write(`${JSON.stringify({ root, files: index.files.length, eventLog: index.eventLog ?? null, secrets, signedBy: signedBy ?? null })}\n`);
     const manifest = runtimePaths({ AGENTBOX_ROOT: root }).manifestFile;
     process.stderr.write(
       `agentbox restore: restored ${index.files.length} files into ${root}${secrets.length ? ` (secrets: ${secrets.join(', ')})` : ''}; start it: agentbox up --local --manifest ${manifest} --root ${root}\n`,

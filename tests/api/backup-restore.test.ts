@@ -227,6 +227,8 @@ t.test('faults: damage named, non-empty root and wrong passphrase refused, kill 
   // A hostile copy: an index edited to restore a setuid, world-writable store; a link and a FIFO that no index names; a link the index names.
   const hostile = path.join(work, 'hostile');
   await cp(backupDir, hostile, { recursive: true });
+  // Its signature dropped, as a rewriter must (one kept is refused first: backup-signature.test.ts): the index's own checks are what is tested here.
+  await rm(path.join(hostile, 'backup.sig'));
   const indexFile = path.join(hostile, 'backup.json');
   const original = readFileSync(indexFile, 'utf8');
   const index = JSON.parse(original) as { files: Array<{ path: string; mode: number }> };

@@ -1,13 +1,13 @@
 // A backup as one tar file (`--to FILE.tar`): the backup directory packed by tar-stream (regular
 // files and directories only, the index last), and unpacked again for verify and restore, refusing
 // any member that is not a plain relative path.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import * as tar from 'tar-stream';
-import { INDEX_FILE } from './backup-format.js';
+import { INDEX_FILE, SIGNATURE_FILE } from './backup-format.js';
 import { listFiles } from './backup-index.js';
 import { ArchiveShapeError, checkArchiveShape, tarReadError } from './archive-shape.js';
 import { removedOnSignal } from './removed-on-signal.js';
@@ -25,7 +25,7 @@ export async function packBackup(dir: string, file: string): Promise<void> {
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
   const written = pipeline(pack, out);
   try {
-    const files = (await listFiles(dir)).concat(INDEX_FILE);
+    const files = (await listFiles(dir)).concat(INDEX_FILE, existsSync(path.join(dir, SIGNATURE_FILE)) ? [SIGNATURE_FILE] : []);
     for (const rel of files) {
       const full = path.join(dir, ...rel.split('/'));
       const info = await stat(full);

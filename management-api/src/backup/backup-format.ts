@@ -4,6 +4,9 @@
 /** The index file: present only in a backup that was completed. */
 export const INDEX_FILE = 'backup.json';
 
+/** The index's signature by the box's identity, beside it (index-signature.ts); not in the index it signs. */
+export const SIGNATURE_FILE = 'backup.sig';
+
 /** The copy of the manifest the box ran, by its path in the backup. */
 export const MANIFEST_COPY = 'manifest/agentbox.toml';
 

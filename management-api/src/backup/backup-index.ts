@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { INDEX_FILE, type BackupFile } from './backup-format.js';
+import { INDEX_FILE, SIGNATURE_FILE, type BackupFile } from './backup-format.js';
 import { KEPT_MODE } from './copy-files.js';
 
 /** The SHA-256 (hex) and size of a regular file, optionally fsyncing it; a link (never followed) or any other kind of file is refused. */
@@ -41,7 +41,7 @@ export async function listFiles(dir: string): Promise<string[]> {
   return entries
     .filter((e) => !e.isDirectory())
     .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
-    .filter((p) => p !== INDEX_FILE)
+    .filter((p) => p !== INDEX_FILE && p !== SIGNATURE_FILE)
     .sort();
 }
 

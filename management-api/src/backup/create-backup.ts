@@ -22,6 +22,7 @@ import { copyEventLog } from './copy-event-log.js';
 import { copyTree } from './copy-files.js';
 import { syncDirectory } from '../durable-fs.js';
 import { indexFiles } from './backup-index.js';
+import { signIndex } from './index-signature.js';
 import { checkRecipients, sealSecretsTo } from './secrets-age.js';
 import { checkPassphrase, sealSecrets } from './secrets-seal.js';
 import { BackupError, writeFailure } from './backup-errors.js';
@@ -84,7 +85,7 @@ async function refuseDamagedChunks(from: string, copy: string): Promise<void> {
 }
 
 /** Make the backup; resolves to its index. */
-export async function createBackup(options: BackupOptions): Promise<BackupIndex> {
+export async function createBackup(options: BackupOptions): Promise<BackupIndex & { signedBy?: string }> {
   const root = path.resolve(options.root);
   const to = await resolveNamed(path.resolve(options.to));
   const paths = runtimePaths({ AGENTBOX_ROOT: root });
@@ -150,6 +151,9 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
       files: await indexFiles(partial),
     };
     await writeFile(path.join(partial, INDEX_FILE), `${JSON.stringify(index, null, 2)}\n`, { mode: 0o644, flush: true });
+    // Signed by the box's identity when it is there to read: a backup rewritten whole then no longer carries it.
+    const identity = (await readFile(paths.identityKeyFile, 'utf8').catch(() => '')).trim();
+    const signedBy = /^[0-9a-f]{64}$/.test(identity) ? await signIndex(partial, identity, new Date(index.createdAt)) : undefined;
     await syncDirectory(partial);
     if (isArchiveName(to)) {
       say(`packing ${to}`);
@@ -158,7 +162,7 @@ export async function createBackup(options: BackupOptions): Promise<BackupIndex>
       await rm(partial, { recursive: true, force: true });
     } else await moveIntoPlace(partial, to, 'directory');
     await syncDirectory(path.dirname(to));
-    return index;
+    return { ...index, ...(signedBy ? { signedBy } : {}) };
   } catch (err) {
     // Told before what was written is removed: the room it took is what says whether the disk was full.
     const failure = err instanceof BackupError || !(err as NodeJS.ErrnoException).code ? err : await writeFailure(err, `the backup ${to}`, path.dirname(to));

@@ -27,6 +27,8 @@ export interface RestoreOptions {
   identities?: string[];
   /** Restore without the sealed secrets: the box makes a new identity (and event-log key) at its first start. */
   withoutSecrets?: boolean;
+  /** The npub that must have signed the backup's index (see verify's `signedBy`). */
+  signedBy?: string;
   progress?: (step: string) => void;
 }
 
@@ -63,7 +65,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupInde
 
 async function restoreFrom(from: string, shown: (text: string) => string, staging: string, root: string, options: RestoreOptions): Promise<BackupIndex> {
   const say = options.progress ?? (() => undefined);
-  const check = await verifyBackup(from);
+  const check = await verifyBackup(from, options.signedBy !== undefined ? { signedBy: options.signedBy } : {});
   check.problems = check.problems.map(shown);
   if (!check.ok || !check.index)
     throw new BackupError(

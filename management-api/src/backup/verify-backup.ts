@@ -7,7 +7,8 @@ import path from 'node:path';
 import { verifyEventLog } from '../adapters/events/log-verify.js';
 import { auditAgainstCheckpoint } from '../adapters/events/log-audit.js';
 import { TLOG_FILES } from '../adapters/events/log-checkpoints.js';
-import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, type BackupIndex } from './backup-format.js';
+import { BACKUP_FORMAT, EVENT_LOG_DIR, INDEX_FILE, SIGNATURE_FILE, type BackupIndex } from './backup-format.js';
+import { indexSigner } from './index-signature.js';
 import { digestFile, listFiles, NotAFileError } from './backup-index.js';
 import { entryProblems } from './index-entries.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
@@ -22,6 +23,14 @@ export interface BackupCheck {
   files: number;
   bytes: number;
   problems: string[];
+  /** The npub whose identity signed the index; absent when the backup is unsigned. */
+  signedBy?: string;
+}
+
+/** What a check holds the backup to beyond being whole. */
+export interface VerifyOptions {
+  /** The npub that must have signed the index (a backup unsigned or signed by another key is refused). */
+  signedBy?: string;
 }
 
 /** Read and check the index of the backup in `dir`; throws a message that says what is wrong. */
@@ -79,10 +88,10 @@ function wellFormedSecrets(secrets: unknown): boolean {
 }
 
 /** Check the backup at `source` (a directory, or a tar file) without restoring it. */
-export async function verifyBackup(source: string): Promise<BackupCheck> {
+export async function verifyBackup(source: string, options: VerifyOptions = {}): Promise<BackupCheck> {
   try {
     return await withBackupDir(source, async (dir, shown) => {
-      const check = await verifyBackupDir(dir);
+      const check = await verifyBackupDir(dir, options);
       return { ...check, dir: source, problems: check.problems.map(shown) };
     });
   } catch (err) {
@@ -91,7 +100,7 @@ export async function verifyBackup(source: string): Promise<BackupCheck> {
 }
 
 /** Check the backup directory `dir`. */
-async function verifyBackupDir(dir: string): Promise<BackupCheck> {
+async function verifyBackupDir(dir: string, options: VerifyOptions): Promise<BackupCheck> {
   const problems: string[] = [];
   let index: BackupIndex;
   try {
@@ -99,9 +108,14 @@ async function verifyBackupDir(dir: string): Promise<BackupCheck> {
   } catch (err) {
     return { ok: false, dir, files: 0, bytes: 0, problems: [(err as Error).message] };
   }
+  // The signature first: an index that is not the one the box signed is not read further as the box's.
+  const { signer, problem } = await indexSigner(dir);
+  const signedBy = signer ? { signedBy: signer } : {};
+  const refusal = problem ?? signerRefusal(dir, signer, options.signedBy);
+  if (refusal) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: [refusal], ...signedBy };
   // Every entry is checked before any file is read: an edited index names no place a backup never writes.
   const malformed = entryProblems(index.files, path.join(dir, INDEX_FILE));
-  if (malformed.length) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: malformed };
+  if (malformed.length) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: malformed, ...signedBy };
   let bytes = 0;
   const listed = new Set<string>();
   for (const entry of index.files) {
@@ -124,7 +138,15 @@ async function verifyBackupDir(dir: string): Promise<BackupCheck> {
   if (problems.length === 0) problems.push(...snapshotStoreProblems(snapshots));
   // The files' hashes in the index vouch for the bytes as copied; these, for the bytes as the snapshots were taken.
   if (problems.length === 0) problems.push(...(await damagedChunks(snapshots)));
-  return { ok: problems.length === 0, dir, index, files: index.files.length, bytes, problems };
+  return { ok: problems.length === 0, dir, index, files: index.files.length, bytes, problems, ...signedBy };
+}
+
+/** Why a backup signed by `signer` (or unsigned) is not the one `expected` signed; undefined when nothing was expected or it is. */
+function signerRefusal(dir: string, signer: string | undefined, expected: string | undefined): string | undefined {
+  if (expected === undefined || signer === expected) return undefined;
+  if (signer === undefined)
+    return `${path.join(dir, SIGNATURE_FILE)} is missing: the backup is unsigned, so nothing shows it is the one ${expected} made (a box signs its backups when its identity key is readable)`;
+  return `${path.join(dir, SIGNATURE_FILE)} is signed by ${signer}, not ${expected}: it is another box's backup, or was rewritten and signed again`;
 }
 
 /** The event log of a backup: its chain from the first line, its size, and the checkpoint's root over it. */

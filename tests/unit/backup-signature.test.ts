@@ -1,0 +1,100 @@
+// A backup's index signed by the box's identity (backup.sig), checked by the real CLI: verify says who signed it, --signed-by
+// holds verify and restore to a known key, and a backup rewritten whole (a file and its hash in the index changed
+// together) is refused: the signature no longer holds, removed it leaves the backup unsigned, and signed again it is another key's.
+import t from 'tap';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
+import { npubEncode } from 'nostr-tools/nip19';
+import { bytesToHex } from 'nostr-tools/utils';
+import { signIndex } from '../../management-api/src/backup/index-signature.js';
+import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { runAgentbox } from '../helpers/cli.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-signature-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+const agentbox = (...args: string[]) => runAgentbox(args, { cwd: work });
+
+/** A box root with pod files and, when given, an identity key as the box writes it (hex, 0600). */
+function boxRoot(name: string, secret?: Uint8Array): string {
+  const root = path.join(work, name);
+  const paths = runtimePaths({ AGENTBOX_ROOT: root });
+  mkdirSync(path.join(paths.stateDir, 'pods/docs'), { recursive: true });
+  writeFileSync(path.join(paths.stateDir, 'pods/docs/page.txt'), 'the page\n');
+  if (secret) {
+    mkdirSync(paths.secretsDir, { recursive: true, mode: 0o700 });
+    writeFileSync(paths.identityKeyFile, `${bytesToHex(secret)}\n`, { mode: 0o600 });
+  }
+  return root;
+}
+
+const secret = generateSecretKey();
+const npub = npubEncode(getPublicKey(secret));
+const stranger = generateSecretKey();
+const strangerNpub = npubEncode(getPublicKey(stranger));
+const root = boxRoot('box', secret);
+
+t.test('a backup is signed by the box; verify says so and holds it to the key given', async (t) => {
+  const backup = path.join(work, 'signed');
+  const made = agentbox('backup', '--root', root, '--to', backup);
+  t.equal(made.code, 0, made.stderr);
+  t.match(made.stderr, `signed by ${npub}`);
+  t.match(agentbox('backup', 'verify', backup), { code: 0, stdout: `signed by ${npub}` });
+  t.match(agentbox('backup', 'verify', backup, '--signed-by', npub), { code: 0 });
+  t.match(agentbox('backup', 'verify', backup, '--signed-by', getPublicKey(secret)), { code: 0 }, 'the key as hex');
+  t.match(agentbox('backup', 'verify', backup, '--signed-by', strangerNpub), { code: 1, stdout: `is signed by ${npub}, not ${strangerNpub}` });
+  t.match(agentbox('backup', 'verify', backup, '--signed-by', 'npub1nope'), { code: 2, stderr: /is not a public key/ });
+  t.match(JSON.parse(agentbox('backup', 'verify', backup, '--json').stdout), { ok: true, signedBy: npub });
+
+  const tarred = path.join(work, 'signed.tar');
+  t.equal(agentbox('backup', '--root', root, '--to', tarred).code, 0);
+  t.match(agentbox('backup', 'verify', tarred, '--signed-by', npub), { code: 0, stdout: `signed by ${npub}` }, 'a tar backup carries its signature');
+});
+
+t.test('a backup rewritten whole is refused: the signature fails, is missing, or is another key', async (t) => {
+  const backup = path.join(work, 'rewritten');
+  t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0);
+  // The attacker changes a file and its size and hash in the index, as a consistent rewrite would.
+  const page = 'state/pods/docs/page.txt';
+  const forged = Buffer.from('a page of the attacker\n');
+  writeFileSync(path.join(backup, page), forged);
+  const indexFile = path.join(backup, 'backup.json');
+  const index = JSON.parse(readFileSync(indexFile, 'utf8')) as { files: Array<{ path: string; bytes: number; sha256: string }> };
+  const entry = index.files.find((f) => f.path === page)!;
+  entry.bytes = forged.length;
+  entry.sha256 = createHash('sha256').update(forged).digest('hex');
+  writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
+
+  t.match(agentbox('backup', 'verify', backup), { code: 1, stdout: /signs another index than .*backup\.json: the index was changed after the box signed it/ });
+
+  rmSync(path.join(backup, 'backup.sig'));
+  t.match(agentbox('backup', 'verify', backup), { code: 0, stdout: /unsigned/ }, 'whole by its own hashes, and said unsigned');
+  t.match(agentbox('backup', 'verify', backup, '--signed-by', npub), { code: 1, stdout: /backup\.sig is missing: the backup is unsigned/ });
+
+  await signIndex(backup, bytesToHex(stranger), new Date());
+  t.match(agentbox('backup', 'verify', backup), { code: 0, stdout: `signed by ${strangerNpub}` }, 'signed again, by whoever rewrote it');
+  t.match(agentbox('backup', 'verify', backup, '--signed-by', npub), { code: 1, stdout: `is signed by ${strangerNpub}, not ${npub}` });
+
+  const target = path.join(work, 'restored-forged');
+  t.match(agentbox('restore', backup, '--root', target, '--signed-by', npub), { code: 1, stderr: `is signed by ${strangerNpub}, not ${npub}` });
+  t.notOk(existsSync(target), 'nothing restored');
+});
+
+t.test('restore --signed-by restores the box’s own backup; a box without a readable identity makes an unsigned one', async (t) => {
+  const backup = path.join(work, 'own');
+  t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0);
+  const target = path.join(work, 'restored');
+  const restored = agentbox('restore', backup, '--root', target, '--signed-by', npub, '--json');
+  t.equal(restored.code, 0, restored.stderr);
+  t.match(JSON.parse(restored.stdout), { signedBy: npub });
+  t.equal(readFileSync(path.join(runtimePaths({ AGENTBOX_ROOT: target }).stateDir, 'pods/docs/page.txt'), 'utf8'), 'the page\n');
+  t.notOk(existsSync(path.join(target, 'backup.sig')), 'the signature stays with the backup');
+
+  const anonymous = path.join(work, 'anonymous');
+  const made = agentbox('backup', '--root', boxRoot('no-identity'), '--to', anonymous);
+  t.equal(made.code, 0, made.stderr);
+  t.match(made.stderr, /unsigned \(the identity key is not readable here\)/);
+  t.match(agentbox('backup', 'verify', anonymous), { code: 0, stdout: /unsigned/ });
+});
