@@ -3,8 +3,16 @@ import { closeSync, fchmodSync, futimesSync, openSync } from 'node:fs';
 import { atFd, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import type { SnapshotEntry } from './snapshot-manifest.js';
 
-/** Nanoseconds as the seconds utimes takes (a double: about 0.2 µs of precision today). */
-export const seconds = (ns: string): number => Number(BigInt(ns)) / 1e9;
+/**
+ * Nanoseconds as the seconds utimes takes, written out as decimal text: Node makes a negative
+ * number of seconds (an mtime before 1970) "now", but takes a numeric string as it reads
+ * (a double once parsed: about 0.2 µs of precision today).
+ */
+export const seconds = (ns: string): string => {
+  const n = BigInt(ns);
+  const abs = n < 0n ? -n : n;
+  return `${n < 0n ? '-' : ''}${abs / 1_000_000_000n}.${String(abs % 1_000_000_000n).padStart(9, '0')}`;
+};
 
 /** A directory's own mode (permission bits) and mtime, set when it is left. */
 export interface DirMeta {

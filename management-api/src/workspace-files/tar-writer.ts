@@ -149,13 +149,14 @@ export class TarWriter {
     // With a long-name record the header's own field is only a stand-in a reader replaces; it must need no pax path, which would override the record.
     const path = rawPath ? standIn(fields.path) : fields.path;
     const linkpath = rawLink ? standIn(fields.linkpath!) : fields.linkpath;
-    const data: HeaderData = { path, type: fields.type, mode: fields.mode, mtime: fields.mtime, size: fields.size, uid: 0, gid: 0 };
+    // node-tar writes an mtime before 1970 in base-256, which takes only whole seconds (a fraction threw, failing the tar): such an mtime goes in whole seconds.
+    const ms = fields.mtime.getTime();
+    const mtime = ms < 0 ? new Date(Math.floor(ms / 1000) * 1000) : fields.mtime;
+    const data: HeaderData = { path, type: fields.type, mode: fields.mode, mtime, size: fields.size, uid: 0, gid: 0 };
     if (linkpath !== undefined) data.linkpath = linkpath;
     const block = Buffer.alloc(BLOCK);
     if (new Header(data).encode(block, 0))
-      await this.#bytes(
-        new Pax({ path: rawPath ? undefined : path, linkpath: rawLink ? undefined : linkpath, size: fields.size, mtime: fields.mtime }).encode(),
-      );
+      await this.#bytes(new Pax({ path: rawPath ? undefined : path, linkpath: rawLink ? undefined : linkpath, size: fields.size, mtime }).encode());
     await this.#bytes(block);
   }
 
