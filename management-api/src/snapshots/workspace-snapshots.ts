@@ -201,9 +201,13 @@ async function inParent<T>(workspaceDir: string, segments: readonly string[], cr
   }
 }
 
-/** Remove directory `name` of `parent` and all it holds (a subvolume too), by descriptors; nothing there, or a link there, is left as it is. */
+/**
+ * Remove directory `name` of `parent` and all it holds (a subvolume too), by descriptors, read-only
+ * directories too (the agent's, or the snapshot's built back); nothing there, or a link there, is
+ * left as it is.
+ */
 async function removeIfThere(parent: FileHandle, name: string): Promise<void> {
-  await removeTree(parent, name, name).catch((err: unknown) => {
+  await removeTree(parent, name, name, { unseal: true }).catch((err: unknown) => {
     if (err instanceof ApiError) return; // gone, or not a directory the box made: nothing of the box's to remove
     throw err;
   });

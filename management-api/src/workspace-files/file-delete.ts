@@ -1,5 +1,6 @@
 // Deleting from a workspace: a file, a link (never its target), an empty directory, or with recursive a tree walked by descriptors.
-import { rmdir, unlink } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, open, rmdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
@@ -34,7 +35,7 @@ export async function removePath(ws: Workspace, segments: readonly string[], rec
         throw err;
       }
     }
-    return { removed: await removeTree(dir, name, shown, segments.length) };
+    return { removed: await removeTree(dir, name, shown, { depth: segments.length }) };
   } finally {
     if (dir !== ws.root) await dir.close();
   }
@@ -47,9 +48,16 @@ export async function removePath(ws: Workspace, segments: readonly string[], rec
  * request shares, so a directory more than MAX_TREE_DEPTH levels down is refused (413) as the
  * box's other walks refuse one, and a chain of thousands an agent made cannot take every
  * descriptor the box has. What was removed before it was met stays removed, as with `rm -r`.
+ * With `unseal`, each directory its owner may not read, write or enter (an agent's `chmod 555`,
+ * Go's module cache, a snapshot's read-only directory built back) is given u+rwx first: the box's
+ * own trees (a restore's replaced directory, a build, an upload's staging) are removed whatever
+ * modes were left in them, where a box that is not root, like `rm -rf`, could not remove what
+ * such a directory holds.
  */
-export async function removeTree(parent: FileHandle, name: string, shown: string, depth = 0): Promise<number> {
+export async function removeTree(parent: FileHandle, name: string, shown: string, options: { depth?: number; unseal?: boolean } = {}): Promise<number> {
+  const { depth = 0, unseal = false } = options;
   if (depth > MAX_TREE_DEPTH) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', treeTooDeep(shown, 'to delete through the API').message);
+  if (unseal) await unsealDir(parent, name);
   const dir = await openDirAt(parent, name, shown);
   let removed = 0;
   try {
@@ -57,7 +65,7 @@ export async function removeTree(parent: FileHandle, name: string, shown: string
     for (const child of await readdirNames(at(dir, '.'))) {
       const st = await lstatAt(dir, child);
       if (!st) continue;
-      if (st.isDirectory()) removed += await removeTree(dir, child, `${shown}/${child}`, depth + 1);
+      if (st.isDirectory()) removed += await removeTree(dir, child, `${shown}/${child}`, { depth: depth + 1, unseal });
       else {
         await unlink(at(dir, child));
         removed++;
@@ -68,4 +76,30 @@ export async function removeTree(parent: FileHandle, name: string, shown: string
   }
   await rmdir(at(parent, name));
   return removed + 1;
+}
+
+/** Linux's O_PATH (not in Node's constants): a descriptor of the inode itself, opened without any right to it. */
+const O_PATH = 0o10000000;
+
+/**
+ * Give directory `name` of `parent` u+rwx when it lacks any of them. It is opened O_PATH without
+ * following a link (so a link swapped in is never followed: the open fails, and openDirAt says
+ * why), and changed through that descriptor's /proc entry, which leads to the inode opened.
+ * Nothing done when it is not the box's to change (openDirAt or the unlink then fails as before).
+ */
+async function unsealDir(parent: FileHandle, name: string): Promise<void> {
+  let handle: FileHandle;
+  try {
+    handle = await open(at(parent, name), O_PATH | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    return;
+  }
+  try {
+    const { mode } = await handle.stat();
+    if ((mode & 0o700) !== 0o700) await chmod(`/proc/self/fd/${handle.fd}`, (mode & 0o7777) | 0o700);
+  } catch {
+    // Another owner's (EPERM): left as it is.
+  } finally {
+    await handle.close();
+  }
 }

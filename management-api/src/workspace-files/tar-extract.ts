@@ -61,7 +61,7 @@ export async function extractTar(
   } finally {
     await staging?.close();
     if (target) {
-      await removeTree(target, stagingName, stagingName).catch(() => undefined);
+      await removeTree(target, stagingName, stagingName, { unseal: true }).catch(() => undefined);
       if (target !== ws.root) await target.close();
     }
     // A refused tar leaves no directory it made for itself behind either.
