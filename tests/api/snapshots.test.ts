@@ -301,6 +301,25 @@ t.test("an agent's own snapshots stop at its disk budget; the operator's do not"
   await stop(writer.id);
 });
 
+t.test("an agent's own snapshots of an unchanged tree are charged their records: a flood of them stops at its budget", async (t) => {
+  // 3,000 empty files: no chunk to store, yet each snapshot writes about 0.7 MB of entries.
+  const flooder = await spawn({ name: 'flooder', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '1m' } });
+  const token = await tokenOf(flooder.pid);
+  for (let i = 0; i < 3000; i++) await writeFile(path.join(dirOf(flooder), `${String(i).padStart(100, 'e')}`), '');
+  const answers = [];
+  for (let i = 0; i < 4; i++) answers.push(await box.api(`/v1/agents/${flooder.id}/snapshots`, { body: {}, auth: token }));
+  t.same(
+    answers.map((a) => a.status),
+    [201, 201, 409, 409],
+    'two records (about 1.4 MB) reach the 1 MiB budget, though neither stored a chunk',
+  );
+  t.match(
+    answers[3]!.json['message'],
+    /flooder's snapshots already store (\d+) bytes of their own.* \(\1 bytes of those are their records/,
+    'the refusal says what holds the budget',
+  );
+});
+
 t.test("an agent's own snapshots sent at once are checked one after another: together they cannot pass its budget", async (t) => {
   // A 1 MiB budget, 600 KiB of fresh bytes, six requests at once. Checked all before any was charged, each would store them again.
   const rusher = await spawn({ name: 'rusher', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '1m' } });
@@ -344,10 +363,14 @@ t.test("a deleted snapshot's chunks are charged to the oldest snapshot still hol
 
   t.equal((await box.api(`/v1/snapshots/${donated.id}`, { method: 'DELETE' })).status, 200);
   t.equal(await charged(sharedId), blob.length, "the donor's is gone: the saver's oldest now holds those bytes, and pays for them");
-  t.match(
-    await own(),
-    { status: 409, json: { message: /saver's snapshots already store 1228800 bytes of their own/ } },
-    'so 1.2 MiB is charged to the saver, past its budget: a further snapshot is refused',
+  const refused = await own();
+  t.equal(refused.status, 409);
+  const [, held, records] =
+    /saver's snapshots already store (\d+) bytes of their own.* \((\d+) bytes of those are their records/.exec(String(refused.json['message'])) ?? [];
+  t.equal(
+    Number(held) - Number(records),
+    1_228_800,
+    'so 1.2 MiB of chunks is charged to the saver (beside its records), past its budget: a further snapshot is refused',
   );
   await stop(donor.id);
   await stop(saver.id);

@@ -229,6 +229,23 @@ export class SnapshotStore {
     return this.#lock.shared(fn);
   }
 
+  /**
+   * Bytes snapshot `s`'s record takes in `manifests/` (its entries and summary files): a snapshot of
+   * an unchanged tree adds no chunk, yet writes an entries file of about 250 bytes a file (13 MB
+   * for 54,000 files). 0 once deleted.
+   */
+  async recordBytes(s: SnapshotSummary): Promise<number> {
+    const sizes = await Promise.all(
+      [entriesFile(this.#dir, s.id), summaryFile(this.#dir, s.id)].map((f) =>
+        stat(f).then(
+          (st) => st.size,
+          () => 0,
+        ),
+      ),
+    );
+    return sizes[0]! + sizes[1]!;
+  }
+
   /** Snapshot `s`'s entries file, and whether it is small enough to read on the caller's thread. */
   async entriesFileOf(s: SnapshotSummary): Promise<{ entriesFile: string; entriesSha256: string; inline: boolean }> {
     const file = entriesFile(this.#dir, s.id);
