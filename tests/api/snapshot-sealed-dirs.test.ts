@@ -1,4 +1,4 @@
-// Restores and forks on a box that is not root (as in its container) over directories an agent sealed (chmod 555, 000): the old tree goes whole, and nothing of the box's is left in the workspace.
+// Snapshots, restores and forks on a box that is not root (as in its container) of entries an agent closed to their owner (chmod 000, 0200, 0100, 0600, 0555): captured, modes put back, and the old tree removed whole.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -11,17 +11,27 @@ const argv = [...(process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--reg
 // Nothing of tap's (NODE_OPTIONS would load its coverage hooks again).
 const env = { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: '/tmp', TS_NODE_TRANSPILE_ONLY: '1' };
 
-t.test('a restore replaces, and a failed fork removes, trees holding read-only and unenterable directories', async (t) => {
+t.test('entries closed to their owner are captured whole, and a restore replaces, and a failed fork removes, trees holding them', async (t) => {
   const out = execFileSync(argv[0]!, argv.slice(1), { encoding: 'utf8', env, timeout: 120_000, stdio: ['ignore', 'pipe', 'pipe'] });
   const seen = JSON.parse(out.trim().split('\n').at(-1)!) as {
     uid: number;
     snapshot: number;
+    stats: Record<string, number>;
+    read: Record<string, string>;
+    modes: Record<string, string>;
     restores: Array<{ status: number; json: unknown; workspace: string[] }>;
     fork: { status: number; json: unknown };
     afterFork: string[];
   };
   t.not(seen.uid, 0, 'the box ran as another user than root');
   t.equal(seen.snapshot, 201);
+  t.match(seen.stats, { skipped: 0, files: 7, dirs: 6 }, 'nothing the agent closed to its owner is left out');
+  t.same(
+    seen.read,
+    { 'locked/f': '200 0644 y', secret: '200 0000 s', wo: '200 0200 w', 'xo/g': '200 0644 g', 'rw/h': '200 0644 h' },
+    'each read from the store as it was, with its mode',
+  );
+  t.same(seen.modes, { locked: '0', secret: '0', wo: '200', xo: '100', rw: '600' }, 'the capture put back every mode it opened up');
   for (const [i, r] of seen.restores.entries()) {
     t.equal(r.status, 200, `restore ${i + 1}: ${JSON.stringify(r.json)}`);
     t.same(r.workspace, ['sealed'], `restore ${i + 1}: the replaced tree is gone, nothing of the box's left beside the agent's directory`);

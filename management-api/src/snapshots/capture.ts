@@ -20,6 +20,7 @@ import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import { fsPath, readdirEntriesSync, readlinkNameSync } from '../fs-names.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
 import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
+import { closedToBox, openClosedDirSync, openClosedFileSync } from './closed-entries.js';
 import { chunkSize, encodeLines, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
 import { CHUNK_BYTES, holeBytesOf, type SnapshotEntry, zeroChunkHash } from './snapshot-manifest.js';
@@ -259,9 +260,16 @@ class Capture {
       // Each level holds a descriptor of the process's and a frame of the thread's stack.
       if (depthOf(n.rel) > MAX_TREE_DEPTH) throw treeTooDeep(n.rel, 'to snapshot');
       let sub: number;
+      let reseal: (() => void) | undefined;
       try {
+        if (closedToBox(st, 0o500)) {
+          // The agent's own chmod 000 (or 0600) on a box that is not root: listed and entered all the same.
+          const closed = openClosedDirSync(dirFd, n.name);
+          if (!closed) throw new Error('not opened');
+          ({ fd: sub, reseal } = closed);
+        }
         // O_NOFOLLOW: a directory swapped for a link since the lstat is refused here, not followed.
-        sub = openSync(atFd(dirFd, n.name), DIR_FLAGS);
+        else sub = openSync(atFd(dirFd, n.name), DIR_FLAGS);
       } catch {
         this.skipped++;
         return undefined;
@@ -272,7 +280,11 @@ class Capture {
         if (this.job.clonedAtMs !== undefined) this.dirMeta.set(n.rel, meta);
         this.walk(sub, n.abs, n.rel, meta);
       } finally {
-        closeSync(sub);
+        try {
+          reseal?.();
+        } finally {
+          closeSync(sub);
+        }
       }
     } else if (st.isSymbolicLink()) {
       let target: string;
@@ -324,7 +336,8 @@ class Capture {
    * (linked in from elsewhere), as the lstat way does.
    */
   file(dirFd: number, name: string, rel: string, listedIno?: bigint): { entry: FileEntry; stamp: number[] | null } | 'not a file' | 'left out' | undefined {
-    const fd = openFileAtSync(dirFd, name);
+    // A file the agent closed to its owner (chmod 000) on a box that is not root is read all the same.
+    const fd = openFileAtSync(dirFd, name) ?? openClosedFileSync(dirFd, name);
     if (fd === undefined) return listedIno === undefined ? 'not a file' : undefined;
     try {
       let last: FileEntry | undefined;
