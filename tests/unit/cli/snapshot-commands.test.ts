@@ -269,6 +269,20 @@ t.test('a snapshot path never leaves the snapshot; cp out of one writes as out o
   t.equal(statSync(path.join(work, 'fromsnap')).mode & 0o777, 0o750, "the top directory's mode is kept");
 });
 
+t.test('cp out of a snapshot takes a file whose name is the longest a name may be (255 bytes)', async (t) => {
+  // 85 three-byte characters: a temporary name beside it made of the whole name would pass 255 bytes.
+  const name = '\u20ac'.repeat(85);
+  const started = await startAgent('longname', `printf long > ${name} && exec sleep 60`);
+  t.equal(started.code, 0, started.stderr);
+  await waitFor('the agent made its file', () => existsSync(path.join(box.paths.workspaceDir, 'longname', name)));
+  const sid = (await cli('snapshot', 'create', 'longname')).stdout.split(' ')[0]!;
+  const dest = mkdtempSync(path.join(work, 'long-'));
+  const copied = await runAgentboxAsync(['cp', ...target, `${sid}:${name}`, `${dest}/`], { cwd: work, env });
+  t.equal(copied.code, 0, copied.stderr);
+  t.equal(readFileSync(path.join(dest, name), 'utf8'), 'long');
+  t.same(readdirSync(dest), [name], 'nothing but the file left beside it');
+});
+
 t.test('--help on each', async (t) => {
   for (const sub of ['create', 'ls', 'show', 'rm', 'restore', 'diff', 'files', 'cat']) {
     const help = await runAgentboxAsync(['snapshot', sub, '--help'], { cwd: work, env });
