@@ -320,6 +320,22 @@ t.test("an agent's own snapshots of an unchanged tree are charged their records:
   );
 });
 
+t.test('a workspace of small files within its disk budget forks within the same budget: a build is counted in blocks, as the disk walk counts', async (t) => {
+  // 2,000 files of 3,000 bytes: 2,000 blocks of 4 KiB (7.8 MiB) on disk, where the bytes and a block a file on top came to 13.5 MiB.
+  const small = await spawn({ name: 'smallfiles', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '10m' } });
+  await mkdir(path.join(dirOf(small), 'src'));
+  for (let i = 0; i < 2000; i++) await writeFile(path.join(dirOf(small), 'src', `f${i}.ts`), Buffer.alloc(3000, 97));
+  const made = await snap(small.id);
+  t.ok(made.stats['buildBytes']! < 10 * 1024 * 1024, `counted ${made.stats['buildBytes']} bytes to build`);
+  const fork = await spawn({ name: 'smallfork', command: '/bin/sh', args: ['-c', 'exec sleep 600'], fromSnapshot: made.id, limits: { disk: '10m' } });
+  const du = Number(execFileSync('du', ['-s', '-B1', dirOf(fork)], { encoding: 'utf8' }).split('\t')[0]);
+  t.ok(du <= made.stats['buildBytes']!, `the fork takes ${du} bytes on disk, no more than counted`);
+  const tooSmall = await box.api('/v1/agents', { body: { name: 'smallfork', command: '/bin/true', fromSnapshot: made.id, limits: { disk: '4m' } } });
+  t.match(tooSmall, { status: 413, json: { error: 'ABX_ERR_FILE_TOO_LARGE' } }, 'a budget it does not fit still refuses it');
+  await stop(fork.id);
+  await stop(small.id);
+});
+
 t.test("an agent's own snapshots sent at once are checked one after another: together they cannot pass its budget", async (t) => {
   // A 1 MiB budget, 600 KiB of fresh bytes, six requests at once. Checked all before any was charged, each would store them again.
   const rusher = await spawn({ name: 'rusher', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { disk: '1m' } });

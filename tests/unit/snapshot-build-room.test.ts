@@ -229,10 +229,11 @@ t.test('a snapshot whose summary predates holeBytes: its holes are counted from 
   await handle.close();
   await made.close();
   t.equal(s.stats.holeBytes, 40 * MiB);
-  // As an older version wrote it: no holeBytes.
+  // As an older version wrote it: no holeBytes, nor the buildBytes recorded later still.
   const summaryPath = path.join(storeDir, 'manifests', `${s.id}.json`);
   const older = JSON.parse(readFileSync(summaryPath, 'utf8')) as SnapshotSummary;
   delete older.stats.holeBytes;
+  delete older.stats.buildBytes;
   writeFileSync(summaryPath, JSON.stringify(older));
   const reopened = new SnapshotStore({ dir: storeDir, logger: pino({ level: 'silent' }) });
   await reopened.open();

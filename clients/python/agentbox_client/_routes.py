@@ -1011,6 +1011,8 @@ PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshot
     "bytes": int,
     # Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)
     "holeBytes": int,
+    # What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded
+    "buildBytes": int,
     "chunks": int,
     # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
     "storedBytes": int,
@@ -1846,6 +1848,8 @@ GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnap
     "bytes": int,
     # Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)
     "holeBytes": int,
+    # What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded
+    "buildBytes": int,
     "chunks": int,
     # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
     "storedBytes": int,
@@ -1910,6 +1914,8 @@ GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSna
     "bytes": int,
     # Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)
     "holeBytes": int,
+    # What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded
+    "buildBytes": int,
     "chunks": int,
     # Bytes of the distinct chunks it refers to (what it holds once deduplicated)
     "storedBytes": int,

@@ -30,6 +30,11 @@ const statsSchema = {
       type: 'integer',
       description: 'Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse)',
     },
+    buildBytes: {
+      type: 'integer',
+      description:
+        "What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded",
+    },
     chunks: { type: 'integer' },
     storedBytes: { type: 'integer', description: 'Bytes of the distinct chunks it refers to (what it holds once deduplicated)' },
     addedChunks: { type: 'integer' },

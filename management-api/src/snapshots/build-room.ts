@@ -1,19 +1,19 @@
 // What a copying build of a snapshot (a fork or a restore) writes to the workspace, and room for it on the volume beside the builds already under way, checked before a byte is written.
 import { ApiError } from '../errors.js';
-import type { SnapshotSummary } from './snapshot-manifest.js';
-
-/** A filesystem block: what a small file's tail, a directory or a link takes at least. */
-const BLOCK_BYTES = 4096;
+import { BLOCK_BYTES, type SnapshotSummary } from './snapshot-manifest.js';
 
 /**
- * Bytes a copying build of `s` allocates, at most: its files' bytes but the holes it leaves
- * (snapshot-manifest.ts, ZERO_CHUNK_SHA256), and a block for each entry. Every hard link of a
- * file comes back a file of its own, so this can be far more than the agent's directory took:
- * a file linked a thousand times is stored once and built a thousand times.
+ * Bytes a copying build of `s` allocates: as its capture counted them, blocks as the agent's disk
+ * walk counts them (a workspace of small files within its budget forks within the same budget;
+ * a block per entry on top of the bytes made one of 3 KB files count as 7 KB a file), or, for a
+ * snapshot made before that was recorded, at most its files' bytes but the holes it leaves
+ * (snapshot-manifest.ts, ZERO_CHUNK_SHA256) and a block for each entry. Every hard link of a file
+ * comes back a file of its own, so this can be far more than the agent's directory took: a file
+ * linked a thousand times is stored once and built a thousand times.
  */
 export function buildBytes(s: SnapshotSummary): number {
-  const { bytes, holeBytes = 0, files, dirs, symlinks } = s.stats;
-  return bytes - holeBytes + BLOCK_BYTES * (files + dirs + symlinks + 1);
+  const { bytes, holeBytes = 0, files, dirs, symlinks, buildBytes: counted } = s.stats;
+  return counted ?? bytes - holeBytes + BLOCK_BYTES * (files + dirs + symlinks + 1);
 }
 
 const mib = (n: number) => `${(n / 1024 ** 2).toFixed(1)} MiB`;

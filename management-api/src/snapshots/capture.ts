@@ -23,7 +23,7 @@ import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { closedToBox, openClosedDirSync, openClosedFileSync } from './closed-entries.js';
 import { chunkSize, encodeLines, sha256Hex } from './entries-file.js';
 import { PackWriter } from './object-store.js';
-import { CHUNK_BYTES, holeBytesOf, type SnapshotEntry, zeroChunkHash } from './snapshot-manifest.js';
+import { CHUNK_BYTES, dirBlockBytes, fileBlockBytes, holeBytesOf, linkBlockBytes, type SnapshotEntry, zeroChunkHash } from './snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from './snapshot-protocol.js';
 import { type AheadPlan, parseKey, type StatAhead } from './stat-ahead.js';
 
@@ -69,6 +69,8 @@ class Capture {
   skipped = 0;
   bytes = 0;
   holeBytes = 0;
+  /** What a copying build of this snapshot allocates (snapshot-manifest.ts, blockBytes*). */
+  buildBytes = 0;
   storedBytes = 0;
   reusedFiles = 0;
   aheadFiles = 0;
@@ -167,6 +169,7 @@ class Capture {
         names.push(this.name(dirFd, known?.get(name) ?? { name, rel: `${prefix}${name}`, abs: `${dirPath}/${name}` }, d.isFile(), false));
       }
     }
+    this.buildBytes += dirBlockBytes(names.map((n) => n.name));
     this.kept.dirs.set(rel, { stamp: racy ? '' : stamp, names });
     // After its names: a name added, removed or renamed since the clone moved the directory's ctime.
     if (this.job.clonedAtMs !== undefined) {
@@ -225,6 +228,7 @@ class Capture {
     this.files++;
     this.bytes += entry.size;
     this.holeBytes += holeBytesOf(entry.chunks, entry.size);
+    this.buildBytes += fileBlockBytes(entry);
     this.referChunks(entry);
     this.lines.push(prev.line);
     return true;
@@ -301,6 +305,7 @@ class Capture {
         target,
       }));
       this.symlinks++;
+      this.buildBytes += linkBlockBytes(target);
       this.lines.push(JSON.stringify({ type: 'symlink', path: n.rel, target, mtimeNs } satisfies SnapshotEntry));
     } else if (st.isFile() && !(st.nlink > 1n && Number(st.uid) !== this.job.ownUid)) {
       const read = this.file(dirFd, n.name, n.rel, st.ino);
@@ -322,6 +327,7 @@ class Capture {
     this.files++;
     this.bytes += read.entry.size;
     this.holeBytes += holeBytesOf(read.entry.chunks, read.entry.size);
+    this.buildBytes += fileBlockBytes(read.entry);
     const line = JSON.stringify(read.entry);
     this.lines.push(line);
     return { entry: read.entry, line, stamp: read.stamp };
@@ -480,6 +486,7 @@ export function capture(job: CaptureJob, cache: CaptureCache, ahead?: Pick<StatA
       skipped: c.skipped,
       bytes: c.bytes,
       holeBytes: c.holeBytes,
+      buildBytes: c.buildBytes,
       chunks: c.seen.size,
       storedBytes: c.storedBytes,
       addedChunks: c.objects.addedChunks,

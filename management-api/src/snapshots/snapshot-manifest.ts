@@ -77,6 +77,27 @@ export type SnapshotEntry =
   | { type: 'symlink'; path: string; target: string; mtimeNs: string };
 
 /** Figures of one snapshot as it was made. */
+/** A filesystem block: what a small file's tail, a directory or a long link's target takes at least. */
+export const BLOCK_BYTES = 4096;
+const blocks = (n: number) => Math.ceil(n / BLOCK_BYTES) * BLOCK_BYTES;
+
+/** What a file built back allocates: its bytes less the holes the build leaves, in whole blocks (an empty file none). */
+export const fileBlockBytes = (e: { size: number; chunks: readonly string[] }): number => blocks(e.size - holeBytesOf(e.chunks, e.size));
+
+/**
+ * What a directory of these names allocates, at most: a block at least; past one block, each
+ * name's record (ext4: 8 bytes and the name, to 4 bytes) twice over for the room its hashed
+ * blocks leave free, and a block for their index (2,000 names of 7 bytes: 11 or 12 blocks on ext4,
+ * counted 17).
+ */
+export const dirBlockBytes = (names: readonly string[]): number => {
+  const records = names.reduce((sum, n) => sum + 8 + Math.ceil(Buffer.byteLength(n) / 4) * 4, 0);
+  return records <= BLOCK_BYTES ? BLOCK_BYTES : blocks(records * 2) + BLOCK_BYTES;
+};
+
+/** A link's target up to 59 bytes lives in its inode (ext4's fast symlink); a longer one takes a block. */
+export const linkBlockBytes = (target: string): number => (Buffer.byteLength(target) < 60 ? 0 : BLOCK_BYTES);
+
 export interface SnapshotStats {
   files: number;
   dirs: number;
@@ -87,6 +108,12 @@ export interface SnapshotStats {
   bytes: number;
   /** Of those, bytes in whole chunks of zeros, which a build leaves as holes (ZERO_CHUNK_SHA256); absent from snapshots made before it was counted. */
   holeBytes?: number;
+  /**
+   * What a copying build allocates: each file's bytes less its holes in whole blocks (each hard
+   * link a file of its own), each directory's blocks, each long link's; absent in a snapshot made
+   * before it was recorded (build-room.ts then counts a block per entry on top of the bytes).
+   */
+  buildBytes?: number;
   /** Distinct chunks referenced, and their bytes (what the snapshot holds once deduplicated). */
   chunks: number;
   storedBytes: number;

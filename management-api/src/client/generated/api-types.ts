@@ -766,6 +766,8 @@ export interface Routes {
           bytes?: number;
           /** Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse) */
           holeBytes?: number;
+          /** What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded */
+          buildBytes?: number;
           chunks?: number;
           /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
           storedBytes?: number;
@@ -1581,6 +1583,8 @@ export interface Routes {
           bytes?: number;
           /** Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse) */
           holeBytes?: number;
+          /** What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded */
+          buildBytes?: number;
           chunks?: number;
           /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
           storedBytes?: number;
@@ -1637,6 +1641,8 @@ export interface Routes {
           bytes?: number;
           /** Of those, bytes in whole 1 MiB chunks of zeros, which forks and restores leave as holes (a sparse file comes back sparse) */
           holeBytes?: number;
+          /** What a fork or a restore that copies allocates on disk: each file's bytes less its holes in 4 KiB blocks (each hard link a file of its own), each directory's blocks, a block for each link whose target is 60 bytes or more; absent in a snapshot made before it was recorded */
+          buildBytes?: number;
           chunks?: number;
           /** Bytes of the distinct chunks it refers to (what it holds once deduplicated) */
           storedBytes?: number;
