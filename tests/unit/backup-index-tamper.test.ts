@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { backupBoxRoot } from '../helpers/backup-box-root.js';
 import { runAgentbox } from '../helpers/cli.js';
 import { sealSecretsTo } from '../../management-api/src/backup/secrets-age.js';
 import { restoreBackup } from '../../management-api/src/backup/restore-backup.js';
@@ -18,9 +19,7 @@ const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-tamper-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 const agentbox = (...args: string[]) => runAgentbox(args, { cwd: work });
 
-const root = path.join(work, 'box');
-mkdirSync(path.join(root, 'var/lib/agentbox/pods/docs'), { recursive: true });
-writeFileSync(path.join(root, 'var/lib/agentbox/pods/docs/page.txt'), 'a page\n');
+const root = backupBoxRoot(path.join(work, 'box'));
 const backup = path.join(work, 'backup');
 t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0, 'the backup to edit');
 

@@ -2,7 +2,7 @@
 // holds verify and restore to a known key, and a backup rewritten whole (a file and its hash in the index changed
 // together) is refused: the signature no longer holds, removed it leaves the backup unsigned, and signed again it is another key's.
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,24 +11,16 @@ import { npubEncode } from 'nostr-tools/nip19';
 import { bytesToHex } from 'nostr-tools/utils';
 import { signIndex } from '../../management-api/src/backup/index-signature.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
+import { backupBoxRoot } from '../helpers/backup-box-root.js';
 import { runAgentbox } from '../helpers/cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-signature-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 const agentbox = (...args: string[]) => runAgentbox(args, { cwd: work });
 
-/** A box root with pod files and, when given, an identity key as the box writes it (hex, 0600). */
-function boxRoot(name: string, secret?: Uint8Array): string {
-  const root = path.join(work, name);
-  const paths = runtimePaths({ AGENTBOX_ROOT: root });
-  mkdirSync(path.join(paths.stateDir, 'pods/docs'), { recursive: true });
-  writeFileSync(path.join(paths.stateDir, 'pods/docs/page.txt'), 'the page\n');
-  if (secret) {
-    mkdirSync(paths.secretsDir, { recursive: true, mode: 0o700 });
-    writeFileSync(paths.identityKeyFile, `${bytesToHex(secret)}\n`, { mode: 0o600 });
-  }
-  return root;
-}
+/** A box root with a pod page and, when given, an identity key. */
+const boxRoot = (name: string, identity?: Uint8Array): string =>
+  backupBoxRoot(path.join(work, name), { page: 'the page\n', ...(identity ? { identity } : {}) });
 
 const secret = generateSecretKey();
 const npub = npubEncode(getPublicKey(secret));

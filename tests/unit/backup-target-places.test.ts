@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { backupBoxRoot } from '../helpers/backup-box-root.js';
 import { agentboxBin, runAgentbox } from '../helpers/cli.js';
 import { createBackup } from '../../management-api/src/backup/create-backup.js';
 import { restoreBackup } from '../../management-api/src/backup/restore-backup.js';
@@ -18,9 +19,7 @@ chmodSync(work, 0o755);
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 const agentbox = (...args: string[]) => runAgentbox(args, { cwd: work });
 
-const root = path.join(work, 'box');
-mkdirSync(path.join(root, 'var/lib/agentbox/pods/docs'), { recursive: true });
-writeFileSync(path.join(root, 'var/lib/agentbox/pods/docs/page.txt'), 'a page\n');
+const root = backupBoxRoot(path.join(work, 'box'));
 const backup = path.join(work, 'backup.tar');
 t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0, 'the backup to restore');
 chmodSync(backup, 0o644);

@@ -4,18 +4,17 @@
 // restore did not use is said, and an identity that does not open the secrets is refused naming the keys. A path through a
 // loop of links is said as that, never a stack trace.
 import t from 'tap';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { backupBoxRoot } from '../helpers/backup-box-root.js';
 import { runAgentbox } from '../helpers/cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-targets-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 const agentbox = (...args: string[]) => runAgentbox(args, { cwd: work });
 
-const root = path.join(work, 'box');
-mkdirSync(path.join(root, 'var/lib/agentbox/pods/docs'), { recursive: true });
-writeFileSync(path.join(root, 'var/lib/agentbox/pods/docs/page.txt'), 'a page\n');
+const root = backupBoxRoot(path.join(work, 'box'));
 const backup = path.join(work, 'backup');
 const aFile = path.join(work, 'a-file');
 writeFileSync(aFile, 'not a directory\n');

@@ -87,7 +87,7 @@ export function diffEntries(before: readonly SnapshotEntry[], after: readonly Sn
 }
 
 /** The index of the first change whose path comes after `path` in path order (binary search: the changes are in that order). */
-function firstAfter(ordered: readonly SnapshotChange[], path: string): number {
+export function firstAfter(ordered: readonly SnapshotChange[], path: string): number {
   const key = treeKey(path);
   let lo = 0;
   let hi = ordered.length;

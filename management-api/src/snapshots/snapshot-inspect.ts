@@ -11,17 +11,32 @@ import { EntriesScan } from './entries-scan.js';
 import { browseEntries, type BrowseResult } from './snapshot-browse.js';
 import { snapshotReader } from './snapshot-reader.js';
 import { diffEntries, type SnapshotDiff } from './snapshot-diff.js';
+import { keepWindow, pageFromWindow, WINDOW_CHANGES } from './diff-window.js';
 import { CHUNK_BYTES, type SnapshotEntry, type SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotStore } from './snapshot-store.js';
 
 type FileEntry = Extract<SnapshotEntry, { type: 'file' }>;
 
-/** The changes from snapshot `beforeId` to snapshot `afterId` (those after path `afterPath` when given); large entries files are compared in a worker thread. */
+/**
+ * The changes from snapshot `beforeId` to snapshot `afterId` (those after path `afterPath` when
+ * given); large entries files are compared in a worker thread. A window of up to WINDOW_CHANGES
+ * changes is computed and kept (diff-window.ts), so the pages that follow are cut from it.
+ */
 export async function diffSnapshots(store: SnapshotStore, beforeId: string, afterId: string, limit: number, afterPath?: string): Promise<SnapshotDiff> {
   return store.reading(async () => {
-    const [before, after] = await Promise.all([store.entriesFileOf(store.get(beforeId)), store.entriesFileOf(store.get(afterId))]);
-    if (before.inline && after.inline) return diffEntries(await entriesIn(before), await entriesIn(after), limit, afterPath);
-    return runJob({ op: 'diff', before: fileOf(before), after: fileOf(after), limit, ...(afterPath === undefined ? {} : { afterPath }) });
+    // Looked up first: a snapshot deleted since is refused as unknown, whatever a window holds.
+    const [beforeSummary, afterSummary] = [store.get(beforeId), store.get(afterId)];
+    const pair = `${beforeSummary.id}\0${afterSummary.id}`;
+    const kept = pageFromWindow(store, pair, limit, afterPath);
+    if (kept) return kept;
+    const wide = Math.max(limit, WINDOW_CHANGES);
+    const [before, after] = await Promise.all([store.entriesFileOf(beforeSummary), store.entriesFileOf(afterSummary)]);
+    const diff =
+      before.inline && after.inline
+        ? diffEntries(await entriesIn(before), await entriesIn(after), wide, afterPath)
+        : await runJob({ op: 'diff', before: fileOf(before), after: fileOf(after), limit: wide, ...(afterPath === undefined ? {} : { afterPath }) });
+    keepWindow(store, pair, afterPath, diff);
+    return pageFromWindow(store, pair, limit, afterPath) ?? diff;
   });
 }
 
