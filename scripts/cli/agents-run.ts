@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { call, refusal, type AgentRecord } from './agent-api.js';
 import { envOf, follow, launchHelp, launchMode, launchOptions, ttyFields } from './agent-launch.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
+import { snapshotId } from './url-segments.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { splitCommand } from './split-command.js';
 
@@ -93,7 +94,7 @@ export async function run(args: string[]): Promise<number> {
     ...(profile ? { profile } : { command: cmd, args: cmdArgs }),
     ...(env ? { env } : {}),
     ...(values.cwd ? { cwd: values.cwd } : {}),
-    ...(values['from-snapshot'] ? { fromSnapshot: values['from-snapshot'] } : {}),
+    ...(values['from-snapshot'] ? { fromSnapshot: snapshotId(values['from-snapshot']) } : {}),
     ...(limits ? { limits } : {}),
     ...ttyFields(mode),
   };

@@ -2,14 +2,14 @@
 import type { Readable } from 'node:stream';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
-import { encodedBelow, idSegment } from './url-segments.js';
+import { encodedBelow, idSegment, snapshotId } from './url-segments.js';
 
 /** Where a copy's remote side is served: an agent's workspace, or a snapshot's files (read only: the same listing, file and tar answers). */
 export type FilesRoot = { agent: string } | { snapshot: string };
 
 /** The URL path of a files root. */
 export const rootPath = (files: FilesRoot): string =>
-  'snapshot' in files ? `/v1/snapshots/${idSegment(files.snapshot, 'a snapshot id')}/files` : `/v1/agents/${idSegment(files.agent, 'an agent id')}/files`;
+  'snapshot' in files ? `/v1/snapshots/${snapshotId(files.snapshot)}/files` : `/v1/agents/${idSegment(files.agent, 'an agent id')}/files`;
 
 /** The URL of `segments` under `files`; each segment percent-encoded, so a name is never read as URL syntax. */
 export function filesUrl(target: BoxTarget, files: FilesRoot, segments: readonly string[], query = ''): string {

@@ -5,7 +5,7 @@ import { type BoxTarget, resolveTarget, targetHelp, targetOptions } from './box-
 import { UsageError } from './cli-errors.js';
 import { MAX_DIFF_CHANGES } from '../../management-api/src/snapshots/snapshot-diff.js';
 import { formatDiff, type DiffRecord } from './snapshot-inspect-format.js';
-import { idSegment } from './url-segments.js';
+import { snapshotId } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot diff FROM TO [--limit N] [--json]
 
@@ -28,7 +28,7 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length !== 2) throw new UsageError('give two snapshots, the earlier first: agentbox snapshot diff FROM TO (agentbox snapshot ls lists them)');
   const limit = values.limit === undefined ? undefined : Number(values.limit);
   if (limit !== undefined && !(Number.isSafeInteger(limit) && limit >= 1)) throw new UsageError(`--limit takes a whole number from 1, not "${values.limit}"`);
-  const [from, to] = positionals as [string, string];
+  const [from, to] = (positionals as [string, string]).map(snapshotId) as [string, string];
   const target = await resolveTarget(values);
   const diff = await fetchDiff(target, from, to, limit ?? Number.POSITIVE_INFINITY);
   process.stdout.write(values.json ? `${JSON.stringify(diff, null, 2)}\n` : `${formatDiff(diff)}\n`);
@@ -42,7 +42,7 @@ async function fetchDiff(target: BoxTarget, from: string, to: string, limit: num
   do {
     const left = limit - (whole?.changes.length ?? 0);
     const query = `from=${encodeURIComponent(from)}&limit=${Math.min(MAX_DIFF_CHANGES, left)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const res = await call(target, 'GET', `/v1/snapshots/${idSegment(to, 'a snapshot id')}/diff?${query}`);
+    const res = await call(target, 'GET', `/v1/snapshots/${to}/diff?${query}`);
     if (res.status !== 200) throw refusal(`comparing ${from} with ${to}`, res);
     const page = res.body as unknown as DiffRecord;
     if (whole) whole.changes.push(...page.changes);

@@ -4,6 +4,8 @@ import { call, LIVE_STATES, refusal, resolveAgent } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { formatBytes } from './snapshot-format.js';
+import { snapshotId } from './url-segments.js';
+import { SNAPSHOT_ID } from '../../management-api/src/grammar/snapshot-id.js';
 
 export const usage = `Usage: agentbox snapshot restore AGENT SNAPSHOT
 
@@ -21,6 +23,8 @@ Exit codes: 0 restored, 1 refused (the agent runs, an unknown id) or unreachable
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
   if (positionals.length !== 2) throw new UsageError('give the agent, then the snapshot');
+  // The two the other way round are told as that below, once the agent is not found.
+  if (!SNAPSHOT_ID.test(positionals[0]!)) snapshotId(positionals[1]!);
   const target = await resolveTarget(values);
   const agent = await resolveAgent(target, positionals[0]).catch((err: unknown) => {
     // The likeliest slip: the two the other way round.

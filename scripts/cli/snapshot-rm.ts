@@ -4,7 +4,7 @@ import { call, refusal } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { formatBytes } from './snapshot-format.js';
-import { idSegment } from './url-segments.js';
+import { snapshotId } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot rm SNAPSHOT…
 
@@ -20,10 +20,12 @@ Exit codes: 0 deleted, 1 refused (an unknown id) or unreachable, 2 bad usage.`;
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
   if (!positionals.length) throw new UsageError('name the snapshots to delete');
+  // Every id checked before any is deleted.
+  for (const sid of positionals) snapshotId(sid);
   const target = await resolveTarget(values);
   const answers = [];
   for (const sid of positionals) {
-    const res = await call(target, 'DELETE', `/v1/snapshots/${idSegment(sid, 'a snapshot id')}`);
+    const res = await call(target, 'DELETE', `/v1/snapshots/${snapshotId(sid)}`);
     if (res.status !== 200) throw refusal(`deleting ${sid}`, res);
     answers.push(res.body);
     if (!values.json) process.stdout.write(`${sid}  deleted, ${formatBytes(Number(res.body['freedBytes'] ?? 0))} freed\n`);

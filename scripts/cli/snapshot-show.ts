@@ -4,7 +4,7 @@ import { call, refusal } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { formatSnapshot, type SnapshotRecord } from './snapshot-format.js';
-import { idSegment } from './url-segments.js';
+import { snapshotId } from './url-segments.js';
 
 export const usage = `Usage: agentbox snapshot show SNAPSHOT [--json]
 
@@ -22,9 +22,9 @@ Exit codes: 0 shown, 1 refused (an unknown id) or unreachable, 2 bad usage.`;
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: targetOptions });
   if (positionals.length !== 1) throw new UsageError('name one snapshot to show (agentbox snapshot ls lists them)');
+  const sid = snapshotId(positionals[0]!);
   const target = await resolveTarget(values);
-  const sid = positionals[0]!;
-  const res = await call(target, 'GET', `/v1/snapshots/${idSegment(sid, 'a snapshot id')}`);
+  const res = await call(target, 'GET', `/v1/snapshots/${sid}`);
   if (res.status !== 200) throw refusal(`showing ${sid}`, res);
   const snapshot = res.body['snapshot'] as SnapshotRecord;
   process.stdout.write(values.json ? `${JSON.stringify(snapshot, null, 2)}\n` : `${formatSnapshot(snapshot)}\n`);

@@ -2,6 +2,7 @@
 import { parseFilePath } from '../../management-api/src/workspace-files/file-path.js';
 import { encodePathSegment } from '../../management-api/src/client/encoding.js';
 import { UserError } from './cli-errors.js';
+import { SNAPSHOT_ID } from '../../management-api/src/grammar/snapshot-id.js';
 
 /**
  * `id` as one segment of a URL's path, percent-encoded. `.` and `..` are refused (exit 2): they are
@@ -11,6 +12,16 @@ import { UserError } from './cli-errors.js';
 export function idSegment(id: string, what: string): string {
   if (id === '.' || id === '..') throw new UserError(`"${id}" is not ${what}`, 2);
   return encodeURIComponent(id);
+}
+
+/**
+ * A snapshot id, checked before anything is sent: one not of the form (snp_ and 12 url-safe
+ * characters; ids are never abbreviated) is bad usage (exit 2), not a refusal by the box.
+ */
+export function snapshotId(id: string): string {
+  if (!SNAPSHOT_ID.test(id))
+    throw new UserError(`"${id}" is not a snapshot id: one is snp_ and 12 letters, digits, - or _ (agentbox snapshot ls lists them)`, 2);
+  return id;
 }
 
 /**

@@ -244,6 +244,18 @@ t.test('a snapshot path never leaves the snapshot; cp out of one writes as out o
   ]) {
     t.match(await cli('snapshot', ...args), { code: 2, stderr: /"\.\.?" is not a snapshot id/ }, args.join(' '));
   }
+  // Any other text that is no snapshot id is bad usage too, said before any request (the box named is not there).
+  const offline = (...args: string[]) => runAgentboxAsync([...args, '--url', 'http://127.0.0.1:1'], { cwd: work, env });
+  for (const args of [
+    ['snapshot', 'show', 'snp_short'],
+    ['snapshot', 'rm', sid, 'latest'],
+    ['snapshot', 'diff', 'HEAD', sid],
+    ['snapshot', 'files', 'snp_AAAAAAAAAAAA!'],
+    ['snapshot', 'restore', 'worker', 'snp_x'],
+    ['run', '-d', '--from-snapshot', 'my-good-state', '--', 'true'],
+  ]) {
+    t.match(await offline(...args), { code: 2, stdout: '', stderr: /is not a snapshot id: one is snp_ and 12 letters/ }, args.join(' '));
+  }
   const unsent = await runAgentboxAsync(['snapshot', 'cat', '--url', 'http://127.0.0.1:1', sid, '../x'], { cwd: work, env });
   t.match(unsent, { code: 2, stderr: /must not contain/ }, 'refused before any request (the box named is not there)');
   t.match(await cli('snapshot', 'cat', sid, 'tree/sub/a.txt/'), { code: 1, stderr: /not a directory/ }, 'a file with a trailing / is refused, not read');
