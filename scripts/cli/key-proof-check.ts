@@ -3,6 +3,7 @@
 // answers at a guessed or mistyped address.
 import { randomBytes } from 'node:crypto';
 import { proofHolds } from '../../management-api/src/auth/key-proof.js';
+import { readAtMost } from '../../management-api/src/read-at-most.js';
 import { UserError } from './cli-errors.js';
 
 /** Long enough for a box busy with a backup or a build on two cores; a listener that never answers fails here. */
@@ -46,24 +47,12 @@ export async function checkKeyProof(url: string, key: string, keyFile: string): 
   if (outcome.kind !== 'proven') throw new UserError(outcome.message, 1);
 }
 
-/** An answer's JSON, read no further than MAX_ANSWER_BYTES. */
+/** An answer's JSON, read no further than MAX_ANSWER_BYTES; undefined when it is longer or not JSON. */
 async function cappedJson(res: Response): Promise<unknown> {
-  const reader = res.body?.getReader();
-  if (!reader) return undefined;
-  const parts: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      return undefined;
-    }
-    parts.push(value);
-  }
+  const { bytes, more } = await readAtMost(res.body, MAX_ANSWER_BYTES);
+  if (more) return undefined;
   try {
-    return JSON.parse(Buffer.concat(parts).toString('utf8'));
+    return JSON.parse(bytes.toString('utf8'));
   } catch {
     return undefined;
   }

@@ -146,7 +146,10 @@ t.test('output that moves on past a raised prompt withdraws it', async (t) => {
 t.test('output that merely quotes a prompt and keeps printing is not raised', async (t) => {
   const agent = await tty(
     'chatty',
-    'for i in $(seq 1 40); do echo "Overwrite file$i? (y/n) skipped"; echo "Continue? (y/n)"; sleep 0.05; done; echo "all done"; sleep 5',
+    // Each round is one write that quotes a prompt on a line of its own and moves on past it: the
+    // screen never rests on the prompt, however long the machine takes between rounds (a rest on a
+    // prompt line longer than the quiet window is a prompt, raised as it should be).
+    "for i in $(seq 1 40); do printf 'Overwrite file%s? (y/n) skipped\\nContinue? (y/n)\\nfile%s kept\\n' $i $i; sleep 0.05; done; echo 'all done'; sleep 5",
   );
   await waitFor('the agent to finish printing', async () => (await output(agent)).includes('all done'));
   await new Promise((r) => setTimeout(r, QUIET_MS * 4));

@@ -1,20 +1,23 @@
 // The index of a backup: every file's size, SHA-256 and mode, each file fsynced as it is hashed,
 // so an index on disk never names a file whose bytes are not.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, SIGNATURE_FILE, type BackupFile } from './backup-format.js';
 import { KEPT_MODE } from './copy-files.js';
+import { openRegularFile } from './regular-file.js';
 
 /** The SHA-256 (hex) and size of a regular file, optionally fsyncing it; a link (never followed) or any other kind of file is refused. */
 export async function digestFile(file: string, sync = false): Promise<{ sha256: string; bytes: number }> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ELOOP') throw new NotAFileError(`${file} is a symbolic link, not a file: a backup holds files only`);
-    throw err;
-  });
+  const opened = await openRegularFile(file);
+  if ('refused' in opened)
+    throw new NotAFileError(
+      opened.refused === 'a symbolic link'
+        ? `${file} is a symbolic link, not a file: a backup holds files only`
+        : `${file} is not a regular file: a backup holds files only`,
+    );
+  const { handle } = opened;
   try {
-    if (!(await handle.stat()).isFile()) throw new NotAFileError(`${file} is not a regular file: a backup holds files only`);
     const hash = createHash('sha256');
     let bytes = 0;
     for await (const chunk of handle.createReadStream({ autoClose: false })) {

@@ -2,11 +2,11 @@
 // bytes the index vouches for, even when the backup directory is written to between the check and the copy
 // (a file changed, or swapped for a link to a file of the host's), and a restore renamed into place holds them on disk.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { BackupFile } from './backup-format.js';
 import { BackupError } from './backup-errors.js';
 import { writeAll } from '../durable-fs.js';
+import { openRegularFile } from './regular-file.js';
 
 /** Bytes read and written at a time. */
 const STEP_BYTES = 1024 * 1024;
@@ -15,13 +15,13 @@ const STEP_BYTES = 1024 * 1024;
 export async function copyChecked(from: string, to: string, entry: BackupFile, shown: (text: string) => string): Promise<void> {
   const changed = (how: string) =>
     new BackupError(`${shown(from)} ${how} since the backup was checked: it was written to during the restore; restore from a copy nothing writes to`);
-  const source = await open(from, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ELOOP') throw changed('became a symbolic link');
+  const opened = await openRegularFile(from).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw changed('was removed');
     throw err;
   });
+  if ('refused' in opened) throw changed(opened.refused === 'a symbolic link' ? 'became a symbolic link' : 'is no longer a regular file');
+  const source = opened.handle;
   try {
-    if (!(await source.stat()).isFile()) throw changed('is no longer a regular file');
     const target = await open(to, 'wx', 0o600);
     const hash = createHash('sha256');
     let bytes = 0;

@@ -3,13 +3,13 @@
 // carries the box's signature, which only its identity key can make. Checked against a key the
 // operator pins (`--signed-by`), it says the backup is the box's own, as made.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decode, npubEncode } from 'nostr-tools/nip19';
 import { finalizeEvent, type VerifiedEvent, verifyEvent } from 'nostr-tools/pure';
 import { hexToBytes } from 'nostr-tools/utils';
 import { INDEX_FILE, SIGNATURE_FILE } from './backup-format.js';
+import { openRegularFile } from './regular-file.js';
 /** NIP-78's application-data kind; the `d` tag says which application's statement it is. */
 const KIND = 30078;
 const TAG = 'agentbox-backup-index';
@@ -40,15 +40,15 @@ export async function signIndex(dir: string, secretHex: string, createdAt: Date)
 /** Who signed the index in `dir` (npub), `undefined` when it is unsigned; a problem naming the file when the signature does not hold. */
 export async function indexSigner(dir: string): Promise<{ signer?: string; problem?: string }> {
   const file = path.join(dir, SIGNATURE_FILE);
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+  const opened = await openRegularFile(file, MAX_SIGNATURE_BYTES).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw err;
   });
-  if (!handle) return {};
+  if (!opened) return {};
+  if ('refused' in opened) return { problem: `${file} is not a signature file: the backup was changed` };
+  const { handle } = opened;
   let text: string;
   try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > MAX_SIGNATURE_BYTES) return { problem: `${file} is not a signature file: the backup was changed` };
     text = await handle.readFile('utf8');
   } finally {
     await handle.close();

@@ -1,8 +1,8 @@
 // `agentbox backup verify`: is a backup whole? Its index is read, every file it names must be there
 // with its size and SHA-256, nothing else may be, the event log's chain and checkpoint must hold, and
 // every snapshot must be readable back whole: every chunk it names in a pack, matching its sha256.
-import { constants, existsSync } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { verifyEventLog } from '../adapters/events/log-verify.js';
 import { auditAgainstCheckpoint } from '../adapters/events/log-audit.js';
@@ -14,6 +14,7 @@ import { entryProblems } from './index-entries.js';
 import { snapshotStoreProblems } from './snapshot-check.js';
 import { damagedChunks } from './snapshot-chunks.js';
 import { withBackupDir } from './backup-archive.js';
+import { openRegularFile } from './regular-file.js';
 
 /** What checking a backup found: its problems name the file. */
 export interface BackupCheck {
@@ -64,14 +65,14 @@ const MAX_INDEX_BYTES = 256 * 1024 * 1024;
  * link to /dev/zero read until memory ran out.
  */
 async function readIndexText(file: string): Promise<string> {
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ELOOP') throw new Error(`${file} is a symbolic link, not a file: a backup's index is a file (the backup is damaged)`);
-    throw err;
-  });
+  const opened = await openRegularFile(file, MAX_INDEX_BYTES);
+  if ('refused' in opened) {
+    if (opened.refused === 'a symbolic link') throw new Error(`${file} is a symbolic link, not a file: a backup's index is a file (the backup is damaged)`);
+    if (opened.refused === 'too large') throw new Error(`${file} is larger than any backup's index: the backup is damaged`);
+    throw new Error(`${file} is not a regular file: the backup is damaged`);
+  }
+  const { handle } = opened;
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw new Error(`${file} is not a regular file: the backup is damaged`);
-    if (info.size > MAX_INDEX_BYTES) throw new Error(`${file} is ${info.size} bytes, more than any backup's index: the backup is damaged`);
     return await handle.readFile('utf8');
   } finally {
     await handle.close();

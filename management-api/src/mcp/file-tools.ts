@@ -2,6 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { Agentbox } from '../client/agentbox.js';
+import { readAtMost } from '../read-at-most.js';
 import { agentId } from './tool-inputs.js';
 import { refusal, toolResult } from './tool-result.js';
 
@@ -67,25 +68,7 @@ export function registerFileTools(server: McpServer, box: Agentbox): void {
 /** Read at most `max` bytes of the file, then stop the transfer: the rest is never fetched into memory. */
 async function readBounded(box: Agentbox, id: string, path: string, max: number): Promise<Record<string, unknown>> {
   const file = await box.files.open(id, path);
-  const reader = file.body.getReader();
-  const parts: Uint8Array[] = [];
-  let got = 0;
-  let more = false;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      parts.push(value);
-      got += value.length;
-      if (got > max) {
-        more = true;
-        break;
-      }
-    }
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const bytes = Buffer.concat(parts).subarray(0, max);
+  const { bytes, more } = await readAtMost(file.body, max);
   const truncated = more || (file.size !== undefined && file.size > bytes.length);
   const text = utf8(bytes, truncated);
   return {

@@ -22,8 +22,9 @@ const FLOORS: readonly (readonly string[])[] = [
   // port a box binds, the durable writes every store makes (full writes, directory fsync), what each
   // supervised programme does (watch its parent, record a failed start), the policy evaluator
   // (pure, on the grammars; below the manifest, whose rules use it), a keyed mutex (a check and
-  // the action it admits, for requests sent at once), and file names as the kernel has them (bytes).
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'fs-names.ts', 'serial-lock.ts', 'file-lock.ts', 'programme/', 'policy/'],
+  // the action it admits, for requests sent at once), file names as the kernel has them (bytes), and
+  // a response body read no further than a bound.
+  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'fs-names.ts', 'serial-lock.ts', 'file-lock.ts', 'read-at-most.ts', 'programme/', 'policy/'],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.
