@@ -209,9 +209,13 @@ async function inParent<T>(workspaceDir: string, segments: readonly string[], cr
  * directories too (the agent's, or the snapshot's built back); nothing there, or a link there, is
  * left as it is.
  */
+/** The errors of opening a directory that is not there, or not a directory. */
+const GONE_OR_NOT_A_DIR = new Set(['ENOENT', 'ELOOP', 'ENOTDIR']);
+
 async function removeIfThere(parent: FileHandle, name: string): Promise<void> {
   await removeTree(parent, name, name, { unseal: true }).catch((err: unknown) => {
-    if (err instanceof ApiError) return; // gone, or not a directory the box made: nothing of the box's to remove
+    // Gone, or not a directory the box made (a link or a file there: never followed): nothing of the box's to remove.
+    if (err instanceof ApiError || GONE_OR_NOT_A_DIR.has((err as NodeJS.ErrnoException).code ?? '')) return;
     throw err;
   });
 }

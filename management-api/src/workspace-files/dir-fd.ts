@@ -66,6 +66,17 @@ export async function openDirAt(dir: FileHandle, name: string, shown: string): P
   }
 }
 
+/**
+ * Open directory `name` of `dir`, which an lstat has just seen as a directory. Something else there
+ * now (a link, a file, nothing) was put in its place meanwhile by the agent: the open's own error
+ * (ELOOP, ENOTDIR, ENOENT) is thrown as it is, which the files routes answer as the workspace
+ * changed under the request (409), not as a path the request named through a link (400). A link is
+ * never followed either way.
+ */
+export function openSeenDir(dir: FileHandle, name: string): Promise<FileHandle> {
+  return open(at(dir, name), DIR_FLAGS);
+}
+
 async function dirError(dir: FileHandle, name: string, shown: string, err: NodeJS.ErrnoException): Promise<unknown> {
   if (err.code === 'ENOENT') return notFound(shown);
   if (err.code === 'ELOOP') return throughLink(shown);

@@ -4,7 +4,7 @@ import { chmod, open, rmdir, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { at, lstatAt, notFound, openDirAt, walkDirs } from './dir-fd.js';
+import { at, lstatAt, notFound, openSeenDir, walkDirs } from './dir-fd.js';
 import { readdirNames } from '../fs-names.js';
 import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
 
@@ -58,7 +58,8 @@ export async function removeTree(parent: FileHandle, name: string, shown: string
   const { depth = 0, unseal = false } = options;
   if (depth > MAX_TREE_DEPTH) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', treeTooDeep(shown, 'to delete through the API').message);
   if (unseal) await unsealDir(parent, name);
-  const dir = await openDirAt(parent, name, shown);
+  // Every caller has just seen a directory there (a DELETE's lstat, the walk below, the box's own trees).
+  const dir = await openSeenDir(parent, name);
   let removed = 0;
   try {
     // Names as bytes where they are not UTF-8 (fs-names.ts): each is removed, not left to fail the rmdir.
@@ -83,9 +84,9 @@ const O_PATH = 0o10000000;
 
 /**
  * Give directory `name` of `parent` u+rwx when it lacks any of them. It is opened O_PATH without
- * following a link (so a link swapped in is never followed: the open fails, and openDirAt says
+ * following a link (so a link swapped in is never followed: the open fails, and openSeenDir says
  * why), and changed through that descriptor's /proc entry, which leads to the inode opened.
- * Nothing done when it is not the box's to change (openDirAt or the unlink then fails as before).
+ * Nothing done when it is not the box's to change (openSeenDir or the unlink then fails as before).
  */
 async function unsealDir(parent: FileHandle, name: string): Promise<void> {
   let handle: FileHandle;

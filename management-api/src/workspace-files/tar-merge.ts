@@ -2,7 +2,7 @@
 import { rename, type FileHandle } from 'node:fs/promises';
 import { readdirNames } from '../fs-names.js';
 import { ApiError } from '../errors.js';
-import { at, lstatAt, openDirAt } from './dir-fd.js';
+import { at, lstatAt, openSeenDir } from './dir-fd.js';
 
 /** Before anything moves: a staged directory must meet a directory or nothing, a staged file or link never a directory. */
 export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string): Promise<void> {
@@ -17,7 +17,7 @@ export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string
         `"${here}" is a ${s.isDirectory() ? 'directory' : 'file'} in the tar but ${d.isDirectory() ? 'a directory' : d.isSymbolicLink() ? 'a link' : 'a file'} in the workspace; nothing was written`,
       );
     if (s.isDirectory()) {
-      const [ss, dd] = [await openDirAt(src, name, here), await openDirAt(dst, name, here)];
+      const [ss, dd] = [await openSeenDir(src, name), await openSeenDir(dst, name)];
       try {
         await checkMerge(ss, dd, here);
       } finally {
@@ -28,13 +28,17 @@ export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string
   }
 }
 
-/** Move staged entries into place, each by one rename (a file or link replaces its namesake; directories merge). */
+/**
+ * Move staged entries into place, each by one rename (a file or link replaces its namesake; directories
+ * merge). An entry the agent changed since checkMerge fails the rename or the open with its errno
+ * (ENOTDIR, EISDIR, ELOOP), answered by the route as a 409; nothing moves through a link.
+ */
 export async function merge(src: FileHandle, dst: FileHandle): Promise<void> {
   for (const name of await readdirNames(at(src, '.'))) {
     const s = await lstatAt(src, name);
     const d = await lstatAt(dst, name);
     if (s?.isDirectory() && d?.isDirectory()) {
-      const [ss, dd] = [await openDirAt(src, name, name), await openDirAt(dst, name, name)];
+      const [ss, dd] = [await openSeenDir(src, name), await openSeenDir(dst, name)];
       try {
         await merge(ss, dd);
       } finally {

@@ -24,7 +24,18 @@ const FLOORS: readonly (readonly string[])[] = [
   // (pure, on the grammars; below the manifest, whose rules use it), a keyed mutex (a check and
   // the action it admits, for requests sent at once), file names as the kernel has them (bytes), and
   // a response body read no further than a bound.
-  ['adapter-errors.ts', 'runtime-paths.ts', 'box-ports.ts', 'durable-fs.ts', 'fs-names.ts', 'serial-lock.ts', 'file-lock.ts', 'read-at-most.ts', 'programme/', 'policy/'],
+  [
+    'adapter-errors.ts',
+    'runtime-paths.ts',
+    'box-ports.ts',
+    'durable-fs.ts',
+    'fs-names.ts',
+    'serial-lock.ts',
+    'file-lock.ts',
+    'read-at-most.ts',
+    'programme/',
+    'policy/',
+  ],
   // Loading agentbox.toml: parsing, schema, rules.
   ['manifest/'],
   // Logging, tracing, the API's own metrics; the server's settings from the manifest.
