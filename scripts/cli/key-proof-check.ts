@@ -19,9 +19,13 @@ export async function askKeyProof(url: string, key: string, keyFile: string): Pr
   const challenge = randomBytes(32).toString('hex');
   let status: number;
   let body: unknown;
+  let location: string | null = null;
   try {
-    const res = await fetch(`${url}/v1/auth/key-proof?challenge=${challenge}`, { signal: AbortSignal.timeout(PROOF_TIMEOUT_MS) });
+    // A redirect is never followed: whatever answers at `url` could send the challenge on to the key's
+    // box, and the proof that came back would be that box's while the key went to `url`.
+    const res = await fetch(`${url}/v1/auth/key-proof?challenge=${challenge}`, { redirect: 'manual', signal: AbortSignal.timeout(PROOF_TIMEOUT_MS) });
     status = res.status;
+    location = res.headers.get('location');
     body = await cappedJson(res);
   } catch (err) {
     const cause = (err as Error & { cause?: Error }).cause?.message ?? (err as Error).message;
@@ -34,10 +38,12 @@ export async function askKeyProof(url: string, key: string, keyFile: string): Pr
   if (status === 200 && proofHolds((body as { proof?: unknown } | undefined)?.proof, key, challenge)) return { kind: 'proven' };
   const elsewhere = `the --url of that key's box, or the --root of the box at ${url} (\`agentbox boxes\` lists the running boxes)`;
   const why =
-    status !== 200
-      ? // A box started before key proofs answers 401 (an unknown route needs the key) and cannot be told from a stranger.
-        `it did not answer the key proof (HTTP ${status} to GET /v1/auth/key-proof). If it is that key's box, an older agentbox started it: restart it (\`agentbox down\`, then \`agentbox up\` or \`npm start\`); else pass ${elsewhere}`
-      : `its answer to the key proof is not that of this key: it is another box, or not a box. Pass ${elsewhere}`;
+    status >= 300 && status < 400
+      ? `it answered the key proof with a redirect (HTTP ${status}${location ? ` to ${JSON.stringify(location.slice(0, 200))}` : ''}): a key goes only to the URL that proves it holds it, never on to where a redirect points. If the box it points to is that key's box, pass that box's URL as --url`
+      : status !== 200
+        ? // A box started before key proofs answers 401 (an unknown route needs the key) and cannot be told from a stranger.
+          `it did not answer the key proof (HTTP ${status} to GET /v1/auth/key-proof). If it is that key's box, an older agentbox started it: restart it (\`agentbox down\`, then \`agentbox up\` or \`npm start\`); else pass ${elsewhere}`
+        : `its answer to the key proof is not that of this key: it is another box, or not a box. Pass ${elsewhere}`;
   return { kind: 'refused', message: `the API key in ${keyFile} was not sent to ${url}: ${why}` };
 }
 

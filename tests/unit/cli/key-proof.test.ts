@@ -99,6 +99,28 @@ t.test('whatever else answers there is refused before any key is sent', async (t
   }
 });
 
+t.test("a redirect to the key's own box is not followed: the proof came from there, the key would have gone here", async (t) => {
+  for (const status of [301, 302, 303, 307, 308]) {
+    // The key's box answers the challenge it is sent on to; the listener that sent it on would get the key.
+    const redirector = await impostor((req, res) => void res.writeHead(status, { location: `${mine.server.apiUrl}${req.url}` }).end());
+    const r = await authenticated(redirector.url, mine.paths.root);
+    t.equal(r.code, 1, `${status}: ${r.stderr}`);
+    t.match(
+      r.stderr,
+      `the API key in ${mine.paths.apiKeyFile} was not sent to ${redirector.url}: it answered the key proof with a redirect (HTTP ${status} to "${mine.server.apiUrl}/v1/auth/key-proof?challenge=`,
+    );
+    t.notOk(
+      redirector.seen.some((s) => s.authorization),
+      `${status}: no key sent`,
+    );
+    t.same(
+      redirector.seen.map((s) => s.url.split('?')[0]),
+      ['/v1/auth/key-proof'],
+      `${status}: it was asked for a proof only`,
+    );
+  }
+});
+
 t.test('a root that holds only a copied API key is checked the same way', async (t) => {
   const root = path.join(work, 'key-only');
   const copied = path.join(root, path.relative(mine.paths.root, mine.paths.apiKeyFile));
