@@ -20,6 +20,9 @@ from ._sse import SseMessage, read_sse
 _PARAM = re.compile(r"\{([^}]+)\}")
 _BACKOFF = 0.1
 _USER_AGENT = "agentbox-python/0.1"
+# Routes sent without the credential: the key proof says whether a URL's box holds the key before the
+# key is sent there (a redirect is an error here, never followed: http.client follows none).
+_UNCREDENTIALED = {("GET", "/v1/auth/key-proof")}
 
 
 @dataclass(frozen=True)
@@ -179,7 +182,8 @@ class Transport:
             sent.update({k.lower(): v for k, v in (headers or {}).items() if v is not None})
             if body is not None:
                 sent["content-type"] = content_type if raw is not None else "application/json"
-            auth = authorization(self._credential, self._origin + target, method, body)
+            # The key proof is asked to learn whether the box holds the key before it goes there: never with it.
+            auth = None if (method, path) in _UNCREDENTIALED else authorization(self._credential, self._origin + target, method, body)
             if auth:
                 sent["authorization"] = auth
             conn = self._connection(timeout)

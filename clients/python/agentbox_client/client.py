@@ -111,6 +111,6 @@ class Agentbox:
     @route("GET /v1/auth/key-proof")
     def key_proof(self, challenge: str) -> GetV1AuthKeyProofResponse:
         """The box's answer to a challenge (64 hex digits): HMAC-SHA256 of its bytes under
-        HMAC-SHA256(api_key, "agentbox key proof v1"). Compare it with your own to learn the box
-        holds your key before you send it there."""
+        HMAC-SHA256(api_key, "agentbox key proof v1"). Sent without the credential (a redirect is an
+        error); compare it with your own to learn the box holds your key before you send it there."""
         return cast(GetV1AuthKeyProofResponse, self._t.send("GET", "/v1/auth/key-proof", query={"challenge": challenge}).json())

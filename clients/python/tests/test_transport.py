@@ -94,6 +94,41 @@ class Retries(unittest.TestCase):
         self.assertIsNone(retry_after_seconds(None))
 
 
+class _Recording(http.server.BaseHTTPRequestHandler):
+    """Notes each request's path and Authorization header; answers a made-up proof."""
+
+    seen: list[tuple[str, str | None]]
+
+    def do_GET(self) -> None:
+        self.seen.append((self.path.split("?")[0], self.headers.get("authorization")))
+        body = b'{"proof":"00"}'
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+class KeyProof(unittest.TestCase):
+    def test_the_key_proof_is_asked_without_the_credential(self) -> None:
+        # Whatever answers at a URL must prove it holds the key before it gets it: the question never carries it.
+        seen: list[tuple[str, str | None]] = []
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), type("Handler", (_Recording,), {"seen": seen}))
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            box = Agentbox(f"http://127.0.0.1:{server.server_address[1]}", ApiKey("the-key"))
+            box.key_proof("ab" * 32)
+            box.call("GET /v1/auth/key-proof", query={"challenge": "ab" * 32})
+            box.meta()
+        finally:
+            server.shutdown()
+            server.server_close()
+        self.assertEqual(seen, [("/v1/auth/key-proof", None), ("/v1/auth/key-proof", None), ("/v1/meta", "Bearer the-key")])
+
+
 class ServerSentEvents(unittest.TestCase):
     def test_messages_from_a_real_answer(self) -> None:
         with counting_server() as (url, _):

@@ -99,8 +99,8 @@ export class Agentbox {
 
   /**
    * The box's answer to `challenge` (64 hex digits): HMAC-SHA256 of its bytes under
-   * HMAC-SHA256(apiKey, "agentbox key proof v1"). Sent without a credential; compare it with your
-   * own to learn the box holds your key before you send it there.
+   * HMAC-SHA256(apiKey, "agentbox key proof v1"). Sent without the credential, and a redirect is an
+   * error, never followed; compare it with your own to learn the box holds your key before you send it there.
    */
   keyProof(challenge: string, options?: CallOptions): Promise<RouteResponse<'GET /v1/auth/key-proof'>> {
     return callRoute(this.#t, 'GET /v1/auth/key-proof', { query: { challenge } }, options);

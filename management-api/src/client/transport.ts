@@ -35,6 +35,13 @@ export interface RequestSpec {
 
 const BACKOFF_MS = 100;
 
+/**
+ * Routes sent without the credential and without following a redirect: the key proof is asked to
+ * learn whether a URL's box holds the key before the key goes there, so the request must not carry
+ * it, and a proof fetched from where a redirect points says nothing of the URL itself.
+ */
+const UNCREDENTIALED = new Set(['GET /v1/auth/key-proof']);
+
 /** The HTTP layer the typed client stands on. */
 export class Transport {
   readonly #base: string;
@@ -90,17 +97,19 @@ export class Transport {
     const raw = spec.raw?.text;
     const body = raw !== undefined ? (typeof raw === 'string' ? raw : new Uint8Array(raw)) : spec.body === undefined ? undefined : JSON.stringify(spec.body);
     const retries = spec.method === 'GET' ? this.#retries : 0;
+    const bare = UNCREDENTIALED.has(`${spec.method} ${spec.path}`);
     for (let attempt = 0; ; attempt++) {
       const headers: Record<string, string> = {};
       for (const [k, v] of Object.entries(spec.headers ?? {})) if (v !== undefined) headers[k] = v;
       if (body !== undefined) headers['content-type'] = spec.raw?.contentType ?? 'application/json';
-      const auth = await authorization(this.#credential, url, spec.method, body, Date.now);
+      const auth = bare ? undefined : await authorization(this.#credential, url, spec.method, body, Date.now);
       if (auth) headers['authorization'] = auth;
       let res: Response;
       try {
         res = await this.#fetch(url, {
           method: spec.method,
           headers,
+          ...(bare ? { redirect: 'manual' as const } : {}),
           ...(body !== undefined ? { body } : {}),
           ...(spec.signal ? { signal: spec.signal } : {}),
         });
