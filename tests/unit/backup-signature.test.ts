@@ -1,8 +1,9 @@
 // A backup's index signed by the box's identity (backup.sig), checked by the real CLI: verify says who signed it, --signed-by
 // holds verify and restore to a known key, and a backup rewritten whole (a file and its hash in the index changed
 // together) is refused: the signature no longer holds, removed it leaves the backup unsigned, and signed again it is another key's.
+// Sealed secrets swapped in after the check (sealing to the recipient key the signed index names takes no secret) are refused too.
 import t from 'tap';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,8 @@ import { generateSecretKey, getPublicKey } from 'nostr-tools/pure';
 import { npubEncode } from 'nostr-tools/nip19';
 import { bytesToHex } from 'nostr-tools/utils';
 import { signIndex } from '../../management-api/src/backup/index-signature.js';
+import { restoreBackup } from '../../management-api/src/backup/restore-backup.js';
+import { sealSecretsTo } from '../../management-api/src/backup/secrets-age.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { backupBoxRoot } from '../helpers/backup-box-root.js';
 import { runAgentbox } from '../helpers/cli.js';
@@ -89,4 +92,59 @@ t.test('restore --signed-by restores the box’s own backup; a box without a rea
   t.equal(made.code, 0, made.stderr);
   t.match(made.stderr, /unsigned \(the identity key is not readable here\)/);
   t.match(agentbox('backup', 'verify', anonymous), { code: 0, stdout: /unsigned/ });
+});
+
+t.test('sealed secrets swapped after the check are refused: a restore --signed-by never gives the box a key of the swapper', async (t) => {
+  const identityFile = path.join(work, 'age-identity');
+  const { recipient } = JSON.parse(agentbox('backup', 'keygen', '--out', identityFile, '--json').stdout) as { recipient: string };
+  const backup = path.join(work, 'sealed-signed');
+  t.equal(agentbox('backup', '--root', root, '--to', backup, '--with-secrets', '--recipient', recipient).code, 0);
+  // Sealing takes only the recipient key, which the signed index names: anyone who may write to the backup can.
+  const theirs = Buffer.from(`${bytesToHex(stranger)}\n`);
+  const forged = Buffer.from(await sealSecretsTo({ 'identity.key': theirs }, [recipient]));
+  const sealed = path.join(backup, 'secrets.enc');
+  for (const [what, swap] of [
+    ['changed', () => writeFileSync(sealed, forged)],
+    [
+      'became a symbolic link',
+      () => {
+        const elsewhere = path.join(work, 'forged-secrets.enc');
+        writeFileSync(elsewhere, forged);
+        rmSync(sealed);
+        symlinkSync(elsewhere, sealed);
+      },
+    ],
+  ] as const) {
+    const kept = readFileSync(sealed);
+    const into = path.join(work, `restored-swapped-secrets-${what.length}`);
+    // Swapped as the secrets are opened: after the whole backup, its signature included, was checked.
+    const swapAt = (step: string) => step === 'opening the sealed secrets' && swap();
+    await t.rejects(
+      restoreBackup({
+        from: backup,
+        root: into,
+        signedBy: npub,
+        identities: [
+          readFileSync(identityFile, 'utf8')
+            .split('\n')
+            .find((l) => l.startsWith('AGE-SECRET-KEY-'))!,
+        ],
+        progress: swapAt,
+      }),
+      {
+        message: `${sealed} ${what} since the backup was checked: it was written to during the restore`,
+      },
+    );
+    t.notOk(existsSync(into), `${what}: nothing restored`);
+    rmSync(sealed);
+    writeFileSync(sealed, kept);
+  }
+  const into = path.join(work, 'restored-sealed-signed');
+  const restored = agentbox('restore', backup, '--root', into, '--signed-by', npub, '--identity-file', identityFile);
+  t.equal(restored.code, 0, restored.stderr);
+  t.equal(
+    readFileSync(runtimePaths({ AGENTBOX_ROOT: into }).identityKeyFile, 'utf8').trim(),
+    bytesToHex(secret),
+    "untouched, the box's own identity is restored",
+  );
 });

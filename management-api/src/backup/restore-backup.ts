@@ -1,6 +1,6 @@
 // `agentbox restore`: a backup into a new root, checked whole first (a damaged backup is refused,
 // naming the file), staged under a temporary name and renamed into place, secrets 0600.
-import { chmod, mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runtimePaths } from '../runtime-paths.js';
 import { BACKED_UP_SECRETS, INDEX_FILE, MANIFEST_COPY, SECRETS_FILE, type BackupIndex } from './backup-format.js';
@@ -15,6 +15,7 @@ import { verifyBackup } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
 import { KEPT_MODE } from './copy-files.js';
 import { copyChecked } from './copy-checked.js';
+import { readChecked } from './read-checked.js';
 
 /** What to restore and where. */
 export interface RestoreOptions {
@@ -84,9 +85,10 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
       );
     say('opening the sealed secrets');
     const file = path.join(from, SECRETS_FILE);
-    secrets = toRecipients
-      ? await openSecretsWith(await readFile(file), options.identities!, recipients)
-      : await openSecrets(await readFile(file, 'utf8'), options.passphrase!);
+    // Read once and checked against the index in that read: an age file sealed to the recipient keys the
+    // index names (anyone can make one) put in its place after the check would give the restored box its sender's identity.
+    const sealed = await readChecked(from, SECRETS_FILE, index, shown);
+    secrets = toRecipients ? await openSecretsWith(sealed, options.identities!, recipients) : await openSecrets(sealed.toString('utf8'), options.passphrase!);
     // Anyone holding a recipient key (the index names them) can seal an age file: what it holds is
     // written into the secrets directory only when it is what a backup seals, never an api-key of its sender's choosing.
     const foreign = Object.keys(secrets).find((name) => !(BACKED_UP_SECRETS as readonly string[]).includes(name));

@@ -1,0 +1,35 @@
+// A small file of a backup read whole for a restore (the sealed secrets), checked in that same read
+// against its index entry: what a restore opens is what the checked (and signed) index vouches for,
+// even when the backup directory is written to after the check.
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { INDEX_FILE, type BackupIndex } from './backup-format.js';
+import { BackupError } from './backup-errors.js';
+
+/** The bytes of `rel` (a `/`-separated path in the backup `dir`), refused unless they are its index entry's. */
+export async function readChecked(dir: string, rel: string, index: BackupIndex, shown: (text: string) => string): Promise<Buffer> {
+  const file = path.join(dir, ...rel.split('/'));
+  const entry = index.files.find((f) => f.path === rel);
+  // The index says secrets are sealed but lists no file of them: verify saw no such file either.
+  if (!entry) throw new BackupError(`${shown(file)} is not in the index ${shown(path.join(dir, INDEX_FILE))}: the backup was changed`);
+  const changed = (how: string) =>
+    new BackupError(`${shown(file)} ${how} since the backup was checked: it was written to during the restore; restore from a copy nothing writes to`);
+  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ELOOP') throw changed('became a symbolic link');
+    if (err.code === 'ENOENT') throw changed('was removed');
+    throw err;
+  });
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw changed('is no longer a regular file');
+    // No more than the index says is read: a file grown since the check is refused before it fills memory.
+    if (info.size !== entry.bytes) throw changed('changed');
+    const bytes = await handle.readFile();
+    if (bytes.length !== entry.bytes || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) throw changed('changed');
+    return bytes;
+  } finally {
+    await handle.close();
+  }
+}
