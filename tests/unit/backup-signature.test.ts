@@ -1,8 +1,11 @@
 // A backup's index signed by the box's identity (backup.sig), checked by the real CLI: verify says who signed it, --signed-by
 // holds verify and restore to a known key, and a backup rewritten whole (a file and its hash in the index changed
 // together) is refused: the signature no longer holds, removed it leaves the backup unsigned, and signed again it is another key's.
-// Sealed secrets swapped in after the check (sealing to the recipient key the signed index names takes no secret) are refused too.
+// Sealed secrets swapped in after the check (sealing to the recipient key the signed index names takes no secret) are refused too,
+// and so is a rewritten index with the box's own put back as soon as it was read (a writer racing verify by inotify).
 import t from 'tap';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
@@ -15,7 +18,7 @@ import { restoreBackup } from '../../management-api/src/backup/restore-backup.js
 import { sealSecretsTo } from '../../management-api/src/backup/secrets-age.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { backupBoxRoot } from '../helpers/backup-box-root.js';
-import { runAgentbox } from '../helpers/cli.js';
+import { runAgentbox, runAgentboxAsync } from '../helpers/cli.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-backup-signature-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
@@ -147,4 +150,73 @@ t.test('sealed secrets swapped after the check are refused: a restore --signed-b
     bytesToHex(secret),
     "untouched, the box's own identity is restored",
   );
+});
+
+/**
+ * A writer racing a check: as soon as `name` in `dir` is closed after a read (inotify IN_CLOSE_NOWRITE), `replacement`
+ * is renamed over it, once. Resolves when it is watching; `swapped` says whether it did.
+ */
+async function swapAfterFirstRead(dir: string, name: string, replacement: string): Promise<{ swapped: () => Promise<boolean> }> {
+  const script = `
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init()
+if fd < 0 or libc.inotify_add_watch(fd, sys.argv[1].encode(), 0x10) < 0: sys.exit(3)
+print("watching", flush=True)
+while True:
+    buf = os.read(fd, 65536)
+    at = 0
+    while at < len(buf):
+        _, _, _, size = struct.unpack_from("iIII", buf, at)
+        event = buf[at + 16 : at + 16 + size].rstrip(b"\\0").decode()
+        at += 16 + size
+        if event == sys.argv[2]:
+            os.rename(sys.argv[3], os.path.join(sys.argv[1], sys.argv[2]))
+            print("swapped", flush=True)
+            sys.exit(0)
+`;
+  const child = spawn('python3', ['-c', script, dir, name, replacement], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const ended = once(child, 'exit');
+  while (!out.includes('watching')) {
+    if (child.exitCode !== null) throw new Error(`the watcher ended (${child.exitCode})`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return {
+    swapped: async () => {
+      if (child.exitCode === null) child.kill();
+      await ended;
+      return out.includes('swapped');
+    },
+  };
+}
+
+t.test('an index swapped for the signed one once it was read is refused: the signature is checked over the bytes the check reads', async (t) => {
+  // A rewritten index (a page and its hash changed together) is what is read; the box's own index is put back
+  // as soon as it was read, so a second read for the signature finds the one the box signed.
+  let forgedRuns = 0;
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const backup = path.join(work, `raced-${attempt}`);
+    t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0);
+    const indexFile = path.join(backup, 'backup.json');
+    const genuine = path.join(work, `raced-${attempt}-genuine.json`);
+    writeFileSync(genuine, readFileSync(indexFile));
+    const page = 'state/pods/docs/page.txt';
+    const forged = Buffer.from('a page of the attacker\n');
+    writeFileSync(path.join(backup, page), forged);
+    const index = JSON.parse(readFileSync(indexFile, 'utf8')) as { files: Array<{ path: string; bytes: number; sha256: string }> };
+    const entry = index.files.find((f) => f.path === page)!;
+    entry.bytes = forged.length;
+    entry.sha256 = createHash('sha256').update(forged).digest('hex');
+    writeFileSync(indexFile, `${JSON.stringify(index, null, 2)}\n`);
+    const racer = await swapAfterFirstRead(backup, 'backup.json', genuine);
+    const run = await runAgentboxAsync(['backup', 'verify', backup, '--signed-by', npub], { cwd: work });
+    t.ok(await racer.swapped(), 'the index was swapped after its first read');
+    if (run.code === 0) forgedRuns++;
+    else t.match(run.stdout, /signs another index than .*backup\.json: the index was changed after the box signed it/);
+  }
+  t.equal(forgedRuns, 0, 'no rewritten backup passed as the one the box signed');
 });

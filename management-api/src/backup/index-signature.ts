@@ -37,8 +37,11 @@ export async function signIndex(dir: string, secretHex: string, createdAt: Date)
   return npubEncode(event.pubkey);
 }
 
-/** Who signed the index in `dir` (npub), `undefined` when it is unsigned; a problem naming the file when the signature does not hold. */
-export async function indexSigner(dir: string): Promise<{ signer?: string; problem?: string }> {
+/**
+ * Who signed the index in `dir` (npub), `undefined` when it is unsigned; a problem naming the file when
+ * the signature does not hold. `index` is the index's bytes as the caller read and parsed them.
+ */
+export async function indexSigner(dir: string, index: Buffer): Promise<{ signer?: string; problem?: string }> {
   const file = path.join(dir, SIGNATURE_FILE);
   const opened = await openRegularFile(file, MAX_SIGNATURE_BYTES).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
@@ -62,7 +65,7 @@ export async function indexSigner(dir: string): Promise<{ signer?: string; probl
   const tag = (name: string) => (Array.isArray(event?.tags) ? event.tags.find((t) => Array.isArray(t) && t[0] === name)?.[1] : undefined);
   if (event?.kind !== KIND || tag('d') !== TAG) return { problem: `${file} is not a backup index signature: the backup was changed` };
   if (!verifyEvent(event)) return { problem: `${file} does not verify: its signature is not its key's, the backup was changed` };
-  if (tag('x') !== sha256(await readFile(path.join(dir, INDEX_FILE))))
+  if (tag('x') !== sha256(index))
     return { problem: `${file} signs another index than ${path.join(dir, INDEX_FILE)}: the index was changed after the box signed it` };
   return { signer: npubEncode(event.pubkey) };
 }

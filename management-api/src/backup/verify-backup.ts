@@ -34,17 +34,20 @@ export interface VerifyOptions {
   signedBy?: string;
 }
 
-/** Read and check the index of the backup in `dir`; throws a message that says what is wrong. */
-export async function readIndex(dir: string): Promise<BackupIndex> {
+/**
+ * Read and check the index of the backup in `dir`, answered with its bytes as read (the signature is
+ * checked over these, never over a second read); throws a message that says what is wrong.
+ */
+export async function readIndex(dir: string): Promise<{ index: BackupIndex; bytes: Buffer }> {
   const file = path.join(dir, INDEX_FILE);
   if (!existsSync(dir)) throw new Error(`${dir}: no such backup`);
   if (!existsSync(file)) {
     throw new Error(`${file} is missing: ${dir} is not a complete backup (a backup cut short is left as <dir>.partial-<pid> and never has one)`);
   }
-  const text = await readIndexText(file);
+  const bytes = await readIndexBytes(file);
   let index: BackupIndex;
   try {
-    index = JSON.parse(text) as BackupIndex;
+    index = JSON.parse(bytes.toString('utf8')) as BackupIndex;
   } catch (err) {
     throw new Error(`${file} is not valid JSON (${(err as Error).message}): the backup is damaged`);
   }
@@ -54,17 +57,17 @@ export async function readIndex(dir: string): Promise<BackupIndex> {
   if (!Array.isArray(index.files)) throw new Error(`${file}: no file list`);
   if (index.secrets !== undefined && !wellFormedSecrets(index.secrets))
     throw new Error(`${file}: its secrets entry is neither sealed with a passphrase nor to recipient keys: the backup is damaged`);
-  return index;
+  return { index, bytes };
 }
 
 /** More than any backup's index holds (some 150 bytes a file): a larger one is not read into memory. */
 const MAX_INDEX_BYTES = 256 * 1024 * 1024;
 
 /**
- * The index's text, read only from a regular file: a FIFO in its place hung verify forever, and a
+ * The index's bytes, read only from a regular file: a FIFO in its place hung verify forever, and a
  * link to /dev/zero read until memory ran out.
  */
-async function readIndexText(file: string): Promise<string> {
+async function readIndexBytes(file: string): Promise<Buffer> {
   const opened = await openRegularFile(file, MAX_INDEX_BYTES);
   if ('refused' in opened) {
     if (opened.refused === 'a symbolic link') throw new Error(`${file} is a symbolic link, not a file: a backup's index is a file (the backup is damaged)`);
@@ -73,7 +76,7 @@ async function readIndexText(file: string): Promise<string> {
   }
   const { handle } = opened;
   try {
-    return await handle.readFile('utf8');
+    return await handle.readFile();
   } finally {
     await handle.close();
   }
@@ -104,13 +107,15 @@ export async function verifyBackup(source: string, options: VerifyOptions = {}):
 async function verifyBackupDir(dir: string, options: VerifyOptions): Promise<BackupCheck> {
   const problems: string[] = [];
   let index: BackupIndex;
+  let indexBytes: Buffer;
   try {
-    index = await readIndex(dir);
+    ({ index, bytes: indexBytes } = await readIndex(dir));
   } catch (err) {
     return { ok: false, dir, files: 0, bytes: 0, problems: [(err as Error).message] };
   }
   // The signature first: an index that is not the one the box signed is not read further as the box's.
-  const { signer, problem } = await indexSigner(dir);
+  // Checked over the bytes parsed above: a second read could find the box's own index put back after the first.
+  const { signer, problem } = await indexSigner(dir, indexBytes);
   const signedBy = signer ? { signedBy: signer } : {};
   const refusal = problem ?? signerRefusal(dir, signer, options.signedBy);
   if (refusal) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: [refusal], ...signedBy };
