@@ -186,9 +186,13 @@ while True:
     await new Promise((r) => setTimeout(r, 10));
   }
   return {
+    // The read's close is queued for the watcher whatever its pace: it is waited for, not cut short
+    // (a watcher slow to be scheduled swaps late, after the check has ended), killed only if the file
+    // was never read at all.
     swapped: async () => {
-      if (child.exitCode === null) child.kill();
+      const guard = setTimeout(() => child.kill(), 60_000);
       await ended;
+      clearTimeout(guard);
       return out.includes('swapped');
     },
   };

@@ -2,11 +2,10 @@
 // against its index entry: what a restore opens is what the checked (and signed) index vouches for,
 // even when the backup directory is written to after the check.
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_FILE, type BackupIndex } from './backup-format.js';
 import { BackupError } from './backup-errors.js';
+import { openRegularFile } from './regular-file.js';
 
 /** The bytes of `rel` (a `/`-separated path in the backup `dir`), refused unless they are its index entry's. */
 export async function readChecked(dir: string, rel: string, index: BackupIndex, shown: (text: string) => string): Promise<Buffer> {
@@ -16,16 +15,15 @@ export async function readChecked(dir: string, rel: string, index: BackupIndex, 
   if (!entry) throw new BackupError(`${shown(file)} is not in the index ${shown(path.join(dir, INDEX_FILE))}: the backup was changed`);
   const changed = (how: string) =>
     new BackupError(`${shown(file)} ${how} since the backup was checked: it was written to during the restore; restore from a copy nothing writes to`);
-  const handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch((err: NodeJS.ErrnoException) => {
-    if (err.code === 'ELOOP') throw changed('became a symbolic link');
+  const opened = await openRegularFile(file).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') throw changed('was removed');
     throw err;
   });
+  if ('refused' in opened) throw changed(opened.refused === 'a symbolic link' ? 'became a symbolic link' : 'is no longer a regular file');
+  const { handle, size } = opened;
   try {
-    const info = await handle.stat();
-    if (!info.isFile()) throw changed('is no longer a regular file');
     // No more than the index says is read: a file grown since the check is refused before it fills memory.
-    if (info.size !== entry.bytes) throw changed('changed');
+    if (size !== entry.bytes) throw changed('changed');
     const bytes = await handle.readFile();
     if (bytes.length !== entry.bytes || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) throw changed('changed');
     return bytes;
