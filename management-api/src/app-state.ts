@@ -16,6 +16,7 @@ import type { AuditTrail } from './observability/audit-trail.js';
 import type { Approvals } from './approvals/approvals-plugin.js';
 import type { InputRequestQueue } from './input-requests/queue.js';
 import type { SnapshotStore } from './snapshots/snapshot-store.js';
+import type { WorkspaceTemporaries } from './workspace-files/temporaries-plugin.js';
 import { apiVersion, imageHash } from './version.js';
 
 /** Shared state of one API instance. */
@@ -55,6 +56,8 @@ export interface AgentboxState {
   inputRequests: InputRequestQueue;
   /** Workspace snapshots (snapshots/snapshot-store.ts). */
   snapshots: SnapshotStore;
+  /** The records of the files API's temporaries in workspaces, and the start's sweep (workspace-files/temporaries-plugin.ts). */
+  workspaceTemporaries: WorkspaceTemporaries;
 }
 
 declare module 'fastify' {
@@ -103,6 +106,7 @@ export const appStatePlugin = fp<AppStateOptions>(
       approvals: app.approvals,
       inputRequests: app.inputRequests,
       snapshots: app.snapshots,
+      workspaceTemporaries: app.workspaceTemporaries,
     });
   },
   {
@@ -120,6 +124,7 @@ export const appStatePlugin = fp<AppStateOptions>(
       'agentbox-approvals',
       'agentbox-input-requests',
       'agentbox-snapshots',
+      'agentbox-workspace-temporaries',
     ],
   },
 );

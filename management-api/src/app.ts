@@ -4,6 +4,7 @@ import type { ErrorBody } from './errors.js';
 import type { Logger } from 'pino';
 import { appStatePlugin } from './app-state.js';
 import { snapshotsPlugin } from './snapshots/snapshots-plugin.js';
+import { temporariesPlugin } from './workspace-files/temporaries-plugin.js';
 import { approvalsPlugin } from './approvals/approvals-plugin.js';
 import { resolverPlugin } from './adapters/resolver-plugin.js';
 import type { AdapterRegistry, RegistryOverrides } from './adapters/registry.js';
@@ -136,6 +137,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.register(approvalsPlugin, settings);
   app.register(inputRequestsPlugin, settings);
   app.register(snapshotsPlugin, settings);
+  app.register(temporariesPlugin, settings);
   app.register(readinessPlugin, settings);
   app.register(gracefulClosePlugin, settings);
   app.register(appStatePlugin, settings);

@@ -4,11 +4,11 @@ import type { Workspace } from '../../management-api/src/workspace-files/agent-w
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import type { UploadLimits } from '../../management-api/src/workspace-files/tar-limits.js';
 
-/** The directory `dir`, held open; files made there stay the user's (no owner to give them to). */
+/** The directory `dir`, held open; files made there stay the user's (no owner to give them to), their temporaries not recorded (no box to sweep them). */
 export async function openLocalTree(dir: string): Promise<Workspace> {
   const root = await open(dir, DIR_FLAGS);
   const self = process.getuid?.() ?? -1;
-  return { path: dir, root, owner: undefined, ownUid: self, close: () => root.close() };
+  return { path: dir, root, owner: undefined, ownUid: self, temporaries: undefined, close: () => root.close() };
 }
 
 /** A download is the user's own choice of size: only the entry checks bound it, not the box's upload limits. */

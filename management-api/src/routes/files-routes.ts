@@ -262,7 +262,8 @@ async function withWorkspace<T>(
   streams = false,
 ): Promise<T> {
   const agent = await agentOf(app, request.params.id);
-  const ws = await openWorkspace(app.agentbox.paths.workspaceDir, agent.cwd);
+  // The writes record their temporaries, so that one a killed API left is swept at the next start.
+  const ws = await openWorkspace(app.agentbox.paths.workspaceDir, agent.cwd, app.agentbox.workspaceTemporaries.records);
   if (!streams) {
     try {
       return await work(ws, agent);

@@ -1,14 +1,13 @@
 // Writing a workspace file atomically: a temporary file in the same directory, given to the agent, then renamed over the name.
-import { randomBytes } from 'node:crypto';
 import { constants, type BigIntStats } from 'node:fs';
 import { open, rename, unlink } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { at, lstatAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
-import { namePrefix } from '../fs-names.js';
 import { etagOf, isDirectory, typeRefused } from './file-read.js';
 import type { WriteCharge } from './write-ledger.js';
+import { fileTemporary, type RecordedTemporary } from './temporary-records.js';
 
 /** What a write may not exceed, and its preconditions. */
 export interface WriteOptions {
@@ -32,8 +31,9 @@ export const sanitiseMode = (mode: number): number => mode & 0o777;
 /**
  * Write `body` to `segments`: into `.<name>.<random>.tmp` (O_EXCL, O_NOFOLLOW, mode 0600, given to
  * the agent), then chmod and rename over the name, so a reader sees the old file or the new one
- * whole. Nothing is left behind on failure. Not flushed to disk before the answer (a crash may
- * lose the new content; never half of it under the name).
+ * whole. Nothing is left behind on failure; the temporary is recorded before it is made, so one a
+ * killed process left is removed at the next start (temporary-sweep.ts). Not flushed to disk before
+ * the answer (a crash may lose the new content; never half of it under the name).
  */
 export async function writeFileAtomic(
   ws: Workspace,
@@ -46,13 +46,15 @@ export async function writeFileAtomic(
   const made: { first?: number } = {};
   const dir = await walkDirs(ws.root, segments.slice(0, -1), options.parents ? { owner: ws.owner, made } : undefined);
   let written = false;
+  let record: RecordedTemporary | undefined;
   try {
     const name = segments.at(-1)!;
     const current = await lstatAt(dir, name);
     checkReplaceable(current, shown);
     checkConditions(current, options, shown);
-    // At most 200 bytes of the name: with the rest, 218, within the kernel's 255 whatever the name.
-    const tmp = `.${namePrefix(name, 200)}.${randomBytes(6).toString('hex')}.tmp`;
+    const tmp = fileTemporary(name);
+    // Recorded before it is made: a kill from here on leaves it to the sweep at the next start.
+    record = ws.temporaries?.begin(segments.slice(0, -1), tmp, 'file');
     // The ETag is the new file's own (its inode, size and mtime, which the rename keeps): taken after
     // the rename, it would be whatever another writer put under the name by then.
     const st = await writeNew(dir, tmp, body, ws.owner, sanitiseMode(options.mode ?? 0o644), options, shown);
@@ -67,6 +69,8 @@ export async function writeFileAtomic(
     }
     return { created: current === undefined, etag: etagOf(st), size: Number(st.size) };
   } finally {
+    // The temporary is gone by now, renamed over the name or removed.
+    record?.end();
     if (dir !== ws.root) await dir.close();
     // A write that failed leaves no parent it made for itself behind.
     if (!written) await removeMadeDirs(ws.root, segments.slice(0, -1), made.first);

@@ -1,5 +1,4 @@
 // A tar upload into a workspace directory: tar-stream parses, every entry is checked, written into a private staging directory, moved in only once the whole tar was accepted.
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lchown, mkdir, open, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
@@ -13,6 +12,7 @@ import type { UploadLimits } from './tar-limits.js';
 import { checkMerge, merge } from './tar-merge.js';
 import { entryData, readTar, skipData, type TarEntry, type TarInput } from './tar-read.js';
 import type { WriteCharge } from './write-ledger.js';
+import { uploadStaging, type RecordedTemporary } from './temporary-records.js';
 
 /** What an upload wrote. */
 export interface ExtractReport {
@@ -41,11 +41,14 @@ export async function extractTar(
   const input = readTar(body);
   let target: FileHandle | undefined;
   let staging: FileHandle | undefined;
-  const stagingName = `.abx-upload-${randomBytes(8).toString('hex')}`;
+  const stagingName = uploadStaging();
   const made: { first?: number } = {};
   let merged = false;
+  let record: RecordedTemporary | undefined;
   try {
     target = await walkDirs(ws.root, segments, { owner: ws.owner, made });
+    // Recorded before it is made: a kill from here on leaves it to the sweep at the next start.
+    record = ws.temporaries?.begin(segments, stagingName, 'upload');
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
     const report = await unpack(input, staging, { count: 0, base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) });
@@ -62,6 +65,8 @@ export async function extractTar(
     await staging?.close();
     if (target) {
       await removeTree(target, stagingName, stagingName, { unseal: true }).catch(() => undefined);
+      // A staging directory that could not be removed keeps its record: the next start tries again.
+      if (!(await lstatAt(target, stagingName).catch(() => true))) record?.end();
       if (target !== ws.root) await target.close();
     }
     // A refused tar leaves no directory it made for itself behind either.
