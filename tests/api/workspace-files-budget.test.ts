@@ -5,6 +5,7 @@ import http from 'node:http';
 import { readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { USTAR_END, ustarHeader } from '../helpers/ustar.js';
 
 let box: TestServer;
 t.before(async () => {
@@ -27,24 +28,8 @@ const postTar = (id: string, dir: string, body: Buffer) =>
     headers: { authorization: `Bearer ${box.key}`, 'content-type': 'application/x-tar' },
   });
 
-/** A one-file tar, built byte by byte here. */
-function tarOf(name: string, size: number): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(name, 0);
-  h.write('0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
-  h.write('00000000000\0', 136);
-  h.write('        ', 148);
-  h.write('0', 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return Buffer.concat([h, Buffer.alloc(Math.ceil(size / 512) * 512, 'x'), Buffer.alloc(1024)]);
-}
+/** A one-file tar (tests/helpers/ustar.ts), its data all 'x'. */
+const tarOf = (name: string, size: number): Buffer => Buffer.concat([ustarHeader(name, '0', size), Buffer.alloc(Math.ceil(size / 512) * 512, 'x'), USTAR_END]);
 
 /** Bytes of the regular files in `dir` (not below). */
 async function filesBytes(dir: string): Promise<number> {

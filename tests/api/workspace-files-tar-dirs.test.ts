@@ -4,6 +4,7 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { MAX_TAR_ENTRIES } from '../../management-api/src/workspace-files/tar-limits.js';
 import { startTestServer, type TestServer } from './support/harness.js';
+import { ustarHeader } from '../helpers/ustar.js';
 
 let box: TestServer;
 t.before(async () => {
@@ -23,24 +24,8 @@ const postTar = (id: string, dir: string, body: Buffer) =>
     headers: { authorization: `Bearer ${box.key}`, 'content-type': 'application/x-tar' },
   });
 
-/** A ustar header with no data, built byte by byte here: `type` '0' a file, '5' a directory. */
-function header(name: string, type: '0' | '5'): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(name, 0, 100);
-  h.write(type === '5' ? '0000755\0' : '0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write('00000000000\0', 124);
-  h.write('00000000000\0', 136);
-  h.write('        ', 148);
-  h.write(type, 156);
-  h.write('ustar\0', 257);
-  h.write('00', 263);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return h;
-}
+/** A ustar header with no data (tests/helpers/ustar.ts): `type` '0' a file, '5' a directory. */
+const header = (name: string, type: '0' | '5'): Buffer => ustarHeader(name, type, 0, type === '5' ? 0o755 : 0o644);
 const tar = (headers: Buffer[]) => Buffer.concat([...headers, Buffer.alloc(1024)]);
 /** A file `levels` directories down, none of them named by an entry: the upload makes them for its path. */
 const deepFile = (top: string, levels: number) => header(`${top}/${'x/'.repeat(levels - 1)}f`, '0');

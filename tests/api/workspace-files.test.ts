@@ -10,6 +10,7 @@ import path from 'node:path';
 import { MAX_LIST_ENTRIES } from '../../management-api/src/workspace-files/file-read.js';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
+import { ustarHeader, ustarPadding } from '../helpers/ustar.js';
 
 let box: TestServer;
 t.before(async () => {
@@ -44,26 +45,10 @@ const rawGet = (p: string): Promise<{ status: number; error: string; message: st
   });
 
 // A tar built byte by byte here (not by the code under test), so any name or type can be written.
-function header(name: string, type: string, size = 0, mode = 0o644, linkname = ''): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(name, 0, 100);
-  h.write(`${mode.toString(8).padStart(7, '0')}\0`, 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
-  h.write('00000000000\0', 136);
-  h.write('        ', 148);
-  h.write(type, 156);
-  h.write(linkname, 157, 100);
-  h.write('ustar\u000000', 257);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return h;
-}
+const header = ustarHeader;
 const file = (name: string, content: string, mode = 0o644) => {
   const data = Buffer.from(content);
-  return Buffer.concat([header(name, '0', data.length, mode), data, Buffer.alloc((512 - (data.length % 512)) % 512)]);
+  return Buffer.concat([header(name, '0', data.length, mode), data, ustarPadding(data.length)]);
 };
 const tar = (...parts: Buffer[]) => Buffer.concat([...parts, Buffer.alloc(1024)]);
 

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { temporaryRecordsDir } from '../../management-api/src/workspace-files/temporaries-plugin.js';
 import { makeRoot, startTestServer, waitFor } from './support/harness.js';
+import { ustarHeader } from '../helpers/ustar.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 const serverJs = `${repo}dist/box/management-api.js`;
@@ -17,23 +18,8 @@ const MB = 1024 * 1024;
 const PUT_TEMPORARY = /^\.big\.bin\.[0-9a-f]{12}\.tmp$/;
 const STAGING = /^\.abx-upload-[0-9a-f]{16}$/;
 
-/** A ustar header of a file entry of `size` bytes, built here (not by the code under test). */
-function fileHeader(name: string, size: number): Buffer {
-  const h = Buffer.alloc(512);
-  h.write(name, 0, 100);
-  h.write('0000644\0', 100);
-  h.write('0000000\0', 108);
-  h.write('0000000\0', 116);
-  h.write(`${size.toString(8).padStart(11, '0')}\0`, 124);
-  h.write('00000000000\0', 136);
-  h.write('        ', 148);
-  h.write('0', 156);
-  h.write('ustar\u000000', 257);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148);
-  return h;
-}
+/** A ustar header of a file entry of `size` bytes (tests/helpers/ustar.ts, not the code under test). */
+const fileHeader = (name: string, size: number): Buffer => ustarHeader(name, '0', size);
 
 /** The API as its own process on `root`, to be killed; its agents' pids are kept to end them after. */
 async function launchBox(t: Test, root: Awaited<ReturnType<typeof makeRoot>>) {
