@@ -1,8 +1,9 @@
-// A backup's file copied into a restore, hashed in the same read and fsynced: the bytes restored are the
-// bytes the index vouches for, even when the backup directory is written to between the check and the copy
-// (a file changed, or swapped for a link to a file of the host's), and a restore renamed into place holds them on disk.
+// A backup's file copied into a restore (hashed in the same read and fsynced) or read whole (the sealed secrets,
+// checked in that read): the bytes restored are the bytes the index vouches for, even when the backup directory is
+// written to between the check and the use (a file changed, or swapped for a link to a file of the host's), and a
+// restore renamed into place holds them on disk.
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { BackupFile } from './backup-format.js';
 import { BackupError } from './backup-errors.js';
 import { writeAll } from '../durable-fs.js';
@@ -11,8 +12,11 @@ import { openRegularFile } from './regular-file.js';
 /** Bytes read and written at a time. */
 const STEP_BYTES = 1024 * 1024;
 
-/** Copy `from` to the new file `to` (0600; its mode is set after), refusing bytes that are not `entry`'s. */
-export async function copyChecked(from: string, to: string, entry: BackupFile, shown: (text: string) => string): Promise<void> {
+/** A backup's file opened again for its use, with the error that says it changed since the check. */
+async function openChecked(
+  from: string,
+  shown: (text: string) => string,
+): Promise<{ handle: FileHandle; size: number; changed: (how: string) => BackupError }> {
   const changed = (how: string) =>
     new BackupError(`${shown(from)} ${how} since the backup was checked: it was written to during the restore; restore from a copy nothing writes to`);
   const opened = await openRegularFile(from).catch((err: NodeJS.ErrnoException) => {
@@ -20,7 +24,26 @@ export async function copyChecked(from: string, to: string, entry: BackupFile, s
     throw err;
   });
   if ('refused' in opened) throw changed(opened.refused === 'a symbolic link' ? 'became a symbolic link' : 'is no longer a regular file');
-  const source = opened.handle;
+  return { ...opened, changed };
+}
+
+/** The bytes of `from`, read whole, refused unless they are `entry`'s. */
+export async function readChecked(from: string, entry: BackupFile, shown: (text: string) => string): Promise<Buffer> {
+  const { handle, size, changed } = await openChecked(from, shown);
+  try {
+    // No more than the index says is read: a file grown since the check is refused before it fills memory.
+    if (size !== entry.bytes) throw changed('changed');
+    const bytes = await handle.readFile();
+    if (bytes.length !== entry.bytes || createHash('sha256').update(bytes).digest('hex') !== entry.sha256) throw changed('changed');
+    return bytes;
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Copy `from` to the new file `to` (0600; its mode is set after), refusing bytes that are not `entry`'s. */
+export async function copyChecked(from: string, to: string, entry: BackupFile, shown: (text: string) => string): Promise<void> {
+  const { handle: source, changed } = await openChecked(from, shown);
   try {
     const target = await open(to, 'wx', 0o600);
     const hash = createHash('sha256');

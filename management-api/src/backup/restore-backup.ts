@@ -14,8 +14,7 @@ import { openSecrets } from './secrets-seal.js';
 import { verifyBackup } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
 import { KEPT_MODE } from './copy-files.js';
-import { copyChecked } from './copy-checked.js';
-import { readChecked } from './read-checked.js';
+import { copyChecked, readChecked } from './copy-checked.js';
 
 /** What to restore and where. */
 export interface RestoreOptions {
@@ -85,9 +84,12 @@ async function restoreFrom(from: string, shown: (text: string) => string, stagin
       );
     say('opening the sealed secrets');
     const file = path.join(from, SECRETS_FILE);
+    const entry = index.files.find((f) => f.path === SECRETS_FILE);
+    // The index says secrets are sealed but lists no file of them: verify saw no such file either.
+    if (!entry) throw new BackupError(`${shown(file)} is not in the index ${shown(path.join(from, INDEX_FILE))}: the backup was changed`);
     // Read once and checked against the index in that read: an age file sealed to the recipient keys the
     // index names (anyone can make one) put in its place after the check would give the restored box its sender's identity.
-    const sealed = await readChecked(from, SECRETS_FILE, index, shown);
+    const sealed = await readChecked(file, entry, shown);
     secrets = toRecipients ? await openSecretsWith(sealed, options.identities!, recipients) : await openSecrets(sealed.toString('utf8'), options.passphrase!);
     // Anyone holding a recipient key (the index names them) can seal an age file: what it holds is
     // written into the secrets directory only when it is what a backup seals, never an api-key of its sender's choosing.
