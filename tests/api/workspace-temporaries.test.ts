@@ -1,18 +1,14 @@
 // Temporaries of writes a killed API left in an agent's workspace (a PUT's file, an upload's staging directory): removed at the next start, and nothing else, whatever the agent put in their place.
 import t, { type Test } from 'tap';
-import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
-import { lstat, mkdir, mkdtemp, readdir, readFile, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readdir, readlink, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { MAX_TREE_DEPTH } from '../../management-api/src/workspace-files/tree-depth.js';
 import { temporaryRecordsDir } from '../../management-api/src/workspace-files/temporaries-plugin.js';
 import { makeRoot, startTestServer, waitFor } from './support/harness.js';
+import { launchBox, temporaryIn, tree } from './support/killable-box.js';
 import { ustarHeader } from '../helpers/ustar.js';
 
-const repo = fileURLToPath(new URL('../../', import.meta.url));
-const serverJs = `${repo}dist/box/management-api.js`;
 const TOML = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n';
 const MB = 1024 * 1024;
 const PUT_TEMPORARY = /^\.big\.bin\.[0-9a-f]{12}\.tmp$/;
@@ -20,78 +16,6 @@ const STAGING = /^\.abx-upload-[0-9a-f]{16}$/;
 
 /** A ustar header of a file entry of `size` bytes (tests/helpers/ustar.ts, not the code under test). */
 const fileHeader = (name: string, size: number): Buffer => ustarHeader(name, '0', size);
-
-/** The API as its own process on `root`, to be killed; its agents' pids are kept to end them after. */
-async function launchBox(t: Test, root: Awaited<ReturnType<typeof makeRoot>>) {
-  await writeFile(path.join(root.dir, 'm.toml'), TOML);
-  const child: ChildProcess = spawn(process.execPath, [serverJs, '--manifest', path.join(root.dir, 'm.toml')], {
-    cwd: repo,
-    env: { PATH: process.env['PATH'] ?? '', AGENTBOX_ROOT: root.dir, AGENTBOX_API_PORT: '0', AGENTBOX_METRICS_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout?.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr?.resume();
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const pids: number[] = [];
-  t.teardown(() => {
-    child.kill('SIGKILL');
-    for (const pid of pids) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Ended with the box.
-      }
-    }
-  });
-  const apiUrl = await waitFor('the API listens', () => /"event":"ApiListening".*?"apiUrl":"([^"]+)"/.exec(out)?.[1], 20_000);
-  const key = (await readFile(root.paths.apiKeyFile, 'utf8')).trim();
-  const auth = { authorization: `Bearer ${key}` };
-  return {
-    /** Spawn an agent running `script`; its working directory's path. */
-    async agent(name: string, script: string): Promise<{ id: string; dir: string }> {
-      const res = await fetch(`${apiUrl}/v1/agents`, {
-        method: 'POST',
-        headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name, command: '/bin/sh', args: ['-c', script] }),
-      });
-      const agent = ((await res.json()) as { agent: { id: string; pid: number; cwd: string } }).agent;
-      pids.push(agent.pid);
-      const dir = path.join(root.paths.workspaceDir, agent.cwd);
-      await waitFor(`agent ${name} is ready`, () => lstat(path.join(dir, 'ready')).then(() => true), 10_000);
-      return { id: agent.id, dir };
-    },
-    /** Begin a write whose body never ends: `first` is all it sends of `length` bytes. */
-    slowWrite(method: 'PUT' | 'POST', urlPath: string, first: Buffer, length: number): void {
-      const url = new URL(apiUrl + urlPath);
-      const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method, headers: { ...auth, 'content-length': length } });
-      // The box is killed under it.
-      req.on('error', () => undefined);
-      req.write(first);
-    },
-    async kill(): Promise<void> {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
-
-/** The name in `dir` that `form` matches, once there is one. */
-const temporaryIn = (dir: string, form: RegExp): Promise<string> =>
-  waitFor(`a temporary in ${dir}`, async () => (await readdir(dir)).find((n) => form.test(n)), 10_000);
-
-/** Every path under `dir` with what it is (a link with its target, a file with its bytes): what a sweep must not change. */
-async function tree(dir: string, rel = ''): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
-  for (const name of (await readdir(path.join(dir, rel))).sort()) {
-    const p = path.join(rel, name);
-    const st = await lstat(path.join(dir, p));
-    if (st.isSymbolicLink()) out[p] = `link -> ${await readlink(path.join(dir, p))}`;
-    else if (st.isDirectory()) Object.assign(out, { [p]: 'dir' }, await tree(dir, p));
-    else out[p] = `file ${(await readFile(path.join(dir, p))).toString('base64')}`;
-  }
-  return out;
-}
 
 /** A directory outside the box's root holding a file, for links an agent points out of its workspace. */
 async function outside(t: Test): Promise<string> {
@@ -103,7 +27,7 @@ async function outside(t: Test): Promise<string> {
 
 t.test('a PUT and an upload killed midway: their temporaries are removed at the next start, nothing else', async (t) => {
   const root = await makeRoot();
-  const box = await launchBox(t, root);
+  const box = await launchBox(t, root, TOML);
   const { id, dir } = await box.agent(
     'killed',
     // A name of the temporaries' form that no write made: the sweep goes by its records, never by names alone.
@@ -132,7 +56,7 @@ t.test('a PUT and an upload killed midway: their temporaries are removed at the 
 
 t.test('what an agent put in a temporary’s place is never followed out of its workspace, and the box starts', async (t) => {
   const root = await makeRoot();
-  const box = await launchBox(t, root);
+  const box = await launchBox(t, root, TOML);
   const { id, dir } = await box.agent('hostile', 'mkdir linked moved deep gone && touch ready && exec sleep 600');
   const upload = Buffer.concat([fileHeader('data.bin', MB), Buffer.alloc(4096, 3)]);
   const staged: Record<string, string> = {};

@@ -1,11 +1,19 @@
 // The records of the files API's temporaries and their sweep, on a directory of the test's own: the names' forms, what a record must hold, and what the sweep leaves.
 import t from 'tap';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { openWorkspace } from '../../management-api/src/workspace-files/agent-workspace.js';
-import { fileTemporary, hasTemporaryForm, TemporaryRecords, uploadStaging } from '../../management-api/src/workspace-files/temporary-records.js';
+import {
+  fileTemporary,
+  forkStaging,
+  hasTemporaryForm,
+  replacedAside,
+  restoreStaging,
+  TemporaryRecords,
+  uploadStaging,
+} from '../../management-api/src/workspace-files/temporary-records.js';
 import { sweepTemporaries } from '../../management-api/src/workspace-files/temporary-sweep.js';
 import { nameBytes } from '../../management-api/src/fs-names.js';
 
@@ -29,6 +37,10 @@ t.test('the names the writes make have the forms the sweep removes, and only tho
   for (const name of ['notes.txt', '.notes.txt.tmp', '.x.0123456789ab.tmp.old', '.x.0123456789AB.tmp', '.abx-upload-0123', 'a/.x.0123456789ab.tmp'])
     t.notOk(hasTemporaryForm('file', name) || hasTemporaryForm('upload', name), `${name} is no temporary`);
   t.notOk(hasTemporaryForm('upload', fileTemporary('x')), 'each kind its own form');
+  t.ok(hasTemporaryForm('fork', forkStaging()) && hasTemporaryForm('restore', restoreStaging()));
+  t.notOk(hasTemporaryForm('fork', restoreStaging()) || hasTemporaryForm('restore', forkStaging()) || hasTemporaryForm('restore', uploadStaging()));
+  const staging = restoreStaging();
+  t.equal(replacedAside(staging), `.abx-replaced-${staging.slice('.abx-restore-'.length)}`, 'the aside of a restore shares its random part');
 });
 
 t.test('a record is written before, read back as written (bytes that are not UTF-8 too), and gone after', async (t) => {
@@ -59,6 +71,9 @@ t.test('a record that is not one is unreadable: cut short, outside the workspace
     kind: { ...good, kind: 'other' },
     dev: { ...good, workspace: { ...good.workspace, dev: -1 } },
     born: { ...good, workspace: { dir: 'a', dev: '1', ino: '2' } },
+    replacesOnUpload: { ...good, replaces: 'a' },
+    restoreReplacesNothing: { ...good, kind: 'restore', name: '.abx-restore-0123456789ab' },
+    restoreReplacesUp: { ...good, kind: 'restore', name: '.abx-restore-0123456789ab', replaces: '..' },
   };
   await writeFile(path.join(records.dir, 'good.json'), JSON.stringify(good));
   for (const [n, v] of Object.entries(bad)) await writeFile(path.join(records.dir, `${n}.json`), typeof v === 'string' ? v : JSON.stringify(v));
@@ -98,4 +113,71 @@ t.test('a workspace made again at the same path is not the one recorded: nothing
   await writeFile(path.join(agentDir, name), 'the new agent’s');
   t.same(await sweepTemporaries(records, await records.list(), workspaceDir, silent), { removed: 0, gone: 1, left: 0 });
   t.equal(await readFile(path.join(agentDir, name), 'utf8'), 'the new agent’s');
+});
+
+/** The box's workspace directory `w` with an agent's working directory `a` holding `a/work.txt`, and a restore of `a` recorded as begun. */
+async function restoreBegun(t: { teardown(fn: () => Promise<void>): void }) {
+  const { workspaceDir, records } = await setUp(t);
+  await writeFile(path.join(workspaceDir, 'a', 'work.txt'), 'the agent’s work');
+  const root = await openWorkspace(workspaceDir, '', records);
+  const staging = restoreStaging();
+  root.temporaries!.begin([], staging, 'restore', 'a');
+  await root.close();
+  const at = (name: string) => path.join(workspaceDir, name);
+  return { workspaceDir, records, staging, aside: replacedAside(staging), at };
+}
+
+t.test('a restore killed while it built: the build goes, the working directory stays', async (t) => {
+  const { workspaceDir, records, staging, at } = await restoreBegun(t);
+  await mkdir(path.join(at(staging), 'half'), { recursive: true, mode: 0o500 });
+  t.same(await sweepTemporaries(records, await records.list(), workspaceDir, silent), { removed: 1, gone: 0, left: 0 });
+  t.same((await readdir(workspaceDir)).sort(), ['a']);
+  t.equal(await readFile(path.join(at('a'), 'work.txt'), 'utf8'), 'the agent’s work');
+});
+
+t.test('a restore killed between its two renames: the working directory is put back, unrestored, and the build goes', async (t) => {
+  const { workspaceDir, records, staging, aside, at } = await restoreBegun(t);
+  await mkdir(at(staging));
+  await writeFile(path.join(at(staging), 'restored.txt'), 'the snapshot’s');
+  await rename(at('a'), at(aside));
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) });
+  t.same(await sweepTemporaries(records, await records.list(), workspaceDir, logger), { removed: 1, gone: 0, left: 0 });
+  t.same((await readdir(workspaceDir)).sort(), ['a']);
+  t.equal(await readFile(path.join(at('a'), 'work.txt'), 'utf8'), 'the agent’s work', 'the working directory is back, whole');
+  t.match(logs, [{ event: 'WorkspaceTemporarySwept', kind: 'restore', putBack: 'a', level: 40 }], 'said as a warning');
+});
+
+t.test('a restore killed after its swap: the replaced directory goes, the restored one stays', async (t) => {
+  const { workspaceDir, records, aside, at } = await restoreBegun(t);
+  await rename(at('a'), at(aside));
+  await mkdir(at('a'));
+  await writeFile(path.join(at('a'), 'restored.txt'), 'the snapshot’s');
+  t.same(await sweepTemporaries(records, await records.list(), workspaceDir, silent), { removed: 1, gone: 0, left: 0 });
+  t.same((await readdir(workspaceDir)).sort(), ['a']);
+  t.same(await readdir(at('a')), ['restored.txt']);
+});
+
+t.test('a link in the place of a restore’s aside is left, and nothing is put back through it', async (t) => {
+  const { workspaceDir, records, aside, at } = await restoreBegun(t);
+  const elsewhere = await mkdtemp(path.join(tmpdir(), 'agentbox-elsewhere-'));
+  t.teardown(() => rm(elsewhere, { recursive: true, force: true }));
+  await writeFile(path.join(elsewhere, 'precious.txt'), 'not the box’s');
+  await rm(at('a'), { recursive: true });
+  await symlink(elsewhere, at(aside));
+  t.same(await sweepTemporaries(records, await records.list(), workspaceDir, silent), { removed: 0, gone: 0, left: 1 });
+  t.same((await readdir(workspaceDir)).sort(), [aside], 'the link stays, no working directory is made of it');
+  t.same(await readdir(elsewhere), ['precious.txt']);
+});
+
+t.test('a fork killed while it built: its build goes', async (t) => {
+  const { workspaceDir, records } = await setUp(t);
+  const root = await openWorkspace(workspaceDir, '', records);
+  const staging = forkStaging();
+  root.temporaries!.begin(['a'], staging, 'fork');
+  await root.close();
+  await mkdir(path.join(workspaceDir, 'a', staging, 'src'), { recursive: true });
+  await writeFile(path.join(workspaceDir, 'a', staging, 'src', 'x'), 'x');
+  t.same(await sweepTemporaries(records, await records.list(), workspaceDir, silent), { removed: 1, gone: 0, left: 0 });
+  t.same((await readdir(path.join(workspaceDir, 'a'))).sort(), ['sub']);
 });

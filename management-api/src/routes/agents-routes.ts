@@ -248,6 +248,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
               await app.agentbox.sandbox.agentOwner(name),
               () => app.agentbox.probes.disk.headroom('workspace'),
               forkDiskBudget(app.agentbox.sandbox.settings.limits, spawn.limits),
+              app.agentbox.workspaceTemporaries.records,
             );
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit

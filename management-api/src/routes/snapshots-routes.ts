@@ -266,6 +266,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
             { event: 'SnapshotRestoreLeftOver', snapshot: sid, agent: agent.id, dir: name, err },
             `agent ${agent.name}'s replaced working directory could not be removed whole: what is left of it is in ${name}, beside the restored one`,
           ),
+        app.agentbox.workspaceTemporaries.records,
       );
       request.log.info(
         { event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files, cloned: made.cloned },

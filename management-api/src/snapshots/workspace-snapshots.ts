@@ -7,6 +7,15 @@ import { openWorkspace } from '../workspace-files/agent-workspace.js';
 import { at, atOwn, DIR_FLAGS, walkDirs } from '../workspace-files/dir-fd.js';
 import { removeTree } from '../workspace-files/file-delete.js';
 import { parseFilePath } from '../workspace-files/file-path.js';
+import {
+  forkStaging,
+  placeOf,
+  replacedAside,
+  restoreStaging,
+  type RecordedTemporary,
+  type TemporaryKind,
+  type TemporaryRecords,
+} from '../workspace-files/temporary-records.js';
 import type { SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { buildBytes } from './build-room.js';
@@ -72,7 +81,8 @@ export async function captureAgent(
  * Replace an ended agent's working directory with snapshot `id`: built beside it in
  * `.abx-restore-<random>` (0700, the box's, given to the directory's owner entry by entry),
  * then the old directory renamed aside and the new one renamed in, and the old one removed. A
- * failure before the swap leaves the directory as it was.
+ * failure before the swap leaves the directory as it was. With `records`, the build is recorded
+ * first, so that a kill anywhere in this leaves nothing for good (temporary-sweep.ts).
  */
 export async function restoreAgent(
   store: SnapshotStore,
@@ -83,6 +93,7 @@ export async function restoreAgent(
   room?: () => Promise<number>,
   /** Told when the replaced directory, renamed aside as `name`, could not be removed whole (the restore stands). */
   leftOver?: (name: string, err: unknown) => void,
+  records?: TemporaryRecords,
 ): Promise<{ files: number; bytes: number; cloned: boolean }> {
   store.get(id);
   refuseWholeWorkspace(agent, 'restored in place');
@@ -92,21 +103,32 @@ export async function restoreAgent(
   // Its real path, walked again by descriptors (as a fork is built: buildFork says why); a link swapped in since is refused.
   const segments = path.relative(await realpath(workspaceDir), dir).split(path.sep);
   const leaf = segments.at(-1)!;
-  const suffix = randomBytes(6).toString('hex');
-  const staging = `.abx-restore-${suffix}`;
-  const aside = `.abx-replaced-${suffix}`;
-  return inParent(workspaceDir, segments, false, async (parent) => {
-    try {
-      const made = await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
-      await rename(at(parent, leaf), at(parent, aside));
-      await rename(at(parent, staging), at(parent, leaf));
-      // Restored by now: a tree the box may not remove (another owner's directory on a box that is not root, an immutable file) is said, not answered as a failed restore.
-      await removeIfThere(parent, aside).catch((err: unknown) => leftOver?.(aside, err));
-      return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
-    } finally {
-      await removeIfThere(parent, staging);
-    }
-  });
+  const staging = restoreStaging();
+  const aside = replacedAside(staging);
+  return inParent(
+    workspaceDir,
+    segments,
+    false,
+    async (parent, record) => {
+      const recorded = await record?.(staging, 'restore', leaf);
+      try {
+        const made = await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
+        await rename(at(parent, leaf), at(parent, aside));
+        await rename(at(parent, staging), at(parent, leaf)).catch(async (err: unknown) => {
+          // Not swapped after all: the working directory goes back, as any failure before the swap leaves it.
+          await rename(at(parent, aside), at(parent, leaf));
+          throw err;
+        });
+        // Restored by now: a tree the box may not remove (another owner's directory on a box that is not root, an immutable file) is said, not answered as a failed restore.
+        await removeIfThere(parent, aside).catch((err: unknown) => leftOver?.(aside, err));
+        return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
+      } finally {
+        await removeIfThere(parent, staging);
+        recorded?.end();
+      }
+    },
+    records,
+  );
 }
 
 /** A fork's working directory, built and in place; `discard` removes it when the agent could not start. */
@@ -123,6 +145,7 @@ export interface ForkDir {
  * must not exist, or be an empty directory), else `<name>.<8 hex>`, a directory no agent name
  * can have (names hold no dot), so forks started at once never meet. Built in a private
  * `.abx-fork-<random>` beside it and renamed into place, given to `owner` (the new agent's uid).
+ * With `records`, the build is recorded first: one a kill cut short goes at the next start.
  *
  * Everything goes through descriptors, never a path: `cwd`'s parents may be another agent's
  * directories, whose agent can swap a directory for a link at any moment. Its parents are walked
@@ -142,6 +165,7 @@ export async function buildFork(
   room?: () => Promise<number>,
   /** The new agent's disk budget in bytes, when it has one. */
   diskBudget?: number,
+  records?: TemporaryRecords,
 ): Promise<ForkDir> {
   const summary = store.get(id);
   // Refused before a byte is written: a fork over its budget would be ended at its first disk walk
@@ -156,24 +180,32 @@ export async function buildFork(
   const rel = segments.join('/');
   if (rel === '') throw new ApiError('ABX_ERR_VALIDATION', 'cwd: a fork needs a directory of its own, not the workspace itself');
   const leaf = segments.at(-1)!;
-  const staging = `.abx-fork-${randomBytes(6).toString('hex')}`;
+  const staging = forkStaging();
   let cloned = false;
-  await inParent(workspaceDir, segments, true, async (parent) => {
-    try {
-      cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
+  await inParent(
+    workspaceDir,
+    segments,
+    true,
+    async (parent, record) => {
+      const recorded = await record?.(staging, 'fork');
       try {
-        // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
-        await rename(at(parent, staging), at(parent, leaf));
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
-          throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
-        throw err;
+        cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
+        try {
+          // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
+          await rename(at(parent, staging), at(parent, leaf));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+            throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
+          throw err;
+        }
+      } finally {
+        await removeIfThere(parent, staging);
+        recorded?.end();
       }
-    } finally {
-      await removeIfThere(parent, staging);
-    }
-  });
+    },
+    records,
+  );
   return {
     cwd: rel,
     cloned,
@@ -185,17 +217,31 @@ export async function buildFork(
   };
 }
 
+/** Records a temporary about to be made in the parent of {@link inParent}, as a record of the workspace's root and `segments`' parents. */
+type RecordIn = (name: string, kind: TemporaryKind, replaces?: string) => Promise<RecordedTemporary>;
+
 /**
  * Run `work` on the directory holding the last of `segments`, opened from the workspace one name
  * at a time without following a link (made when missing, with `create`). A link on the way is
- * refused: ABX_ERR_FILE_PATH.
+ * refused: ABX_ERR_FILE_PATH. With `records`, `work` is given a recorder of what it makes there.
  */
-async function inParent<T>(workspaceDir: string, segments: readonly string[], create: boolean, work: (parent: FileHandle) => Promise<T>): Promise<T> {
-  const root = await open(await realpath(workspaceDir), DIR_FLAGS);
+async function inParent<T>(
+  workspaceDir: string,
+  segments: readonly string[],
+  create: boolean,
+  work: (parent: FileHandle, record: RecordIn | undefined) => Promise<T>,
+  records?: TemporaryRecords,
+): Promise<T> {
+  const base = await realpath(workspaceDir);
+  const root = await open(base, DIR_FLAGS);
+  const parents = segments.slice(0, -1);
+  // The workspace's root is the recorded workspace (its inode and birth), the parents the way down from it.
+  const record: RecordIn | undefined =
+    records && (async (name, kind, replaces) => records.in(placeOf(base, base, await root.stat({ bigint: true }))).begin(parents, name, kind, replaces));
   try {
-    const parent = await walkDirs(root, segments.slice(0, -1), create ? { owner: undefined } : undefined);
+    const parent = await walkDirs(root, parents, create ? { owner: undefined } : undefined);
     try {
-      return await work(parent);
+      return await work(parent, record);
     } finally {
       if (parent !== root) await parent.close();
     }
@@ -204,14 +250,14 @@ async function inParent<T>(workspaceDir: string, segments: readonly string[], cr
   }
 }
 
+/** The errors of opening a directory that is not there, or not a directory. */
+const GONE_OR_NOT_A_DIR = new Set(['ENOENT', 'ELOOP', 'ENOTDIR']);
+
 /**
  * Remove directory `name` of `parent` and all it holds (a subvolume too), by descriptors, read-only
  * directories too (the agent's, or the snapshot's built back); nothing there, or a link there, is
  * left as it is.
  */
-/** The errors of opening a directory that is not there, or not a directory. */
-const GONE_OR_NOT_A_DIR = new Set(['ENOENT', 'ELOOP', 'ENOTDIR']);
-
 async function removeIfThere(parent: FileHandle, name: string): Promise<void> {
   await removeTree(parent, name, name, { unseal: true }).catch((err: unknown) => {
     // Gone, or not a directory the box made (a link or a file there: never followed): nothing of the box's to remove.

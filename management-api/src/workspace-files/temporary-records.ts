@@ -1,4 +1,4 @@
-// The temporaries the files API makes in agents' workspaces, each recorded under the box's state before it is made: what a killed API leaves, the next start removes (temporary-sweep.ts).
+// The temporaries the box makes in agents' workspaces (the files API's writes, the builds of forks and restores), each recorded under the box's state before it is made: what a killed API leaves, the next start removes (temporary-sweep.ts).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, unlinkSync, writeFileSync, type BigIntStats } from 'node:fs';
 import { readdir, readFile, unlink } from 'node:fs/promises';
@@ -7,18 +7,25 @@ import { namePrefix } from '../fs-names.js';
 import { MAX_TREE_DEPTH } from './tree-depth.js';
 
 /**
- * Why: a PUT writes `.<name>.<random>.tmp` beside its file and a tar upload stages into
- * `.abx-upload-<random>`; either removes its own on every failure, but not when the process is
- * killed (kill -9, the OOM killer) midway, and the leftover would stay in the agent's workspace
- * for good, charged to its disk budget. A record is a small file, written before the temporary
+ * Why: a PUT writes `.<name>.<random>.tmp` beside its file, a tar upload stages into
+ * `.abx-upload-<random>`, a fork or a restore builds into `.abx-fork-`/`.abx-restore-<random>`;
+ * each removes its own on every failure, but not when the process is killed (kill -9, the OOM
+ * killer) midway, and the leftover would stay in the workspace for good, charged to an agent's
+ * disk budget or to no one's. A record is a small file, written before the temporary
  * is made and removed once the temporary is gone (renamed into place or removed). Not flushed: a
  * killed process loses no page cache, and a crash of the machine loses a record only with the
  * temporary it names, which was not flushed either. A record cut short by a kill while it was
  * written names nothing made yet (the temporary comes after), and is dropped as unreadable.
  */
 
-/** Which temporary: a PUT's file, or a tar upload's staging directory. */
-export type TemporaryKind = 'file' | 'upload';
+/**
+ * Which temporary: a PUT's file, a tar upload's staging directory, a fork's build
+ * (`.abx-fork-<random>`), or a restore's (`.abx-restore-<random>`, which also stands for the
+ * `.abx-replaced-<random>` its working directory is renamed to while the new one goes in). A fork
+ * or a restore can write a whole workspace, gigabytes, before a kill; like the others, what it
+ * leaves is in the workspace for good without a record, where no agent's disk walk counts it.
+ */
+export type TemporaryKind = 'file' | 'upload' | 'fork' | 'restore';
 
 /** Where a workspace is, to find the same directory after a restart: its real path under the box's workspace directory, its inode and birth. */
 export interface WorkspacePlace {
@@ -37,6 +44,8 @@ export interface TemporaryRecord {
   workspace: WorkspacePlace;
   parent: string[];
   name: string;
+  /** A restore's only: the working directory it replaces, beside `name` in `parent`. */
+  replaces?: string;
 }
 
 /** A temporary recorded: `end` once it is gone. */
@@ -50,18 +59,31 @@ export const fileTemporary = (name: string): string => `.${namePrefix(name, 200)
 /** The name of a tar upload's staging directory. */
 export const uploadStaging = (): string => `.abx-upload-${randomBytes(8).toString('hex')}`;
 
+/** The name of a fork's build, beside the directory it becomes. */
+export const forkStaging = (): string => `.abx-fork-${randomBytes(6).toString('hex')}`;
+
+/** The name of a restore's build; the directory it replaces goes aside as {@link replacedAside} of it while it is swapped in. */
+export const restoreStaging = (): string => `.abx-restore-${randomBytes(6).toString('hex')}`;
+
+/** Where a restore puts the directory it replaces while the swap is under way: `.abx-replaced-` and the build's random part. */
+export const replacedAside = (staging: string): string => staging.replace(/^\.abx-restore-/, '.abx-replaced-');
+
 /** The forms of the names above: a name the sweep removes must still have its kind's. */
 const FORMS: Record<TemporaryKind, RegExp> = {
   file: /^\.[^/]+\.[0-9a-f]{12}\.tmp$/,
   upload: /^\.abx-upload-[0-9a-f]{16}$/,
+  fork: /^\.abx-fork-[0-9a-f]{12}$/,
+  restore: /^\.abx-restore-[0-9a-f]{12}$/,
 };
+
+const KINDS = Object.keys(FORMS) as TemporaryKind[];
 
 /** `name` has the form of a temporary of `kind`. */
 export const hasTemporaryForm = (kind: TemporaryKind, name: string): boolean => FORMS[kind].test(name);
 
-/** Records temporaries in one workspace: `begin` before `name` is made in the directory `parent` (workspace segments). */
+/** Records temporaries in one workspace: `begin` before `name` is made in the directory `parent` (workspace segments); a restore's names the directory it `replaces`. */
 export interface TemporaryRecorder {
-  begin(parent: readonly string[], name: string, kind: TemporaryKind): RecordedTemporary;
+  begin(parent: readonly string[], name: string, kind: TemporaryKind, replaces?: string): RecordedTemporary;
 }
 
 /** The place of the workspace open as `real` (stat `st`) under the box's workspace directory `base` (both real paths). */
@@ -76,7 +98,7 @@ export class TemporaryRecords {
 
   /** A recorder for the workspace at `place`. */
   in(place: WorkspacePlace): TemporaryRecorder {
-    return { begin: (parent, name, kind) => this.begin(place, parent, name, kind) };
+    return { begin: (parent, name, kind, replaces) => this.begin(place, parent, name, kind, replaces) };
   }
 
   /**
@@ -85,9 +107,9 @@ export class TemporaryRecords {
    * where the same through the thread pool took 250 µs on a busy box (a 1 MB PUT takes 5 ms), its
    * round trips queued behind the bodies' writes. No fsync (see above).
    */
-  begin(workspace: WorkspacePlace, parent: readonly string[], name: string, kind: TemporaryKind): RecordedTemporary {
+  begin(workspace: WorkspacePlace, parent: readonly string[], name: string, kind: TemporaryKind, replaces?: string): RecordedTemporary {
     const file = path.join(this.dir, `${randomBytes(8).toString('hex')}.json`);
-    const text = JSON.stringify({ kind, workspace, parent: [...parent], name } satisfies TemporaryRecord);
+    const text = JSON.stringify({ kind, workspace, parent: [...parent], name, ...(replaces !== undefined ? { replaces } : {}) } satisfies TemporaryRecord);
     try {
       writeFileSync(file, text, { flag: 'wx', mode: 0o600 });
     } catch (err) {
@@ -144,12 +166,14 @@ const isSegment = (s: unknown): s is string => typeof s === 'string' && s !== ''
 function recordOf(value: unknown): TemporaryRecord | undefined {
   const r = value as Partial<TemporaryRecord> | null;
   if (typeof r !== 'object' || r === null) return undefined;
-  const { kind, workspace: w, parent, name } = r;
-  if (kind !== 'file' && kind !== 'upload') return undefined;
+  const { kind, workspace: w, parent, name, replaces } = r;
+  if (!KINDS.includes(kind as TemporaryKind)) return undefined;
   if (typeof w !== 'object' || w === null || typeof w.dir !== 'string' || ![w.dev, w.ino, w.born].every((n) => typeof n === 'string' && /^\d+$/.test(n)))
     return undefined;
   if (path.isAbsolute(w.dir) || w.dir.split('/').includes('..')) return undefined;
   if (!Array.isArray(parent) || parent.length > MAX_TREE_DEPTH || !parent.every(isSegment)) return undefined;
-  if (!isSegment(name) || !hasTemporaryForm(kind, name)) return undefined;
-  return { kind, workspace: { dir: w.dir, dev: w.dev, ino: w.ino, born: w.born }, parent, name };
+  if (!isSegment(name) || !hasTemporaryForm(kind!, name)) return undefined;
+  // A restore swaps a directory it names; nothing else names one.
+  if (kind === 'restore' ? !isSegment(replaces) : replaces !== undefined) return undefined;
+  return { kind: kind!, workspace: { dir: w.dir, dev: w.dev, ino: w.ino, born: w.born }, parent, name, ...(replaces !== undefined ? { replaces } : {}) };
 }

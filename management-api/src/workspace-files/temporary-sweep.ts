@@ -1,12 +1,12 @@
 // At start: the temporaries a killed API left in agents' workspaces, found by their records (temporary-records.ts) and removed as the files API's own deletes remove, never outside the workspace.
-import { unlink, type FileHandle } from 'node:fs/promises';
+import { rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { openWorkspace, type Workspace } from './agent-workspace.js';
 import { at, lstatAt, walkDirs } from './dir-fd.js';
 import { removeTree } from './file-delete.js';
 import { ioReason } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
-import { hasTemporaryForm, identityOf, type TemporaryRecord, type TemporaryRecords } from './temporary-records.js';
+import { hasTemporaryForm, identityOf, replacedAside, type TemporaryRecord, type TemporaryRecords } from './temporary-records.js';
 
 /** What a sweep did with its records. */
 export interface SweepReport {
@@ -18,8 +18,8 @@ export interface SweepReport {
   left: number;
 }
 
-/** What became of one record's temporary. */
-type Outcome = { done: 'removed' | 'gone' } | { done: 'left'; why: string };
+/** What became of one record's temporary; `putBack`: a restore's, whose working directory was put back where the restore had moved it from. */
+type Outcome = { done: 'removed' | 'gone'; putBack?: string } | { done: 'left'; why: string };
 
 /**
  * Remove the temporary of each record in `records` (those of `files`, listed before any request of
@@ -27,7 +27,8 @@ type Outcome = { done: 'removed' | 'gone' } | { done: 'left'; why: string };
  * `workspaceDir` only while it is the same directory (its inode and birth); every step below it is opened
  * from its parent's descriptor without following a link, and only a name that still has its
  * temporary's form and type is removed: a file for a PUT, a directory (walked the same way, as
- * deep as a delete walks) for an upload. Whatever an agent put in its place — a link, a renamed
+ * deep as a delete walks) for an upload, a fork or a restore (whose swap, when it was cut in the
+ * middle, is first undone: undoSwap). Whatever an agent put in its place — a link, a renamed
  * parent, a tree too deep — is left with a warning. Never throws: a record that cannot be used is
  * dropped with a warning, and the box starts whatever the sweep met.
  */
@@ -47,6 +48,11 @@ export async function sweepTemporaries(records: TemporaryRecords, files: readonl
         report[outcome.done]++;
         const where = { event: 'WorkspaceTemporarySwept', kind: record.kind, workspace: record.workspace.dir, path: shownOf(record), outcome: outcome.done };
         if (outcome.done === 'left') logger.warn({ ...where, reason: outcome.why }, `the workspace temporary ${shownOf(record)} is left: ${outcome.why}`);
+        else if (outcome.putBack !== undefined)
+          logger.warn(
+            { ...where, putBack: outcome.putBack },
+            `a restore was killed while it swapped in ${outcome.putBack}: the working directory it had moved aside is put back, unrestored`,
+          );
         else logger.info(where, `the workspace temporary ${shownOf(record)} a killed write left is ${outcome.done}`);
       }
     } catch (err) {
@@ -97,15 +103,43 @@ async function removeIn(ws: Workspace, record: TemporaryRecord): Promise<Outcome
   try {
     const { name, kind } = record;
     if (!hasTemporaryForm(kind, name)) return { done: 'left', why: 'the recorded name is not a temporary' };
+    const putBack = kind === 'restore' ? await undoSwap(dir, record) : undefined;
+    if (putBack && putBack.done === 'left') return putBack;
     const st = await lstatAt(dir, name);
-    if (!st) return { done: 'gone' };
+    if (!st) return putBack ?? { done: 'gone' };
     if (kind === 'file' && st.isFile()) await unlink(at(dir, name));
-    else if (kind === 'upload' && st.isDirectory()) await removeTree(dir, name, shown, { unseal: true });
-    else return { done: 'left', why: `${st.isSymbolicLink() ? 'a symbolic link' : 'another type of entry'} is in its place (links are never followed)` };
-    return { done: 'removed' };
+    else if (kind !== 'file' && st.isDirectory()) await removeTree(dir, name, shown, { unseal: true });
+    else return { done: 'left', why: notOurs(st) };
+    return { ...putBack, done: 'removed' };
   } catch (err) {
     return { done: 'left', why: reasonOf(err) };
   } finally {
     if (dir !== ws.root) await dir.close();
   }
+}
+
+/** Why an entry of a temporary's name is not the box's to remove. */
+const notOurs = (st: { isSymbolicLink(): boolean }): string =>
+  `${st.isSymbolicLink() ? 'a symbolic link' : 'another type of entry'} is in its place (links are never followed)`;
+
+/**
+ * A restore's swap (workspace-snapshots.ts restoreAgent): its working directory `replaces` is
+ * renamed aside, then the build renamed in, then the one aside removed. Killed after the first
+ * rename and before the second, the working directory is missing and whole aside: it is put back,
+ * as a restore that fails before its swap leaves it (the build, unfinished or not, then goes as any
+ * temporary). Killed after the second, the one aside is the replaced tree: removed. Undefined when
+ * nothing is aside.
+ */
+async function undoSwap(dir: FileHandle, record: TemporaryRecord): Promise<Outcome | undefined> {
+  const aside = replacedAside(record.name);
+  const leaf = record.replaces!;
+  const st = await lstatAt(dir, aside);
+  if (!st) return undefined;
+  if (!st.isDirectory()) return { done: 'left', why: `${aside}: ${notOurs(st)}` };
+  if (await lstatAt(dir, leaf)) {
+    await removeTree(dir, aside, [...record.parent, aside].join('/'), { unseal: true });
+    return { done: 'removed' };
+  }
+  await rename(at(dir, aside), at(dir, leaf));
+  return { done: 'removed', putBack: [...record.parent, leaf].join('/') };
 }
