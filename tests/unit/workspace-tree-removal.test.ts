@@ -1,0 +1,40 @@
+// A recursive delete reads each directory as a stream and removes entries as it reads them: a directory of tens of thousands of
+// names goes whole, with a link in it removed (never followed) and a name that is not UTF-8 removed by its bytes.
+import t from 'tap';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { REMOVE_BATCH, removeTree } from '../../management-api/src/workspace-files/file-delete.js';
+
+const work = mkdtempSync(path.join(tmpdir(), 'agentbox-tree-removal-'));
+t.teardown(() => rmSync(work, { recursive: true, force: true }));
+
+/** `count` empty files named `<prefix><i>` in `dir`. */
+function emptyFiles(dir: string, count: number, prefix = 'f'): void {
+  for (let i = 0; i < count; i++) closeSync(openSync(path.join(dir, `${prefix}${i}`), 'w'));
+}
+
+t.test('a directory of 50,000 empty files, a subdirectory, a link and a name that is not UTF-8: all removed and counted', async (t) => {
+  const ws = path.join(work, 'ws');
+  const big = path.join(ws, 'big');
+  mkdirSync(path.join(big, 'sub'), { recursive: true });
+  emptyFiles(big, 50_000);
+  emptyFiles(path.join(big, 'sub'), 3 * REMOVE_BATCH);
+  const outside = path.join(work, 'outside.txt');
+  writeFileSync(outside, 'the host file\n');
+  symlinkSync(outside, path.join(big, 'link'));
+  // Latin-1 "café": Node's text listing would name it with U+FFFD, which names nothing.
+  writeFileSync(Buffer.concat([Buffer.from(`${big}/caf`), Buffer.of(0xe9)]), 'bytes\n');
+  const root = await open(ws, DIR_FLAGS);
+  t.teardown(() => root.close());
+  const removed = await removeTree(root, 'big', 'big', { depth: 1 });
+  t.equal(
+    removed,
+    1 + 50_000 + 1 + 3 * REMOVE_BATCH + 1 + 1,
+    'every entry counted: the directory, its files, the subdirectory and its files, the link, the byte name',
+  );
+  t.notOk(existsSync(big), 'the directory is gone');
+  t.equal(readFileSync(outside, 'utf8'), 'the host file\n', "the link's target is as it was");
+});
