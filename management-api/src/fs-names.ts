@@ -1,5 +1,5 @@
 // File names as the kernel has them (any bytes but '/' and NUL) carried in strings without loss: each byte that is not part of valid UTF-8 is held as a lone surrogate U+DC80–U+DCFF, and turned back into that byte where a name meets the filesystem.
-import { readdirSync, readlinkSync, type Dirent, type PathLike } from 'node:fs';
+import { opendirSync, readlinkSync, type Dirent, type PathLike } from 'node:fs';
 import { readdir, readlink } from 'node:fs/promises';
 
 /**
@@ -95,15 +95,35 @@ export async function readdirNames(dir: PathLike): Promise<string[]> {
   return (await readdir(dir, { encoding: 'buffer' })).map(decodeName);
 }
 
-/** {@link readdirNames} with file types, synchronously (the workers' walks). */
-export function readdirEntriesSync(dir: PathLike): Dirent[] {
-  const listed = readdirSync(dir, { withFileTypes: true });
-  if (!listed.some((d) => d.name.includes('\uFFFD'))) return listed;
-  return readdirSync(dir, { withFileTypes: true, encoding: 'buffer' }).map((d) => {
+/**
+ * {@link readdirNames} with file types, synchronously (the workers' walks), or undefined when the
+ * directory holds more than `most` entries. Read a few hundred at a time and stopped as soon as
+ * there are more: a directory of millions of names costs at most `most` of them, where a whole
+ * listing would hold them all (and in memory outside a worker's heap limit while it is read).
+ */
+export function readdirEntriesSync(dir: PathLike, most: number): Dirent[] | undefined {
+  const listed = listSync(dir, most, 'utf8');
+  if (!listed?.some((d) => d.name.includes('\uFFFD'))) return listed;
+  return listSync(dir, most, 'buffer')?.map((d) => {
     // The entry's type methods read a field of its own; only its name is replaced.
-    (d as unknown as { name: string }).name = decodeName(d.name);
-    return d as unknown as Dirent;
+    (d as unknown as { name: string }).name = decodeName(d.name as unknown as Buffer);
+    return d;
   });
+}
+
+/** The entries of `dir`, names in `encoding`; undefined past `most`. */
+function listSync(dir: PathLike, most: number, encoding: 'utf8' | 'buffer'): Dirent[] | undefined {
+  const listing = opendirSync(dir, { bufferSize: 256, encoding: encoding as BufferEncoding });
+  try {
+    const out: Dirent[] = [];
+    for (let d = listing.readSync(); d !== null; d = listing.readSync()) {
+      if (out.length === most) return undefined;
+      out.push(d);
+    }
+    return out;
+  } finally {
+    listing.closeSync();
+  }
 }
 
 /** The target of link `link`, as {@link decodeName} has it (a target is bytes as a name is). */
@@ -114,13 +134,6 @@ export function readlinkNameSync(link: PathLike): string {
 /** {@link readlinkNameSync}, asynchronously. */
 export async function readlinkName(link: PathLike): Promise<string> {
   return decodeName(await readlink(link, { encoding: 'buffer' }));
-}
-
-/** {@link readdirNames}, synchronously. */
-export function readdirNamesSync(dir: PathLike): string[] {
-  const names = readdirSync(dir);
-  if (!names.some((n) => n.includes('\uFFFD'))) return names;
-  return readdirSync(dir, { encoding: 'buffer' }).map(decodeName);
 }
 
 /**

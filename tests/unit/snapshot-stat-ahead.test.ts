@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { capture } from '../../management-api/src/snapshots/capture.js';
 import { CaptureCache, type KeptSnapshot } from '../../management-api/src/snapshots/capture-cache.js';
+import { MAX_SNAPSHOT_ENTRIES } from '../../management-api/src/snapshots/capture-entries-cap.js';
 import { ensureStoreDirs } from '../../management-api/src/snapshots/object-store.js';
 import type { SnapshotEntry } from '../../management-api/src/snapshots/snapshot-manifest.js';
 import type { CaptureJob, CaptureResult } from '../../management-api/src/snapshots/snapshot-protocol.js';
@@ -53,6 +54,7 @@ function captureHere(ws: string, storeDir: string, cache: CaptureCache, previous
       // Files written by this test are seconds old at most: without this, none would get a key to reuse.
       racyMs: -60_000,
       maxHoleBytes: 1 << 30,
+      maxEntries: MAX_SNAPSHOT_ENTRIES,
       // Kept by `cache` under its sha256: the file itself is not read.
       ...(previous ? { previous: { entriesFile: path.join(storeDir, 'unused'), entriesSha256: previous.entriesSha256 } } : {}),
     };

@@ -18,6 +18,7 @@ import { HoleAllowance } from '../workspace-files/hole-allowance.js';
 import { MAX_TREE_DEPTH, depthOf, treeTooDeep } from '../workspace-files/tree-depth.js';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
 import { fsPath, readdirEntriesSync, readlinkNameSync } from '../fs-names.js';
+import { tooManyEntries } from './capture-entries-cap.js';
 import type { CaptureCache, FileEntry, KeptFile, KeptName, KeptSnapshot, KnownChunks } from './capture-cache.js';
 import { cloneHoldsSuspects, type Suspect } from './clone-check.js';
 import { closedToBox, openClosedDirSync, openClosedFileSync } from './closed-entries.js';
@@ -63,6 +64,8 @@ class Capture {
   readonly buf = Buffer.allocUnsafe(CHUNK_BYTES);
   readonly known: KnownChunks;
   readonly objects: PackWriter;
+  /** Names the walk has met so far, listed or the previous snapshot's: at most `job.maxEntries`. */
+  entries = 0;
   files = 0;
   dirs = 0;
   symlinks = 0;
@@ -154,6 +157,7 @@ class Capture {
     const before = this.previous.dirs.get(rel);
     const names: KeptName[] = [];
     if (before && before.stamp === stamp) {
+      this.count(before.names.length, rel);
       this.reusedDirs++;
       line(before.names.length);
       // The same names, each the same inode: one captured as a file is a regular file still.
@@ -162,7 +166,11 @@ class Capture {
       const prefix = rel === '' ? '' : `${rel}/`;
       const known = before ? new Map(before.names.map((n) => [n.name, n])) : undefined;
       // Names as bytes where they are not UTF-8 (fs-names.ts): each is read and remade as it is.
-      const listed = readdirEntriesSync(atFd(dirFd, '.')).sort(byName);
+      // Read only up to what the cap leaves: one directory of millions of names is never held whole.
+      const listed = readdirEntriesSync(atFd(dirFd, '.'), this.job.maxEntries - this.entries);
+      if (!listed) throw tooManyEntries(this.job.maxEntries, rel);
+      this.count(listed.length, rel);
+      listed.sort(byName);
       line(listed.length);
       for (const d of listed) {
         const name = d.name;
@@ -179,6 +187,12 @@ class Capture {
       // A subvolume below the root is an empty placeholder in the clone (btrfs snapshots do not nest).
       if (rel !== '' && now.ino === SUBVOLUME_ROOT_INO) this.unfitForClone++;
     }
+  }
+
+  /** Count `names` more entries met at `rel`; past `job.maxEntries` the capture fails (TOO_MANY_ENTRIES). */
+  count(names: number, rel: string): void {
+    this.entries += names;
+    if (this.entries > this.job.maxEntries) throw tooManyEntries(this.job.maxEntries, rel);
   }
 
   /**

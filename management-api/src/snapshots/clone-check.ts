@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
 import { atFd, DIR_FLAGS, openFileAtSync } from '../workspace-files/dir-fd.js';
-import { readdirNamesSync, readlinkNameSync } from '../fs-names.js';
+import { readdirEntriesSync, readlinkNameSync } from '../fs-names.js';
 import { CHUNK_BYTES } from './snapshot-manifest.js';
 
 /** An entry whose ctime is too recent to take the clone's copy of it on trust, as the capture read it. */
@@ -40,7 +40,10 @@ function holds(dirFd: number, name: string, s: Suspect, owner: { uid: number; gi
   if (Number(st.mode & 0o777n) !== s.mode) return false;
   if (s.type === 'dir') {
     if (!st.isDirectory()) return false;
-    const names = readdirNamesSync(atFd(dirFd, name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    // Read no further than the capture's count: a clone directory of more names (the agent removed them after the clone was taken) differs whatever they are.
+    const listed = readdirEntriesSync(atFd(dirFd, name), s.names.length);
+    if (!listed) return false;
+    const names = listed.map((d) => d.name).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
     return names.length === s.names.length && names.every((n, i) => n === s.names[i]);
   }
   if (!st.isFile() || Number(st.size) !== s.size) return false;

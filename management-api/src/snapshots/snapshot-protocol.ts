@@ -30,6 +30,8 @@ export interface CaptureJob {
    * thread reading zeros for hours (see SnapshotStore.create).
    */
   maxHoleBytes: number;
+  /** Entries the walk may meet (capture-entries-cap.ts, MAX_SNAPSHOT_ENTRIES): one more fails the capture with TOO_MANY_ENTRIES, a directory's listing read no further. */
+  maxEntries: number;
   /** The previous snapshot of the same agent: files with an unchanged stat key reuse its chunks unread. */
   previous?: { entriesFile: string; entriesSha256: string };
   /**

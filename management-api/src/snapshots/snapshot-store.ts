@@ -10,6 +10,7 @@ import { ApiError } from '../errors.js';
 import { DEFAULT_MAX_HOLE_BYTES, TOO_SPARSE } from '../workspace-files/hole-allowance.js';
 import { TOO_DEEP } from '../workspace-files/tree-depth.js';
 import { RACY_MS } from './capture.js';
+import { MAX_SNAPSHOT_ENTRIES, TOO_MANY_ENTRIES } from './capture-entries-cap.js';
 import { CAPTURE_HEAP_MIB, CaptureWorkers } from './capture-workers.js';
 import { parseEntries } from './entries-file.js';
 import { chunkListMap, chunkSizesOf, INLINE_ENTRIES_BYTES, THREAD_ENTRIES_BYTES } from './chunk-list.js';
@@ -39,6 +40,8 @@ export interface SnapshotStoreOptions {
   racyMs?: number;
   /** The heap of each capture thread, in MiB (default CAPTURE_HEAP_MIB): a capture that needs more fails alone with 413. */
   captureHeapMiB?: number;
+  /** Entries one capture may walk (default MAX_SNAPSHOT_ENTRIES); the tests lower it to meet it with a small tree. */
+  maxCaptureEntries?: number;
   /** The btrfs operations of clones (clones.ts); the installation's launcher when absent. */
   subvolumes?: Subvolumes;
   /** Entries files up to this many bytes are read on the API's thread, larger ones in worker threads (default INLINE_ENTRIES_BYTES); the tests set 0 to see every one read in a thread. */
@@ -320,6 +323,7 @@ export class SnapshotStore {
           durable,
           racyMs: this.options.racyMs ?? RACY_MS,
           maxHoleBytes: source.maxHoleBytes ?? DEFAULT_MAX_HOLE_BYTES,
+          maxEntries: this.options.maxCaptureEntries ?? MAX_SNAPSHOT_ENTRIES,
           ...(previous ? { previous } : {}),
         },
         source.agent.id,
@@ -721,7 +725,7 @@ export class SnapshotStore {
           operation === 'delete' ? 'the snapshot is deleted; its space is freed by the next delete or start once the disk has room' : 'nothing was kept';
         throw new ApiError('ABX_ERR_DISK_LOW', `the disk filled during the snapshot ${operation}: ${outcome} (${(err as Error).message})`);
       }
-      if ([TOO_DEEP, TOO_SPARSE].includes((err as NodeJS.ErrnoException).code ?? ''))
+      if ([TOO_DEEP, TOO_SPARSE, TOO_MANY_ENTRIES].includes((err as NodeJS.ErrnoException).code ?? ''))
         throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `${(err as Error).message}; nothing was kept`);
       if ((err as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY')
         throw new ApiError(
