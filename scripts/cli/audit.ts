@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { auditReport, type AuditReport } from './audit-report.js';
 import { UsageError, UserError } from './cli-errors.js';
+import { timeOrAge } from './time-or-age.js';
 
 export const usage = `Usage: agentbox audit [--root DIR] [--since TIME] [--agent ID] [--json]
 
@@ -28,15 +29,6 @@ witness key obtained elsewhere, use agentbox events verify --against … --witne
 
 Exit codes: 0 listed, 2 bad usage or the log cannot be read.`;
 
-/** An ISO time, or an age (`30m`, `12h`, `7d`) before now. */
-export function sinceTime(text: string, now = Date.now()): string {
-  const age = /^(\d+)([smhd])$/.exec(text);
-  if (age) return new Date(now - Number(age[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[age[2] as 's' | 'm' | 'h' | 'd']).toISOString();
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) throw new UsageError(`--since ${JSON.stringify(text)} is neither an ISO-8601 time nor an age such as 30m, 12h or 7d`);
-  return new Date(ms).toISOString();
-}
-
 /** Run the command. */
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -52,7 +44,7 @@ export async function run(args: string[]): Promise<number> {
   let report: AuditReport;
   try {
     report = await auditReport(dir, {
-      ...(values.since !== undefined ? { since: sinceTime(values.since) } : {}),
+      ...(values.since !== undefined ? { since: timeOrAge('--since', values.since) } : {}),
       ...(values.agent !== undefined ? { agent: values.agent } : {}),
     });
   } catch (err) {

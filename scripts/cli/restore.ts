@@ -6,7 +6,7 @@ import { restoreBackup } from '../../management-api/src/backup/restore-backup.js
 import type { BackupIndex } from '../../management-api/src/backup/backup-format.js';
 import { SecretsSealError } from '../../management-api/src/backup/secrets-seal.js';
 import { runtimePaths } from '../../management-api/src/runtime-paths.js';
-import { signerKey } from './backup-signer.js';
+import { signatureOptions } from './backup-signer.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { readIdentities } from './backup-keys.js';
 import { readPassphrase } from './backup-passphrase.js';
@@ -14,7 +14,7 @@ import { readPassphrase } from './backup-passphrase.js';
 /** Where a box root keeps the manifest it runs: its place in the image, under the root. */
 const manifestUnderRoot = runtimePaths({ AGENTBOX_ROOT: '/' }).manifestFile;
 
-export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--signed-by KEY] [--json]
+export const usage = `Usage: agentbox restore BACKUP --root DIR [--passphrase-file FILE | --identity-file FILE | --without-secrets] [--signed-by KEY [--not-before TIME]] [--json]
 
 Restore the backup BACKUP (a directory, or a FILE.tar) into a new box root DIR (a missing or empty directory, in a
 directory that exists: anything else is refused, saying what is there; a link is written through, a mount point or a
@@ -34,7 +34,9 @@ Options:
                          (a key file the backup has no use for is said on stderr; the restore goes on)
   --signed-by KEY        restore only a backup whose index this box identity signed (npub1… or hex, as
                          agentbox identity prints it): an unsigned one, or one signed by another key, is refused
-  --json                 print {root, files, eventLog, secrets, signedBy}
+  --not-before TIME      with --signed-by: refuse a backup made before TIME (an ISO-8601 time, or an age such
+                         as 26h or 7d): an older backup the box signed, put in the place of the latest, is refused
+  --json                 print {root, files, eventLog, secrets, signedBy, createdAt}
   -h, --help             show this help
 
 Exit codes: 0 restored, 1 the restore failed (a damaged backup, a passphrase or identity that does not open its secrets,
@@ -50,6 +52,7 @@ export async function run(args: string[]): Promise<number> {
       'identity-file': { type: 'string' },
       'without-secrets': { type: 'boolean' },
       'signed-by': { type: 'string' },
+      'not-before': { type: 'string' },
       json: { type: 'boolean' },
     },
   });
@@ -62,7 +65,7 @@ export async function run(args: string[]): Promise<number> {
   const passphrase = values['without-secrets'] ? undefined : given;
   const identities = values['without-secrets'] ? undefined : readIdentities(values['identity-file']);
   const root = path.resolve(values.root);
-  const signedBy = values['signed-by'] === undefined ? undefined : signerKey(values['signed-by']);
+  const held = signatureOptions(values['signed-by'], values['not-before']);
   try {
     const index = await restoreBackup({
       from: path.resolve(positionals[0]!),
@@ -70,16 +73,18 @@ export async function run(args: string[]): Promise<number> {
       ...(passphrase !== undefined ? { passphrase } : {}),
       ...(identities !== undefined ? { identities } : {}),
       ...(values['without-secrets'] ? { withoutSecrets: true } : {}),
-      ...(signedBy !== undefined ? { signedBy } : {}),
+      ...held,
       progress: (step) => process.stderr.write(`agentbox restore: ${step}…\n`),
     });
     const secrets = index.secrets && !values['without-secrets'] ? index.secrets.names : [];
     for (const note of unusedKeys(index, values['passphrase-file'], values['identity-file'])) process.stderr.write(`agentbox restore: ${note}\n`);
     if (values.json)
-      process.stdout.write(`${JSON.stringify({ root, files: index.files.length, eventLog: index.eventLog ?? null, secrets, signedBy: signedBy ?? null })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ root, files: index.files.length, eventLog: index.eventLog ?? null, secrets, signedBy: held.signedBy ?? null, createdAt: index.createdAt })}\n`,
+      );
     const manifest = runtimePaths({ AGENTBOX_ROOT: root }).manifestFile;
     process.stderr.write(
-      `agentbox restore: restored ${index.files.length} files into ${root}${secrets.length ? ` (secrets: ${secrets.join(', ')})` : ''}; start it: agentbox up --local --manifest ${manifest} --root ${root}\n`,
+      `agentbox restore: restored ${index.files.length} files (a backup made ${index.createdAt}) into ${root}${secrets.length ? ` (secrets: ${secrets.join(', ')})` : ''}; start it: agentbox up --local --manifest ${manifest} --root ${root}\n`,
     );
     return 0;
   } catch (err) {

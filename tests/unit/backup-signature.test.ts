@@ -51,6 +51,40 @@ t.test('a backup is signed by the box; verify says so and holds it to the key gi
   t.match(agentbox('backup', 'verify', tarred, '--signed-by', npub), { code: 0, stdout: `signed by ${npub}` }, 'a tar backup carries its signature');
 });
 
+t.test('--not-before refuses an older backup the box signed, put in the place of a later one (a rollback)', async (t) => {
+  const older = path.join(work, 'older');
+  const later = path.join(work, 'later');
+  t.equal(agentbox('backup', '--root', root, '--to', older).code, 0);
+  t.equal(agentbox('backup', '--root', root, '--to', later).code, 0);
+  const laterMade = (JSON.parse(agentbox('backup', 'verify', later, '--json').stdout) as { createdAt: string }).createdAt;
+  const olderMade = (JSON.parse(agentbox('backup', 'verify', older, '--json').stdout) as { createdAt: string }).createdAt;
+  t.ok(Date.parse(olderMade) < Date.parse(laterMade), `made one after the other (${olderMade}, ${laterMade})`);
+  t.match(agentbox('backup', 'verify', later, '--signed-by', npub, '--not-before', laterMade), { code: 0, stdout: `made ${laterMade}` }, 'the latest passes');
+  t.match(agentbox('backup', 'verify', older, '--signed-by', npub), { code: 0 }, 'the signature alone cannot tell them apart');
+  t.match(
+    agentbox('backup', 'verify', older, '--signed-by', npub, '--not-before', laterMade),
+    { code: 1, stdout: `was made at ${olderMade}, before ${laterMade}: an older backup than asked for` },
+    'the older is refused, with when it was made',
+  );
+  t.match(agentbox('backup', 'verify', older, '--signed-by', npub, '--not-before', '1d'), { code: 0 }, 'an age counts back from now');
+  const target = path.join(work, 'restored-older');
+  t.match(agentbox('restore', older, '--root', target, '--signed-by', npub, '--not-before', laterMade), { code: 1, stderr: 'an older backup than asked for' });
+  t.notOk(existsSync(target), 'nothing restored');
+  const restored = agentbox('restore', later, '--root', path.join(work, 'restored-later'), '--signed-by', npub, '--not-before', laterMade, '--json');
+  t.match(JSON.parse(restored.stdout), { signedBy: npub, createdAt: laterMade }, restored.stderr);
+
+  // The time is the signed index's own: changed, the signature no longer holds.
+  const indexFile = path.join(older, 'backup.json');
+  writeFileSync(indexFile, readFileSync(indexFile, 'utf8').replace(olderMade, new Date(Date.parse(laterMade) + 1000).toISOString()));
+  t.match(agentbox('backup', 'verify', older, '--signed-by', npub, '--not-before', laterMade), { code: 1, stdout: /signs another index than/ });
+  t.match(
+    agentbox('backup', 'verify', older, '--not-before', '1d'),
+    { code: 2, stderr: /--not-before needs --signed-by/ },
+    'an unsigned time is worth nothing',
+  );
+  t.match(agentbox('backup', 'verify', later, '--signed-by', npub, '--not-before', 'yesterday'), { code: 2, stderr: /--not-before "yesterday" is neither/ });
+});
+
 t.test('a backup rewritten whole is refused: the signature fails, is missing, or is another key', async (t) => {
   const backup = path.join(work, 'rewritten');
   t.equal(agentbox('backup', '--root', root, '--to', backup).code, 0);

@@ -29,6 +29,8 @@ export interface RestoreOptions {
   withoutSecrets?: boolean;
   /** The npub that must have signed the backup's index (see verify's `signedBy`). */
   signedBy?: string;
+  /** The earliest time the backup may have been made (see verify's `notBefore`). */
+  notBefore?: string;
   progress?: (step: string) => void;
 }
 
@@ -65,7 +67,10 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupInde
 
 async function restoreFrom(from: string, shown: (text: string) => string, staging: string, root: string, options: RestoreOptions): Promise<BackupIndex> {
   const say = options.progress ?? (() => undefined);
-  const check = await verifyBackup(from, options.signedBy !== undefined ? { signedBy: options.signedBy } : {});
+  const check = await verifyBackup(from, {
+    ...(options.signedBy !== undefined ? { signedBy: options.signedBy } : {}),
+    ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
+  });
   check.problems = check.problems.map(shown);
   if (!check.ok || !check.index)
     throw new BackupError(

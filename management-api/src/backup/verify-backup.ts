@@ -26,12 +26,19 @@ export interface BackupCheck {
   problems: string[];
   /** The npub whose identity signed the index; absent when the backup is unsigned. */
   signedBy?: string;
+  /** When the backup was made, as its index says (signed with it when the backup is signed). */
+  createdAt?: string;
 }
 
 /** What a check holds the backup to beyond being whole. */
 export interface VerifyOptions {
   /** The npub that must have signed the index (a backup unsigned or signed by another key is refused). */
   signedBy?: string;
+  /**
+   * An ISO time the backup must not have been made before (its index's `createdAt`). Only worth
+   * anything with `signedBy`: an unsigned index says whatever time its writer put in it.
+   */
+  notBefore?: string;
 }
 
 /**
@@ -116,12 +123,13 @@ async function verifyBackupDir(dir: string, options: VerifyOptions): Promise<Bac
   // The signature first: an index that is not the one the box signed is not read further as the box's.
   // Checked over the bytes parsed above: a second read could find the box's own index put back after the first.
   const { signer, problem } = await indexSigner(dir, indexBytes);
-  const signedBy = signer ? { signedBy: signer } : {};
-  const refusal = problem ?? signerRefusal(dir, signer, options.signedBy);
-  if (refusal) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: [refusal], ...signedBy };
+  // Said of the backup whatever else is found.
+  const said = { ...(signer ? { signedBy: signer } : {}), ...(typeof index.createdAt === 'string' ? { createdAt: index.createdAt } : {}) };
+  const refusal = problem ?? signerRefusal(dir, signer, options.signedBy) ?? ageRefusal(dir, index, options.notBefore);
+  if (refusal) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: [refusal], ...said };
   // Every entry is checked before any file is read: an edited index names no place a backup never writes.
   const malformed = entryProblems(index.files, path.join(dir, INDEX_FILE));
-  if (malformed.length) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: malformed, ...signedBy };
+  if (malformed.length) return { ok: false, dir, index, files: index.files.length, bytes: 0, problems: malformed, ...said };
   let bytes = 0;
   const listed = new Set<string>();
   for (const entry of index.files) {
@@ -144,7 +152,7 @@ async function verifyBackupDir(dir: string, options: VerifyOptions): Promise<Bac
   if (problems.length === 0) problems.push(...snapshotStoreProblems(snapshots));
   // The files' hashes in the index vouch for the bytes as copied; these, for the bytes as the snapshots were taken.
   if (problems.length === 0) problems.push(...(await damagedChunks(snapshots)));
-  return { ok: problems.length === 0, dir, index, files: index.files.length, bytes, problems, ...signedBy };
+  return { ok: problems.length === 0, dir, index, files: index.files.length, bytes, problems, ...said };
 }
 
 /** Why a backup signed by `signer` (or unsigned) is not the one `expected` signed; undefined when nothing was expected or it is. */
@@ -153,6 +161,21 @@ function signerRefusal(dir: string, signer: string | undefined, expected: string
   if (signer === undefined)
     return `${path.join(dir, SIGNATURE_FILE)} is missing: the backup is unsigned, so nothing shows it is the one ${expected} made (a box signs its backups when its identity key is readable)`;
   return `${path.join(dir, SIGNATURE_FILE)} is signed by ${signer}, not ${expected}: it is another box's backup, or was rewritten and signed again`;
+}
+
+/**
+ * Why a backup made before `notBefore` is refused; undefined when no time was asked or it is not
+ * older. A signature tells the box's backups from others, not its latest from an earlier one: an
+ * older backup the box really signed, put in the place of the latest, passes --signed-by (a
+ * rollback). Its signed creation time does not pass this.
+ */
+function ageRefusal(dir: string, index: BackupIndex, notBefore: string | undefined): string | undefined {
+  if (notBefore === undefined) return undefined;
+  const file = path.join(dir, INDEX_FILE);
+  const made = typeof index.createdAt === 'string' ? Date.parse(index.createdAt) : Number.NaN;
+  if (Number.isNaN(made)) return `${file} says no time it was made (createdAt), so it cannot be held to --not-before: the backup is damaged`;
+  if (made >= Date.parse(notBefore)) return undefined;
+  return `${file} was made at ${index.createdAt}, before ${notBefore}: an older backup than asked for (one put in the place of a later backup, or no backup was made since)`;
 }
 
 /** The event log of a backup: its chain from the first line, its size, and the checkpoint's root over it. */

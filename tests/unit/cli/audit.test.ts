@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { LocalJsonlEvents } from '../../../management-api/src/adapters/events/local-jsonl.js';
 import { runtimePaths } from '../../../management-api/src/runtime-paths.js';
-import { sinceTime } from '../../../scripts/cli/audit.js';
+import { timeOrAge } from '../../../scripts/cli/time-or-age.js';
 import { runAgentbox } from '../../helpers/cli.js';
 
 const root = mkdtempSync(path.join(tmpdir(), 'agentbox-audit-'));
@@ -96,13 +96,13 @@ t.test('bad --since input: exit 2 and a message saying what is accepted', async 
   t.match(audit('stray'), { code: 2, stderr: /unexpected argument stray/ });
 });
 
-t.test('sinceTime: an age counts back from now; an ISO time is normalised', async (t) => {
+t.test('--since: an age counts back from now; an ISO time is normalised', async (t) => {
   const fixed = Date.parse('2026-03-10T12:00:00.000Z');
-  t.equal(sinceTime('30m', fixed), '2026-03-10T11:30:00.000Z');
-  t.equal(sinceTime('12h', fixed), '2026-03-10T00:00:00.000Z');
-  t.equal(sinceTime('7d', fixed), '2026-03-03T12:00:00.000Z');
-  t.equal(sinceTime('2026-03-01T08:00:00+01:00', fixed), '2026-03-01T07:00:00.000Z');
-  t.throws(() => sinceTime('7w', fixed), /--since "7w" is neither an ISO-8601 time nor an age/);
+  t.equal(timeOrAge('--since', '30m', fixed), '2026-03-10T11:30:00.000Z');
+  t.equal(timeOrAge('--since', '12h', fixed), '2026-03-10T00:00:00.000Z');
+  t.equal(timeOrAge('--since', '7d', fixed), '2026-03-03T12:00:00.000Z');
+  t.equal(timeOrAge('--since', '2026-03-01T08:00:00+01:00', fixed), '2026-03-01T07:00:00.000Z');
+  t.throws(() => timeOrAge('--since', '7w', fixed), /--since "7w" is neither an ISO-8601 time nor an age/);
 });
 
 t.test('--agent by id and by name, alone and with --since', async (t) => {
