@@ -54,11 +54,11 @@ t.test("a tar's merge: the workspace's directory swapped for a link after the ch
     await src.close();
     await dst.close();
   });
-  await checkMerge(src, dst, '');
+  await checkMerge(src, dst, '', { left: 10 });
   // The agent's move, between the box's check and its merge.
   rmSync(path.join(target, 'lib'), { recursive: true });
   symlinkSync(outside, path.join(target, 'lib'));
-  await t.rejects(merge(src, dst), { code: RACED });
+  await t.rejects(merge(src, dst, { left: 10 }), { code: RACED });
   t.equal(readFileSync(path.join(outside, 'keep.txt'), 'utf8'), 'the host file\n', 'the host file is as it was');
   t.ok(existsSync(path.join(staged, 'lib', 'keep.txt')), 'the staged file did not move through the link');
 });
@@ -75,10 +75,10 @@ t.test("a tar's merge: a file of the workspace swapped for a directory after the
     await src.close();
     await dst.close();
   });
-  await checkMerge(src, dst, '');
+  await checkMerge(src, dst, '', { left: 10 });
   rmSync(path.join(target, 'notes.txt'));
   mkdirSync(path.join(target, 'notes.txt'));
   writeFileSync(path.join(target, 'notes.txt', 'inside'), 'kept\n');
-  await t.rejects(merge(src, dst), { code: RACED });
+  await t.rejects(merge(src, dst, { left: 10 }), { code: RACED });
   t.equal(readFileSync(path.join(target, 'notes.txt', 'inside'), 'utf8'), 'kept\n', 'what the agent put there stays');
 });

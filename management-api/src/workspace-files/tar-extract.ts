@@ -51,10 +51,12 @@ export async function extractTar(
     record = ws.temporaries?.begin(segments, stagingName, 'upload');
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
-    const report = await unpack(input, staging, { count: 0, base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) });
-    await checkMerge(staging, target, '');
+    const context: Context = { count: 0, base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) };
+    const report = await unpack(input, staging, context);
+    // Each step reads no more staged names than the upload wrote (tar-merge.ts says why).
+    await checkMerge(staging, target, '', { left: context.count });
     merged = true;
-    await merge(staging, target);
+    await merge(staging, target, { left: context.count });
     // Only a directory this upload made: an existing one's mode is the agent's own. The owner keeps every right (as below it).
     if (dirMode !== undefined && made.first !== undefined && segments.length > 0) await target.chmod((dirMode & 0o777) | 0o700);
     return report;

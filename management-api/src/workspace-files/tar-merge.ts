@@ -1,12 +1,36 @@
-// The last step of a tar upload: the staged tree checked against the target, then moved in, each entry by one rename.
-import { rename, type FileHandle } from 'node:fs/promises';
-import { readdirNames } from '../fs-names.js';
+// The last step of a tar upload: the staged tree checked against the target, then moved in, each entry by one rename, its listings read as they go and no further than the upload wrote.
+import { opendir, rename, type FileHandle } from 'node:fs/promises';
+import { BYTE_NAMES, nameOf } from '../fs-names.js';
 import { ApiError } from '../errors.js';
 import { at, lstatAt, openSeenDir } from './dir-fd.js';
 
+/**
+ * How many staged names a step may still read: the entries the upload wrote (and the directories
+ * it made for their paths). The staging directory is the box's (0700), but where agents share the
+ * box's uid (its container) an agent can add names to it while the upload runs: without a bound,
+ * a step would read every name it was given, millions, for as long as the agent makes them.
+ */
+export interface StagedBound {
+  left: number;
+}
+
+/** The names of the staged directory `src`, read a few hundred at a time (a name that is not UTF-8 as its bytes), each counted against `bound`. */
+async function* stagedNames(src: FileHandle, bound: StagedBound, after: string): AsyncGenerator<string> {
+  const listing = await opendir(at(src, '.'), { bufferSize: 256, ...BYTE_NAMES });
+  // Leaving either loop, by its end or a throw, closes the listing.
+  for await (const entry of listing) {
+    if (--bound.left < 0)
+      throw new ApiError(
+        'ABX_ERR_CONFLICT',
+        `the upload's staging directory holds more entries than the tar wrote: something wrote into it while the upload ran; ${after}`,
+      );
+    yield nameOf(entry);
+  }
+}
+
 /** Before anything moves: a staged directory must meet a directory or nothing, a staged file or link never a directory. */
-export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string): Promise<void> {
-  for (const name of await readdirNames(at(src, '.'))) {
+export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string, bound: StagedBound): Promise<void> {
+  for await (const name of stagedNames(src, bound, 'nothing was written')) {
     const here = shown ? `${shown}/${name}` : name;
     const s = await lstatAt(src, name);
     const d = await lstatAt(dst, name);
@@ -19,7 +43,7 @@ export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string
     if (s.isDirectory()) {
       const [ss, dd] = [await openSeenDir(src, name), await openSeenDir(dst, name)];
       try {
-        await checkMerge(ss, dd, here);
+        await checkMerge(ss, dd, here, bound);
       } finally {
         await ss.close();
         await dd.close();
@@ -31,16 +55,17 @@ export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string
 /**
  * Move staged entries into place, each by one rename (a file or link replaces its namesake; directories
  * merge). An entry the agent changed since checkMerge fails the rename or the open with its errno
- * (ENOTDIR, EISDIR, ELOOP), answered by the route as a 409; nothing moves through a link.
+ * (ENOTDIR, EISDIR, ELOOP), answered by the route as a 409; nothing moves through a link. Renaming
+ * names out of a directory being read leaves every other name to be read once (POSIX readdir).
  */
-export async function merge(src: FileHandle, dst: FileHandle): Promise<void> {
-  for (const name of await readdirNames(at(src, '.'))) {
+export async function merge(src: FileHandle, dst: FileHandle, bound: StagedBound): Promise<void> {
+  for await (const name of stagedNames(src, bound, 'what was moved into place before it stays')) {
     const s = await lstatAt(src, name);
     const d = await lstatAt(dst, name);
     if (s?.isDirectory() && d?.isDirectory()) {
       const [ss, dd] = [await openSeenDir(src, name), await openSeenDir(dst, name)];
       try {
-        await merge(ss, dd);
+        await merge(ss, dd, bound);
       } finally {
         await ss.close();
         await dd.close();
