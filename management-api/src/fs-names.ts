@@ -1,6 +1,6 @@
 // File names as the kernel has them (any bytes but '/' and NUL) carried in strings without loss: each byte that is not part of valid UTF-8 is held as a lone surrogate U+DC80–U+DCFF, and turned back into that byte where a name meets the filesystem.
 import { opendirSync, readlinkSync, type Dirent, type PathLike } from 'node:fs';
-import { readdir, readlink } from 'node:fs/promises';
+import { readlink } from 'node:fs/promises';
 
 /**
  * Why: Node decodes a name that is not valid UTF-8 with U+FFFD in place of its bytes, and the
@@ -87,16 +87,9 @@ export function namePrefix(name: string, most: number): string {
   return out;
 }
 
-/** The names of directory `dir`, each as {@link decodeName} has it. */
-export async function readdirNames(dir: PathLike): Promise<string[]> {
-  const names = await readdir(dir);
-  // Listed again as bytes only where Node's decoding lost some: the common listing costs nothing more.
-  if (!names.some((n) => n.includes('\uFFFD'))) return names;
-  return (await readdir(dir, { encoding: 'buffer' })).map(decodeName);
-}
-
 /**
- * {@link readdirNames} with file types, synchronously (the workers' walks), or undefined when the
+ * The entries of directory `dir`, each name as {@link decodeName} has it, with file types,
+ * synchronously (the workers' walks), or undefined when the
  * directory holds more than `most` entries. Read a few hundred at a time and stopped as soon as
  * there are more: a directory of millions of names costs at most `most` of them, where a whole
  * listing would hold them all (and in memory outside a worker's heap limit while it is read).
