@@ -1,21 +1,43 @@
-// A box run by a user other than root, as in its container, for what root's rights would hide: an agent leaves files and directories closed to their owner (chmod 000, 0200, 0100, 0600, 0555), snapshots them, restores the snapshot in place twice and forks it for an agent that fails to start. Prints one JSON line of what the box answered and left in the workspace.
+// A box run by a user other than root, as in its container, for what root's rights would hide: an agent's files and directories closed to their owner once it has ended (chmod 000, 0200, 0100, 0600, 0555), snapshotted, the snapshot restored in place twice and forked for an agent that fails to start. Prints one JSON line of what the box answered and left in the workspace.
 import { execFileSync } from 'node:child_process';
-import { lstat, readdir } from 'node:fs/promises';
+import { chmod, lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import { startTestServer, waitFor } from './harness.js';
+import { startTestServer } from './harness.js';
 
 const box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n' });
 /** The workspace's names, less the box's own passing write checks (`.agentbox-write-probe-<pid>`, made and removed at once). */
 const workspace = async (): Promise<string[]> => (await readdir(box.paths.workspaceDir)).filter((n) => !n.startsWith('.agentbox-write-probe-')).sort();
 try {
-  // Go's module cache is read-only (0555) all the way down; a 000 directory is one nobody enters.
-  const script = [
-    'mkdir -p cache/mod/pkg locked xo rw && echo x > cache/mod/pkg/f && echo y > locked/f && echo g > xo/g && echo h > rw/h && echo s > secret && echo w > wo',
-    'chmod 555 cache/mod/pkg cache/mod cache && chmod 000 locked secret && chmod 100 xo && chmod 600 rw && chmod 200 wo && touch done && exec sleep 600',
-  ].join(' && ');
+  // The agent writes its tree and ends. A running agent whose directory holds one the box cannot
+  // list or enter is ended by the disk walk's next pass (limit:disk, docs/user/sandbox.md), the
+  // first 5 s after its start: an agent that closed them itself raced that pass, ended mid-test
+  // whenever the test outlasted it (every run on a loaded machine), and ended with its tree half
+  // closed, and the test failed, when the pass came while it was still closing them.
+  const script =
+    'mkdir -p cache/mod/pkg locked xo rw && echo x > cache/mod/pkg/f && echo y > locked/f && echo g > xo/g && echo h > rw/h && echo s > secret && echo w > wo';
   const spawned = await box.api('/v1/agents', { body: { name: 'sealed', command: '/bin/sh', args: ['-c', script] } });
   const agent = spawned.json['agent'] as { id: string; cwd: string };
-  await waitFor('the agent sealed its directories', async () => (await readdir(path.join(box.paths.workspaceDir, agent.cwd))).includes('done'));
+  // Its end is an event, not a time: its output followed until it ends.
+  const followed = await fetch(`${box.server.apiUrl}/v1/agents/${agent.id}/output?follow=true`, {
+    headers: { authorization: `Bearer ${box.key}`, accept: 'text/event-stream' },
+  });
+  await followed.text();
+  const ended = (await box.api(`/v1/agents/${agent.id}`)).json['agent'] as { state: string; exitCode?: number };
+  if (ended.state !== 'exited' || ended.exitCode !== 0) throw new Error(`the agent did not write its tree: ${JSON.stringify(ended)}`);
+  // Then closed as it would have left them, by the uid it ran as (the box's own, on a box that is
+  // not root). Go's module cache is read-only (0555) all the way down; a 000 directory is one nobody enters.
+  const at = (name: string) => path.join(box.paths.workspaceDir, agent.cwd, name);
+  for (const [name, mode] of [
+    ['cache/mod/pkg', 0o555],
+    ['cache/mod', 0o555],
+    ['cache', 0o555],
+    ['locked', 0o000],
+    ['secret', 0o000],
+    ['xo', 0o100],
+    ['rw', 0o600],
+    ['wo', 0o200],
+  ] as const)
+    await chmod(at(name), mode);
   const snapshot = await box.api(`/v1/agents/${agent.id}/snapshots`, { body: {} });
   if (snapshot.status !== 201)
     throw new Error(
@@ -35,9 +57,7 @@ try {
     read[file] = `${res.status} ${res.headers.get('x-file-mode')} ${(await res.text()).trim()}`;
   }
   const modes: Record<string, string> = {};
-  for (const name of ['locked', 'secret', 'wo', 'xo', 'rw'])
-    modes[name] = ((await lstat(path.join(box.paths.workspaceDir, agent.cwd, name))).mode & 0o7777).toString(8);
-  await box.api(`/v1/agents/${agent.id}?graceMs=0`, { method: 'DELETE' });
+  for (const name of ['locked', 'secret', 'wo', 'xo', 'rw']) modes[name] = ((await lstat(at(name))).mode & 0o7777).toString(8);
   const restores: unknown[] = [];
   // The second replaces the tree the first built: the snapshot's read-only directories built back.
   for (let i = 0; i < 2; i++) {
