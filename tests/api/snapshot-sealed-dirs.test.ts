@@ -19,7 +19,7 @@ t.test('entries closed to their owner are captured whole, and a restore replaces
     stats: Record<string, number>;
     read: Record<string, string>;
     modes: Record<string, string>;
-    restores: Array<{ status: number; json: unknown; workspace: string[] }>;
+    restores: Array<{ status: number; json: unknown; workspace: string[]; errors?: string }>;
     fork: { status: number; json: unknown };
     afterFork: string[];
   };
@@ -33,7 +33,7 @@ t.test('entries closed to their owner are captured whole, and a restore replaces
   );
   t.same(seen.modes, { locked: '0', secret: '0', wo: '200', xo: '100', rw: '600' }, 'the capture put back every mode it opened up');
   for (const [i, r] of seen.restores.entries()) {
-    t.equal(r.status, 200, `restore ${i + 1}: ${JSON.stringify(r.json)}`);
+    t.equal(r.status, 200, `restore ${i + 1}: ${JSON.stringify(r.json)}${r.errors ? `; the box's errors: ${r.errors}` : ''}`);
     t.same(r.workspace, ['sealed'], `restore ${i + 1}: the replaced tree is gone, nothing of the box's left beside the agent's directory`);
   }
   t.not(seen.fork.status, 201, 'the fork whose command does not exist did not start');

@@ -62,7 +62,17 @@ try {
   // The second replaces the tree the first built: the snapshot's read-only directories built back.
   for (let i = 0; i < 2; i++) {
     const res = await box.api(`/v1/agents/${agent.id}/restore`, { body: { snapshot: sid } });
-    restores.push({ status: res.status, json: res.json, workspace: await workspace() });
+    // A failure carries the box's errors: its log is in this process's memory, gone once it ends.
+    const errors =
+      res.status === 200
+        ? undefined
+        : box.logs
+            .text()
+            .split('\n')
+            .filter((l) => l.includes('"level":50'))
+            .join('\n')
+            .slice(0, 4000);
+    restores.push({ status: res.status, json: res.json, workspace: await workspace(), ...(errors !== undefined ? { errors } : {}) });
   }
   const fork = await box.api('/v1/agents', { body: { name: 'sealedfork', command: '/nonexistent/agent', fromSnapshot: sid } });
   const afterFork = await workspace();
