@@ -123,6 +123,7 @@ export async function restoreAgent(
         await removeIfThere(parent, aside).catch((err: unknown) => leftOver?.(aside, err));
         return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
       } finally {
+        // A build that could not be removed (removeIfThere threw) keeps its record: the next start tries again.
         await removeIfThere(parent, staging);
         recorded?.end();
       }
@@ -200,6 +201,7 @@ export async function buildFork(
           throw err;
         }
       } finally {
+        // A build that could not be removed (removeIfThere threw) keeps its record: the next start tries again.
         await removeIfThere(parent, staging);
         recorded?.end();
       }
