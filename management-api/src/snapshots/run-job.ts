@@ -18,26 +18,32 @@ export class JobError extends Error {
   }
 }
 
-export function runJob(job: MaterializeJob): Promise<MaterializeResult>;
-export function runJob(job: RegiveJob): Promise<number>;
-export function runJob(job: ChunkListJob): Promise<ChunkList[]>;
-export function runJob(job: DiffJob): Promise<SnapshotDiff>;
-export function runJob(job: MaterializeJob | RegiveJob | ChunkListJob | DiffJob): Promise<unknown> {
-  // Beside this module: .js when built, .ts when the tests run the sources (the worker inherits their loader).
-  const worker = new Worker(new URL(`./snapshot-worker${path.extname(import.meta.url)}`, import.meta.url), { workerData: job });
+/** The jobs' thread: beside this module, .js when built, .ts when the tests run the sources (the worker inherits their loader). */
+const SNAPSHOT_WORKER = new URL(`./snapshot-worker${path.extname(import.meta.url)}`, import.meta.url);
+
+/** Run `job` on a thread of its own (`script`: the snapshot worker; a test gives one of its own). */
+export function runJob(job: MaterializeJob, script?: URL): Promise<MaterializeResult>;
+export function runJob(job: RegiveJob, script?: URL): Promise<number>;
+export function runJob(job: ChunkListJob, script?: URL): Promise<ChunkList[]>;
+export function runJob(job: DiffJob, script?: URL): Promise<SnapshotDiff>;
+export function runJob(job: MaterializeJob | RegiveJob | ChunkListJob | DiffJob, script = SNAPSHOT_WORKER): Promise<unknown> {
+  const worker = new Worker(script, { workerData: job });
+  // Settled once the thread has exited, with its answer when it gave one: an error the thread
+  // throws after answering (a hook of its exit) can reach this side before the answer does, and
+  // failed a job whose work was done. Node delivers a thread's messages before its 'exit'.
   return new Promise((resolve, reject) => {
-    let settled = false;
-    worker.once('message', (reply: JobReply) => {
-      settled = true;
-      if (reply.ok) resolve(reply.result);
-      else reject(new JobError(reply.message, reply.code));
+    let reply: JobReply | undefined;
+    let crashed: Error | undefined;
+    worker.once('message', (r: JobReply) => {
+      reply = r;
     });
     worker.once('error', (err) => {
-      settled = true;
-      reject(err);
+      crashed = err;
     });
     worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the snapshot worker exited (code ${code}) without an answer`));
+      if (reply?.ok) resolve(reply.result);
+      else if (reply) reject(new JobError(reply.message, reply.code));
+      else reject(crashed ?? new Error(`the snapshot worker exited (code ${code}) without an answer`));
     });
   });
 }
