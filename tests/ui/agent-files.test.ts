@@ -122,9 +122,16 @@ t.test('an upload over the agent disk budget: the error shown, nothing kept', as
   const { waitText } = pageText(page);
   await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('top.txt'), PAGE_WAIT);
   writeFileSync(path.join(local, 'big.bin'), Buffer.alloc(3 * 1024 * 1024, 1));
+  // Made behind the page's back: it shows once the listing asked again after the upload is in.
+  writeFileSync(path.join(dir, 'marker.txt'), 'made meanwhile\n');
   await (await picker()).uploadFile(path.join(local, 'big.bin'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('marker.txt'), PAGE_WAIT);
   await waitText('[data-testid="files-error"]', 'ABX_ERR');
-  t.match(await page.$eval('[data-testid="files-error"]', (e) => e.textContent), /disk/, 'the reason names the disk budget');
+  t.match(
+    await page.$eval('[data-testid="files-error"]', (e) => e.textContent),
+    /disk/,
+    'the reason names the disk budget, and stays once the listing is asked again',
+  );
   t.equal(await stat(path.join(dir, 'big.bin')).catch(() => undefined), undefined, 'nothing was written');
   t.notOk((await names()).includes('big.bin'), 'and nothing listed');
 });

@@ -31,7 +31,7 @@ export function useListing(url: string, reloads = 0) {
       current = false;
     };
   }, [url, reloads]);
-  return { listing, error, setError };
+  return { listing, error };
 }
 
 /** The names of one directory: a directory opens on click, a file downloads, a link shows its target. */

@@ -23,21 +23,24 @@ export function AgentFiles({ agent }: { agent: Agent }) {
   const [status, setStatus] = useState<string>();
   const [uploading, setUploading] = useState(false);
   const [reloads, setReloads] = useState(0);
+  // An upload's failure, apart from the listing's: the listing asked again after the upload would clear it.
+  const [uploadError, setUploadError] = useState<string>();
   const picker = useRef<HTMLInputElement>(null);
   // What an upload said belongs to the directory it went into.
   const show = (segments: readonly string[]) => {
     setStatus(undefined);
+    setUploadError(undefined);
     setDir(segments);
   };
 
-  const { listing, error, setError } = useListing(filesUrl(agent.id, dir, '?list'), reloads);
+  const { listing, error } = useListing(filesUrl(agent.id, dir, '?list'), reloads);
 
   /** Each chosen file PUT into the directory shown, one after another, the progress said as it goes. */
   const upload = async (files: FileList | null) => {
     const chosen = files ? [...files] : [];
     if (chosen.length === 0) return;
     setUploading(true);
-    setError(undefined);
+    setUploadError(undefined);
     const done: string[] = [];
     try {
       for (const [i, file] of chosen.entries()) {
@@ -49,7 +52,7 @@ export function AgentFiles({ agent }: { agent: Agent }) {
       setStatus(`Uploaded ${done.join(', ')}.`);
     } catch (err) {
       setStatus(undefined);
-      setError(`${describe(err)}${done.length > 0 ? ` (uploaded before it: ${done.join(', ')})` : ''}`);
+      setUploadError(`${describe(err)}${done.length > 0 ? ` (uploaded before it: ${done.join(', ')})` : ''}`);
     } finally {
       setUploading(false);
       if (picker.current) picker.current.value = '';
@@ -86,7 +89,7 @@ export function AgentFiles({ agent }: { agent: Agent }) {
           Refresh
         </button>
       </div>
-      <ErrorNote error={error} testId="files-error" />
+      <ErrorNote error={uploadError ?? error} testId="files-error" />
       {status ? (
         <p class="muted" role="status" data-testid="files-status">
           {status}
