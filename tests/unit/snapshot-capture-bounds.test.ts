@@ -2,7 +2,6 @@
 // once, and the holes of sparse files are read through only up to the capture's allowance (then it fails whole, nothing kept).
 import t from 'tap';
 import { closeSync, ftruncateSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -10,7 +9,7 @@ import pino from 'pino';
 import { RACY_MS } from '../../management-api/src/snapshots/capture.js';
 import { CHUNK_BYTES, ZERO_CHUNK_SHA256 } from '../../management-api/src/snapshots/snapshot-manifest.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
-import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { bytesRead, captureDir } from '../helpers/store-capture.js';
 
 const MIB = 1024 * 1024;
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-capture-bounds-'));
@@ -20,22 +19,7 @@ const store = new SnapshotStore({ dir: path.join(work, 'store'), logger: pino({ 
 t.before(() => store.open());
 t.teardown(() => store.close());
 
-/** Bytes this process has read so far (the capture threads are its own): /proc/self/io's rchar. */
-const bytesRead = (): number => Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
-
-async function capture(dir: string, maxHoleBytes?: number) {
-  const fd = await open(dir, DIR_FLAGS);
-  try {
-    return await store.create({
-      rootFd: fd.fd,
-      ownUid: process.getuid?.() ?? 0,
-      agent: { id: `agt_${path.basename(dir)}`, name: path.basename(dir), cwd: path.basename(dir) },
-      ...(maxHoleBytes !== undefined ? { maxHoleBytes } : {}),
-    });
-  } finally {
-    await fd.close();
-  }
-}
+const capture = (dir: string, maxHoleBytes?: number) => captureDir(store, dir, maxHoleBytes !== undefined ? { maxHoleBytes } : {});
 
 /** A file of `size` bytes that takes no disk: all holes. */
 function sparse(file: string, size: number): void {

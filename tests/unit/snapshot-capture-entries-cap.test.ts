@@ -1,15 +1,14 @@
 // A capture walks at most its cap of entries (MAX_SNAPSHOT_ENTRIES, the disk walk's): a workspace with more fails whole with
 // 413 and nothing kept, and a directory of more names than the cap leaves is read no further than that (its files never opened).
 import t from 'tap';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { MAX_SNAPSHOT_ENTRIES } from '../../management-api/src/snapshots/capture-entries-cap.js';
 import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store.js';
+import { bytesRead, captureDir } from '../helpers/store-capture.js';
 import { MAX_WALK_ENTRIES } from '../../management-api/src/sandbox/limits/disk-walk.js';
-import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { readdirEntriesSync } from '../../management-api/src/fs-names.js';
 
 const CAP = 1_000;
@@ -20,21 +19,7 @@ const store = new SnapshotStore({ dir: path.join(work, 'store'), logger: pino({ 
 t.before(() => store.open());
 t.teardown(() => store.close());
 
-/** Bytes this process has read so far (the capture threads are its own): /proc/self/io's rchar. */
-const bytesRead = (): number => Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
-
-async function capture(dir: string) {
-  const fd = await open(dir, DIR_FLAGS);
-  try {
-    return await store.create({
-      rootFd: fd.fd,
-      ownUid: process.getuid?.() ?? 0,
-      agent: { id: `agt_${path.basename(dir)}`, name: path.basename(dir), cwd: path.basename(dir) },
-    });
-  } finally {
-    await fd.close();
-  }
-}
+const capture = (dir: string) => captureDir(store, dir);
 
 function files(dir: string, count: number, bytes = 0): void {
   mkdirSync(dir, { recursive: true });

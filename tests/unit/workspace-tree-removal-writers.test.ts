@@ -8,14 +8,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { emptyFiles } from '../helpers/empty-files.js';
 import { LATE_ENTRIES_FLOOR, removeTree } from '../../management-api/src/workspace-files/file-delete.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-tree-removal-writers-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
-
-function emptyFiles(dir: string, count: number, prefix = 'f'): void {
-  for (let i = 0; i < count; i++) closeSync(openSync(path.join(dir, `${prefix}${i}`), 'w'));
-}
 
 t.test('files a writer adds while the directory is being removed are removed with it', async (t) => {
   const dir = path.join(work, 'busy');

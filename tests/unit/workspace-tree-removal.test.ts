@@ -1,20 +1,16 @@
 // A recursive delete reads each directory as a stream and removes entries as it reads them: a directory of tens of thousands of
 // names goes whole, with a link in it removed (never followed) and a name that is not UTF-8 removed by its bytes.
 import t from 'tap';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
+import { emptyFiles } from '../helpers/empty-files.js';
 import { REMOVE_BATCH, removeTree } from '../../management-api/src/workspace-files/file-delete.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-tree-removal-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
-
-/** `count` empty files named `<prefix><i>` in `dir`. */
-function emptyFiles(dir: string, count: number, prefix = 'f'): void {
-  for (let i = 0; i < count; i++) closeSync(openSync(path.join(dir, `${prefix}${i}`), 'w'));
-}
 
 t.test('a directory of 50,000 empty files, a subdirectory, a link and a name that is not UTF-8: all removed and counted', async (t) => {
   const ws = path.join(work, 'ws');
