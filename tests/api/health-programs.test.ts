@@ -5,6 +5,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeRoot } from './support/harness.js';
+import { killSession } from '../helpers/process-session.js';
 import { startTestServer, waitFor } from './support/harness.js';
 import { parseProcessInfo, supervisedPrograms } from '../../management-api/src/probes/supervisor-programs.js';
 
@@ -36,9 +37,11 @@ t.test('programmes from supervisord (apt supervisor), then a dead socket reporte
       '',
     ].join('\n'),
   );
-  const supervisord = spawn('supervisord', ['-c', conf], { stdio: 'ignore' });
+  // Its own session: the test kills supervisord outright, which leaves its programmes running; the
+  // teardown ends them too.
+  const supervisord = spawn('supervisord', ['-c', conf], { stdio: 'ignore', detached: true });
   const exited = new Promise((resolve) => supervisord.on('exit', resolve));
-  t.teardown(() => supervisord.kill('SIGKILL'));
+  t.teardown(() => killSession(supervisord.pid!));
   await waitFor('the supervisord socket', () => existsSync(sock), 10_000);
 
   const box = await startTestServer({ env: { AGENTBOX_SUPERVISOR_URL: `unix://${sock}` } });

@@ -21,6 +21,7 @@ import {
 } from '../../../scripts/cli/box-registry.js';
 import { readStat } from '../../../management-api/src/sandbox/limits/proc-stat.js';
 import { agentboxBin } from '../../helpers/cli.js';
+import { killSession, sessionPids } from '../../helpers/process-session.js';
 import { waitFor } from '../../helpers/wait.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-registry-'));
@@ -53,9 +54,8 @@ async function supervisord(t: Test, root: string): Promise<number> {
     ].join('\n'),
   );
   const proc = spawn('supervisord', ['--nodaemon', '--configuration', paths.supervisordConf], { stdio: 'ignore', detached: true });
-  t.teardown(() => {
-    if (processAlive(proc.pid!)) process.kill(-proc.pid!, 'SIGKILL');
-  });
+  // Its own session: the teardown ends supervisord and the programmes it put in groups of their own.
+  t.teardown(() => killSession(proc.pid!));
   await waitFor('supervisord to write its pid file', () => {
     try {
       return statSync(paths.supervisorPidfile).size > 0;
@@ -129,6 +129,7 @@ t.test('agentbox boxes lists a running box; agentbox down stops it, then says no
   t.equal(down.code, 0, down.stderr);
   t.match(down.stderr, `stopping the box under ${root} (supervisord pid ${pid})`);
   t.notOk(processAlive(pid), 'supervisord ended');
+  t.same(sessionPids(pid), [], 'and its programme with it');
   t.same(JSON.parse(cli('boxes', '--json').stdout), []);
   const again = cli('down', '--root', root);
   t.equal(again.code, 1);
