@@ -12,6 +12,7 @@ import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
 import { boxAt, registryDir, runningBoxes } from './box-registry.js';
 import { checkKeyProof } from './key-proof-check.js';
+import { boxFetch, RedirectRefused } from './box-fetch.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {
@@ -99,7 +100,7 @@ function manifestArch(): TargetArch {
 /** GET `pathname` on the box; resolves to status and parsed JSON (or text). */
 export async function getFromBox(target: BoxTarget, pathname: string): Promise<{ status: number; body: unknown }> {
   try {
-    const res = await fetch(target.url + pathname, { headers: target.key ? { authorization: `Bearer ${target.key}` } : {}, signal: AbortSignal.timeout(5000) });
+    const res = await boxFetch(target.url + pathname, target.key, { signal: AbortSignal.timeout(5000) });
     const text = await res.text();
     let body: unknown = text;
     try {
@@ -109,6 +110,7 @@ export async function getFromBox(target: BoxTarget, pathname: string): Promise<{
     }
     return { status: res.status, body };
   } catch (err) {
+    if (err instanceof RedirectRefused) throw err;
     throw new UserError(
       `cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)? \`agentbox boxes\` lists the running boxes and their API URLs: pass --root or --url`,
       1,

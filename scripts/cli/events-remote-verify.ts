@@ -4,6 +4,7 @@ import { parseCheckpoint, type Checkpoint } from '../../management-api/src/tlog/
 import { verifyConsistency } from '../../management-api/src/tlog/proof-verify.js';
 import { openNote, parseVerifierKey, type NoteVerifier } from '../../management-api/src/tlog/signed-note.js';
 import { UserError } from './cli-errors.js';
+import { boxFetch, RedirectRefused } from './box-fetch.js';
 
 /** What a remote check found: `grown` and `same` are consistent; `forked` is a box whose history no longer holds the old one. */
 export interface RemoteReport {
@@ -137,11 +138,12 @@ function remoteGetter(url: string, apiKey: string | undefined): Getter {
   return async (pathname, as) => {
     let res: Response;
     try {
-      res = await fetch(url + pathname, {
-        headers: { accept: as === 'json' ? 'application/json' : 'text/plain', ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
+      res = await boxFetch(url + pathname, apiKey, {
+        headers: { accept: as === 'json' ? 'application/json' : 'text/plain' },
         signal: AbortSignal.timeout(10_000),
       });
     } catch (err) {
+      if (err instanceof RedirectRefused) throw err;
       const cause = (err as Error & { cause?: Error }).cause;
       throw new UserError(`cannot reach ${url}${pathname}: ${cause ? cause.message : (err as Error).message}`);
     }

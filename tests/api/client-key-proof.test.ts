@@ -55,3 +55,26 @@ t.test("a redirect to the key's box is an error, never followed: that proof says
   t.equal((err as AgentboxError).status, 307);
   t.same(redirector.seen, [{ path: '/v1/auth/key-proof' }], 'asked once, without the key');
 });
+
+t.test('no call that carries the credential follows a redirect, not even to its own origin', async (t) => {
+  const front = await listener((req, res) => void res.writeHead(307, { location: `/moved${req.url}` }).end());
+  const c = new Agentbox({ url: front.url, auth: { apiKey: box.key } });
+  for (const call of [() => c.meta(), () => c.agents.list(), () => c.call('POST /v1/events/checkpoint', {})]) {
+    const err = await call().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    t.ok(err instanceof AgentboxError, String(err));
+    t.match(err, {
+      code: 'ABX_CLIENT_REDIRECT',
+      status: 307,
+      message: /answered with a redirect \(HTTP 307 to "\/moved\/v1\/.*"\), which the client never follows/,
+    });
+  }
+  t.same(
+    front.seen.filter((s) => s.path.startsWith('/moved')),
+    [],
+    'never followed: the key went only to the URL it was given',
+  );
+  t.equal(front.seen.length, 3);
+});

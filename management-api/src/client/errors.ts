@@ -2,7 +2,13 @@
 import type { ErrorCode } from './generated/api-types.js';
 
 /** What a failure carries: an API code, or one of the client's own for a call that got no API answer. */
-export type AgentboxErrorCode = ErrorCode | 'ABX_CLIENT_UNREACHABLE' | 'ABX_CLIENT_BAD_RESPONSE' | 'ABX_CLIENT_ABORTED' | 'ABX_CLIENT_INPUT';
+export type AgentboxErrorCode =
+  | ErrorCode
+  | 'ABX_CLIENT_UNREACHABLE'
+  | 'ABX_CLIENT_BAD_RESPONSE'
+  | 'ABX_CLIENT_ABORTED'
+  | 'ABX_CLIENT_INPUT'
+  | 'ABX_CLIENT_REDIRECT';
 
 /** A refused or failed call: `code` is the API's `ABX_ERR_*` (or an `ABX_CLIENT_*`), `status` its HTTP status (0 when none came). */
 export class AgentboxError extends Error {

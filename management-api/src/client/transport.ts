@@ -36,9 +36,13 @@ export interface RequestSpec {
 const BACKOFF_MS = 100;
 
 /**
- * Routes sent without the credential and without following a redirect: the key proof is asked to
- * learn whether a URL's box holds the key before the key goes there, so the request must not carry
- * it, and a proof fetched from where a redirect points says nothing of the URL itself.
+ * Routes sent without the credential: the key proof is asked to learn whether a URL's box holds the
+ * key before the key goes there, so the request must not carry it.
+ *
+ * No request follows a redirect. A proof fetched from where a redirect points says nothing of the
+ * URL itself; and fetch carries the credential on to wherever a same-origin redirect points, which
+ * a proof of the URL did not cover (a name that rebinds, a proxy in front of the box). The box's
+ * API routes never redirect, so a redirect is an error (ABX_CLIENT_REDIRECT).
  */
 const UNCREDENTIALED = new Set(['GET /v1/auth/key-proof']);
 
@@ -109,7 +113,7 @@ export class Transport {
         res = await this.#fetch(url, {
           method: spec.method,
           headers,
-          ...(bare ? { redirect: 'manual' as const } : {}),
+          redirect: 'manual',
           ...(body !== undefined ? { body } : {}),
           ...(spec.signal ? { signal: spec.signal } : {}),
         });
@@ -124,6 +128,16 @@ export class Transport {
         throw new AgentboxError('ABX_CLIENT_UNREACHABLE', 0, `cannot reach ${url}: ${cause}`, undefined, { cause: err });
       }
       if (res.ok || spec.accept?.includes(res.status)) return res;
+      if (res.status >= 300 && res.status < 400) {
+        await res.body?.cancel().catch(() => undefined);
+        const location = res.headers.get('location');
+        throw new AgentboxError(
+          'ABX_CLIENT_REDIRECT',
+          res.status,
+          `${spec.method} ${url}: answered with a redirect (HTTP ${res.status}${location ? ` to ${JSON.stringify(location.slice(0, 200))}` : ''}), which the client never follows: the box's API routes do not redirect, so whatever answered is not the box, or sits in front of it`,
+          res.headers.get('x-request-id') ?? undefined,
+        );
+      }
       const wait = res.status === 503 ? retryAfterMs(res.headers.get('retry-after')) : undefined;
       const text = await res.text();
       if (wait !== undefined && wait <= this.#maxRetryAfterMs && attempt < retries) {

@@ -163,3 +163,46 @@ t.test('events verify --remote sends a --key-file key only to its box', async (t
     'no key sent',
   );
 });
+
+t.test('after the proof, a request that carries the key follows no redirect, not even to its own origin', async (t) => {
+  // The key's box behind a front that passes the proof on (so the proof holds) and answers every
+  // other route with a redirect to a path of its own origin, which fetch would follow with the key.
+  const seen: { url: string; authorization?: string }[] = [];
+  const front = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', ...(req.headers.authorization ? { authorization: req.headers.authorization } : {}) });
+    if (!req.url?.startsWith('/v1/auth/key-proof')) return void res.writeHead(307, { location: '/moved' }).end();
+    void fetch(`${mine.server.apiUrl}${req.url}`).then(async (proof) => {
+      res.writeHead(proof.status, { 'content-type': 'application/json' }).end(await proof.text());
+    });
+  });
+  front.listen(0, '127.0.0.1');
+  await once(front, 'listening');
+  t.teardown(() => new Promise<void>((resolve) => front.close(() => resolve())));
+  const url = `http://127.0.0.1:${(front.address() as AddressInfo).port}`;
+  const local = path.join(work, 'redirect-cp.txt');
+  await writeFile(local, 'x');
+  // One command for each way a command sends the key: a GET, an agent call, a decision, a copy each way.
+  const commands = [
+    ['approvals', '--json'],
+    ['ps', '--json'],
+    ['deny', 'apr_0000000000000000'],
+    ['cp', local, 'someone:/x'],
+    ['cp', 'someone:/x', local],
+  ];
+  for (const args of commands) {
+    const r = await runAgentboxAsync([...args, '--url', url, '--root', mine.paths.root], { cwd: work, env });
+    t.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+    t.match(r.stderr, `${url}/v1/`, args.join(' '));
+    t.match(r.stderr, 'answered with a redirect (HTTP 307 to "/moved"), which a request carrying the API key never follows', args.join(' '));
+  }
+  t.same(
+    seen.filter((s) => s.url === '/moved'),
+    [],
+    'the redirect was never followed, so the key went nowhere it points',
+  );
+  t.equal(
+    seen.filter((s) => s.authorization === `Bearer ${mine.key}`).length,
+    commands.length,
+    'the key went, once per command, to the URL that proved it holds it',
+  );
+});
