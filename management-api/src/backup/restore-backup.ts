@@ -11,13 +11,14 @@ import { SecretsSealError } from './secrets-seal.js';
 import { syncDirectory } from '../durable-fs.js';
 import { openSecretsWith } from './secrets-age.js';
 import { openSecrets } from './secrets-seal.js';
-import { verifyBackup } from './verify-backup.js';
+import { verifyBackup, type VerifyOptions } from './verify-backup.js';
 import { withBackupDir } from './backup-archive.js';
 import { KEPT_MODE } from './copy-files.js';
 import { copyChecked, readChecked } from './copy-checked.js';
 
 /** What to restore and where. */
-export interface RestoreOptions {
+/** A restore's options; those of VerifyOptions (signedBy, notBefore) hold the backup to the same as `backup verify`. */
+export interface RestoreOptions extends VerifyOptions {
   from: string;
   /** The new root: missing or empty. */
   root: string;
@@ -27,10 +28,6 @@ export interface RestoreOptions {
   identities?: string[];
   /** Restore without the sealed secrets: the box makes a new identity (and event-log key) at its first start. */
   withoutSecrets?: boolean;
-  /** The npub that must have signed the backup's index (see verify's `signedBy`). */
-  signedBy?: string;
-  /** The earliest time the backup may have been made (see verify's `notBefore`). */
-  notBefore?: string;
   progress?: (step: string) => void;
 }
 
@@ -67,10 +64,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<BackupInde
 
 async function restoreFrom(from: string, shown: (text: string) => string, staging: string, root: string, options: RestoreOptions): Promise<BackupIndex> {
   const say = options.progress ?? (() => undefined);
-  const check = await verifyBackup(from, {
-    ...(options.signedBy !== undefined ? { signedBy: options.signedBy } : {}),
-    ...(options.notBefore !== undefined ? { notBefore: options.notBefore } : {}),
-  });
+  const check = await verifyBackup(from, options);
   check.problems = check.problems.map(shown);
   if (!check.ok || !check.index)
     throw new BackupError(

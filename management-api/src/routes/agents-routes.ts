@@ -243,12 +243,13 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
               app.agentbox.snapshots,
               app.agentbox.paths.workspaceDir,
               fromSnapshot,
-              name,
-              cwd,
-              await app.agentbox.sandbox.agentOwner(name),
-              () => app.agentbox.probes.disk.headroom('workspace'),
-              forkDiskBudget(app.agentbox.sandbox.settings.limits, spawn.limits),
-              app.agentbox.workspaceTemporaries.records,
+              {
+                name,
+                cwd,
+                owner: await app.agentbox.sandbox.agentOwner(name),
+                diskBudget: forkDiskBudget(app.agentbox.sandbox.settings.limits, spawn.limits),
+              },
+              { room: () => app.agentbox.probes.disk.headroom('workspace'), records: app.agentbox.workspaceTemporaries.records },
             );
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit

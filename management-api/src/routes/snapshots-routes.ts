@@ -255,19 +255,15 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
           `agent ${agent.id} is ${agent.state}: a workspace is restored in place only once its agent has ended (DELETE /v1/agents/${agent.id} first, or fork the snapshot into a new agent)`,
         );
       await app.agentbox.probes.disk.admit();
-      const made = await restoreAgent(
-        store(),
-        app.agentbox.paths.workspaceDir,
-        agent,
-        sid,
-        () => app.agentbox.probes.disk.headroom('workspace'),
-        (name, err) =>
+      const made = await restoreAgent(store(), app.agentbox.paths.workspaceDir, agent, sid, {
+        room: () => app.agentbox.probes.disk.headroom('workspace'),
+        leftOver: (name, err) =>
           request.log.warn(
             { event: 'SnapshotRestoreLeftOver', snapshot: sid, agent: agent.id, dir: name, err },
             `agent ${agent.name}'s replaced working directory could not be removed whole: what is left of it is in ${name}, beside the restored one`,
           ),
-        app.agentbox.workspaceTemporaries.records,
-      );
+        records: app.agentbox.workspaceTemporaries.records,
+      });
       request.log.info(
         { event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files, cloned: made.cloned },
         `snapshot ${sid} restored into agent ${agent.name}`,

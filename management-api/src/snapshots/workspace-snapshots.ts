@@ -77,6 +77,14 @@ export async function captureAgent(
   }
 }
 
+/** What a restore's or a fork's build is given besides what it builds. */
+export interface BuildOptions {
+  /** What the workspace volume may still take (SnapshotStore.materialize). */
+  room?: () => Promise<number>;
+  /** Where the build is recorded before it is made, so that one a kill cut short goes at the next start. */
+  records?: TemporaryRecords;
+}
+
 /**
  * Replace an ended agent's working directory with snapshot `id`: built beside it in
  * `.abx-restore-<random>` (0700, the box's, given to the directory's owner entry by entry),
@@ -89,12 +97,12 @@ export async function restoreAgent(
   workspaceDir: string,
   agent: AgentDir,
   id: string,
-  /** What the workspace volume may still take (SnapshotStore.materialize). */
-  room?: () => Promise<number>,
-  /** Told when the replaced directory, renamed aside as `name`, could not be removed whole (the restore stands). */
-  leftOver?: (name: string, err: unknown) => void,
-  records?: TemporaryRecords,
+  options: BuildOptions & {
+    /** Told when the replaced directory, renamed aside as `name`, could not be removed whole (the restore stands). */
+    leftOver?: (name: string, err: unknown) => void;
+  } = {},
 ): Promise<{ files: number; bytes: number; cloned: boolean }> {
+  const { room, leftOver, records } = options;
   store.get(id);
   refuseWholeWorkspace(agent, 'restored in place');
   const ws = await openWorkspace(workspaceDir, agent.cwd);
@@ -159,15 +167,17 @@ export async function buildFork(
   store: SnapshotStore,
   workspaceDir: string,
   id: string,
-  name: string,
-  cwd: string | undefined,
-  owner: Owner,
-  /** What the workspace volume may still take (SnapshotStore.materialize). */
-  room?: () => Promise<number>,
-  /** The new agent's disk budget in bytes, when it has one. */
-  diskBudget?: number,
-  records?: TemporaryRecords,
+  forAgent: {
+    name: string;
+    cwd: string | undefined;
+    owner: Owner;
+    /** The new agent's disk budget in bytes, when it has one. */
+    diskBudget?: number | undefined;
+  },
+  options: BuildOptions = {},
 ): Promise<ForkDir> {
+  const { name, cwd, owner, diskBudget } = forAgent;
+  const { room, records } = options;
   const summary = store.get(id);
   // Refused before a byte is written: a fork over its budget would be ended at its first disk walk
   // and leave its directory behind (a file with 200 hard links is stored once, built 200 times).
