@@ -3,7 +3,7 @@
 // removal with ENOTEMPTY (the files routes' 409) after bounded work instead of keeping the box busy for as long as it writes.
 import t from 'tap';
 import { closeSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
-import { open, writeFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -21,9 +21,20 @@ t.test('files a writer adds while the directory is being removed are removed wit
   const root = await open(work, DIR_FLAGS);
   t.teardown(() => root.close());
   const removal = removeTree(root, 'busy', 'busy');
-  // Written after the removal began (a listing read once at its start would miss them all, and its rmdir fail).
+  // Written after the removal began (a listing read once at its start would miss them all, and its
+  // rmdir fail): a burst of 500 at each of the next four turns of the event loop. The removal reads
+  // the directory 256 names a turn at most, so the writer is done while the first of its 10,000
+  // names are still being removed (a writer still at work when the removal reaches the end is the
+  // case of the last test).
   let added = 0;
-  for (; added < 2_000; added++) await writeFile(path.join(dir, `late${added}`), '');
+  await new Promise<void>((resolve) => {
+    const burst = (): void => {
+      for (let i = 0; i < 500; i++) closeSync(openSync(path.join(dir, `late${added++}`), 'w'));
+      if (added < 2_000) setImmediate(burst);
+      else resolve();
+    };
+    setImmediate(burst);
+  });
   t.equal(await removal, 1 + 10_000 + added, 'the directory, its files and every file added meanwhile');
   t.notOk(existsSync(dir), 'the directory is gone');
 });

@@ -34,3 +34,16 @@ t.test('a directory of 50,000 empty files, a subdirectory, a link and a name tha
   t.notOk(existsSync(big), 'the directory is gone');
   t.equal(readFileSync(outside, 'utf8'), 'the host file\n', "the link's target is as it was");
 });
+
+t.test('files with many blocks (unlinked on the thread pool) and small ones (on the calling thread) in one tree: all removed', async (t) => {
+  const ws = path.join(work, 'ws-sizes');
+  const tree = path.join(ws, 'tree');
+  mkdirSync(path.join(tree, 'deeper'), { recursive: true });
+  for (const name of ['a.bin', 'deeper/b.bin']) writeFileSync(path.join(tree, name), Buffer.alloc(3 * 1024 * 1024, 1));
+  emptyFiles(tree, 100);
+  emptyFiles(path.join(tree, 'deeper'), 100);
+  const root = await open(ws, DIR_FLAGS);
+  t.teardown(() => root.close());
+  t.equal(await removeTree(root, 'tree', 'tree', { depth: 1 }), 1 + 1 + 2 + 200, 'both directories, the two large files and the small ones');
+  t.notOk(existsSync(tree), 'the tree is gone');
+});
