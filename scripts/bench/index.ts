@@ -19,6 +19,7 @@ const suites: Record<string, () => Promise<Report>> = {
   auth: async () => (await import('./auth-bench.js')).runAuthBench(),
   mesh: async () => (await import('./mesh-bench.js')).runMeshBench(),
   limits: async () => (await import('./limits-bench.js')).runLimitsBench(),
+  'disk-walk': async () => (await import('./disk-walk-bench.js')).runDiskWalkBench(),
   egress: async () => (await import('./egress-bench.js')).runEgressBench(),
   'egress-transparent': async () => (await import('./egress-transparent-bench.js')).runEgressTransparentBench(),
   sandbox: async () => (await import('./sandbox-bench.js')).runSandboxBench(),

@@ -1,8 +1,8 @@
 // The disk walker against honest and hostile trees: allocated blocks, sparse files, hard links, link loops, a tree deeper than PATH_MAX, a wide one, unreadable entries, and the event loop kept turning.
 import t, { type Test } from 'tap';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, linkSync, mkdirSync, mkdtempSync, openSync, symlinkSync, writeFileSync, ftruncateSync } from 'node:fs';
-import { lstat, opendir } from 'node:fs/promises';
+import { chmodSync, closeSync, linkSync, mkdirSync, mkdtempSync, openSync, symlinkSync, writeFileSync, ftruncateSync, lstatSync } from 'node:fs';
+import { opendir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { walkDisk, type WalkFs } from '../../management-api/src/sandbox/limits/disk-walk.js';
@@ -104,10 +104,10 @@ t.test('what cannot be read makes the walk unmeasurable; what vanished meanwhile
   mkdirSync(path.join(dir, 'gone'));
   writeFileSync(path.join(dir, 'locked', 'secret'), 'x');
   const failing = (failures: Record<string, string>): WalkFs => ({
-    lstat: async (file) => {
+    lstat: (file) => {
       const code = failures[`lstat:${path.relative(dir, file)}`];
       if (code) throw Object.assign(new Error(code), { code });
-      return lstat(file);
+      return lstatSync(file);
     },
     opendir: async (d, options) => {
       const code = failures[`opendir:${path.relative(dir, d)}`];
