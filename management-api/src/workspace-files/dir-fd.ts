@@ -1,5 +1,5 @@
 // openat-style steps through a workspace: each directory held open and each name resolved from its descriptor, never through a link.
-import { constants, openSync, type BigIntStats } from 'node:fs';
+import { constants, lstatSync, openSync, type BigIntStats } from 'node:fs';
 import { lstat, mkdir, open, rmdir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import { throughLink } from './file-path.js';
@@ -44,6 +44,16 @@ export function openFileAtSync(dirFd: number, name: string): number | undefined 
     return openSync(atFd(dirFd, name), FILE_READ_FLAGS);
   } catch {
     return undefined;
+  }
+}
+
+/** {@link lstatAt} as a synchronous call, for walks made in slices of the API's thread (thread-slices.ts). */
+export function lstatAtSync(dir: FileHandle, name: string): BigIntStats | undefined {
+  try {
+    return lstatSync(at(dir, name), { bigint: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
   }
 }
 

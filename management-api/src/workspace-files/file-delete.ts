@@ -1,12 +1,12 @@
 // Deleting from a workspace: a file, a link (never its target), an empty directory, or with recursive a tree walked by descriptors and removed as it is read.
-import { constants, lstatSync, unlinkSync, type BigIntStats } from 'node:fs';
+import { constants, unlinkSync } from 'node:fs';
 import { chmod, open, opendir, rmdir, unlink } from 'node:fs/promises';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { at, lstatAt, notFound, openSeenDir, walkDirs } from './dir-fd.js';
+import { at, lstatAt, lstatAtSync, notFound, openSeenDir, walkDirs } from './dir-fd.js';
 import { BYTE_NAMES, nameOf } from '../fs-names.js';
+import { ThreadSlices } from '../thread-slices.js';
 import { MAX_TREE_DEPTH, treeTooDeep } from './tree-depth.js';
 
 /**
@@ -60,14 +60,6 @@ export const MAX_REMOVE_PASSES = 4;
 export const LATE_ENTRIES_FLOOR = 10_000;
 
 /**
- * How long a removal may hold the event loop before it lets other work run. Each entry's lstat and
- * unlink are synchronous calls: on the thread pool each cost a round trip ten times the call itself
- * (200,000 empty files took 15 s, where `rm -rf` took 1.3 s), so they are made on the API's thread
- * in slices of about this long, and requests are answered between them.
- */
-export const REMOVE_SLICE_MS = 2;
-
-/**
  * A file with more blocks allocated than this (512-byte blocks: 1 MiB) is unlinked on the thread
  * pool: freeing many blocks can take the kernel long enough to matter to a slice.
  */
@@ -82,8 +74,8 @@ interface Removal {
   early: number;
   /** Entries removed that were made or changed since it began. */
   late: number;
-  /** When the current slice of synchronous calls began (performance.now()). */
-  sliceStart: number;
+  /** Each entry's lstat and unlink are synchronous calls, made in slices (thread-slices.ts). */
+  readonly slices: ThreadSlices;
 }
 
 /**
@@ -106,7 +98,7 @@ interface Removal {
  * files routes answer 409 (the workspace changed while the request ran).
  */
 export async function removeTree(parent: FileHandle, name: string, shown: string, options: { depth?: number; unseal?: boolean } = {}): Promise<number> {
-  const removal: Removal = { startedNs: BigInt(Date.now()) * 1_000_000n, unseal: options.unseal ?? false, early: 1, late: 0, sliceStart: performance.now() };
+  const removal: Removal = { startedNs: BigInt(Date.now()) * 1_000_000n, unseal: options.unseal ?? false, early: 1, late: 0, slices: new ThreadSlices() };
   await removeDir(parent, name, shown, options.depth ?? 0, removal);
   return removal.early + removal.late;
 }
@@ -139,27 +131,14 @@ async function removeListed(dir: FileHandle, shown: string, depth: number, remov
   // Leaving the loop, by its end or a throw, closes the listing.
   for await (const entry of listing) {
     const child = nameOf(entry);
-    const st = lstatIfThere(at(dir, child));
+    const st = lstatAtSync(dir, child);
     if (!st) continue;
     if (st.ctimeNs < removal.startedNs) removal.early++;
     else if (++removal.late > removal.early + LATE_ENTRIES_FLOOR) throw keptAdding(shown, removal);
     if (st.isDirectory()) await removeDir(dir, child, `${shown}/${child}`, depth + 1, removal);
     else if (st.blocks > SYNC_UNLINK_MAX_BLOCKS) await unlink(at(dir, child));
     else unlinkSync(at(dir, child));
-    if (performance.now() - removal.sliceStart >= REMOVE_SLICE_MS) {
-      await nextTurn();
-      removal.sliceStart = performance.now();
-    }
-  }
-}
-
-/** lstat without following a link, undefined when the entry is gone (removed meanwhile). */
-function lstatIfThere(file: string | Buffer): BigIntStats | undefined {
-  try {
-    return lstatSync(file, { bigint: true });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    await removal.slices.pause();
   }
 }
 

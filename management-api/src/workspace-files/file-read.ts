@@ -4,7 +4,8 @@ import { open, opendir, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
 import { BYTE_NAMES, nameOf, readlinkName } from '../fs-names.js';
-import { at, entryType, FILE_READ_FLAGS, lstatAt, notFound, walkDirs, walkToDir, type EntryType } from './dir-fd.js';
+import { ThreadSlices } from '../thread-slices.js';
+import { at, entryType, FILE_READ_FLAGS, lstatAt, lstatAtSync, notFound, walkDirs, walkToDir, type EntryType } from './dir-fd.js';
 
 /** One entry of a listing. */
 export interface FileEntry {
@@ -47,8 +48,11 @@ export async function listDir(ws: Workspace, segments: readonly string[]): Promi
   try {
     const { names, total } = await firstNames(at(dir, '.'), MAX_LIST_ENTRIES);
     const entries: FileEntry[] = [];
+    // Up to 10,000 lstats: synchronous calls in slices of the API's thread (thread-slices.ts).
+    const slices = new ThreadSlices();
     for (const name of names) {
-      const st = await lstatAt(dir, name);
+      await slices.pause();
+      const st = lstatAtSync(dir, name);
       if (!st) continue;
       const entry: FileEntry = { name, type: entryType(st), size: Number(st.size), mode: modeString(st), mtime: new Date(Number(st.mtimeMs)).toISOString() };
       if (st.isSymbolicLink()) entry.target = await readlinkName(at(dir, name)).catch(() => '');

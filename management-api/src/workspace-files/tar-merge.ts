@@ -1,8 +1,10 @@
 // The last step of a tar upload: the staged tree checked against the target, then moved in, each entry by one rename, its listings read as they go and no further than the upload wrote.
-import { opendir, rename, type FileHandle } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { opendir, type FileHandle } from 'node:fs/promises';
 import { BYTE_NAMES, nameOf } from '../fs-names.js';
 import { ApiError } from '../errors.js';
-import { at, lstatAt, openSeenDir } from './dir-fd.js';
+import { ThreadSlices } from '../thread-slices.js';
+import { at, lstatAtSync, openSeenDir } from './dir-fd.js';
 
 /**
  * How many staged names a step may still read: the entries the upload wrote (and the directories
@@ -14,8 +16,13 @@ export interface StagedBound {
   left: number;
 }
 
-/** The names of the staged directory `src`, read a few hundred at a time (a name that is not UTF-8 as its bytes), each counted against `bound`. */
+/**
+ * The names of the staged directory `src`, read a few hundred at a time (a name that is not UTF-8
+ * as its bytes), each counted against `bound`. What the caller does with each name (lstat, rename)
+ * is a synchronous call: the names are given in slices of the API's thread (thread-slices.ts).
+ */
 async function* stagedNames(src: FileHandle, bound: StagedBound, after: string): AsyncGenerator<string> {
+  const slices = new ThreadSlices();
   const listing = await opendir(at(src, '.'), { bufferSize: 256, ...BYTE_NAMES });
   // Leaving either loop, by its end or a throw, closes the listing.
   for await (const entry of listing) {
@@ -24,6 +31,7 @@ async function* stagedNames(src: FileHandle, bound: StagedBound, after: string):
         'ABX_ERR_CONFLICT',
         `the upload's staging directory holds more entries than the tar wrote: something wrote into it while the upload ran; ${after}`,
       );
+    await slices.pause();
     yield nameOf(entry);
   }
 }
@@ -32,8 +40,8 @@ async function* stagedNames(src: FileHandle, bound: StagedBound, after: string):
 export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string, bound: StagedBound): Promise<void> {
   for await (const name of stagedNames(src, bound, 'nothing was written')) {
     const here = shown ? `${shown}/${name}` : name;
-    const s = await lstatAt(src, name);
-    const d = await lstatAt(dst, name);
+    const s = lstatAtSync(src, name);
+    const d = lstatAtSync(dst, name);
     if (!s || !d) continue;
     if (s.isDirectory() !== d.isDirectory())
       throw new ApiError(
@@ -60,8 +68,8 @@ export async function checkMerge(src: FileHandle, dst: FileHandle, shown: string
  */
 export async function merge(src: FileHandle, dst: FileHandle, bound: StagedBound): Promise<void> {
   for await (const name of stagedNames(src, bound, 'what was moved into place before it stays')) {
-    const s = await lstatAt(src, name);
-    const d = await lstatAt(dst, name);
+    const s = lstatAtSync(src, name);
+    const d = lstatAtSync(dst, name);
     if (s?.isDirectory() && d?.isDirectory()) {
       const [ss, dd] = [await openSeenDir(src, name), await openSeenDir(dst, name)];
       try {
@@ -72,6 +80,6 @@ export async function merge(src: FileHandle, dst: FileHandle, bound: StagedBound
       }
       continue;
     }
-    await rename(at(src, name), at(dst, name));
+    renameSync(at(src, name), at(dst, name));
   }
 }

@@ -33,6 +33,7 @@ const FLOORS: readonly (readonly string[])[] = [
     'serial-lock.ts',
     'file-lock.ts',
     'read-at-most.ts',
+    'thread-slices.ts',
     'programme/',
     'policy/',
   ],
