@@ -32,7 +32,7 @@ const suites: Record<string, () => Promise<Report>> = {
   client: async () => (await import('./client-bench.js')).runClientBench(),
   mcp: async () => (await import('./mcp-bench.js')).runMcpBench(),
   files: async () => (await import('./files-bench.js')).runFilesBench(),
-  delete: async () => (await import('./delete-bench.js')).runDeleteBench(),
+  tree: async () => (await import('./tree-bench.js')).runTreeBench(),
   snapshot: async () => (await import('./snapshot-bench.js')).runSnapshotBench(),
   backup: async () => (await import('./backup-bench.js')).runBackupBench(),
 };

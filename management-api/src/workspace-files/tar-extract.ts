@@ -1,12 +1,13 @@
 // A tar upload into a workspace directory: tar-stream parses, every entry is checked, written into a private staging directory, moved in only once the whole tar was accepted.
-import { constants } from 'node:fs';
+import { closeSync, constants, fchmodSync, fchownSync, openSync, unlinkSync, writeSync } from 'node:fs';
 import { lchown, mkdir, open, symlink, unlink, type FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { ApiError } from '../errors.js';
 import type { Workspace } from './agent-workspace.js';
-import { at, DIR_FLAGS, lstatAt, mkdirAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
+import { at, DIR_FLAGS, lstatAt, lstatAtSync, mkdirAt, removeMadeDirs, walkDirs, type Owner } from './dir-fd.js';
 import { removeTree } from './file-delete.js';
 import { fsPath } from '../fs-names.js';
+import { ThreadSlices } from '../thread-slices.js';
 import { checkEntry, tarRefused } from './tar-entry-checks.js';
 import type { UploadLimits } from './tar-limits.js';
 import { checkMerge, merge } from './tar-merge.js';
@@ -51,8 +52,8 @@ export async function extractTar(
     record = ws.temporaries?.begin(segments, stagingName, 'upload');
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
-    const context: Context = { count: 0, base: segments, owner: ws.owner, limits, ...(charge ? { charge } : {}) };
-    const report = await unpack(input, staging, context);
+    const context: Context = { count: 0, base: segments, owner: ws.owner, limits, slices: new ThreadSlices(), ...(charge ? { charge } : {}) };
+    const report = await unpack(input, staging, context).finally(() => context.parent?.dir.close());
     // Each step reads no more staged names than the upload wrote (tar-merge.ts says why).
     await checkMerge(staging, target, '', { left: context.count });
     merged = true;
@@ -85,7 +86,22 @@ interface Context {
   limits: UploadLimits;
   /** The agent's disk budget (write-ledger.ts), charged each file's size, rounded up to 4 KiB, before it is written. */
   charge?: WriteCharge;
+  /**
+   * The directory the last entry went into, kept open for the next: a tar lists a directory's
+   * entries one after another, and walking to it again (an open and a close per level) was most
+   * of what a small file cost.
+   */
+  parent?: { key: string; dir: FileHandle };
+  /** A small file's calls are synchronous, made in slices of the API's thread (thread-slices.ts). */
+  slices: ThreadSlices;
 }
+
+/**
+ * Files up to this size are written with synchronous calls: each call on the thread pool costs a
+ * round trip several times the call itself, and a source tree is mostly such files. Larger ones
+ * are written on the thread pool, where a write held up by the disk holds no request.
+ */
+const SYNC_WRITE_MAX_BYTES = 64 * 1024;
 
 async function unpack(input: TarInput, staging: FileHandle, ctx: Context): Promise<ExtractReport> {
   const report: ExtractReport = { files: 0, dirs: 0, symlinks: 0, bytes: 0 };
@@ -93,6 +109,7 @@ async function unpack(input: TarInput, staging: FileHandle, ctx: Context): Promi
     ctx.count++;
     overEntries(ctx);
     await unpackEntry(entry, staging, ctx, report);
+    await ctx.slices.pause();
   }
   return report;
 }
@@ -136,41 +153,53 @@ async function unpackEntry(entry: TarEntry, staging: FileHandle, ctx: Context, r
         `tar entry "${shown}" of ${checked.size} bytes is over what the agent's disk budget (sandbox.limits.disk) has left, with the writes going on beside it`,
       );
   }
+  const parent = await parentOf(staging, segments.slice(0, -1), ctx, shown);
+  const name = segments.at(-1)!;
+  const existing = lstatAtSync(parent, name);
+  switch (checked.kind) {
+    case 'dir':
+      if (existing && !existing.isDirectory()) throw tarRefused(`"${shown}" is a directory entry over a file or link of the same name`);
+      if (!existing) {
+        chargeDirs(ctx, 1, shown);
+        await mkdirAt(parent, name, ctx.owner, checked.mode | 0o700);
+      }
+      report.dirs++;
+      return await skipData(entry, shown);
+    case 'file':
+      if (existing?.isDirectory()) throw tarRefused(`"${shown}" is a file entry over a directory of the same name`);
+      if (existing) unlinkSync(at(parent, name));
+      if (checked.size <= SYNC_WRITE_MAX_BYTES) await writeSmallEntry(entry, parent, name, checked.mode, ctx.owner, shown);
+      else await writeEntry(entry, parent, name, checked.mode, ctx.owner, shown);
+      report.files++;
+      report.bytes += checked.size;
+      return;
+    case 'symlink':
+      if (existing?.isDirectory()) throw tarRefused(`"${shown}" is a link entry over a directory of the same name`);
+      if (existing) await unlink(at(parent, name));
+      await symlink(fsPath(checked.target), at(parent, name));
+      if (ctx.owner) await lchown(at(parent, name), ctx.owner.uid, ctx.owner.gid);
+      report.symlinks++;
+      return await skipData(entry, shown);
+  }
+}
+
+/**
+ * The entry's parent directory in staging: the last entry's when it is the same (kept open in
+ * `ctx.parent`), else walked (and made) from staging, and kept in its place.
+ */
+async function parentOf(staging: FileHandle, segments: readonly string[], ctx: Context, shown: string): Promise<FileHandle> {
+  if (segments.length === 0) return staging;
+  const key = segments.join('/');
+  if (ctx.parent?.key === key) return ctx.parent.dir;
   const made: { count?: number } = {};
-  const parent = await walkIn(staging, segments.slice(0, -1), ctx.owner, shown, made);
+  const dir = await walkIn(staging, segments, ctx.owner, shown, made);
+  const last = ctx.parent;
+  ctx.parent = { key, dir };
+  await last?.dir.close();
   ctx.count += made.count ?? 0;
   overEntries(ctx);
   chargeDirs(ctx, made.count ?? 0, shown);
-  const name = segments.at(-1)!;
-  try {
-    const existing = await lstatAt(parent, name);
-    switch (checked.kind) {
-      case 'dir':
-        if (existing && !existing.isDirectory()) throw tarRefused(`"${shown}" is a directory entry over a file or link of the same name`);
-        if (!existing) {
-          chargeDirs(ctx, 1, shown);
-          await mkdirAt(parent, name, ctx.owner, checked.mode | 0o700);
-        }
-        report.dirs++;
-        return await skipData(entry, shown);
-      case 'file':
-        if (existing?.isDirectory()) throw tarRefused(`"${shown}" is a file entry over a directory of the same name`);
-        if (existing) await unlink(at(parent, name));
-        await writeEntry(entry, parent, name, checked.mode, ctx.owner, shown);
-        report.files++;
-        report.bytes += checked.size;
-        return;
-      case 'symlink':
-        if (existing?.isDirectory()) throw tarRefused(`"${shown}" is a link entry over a directory of the same name`);
-        if (existing) await unlink(at(parent, name));
-        await symlink(fsPath(checked.target), at(parent, name));
-        if (ctx.owner) await lchown(at(parent, name), ctx.owner.uid, ctx.owner.gid);
-        report.symlinks++;
-        return await skipData(entry, shown);
-    }
-  } finally {
-    if (parent !== staging) await parent.close();
-  }
+  return dir;
 }
 
 /** Walk (and make) the entry's parent directories in staging: a link met on the way is refused. */
@@ -186,6 +215,21 @@ async function walkIn(
   } catch (err) {
     if (err instanceof ApiError) throw tarRefused(`"${shown}" is written through a link or a file (${err.message})`);
     throw err;
+  }
+}
+
+/** {@link writeEntry} for a small file, by synchronous calls. */
+async function writeSmallEntry(entry: TarEntry, parent: FileHandle, name: string, mode: number, owner: Owner | undefined, shown: string): Promise<void> {
+  const fd = openSync(at(parent, name), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    if (owner) fchownSync(fd, owner.uid, owner.gid);
+    for await (const chunk of entryData(entry, shown)) {
+      let off = 0;
+      while (off < chunk.length) off += writeSync(fd, chunk, off, chunk.length - off);
+    }
+    fchmodSync(fd, mode);
+  } finally {
+    closeSync(fd);
   }
 }
 
