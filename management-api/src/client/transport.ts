@@ -128,13 +128,14 @@ export class Transport {
         throw new AgentboxError('ABX_CLIENT_UNREACHABLE', 0, `cannot reach ${url}: ${cause}`, undefined, { cause: err });
       }
       if (res.ok || spec.accept?.includes(res.status)) return res;
-      if (res.status >= 300 && res.status < 400) {
+      // In a browser a redirect not followed is an opaque answer of status 0, its target hidden.
+      if ((res.status >= 300 && res.status < 400) || res.type === 'opaqueredirect') {
         await res.body?.cancel().catch(() => undefined);
         const location = res.headers.get('location');
         throw new AgentboxError(
           'ABX_CLIENT_REDIRECT',
           res.status,
-          `${spec.method} ${url}: answered with a redirect (HTTP ${res.status}${location ? ` to ${JSON.stringify(location.slice(0, 200))}` : ''}), which the client never follows: the box's API routes do not redirect, so whatever answered is not the box, or sits in front of it`,
+          `${spec.method} ${url}: answered with a redirect (HTTP ${res.status || '3xx'}${location ? ` to ${JSON.stringify(location.slice(0, 200))}` : ''}), which the client never follows: the box's API routes do not redirect, so whatever answered is not the box, or sits in front of it`,
           res.headers.get('x-request-id') ?? undefined,
         );
       }
