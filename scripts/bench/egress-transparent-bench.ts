@@ -75,7 +75,7 @@ export async function runEgressTransparentBench(): Promise<string> {
     stops.push(() => control.client.close());
     await control.client.call({ op: 'register', agent: 'agt_bench', hash });
 
-    const limits = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g' };
+    const limits = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g', entries: 200_000 };
     const sandbox = new AgentSandbox({
       enabled: true,
       namespaces: 'required',

@@ -71,7 +71,7 @@ async function measure(samplers: ReadonlyArray<() => Promise<void> | void>): Pro
   return figures;
 }
 
-const CEILING = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g' };
+const CEILING = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g', entries: 200_000 };
 
 /** A process manager with accounting of its own (sampled only when the benchmark says: an hour between timer ticks), its agents confined by the launcher alone or not at all. */
 async function accountedManager(dir: string, launcher: boolean): Promise<{ manager: ProcessManager; accounting: AgentAccounting }> {

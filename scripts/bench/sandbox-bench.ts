@@ -11,7 +11,7 @@ import { median, ms, quantile, table } from './stats.js';
 
 const RUNS = Number(process.env['AGENTBOX_BENCH_SANDBOX_RUNS'] ?? 60);
 const WARMUP = 5;
-const LIMITS = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g' };
+const LIMITS = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g', entries: 200_000 };
 
 interface Mode {
   label: string;

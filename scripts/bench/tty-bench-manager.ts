@@ -9,7 +9,7 @@ import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { AgentSandbox } from '../../management-api/src/sandbox/agent-sandbox.js';
 import { AgentAccounting } from '../../management-api/src/sandbox/limits/accounting.js';
 
-const LIMITS = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g' };
+const LIMITS = { memory: '2g', cpu_seconds: 3600, processes: 128, open_files: 1024, file_size: '1g', disk: '10g', entries: 200_000 };
 
 /** A started manager and how its agents are confined. */
 export interface BenchManager {

@@ -21,18 +21,20 @@ ${launchHelp}
   --cwd DIR          working directory, relative to the workspace (default <workspace>/<name>;
                      with --from-snapshot a new <name>.<8 hex>, or DIR if it is missing or empty)
   --from-snapshot ID start on a copy of a snapshot (a fork: agentbox snapshot ls lists them)
-  --limit K=V        a budget below the box's: memory=512m, cpu_seconds=60, processes=50, disk=1g (repeatable)
+  --limit K=V        a budget below the box's: memory=512m, cpu_seconds=60, processes=50, disk=1g,
+                     entries=100000 (repeatable)
 ${targetHelp} (with -d: the agent's record)
   -h, --help         show this help
 
 Exit codes: the agent's; 0 with -d or after detaching; 1 refused or unreachable; 2 bad usage.`;
 
-const LIMITS: Record<string, 'memory' | 'cpu_seconds' | 'processes' | 'disk'> = {
+const LIMITS: Record<string, 'memory' | 'cpu_seconds' | 'processes' | 'disk' | 'entries'> = {
   memory: 'memory',
   cpu_seconds: 'cpu_seconds',
   cpu: 'cpu_seconds',
   processes: 'processes',
   disk: 'disk',
+  entries: 'entries',
 };
 
 /** `--limit K=V` values as the API's limits object. */
@@ -43,8 +45,8 @@ export function limitsOf(values: readonly string[] | undefined): Record<string, 
     const [key, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
     const name = LIMITS[key];
     if (!name || pair.indexOf('=') < 0 || value === '')
-      throw new UsageError(`--limit ${JSON.stringify(pair)}: give memory=SIZE, cpu_seconds=N, processes=N or disk=SIZE`);
-    if (name === 'cpu_seconds' || name === 'processes') {
+      throw new UsageError(`--limit ${JSON.stringify(pair)}: give memory=SIZE, cpu_seconds=N, processes=N, disk=SIZE or entries=N`);
+    if (name === 'cpu_seconds' || name === 'processes' || name === 'entries') {
       if (!/^[1-9][0-9]*$/.test(value)) throw new UsageError(`--limit ${key}: ${JSON.stringify(value)} is not a whole number`);
       limits[name] = Number(value);
     } else limits[name] = value;

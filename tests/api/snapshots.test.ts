@@ -15,7 +15,7 @@ t.before(async () => {
 });
 t.teardown(() => box?.close());
 
-type Agent = { id: string; pid: number; cwd: string; name: string };
+type Agent = { id: string; pid: number; cwd: string; name: string; limits?: Record<string, number> };
 type Snapshot = { id: string; stats: Record<string, number>; sharing?: Record<string, number>; changedPaths: string[] };
 
 const spawn = async (body: Record<string, unknown>): Promise<Agent> => {
@@ -203,12 +203,36 @@ t.test("a fork's cwd through an agent's links: refused before anything is made, 
     },
     'a fork that would not fit its own disk budget is refused before it is built',
   );
+  const crowded = await box.api('/v1/agents', {
+    body: { name: 'lured', command: '/bin/true', args: [], fromSnapshot: first.id, cwd: 'planter/real/crowded', limits: { entries: 3 } },
+  });
+  t.match(
+    crowded,
+    {
+      status: 413,
+      json: {
+        error: 'ABX_ERR_FILE_TOO_LARGE',
+        message: /holds \d+ entries, more than the new agent may keep \(limits\.entries, 3\).*raise sandbox\.limits\.entries/,
+      },
+    },
+    'so is one with more entries than its entry budget',
+  );
   t.same(await readdir(path.join(dirOf(planter), 'real')), [], 'nor through a link inside it');
   // A fork whose start fails is removed by descriptors: its directory only.
   const failed = await box.api('/v1/agents', { body: { name: 'lured', command: '/no/such/binary', args: [], fromSnapshot: first.id, cwd: 'planter/real/f3' } });
   t.not(failed.status, 201, 'the start fails');
   t.same(await readdir(path.join(dirOf(planter), 'real')), [], 'and its directory is gone again');
   await stop(planter.id);
+});
+
+t.test("a snapshot holds no more entries than its agent's entry budget (limits.entries)", async (t) => {
+  const tight = await spawn({ name: 'tight', command: '/bin/sh', args: ['-c', 'exec sleep 600'], limits: { entries: 4 } });
+  t.match(tight.limits, { entries: 4 }, 'the budget is on the record');
+  for (const name of ['a', 'b', 'c', 'd', 'e']) await writeFile(path.join(dirOf(tight), name), name);
+  // Whether or not a disk walk has ended the agent meanwhile, its snapshot is judged by its budget.
+  const res = await box.api(`/v1/agents/${tight.id}/snapshots`, { body: {} });
+  t.match(res, { status: 413, json: { error: 'ABX_ERR_FILE_TOO_LARGE', message: /more than 4 entries .*raise sandbox\.limits\.entries/ } });
+  await stop(tight.id);
 });
 
 t.test('a name that is not UTF-8 is kept byte for byte: a fork started from the snapshot reads it', async (t) => {

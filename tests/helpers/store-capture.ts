@@ -9,7 +9,7 @@ import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 export const bytesRead = (): number => Number(/^rchar: (\d+)$/m.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
 
 /** Snapshot the directory `dir` into `store`, as an agent named after it whose own files they are. */
-export async function captureDir(store: SnapshotStore, dir: string, options: { maxHoleBytes?: number } = {}) {
+export async function captureDir(store: SnapshotStore, dir: string, options: { maxHoleBytes?: number; maxEntries?: number } = {}) {
   const fd = await open(dir, DIR_FLAGS);
   try {
     return await store.create({

@@ -143,7 +143,7 @@ t.test('fail closed: a kernel without the required Landlock ABI refuses the spaw
   const h = await startSlot('orchestrator', onlySlot('orchestrator', 'off'));
   t.teardown(() => h.close());
   const { createLogger } = await import('../../management-api/src/observability/logger.js');
-  const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g', disk: '10g' };
+  const limits = { memory: '1g', cpu_seconds: 60, processes: 64, open_files: 256, file_size: '1g', disk: '10g', entries: 200_000 };
   const base = { enabled: true, namespaces: 'off' as const, limits, egressPort: () => 3128, apiPort: () => undefined, paths: h.paths };
   const cases = [
     // The launcher's test-only --require-abi asks for more than any kernel has: as if the kernel were older.

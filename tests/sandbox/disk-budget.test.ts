@@ -1,4 +1,4 @@
-// The disk budget: requests lower it, a walk of the agent's directories ends it with limit:disk (over the budget, or unmeasurable), one walk at a time.
+// The disk budget: requests lower it, a walk of the agent's directories ends it with limit:disk (over the budget, over its entry budget, or unmeasurable), one walk at a time, paced.
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { AgentAccounting } from '../../management-api/src/sandbox/limits/account
 import { agentDirectories } from '../../management-api/src/sandbox/agent-directories.js';
 import { createLimitMetrics } from '../../management-api/src/sandbox/limits/metrics.js';
 import { resolveLimits } from '../../management-api/src/sandbox/limits/request.js';
+import { DiskSampler, WALK_PACE } from '../../management-api/src/sandbox/limits/disk-sampler.js';
 import { captureLogs } from '../api/support/harness.js';
 
 const MIB = 1024 ** 2;
@@ -40,6 +41,19 @@ t.test('the manifest gives the disk budget; a request lowers it, never raises it
   });
   t.throws(() => resolveLimits(ceiling, { disk: 'all' }), { message: /limits\.disk "all" must be a number with an optional unit k, m or g/ });
   t.throws(() => resolveLimits(ceiling, { disk: '0' }), { message: /limits\.disk must be more than 0/ });
+});
+
+t.test('the manifest gives the entry budget; a request lowers it, never raises it', async (t) => {
+  const withEntries = { ...ceiling, entries: 5_000 };
+  t.equal(resolveLimits(withEntries, undefined).entries, 5_000);
+  t.equal(resolveLimits(withEntries, { entries: 100 }).entries, 100);
+  t.throws(() => resolveLimits(withEntries, { entries: 5_001 }), {
+    code: 'ABX_ERR_VALIDATION',
+    message: /^limits\.entries may only lower the manifest's sandbox\.limits\.entries \(5000\)/,
+  });
+  t.throws(() => resolveLimits(withEntries, { entries: 0 }), { message: /limits\.entries must be a whole number of at least 1/ });
+  t.throws(() => resolveLimits(withEntries, { entries: 1.5 }), { message: /limits\.entries must be a whole number/ });
+  t.notOk('entries' in resolveLimits(ceiling, undefined), 'a ceiling without it: the walk keeps its own cap');
 });
 
 t.test("an agent's directories: its working directory unless it is the shared workspace, and its TMPDIR", async (t) => {
@@ -129,6 +143,54 @@ t.test('limit:disk — a tree the walk cannot measure counts as over the budget,
   const line = logs.events('AgentLimitExceeded')[0]!;
   t.match(String(line['msg']), /its directories cannot be measured: .*ENAMETOOLONG/);
   t.ok(at.length > 4096);
+});
+
+t.test("limit:disk — more entries than the agent's entry budget, however few bytes, with the budget named", async (t) => {
+  const dir = scratch(t);
+  const logs = captureLogs();
+  const accounting = new AgentAccounting({
+    logger: createLogger({ level: 'info', destination: logs.destination }),
+    ceiling: { ...ceiling, entries: 1_000 },
+    intervalMs: HOUR,
+    diskIntervalMs: HOUR,
+  });
+  t.teardown(() => accounting.close());
+  let ended = 0;
+  let spared = 0;
+  const [many, few] = [path.join(dir, 'many'), path.join(dir, 'few')];
+  mkdirSync(many);
+  mkdirSync(few);
+  // Empty files: far under the disk budget in bytes, so only the count can end it.
+  for (let i = 0; i < 60; i++) writeFileSync(path.join(many, `f${i}`), '');
+  for (let i = 0; i < 40; i++) writeFileSync(path.join(few, `f${i}`), '');
+  accounting.follow('agt_many', sleeper(t), resolveLimits({ ...ceiling, entries: 1_000 }, { entries: 50 }), async () => ended++, { directories: [many] });
+  // The directory itself and 40 files: 41 entries, within 50.
+  accounting.follow('agt_few', sleeper(t), resolveLimits({ ...ceiling, entries: 1_000 }, { entries: 50 }), async () => spared++, { directories: [few] });
+  await accounting.sampleDisk();
+  t.equal(ended, 1, '61 entries over a budget of 50');
+  t.equal(spared, 0, '41 entries within it');
+  t.match(accounting.account('agt_many'), { reason: 'limit:disk', limits: { entries: 50 } });
+  t.notOk(accounting.account('agt_few')!.reason);
+  const line = logs.events('AgentLimitExceeded')[0]!;
+  t.equal(line['agent'], 'agt_many');
+  t.match(String(line['msg']), /its directories cannot be measured: more than 50 entries \(limits\.entries\)/);
+});
+
+t.test("walks are paced: the next pass waits WALK_PACE times the last one's length", async (t) => {
+  const dir = scratch(t);
+  for (let i = 0; i < 3000; i++) writeFileSync(path.join(dir, `f${i}`), '');
+  const sampler = new DiskSampler();
+  t.ok(sampler.due(), 'due before any pass');
+  let took = 0;
+  const pass = sampler.run([{ id: 'a', directories: [dir] }], (_id, figure) => (took = figure.seconds * 1000));
+  t.notOk(sampler.due(), 'not due while a pass is under way');
+  await pass;
+  const ended = Date.now();
+  t.ok(took > 0);
+  // Judged at chosen instants, not by waiting: the pass's length is what it is on this machine.
+  const length = Math.max(1, took);
+  t.notOk(sampler.due(ended + Math.floor(length)), 'one length after: not yet');
+  t.ok(sampler.due(ended + Math.ceil((WALK_PACE + 1) * length) + 50), 'past the pace: due');
 });
 
 t.test('no directories, no walk: the disk figure stays absent', async (t) => {

@@ -1,4 +1,4 @@
-// A capture walks at most its cap of entries (MAX_SNAPSHOT_ENTRIES, the disk walk's): a workspace with more fails whole with
+// A capture walks at most its cap of entries (its agent's limits.entries, else MAX_SNAPSHOT_ENTRIES, the disk walk's): a workspace with more fails whole with
 // 413 and nothing kept, and a directory of more names than the cap leaves is read no further than that (its files never opened).
 import t from 'tap';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -40,6 +40,19 @@ t.test('a workspace of exactly the cap is captured', async (t) => {
   files(path.join(dir, 'b'), 499);
   const made = await capture(dir);
   t.equal(made.stats.files + made.stats.dirs, CAP, 'every entry kept');
+});
+
+t.test("the agent's entry budget replaces the store's cap, up or down, and the error names the setting", async (t) => {
+  const dir = path.join(work, 'budgeted');
+  files(path.join(dir, 'a'), 1_200);
+  const above = await captureDir(store, dir, { maxEntries: 1_201 });
+  t.equal(above.stats.files + above.stats.dirs, 1_201, 'a budget above the cap: all 1,200 files and their directory kept');
+  await t.rejects(captureDir(store, dir, { maxEntries: 1_200 }), {
+    code: 'ABX_ERR_FILE_TOO_LARGE',
+    message:
+      /^the workspace holds more than 1200 entries \(found listing "a"\): too many to snapshot; remove what it need not keep, or raise sandbox\.limits\.entries; nothing was kept$/,
+  });
+  await t.rejects(captureDir(store, path.join(work, 'full'), { maxEntries: 100 }), { message: /more than 100 entries/ }, 'and below it');
 });
 
 t.test('one directory of more names than the cap: 413, nothing kept, none of its files read', async (t) => {

@@ -351,6 +351,8 @@ GetV1AgentsResponseAgentsItemLimits = TypedDict("GetV1AgentsResponseAgentsItemLi
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
+    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    "entries": int,
 }, total=False)
 
 GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
@@ -396,6 +398,8 @@ PostV1AgentsBodyLimits = TypedDict("PostV1AgentsBodyLimits", {
     "processes": int,
     # Disk under its working and temporary directories, a number with an optional unit k, m or g
     "disk": str,
+    # Entries (files, directories, links) under its directories the box measures and a snapshot may hold
+    "entries": int,
 }, total=False)
 
 PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
@@ -453,6 +457,8 @@ PostV1AgentsResponseAgentLimits = TypedDict("PostV1AgentsResponseAgentLimits", {
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
+    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    "entries": int,
 }, total=False)
 
 PostV1AgentsResponseAgent = TypedDict("PostV1AgentsResponseAgent", {
@@ -516,6 +522,8 @@ GetV1AgentsIdResponseAgentLimits = TypedDict("GetV1AgentsIdResponseAgentLimits",
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
+    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    "entries": int,
 }, total=False)
 
 GetV1AgentsIdResponseAgentRefusalsItem = TypedDict("GetV1AgentsIdResponseAgentRefusalsItem", {
@@ -593,6 +601,8 @@ DeleteV1AgentsIdResponseAgentLimits = TypedDict("DeleteV1AgentsIdResponseAgentLi
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
+    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    "entries": int,
 }, total=False)
 
 DeleteV1AgentsIdResponseAgent = TypedDict("DeleteV1AgentsIdResponseAgent", {

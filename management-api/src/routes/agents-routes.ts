@@ -71,7 +71,13 @@ const agentSchema = {
     limits: {
       type: 'object',
       description: 'The budgets the agent runs under',
-      properties: { memory_bytes: { type: 'integer' }, cpu_seconds: { type: 'integer' }, processes: { type: 'integer' }, disk_bytes: { type: 'integer' } },
+      properties: {
+        memory_bytes: { type: 'integer' },
+        cpu_seconds: { type: 'integer' },
+        processes: { type: 'integer' },
+        disk_bytes: { type: 'integer' },
+        entries: { type: 'integer', description: 'Entries under its directories the disk walk measures: more ends it with limit:disk' },
+      },
     },
     reason: {
       type: 'string',
@@ -166,6 +172,11 @@ const spawnBody = {
           pattern: '^[0-9]{1,15}[kmg]?$',
           description: 'Disk under its working and temporary directories, a number with an optional unit k, m or g',
         },
+        entries: {
+          type: 'integer',
+          minimum: 1,
+          description: 'Entries (files, directories, links) under its directories the box measures and a snapshot may hold',
+        },
       },
     },
     tty: { type: 'boolean', description: 'Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout)' },
@@ -247,7 +258,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
                 name,
                 cwd,
                 owner: await app.agentbox.sandbox.agentOwner(name),
-                diskBudget: forkDiskBudget(app.agentbox.sandbox.settings.limits, spawn.limits),
+                ...forkBudgets(app.agentbox.sandbox.settings.limits, spawn.limits),
               },
               { room: () => app.agentbox.probes.disk.headroom('workspace'), records: app.agentbox.workspaceTemporaries.records },
             );
@@ -419,11 +430,15 @@ async function streamOutput(
   }
 }
 
-/** The disk budget a fork will run under; undefined without one, or when its limits are malformed (the spawn says why). */
-function forkDiskBudget(ceiling: LimitSettings | undefined, requested: RequestedLimits | undefined): number | undefined {
+/** The disk and entry budgets a fork will run under; none without them, or when its limits are malformed (the spawn says why). */
+function forkBudgets(ceiling: LimitSettings | undefined, requested: RequestedLimits | undefined): { diskBudget?: number; entriesBudget?: number } {
   try {
-    return resolveLimits(ceiling, requested).disk_bytes;
+    const limits = resolveLimits(ceiling, requested);
+    return {
+      ...(limits.disk_bytes !== undefined ? { diskBudget: limits.disk_bytes } : {}),
+      ...(limits.entries !== undefined ? { entriesBudget: limits.entries } : {}),
+    };
   } catch {
-    return undefined;
+    return {};
   }
 }

@@ -137,7 +137,11 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
       const agent = await agentDirOf(app, request.params.id);
       // Whoever asks, a capture reads through at most the agent's disk budget of holes (workspace-files/hole-allowance.ts).
       const capture = (allowanceBytes?: number) =>
-        captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, { allowanceBytes, maxHoleBytes: agent.limits?.disk_bytes });
+        captureAgent(store(), app.agentbox.paths.workspaceDir, agent, request.body?.label, {
+          allowanceBytes,
+          maxHoleBytes: agent.limits?.disk_bytes,
+          maxEntries: agent.limits?.entries,
+        });
       const snapshot = request.agent ? await ownSnapshots.run(agent.name, async () => capture(await agentSnapshotAllowance(store(), agent))) : await capture();
       request.log.info(
         { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },

@@ -62,6 +62,8 @@ export interface CaptureSource {
   allowanceBytes?: number;
   /** Bytes of holes in sparse files the capture may read through (CaptureJob.maxHoleBytes): the agent's disk budget; DEFAULT_MAX_HOLE_BYTES without one. */
   maxHoleBytes?: number;
+  /** Entries the capture may walk: the agent's entry budget (limits.entries); the store's maxCaptureEntries without one. */
+  maxEntries?: number;
 }
 
 /** Bytes a snapshot holds once deduplicated, and how much of it other snapshots hold too. */
@@ -323,7 +325,7 @@ export class SnapshotStore {
           durable,
           racyMs: this.options.racyMs ?? RACY_MS,
           maxHoleBytes: source.maxHoleBytes ?? DEFAULT_MAX_HOLE_BYTES,
-          maxEntries: this.options.maxCaptureEntries ?? MAX_SNAPSHOT_ENTRIES,
+          maxEntries: source.maxEntries ?? this.options.maxCaptureEntries ?? MAX_SNAPSHOT_ENTRIES,
           ...(previous ? { previous } : {}),
         },
         source.agent.id,

@@ -55,9 +55,10 @@ export async function captureAgent(
   /**
    * `allowanceBytes`: what the agent's budget has left for it (CaptureSource.allowanceBytes), when
    * one applies; `maxHoleBytes`: the holes of sparse files the capture may read through
-   * (CaptureSource.maxHoleBytes), the agent's disk budget.
+   * (CaptureSource.maxHoleBytes), the agent's disk budget; `maxEntries`: the entries it may hold,
+   * the agent's limits.entries.
    */
-  bounds: { allowanceBytes?: number | undefined; maxHoleBytes?: number | undefined } = {},
+  bounds: { allowanceBytes?: number | undefined; maxHoleBytes?: number | undefined; maxEntries?: number | undefined } = {},
 ): Promise<SnapshotSummary> {
   refuseWholeWorkspace(agent, 'snapshotted');
   const ws = await openWorkspace(workspaceDir, agent.cwd);
@@ -69,6 +70,7 @@ export async function captureAgent(
         agent: { id: agent.id, name: agent.name, cwd: agent.cwd },
         ...(bounds.allowanceBytes !== undefined ? { allowanceBytes: bounds.allowanceBytes } : {}),
         ...(bounds.maxHoleBytes !== undefined ? { maxHoleBytes: bounds.maxHoleBytes } : {}),
+        ...(bounds.maxEntries !== undefined ? { maxEntries: bounds.maxEntries } : {}),
       },
       label,
     );
@@ -173,10 +175,12 @@ export async function buildFork(
     owner: Owner;
     /** The new agent's disk budget in bytes, when it has one. */
     diskBudget?: number | undefined;
+    /** The entries its disk walks may meet (limits.entries), when it has such a budget. */
+    entriesBudget?: number | undefined;
   },
   options: BuildOptions = {},
 ): Promise<ForkDir> {
-  const { name, cwd, owner, diskBudget } = forAgent;
+  const { name, cwd, owner, diskBudget, entriesBudget } = forAgent;
   const { room, records } = options;
   const summary = store.get(id);
   // Refused before a byte is written: a fork over its budget would be ended at its first disk walk
@@ -186,6 +190,13 @@ export async function buildFork(
     throw new ApiError(
       'ABX_ERR_FILE_TOO_LARGE',
       `snapshot ${id} builds ${needs} bytes (every hard link a file of its own), over the new agent's disk budget (sandbox.limits.disk, ${diskBudget} bytes): it would be ended at its first disk walk; fork it with a larger budget`,
+    );
+  const { files, dirs, symlinks } = summary.stats;
+  const entries = files + dirs + symlinks;
+  if (entriesBudget !== undefined && entries > entriesBudget)
+    throw new ApiError(
+      'ABX_ERR_FILE_TOO_LARGE',
+      `snapshot ${id} holds ${entries} entries, more than the new agent may keep (limits.entries, ${entriesBudget}): it would be ended at its first disk walk; raise sandbox.limits.entries`,
     );
   const segments = cwd !== undefined ? parseFilePath(cwd) : [`${name}.${randomBytes(4).toString('hex')}`];
   const rel = segments.join('/');

@@ -81,6 +81,10 @@ t.test('run without -d follows the output and exits with the agent’s code', as
   t.match(await cli('run', '-i', '--', '/bin/true'), { code: 2, stderr: /-i needs -t/ });
   t.match(await cli('run'), { code: 2, stderr: /name a profile, or give a command after --/ });
   t.match(await cli('run', '--limit', 'memory', '--', '/bin/true'), { code: 2, stderr: /--limit "memory"/ });
+  t.match(await cli('run', '--limit', 'entries=many', '--', '/bin/true'), { code: 2, stderr: /--limit entries: "many" is not a whole number/ });
+  const counted = await cli('run', '-d', '--limit', 'entries=5000', '--limit', 'disk=1g', '--', '/bin/true');
+  t.equal(counted.code, 0, counted.stderr);
+  t.match(await status(counted.stdout.trim()), { limits: { entries: 5000, disk_bytes: 1024 ** 3 } }, 'the entry budget reaches the record');
 });
 
 t.test('run PROFILE sends the profile; ps -a shows it, and its timeout_sec end; an unknown profile is a clear error', async (t) => {

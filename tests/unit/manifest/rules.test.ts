@@ -466,3 +466,17 @@ t.test('the sandbox-namespaces exception: audit, use, Kubernetes', async (t) => 
   t.match(required[0]!.message, /every agent spawn is then refused/, 'required: spawns are refused, and the warning says so');
   t.same(await found(`${acked}\n[sandbox]\nnamespaces = "off"\n`, k8s), [`E008@${at}`], 'no W019 for an exception that applies nowhere');
 });
+
+t.test('E055: a profile may lower the entry budget, never raise it; the schema caps it at a million', async (t) => {
+  const profile = (entries: number) => `[sandbox.limits]\nentries = 50000\n\n[agents.profiles.builder]\ncommand = "make"\nlimits = { entries = ${entries} }\n`;
+  t.same(await found(profile(50_000)), [], 'equal: fine');
+  t.same(await found(profile(50_001)), ['E055@/agents/profiles/builder/limits/entries']);
+  const d = (await diagnose(profile(60_000)))[0];
+  t.match(d?.message, /limits\.entries = 60000 is above sandbox\.limits\.entries \(50000\)/);
+  const over = await loadManifestSource('[sandbox.limits]\nentries = 1000001\n', x86);
+  t.match(
+    over.diagnostics.find((x) => x.source !== 'rule'),
+    { pointer: '/sandbox/limits/entries' },
+    'above 1,000,000: refused by the schema (a capture of more would pass its thread heap)',
+  );
+});

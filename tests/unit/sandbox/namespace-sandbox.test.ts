@@ -23,7 +23,7 @@ const paths = runtimePaths({ AGENTBOX_ROOT: root });
 for (const dir of ['a', 'b', 'c', 'd'].map((d) => path.join(paths.workspaceDir, d)).concat(paths.secretsDir, paths.runDir)) mkdirSync(dir, { recursive: true });
 writeFileSync(path.join(paths.secretsDir, 'api-key'), 'the-api-key');
 writeFileSync(path.join(paths.workspaceDir, 'b', 'notes.txt'), 'agent b only');
-const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g', disk: '10g' };
+const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g', disk: '10g', entries: 200_000 };
 
 /** A loopback service standing in for the API: answers every connection with a line. */
 async function loopbackService(t: Test): Promise<number> {

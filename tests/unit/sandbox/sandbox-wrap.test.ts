@@ -150,7 +150,7 @@ t.test(
     chmodSync(closed, 0o700);
     const paths = runtimePaths({ AGENTBOX_ROOT: path.join(root, 'box') });
     mkdirSync(path.join(paths.workspaceDir, 'a'), { recursive: true });
-    const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g', disk: '10g' };
+    const limits = { memory: '2g', cpu_seconds: 600, processes: 40, open_files: 1024, file_size: '1g', disk: '10g', entries: 200_000 };
     const sandbox = new AgentSandbox({
       enabled: true,
       namespaces: 'required',

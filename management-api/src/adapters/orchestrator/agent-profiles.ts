@@ -86,7 +86,7 @@ export function resolveSpawn(body: SpawnBody, profiles: AgentProfiles): SpawnReq
 /** The profile's limits, each lowered by the request where it asks (never raised: 400 naming the key). */
 function lowerOnly(profile: DeepReadonly<RequestedLimits>, requested: RequestedLimits | undefined, name: string): RequestedLimits {
   const out: RequestedLimits = { ...profile };
-  for (const key of ['memory', 'cpu_seconds', 'processes', 'disk'] as const) {
+  for (const key of ['memory', 'cpu_seconds', 'processes', 'disk', 'entries'] as const) {
     const asked = requested?.[key];
     if (asked === undefined) continue;
     const ceiling = profile[key];

@@ -161,6 +161,8 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
+          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          entries?: number;
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
@@ -210,6 +212,8 @@ export interface Routes {
         processes?: number;
         /** Disk under its working and temporary directories, a number with an optional unit k, m or g */
         disk?: string;
+        /** Entries (files, directories, links) under its directories the box measures and a snapshot may hold */
+        entries?: number;
       };
       /** Run the agent on a pseudo-terminal (stdin, stdout and stderr; its output is also captured as stdout) */
       tty?: boolean;
@@ -255,6 +259,8 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
+          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          entries?: number;
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
@@ -311,6 +317,8 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
+          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          entries?: number;
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
@@ -378,6 +386,8 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
+          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          entries?: number;
         };
         /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;

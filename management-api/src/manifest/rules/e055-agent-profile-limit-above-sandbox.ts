@@ -12,11 +12,17 @@ export const agentProfileLimitAboveSandbox: Rule = {
   summary: 'agents.profiles.<name>.limits must not exceed sandbox.limits',
   check(m) {
     const box = m.sandbox.limits;
-    const ceilings = { memory: memoryBytes(box.memory), cpu_seconds: box.cpu_seconds, processes: box.processes, disk: memoryBytes(box.disk) };
-    const shown = { memory: box.memory, cpu_seconds: String(box.cpu_seconds), processes: String(box.processes), disk: box.disk };
+    const ceilings = {
+      memory: memoryBytes(box.memory),
+      cpu_seconds: box.cpu_seconds,
+      processes: box.processes,
+      disk: memoryBytes(box.disk),
+      entries: box.entries,
+    };
+    const shown = { memory: box.memory, cpu_seconds: String(box.cpu_seconds), processes: String(box.processes), disk: box.disk, entries: String(box.entries) };
     const out: RuleFinding[] = [];
     for (const [name, profile] of profileEntries(m)) {
-      for (const key of ['memory', 'cpu_seconds', 'processes', 'disk'] as const) {
+      for (const key of ['memory', 'cpu_seconds', 'processes', 'disk', 'entries'] as const) {
         const value = profile.limits[key];
         if (value === undefined) continue;
         const amount = typeof value === 'string' ? memoryBytes(value) : value;

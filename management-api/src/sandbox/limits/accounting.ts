@@ -198,14 +198,20 @@ export class AgentAccounting {
     const targets = [];
     for (const [id, entry] of this.#entries) {
       if (entry.live && !entry.reason && entry.directories.length > 0)
-        targets.push({ id, directories: entry.directories, ...(entry.limits.disk_bytes !== undefined ? { budget: entry.limits.disk_bytes } : {}) });
+        targets.push({
+          id,
+          directories: entry.directories,
+          ...(entry.limits.disk_bytes !== undefined ? { budget: entry.limits.disk_bytes } : {}),
+          ...(entry.limits.entries !== undefined ? { maxEntries: entry.limits.entries } : {}),
+        });
     }
     return targets;
   }
 
   #diskTick(): void {
-    // A walk still under way (a big tree, a slow disk): this tick is dropped, never queued.
-    if (this.#disk.running) return;
+    // A walk still under way (a big tree, a slow disk), or one that ended too recently for its
+    // length (disk-sampler.ts, WALK_PACE): this tick is dropped, never queued.
+    if (!this.#disk.due()) return;
     this.sampleDisk().catch((err: unknown) => {
       this.options.logger.error({ event: 'AgentDiskSamplingFailed', err }, "could not measure the agents' directories");
     });

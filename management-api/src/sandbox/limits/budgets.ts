@@ -8,6 +8,8 @@ export interface LimitSettings {
   processes: number;
   /** Absent in settings written before the disk budget existed (tests): no disk budget then. */
   disk?: string;
+  /** Entries under the agent's directories the box measures (absent: the walk's own cap, MAX_WALK_ENTRIES). */
+  entries?: number;
 }
 
 /** What a spawn request may ask: any of the budgets, each at most the manifest's. */
@@ -16,6 +18,7 @@ export interface RequestedLimits {
   cpu_seconds?: number;
   processes?: number;
   disk?: string;
+  entries?: number;
 }
 
 /** The budgets one agent runs under (absent: no budget of that kind). */
@@ -24,6 +27,8 @@ export interface AgentLimits {
   cpu_seconds?: number;
   processes?: number;
   disk_bytes?: number;
+  /** Entries under its directories a disk walk measures and a snapshot of them may hold: more counts as over the disk budget. */
+  entries?: number;
 }
 
 /**

@@ -20,7 +20,16 @@ export interface DiskTarget {
   directories: readonly string[];
   /** Its disk budget in bytes: the walk stops once above it. */
   budget?: number;
+  /** Its entry budget (limits.entries): a tree with more is not measured. */
+  maxEntries?: number;
 }
+
+/**
+ * A pass is not started again until this many times its own length has passed since it ended, so
+ * walks take at most a fifth of the time however large the trees they walk (a million entries is
+ * several seconds of CPU); with small trees the pass is short and the timer's interval rules.
+ */
+export const WALK_PACE = 4;
 
 /**
  * Walks agents' directories one agent after another (each walk bounded and yielding, disk-walk.ts),
@@ -28,17 +37,25 @@ export interface DiskTarget {
  */
 export class DiskSampler {
   #inFlight: Promise<void> | undefined;
+  /** When the last pass ended and how long it took (ms), for {@link DiskSampler.due}. */
+  #last = { endedAtMs: 0, tookMs: 0 };
 
   constructor(private readonly walk: Omit<DiskWalkOptions, 'stopAboveBytes'> = {}) {}
 
-  /** Whether a pass is under way. */
-  get running(): boolean {
-    return this.#inFlight !== undefined;
+  /** Whether a timer's pass may start now: none under way, and the last one's pace kept ({@link WALK_PACE}). */
+  due(nowMs = Date.now()): boolean {
+    return this.#inFlight === undefined && nowMs >= this.#last.endedAtMs + WALK_PACE * this.#last.tookMs;
   }
 
   /** Measure `targets`, reporting each figure as it comes; joins the pass under way if there is one. */
   run(targets: readonly DiskTarget[], report: (id: string, figure: DiskFigure) => void): Promise<void> {
-    this.#inFlight ??= this.#pass(targets, report).finally(() => (this.#inFlight = undefined));
+    if (this.#inFlight) return this.#inFlight;
+    const startedAtMs = Date.now();
+    this.#inFlight = this.#pass(targets, report).finally(() => {
+      this.#inFlight = undefined;
+      const endedAtMs = Date.now();
+      this.#last = { endedAtMs, tookMs: endedAtMs - startedAtMs };
+    });
     return this.#inFlight;
   }
 
@@ -46,7 +63,11 @@ export class DiskSampler {
     for (const target of targets) {
       const startedAtMs = Date.now();
       const started = process.hrtime.bigint();
-      const found = await walkDisk(target.directories, { ...this.walk, ...(target.budget !== undefined ? { stopAboveBytes: target.budget } : {}) });
+      const found = await walkDisk(target.directories, {
+        ...this.walk,
+        ...(target.budget !== undefined ? { stopAboveBytes: target.budget } : {}),
+        ...(target.maxEntries !== undefined ? { maxEntries: target.maxEntries } : {}),
+      });
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       report(target.id, {
         bytes: found.bytes,

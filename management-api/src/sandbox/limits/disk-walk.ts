@@ -6,7 +6,7 @@ import { BYTE_NAMES, fsPath, nameOf } from '../../fs-names.js';
 import { ThreadSlices } from '../../thread-slices.js';
 import { SUBVOLUME_ROOT_INO } from '../subvolumes.js';
 
-/** Most entries one walk looks at; a tree with more is not measured but counted over budget. */
+/** Most entries one walk looks at unless told otherwise (sandbox.limits.entries' default); a tree with more is not measured but counted over budget. */
 export const MAX_WALK_ENTRIES = 200_000;
 /** Entries a directory is read by at a time (one call on the thread pool each). */
 export const ENTRIES_PER_TURN = 256;
@@ -86,8 +86,8 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
       else result.otherDevices++;
     }
     if (options.stopAboveBytes !== undefined && result.bytes > options.stopAboveBytes) return false;
-    if (result.entries >= maxEntries) {
-      result.unmeasurable = `more than ${maxEntries} entries`;
+    if (result.entries > maxEntries) {
+      result.unmeasurable = `more than ${maxEntries} entries (limits.entries)`;
       return false;
     }
     return true;

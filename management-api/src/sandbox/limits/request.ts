@@ -9,7 +9,7 @@ const SIZED = [
   ['memory', 'memory_bytes'],
   ['disk', 'disk_bytes'],
 ] as const;
-const KEYS = ['memory', 'cpu_seconds', 'processes', 'disk'];
+const KEYS = ['memory', 'cpu_seconds', 'processes', 'disk', 'entries'];
 
 /**
  * The budgets of one agent: the manifest's (`ceiling`; none when absent), each replaced by the
@@ -19,6 +19,7 @@ const KEYS = ['memory', 'cpu_seconds', 'processes', 'disk'];
 export function resolveLimits(ceiling: LimitSettings | undefined, requested: RequestedLimits | undefined): AgentLimits {
   const limits: AgentLimits = ceiling ? { memory_bytes: memoryBytes(ceiling.memory), cpu_seconds: ceiling.cpu_seconds, processes: ceiling.processes } : {};
   if (ceiling?.disk !== undefined) limits.disk_bytes = memoryBytes(ceiling.disk);
+  if (ceiling?.entries !== undefined) limits.entries = ceiling.entries;
   if (requested === undefined) return limits;
   if (typeof requested !== 'object' || requested === null || Array.isArray(requested))
     throw new AdapterInputError(`limits must be an object with ${KEYS.join(', ')} (any of them)`);
@@ -34,7 +35,7 @@ export function resolveLimits(ceiling: LimitSettings | undefined, requested: Req
     if (bytes < 1) throw new AdapterInputError(`limits.${key} must be more than 0 (for example "512m")`);
     limits[field] = lower(key, bytes, limits[field], ceiling?.[key]);
   }
-  for (const key of ['cpu_seconds', 'processes'] as const) {
+  for (const key of ['cpu_seconds', 'processes', 'entries'] as const) {
     const value = requested[key];
     if (value === undefined) continue;
     if (!Number.isInteger(value) || value < 1) throw new AdapterInputError(`limits.${key} must be a whole number of at least 1`);
