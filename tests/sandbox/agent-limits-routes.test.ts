@@ -46,7 +46,11 @@ t.test('figures of a running agent in GET /v1/agents/{id}', async (t) => {
       limits: { processes: 4 },
     }),
   );
-  t.same(agent.limits, { memory_bytes: 512 * MIB, cpu_seconds: 30, processes: 4, disk_bytes: 10 * 1024 * MIB, entries: 200_000 }, "the manifest's budgets, lowered where asked");
+  t.same(
+    agent.limits,
+    { memory_bytes: 512 * MIB, cpu_seconds: 30, processes: 4, disk_bytes: 10 * 1024 * MIB, entries: 200_000 },
+    "the manifest's budgets, lowered where asked",
+  );
   // The sampler runs each second: wait for the sample that sees the touched pages.
   const seen = await waitFor('a sample with the touched memory', async () => {
     const a = await agentOf(await box.call(`/v1/agents/${agent.id}`));

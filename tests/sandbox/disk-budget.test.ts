@@ -164,11 +164,11 @@ t.test("limit:disk — more entries than the agent's entry budget, however few b
   for (let i = 0; i < 60; i++) writeFileSync(path.join(many, `f${i}`), '');
   for (let i = 0; i < 40; i++) writeFileSync(path.join(few, `f${i}`), '');
   accounting.follow('agt_many', sleeper(t), resolveLimits({ ...ceiling, entries: 1_000 }, { entries: 50 }), async () => ended++, { directories: [many] });
-  // The directory itself and 40 files: 41 entries, within 50.
+  // 40 files below its directory (the directory itself is not counted), within 50.
   accounting.follow('agt_few', sleeper(t), resolveLimits({ ...ceiling, entries: 1_000 }, { entries: 50 }), async () => spared++, { directories: [few] });
   await accounting.sampleDisk();
-  t.equal(ended, 1, '61 entries over a budget of 50');
-  t.equal(spared, 0, '41 entries within it');
+  t.equal(ended, 1, '60 entries over a budget of 50');
+  t.equal(spared, 0, '40 entries within it');
   t.match(accounting.account('agt_many'), { reason: 'limit:disk', limits: { entries: 50 } });
   t.notOk(accounting.account('agt_few')!.reason);
   const line = logs.events('AgentLimitExceeded')[0]!;

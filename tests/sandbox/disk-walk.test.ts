@@ -86,11 +86,12 @@ t.test('wide: the entry cap ends the walk as unmeasurable, and the event loop ke
   t.ok(worst < 250, `longest gap between two timer runs: ${worst.toFixed(1)} ms (${(whole.entries / seconds).toFixed(0)} entries/s)`);
   const capped = await walkDisk([dir], { maxEntries: 5_000 });
   t.equal(capped.unmeasurable, 'more than 5000 entries (limits.entries)');
-  t.equal(capped.entries, 5_001, 'stopped at the first entry past the cap');
-  const exactly = await walkDisk([dir], { maxEntries: whole.entries });
-  t.notOk(exactly.unmeasurable, 'a tree of exactly the cap is measured whole');
+  t.equal(capped.entries, 1 + 5_001, 'stopped at the first entry past the cap (the root is not counted against it)');
+  const below = whole.entries - 1;
+  const exactly = await walkDisk([dir], { maxEntries: below });
+  t.notOk(exactly.unmeasurable, 'a tree of exactly the cap below its root is measured whole, as a snapshot of it would be');
   t.equal(exactly.entries, whole.entries);
-  t.equal((await walkDisk([dir], { maxEntries: whole.entries - 1 })).unmeasurable, `more than ${whole.entries - 1} entries (limits.entries)`);
+  t.equal((await walkDisk([dir], { maxEntries: below - 1 })).unmeasurable, `more than ${below - 1} entries (limits.entries)`);
 });
 
 t.test('a walk stops as soon as the total is above the budget', async (t) => {

@@ -367,7 +367,7 @@ export interface Manifest {
        */
       disk: string;
       /**
-       * Entries (files, directories, links) under an agent's directories that the box measures for the disk budget and a snapshot may hold. An agent with more is terminated with limit:disk (its tree cannot be measured), a snapshot of more is refused, and so is a fork of a snapshot with more. Each walk looks at every entry (about 6 s of the box's CPU per million on a small machine), so walks of large trees are spaced out. See docs/user/sandbox.md.
+       * Entries (files, directories, links) under an agent's directories that the box measures for the disk budget and a snapshot may hold. An agent with more is terminated with limit:disk (its tree cannot be measured), a snapshot of more is refused, and so is a fork of a snapshot with more. Each walk looks at every entry (about 5 s of the box's CPU per million entries on a small machine), so walks of large trees are spaced out. See docs/user/sandbox.md.
        */
       entries: number;
     };

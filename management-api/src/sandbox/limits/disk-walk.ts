@@ -19,7 +19,7 @@ export interface WalkFs {
 
 /** How a walk is bounded. */
 export interface DiskWalkOptions {
-  /** Stop once this many entries were seen (default {@link MAX_WALK_ENTRIES}). */
+  /** Stop once more than this many entries below the roots were seen (default {@link MAX_WALK_ENTRIES}). */
   maxEntries?: number;
   /** Read directories this many entries at a time (default {@link ENTRIES_PER_TURN}); the event loop gets a turn at each read. */
   entriesPerTurn?: number;
@@ -67,6 +67,7 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
   // Each entry's lstat is a synchronous call, made in slices (thread-slices.ts): on the thread pool the walk went at 13,000–50,000 entries a second.
   const slices = new ThreadSlices();
   const stack: Array<{ dir: string; dev: number }> = [];
+  let rootsSeen = 0;
 
   /** Count one entry; false when the walk must stop. */
   const count = (file: string, st: Stats, dev: number): boolean => {
@@ -86,7 +87,8 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
       else result.otherDevices++;
     }
     if (options.stopAboveBytes !== undefined && result.bytes > options.stopAboveBytes) return false;
-    if (result.entries > maxEntries) {
+    // The roots themselves are not counted against the cap, as a snapshot of a directory does not count it.
+    if (result.entries - rootsSeen > maxEntries) {
       result.unmeasurable = `more than ${maxEntries} entries (limits.entries)`;
       return false;
     }
@@ -110,6 +112,7 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
   try {
     for (const root of roots) {
       const st = stat(root);
+      if (st) rootsSeen++;
       if (st && !count(root, st, st.dev)) return result;
     }
     while (stack.length > 0) {
