@@ -2,7 +2,7 @@
 import { constants } from 'node:os';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch } from './box-fetch.js';
 
 /** An agent as /v1/agents shows it. */
 export interface AgentRecord {
@@ -32,14 +32,12 @@ export const LIVE_STATES = new Set(['starting', 'running']);
 export async function call(target: BoxTarget, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
-  let res: Response;
-  try {
-    res = await boxFetch(target.url + pathname, target.key, { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) });
-  } catch (err) {
-    if (err instanceof RedirectRefused) throw err;
-    const e = err as Error & { cause?: Error };
-    throw new UserError(`cannot reach ${target.url}: ${e.cause?.message ?? e.message}. Is the box running?`, 1);
-  }
+  const res = await boxFetch(
+    target.url + pathname,
+    target.key,
+    { method, headers, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) },
+    { where: target.url, hint: 'Is the box running?' },
+  );
   const text = await res.text();
   let parsed: Record<string, unknown> = {};
   try {

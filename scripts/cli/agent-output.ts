@@ -3,7 +3,7 @@ import type { AgentRecord } from './agent-api.js';
 import { call, refusal } from './agent-api.js';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch } from './box-fetch.js';
 
 /** One chunk of output. */
 export interface Chunk {
@@ -34,13 +34,12 @@ export function writeChunk(chunk: Chunk): void {
 export async function followOutput(target: BoxTarget, id: string, after: number, onChunk: (c: Chunk) => void, signal?: AbortSignal): Promise<AgentRecord> {
   let last = after;
   for (let attempt = 0; ; attempt++) {
-    const res = await boxFetch(`${target.url}/v1/agents/${id}/output?follow=true&after=${last}`, target.key, {
-      headers: { accept: 'text/event-stream' },
-      ...(signal ? { signal } : {}),
-    }).catch((err: Error & { cause?: Error }) => {
-      if (signal?.aborted || err instanceof RedirectRefused) throw err;
-      throw new UserError(`cannot reach ${target.url}: ${err.cause?.message ?? err.message}`, 1);
-    });
+    const res = await boxFetch(
+      `${target.url}/v1/agents/${id}/output?follow=true&after=${last}`,
+      target.key,
+      { headers: { accept: 'text/event-stream' }, ...(signal ? { signal } : {}) },
+      { where: target.url },
+    );
     if (res.status !== 200) {
       const text = await res.text();
       let body: Record<string, unknown> = { message: text };

@@ -6,7 +6,7 @@ import { finalizeEvent } from 'nostr-tools/pure';
 import { getFromBox, resolveTarget, targetHelp, targetOptions, type BoxTarget } from './box-target.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { idSegment } from './url-segments.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch } from './box-fetch.js';
 
 /** The --help of `approve` (with a scope) or `deny`. */
 export function decideUsage(decision: 'approve' | 'deny'): string {
@@ -90,16 +90,11 @@ async function secretKey(file: string): Promise<Uint8Array> {
 }
 
 async function post(target: BoxTarget, pathname: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  try {
-    const res = await boxFetch(target.url + pathname, target.key, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(10_000),
-    });
-    return { status: res.status, body: await res.json().catch(() => ({})) };
-  } catch (err) {
-    if (err instanceof RedirectRefused) throw err;
-    throw new UserError(`cannot reach ${target.url}${pathname}: ${(err as Error).message}`, 1);
-  }
+  const res = await boxFetch(target.url + pathname, target.key, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, body: await res.json().catch(() => ({})) };
 }

@@ -5,7 +5,8 @@ import { runtimePaths } from '../../management-api/src/runtime-paths.js';
 import { boxAt, registryDir } from './box-registry.js';
 import { readApiKey } from './box-target.js';
 import { askKeyProof } from './key-proof-check.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch } from './box-fetch.js';
+import { UserError } from './cli-errors.js';
 
 /** How long the box may take to answer: signing is one fsync of the tree and one of the note. */
 const ASK_TIMEOUT_MS = 15_000;
@@ -33,16 +34,16 @@ export async function askForCheckpoint(root: string, url: string | undefined, en
   }
   const target = `${base}/v1/events/checkpoint`;
   try {
-    const res = await boxFetch(target, key, { method: 'POST', signal: AbortSignal.timeout(ASK_TIMEOUT_MS) });
+    const res = await boxFetch(target, key, { method: 'POST', signal: AbortSignal.timeout(ASK_TIMEOUT_MS) }, { where: `the box at ${api}` });
     const text = await res.text();
     if (res.status !== 200) return `the box at ${api} did not sign a checkpoint (${res.status}: ${errorMessage(text)}), so ${fallback}`;
     // Only shown: the copy reads the checkpoint on disk and checks the log against it. Line 2 of the note is its size.
     const size = Number(text.split('\n')[1]);
     return `the box at ${api} signed a checkpoint${Number.isSafeInteger(size) ? ` of ${size} events` : ''}`;
   } catch (err) {
-    if (err instanceof RedirectRefused) return `${err.message}; so ${fallback}`;
+    // A redirect, a box that does not answer, or one that stopped midway: the backup goes on without a new checkpoint.
     const e = err as Error & { cause?: Error };
-    return `cannot reach the box at ${api} (${e.cause?.message ?? e.message}), so ${fallback}`;
+    return `${err instanceof UserError ? e.message : `cannot reach the box at ${api} (${e.cause?.message ?? e.message})`}; so ${fallback}`;
   }
 }
 

@@ -12,7 +12,7 @@ import { listenerUrl } from '../../management-api/src/grammar/url.js';
 import { UserError } from './cli-errors.js';
 import { boxAt, registryDir, runningBoxes } from './box-registry.js';
 import { checkKeyProof } from './key-proof-check.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch, BoxUnreachable } from './box-fetch.js';
 
 /** Options shared by commands that talk to a running box. */
 export const targetOptions = {
@@ -99,21 +99,17 @@ function manifestArch(): TargetArch {
 
 /** GET `pathname` on the box; resolves to status and parsed JSON (or text). */
 export async function getFromBox(target: BoxTarget, pathname: string): Promise<{ status: number; body: unknown }> {
+  const url = target.url + pathname;
+  const hint = 'Is the box running (`npm start`)? `agentbox boxes` lists the running boxes and their API URLs: pass --root or --url';
+  const res = await boxFetch(url, target.key, { signal: AbortSignal.timeout(5000) }, { hint });
+  const text = await res.text().catch((err: unknown) => {
+    throw new BoxUnreachable(url, err, hint);
+  });
+  let body: unknown = text;
   try {
-    const res = await boxFetch(target.url + pathname, target.key, { signal: AbortSignal.timeout(5000) });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      // Not JSON (e.g. the Prometheus exposition).
-    }
-    return { status: res.status, body };
-  } catch (err) {
-    if (err instanceof RedirectRefused) throw err;
-    throw new UserError(
-      `cannot reach ${target.url}${pathname}: ${(err as Error).cause ? String((err as Error & { cause: Error }).cause.message) : (err as Error).message}. Is the box running (\`npm start\`)? \`agentbox boxes\` lists the running boxes and their API URLs: pass --root or --url`,
-      1,
-    );
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (e.g. the Prometheus exposition).
   }
+  return { status: res.status, body };
 }

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { BoxTarget } from './box-target.js';
 import { UserError } from './cli-errors.js';
 import { encodedBelow, idSegment, snapshotId } from './url-segments.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch } from './box-fetch.js';
 
 /** Where a copy's remote side is served: an agent's workspace, or a snapshot's files (read only: the same listing, file and tar answers). */
 export type FilesRoot = { agent: string } | { snapshot: string };
@@ -19,18 +19,17 @@ export function filesUrl(target: BoxTarget, files: FilesRoot, segments: readonly
 
 /** A request with the box's key; a body stream is sent as it is read. Unreachable: exit 1. */
 export async function send(target: BoxTarget, method: string, url: string, body?: Readable, headers: Record<string, string> = {}): Promise<Response> {
-  try {
-    return await boxFetch(url, target.key, {
+  return boxFetch(
+    url,
+    target.key,
+    {
       method,
       headers,
       // undici reads a Node stream as an async iterable; `duplex` is required for a streamed body.
       ...(body ? { body: body as unknown as RequestInit['body'], duplex: 'half' } : {}),
-    } as RequestInit);
-  } catch (err) {
-    if (err instanceof RedirectRefused) throw err;
-    const e = err as Error & { cause?: Error };
-    throw new UserError(`cannot reach ${target.url}: ${e.cause?.message ?? e.message}. Is the box running?`, 1);
-  }
+    } as RequestInit,
+    { where: target.url, hint: 'Is the box running?' },
+  );
 }
 
 /** The box's refusal of `what` as a user error (exit 1), naming its code. */

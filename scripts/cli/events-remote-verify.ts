@@ -4,7 +4,7 @@ import { parseCheckpoint, type Checkpoint } from '../../management-api/src/tlog/
 import { verifyConsistency } from '../../management-api/src/tlog/proof-verify.js';
 import { openNote, parseVerifierKey, type NoteVerifier } from '../../management-api/src/tlog/signed-note.js';
 import { UserError } from './cli-errors.js';
-import { boxFetch, RedirectRefused } from './box-fetch.js';
+import { boxFetch } from './box-fetch.js';
 
 /** What a remote check found: `grown` and `same` are consistent; `forked` is a box whose history no longer holds the old one. */
 export interface RemoteReport {
@@ -136,17 +136,13 @@ type Getter = (pathname: string, as: 'json' | 'text') => Promise<unknown>;
 /** GET on the box with the API key; anything but 200 is a user error naming the route and the box's message. */
 function remoteGetter(url: string, apiKey: string | undefined): Getter {
   return async (pathname, as) => {
-    let res: Response;
-    try {
-      res = await boxFetch(url + pathname, apiKey, {
-        headers: { accept: as === 'json' ? 'application/json' : 'text/plain' },
-        signal: AbortSignal.timeout(10_000),
-      });
-    } catch (err) {
-      if (err instanceof RedirectRefused) throw err;
-      const cause = (err as Error & { cause?: Error }).cause;
-      throw new UserError(`cannot reach ${url}${pathname}: ${cause ? cause.message : (err as Error).message}`);
-    }
+    // Exit 2, as the command's other failures to check: its exit 1 means the box's history forked.
+    const res = await boxFetch(
+      url + pathname,
+      apiKey,
+      { headers: { accept: as === 'json' ? 'application/json' : 'text/plain' }, signal: AbortSignal.timeout(10_000) },
+      { exitCode: 2 },
+    );
     const text = await res.text();
     if (res.status !== 200) {
       let message = text.slice(0, 300);

@@ -203,7 +203,8 @@ export async function run(args: string[]): Promise<number> {
  */
 async function keyMayGo(url: string, key: string, keyFile: string): Promise<boolean> {
   const proof = await askKeyProof(url.replace(/\/+$/, ''), key, keyFile);
-  if (proof.kind === 'refused') throw new UserError(proof.message, 1);
+  // Exit 2, the command's code for a box it could not check: its exit 1 means the history forked.
+  if (proof.kind === 'refused') throw new UserError(proof.message, 2);
   return proof.kind === 'proven';
 }
 

@@ -9,13 +9,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { keyProof } from '../../../management-api/src/auth/key-proof.js';
 import { runAgentboxAsync } from '../../helpers/cli.js';
-import { startTestServer } from '../../api/support/harness.js';
+import { ALL_OFF, startTestServer } from '../../api/support/harness.js';
 
 const work = await mkdtemp(path.join(tmpdir(), 'agentbox-cli-proof-'));
 t.teardown(() => rm(work, { recursive: true, force: true }));
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
 
-const mine = await startTestServer();
+// The key's box keeps an event log, so that events verify --remote has a checkpoint to hold it to.
+const mine = await startTestServer({ toml: ALL_OFF.replace('events = "off"', 'events = "local-jsonl"') });
 t.teardown(() => mine.close());
 const other = await startTestServer();
 t.teardown(() => other.close());
@@ -156,7 +157,7 @@ t.test('events verify --remote sends a --key-file key only to its box', async (t
   // Not read: the key is refused before the old checkpoint is.
   await writeFile(old, 'not a checkpoint\n');
   const r = await runAgentboxAsync(['events', 'verify', '--remote', relay.url, '--against', old, '--key-file', mine.paths.apiKeyFile], { cwd: work, env });
-  t.equal(r.code, 1, r.stderr);
+  t.equal(r.code, 2, `exit 2, the box could not be checked; 1 would say its history forked: ${r.stderr}`);
   t.match(r.stderr, `the API key in ${mine.paths.apiKeyFile} was not sent to ${relay.url}`);
   t.notOk(
     relay.seen.some((s) => s.authorization),
@@ -195,6 +196,14 @@ t.test('after the proof, a request that carries the key follows no redirect, not
     t.match(r.stderr, `${url}/v1/`, args.join(' '));
     t.match(r.stderr, 'answered with a redirect (HTTP 307 to "/moved"), which a request carrying the API key never follows', args.join(' '));
   }
+  // events verify --remote exits 2 for it, as for any box it could not check: its exit 1 says the history forked.
+  const held = path.join(work, 'held-checkpoint');
+  const checkpoint = await fetch(`${mine.server.apiUrl}/v1/events/checkpoint`, { method: 'POST', headers: { authorization: `Bearer ${mine.key}` } });
+  t.equal(checkpoint.status, 200, 'the box has a checkpoint to hold it to');
+  await writeFile(held, await checkpoint.text());
+  const verify = await runAgentboxAsync(['events', 'verify', '--remote', url, '--against', held, '--key-file', mine.paths.apiKeyFile], { cwd: work, env });
+  t.equal(verify.code, 2, verify.stderr);
+  t.match(verify.stderr, `${url}/v1/meta answered with a redirect (HTTP 307 to "/moved")`);
   t.same(
     seen.filter((s) => s.url === '/moved'),
     [],
@@ -202,7 +211,7 @@ t.test('after the proof, a request that carries the key follows no redirect, not
   );
   t.equal(
     seen.filter((s) => s.authorization === `Bearer ${mine.key}`).length,
-    commands.length,
+    commands.length + 1,
     'the key went, once per command, to the URL that proved it holds it',
   );
 });
