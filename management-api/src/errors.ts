@@ -70,7 +70,7 @@ export const errorCodes = {
   ABX_ERR_DISK_LOW: {
     status: 507,
     description:
-      'The state volume or the workspace has less free space than resources.min_free_disk: no new agent is started until space returns (the message names the path, free bytes and threshold).',
+      'The state volume or the workspace has less free space than resources.min_free_disk: no new agent is started, nothing written to a workspace and no snapshot taken until space returns (the message names the path, free bytes and threshold); or a write to a workspace did not fit: its declared length is more than the workspace volume may still take above that threshold, or the disk ran out of space while it was written (nothing of it kept).',
   },
   ABX_ERR_EGRESS_UNAVAILABLE: {
     status: 503,
@@ -127,7 +127,7 @@ export const errorCodes = {
   ABX_ERR_FILE_TOO_LARGE: {
     status: 413,
     description:
-      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has) or nested too deep to snapshot or download (over 128 directory levels), or whose sparse files hold more holes than a snapshot reads through (the agent's disk budget). The message names the limit.",
+      "A workspace upload is over a limit: a file over the per-file size, a tar over its entry count or total size, or what the agent's disk budget (sandbox.limits.disk) has left; or a workspace too large to snapshot (its capture needed more memory than a capture thread has) or nested too deep to snapshot or download (over 128 directory levels), or whose sparse files hold more holes than a snapshot reads through (the agent's disk budget), or holding more entries than the agent's entry budget (sandbox.limits.entries; a fork of such a snapshot too). The message names the limit.",
   },
   ABX_ERR_TAR_REFUSED: {
     status: 400,

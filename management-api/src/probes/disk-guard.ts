@@ -64,17 +64,15 @@ export class DiskGuard {
   }
 
   /**
-   * Refuse a new agent while a watched directory is low: checked afresh, so a spawn never waits for
-   * the timer to see the disk fill (or free up). Throws ABX_ERR_DISK_LOW naming the directory.
+   * Refuse a new agent (or what `refused` says: a write, a snapshot) while a watched directory is
+   * low: checked afresh, so a request never waits for the timer to see the disk fill (or free up).
+   * Throws ABX_ERR_DISK_LOW naming the directory.
    */
-  async admit(): Promise<void> {
+  async admit(refused = 'no new agent starts'): Promise<void> {
     await this.check();
     const low = this.#states.find((s) => s.low);
     if (low)
-      throw new ApiError(
-        'ABX_ERR_DISK_LOW',
-        `no new agent starts while ${describeLow(low)}; free space there (agents' files in the workspace, for example) and retry`,
-      );
+      throw new ApiError('ABX_ERR_DISK_LOW', `${refused} while ${describeLow(low)}; free space there (agents' files in the workspace, for example) and retry`);
   }
 
   /**

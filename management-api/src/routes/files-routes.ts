@@ -268,7 +268,7 @@ async function withWorkspace<T>(
     try {
       return await work(ws, agent);
     } catch (err) {
-      throw changedMeanwhile(err, filePathOf(request));
+      throw diskFull(changedMeanwhile(err, filePathOf(request)), filePathOf(request));
     } finally {
       await ws.close();
     }
@@ -277,7 +277,7 @@ async function withWorkspace<T>(
     return await work(ws, agent);
   } catch (err) {
     await ws.close();
-    throw changedMeanwhile(err, filePathOf(request));
+    throw diskFull(changedMeanwhile(err, filePathOf(request)), filePathOf(request));
   }
 }
 
@@ -296,9 +296,38 @@ function changedMeanwhile(err: unknown, shown: string): unknown {
   return new ApiError('ABX_ERR_CONFLICT', `"${shown}" changed in the workspace while the request ran (${code}): look at what is there, and retry`);
 }
 
-/** Before a write: the box has disk to spare, and the agent's record (for its budget). */
+/**
+ * A write that ran out of space midway (a body of unknown length, writes at once, a volume filled
+ * by someone else): 507, as a write refused up front is. What it wrote is gone by then: a PUT's
+ * temporary and a tar's staging directory are removed on every failure.
+ */
+function diskFull(err: unknown, shown: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (err instanceof ApiError || (code !== 'ENOSPC' && code !== 'EDQUOT')) return err;
+  return new ApiError(
+    'ABX_ERR_DISK_LOW',
+    `the box's disk ran out of space while writing "${shown}" (${code}): nothing of this write was kept; free space on the workspace volume and retry`,
+  );
+}
+
+/**
+ * Before a write: the box has disk to spare, and room for the body when its length is declared
+ * (the workspace volume's free space above resources.min_free_disk, as a fork's build is held to),
+ * then the agent's record (for its budget). A body of unknown length, or writes at once that
+ * together pass the room, meet a full disk as ENOSPC instead (diskFull).
+ */
 async function admitWrite(app: FastifyInstance, request: FastifyRequest<FilesRoute>): Promise<AgentProcess> {
-  await app.agentbox.probes.disk.admit();
+  const disk = app.agentbox.probes.disk;
+  await disk.admit('nothing is written to a workspace');
+  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  if (Number.isSafeInteger(declared)) {
+    const room = await disk.headroom('workspace');
+    if (declared > room)
+      throw new ApiError(
+        'ABX_ERR_DISK_LOW',
+        `the body of ${declared} bytes is more than the workspace volume may still take (${room} bytes above resources.min_free_disk): nothing was written; free space there and retry`,
+      );
+  }
   return app.agentbox.resolver.slot('orchestrator').status(request.params.id);
 }
 

@@ -133,7 +133,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
       // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
       if (/[\u0000-\u001f\u007f]/.test(request.body?.label ?? ''))
         throw new ApiError('ABX_ERR_VALIDATION', 'body/label holds a newline, tab or other control character: a label is one line of text');
-      await app.agentbox.probes.disk.admit();
+      await app.agentbox.probes.disk.admit('no snapshot is taken');
       const agent = await agentDirOf(app, request.params.id);
       // Whoever asks, a capture reads through at most the agent's disk budget of holes (workspace-files/hole-allowance.ts).
       const capture = (allowanceBytes?: number) =>
@@ -258,7 +258,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
           'ABX_ERR_CONFLICT',
           `agent ${agent.id} is ${agent.state}: a workspace is restored in place only once its agent has ended (DELETE /v1/agents/${agent.id} first, or fork the snapshot into a new agent)`,
         );
-      await app.agentbox.probes.disk.admit();
+      await app.agentbox.probes.disk.admit('no snapshot is restored');
       const made = await restoreAgent(store(), app.agentbox.paths.workspaceDir, agent, sid, {
         room: () => app.agentbox.probes.disk.headroom('workspace'),
         leftOver: (name, err) =>
