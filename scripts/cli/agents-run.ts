@@ -7,6 +7,7 @@ import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { snapshotId } from './url-segments.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { splitCommand } from './split-command.js';
+import { whileWaiting } from './wait-line.js';
 
 export const usage = `Usage: agentbox run [options] PROFILE
        agentbox run [options] -- COMMAND [ARG…]
@@ -101,7 +102,9 @@ export async function run(args: string[]): Promise<number> {
     ...ttyFields(mode),
   };
   const target = await resolveTarget(values);
-  const res = await call(target, 'POST', '/v1/agents', body);
+  // A fork's working directory is built before the agent starts: a large snapshot takes a while.
+  const starting = call(target, 'POST', '/v1/agents', body);
+  const res = body.fromSnapshot ? await whileWaiting(`building ${body.name}'s copy of ${body.fromSnapshot}`, starting) : await starting;
   if (res.status !== 201) {
     const message = String(res.body['message'] ?? '');
     // A box from before agent profiles: its schema knows no "profile" and wants a command.

@@ -4,6 +4,7 @@ import { call, refusal, resolveAgent } from './agent-api.js';
 import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { madeLine, type SnapshotRecord } from './snapshot-format.js';
+import { whileWaiting } from './wait-line.js';
 
 export const usage = `Usage: agentbox snapshot create [--label TEXT] AGENT
 
@@ -24,7 +25,10 @@ export async function run(args: string[]): Promise<number> {
   if (positionals.length !== 1) throw new UsageError('name one agent to snapshot');
   const target = await resolveTarget(values);
   const agent = await resolveAgent(target, positionals[0]);
-  const res = await call(target, 'POST', `/v1/agents/${agent.id}/snapshots`, values.label !== undefined ? { label: values.label } : {});
+  const res = await whileWaiting(
+    `snapshotting ${agent.name}`,
+    call(target, 'POST', `/v1/agents/${agent.id}/snapshots`, values.label !== undefined ? { label: values.label } : {}),
+  );
   if (res.status !== 201) throw refusal(`snapshotting ${agent.id}`, res);
   const snapshot = res.body['snapshot'] as SnapshotRecord;
   process.stdout.write(values.json ? `${JSON.stringify(snapshot, null, 2)}\n` : `${madeLine(snapshot)}\n`);

@@ -6,6 +6,7 @@ import { UsageError, UserError } from './cli-errors.js';
 import { formatBytes } from './snapshot-format.js';
 import { snapshotId } from './url-segments.js';
 import { SNAPSHOT_ID } from '../../management-api/src/grammar/snapshot-id.js';
+import { whileWaiting } from './wait-line.js';
 
 export const usage = `Usage: agentbox snapshot restore AGENT SNAPSHOT
 
@@ -38,7 +39,10 @@ export async function run(args: string[]): Promise<number> {
       throw new UserError(`${err.message}. To start a new agent on the snapshot instead: agentbox run --from-snapshot ${positionals[1]} -- COMMAND`, 1);
     throw err;
   });
-  const res = await call(target, 'POST', `/v1/agents/${agent.id}/restore`, { snapshot: positionals[1] });
+  const res = await whileWaiting(
+    `restoring ${positionals[1]} into ${agent.name}`,
+    call(target, 'POST', `/v1/agents/${agent.id}/restore`, { snapshot: positionals[1] }),
+  );
   if (res.status === 409 && LIVE_STATES.has(agent.state) && /has ended/.test(String(res.body['message'])))
     // The box's own words name its API; from here, the command that ends the agent.
     throw new UserError(
