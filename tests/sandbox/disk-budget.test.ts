@@ -171,6 +171,8 @@ t.test("limit:disk — more entries than the agent's entry budget, however few b
   t.equal(spared, 0, '40 entries within it');
   t.match(accounting.account('agt_many'), { reason: 'limit:disk', limits: { entries: 50 } });
   t.notOk(accounting.account('agt_few')!.reason);
+  t.equal(accounting.account('agt_few')!.usage.disk_entries, 40, 'the count is on the record: what is below its directory');
+  t.ok(accounting.account('agt_many')!.usage.disk_entries! > 50, 'and, for the agent ended, at least one past its budget');
   const line = logs.events('AgentLimitExceeded')[0]!;
   t.equal(line['agent'], 'agt_many');
   t.match(String(line['msg']), /its directories cannot be measured: more than 50 entries \(limits\.entries\)/);

@@ -82,6 +82,7 @@ t.test('wide: the entry cap ends the walk as unmeasurable, and the event loop ke
   clearInterval(timer);
   t.notOk(whole.unmeasurable);
   t.equal(whole.entries, 1 + 10 + 10_000);
+  t.equal(whole.rootEntries, 1);
   t.ok(ticks > 10, `a 1 ms timer ran ${ticks} times during the ${seconds.toFixed(2)} s walk`);
   t.ok(worst < 250, `longest gap between two timer runs: ${worst.toFixed(1)} ms (${(whole.entries / seconds).toFixed(0)} entries/s)`);
   const capped = await walkDisk([dir], { maxEntries: 5_000 });
@@ -125,7 +126,11 @@ t.test('what cannot be read makes the walk unmeasurable; what vanished meanwhile
   const vanished = await walkDisk([dir], { fs: failing({ 'opendir:gone': 'ENOENT', 'lstat:locked/secret': 'ENOENT' }) });
   t.notOk(vanished.unmeasurable, 'deleted during the walk: skipped');
   t.equal(vanished.entries, 3);
-  t.same(await walkDisk([path.join(dir, 'no-such-dir')]), { bytes: 0, entries: 0, otherDevices: 0 }, 'a directory that is not there counts nothing');
+  t.same(
+    await walkDisk([path.join(dir, 'no-such-dir')]),
+    { bytes: 0, entries: 0, rootEntries: 0, otherDevices: 0 },
+    'a directory that is not there counts nothing',
+  );
 });
 
 t.test('a directory chmod 000 by its owner: unmeasurable for a walker without CAP_DAC_OVERRIDE', async (t) => {

@@ -165,6 +165,7 @@ t.test('spawn with a working directory, environment and limits: the table and th
   // The spawn selected it: its details and its output, where the environment and directory show.
   await waitText('[data-testid="detail-exit"]', '3');
   t.equal(await text('[data-testid="detail-state"]'), 'failed', 'a non-zero exit');
+  t.match(await text('[data-testid="detail-entries"]'), /, limit 200,000$/, 'the entry budget (sandbox.limits.entries) beside what the last walk counted');
   await waitText('[data-testid="agent-output"]', 'hello <b>there</b> from ');
   t.match(await text('[data-testid="agent-output"]'), /shared\/place\n/, 'it ran in the directory asked for');
   t.equal(await page.$('[data-testid="agent-output"] b'), null, 'the agent-written markup stays text');

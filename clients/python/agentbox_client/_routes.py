@@ -341,6 +341,8 @@ GetV1AgentsResponseAgentsItemUsage = TypedDict("GetV1AgentsResponseAgentsItemUsa
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
+    # Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget)
+    "disk_entries": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
 }, total=False)
@@ -447,6 +449,8 @@ PostV1AgentsResponseAgentUsage = TypedDict("PostV1AgentsResponseAgentUsage", {
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
+    # Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget)
+    "disk_entries": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
 }, total=False)
@@ -512,6 +516,8 @@ GetV1AgentsIdResponseAgentUsage = TypedDict("GetV1AgentsIdResponseAgentUsage", {
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
+    # Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget)
+    "disk_entries": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
 }, total=False)
@@ -591,6 +597,8 @@ DeleteV1AgentsIdResponseAgentUsage = TypedDict("DeleteV1AgentsIdResponseAgentUsa
     "processes": int,
     # Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)
     "disk_bytes": int,
+    # Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget)
+    "disk_entries": int,
     # When the walk that measured disk_bytes began
     "disk_measured_at": str,
 }, total=False)

@@ -65,6 +65,11 @@ const agentSchema = {
           description:
             'Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample)',
         },
+        disk_entries: {
+          type: 'integer',
+          description:
+            'Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget)',
+        },
         disk_measured_at: { type: 'string', format: 'date-time', description: 'When the walk that measured disk_bytes began' },
       },
     },

@@ -72,8 +72,8 @@ export interface Agent {
   durationMs?: number;
   /** The manifest profile it was started from (agents.profiles.<name>); absent for an ad-hoc spawn. */
   profile?: string;
-  usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
-  limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number };
+  usage?: { rss_bytes?: number; pss_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number; disk_entries?: number };
+  limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number; entries?: number };
   /** Runs on a pseudo-terminal: the dashboard shows its terminal instead of the output panel. */
   tty?: boolean;
 }

@@ -152,6 +152,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
+          /** Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget) */
+          disk_entries?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
         };
@@ -250,6 +252,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
+          /** Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget) */
+          disk_entries?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
         };
@@ -308,6 +312,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
+          /** Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget) */
+          disk_entries?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
         };
@@ -377,6 +383,8 @@ export interface Routes {
           processes?: number;
           /** Blocks allocated under its working and temporary directories, as of the last walk (every 5 s), plus files there it deleted but still holds open (as of the last sample) */
           disk_bytes?: number;
+          /** Entries (files, directories, links) below its directories as of the same walk, against limits.entries (at least that many when the walk stopped early, over a budget) */
+          disk_entries?: number;
           /** When the walk that measured disk_bytes began */
           disk_measured_at?: string;
         };

@@ -117,7 +117,7 @@ export class AgentAccounting {
     if (!entry) return undefined;
     const held = heldDeletedBytes(entry);
     const disk = entry.disk
-      ? { disk_bytes: entry.disk.bytes + held, disk_measured_at: new Date(entry.disk.startedAtMs).toISOString() }
+      ? { disk_bytes: entry.disk.bytes + held, disk_entries: entry.disk.entries, disk_measured_at: new Date(entry.disk.startedAtMs).toISOString() }
       : held > 0
         ? { disk_bytes: held }
         : {};

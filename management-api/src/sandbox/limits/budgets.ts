@@ -47,6 +47,8 @@ export interface AgentUsage {
   cpu_seconds: number;
   processes: number;
   disk_bytes?: number;
+  /** Entries below its directories as of that walk, against limits.entries (at least that many when the walk stopped early, over a budget). */
+  disk_entries?: number;
   /** When the walk that measured `disk_bytes` began (ISO 8601): files written since may be missing from it. */
   disk_measured_at?: string;
 }

@@ -5,6 +5,7 @@ import { walkDisk, type DiskWalkOptions } from './disk-walk.js';
 export interface DiskFigure {
   /** Bytes allocated under its directories (hard links once; stopped early once above its budget). */
   bytes: number;
+  /** Entries below its directories (the directories themselves not counted, as its entry budget does not); a lower bound when the walk stopped early. */
   entries: number;
   /** Set when the tree could not be measured whole (see walkDisk): counted as over budget. */
   unmeasurable?: string;
@@ -71,7 +72,7 @@ export class DiskSampler {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       report(target.id, {
         bytes: found.bytes,
-        entries: found.entries,
+        entries: found.entries - found.rootEntries,
         seconds,
         startedAtMs,
         ...(found.unmeasurable ? { unmeasurable: found.unmeasurable } : {}),

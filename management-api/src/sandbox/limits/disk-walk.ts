@@ -33,6 +33,8 @@ export interface DiskWalkResult {
   /** Bytes allocated (st_blocks × 512) by the entries seen: sparse files count what they hold, a hard-linked file once. */
   bytes: number;
   entries: number;
+  /** Of those, the roots themselves (those that exist): what is below them is what the entry cap counts. */
+  rootEntries: number;
   /** Why `bytes` is not the whole tree: what could not be read and its error code, or the entry cap. Absent when complete or stopped above the budget. */
   unmeasurable?: string;
   /** Directories not descended into because they are another file system (a mount point), as `du -x`; btrfs subvolumes are descended into. */
@@ -61,13 +63,12 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
   const fs = options.fs ?? nodeFs;
   const maxEntries = options.maxEntries ?? MAX_WALK_ENTRIES;
   const perTurn = options.entriesPerTurn ?? ENTRIES_PER_TURN;
-  const result: DiskWalkResult = { bytes: 0, entries: 0, otherDevices: 0 };
+  const result: DiskWalkResult = { bytes: 0, entries: 0, rootEntries: 0, otherDevices: 0 };
   // Files with several links, by device and inode: each counted at its first link only.
   const linked = new Set<string>();
   // Each entry's lstat is a synchronous call, made in slices (thread-slices.ts): on the thread pool the walk went at 13,000–50,000 entries a second.
   const slices = new ThreadSlices();
   const stack: Array<{ dir: string; dev: number }> = [];
-  let rootsSeen = 0;
 
   /** Count one entry; false when the walk must stop. */
   const count = (file: string, st: Stats, dev: number): boolean => {
@@ -88,7 +89,7 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
     }
     if (options.stopAboveBytes !== undefined && result.bytes > options.stopAboveBytes) return false;
     // The roots themselves are not counted against the cap, as a snapshot of a directory does not count it.
-    if (result.entries - rootsSeen > maxEntries) {
+    if (result.entries - result.rootEntries > maxEntries) {
       result.unmeasurable = `more than ${maxEntries} entries (limits.entries)`;
       return false;
     }
@@ -112,7 +113,7 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
   try {
     for (const root of roots) {
       const st = stat(root);
-      if (st) rootsSeen++;
+      if (st) result.rootEntries++;
       if (st && !count(root, st, st.dev)) return result;
     }
     while (stack.length > 0) {

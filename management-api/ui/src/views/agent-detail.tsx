@@ -85,6 +85,10 @@ export function AgentDetail({ agent }: { agent: Agent }) {
         <dd>
           {bytes(usage?.disk_bytes)}, limit {bytes(limits?.disk_bytes)}
         </dd>
+        <dt>Entries</dt>
+        <dd data-testid="detail-entries">
+          {usage?.disk_entries?.toLocaleString('en') ?? '—'}, limit {limits?.entries?.toLocaleString('en') ?? '—'}
+        </dd>
       </dl>
       <ErrorNote error={error} testId="detail-error" />
       <AgentRefusals refusals={refusals} />
