@@ -48,8 +48,13 @@ t.test('a PUT and an upload killed midway: their temporaries are removed at the 
   t.teardown(() => next.close());
   const report = await next.server.app.agentbox.workspaceTemporaries.swept;
   t.same(report, { removed: 2, gone: 0, left: 0 });
-  const expected = Object.fromEntries(Object.entries(before).filter(([p]) => !p.includes(putTemporary) && !p.includes(staging)));
-  t.same(await tree(dir), expected, 'the temporaries are gone, and nothing else changed (the decoy of their form stays)');
+  t.ok(before['notes'], 'the PUT made its parent directory, notes/, for itself');
+  const expected = Object.fromEntries(Object.entries(before).filter(([p]) => !p.includes(putTemporary) && !p.includes(staging) && p !== 'notes'));
+  t.same(
+    await tree(dir),
+    expected,
+    'the temporaries are gone with the directory the PUT made for itself, and nothing else changed (the decoy of their form stays, and up/, which the agent made)',
+  );
   t.same(await readdir(temporaryRecordsDir(root.paths)), [], 'their records are gone');
   t.match(next.logs.events('WorkspaceTemporariesSwept'), [{ removed: 2, gone: 0, left: 0 }]);
 });

@@ -101,6 +101,46 @@ t.test('the sweep removes only the recorded temporary of the same workspace, of 
   t.same(await records.list(), []);
 });
 
+t.test('the parents a write made for itself go with its temporary, each only while empty; a record says which', async (t) => {
+  const { workspaceDir, records, agentDir } = await setUp(t);
+  const ws = await openWorkspace(workspaceDir, 'a', records);
+  // A PUT to sub/new/deeper/f.txt made new/ and new/deeper/ (from index 1 of its parent's segments); sub/ was there.
+  const put = fileTemporary('f.txt');
+  ws.temporaries!.begin(['sub', 'new', 'deeper'], put, 'file', undefined, 1);
+  // An upload into made/ that made it; the agent wrote into it since.
+  const upload = uploadStaging();
+  ws.temporaries!.begin(['made'], upload, 'upload', undefined, 0);
+  // A PUT killed before its temporary was made: its parent, made, is empty.
+  ws.temporaries!.begin(['early'], fileTemporary('g.txt'), 'file', undefined, 0);
+  await ws.close();
+  await mkdir(path.join(agentDir, 'sub', 'new', 'deeper'), { recursive: true });
+  await writeFile(path.join(agentDir, 'sub', 'new', 'deeper', put), 'half');
+  await mkdir(path.join(agentDir, 'made', upload), { recursive: true });
+  await writeFile(path.join(agentDir, 'made', 'agents-own.txt'), 'kept');
+  await mkdir(path.join(agentDir, 'early'));
+  const report = await sweepTemporaries(records, await records.list(), workspaceDir, silent);
+  t.same(report, { removed: 2, gone: 1, left: 0 });
+  t.same(await readdir(path.join(agentDir, 'sub')), [], 'new/deeper/ and new/ removed; sub/, there before, kept');
+  t.same(await readdir(path.join(agentDir, 'made')), ['agents-own.txt'], 'a made directory the agent wrote into stays, with what it holds');
+  t.same((await readdir(agentDir)).sort(), ['made', 'sub'], 'the parent of the write that never made its temporary is gone too');
+});
+
+t.test('madeFrom outside the recorded parents, or on a fork or a restore, makes a record unreadable', async (t) => {
+  const { records } = await setUp(t);
+  await mkdir(records.dir, { recursive: true });
+  const base = { workspace: { dir: 'a', dev: '1', ino: '2', born: '3' } };
+  const cases = [
+    { ...base, kind: 'file', parent: ['x'], name: fileTemporary('f'), madeFrom: 1 },
+    { ...base, kind: 'file', parent: ['x'], name: fileTemporary('f'), madeFrom: -1 },
+    { ...base, kind: 'upload', parent: ['x'], name: uploadStaging(), madeFrom: 0.5 },
+    { ...base, kind: 'fork', parent: ['x'], name: forkStaging(), madeFrom: 0 },
+  ];
+  for (const [i, c] of cases.entries()) await writeFile(path.join(records.dir, `case${i}.json`), JSON.stringify(c));
+  await writeFile(path.join(records.dir, 'ok.json'), JSON.stringify({ ...base, kind: 'file', parent: ['x', 'y'], name: fileTemporary('f'), madeFrom: 1 }));
+  for (let i = 0; i < cases.length; i++) t.match(await records.read(`case${i}.json`), { unreadable: 'not the shape of a record' }, JSON.stringify(cases[i]));
+  t.match(await records.read('ok.json'), { kind: 'file', madeFrom: 1 });
+});
+
 t.test('a workspace made again at the same path is not the one recorded: nothing in it is removed', async (t) => {
   const { workspaceDir, records, agentDir } = await setUp(t);
   const ws = await openWorkspace(workspaceDir, 'a', records);

@@ -54,7 +54,7 @@ export async function writeFileAtomic(
     checkConditions(current, options, shown);
     const tmp = fileTemporary(name);
     // Recorded before it is made: a kill from here on leaves it to the sweep at the next start.
-    record = ws.temporaries?.begin(segments.slice(0, -1), tmp, 'file');
+    record = ws.temporaries?.begin(segments.slice(0, -1), tmp, 'file', undefined, made.first);
     // The ETag is the new file's own (its inode, size and mtime, which the rename keeps): taken after
     // the rename, it would be whatever another writer put under the name by then.
     const st = await writeNew(dir, tmp, body, ws.owner, sanitiseMode(options.mode ?? 0o644), options, shown);

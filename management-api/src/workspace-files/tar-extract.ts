@@ -49,7 +49,7 @@ export async function extractTar(
   try {
     target = await walkDirs(ws.root, segments, { owner: ws.owner, made });
     // Recorded before it is made: a kill from here on leaves it to the sweep at the next start.
-    record = ws.temporaries?.begin(segments, stagingName, 'upload');
+    record = ws.temporaries?.begin(segments, stagingName, 'upload', undefined, made.first);
     await mkdir(at(target, stagingName), { mode: 0o700 });
     staging = await open(at(target, stagingName), DIR_FLAGS);
     const context: Context = { count: 0, base: segments, owner: ws.owner, limits, slices: new ThreadSlices(), ...(charge ? { charge } : {}) };

@@ -46,6 +46,12 @@ export interface TemporaryRecord {
   name: string;
   /** A restore's only: the working directory it replaces, beside `name` in `parent`. */
   replaces?: string;
+  /**
+   * A PUT's or an upload's: the directories of `parent` from this index on were made by the write
+   * (its missing parents), so a sweep removes those left empty with the temporary. A kill between
+   * their mkdir and the record's write (a few microseconds) leaves them unrecorded.
+   */
+  madeFrom?: number;
 }
 
 /** A temporary recorded: `end` once it is gone. */
@@ -81,9 +87,13 @@ const KINDS = Object.keys(FORMS) as TemporaryKind[];
 /** `name` has the form of a temporary of `kind`. */
 export const hasTemporaryForm = (kind: TemporaryKind, name: string): boolean => FORMS[kind].test(name);
 
-/** Records temporaries in one workspace: `begin` before `name` is made in the directory `parent` (workspace segments); a restore's names the directory it `replaces`. */
+/**
+ * Records temporaries in one workspace: `begin` before `name` is made in the directory `parent`
+ * (workspace segments); a restore's names the directory it `replaces`, a write that made parents
+ * of its own the index of the first (`madeFrom`).
+ */
 export interface TemporaryRecorder {
-  begin(parent: readonly string[], name: string, kind: TemporaryKind, replaces?: string): RecordedTemporary;
+  begin(parent: readonly string[], name: string, kind: TemporaryKind, replaces?: string, madeFrom?: number): RecordedTemporary;
 }
 
 /** The place of the workspace open as `real` (stat `st`) under the box's workspace directory `base` (both real paths). */
@@ -98,7 +108,7 @@ export class TemporaryRecords {
 
   /** A recorder for the workspace at `place`. */
   in(place: WorkspacePlace): TemporaryRecorder {
-    return { begin: (parent, name, kind, replaces) => this.begin(place, parent, name, kind, replaces) };
+    return { begin: (parent, name, kind, replaces, madeFrom) => this.begin(place, parent, name, kind, replaces, madeFrom) };
   }
 
   /**
@@ -107,9 +117,16 @@ export class TemporaryRecords {
    * where the same through the thread pool took 250 µs on a busy box (a 1 MB PUT takes 5 ms), its
    * round trips queued behind the bodies' writes. No fsync (see above).
    */
-  begin(workspace: WorkspacePlace, parent: readonly string[], name: string, kind: TemporaryKind, replaces?: string): RecordedTemporary {
+  begin(workspace: WorkspacePlace, parent: readonly string[], name: string, kind: TemporaryKind, replaces?: string, madeFrom?: number): RecordedTemporary {
     const file = path.join(this.dir, `${randomBytes(8).toString('hex')}.json`);
-    const text = JSON.stringify({ kind, workspace, parent: [...parent], name, ...(replaces !== undefined ? { replaces } : {}) } satisfies TemporaryRecord);
+    const text = JSON.stringify({
+      kind,
+      workspace,
+      parent: [...parent],
+      name,
+      ...(replaces !== undefined ? { replaces } : {}),
+      ...(madeFrom !== undefined ? { madeFrom } : {}),
+    } satisfies TemporaryRecord);
     try {
       writeFileSync(file, text, { flag: 'wx', mode: 0o600 });
     } catch (err) {
@@ -166,7 +183,7 @@ const isSegment = (s: unknown): s is string => typeof s === 'string' && s !== ''
 function recordOf(value: unknown): TemporaryRecord | undefined {
   const r = value as Partial<TemporaryRecord> | null;
   if (typeof r !== 'object' || r === null) return undefined;
-  const { kind, workspace: w, parent, name, replaces } = r;
+  const { kind, workspace: w, parent, name, replaces, madeFrom } = r;
   if (!KINDS.includes(kind as TemporaryKind)) return undefined;
   if (typeof w !== 'object' || w === null || typeof w.dir !== 'string' || ![w.dev, w.ino, w.born].every((n) => typeof n === 'string' && /^\d+$/.test(n)))
     return undefined;
@@ -175,5 +192,15 @@ function recordOf(value: unknown): TemporaryRecord | undefined {
   if (!isSegment(name) || !hasTemporaryForm(kind!, name)) return undefined;
   // A restore swaps a directory it names; nothing else names one.
   if (kind === 'restore' ? !isSegment(replaces) : replaces !== undefined) return undefined;
-  return { kind: kind!, workspace: { dir: w.dir, dev: w.dev, ino: w.ino, born: w.born }, parent, name, ...(replaces !== undefined ? { replaces } : {}) };
+  // Only a PUT or an upload makes parents of its own, and only among those it names.
+  if (madeFrom !== undefined && (kind === 'restore' || kind === 'fork' || !Number.isInteger(madeFrom) || madeFrom < 0 || madeFrom >= parent.length))
+    return undefined;
+  return {
+    kind: kind!,
+    workspace: { dir: w.dir, dev: w.dev, ino: w.ino, born: w.born },
+    parent,
+    name,
+    ...(replaces !== undefined ? { replaces } : {}),
+    ...(madeFrom !== undefined ? { madeFrom } : {}),
+  };
 }

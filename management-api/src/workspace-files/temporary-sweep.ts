@@ -2,7 +2,7 @@
 import { rename, unlink, type FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { openWorkspace, type Workspace } from './agent-workspace.js';
-import { at, lstatAt, walkDirs } from './dir-fd.js';
+import { at, lstatAt, removeMadeDirs, walkDirs } from './dir-fd.js';
 import { removeTree } from './file-delete.js';
 import { ioReason } from '../durable-fs.js';
 import { ApiError } from '../errors.js';
@@ -106,10 +106,15 @@ async function removeIn(ws: Workspace, record: TemporaryRecord): Promise<Outcome
     const putBack = kind === 'restore' ? await undoSwap(dir, record) : undefined;
     if (putBack && putBack.done === 'left') return putBack;
     const st = await lstatAt(dir, name);
-    if (!st) return putBack ?? { done: 'gone' };
+    if (!st) {
+      await removeMadeDirs(ws.root, record.parent, record.madeFrom);
+      return putBack ?? { done: 'gone' };
+    }
     if (kind === 'file' && st.isFile()) await unlink(at(dir, name));
     else if (kind !== 'file' && st.isDirectory()) await removeTree(dir, name, shown, { unseal: true });
     else return { done: 'left', why: notOurs(st) };
+    // The parents the write made for itself, each only while empty (rmdir): what the agent put there since stays, with them.
+    await removeMadeDirs(ws.root, record.parent, record.madeFrom);
     return { ...putBack, done: 'removed' };
   } catch (err) {
     return { done: 'left', why: reasonOf(err) };
