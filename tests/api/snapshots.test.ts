@@ -212,7 +212,7 @@ t.test("a fork's cwd through an agent's links: refused before anything is made, 
       status: 413,
       json: {
         error: 'ABX_ERR_FILE_TOO_LARGE',
-        message: /holds \d+ entries, more than the new agent may keep \(limits\.entries, 3\).*raise sandbox\.limits\.entries/,
+        message: /holds \d+ entries, more than the new agent may keep \(limits\.entries, 3\).*a larger entry budget .*sandbox\.limits\.entries/,
       },
     },
     'so is one with more entries than its entry budget',

@@ -196,7 +196,7 @@ export async function buildFork(
   if (entriesBudget !== undefined && entries > entriesBudget)
     throw new ApiError(
       'ABX_ERR_FILE_TOO_LARGE',
-      `snapshot ${id} holds ${entries} entries, more than the new agent may keep (limits.entries, ${entriesBudget}): it would be ended at its first disk walk; raise sandbox.limits.entries`,
+      `snapshot ${id} holds ${entries} entries, more than the new agent may keep (limits.entries, ${entriesBudget}): it would be ended at its first disk walk; fork it with a larger entry budget (a spawn's limits.entries may ask up to sandbox.limits.entries, which the manifest may raise)`,
     );
   const segments = cwd !== undefined ? parseFilePath(cwd) : [`${name}.${randomBytes(4).toString('hex')}`];
   const rel = segments.join('/');
