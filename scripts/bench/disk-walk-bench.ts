@@ -3,9 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { walkDisk } from '../../management-api/src/sandbox/limits/disk-walk.js';
-import { median, ms, table } from './stats.js';
+import { heldDuring, median, ms, table } from './stats.js';
 
 const FILES = Number(process.env['AGENTBOX_BENCH_WALK_FILES'] || 150_000);
 const RUNS = Number(process.env['AGENTBOX_BENCH_WALK_RUNS'] || 5);
@@ -28,18 +28,15 @@ export async function runDiskWalkBench(): Promise<{ text: string; json: Record<s
     let heldMax = 0;
     let entries = 0;
     for (let run = 0; run < RUNS; run++) {
-      const held = monitorEventLoopDelay({ resolution: 1 });
-      held.enable();
       const cpu0 = process.cpuUsage();
-      let start = performance.now();
-      entries = (await walkDisk([tree])).entries;
-      walks.push(performance.now() - start);
+      const walked = await heldDuring(() => walkDisk([tree]));
+      entries = walked.value.entries;
+      walks.push(walked.ms);
       const used = process.cpuUsage(cpu0);
       cpu.push((used.user + used.system) / 1000);
-      held.disable();
-      heldP99 = Math.max(heldP99, held.percentile(99) / 1e6);
-      heldMax = Math.max(heldMax, held.max / 1e6);
-      start = performance.now();
+      heldP99 = Math.max(heldP99, walked.heldP99Ms);
+      heldMax = Math.max(heldMax, walked.heldMaxMs);
+      const start = performance.now();
       execFileSync('du', ['-s', tree], { stdio: 'ignore' });
       du.push(performance.now() - start);
     }

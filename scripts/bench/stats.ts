@@ -1,4 +1,5 @@
 // Small statistics helpers shared by the benchmark scripts.
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
 /** The q-quantile (0..1) of `samples` (nearest-rank). */
 export function quantile(samples: readonly number[], q: number): number {
@@ -23,4 +24,21 @@ export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ');
   return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+/**
+ * Run `work` under an event-loop delay monitor of this process (1 ms resolution): how long it
+ * took, and how long this thread was held at a time, at most and at the 99th percentile (ms).
+ * For a bench whose box runs in its own process: a long synchronous call shows here.
+ */
+export async function heldDuring<T>(work: () => Promise<T>): Promise<{ value: T; ms: number; heldMaxMs: number; heldP99Ms: number }> {
+  const held = monitorEventLoopDelay({ resolution: 1 });
+  held.enable();
+  const start = performance.now();
+  try {
+    const value = await work();
+    return { value, ms: performance.now() - start, heldMaxMs: held.max / 1e6, heldP99Ms: held.percentile(99) / 1e6 };
+  } finally {
+    held.disable();
+  }
 }

@@ -3,10 +3,10 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { startBenchBox } from './dashboard-box.js';
-import { median, ms, table } from './stats.js';
+import { heldDuring, median, ms, table } from './stats.js';
 
 const FILES = Number(process.env['AGENTBOX_BENCH_TREE_FILES'] || 80_000);
 const RUNS = Number(process.env['AGENTBOX_BENCH_TREE_RUNS'] || 3);
@@ -26,15 +26,10 @@ function makeTree(dir: string): void {
   for (let i = 0; i < FLAT; i++) closeSync(openSync(path.join(dir, 'flat', `n${i}`), 'w'));
 }
 
-/** How long `work` took, and how long it held this thread (the box's) at most, by a 1 ms event-loop monitor of its own. */
+/** How long `work` took, and how long it held this thread (the box's) at most. */
 async function timed(work: () => Promise<void>): Promise<{ ms: number; heldMs: number }> {
-  const held = monitorEventLoopDelay({ resolution: 1 });
-  held.enable();
-  const start = performance.now();
-  await work();
-  const took = performance.now() - start;
-  held.disable();
-  return { ms: took, heldMs: held.max / 1e6 };
+  const r = await heldDuring(work);
+  return { ms: r.ms, heldMs: r.heldMaxMs };
 }
 
 function local(cmd: string, args: string[]): number {
