@@ -83,9 +83,14 @@ export class DiskGuard {
   async headroom(name: string): Promise<number> {
     const watched = this.watched.find((w) => w.name === name);
     if (!watched) throw new Error(`the disk guard watches no directory named ${name}`);
-    const state = await this.#probe(watched);
-    if (state.error) return Number.POSITIVE_INFINITY;
-    return Math.max(0, state.freeBytes - state.thresholdBytes);
+    return roomOf(await this.#probe(watched));
+  }
+
+  /** {@link headroom} as of the last check (one {@link admit} has just made), without another statfs. */
+  lastHeadroom(name: string): number {
+    const state = this.#states.find((s) => s.name === name);
+    if (!state) throw new Error(`the disk guard watches no directory named ${name}`);
+    return roomOf(state);
   }
 
   async #check(): Promise<void> {
@@ -105,6 +110,11 @@ export class DiskGuard {
       return { ...watched, freeBytes: 0, thresholdBytes, low: false, error: (err as NodeJS.ErrnoException).code ?? (err as Error).message };
     }
   }
+}
+
+/** What a volume may still take above the threshold; unbounded where statfs failed (the mount checker reports that). */
+function roomOf(state: DiskState): number {
+  return state.error ? Number.POSITIVE_INFINITY : Math.max(0, state.freeBytes - state.thresholdBytes);
 }
 
 /** "free space on /var/lib/agentbox is 3 MiB (3145728 bytes), below resources.min_free_disk 4 MiB (4194304 bytes)". */

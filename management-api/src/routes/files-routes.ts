@@ -169,7 +169,7 @@ export function registerFileRoutes(app: FastifyInstance, limits: MutationLimits)
           const { fileBytes, fileName, totalBytes, totalName } = uploadLimits(charge.left);
           const max = Math.min(fileBytes, totalBytes);
           const limitName = max === fileBytes ? fileName : totalName;
-          const declared = Number(request.headers['content-length'] ?? Number.NaN);
+          const declared = declaredLength(request);
           if (declared > max) throw new ApiError('ABX_ERR_FILE_TOO_LARGE', `the body of ${declared} bytes is over ${limitName} (${max} bytes)`);
           // A body of known length takes its bytes at once: of several at once, those that fit are written whole, the rest refused now.
           const paid = Number.isSafeInteger(declared) ? prepaid(charge.charge, declared) : charge.charge;
@@ -296,6 +296,9 @@ function changedMeanwhile(err: unknown, shown: string): unknown {
   return new ApiError('ABX_ERR_CONFLICT', `"${shown}" changed in the workspace while the request ran (${code}): look at what is there, and retry`);
 }
 
+/** The body's length as its Content-Length declares it; NaN when it declares none. */
+const declaredLength = (request: FastifyRequest<FilesRoute>): number => Number(request.headers['content-length'] ?? Number.NaN);
+
 /**
  * A write that ran out of space midway (a body of unknown length, writes at once, a volume filled
  * by someone else): 507, as a write refused up front is. What it wrote is gone by then: a PUT's
@@ -319,9 +322,10 @@ function diskFull(err: unknown, shown: string): unknown {
 async function admitWrite(app: FastifyInstance, request: FastifyRequest<FilesRoute>): Promise<AgentProcess> {
   const disk = app.agentbox.probes.disk;
   await disk.admit('nothing is written to a workspace');
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
+  const declared = declaredLength(request);
   if (Number.isSafeInteger(declared)) {
-    const room = await disk.headroom('workspace');
+    // The statfs admit() has just made: the same figure, not another call.
+    const room = disk.lastHeadroom('workspace');
     if (declared > room)
       throw new ApiError(
         'ABX_ERR_DISK_LOW',
