@@ -1,4 +1,4 @@
-// The disk budget: requests lower it, a walk of the agent's directories ends it with limit:disk (over the budget, over its entry budget, or unmeasurable), one walk at a time, paced.
+// The disk budget: requests lower it, a walk of the agent's directories ends it with limit:disk (over the budget, or unmeasurable) or limit:entries (over its entry budget), one walk at a time, paced.
 import t, { type Test } from 'tap';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -145,11 +145,13 @@ t.test('limit:disk — a tree the walk cannot measure counts as over the budget,
   t.ok(at.length > 4096);
 });
 
-t.test("limit:disk — more entries than the agent's entry budget, however few bytes, with the budget named", async (t) => {
+t.test("limit:entries — more entries than the agent's entry budget, however few bytes, with the budget named", async (t) => {
   const dir = scratch(t);
   const logs = captureLogs();
+  const registry = new Registry();
   const accounting = new AgentAccounting({
     logger: createLogger({ level: 'info', destination: logs.destination }),
+    metrics: createLimitMetrics(registry),
     ceiling: { ...ceiling, entries: 1_000 },
     intervalMs: HOUR,
     diskIntervalMs: HOUR,
@@ -169,13 +171,16 @@ t.test("limit:disk — more entries than the agent's entry budget, however few b
   await accounting.sampleDisk();
   t.equal(ended, 1, '60 entries over a budget of 50');
   t.equal(spared, 0, '40 entries within it');
-  t.match(accounting.account('agt_many'), { reason: 'limit:disk', limits: { entries: 50 } });
+  t.match(accounting.account('agt_many'), { reason: 'limit:entries', limits: { entries: 50 } });
+  t.match(await registry.metrics(), /agentbox_agent_limit_terminations_total\{reason="limit:entries"\} 1/, 'counted under its own reason');
+  t.match(await registry.metrics(), /agentbox_agent_limit_terminations_total\{reason="limit:disk"\} 0/, 'not as a disk budget');
   t.notOk(accounting.account('agt_few')!.reason);
   t.equal(accounting.account('agt_few')!.usage.disk_entries, 40, 'the count is on the record: what is below its directory');
   t.ok(accounting.account('agt_many')!.usage.disk_entries! > 50, 'and, for the agent ended, at least one past its budget');
   const line = logs.events('AgentLimitExceeded')[0]!;
   t.equal(line['agent'], 'agt_many');
-  t.match(String(line['msg']), /its directories cannot be measured: more than 50 entries \(limits\.entries\)/);
+  t.equal(line['reason'], 'limit:entries');
+  t.match(String(line['msg']), /\(limit:entries: its directories hold more than 50 entries \(limits\.entries\)\)/);
 });
 
 t.test("walks are paced: the next pass waits WALK_PACE times the last one's length", async (t) => {

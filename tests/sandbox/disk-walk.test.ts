@@ -81,12 +81,14 @@ t.test('wide: the entry cap ends the walk as unmeasurable, and the event loop ke
   const seconds = (performance.now() - started) / 1000;
   clearInterval(timer);
   t.notOk(whole.unmeasurable);
+  t.notOk(whole.overEntries);
   t.equal(whole.entries, 1 + 10 + 10_000);
   t.equal(whole.rootEntries, 1);
   t.ok(ticks > 10, `a 1 ms timer ran ${ticks} times during the ${seconds.toFixed(2)} s walk`);
   t.ok(worst < 250, `longest gap between two timer runs: ${worst.toFixed(1)} ms (${(whole.entries / seconds).toFixed(0)} entries/s)`);
   const capped = await walkDisk([dir], { maxEntries: 5_000 });
   t.equal(capped.unmeasurable, 'more than 5000 entries (limits.entries)');
+  t.equal(capped.overEntries, true, 'the entry cap is told apart from an unreadable tree');
   t.equal(capped.entries, 1 + 5_001, 'stopped at the first entry past the cap (the root is not counted against it)');
   const below = whole.entries - 1;
   const exactly = await walkDisk([dir], { maxEntries: below });
@@ -121,7 +123,9 @@ t.test('what cannot be read makes the walk unmeasurable; what vanished meanwhile
       return opendir(d, options);
     },
   });
-  t.match(await walkDisk([dir], { fs: failing({ 'opendir:locked': 'EACCES' }) }), { unmeasurable: `${path.join(dir, 'locked')}: EACCES` });
+  const locked = await walkDisk([dir], { fs: failing({ 'opendir:locked': 'EACCES' }) });
+  t.match(locked, { unmeasurable: `${path.join(dir, 'locked')}: EACCES` });
+  t.notOk(locked.overEntries, 'an unreadable entry is no entry overrun');
   t.match(await walkDisk([dir], { fs: failing({ 'lstat:locked/secret': 'EPERM' }) }), { unmeasurable: `${path.join(dir, 'locked', 'secret')}: EPERM` });
   const vanished = await walkDisk([dir], { fs: failing({ 'opendir:gone': 'ENOENT', 'lstat:locked/secret': 'ENOENT' }) });
   t.notOk(vanished.unmeasurable, 'deleted during the walk: skipped');

@@ -353,7 +353,7 @@ GetV1AgentsResponseAgentsItemLimits = TypedDict("GetV1AgentsResponseAgentsItemLi
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
-    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    # Entries under its directories the disk walk measures: more ends it with limit:entries
     "entries": int,
 }, total=False)
 
@@ -372,7 +372,7 @@ GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
     "usage": GetV1AgentsResponseAgentsItemUsage,
     # The budgets the agent runs under
     "limits": GetV1AgentsResponseAgentsItemLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,
@@ -461,7 +461,7 @@ PostV1AgentsResponseAgentLimits = TypedDict("PostV1AgentsResponseAgentLimits", {
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
-    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    # Entries under its directories the disk walk measures: more ends it with limit:entries
     "entries": int,
 }, total=False)
 
@@ -480,7 +480,7 @@ PostV1AgentsResponseAgent = TypedDict("PostV1AgentsResponseAgent", {
     "usage": PostV1AgentsResponseAgentUsage,
     # The budgets the agent runs under
     "limits": PostV1AgentsResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,
@@ -528,7 +528,7 @@ GetV1AgentsIdResponseAgentLimits = TypedDict("GetV1AgentsIdResponseAgentLimits",
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
-    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    # Entries under its directories the disk walk measures: more ends it with limit:entries
     "entries": int,
 }, total=False)
 
@@ -555,7 +555,7 @@ GetV1AgentsIdResponseAgent = TypedDict("GetV1AgentsIdResponseAgent", {
     "usage": GetV1AgentsIdResponseAgentUsage,
     # The budgets the agent runs under
     "limits": GetV1AgentsIdResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,
@@ -609,7 +609,7 @@ DeleteV1AgentsIdResponseAgentLimits = TypedDict("DeleteV1AgentsIdResponseAgentLi
     "cpu_seconds": int,
     "processes": int,
     "disk_bytes": int,
-    # Entries under its directories the disk walk measures: more ends it with limit:disk
+    # Entries under its directories the disk walk measures: more ends it with limit:entries
     "entries": int,
 }, total=False)
 
@@ -628,7 +628,7 @@ DeleteV1AgentsIdResponseAgent = TypedDict("DeleteV1AgentsIdResponseAgent", {
     "usage": DeleteV1AgentsIdResponseAgentUsage,
     # The budgets the agent runs under
     "limits": DeleteV1AgentsIdResponseAgentLimits,
-    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
+    # Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec)
     "reason": str,
     # Milliseconds from the start to the end, once ended
     "durationMs": int,

@@ -81,13 +81,13 @@ const agentSchema = {
         cpu_seconds: { type: 'integer' },
         processes: { type: 'integer' },
         disk_bytes: { type: 'integer' },
-        entries: { type: 'integer', description: 'Entries under its directories the disk walk measures: more ends it with limit:disk' },
+        entries: { type: 'integer', description: 'Entries under its directories the disk walk measures: more ends it with limit:entries' },
       },
     },
     reason: {
       type: 'string',
       description:
-        'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec)',
+        'Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec)',
     },
     durationMs: { type: 'integer', description: 'Milliseconds from the start to the end, once ended' },
     profile: { type: 'string', description: 'The manifest profile it was started from (agents.profiles.<name>)' },

@@ -28,7 +28,7 @@ export interface AgentEndFacts {
   state: string;
   exitCode?: number;
   signal?: string;
-  /** `limit:memory`, `limit:cpu`, `limit:processes`, `limit:inotify`, `limit:disk` when a budget ended it, else `terminated` (asked), `exited` (code 0) or `failed`. */
+  /** `limit:memory`, `limit:cpu`, `limit:processes`, `limit:inotify`, `limit:disk`, `limit:entries` when a budget ended it, else `terminated` (asked), `exited` (code 0) or `failed`. */
   reason: string;
   startedAt: string;
   endedAt: string;

@@ -3,7 +3,7 @@ import { MAX_WALK_ENTRIES } from '../sandbox/limits/disk-walk.js';
 
 /**
  * Entries (files, directories, links, and what the walk lists but leaves out) one capture walks at
- * most when its agent has no entry budget of its own (limits.entries, which replaces it). A running agent whose directories hold more is ended (limit:disk, its tree cannot be
+ * most when its agent has no entry budget of its own (limits.entries, which replaces it). A running agent whose directories hold more is ended (limit:entries, its tree cannot be
  * measured), and a fork of such a snapshot would be; without a cap of its own, a capture of one
  * directory of millions of names (an agent's to make, in the seconds before its next measure)
  * would list them whole, most of that memory outside the capture thread's heap limit.

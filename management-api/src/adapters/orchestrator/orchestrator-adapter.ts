@@ -60,7 +60,7 @@ export interface AgentProcess {
   usage?: AgentUsage;
   /** The budgets the agent runs under. */
   limits?: AgentLimits;
-  /** Why the orchestrator ended the agent on its own: a budget (`limit:memory`, `limit:cpu`, `limit:processes`, `limit:inotify`, `limit:disk`) or a deadline (`timeout`, `idle`). */
+  /** Why the orchestrator ended the agent on its own: a budget (`limit:memory`, `limit:cpu`, `limit:processes`, `limit:inotify`, `limit:disk`, `limit:entries`) or a deadline (`timeout`, `idle`). */
   reason?: LimitReason | DeadlineReason;
   /** Milliseconds from its start to its end, once ended. */
   durationMs?: number;

@@ -163,10 +163,10 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
-          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          /** Entries under its directories the disk walk measures: more ends it with limit:entries */
           entries?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;
@@ -263,10 +263,10 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
-          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          /** Entries under its directories the disk walk measures: more ends it with limit:entries */
           entries?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;
@@ -323,10 +323,10 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
-          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          /** Entries under its directories the disk walk measures: more ends it with limit:entries */
           entries?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;
@@ -394,10 +394,10 @@ export interface Routes {
           cpu_seconds?: number;
           processes?: number;
           disk_bytes?: number;
-          /** Entries under its directories the disk walk measures: more ends it with limit:disk */
+          /** Entries under its directories the disk walk measures: more ends it with limit:entries */
           entries?: number;
         };
-        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify or limit:disk (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
+        /** Why the orchestrator ended the agent on its own: limit:memory, limit:cpu, limit:processes, limit:inotify, limit:disk or limit:entries (a budget), timeout or idle (timeout_sec, idle_timeout_sec) */
         reason?: string;
         /** Milliseconds from the start to the end, once ended */
         durationMs?: number;

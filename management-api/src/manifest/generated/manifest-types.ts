@@ -363,11 +363,11 @@ export interface Manifest {
        */
       file_size: string;
       /**
-       * Disk per agent, a number with an optional unit k, m or g: the blocks allocated under its working directory and its private temporary directory (sparse files by what they hold, a hard-linked file once, links never followed), measured every 5 s; over it the agent is terminated with limit:disk. A tree the box cannot measure (an unreadable entry, a path beyond PATH_MAX, more entries than limits.entries) counts as over it. See docs/user/sandbox.md.
+       * Disk per agent, a number with an optional unit k, m or g: the blocks allocated under its working directory and its private temporary directory (sparse files by what they hold, a hard-linked file once, links never followed), measured every 5 s; over it the agent is terminated with limit:disk. A tree the box cannot measure (an unreadable entry, a path beyond PATH_MAX) counts as over it. See docs/user/sandbox.md.
        */
       disk: string;
       /**
-       * Entries (files, directories, links) under an agent's directories that the box measures for the disk budget and a snapshot may hold. An agent with more is terminated with limit:disk (its tree cannot be measured), a snapshot of more is refused, and so is a fork of a snapshot with more. Each walk looks at every entry (about 5 s of the box's CPU per million entries on a small machine), so walks of large trees are spaced out. See docs/user/sandbox.md.
+       * Entries (files, directories, links) under an agent's directories that the box measures for the disk budget and a snapshot may hold. An agent with more is terminated with limit:entries (its disk cannot be measured whole), a snapshot of more is refused, and so is a fork of a snapshot with more. Each walk looks at every entry (about 5 s of the box's CPU per million entries on a small machine), so walks of large trees are spaced out. See docs/user/sandbox.md.
        */
       entries: number;
     };

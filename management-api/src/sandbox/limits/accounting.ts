@@ -182,7 +182,8 @@ export class AgentAccounting {
       if (!entry?.live) return;
       entry.disk = figure;
       if (entry.reason) return;
-      if (figure.unmeasurable !== undefined || overDisk(entry)) this.#enforce(id, entry, 'limit:disk');
+      if (figure.overEntries) this.#enforce(id, entry, 'limit:entries');
+      else if (figure.unmeasurable !== undefined || overDisk(entry)) this.#enforce(id, entry, 'limit:disk');
     });
   }
 
@@ -236,7 +237,13 @@ export class AgentAccounting {
     const { usage, leader, members } = entry.sampled;
     // A disk figure that is not the whole tree says why (unreadable path, entry cap): the reason is logged, the agent ended.
     const disk = entry.disk ? { disk: entry.disk } : {};
-    const why = reason === 'limit:disk' && entry.disk?.unmeasurable ? `; its directories cannot be measured: ${entry.disk.unmeasurable}` : '';
+    const why = !entry.disk?.unmeasurable
+      ? ''
+      : reason === 'limit:entries'
+        ? `: its directories hold ${entry.disk.unmeasurable}`
+        : reason === 'limit:disk'
+          ? `; its directories cannot be measured: ${entry.disk.unmeasurable}`
+          : '';
     this.options.logger.warn(
       { event: 'AgentLimitExceeded', agent: id, reason, usage, ...disk, limits: entry.limits },
       `agent ${id} went over its budget (${reason}${why}): terminating it`,

@@ -54,7 +54,7 @@ export interface AgentUsage {
 }
 
 /** Why the orchestrator ended an agent on its own. */
-export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'limit:disk' | 'limit:inotify';
+export type LimitReason = 'limit:memory' | 'limit:cpu' | 'limit:processes' | 'limit:disk' | 'limit:entries' | 'limit:inotify';
 
 /**
  * inotify instances one agent may hold. The kernel counts them per uid
@@ -84,8 +84,8 @@ function maxUserWatches(): number {
   }
 }
 
-/** Every limit reason, in the order they are checked (disk last: it is measured on its own, less often). */
-export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:inotify', 'limit:disk'];
+/** Every limit reason, in the order they are checked (disk and entries last: they are measured on their own walk, less often). */
+export const LIMIT_REASONS: readonly LimitReason[] = ['limit:processes', 'limit:memory', 'limit:cpu', 'limit:inotify', 'limit:disk', 'limit:entries'];
 
 /** The memory an agent is judged by: its PSS and the memory files it holds. */
 export function judgedMemory(usage: AgentUsage): number {

@@ -9,6 +9,8 @@ export interface DiskFigure {
   entries: number;
   /** Set when the tree could not be measured whole (see walkDisk): counted as over budget. */
   unmeasurable?: string;
+  /** Set when what stopped the walk is the entry budget (limits.entries): the agent holds more entries than it may. */
+  overEntries?: true;
   /** Wall time of the walk, seconds. */
   seconds: number;
   /** When the walk began (ms since the epoch): what was written after it may be missing from `bytes`. */
@@ -76,6 +78,7 @@ export class DiskSampler {
         seconds,
         startedAtMs,
         ...(found.unmeasurable ? { unmeasurable: found.unmeasurable } : {}),
+        ...(found.overEntries ? { overEntries: true } : {}),
       });
     }
   }

@@ -37,6 +37,8 @@ export interface DiskWalkResult {
   rootEntries: number;
   /** Why `bytes` is not the whole tree: what could not be read and its error code, or the entry cap. Absent when complete or stopped above the budget. */
   unmeasurable?: string;
+  /** Set when the walk stopped at the entry cap (`unmeasurable` then says which): the tree holds more entries than it may. */
+  overEntries?: true;
   /** Directories not descended into because they are another file system (a mount point), as `du -x`; btrfs subvolumes are descended into. */
   otherDevices: number;
 }
@@ -91,6 +93,7 @@ export async function walkDisk(roots: readonly string[], options: DiskWalkOption
     // The roots themselves are not counted against the cap, as a snapshot of a directory does not count it.
     if (result.entries - result.rootEntries > maxEntries) {
       result.unmeasurable = `more than ${maxEntries} entries (limits.entries)`;
+      result.overEntries = true;
       return false;
     }
     return true;

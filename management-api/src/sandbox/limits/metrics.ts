@@ -31,7 +31,7 @@ export function createLimitMetrics(registry: Registry): LimitMetrics {
   const registers = [registry];
   const terminations = new Counter({
     name: 'agentbox_agent_limit_terminations_total',
-    help: 'Agents the orchestrator terminated for going over a budget, by reason (limit:memory, limit:cpu, limit:processes, limit:disk, limit:inotify).',
+    help: 'Agents the orchestrator terminated for going over a budget, by reason (limit:memory, limit:cpu, limit:processes, limit:disk, limit:entries, limit:inotify).',
     labelNames: ['reason'] as const,
     registers,
   });

@@ -37,6 +37,7 @@ const REASONS: Readonly<Record<string, string>> = {
   'limit:cpu': 'over its CPU seconds',
   'limit:processes': 'over its process budget',
   'limit:disk': 'over its disk budget',
+  'limit:entries': 'held more entries than limits.entries',
   'limit:inotify': 'held more than 16 inotify instances',
 };
 
