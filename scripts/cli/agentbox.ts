@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `agentbox` command: dispatches to one lazily loaded module per subcommand, so start-up
 // only pays for the command that runs.
+import { didYouMean } from './command-suggest.js';
 import { commands, findCommand } from './commands.js';
 import { runCommand } from './run-command.js';
 
@@ -55,7 +56,9 @@ async function main(): Promise<number> {
   }
   const match = findCommand(argv);
   if (!match) {
-    process.stderr.write(`agentbox: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${topUsage()}\n`);
+    const words = [...new Set(commands.map((c) => c.name.split(' ')[0]!))];
+    const hint = didYouMean('agentbox ', String(argv[0]), words);
+    process.stderr.write(`agentbox: unknown command "${argv.slice(0, 2).join(' ')}"${hint}\n\n${topUsage()}\n`);
     return 2;
   }
   return runCommand(match.command, argv.slice(match.words));

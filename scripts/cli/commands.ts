@@ -1,5 +1,6 @@
 // The table of subcommands: name, one-line summary, and how to load the module that runs it.
 import { pathToFileURL } from 'node:url';
+import { didYouMean } from './command-suggest.js';
 import type { CommandEntry, CommandModule } from './command-types.js';
 import { repoPath } from './repo-path.js';
 
@@ -166,7 +167,11 @@ function groupCommand(group: string, members: CommandEntry[]): CommandEntry {
       usage,
       run: async (args) => {
         const wantsHelp = args.includes('--help') || args.includes('-h');
-        const unknown = !wantsHelp && args[0] !== undefined ? `agentbox ${group}: unknown subcommand "${args[0]}"\n\n` : '';
+        const subcommands = members.map((m) => m.name.slice(group.length + 1));
+        const unknown =
+          !wantsHelp && args[0] !== undefined
+            ? `agentbox ${group}: unknown subcommand "${args[0]}"${didYouMean(`agentbox ${group} `, args[0], subcommands)}\n\n`
+            : '';
         (wantsHelp ? process.stdout : process.stderr).write(`${unknown}${usage}\n`);
         return wantsHelp ? 0 : 2;
       },

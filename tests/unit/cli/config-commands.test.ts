@@ -114,6 +114,14 @@ t.test('every command answers --help with exit 0', async (t) => {
     'said first, then the subcommands',
   );
   t.match(runAgentbox(['snapshot']), { code: 2, stderr: /^Usage: agentbox snapshot <subcommand>/ }, 'the group alone: its subcommands');
+  t.match(
+    runAgentbox(['snapshott', 'ls']),
+    { code: 2, stderr: /^agentbox: unknown command "snapshott ls"; did you mean "agentbox snapshot"\?\n\nUsage: agentbox <command>/ },
+    'a typo: the command meant, then the usage',
+  );
+  t.match(runAgentbox(['stop', 'w1']), { code: 2, stderr: /unknown command "stop w1"; did you mean "agentbox kill"\?/ }, "a container user's word: ours");
+  t.match(runAgentbox(['snapshot', 'list']), { code: 2, stderr: /unknown subcommand "list"; did you mean "agentbox snapshot ls"\?/ }, 'in a group too');
+  t.match(unknown.stderr, /^agentbox: unknown command "frobnicate"\n/, 'nothing close: no guess');
   t.match(runAgentbox(['--version']).stdout, /^agentbox \d+\.\d+\.\d+/);
 });
 
