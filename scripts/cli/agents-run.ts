@@ -7,6 +7,7 @@ import { resolveTarget, targetHelp, targetOptions } from './box-target.js';
 import { snapshotId } from './url-segments.js';
 import { UsageError, UserError } from './cli-errors.js';
 import { splitCommand } from './split-command.js';
+import { countOf, startSeveral } from './run-several.js';
 import { whileWaiting } from './wait-line.js';
 
 export const usage = `Usage: agentbox run [options] PROFILE
@@ -22,12 +23,15 @@ ${launchHelp}
   --cwd DIR          working directory, relative to the workspace (default <workspace>/<name>;
                      with --from-snapshot a new <name>.<8 hex>, or DIR if it is missing or empty)
   --from-snapshot ID start on a copy of a snapshot (a fork: agentbox snapshot ls lists them)
+  --count N          start N agents at once, named NAME-1 … NAME-N (with -d; with --from-snapshot
+                     each on its own copy); prints their ids, one a line (at most 64)
   --limit K=V        a budget below the box's: memory=512m, cpu_seconds=60, processes=50, disk=1g,
                      entries=100000 (repeatable)
-${targetHelp} (with -d: the agent's record)
+${targetHelp} (with -d: the agent's record; with --count: {started, refused})
   -h, --help         show this help
 
-Exit codes: the agent's; 0 with -d or after detaching; 1 refused or unreachable; 2 bad usage.`;
+Exit codes: the agent's; 0 with -d or after detaching; 1 refused or unreachable (with --count: any
+of them refused; those started run on); 2 bad usage.`;
 
 const LIMITS: Record<string, 'memory' | 'cpu_seconds' | 'processes' | 'disk' | 'entries'> = {
   memory: 'memory',
@@ -77,10 +81,17 @@ export async function run(args: string[]): Promise<number> {
       name: { type: 'string' },
       cwd: { type: 'string' },
       'from-snapshot': { type: 'string' },
+      count: { type: 'string' },
       limit: { type: 'string', multiple: true },
     },
   });
   const mode = launchMode(values);
+  const count = countOf(values.count);
+  if (count !== undefined && count > 1) {
+    if (!mode.detach) throw new UsageError('--count starts several agents: add -d (then `agentbox logs` or `agentbox attach` each)');
+    if (values.cwd && values['from-snapshot'])
+      throw new UsageError('--cwd with --count and --from-snapshot: a fork needs a directory of its own; leave --cwd out (each gets a new one)');
+  }
   if (command && positionals.length) throw new UsageError(`give a profile or a command after --, not both ("${positionals[0]}")`);
   if (!command && positionals.length !== 1)
     throw new UsageError(
@@ -102,6 +113,7 @@ export async function run(args: string[]): Promise<number> {
     ...ttyFields(mode),
   };
   const target = await resolveTarget(values);
+  if (count !== undefined && count > 1) return startSeveral(target, body, count, values.json === true);
   // A fork's working directory is built before the agent starts: a large snapshot takes a while.
   const starting = call(target, 'POST', '/v1/agents', body);
   const res = body.fromSnapshot ? await whileWaiting(`building ${body.name}'s copy of ${body.fromSnapshot}`, starting) : await starting;

@@ -10,7 +10,10 @@ import { startTestServer, waitFor } from '../../api/support/harness.js';
 import type { SnapshotRecord } from '../../../scripts/cli/snapshot-format.js';
 import { snapshotStoreDir } from '../../../management-api/src/snapshots/snapshots-plugin.js';
 
-const TOML = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n';
+// The policy refuses one name only, so `run --count` meets one refusal among its starts.
+const TOML =
+  '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' +
+  '[[policy.rules]]\nid = "not-the-second"\naction = "spawn"\ndecision = "deny"\nagent = "refused-2"\n';
 const work = mkdtempSync(path.join(tmpdir(), 'agentbox-cli-snapshots-'));
 t.teardown(() => rmSync(work, { recursive: true, force: true }));
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('AGENTBOX_')));
@@ -95,6 +98,64 @@ t.test('create, ls, run --from-snapshot, restore, rm', async (t) => {
   t.match(rm.stdout, `${sid}  deleted, 3 B freed`);
   t.match(await cli('snapshot', 'rm', sid), { code: 1, stderr: /not found/ });
   t.match(await cli('snapshot', 'create'), { code: 2, stderr: /name one agent/ });
+});
+
+t.test('run --count: several forks of one snapshot at once, each on its own copy, a refusal among them said', async (t) => {
+  const started = await startAgent('origin', 'echo good > state.txt; exec sleep 60');
+  t.equal(started.code, 0, started.stderr);
+  await waitFor('the agent wrote its file', () => existsSync(path.join(box.paths.workspaceDir, 'origin/state.txt')));
+  const sid = (await cli('snapshot', 'create', 'origin')).stdout.split(' ')[0]!;
+  const run = (...args: string[]) => runAgentboxAsync(['run', ...target, ...args], { cwd: work, env });
+
+  const three = await run(
+    '-d',
+    '--count',
+    '3',
+    '--name',
+    'try',
+    '--from-snapshot',
+    sid,
+    '--',
+    '/bin/sh',
+    '-c',
+    'echo changed-by-$AGENTBOX_AGENT_ID >> state.txt; exec sleep 60',
+  );
+  t.equal(three.code, 0, three.stderr);
+  const ids = three.stdout.trim().split('\n');
+  t.equal(ids.length, 3, 'one id a line');
+  t.equal(new Set(ids).size, 3);
+  const ps = JSON.parse((await runAgentboxAsync(['ps', ...target, '--json'], { cwd: work, env })).stdout) as Array<{ id: string; name: string; cwd: string }>;
+  const forks = ids.map((id) => ps.find((a) => a.id === id)!);
+  t.same(
+    forks.map((a) => a.name),
+    ['try-1', 'try-2', 'try-3'],
+    'named NAME-1 … NAME-N, in the order of the ids',
+  );
+  t.equal(new Set(forks.map((a) => a.cwd)).size, 3, 'each works in a directory of its own');
+  for (const fork of forks) {
+    const file = path.join(box.paths.workspaceDir, fork.cwd, 'state.txt');
+    await waitFor(`${fork.name} wrote`, () => readFileSync(file, 'utf8').includes('changed-by-'));
+    t.equal(readFileSync(file, 'utf8'), `good\nchanged-by-${fork.id}\n`, `${fork.name} started on the snapshot and sees no other fork's write`);
+  }
+  t.equal(readFileSync(path.join(box.paths.workspaceDir, 'origin/state.txt'), 'utf8'), 'good\n', 'the origin untouched');
+
+  const partly = await run('-d', '--json', '--count', '3', '--name', 'refused', '--from-snapshot', sid, '--', '/bin/sleep', '60');
+  t.equal(partly.code, 1, 'one refused: exit 1');
+  const answer = JSON.parse(partly.stdout) as { started: Array<{ name: string }>; refused: Array<{ name: string; status: number; error: string }> };
+  t.same(
+    answer.started.map((a) => a.name),
+    ['refused-1', 'refused-3'],
+    'the others started',
+  );
+  t.match(answer.refused, [{ name: 'refused-2', status: 403, error: 'ABX_ERR_POLICY_DENIED' }]);
+  t.match(partly.stderr, /^agentbox: starting refused-2: 403 ABX_ERR_POLICY_DENIED: /m, 'the refusal named');
+  t.match(partly.stderr, /2 of 3 started and run on \(agentbox kill refused-1 refused-3 to end them\)/);
+
+  t.match(await run('--count', '2', '--', 'true'), { code: 2, stderr: /--count starts several agents: add -d/ });
+  t.match(await run('-d', '--count', '65', '--', 'true'), { code: 2, stderr: /--count "65": give a whole number from 1 to 64/ });
+  t.match(await run('-d', '--count', '2', '--cwd', 'here', '--from-snapshot', sid, '--', 'true'), { code: 2, stderr: /a fork needs a directory of its own/ });
+  t.match(await run('-d', '--count', '10', '--name', 'n'.repeat(62), '--', 'true'), { code: 2, stderr: /too long for --count 10/ });
+  await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', ...ids, 'origin', 'refused-1', 'refused-3'], { cwd: work, env });
 });
 
 t.test('diff, files and cat: inside snapshots without forking them', async (t) => {
