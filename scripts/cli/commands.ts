@@ -72,6 +72,11 @@ export const commands: readonly CommandEntry[] = [
   { name: 'snapshot cat', summary: 'print a file of a snapshot, read from the store without forking it', load: compiled('snapshot-cat') },
   { name: 'snapshot rm', summary: 'delete snapshots; chunks no other snapshot refers to are freed', load: compiled('snapshot-rm') },
   {
+    name: 'snapshot prune',
+    summary: "delete the snapshots a rule no longer keeps: each agent name's --keep N newest, --older-than AGE (--dry-run)",
+    load: compiled('snapshot-prune'),
+  },
+  {
     name: 'snapshot restore',
     summary: "replace an ended agent's working directory with a snapshot (forks: run --from-snapshot)",
     load: compiled('snapshot-restore'),

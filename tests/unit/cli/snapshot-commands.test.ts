@@ -158,6 +158,46 @@ t.test('run --count: several forks of one snapshot at once, each on its own copy
   await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', ...ids, 'origin', 'refused-1', 'refused-3'], { cwd: work, env });
 });
 
+t.test('prune: the newest of each agent name kept, labelled ones spared, a dry run deletes nothing', async (t) => {
+  const started = await startAgent('pruned', 'echo one > f; exec sleep 60');
+  t.equal(started.code, 0, started.stderr);
+  await waitFor('the agent wrote its file', () => existsSync(path.join(box.paths.workspaceDir, 'pruned/f')));
+  const made: string[] = [];
+  for (const label of ['', 'keep me', '', '']) {
+    writeFileSync(path.join(box.paths.workspaceDir, 'pruned/f'), `${made.length}\n`);
+    const r = await cli('snapshot', 'create', ...(label ? ['--label', label] : []), 'pruned');
+    t.equal(r.code, 0, r.stderr);
+    made.push(r.stdout.split(' ')[0]!);
+  }
+  const left = async () => (JSON.parse((await cli('snapshot', 'ls', '--json', '--agent', 'pruned')).stdout) as SnapshotRecord[]).map((s) => s.id).sort();
+
+  const dry = await cli('snapshot', 'prune', '--keep', '1', '--agent', 'pruned', '--dry-run');
+  t.equal(dry.code, 0, dry.stderr);
+  t.match(dry.stdout, new RegExp(`^${made[0]}  pruned  \\S+  would be deleted$`, 'm'));
+  t.match(dry.stdout, /^2 would be deleted, 2 kept \(--dry-run: nothing deleted\)$/m);
+  t.same(await left(), [...made].sort(), 'a dry run deletes nothing');
+
+  t.match(
+    await cli('snapshot', 'prune', '--keep', '1', '--agent', 'pruned', '--older-than', '1d'),
+    { code: 0, stdout: /^0 deleted, 0 B freed, 4 kept$/m },
+    'none older than a day',
+  );
+  const pruned = await cli('snapshot', 'prune', '--json', '--keep', '1', '--agent', 'pruned');
+  t.equal(pruned.code, 0, pruned.stderr);
+  const answer = JSON.parse(pruned.stdout) as { deleted: string[]; kept: number; freedBytes: number; dryRun: boolean };
+  t.same(answer.deleted, [made[0], made[2]], 'the unlabelled ones past the newest, oldest first');
+  t.equal(answer.kept, 2);
+  t.equal(answer.dryRun, false);
+  t.same(await left(), [made[1], made[3]].sort(), 'the newest and the labelled one stay');
+  t.equal((await cli('snapshot', 'prune', '--keep', '0', '--agent', 'pruned', '--labelled')).code, 0);
+  t.same(await left(), [], '--labelled: those too');
+
+  t.match(await cli('snapshot', 'prune'), { code: 2, stderr: /say what to keep: --keep N/ });
+  t.match(await cli('snapshot', 'prune', '--older-than', '7days'), { code: 2, stderr: /give a number and a unit/ });
+  t.match(await cli('snapshot', 'prune', '--keep', '1', made[0]!), { code: 2, stderr: /takes no operand.*agentbox snapshot rm ID/ });
+  await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', 'pruned'], { cwd: work, env });
+});
+
 t.test('diff, files and cat: inside snapshots without forking them', async (t) => {
   const started = await startAgent('inspected', 'mkdir src; echo one > src/a.ts; echo two > src/b.ts; ln -s src/a.ts link; exec sleep 60');
   t.equal(started.code, 0, started.stderr);
@@ -357,7 +397,7 @@ t.test('cp out of a snapshot takes a file whose name is the longest a name may b
 });
 
 t.test('--help on each', async (t) => {
-  for (const sub of ['create', 'ls', 'show', 'rm', 'restore', 'diff', 'files', 'cat']) {
+  for (const sub of ['create', 'ls', 'show', 'rm', 'prune', 'restore', 'diff', 'files', 'cat']) {
     const help = await runAgentboxAsync(['snapshot', sub, '--help'], { cwd: work, env });
     t.equal(help.code, 0);
     t.match(help.stdout, new RegExp(`^Usage: agentbox snapshot ${sub}`), sub);
