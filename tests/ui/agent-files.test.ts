@@ -1,5 +1,5 @@
 // The files pane in headless Chromium on a real box: browse an agent's workspace, download a file and a directory's tar through
-// the session, upload files (new, then replacing), an upload the agent's disk budget refuses shown as an error, nothing kept, and names that are not UTF-8 opened by their bytes.
+// the session, upload files (new, then replacing) and a folder, an upload the agent's disk budget refuses shown as an error, nothing kept, and names that are not UTF-8 opened by their bytes.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -109,6 +109,23 @@ t.test('browse, download, upload', async (t) => {
   await again.uploadFile(path.join(local, 'notes.md'));
   await waitText('[data-testid="files-status"]', 'notes.md (replaced)');
   t.equal(await readFile(path.join(dir, 'src/lib/notes.md'), 'utf8'), '# notes, again\n', 'replaced');
+
+  // A folder: its files go below the directory shown under the folder's own name, their directories made on the way.
+  mkdirSync(path.join(local, 'project/src/deep'), { recursive: true });
+  writeFileSync(path.join(local, 'project/README'), 'read me\n');
+  writeFileSync(path.join(local, 'project/src/deep/code.ts'), 'export {};\n');
+  const folder = (await page.waitForSelector('[data-testid="files-upload-folder"]', PAGE_WAIT)) as ElementHandle<HTMLInputElement>;
+  await folder.uploadFile(path.join(local, 'project'));
+  await waitText('[data-testid="files-status"]', 'Uploaded');
+  t.match(
+    await page.$eval('[data-testid="files-status"]', (e) => e.textContent),
+    /project\/README \(new\).*project\/src\/deep\/code\.ts \(new\)|project\/src\/deep\/code\.ts \(new\).*project\/README \(new\)/,
+    'each file named by its path in the folder',
+  );
+  t.equal(await readFile(path.join(dir, 'src/lib/project/README'), 'utf8'), 'read me\n', 'the folder lands in the directory shown');
+  t.equal(await readFile(path.join(dir, 'src/lib/project/src/deep/code.ts'), 'utf8'), 'export {};\n', 'its subdirectories made');
+  await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('project/'), PAGE_WAIT);
+  t.ok((await names()).includes('project/'), 'listed after the upload');
 
   await (await page.waitForSelector('[data-testid="files-path"] button', PAGE_WAIT))!.click();
   await page.waitForFunction(() => document.querySelector('[data-testid="files-list"]')?.textContent?.includes('top.txt'), PAGE_WAIT);

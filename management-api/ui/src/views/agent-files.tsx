@@ -1,4 +1,4 @@
-// An agent's workspace in the dashboard: browse its directories, download a file or a directory as a tar, upload files into the directory shown.
+// An agent's workspace in the dashboard: browse its directories, download a file or a directory as a tar, upload files or a whole folder into the directory shown.
 import { useRef, useState } from 'preact/hooks';
 import { describe, putBytes } from '../api.js';
 import { ErrorNote } from '../components/common.js';
@@ -11,6 +11,13 @@ import type { Agent } from '../types.js';
 export function filesUrl(id: string, segments: readonly string[], query = ''): string {
   return `/v1/agents/${encodeURIComponent(id)}/files/${segments.map(encodePathSegment).join('/')}${query}`;
 }
+
+/**
+ * What makes a file input pick a folder (every browser the dashboard supports knows it by this
+ * name; the typings do not). Preact sets it as the element's property, a boolean: an empty
+ * string, as the HTML attribute would be written, would turn it off.
+ */
+const FOLDER_PICKER: Record<string, boolean> = { webkitdirectory: true };
 
 /**
  * The files of `agent`'s working directory, one directory at a time (the files API: a listing
@@ -26,6 +33,7 @@ export function AgentFiles({ agent }: { agent: Agent }) {
   // An upload's failure, apart from the listing's: the listing asked again after the upload would clear it.
   const [uploadError, setUploadError] = useState<string>();
   const picker = useRef<HTMLInputElement>(null);
+  const folderPicker = useRef<HTMLInputElement>(null);
   // What an upload said belongs to the directory it went into.
   const show = (segments: readonly string[]) => {
     setStatus(undefined);
@@ -35,7 +43,12 @@ export function AgentFiles({ agent }: { agent: Agent }) {
 
   const { listing, error } = useListing(filesUrl(agent.id, dir, '?list'), reloads);
 
-  /** Each chosen file PUT into the directory shown, one after another, the progress said as it goes. */
+  /**
+   * Each chosen file PUT into the directory shown, one after another, the progress said as it
+   * goes. A folder's files carry their path below the directory shown (`webkitRelativePath`,
+   * starting with the folder's own name): its directories are made by the PUTs as they go; an
+   * empty one is not in the list a browser gives, so it is not made.
+   */
   const upload = async (files: FileList | null) => {
     const chosen = files ? [...files] : [];
     if (chosen.length === 0) return;
@@ -44,10 +57,12 @@ export function AgentFiles({ agent }: { agent: Agent }) {
     const done: string[] = [];
     try {
       for (const [i, file] of chosen.entries()) {
-        setStatus(`Uploading ${i + 1} of ${chosen.length}: ${file.name} (${bytes(file.size)})…`);
-        const url = filesUrl(agent.id, [...dir, file.name]);
+        const below = file.webkitRelativePath ? file.webkitRelativePath.split('/').filter((name) => name !== '') : [file.name];
+        const shown = below.join('/');
+        setStatus(`Uploading ${i + 1} of ${chosen.length}: ${shown} (${bytes(file.size)})…`);
+        const url = filesUrl(agent.id, [...dir, ...below]);
         const made = (await putBytes(url, file)) === 201;
-        done.push(`${file.name} (${made ? 'new' : 'replaced'})`);
+        done.push(`${shown} (${made ? 'new' : 'replaced'})`);
       }
       setStatus(`Uploaded ${done.join(', ')}.`);
     } catch (err) {
@@ -56,6 +71,7 @@ export function AgentFiles({ agent }: { agent: Agent }) {
     } finally {
       setUploading(false);
       if (picker.current) picker.current.value = '';
+      if (folderPicker.current) folderPicker.current.value = '';
       setReloads((n) => n + 1);
     }
   };
@@ -84,6 +100,18 @@ export function AgentFiles({ agent }: { agent: Agent }) {
         <label class="upload">
           Upload files here{' '}
           <input ref={picker} type="file" multiple disabled={uploading} data-testid="files-upload" onChange={(e) => void upload(e.currentTarget.files)} />
+        </label>
+        <label class="upload">
+          Upload a folder here{' '}
+          <input
+            ref={folderPicker}
+            type="file"
+            multiple
+            {...FOLDER_PICKER}
+            disabled={uploading}
+            data-testid="files-upload-folder"
+            onChange={(e) => void upload(e.currentTarget.files)}
+          />
         </label>
         <button type="button" class="secondary small-button" onClick={() => setReloads((n) => n + 1)} data-testid="files-refresh">
           Refresh
