@@ -7,6 +7,7 @@ import { registerApprovalTools } from './approval-tools.js';
 import { registerFileTools } from './file-tools.js';
 import { registerInputTools } from './input-tools.js';
 import { registerResources } from './resources.js';
+import { registerSnapshotTools } from './snapshot-tools.js';
 import { registerTools } from './tools.js';
 
 /**
@@ -32,6 +33,7 @@ export function createMcpServer(box: Agentbox): McpServer {
   );
   registerTools(server, box);
   registerFileTools(server, box);
+  registerSnapshotTools(server, box);
   registerApprovalTools(server, box);
   registerInputTools(server, box);
   registerResources(server, box);
