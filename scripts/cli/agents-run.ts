@@ -87,7 +87,7 @@ export async function run(args: string[]): Promise<number> {
   });
   const mode = launchMode(values);
   const count = countOf(values.count);
-  if (count !== undefined && count > 1) {
+  if (count !== undefined) {
     if (!mode.detach) throw new UsageError('--count starts several agents: add -d (then `agentbox logs` or `agentbox attach` each)');
     if (values.cwd && values['from-snapshot'])
       throw new UsageError('--cwd with --count and --from-snapshot: a fork needs a directory of its own; leave --cwd out (each gets a new one)');
@@ -113,7 +113,7 @@ export async function run(args: string[]): Promise<number> {
     ...ttyFields(mode),
   };
   const target = await resolveTarget(values);
-  if (count !== undefined && count > 1) return startSeveral(target, body, count, values.json === true);
+  if (count !== undefined) return startSeveral(target, body, count, values.json === true);
   // A fork's working directory is built before the agent starts: a large snapshot takes a while.
   const starting = call(target, 'POST', '/v1/agents', body);
   const res = body.fromSnapshot ? await whileWaiting(`building ${body.name}'s copy of ${body.fromSnapshot}`, starting) : await starting;
