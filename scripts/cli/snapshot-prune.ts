@@ -109,7 +109,8 @@ export async function run(args: string[]): Promise<number> {
     freedBytes += freed;
     if (!values.json) process.stdout.write(`${line}  deleted, ${formatBytes(freed)} freed\n`);
   }
-  const kept = list.length - deleted.length;
+  // What the rule keeps: one a delete found gone already (another prune, a delete by hand) is neither deleted here nor kept.
+  const kept = list.length - doomed.length;
   if (values.json) process.stdout.write(`${JSON.stringify({ deleted, kept, freedBytes, dryRun }, null, 2)}\n`);
   else
     process.stdout.write(
