@@ -23,6 +23,8 @@ ${launchHelp}
   --cwd DIR          working directory, relative to the workspace (default <workspace>/<name>;
                      with --from-snapshot a new <name>.<8 hex>, or DIR if it is missing or empty)
   --from-snapshot ID start on a copy of a snapshot (a fork: agentbox snapshot ls lists them)
+  --checkpoint-every T  snapshot its working directory every T while it runs (30s, 10m, 1h; label
+                     "checkpoint"), the --checkpoint-keep N newest kept (default 10)
   --count N          start N agents at once, named NAME-1 … NAME-N (with -d; with --from-snapshot
                      each on its own copy); prints their ids, one a line (at most 64)
   --limit K=V        a budget below the box's: memory=512m, cpu_seconds=60, processes=50, disk=1g,
@@ -59,6 +61,21 @@ export function limitsOf(values: readonly string[] | undefined): Record<string, 
   return limits;
 }
 
+/** `--checkpoint-every T [--checkpoint-keep N]` as the API's checkpoints object. */
+export function checkpointsOf(every: string | undefined, keep: string | undefined): { everySec: number; keep?: number } | undefined {
+  if (every === undefined) {
+    if (keep !== undefined) throw new UsageError('--checkpoint-keep needs --checkpoint-every: how often to take them');
+    return undefined;
+  }
+  const m = /^([1-9][0-9]{0,5})(s|m|h)?$/.exec(every);
+  const everySec = m ? Number(m[1]) * { s: 1, m: 60, h: 3600 }[(m[2] ?? 's') as 's' | 'm' | 'h'] : Number.NaN;
+  if (!(everySec >= 1 && everySec <= 86_400))
+    throw new UsageError(`--checkpoint-every ${JSON.stringify(every)}: give a time from 1s to 24h, a number and s, m or h (30s, 10m, 1h)`);
+  if (keep !== undefined && !(/^[1-9][0-9]{0,2}$/.test(keep) && Number(keep) <= 100))
+    throw new UsageError(`--checkpoint-keep ${JSON.stringify(keep)}: give a whole number from 1 to 100`);
+  return { everySec, ...(keep !== undefined ? { keep: Number(keep) } : {}) };
+}
+
 /** A default agent name from a command: its base name with what names may not hold replaced. */
 export function nameFor(command: string): string {
   const base = path
@@ -82,6 +99,8 @@ export async function run(args: string[]): Promise<number> {
       cwd: { type: 'string' },
       'from-snapshot': { type: 'string' },
       count: { type: 'string' },
+      'checkpoint-every': { type: 'string' },
+      'checkpoint-keep': { type: 'string' },
       limit: { type: 'string', multiple: true },
     },
   });
@@ -103,6 +122,7 @@ export async function run(args: string[]): Promise<number> {
   const [cmd, ...cmdArgs] = command ?? [];
   const env = envOf(values.env);
   const limits = limitsOf(values.limit);
+  const checkpoints = checkpointsOf(values['checkpoint-every'], values['checkpoint-keep']);
   const body = {
     name: values.name ?? profile ?? nameFor(cmd!),
     ...(profile ? { profile } : { command: cmd, args: cmdArgs }),
@@ -110,6 +130,7 @@ export async function run(args: string[]): Promise<number> {
     ...(values.cwd ? { cwd: values.cwd } : {}),
     ...(values['from-snapshot'] ? { fromSnapshot: snapshotId(values['from-snapshot']) } : {}),
     ...(limits ? { limits } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
     ...ttyFields(mode),
   };
   const target = await resolveTarget(values);

@@ -404,6 +404,14 @@ PostV1AgentsBodyLimits = TypedDict("PostV1AgentsBodyLimits", {
     "entries": int,
 }, total=False)
 
+# Snapshot the agent's working directory every everySec seconds while it runs (label "checkpoint", made and audited as the box's own snapshots), keeping the keep newest of them: an older checkpoint is deleted as a newer one is made. A tick while one is being made is skipped. Not for an agent working in the workspace itself (cwd ".")
+PostV1AgentsBodyCheckpoints = TypedDict("PostV1AgentsBodyCheckpoints", {
+    # Seconds between checkpoints
+    "everySec": Required[int],
+    # How many of the newest checkpoints are kept (default 10)
+    "keep": int,
+}, total=False)
+
 PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
     # Start a profile of the manifest (agents.profiles.<name>): its command, args, env, cwd, providers, egress, limits, tty and deadlines. The request may then override only name, args, cwd, cols, rows, autonomy, add env variables, and lower limits, timeout_sec and idle_timeout_sec (docs/user/agents.md)
     "profile": str,
@@ -429,6 +437,8 @@ PostV1AgentsBody = TypedDict("PostV1AgentsBody", {
     "tty": bool,
     # A snapshot id (snp_…) to start the agent on a copy of (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk
     "fromSnapshot": str,
+    # Snapshot the agent's working directory every everySec seconds while it runs (label "checkpoint", made and audited as the box's own snapshots), keeping the keep newest of them: an older checkpoint is deleted as a newer one is made. A tick while one is being made is skipped. Not for an agent working in the workspace itself (cwd ".")
+    "checkpoints": PostV1AgentsBodyCheckpoints,
     # Columns of the terminal (with tty; default 120)
     "cols": int,
     # Rows of the terminal (with tty; default 40)

@@ -29,6 +29,14 @@ const SPECS = {
       timeout_sec: z.number().int().min(1).optional().describe('End the agent this many seconds after its start'),
       idle_timeout_sec: z.number().int().min(1).optional().describe('End the agent after this many quiet seconds'),
       fromSnapshot: z.string().optional().describe('Start on a copy of this workspace snapshot (a fork)'),
+      checkpoints: z
+        .object({
+          everySec: z.number().int().min(1).max(86_400).describe('Seconds between checkpoints'),
+          keep: z.number().int().min(1).max(100).optional().describe('How many of the newest are kept (default 10)'),
+        })
+        .strict()
+        .optional()
+        .describe('Snapshot its working directory on a timer while it runs (label "checkpoint"), the newest kept: a wrong path can then be undone'),
       follow_ms: z
         .number()
         .int()

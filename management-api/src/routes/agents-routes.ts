@@ -16,6 +16,7 @@ import { enforce } from '../policy/gate.js';
 import { AUTONOMIES } from '../policy/policy-types.js';
 import type { MutationLimits } from './events-routes.js';
 import { buildFork, type ForkDir } from '../snapshots/workspace-snapshots.js';
+import type { CheckpointPlan } from '../snapshots/agent-checkpoints.js';
 import { snapshotIdSchema } from '../snapshots/snapshot-manifest.js';
 import { resolveLimits } from '../sandbox/limits/request.js';
 import type { LimitSettings, RequestedLimits } from '../sandbox/limits/budgets.js';
@@ -190,6 +191,17 @@ const spawnBody = {
       description:
         'A snapshot id (snp_…) to start the agent on a copy of (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk',
     },
+    checkpoints: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['everySec'],
+      description:
+        'Snapshot the agent\'s working directory every everySec seconds while it runs (label "checkpoint", made and audited as the box\'s own snapshots), keeping the keep newest of them: an older checkpoint is deleted as a newer one is made. A tick while one is being made is skipped. Not for an agent working in the workspace itself (cwd ".")',
+      properties: {
+        everySec: { type: 'integer', minimum: 1, maximum: 86_400, description: 'Seconds between checkpoints' },
+        keep: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many of the newest checkpoints are kept (default 10)' },
+      },
+    },
     cols: { type: 'integer', minimum: TTY_COLS.min, maximum: TTY_COLS.max, description: `Columns of the terminal (with tty; default ${TTY_COLS.default})` },
     rows: { type: 'integer', minimum: TTY_ROWS.min, maximum: TTY_ROWS.max, description: `Rows of the terminal (with tty; default ${TTY_ROWS.default})` },
   },
@@ -212,7 +224,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
     for (const c of open) c.abort();
   });
 
-  app.post<{ Body: SpawnBody & { fromSnapshot?: string } }>(
+  app.post<{ Body: SpawnBody & { fromSnapshot?: string; checkpoints?: CheckpointPlan } }>(
     '/v1/agents',
     {
       bodyLimit: limits.bodyLimit,
@@ -233,13 +245,18 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       // [policy] decides before anything is created; its decision is on record either way. A supervised
       // ask holds this request open (queued in app.agentbox.approvals) until it is decided.
       const policy = policyOf(app.agentbox.manifest.policy);
-      const { fromSnapshot, ...body } = request.body;
+      const { fromSnapshot, checkpoints, ...body } = request.body;
       // An unknown snapshot is a 404 before the policy is asked about a spawn that cannot happen.
       if (fromSnapshot !== undefined) app.agentbox.snapshots.get(fromSnapshot);
       // A profile becomes the request it stands for first: the policy decides on what will run.
       const spawn = resolveSpawn(body, app.agentbox.manifest.agents.profiles);
       const autonomy = spawn.autonomy ?? policy.autonomy;
       const { name, command, args, cwd, profile } = spawn;
+      if (checkpoints !== undefined && (cwd === '.' || cwd === ''))
+        throw new ApiError(
+          'ABX_ERR_VALIDATION',
+          'body/checkpoints: an agent working in the workspace itself (cwd ".") cannot be checkpointed, as it holds other agents\' directories; leave cwd out (its own directory) or name one below the workspace',
+        );
       await enforce(
         policy,
         { kind: 'spawn', agent: name, command, args, ...(cwd !== undefined ? { cwd } : {}), ...(profile !== undefined ? { profile } : {}) },
@@ -289,6 +306,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
           `agent ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical (no action without an audit trail); see /health`,
         );
       }
+      if (checkpoints !== undefined) app.agentCheckpoints.follow(agent.id, { everySec: checkpoints.everySec, keep: checkpoints.keep ?? 10 });
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);
       return { agent };

@@ -12,6 +12,7 @@ import { snapshotIdSchema, type SnapshotSummary } from '../snapshots/snapshot-ma
 import { agentSnapshotAllowance } from '../snapshots/agent-snapshot-budget.js';
 import type { SnapshotStore } from '../snapshots/snapshot-store.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
+import { AgentCheckpoints, CHECKPOINT_LABEL } from '../snapshots/agent-checkpoints.js';
 import { OneAtATime } from '../serial-lock.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
@@ -99,6 +100,57 @@ async function agentDirOf(app: FastifyInstance, id: string): Promise<AgentProces
   return agent as AgentProcess & { cwd: string };
 }
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The agents whose spawn asked for checkpoints (POST /v1/agents `checkpoints`), each on its timer. */
+    agentCheckpoints: AgentCheckpoints;
+  }
+}
+
+/** Checkpoints made as the box's own snapshots, bounded as the operator's are (the disk guard, the agent's hole and entry bounds), audited as the box's doing. */
+function agentCheckpoints(app: FastifyInstance): AgentCheckpoints {
+  const store = () => app.agentbox.snapshots;
+  const byTheBox = { kind: 'box' as const, reason: 'checkpoint' };
+  return new AgentCheckpoints({
+    logger: app.log,
+    take: async (agentId) => {
+      const agent = await agentDirOf(app, agentId);
+      if (agent.state !== 'starting' && agent.state !== 'running') return undefined;
+      await app.agentbox.probes.disk.admit('no checkpoint is taken');
+      const snapshot = await captureAgent(store(), app.agentbox.paths.workspaceDir, agent, CHECKPOINT_LABEL, {
+        maxHoleBytes: agent.limits?.disk_bytes,
+        maxEntries: agent.limits?.entries,
+      });
+      app.log.info(
+        {
+          event: 'SnapshotCreated',
+          snapshot: snapshot.id,
+          agent: agent.id,
+          files: snapshot.stats.files,
+          addedBytes: snapshot.stats.addedBytes,
+          checkpoint: true,
+        },
+        `checkpoint ${snapshot.id} of agent ${agent.name}`,
+      );
+      await app.agentbox.audit.action(byTheBox, AUDIT_KINDS.snapshotCreated, 'snapshots', {
+        snapshot: snapshot.id,
+        agent: agent.id,
+        name: agent.name,
+        files: snapshot.stats.files,
+        bytes: snapshot.stats.bytes,
+        addedBytes: snapshot.stats.addedBytes,
+        changed: snapshot.stats.changed,
+      });
+      return snapshot.id;
+    },
+    remove: async (sid) => {
+      const freed = await store().delete(sid);
+      app.log.info({ event: 'SnapshotDeleted', snapshot: sid, ...freed, checkpoint: true }, `checkpoint ${sid} deleted: newer ones replace it`);
+      await app.agentbox.audit.action(byTheBox, AUDIT_KINDS.snapshotDeleted, 'snapshots', { snapshot: sid, ...freed });
+    },
+  });
+}
+
 /**
  * An agent token may snapshot its own working directory; listing, reading, deleting and
  * restoring snapshots are the operator's (a snapshot may be restored into another agent, and
@@ -109,6 +161,9 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
   const store = () => app.agentbox.snapshots;
   // An agent's own snapshots, one at a time: checked against its budget and charged in one step.
   const ownSnapshots = new OneAtATime();
+  app.decorate('agentCheckpoints', agentCheckpoints(app));
+  // Before the store and the orchestrator close: a checkpoint under way ends first, none starts after.
+  app.addHook('preClose', async () => app.agentCheckpoints.close());
 
   app.post<{ Params: { id: string }; Body: { label?: string } | undefined }>(
     '/v1/agents/:id/snapshots',

@@ -158,6 +158,29 @@ t.test('run --count: several forks of one snapshot at once, each on its own copy
   await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', ...ids, 'origin', 'refused-1', 'refused-3'], { cwd: work, env });
 });
 
+t.test('run --checkpoint-every: the box snapshots the agent on its timer, labelled checkpoint', async (t) => {
+  const started = await runAgentboxAsync(
+    ['run', ...target, '-d', '--name', 'checked', '--checkpoint-every', '1s', '--checkpoint-keep', '1', '--', '/bin/sh', '-c', 'echo v > f; exec sleep 60'],
+    { cwd: work, env },
+  );
+  t.equal(started.code, 0, started.stderr);
+  // One a second: the deadline is for a box that makes none.
+  const checkpoints = await waitFor(
+    'a checkpoint',
+    async () => {
+      const listed = JSON.parse((await cli('snapshot', 'ls', '--json', '--agent', 'checked')).stdout) as SnapshotRecord[];
+      return listed.some((s) => s.label === 'checkpoint') ? listed : undefined;
+    },
+    30_000,
+  );
+  t.match(checkpoints, [{ label: 'checkpoint', agent: { name: 'checked' } }]);
+  t.match(await runAgentboxAsync(['run', ...target, '-d', '--checkpoint-keep', '2', '--', 'true'], { cwd: work, env }), {
+    code: 2,
+    stderr: /--checkpoint-keep needs --checkpoint-every/,
+  });
+  await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', 'checked'], { cwd: work, env });
+});
+
 t.test('prune: the newest of each agent name kept, labelled ones spared, a dry run deletes nothing', async (t) => {
   const started = await startAgent('pruned', 'echo one > f; exec sleep 60');
   t.equal(started.code, 0, started.stderr);

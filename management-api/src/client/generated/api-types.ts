@@ -221,6 +221,13 @@ export interface Routes {
       tty?: boolean;
       /** A snapshot id (snp_…) to start the agent on a copy of (a fork): its working directory is made from the snapshot, in cwd when given (it must not exist or be empty), else in a new <name>.<8 hex> directory; forks share nothing on disk */
       fromSnapshot?: string;
+      /** Snapshot the agent's working directory every everySec seconds while it runs (label "checkpoint", made and audited as the box's own snapshots), keeping the keep newest of them: an older checkpoint is deleted as a newer one is made. A tick while one is being made is skipped. Not for an agent working in the workspace itself (cwd ".") */
+      checkpoints?: {
+        /** Seconds between checkpoints */
+        everySec: number;
+        /** How many of the newest checkpoints are kept (default 10) */
+        keep?: number;
+      };
       /** Columns of the terminal (with tty; default 120) */
       cols?: number;
       /** Rows of the terminal (with tty; default 40) */
