@@ -1,11 +1,11 @@
 // /v1/agents/:id/snapshots, /v1/snapshots and /v1/agents/:id/restore: workspace snapshots made, listed, read, deleted and restored in place.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter.js';
 import { agentScopes } from '../auth/agent-scopes.js';
-import { callerOf } from '../auth/caller.js';
+import { type Actor, callerOf } from '../auth/caller.js';
 import { ApiError, errorResponses } from '../errors.js';
 import { AUDIT_KINDS } from '../observability/audit-trail.js';
 import { snapshotIdSchema, type SnapshotSummary } from '../snapshots/snapshot-manifest.js';
@@ -107,6 +107,31 @@ declare module 'fastify' {
   }
 }
 
+/** The log line and the audit record of a snapshot made, the same whether a request or a checkpoint made it. */
+async function recordCreated(
+  app: FastifyInstance,
+  log: FastifyBaseLogger,
+  caller: Actor,
+  agent: { id: string; name: string },
+  snapshot: SnapshotSummary,
+  checkpoint: boolean,
+): Promise<void> {
+  const { files, bytes, addedBytes, changed } = snapshot.stats;
+  log.info(
+    { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files, addedBytes, ...(checkpoint ? { checkpoint } : {}) },
+    `${checkpoint ? 'checkpoint' : 'snapshot'} ${snapshot.id} of agent ${agent.name}`,
+  );
+  await app.agentbox.audit.action(caller, AUDIT_KINDS.snapshotCreated, 'snapshots', {
+    snapshot: snapshot.id,
+    agent: agent.id,
+    name: agent.name,
+    files,
+    bytes,
+    addedBytes,
+    changed,
+  });
+}
+
 /** Checkpoints made as the box's own snapshots, bounded as the operator's are (the disk guard, the agent's hole and entry bounds), audited as the box's doing. */
 function agentCheckpoints(app: FastifyInstance): AgentCheckpoints {
   const store = () => app.agentbox.snapshots;
@@ -121,26 +146,7 @@ function agentCheckpoints(app: FastifyInstance): AgentCheckpoints {
         maxHoleBytes: agent.limits?.disk_bytes,
         maxEntries: agent.limits?.entries,
       });
-      app.log.info(
-        {
-          event: 'SnapshotCreated',
-          snapshot: snapshot.id,
-          agent: agent.id,
-          files: snapshot.stats.files,
-          addedBytes: snapshot.stats.addedBytes,
-          checkpoint: true,
-        },
-        `checkpoint ${snapshot.id} of agent ${agent.name}`,
-      );
-      await app.agentbox.audit.action(byTheBox, AUDIT_KINDS.snapshotCreated, 'snapshots', {
-        snapshot: snapshot.id,
-        agent: agent.id,
-        name: agent.name,
-        files: snapshot.stats.files,
-        bytes: snapshot.stats.bytes,
-        addedBytes: snapshot.stats.addedBytes,
-        changed: snapshot.stats.changed,
-      });
+      await recordCreated(app, app.log, byTheBox, agent, snapshot, true);
       return snapshot.id;
     },
     remove: async (sid) => {
@@ -198,19 +204,7 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
           maxEntries: agent.limits?.entries,
         });
       const snapshot = request.agent ? await ownSnapshots.run(agent.name, async () => capture(await agentSnapshotAllowance(store(), agent))) : await capture();
-      request.log.info(
-        { event: 'SnapshotCreated', snapshot: snapshot.id, agent: agent.id, files: snapshot.stats.files, addedBytes: snapshot.stats.addedBytes },
-        `snapshot ${snapshot.id} of agent ${agent.name}`,
-      );
-      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotCreated, 'snapshots', {
-        snapshot: snapshot.id,
-        agent: agent.id,
-        name: agent.name,
-        files: snapshot.stats.files,
-        bytes: snapshot.stats.bytes,
-        addedBytes: snapshot.stats.addedBytes,
-        changed: snapshot.stats.changed,
-      });
+      await recordCreated(app, request.log, callerOf(request), agent, snapshot, false);
       void reply.code(201).header('location', `/v1/snapshots/${snapshot.id}`);
       return { snapshot: snapshotView(store(), snapshot) };
     },
