@@ -70,6 +70,11 @@ export const commands: readonly CommandEntry[] = [
   },
   { name: 'snapshot files', summary: 'list a directory of a snapshot, read from the store without forking it (--json)', load: compiled('snapshot-files') },
   { name: 'snapshot cat', summary: 'print a file of a snapshot, read from the store without forking it', load: compiled('snapshot-cat') },
+  {
+    name: 'snapshot warm',
+    summary: 'keep N copies of a snapshot built ahead, so its forks start without copying (--wait)',
+    load: compiled('snapshot-warm'),
+  },
   { name: 'snapshot rm', summary: 'delete snapshots; chunks no other snapshot refers to are freed', load: compiled('snapshot-rm') },
   {
     name: 'snapshot prune',

@@ -155,6 +155,7 @@ t.test('every route through a named method, with the bearer key', async (t) => {
   const snapTar = Buffer.from(await new Response(await c.snapshots.tar(later.id!, 'notes')).arrayBuffer());
   t.match(execFileSync('tar', ['-tf', '-'], { input: snapTar, encoding: 'utf8' }), /later\.txt/, 'snapshots.tar');
   await c.snapshots.delete(later.id!);
+  t.match(await c.snapshots.warm(snapshot.id!, 1), { snapshot: snapshot.id, warm: { wanted: 1 } }, 'snapshots.warm');
   const fork = withId(await c.agents.spawn({ name: 'forked', command: '/bin/cat', args: ['notes/a.txt'], fromSnapshot: snapshot.id! }));
   for await (const e of c.agents.follow(fork.id)) if (e.type === 'end') break;
   t.same((await c.agents.output(fork.id)).map((x) => x.text).join(''), 'hello files', 'a fork reads the snapshot');

@@ -42,6 +42,7 @@ from ._routes import (
     GetV1SnapshotsSidResponse,
     PostV1AgentsIdInputRequestsResponse,
     PostV1AgentsIdRestoreResponse,
+    PutV1SnapshotsSidWarmResponse,
     PostV1AgentsIdSnapshotsBody,
     PostV1AgentsIdSnapshotsResponse,
     PostV1ApprovalsIdBody,
@@ -161,6 +162,11 @@ class Snapshots(_Group):
     def restore(self, id: str, snapshot: str) -> PostV1AgentsIdRestoreResponse:
         """Replace an ended agent's working directory with the snapshot."""
         return cast(PostV1AgentsIdRestoreResponse, self._t.send("POST", "/v1/agents/{id}/restore", params={"id": id}, json_body={"snapshot": snapshot}).json())
+
+    @route("PUT /v1/snapshots/{sid}/warm")
+    def warm(self, sid: str, forks: int) -> PutV1SnapshotsSidWarmResponse:
+        """Keep `forks` copies of the snapshot built ahead (0 removes them): a fork of it then takes one by a rename, without copying."""
+        return cast(PutV1SnapshotsSidWarmResponse, self._t.send("PUT", "/v1/snapshots/{sid}/warm", params={"sid": sid}, json_body={"forks": forks}).json())
 
     @route("GET /v1/snapshots/{sid}/diff")
     def diff(self, sid: str, from_snapshot: str, limit: int | None = None, cursor: str | None = None) -> GetV1SnapshotsSidDiffResponse:

@@ -164,6 +164,7 @@ RouteKey: TypeAlias = Literal[
     "GET /v1/snapshots/{sid}/diff",
     "GET /v1/snapshots/{sid}/files",
     "GET /v1/snapshots/{sid}/files/{*}",
+    "PUT /v1/snapshots/{sid}/warm",
 ]
 
 
@@ -240,6 +241,7 @@ ROUTES: Final[dict[str, Route]] = {
     "GET /v1/snapshots/{sid}/diff": Route("GET", "/v1/snapshots/{sid}/diff", "GetV1SnapshotsSidDiff", "What changed from snapshot ?from= to this one, from their entries alone (no file is read, nothing is built): paths added, deleted and modified, in path order, with counts of every change"),
     "GET /v1/snapshots/{sid}/files": Route("GET", "/v1/snapshots/{sid}/files", "GetV1SnapshotsSidFiles", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed"),
     "GET /v1/snapshots/{sid}/files/{*}": Route("GET", "/v1/snapshots/{sid}/files/{*}", "GetV1SnapshotsSidFilesRest", "A file of a snapshot, read from the store (its bytes, ETag, Last-Modified, X-File-Mode); a directory's entries with ?list, or the directory as a tar stream with ?format=tar; no agent is forked. Links are listed (and packed) as links, never followed"),
+    "PUT /v1/snapshots/{sid}/warm": Route("PUT", "/v1/snapshots/{sid}/warm", "PutV1SnapshotsSidWarm", "Keep copies of a snapshot built ahead, so that forks of it take one by a rename instead of copying every byte while they wait (0 removes them). Built one at a time in the background, each replaced once a fork takes it; each holds the snapshot's buildBytes on the workspace's volume"),
 }
 
 # Per route, {prefix}Params, Query, Headers, Body and Response (the JSON of its 2xx answers).
@@ -1058,6 +1060,14 @@ PostV1AgentsIdSnapshotsResponseSnapshotStats = TypedDict("PostV1AgentsIdSnapshot
     "durationMs": int,
 }, total=False)
 
+# GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed
+PostV1AgentsIdSnapshotsResponseSnapshotWarm = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshotWarm", {
+    "wanted": int,
+    "ready": int,
+    "building": bool,
+    "error": str,
+}, total=False)
+
 # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
 PostV1AgentsIdSnapshotsResponseSnapshotSharing = TypedDict("PostV1AgentsIdSnapshotsResponseSnapshotSharing", {
     "storedBytes": int,
@@ -1076,6 +1086,8 @@ PostV1AgentsIdSnapshotsResponseSnapshot = TypedDict("PostV1AgentsIdSnapshotsResp
     "changedPaths": list[str],
     # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
     "clone": bool,
+    # GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed
+    "warm": PostV1AgentsIdSnapshotsResponseSnapshotWarm,
     # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
     "sharing": PostV1AgentsIdSnapshotsResponseSnapshotSharing,
 }, total=False)
@@ -1895,6 +1907,14 @@ GetV1SnapshotsResponseSnapshotsItemStats = TypedDict("GetV1SnapshotsResponseSnap
     "durationMs": int,
 }, total=False)
 
+# GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed
+GetV1SnapshotsResponseSnapshotsItemWarm = TypedDict("GetV1SnapshotsResponseSnapshotsItemWarm", {
+    "wanted": int,
+    "ready": int,
+    "building": bool,
+    "error": str,
+}, total=False)
+
 # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
 GetV1SnapshotsResponseSnapshotsItemSharing = TypedDict("GetV1SnapshotsResponseSnapshotsItemSharing", {
     "storedBytes": int,
@@ -1913,6 +1933,8 @@ GetV1SnapshotsResponseSnapshotsItem = TypedDict("GetV1SnapshotsResponseSnapshots
     "changedPaths": list[str],
     # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
     "clone": bool,
+    # GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed
+    "warm": GetV1SnapshotsResponseSnapshotsItemWarm,
     # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
     "sharing": GetV1SnapshotsResponseSnapshotsItemSharing,
 }, total=False)
@@ -1961,6 +1983,14 @@ GetV1SnapshotsSidResponseSnapshotStats = TypedDict("GetV1SnapshotsSidResponseSna
     "durationMs": int,
 }, total=False)
 
+# GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed
+GetV1SnapshotsSidResponseSnapshotWarm = TypedDict("GetV1SnapshotsSidResponseSnapshotWarm", {
+    "wanted": int,
+    "ready": int,
+    "building": bool,
+    "error": str,
+}, total=False)
+
 # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
 GetV1SnapshotsSidResponseSnapshotSharing = TypedDict("GetV1SnapshotsSidResponseSnapshotSharing", {
     "storedBytes": int,
@@ -1979,6 +2009,8 @@ GetV1SnapshotsSidResponseSnapshot = TypedDict("GetV1SnapshotsSidResponseSnapshot
     "changedPaths": list[str],
     # It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes
     "clone": bool,
+    # GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed
+    "warm": GetV1SnapshotsSidResponseSnapshotWarm,
     # GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget)
     "sharing": GetV1SnapshotsSidResponseSnapshotSharing,
 }, total=False)
@@ -2104,6 +2136,28 @@ GetV1SnapshotsSidFilesRestResponse = TypedDict("GetV1SnapshotsSidFilesRestRespon
     "path": str,
     "entries": list[GetV1SnapshotsSidFilesRestResponseEntriesItem],
     "truncated": bool,
+}, total=False)
+
+PutV1SnapshotsSidWarmParams = TypedDict("PutV1SnapshotsSidWarmParams", {
+    # A snapshot id (snp_…)
+    "sid": Required[str],
+}, total=False)
+
+PutV1SnapshotsSidWarmBody = TypedDict("PutV1SnapshotsSidWarmBody", {
+    # Copies to keep ready
+    "forks": Required[int],
+}, total=False)
+
+PutV1SnapshotsSidWarmResponseWarm = TypedDict("PutV1SnapshotsSidWarmResponseWarm", {
+    "wanted": int,
+    "ready": int,
+    "building": bool,
+    "error": str,
+}, total=False)
+
+PutV1SnapshotsSidWarmResponse = TypedDict("PutV1SnapshotsSidWarmResponse", {
+    "snapshot": str,
+    "warm": PutV1SnapshotsSidWarmResponseWarm,
 }, total=False)
 
 PostV1AgentsIdInputResponse: TypeAlias = None

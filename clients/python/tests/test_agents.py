@@ -119,6 +119,8 @@ class FilesOnABox(unittest.TestCase):
             self.assertEqual((len(cut.get("changes", [])), cut.get("truncated")), (1, True), "cut at the limit")
             rest = self.box.snapshots.diff(second, first, limit=1, cursor=cut.get("nextCursor"))
             self.assertEqual([(c.get("path"), rest.get("truncated")) for c in rest.get("changes", [])], [("src/b.py", False)], "the next page")
+            self.assertEqual(self.box.snapshots.warm(first, 1).get("warm", {}).get("wanted"), 1, "a copy built ahead for forks")
+            self.assertEqual(self.box.snapshots.warm(first, 0).get("warm", {}).get("wanted"), 0, "and none")
             self.assertEqual([e.get("name") for e in self.box.snapshots.list_files(second, "src").get("entries", [])], ["a.py", "b.py"])
             self.assertIn("src", [e.get("name") for e in self.box.snapshots.list_files(first).get("entries", [])], "the top")
             read = self.box.snapshots.read_file(first, "src/a.py")

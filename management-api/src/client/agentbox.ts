@@ -200,6 +200,9 @@ export class Agentbox {
     /** Replace an ended agent's working directory with snapshot `sid` (409 while it runs). */
     restore: (id: string, sid: string, options?: CallOptions) =>
       callRoute(this.#t, 'POST /v1/agents/{id}/restore', { params: { id }, body: { snapshot: sid } }, options),
+    /** Keep `forks` copies of snapshot `sid` built ahead (0 removes them): a fork of it then takes one by a rename, without copying. */
+    warm: (sid: string, forks: number, options?: CallOptions) =>
+      callRoute(this.#t, 'PUT /v1/snapshots/{sid}/warm', { params: { sid }, body: { forks } }, options),
     /** What changed from snapshot `from` to snapshot `sid`: paths added, deleted, modified (from their records; nothing read or built); a long diff a page at a time (`query.cursor`: the answer's `nextCursor`). */
     diff: (sid: string, from: string, query: { limit?: number; cursor?: string } = {}, options?: CallOptions) =>
       callRoute(this.#t, 'GET /v1/snapshots/{sid}/diff', { params: { sid }, query: { from, ...query } }, options),

@@ -31,6 +31,8 @@ export const AUDIT_KINDS = {
   snapshotDeleted: 'snapshot.deleted',
   snapshotRestored: 'snapshot.restored',
   snapshotForked: 'snapshot.forked',
+  /** Warm forks of a snapshot asked for, or no more (PUT /v1/snapshots/{sid}/warm). */
+  snapshotWarm: 'snapshot.warm',
 } as const;
 
 /** One of {@link AUDIT_KINDS}. */

@@ -282,7 +282,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
                 owner: await app.agentbox.sandbox.agentOwner(name),
                 ...forkBudgets(app.agentbox.sandbox.settings.limits, spawn.limits),
               },
-              { room: () => app.agentbox.probes.disk.headroom('workspace'), records: app.agentbox.workspaceTemporaries.records },
+              { room: () => app.agentbox.probes.disk.headroom('workspace'), records: app.agentbox.workspaceTemporaries.records, warm: app.warmForks },
             );
       // The orchestrator records the start (and later the exit) in the audit trail as the caller's.
       const agent = await audit
@@ -293,7 +293,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
         });
       if (fork) {
         request.log.info(
-          { event: 'SnapshotForked', snapshot: fromSnapshot, agent: agent.id, cwd: fork.cwd, cloned: fork.cloned },
+          { event: 'SnapshotForked', snapshot: fromSnapshot, agent: agent.id, cwd: fork.cwd, cloned: fork.cloned, warm: fork.warm },
           `agent ${agent.name} started on snapshot ${fromSnapshot}`,
         );
         await audit.action(caller, AUDIT_KINDS.snapshotForked, 'snapshots', { snapshot: fromSnapshot, agent: agent.id, name: agent.name, cwd: fork.cwd });

@@ -14,6 +14,7 @@ import type { SnapshotStore } from '../snapshots/snapshot-store.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
 import { AgentCheckpoints, CHECKPOINT_LABEL } from '../snapshots/agent-checkpoints.js';
 import { OneAtATime } from '../serial-lock.js';
+import { MAX_WARM_FORKS, WarmForks, type WarmStatus } from '../snapshots/warm-forks.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -54,6 +55,12 @@ const statsSchema = {
     durationMs: { type: 'integer' },
   },
 } as const;
+const warmProperties = {
+  wanted: { type: 'integer' },
+  ready: { type: 'integer' },
+  building: { type: 'boolean' },
+  error: { type: 'string' },
+} as const;
 export const snapshotSchema = {
   type: 'object',
   properties: {
@@ -66,6 +73,12 @@ export const snapshotSchema = {
     clone: {
       type: 'boolean',
       description: 'It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes',
+    },
+    warm: {
+      type: 'object',
+      description:
+        'GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed',
+      properties: warmProperties,
     },
     sharing: {
       type: 'object',
@@ -104,6 +117,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The agents whose spawn asked for checkpoints (POST /v1/agents `checkpoints`), each on its timer. */
     agentCheckpoints: AgentCheckpoints;
+    /** Copies of snapshots built ahead for forks (PUT /v1/snapshots/{sid}/warm). */
+    warmForks: WarmForks;
   }
 }
 
@@ -151,6 +166,7 @@ function agentCheckpoints(app: FastifyInstance): AgentCheckpoints {
     },
     remove: async (sid) => {
       const freed = await store().delete(sid);
+      app.warmForks.forget(sid);
       app.log.info({ event: 'SnapshotDeleted', snapshot: sid, ...freed, checkpoint: true }, `checkpoint ${sid} deleted: newer ones replace it`);
       await app.agentbox.audit.action(byTheBox, AUDIT_KINDS.snapshotDeleted, 'snapshots', { snapshot: sid, ...freed });
     },
@@ -168,8 +184,20 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
   // An agent's own snapshots, one at a time: checked against its budget and charged in one step.
   const ownSnapshots = new OneAtATime();
   app.decorate('agentCheckpoints', agentCheckpoints(app));
-  // Before the store and the orchestrator close: a checkpoint under way ends first, none starts after.
-  app.addHook('preClose', async () => app.agentCheckpoints.close());
+  app.decorate(
+    'warmForks',
+    new WarmForks({
+      store: app.agentbox.snapshots,
+      workspaceDir: app.agentbox.paths.workspaceDir,
+      logger: app.log,
+      room: () => app.agentbox.probes.disk.headroom('workspace'),
+    }),
+  );
+  // Before the store and the orchestrator close: a checkpoint or a warm fork under way ends first, none starts after.
+  app.addHook('preClose', async () => {
+    await app.agentCheckpoints.close();
+    await app.warmForks.close();
+  });
 
   app.post<{ Params: { id: string }; Body: { label?: string } | undefined }>(
     '/v1/agents/:id/snapshots',
@@ -242,7 +270,8 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     },
     async (request) => {
       const s = store().get(request.params.sid);
-      return { snapshot: { ...snapshotView(store(), s), sharing: await store().sharing(s.id) } };
+      const warm = app.warmForks.status(s.id);
+      return { snapshot: { ...snapshotView(store(), s), ...(warm.wanted > 0 ? { warm } : {}), sharing: await store().sharing(s.id) } };
     },
   );
 
@@ -263,9 +292,40 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
     async (request) => {
       const { sid } = request.params;
       const freed = await store().delete(sid);
+      app.warmForks.forget(sid);
       request.log.info({ event: 'SnapshotDeleted', snapshot: sid, ...freed }, `snapshot ${sid} deleted`);
       await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotDeleted, 'snapshots', { snapshot: sid, ...freed });
       return { deleted: sid, ...freed };
+    },
+  );
+
+  app.put<{ Params: { sid: string }; Body: { forks: number } }>(
+    '/v1/snapshots/:sid/warm',
+    {
+      bodyLimit: limits.bodyLimit,
+      config: { agent: 'deny', rateLimit },
+      schema: {
+        summary:
+          "Keep copies of a snapshot built ahead, so that forks of it take one by a rename instead of copying every byte while they wait (0 removes them). Built one at a time in the background, each replaced once a fork takes it; each holds the snapshot's buildBytes on the workspace's volume",
+        tags: ['snapshots'],
+        params: sidParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['forks'],
+          properties: { forks: { type: 'integer', minimum: 0, maximum: MAX_WARM_FORKS, description: 'Copies to keep ready' } },
+        },
+        response: { 200: { type: 'object', properties: { snapshot: { type: 'string' }, warm: { type: 'object', properties: warmProperties } } }, ...errors },
+      },
+    },
+    async (request) => {
+      const { sid } = request.params;
+      const { forks } = request.body;
+      if (forks > 0) await app.agentbox.probes.disk.admit('no warm fork is built');
+      const warm: WarmStatus = await app.warmForks.want(sid, forks);
+      request.log.info({ event: 'SnapshotWarmWanted', snapshot: sid, forks }, `${forks} warm forks of snapshot ${sid} wanted`);
+      await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotWarm, 'snapshots', { snapshot: sid, forks });
+      return { snapshot: sid, warm };
     },
   );
 

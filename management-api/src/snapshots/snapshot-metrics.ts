@@ -2,7 +2,7 @@
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 export interface SnapshotMetrics {
-  /** `agentbox_snapshot_operations_total`: by operation (create, restore, fork, delete) and outcome (ok, disk-full, error). */
+  /** `agentbox_snapshot_operations_total`: by operation (create, restore, fork, warm, delete) and outcome (ok, disk-full, error). */
   operations: Counter<'operation' | 'outcome'>;
   /** `agentbox_snapshot_operation_seconds`: how long each operation took, by operation. */
   duration: Histogram<'operation'>;
@@ -22,7 +22,7 @@ export function createSnapshotMetrics(registry: Registry): SnapshotMetrics {
   return {
     operations: new Counter({
       name: 'agentbox_snapshot_operations_total',
-      help: 'Workspace snapshot operations by operation (create, restore, fork, delete) and outcome (ok, disk-full, error).',
+      help: 'Workspace snapshot operations by operation (create, restore, fork, warm, delete) and outcome (ok, disk-full, error).',
       labelNames: ['operation', 'outcome'] as const,
       registers,
     }),

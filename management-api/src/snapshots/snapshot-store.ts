@@ -361,7 +361,8 @@ export class SnapshotStore {
     id: string,
     target: string,
     owner: { uid: number; gid: number } | undefined,
-    operation: 'restore' | 'fork',
+    /** What the build is for, as the metrics label it: a warm fork's copy is built before any fork asks. */
+    operation: 'restore' | 'fork' | 'warm',
     room?: () => Promise<number>,
   ): Promise<MaterializeResult> {
     return this.#measure(operation, () =>
@@ -393,6 +394,17 @@ export class SnapshotStore {
         return room ? this.#buildRoom.run(await this.#withHoleBytes(s), room, copy) : copy();
       }),
     );
+  }
+
+  /**
+   * Give a whole build of snapshot `id` made for the box (a warm fork, warm-forks.ts) to `owner`:
+   * every entry its entries list chowned, no byte copied (regive-clone.ts).
+   */
+  async regive(id: string, target: string, owner: { uid: number; gid: number }): Promise<void> {
+    await this.#lock.shared(async () => {
+      const s = this.get(id);
+      await runJob({ op: 'regive-clone', target, entriesFile: entriesFile(this.#dir, id), entriesSha256: s.entriesSha256, owner });
+    });
   }
 
   /** Bytes the snapshot holds, shares with others, and holds alone: its own entries against the store's chunk reference counts. */

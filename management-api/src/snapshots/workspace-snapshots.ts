@@ -19,6 +19,7 @@ import {
 import type { SnapshotSummary } from './snapshot-manifest.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { buildBytes } from './build-room.js';
+import type { WarmForks } from './warm-forks.js';
 
 /** The agent record a snapshot is made of or restored into. */
 export interface AgentDir {
@@ -148,6 +149,8 @@ export interface ForkDir {
   cwd: string;
   /** Made as a snapshot of the snapshot's clone (btrfs), not by copying. */
   cloned: boolean;
+  /** A warm copy built ahead, renamed into place (warm-forks.ts). */
+  warm: boolean;
   discard(): Promise<void>;
 }
 
@@ -178,10 +181,10 @@ export async function buildFork(
     /** The entries its disk walks may meet (limits.entries), when it has such a budget. */
     entriesBudget?: number | undefined;
   },
-  options: BuildOptions = {},
+  options: BuildOptions & { warm?: WarmForks } = {},
 ): Promise<ForkDir> {
   const { name, cwd, owner, diskBudget, entriesBudget } = forAgent;
-  const { room, records } = options;
+  const { room, records, warm } = options;
   const summary = store.get(id);
   // Refused before a byte is written: a fork over its budget would be ended at its first disk walk
   // and leave its directory behind (a file with 200 hard links is stored once, built 200 times).
@@ -204,23 +207,41 @@ export async function buildFork(
   const leaf = segments.at(-1)!;
   const staging = forkStaging();
   let cloned = false;
+  let warmed = false;
+  /** `from` renamed to the fork's directory: rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR). */
+  const place = async (from: string | Buffer, parent: FileHandle): Promise<void> => {
+    try {
+      await rename(from, at(parent, leaf));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+        throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
+      throw err;
+    }
+  };
   await inParent(
     workspaceDir,
     segments,
     true,
     async (parent, record) => {
+      const copy = await warm?.take(id);
+      if (copy) {
+        try {
+          // Built as the box's: a root box's agent has a uid of its own, given entry by entry (no byte copied).
+          if (owner) await store.regive(id, copy.path, owner);
+          await place(copy.path, parent);
+          warmed = true;
+          return;
+        } catch (err) {
+          await copy.discard();
+          // Another filesystem mounted below the workspace: the copy cannot be renamed there, and the fork is built as any other.
+          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
+        }
+      }
       const recorded = await record?.(staging, 'fork');
       try {
         cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
-        try {
-          // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
-          await rename(at(parent, staging), at(parent, leaf));
-        } catch (err) {
-          const code = (err as NodeJS.ErrnoException).code;
-          if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
-            throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
-          throw err;
-        }
+        await place(at(parent, staging), parent);
       } finally {
         // A build that could not be removed (removeIfThere threw) keeps its record: the next start tries again.
         await removeIfThere(parent, staging);
@@ -232,6 +253,7 @@ export async function buildFork(
   return {
     cwd: rel,
     cloned,
+    warm: warmed,
     // A parent made a link since the build leads nowhere of the box's: left as it is, and the start's own error is what the caller reports.
     discard: () =>
       inParent(workspaceDir, segments, false, (parent) => removeIfThere(parent, leaf)).catch((err: unknown) => {

@@ -181,6 +181,29 @@ t.test('run --checkpoint-every: the box snapshots the agent on its timer, labell
   await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', 'checked'], { cwd: work, env });
 });
 
+t.test('warm: copies built ahead, --wait until ready, a fork takes one', async (t) => {
+  const started = await startAgent('warmed', 'echo w > w.txt; exec sleep 60');
+  t.equal(started.code, 0, started.stderr);
+  await waitFor('the agent wrote its file', () => existsSync(path.join(box.paths.workspaceDir, 'warmed/w.txt')));
+  const made = await cli('snapshot', 'create', '--json', 'warmed');
+  const sid = (JSON.parse(made.stdout) as SnapshotRecord).id;
+  const warm = await cli('snapshot', 'warm', '--json', '--wait', sid, '2');
+  t.equal(warm.code, 0, warm.stderr);
+  t.match(JSON.parse(warm.stdout), { snapshot: sid, warm: { wanted: 2, ready: 2 } });
+  t.match(warm.stderr, /2 of 2 ready/, 'progress said on stderr');
+  const fork = await runAgentboxAsync(['run', ...target, '-d', '--name', 'warm-fork', '--from-snapshot', sid, '--', '/bin/sh', '-c', 'exec sleep 60'], {
+    cwd: work,
+    env,
+  });
+  t.equal(fork.code, 0, fork.stderr);
+  t.equal(box.logs.events('SnapshotForked').at(-1)?.['warm'], true, 'the fork took a warm copy');
+  t.match((await cli('snapshot', 'warm', sid, '0')).stdout, new RegExp(`^${sid}  0 of 0 warm forks ready`));
+  t.match(await cli('snapshot', 'warm', sid, '33'), { code: 2, stderr: /not a count of copies from 0 to 32/ });
+  t.match(await cli('snapshot', 'warm', sid), { code: 2, stderr: /how many copies/ });
+  t.match(await cli('snapshot', 'warm', 'snp_AAAAAAAAAAAA', '1'), { code: 1, stderr: /404/ });
+  for (const name of ['warmed', 'warm-fork']) await runAgentboxAsync(['kill', ...target, '--signal', 'KILL', name], { cwd: work, env });
+});
+
 t.test('prune: the newest of each agent name kept, labelled ones spared, a dry run deletes nothing', async (t) => {
   const started = await startAgent('pruned', 'echo one > f; exec sleep 60');
   t.equal(started.code, 0, started.stderr);
@@ -420,7 +443,7 @@ t.test('cp out of a snapshot takes a file whose name is the longest a name may b
 });
 
 t.test('--help on each', async (t) => {
-  for (const sub of ['create', 'ls', 'show', 'rm', 'prune', 'restore', 'diff', 'files', 'cat']) {
+  for (const sub of ['create', 'ls', 'show', 'rm', 'prune', 'warm', 'restore', 'diff', 'files', 'cat']) {
     const help = await runAgentboxAsync(['snapshot', sub, '--help'], { cwd: work, env });
     t.equal(help.code, 0);
     t.match(help.stdout, new RegExp(`^Usage: agentbox snapshot ${sub}`), sub);

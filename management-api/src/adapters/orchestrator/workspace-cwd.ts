@@ -4,6 +4,9 @@ import path from 'node:path';
 import { AdapterInputError } from '../../adapter-errors.js';
 import { makeAgentDirectory } from '../../sandbox/subvolumes.js';
 
+/** The names the box gives what it makes in the workspace root for itself. */
+const BOX_OWN_PREFIX = '.abx-';
+
 /**
  * The absolute working directory for `cwd` (relative to the workspace; absent means the workspace
  * itself). `workspace` is the workspace's real path. The directory must exist; its real path
@@ -23,6 +26,9 @@ export async function resolveCwd(workspace: string, cwd: string | undefined): Pr
     throw refused(cwd, code === 'ENOENT' ? 'it does not exist in the workspace' : `it cannot be resolved (${code ?? 'error'})`);
   }
   if (real !== workspace && !real.startsWith(workspace + path.sep)) throw refused(cwd, 'it leads outside the workspace through a symbolic link');
+  // The box's own directories there (builds under way, warm forks: workspace-files/temporary-records.ts, snapshots/warm-forks.ts) are never an agent's to write.
+  if (real !== workspace && path.relative(workspace, real).startsWith(BOX_OWN_PREFIX))
+    throw refused(cwd, `${BOX_OWN_PREFIX}* directories are the box's own (builds under way, warm forks)`);
   if (!(await stat(real)).isDirectory()) throw refused(cwd, 'it is not a directory');
   return real;
 }

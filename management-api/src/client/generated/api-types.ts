@@ -813,6 +813,13 @@ export interface Routes {
         changedPaths?: Array<string>;
         /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
         clone?: boolean;
+        /** GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed */
+        warm?: {
+          wanted?: number;
+          ready?: number;
+          building?: boolean;
+          error?: string;
+        };
         /** GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget) */
         sharing?: {
           storedBytes?: number;
@@ -1630,6 +1637,13 @@ export interface Routes {
         changedPaths?: Array<string>;
         /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
         clone?: boolean;
+        /** GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed */
+        warm?: {
+          wanted?: number;
+          ready?: number;
+          building?: boolean;
+          error?: string;
+        };
         /** GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget) */
         sharing?: {
           storedBytes?: number;
@@ -1688,6 +1702,13 @@ export interface Routes {
         changedPaths?: Array<string>;
         /** It keeps a clone (btrfs): its forks and restores are made in constant time, sharing its bytes */
         clone?: boolean;
+        /** GET of one snapshot only, when warm forks of it were asked for (PUT /v1/snapshots/{sid}/warm): copies wanted, ready, one being built, and why the last build failed */
+        warm?: {
+          wanted?: number;
+          ready?: number;
+          building?: boolean;
+          error?: string;
+        };
         /** GET of one snapshot only, as of now: bytes it shares with other snapshots, bytes only it holds (what deleting it frees), and bytes it is charged (the chunks it is the oldest snapshot to refer to; an agent counts its own against its disk budget) */
         sharing?: {
           storedBytes?: number;
@@ -1808,6 +1829,26 @@ export interface Routes {
       truncated?: boolean;
     });
   };
+  /** Keep copies of a snapshot built ahead, so that forks of it take one by a rename instead of copying every byte while they wait (0 removes them). Built one at a time in the background, each replaced once a fork takes it; each holds the snapshot's buildBytes on the workspace's volume */
+  "PUT /v1/snapshots/{sid}/warm": {
+    params: {
+      /** A snapshot id (snp_…) */
+      sid: string;
+    };
+    body: {
+      /** Copies to keep ready */
+      forks: number;
+    };
+    response: {
+      snapshot?: string;
+      warm?: {
+        wanted?: number;
+        ready?: number;
+        building?: boolean;
+        error?: string;
+      };
+    };
+  };
 }
 
 /** A route, as "METHOD /path/{param}". */
@@ -1877,4 +1918,5 @@ export const ROUTE_KEYS: readonly RouteKey[] = [
   "GET /v1/snapshots/{sid}/diff",
   "GET /v1/snapshots/{sid}/files",
   "GET /v1/snapshots/{sid}/files/{*}",
+  "PUT /v1/snapshots/{sid}/warm",
 ];

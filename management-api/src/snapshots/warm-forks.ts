@@ -1,0 +1,203 @@
+// Warm forks: whole copies of a snapshot built ahead, in the workspace's private `.abx-warm`, which a fork then takes by one rename instead of copying every byte while its caller waits.
+import { randomBytes } from 'node:crypto';
+import { lstat, mkdir, open, realpath, unlink, type FileHandle } from 'node:fs/promises';
+import { ApiError } from '../errors.js';
+import { at, atOwn, DIR_FLAGS } from '../workspace-files/dir-fd.js';
+import { removeTree } from '../workspace-files/file-delete.js';
+import type { SnapshotStore } from './snapshot-store.js';
+
+/**
+ * Why: off btrfs, a fork copies every byte of its snapshot while the spawn waits (1 GiB: seconds;
+ * ten at once: tens of seconds on this kind of disk), and no filesystem there shares bytes
+ * between two directories. What can be moved is *when* the copy is paid: an operator who knows
+ * forks of a snapshot will come asks for N copies ahead (`PUT /v1/snapshots/{sid}/warm`), the box
+ * builds them one at a time in the background, and a fork takes one by renaming it into place
+ * (same filesystem: the workspace's), then a new one is built to keep N ready.
+ */
+
+/** The directory of the copies, in the workspace root (no agent name holds a dot; agents are denied the root). */
+export const WARM_DIR = '.abx-warm';
+/** Copies one snapshot may keep ready: ten forks at once, with room to spare. */
+export const MAX_WARM_FORKS = 32;
+
+/** What a snapshot's pool holds and does, as the API shows it. */
+export interface WarmStatus {
+  /** Copies asked for. */
+  wanted: number;
+  /** Copies built and waiting for a fork. */
+  ready: number;
+  /** A copy of it is being built now. */
+  building: boolean;
+  /** Why the last build failed: no more are tried until the copies are asked for again. */
+  error?: string;
+}
+
+/** A copy taken for one fork: rename `path` into place, or `discard` it. */
+export interface WarmCopy {
+  /** The copy, as a path through the pool's descriptor (/proc/self/fd/N/<name>). */
+  path: string;
+  discard(): Promise<void>;
+}
+
+interface Pool {
+  wanted: number;
+  ready: string[];
+  error: string | undefined;
+}
+
+export interface WarmForksOptions {
+  store: SnapshotStore;
+  workspaceDir: string;
+  /** Where builds are said (pino's, or fastify's). */
+  logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
+  /** What the workspace's volume may still take above the disk guard's floor (DiskGuard.headroom): a build that would not fit is refused. */
+  room: () => Promise<number>;
+}
+
+export class WarmForks {
+  readonly #pools = new Map<string, Pool>();
+  /** Removals of copies no longer wanted, awaited by close(). */
+  readonly #removals = new Set<Promise<void>>();
+  /** The pool's directory, once what a previous run left is removed and it is made anew. */
+  readonly #dir: Promise<FileHandle>;
+  #building: { sid: string; done: Promise<void> } | undefined;
+  #closed = false;
+
+  constructor(private readonly options: WarmForksOptions) {
+    this.#dir = this.#openFresh();
+    // Seen by the first want() or close(); never an unhandled rejection meanwhile.
+    this.#dir.catch(() => {});
+  }
+
+  /** Keep `count` copies of snapshot `sid` ready (0 removes its copies). The snapshot must exist. */
+  async want(sid: string, count: number): Promise<WarmStatus> {
+    if (this.#closed) throw new ApiError('ABX_ERR_CONFLICT', 'the box is stopping: no warm fork is built');
+    this.options.store.get(sid);
+    await this.#dir;
+    if (count === 0) {
+      this.forget(sid);
+      return this.status(sid);
+    }
+    const pool = this.#pools.get(sid) ?? { wanted: 0, ready: [], error: undefined };
+    pool.wanted = count;
+    pool.error = undefined;
+    this.#pools.set(sid, pool);
+    for (const extra of pool.ready.splice(count)) this.#remove(extra);
+    this.#fill();
+    return this.status(sid);
+  }
+
+  status(sid: string): WarmStatus {
+    const pool = this.#pools.get(sid);
+    return {
+      wanted: pool?.wanted ?? 0,
+      ready: pool?.ready.length ?? 0,
+      building: this.#building?.sid === sid,
+      ...(pool?.error !== undefined ? { error: pool.error } : {}),
+    };
+  }
+
+  /** A ready copy of `sid` for a fork, if there is one; a new one is then built to replace it. */
+  async take(sid: string): Promise<WarmCopy | undefined> {
+    const name = this.#pools.get(sid)?.ready.shift();
+    if (name === undefined) return undefined;
+    const dir = await this.#dir;
+    this.#fill();
+    return { path: atOwn(dir, name), discard: () => this.#removeNow(name) };
+  }
+
+  /** Drop `sid`'s pool (the snapshot is deleted, or no copy is wanted): its ready copies are removed, and one being built is once done. */
+  forget(sid: string): void {
+    const pool = this.#pools.get(sid);
+    if (!pool) return;
+    this.#pools.delete(sid);
+    for (const name of pool.ready) this.#remove(name);
+  }
+
+  /** Stop building, and remove every copy: a copy is only worth its rename while this box runs. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#building?.done;
+    for (const sid of [...this.#pools.keys()]) this.forget(sid);
+    await Promise.all(this.#removals);
+    const dir = await this.#dir.catch(() => undefined);
+    await dir?.close();
+  }
+
+  /** Build the next copy some pool lacks, one at a time across all of them: forks built meanwhile keep the disk's other share. */
+  #fill(): void {
+    if (this.#building || this.#closed) return;
+    const next = [...this.#pools].find(([, p]) => p.error === undefined && p.ready.length < p.wanted);
+    if (!next) return;
+    const [sid, pool] = next;
+    const done = this.#buildOne(sid, pool).finally(() => {
+      this.#building = undefined;
+      this.#fill();
+    });
+    this.#building = { sid, done };
+  }
+
+  async #buildOne(sid: string, pool: Pool): Promise<void> {
+    const dir = await this.#dir;
+    const name = `${sid}.${randomBytes(6).toString('hex')}`;
+    const started = Date.now();
+    try {
+      // Built for the box (owner undefined): a fork on a root box gives it to its agent's uid as it takes it.
+      await this.options.store.materialize(sid, atOwn(dir, name), undefined, 'warm', this.options.room);
+    } catch (err) {
+      await this.#removeNow(name).catch(() => {});
+      const message = err instanceof ApiError ? `${err.code}: ${err.message}` : (err as Error).message;
+      if (this.#pools.get(sid) === pool) pool.error = message;
+      this.options.logger.warn(
+        { event: 'SnapshotWarmFailed', snapshot: sid, err: message },
+        `a warm fork of snapshot ${sid} could not be built; no more are tried until they are asked for again`,
+      );
+      return;
+    }
+    // Deleted, or no longer wanted, while it was built: not kept.
+    if (this.#pools.get(sid) !== pool || this.#closed || pool.ready.length >= pool.wanted) {
+      this.#remove(name);
+      return;
+    }
+    pool.ready.push(name);
+    this.options.logger.info(
+      { event: 'SnapshotWarmReady', snapshot: sid, ready: pool.ready.length, wanted: pool.wanted, durationMs: Date.now() - started },
+      `a warm fork of snapshot ${sid} is ready (${pool.ready.length} of ${pool.wanted})`,
+    );
+  }
+
+  #remove(name: string): void {
+    const removal = this.#removeNow(name)
+      .catch((err: unknown) =>
+        this.options.logger.warn(
+          { event: 'SnapshotWarmLeftOver', dir: `${WARM_DIR}/${name}`, err: (err as Error).message },
+          'a warm fork could not be removed; the next start removes it',
+        ),
+      )
+      .finally(() => this.#removals.delete(removal));
+    this.#removals.add(removal);
+  }
+
+  async #removeNow(name: string): Promise<void> {
+    const dir = await this.#dir;
+    await removeTree(dir, name, `${WARM_DIR}/${name}`, { unseal: true }).catch((err: unknown) => {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    });
+  }
+
+  /** The pool's directory made anew, private to the box (0700): copies a previous run left are not trusted to be whole, and go. */
+  async #openFresh(): Promise<FileHandle> {
+    const root = await open(await realpath(this.options.workspaceDir), DIR_FLAGS);
+    try {
+      const there = await lstat(at(root, WARM_DIR)).catch(() => undefined);
+      // Anything else by that name (a link an agent working in the workspace itself made) is removed, never followed.
+      if (there?.isDirectory()) await removeTree(root, WARM_DIR, WARM_DIR, { unseal: true });
+      else if (there) await unlink(at(root, WARM_DIR));
+      await mkdir(at(root, WARM_DIR), { mode: 0o700 });
+      // O_NOFOLLOW: a link someone put there since is refused, never followed.
+      return await open(at(root, WARM_DIR), DIR_FLAGS);
+    } finally {
+      await root.close();
+    }
+  }
+}
