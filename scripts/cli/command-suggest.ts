@@ -15,7 +15,7 @@ const FAMILIAR: Readonly<Record<string, string>> = {
 /** The command `word` most likely meant among `names` (each a word, or a group's subcommand), or undefined when none is close. */
 export function suggestCommand(word: string, names: readonly string[]): string | undefined {
   const familiar = FAMILIAR[word.toLowerCase()];
-  if (familiar !== undefined && names.includes(familiar.split(' ')[0]!)) return familiar;
+  if (familiar !== undefined && names.includes(familiar)) return familiar;
   if (names.length === 0 || word.length === 0) return undefined;
   const best = closest(word.toLowerCase(), [...names]);
   // A typo: a letter or two, more for a long word; "cp" for "ps" is not one.

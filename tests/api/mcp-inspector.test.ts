@@ -77,7 +77,7 @@ async function drive(
   const names = listed.tools.map((x) => x.name);
   const expected = ['start_agent', 'list_agents', 'get_agent', 'read_output', 'send_input', 'terminate_agent', 'exec_in_agent'];
   expected.push('list_files', 'read_file', 'write_file', 'delete_file', 'list_approvals', 'decide_approval');
-  expected.push('snapshot_agent', 'list_snapshots', 'diff_snapshots', 'restore_snapshot', 'delete_snapshot');
+  expected.push('snapshot_agent', 'list_snapshots', 'diff_snapshots', 'restore_snapshot', 'warm_snapshot', 'delete_snapshot');
   expected.push('list_input_requests', 'answer_input_request', 'request_input');
   expected.push('search_memory', 'create_bead', 'list_beads', 'claim_bead', 'close_bead');
   for (const name of expected) t.ok(names.includes(name), `${label}: lists ${name}`);

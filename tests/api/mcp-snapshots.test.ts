@@ -38,7 +38,8 @@ const tokenOf = async (pid: number): Promise<string> => /(?:^|\0)AGENTBOX_TOKEN=
 t.test('snapshot, list, diff, fork, restore, delete: a wrong path undone through the tools', async (t) => {
   const call = await connect(box.key);
   const tools = (await clients[0]!.listTools()).tools.map((x) => x.name);
-  for (const name of ['snapshot_agent', 'list_snapshots', 'diff_snapshots', 'restore_snapshot', 'delete_snapshot']) t.ok(tools.includes(name), `lists ${name}`);
+  for (const name of ['snapshot_agent', 'list_snapshots', 'diff_snapshots', 'restore_snapshot', 'warm_snapshot', 'delete_snapshot'])
+    t.ok(tools.includes(name), `lists ${name}`);
 
   const agent = json<{ id: string; cwd: string }>(
     await call('start_agent', { name: 'explorer', command: '/bin/sh', args: ['-c', 'echo good > plan.txt; exec sleep 120'] }),
@@ -61,10 +62,17 @@ t.test('snapshot, list, diff, fork, restore, delete: a wrong path undone through
   const diff = json<{ changes: Array<{ path: string; change: string }> }>(await call('diff_snapshots', { from: good.id, to: wrong.id }));
   t.same(diff.changes.map((c) => `${c.change} ${c.path}`).sort(), ['added junk.txt', 'modified plan.txt'], 'what the wrong path changed');
 
-  const fork = json<{ id: string; cwd: string }>(
+  t.match(json(await call('warm_snapshot', { snapshot: good.id, forks: 1 })), { snapshot: good.id, warm: { wanted: 1 } }, 'a copy built ahead for forks');
+  await waitFor(
+    'the copy ready',
+    async () => json<{ warm: { ready: number } }>(await call('warm_snapshot', { snapshot: good.id, forks: 1 })).warm.ready === 1,
+    30_000,
+  );
+  const fork = json<{ agent: { id: string } }>(
     await call('start_agent', { name: 'retry', command: '/bin/cat', args: ['plan.txt'], fromSnapshot: good.id, follow_ms: 10_000 }),
   );
   t.match(JSON.stringify(fork), /good\\n/, 'a fork of the good state, its output read in the same call');
+  t.equal(box.logs.events('SnapshotForked').find((e) => e['agent'] === fork.agent.id)?.['warm'], true, 'it took the copy built ahead');
 
   t.match(
     await call('restore_snapshot', { id: agent.id, snapshot: good.id }),
@@ -99,6 +107,7 @@ t.test('an agent token: its own directory only, and nothing of the store beyond'
   t.match(await asAgent('snapshot_agent', { id: other.id }), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, "not another agent's");
   t.match(await asAgent('list_snapshots'), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'listing is the operator’s');
   t.match(await asAgent('delete_snapshot', { snapshot: mine.id }), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'so is deleting');
+  t.match(await asAgent('warm_snapshot', { snapshot: mine.id, forks: 1 }), { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] }, 'and warm forks');
   t.match(
     await asAgent('restore_snapshot', { id: own.id, snapshot: mine.id }),
     { isError: true, content: [{ text: /^ABX_ERR_AGENT_SCOPE: / }] },

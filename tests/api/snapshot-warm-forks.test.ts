@@ -2,6 +2,7 @@
 // in one rename (each fork still its own copy), replaced as they go, removed when no longer wanted, when the snapshot goes, and when
 // the box stops; out of every agent's reach; bad requests refused.
 import t from 'tap';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { makeRoot, startTestServer, waitFor, type TestServer } from './support/harness.js';
@@ -43,8 +44,6 @@ t.test('a snapshot to fork', async (t) => {
   const res = await box.api(`/v1/agents/${origin.id}/snapshots`, { body: { label: 'good' } });
   t.equal(res.status, 201);
   sid = (res.json['snapshot'] as { id: string }).id;
-  t.same(await copies(), [], 'what a previous run left in .abx-warm went at the start');
-  t.equal((await stat(warmDir())).mode & 0o777, 0o700, ".abx-warm is the box's alone");
   t.equal(await warmOf(sid), undefined, 'no warm forks until asked for');
 });
 
@@ -54,6 +53,11 @@ t.test('two copies built ahead, taken by two forks at once, and replaced', async
   t.match(asked.json, { snapshot: sid, warm: { wanted: 2 } });
   await waitFor('two copies ready', async () => (await warmOf(sid))?.ready === 2, 30_000);
   t.equal((await copies()).length, 2, 'two copies in .abx-warm');
+  t.notOk((await copies()).includes('snp_left.000000000000'), 'what a previous run left there went before any copy was built');
+  t.equal((await stat(warmDir())).mode & 0o777, 0o700, ".abx-warm is the box's alone");
+  const metrics = await (await fetch(box.server.metricsUrl)).text();
+  t.match(metrics, /^agentbox_snapshot_warm_forks\{state="ready"\} 2$/m, 'the gauge counts them');
+  t.match(metrics, /^agentbox_snapshot_warm_forks\{state="wanted"\} 2$/m);
 
   const before = box.logs.events('SnapshotWarmReady').length;
   const [a, b] = await Promise.all(
@@ -88,6 +92,19 @@ t.test('two copies built ahead, taken by two forks at once, and replaced', async
   t.equal(c.cwd, 'forks/c');
   t.equal(await fileOf(c, 'state.txt'), 'good\n');
   t.equal(box.logs.events('SnapshotForked').find((e) => e['agent'] === c.id)?.['warm'], true, 'a cwd below the workspace takes a copy too');
+});
+
+t.test('a restore in place takes a copy too', async (t) => {
+  const agents = (await box.api('/v1/agents')).json['agents'] as { id: string; name: string; cwd: string; state: string }[];
+  const a = agents.find((x) => x.name === 'warm-a' && x.state === 'running')!;
+  t.equal((await box.api(`/v1/agents/${a.id}?graceMs=0`, { method: 'DELETE' })).status, 200);
+  await waitFor('warm-a ended', async () => ((await box.api(`/v1/agents/${a.id}`)).json['agent'] as { state: string }).state !== 'running', 30_000);
+  const restored = await box.api(`/v1/agents/${a.id}/restore`, { body: { snapshot: sid } });
+  t.equal(restored.status, 200, JSON.stringify(restored.json));
+  t.match(restored.json, { restored: sid, warm: true, cloned: false, files: 9 }, 'a copy built ahead, swapped in');
+  t.equal(await fileOf(a, 'state.txt'), 'good\n');
+  await t.rejects(fileOf(a, 'own.txt'), { code: 'ENOENT' }, 'what the fork wrote since is gone');
+  await waitFor('the copy replaced', async () => (await warmOf(sid))?.ready === 2, 30_000);
 });
 
 t.test('no agent reaches the copies', async (t) => {
@@ -141,5 +158,5 @@ t.test('the box stopping removes the copies', async (t) => {
   await box.api(`/v1/snapshots/${again}/warm`, { method: 'PUT', body: { forks: 1 } });
   await waitFor('a copy ready', async () => (await warmOf(again))?.ready === 1, 30_000);
   await box.close();
-  t.same(await readdir(warmDir()), [], 'no copy left behind');
+  t.notOk(existsSync(warmDir()), 'no copy left behind, nor their directory');
 });

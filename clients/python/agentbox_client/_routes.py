@@ -1014,6 +1014,8 @@ PostV1AgentsIdRestoreResponse = TypedDict("PostV1AgentsIdRestoreResponse", {
     "bytes": int,
     # true when the directory is a snapshot of the snapshot's btrfs clone (no byte copied), false when built by copying
     "cloned": bool,
+    # true when the directory is a copy of the snapshot built ahead (PUT /v1/snapshots/{sid}/warm), renamed into place
+    "warm": bool,
 }, total=False)
 
 PostV1AgentsIdSnapshotsParams = TypedDict("PostV1AgentsIdSnapshotsParams", {

@@ -41,13 +41,18 @@ const SPECS = {
       "Replace an ended agent's working directory with a snapshot, in place (refused while it runs: terminate_agent first; to carry on from a snapshot beside it, start_agent with fromSnapshot). Contents, permission bits, mtimes and links come back; setuid bits and devices never do.",
     inputSchema: z.object({ id: agentId.describe('The ended agent whose directory is replaced'), snapshot: snapshotId }),
   },
+  warm_snapshot: {
+    description:
+      'Keep copies of a snapshot built ahead (0 to 32; 0 removes them), so that start_agent with fromSnapshot takes one by a rename instead of copying every byte while it waits. Built one at a time in the background; answers how many are wanted and ready (call it again with the same count to see how many are ready now). Each copy takes what a fork of the snapshot takes on disk.',
+    inputSchema: z.object({ snapshot: snapshotId, forks: z.number().int().min(0).max(32).describe('Copies to keep ready') }),
+  },
   delete_snapshot: {
     description: 'Delete a snapshot; the bytes no other snapshot shares are freed (answers freedBytes).',
     inputSchema: z.object({ snapshot: snapshotId }),
   },
 };
 
-/** Register snapshot_agent, list_snapshots, diff_snapshots, restore_snapshot and delete_snapshot. */
+/** Register snapshot_agent, list_snapshots, diff_snapshots, restore_snapshot, warm_snapshot and delete_snapshot. */
 export function registerSnapshotTools(server: McpServer, box: Agentbox): void {
   server.registerTool('snapshot_agent', SPECS.snapshot_agent, ({ id, label }) => toolResult(() => box.snapshots.create(id, label ? { label } : {})));
   server.registerTool('list_snapshots', SPECS.list_snapshots, ({ agent }) => toolResult(() => box.snapshots.list(agent ? { agent } : {})));
@@ -55,5 +60,6 @@ export function registerSnapshotTools(server: McpServer, box: Agentbox): void {
     toolResult(() => box.snapshots.diff(to, from, { limit: limit ?? DIFF_DEFAULT_PATHS, ...(cursor ? { cursor } : {}) })),
   );
   server.registerTool('restore_snapshot', SPECS.restore_snapshot, ({ id, snapshot }) => toolResult(() => box.snapshots.restore(id, snapshot)));
+  server.registerTool('warm_snapshot', SPECS.warm_snapshot, ({ snapshot, forks }) => toolResult(() => box.snapshots.warm(snapshot, forks)));
   server.registerTool('delete_snapshot', SPECS.delete_snapshot, ({ snapshot }) => toolResult(() => box.snapshots.delete(snapshot)));
 }

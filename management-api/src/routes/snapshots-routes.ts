@@ -14,7 +14,7 @@ import type { SnapshotStore } from '../snapshots/snapshot-store.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
 import { AgentCheckpoints, CHECKPOINT_LABEL } from '../snapshots/agent-checkpoints.js';
 import { OneAtATime } from '../serial-lock.js';
-import { MAX_WARM_FORKS, WarmForks, type WarmStatus } from '../snapshots/warm-forks.js';
+import { MAX_WARM_FORKS, type WarmStatus } from '../snapshots/warm-forks.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 
@@ -117,8 +117,6 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The agents whose spawn asked for checkpoints (POST /v1/agents `checkpoints`), each on its timer. */
     agentCheckpoints: AgentCheckpoints;
-    /** Copies of snapshots built ahead for forks (PUT /v1/snapshots/{sid}/warm). */
-    warmForks: WarmForks;
   }
 }
 
@@ -184,20 +182,8 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
   // An agent's own snapshots, one at a time: checked against its budget and charged in one step.
   const ownSnapshots = new OneAtATime();
   app.decorate('agentCheckpoints', agentCheckpoints(app));
-  app.decorate(
-    'warmForks',
-    new WarmForks({
-      store: app.agentbox.snapshots,
-      workspaceDir: app.agentbox.paths.workspaceDir,
-      logger: app.log,
-      room: () => app.agentbox.probes.disk.headroom('workspace'),
-    }),
-  );
-  // Before the store and the orchestrator close: a checkpoint or a warm fork under way ends first, none starts after.
-  app.addHook('preClose', async () => {
-    await app.agentCheckpoints.close();
-    await app.warmForks.close();
-  });
+  // Before the store and the orchestrator close: a checkpoint under way ends first, none starts after.
+  app.addHook('preClose', async () => app.agentCheckpoints.close());
 
   app.post<{ Params: { id: string }; Body: { label?: string } | undefined }>(
     '/v1/agents/:id/snapshots',
@@ -352,6 +338,10 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
                 type: 'boolean',
                 description: "true when the directory is a snapshot of the snapshot's btrfs clone (no byte copied), false when built by copying",
               },
+              warm: {
+                type: 'boolean',
+                description: 'true when the directory is a copy of the snapshot built ahead (PUT /v1/snapshots/{sid}/warm), renamed into place',
+              },
             },
           },
           ...errors,
@@ -376,9 +366,10 @@ export function registerSnapshotRoutes(app: FastifyInstance, limits: MutationLim
             `agent ${agent.name}'s replaced working directory could not be removed whole: what is left of it is in ${name}, beside the restored one`,
           ),
         records: app.agentbox.workspaceTemporaries.records,
+        warm: app.warmForks,
       });
       request.log.info(
-        { event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files, cloned: made.cloned },
+        { event: 'SnapshotRestored', snapshot: sid, agent: agent.id, files: made.files, cloned: made.cloned, warm: made.warm },
         `snapshot ${sid} restored into agent ${agent.name}`,
       );
       await app.agentbox.audit.action(callerOf(request), AUDIT_KINDS.snapshotRestored, 'snapshots', {

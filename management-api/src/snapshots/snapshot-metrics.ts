@@ -12,6 +12,8 @@ export interface SnapshotMetrics {
   freedBytes: Counter;
   /** `agentbox_snapshots`: snapshots in the store. */
   count: Gauge;
+  /** `agentbox_snapshot_warm_forks`: copies built ahead for forks, by state (wanted, ready), over every snapshot. */
+  warmForks: Gauge<'state'>;
 }
 
 // A small workspace snapshots in milliseconds, a gigabyte in seconds.
@@ -44,5 +46,11 @@ export function createSnapshotMetrics(registry: Registry): SnapshotMetrics {
       registers,
     }),
     count: new Gauge({ name: 'agentbox_snapshots', help: 'Workspace snapshots in the snapshot store.', registers }),
+    warmForks: new Gauge({
+      name: 'agentbox_snapshot_warm_forks',
+      help: 'Copies of snapshots built ahead for forks, by state: wanted (asked for), ready (built and waiting).',
+      labelNames: ['state'] as const,
+      registers,
+    }),
   };
 }

@@ -5,12 +5,15 @@ import type { Logger } from 'pino';
 import type { ApiMetrics } from '../api-metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import { SnapshotStore } from './snapshot-store.js';
+import { WarmForks } from './warm-forks.js';
 import { describeWorkspaceFs } from '../workspace-files/workspace-fs.js';
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Workspace snapshots: content-addressed, deduplicated across snapshots and agents. */
     snapshots: SnapshotStore;
+    /** Copies of snapshots built ahead for forks and restores (PUT /v1/snapshots/{sid}/warm). */
+    warmForks: WarmForks;
   }
 }
 
@@ -37,6 +40,17 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
       );
     app.decorate('snapshots', store);
     app.addHook('onClose', () => store.close());
+    const warmForks = new WarmForks({
+      store,
+      workspaceDir: options.paths.workspaceDir,
+      logger: options.logger,
+      // The disk guard starts after the store (readiness plugin); a copy is built only once asked for, by then.
+      room: () => app.probes.disk.headroom('workspace'),
+      metrics: options.metrics.snapshots,
+    });
+    app.decorate('warmForks', warmForks);
+    // Before the store closes: a copy under way ends, and every copy goes (one is trusted only while this box runs).
+    app.addHook('preClose', () => warmForks.close());
   },
   { name: 'agentbox-snapshots' },
 );

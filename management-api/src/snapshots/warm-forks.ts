@@ -1,9 +1,10 @@
 // Warm forks: whole copies of a snapshot built ahead, in the workspace's private `.abx-warm`, which a fork then takes by one rename instead of copying every byte while its caller waits.
 import { randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, realpath, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, realpath, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
 import { at, atOwn, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { removeTree } from '../workspace-files/file-delete.js';
+import type { SnapshotMetrics } from './snapshot-metrics.js';
 import type { SnapshotStore } from './snapshot-store.js';
 
 /**
@@ -52,28 +53,39 @@ export interface WarmForksOptions {
   logger: { info(fields: object, message: string): void; warn(fields: object, message: string): void };
   /** What the workspace's volume may still take above the disk guard's floor (DiskGuard.headroom): a build that would not fit is refused. */
   room: () => Promise<number>;
+  /** `agentbox_snapshot_warm_forks{state}`: copies wanted and ready, over every snapshot. */
+  metrics?: Pick<SnapshotMetrics, 'warmForks'>;
 }
 
 export class WarmForks {
   readonly #pools = new Map<string, Pool>();
   /** Removals of copies no longer wanted, awaited by close(). */
   readonly #removals = new Set<Promise<void>>();
-  /** The pool's directory, once what a previous run left is removed and it is made anew. */
-  readonly #dir: Promise<FileHandle>;
+  /** What a previous run left in the workspace, removed at start. */
+  readonly #cleared: Promise<void>;
+  /** The pool's directory, made on the first want() once #cleared: a box that never asks for copies adds nothing to its workspace. */
+  #opened: Promise<FileHandle> | undefined;
   #building: { sid: string; done: Promise<void> } | undefined;
   #closed = false;
 
   constructor(private readonly options: WarmForksOptions) {
-    this.#dir = this.#openFresh();
+    this.#cleared = this.#clearLeftOver();
     // Seen by the first want() or close(); never an unhandled rejection meanwhile.
-    this.#dir.catch(() => {});
+    this.#cleared.catch(() => {});
   }
 
   /** Keep `count` copies of snapshot `sid` ready (0 removes its copies). The snapshot must exist. */
   async want(sid: string, count: number): Promise<WarmStatus> {
     if (this.#closed) throw new ApiError('ABX_ERR_CONFLICT', 'the box is stopping: no warm fork is built');
     this.options.store.get(sid);
-    await this.#dir;
+    this.#opened ??= this.#cleared
+      .then(() => this.#make())
+      .catch((err: unknown) => {
+        // Tried again by the next want().
+        this.#opened = undefined;
+        throw err;
+      });
+    await this.#opened;
     if (count === 0) {
       this.forget(sid);
       return this.status(sid);
@@ -84,7 +96,22 @@ export class WarmForks {
     this.#pools.set(sid, pool);
     for (const extra of pool.ready.splice(count)) this.#remove(extra);
     this.#fill();
+    this.#counted();
     return this.status(sid);
+  }
+
+  /** The gauges, after any change of what is wanted or ready. */
+  #counted(): void {
+    const gauge = this.options.metrics?.warmForks;
+    if (!gauge) return;
+    let wanted = 0;
+    let ready = 0;
+    for (const p of this.#pools.values()) {
+      wanted += p.wanted;
+      ready += p.ready.length;
+    }
+    gauge.set({ state: 'wanted' }, wanted);
+    gauge.set({ state: 'ready' }, ready);
   }
 
   status(sid: string): WarmStatus {
@@ -101,8 +128,9 @@ export class WarmForks {
   async take(sid: string): Promise<WarmCopy | undefined> {
     const name = this.#pools.get(sid)?.ready.shift();
     if (name === undefined) return undefined;
-    const dir = await this.#dir;
+    const dir = await this.#dir();
     this.#fill();
+    this.#counted();
     return { path: atOwn(dir, name), discard: () => this.#removeNow(name) };
   }
 
@@ -112,6 +140,7 @@ export class WarmForks {
     if (!pool) return;
     this.#pools.delete(sid);
     for (const name of pool.ready) this.#remove(name);
+    this.#counted();
   }
 
   /** Stop building, and remove every copy: a copy is only worth its rename while this box runs. */
@@ -120,8 +149,11 @@ export class WarmForks {
     await this.#building?.done;
     for (const sid of [...this.#pools.keys()]) this.forget(sid);
     await Promise.all(this.#removals);
-    const dir = await this.#dir.catch(() => undefined);
-    await dir?.close();
+    const dir = await this.#opened?.catch(() => undefined);
+    if (dir) {
+      await dir.close();
+      await this.#removeDir();
+    } else await this.#cleared.catch(() => undefined);
   }
 
   /** Build the next copy some pool lacks, one at a time across all of them: forks built meanwhile keep the disk's other share. */
@@ -138,7 +170,7 @@ export class WarmForks {
   }
 
   async #buildOne(sid: string, pool: Pool): Promise<void> {
-    const dir = await this.#dir;
+    const dir = await this.#dir();
     const name = `${sid}.${randomBytes(6).toString('hex')}`;
     const started = Date.now();
     try {
@@ -160,6 +192,7 @@ export class WarmForks {
       return;
     }
     pool.ready.push(name);
+    this.#counted();
     this.options.logger.info(
       { event: 'SnapshotWarmReady', snapshot: sid, ready: pool.ready.length, wanted: pool.wanted, durationMs: Date.now() - started },
       `a warm fork of snapshot ${sid} is ready (${pool.ready.length} of ${pool.wanted})`,
@@ -179,25 +212,52 @@ export class WarmForks {
   }
 
   async #removeNow(name: string): Promise<void> {
-    const dir = await this.#dir;
+    const dir = await this.#dir();
     await removeTree(dir, name, `${WARM_DIR}/${name}`, { unseal: true }).catch((err: unknown) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     });
   }
 
-  /** The pool's directory made anew, private to the box (0700): copies a previous run left are not trusted to be whole, and go. */
-  async #openFresh(): Promise<FileHandle> {
+  /** The pool's directory: only ever asked for once want() made it (a copy exists only then). */
+  #dir(): Promise<FileHandle> {
+    if (!this.#opened) throw new Error('warm forks: no copy was asked for');
+    return this.#opened;
+  }
+
+  /** `work` on the workspace's root, opened by its real path. */
+  async #inRoot<T>(work: (root: FileHandle) => Promise<T>): Promise<T> {
     const root = await open(await realpath(this.options.workspaceDir), DIR_FLAGS);
     try {
-      const there = await lstat(at(root, WARM_DIR)).catch(() => undefined);
-      // Anything else by that name (a link an agent working in the workspace itself made) is removed, never followed.
-      if (there?.isDirectory()) await removeTree(root, WARM_DIR, WARM_DIR, { unseal: true });
-      else if (there) await unlink(at(root, WARM_DIR));
-      await mkdir(at(root, WARM_DIR), { mode: 0o700 });
-      // O_NOFOLLOW: a link someone put there since is refused, never followed.
-      return await open(at(root, WARM_DIR), DIR_FLAGS);
+      return await work(root);
     } finally {
       await root.close();
     }
+  }
+
+  /** Copies a previous run left are not trusted to be whole, and go; so does anything else by that name (a link an agent working in the workspace itself made, never followed). */
+  #clearLeftOver(): Promise<void> {
+    return this.#inRoot(async (root) => {
+      const there = await lstat(at(root, WARM_DIR)).catch(() => undefined);
+      if (there?.isDirectory()) await removeTree(root, WARM_DIR, WARM_DIR, { unseal: true });
+      else if (there) await unlink(at(root, WARM_DIR));
+    });
+  }
+
+  /** The pool's directory made, private to the box (0700); anything made by that name since the start goes first. */
+  async #make(): Promise<FileHandle> {
+    await this.#clearLeftOver();
+    return this.#inRoot(async (root) => {
+      await mkdir(at(root, WARM_DIR), { mode: 0o700 });
+      // O_NOFOLLOW: a link someone put there since is refused, never followed.
+      return open(at(root, WARM_DIR), DIR_FLAGS);
+    });
+  }
+
+  /** The emptied directory removed at close; one still holding a copy that could not be removed stays, for the next start. */
+  async #removeDir(): Promise<void> {
+    await this.#inRoot((root) => rmdir(at(root, WARM_DIR))).catch((err: unknown) => {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTEMPTY') throw err;
+    });
   }
 }

@@ -86,6 +86,28 @@ export interface BuildOptions {
   room?: () => Promise<number>;
   /** Where the build is recorded before it is made, so that one a kill cut short goes at the next start. */
   records?: TemporaryRecords;
+  /** Copies built ahead: one ready is taken instead of a build (warm-forks.ts). */
+  warm?: WarmForks;
+}
+
+/**
+ * A ready copy of snapshot `id` from `warm`, given to `owner` and renamed to `name` in `parent`
+ * (where a build would have been made); false when none was ready, or the copy cannot be renamed
+ * there (another filesystem mounted below the workspace), and the tree is then built as always.
+ */
+async function placeWarmCopy(store: SnapshotStore, warm: WarmForks | undefined, id: string, owner: Owner, parent: FileHandle, name: string): Promise<boolean> {
+  const copy = await warm?.take(id);
+  if (!copy) return false;
+  try {
+    // Built as the box's: a root box's agent has a uid of its own, given entry by entry (no byte copied), while the copy is still in the box's 0700 directory.
+    if (owner) await store.regive(id, copy.path, owner);
+    await rename(copy.path, atOwn(parent, name));
+    return true;
+  } catch (err) {
+    await copy.discard();
+    if ((err as NodeJS.ErrnoException).code === 'EXDEV') return false;
+    throw err;
+  }
 }
 
 /**
@@ -104,8 +126,8 @@ export async function restoreAgent(
     /** Told when the replaced directory, renamed aside as `name`, could not be removed whole (the restore stands). */
     leftOver?: (name: string, err: unknown) => void;
   } = {},
-): Promise<{ files: number; bytes: number; cloned: boolean }> {
-  const { room, leftOver, records } = options;
+): Promise<{ files: number; bytes: number; cloned: boolean; warm: boolean }> {
+  const { room, leftOver, records, warm } = options;
   store.get(id);
   refuseWholeWorkspace(agent, 'restored in place');
   const ws = await openWorkspace(workspaceDir, agent.cwd);
@@ -123,7 +145,9 @@ export async function restoreAgent(
     async (parent, record) => {
       const recorded = await record?.(staging, 'restore', leaf);
       try {
-        const made = await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
+        const warmed = await placeWarmCopy(store, warm, id, owner, parent, staging);
+        const { files, bytes } = store.get(id).stats;
+        const made = warmed ? { files, bytes, cloned: false } : await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
         await rename(at(parent, leaf), at(parent, aside));
         await rename(at(parent, staging), at(parent, leaf)).catch(async (err: unknown) => {
           // Not swapped after all: the working directory goes back, as any failure before the swap leaves it.
@@ -132,7 +156,7 @@ export async function restoreAgent(
         });
         // Restored by now: a tree the box may not remove (another owner's directory on a box that is not root, an immutable file) is said, not answered as a failed restore.
         await removeIfThere(parent, aside).catch((err: unknown) => leftOver?.(aside, err));
-        return { files: made.files, bytes: made.bytes, cloned: made.cloned === true };
+        return { files: made.files, bytes: made.bytes, cloned: made.cloned === true, warm: warmed };
       } finally {
         // A build that could not be removed (removeIfThere threw) keeps its record: the next start tries again.
         await removeIfThere(parent, staging);
@@ -181,7 +205,7 @@ export async function buildFork(
     /** The entries its disk walks may meet (limits.entries), when it has such a budget. */
     entriesBudget?: number | undefined;
   },
-  options: BuildOptions & { warm?: WarmForks } = {},
+  options: BuildOptions = {},
 ): Promise<ForkDir> {
   const { name, cwd, owner, diskBudget, entriesBudget } = forAgent;
   const { room, records, warm } = options;
@@ -208,40 +232,24 @@ export async function buildFork(
   const staging = forkStaging();
   let cloned = false;
   let warmed = false;
-  /** `from` renamed to the fork's directory: rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR). */
-  const place = async (from: string | Buffer, parent: FileHandle): Promise<void> => {
-    try {
-      await rename(from, at(parent, leaf));
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
-        throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
-      throw err;
-    }
-  };
   await inParent(
     workspaceDir,
     segments,
     true,
     async (parent, record) => {
-      const copy = await warm?.take(id);
-      if (copy) {
-        try {
-          // Built as the box's: a root box's agent has a uid of its own, given entry by entry (no byte copied).
-          if (owner) await store.regive(id, copy.path, owner);
-          await place(copy.path, parent);
-          warmed = true;
-          return;
-        } catch (err) {
-          await copy.discard();
-          // Another filesystem mounted below the workspace: the copy cannot be renamed there, and the fork is built as any other.
-          if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
-        }
-      }
       const recorded = await record?.(staging, 'fork');
       try {
-        cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
-        await place(at(parent, staging), parent);
+        warmed = await placeWarmCopy(store, warm, id, owner, parent, staging);
+        if (!warmed) cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
+        try {
+          // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
+          await rename(at(parent, staging), at(parent, leaf));
+        } catch (err) {
+          const code = (err as NodeJS.ErrnoException).code;
+          if (code === 'ENOTEMPTY' || code === 'EEXIST' || code === 'ENOTDIR' || code === 'EISDIR')
+            throw new ApiError('ABX_ERR_CONFLICT', `cwd ${JSON.stringify(rel)} exists and is not an empty directory: a fork starts in a directory of its own`);
+          throw err;
+        }
       } finally {
         // A build that could not be removed (removeIfThere threw) keeps its record: the next start tries again.
         await removeIfThere(parent, staging);

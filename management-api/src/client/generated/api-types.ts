@@ -760,6 +760,8 @@ export interface Routes {
       bytes?: number;
       /** true when the directory is a snapshot of the snapshot's btrfs clone (no byte copied), false when built by copying */
       cloned?: boolean;
+      /** true when the directory is a copy of the snapshot built ahead (PUT /v1/snapshots/{sid}/warm), renamed into place */
+      warm?: boolean;
     };
   };
   /** Snapshot the agent's working directory, running or ended: content-addressed, deduplicated across snapshots and agents. Each file is as of its own read (read whole, again if it changed meanwhile): not one instant for the whole tree while the agent writes */

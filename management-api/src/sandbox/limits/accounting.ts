@@ -237,13 +237,11 @@ export class AgentAccounting {
     const { usage, leader, members } = entry.sampled;
     // A disk figure that is not the whole tree says why (unreadable path, entry cap): the reason is logged, the agent ended.
     const disk = entry.disk ? { disk: entry.disk } : {};
-    const why = !entry.disk?.unmeasurable
-      ? ''
-      : reason === 'limit:entries'
-        ? `: its directories hold ${entry.disk.unmeasurable}`
-        : reason === 'limit:disk'
-          ? `; its directories cannot be measured: ${entry.disk.unmeasurable}`
-          : '';
+    const unmeasurable = entry.disk?.unmeasurable;
+    const whyOf: Partial<Record<LimitReason, string>> = unmeasurable
+      ? { 'limit:entries': `: its directories hold ${unmeasurable}`, 'limit:disk': `; its directories cannot be measured: ${unmeasurable}` }
+      : {};
+    const why = whyOf[reason] ?? '';
     this.options.logger.warn(
       { event: 'AgentLimitExceeded', agent: id, reason, usage, ...disk, limits: entry.limits },
       `agent ${id} went over its budget (${reason}${why}): terminating it`,
