@@ -327,7 +327,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const asRoot = process.getuid?.() === 0;
     const warm = new WarmForks({ store, workspaceDir: work, logger: pino({ level: 'silent' }), room: async () => Number.MAX_SAFE_INTEGER });
     settle();
-    const warmCopies = FORKS + 1 + (asRoot ? 1 : 0);
+    const warmCopies = FORKS + 1 + (asRoot ? 1 + FORKS : 0);
     const warmBuildMs = await warmUp(warm, latest.made.id, warmCopies);
     settle();
     const warmOne = await warmFork(store, warm, work, latest.made.id, 'warm-single');
@@ -335,10 +335,17 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const warmEach = await Promise.all(Array.from({ length: FORKS }, (_, i) => warmFork(store, warm, work, latest.made.id, `warm-${i}`)));
     const warmAll = performance.now() - startWarmAll;
     const warmOwned = asRoot ? await warmFork(store, warm, work, latest.made.id, 'warm-owned', { uid: 40_000, gid: 40_000 }) : undefined;
-    const warmTaken = [warmOne, ...warmEach, ...(warmOwned ? [warmOwned] : [])].filter((f) => f.warm).length;
+    const startOwnedAll = performance.now();
+    const warmOwnedEach = asRoot
+      ? await Promise.all(
+          Array.from({ length: FORKS }, (_, i) => warmFork(store, warm, work, latest.made.id, `warm-owned-${i}`, { uid: 40_001 + i, gid: 40_001 + i })),
+        )
+      : [];
+    const warmOwnedAll = performance.now() - startOwnedAll;
+    const warmTaken = [warmOne, ...warmEach, ...(warmOwned ? [warmOwned] : []), ...warmOwnedEach].filter((f) => f.warm).length;
     await warm.close();
-    for (const dir of ['warm-single', 'warm-owned', ...Array.from({ length: FORKS }, (_, i) => `warm-${i}`)])
-      rmSync(path.join(work, dir), { recursive: true, force: true });
+    const warmDirs = ['warm-single', 'warm-owned', ...Array.from({ length: FORKS }, (_, i) => [`warm-${i}`, `warm-owned-${i}`]).flat()];
+    for (const dir of warmDirs) rmSync(path.join(work, dir), { recursive: true, force: true });
     await store.close();
     await removeClones(storeDir);
     const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -407,6 +414,12 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
               'as on a root box: every entry chowned',
               `${(cpOne / warmOwned.ms).toFixed(2)}× cp -a`,
             ],
+            [
+              `${FORKS} warm forks to other uids at once`,
+              ms(warmOwnedAll),
+              `slowest ${ms(Math.max(...warmOwnedEach.map((f) => f.ms)))}`,
+              `${(cpAll / warmOwnedAll).toFixed(2)}× cp -a`,
+            ],
           ]
         : []),
       [
@@ -458,6 +471,7 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         warmForksMs: warmAll,
         warmTaken,
         warmOwnedMs: warmOwned?.ms,
+        warmOwnedAllMs: asRoot ? warmOwnedAll : undefined,
         warmBuildMs,
         warmCopies,
       },

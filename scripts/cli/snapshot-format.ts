@@ -23,6 +23,8 @@ export interface SnapshotRecord {
   sharing?: { storedBytes: number; sharedBytes: number; exclusiveBytes: number; chargedBytes: number };
   /** It keeps a clone (btrfs): forks and restores of it are made in constant time. Absent from boxes before it was answered. */
   clone?: boolean;
+  /** Copies built ahead for forks (GET of one, while some are wanted: agentbox snapshot warm). */
+  warm?: { wanted: number; ready: number; building: boolean; error?: string };
 }
 
 /** 1536 → "1.5 KiB". */
@@ -94,6 +96,13 @@ export function formatSnapshot(s: SnapshotRecord): string {
     );
   }
   lines.push(['clone', s.clone ? 'yes: forks and restores of it are clones, made in constant time' : 'no: forks and restores of it copy']);
+  if (s.warm) {
+    const { wanted, ready, building, error } = s.warm;
+    lines.push([
+      'warm',
+      `${ready} of ${wanted} copies ready for forks${building ? ', one building' : ''}${error !== undefined ? `; the last build failed: ${error}` : ''}`,
+    ]);
+  }
   if (changed) lines.push(['changing', `${count(changed, 'file', 'files')} kept changing while read, kept as last read: ${(s.changedPaths ?? []).join(', ')}`]);
   const width = Math.max(...lines.map(([k]) => k.length));
   return lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');

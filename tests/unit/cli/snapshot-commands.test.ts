@@ -191,6 +191,7 @@ t.test('warm: copies built ahead, --wait until ready, a fork takes one', async (
   t.equal(warm.code, 0, warm.stderr);
   t.match(JSON.parse(warm.stdout), { snapshot: sid, warm: { wanted: 2, ready: 2 } });
   t.match(warm.stderr, /2 of 2 ready/, 'progress said on stderr');
+  t.match((await cli('snapshot', 'show', sid)).stdout, /^warm +2 of 2 copies ready for forks$/m, 'show says how many are ready');
   const fork = await runAgentboxAsync(['run', ...target, '-d', '--name', 'warm-fork', '--from-snapshot', sid, '--', '/bin/sh', '-c', 'exec sleep 60'], {
     cwd: work,
     env,
