@@ -19,6 +19,8 @@ t.test('entries closed to their owner are captured whole, and a restore replaces
     stats: Record<string, number>;
     read: Record<string, string>;
     modes: Record<string, string>;
+    files: Record<string, string>;
+    afterFiles: { pkg: string[]; f: string };
     restores: Array<{ status: number; json: unknown; workspace: string[]; errors?: string }>;
     fork: { status: number; json: unknown };
     afterFork: string[];
@@ -32,6 +34,10 @@ t.test('entries closed to their owner are captured whole, and a restore replaces
     'each read from the store as it was, with its mode',
   );
   t.same(seen.modes, { locked: '0', secret: '0', wo: '200', xo: '100', rw: '600' }, 'the capture put back every mode it opened up');
+  for (const [what, answer] of Object.entries(seen.files))
+    t.match(answer, /^409 ABX_ERR_CONFLICT ".+" or a directory above it is closed to the agent's own user \(EACCES: .*chmod -R u\+rwX/, `files API, ${what}: refused by name with the fix`);
+  t.equal(Object.keys(seen.files).length, 7, 'every files request was made');
+  t.same(seen.afterFiles, { pkg: ['f'], f: 'x' }, 'nothing was added, replaced or removed in the closed directory');
   for (const [i, r] of seen.restores.entries()) {
     t.equal(r.status, 200, `restore ${i + 1}: ${JSON.stringify(r.json)}${r.errors ? `; the box's errors: ${r.errors}` : ''}`);
     t.same(r.workspace, ['sealed'], `restore ${i + 1}: the replaced tree is gone, nothing of the box's left beside the agent's directory`);

@@ -268,7 +268,7 @@ async function withWorkspace<T>(
     try {
       return await work(ws, agent);
     } catch (err) {
-      throw diskFull(changedMeanwhile(err, filePathOf(request)), filePathOf(request));
+      throw asClientError(err, filePathOf(request));
     } finally {
       await ws.close();
     }
@@ -277,8 +277,29 @@ async function withWorkspace<T>(
     return await work(ws, agent);
   } catch (err) {
     await ws.close();
-    throw diskFull(changedMeanwhile(err, filePathOf(request)), filePathOf(request));
+    throw asClientError(err, filePathOf(request));
   }
+}
+
+/** A file system error of a request, as the client's where it is theirs to act on (every other error goes on as it was: a 500). */
+const asClientError = (err: unknown, shown: string): unknown => closedEntry(diskFull(changedMeanwhile(err, shown), shown), shown);
+
+/** Errors of an entry whose mode (or flag, or volume) refuses the box, which works as the agent's owner: on a box that is not root, its own uid. */
+const CLOSED = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * An entry on the path the agent closed to its owner (chmod 000 or 0555, as Go's module cache
+ * leaves its directories), an immutable file, or a read-only volume: 409 naming the fix, as the
+ * box may change it only through the agent's own rights. Root passes modes, so a root box meets
+ * this only for flags and read-only volumes.
+ */
+function closedEntry(err: unknown, shown: string): unknown {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (err instanceof ApiError || code === undefined || !CLOSED.has(code)) return err;
+  return new ApiError(
+    'ABX_ERR_CONFLICT',
+    `"${shown}" or a directory above it is closed to the agent's own user (${code}: its mode, as chmod left it, an immutable flag or a read-only volume): nothing was changed; open it up (for example "chmod -R u+rwX" run in the agent) and retry`,
+  );
 }
 
 /** Errors of a path that was there when checked and is not when used: the agent moved, removed or replaced something on it. */

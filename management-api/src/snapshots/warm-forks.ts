@@ -78,6 +78,11 @@ export class WarmForks {
   async want(sid: string, count: number): Promise<WarmStatus> {
     if (this.#closed) throw new ApiError('ABX_ERR_CONFLICT', 'the box is stopping: no warm fork is built');
     this.options.store.get(sid);
+    if (count === 0) {
+      // Nothing to build: the directory is made only for copies.
+      this.forget(sid);
+      return this.status(sid);
+    }
     this.#opened ??= this.#cleared
       .then(() => this.#make())
       .catch((err: unknown) => {
@@ -86,10 +91,6 @@ export class WarmForks {
         throw err;
       });
     await this.#opened;
-    if (count === 0) {
-      this.forget(sid);
-      return this.status(sid);
-    }
     const pool = this.#pools.get(sid) ?? { wanted: 0, ready: [], error: undefined };
     pool.wanted = count;
     pool.error = undefined;

@@ -90,6 +90,12 @@ export interface BuildOptions {
   warm?: WarmForks;
 }
 
+/** What a warm copy of snapshot `id` holds: the snapshot's own counts, as a build would answer them. */
+function copied(store: SnapshotStore, id: string): { files: number; bytes: number } {
+  const { files, bytes } = store.get(id).stats;
+  return { files, bytes };
+}
+
 /**
  * A ready copy of snapshot `id` from `warm`, given to `owner` and renamed to `name` in `parent`
  * (where a build would have been made); false when none was ready, or the copy cannot be renamed
@@ -146,8 +152,7 @@ export async function restoreAgent(
       const recorded = await record?.(staging, 'restore', leaf);
       try {
         const warmed = await placeWarmCopy(store, warm, id, owner, parent, staging);
-        const { files, bytes } = store.get(id).stats;
-        const made = warmed ? { files, bytes, cloned: false } : await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
+        const made = warmed ? { ...copied(store, id), cloned: false } : await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
         await rename(at(parent, leaf), at(parent, aside));
         await rename(at(parent, staging), at(parent, leaf)).catch(async (err: unknown) => {
           // Not swapped after all: the working directory goes back, as any failure before the swap leaves it.

@@ -58,6 +58,22 @@ try {
   }
   const modes: Record<string, string> = {};
   for (const name of ['locked', 'secret', 'wo', 'xo', 'rw']) modes[name] = ((await lstat(at(name))).mode & 0o7777).toString(8);
+  // The files API on the same closed entries: each refused by name with the fix, nothing changed.
+  const files: Record<string, string> = {};
+  const octets = { 'content-type': 'application/octet-stream' };
+  for (const [what, pathname, init] of [
+    ['put into 0555', 'cache/mod/pkg/new', { method: 'PUT', rawBody: 'n', headers: octets }],
+    ['replace in 0555', 'cache/mod/pkg/f', { method: 'PUT', rawBody: 'n', headers: octets }],
+    ['delete from 0555', 'cache/mod/pkg/f', { method: 'DELETE' }],
+    ['read 0000', 'secret', {}],
+    ['list 0000', 'locked?list', {}],
+    ['read below 0000', 'locked/f', {}],
+    ['put below 0000', 'locked/g', { method: 'PUT', rawBody: 'n', headers: octets }],
+  ] as const) {
+    const res = await box.api(`/v1/agents/${agent.id}/files/${pathname}`, init);
+    files[what] = `${res.status} ${String(res.json['error'] ?? '')} ${String(res.json['message'] ?? '')}`;
+  }
+  const afterFiles = { pkg: (await readdir(at('cache/mod/pkg'))).sort(), f: execFileSync('cat', [at('cache/mod/pkg/f')], { encoding: 'utf8' }).trim() };
   const restores: unknown[] = [];
   // The second replaces the tree the first built: the snapshot's read-only directories built back.
   for (let i = 0; i < 2; i++) {
@@ -84,6 +100,8 @@ try {
       stats,
       read,
       modes,
+      files,
+      afterFiles,
       restores,
       fork: { status: fork.status, json: fork.json },
       afterFork,
