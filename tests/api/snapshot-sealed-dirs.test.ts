@@ -35,7 +35,11 @@ t.test('entries closed to their owner are captured whole, and a restore replaces
   );
   t.same(seen.modes, { locked: '0', secret: '0', wo: '200', xo: '100', rw: '600' }, 'the capture put back every mode it opened up');
   for (const [what, answer] of Object.entries(seen.files))
-    t.match(answer, /^409 ABX_ERR_CONFLICT ".+" or a directory above it is closed to the agent's own user \(EACCES: .*chmod -R u\+rwX/, `files API, ${what}: refused by name with the fix`);
+    t.match(
+      answer,
+      /^409 ABX_ERR_CONFLICT ".+" or a directory above it is closed to the agent's own user \(EACCES: .*chmod -R u\+rwX/,
+      `files API, ${what}: refused by name with the fix`,
+    );
   t.equal(Object.keys(seen.files).length, 7, 'every files request was made');
   t.same(seen.afterFiles, { pkg: ['f'], f: 'x' }, 'nothing was added, replaced or removed in the closed directory');
   for (const [i, r] of seen.restores.entries()) {

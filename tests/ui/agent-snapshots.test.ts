@@ -1,11 +1,12 @@
 // The snapshots pane in headless Chromium on a real box: take snapshots of a running agent (a label, the figures said), see what changed
-// since the one before, browse an older snapshot's files and download one as it was (read from the store, no fork), delete one.
+// since the one before, browse an older snapshot's files and download one as it was (read from the store, no fork), delete one;
+// fork one into several agents, keep copies built ahead for forks, and restore an ended agent's directory.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
-import { mkdir, writeFile, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'puppeteer-core';
-import { PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
+import { fillField, PAGE_WAIT, pageText, screenshotDir, seriousViolations, signIn } from './support/browser.js';
 import type { UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
@@ -58,6 +59,7 @@ t.test('take, compare, browse, delete', async (t) => {
   const [first] = await rows();
   t.match(await page.$eval('[data-testid="snapshots-list"] tbody tr', (r) => r.textContent), /first try/, 'with its label');
   t.equal(await page.$('[data-testid="snapshot-changes"]'), null, 'the first has nothing before it to compare with');
+  t.equal(await page.$('[data-testid="snapshot-restore"]'), null, 'no restore in place while the agent runs');
 
   await writeFile(path.join(dir, 'src/app.ts'), 'v2, longer\n');
   await unlink(path.join(dir, 'gone.txt'));
@@ -144,4 +146,92 @@ t.test('a long diff is shown a page at a time: "Show more" lists the rest', asyn
     'every change once, in path order',
   );
   t.equal(await page.$('[data-testid="snapshot-diff-more"]'), null, 'nothing more to show');
+});
+
+t.test('fork into several agents, keep copies ready, restore the ended agent in place', async (t) => {
+  const spawned = await ui.box.api('/v1/agents', {
+    body: { name: 'source', command: '/bin/sh', args: ['-c', 'mkdir lib && echo base > base.txt && echo x > lib/x'] },
+  });
+  t.equal(spawned.status, 201, JSON.stringify(spawned.json));
+  const source = spawned.json['agent'] as { id: string; cwd: string };
+  // Its end is an event: its output followed until it ends.
+  await (await fetch(`${ui.box.server.apiUrl}/v1/agents/${source.id}/output?follow=true`, { headers: { authorization: `Bearer ${ui.box.key}` } })).text();
+  const taken = await ui.box.api(`/v1/agents/${source.id}/snapshots`, { body: { label: 'good' } });
+  t.equal(taken.status, 201, JSON.stringify(taken.json));
+  const sid = (taken.json['snapshot'] as { id: string }).id;
+
+  await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
+  await (await page.waitForSelector('[data-testid="agent-source"] [data-testid="follow"]', PAGE_WAIT))!.click();
+  const { waitText, text } = pageText(page);
+  await (await page.waitForSelector(`[data-testid="snapshot-${sid}"] [data-testid="snapshot-fork-open"]`, PAGE_WAIT))!.click();
+  await page.waitForSelector('[data-testid="snapshot-fork"]', PAGE_WAIT);
+  t.same(
+    await page.$eval('[data-testid="snapshot-fork"]', (f) =>
+      ['fork-name', 'fork-command', 'fork-args', 'fork-count'].map((id) => (f.querySelector(`[data-testid="${id}"]`) as HTMLInputElement).value),
+    ),
+    ['source-fork', '/bin/sh', '-c\nmkdir lib && echo base > base.txt && echo x > lib/x', '1'],
+    "the form starts from the agent's own command",
+  );
+  await waitText('[data-testid="warm-status"]', 'No copy is built ahead');
+
+  // Refused before anything is sent, then by the box: each said, nothing started.
+  await fillField(page, 'fork-count', '11');
+  await page.click('[data-testid="fork-start"]');
+  await waitText('[data-testid="fork-error"]', 'How many: a whole number from 1 to 10.');
+  await fillField(page, 'fork-count', '1');
+  await fillField(page, 'fork-name', 'not a name!');
+  await page.click('[data-testid="fork-start"]');
+  await waitText('[data-testid="fork-error"]', '1 of 1 not started:');
+  const names = async (): Promise<string[]> => ((await ui.box.api('/v1/agents')).json['agents'] as Array<{ name: string }>).map((a) => a.name).sort();
+  t.notOk(
+    (await names()).some((n) => n.includes('name!')),
+    'the refused fork did not start',
+  );
+
+  await fillField(page, 'fork-name', 'try');
+  await fillField(page, 'fork-args', '-c\ncat base.txt lib/x && exec sleep 600');
+  await fillField(page, 'fork-count', '2');
+  await page.click('[data-testid="fork-start"]');
+  await waitText('[data-testid="fork-status"]', 'Started');
+  t.match(
+    await text('[data-testid="fork-status"]'),
+    /^Started try-\d \(agt_\S+, from a copy\), try-\d \(agt_\S+, from a copy\)\.$/,
+    'both forks started, each said',
+  );
+  const forks = ((await ui.box.api('/v1/agents')).json['agents'] as Array<{ name: string; cwd: string }>).filter((a) => a.name.startsWith('try-'));
+  t.same(forks.map((f) => f.name).sort(), ['try-1', 'try-2']);
+  for (const f of forks) {
+    t.equal(await readFile(path.join(ui.box.paths.workspaceDir, f.cwd, 'base.txt'), 'utf8'), 'base\n', `${f.name} works on its own copy`);
+    t.not(f.cwd, source.cwd);
+  }
+
+  // Copies built ahead: the count is read again until they are ready, and the next fork takes one.
+  await fillField(page, 'warm-count', '33');
+  await page.click('[data-testid="warm-keep"]');
+  await waitText('[data-testid="warm-error"]', 'Copies: a whole number from 0 to 32.');
+  await fillField(page, 'warm-count', '2');
+  await page.click('[data-testid="warm-keep"]');
+  await waitText('[data-testid="warm-status"]', '2 of 2 copies ready for forks.');
+  await fillField(page, 'fork-name', 'quick');
+  await fillField(page, 'fork-count', '1');
+  await page.click('[data-testid="fork-start"]');
+  await waitText('[data-testid="fork-status"]', 'quick');
+  t.match(await text('[data-testid="fork-status"]'), /^Started quick \(agt_\S+, from a copy built ahead\)\.$/, 'the fork took a copy built ahead');
+  await page.screenshot({ path: path.join(screenshotDir(), '3-agents-snapshot-fork.png'), fullPage: true });
+  t.same(await seriousViolations(page), [], 'axe finds no serious or critical violation');
+  await fillField(page, 'warm-count', '0');
+  await page.click('[data-testid="warm-keep"]');
+  await waitText('[data-testid="warm-status"]', 'No copy is built ahead');
+  t.equal(((await ui.box.api(`/v1/snapshots/${sid}`)).json['snapshot'] as { warm?: unknown }).warm, undefined, 'no copy wanted any more');
+
+  // The ended agent went down a wrong path: its directory put back as the snapshot holds it.
+  const dir = path.join(ui.box.paths.workspaceDir, source.cwd);
+  await unlink(path.join(dir, 'base.txt'));
+  await writeFile(path.join(dir, 'junk.txt'), 'wrong\n');
+  await (await page.waitForSelector(`[data-testid="snapshot-${sid}"] [data-testid="snapshot-restore"]`, PAGE_WAIT))!.click();
+  await (await page.waitForSelector('[data-testid="snapshot-restore-yes"]', PAGE_WAIT))!.click();
+  await waitText('[data-testid="snapshots-status"]', 'restored');
+  t.match(await text('[data-testid="snapshots-status"]'), new RegExp(`^source's directory restored to ${sid}: 2 files, 7 B\\.$`), 'the restore said');
+  t.same((await readdir(dir)).sort(), ['base.txt', 'lib'], 'the wrong path is gone, the snapshot is back');
+  t.equal(await readFile(path.join(dir, 'base.txt'), 'utf8'), 'base\n');
 });

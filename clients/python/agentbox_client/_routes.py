@@ -506,8 +506,19 @@ PostV1AgentsResponseAgent = TypedDict("PostV1AgentsResponseAgent", {
     "cwd": str,
 }, total=False)
 
+# With fromSnapshot: how the working directory was made
+PostV1AgentsResponseFork = TypedDict("PostV1AgentsResponseFork", {
+    "snapshot": str,
+    # Made by a clone of the snapshot (btrfs): in constant time, sharing its bytes
+    "cloned": bool,
+    # A copy built ahead (PUT /v1/snapshots/{sid}/warm) was taken: no copy was made while the spawn waited
+    "warm": bool,
+}, total=False)
+
 PostV1AgentsResponse = TypedDict("PostV1AgentsResponse", {
     "agent": PostV1AgentsResponseAgent,
+    # With fromSnapshot: how the working directory was made
+    "fork": PostV1AgentsResponseFork,
 }, total=False)
 
 GetV1AgentsIdParams = TypedDict("GetV1AgentsIdParams", {

@@ -207,6 +207,17 @@ const spawnBody = {
   },
 } as const;
 
+/** How a fork's working directory was made (the spawn's answer, with fromSnapshot). */
+const forkSchema = {
+  type: 'object',
+  description: 'With fromSnapshot: how the working directory was made',
+  properties: {
+    snapshot: { type: 'string' },
+    cloned: { type: 'boolean', description: 'Made by a clone of the snapshot (btrfs): in constant time, sharing its bytes' },
+    warm: { type: 'boolean', description: 'A copy built ahead (PUT /v1/snapshots/{sid}/warm) was taken: no copy was made while the spawn waited' },
+  },
+} as const;
+
 interface OutputQuery {
   after?: number;
   follow?: boolean;
@@ -233,7 +244,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
         summary: 'Start an agent process in the workspace',
         tags: ['agents'],
         body: spawnBody,
-        response: { 201: { type: 'object', properties: { agent: agentSchema } }, ...errors },
+        response: { 201: { type: 'object', properties: { agent: agentSchema, fork: forkSchema } }, ...errors },
       },
     },
     async (request, reply) => {
@@ -309,7 +320,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       if (checkpoints !== undefined) app.agentCheckpoints.follow(agent.id, { everySec: checkpoints.everySec, keep: checkpoints.keep ?? 10 });
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);
-      return { agent };
+      return { agent, ...(fork ? { fork: { snapshot: fromSnapshot, cloned: fork.cloned, warm: fork.warm } } : {}) };
     },
   );
 

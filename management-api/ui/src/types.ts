@@ -264,6 +264,15 @@ export interface SnapshotRecord {
   stats: { files: number; bytes: number; addedBytes: number; changed: number };
 }
 
+/** The copies of a snapshot built ahead for forks (GET /v1/snapshots/:sid `warm`, PUT /v1/snapshots/:sid/warm). */
+export interface SnapshotWarm {
+  wanted: number;
+  ready: number;
+  building: boolean;
+  /** Why the last build failed: none is tried again until the copies are asked for again. */
+  error?: string;
+}
+
 /** GET /v1/snapshots/:sid/diff?from= (management-api/src/snapshots/snapshot-diff.ts). */
 export interface SnapshotDiff {
   from: string;

@@ -286,6 +286,14 @@ export interface Routes {
         /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
         cwd?: string;
       });
+      /** With fromSnapshot: how the working directory was made */
+      fork?: {
+        snapshot?: string;
+        /** Made by a clone of the snapshot (btrfs): in constant time, sharing its bytes */
+        cloned?: boolean;
+        /** A copy built ahead (PUT /v1/snapshots/{sid}/warm) was taken: no copy was made while the spawn waited */
+        warm?: boolean;
+      };
     });
   };
   /** One agent, with its recent egress refusals */

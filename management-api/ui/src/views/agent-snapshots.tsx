@@ -1,4 +1,4 @@
-// An agent's snapshots in the dashboard: take one, see what changed since the one before, browse and download its files and directories from the store, delete it.
+// An agent's snapshots in the dashboard: take one, see what changed since the one before, browse and download its files and directories from the store, fork it into new agents, restore the ended agent's directory to it, delete it.
 import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote } from '../components/common.js';
@@ -6,6 +6,7 @@ import { ConfirmButton } from '../components/confirm-button.js';
 import { FileListing, shownName, useListing } from '../components/file-listing.js';
 import { encodePathSegment } from '../../../src/client/encoding.js';
 import { bytes, time } from '../format.js';
+import { SnapshotFork } from './snapshot-fork.js';
 import type { Agent, SnapshotDiff, SnapshotRecord } from '../types.js';
 
 /** The URL of `segments` in snapshot `sid`'s files (`query` appended); a name that is not UTF-8 is carried as its bytes. */
@@ -13,7 +14,10 @@ export function snapshotFilesUrl(sid: string, segments: readonly string[], query
   return `/v1/snapshots/${encodeURIComponent(sid)}/files/${segments.map(encodePathSegment).join('/')}${query}`;
 }
 
-type Opened = { sid: string; view: 'changes'; from: string } | { sid: string; view: 'files' };
+type Opened = { sid: string; view: 'changes'; from: string } | { sid: string; view: 'files' | 'fork' };
+
+/** States of an agent whose directory may still change: a restore in place waits for its end. */
+const LIVE_STATES = new Set(['starting', 'running']);
 
 /**
  * The snapshots of `agent`'s working directory, newest first. A snapshot is taken while the agent
@@ -78,6 +82,25 @@ export function AgentSnapshots({ agent }: { agent: Agent }) {
     }
   };
 
+  const restore = async (sid: string) => {
+    setStatus(`Restoring ${sid}…`);
+    try {
+      const done = await call<{ files: number; bytes: number; warm?: boolean; cloned?: boolean }>(
+        'POST',
+        `/v1/agents/${encodeURIComponent(agent.id)}/restore`,
+        { snapshot: sid },
+      );
+      setStatus(
+        `${agent.name}'s directory restored to ${sid}: ${done.files.toLocaleString()} files, ${bytes(done.bytes)}${done.warm ? ' (a copy built ahead)' : done.cloned ? ' (a clone)' : ''}.`,
+      );
+      setError(undefined);
+    } catch (err) {
+      setStatus(undefined);
+      setError(describe(err));
+    }
+  };
+
+  const ended = !LIVE_STATES.has(agent.state);
   const newestFirst = [...(list ?? [])].reverse();
   return (
     <section aria-labelledby="h-snapshots" class="card" data-testid="agent-snapshots">
@@ -156,6 +179,25 @@ export function AgentSnapshots({ agent }: { agent: Agent }) {
                         >
                           Files
                         </button>
+                        <button
+                          type="button"
+                          class="secondary small-button"
+                          aria-label={`Fork ${s.id} into new agents`}
+                          data-testid="snapshot-fork-open"
+                          onClick={() => setOpened({ sid: s.id, view: 'fork' })}
+                        >
+                          Fork
+                        </button>
+                        {ended ? (
+                          <ConfirmButton
+                            label="Restore"
+                            question={`Replace ${agent.name}'s directory with ${s.id}? What it holds now is lost unless a snapshot has it.`}
+                            confirmLabel="Restore it"
+                            ariaLabel={`Restore ${agent.name}'s directory to ${s.id}`}
+                            testId="snapshot-restore"
+                            onConfirm={() => void restore(s.id)}
+                          />
+                        ) : null}
                         <ConfirmButton
                           label="Delete"
                           question={`Delete ${s.id}? Its chunks no other snapshot holds are freed.`}
@@ -175,6 +217,7 @@ export function AgentSnapshots({ agent }: { agent: Agent }) {
       ) : null}
       {opened?.view === 'changes' ? <SnapshotChanges from={opened.from} to={opened.sid} key={`${opened.from}-${opened.sid}`} /> : null}
       {opened?.view === 'files' ? <SnapshotFiles sid={opened.sid} key={opened.sid} /> : null}
+      {opened?.view === 'fork' ? <SnapshotFork agent={agent} sid={opened.sid} key={`fork-${opened.sid}`} onClose={() => setOpened(undefined)} /> : null}
     </section>
   );
 }
