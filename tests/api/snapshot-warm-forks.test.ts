@@ -29,7 +29,8 @@ const copies = async (): Promise<string[]> => readdir(warmDir());
 const spawn = async (body: Record<string, unknown>) => {
   const res = await box.api('/v1/agents', { body });
   if (res.status !== 201) throw new Error(`spawn ${JSON.stringify(body)}: ${res.status} ${JSON.stringify(res.json)}`);
-  return res.json['agent'] as { id: string; name: string; cwd: string; pid: number };
+  // With the answer's fork: how the directory was made.
+  return { ...(res.json['agent'] as { id: string; name: string; cwd: string; pid: number }), fork: res.json['fork'] as { warm?: boolean } | undefined };
 };
 const fileOf = (agent: { cwd: string }, rel: string) => readFile(path.join(box.paths.workspaceDir, agent.cwd, rel), 'utf8');
 
@@ -71,6 +72,7 @@ t.test('two copies built ahead, taken by two forks at once, and replaced', async
     [true, true],
     'both forks took a copy built ahead',
   );
+  t.same([a!.fork?.warm, b!.fork?.warm], [true, true], 'and their answers say so');
   for (const agent of [a!, b!]) {
     t.equal(await waitFor(`${agent.name} read the snapshot's file`, () => fileOf(agent, 'seen.txt').catch(() => '')), 'good\n');
     t.equal(await fileOf(agent, 'src/f8.txt'), 'line 8\n', 'the whole tree is there');

@@ -147,7 +147,11 @@ t.test('fork: two agents from one snapshot share nothing on disk; five forks at 
     args: ['-c', 'cat README.md; echo changed > README.md; exec sleep 600'],
     fromSnapshot: first.id,
   });
-  const b = await spawn({ name: 'fork-b', command: '/bin/sh', args: ['-c', 'exec sleep 600'], fromSnapshot: first.id });
+  const started = await box.api('/v1/agents', { body: { name: 'fork-b', command: '/bin/sh', args: ['-c', 'exec sleep 600'], fromSnapshot: first.id } });
+  t.equal(started.status, 201, JSON.stringify(started.json));
+  const b = started.json['agent'] as Agent;
+  t.match(started.json['fork'], { snapshot: first.id, cloned: Boolean, warm: false }, 'the answer says how the directory was made');
+  t.equal((await box.api('/v1/agents', { body: { name: 'plain', command: '/bin/true', args: [] } })).json['fork'], undefined, 'no fork, no such field');
   t.match(a.cwd, /^fork-a\.[0-9a-f]{8}$/, 'a directory of its own');
   await waitFor('fork-a changed its copy', async () => (await readFile(path.join(dirOf(a), 'README.md'), 'utf8')) === 'changed\n');
   t.equal(await readFile(path.join(dirOf(b), 'README.md'), 'utf8'), '# readme\n', "one fork's change is invisible to the other");
