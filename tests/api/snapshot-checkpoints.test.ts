@@ -1,12 +1,18 @@
 // Checkpoints on a real box with a real agent: a spawn's `checkpoints` snapshots its working directory on a timer while it runs,
-// keeps the newest few and deletes the older ones it made (never a snapshot of anyone else), stops when the agent ends; bad requests refused.
+// keeps the newest few and deletes the older ones it made (never a snapshot of anyone else), stops when the agent ends; a profile's
+// checkpoints, replaced by a request's own; the plan and the checkpoints kept on the agent's record; bad requests refused.
 import t from 'tap';
 import { readFile } from 'node:fs/promises';
 import { startTestServer, waitFor, type TestServer } from './support/harness.js';
 
 let box: TestServer;
 t.before(async () => {
-  box = await startTestServer({ toml: '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"\n' });
+  box = await startTestServer({
+    toml: [
+      '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "local-jsonl"\norchestrator = "local-procmgr"',
+      '[agents.profiles.keeper]\ncommand = "/bin/sh"\nargs = ["-c", "echo x > f; exec sleep 60"]\ncheckpoints = { every_sec = 1, keep = 1 }\n',
+    ].join('\n'),
+  });
 });
 t.teardown(() => box?.close());
 
@@ -108,4 +114,46 @@ t.test('bad requests are refused before anything starts', async (t) => {
     agents.some((a) => a.name === 'never'),
     'none started',
   );
+});
+
+t.test("a profile's checkpoints, a request's own instead, and both on the agent's record", async (t) => {
+  type Plan = { everySec: number; keep: number; made: string[] };
+  const recordOf = async (id: string) => (await box.api(`/v1/agents/${id}`)).json['agent'] as { checkpoints?: Plan };
+  const byProfile = await box.api('/v1/agents', { body: { profile: 'keeper' } });
+  t.equal(byProfile.status, 201, JSON.stringify(byProfile.json));
+  const keeper = byProfile.json['agent'] as { id: string };
+  t.match((await recordOf(keeper.id)).checkpoints, { everySec: 1, keep: 1 }, "the profile's plan");
+  await waitFor('two checkpoints made', () => made(keeper.id).length >= 2, 30_000);
+  // The record lists what is kept: the newest made, once the tick that made it has deleted the one before.
+  const kept = await waitFor(
+    'the older deleted',
+    async () => {
+      const plan = (await recordOf(keeper.id)).checkpoints;
+      return plan?.made.length === 1 && plan.made[0] !== made(keeper.id)[0] ? plan.made : undefined;
+    },
+    30_000,
+  );
+  t.ok(made(keeper.id).includes(kept[0]!), 'the record lists a checkpoint the box made');
+  const listed = ((await box.api('/v1/agents')).json['agents'] as Array<{ id: string; checkpoints?: Plan }>).find((a) => a.id === keeper.id);
+  t.match(listed?.checkpoints, { everySec: 1, keep: 1, made: [String] }, 'the list carries them too');
+  t.ok((await snapshotsOf(keeper.id)).filter((s) => s.label === 'checkpoint').length <= 2, 'one kept (and at most the one being made beside it)');
+
+  const own = await box.api('/v1/agents', { body: { profile: 'keeper', name: 'keeper-own', checkpoints: { everySec: 3600 } } });
+  t.equal(own.status, 201, JSON.stringify(own.json));
+  t.same(
+    (await recordOf((own.json['agent'] as { id: string }).id)).checkpoints,
+    { everySec: 3600, keep: 10, made: [] },
+    "the request's own replace the profile's",
+  );
+  const plain = await box.api('/v1/agents', { body: { name: 'plain', command: '/bin/sh', args: ['-c', 'exec sleep 60'] } });
+  t.equal((await recordOf((plain.json['agent'] as { id: string }).id)).checkpoints, undefined, 'an agent without checkpoints shows none');
+
+  const inWorkspace = await box.api('/v1/agents', { body: { profile: 'keeper', name: 'keeper-root', cwd: '.' } });
+  t.match(
+    inWorkspace,
+    { status: 400, json: { message: /^agents\.profiles\.keeper\.checkpoints: an agent working in the workspace itself/ } },
+    "a profile's checkpoints for an agent in the workspace itself: refused, naming the key",
+  );
+  for (const id of [keeper.id, (own.json['agent'] as { id: string }).id, (plain.json['agent'] as { id: string }).id])
+    await box.api(`/v1/agents/${id}?graceMs=0`, { method: 'DELETE' });
 });

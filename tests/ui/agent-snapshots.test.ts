@@ -235,3 +235,20 @@ t.test('fork into several agents, keep copies ready, restore the ended agent in 
   t.same((await readdir(dir)).sort(), ['base.txt', 'lib'], 'the wrong path is gone, the snapshot is back');
   t.equal(await readFile(path.join(dir, 'base.txt'), 'utf8'), 'base\n');
 });
+
+t.test("an agent's checkpoints in its details: the plan and how many are kept", async (t) => {
+  const spawned = await ui.box.api('/v1/agents', {
+    body: { name: 'checked', command: '/bin/sh', args: ['-c', 'echo x > f; exec sleep 600'], checkpoints: { everySec: 1, keep: 2 } },
+  });
+  t.equal(spawned.status, 201, JSON.stringify(spawned.json));
+  await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
+  await (await page.waitForSelector('[data-testid="agent-checked"] [data-testid="follow"]', PAGE_WAIT))!.click();
+  const { waitText, text } = pageText(page);
+  // The live record carries them: two made within a few seconds of its start.
+  await waitText('[data-testid="detail-checkpoints"]', '2 so far');
+  t.equal(await text('[data-testid="detail-checkpoints"]'), 'every 1 s, the 2 newest kept: 2 so far (label "checkpoint" below)');
+  await (await page.waitForSelector('[data-testid="agent-source"] [data-testid="follow"]', PAGE_WAIT))!.click();
+  await waitText('[data-testid="agent-detail"] h2', 'source');
+  t.equal(await text('[data-testid="detail-checkpoints"]'), 'none', 'an agent without checkpoints');
+  await ui.box.api(`/v1/agents/${(spawned.json['agent'] as { id: string }).id}?graceMs=0`, { method: 'DELETE' });
+});

@@ -359,6 +359,13 @@ GetV1AgentsResponseAgentsItemLimits = TypedDict("GetV1AgentsResponseAgentsItemLi
     "entries": int,
 }, total=False)
 
+# While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first)
+GetV1AgentsResponseAgentsItemCheckpoints = TypedDict("GetV1AgentsResponseAgentsItemCheckpoints", {
+    "everySec": int,
+    "keep": int,
+    "made": list[str],
+}, total=False)
+
 GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
     "id": str,
     "name": str,
@@ -386,6 +393,8 @@ GetV1AgentsResponseAgentsItem = TypedDict("GetV1AgentsResponseAgentsItem", {
     "execOf": str,
     # Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it
     "cwd": str,
+    # While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first)
+    "checkpoints": GetV1AgentsResponseAgentsItemCheckpoints,
 }, total=False)
 
 GetV1AgentsResponse = TypedDict("GetV1AgentsResponse", {
@@ -555,6 +564,13 @@ GetV1AgentsIdResponseAgentLimits = TypedDict("GetV1AgentsIdResponseAgentLimits",
     "entries": int,
 }, total=False)
 
+# While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first)
+GetV1AgentsIdResponseAgentCheckpoints = TypedDict("GetV1AgentsIdResponseAgentCheckpoints", {
+    "everySec": int,
+    "keep": int,
+    "made": list[str],
+}, total=False)
+
 GetV1AgentsIdResponseAgentRefusalsItem = TypedDict("GetV1AgentsIdResponseAgentRefusalsItem", {
     "at": str,
     "host": str,
@@ -590,6 +606,8 @@ GetV1AgentsIdResponseAgent = TypedDict("GetV1AgentsIdResponseAgent", {
     "execOf": str,
     # Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it
     "cwd": str,
+    # While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first)
+    "checkpoints": GetV1AgentsIdResponseAgentCheckpoints,
     # The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it
     "refusals": list[GetV1AgentsIdResponseAgentRefusalsItem],
 }, total=False)

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import '../app-state.js';
 import { BEADS_PAGER } from '../adapters/beads/bead-rows.js';
 import { ApiError } from '../errors.js';
+import { agentsBody } from '../routes/agents-routes.js';
 import { egressBody } from '../routes/egress-routes.js';
 import { membersBody } from '../routes/mesh-host-routes.js';
 import { metaBody } from '../routes/meta-route.js';
@@ -23,11 +24,7 @@ export type SnapshotProducer = (topic: Topic) => Promise<unknown>;
 export function snapshotProducer(app: FastifyInstance): SnapshotProducer {
   const producers: Record<Topic, () => Promise<unknown>> = {
     overview: () => overview(app),
-    agents: () =>
-      available(async () => {
-        const agents = await app.agentbox.resolver.slot('orchestrator').list();
-        return { agents, sandbox: await sandboxView(app) };
-      }),
+    agents: () => available(async () => ({ ...(await agentsBody(app)), sandbox: await sandboxView(app) })),
     beads: () =>
       available(async () => {
         const beads = app.agentbox.resolver.slot('beads');

@@ -5,6 +5,7 @@ import type {} from '@fastify/swagger';
 import type {} from '@fastify/rate-limit';
 import '../app-state.js';
 import { resolveSpawn, type SpawnBody } from '../adapters/orchestrator/agent-profiles.js';
+import type { AgentProcess } from '../adapters/orchestrator/orchestrator-adapter.js';
 import { AGENT_NAME, MAX_DEADLINE_SEC } from '../adapters/orchestrator/spawn-request.js';
 import { TTY_COLS, TTY_ROWS } from '../adapters/orchestrator/agent-tty.js';
 import { agentScopes } from '../auth/agent-scopes.js';
@@ -16,7 +17,7 @@ import { enforce } from '../policy/gate.js';
 import { AUTONOMIES } from '../policy/policy-types.js';
 import type { MutationLimits } from './events-routes.js';
 import { buildFork, type ForkDir } from '../snapshots/workspace-snapshots.js';
-import type { CheckpointPlan } from '../snapshots/agent-checkpoints.js';
+import { DEFAULT_CHECKPOINTS_KEPT, profilePlan, type CheckpointPlan, type FollowedPlan } from '../snapshots/agent-checkpoints.js';
 import { snapshotIdSchema } from '../snapshots/snapshot-manifest.js';
 import { resolveLimits } from '../sandbox/limits/request.js';
 import type { LimitSettings, RequestedLimits } from '../sandbox/limits/budgets.js';
@@ -106,7 +107,26 @@ const refusalsSchema = {
     properties: { at: { type: 'string' }, host: { type: 'string' }, port: { type: 'integer' }, reason: { type: 'string' }, allowWith: { type: 'string' } },
   },
 } as const;
-const oneAgentSchema = { ...agentSchema, properties: { ...agentSchema.properties, refusals: refusalsSchema } } as const;
+/** The checkpoints of a followed agent (GET /v1/agents/{id}). */
+const checkpointsSchema = {
+  type: 'object',
+  description: 'While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first)',
+  properties: { everySec: { type: 'integer' }, keep: { type: 'integer' }, made: { type: 'array', items: { type: 'string' } } },
+} as const;
+/** An agent as GET /v1/agents lists it: with its checkpoints while it runs with them. */
+const listedAgentSchema = { ...agentSchema, properties: { ...agentSchema.properties, checkpoints: checkpointsSchema } } as const;
+const oneAgentSchema = { ...listedAgentSchema, properties: { ...listedAgentSchema.properties, refusals: refusalsSchema } } as const;
+
+/** `agent` with its checkpoints, while it is followed by them (the plan and those kept so far). */
+function withCheckpoints<T extends { id: string }>(app: FastifyInstance, agent: T): T & { checkpoints?: FollowedPlan } {
+  const checkpoints = app.agentCheckpoints.planOf(agent.id);
+  return checkpoints ? { ...agent, checkpoints } : agent;
+}
+
+/** GET /v1/agents's body, which the dashboard's agents topic sends too. */
+export async function agentsBody(app: FastifyInstance): Promise<{ agents: Array<AgentProcess & { checkpoints?: FollowedPlan }> }> {
+  return { agents: (await app.agentbox.resolver.slot('orchestrator').list()).map((a) => withCheckpoints(app, a)) };
+}
 const chunkSchema = {
   type: 'object',
   properties: { seq: { type: 'integer' }, stream: { type: 'string' }, time: { type: 'string' }, text: { type: 'string' } },
@@ -199,7 +219,13 @@ const spawnBody = {
         'Snapshot the agent\'s working directory every everySec seconds while it runs (label "checkpoint", made and audited as the box\'s own snapshots), keeping the keep newest of them: an older checkpoint is deleted as a newer one is made. A tick while one is being made is skipped. Not for an agent working in the workspace itself (cwd ".")',
       properties: {
         everySec: { type: 'integer', minimum: 1, maximum: 86_400, description: 'Seconds between checkpoints' },
-        keep: { type: 'integer', minimum: 1, maximum: 100, default: 10, description: 'How many of the newest checkpoints are kept (default 10)' },
+        keep: {
+          type: 'integer',
+          minimum: 1,
+          maximum: 100,
+          default: DEFAULT_CHECKPOINTS_KEPT,
+          description: `How many of the newest checkpoints are kept (default ${DEFAULT_CHECKPOINTS_KEPT})`,
+        },
       },
     },
     cols: { type: 'integer', minimum: TTY_COLS.min, maximum: TTY_COLS.max, description: `Columns of the terminal (with tty; default ${TTY_COLS.default})` },
@@ -263,10 +289,13 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       const spawn = resolveSpawn(body, app.agentbox.manifest.agents.profiles);
       const autonomy = spawn.autonomy ?? policy.autonomy;
       const { name, command, args, cwd, profile } = spawn;
-      if (checkpoints !== undefined && (cwd === '.' || cwd === ''))
+      // The request's own checkpoints (keep filled in by the schema's default) replace its profile's.
+      const plan: CheckpointPlan | undefined =
+        checkpoints ?? profilePlan(profile !== undefined ? app.agentbox.manifest.agents.profiles[profile]?.checkpoints : undefined);
+      if (plan !== undefined && (cwd === '.' || cwd === ''))
         throw new ApiError(
           'ABX_ERR_VALIDATION',
-          'body/checkpoints: an agent working in the workspace itself (cwd ".") cannot be checkpointed, as it holds other agents\' directories; leave cwd out (its own directory) or name one below the workspace',
+          `${checkpoints !== undefined ? 'body/checkpoints' : `agents.profiles.${profile}.checkpoints`}: an agent working in the workspace itself (cwd ".") cannot be checkpointed, as it holds other agents' directories; leave cwd out (its own directory) or name one below the workspace`,
         );
       await enforce(
         policy,
@@ -317,7 +346,7 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
           `agent ${agent.id} was ended at once: its start could not be recorded and the events slot is in adapters.critical (no action without an audit trail); see /health`,
         );
       }
-      if (checkpoints !== undefined) app.agentCheckpoints.follow(agent.id, { everySec: checkpoints.everySec, keep: checkpoints.keep ?? 10 });
+      if (plan !== undefined) app.agentCheckpoints.follow(agent.id, plan);
       app.agentbox.agentEvents.agentsChanged();
       void reply.code(201).header('location', `/v1/agents/${agent.id}`);
       return { agent, ...(fork ? { fork: { snapshot: fromSnapshot, cloned: fork.cloned, warm: fork.warm } } : {}) };
@@ -331,12 +360,10 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
       schema: {
         summary: 'Every agent the orchestrator knows, oldest first',
         tags: ['agents'],
-        response: { 200: { type: 'object', properties: { agents: { type: 'array', items: agentSchema } } }, ...errors },
+        response: { 200: { type: 'object', properties: { agents: { type: 'array', items: listedAgentSchema } } }, ...errors },
       },
     },
-    async () => ({
-      agents: await agents().list(),
-    }),
+    async () => agentsBody(app),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -350,10 +377,16 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
         response: { 200: { type: 'object', properties: { agent: oneAgentSchema } }, ...errors },
       },
     },
-    async (request) => ({
-      // Only where an egress proxy decides: without one there is nothing to refuse, and no list to show.
-      agent: { ...(await agents().status(request.params.id)), ...(app.agentbox.egress ? { refusals: app.agentbox.egress.refusals(request.params.id) } : {}) },
-    }),
+    async (request) => {
+      const { id } = request.params;
+      return {
+        agent: {
+          ...withCheckpoints(app, await agents().status(id)),
+          // Only where an egress proxy decides: without one there is nothing to refuse, and no list to show.
+          ...(app.agentbox.egress ? { refusals: app.agentbox.egress.refusals(id) } : {}),
+        },
+      };
+    },
   );
 
   app.delete<{ Params: { id: string }; Querystring: { graceMs?: number } }>(

@@ -7,6 +7,17 @@ export interface CheckpointPlan {
   keep: number;
 }
 
+/** A followed agent's plan and the checkpoints kept so far, oldest first (its record's `checkpoints`). */
+export type FollowedPlan = CheckpointPlan & { made: string[] };
+
+/** How many checkpoints are kept when a plan does not say. */
+export const DEFAULT_CHECKPOINTS_KEPT = 10;
+
+/** A manifest profile's checkpoints (agents.profiles.<name>.checkpoints) as a plan; undefined without any. */
+export function profilePlan(checkpoints: { every_sec: number; keep?: number } | undefined): CheckpointPlan | undefined {
+  return checkpoints && { everySec: checkpoints.every_sec, keep: checkpoints.keep ?? DEFAULT_CHECKPOINTS_KEPT };
+}
+
 /** The label of every checkpoint: `agentbox snapshot ls` shows it, and `snapshot prune` treats it as any other label. */
 export const CHECKPOINT_LABEL = 'checkpoint';
 
@@ -47,6 +58,12 @@ export class AgentCheckpoints {
     // Never what keeps the process alive: closing the app stops every timer anyway.
     timer.unref();
     this.#followed.set(agentId, { plan, timer, made: [], running: undefined });
+  }
+
+  /** What `agentId` is checkpointed by and the checkpoints kept so far, oldest first; undefined when it is not followed. */
+  planOf(agentId: string): FollowedPlan | undefined {
+    const followed = this.#followed.get(agentId);
+    return followed && { ...followed.plan, made: [...followed.made] };
   }
 
   /** The agents followed now (their ids). */

@@ -76,6 +76,8 @@ export interface Agent {
   limits?: { memory_bytes?: number; cpu_seconds?: number; processes?: number; disk_bytes?: number; entries?: number };
   /** Runs on a pseudo-terminal: the dashboard shows its terminal instead of the output panel. */
   tty?: boolean;
+  /** While it runs with checkpoints: their plan and those kept so far. */
+  checkpoints?: AgentCheckpoints;
 }
 
 /** One connection the egress proxy refused an agent (GET /v1/agents/:id `refusals`, newest last). */
@@ -86,6 +88,14 @@ export interface EgressRefusal {
   reason: string;
   /** What the operator would change to allow it (a manifest line, a command). */
   allowWith: string;
+}
+
+/** The checkpoints of an agent while it runs with them (its record's `checkpoints`). */
+export interface AgentCheckpoints {
+  everySec: number;
+  keep: number;
+  /** Checkpoints kept so far, oldest first. */
+  made: string[];
 }
 
 /** GET /v1/agents/:id: the record, and where the box reports them, the agent's recent egress refusals. */

@@ -178,6 +178,12 @@ export interface Routes {
         execOf?: string;
         /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
         cwd?: string;
+        /** While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first) */
+        checkpoints?: {
+          everySec?: number;
+          keep?: number;
+          made?: Array<string>;
+        };
       })>);
     });
   };
@@ -353,6 +359,12 @@ export interface Routes {
         execOf?: string;
         /** Its working directory relative to the workspace (what the files API and snapshots read); a fork's is made for it */
         cwd?: string;
+        /** While the agent runs with checkpoints: their plan, and the checkpoints kept so far (snapshot ids, oldest first) */
+        checkpoints?: {
+          everySec?: number;
+          keep?: number;
+          made?: Array<string>;
+        };
         /** The agent's recent egress refusals (GET of one agent only, on a box with an egress proxy), newest last, at most 20: the host and port, the rule that refused, and the manifest key that would allow it */
         refusals?: Array<{
           at?: string;

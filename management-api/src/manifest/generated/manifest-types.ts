@@ -609,6 +609,19 @@ export interface AgentProfile {
    * End the agent after this many seconds without output (and, on a terminal, without input either): state terminated, reason idle. A spawn request may lower it.
    */
   idle_timeout_sec?: number;
+  /**
+   * Snapshot the working directory of this profile's agents every every_sec seconds while they run (label "checkpoint"), keeping the keep newest, so a wrong path can be undone (docs/user/files-and-snapshots.md, Checkpoints). A spawn request's own checkpoints replace these. Absent: none.
+   */
+  checkpoints?: {
+    /**
+     * Seconds between checkpoints.
+     */
+    every_sec: number;
+    /**
+     * How many of the newest checkpoints are kept; an older one is deleted as a newer one is made.
+     */
+    keep: number;
+  };
 }
 /**
  * One rule of [policy]: the action it is about, its decision, and the fields it matches. Patterns: * matches any run of characters and ? one character; host is an exact name, *.suffix (subdomains only), a literal address or *.

@@ -1,15 +1,15 @@
-// One agent in full: its profile, command, times, exit and reason, usage against its budgets, and its egress refusals.
+// One agent in full: its profile, command, times, exit and reason, usage against its budgets, its checkpoints, and its egress refusals.
 import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote } from '../components/common.js';
 import { bytes, time } from '../format.js';
 import { useNow } from '../now.js';
 import type { Agent, AgentDetail as Detail, EgressRefusal } from '../types.js';
-import { commandLine, durationText, ended, exitWords, reasonText } from './agent-facts.js';
+import { checkpointsText, commandLine, durationText, ended, exitWords, reasonText } from './agent-facts.js';
 import { AgentRefusals } from './agent-refusals.js';
 
 /**
- * The details of `agent` (the live record from the agents topic). The refusals come from
+ * The details of `agent` (the live record from the agents topic, with its checkpoints). The refusals come from
  * GET /v1/agents/:id, asked again whenever the live record changes (an agent that tries to
  * connect somewhere is running, and a running agent's usage changes every sample).
  */
@@ -89,6 +89,8 @@ export function AgentDetail({ agent }: { agent: Agent }) {
         <dd data-testid="detail-entries">
           {usage?.disk_entries?.toLocaleString('en') ?? '—'}, limit {limits?.entries?.toLocaleString('en') ?? '—'}
         </dd>
+        <dt>Checkpoints</dt>
+        <dd data-testid="detail-checkpoints">{checkpointsText(agent.checkpoints)}</dd>
       </dl>
       <ErrorNote error={error} testId="detail-error" />
       <AgentRefusals refusals={refusals} />

@@ -1,6 +1,6 @@
 // How an agent's record reads in a cell: its command line, whether it ended, how it exited, why the box ended it, how long it ran.
 import { duration, elapsed } from '../format.js';
-import type { Agent } from '../types.js';
+import type { Agent, AgentCheckpoints } from '../types.js';
 
 const ENDED = new Set(['exited', 'failed', 'terminated', 'crash-loop']);
 
@@ -52,4 +52,10 @@ export function reasonText(agent: Agent): string {
 export function durationText(agent: Agent, now: number): string {
   if (agent.durationMs !== undefined) return duration(agent.durationMs);
   return elapsed(agent.startedAt, agent.endedAt, now);
+}
+
+/** "every 10 min, the 5 newest kept: 3 so far", or "none" for an agent without (or no longer followed by) checkpoints. */
+export function checkpointsText(plan: AgentCheckpoints | undefined): string {
+  if (!plan) return 'none';
+  return `every ${duration(plan.everySec * 1000)}, the ${plan.keep} newest kept: ${plan.made.length} so far (label "checkpoint" below)`;
 }
