@@ -6,6 +6,7 @@ import type { ApiMetrics } from '../api-metrics.js';
 import type { RuntimePaths } from '../runtime-paths.js';
 import { SnapshotStore } from './snapshot-store.js';
 import { WarmForks } from './warm-forks.js';
+import { WARM_WANTED_FILE, WarmWanted } from './warm-wanted.js';
 import { describeWorkspaceFs } from '../workspace-files/workspace-fs.js';
 
 declare module 'fastify' {
@@ -47,8 +48,21 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
       // The disk guard starts after the store (readiness plugin); a copy is built only once asked for, by then.
       room: () => app.probes.disk.headroom('workspace'),
       metrics: options.metrics.snapshots,
+      // Beside the store, not in it: a backup holds the snapshots, not this run's wishes for copies.
+      wanted: new WarmWanted(path.join(options.paths.stateDir, WARM_WANTED_FILE)),
     });
     app.decorate('warmForks', warmForks);
+    // Once every plugin is there (the disk guard a build asks for room): the copies the last run wanted are built again, in the background.
+    app.addHook('onReady', async () => {
+      void warmForks
+        .resume()
+        .catch((err: unknown) =>
+          options.logger.warn(
+            { event: 'SnapshotWarmNotResumed', err: (err as Error).message },
+            'the warm forks wanted before this start were not asked for again',
+          ),
+        );
+    });
     // Before the store closes: a copy under way ends, and every copy goes (one is trusted only while this box runs).
     app.addHook('preClose', () => warmForks.close());
   },

@@ -6,6 +6,7 @@ import { at, atOwn, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { removeTree } from '../workspace-files/file-delete.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
 import type { SnapshotStore } from './snapshot-store.js';
+import { WARM_WANTED_FILE, type WarmWanted } from './warm-wanted.js';
 
 /**
  * Why: off btrfs, a fork copies every byte of its snapshot while the spawn waits (1 GiB: seconds;
@@ -55,6 +56,8 @@ export interface WarmForksOptions {
   room: () => Promise<number>;
   /** `agentbox_snapshot_warm_forks{state}`: copies wanted and ready, over every snapshot. */
   metrics?: Pick<SnapshotMetrics, 'warmForks'>;
+  /** Where the counts wanted are kept for the next start (resume()); none: they last as long as this box. */
+  wanted?: WarmWanted;
 }
 
 export class WarmForks {
@@ -98,7 +101,59 @@ export class WarmForks {
     for (const extra of pool.ready.splice(count)) this.#remove(extra);
     this.#fill();
     this.#counted();
+    this.#saveWanted();
     return this.status(sid);
+  }
+
+  /**
+   * Ask again for the copies the last run wanted (a start): every snapshot still in the store gets
+   * its count back, and its copies are built as if just asked for. Never throws: what cannot be
+   * resumed is logged.
+   */
+  async resume(): Promise<void> {
+    const saved = this.options.wanted;
+    if (!saved) return;
+    const { wanted, problem } = await saved.read(MAX_WARM_FORKS);
+    if (problem)
+      this.options.logger.warn(
+        { event: 'SnapshotWarmNotResumed', file: WARM_WANTED_FILE, problem },
+        `the warm forks wanted before this start are not known (${WARM_WANTED_FILE}: ${problem}); ask for them again (agentbox snapshot warm SID N), which rewrites the file`,
+      );
+    const resumed: string[] = [];
+    for (const [sid, count] of wanted) {
+      try {
+        await this.want(sid, count);
+        resumed.push(sid);
+      } catch (err) {
+        // Gone since (a store put back from a backup): dropped from the file below, nothing to say.
+        if (err instanceof ApiError && err.code === 'ABX_ERR_NOT_FOUND') continue;
+        this.options.logger.warn(
+          { event: 'SnapshotWarmNotResumed', snapshot: sid, err: (err as Error).message },
+          `warm forks of snapshot ${sid} not asked for again`,
+        );
+      }
+    }
+    if (wanted.size > 0)
+      this.options.logger.info(
+        { event: 'SnapshotWarmResumed', snapshots: resumed, copies: resumed.reduce((n, sid) => n + (wanted.get(sid) ?? 0), 0) },
+        `warm forks of ${resumed.length} snapshots asked for again, as before this start`,
+      );
+    if (resumed.length !== wanted.size) this.#saveWanted();
+  }
+
+  /** The counts wanted, saved for the next start; not while stopping (close() forgets every pool, which the next start must not). */
+  #saveWanted(): void {
+    const saved = this.options.wanted;
+    if (!saved || this.#closed) return;
+    const counts = new Map([...this.#pools].map(([sid, p]) => [sid, p.wanted]));
+    saved
+      .save(counts)
+      .catch((err: unknown) =>
+        this.options.logger.warn(
+          { event: 'SnapshotWarmNotSaved', file: WARM_WANTED_FILE, err: (err as Error).message },
+          `the warm forks wanted could not be saved (${WARM_WANTED_FILE}): they are built for this run, and not asked for again at the next start`,
+        ),
+      );
   }
 
   /** The gauges, after any change of what is wanted or ready. */
@@ -142,6 +197,7 @@ export class WarmForks {
     this.#pools.delete(sid);
     for (const name of pool.ready) this.#remove(name);
     this.#counted();
+    this.#saveWanted();
   }
 
   /** Stop building, and remove every copy: a copy is only worth its rename while this box runs. */
