@@ -1,5 +1,6 @@
 // The files pane in headless Chromium on a real box: browse an agent's workspace, download a file and a directory's tar through
-// the session, upload files (new, then replacing) and a folder, an upload the agent's disk budget refuses shown as an error, nothing kept, and names that are not UTF-8 opened by their bytes.
+// the session, upload files (new, then replacing) and a folder, an upload the agent's disk budget refuses shown as an error, nothing kept, and names that are not UTF-8 opened by their bytes;
+// a folder of many files sent a few at a time past a low rate limit, each 429 sent again after the wait it asks for.
 import t from 'tap';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -178,4 +179,39 @@ t.test('names that are not UTF-8: shown with their odd bytes as �, opened and 
   t.same(await names(), ['inner.txt'], 'the directory so named opens');
   const inner = await fetchInPage(await page.$eval('[data-testid="download-file"]', (a) => (a as HTMLAnchorElement).href));
   t.equal(Buffer.from(inner.bytes).toString(), 'inner\n', 'a file below it downloads');
+});
+
+t.test('a folder of many files past the rate limit: sent a few at a time, each 429 sent again after the wait it asks for', async (t) => {
+  // Eight mutations every 1.5 s, whoever sends them: the sign-in and the spawn among them.
+  const slow = await openUiPage(manifest, { limits: { max: 8, timeWindowMs: 1500 } });
+  t.teardown(() => slow.close());
+  const { ui: box, page: p } = slow;
+  const { waitText, text } = pageText(p);
+  const spawned = await box.box.api('/v1/agents', { body: { name: 'many', command: '/bin/sh', args: ['-c', 'exec sleep 600'] } });
+  t.equal(spawned.status, 201, JSON.stringify(spawned.json));
+  const dir = path.join(box.box.paths.workspaceDir, (spawned.json['agent'] as { cwd: string }).cwd);
+  const files = Array.from({ length: 24 }, (_, i) => `f${String(i).padStart(2, '0')}.txt`);
+  mkdirSync(path.join(local, 'many/sub'), { recursive: true });
+  for (const f of files) writeFileSync(path.join(local, 'many/sub', f), `${f}\n`);
+
+  await p.goto(`${box.box.server.apiUrl}/ui/`, { waitUntil: 'load' });
+  await signIn(p, box.box.key);
+  await (await p.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
+  await (await p.waitForSelector('[data-testid="agent-many"] [data-testid="follow"]', PAGE_WAIT))!.click();
+  const folder = (await p.waitForSelector('[data-testid="files-upload-folder"]', PAGE_WAIT)) as ElementHandle<HTMLInputElement>;
+  await folder.uploadFile(path.join(local, 'many'));
+  await waitText('[data-testid="files-status"]', 'Uploaded');
+  const said = await text('[data-testid="files-status"]');
+  t.same(
+    said
+      .replace(/^Uploaded /, '')
+      .replace(/\.$/, '')
+      .split(', ')
+      .sort(),
+    files.map((f) => `many/sub/${f} (new)`),
+    'every file said once, as new',
+  );
+  for (const f of files) t.equal(await readFile(path.join(dir, 'many/sub', f), 'utf8'), `${f}\n`, `${f} uploaded whole`);
+  const metrics = await (await fetch(box.box.server.metricsUrl)).text();
+  t.match(metrics, /^agentbox_http_requests_total\{method="PUT",route="[^"]*files[^"]*",status="429"\} [1-9]/m, 'the box refused some as too many at once');
 });

@@ -7,6 +7,8 @@ export class ApiProblem extends Error {
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Seconds the box asked to wait before trying again (Retry-After of a 429), when it said. */
+    readonly retryAfterSec?: number,
   ) {
     super(message);
     this.name = 'ApiProblem';
@@ -65,7 +67,8 @@ async function answer(res: Response, path: string): Promise<{ status: number; js
   const json = text ? parse(text) : undefined;
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('/ui/session')) onSignedOut();
-    if (isErrorBody(json)) throw new ApiProblem(res.status, json.error, json.message);
+    const retryAfter = Number(res.headers.get('retry-after') ?? Number.NaN);
+    if (isErrorBody(json)) throw new ApiProblem(res.status, json.error, json.message, Number.isFinite(retryAfter) ? retryAfter : undefined);
     throw new ApiProblem(res.status, `HTTP ${res.status}`, text.trim() || res.statusText || 'the request failed');
   }
   return { status: res.status, json };
@@ -85,6 +88,21 @@ export async function putBytes(path: string, file: Blob): Promise<number> {
     throw new ApiProblem(0, 'NETWORK', 'The box did not answer: check that the management API is running.');
   }
   return (await answer(res, path)).status;
+}
+
+/** Tries of one PUT refused as too many at once (429) before its refusal is the answer. */
+const PUT_TRIES = 5;
+
+/** putBytes, tried again after the wait a 429 asks for (many files sent at once may pass the box's request rate). */
+export async function putBytesRetrying(path: string, file: Blob): Promise<number> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await putBytes(path, file);
+    } catch (err) {
+      if (!(err instanceof ApiProblem) || err.status !== 429 || attempt === PUT_TRIES) throw err;
+      await new Promise((resolve) => setTimeout(resolve, (err.retryAfterSec ?? 1) * 1000));
+    }
+  }
 }
 
 /** The current session, or undefined when signed out (GET /ui/session answers 401). */

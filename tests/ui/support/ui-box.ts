@@ -15,6 +15,8 @@ export interface UiBoxOptions {
   clock?: () => Date;
   root?: Parameters<typeof startTestServer>[0] extends infer O ? (O extends { root?: infer R } ? R : never) : never;
   egress?: Parameters<typeof startTestServer>[0] extends infer O ? (O extends { egress?: infer E } ? E : never) : never;
+  /** The mutation rate limit, lower than the box's default (a test of what a client does with 429s). */
+  limits?: Parameters<typeof startTestServer>[0] extends infer O ? (O extends { limits?: infer L } ? L : never) : never;
 }
 
 /** A started box with its dashboard, and how to stop both. */
@@ -40,6 +42,7 @@ export async function startUiBox(toml: string, options: UiBoxOptions = {}): Prom
       ...(options.clock ? { clock: options.clock } : {}),
       ...(options.root ? { root: options.root } : {}),
       ...(options.egress ? { egress: options.egress } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
     });
     if (options.seal !== false) {
       await sealBox(box);

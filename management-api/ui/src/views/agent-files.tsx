@@ -1,6 +1,6 @@
 // An agent's workspace in the dashboard: browse its directories, download a file or a directory as a tar, upload files or a whole folder into the directory shown.
 import { useRef, useState } from 'preact/hooks';
-import { describe, putBytes } from '../api.js';
+import { describe, putBytesRetrying } from '../api.js';
 import { ErrorNote } from '../components/common.js';
 import { FileListing, shownName, useListing } from '../components/file-listing.js';
 import { encodePathSegment } from '../../../src/client/encoding.js';
@@ -18,6 +18,9 @@ export function filesUrl(id: string, segments: readonly string[], query = ''): s
  * string, as the HTML attribute would be written, would turn it off.
  */
 const FOLDER_PICKER: Record<string, boolean> = { webkitdirectory: true };
+
+/** PUTs in flight at once: a folder of small files goes about as fast as the box answers, without one upload taking every connection. */
+const UPLOADS_AT_ONCE = 4;
 
 /**
  * The files of `agent`'s working directory, one directory at a time (the files API: a listing
@@ -44,30 +47,44 @@ export function AgentFiles({ agent }: { agent: Agent }) {
   const { listing, error } = useListing(filesUrl(agent.id, dir, '?list'), reloads);
 
   /**
-   * Each chosen file PUT into the directory shown, one after another, the progress said as it
-   * goes. A folder's files carry their path below the directory shown (`webkitRelativePath`,
-   * starting with the folder's own name): its directories are made by the PUTs as they go; an
-   * empty one is not in the list a browser gives, so it is not made.
+   * Each chosen file PUT into the directory shown, UPLOADS_AT_ONCE at a time (each tried again
+   * after the wait a 429 asks for), the progress said as they end. A folder's files carry their
+   * path below the directory shown (`webkitRelativePath`, starting with the folder's own name):
+   * its directories are made by the PUTs as they go; an empty one is not in the list a browser
+   * gives, so it is not made. The first failure stops the files not yet sent; those in flight end.
    */
   const upload = async (files: FileList | null) => {
     const chosen = files ? [...files] : [];
     if (chosen.length === 0) return;
     setUploading(true);
     setUploadError(undefined);
-    const done: string[] = [];
-    try {
-      for (const [i, file] of chosen.entries()) {
+    const done: Array<{ index: number; text: string }> = [];
+    let next = 0;
+    let failure: unknown;
+    const sender = async () => {
+      while (failure === undefined && next < chosen.length) {
+        const index = next++;
+        const file = chosen[index]!;
         const below = file.webkitRelativePath ? file.webkitRelativePath.split('/').filter((name) => name !== '') : [file.name];
         const shown = below.join('/');
-        setStatus(`Uploading ${i + 1} of ${chosen.length}: ${shown} (${bytes(file.size)})…`);
-        const url = filesUrl(agent.id, [...dir, ...below]);
-        const made = (await putBytes(url, file)) === 201;
-        done.push(`${shown} (${made ? 'new' : 'replaced'})`);
+        try {
+          const made = (await putBytesRetrying(filesUrl(agent.id, [...dir, ...below]), file)) === 201;
+          done.push({ index, text: `${shown} (${made ? 'new' : 'replaced'})` });
+          setStatus(`Uploading: ${done.length} of ${chosen.length} done, the last ${shown} (${bytes(file.size)})…`);
+        } catch (err) {
+          failure ??= new Error(`${shown}: ${describe(err)}`);
+        }
       }
-      setStatus(`Uploaded ${done.join(', ')}.`);
-    } catch (err) {
-      setStatus(undefined);
-      setUploadError(`${describe(err)}${done.length > 0 ? ` (uploaded before it: ${done.join(', ')})` : ''}`);
+    };
+    setStatus(`Uploading ${chosen.length} ${chosen.length === 1 ? 'file' : 'files'}…`);
+    await Promise.all(Array.from({ length: Math.min(UPLOADS_AT_ONCE, chosen.length) }, sender));
+    // In the order chosen, whatever order they ended in.
+    const uploaded = done.sort((a, b) => a.index - b.index).map((d) => d.text);
+    try {
+      if (failure !== undefined) {
+        setStatus(undefined);
+        setUploadError(`${(failure as Error).message}${uploaded.length > 0 ? ` (uploaded: ${uploaded.join(', ')})` : ''}`);
+      } else setStatus(`Uploaded ${uploaded.join(', ')}.`);
     } finally {
       setUploading(false);
       if (picker.current) picker.current.value = '';
