@@ -10,7 +10,10 @@ import { fillField, PAGE_WAIT, pageText, screenshotDir, seriousViolations, signI
 import type { UiBox } from './support/ui-box.js';
 import { openUiPage, type UiPage } from './support/ui-page.js';
 
-const manifest = '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"\n';
+const manifest = [
+  '[adapters]\nbeads = "off"\npods = "off"\nmemory = "off"\nevents = "off"\norchestrator = "local-procmgr"',
+  '[agents.profiles.shell]\ncommand = "/bin/sh"\nargs = ["-c", "echo from-profile > p.txt; exec sleep 600"]\n',
+].join('\n');
 
 let ui: UiBox;
 let page: Page;
@@ -251,4 +254,29 @@ t.test("an agent's checkpoints in its details: the plan and how many are kept", 
   await waitText('[data-testid="agent-detail"] h2', 'source');
   t.equal(await text('[data-testid="detail-checkpoints"]'), 'none', 'an agent without checkpoints');
   await ui.box.api(`/v1/agents/${(spawned.json['agent'] as { id: string }).id}?graceMs=0`, { method: 'DELETE' });
+});
+
+t.test('a fork of an agent started from a profile is started from that profile', async (t) => {
+  const spawned = await ui.box.api('/v1/agents', { body: { profile: 'shell', name: 'profiled' } });
+  t.equal(spawned.status, 201, JSON.stringify(spawned.json));
+  const agent = spawned.json['agent'] as { id: string; cwd: string };
+  const dir = path.join(ui.box.paths.workspaceDir, agent.cwd);
+  for (let i = 0; i < 200 && !(await stat(path.join(dir, 'p.txt')).catch(() => undefined)); i++) await new Promise((r) => setTimeout(r, 50));
+  await writeFile(path.join(dir, 'marker.txt'), 'in the snapshot\n');
+  const taken = await ui.box.api(`/v1/agents/${agent.id}/snapshots`, { body: {} });
+  const sid = (taken.json['snapshot'] as { id: string }).id;
+  await (await page.waitForSelector('[data-testid="tab-agents"]', PAGE_WAIT))!.click();
+  await (await page.waitForSelector('[data-testid="agent-profiled"] [data-testid="follow"]', PAGE_WAIT))!.click();
+  await (await page.waitForSelector(`[data-testid="snapshot-${sid}"] [data-testid="snapshot-fork-open"]`, PAGE_WAIT))!.click();
+  const { waitText, text } = pageText(page);
+  await waitText('[data-testid="fork-profile"]', 'From profile shell');
+  t.equal(await page.$('[data-testid="fork-command"]'), null, 'no command to change: the profile has it');
+  await page.click('[data-testid="fork-start"]');
+  await waitText('[data-testid="fork-status"]', 'Started');
+  t.match(await text('[data-testid="fork-status"]'), /^Started profiled-fork \(agt_\S+, from a copy\)\.$/);
+  const fork = ((await ui.box.api('/v1/agents')).json['agents'] as Array<{ name: string; profile?: string; command: string; cwd: string }>).find(
+    (a) => a.name === 'profiled-fork',
+  );
+  t.match(fork, { profile: 'shell', command: '/bin/sh' }, 'started from the profile, as the agent was');
+  t.equal(await readFile(path.join(ui.box.paths.workspaceDir, fork!.cwd, 'marker.txt'), 'utf8'), 'in the snapshot\n', 'on a copy of the snapshot');
 });

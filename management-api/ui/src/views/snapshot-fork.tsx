@@ -3,7 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, describe } from '../api.js';
 import { ErrorNote, Field } from '../components/common.js';
 import { EMPTY_SPAWN, spawnBody } from '../spawn-body.js';
-import type { Agent, SnapshotWarm } from '../types.js';
+import type { Agent, SnapshotWarm, SpawnBody } from '../types.js';
 
 /** Forks one press may start: as many as the CLI's `run --count` takes a habit of, well under the box's rate limit. */
 export const MAX_FORKS_AT_ONCE = 10;
@@ -11,6 +11,13 @@ export const MAX_FORKS_AT_ONCE = 10;
 export const MAX_WARM_COPIES = 32;
 /** How often the warm copies' count is read again while they are being built. */
 const WARM_POLL_MS = 1000;
+
+/** A spawn by manifest profile: the profile keeps its command, terminal, providers and egress. */
+interface ProfileSpawn {
+  profile: string;
+  name: string;
+  args: string[];
+}
 
 /** One fork's answer (POST /v1/agents with fromSnapshot). */
 interface Forked {
@@ -26,8 +33,9 @@ const madeBy = (f: Forked): string => (f.fork?.warm ? 'a copy built ahead' : f.f
 
 /**
  * Start agents on copies of snapshot `sid`, the form filled from `agent` (the one it was taken of):
- * its command, arguments and terminal. Each fork has its own directory; none shares a byte with
- * another or with the snapshot.
+ * its command, arguments and terminal, or, for an agent started from a manifest profile, that
+ * profile (whose command, terminal, providers and egress an ad-hoc spawn would not have). Each
+ * fork has its own directory; none shares a byte with another or with the snapshot.
  */
 export function SnapshotFork({ agent, sid, onClose }: { agent: Agent; sid: string; onClose: () => void }) {
   const [name, setName] = useState(`${agent.name}-fork`);
@@ -45,7 +53,10 @@ export function SnapshotFork({ agent, sid, onClose }: { agent: Agent; sid: strin
     setStatus(undefined);
     const n = Number(count);
     if (!Number.isInteger(n) || n < 1 || n > MAX_FORKS_AT_ONCE) return setError(`How many: a whole number from 1 to ${MAX_FORKS_AT_ONCE}.`);
-    const built = spawnBody({ ...EMPTY_SPAWN, name, command, args, tty });
+    const built: { body: SpawnBody | ProfileSpawn } | { problem: string } =
+      agent.profile !== undefined
+        ? { body: { profile: agent.profile, name: name.trim(), args: args.split('\n').filter((l) => l !== '') } }
+        : spawnBody({ ...EMPTY_SPAWN, name, command, args, tty });
     if ('problem' in built) return setError(built.problem);
     setBusy(true);
     setStatus(n === 1 ? 'Starting the fork…' : `Starting ${n} forks…`);
@@ -69,9 +80,11 @@ export function SnapshotFork({ agent, sid, onClose }: { agent: Agent; sid: strin
           <Field label="Name" hint="With more than one: name-1, name-2, …">
             <input required value={name} data-testid="fork-name" onInput={(e) => setName(e.currentTarget.value)} />
           </Field>
-          <Field label="Command">
-            <input required value={command} data-testid="fork-command" onInput={(e) => setCommand(e.currentTarget.value)} />
-          </Field>
+          {agent.profile === undefined ? (
+            <Field label="Command">
+              <input required value={command} data-testid="fork-command" onInput={(e) => setCommand(e.currentTarget.value)} />
+            </Field>
+          ) : null}
           <Field label="Arguments" hint="One per line">
             <textarea rows={3} value={args} data-testid="fork-args" onInput={(e) => setArgs(e.currentTarget.value)} />
           </Field>
@@ -79,9 +92,15 @@ export function SnapshotFork({ agent, sid, onClose }: { agent: Agent; sid: strin
             <input inputMode="numeric" value={count} data-testid="fork-count" onInput={(e) => setCount(e.currentTarget.value)} />
           </Field>
         </div>
-        <label class="tty-check">
-          <input type="checkbox" checked={tty} data-testid="fork-tty" onChange={(e) => setTty(e.currentTarget.checked)} /> Terminal (tty)
-        </label>
+        {agent.profile === undefined ? (
+          <label class="tty-check">
+            <input type="checkbox" checked={tty} data-testid="fork-tty" onChange={(e) => setTty(e.currentTarget.checked)} /> Terminal (tty)
+          </label>
+        ) : (
+          <p class="muted" data-testid="fork-profile">
+            From profile <code>{agent.profile}</code>, as {agent.name} was: its command, terminal, providers and egress come from the manifest.
+          </p>
+        )}
         <div class="actions">
           <button type="submit" disabled={busy} data-testid="fork-start">
             {busy ? 'Starting…' : 'Start'}
