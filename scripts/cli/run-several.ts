@@ -3,12 +3,10 @@ import { call, type AgentRecord } from './agent-api.js';
 import type { BoxTarget } from './box-target.js';
 import { UsageError } from './cli-errors.js';
 import { whileWaiting } from './wait-line.js';
+import { numberedNames, numberedNamesTooLong } from '../../management-api/src/grammar/agent-name.js';
 
 /** At most this many at once: the box builds and starts them together, and a typo of a zero more should not start a thousand. */
 export const MAX_COUNT = 64;
-
-/** An agent name's longest (AGENT_NAME in spawn-request.ts): the suffix must fit in it. */
-const NAME_MAX = 64;
 
 /** `--count` as a number from 1 to {@link MAX_COUNT}, or undefined when not given. */
 export function countOf(value: string | undefined): number | undefined {
@@ -20,9 +18,9 @@ export function countOf(value: string | undefined): number | undefined {
 
 /** NAME-1 … NAME-N; refused when the longest would not be a name the box accepts. */
 export function namesFor(base: string, count: number): string[] {
-  if (`${base}-${count}`.length > NAME_MAX)
-    throw new UsageError(`--name ${JSON.stringify(base)} is too long for --count ${count}: NAME-${count} must fit in ${NAME_MAX} characters`);
-  return Array.from({ length: count }, (_, i) => `${base}-${i + 1}`);
+  const tooLong = numberedNamesTooLong(base, count);
+  if (tooLong) throw new UsageError(`--name ${JSON.stringify(base)} is too long for --count ${count}: ${tooLong}`);
+  return numberedNames(base, count);
 }
 
 /** One start's outcome: its record, or why it was refused. */

@@ -2,12 +2,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { AUTONOMIES, type Autonomy } from '../policy/policy-types.js';
 import { entryProblem } from '../grammar/egress-entry.js';
+import { AGENT_NAME } from '../grammar/agent-name.js';
 
 /** An agent id as the orchestrator makes them; anything else in a credential is refused unread. */
 export const AGENT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const HASH = /^[0-9a-f]{64}$/;
-/** An agent name as spawn requests take them (orchestrator/spawn-request.ts). */
-const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** Longer headers are refused before decoding: a credential is 32 base64url characters. */
 const MAX_HEADER = 512;
 /** Most extra egress entries one agent's credential carries (a profile's egress.allow_domains). */

@@ -14,7 +14,8 @@ import type { SnapshotStore } from '../snapshots/snapshot-store.js';
 import { captureAgent, restoreAgent } from '../snapshots/workspace-snapshots.js';
 import { AgentCheckpoints, CHECKPOINT_LABEL } from '../snapshots/agent-checkpoints.js';
 import { OneAtATime } from '../serial-lock.js';
-import { MAX_WARM_FORKS, type WarmStatus } from '../snapshots/warm-forks.js';
+import type { WarmStatus } from '../snapshots/warm-forks.js';
+import { MAX_WARM_FORKS } from '../grammar/warm-forks-count.js';
 import { idParams } from './agents-routes.js';
 import type { MutationLimits } from './events-routes.js';
 

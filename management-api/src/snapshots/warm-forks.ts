@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, mkdir, open, realpath, rmdir, unlink, type FileHandle } from 'node:fs/promises';
 import { ApiError } from '../errors.js';
+import { MAX_WARM_FORKS } from '../grammar/warm-forks-count.js';
 import { at, atOwn, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { removeTree } from '../workspace-files/file-delete.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
@@ -19,8 +20,6 @@ import { WARM_WANTED_FILE, type WarmWanted } from './warm-wanted.js';
 
 /** The directory of the copies, in the workspace root (no agent name holds a dot; agents are denied the root). */
 export const WARM_DIR = '.abx-warm';
-/** Copies one snapshot may keep ready: ten forks at once, with room to spare. */
-export const MAX_WARM_FORKS = 32;
 
 /** What a snapshot's pool holds and does, as the API shows it. */
 export interface WarmStatus {

@@ -49,9 +49,9 @@ export class WarmWanted {
     return { wanted };
   }
 
-  /** Save `wanted` (snapshots with a count of at least 1), after any save under way. */
+  /** Save `wanted` (a pool is never kept at 0: want(sid, 0) forgets it), after any save under way. */
   save(wanted: ReadonlyMap<string, number>): Promise<void> {
-    const text = `${JSON.stringify(Object.fromEntries([...wanted].filter(([, n]) => n > 0)))}\n`;
+    const text = `${JSON.stringify(Object.fromEntries(wanted))}\n`;
     return this.#serial.run(() => replaceFileDurably(this.file, text, 0o600));
   }
 }

@@ -3,13 +3,8 @@ import { AdapterInputError } from '../../adapter-errors.js';
 import type { SpawnRequest } from './orchestrator-adapter.js';
 import { AUTONOMIES } from '../../policy/policy-types.js';
 import { SNAPSHOT_ID } from '../../grammar/snapshot-id.js';
+import { AGENT_NAME } from '../../grammar/agent-name.js';
 
-/**
- * Agent names: what crash loops are counted by and logs show. No dot: an agent's memory
- * namespaces are `agent.<name>` and `agent.<name>.<more>`, so with a dot in names `team` would
- * own `agent.team.x`, the namespace of an agent named `team.x`.
- */
-export const AGENT_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** The longest grace period terminate accepts. */
 export const MAX_GRACE_MS = 10 * 60_000;
 const MAX_ARGS = 256;

@@ -4,11 +4,11 @@ import { call, describe } from '../api.js';
 import { ErrorNote, Field } from '../components/common.js';
 import { EMPTY_SPAWN, spawnBody } from '../spawn-body.js';
 import type { Agent, SnapshotWarm, SpawnBody } from '../types.js';
+import { numberedNames, numberedNamesTooLong } from '../../../src/grammar/agent-name.js';
+import { MAX_WARM_FORKS } from '../../../src/grammar/warm-forks-count.js';
 
 /** Forks one press may start: as many as the CLI's `run --count` takes a habit of, well under the box's rate limit. */
 export const MAX_FORKS_AT_ONCE = 10;
-/** Copies a snapshot may keep ready (the API's bound, PUT /v1/snapshots/{sid}/warm). */
-export const MAX_WARM_COPIES = 32;
 /** How often the warm copies' count is read again while they are being built. */
 const WARM_POLL_MS = 1000;
 
@@ -26,7 +26,7 @@ interface Forked {
 }
 
 /** The names of `count` forks called `name`: the name itself for one, `name-1`… for more (as `agentbox run --count` names them). */
-export const forkNames = (name: string, count: number): string[] => (count === 1 ? [name] : Array.from({ length: count }, (_, i) => `${name}-${i + 1}`));
+export const forkNames = (name: string, count: number): string[] => (count === 1 ? [name] : numberedNames(name, count));
 
 /** How a fork's directory was made, in words. */
 const madeBy = (f: Forked): string => (f.fork?.warm ? 'a copy built ahead' : f.fork?.cloned ? 'a clone' : 'a copy');
@@ -58,6 +58,8 @@ export function SnapshotFork({ agent, sid, onClose }: { agent: Agent; sid: strin
         ? { body: { profile: agent.profile, name: name.trim(), args: args.split('\n').filter((l) => l !== '') } }
         : spawnBody({ ...EMPTY_SPAWN, name, command, args, tty });
     if ('problem' in built) return setError(built.problem);
+    const tooLong = n > 1 ? numberedNamesTooLong(built.body.name, n) : undefined;
+    if (tooLong) return setError(`Name: too long for ${n} forks, ${tooLong}.`);
     setBusy(true);
     setStatus(n === 1 ? 'Starting the fork…' : `Starting ${n} forks…`);
     // At once, as the API builds them side by side; each answer said on its own.
@@ -150,7 +152,7 @@ function WarmCopies({ sid }: { sid: string }) {
     e.preventDefault();
     setError(undefined);
     const n = Number(wanted);
-    if (wanted.trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_WARM_COPIES) return setError(`Copies: a whole number from 0 to ${MAX_WARM_COPIES}.`);
+    if (wanted.trim() === '' || !Number.isInteger(n) || n < 0 || n > MAX_WARM_FORKS) return setError(`Copies: a whole number from 0 to ${MAX_WARM_FORKS}.`);
     try {
       const answer = await call<{ warm: SnapshotWarm }>('PUT', `/v1/snapshots/${encodeURIComponent(sid)}/warm`, { forks: n });
       setWarm(answer.warm);
