@@ -12,7 +12,8 @@ import { SnapshotStore } from '../../management-api/src/snapshots/snapshot-store
 import { browseSnapshot, diffSnapshots, openSnapshotFile, packSnapshotDir } from '../../management-api/src/snapshots/snapshot-inspect.js';
 import { snapshotReader } from '../../management-api/src/snapshots/snapshot-reader.js';
 import { WarmForks } from '../../management-api/src/snapshots/warm-forks.js';
-import { buildFork } from '../../management-api/src/snapshots/workspace-snapshots.js';
+import { buildFork, type ForkOwner } from '../../management-api/src/snapshots/workspace-snapshots.js';
+import { AgentUids } from '../../management-api/src/sandbox/agent-uids.js';
 import { isSubvolume, makeAgentDirectory } from '../../management-api/src/sandbox/subvolumes.js';
 import { DIR_FLAGS } from '../../management-api/src/workspace-files/dir-fd.js';
 import { median, ms, table } from './stats.js';
@@ -156,12 +157,51 @@ async function warmFork(
   workspace: string,
   id: string,
   cwd: string,
-  owner?: { uid: number; gid: number },
+  owner: ForkOwner = async () => undefined,
 ): Promise<{ ms: number; warm: boolean }> {
   const start = performance.now();
   const made = await buildFork(store, workspace, id, { name: 'bench', cwd, owner }, { warm });
   await firstOutput(path.join(workspace, cwd));
   return { ms: performance.now() - start, warm: made.warm };
+}
+
+/**
+ * Warm forks as a root box makes them for names that never ran: FORKS + 1 copies built as spare ids
+ * of a real agent uid block (a claims directory of the bench's own), one fork and then FORKS at
+ * once, each adopting its copy's ids. Answers their times and how many adopted.
+ */
+async function adoptingForks(store: SnapshotStore, work: string, id: string): Promise<{ one: number; all: number; slowest: number; adopted: number }> {
+  const uids = new AgentUids({ root: work, stateFile: path.join(work, 'uids', 'agent-uids.jsonl'), claimsDir: path.join(work, 'uids', 'claims') });
+  const warm = new WarmForks({
+    store,
+    workspaceDir: work,
+    logger: pino({ level: 'silent' }),
+    room: async () => Number.MAX_SAFE_INTEGER,
+    owners: { lend: () => uids.spareIds(), giveBack: (ids) => uids.releaseSpare(ids.uid) },
+  });
+  let adopted = 0;
+  const ownerOf =
+    (name: string): ForkOwner =>
+    async (offered) => {
+      if (offered && (await uids.adoptSpare(name, offered.uid))) {
+        adopted++;
+        return offered;
+      }
+      return uids.idsFor(name);
+    };
+  try {
+    await warmUp(warm, id, FORKS + 1);
+    settle();
+    const one = await warmFork(store, warm, work, id, 'adopt-single', ownerOf('adopt-single'));
+    const start = performance.now();
+    const each = await Promise.all(Array.from({ length: FORKS }, (_, i) => warmFork(store, warm, work, id, `adopt-${i}`, ownerOf(`adopt-${i}`))));
+    const all = performance.now() - start;
+    return { one: one.ms, all, slowest: Math.max(...each.map((f) => f.ms)), adopted };
+  } finally {
+    await warm.close();
+    for (const dir of ['adopt-single', ...Array.from({ length: FORKS }, (_, i) => `adopt-${i}`), 'uids'])
+      rmSync(path.join(work, dir), { recursive: true, force: true });
+  }
 }
 
 /** Until the pool of `id` holds `count` copies: how long building them took, beside nothing else. */
@@ -334,18 +374,22 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
     const startWarmAll = performance.now();
     const warmEach = await Promise.all(Array.from({ length: FORKS }, (_, i) => warmFork(store, warm, work, latest.made.id, `warm-${i}`)));
     const warmAll = performance.now() - startWarmAll;
-    const warmOwned = asRoot ? await warmFork(store, warm, work, latest.made.id, 'warm-owned', { uid: 40_000, gid: 40_000 }) : undefined;
+    const given =
+      (uid: number): ForkOwner =>
+      async () => ({ uid, gid: uid });
+    const warmOwned = asRoot ? await warmFork(store, warm, work, latest.made.id, 'warm-owned', given(40_000)) : undefined;
     const startOwnedAll = performance.now();
     const warmOwnedEach = asRoot
-      ? await Promise.all(
-          Array.from({ length: FORKS }, (_, i) => warmFork(store, warm, work, latest.made.id, `warm-owned-${i}`, { uid: 40_001 + i, gid: 40_001 + i })),
-        )
+      ? await Promise.all(Array.from({ length: FORKS }, (_, i) => warmFork(store, warm, work, latest.made.id, `warm-owned-${i}`, given(40_001 + i))))
       : [];
     const warmOwnedAll = performance.now() - startOwnedAll;
     const warmTaken = [warmOne, ...warmEach, ...(warmOwned ? [warmOwned] : []), ...warmOwnedEach].filter((f) => f.warm).length;
     await warm.close();
     const warmDirs = ['warm-single', 'warm-owned', ...Array.from({ length: FORKS }, (_, i) => [`warm-${i}`, `warm-owned-${i}`]).flat()];
     for (const dir of warmDirs) rmSync(path.join(work, dir), { recursive: true, force: true });
+    // As root, the way a root box does it: copies built as spare ids of an agent uid block, which
+    // forks of new names adopt (no chown); timed against the chowned forks above.
+    const adopted = asRoot ? await adoptingForks(store, work, latest.made.id) : undefined;
     await store.close();
     await removeClones(storeDir);
     const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -422,6 +466,22 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
             ],
           ]
         : []),
+      ...(adopted
+        ? [
+            [
+              `warm fork of a new name + first output`,
+              ms(adopted.one),
+              'as a root box does: its copy built as spare ids, adopted',
+              `${(warmOwned!.ms / adopted.one).toFixed(2)}× faster than chowned`,
+            ],
+            [
+              `${FORKS} warm forks of new names at once`,
+              ms(adopted.all),
+              `${adopted.adopted} of ${FORKS + 1} adopted their copy's ids; slowest ${ms(adopted.slowest)}`,
+              `${(warmOwnedAll / adopted.all).toFixed(2)}× faster than chowned`,
+            ],
+          ]
+        : []),
       [
         `building the ${warmCopies} warm copies`,
         ms(warmBuildMs),
@@ -472,6 +532,8 @@ export async function runSnapshotBench(): Promise<{ text: string; json: Record<s
         warmTaken,
         warmOwnedMs: warmOwned?.ms,
         warmOwnedAllMs: asRoot ? warmOwnedAll : undefined,
+        warmAdoptedMs: adopted?.one,
+        warmAdoptedAllMs: adopted?.all,
         warmBuildMs,
         warmCopies,
       },

@@ -32,6 +32,7 @@ const spawn = async (body: Record<string, unknown>) => {
   // With the answer's fork: how the directory was made.
   return { ...(res.json['agent'] as { id: string; name: string; cwd: string; pid: number }), fork: res.json['fork'] as { warm?: boolean } | undefined };
 };
+const uidOf = async (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
 const fileOf = (agent: { cwd: string }, rel: string) => readFile(path.join(box.paths.workspaceDir, agent.cwd, rel), 'utf8');
 
 let sid: string;
@@ -60,6 +61,13 @@ t.test('two copies built ahead, taken by two forks at once, and replaced', async
   t.match(metrics, /^agentbox_snapshot_warm_forks\{state="ready"\} 2$/m, 'the gauge counts them');
   t.match(metrics, /^agentbox_snapshot_warm_forks\{state="wanted"\} 2$/m);
 
+  // A root box builds each copy as spare ids of its agents' block, none the box's and none another copy's.
+  const asRoot = process.getuid?.() === 0;
+  const copyUids = await Promise.all((await copies()).map(async (c) => (await stat(path.join(warmDir(), c, 'state.txt'))).uid));
+  if (asRoot) {
+    t.equal(new Set(copyUids).size, 2, 'each copy built as ids of its own');
+    t.notOk(copyUids.includes(0), "neither is the box's");
+  }
   const before = box.logs.events('SnapshotWarmReady').length;
   const [a, b] = await Promise.all(
     ['warm-a', 'warm-b'].map((name) =>
@@ -79,11 +87,12 @@ t.test('two copies built ahead, taken by two forks at once, and replaced', async
     t.equal(await fileOf(agent, 'own.txt'), `${agent.name}\n`);
   }
   t.not(a!.cwd, b!.cwd, 'each fork in a directory of its own');
-  // Built as the box's, given to the agent as it was taken: every entry is the agent's uid's (on a root box, one of its own).
-  const uidOf = async (pid: number) => Number(/^Uid:\s+(\d+)/m.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  // Every entry is the agent's uid's (on a root box, one of its own).
   for (const agent of [a!, b!])
     for (const rel of ['.', 'src', 'src/f3.txt', 'state.txt'])
       t.equal((await stat(path.join(box.paths.workspaceDir, agent.cwd, rel))).uid, await uidOf(agent.pid), `${agent.name}'s ${rel} is its own`);
+  // Two names that never ran took the spare ids their copies were built as: the copies changed hands by their rename alone.
+  if (asRoot) t.same((await Promise.all([a!, b!].map((x) => uidOf(x.pid)))).sort(), [...copyUids].sort(), 'each new name runs as its copy was built');
   t.equal(await fileOf(b!, 'own.txt'), 'warm-b\n', "a fork's writes are its own");
 
   await waitFor('both copies replaced', async () => box.logs.events('SnapshotWarmReady').length >= before + 2 && (await warmOf(sid))?.ready === 2, 30_000);
@@ -106,6 +115,18 @@ t.test('a restore in place takes a copy too', async (t) => {
   t.match(restored.json, { restored: sid, warm: true, cloned: false, files: 9 }, 'a copy built ahead, swapped in');
   t.equal(await fileOf(a, 'state.txt'), 'good\n');
   await t.rejects(fileOf(a, 'own.txt'), { code: 'ENOENT' }, 'what the fork wrote since is gone');
+  // The copy was built as spare ids on a root box: given to the directory's owner, entry by entry.
+  const owner = (await stat(path.join(box.paths.workspaceDir, a.cwd))).uid;
+  for (const rel of ['src', 'src/f3.txt', 'state.txt'])
+    t.equal((await stat(path.join(box.paths.workspaceDir, a.cwd, rel))).uid, owner, `the restored ${rel} is the agent's`);
+  await waitFor('the copy replaced', async () => (await warmOf(sid))?.ready === 2, 30_000);
+
+  // A name that ran before keeps its ids: its fork's copy is given to them, not adopted.
+  const again = await spawn({ name: 'warm-a', fromSnapshot: sid, command: '/bin/sh', args: ['-c', 'exec sleep 60'] });
+  t.equal(again.fork?.warm, true, 'a copy built ahead again');
+  t.equal(await uidOf(again.pid), owner, 'warm-a runs as the uid it had');
+  for (const rel of ['.', 'src', 'src/f3.txt', 'state.txt'])
+    t.equal((await stat(path.join(box.paths.workspaceDir, again.cwd, rel))).uid, owner, `its ${rel} is its own`);
   await waitFor('the copy replaced', async () => (await warmOf(sid))?.ready === 2, 30_000);
 });
 

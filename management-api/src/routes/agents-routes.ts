@@ -320,7 +320,8 @@ export function registerAgentRoutes(app: FastifyInstance, limits: MutationLimits
               {
                 name,
                 cwd,
-                owner: await app.agentbox.sandbox.agentOwner(name),
+                // Asked once the copy is known: a new name adopts the spare ids a warm copy was built as.
+                owner: (offered) => app.agentbox.sandbox.agentOwner(name, offered),
                 ...forkBudgets(app.agentbox.sandbox.settings.limits, spawn.limits),
               },
               { room: () => app.agentbox.probes.disk.headroom('workspace'), records: app.agentbox.workspaceTemporaries.records, warm: app.warmForks },

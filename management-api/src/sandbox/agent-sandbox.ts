@@ -104,6 +104,8 @@ export class AgentSandbox {
   readonly #namespaces: NamespaceSandbox;
   /** When the box runs as root: each agent name runs as a uid of its own, given what it may reach. */
   readonly #access: AgentPathAccess | undefined;
+  /** The per-name uids behind #access (a root box). */
+  readonly #uids: AgentUids | undefined;
 
   constructor(readonly settings: SandboxSettings) {
     const { paths } = settings;
@@ -115,6 +117,7 @@ export class AgentSandbox {
             ...(settings.agentUidClaims ? { claimsDir: settings.agentUidClaims } : {}),
           })
         : undefined;
+    this.#uids = uids;
     this.#access = uids ? new AgentPathAccess(paths.root, uids) : undefined;
     this.#namespaces = new NamespaceSandbox({
       namespaces: settings.enabled ? settings.namespaces : 'off',
@@ -136,11 +139,24 @@ export class AgentSandbox {
   /**
    * Who a new agent named `name` will run as, so that what is made for it before it starts (a
    * fork's files) is its own: a uid of its own on a root box with the sandbox on, else undefined
-   * (the box's own ids, as the agent's).
+   * (the box's own ids, as the agent's). `offered`: the spare ids a warm copy was built for
+   * (spareOwners), which a name that never ran takes as its own.
    */
-  async agentOwner(name: string): Promise<HostIds | undefined> {
+  async agentOwner(name: string, offered?: HostIds): Promise<HostIds | undefined> {
     if (!this.settings.enabled || !this.#access) return undefined;
+    if (offered && (await this.#uids?.adoptSpare(name, offered.uid))) return offered;
     return this.#access.idsFor(name);
+  }
+
+  /**
+   * Where warm copies get their owners when agents have uids of their own (a root box with the
+   * sandbox on): spare ids, so that a fork of a new name takes its copy without a chown of every
+   * entry; undefined otherwise (copies are the box's, as its agents' files are).
+   */
+  spareOwners(): { lend(): Promise<HostIds>; giveBack(ids: HostIds): void } | undefined {
+    const uids = this.#uids;
+    if (!this.settings.enabled || !uids) return undefined;
+    return { lend: () => uids.spareIds(), giveBack: (ids) => uids.releaseSpare(ids.uid) };
   }
 
   /** The launcher this sandbox uses. */

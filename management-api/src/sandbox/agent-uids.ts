@@ -28,14 +28,17 @@ const CLAIMS_LOCK_WAIT_MS = 30_000;
 export const DEFAULT_CLAIMS_DIR = '/var/lib/agent-uid-blocks';
 
 /**
- * What the box remembers (in its state directory, 0600): its block, then one line per name, in the
- * order of their slots. Appended to, never rewritten but for a new block: a box that runs many names
+ * What the box remembers (in its state directory, 0600): its block, then one line per name or spare
+ * slot (`{"spare": N}`, set aside for warm copies), in the order of their slots, and a name that
+ * adopted a spare slot after it (`{"name", "slot": N}` below the highest). Appended to, never rewritten but for a new block: a box that runs many names
  * pays one short append per new name. A line cut short by a crash is left out (that name gets a
  * new slot; its directory is then handed over from the old uid, agent-ids.ts).
  */
 interface UidMap {
   block: number;
   names: Map<string, number>;
+  /** Slots set aside for copies built ahead (warm forks) and not yet given a name: `{"spare": slot}` lines. */
+  spare: Set<number>;
   /** The next free slot: one past the highest recorded. */
   next: number;
 }
@@ -53,6 +56,8 @@ export class AgentUids {
   #map: UidMap | undefined;
   readonly #serial = new SerialLock();
   readonly #claimsDir: string;
+  /** Spare slots lent to a copy now (spareIds): never lent twice. */
+  readonly #lent = new Set<number>();
 
   constructor(private readonly options: AgentUidOptions) {
     this.#claimsDir = options.claimsDir ?? DEFAULT_CLAIMS_DIR;
@@ -61,6 +66,52 @@ export class AgentUids {
   /** The ids of agent `name`: the ones it had before, or the next free slot of the box's block. */
   idsFor(name: string): Promise<HostIds> {
     return this.#serial.run(() => this.#idsFor(name));
+  }
+
+  /**
+   * Ids no name has, for a copy of a snapshot built ahead of the fork that will take it (a warm
+   * fork): the copy is built owned by them, and the fork of a name that never ran takes them as its
+   * own (adopt), so the copy changes hands by a rename, not a chown of every entry. A slot is set
+   * aside once (a line of the record) and lent to one copy at a time; a copy removed gives it back
+   * (release), and a start finds every such slot free again (the copies did not outlive the run).
+   */
+  spareIds(): Promise<HostIds> {
+    return this.#serial.run(async () => {
+      const map = (this.#map ??= await this.#load());
+      let slot = [...map.spare].find((s) => !this.#lent.has(s));
+      if (slot === undefined) {
+        slot = this.#nextSlot(map);
+        await appendFile(this.options.stateFile, `${JSON.stringify({ spare: slot })}\n`, { mode: 0o600 });
+        map.spare.add(slot);
+        map.next = slot + 1;
+      }
+      this.#lent.add(slot);
+      return this.#idsOf(map, slot);
+    });
+  }
+
+  /** The copy lent `uid` is gone or given to another uid: its slot may be lent again. A slot a name adopted stays that name's. */
+  releaseSpare(uid: number): void {
+    const map = this.#map;
+    if (map) this.#lent.delete(uid - this.#idsOf(map, 0).uid);
+  }
+
+  /**
+   * Give `name` the spare ids `uid` (lent to the copy its fork takes), when the name has no ids yet;
+   * true when it now has them, false when the name ran before (its ids stay: the copy is then
+   * chowned to them) or `uid` is not a spare slot lent to a copy.
+   */
+  adoptSpare(name: string, uid: number): Promise<boolean> {
+    return this.#serial.run(async () => {
+      const map = (this.#map ??= await this.#load());
+      const slot = uid - this.#idsOf(map, 0).uid;
+      if (map.names.has(name) || !map.spare.has(slot) || !this.#lent.has(slot)) return false;
+      await appendFile(this.options.stateFile, `${JSON.stringify({ name, slot })}\n`, { mode: 0o600 });
+      map.names.set(name, slot);
+      map.spare.delete(slot);
+      this.#lent.delete(slot);
+      return true;
+    });
   }
 
   /** True for ids of this box's block: a directory owned by one was left by one of its agents. */
@@ -75,17 +126,25 @@ export class AgentUids {
     const map = (this.#map ??= await this.#load());
     let slot = map.names.get(name);
     if (slot === undefined) {
-      slot = map.next;
-      if (slot >= AGENT_UID_BLOCK)
-        throw new Error(
-          `this box has run ${AGENT_UID_BLOCK} agent names, each with a uid of its own, and has none left: reuse names, or start the box with a new root`,
-        );
+      slot = this.#nextSlot(map);
       await appendFile(this.options.stateFile, `${JSON.stringify({ name, slot })}\n`, { mode: 0o600 });
       map.names.set(name, slot);
       map.next = slot + 1;
     }
+    return this.#idsOf(map, slot);
+  }
+
+  #idsOf(map: UidMap, slot: number): HostIds {
     const uid = AGENT_UID_BASE + map.block * AGENT_UID_BLOCK + slot;
     return { uid, gid: uid };
+  }
+
+  #nextSlot(map: UidMap): number {
+    if (map.next >= AGENT_UID_BLOCK)
+      throw new Error(
+        `this box has run ${AGENT_UID_BLOCK} agent names, each with a uid of its own, and has none left: reuse names, or start the box with a new root`,
+      );
+    return map.next;
   }
 
   /** The record, with the block claimed (again) for this root. */
@@ -107,7 +166,7 @@ export class AgentUids {
       // No record, or another box took the block: a new one, and new slots (the box's directories are given again at each spawn).
       for (let block = 0; block < MAX_BLOCKS; block++) {
         if (await this.#claim(block)) {
-          const fresh: UidMap = { block, names: new Map(), next: 0 };
+          const fresh: UidMap = { block, names: new Map(), spare: new Set(), next: 0 };
           await this.#save(fresh);
           return fresh;
         }
@@ -154,18 +213,30 @@ function parseMap(text: string, file: string): UidMap {
   if (typeof block !== 'number' || !Number.isInteger(block) || block < 0)
     throw new Error(`${file} is unreadable (its first line names no block): move it away to give this box's agents new uids`);
   const names = new Map<string, number>();
+  const spare = new Set<number>();
   let next = 0;
+  const isSlot = (slot: unknown): slot is number => typeof slot === 'number' && Number.isInteger(slot) && slot < AGENT_UID_BLOCK;
   for (const line of rest) {
     try {
-      const { name, slot } = JSON.parse(line) as { name?: unknown; slot?: unknown };
-      if (typeof name !== 'string' || typeof slot !== 'number' || !Number.isInteger(slot) || slot < next || slot >= AGENT_UID_BLOCK) continue;
-      names.set(name, slot);
-      next = slot + 1;
+      const entry = JSON.parse(line) as { name?: unknown; slot?: unknown; spare?: unknown };
+      if (isSlot(entry.spare) && entry.spare >= next) {
+        spare.add(entry.spare);
+        next = entry.spare + 1;
+        continue;
+      }
+      const { name, slot } = entry;
+      if (typeof name !== 'string' || !isSlot(slot) || names.has(name)) continue;
+      // A new slot, or a spare one a fork of this name adopted (set aside before, hence below next).
+      if (spare.delete(slot)) names.set(name, slot);
+      else if (slot >= next) {
+        names.set(name, slot);
+        next = slot + 1;
+      }
     } catch {
       // A line cut short by a crash: that name gets a new slot when it runs again.
     }
   }
-  return { block, names, next };
+  return { block, names, spare, next };
 }
 
 /** A name no other writer uses at the same time: another process, or another box of this one. */

@@ -41,6 +41,7 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
       );
     app.decorate('snapshots', store);
     app.addHook('onClose', () => store.close());
+    const spareOwners = app.sandbox.spareOwners();
     const warmForks = new WarmForks({
       store,
       workspaceDir: options.paths.workspaceDir,
@@ -50,6 +51,8 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
       metrics: options.metrics.snapshots,
       // Beside the store, not in it: a backup holds the snapshots, not this run's wishes for copies.
       wanted: new WarmWanted(path.join(options.paths.stateDir, WARM_WANTED_FILE)),
+      // A root box: each copy built as spare ids, which the fork of a new name adopts (no chown of every entry).
+      ...(spareOwners ? { owners: spareOwners } : {}),
     });
     app.decorate('warmForks', warmForks);
     // Once every plugin is there (the disk guard a build asks for room): the copies the last run wanted are built again, in the background.
@@ -66,5 +69,5 @@ export const snapshotsPlugin = fp<SnapshotsPluginOptions>(
     // Before the store closes: a copy under way ends, and every copy goes (one is trusted only while this box runs).
     app.addHook('preClose', () => warmForks.close());
   },
-  { name: 'agentbox-snapshots' },
+  { name: 'agentbox-snapshots', dependencies: ['agentbox-sandbox'] },
 );

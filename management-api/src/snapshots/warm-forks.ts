@@ -6,6 +6,7 @@ import { MAX_WARM_FORKS } from '../grammar/warm-forks-count.js';
 import { at, atOwn, DIR_FLAGS } from '../workspace-files/dir-fd.js';
 import { removeTree } from '../workspace-files/file-delete.js';
 import type { SnapshotMetrics } from './snapshot-metrics.js';
+import type { Owner } from './snapshot-protocol.js';
 import type { SnapshotStore } from './snapshot-store.js';
 import { WARM_WANTED_FILE, type WarmWanted } from './warm-wanted.js';
 
@@ -33,16 +34,36 @@ export interface WarmStatus {
   error?: string;
 }
 
-/** A copy taken for one fork: rename `path` into place, or `discard` it. */
+/** A copy taken for one fork: rename `path` into place (then `placed`), or `discard` it. */
 export interface WarmCopy {
   /** The copy, as a path through the pool's descriptor (/proc/self/fd/N/<name>). */
   path: string;
+  /** Whose it was built as: spare ids lent to it (WarmOwners), or undefined (the box's). */
+  owner: Owner | undefined;
+  /** In place: the ids lent to it may be lent again, unless the fork's name adopted them. */
+  placed(): void;
   discard(): Promise<void>;
+}
+
+/**
+ * Who copies are built for on a box whose agents have uids of their own: ids no name has yet, lent
+ * to one copy each, so that a fork of a new name adopts them with its copy, which then changes
+ * hands by its rename alone (a chown of each of a large tree's entries took seconds for ten forks).
+ */
+export interface WarmOwners {
+  lend(): Promise<Owner>;
+  giveBack(ids: Owner): void;
+}
+
+/** A copy built and waiting: its name in the pool's directory, and whose it is. */
+interface ReadyCopy {
+  name: string;
+  owner: Owner | undefined;
 }
 
 interface Pool {
   wanted: number;
-  ready: string[];
+  ready: ReadyCopy[];
   error: string | undefined;
 }
 
@@ -57,6 +78,8 @@ export interface WarmForksOptions {
   metrics?: Pick<SnapshotMetrics, 'warmForks'>;
   /** Where the counts wanted are kept for the next start (resume()); none: they last as long as this box. */
   wanted?: WarmWanted;
+  /** Spare ids to build each copy as (a root box); none: copies are the box's. */
+  owners?: WarmOwners;
 }
 
 export class WarmForks {
@@ -181,12 +204,12 @@ export class WarmForks {
 
   /** A ready copy of `sid` for a fork, if there is one; a new one is then built to replace it. */
   async take(sid: string): Promise<WarmCopy | undefined> {
-    const name = this.#pools.get(sid)?.ready.shift();
-    if (name === undefined) return undefined;
+    const copy = this.#pools.get(sid)?.ready.shift();
+    if (copy === undefined) return undefined;
     const dir = await this.#dir();
     this.#fill();
     this.#counted();
-    return { path: atOwn(dir, name), discard: () => this.#removeNow(name) };
+    return { path: atOwn(dir, copy.name), owner: copy.owner, placed: () => this.#giveBack(copy.owner), discard: () => this.#removeNow(copy) };
   }
 
   /** Drop `sid`'s pool (the snapshot is deleted, or no copy is wanted): its ready copies are removed, and one being built is once done. */
@@ -194,7 +217,7 @@ export class WarmForks {
     const pool = this.#pools.get(sid);
     if (!pool) return;
     this.#pools.delete(sid);
-    for (const name of pool.ready) this.#remove(name);
+    for (const copy of pool.ready) this.#remove(copy);
     this.#counted();
     this.#saveWanted();
   }
@@ -227,13 +250,14 @@ export class WarmForks {
 
   async #buildOne(sid: string, pool: Pool): Promise<void> {
     const dir = await this.#dir();
-    const name = `${sid}.${randomBytes(6).toString('hex')}`;
+    const copy: ReadyCopy = { name: `${sid}.${randomBytes(6).toString('hex')}`, owner: undefined };
     const started = Date.now();
     try {
-      // Built for the box (owner undefined): a fork on a root box gives it to its agent's uid as it takes it.
-      await this.options.store.materialize(sid, atOwn(dir, name), undefined, 'warm', this.options.room);
+      // Spare ids on a root box, which a fork of a new name adopts; else the box's, and a fork gives the copy to its agent's uid as it takes it.
+      copy.owner = await this.options.owners?.lend();
+      await this.options.store.materialize(sid, atOwn(dir, copy.name), copy.owner, 'warm', this.options.room);
     } catch (err) {
-      await this.#removeNow(name).catch(() => {});
+      await this.#removeNow(copy).catch(() => {});
       const message = err instanceof ApiError ? `${err.code}: ${err.message}` : (err as Error).message;
       if (this.#pools.get(sid) === pool) pool.error = message;
       this.options.logger.warn(
@@ -244,10 +268,10 @@ export class WarmForks {
     }
     // Deleted, or no longer wanted, while it was built: not kept.
     if (this.#pools.get(sid) !== pool || this.#closed || pool.ready.length >= pool.wanted) {
-      this.#remove(name);
+      this.#remove(copy);
       return;
     }
-    pool.ready.push(name);
+    pool.ready.push(copy);
     this.#counted();
     this.options.logger.info(
       { event: 'SnapshotWarmReady', snapshot: sid, ready: pool.ready.length, wanted: pool.wanted, durationMs: Date.now() - started },
@@ -255,11 +279,11 @@ export class WarmForks {
     );
   }
 
-  #remove(name: string): void {
-    const removal = this.#removeNow(name)
+  #remove(copy: ReadyCopy): void {
+    const removal = this.#removeNow(copy)
       .catch((err: unknown) =>
         this.options.logger.warn(
-          { event: 'SnapshotWarmLeftOver', dir: `${WARM_DIR}/${name}`, err: (err as Error).message },
+          { event: 'SnapshotWarmLeftOver', dir: `${WARM_DIR}/${copy.name}`, err: (err as Error).message },
           'a warm fork could not be removed; the next start removes it',
         ),
       )
@@ -267,11 +291,17 @@ export class WarmForks {
     this.#removals.add(removal);
   }
 
-  async #removeNow(name: string): Promise<void> {
+  /** Remove a copy, then give its ids back (only once nothing of it is left: they may be lent again). */
+  async #removeNow(copy: ReadyCopy): Promise<void> {
     const dir = await this.#dir();
-    await removeTree(dir, name, `${WARM_DIR}/${name}`, { unseal: true }).catch((err: unknown) => {
+    await removeTree(dir, copy.name, `${WARM_DIR}/${copy.name}`, { unseal: true }).catch((err: unknown) => {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     });
+    this.#giveBack(copy.owner);
+  }
+
+  #giveBack(owner: Owner | undefined): void {
+    if (owner) this.options.owners?.giveBack(owner);
   }
 
   /** The pool's directory: only ever asked for once want() made it (a copy exists only then). */

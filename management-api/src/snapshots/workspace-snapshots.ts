@@ -32,6 +32,15 @@ export interface AgentDir {
 /** Ids files are given to; undefined keeps the box's own. */
 export type Owner = { uid: number; gid: number } | undefined;
 
+/**
+ * Who a fork's directory is given to, asked once its copy is known: `offered` is whom a warm copy
+ * was built as (spare ids on a root box, which a new name adopts; warm-forks.ts WarmOwners), or
+ * undefined when the tree is built for the fork.
+ */
+export type ForkOwner = (offered: Owner) => Promise<Owner>;
+
+const sameOwner = (a: Owner, b: Owner): boolean => a?.uid === b?.uid && a?.gid === b?.gid;
+
 /** The workspace itself holds every agent's directory: it is never one agent's to snapshot or replace. */
 function refuseWholeWorkspace(agent: AgentDir, what: string): void {
   if (agent.cwd === '.' || agent.cwd === '')
@@ -97,17 +106,27 @@ function copied(store: SnapshotStore, id: string): { files: number; bytes: numbe
 }
 
 /**
- * A ready copy of snapshot `id` from `warm`, given to `owner` and renamed to `name` in `parent`
- * (where a build would have been made); false when none was ready, or the copy cannot be renamed
- * there (another filesystem mounted below the workspace), and the tree is then built as always.
+ * A ready copy of snapshot `id` from `warm`, given to the owner `ownerFor` picks and renamed to
+ * `name` in `parent` (where a build would have been made); false when none was ready, or the copy
+ * cannot be renamed there (another filesystem mounted below the workspace), and the tree is then
+ * built as always.
  */
-async function placeWarmCopy(store: SnapshotStore, warm: WarmForks | undefined, id: string, owner: Owner, parent: FileHandle, name: string): Promise<boolean> {
+async function placeWarmCopy(
+  store: SnapshotStore,
+  warm: WarmForks | undefined,
+  id: string,
+  ownerFor: ForkOwner,
+  parent: FileHandle,
+  name: string,
+): Promise<boolean> {
   const copy = await warm?.take(id);
   if (!copy) return false;
   try {
-    // Built as the box's: a root box's agent has a uid of its own, given entry by entry (no byte copied), while the copy is still in the box's 0700 directory.
-    if (owner) await store.regive(id, copy.path, owner);
+    const owner = await ownerFor(copy.owner);
+    // Built as someone else (the box, or spare ids another name's fork did not adopt): given entry by entry (no byte copied), while the copy is still in the box's 0700 directory.
+    if (!sameOwner(owner, copy.owner)) await store.regive(id, copy.path, owner ?? boxIds());
     await rename(copy.path, atOwn(parent, name));
+    copy.placed();
     return true;
   } catch (err) {
     await copy.discard();
@@ -115,6 +134,9 @@ async function placeWarmCopy(store: SnapshotStore, warm: WarmForks | undefined, 
     throw err;
   }
 }
+
+/** The box's own ids: whom a copy built for spare ids is given back to when agents share the box's. */
+const boxIds = (): { uid: number; gid: number } => ({ uid: process.getuid?.() ?? 0, gid: process.getgid?.() ?? 0 });
 
 /**
  * Replace an ended agent's working directory with snapshot `id`: built beside it in
@@ -151,7 +173,7 @@ export async function restoreAgent(
     async (parent, record) => {
       const recorded = await record?.(staging, 'restore', leaf);
       try {
-        const warmed = await placeWarmCopy(store, warm, id, owner, parent, staging);
+        const warmed = await placeWarmCopy(store, warm, id, async () => owner, parent, staging);
         const made = warmed ? { ...copied(store, id), cloned: false } : await store.materialize(id, atOwn(parent, staging), owner, 'restore', room);
         await rename(at(parent, leaf), at(parent, aside));
         await rename(at(parent, staging), at(parent, leaf)).catch(async (err: unknown) => {
@@ -187,7 +209,7 @@ export interface ForkDir {
  * Build snapshot `id` as a new agent's working directory: `cwd` when the caller named one (it
  * must not exist, or be an empty directory), else `<name>.<8 hex>`, a directory no agent name
  * can have (names hold no dot), so forks started at once never meet. Built in a private
- * `.abx-fork-<random>` beside it and renamed into place, given to `owner` (the new agent's uid).
+ * `.abx-fork-<random>` beside it and renamed into place, given to whom `owner` picks (the new agent's uid).
  * With `records`, the build is recorded first: one a kill cut short goes at the next start.
  *
  * Everything goes through descriptors, never a path: `cwd`'s parents may be another agent's
@@ -204,7 +226,7 @@ export async function buildFork(
   forAgent: {
     name: string;
     cwd: string | undefined;
-    owner: Owner;
+    owner: ForkOwner;
     /** The new agent's disk budget in bytes, when it has one. */
     diskBudget?: number | undefined;
     /** The entries its disk walks may meet (limits.entries), when it has such a budget. */
@@ -245,7 +267,7 @@ export async function buildFork(
       const recorded = await record?.(staging, 'fork');
       try {
         warmed = await placeWarmCopy(store, warm, id, owner, parent, staging);
-        if (!warmed) cloned = (await store.materialize(id, atOwn(parent, staging), owner, 'fork', room)).cloned === true;
+        if (!warmed) cloned = (await store.materialize(id, atOwn(parent, staging), await owner(undefined), 'fork', room)).cloned === true;
         try {
           // rename replaces an empty directory, and refuses a full one (ENOTEMPTY) or a file (ENOTDIR).
           await rename(at(parent, staging), at(parent, leaf));

@@ -132,3 +132,43 @@ t.test('a record whose first line names no block is refused with what to do', as
   writeFileSync(a.stateFile, 'not json\n');
   await t.rejects(new AgentUids(a).idsFor('x'), { message: /names no block.*move it away/ });
 });
+
+t.test('spare ids for warm copies: lent to one copy at a time, adopted by a new name for good, free again at the next start', async (t) => {
+  const { box } = fixture(t);
+  const a = box('a');
+  const uids = new AgentUids(a);
+  const x = await uids.idsFor('x');
+  const [s1, s2] = await Promise.all([uids.spareIds(), uids.spareIds()]);
+  t.not(s1.uid, s2.uid, 'two copies, two spare uids');
+  t.same([s1.uid, s2.uid].sort(), [x.uid + 1, x.uid + 2], 'the next slots of the block');
+  t.equal(s1.gid, s1.uid);
+  t.equal((await uids.idsFor('y')).uid, x.uid + 3, 'a name run meanwhile never gets a spare slot');
+
+  t.notOk(await uids.adoptSpare('x', s1.uid), 'a name that ran before keeps its own ids');
+  t.notOk(await uids.adoptSpare('z', x.uid), "another name's uid is no spare");
+  t.notOk(await uids.adoptSpare('z', x.uid + 100), 'nor is a slot never set aside');
+  t.ok(await uids.adoptSpare('fork-1', s1.uid), 'a new name adopts the ids its copy was built as');
+  t.same(await uids.idsFor('fork-1'), s1, 'and runs as them');
+  t.notOk(await uids.adoptSpare('fork-2', s1.uid), 'an adopted slot is no longer spare');
+
+  uids.releaseSpare(s2.uid);
+  t.same(await uids.spareIds(), s2, 'a slot given back is lent again, not a new one');
+  const lines = () => readFileSync(a.stateFile, 'utf8').split('\n').filter(Boolean).length;
+  const before = lines();
+  uids.releaseSpare(s1.uid);
+  t.not((await uids.spareIds()).uid, s1.uid, 'giving back an adopted slot lends nothing of it');
+  t.equal(lines(), before + 1, 'a new spare slot is one line');
+
+  const restarted = new AgentUids(a);
+  t.same(await restarted.idsFor('fork-1'), s1, "the adopted slot is the name's after a restart");
+  t.same(await restarted.idsFor('y'), { uid: x.uid + 3, gid: x.uid + 3 });
+  const again = await Promise.all([restarted.spareIds(), restarted.spareIds()]);
+  t.same(
+    again.map((s) => s.uid).sort(),
+    [s2.uid, x.uid + 4],
+    'the spare slots not adopted are free at the next start (copies do not outlive a run), and nothing new was set aside',
+  );
+  t.equal(lines(), before + 1, 'no line for slots lent again');
+  t.equal((await restarted.idsFor('w')).uid, x.uid + 5, 'a new name gets the slot after every spare one');
+  t.ok(restarted.owns(s2.uid), 'spare ids are of the block');
+});
