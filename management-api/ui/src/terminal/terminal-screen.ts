@@ -25,6 +25,10 @@ export interface Screen {
 
 const encoder = new TextEncoder();
 
+/** The smallest terminal the page follows its element down to: below it, a layout in passing, not a size anyone types in. */
+const MIN_COLS = 20;
+const MIN_ROWS = 4;
+
 /**
  * Open a terminal in `host`, sized to fit it and following its size. The agent's output is hostile
  * bytes: nothing it writes may act on the page. xterm.js has no clipboard write (OSC 52 needs an
@@ -54,7 +58,12 @@ export function openScreen(host: HTMLElement): Screen {
     queued = true;
     requestAnimationFrame(() => {
       queued = false;
-      if (host.isConnected) fit.fit();
+      if (!host.isConnected) return;
+      // A panel re-rendering can lay the host out as a sliver for one frame (2 columns): sent to the
+      // agent, that size makes its shell redraw and erase the lines above the prompt. Only a size
+      // someone could type in is taken; the next frame's real size follows.
+      const proposed = fit.proposeDimensions();
+      if (proposed && proposed.cols >= MIN_COLS && proposed.rows >= MIN_ROWS) fit.fit();
     });
   });
   observer.observe(host);
