@@ -117,7 +117,9 @@ t.test('browse, download, upload', async (t) => {
   writeFileSync(path.join(local, 'project/src/deep/code.ts'), 'export {};\n');
   const folder = (await page.waitForSelector('[data-testid="files-upload-folder"]', PAGE_WAIT)) as ElementHandle<HTMLInputElement>;
   await folder.uploadFile(path.join(local, 'project'));
-  await waitText('[data-testid="files-status"]', 'Uploaded');
+  // Wait for this upload's own words: the last upload's "Uploaded notes.md (replaced)" is still shown
+  // until the page has read the folder and says "Uploading 2 files…".
+  await waitText('[data-testid="files-status"]', 'project/README (new)');
   t.match(
     await page.$eval('[data-testid="files-status"]', (e) => e.textContent),
     /project\/README \(new\).*project\/src\/deep\/code\.ts \(new\)|project\/src\/deep\/code\.ts \(new\).*project\/README \(new\)/,
