@@ -18,7 +18,14 @@ export interface BootEvents {
  * and supervisord forwards every programme's stderr to its own log stream.
  */
 export function bootEvents(stage: BootStage, destination: number = 2): BootEvents {
-  const logger = pino({ base: { pid: process.pid, 'agentbox.stage': stage }, level: 'info' }, pino.destination({ fd: destination, sync: true }));
+  const stream = pino.destination({ fd: destination, sync: true });
+  // A reader that is gone (supervisord killed, its pipes closed: EPIPE) takes no more lines, and a
+  // line it cannot take is not the stage's failure: without this listener the write error was
+  // thrown from the log call, and stage B recorded "EPIPE: broken pipe, write" as why the boot failed.
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+  const logger = pino({ base: { pid: process.pid, 'agentbox.stage': stage }, level: 'info' }, stream);
   return {
     logger,
     emit: (event, fields = {}, message = event) => logger.info({ event, ...fields }, message),

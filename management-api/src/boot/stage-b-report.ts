@@ -20,9 +20,15 @@ const END = '<!--XSUPERVISOR:END-->';
 /**
  * Announce that stage B completed, when supervisord started it (programme/supervised.ts);
  * elsewhere stdout is a person's terminal and nothing is written. Synchronous, so the message is out before the process exits.
+ * False too when supervisord is gone (EPIPE): nobody is left to tell, and stage B's work stands.
  */
 export function reportStageBCompleted(env: Readonly<Record<string, string | undefined>>, fd = 1): boolean {
   if (!startedBySupervisord(env)) return false;
-  writeSync(fd, `${BEGIN}${STAGE_B_COMPLETED}${END}`);
+  try {
+    writeSync(fd, `${BEGIN}${STAGE_B_COMPLETED}${END}`);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EPIPE') return false;
+    throw err;
+  }
   return true;
 }

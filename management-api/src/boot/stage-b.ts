@@ -25,6 +25,9 @@ const gpuDevices: Record<string, string[]> = { rocm: ['/dev/kfd', '/dev/dri'], c
 export async function runStageB(env: Readonly<Record<string, string | undefined>>, events: BootEvents = bootEvents('B')): Promise<number> {
   const paths = runtimePaths(env);
   events.emit('StageBStarted');
+  // Only the checks' failures are the boot's: what is said once they passed (the log line, the
+  // report to supervisord) cannot turn a finished stage B into a recorded failure.
+  let hints: RuntimeHints;
   try {
     const { manifest } = await loadValidatedBoxManifest(env);
     await access(paths.workspaceDir, constants.W_OK).catch(() => {
@@ -42,23 +45,23 @@ export async function runStageB(env: Readonly<Record<string, string | undefined>
       );
     }
     const fs = await statfs(paths.workspaceDir);
-    const hints: RuntimeHints = {
+    hints = {
       cpus: os.availableParallelism(),
       memoryLimitBytes: await cgroupMemoryLimit(),
       workspaceFreeBytes: fs.bavail * fs.bsize,
       gpu: { requested, devices: present },
     };
     replaceFileAtomically(paths.runtimeHintsFile, `${JSON.stringify(hints, null, 2)}\n`);
-    events.emit('StageBCompleted', { hints });
-    reportStageBCompleted(env);
-    return 0;
   } catch (err) {
     const reason = (err as Error).message;
-    events.fail('StageBFailed', { reason }, reason);
     // The specific reason, for /ready; the seal listener keeps it when it records the exit.
     replaceFileAtomically(paths.bootstrapFailedFile, `${JSON.stringify({ reason })}\n`);
+    events.fail('StageBFailed', { reason }, reason);
     return 1;
   }
+  events.emit('StageBCompleted', { hints });
+  reportStageBCompleted(env);
+  return 0;
 }
 
 /** The cgroup v2 (or v1) memory limit, or null when there is none. */
