@@ -75,7 +75,11 @@ t.test('the seal is noticed by the safety-net re-check when its directory appear
   const box = await startTestServer({ timing: { sealRecheckMs: 100, mountCheckMs: 100 } });
   t.teardown(() => box.close());
   await rm(box.paths.runDir, { recursive: true });
-  await waitFor('UNREADY without the run dir', async () => (await box.api('/ready', { auth: false })).status === 503);
+  // Not yet sealed, so already 503: wait for the mount check to have seen the directory gone.
+  await waitFor('the run dir missed', async () => {
+    const r = await box.api('/ready', { auth: false });
+    return r.status === 503 && (r.json['missing'] as string[]).includes('mount:run');
+  });
   await mkdir(box.paths.runDir);
   await writeFile(box.paths.sealFile, '');
   await waitFor('READY once the new directory holds the seal', async () => (await box.api('/ready', { auth: false })).status === 200, 3_000);

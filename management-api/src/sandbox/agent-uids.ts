@@ -30,9 +30,10 @@ export const DEFAULT_CLAIMS_DIR = '/var/lib/agent-uid-blocks';
 /**
  * What the box remembers (in its state directory, 0600): its block, then one line per name or spare
  * slot (`{"spare": N}`, set aside for warm copies), in the order of their slots, and a name that
- * adopted a spare slot after it (`{"name", "slot": N}` below the highest). Appended to, never rewritten but for a new block: a box that runs many names
- * pays one short append per new name. A line cut short by a crash is left out (that name gets a
- * new slot; its directory is then handed over from the old uid, agent-ids.ts).
+ * adopted a spare slot after it (`{"name", "slot": N}` below the highest). Appended to, never
+ * rewritten but for a new block: a box that runs many names pays one short append per new name.
+ * A line cut short by a crash is left out (that name gets a new slot; its directory is then handed
+ * over from the old uid, agent-ids.ts).
  */
 interface UidMap {
   block: number;
@@ -93,7 +94,7 @@ export class AgentUids {
   /** The copy lent `uid` is gone or given to another uid: its slot may be lent again. A slot a name adopted stays that name's. */
   releaseSpare(uid: number): void {
     const map = this.#map;
-    if (map) this.#lent.delete(uid - this.#idsOf(map, 0).uid);
+    if (map) this.#lent.delete(this.#slotOf(map, uid));
   }
 
   /**
@@ -104,7 +105,7 @@ export class AgentUids {
   adoptSpare(name: string, uid: number): Promise<boolean> {
     return this.#serial.run(async () => {
       const map = (this.#map ??= await this.#load());
-      const slot = uid - this.#idsOf(map, 0).uid;
+      const slot = this.#slotOf(map, uid);
       if (map.names.has(name) || !map.spare.has(slot) || !this.#lent.has(slot)) return false;
       await appendFile(this.options.stateFile, `${JSON.stringify({ name, slot })}\n`, { mode: 0o600 });
       map.names.set(name, slot);
@@ -137,6 +138,11 @@ export class AgentUids {
   #idsOf(map: UidMap, slot: number): HostIds {
     const uid = AGENT_UID_BASE + map.block * AGENT_UID_BLOCK + slot;
     return { uid, gid: uid };
+  }
+
+  /** The slot of `uid` in the box's block (outside the block: a number no slot has, negative or past it). */
+  #slotOf(map: UidMap, uid: number): number {
+    return uid - (AGENT_UID_BASE + map.block * AGENT_UID_BLOCK);
   }
 
   #nextSlot(map: UidMap): number {
